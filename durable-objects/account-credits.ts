@@ -1,0 +1,310 @@
+import { DurableObject } from "cloudflare:workers";
+import {
+  applyMonthlyGrants,
+  CANCEL_GRACE_MS,
+  FAIR_USE_WINDOW_MS,
+  freeUndeliverableLimit,
+  monthIndex,
+  monthStart,
+  PLANS,
+  type PlanName,
+  splitCharge,
+  utcDay,
+} from "../src/billing/plans";
+
+/** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
+const RESERVATION_TTL_MS = 15 * 60 * 1000;
+
+export type UsageCounter = "billed_answers" | "undeliverable_checked";
+
+export interface ReserveRequest {
+  requestId: string;
+  /** Credits wanted. */
+  amount: number;
+  /** Fewest credits worth reserving (a batch takes what it can get); defaults to `amount`. */
+  minimum?: number;
+  keyId?: string | null;
+  dailyCreditCap?: number | null;
+  now?: number;
+}
+
+export type ReserveResult =
+  | { ok: true; reservationId: string; granted: number }
+  | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number };
+
+export interface Settlement {
+  credits: number;
+  usage?: Partial<Record<UsageCounter, number>>;
+  now?: number;
+}
+
+interface State {
+  plan: PlanName;
+  plan_status: "active" | "cancelled";
+  plan_credits: number;
+  pack_credits: number;
+  cancelled_at: number | null;
+  granted_month: number;
+}
+
+export interface LedgerRow {
+  id: number;
+  at: number;
+  request_id: string | null;
+  kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "expiry";
+  plan_delta: number;
+  pack_delta: number;
+  plan_after: number;
+  pack_after: number;
+  key_id: string | null;
+  note: string | null;
+}
+
+/**
+ * One account's money: plan and pack balances, reservations, the ledger, per-key daily spend and the rolling fair-use
+ * counters. Every method runs without awaiting, so each is atomic; nothing else writes a balance.
+ */
+export class AccountCredits extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), plan TEXT NOT NULL, plan_status TEXT NOT NULL,
+        plan_credits INTEGER NOT NULL, pack_credits INTEGER NOT NULL, cancelled_at INTEGER, granted_month INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS reservations (id TEXT PRIMARY KEY, request_id TEXT NOT NULL, key_id TEXT,
+        amount INTEGER NOT NULL, created_at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS ledger (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, request_id TEXT,
+        kind TEXT NOT NULL, plan_delta INTEGER NOT NULL, pack_delta INTEGER NOT NULL, plan_after INTEGER NOT NULL,
+        pack_after INTEGER NOT NULL, key_id TEXT, note TEXT);
+      CREATE TABLE IF NOT EXISTS key_spend (key_id TEXT NOT NULL, day TEXT NOT NULL, spent INTEGER NOT NULL,
+        PRIMARY KEY (key_id, day));
+      CREATE TABLE IF NOT EXISTS usage (at INTEGER NOT NULL, counter TEXT NOT NULL, n INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS usage_at ON usage (at);
+    `);
+  }
+
+  /** Sets the plan (creating the balance on first use) or cancels it; plan credits then expire after the grace period. */
+  setPlan(plan: PlanName | "cancelled", now = Date.now()): AccountSnapshot {
+    if (plan === "cancelled") {
+      const state = this.current(now);
+      if (state.plan_status === "active") this.sql.exec("UPDATE state SET plan_status = 'cancelled', cancelled_at = ?", now);
+    } else {
+      this.current(now, plan);
+      this.sql.exec("UPDATE state SET plan = ?, plan_status = 'active', cancelled_at = NULL", plan);
+    }
+    return this.snapshot(now);
+  }
+
+  /** Adds operator-granted plan credits or purchased pack credits. */
+  addCredits(bucket: "plan" | "pack", amount: number, note: string | null, requestId: string | null, now = Date.now()) {
+    const state = this.current(now);
+    const plan = state.plan_credits + (bucket === "plan" ? amount : 0);
+    const pack = state.pack_credits + (bucket === "pack" ? amount : 0);
+    this.write(now, requestId, bucket === "plan" ? "plan_credit" : "pack_credit", state, plan, pack, null, note);
+    return this.snapshot(now);
+  }
+
+  async reserve(request: ReserveRequest): Promise<ReserveResult> {
+    const result = this.reserveNow(request);
+    if (result.ok && (await this.ctx.storage.getAlarm()) === null) {
+      await this.ctx.storage.setAlarm((request.now ?? Date.now()) + RESERVATION_TTL_MS);
+    }
+    return result;
+  }
+
+  private reserveNow(request: ReserveRequest): ReserveResult {
+    const now = request.now ?? Date.now();
+    const state = this.current(now);
+    const available = this.available(state);
+    const minimum = request.minimum ?? request.amount;
+    let granted = Math.min(request.amount, available);
+    if (request.keyId && request.dailyCreditCap != null) {
+      const capLeft = Math.max(0, request.dailyCreditCap - this.keySpentToday(request.keyId, now) - this.keyHeld(request.keyId));
+      if (capLeft < minimum) return { ok: false, reason: "key_spend_cap", available };
+      granted = Math.min(granted, capLeft);
+    }
+    if (granted < minimum || granted <= 0) return { ok: false, reason: "insufficient_credits", available };
+    const reservationId = crypto.randomUUID();
+    this.sql.exec(
+      "INSERT INTO reservations (id, request_id, key_id, amount, created_at) VALUES (?, ?, ?, ?, ?)",
+      reservationId,
+      request.requestId,
+      request.keyId ?? null,
+      granted,
+      now,
+    );
+    return { ok: true, reservationId, granted };
+  }
+
+  /**
+   * Charges what the answer cost (at most what was reserved) and frees the rest. Settling twice charges once: the
+   * reservation is gone after the first call.
+   */
+  settle(reservationId: string, settlement: Settlement) {
+    const now = settlement.now ?? Date.now();
+    const reservation = this.sql
+      .exec<{ request_id: string; key_id: string | null; amount: number }>(
+        "SELECT request_id, key_id, amount FROM reservations WHERE id = ?",
+        reservationId,
+      )
+      .toArray()[0];
+    if (!reservation) return { charged: 0, remaining: this.available(this.current(now)), alreadySettled: true };
+    this.sql.exec("DELETE FROM reservations WHERE id = ?", reservationId);
+    const state = this.current(now);
+    const wanted = Math.max(0, Math.min(settlement.credits, reservation.amount));
+    const { fromPlan, fromPack } = splitCharge(wanted, state.plan_credits, state.pack_credits);
+    const charged = fromPlan + fromPack;
+    if (charged > 0) {
+      this.write(now, reservation.request_id, "charge", state, state.plan_credits - fromPlan, state.pack_credits - fromPack, reservation.key_id, null);
+      if (reservation.key_id) {
+        this.sql.exec(
+          "INSERT INTO key_spend (key_id, day, spent) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET spent = spent + excluded.spent",
+          reservation.key_id,
+          utcDay(now),
+          charged,
+        );
+      }
+    }
+    for (const [counter, n] of Object.entries(settlement.usage ?? {})) {
+      if (n) this.sql.exec("INSERT INTO usage (at, counter, n) VALUES (?, ?, ?)", now, counter, n);
+    }
+    return { charged, remaining: this.available(this.current(now)), alreadySettled: false };
+  }
+
+  release(reservationId: string) {
+    return this.settle(reservationId, { credits: 0 });
+  }
+
+  snapshot(now = Date.now()): AccountSnapshot {
+    const state = this.current(now);
+    const held = this.held();
+    this.sql.exec("DELETE FROM usage WHERE at <= ?", now - FAIR_USE_WINDOW_MS);
+    const usage = (counter: UsageCounter) =>
+      this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(n), 0) AS n FROM usage WHERE counter = ?", counter).one().n;
+    const billedAnswers = usage("billed_answers");
+    const undeliverableChecked = usage("undeliverable_checked");
+    const freeLimit = freeUndeliverableLimit(billedAnswers);
+    return {
+      plan: state.plan,
+      plan_status: state.plan_status,
+      monthly_credits: PLANS[state.plan].monthlyCredits,
+      cancelled_at: state.cancelled_at,
+      plan_credits_expire_at: state.cancelled_at === null ? null : state.cancelled_at + CANCEL_GRACE_MS,
+      next_grant_at: state.plan_status === "active" ? monthStart(monthIndex(now) + 1) : null,
+      plan_credits: state.plan_credits,
+      pack_credits: state.pack_credits,
+      reserved: held,
+      available: Math.max(0, state.plan_credits + state.pack_credits - held),
+      fair_use: {
+        billed_answers: billedAnswers,
+        undeliverable_checked: undeliverableChecked,
+        free_undeliverable_limit: freeLimit,
+        free_undeliverable_remaining: Math.max(0, freeLimit - undeliverableChecked),
+      },
+    };
+  }
+
+  ledger(page: number, perPage: number): { rows: LedgerRow[]; total: number } {
+    this.current(Date.now());
+    const total = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM ledger").one().n;
+    const rows = this.sql
+      .exec<Record<keyof LedgerRow, SqlStorageValue>>(
+        "SELECT * FROM ledger ORDER BY id DESC LIMIT ? OFFSET ?",
+        perPage,
+        (page - 1) * perPage,
+      )
+      .toArray() as unknown as LedgerRow[];
+    return { rows, total };
+  }
+
+  /** Releases reservations whose Worker never settled them. */
+  override async alarm() {
+    const now = Date.now();
+    this.sql.exec("DELETE FROM reservations WHERE created_at <= ?", now - RESERVATION_TTL_MS);
+    const oldest = this.sql.exec<{ at: number | null }>("SELECT MIN(created_at) AS at FROM reservations").one().at;
+    if (oldest !== null) await this.ctx.storage.setAlarm(oldest + RESERVATION_TTL_MS);
+  }
+
+  /** The state with every monthly grant and expiry due by `now` applied (lazily: no cron needed). */
+  private current(now: number, initialPlan: PlanName = "free"): State {
+    let state = this.sql.exec<Record<keyof State, SqlStorageValue>>("SELECT * FROM state").toArray()[0] as State | undefined;
+    if (!state) {
+      const fresh: State = { plan: initialPlan, plan_status: "active", plan_credits: 0, pack_credits: 0, cancelled_at: null, granted_month: monthIndex(now) - 1 };
+      this.sql.exec(
+        "INSERT INTO state (id, plan, plan_status, plan_credits, pack_credits, cancelled_at, granted_month) VALUES (1, ?, 'active', 0, 0, NULL, ?)",
+        fresh.plan,
+        fresh.granted_month,
+      );
+      state = fresh;
+    }
+    const month = monthIndex(now);
+    if (state.plan_status === "active" && state.granted_month < month) {
+      const plan = applyMonthlyGrants(state.plan_credits, PLANS[state.plan].monthlyCredits, month - state.granted_month);
+      this.sql.exec("UPDATE state SET granted_month = ?", month);
+      state = { ...state, granted_month: month };
+      if (plan !== state.plan_credits) {
+        this.write(monthStart(month), null, "monthly_grant", state, plan, state.pack_credits, null, `${state.plan} plan`);
+        state = { ...state, plan_credits: plan };
+      }
+    }
+    if (state.plan_status === "cancelled" && state.cancelled_at !== null && now >= state.cancelled_at + CANCEL_GRACE_MS && state.plan_credits > 0) {
+      this.write(state.cancelled_at + CANCEL_GRACE_MS, null, "expiry", state, 0, state.pack_credits, null, "plan cancelled 60 days ago");
+      state = { ...state, plan_credits: 0 };
+    }
+    return state;
+  }
+
+  private write(at: number, requestId: string | null, kind: LedgerRow["kind"], before: State, plan: number, pack: number, keyId: string | null, note: string | null) {
+    this.sql.exec("UPDATE state SET plan_credits = ?, pack_credits = ?", plan, pack);
+    this.sql.exec(
+      "INSERT INTO ledger (at, request_id, kind, plan_delta, pack_delta, plan_after, pack_after, key_id, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      at,
+      requestId,
+      kind,
+      plan - before.plan_credits,
+      pack - before.pack_credits,
+      plan,
+      pack,
+      keyId,
+      note,
+    );
+  }
+
+  private held(): number {
+    return this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(amount), 0) AS n FROM reservations").one().n;
+  }
+
+  private keyHeld(keyId: string): number {
+    return this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(amount), 0) AS n FROM reservations WHERE key_id = ?", keyId).one().n;
+  }
+
+  private keySpentToday(keyId: string, now: number): number {
+    const row = this.sql.exec<{ spent: number }>("SELECT spent FROM key_spend WHERE key_id = ? AND day = ?", keyId, utcDay(now)).toArray()[0];
+    return row?.spent ?? 0;
+  }
+
+  private available(state: State): number {
+    return Math.max(0, state.plan_credits + state.pack_credits - this.held());
+  }
+}
+
+export type AccountSnapshot = {
+  plan: PlanName;
+  plan_status: "active" | "cancelled";
+  monthly_credits: number;
+  cancelled_at: number | null;
+  plan_credits_expire_at: number | null;
+  next_grant_at: number | null;
+  plan_credits: number;
+  pack_credits: number;
+  reserved: number;
+  available: number;
+  fair_use: {
+    billed_answers: number;
+    undeliverable_checked: number;
+    free_undeliverable_limit: number;
+    free_undeliverable_remaining: number;
+  };
+};

@@ -1,0 +1,34 @@
+import { Hono } from "hono";
+import { onError, onNotFound } from "./http/error-handler";
+import { answerWrongMethods } from "./http/method-not-allowed";
+import { recordRequests } from "./http/request-log";
+import { requestId } from "./http/request-id";
+import { accountRoutes } from "./routes/account";
+import { adminAccountRoutes } from "./routes/admin/accounts";
+import { adminToken } from "./routes/admin/guard";
+import { adminKeyRoutes } from "./routes/admin/keys";
+import { openApiRoutes } from "./routes/openapi";
+import { statusRoutes } from "./routes/status";
+import type { AppEnv } from "./types";
+
+/**
+ * One app: request id -> request log -> per-route auth, limits and validation -> route. Keys are checked per route
+ * (not per prefix) so an unknown path is a 404 and a wrong verb a 405 before any key is asked for.
+ */
+export const app = new Hono<AppEnv>();
+
+app.use("*", requestId());
+app.use("/api/v1/*", recordRequests());
+app.get("/healthz", (c) => c.text("ok"));
+
+app.route("/api/v1", openApiRoutes(() => app.routes));
+app.route("/api/v1", accountRoutes);
+app.route("/api/v1", statusRoutes);
+
+app.use("/admin/v1/*", adminToken());
+app.route("/admin/v1", adminAccountRoutes);
+app.route("/admin/v1", adminKeyRoutes);
+
+answerWrongMethods(app);
+app.onError(onError);
+app.notFound(onNotFound);

@@ -1,0 +1,30 @@
+import type { Context } from "hono";
+import { database } from "../db/client";
+import { getSetting } from "../db/settings";
+import { ApiError } from "../http/errors";
+import { enforceLimit } from "../limits/limiter";
+import type { AppEnv } from "../types";
+
+export const clientIp = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "unknown";
+
+/**
+ * The published sandbox key: 503 while the operator has the sandbox off, then 30 requests a minute per address (every
+ * request counts, answered or refused), then only the lookup endpoints that opted in.
+ */
+export async function admitSandbox(c: Context<AppEnv>, endpointAllowed: boolean): Promise<void> {
+  if ((await getSetting(database(c.env), "sandbox_enabled")) !== "true") {
+    throw new ApiError("SANDBOX_UNAVAILABLE", "The sandbox is switched off; use a secret key from your account.");
+  }
+  await enforceLimit(c.env, "sandboxAddress", clientIp(c));
+  if (!endpointAllowed) {
+    throw new ApiError("SANDBOX_ENDPOINT_NOT_ALLOWED", "The sandbox key only answers the documented sample lookups.");
+  }
+  c.set("principal", { kind: "sandbox" });
+}
+
+/** For sandbox-enabled lookups: the looked-up value must be one of the documented samples. */
+export function assertSandboxValue(c: Context<AppEnv>, value: string, samples: ReadonlySet<string>): void {
+  if (c.var.principal?.kind === "sandbox" && !samples.has(value)) {
+    throw new ApiError("SANDBOX_VALUE_NOT_ALLOWED", "The sandbox key only answers the documented sample values.");
+  }
+}

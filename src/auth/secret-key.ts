@@ -1,0 +1,78 @@
+import type { MiddlewareHandler } from "hono";
+import { database } from "../db/client";
+import { findKeyByHash, holderLeft } from "../db/keys";
+import { ApiError } from "../http/errors";
+import { attachDoc } from "../http/openapi";
+import { enforceLimit } from "../limits/limiter";
+import type { AppEnv } from "../types";
+import { KEY_PATTERNS, SANDBOX_KEY, sha256Hex } from "./keys";
+import { admitSandbox, clientIp } from "./sandbox";
+import type { Scope } from "./scopes";
+import { isAllowedSource } from "./source-allowlist";
+
+export interface SecretKeyOptions {
+  /** The product family the endpoint belongs to; keys without it get KEY_SCOPE_DENIED. */
+  scope?: Scope;
+  /** The endpoint answers the sandbox key (for documented sample values only). */
+  sandbox?: boolean;
+}
+
+const unauthenticated = (message: string) => new ApiError("UNAUTHENTICATED", message);
+
+function bearerToken(header: string | undefined): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  if (!match) throw unauthenticated("Send your secret key as `Authorization: Bearer sk_live_...`.");
+  return match[1]!;
+}
+
+/**
+ * Authenticates a secret key. Checks run in this fixed order and the first failure answers (docs/authentication.md):
+ * 401 UNAUTHENTICATED, 403 EMAIL_NOT_VERIFIED, 403 KEY_ACCOUNT_MISMATCH, 403 KEY_IP_NOT_ALLOWED, 403 KEY_SCOPE_DENIED,
+ * 429 RATE_LIMITED. The sandbox key takes its own path: SANDBOX_UNAVAILABLE, RATE_LIMITED, SANDBOX_ENDPOINT_NOT_ALLOWED.
+ */
+export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<AppEnv> {
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const token = bearerToken(c.req.header("Authorization"));
+    if (token === SANDBOX_KEY) {
+      await admitSandbox(c, options.sandbox === true);
+      return next();
+    }
+    if (token.startsWith("pk_")) throw unauthenticated("Publishable keys only work on the browser endpoints.");
+    if (!KEY_PATTERNS.secret.test(token)) throw unauthenticated("The key is not a well-formed secret key.");
+
+    const key = await findKeyByHash(database(c.env), await sha256Hex(token));
+    if (!key || key.kind !== "secret" || key.revokedAt !== null) throw unauthenticated("The key is unknown or revoked.");
+    if (!key.emailVerified) {
+      throw new ApiError("EMAIL_NOT_VERIFIED", "Confirm the account's email address before using its keys.");
+    }
+    if (holderLeft(key)) throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
+    if (key.allowedIps.length > 0 && !isAllowedSource(key.allowedIps, c.req.header("CF-Connecting-IP"))) {
+      throw new ApiError("KEY_IP_NOT_ALLOWED", `Requests from ${clientIp(c)} are not on this key's source allowlist.`);
+    }
+    if (options.scope && !key.scopes.includes(options.scope)) {
+      throw new ApiError("KEY_SCOPE_DENIED", `The key's scopes do not include \`${options.scope}\`.`);
+    }
+    c.set("principal", {
+      kind: "secret",
+      keyId: key.id,
+      accountId: key.accountId,
+      userId: key.userId,
+      scopes: key.scopes as Scope[],
+      dailyCreditCap: key.dailyCreditCap,
+    });
+    await enforceLimit(c.env, "key", key.id);
+    return next();
+  };
+  return attachDoc(middleware, {
+    auth: "secret",
+    errors: [
+      "UNAUTHENTICATED",
+      "EMAIL_NOT_VERIFIED",
+      "KEY_ACCOUNT_MISMATCH",
+      "KEY_IP_NOT_ALLOWED",
+      "RATE_LIMITED",
+      ...(options.scope ? (["KEY_SCOPE_DENIED"] as const) : []),
+      ...(options.sandbox ? (["SANDBOX_UNAVAILABLE", "SANDBOX_VALUE_NOT_ALLOWED"] as const) : (["SANDBOX_ENDPOINT_NOT_ALLOWED"] as const)),
+    ],
+  });
+}

@@ -1,0 +1,30 @@
+import type { Context, ErrorHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../types";
+import { failure } from "./envelope";
+import { ApiError, notFound, validationFailed } from "./errors";
+
+function toApiError(err: unknown, c: Context<AppEnv>): ApiError {
+  if (err instanceof ApiError) return err;
+  // Hono's own validator throws 400 for a body it cannot parse; in this API that is a validation failure.
+  if (err instanceof HTTPException && err.status === 400) return validationFailed({ body: [err.message] });
+  console.error(
+    JSON.stringify({
+      request_id: c.var.requestId,
+      event: "unhandled_error",
+      method: c.req.method,
+      path: c.req.path,
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    }),
+  );
+  return new ApiError("SERVER_ERROR", "Something failed on our side; quote the request id if you contact support.");
+}
+
+/** The one error handler: ApiErrors become their envelope, anything else SERVER_ERROR logged against the request id. */
+export const onError: ErrorHandler<AppEnv> = (err, c) => {
+  const apiError = toApiError(err, c);
+  c.set("errorCode", apiError.code);
+  return failure(c, apiError);
+};
+
+export const onNotFound: NotFoundHandler<AppEnv> = (c) => onError(notFound("Path"), c);

@@ -1,0 +1,141 @@
+import type { MiddlewareHandler } from "hono";
+import { z } from "zod";
+import { ERROR_STATUS, type ErrorCode } from "./errors";
+
+/** What a middleware contributes to its route's OpenAPI operation. Parts from all middleware of a route are merged. */
+export interface RouteDoc {
+  summary?: string;
+  description?: string;
+  tag?: string;
+  auth?: "secret" | "publishable" | "admin" | "none";
+  body?: z.ZodType;
+  query?: z.ZodType;
+  params?: z.ZodType;
+  /** Schema of `data` in the success envelope. */
+  response?: z.ZodType;
+  status?: number;
+  errors?: ErrorCode[];
+}
+
+const DOC = Symbol.for("verification-api.route-doc");
+
+type Documented = { [DOC]?: RouteDoc };
+
+/** Tags a middleware with documentation; the OpenAPI builder reads it back from the app's route table. */
+export function attachDoc<M extends MiddlewareHandler>(middleware: M, doc: RouteDoc): M {
+  return Object.assign(middleware, { [DOC]: doc });
+}
+
+/** A pass-through middleware that only documents its route. */
+export const describe = (doc: RouteDoc): MiddlewareHandler => attachDoc(async (_c, next) => next(), doc);
+
+interface RouteEntry {
+  method: string;
+  path: string;
+  handler: unknown;
+}
+
+const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+};
+
+const toOpenApiPath = (path: string) => path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}");
+
+function parameters(schema: z.ZodType | undefined, location: "query" | "path") {
+  if (!schema) return [];
+  const object = jsonSchema(schema, "input") as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === "path" || (object.required ?? []).includes(name),
+    schema: property,
+  }));
+}
+
+const errorEnvelope = {
+  type: "object",
+  required: ["success", "error"],
+  properties: {
+    success: { const: false },
+    error: {
+      type: "object",
+      required: ["code", "message", "request_id"],
+      properties: {
+        code: { type: "string", enum: Object.keys(ERROR_STATUS) },
+        message: { type: "string" },
+        request_id: { type: "string" },
+        errors: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+      },
+    },
+  },
+};
+
+function operation(doc: RouteDoc) {
+  const data = doc.response ? jsonSchema(doc.response, "output") : {};
+  const responses: Record<string, unknown> = {
+    [String(doc.status ?? 200)]: {
+      description: "Success",
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            required: ["success", "data", "meta"],
+            properties: { success: { const: true }, data, meta: { type: "object" } },
+          },
+        },
+      },
+    },
+  };
+  const codes = new Set<ErrorCode>(["SERVER_ERROR", ...(doc.errors ?? [])]);
+  if (doc.body || doc.query || doc.params) codes.add("VALIDATION_FAILED");
+  for (const code of codes) {
+    const status = String(ERROR_STATUS[code]);
+    const existing = responses[status] as { description: string } | undefined;
+    responses[status] = {
+      description: existing ? `${existing.description}, ${code}` : code,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    };
+  }
+  return {
+    ...(doc.summary ? { summary: doc.summary } : {}),
+    ...(doc.description ? { description: doc.description } : {}),
+    ...(doc.tag ? { tags: [doc.tag] } : {}),
+    security: doc.auth === "secret" ? [{ secretKey: [] }] : doc.auth === "admin" ? [{ adminToken: [] }] : [],
+    parameters: [...parameters(doc.params, "path"), ...parameters(doc.query, "query")],
+    ...(doc.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(doc.body, "input") } } } }
+      : {}),
+    responses,
+  };
+}
+
+/** OpenAPI 3.1 for every documented route in `routes` under `prefix`: built from the schemas that validate requests. */
+export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1") {
+  const docs = new Map<string, RouteDoc>();
+  for (const route of routes) {
+    const part = (route.handler as Documented)[DOC];
+    if (!part || route.method === "ALL" || !route.path.startsWith(prefix)) continue;
+    const id = `${route.method.toLowerCase()} ${toOpenApiPath(route.path)}`;
+    const merged = { ...docs.get(id), ...part, errors: [...(docs.get(id)?.errors ?? []), ...(part.errors ?? [])] };
+    docs.set(id, merged);
+  }
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [id, doc] of docs) {
+    const [method, path] = id.split(" ") as [string, string];
+    (paths[path] ??= {})[method] = operation(doc);
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Verification API", version: "1.0.0" },
+    servers: [{ url: "/" }],
+    paths,
+    components: {
+      schemas: { Error: errorEnvelope },
+      securitySchemes: {
+        secretKey: { type: "http", scheme: "bearer", description: "A secret key `sk_live_...`." },
+        adminToken: { type: "http", scheme: "bearer", description: "The operator's ADMIN_TOKEN." },
+      },
+    },
+  };
+}

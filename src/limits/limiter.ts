@@ -1,0 +1,20 @@
+import { rateLimited } from "../http/errors";
+
+/** Every request-rate limit of the API (spec, "Limits"); the daily credit cap is money and lives with the credits. */
+export const LIMITS = {
+  key: { limit: 5, windowMs: 1_000, message: "Over 5 requests per second for this key." },
+  browserVisitor: { limit: 20, windowMs: 60_000, message: "Over 20 lookups a minute from this visitor." },
+  sandboxAddress: { limit: 30, windowMs: 60_000, message: "Over 30 sandbox requests a minute from this address." },
+  redeliveryUser: { limit: 10, windowMs: 60_000, message: "Over 10 webhook redeliveries a minute." },
+  testWebhookKey: { limit: 10, windowMs: 60_000, message: "Over 10 test webhooks a minute for this key." },
+} as const;
+
+export type LimitName = keyof typeof LIMITS;
+
+/** Counts one request against `name` for `subject`; throws 429 RATE_LIMITED with Retry-After when over. */
+export async function enforceLimit(env: Env, name: LimitName, subject: string): Promise<void> {
+  const rule = LIMITS[name];
+  const stub = env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`));
+  const result = await stub.hit(rule.limit, rule.windowMs);
+  if (!result.allowed) throw rateLimited(result.retryAfterSeconds, rule.message);
+}

@@ -1,0 +1,28 @@
+import { asc } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { secretKey } from "../auth/secret-key";
+import { database } from "../db/client";
+import { datasets } from "../db/schema";
+import { ok } from "../http/envelope";
+import { describe } from "../http/openapi";
+import type { AppEnv } from "../types";
+
+const datasetSchema = z.object({ name: z.string(), version: z.string(), records: z.int(), loaded_at: z.iso.datetime() });
+
+export const statusRoutes = new Hono<AppEnv>().get(
+  "/status/data",
+  describe({
+    tag: "Status",
+    summary: "Every dataset behind the answers, with the version that `sources` reports",
+    description: "Any valid secret key may call it, whatever its scopes.",
+    response: z.object({ datasets: z.array(datasetSchema) }),
+  }),
+  secretKey(),
+  async (c) => {
+    const rows = await database(c.env).select().from(datasets).orderBy(asc(datasets.name));
+    return ok(c, {
+      datasets: rows.map((d) => ({ name: d.name, version: d.version, records: d.records, loaded_at: new Date(d.loadedAt).toISOString() })),
+    });
+  },
+);

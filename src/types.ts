@@ -1,0 +1,28 @@
+import type { Scope } from "./auth/scopes";
+
+/** Who is calling, once a key has been checked. */
+export type Principal =
+  | {
+      kind: "secret";
+      keyId: string;
+      accountId: string;
+      userId: string | null;
+      scopes: Scope[];
+      dailyCreditCap: number | null;
+    }
+  | { kind: "publishable"; keyId: string; accountId: string; dailyCreditCap: number | null }
+  | { kind: "sandbox" };
+
+export interface AppVariables {
+  requestId: string;
+  principal?: Principal;
+  /** Credits this request charged; the request log records it. */
+  creditsUsed?: number;
+  /** Error code of a failed request, set by the error handler for the request log. */
+  errorCode?: string;
+}
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: AppVariables;
+}
