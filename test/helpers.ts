@@ -1,0 +1,76 @@
+import { env, SELF } from "cloudflare:test";
+import { SCOPES } from "../src/auth/scopes";
+
+export const BASE = "https://api.test";
+const ADMIN_TOKEN = "test-admin-token";
+
+export interface Envelope<T = Record<string, unknown>> {
+  success: boolean;
+  data: T;
+  meta: Record<string, unknown>;
+  error: { code: string; message: string; request_id: string; errors?: Record<string, string[]> };
+}
+
+export async function call<T = Record<string, unknown>>(path: string, init: RequestInit = {}) {
+  const response = await SELF.fetch(`${BASE}${path}`, init);
+  const body = (await response.json()) as Envelope<T>;
+  return { response, status: response.status, body };
+}
+
+export const json = (body: unknown, headers: Record<string, string> = {}, method = "POST"): RequestInit => ({
+  method,
+  headers: { "Content-Type": "application/json", ...headers },
+  body: JSON.stringify(body),
+});
+
+export const bearer = (key: string, headers: Record<string, string> = {}): RequestInit => ({
+  headers: { Authorization: `Bearer ${key}`, ...headers },
+});
+
+/** Calls the operator API and fails the test on an error envelope. */
+export async function admin<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
+  const { status, body: envelope } = await call<T>(`/admin/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!envelope.success) throw new Error(`admin ${method} ${path} -> ${status} ${JSON.stringify(envelope.error)}`);
+  return envelope.data;
+}
+
+let sequence = 0;
+const uniqueEmail = (label: string) => `${label}-${Date.now()}-${++sequence}@example.com`;
+
+export interface TestAccount {
+  accountId: string;
+  userId: string;
+  key: string;
+  keyId: string;
+}
+
+export interface AccountOptions {
+  verified?: boolean;
+  plan?: "free" | "starter" | "growth" | "enterprise";
+  pack?: number;
+  key?: { scopes?: string[]; allowed_ips?: string[]; daily_credit_cap?: number | null };
+}
+
+/** A fresh account with one member and one secret key; `enterprise` starts at 0 credits (no monthly grant). */
+export async function createAccount(options: AccountOptions = {}): Promise<TestAccount> {
+  const account = await admin<{ id: string }>("POST", "/accounts", {
+    email: uniqueEmail("acct"),
+    email_verified: options.verified ?? true,
+    plan: options.plan ?? "enterprise",
+  });
+  if (options.pack) await admin("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: options.pack });
+  const member = await admin<{ user_id: string }>("POST", `/accounts/${account.id}/members`, { email: uniqueEmail("user") });
+  const key = await admin<{ id: string; key: string }>("POST", `/accounts/${account.id}/keys/secret`, {
+    user_id: member.user_id,
+    scopes: options.key?.scopes ?? [...SCOPES],
+    allowed_ips: options.key?.allowed_ips ?? [],
+    daily_credit_cap: options.key?.daily_credit_cap ?? null,
+  });
+  return { accountId: account.id, userId: member.user_id, key: key.key, keyId: key.id };
+}
+
+export const creditsStub = (accountId: string) => env.CREDITS.get(env.CREDITS.idFromName(accountId));
