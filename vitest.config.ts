@@ -9,7 +9,7 @@ export default defineConfig({
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations("./migrations"),
           ADMIN_TOKEN: "test-admin-token",
-          CHALLENGE_VERIFY_URL: inject<string>("challengeVerifyUrl"),
+          CHALLENGE_VERIFY_URL: inject("challengeVerifyUrl"),
         },
       },
     })),

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { withCredits } from "../src/billing/credits";
 import { onError } from "../src/http/error-handler";
@@ -65,7 +65,9 @@ describe("withCredits: reserve, work, settle", () => {
   it("releases the reservation and charges nothing when the work fails", async () => {
     const acct = await createAccount({ pack: 1 });
     const request = paidApp(acct.accountId, acct.keyId, null);
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
     const failed = await request("/fails");
+    log.mockRestore();
     expect(failed.status).toBe(500);
     expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 1, reserved: 0, available: 1 });
   });

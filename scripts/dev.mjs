@@ -1,0 +1,208 @@
+// `npm run dev`: local API on http://127.0.0.1:$PORT (default 8787) with a ready-to-use demo account.
+//
+//   1. .dev.vars from .dev.vars.example when missing
+//   2. D1 migrations applied to the local database (.wrangler/state, kept between runs)
+//   3. sidecars (see SIDECARS), then `wrangler dev` as a child process, output passed through
+//   4. once /healthz answers: the demo account and its keys via the operator API, stored in .dev-demo.json and reused
+//      on later runs while the local data still has the account
+//
+// Ctrl-C / SIGTERM are forwarded to wrangler; this process exits with wrangler's exit code.
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import {
+  ApiError,
+  DEV_VARS,
+  DEV_VARS_EXAMPLE,
+  ROOT,
+  adminClient,
+  applyMigrations,
+  assertPortFree,
+  isRunning,
+  readDevVars,
+  requireNode22,
+  signalTree,
+  startWranglerDev,
+  stopProcess,
+  waitForHttp,
+} from "./lib/local.mjs";
+
+requireNode22();
+
+const PORT = Number(process.env.PORT ?? 8787);
+const BASE_URL = `http://127.0.0.1:${PORT}`;
+const DEMO_FILE = join(ROOT, ".dev-demo.json");
+const DEMO_EMAIL = "demo@example.com";
+const DEMO_PACK_CREDITS = 900; // + the free plan's 100 monthly grant = 1,000
+const SANDBOX_KEY = "sk_test_public_sandbox";
+
+/**
+ * ── Sidecar hook ──────────────────────────────────────────────────────────────────────────────────────────────────
+ * Local Node processes the Worker needs next to it (e.g. the SMTP sidecar, added by a later issue). Each entry:
+ *   { name: "smtp", script: "path/from/repo/root.mjs", args: [], env: {} }
+ * Each is started with this Node before `wrangler dev`, output passed through, and stopped together with wrangler;
+ * if one exits on its own, the whole dev session is stopped so a missing sidecar is never silent.
+ */
+const SIDECARS = [];
+
+if (!Number.isInteger(PORT) || PORT < 1 || PORT > 65535) fail(`PORT must be a port number, got ${process.env.PORT}`);
+
+if (!existsSync(DEV_VARS)) {
+  copyFileSync(DEV_VARS_EXAMPLE, DEV_VARS);
+  console.log("[dev] created .dev.vars from .dev.vars.example");
+}
+const ADMIN_TOKEN = readDevVars().ADMIN_TOKEN;
+
+await assertPortFree(PORT).catch((err) => fail(err.message));
+console.log("[dev] applying D1 migrations to the local database");
+await applyMigrations().catch((err) => fail(err.message));
+
+let shuttingDown = false;
+let exitCodeOverride = null;
+
+const sidecars = SIDECARS.map((sidecar) => {
+  console.log(`[dev] starting sidecar ${sidecar.name}`);
+  const child = spawn(process.execPath, [join(ROOT, sidecar.script), ...(sidecar.args ?? [])], {
+    cwd: ROOT,
+    env: { ...process.env, ...sidecar.env },
+    detached: true,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  child.on("exit", (code, signal) => {
+    if (shuttingDown) return;
+    console.error(`[dev] sidecar ${sidecar.name} exited (${signal ?? `exit ${code}`}); stopping`);
+    shutdown("SIGTERM", 1);
+  });
+  return child;
+});
+
+console.log(`[dev] starting wrangler dev on ${BASE_URL}`);
+const wrangler = startWranglerDev({ port: PORT });
+
+wrangler.on("exit", async (code, signal) => {
+  shuttingDown = true;
+  await Promise.all(sidecars.map((child) => stopProcess(child)));
+  signalTree(wrangler, "SIGKILL"); // anything of wrangler's (workerd) that outlived it
+  process.exit(exitCodeOverride ?? code ?? 128 + (signal === "SIGINT" ? 2 : 15));
+});
+
+/** Forwards a signal to wrangler (once; a second Ctrl-C kills it outright). */
+function shutdown(signal, exitCode = null) {
+  if (exitCode !== null) exitCodeOverride = exitCode;
+  if (shuttingDown) return signalTree(wrangler, "SIGKILL");
+  shuttingDown = true;
+  if (isRunning(wrangler)) process.kill(wrangler.pid, signal);
+}
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => shutdown(signal === "SIGHUP" ? "SIGTERM" : signal));
+process.on("exit", () => {
+  for (const child of [wrangler, ...sidecars]) if (isRunning(child)) signalTree(child, "SIGKILL");
+});
+
+try {
+  await waitForHttp(`${BASE_URL}/healthz`, { child: wrangler, timeoutMs: Number(process.env.DEV_READY_TIMEOUT_MS ?? 90_000) });
+} catch (err) {
+  if (!shuttingDown) {
+    console.error(`[dev] ${err.message}`);
+    shutdown("SIGTERM", 1);
+  }
+}
+
+if (!shuttingDown) {
+  if (!ADMIN_TOKEN) {
+    console.error("[dev] ADMIN_TOKEN is not set in .dev.vars: the operator API is off, so no demo account was set up.");
+  } else {
+    try {
+      printDemo(await ensureDemo(adminClient(BASE_URL, ADMIN_TOKEN)));
+    } catch (err) {
+      // The server keeps running: a failing seed is something to debug against it.
+      console.error(`[dev] could not set up the demo account: ${err.message}`);
+      if (err.code === "VALIDATION_FAILED" && !existsSync(DEMO_FILE)) {
+        console.error(`[dev] ${DEMO_EMAIL} probably exists in the local data already but .dev-demo.json is gone;`);
+        console.error("[dev] remove .wrangler/state (the local data) to start over, or use `npm run admin -- help`.");
+      }
+    }
+  }
+}
+
+/**
+ * Creates whatever part of the demo set-up is missing, saving after each step, so an interrupted run resumes instead
+ * of tripping over the already-created account. Keys are only shown once by the API, hence the file.
+ */
+async function ensureDemo(admin) {
+  let demo = existsSync(DEMO_FILE) ? JSON.parse(readFileSync(DEMO_FILE, "utf8")) : {};
+  const save = () => writeFileSync(DEMO_FILE, `${JSON.stringify(demo, null, 2)}\n`);
+  let account = null;
+
+  if (demo.account_id) {
+    try {
+      account = (await admin.call("GET", `/accounts/${demo.account_id}`)).data;
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      console.log(`[dev] ${demo.account_id} from .dev-demo.json is not in the local data; creating a new demo account`);
+      demo = {};
+    }
+  }
+  if (!account) {
+    account = (await admin.call("POST", "/accounts", { email: DEMO_EMAIL, email_verified: true, plan: "free" })).data;
+    demo = { account_id: account.id, email: account.email };
+    save();
+  }
+  if (!demo.pack_credits_added) {
+    account = (await admin.call("POST", `/accounts/${demo.account_id}/credits`, { bucket: "pack", amount: DEMO_PACK_CREDITS, note: "npm run dev demo credits" })).data;
+    demo.pack_credits_added = DEMO_PACK_CREDITS;
+    save();
+  }
+  if (!demo.user_id) {
+    demo.user_id = (await admin.call("POST", `/accounts/${demo.account_id}/members`, { email: DEMO_EMAIL })).data.user_id;
+    save();
+  }
+  if (demo.secret_key && !(await secretKeyWorks(demo.secret_key))) {
+    console.log("[dev] the stored secret key no longer authenticates (revoked?); creating a new one");
+    delete demo.secret_key;
+  }
+  if (!demo.secret_key) {
+    const key = (await admin.call("POST", `/accounts/${demo.account_id}/keys/secret`, { user_id: demo.user_id })).data;
+    Object.assign(demo, { secret_key_id: key.id, secret_key: key.key });
+    save();
+  }
+  if (!demo.publishable_key) {
+    const key = (await admin.call("POST", `/accounts/${demo.account_id}/keys/publishable`, { allowed_domains: ["localhost"] })).data;
+    Object.assign(demo, { publishable_key_id: key.id, publishable_key: key.key });
+    save();
+  }
+  return { ...demo, account };
+}
+
+async function secretKeyWorks(key) {
+  const res = await fetch(`${BASE_URL}/api/v1/account`, { headers: { Authorization: `Bearer ${key}` } });
+  await res.arrayBuffer();
+  return res.status !== 401;
+}
+
+function printDemo(demo) {
+  const { plan, balance } = demo.account;
+  const line = "─".repeat(100);
+  console.log(
+    [
+      "",
+      line,
+      `  Local API         ${BASE_URL}`,
+      `  Demo account      ${demo.account_id}  (${demo.email}, ${plan.name} plan, balance ${balance.total}: plan ${balance.plan} + pack ${balance.pack})`,
+      `  Member            ${demo.user_id}`,
+      `  Secret key        ${demo.secret_key}  (${demo.secret_key_id}, all scopes)`,
+      `  Publishable key   ${demo.publishable_key}  (${demo.publishable_key_id}, allowed domain: localhost)`,
+      `  Sandbox key       ${SANDBOX_KEY}  (answers only once switched on: npm run admin -- sandbox on)`,
+      "",
+      `  Try it:  curl -H "Authorization: Bearer ${demo.secret_key}" ${BASE_URL}/api/v1/account`,
+      `  Operator API:  npm run admin -- help   (token: ADMIN_TOKEN in .dev.vars)`,
+      `  Keys are saved in .dev-demo.json and reused next time. Ctrl-C stops the server.`,
+      line,
+      "",
+    ].join("\n"),
+  );
+}
+
+function fail(message) {
+  console.error(`[dev] ${message}`);
+  process.exit(1);
+}

@@ -1,0 +1,204 @@
+// Shared by scripts/dev.mjs, scripts/admin.mjs and bench/overhead.mjs: the repository's paths, .dev.vars, running
+// wrangler (migrations, `wrangler dev`) as child processes, and a small client for the operator API (/admin/v1).
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const DEV_VARS = join(ROOT, ".dev.vars");
+export const DEV_VARS_EXAMPLE = join(ROOT, ".dev.vars.example");
+
+/** wrangler's own launcher, run with this same Node (22 under `npm run`), so no `npx` layer sits between us and it. */
+const WRANGLER_BIN = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+
+/** The project needs Node 22; `npm run` puts the `node@22` devDependency first on PATH. */
+export function requireNode22() {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major < 22) {
+    console.error(`Node ${process.versions.node} is too old: run this through npm (\`npm run ...\`) so node_modules' Node 22 is used.`);
+    process.exit(1);
+  }
+}
+
+/** KEY=VALUE lines of a dotenv-style file (comments and blank lines skipped, surrounding quotes removed). */
+export function readDevVars(path = DEV_VARS) {
+  if (!existsSync(path)) return {};
+  const vars = {};
+  for (const line of readFileSync(path, "utf8").split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!match || line.trimStart().startsWith("#")) continue;
+    vars[match[1]] = match[2].replace(/^(["'])(.*)\1$/, "$2");
+  }
+  return vars;
+}
+
+/**
+ * Environment for wrangler children: no telemetry, no update check (the banner's) and no download of the `Request.cf`
+ * object from workers.cloudflare.com, so local runs touch only loopback. Anything already set in the environment wins.
+ */
+export function wranglerEnv(extra = {}) {
+  return {
+    WRANGLER_SEND_METRICS: "false",
+    WRANGLER_HIDE_BANNER: "true",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    ...process.env,
+    ...extra,
+  };
+}
+
+/**
+ * Runs a wrangler command to completion. stdin is not a TTY, so wrangler's confirmations (e.g. "About to apply 1
+ * migration(s) ... continue?") take their fallback answer, yes, instead of waiting for input.
+ * With `quiet`, output is collected and only shown if the command fails.
+ */
+export function runWrangler(args, { quiet = false } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [WRANGLER_BIN, ...args], {
+      cwd: ROOT,
+      env: wranglerEnv(),
+      stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
+    });
+    let output = "";
+    child.stdout?.on("data", (chunk) => (output += chunk));
+    child.stderr?.on("data", (chunk) => (output += chunk));
+    child.on("error", reject);
+    child.on("exit", (code, signal) => {
+      if (code === 0) return resolvePromise(output);
+      if (quiet) process.stderr.write(output);
+      reject(new Error(`wrangler ${args.join(" ")} failed (${signal ?? `exit ${code}`})`));
+    });
+  });
+}
+
+/** `wrangler d1 migrations apply DB --local` (non-interactive, see runWrangler). */
+export const applyMigrations = ({ persistTo, quiet = false } = {}) =>
+  runWrangler(["d1", "migrations", "apply", "DB", "--local", ...(persistTo ? ["--persist-to", persistTo] : [])], { quiet });
+
+/**
+ * Starts `wrangler dev` on 127.0.0.1:port. The child leads its own process group (so a terminal Ctrl-C reaches only
+ * our parent, which forwards it exactly once, and stopProcess can take down wrangler together with its workerd
+ * children); stdin is not passed, so there is no interactive hotkey session.
+ */
+export function startWranglerDev({ port, persistTo, extraArgs = [], stdio = "inherit" }) {
+  const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", ...extraArgs];
+  if (persistTo) args.push("--persist-to", persistTo);
+  return spawn(process.execPath, [WRANGLER_BIN, ...args], {
+    cwd: ROOT,
+    env: wranglerEnv(),
+    detached: true,
+    stdio: ["ignore", stdio, stdio],
+  });
+}
+
+export const isRunning = (child) => child.exitCode === null && child.signalCode === null;
+
+/** Signals a child we started, and its process group if it leads one; never throws. */
+export function signalTree(child, signal) {
+  for (const target of [-child.pid, child.pid]) {
+    try {
+      process.kill(target, signal);
+      return;
+    } catch {
+      // ESRCH: not a group leader / already gone.
+    }
+  }
+}
+
+/** SIGTERM, then SIGKILL to the whole group if it has not exited within `graceMs`. Resolves once it has exited. */
+export async function stopProcess(child, graceMs = 8_000) {
+  if (!child || child.pid === undefined) return;
+  if (isRunning(child)) {
+    const exited = new Promise((r) => child.once("exit", r));
+    try {
+      process.kill(child.pid, "SIGTERM");
+    } catch {}
+    const timedOut = await Promise.race([exited.then(() => false), sleep(graceMs).then(() => true)]);
+    if (timedOut) {
+      signalTree(child, "SIGKILL");
+      await exited;
+    }
+  }
+  signalTree(child, "SIGKILL"); // anything left in the group (workerd, esbuild) once wrangler itself is gone
+}
+
+/** Resolves once GET url answers 2xx; rejects if the child exits first or `timeoutMs` passes. */
+export async function waitForHttp(url, { child, timeoutMs = 90_000 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && !isRunning(child)) throw new Error(`wrangler dev exited (${child.signalCode ?? `exit ${child.exitCode}`}) before ${url} answered`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(250);
+  }
+  throw new Error(`${url} did not answer within ${Math.round(timeoutMs / 1000)} s`);
+}
+
+/** Rejects with a clear message when something already listens on 127.0.0.1:port. */
+export function assertPortFree(port) {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.once("error", (err) =>
+      reject(err.code === "EADDRINUSE" ? new Error(`Port ${port} on 127.0.0.1 is already in use (another \`npm run dev\`?). Set PORT=... to use another.`) : err),
+    );
+    server.listen(port, "127.0.0.1", () => server.close(() => resolvePromise()));
+  });
+}
+
+/** A port the OS considers free on 127.0.0.1 right now. */
+export function freePort() {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolvePromise(port));
+    });
+  });
+}
+
+/** An error envelope (`{success: false, error}`) or a response that is not an envelope at all. */
+export class ApiError extends Error {
+  constructor(status, body, what) {
+    const code = body?.error?.code ?? `HTTP_${status}`;
+    super(`${what} -> ${status} ${code}: ${body?.error?.message ?? (typeof body === "string" ? body.slice(0, 200) : "unexpected response")}`);
+    this.status = status;
+    this.code = code;
+    this.body = body;
+  }
+}
+
+/**
+ * Operator API client. `call(method, path, body)` returns the parsed envelope on `success: true` and throws ApiError
+ * otherwise; `request` returns `{status, body}` without judging it.
+ */
+export function adminClient(baseUrl, token) {
+  const request = async (method, path, body) => {
+    const res = await fetch(new URL(`/admin/v1${path}`, baseUrl), {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    let parsed = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body: parsed };
+  };
+  const call = async (method, path, body) => {
+    const { status, body: parsed } = await request(method, path, body);
+    if (parsed?.success !== true) throw new ApiError(status, parsed, `${method} /admin/v1${path}`);
+    return parsed;
+  };
+  return { request, call };
+}

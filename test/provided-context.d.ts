@@ -1,0 +1,7 @@
+/** Values the Node-side global setup hands to the workerd tests' configuration. */
+declare module "vitest" {
+  interface ProvidedContext {
+    challengeVerifyUrl: string;
+  }
+}
+export {};
