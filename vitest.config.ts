@@ -2,21 +2,37 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  plugins: [
-    cloudflareTest(async ({ inject }) => ({
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: {
-        bindings: {
-          TEST_MIGRATIONS: await readD1Migrations("./migrations"),
-          ADMIN_TOKEN: "test-admin-token",
-          CHALLENGE_VERIFY_URL: inject("challengeVerifyUrl"),
+  test: {
+    projects: [
+      {
+        // The Worker, its Durable Objects, D1, R2 and Queues, inside workerd.
+        plugins: [
+          cloudflareTest(async ({ inject }) => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                ADMIN_TOKEN: "test-admin-token",
+                CHALLENGE_VERIFY_URL: inject("challengeVerifyUrl"),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/**/*.test.ts"],
+          globalSetup: ["./test/fixtures/global-setup.ts"],
+          setupFiles: ["./test/setup.ts"],
         },
       },
-    })),
-  ],
-  test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["./test/fixtures/global-setup.ts"],
-    setupFiles: ["./test/setup.ts"],
+      {
+        // Code that runs in Node: the SMTP sidecar and the dataset builders.
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["workers/**/*.test.{ts,mjs}", "datasets/**/*.test.{ts,mjs}", "scripts/**/*.test.{ts,mjs}"],
+        },
+      },
+    ],
   },
 });
