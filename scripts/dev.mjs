@@ -86,11 +86,19 @@ wrangler.on("exit", async (code, signal) => {
   process.exit(exitCodeOverride ?? code ?? 128 + (signal === "SIGINT" ? 2 : 15));
 });
 
-/** Forwards a signal to wrangler (once; a second Ctrl-C kills it outright). */
+/**
+ * Forwards a signal to wrangler once. A terminal Ctrl-C can arrive twice at once (from the terminal and forwarded by
+ * npm), so only a repeat more than a second later counts as "stop now" and kills wrangler outright.
+ */
+let firstSignalAt = 0;
 function shutdown(signal, exitCode = null) {
   if (exitCode !== null) exitCodeOverride = exitCode;
-  if (shuttingDown) return signalTree(wrangler, "SIGKILL");
+  if (shuttingDown) {
+    if (firstSignalAt && Date.now() - firstSignalAt > 1_000) signalTree(wrangler, "SIGKILL");
+    return;
+  }
   shuttingDown = true;
+  firstSignalAt = Date.now();
   if (isRunning(wrangler)) process.kill(wrangler.pid, signal);
 }
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => shutdown(signal === "SIGHUP" ? "SIGTERM" : signal));
@@ -191,7 +199,7 @@ function printDemo(demo) {
       `  Member            ${demo.user_id}`,
       `  Secret key        ${demo.secret_key}  (${demo.secret_key_id}, all scopes)`,
       `  Publishable key   ${demo.publishable_key}  (${demo.publishable_key_id}, allowed domain: localhost)`,
-      `  Sandbox key       ${SANDBOX_KEY}  (answers only once switched on: npm run admin -- sandbox on)`,
+      `  Sandbox key       ${SANDBOX_KEY}  (documented sample lookups only; switch: npm run admin -- sandbox on|off)`,
       "",
       `  Try it:  curl -H "Authorization: Bearer ${demo.secret_key}" ${BASE_URL}/api/v1/account`,
       `  Operator API:  npm run admin -- help   (token: ADMIN_TOKEN in .dev.vars)`,

@@ -1,0 +1,162 @@
+// `npm run admin -- <command> ...`: the operator API (/admin/v1, src/routes/admin/*.ts) from the command line.
+// Prints the JSON response; exits 1 on an error envelope or an unreachable server, 2 on a usage error.
+// ADMIN_URL (default http://127.0.0.1:8787) and ADMIN_TOKEN (default: ADMIN_TOKEN in .dev.vars) come from the environment.
+import { parseArgs } from "node:util";
+import { adminClient, readDevVars, requireNode22 } from "./lib/local.mjs";
+
+requireNode22();
+
+const int = (name) => (value) => {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) usage(`--${name} must be a whole number, got "${value}"`);
+  return Number(value);
+};
+const list = (value) => (value === undefined ? undefined : value.split(",").map((s) => s.trim()).filter(Boolean));
+const path = (...parts) => parts.map(encodeURIComponent).join("/");
+
+/** name -> { args: positionals, options: parseArgs options, help, request(values, positionals) -> [method, path, body?] } */
+const COMMANDS = {
+  "create-account": {
+    options: { email: { type: "string" }, verified: { type: "boolean" }, plan: { type: "string" } },
+    help: "--email E [--verified] [--plan free|starter|growth|enterprise]",
+    request: (o) => ["POST", "/accounts", { email: required(o, "email"), email_verified: o.verified ?? false, ...(o.plan ? { plan: o.plan } : {}) }],
+  },
+  "get-account": { args: ["ID"], request: (o, [id]) => ["GET", `/accounts/${path(id)}`] },
+  "verify-email": { args: ["ID"], request: (o, [id]) => ["POST", `/accounts/${path(id)}/verify-email`] },
+  "add-credits": {
+    args: ["ID"],
+    options: { bucket: { type: "string" }, amount: { type: "string" }, note: { type: "string" } },
+    help: "--bucket plan|pack --amount N [--note T]",
+    request: (o, [id]) => [
+      "POST",
+      `/accounts/${path(id)}/credits`,
+      { bucket: required(o, "bucket"), amount: int("amount")(required(o, "amount")), ...(o.note ? { note: o.note } : {}) },
+    ],
+  },
+  "set-plan": {
+    args: ["ID", "PLAN"],
+    help: "(PLAN: free|starter|growth|enterprise|cancelled)",
+    request: (o, [id, plan]) => ["POST", `/accounts/${path(id)}/plan`, { plan }],
+  },
+  "add-member": {
+    args: ["ID"],
+    options: { email: { type: "string" } },
+    help: "--email E",
+    request: (o, [id]) => ["POST", `/accounts/${path(id)}/members`, { email: required(o, "email") }],
+  },
+  "remove-member": { args: ["ID", "USER_ID"], request: (o, [id, userId]) => ["DELETE", `/accounts/${path(id, "members", userId)}`] },
+  "create-secret-key": {
+    args: ["ID"],
+    options: { user: { type: "string" }, scopes: { type: "string" }, "allow-ip": { type: "string", multiple: true }, "daily-cap": { type: "string" } },
+    help: "--user USER_ID [--scopes email,account,...] [--allow-ip CIDR]... [--daily-cap N]",
+    request: (o, [id]) => [
+      "POST",
+      `/accounts/${path(id)}/keys/secret`,
+      {
+        user_id: required(o, "user"),
+        ...(o.scopes ? { scopes: list(o.scopes) } : {}),
+        ...(o["allow-ip"] ? { allowed_ips: o["allow-ip"] } : {}),
+        ...(o["daily-cap"] ? { daily_credit_cap: int("daily-cap")(o["daily-cap"]) } : {}),
+      },
+    ],
+  },
+  "create-publishable-key": {
+    args: ["ID"],
+    options: {
+      domain: { type: "string", multiple: true },
+      "daily-cap": { type: "string" },
+      "challenge-site-key": { type: "string" },
+      "challenge-secret": { type: "string" },
+      user: { type: "string" },
+    },
+    help: "--domain D [--domain D]... [--daily-cap N] [--challenge-site-key K --challenge-secret S] [--user USER_ID]",
+    request: (o, [id]) => {
+      if (!o["challenge-site-key"] !== !o["challenge-secret"]) usage("--challenge-site-key and --challenge-secret go together");
+      return [
+        "POST",
+        `/accounts/${path(id)}/keys/publishable`,
+        {
+          allowed_domains: required(o, "domain").flatMap(list),
+          ...(o.user ? { user_id: o.user } : {}),
+          ...(o["daily-cap"] ? { daily_credit_cap: int("daily-cap")(o["daily-cap"]) } : {}),
+          ...(o["challenge-site-key"] ? { challenge: { site_key: o["challenge-site-key"], secret: o["challenge-secret"] } } : {}),
+        },
+      ];
+    },
+  },
+  "revoke-key": { args: ["KEY_ID"], request: (o, [keyId]) => ["DELETE", `/keys/${path(keyId)}`] },
+  sandbox: {
+    args: ["on|off"],
+    request: (o, [state]) => {
+      if (state !== "on" && state !== "off") usage('sandbox takes "on" or "off"');
+      return ["PUT", "/sandbox", { enabled: state === "on" }];
+    },
+  },
+  "rotate-feedback-key": { args: ["ID"], request: (o, [id]) => ["POST", `/accounts/${path(id)}/feedback-key`] },
+};
+
+function help() {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${[name, ...(c.args ?? []), c.help ?? ""].join(" ").trimEnd()}`);
+  console.log(
+    [
+      "Usage: npm run admin -- <command> [arguments]",
+      "",
+      "Commands:",
+      ...lines,
+      "  help",
+      "",
+      "Environment: ADMIN_URL (default http://127.0.0.1:8787), ADMIN_TOKEN (default: from .dev.vars).",
+      "Prints the JSON response; exit status 1 on an error response, 2 on a usage error.",
+    ].join("\n"),
+  );
+}
+
+function usage(message) {
+  console.error(`admin: ${message}\nRun \`npm run admin -- help\` for the commands.`);
+  process.exit(2);
+}
+
+function required(values, name) {
+  if (values[name] === undefined) usage(`--${name} is required`);
+  return values[name];
+}
+
+const [name, ...rest] = process.argv.slice(2);
+if (!name || name === "help" || name === "--help" || name === "-h") {
+  help();
+  process.exit(name ? 0 : 2);
+}
+const command = COMMANDS[name];
+if (!command) usage(`unknown command "${name}"`);
+
+let parsed;
+try {
+  parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });
+} catch (err) {
+  usage(`${name}: ${err.message}`);
+}
+const expected = command.args ?? [];
+if (parsed.positionals.length !== expected.length) {
+  usage(`${name} takes ${expected.length ? expected.join(" ") : "no positional arguments"}, got ${parsed.positionals.length ? parsed.positionals.join(" ") : "none"}`);
+}
+
+const [method, route, body] = command.request(parsed.values, parsed.positionals);
+const baseUrl = process.env.ADMIN_URL ?? "http://127.0.0.1:8787";
+const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
+if (!token) usage("no operator token: set ADMIN_TOKEN or put ADMIN_TOKEN=... in .dev.vars");
+
+let response;
+try {
+  response = await adminClient(baseUrl, token).request(method, route, body);
+} catch (err) {
+  console.error(`admin: cannot reach ${baseUrl} (${err.cause?.code ?? err.cause?.message ?? err.message}). Is \`npm run dev\` running? (ADMIN_URL overrides the address.)`);
+  process.exit(1);
+}
+const out = typeof response.body === "string" ? response.body : JSON.stringify(response.body, null, 2);
+if (response.body?.success === true) {
+  console.log(out);
+} else {
+  console.error(`HTTP ${response.status}`);
+  console.error(out);
+  process.exit(1);
+}
