@@ -4,6 +4,7 @@ import { z } from "zod";
 import { mintKey, newId } from "../../auth/keys";
 import { creditsOf } from "../../billing/credits";
 import { PLAN_NAMES } from "../../billing/plans";
+import { forgetCachedKeys } from "../../db/keys";
 import { database, type Database } from "../../db/client";
 import { accounts, memberships, users } from "../../db/schema";
 import { ok } from "../../http/envelope";
@@ -54,6 +55,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
     const { accountId } = c.req.valid("param");
     await findAccount(database(c.env), accountId);
     await database(c.env).update(accounts).set({ emailVerified: true }).where(eq(accounts.id, accountId));
+    forgetCachedKeys();
     return ok(c, await view(c.env, accountId));
   })
   .post(
@@ -106,6 +108,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
         .where(and(eq(memberships.accountId, accountId), eq(memberships.userId, userId)))
         .returning();
       if (removed.length === 0) throw notFound("Membership");
+      forgetCachedKeys();
       return ok(c, { user_id: userId, account_id: accountId, removed: true });
     },
   )

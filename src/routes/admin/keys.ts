@@ -4,6 +4,7 @@ import { z } from "zod";
 import { mintKey, newId } from "../../auth/keys";
 import { SCOPES } from "../../auth/scopes";
 import { parseRange } from "../../auth/source-allowlist";
+import { forgetCachedKeys } from "../../db/keys";
 import { database, type Database } from "../../db/client";
 import { apiKeys, memberships } from "../../db/schema";
 import { putSetting } from "../../db/settings";
@@ -121,6 +122,7 @@ export const adminKeyRoutes = new Hono<AppEnv>()
       .returning();
     const current = row ?? (await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get());
     if (!current) throw notFound("Key");
+    forgetCachedKeys();
     return ok(c, keyView(current));
   })
   .put("/sandbox", jsonBody(z.object({ enabled: z.boolean() })), async (c) => {
