@@ -1,0 +1,117 @@
+/**
+ * Client for the SMTP sidecar (workers/smtp-sidecar), the Node service that runs mailbox handshakes because a Worker
+ * cannot open port 25. Wire format, verified by workers/smtp-sidecar/auth.mjs:
+ *
+ *   POST /v1/probe  body {domain, mx_hosts: [{host, preference}], addresses, timeout_ms}
+ *   X-Sidecar-Timestamp: <unix seconds>
+ *   X-Sidecar-Signature: lowercase hex HMAC-SHA256(secret, `${timestamp}.${rawBody}`)
+ *
+ * rawBody is the exact string sent. Both files must change together.
+ */
+
+/** Sidecar outcomes, plus `provider_unavailable` when the sidecar itself could not be reached or answered badly. */
+export type SidecarOutcome =
+  | "accepted" | "no_mailbox" | "greylisted" | "timeout" | "unavailable" | "refused_private" | "provider_unavailable";
+
+export interface SidecarProbeRequest {
+  /** The domain every address belongs to. */
+  domain: string;
+  mxHosts: { host: string; preference: number }[];
+  /** 1 to 50 addresses at `domain`. */
+  addresses: string[];
+  /** The sidecar's whole-probe deadline, 2000 to 60000 ms. */
+  timeoutMs: number;
+}
+
+export interface SidecarAddressResult {
+  address: string;
+  outcome: SidecarOutcome;
+  smtpCode: number | null;
+  smtpMessage: string | null;
+}
+
+/** The sidecar's answer in camelCase: `mx_host`, `catch_all`, `checked_at`, `results[].smtp_code/smtp_message`. */
+export interface SidecarProbeResult {
+  mxHost: string | null;
+  catchAll: boolean | null;
+  checkedAt: string;
+  results: SidecarAddressResult[];
+}
+
+/** `url` in dev and tests (var SMTP_SIDECAR_URL); `fetcher` in production (the Container binding). */
+export type SidecarTarget = { url: string } | { fetcher: Pick<Fetcher, "fetch"> };
+
+type WireResult = { address: string; outcome: SidecarOutcome; smtp_code: number | null; smtp_message: string | null };
+type WireResponse = { mx_host: string | null; catch_all: boolean | null; checked_at: string; results: WireResult[] };
+
+const SIDECAR_OUTCOMES = new Set<string>(["accepted", "no_mailbox", "greylisted", "timeout", "unavailable", "refused_private"]);
+const encoder = new TextEncoder();
+
+/**
+ * Asks the sidecar to probe `request.addresses`. Never throws: a network error, a non-200 answer, a malformed body or
+ * no answer within `timeoutMs + 2000` ms gives every address the outcome `provider_unavailable`.
+ * @param fetchImpl used for `{ url }` targets; a `{ fetcher }` target uses its own fetch
+ */
+export async function probeMailboxes(
+  target: SidecarTarget,
+  secret: string,
+  request: SidecarProbeRequest,
+  fetchImpl: typeof fetch = fetch,
+): Promise<SidecarProbeResult> {
+  const body = JSON.stringify({
+    domain: request.domain,
+    mx_hosts: request.mxHosts.map(({ host, preference }) => ({ host, preference })),
+    addresses: request.addresses,
+    timeout_ms: request.timeoutMs,
+  });
+  try {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const init: RequestInit = {
+      method: "POST",
+      body,
+      headers: {
+        "content-type": "application/json",
+        "x-sidecar-timestamp": timestamp,
+        "x-sidecar-signature": await signSidecarRequest(secret, timestamp, body),
+      },
+      signal: AbortSignal.timeout(request.timeoutMs + 2000),
+    };
+    const response = "url" in target
+      ? await fetchImpl(`${target.url.replace(/\/+$/, "")}/v1/probe`, init)
+      : await target.fetcher.fetch("http://smtp-sidecar/v1/probe", init);
+    const answer: unknown = response.ok ? await response.json() : null;
+    if (response.status !== 200 || !isWireResponse(answer, request.addresses)) return unavailable(request.addresses);
+    return {
+      mxHost: answer.mx_host,
+      catchAll: answer.catch_all,
+      checkedAt: answer.checked_at,
+      results: answer.results.map((r) => ({ address: r.address, outcome: r.outcome, smtpCode: r.smtp_code, smtpMessage: r.smtp_message })),
+    };
+  } catch {
+    return unavailable(request.addresses);
+  }
+}
+
+/** Lowercase hex HMAC-SHA256 of `${timestamp}.${body}`, the value of X-Sidecar-Signature. */
+export async function signSidecarRequest(secret: string, timestamp: string, body: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`));
+  return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function unavailable(addresses: string[]): SidecarProbeResult {
+  const results = addresses.map((address) => ({ address, outcome: "provider_unavailable" as const, smtpCode: null, smtpMessage: null }));
+  return { mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results };
+}
+
+function isWireResponse(value: unknown, addresses: string[]): value is WireResponse {
+  if (typeof value !== "object" || value === null) return false;
+  const { mx_host, catch_all, checked_at, results } = value as Record<string, unknown>;
+  if (!(mx_host === null || typeof mx_host === "string") || !(catch_all === null || typeof catch_all === "boolean")) return false;
+  if (typeof checked_at !== "string" || !Array.isArray(results) || results.length !== addresses.length) return false;
+  return results.every((item: Partial<WireResult> | null, index) => {
+    const { address, outcome, smtp_code, smtp_message } = item ?? {};
+    return address === addresses[index] && SIDECAR_OUTCOMES.has(String(outcome)) &&
+      (smtp_code === null || typeof smtp_code === "number") && (smtp_message === null || typeof smtp_message === "string");
+  });
+}
