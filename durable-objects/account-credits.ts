@@ -29,7 +29,13 @@ export interface ReserveRequest {
 }
 
 export type ReserveResult =
-  | { ok: true; reservationId: string; granted: number }
+  | {
+      ok: true;
+      reservationId: string;
+      granted: number;
+      /** Why fewer credits than asked for were granted, if they were. */
+      limitedBy: "insufficient_credits" | "key_spend_cap" | null;
+    }
   | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number };
 
 export interface Settlement {
@@ -120,10 +126,14 @@ export class AccountCredits extends DurableObject<Env> {
     const available = this.available(state);
     const minimum = request.minimum ?? request.amount;
     let granted = Math.min(request.amount, available);
+    let limitedBy: "insufficient_credits" | "key_spend_cap" | null = granted < request.amount ? "insufficient_credits" : null;
     if (request.keyId && request.dailyCreditCap != null) {
       const capLeft = Math.max(0, request.dailyCreditCap - this.keySpentToday(request.keyId, now) - this.keyHeld(request.keyId));
       if (capLeft < minimum) return { ok: false, reason: "key_spend_cap", available };
-      granted = Math.min(granted, capLeft);
+      if (capLeft < granted) {
+        granted = capLeft;
+        limitedBy = "key_spend_cap";
+      }
     }
     if (granted < minimum || granted <= 0) return { ok: false, reason: "insufficient_credits", available };
     const reservationId = crypto.randomUUID();
@@ -135,7 +145,7 @@ export class AccountCredits extends DurableObject<Env> {
       granted,
       now,
     );
-    return { ok: true, reservationId, granted };
+    return { ok: true, reservationId, granted, limitedBy };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Times are Unix milliseconds. Money never lives here: balances and the ledger are in the AccountCredits Durable Object. */
 const createdAt = () => integer("created_at").notNull();
@@ -88,3 +88,65 @@ export const datasets = sqliteTable("datasets", {
   records: integer("records").notNull(),
   loadedAt: integer("loaded_at").notNull(),
 });
+
+/** The account's last settled answer per normalized address: the 7-day repeat window. Unverified answers write none. */
+export const emailAnswers = sqliteTable(
+  "email_answers",
+  {
+    accountId: text("account_id").notNull(),
+    normalizedEmail: text("normalized_email").notNull(),
+    result: text("result", { mode: "json" }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.normalizedEmail] })],
+);
+
+/**
+ * Mailbox handshake answers shared across accounts: confirmed ones (accepted, no_mailbox, catch_all) for up to a week,
+ * uncertain ones (greylisted, timeout) for 15 minutes. `provider_unavailable` is never stored.
+ */
+export const mailboxAnswers = sqliteTable(
+  "mailbox_answers",
+  {
+    email: text("email").primaryKey(),
+    /** Lets the domain lookup tell whether the domain answered catch-all this week. */
+    domain: text("domain").notNull(),
+    outcome: text("outcome", { enum: ["accepted", "no_mailbox", "catch_all", "greylisted", "timeout"] }).notNull(),
+    checkedAt: integer("checked_at").notNull(),
+  },
+  (t) => [index("mailbox_answers_domain").on(t.domain, t.checkedAt)],
+);
+
+export const emailSuppressions = sqliteTable(
+  "email_suppressions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: text("account_id").notNull(),
+    email: text("email").notNull(),
+    reason: text("reason").notNull(),
+    /** `verdict` (added by an undeliverable answer) or `manual` (POST /email/suppressions). */
+    source: text("source", { enum: ["verdict", "manual"] }).notNull(),
+    /** The stored verdict a batch answers with; null for manual entries. */
+    result: text("result", { mode: "json" }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("email_suppressions_account_email").on(t.accountId, t.email)],
+);
+
+export const emailHistory = sqliteTable(
+  "email_history",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: text("account_id").notNull(),
+    requestId: text("request_id").notNull(),
+    email: text("email").notNull(),
+    normalizedEmail: text("normalized_email").notNull(),
+    deliverable: text("deliverable").notNull(),
+    reason: text("reason"),
+    creditsUsed: integer("credits_used").notNull(),
+    cacheHit: integer("cache_hit", { mode: "boolean" }).notNull(),
+    suppressed: integer("suppressed", { mode: "boolean" }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("email_history_account").on(t.accountId, t.createdAt)],
+);

@@ -6,7 +6,17 @@ import { database } from "../db/client";
 import { datasets } from "../db/schema";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
+import { BUNDLED_SNAPSHOTS } from "../products/email/datasets";
+import { RDAP_BOOTSTRAP_RECORDS, RDAP_BOOTSTRAP_VERSION } from "../platform/rdap";
 import type { AppEnv } from "../types";
+
+/** Bundled snapshots load with the Worker: their load time is this instance's first request (the clock is frozen at 0 at startup). */
+let loadedAt: string | undefined;
+
+const bundledDatasets = () => [
+  ...BUNDLED_SNAPSHOTS,
+  { name: "rdap-bootstrap", version: RDAP_BOOTSTRAP_VERSION, records: RDAP_BOOTSTRAP_RECORDS },
+];
 
 const datasetSchema = z.object({ name: z.string(), version: z.string(), records: z.int(), loaded_at: z.iso.datetime() });
 
@@ -21,8 +31,9 @@ export const statusRoutes = new Hono<AppEnv>().get(
   secretKey(),
   async (c) => {
     const rows = await database(c.env).select().from(datasets).orderBy(asc(datasets.name));
-    return ok(c, {
-      datasets: rows.map((d) => ({ name: d.name, version: d.version, records: d.records, loaded_at: new Date(d.loadedAt).toISOString() })),
-    });
+    const loaded = rows.map((d) => ({ name: d.name, version: d.version, records: d.records, loaded_at: new Date(d.loadedAt).toISOString() }));
+    loadedAt ??= new Date().toISOString();
+    const bundled = bundledDatasets().map((s) => ({ ...s, loaded_at: loadedAt! }));
+    return ok(c, { datasets: [...bundled, ...loaded].sort((a, b) => a.name.localeCompare(b.name)) });
   },
 );

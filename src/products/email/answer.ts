@@ -1,0 +1,149 @@
+import { SOURCES, type Source } from "./datasets";
+import type { DomainFacts } from "./domain-facts";
+import type { EmailResult, Outcome, Reason, SmtpReason, Verdict } from "./result";
+import { mailboxConfidence, riskComponents, riskLevel, riskScore } from "./score";
+import type { checkTypo } from "./typo";
+
+/** Builds full email results; every score is computed from the answer's own fields (score.ts). */
+
+/** What a mailbox handshake said about one address, fresh or remembered. */
+export type MailboxOutcome = "accepted" | "no_mailbox" | "catch_all" | "greylisted" | "timeout" | "provider_unavailable";
+
+export interface MailboxAnswer {
+  outcome: MailboxOutcome;
+  checkedAt: number;
+}
+
+/** Everything gathered about one well-formed address before its verdict. */
+export interface Prepared {
+  email: string;
+  local: string;
+  domain: string;
+  normalizedEmail: string;
+  isAlias: boolean;
+  usernameInvalid: boolean;
+  usernameRuleApplied: boolean;
+  role: boolean;
+  disposable: boolean;
+  free: boolean;
+  gibberish: boolean;
+  typo: ReturnType<typeof checkTypo>;
+  facts: DomainFacts;
+  known: MailboxAnswer | null;
+}
+
+const SMTP_REASON: Partial<Record<MailboxOutcome, SmtpReason>> = {
+  no_mailbox: "no_mailbox",
+  greylisted: "greylisted",
+  timeout: "timeout",
+  provider_unavailable: "provider_unavailable",
+};
+
+function sourcesFor(p: Prepared, mailbox: boolean): Source[] {
+  const sources: Source[] = [
+    { dataset: "rfc-5322-syntax", version: "rfc5322-rfc5321" },
+    { dataset: "live-dns", version: "live" },
+    SOURCES.disposable,
+    SOURCES.role,
+    SOURCES.free,
+    SOURCES.typo,
+  ];
+  if (p.usernameRuleApplied) sources.push(SOURCES.rules);
+  if (p.facts.mxProvider !== null) sources.push(SOURCES.mx);
+  if (p.facts.registeredAt !== null) sources.push({ dataset: "rdap-registration", version: "rdap" });
+  if (mailbox && p.known) sources.push({ dataset: "mailbox-smtp", version: new Date(p.known.checkedAt).toISOString().slice(0, 10) });
+  return sources;
+}
+
+export function answer(p: Prepared, verdict: Verdict, reason: Reason | null, mailbox: MailboxAnswer | null): EmailResult {
+  const confirmed = mailbox !== null && ["accepted", "no_mailbox", "catch_all"].includes(mailbox.outcome);
+  const smtpReason = mailbox ? (SMTP_REASON[mailbox.outcome] ?? null) : null;
+  const fields = {
+    email: p.email,
+    normalized_email: p.normalizedEmail,
+    is_alias: p.isAlias,
+    is_gibberish: p.gibberish,
+    deliverable: verdict,
+    reason,
+    syntax_valid: true,
+    domain: p.domain,
+    mx_found: p.facts.mxFound,
+    mx_implicit: p.facts.mxImplicit,
+    mx_provider: p.facts.mxProvider,
+    has_spf: p.facts.hasSpf,
+    dmarc_policy: p.facts.dmarcPolicy,
+    domain_registered_at: p.facts.registeredAt,
+    domain_age_days: p.facts.ageDays,
+    disposable: p.disposable,
+    role: p.role,
+    free_provider: p.free,
+    smtp_checked: confirmed,
+    smtp_checked_at: confirmed ? new Date(mailbox.checkedAt).toISOString() : null,
+    mailbox_exists: confirmed ? (mailbox.outcome === "accepted" ? true : mailbox.outcome === "no_mailbox" ? false : null) : null,
+    catch_all: mailbox?.outcome === "catch_all",
+    smtp_reason: smtpReason,
+    did_you_mean: p.typo.suggestion ? `${p.local}@${p.typo.suggestion}` : null,
+  };
+  const mailbox_confidence = reason === "unverified" ? mailboxConfidence(fields) : null;
+  const scored = { ...fields, mailbox_confidence };
+  const risk_score = riskScore(scored);
+  return {
+    ...scored,
+    risk_score,
+    risk_level: riskLevel(risk_score),
+    risk_components: riskComponents(scored),
+    sources: sourcesFor({ ...p, known: mailbox }, confirmed),
+  };
+}
+
+/** The verdict a handshake answer leads to. */
+export function fromMailbox(p: Prepared, mailbox: MailboxAnswer): { verdict: Verdict; reason: Reason | null; outcome: Outcome } {
+  switch (mailbox.outcome) {
+    case "accepted":
+      return p.role ? { verdict: "risky", reason: "role", outcome: "usable" } : { verdict: "deliverable", reason: null, outcome: "usable" };
+    case "catch_all":
+      return { verdict: "risky", reason: "catch_all", outcome: "usable" };
+    case "no_mailbox":
+      return { verdict: "undeliverable", reason: "mailbox_not_found", outcome: "undeliverable_checked" };
+    default:
+      return { verdict: "risky", reason: "unverified", outcome: "unverified" };
+  }
+}
+
+export function invalidSyntax(email: string): { result: EmailResult; outcome: Outcome; observed: null; test: false } {
+  const at = email.lastIndexOf("@");
+  const domain = at === -1 ? "" : email.slice(at + 1);
+  const result: EmailResult = {
+    email,
+    normalized_email: email.toLowerCase(),
+    is_alias: false,
+    is_gibberish: false,
+    deliverable: "undeliverable",
+    reason: "invalid_syntax",
+    risk_score: 100,
+    risk_level: "high",
+    risk_components: { undeliverable: 100 },
+    syntax_valid: false,
+    domain,
+    mx_found: false,
+    mx_implicit: false,
+    mx_provider: null,
+    has_spf: null,
+    dmarc_policy: null,
+    domain_registered_at: null,
+    domain_age_days: null,
+    disposable: false,
+    role: false,
+    free_provider: false,
+    smtp_checked: false,
+    smtp_checked_at: null,
+    mailbox_exists: null,
+    catch_all: false,
+    smtp_reason: null,
+    mailbox_confidence: null,
+    did_you_mean: null,
+    sources: [{ dataset: "rfc-5322-syntax", version: "rfc5322-rfc5321" }],
+  };
+  return { result, outcome: "undeliverable_unchecked", observed: null, test: false };
+}
+

@@ -1,0 +1,67 @@
+import { joinTxt, parseMx, resolve, type MxRecord } from "../../platform/doh";
+import { ageInDays, registrationDate } from "../../platform/rdap";
+import { mxProviderPatterns } from "./datasets";
+
+/** What DNS and RDAP say about a mail domain. Null fields are unknown (the resolver or registry did not answer). */
+export interface DomainFacts {
+  /** False when the resolver could not be reached or failed: mail acceptance is then unknown. */
+  dnsAnswered: boolean;
+  mxFound: boolean;
+  mxImplicit: boolean;
+  /** RFC 7505: the domain says it accepts no mail. */
+  nullMx: boolean;
+  /** Hosts to deliver to, best preference first (the domain itself under the implicit-MX rule). */
+  mxHosts: MxRecord[];
+  mxProvider: string | null;
+  hasSpf: boolean | null;
+  dmarcPolicy: string | null;
+  registeredAt: string | null;
+  ageDays: number | null;
+}
+
+export interface DnsConfig {
+  dohUrl: string;
+  rdapBaseUrl: string | undefined;
+}
+
+export function mxProvider(hosts: readonly MxRecord[]): string | null {
+  for (const { host } of hosts) {
+    for (const { provider, suffixes } of mxProviderPatterns()) {
+      if (suffixes.some((suffix) => host === suffix || host.endsWith(`.${suffix}`))) return provider;
+    }
+  }
+  return hosts.length ? "other" : null;
+}
+
+async function spfAndDmarc(config: DnsConfig, domain: string) {
+  const [txt, dmarc] = await Promise.all([resolve(config.dohUrl, domain, "TXT"), resolve(config.dohUrl, `_dmarc.${domain}`, "TXT")]);
+  const hasSpf = txt.status === "error" ? null : txt.records.map(joinTxt).some((r) => /^v=spf1(\s|$)/i.test(r));
+  const record = dmarc.records.map(joinTxt).find((r) => /^v=DMARC1\s*(;|$)/i.test(r));
+  const policy = record ? (/(?:^|;)\s*p\s*=\s*(none|quarantine|reject)\s*(;|$)/i.exec(record)?.[1]?.toLowerCase() ?? null) : null;
+  return { hasSpf, dmarcPolicy: policy };
+}
+
+/**
+ * MX (with the null-MX and implicit-MX rules), SPF, DMARC and registration age, queried in parallel. The A/AAAA
+ * fallback is only asked for when there is no MX record.
+ */
+export async function domainFacts(config: DnsConfig, domain: string, now = Date.now()): Promise<DomainFacts> {
+  const [mx, policy, registeredAt] = await Promise.all([
+    resolve(config.dohUrl, domain, "MX"),
+    spfAndDmarc(config, domain),
+    registrationDate(domain, config.rdapBaseUrl),
+  ]);
+  const base = { ...policy, registeredAt, ageDays: ageInDays(registeredAt, now) };
+  const none = { mxFound: false, mxImplicit: false, nullMx: false, mxHosts: [], mxProvider: null };
+  if (mx.status === "error") return { dnsAnswered: false, ...none, ...base };
+  if (mx.status === "nxdomain") return { dnsAnswered: true, ...none, ...base };
+  const records = mx.records.map(parseMx).filter((r): r is MxRecord => r !== null);
+  if (records.length === 1 && records[0]!.host === "") return { dnsAnswered: true, ...none, nullMx: true, ...base };
+  const hosts = records.filter((r) => r.host !== "").sort((a, b) => a.preference - b.preference);
+  if (hosts.length) return { dnsAnswered: true, mxFound: true, mxImplicit: false, nullMx: false, mxHosts: hosts, mxProvider: mxProvider(hosts), ...base };
+  const [a, aaaa] = await Promise.all([resolve(config.dohUrl, domain, "A"), resolve(config.dohUrl, domain, "AAAA")]);
+  if (a.status === "error" && aaaa.status === "error") return { dnsAnswered: false, ...none, ...base };
+  if (!a.records.length && !aaaa.records.length) return { dnsAnswered: true, ...none, ...base };
+  const implicit = [{ preference: 0, host: domain }];
+  return { dnsAnswered: true, mxFound: true, mxImplicit: true, nullMx: false, mxHosts: implicit, mxProvider: mxProvider(implicit), ...base };
+}

@@ -1,0 +1,79 @@
+import { and, eq, gt } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { mailboxAnswers } from "../../db/schema";
+import { disposableDomains, freeProviderDomains, SOURCES, type Source } from "./datasets";
+import { domainFacts, type DnsConfig } from "./domain-facts";
+import { SHARED_MAILBOX_MS } from "./store";
+import { toAsciiHostname } from "./syntax";
+
+/** `data` of `GET /email/domain/{domain}` (spec, "Domain intelligence"). */
+export interface DomainResult {
+  domain: string;
+  valid: boolean;
+  mx_found: boolean | null;
+  mx_implicit: boolean | null;
+  catch_all: boolean | null;
+  mx_provider: string | null;
+  has_spf: boolean | null;
+  dmarc_policy: string | null;
+  domain_registered_at: string | null;
+  domain_age_days: number | null;
+  disposable: boolean | null;
+  free_provider: boolean | null;
+  sources: Source[] | null;
+}
+
+export const normalizeDomain = (input: string) => toAsciiHostname(input.toLowerCase());
+
+export function invalidDomain(input: string): DomainResult {
+  return {
+    domain: input.toLowerCase(),
+    valid: false,
+    mx_found: null,
+    mx_implicit: null,
+    catch_all: null,
+    mx_provider: null,
+    has_spf: null,
+    dmarc_policy: null,
+    domain_registered_at: null,
+    domain_age_days: null,
+    disposable: null,
+    free_provider: null,
+    sources: null,
+  };
+}
+
+/** Whether any address at the domain answered catch-all within the week; null when none was checked. */
+async function catchAll(db: Database, domain: string, now: number): Promise<boolean | null> {
+  const rows = await db
+    .select({ outcome: mailboxAnswers.outcome })
+    .from(mailboxAnswers)
+    .where(and(eq(mailboxAnswers.domain, domain), gt(mailboxAnswers.checkedAt, now - SHARED_MAILBOX_MS)))
+    .limit(200);
+  if (!rows.length) return null;
+  return rows.some((r) => r.outcome === "catch_all");
+}
+
+export async function domainIntelligence(config: DnsConfig, db: Database, domain: string, now = Date.now()): Promise<DomainResult> {
+  const [facts, isCatchAll] = await Promise.all([domainFacts(config, domain, now), catchAll(db, domain, now)]);
+  const sources: Source[] = [{ dataset: "live-dns", version: "live" }, SOURCES.disposable, SOURCES.free];
+  if (facts.mxProvider !== null) sources.push(SOURCES.mx);
+  if (facts.registeredAt !== null) sources.push({ dataset: "rdap-registration", version: "rdap" });
+  if (isCatchAll !== null) sources.push({ dataset: "mailbox-smtp", version: "shared-7d" });
+  const known = facts.dnsAnswered;
+  return {
+    domain,
+    valid: true,
+    mx_found: known ? facts.mxFound : null,
+    mx_implicit: known ? facts.mxImplicit : null,
+    catch_all: isCatchAll,
+    mx_provider: facts.mxProvider,
+    has_spf: facts.hasSpf,
+    dmarc_policy: facts.dmarcPolicy,
+    domain_registered_at: facts.registeredAt,
+    domain_age_days: facts.ageDays,
+    disposable: disposableDomains().has(domain),
+    free_provider: freeProviderDomains().has(domain),
+    sources,
+  };
+}

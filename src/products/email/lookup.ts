@@ -1,0 +1,126 @@
+import type { SidecarProbeResult } from "../../platform/smtp-sidecar-client";
+import { answer, fromMailbox, invalidSyntax, type MailboxAnswer, type MailboxOutcome, type Prepared } from "./answer";
+import { disposableDomains, freeProviderDomains, roleLocalParts } from "./datasets";
+import { domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
+import { extractAddress } from "./extract";
+import { isGibberish } from "./gibberish";
+import type { EmailResult, Outcome, Reason, Verdict } from "./result";
+
+export type { MailboxAnswer, MailboxOutcome };
+import { parseAddress } from "./syntax";
+import { cannedAnswer } from "./test-addresses";
+import { checkTypo } from "./typo";
+import { normalizeAddress } from "./username";
+
+/** Runs mailbox handshakes for addresses at one domain (one SMTP session where the server allows it). */
+export type MailboxProber = (domain: string, mxHosts: DomainFacts["mxHosts"], addresses: string[]) => Promise<SidecarProbeResult>;
+
+export interface LookupItem {
+  input: string;
+  /** A remembered handshake answer (shared confirmed answer or a recent uncertain one); skips the handshake. */
+  known?: MailboxAnswer | null;
+}
+
+export interface LookupAnswer {
+  result: EmailResult;
+  outcome: Outcome;
+  /** A handshake answer obtained by this lookup, for the shared caches. */
+  observed: MailboxAnswer | null;
+  /** True when the answer is a canonical test-address answer. */
+  test: boolean;
+}
+
+/** The free signals that settle an answer before any handshake (spec, POST /email rule 1). */
+function settledWithoutProbe(p: Prepared): { verdict: Verdict; reason: Reason } | null {
+  if (!p.facts.dnsAnswered) return null;
+  if (p.facts.nullMx) return { verdict: "undeliverable", reason: "null_mx" };
+  if (!p.facts.mxFound) return { verdict: "undeliverable", reason: "no_mx" };
+  if (p.disposable) return { verdict: "risky", reason: "disposable" };
+  if (p.typo.typoSquat) return { verdict: "risky", reason: "typo_domain" };
+  if (p.usernameInvalid) return { verdict: "undeliverable", reason: "invalid_username" };
+  return null;
+}
+
+async function prepare(config: DnsConfig, email: string, local: string, domain: string, known: MailboxAnswer | null): Promise<Prepared> {
+  const normalized = normalizeAddress(local, domain);
+  const tagless = local.toLowerCase().split("+")[0]!;
+  return {
+    email,
+    local,
+    domain,
+    normalizedEmail: normalized.normalizedEmail,
+    isAlias: normalized.isAlias,
+    usernameInvalid: normalized.usernameInvalid,
+    usernameRuleApplied: normalized.ruleApplied,
+    role: roleLocalParts().has(tagless),
+    disposable: disposableDomains().has(domain),
+    free: freeProviderDomains().has(domain),
+    gibberish: isGibberish(local),
+    typo: checkTypo(domain),
+    facts: await domainFacts(config, domain),
+    known,
+  };
+}
+
+/**
+ * The email pipeline for a list of addresses, in the spec's order: extraction, syntax, test addresses, DNS (MX with
+ * null/implicit rules, SPF, DMARC), the lists, provider username rules, RDAP age, and last the mailbox handshake: one
+ * prober call per domain for all addresses there that still need it.
+ */
+export async function lookupAddresses(config: DnsConfig, prober: MailboxProber, items: LookupItem[]): Promise<LookupAnswer[]> {
+  type Stage = { done: LookupAnswer; prepared?: undefined } | { done?: undefined; prepared: Prepared };
+  const staged = await Promise.all(
+    items.map(async (item): Promise<Stage> => {
+      const email = extractAddress(item.input);
+      const parsed = parseAddress(email);
+      if (!parsed) return { done: invalidSyntax(email) };
+      const canned = cannedAnswer(parsed.local, parsed.domain, email);
+      if (canned) return { done: { result: canned, outcome: "free", observed: null, test: true } };
+      return { prepared: await prepare(config, `${parsed.local}@${parsed.domain}`, parsed.local, parsed.domain, item.known ?? null) };
+    }),
+  );
+
+  const toProbe = new Map<string, Prepared[]>();
+  for (const stage of staged) {
+    const p = stage.prepared;
+    if (!p || p.known || settledWithoutProbe(p) || !p.facts.dnsAnswered) continue;
+    toProbe.set(p.domain, [...(toProbe.get(p.domain) ?? []), p]);
+  }
+  const observed = new Map<Prepared, MailboxAnswer>();
+  await Promise.all(
+    [...toProbe].map(async ([domain, group]) => {
+      const probe = await prober(domain, group[0]!.facts.mxHosts, [...new Set(group.map((p) => p.email))]);
+      const checkedAt = Date.parse(probe.checkedAt) || Date.now();
+      for (const p of group) {
+        const found = probe.results.find((r) => r.address.toLowerCase() === p.email.toLowerCase());
+        // A 5.7.x refusal is a policy block on the prober (RFC 3463), not an answer about the mailbox.
+        const blocked = found?.outcome === "no_mailbox" && /^5\.7\.\d/.test(found.smtpMessage ?? "");
+        const outcome: MailboxOutcome = blocked
+          ? "provider_unavailable"
+          :
+          found?.outcome === "accepted"
+            ? probe.catchAll === true
+              ? "catch_all"
+              : "accepted"
+            : found?.outcome === "no_mailbox" || found?.outcome === "greylisted" || found?.outcome === "timeout"
+              ? found.outcome
+              : "provider_unavailable";
+        observed.set(p, { outcome, checkedAt });
+      }
+    }),
+  );
+
+  return staged.map((stage) => {
+    if (stage.done) return stage.done;
+    const p = stage.prepared;
+    const settled = settledWithoutProbe(p);
+    if (settled) {
+      const outcome: Outcome = settled.verdict === "undeliverable" ? "undeliverable_unchecked" : "usable";
+      return { result: answer(p, settled.verdict, settled.reason, null), outcome, observed: null, test: false };
+    }
+    const fresh = observed.get(p) ?? null;
+    const mailbox = p.known ?? fresh ?? { outcome: "provider_unavailable" as const, checkedAt: Date.now() };
+    const { verdict, reason, outcome } = fromMailbox(p, mailbox);
+    return { result: answer(p, verdict, reason, mailbox), outcome, observed: fresh, test: false };
+  });
+}

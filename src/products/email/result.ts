@@ -1,0 +1,63 @@
+import type { Source } from "./datasets";
+
+export type Verdict = "deliverable" | "risky" | "undeliverable";
+
+/**
+ * Every reason an answer can carry (null for a clean deliverable answer). The spec lists the first five; the rest
+ * name the free signals and DNS facts that settle an answer before any mailbox check.
+ */
+export const REASONS = [
+  "unverified",
+  "catch_all",
+  "disposable",
+  "role",
+  "mailbox_not_found",
+  "invalid_syntax",
+  "no_mx",
+  "null_mx",
+  "invalid_username",
+  "typo_domain",
+] as const;
+
+export type Reason = (typeof REASONS)[number];
+
+export type SmtpReason = "greylisted" | "no_mailbox" | "timeout" | "provider_unavailable";
+
+/** `data` of an email lookup (spec, "Email result"), plus `risk_components` so the score can be audited line by line. */
+export interface EmailResult {
+  email: string;
+  normalized_email: string;
+  is_alias: boolean;
+  is_gibberish: boolean;
+  deliverable: Verdict;
+  reason: Reason | null;
+  risk_score: number;
+  risk_level: "low" | "medium" | "high";
+  risk_components: Record<string, number>;
+  syntax_valid: boolean;
+  domain: string;
+  mx_found: boolean;
+  mx_implicit: boolean;
+  mx_provider: string | null;
+  has_spf: boolean | null;
+  dmarc_policy: string | null;
+  domain_registered_at: string | null;
+  domain_age_days: number | null;
+  disposable: boolean;
+  role: boolean;
+  free_provider: boolean;
+  smtp_checked: boolean;
+  smtp_checked_at: string | null;
+  mailbox_exists: boolean | null;
+  catch_all: boolean;
+  smtp_reason: SmtpReason | null;
+  mailbox_confidence: number | null;
+  did_you_mean: string | null;
+  sources: Source[];
+}
+
+/**
+ * How an answer bills (docs/billing.md): `usable` 1 credit; `unverified` 0; `undeliverable_checked` free within fair use
+ * and counted; `undeliverable_unchecked` free and not counted; `free` (test address) 0.
+ */
+export type Outcome = "usable" | "unverified" | "undeliverable_checked" | "undeliverable_unchecked" | "free";

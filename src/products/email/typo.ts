@@ -1,0 +1,36 @@
+import { freeProviderDomains, typoData } from "./datasets";
+
+/**
+ * Typo corrections (dataset `typo-domains`): a known misspelling of a popular mail domain is a typo-squat and settles the
+ * answer; a domain one edit away from a popular one only earns a suggestion.
+ */
+export interface TypoCheck {
+  suggestion: string | null;
+  /** The domain is a known misspelling (listed in the dataset's corrections). */
+  typoSquat: boolean;
+}
+
+/** Optimal string alignment distance (Damerau-Levenshtein without repeated edits of one substring), capped at 2. */
+export function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 0; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+export function checkTypo(domain: string): TypoCheck {
+  const { corrections, targets, targetSet } = typoData();
+  const corrected = corrections.get(domain);
+  if (corrected) return { suggestion: corrected, typoSquat: true };
+  if (targetSet.has(domain) || freeProviderDomains().has(domain) || domain.length < 6) return { suggestion: null, typoSquat: false };
+  const near = targets.find((target) => editDistance(domain, target) === 1);
+  return { suggestion: near ?? null, typoSquat: false };
+}
