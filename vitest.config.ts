@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { SIDECAR_SECRET } from "./test/fixtures/constants";
 
 export default defineConfig({
   test: {
@@ -14,6 +15,11 @@ export default defineConfig({
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 ADMIN_TOKEN: "test-admin-token",
                 CHALLENGE_VERIFY_URL: inject("challengeVerifyUrl"),
+                DOH_URL: inject("dohUrl"),
+                RDAP_BASE_URL: inject("rdapUrl"),
+                SMTP_SIDECAR_URL: inject("sidecarUrl"),
+                SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
+                MAIL_STATS_URL: inject("mailStatsUrl"),
               },
             },
           })),

@@ -1,5 +1,7 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    /** The fixture SMTP server's session and RCPT log (test/fixtures/mail.ts). */
+    MAIL_STATS_URL: string;
   }
 }

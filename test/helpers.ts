@@ -74,3 +74,20 @@ export async function createAccount(options: AccountOptions = {}): Promise<TestA
 }
 
 export const creditsStub = (accountId: string) => env.CREDITS.get(env.CREDITS.idFromName(accountId));
+
+export interface MailStats {
+  dataCalls: number;
+  sessions: { domains: string[]; rcpts: string[] }[];
+}
+
+/** What the fixture SMTP server has seen so far (sessions and RCPTs), to prove when a handshake did or did not happen. */
+export async function mailStats(): Promise<MailStats> {
+  return (await (await fetch(env.MAIL_STATS_URL)).json()) as MailStats;
+}
+
+export const rcptCount = (stats: MailStats, email: string) =>
+  stats.sessions.flatMap((s) => s.rcpts).filter((r) => r === email.toLowerCase()).length;
+
+/** POST /api/v1/email with a secret key. */
+export const lookupEmail = <T = Record<string, unknown>>(key: string, body: Record<string, unknown>) =>
+  call<T>("/api/v1/email", json(body, { Authorization: `Bearer ${key}` }));

@@ -2,6 +2,10 @@
 declare module "vitest" {
   interface ProvidedContext {
     challengeVerifyUrl: string;
+    dohUrl: string;
+    rdapUrl: string;
+    sidecarUrl: string;
+    mailStatsUrl: string;
   }
 }
 export {};

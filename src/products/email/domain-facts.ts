@@ -62,6 +62,9 @@ export async function domainFacts(config: DnsConfig, domain: string, now = Date.
   const [a, aaaa] = await Promise.all([resolve(config.dohUrl, domain, "A"), resolve(config.dohUrl, domain, "AAAA")]);
   if (a.status === "error" && aaaa.status === "error") return { dnsAnswered: false, ...none, ...base };
   if (!a.records.length && !aaaa.records.length) return { dnsAnswered: true, ...none, ...base };
-  const implicit = [{ preference: 0, host: domain }];
-  return { dnsAnswered: true, mxFound: true, mxImplicit: true, nullMx: false, mxHosts: implicit, mxProvider: mxProvider(implicit), ...base };
+  // RFC 5321 5.1: the domain itself is the mail host. Its addresses are passed on, so the handshake dials exactly what
+  // this resolver answered.
+  const implicit = [...a.records, ...aaaa.records].map((host) => ({ preference: 0, host }));
+  const provider = mxProvider([{ preference: 0, host: domain }]);
+  return { dnsAnswered: true, mxFound: true, mxImplicit: true, nullMx: false, mxHosts: implicit, mxProvider: provider, ...base };
 }

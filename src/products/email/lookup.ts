@@ -35,8 +35,9 @@ function settledWithoutProbe(p: Prepared): { verdict: Verdict; reason: Reason } 
   if (!p.facts.dnsAnswered) return null;
   if (p.facts.nullMx) return { verdict: "undeliverable", reason: "null_mx" };
   if (!p.facts.mxFound) return { verdict: "undeliverable", reason: "no_mx" };
-  if (p.disposable) return { verdict: "risky", reason: "disposable" };
+  // A known misspelling is reported as such even when lists also call it disposable: the correction is what helps.
   if (p.typo.typoSquat) return { verdict: "risky", reason: "typo_domain" };
+  if (p.disposable) return { verdict: "risky", reason: "disposable" };
   if (p.usernameInvalid) return { verdict: "undeliverable", reason: "invalid_username" };
   return null;
 }

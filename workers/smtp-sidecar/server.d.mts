@@ -1,0 +1,15 @@
+/** Types for the sidecar's entry module, for the TypeScript test fixtures that start it in-process. */
+export interface SidecarConfig {
+  secret: string;
+  port?: number;
+  host?: string;
+  smtpPort?: number;
+  heloName?: string;
+  mailFrom?: string;
+  allowLoopback?: boolean;
+  log?: (message: string) => void;
+}
+
+export function createSidecar(config: SidecarConfig): { listen(): Promise<string>; close(): Promise<void>; readonly url: string };
+
+export function configFromEnv(env: Record<string, string | undefined>): SidecarConfig;
