@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { SIDECAR_SECRET } from "./test/fixtures/constants";
+import { SIDECAR_SECRET } from "./test/fixtures/constants.ts";
 
 export default defineConfig({
   test: {

@@ -4,7 +4,7 @@
  */
 const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 const SPACES = /[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g;
-const LEADING = /^[\s'"`(<[{]+/;
+const LEADING = /^(?:[\s'`(<[{]|"(?![^"]*"@))+/;
 const TRAILING = /[\s'"`)>\]},;:.!?]+$/;
 
 export function extractAddress(raw: string): string {
@@ -14,7 +14,7 @@ export function extractAddress(raw: string): string {
   const angle = /<([^<>]*@[^<>]*)>\s*$/.exec(text);
   if (angle) text = angle[1]!;
   text = text.replace(/^mailto:/i, "");
-  const query = text.indexOf("?");
+  const query = text.indexOf("?", text.indexOf("@"));
   if (query !== -1) text = text.slice(0, query);
   if (/%[0-9a-f]{2}/i.test(text)) {
     try {
