@@ -5,6 +5,7 @@ import { recordRequests } from "./http/request-log";
 import { requestId } from "./http/request-id";
 import { accountRoutes } from "./routes/account";
 import { emailRoutes } from "./routes/email";
+import { emailListRoutes } from "./routes/email-lists";
 import { adminAccountRoutes } from "./routes/admin/accounts";
 import { adminToken } from "./routes/admin/guard";
 import { adminKeyRoutes } from "./routes/admin/keys";
@@ -25,6 +26,7 @@ app.get("/healthz", (c) => c.text("ok"));
 app.route("/api/v1", openApiRoutes(() => app.routes));
 app.route("/api/v1", accountRoutes);
 app.route("/api/v1", emailRoutes);
+app.route("/api/v1", emailListRoutes);
 app.route("/api/v1", statusRoutes);
 
 app.use("/admin/v1/*", adminToken());

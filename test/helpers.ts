@@ -91,3 +91,9 @@ export const rcptCount = (stats: MailStats, email: string) =>
 /** POST /api/v1/email with a secret key. */
 export const lookupEmail = <T = Record<string, unknown>>(key: string, body: Record<string, unknown>) =>
   call<T>("/api/v1/email", json(body, { Authorization: `Bearer ${key}` }));
+
+/** Another secret key for the same member: tests that make more than 5 calls a second spread them over keys. */
+export async function anotherKey(acct: TestAccount): Promise<string> {
+  const created = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, { user_id: acct.userId });
+  return created.key;
+}

@@ -1,7 +1,8 @@
-// Shared by scripts/dev.mjs, scripts/admin.mjs and bench/overhead.mjs: the repository's paths, .dev.vars, running
-// wrangler (migrations, `wrangler dev`) as child processes, and a small client for the operator API (/admin/v1).
+// Shared by scripts/dev.mjs, scripts/admin.mjs and bench/*.mjs: the repository's paths, .dev.vars, running wrangler
+// (migrations, `wrangler dev`) and Node services (the SMTP sidecar) as child processes, and a small client for the
+// operator API (/admin/v1).
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
@@ -11,6 +12,8 @@ import { fileURLToPath } from "node:url";
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const DEV_VARS = join(ROOT, ".dev.vars");
 export const DEV_VARS_EXAMPLE = join(ROOT, ".dev.vars.example");
+/** The SMTP sidecar's entry point (workers/smtp-sidecar/README.md). */
+export const SIDECAR_SCRIPT = join(ROOT, "workers", "smtp-sidecar", "server.mjs");
 
 /** wrangler's own launcher, run with this same Node (22 under `npm run`), so no `npx` layer sits between us and it. */
 const WRANGLER_BIN = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
@@ -34,6 +37,39 @@ export function readDevVars(path = DEV_VARS) {
     vars[match[1]] = match[2].replace(/^(["'])(.*)\1$/, "$2");
   }
   return vars;
+}
+
+/**
+ * Makes `.dev.vars` hold every key of `.dev.vars.example`: copies the example when the file is missing, otherwise
+ * appends the keys it lacks (with their comment lines from the example) and never touches a value already there.
+ * Returns what it did: `{ created: boolean, added: string[] }`.
+ */
+export function ensureDevVars(path = DEV_VARS, examplePath = DEV_VARS_EXAMPLE) {
+  if (!existsSync(path)) {
+    copyFileSync(examplePath, path);
+    return { created: true, added: [] };
+  }
+  const have = readDevVars(path);
+  const missing = [];
+  let comments = [];
+  let seenKey = false; // comments above the first key are the file's header, not that key's
+  for (const line of readFileSync(examplePath, "utf8").split(/\r?\n/)) {
+    if (line.trimStart().startsWith("#")) {
+      comments.push(line);
+      continue;
+    }
+    const key = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line)?.[1];
+    if (key && !(key in have)) missing.push({ key, lines: [...(seenKey ? comments : []), line] });
+    if (key) seenKey = true;
+    if (key || line.trim() === "") comments = [];
+  }
+  if (missing.length) {
+    const current = readFileSync(path, "utf8");
+    const lead = current === "" || current.endsWith("\n") ? "" : "\n";
+    const block = missing.map(({ lines }) => lines.join("\n")).join("\n");
+    appendFileSync(path, `${lead}# Added from .dev.vars.example by npm run dev:\n${block}\n`);
+  }
+  return { created: false, added: missing.map(({ key }) => key) };
 }
 
 /**
@@ -94,6 +130,19 @@ export function startWranglerDev({ port, persistTo, extraArgs = [], stdio = "inh
   });
 }
 
+/**
+ * Starts a Node script of the repository with this same Node (22 under `npm run`), leading its own process group like
+ * `wrangler dev` above, so stopProcess / signalTree reach it and anything it spawns. `env` is added to ours.
+ */
+export function startNodeScript(script, { args = [], env = {}, stdio = "inherit" } = {}) {
+  return spawn(process.execPath, [script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ["ignore", stdio, stdio],
+  });
+}
+
 export const isRunning = (child) => child.exitCode === null && child.signalCode === null;
 
 /** Signals a child we started, and its process group if it leads one; never throws. */
@@ -125,11 +174,11 @@ export async function stopProcess(child, graceMs = 8_000) {
   signalTree(child, "SIGKILL"); // anything left in the group (workerd, esbuild) once wrangler itself is gone
 }
 
-/** Resolves once GET url answers 2xx; rejects if the child exits first or `timeoutMs` passes. */
-export async function waitForHttp(url, { child, timeoutMs = 90_000 } = {}) {
+/** Resolves once GET url answers 2xx; rejects if the child (`name` in messages) exits first or `timeoutMs` passes. */
+export async function waitForHttp(url, { child, name = "wrangler dev", timeoutMs = 90_000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child && !isRunning(child)) throw new Error(`wrangler dev exited (${child.signalCode ?? `exit ${child.exitCode}`}) before ${url} answered`);
+    if (child && !isRunning(child)) throw new Error(`${name} exited (${child.signalCode ?? `exit ${child.exitCode}`}) before ${url} answered`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       await res.arrayBuffer();
@@ -142,12 +191,12 @@ export async function waitForHttp(url, { child, timeoutMs = 90_000 } = {}) {
   throw new Error(`${url} did not answer within ${Math.round(timeoutMs / 1000)} s`);
 }
 
-/** Rejects with a clear message when something already listens on 127.0.0.1:port. */
-export function assertPortFree(port) {
+/** Rejects with a clear message when something already listens on 127.0.0.1:port (`envName` says how to move it). */
+export function assertPortFree(port, envName = "PORT") {
   return new Promise((resolvePromise, reject) => {
     const server = createServer();
     server.once("error", (err) =>
-      reject(err.code === "EADDRINUSE" ? new Error(`Port ${port} on 127.0.0.1 is already in use (another \`npm run dev\`?). Set PORT=... to use another.`) : err),
+      reject(err.code === "EADDRINUSE" ? new Error(`Port ${port} on 127.0.0.1 is already in use (another \`npm run dev\`?). Set ${envName}=... to use another.`) : err),
     );
     server.listen(port, "127.0.0.1", () => server.close(() => resolvePromise()));
   });

@@ -147,3 +147,17 @@ export function invalidSyntax(email: string): { result: EmailResult; outcome: Ou
   return { result, outcome: "undeliverable_unchecked", observed: null, test: false };
 }
 
+
+/**
+ * The stored verdict of an address suppressed by hand (POST /email/suppressions): nothing was looked up, so every fact
+ * is unknown and the verdict is the account's own decision.
+ */
+export function manualSuppression(email: string, normalizedEmail: string): EmailResult {
+  return {
+    ...invalidSyntax(email).result,
+    normalized_email: normalizedEmail,
+    syntax_valid: true,
+    reason: "suppressed",
+    sources: [{ dataset: "suppression-list", version: "account" }],
+  };
+}

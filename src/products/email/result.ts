@@ -4,7 +4,8 @@ export type Verdict = "deliverable" | "risky" | "undeliverable";
 
 /**
  * Every reason an answer can carry (null for a clean deliverable answer). The spec lists the first five; the rest
- * name the free signals and DNS facts that settle an answer before any mailbox check.
+ * name the free signals and DNS facts that settle an answer before any mailbox check, and `suppressed` marks an
+ * address the account put on its suppression list by hand.
  */
 export const REASONS = [
   "unverified",
@@ -17,6 +18,7 @@ export const REASONS = [
   "null_mx",
   "invalid_username",
   "typo_domain",
+  "suppressed",
 ] as const;
 
 export type Reason = (typeof REASONS)[number];
