@@ -1,27 +1,29 @@
 // `npm run dev`: local API on http://127.0.0.1:$PORT (default 8787) with a ready-to-use demo account.
 //
-//   1. .dev.vars from .dev.vars.example when missing
+//   1. .dev.vars from .dev.vars.example when missing; keys the example has and an older .dev.vars lacks are appended
+//      (existing values are never changed)
 //   2. D1 migrations applied to the local database (.wrangler/state, kept between runs)
-//   3. sidecars (see SIDECARS), then `wrangler dev` as a child process, output passed through
-//   4. once /healthz answers: the demo account and its keys via the operator API, stored in .dev-demo.json and reused
-//      on later runs while the local data still has the account
+//   3. sidecars (see SIDECARS: the SMTP sidecar on 127.0.0.1:$SIDECAR_PORT, default 8025), then `wrangler dev` as a
+//      child process pointed at it (--var SMTP_SIDECAR_URL), output passed through
+//   4. once /healthz and the sidecars answer: the demo account and its keys via the operator API, stored in
+//      .dev-demo.json and reused on later runs while the local data still has the account
 //
-// Ctrl-C / SIGTERM are forwarded to wrangler; this process exits with wrangler's exit code.
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
-import { spawn } from "node:child_process";
+// Ctrl-C / SIGTERM are forwarded to wrangler; the sidecars are stopped with it; this process exits with wrangler's
+// exit code.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   ApiError,
-  DEV_VARS,
-  DEV_VARS_EXAMPLE,
   ROOT,
   adminClient,
   applyMigrations,
   assertPortFree,
+  ensureDevVars,
   isRunning,
   readDevVars,
   requireNode22,
   signalTree,
+  startNodeScript,
   startWranglerDev,
   stopProcess,
   waitForHttp,
@@ -35,25 +37,46 @@ const DEMO_FILE = join(ROOT, ".dev-demo.json");
 const DEMO_EMAIL = "demo@example.com";
 const DEMO_PACK_CREDITS = 900; // + the free plan's 100 monthly grant = 1,000
 const SANDBOX_KEY = "sk_test_public_sandbox";
+const SIDECAR_PORT = Number(process.env.SIDECAR_PORT || 8025);
+const SIDECAR_URL = `http://127.0.0.1:${SIDECAR_PORT}`;
+
+const isPort = (port) => Number.isInteger(port) && port >= 1 && port <= 65535;
+if (!isPort(PORT)) fail(`PORT must be a port number, got ${process.env.PORT}`);
+if (!isPort(SIDECAR_PORT)) fail(`SIDECAR_PORT must be a port number, got ${process.env.SIDECAR_PORT}`);
+if (SIDECAR_PORT === PORT) fail(`PORT and SIDECAR_PORT must differ (both ${PORT})`);
+
+const devVars = ensureDevVars();
+if (devVars.created) console.log("[dev] created .dev.vars from .dev.vars.example");
+if (devVars.added.length) console.log(`[dev] added ${devVars.added.join(", ")} to .dev.vars from .dev.vars.example (existing values kept)`);
+const { ADMIN_TOKEN, SMTP_SIDECAR_SECRET } = readDevVars();
+if (!SMTP_SIDECAR_SECRET || SMTP_SIDECAR_SECRET.length < 16) {
+  fail("SMTP_SIDECAR_SECRET in .dev.vars must be set (at least 16 characters): the Worker signs sidecar requests with it");
+}
 
 /**
  * ── Sidecar hook ──────────────────────────────────────────────────────────────────────────────────────────────────
- * Local Node processes the Worker needs next to it (e.g. the SMTP sidecar, added by a later issue). Each entry:
- *   { name: "smtp", script: "path/from/repo/root.mjs", args: [], env: {} }
- * Each is started with this Node before `wrangler dev`, output passed through, and stopped together with wrangler;
- * if one exits on its own, the whole dev session is stopped so a missing sidecar is never silent.
+ * Local Node processes the Worker needs next to it. Each entry:
+ *   { name, script: "path/from/repo/root.mjs", args: [], env: {}, healthUrl?, wranglerArgs?: [] }
+ * Each is started with this Node before `wrangler dev` (in its own process group, output passed through) and stopped
+ * together with wrangler; `wranglerArgs` are added to `wrangler dev`; dev waits for `healthUrl` before the banner.
+ * If one exits on its own, the whole dev session is stopped so a missing sidecar is never silent.
+ *
+ * smtp: the SMTP sidecar (workers/smtp-sidecar) that runs mailbox handshakes, since a Worker cannot open port 25. It
+ * shares SMTP_SIDECAR_SECRET from .dev.vars (its SIDECAR_SECRET) and dials port 25 of each MX; anything else of its
+ * configuration (SMTP_PORT, SIDECAR_ALLOW_LOOPBACK, SMTP_HELO_NAME, ...) passes through from this environment.
  */
-const SIDECARS = [];
-
-if (!Number.isInteger(PORT) || PORT < 1 || PORT > 65535) fail(`PORT must be a port number, got ${process.env.PORT}`);
-
-if (!existsSync(DEV_VARS)) {
-  copyFileSync(DEV_VARS_EXAMPLE, DEV_VARS);
-  console.log("[dev] created .dev.vars from .dev.vars.example");
-}
-const ADMIN_TOKEN = readDevVars().ADMIN_TOKEN;
+const SIDECARS = [
+  {
+    name: "smtp",
+    script: "workers/smtp-sidecar/server.mjs",
+    env: { SIDECAR_SECRET: SMTP_SIDECAR_SECRET, SIDECAR_PORT: String(SIDECAR_PORT), SIDECAR_HOST: "127.0.0.1" },
+    healthUrl: `${SIDECAR_URL}/healthz`,
+    wranglerArgs: ["--var", `SMTP_SIDECAR_URL:${SIDECAR_URL}`],
+  },
+];
 
 await assertPortFree(PORT).catch((err) => fail(err.message));
+await assertPortFree(SIDECAR_PORT, "SIDECAR_PORT").catch((err) => fail(err.message));
 console.log("[dev] applying D1 migrations to the local database");
 await applyMigrations().catch((err) => fail(err.message));
 
@@ -62,12 +85,7 @@ let exitCodeOverride = null;
 
 const sidecars = SIDECARS.map((sidecar) => {
   console.log(`[dev] starting sidecar ${sidecar.name}`);
-  const child = spawn(process.execPath, [join(ROOT, sidecar.script), ...(sidecar.args ?? [])], {
-    cwd: ROOT,
-    env: { ...process.env, ...sidecar.env },
-    detached: true,
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  const child = startNodeScript(join(ROOT, sidecar.script), { args: sidecar.args ?? [], env: sidecar.env ?? {} });
   child.on("exit", (code, signal) => {
     if (shuttingDown) return;
     console.error(`[dev] sidecar ${sidecar.name} exited (${signal ?? `exit ${code}`}); stopping`);
@@ -77,7 +95,7 @@ const sidecars = SIDECARS.map((sidecar) => {
 });
 
 console.log(`[dev] starting wrangler dev on ${BASE_URL}`);
-const wrangler = startWranglerDev({ port: PORT });
+const wrangler = startWranglerDev({ port: PORT, extraArgs: SIDECARS.flatMap((sidecar) => sidecar.wranglerArgs ?? []) });
 
 wrangler.on("exit", async (code, signal) => {
   shuttingDown = true;
@@ -107,7 +125,11 @@ process.on("exit", () => {
 });
 
 try {
-  await waitForHttp(`${BASE_URL}/healthz`, { child: wrangler, timeoutMs: Number(process.env.DEV_READY_TIMEOUT_MS ?? 90_000) });
+  const timeoutMs = Number(process.env.DEV_READY_TIMEOUT_MS ?? 90_000);
+  await Promise.all([
+    waitForHttp(`${BASE_URL}/healthz`, { child: wrangler, timeoutMs }),
+    ...SIDECARS.map((sidecar, i) => sidecar.healthUrl && waitForHttp(sidecar.healthUrl, { child: sidecars[i], name: `sidecar ${sidecar.name}`, timeoutMs })),
+  ]);
 } catch (err) {
   if (!shuttingDown) {
     console.error(`[dev] ${err.message}`);
@@ -200,6 +222,11 @@ function printDemo(demo) {
       `  Secret key        ${demo.secret_key}  (${demo.secret_key_id}, all scopes)`,
       `  Publishable key   ${demo.publishable_key}  (${demo.publishable_key_id}, allowed domain: localhost)`,
       `  Sandbox key       ${SANDBOX_KEY}  (documented sample lookups only; switch: npm run admin -- sandbox on|off)`,
+      `  SMTP sidecar      ${SIDECAR_URL}  (SIDECAR_PORT; secret: SMTP_SIDECAR_SECRET in .dev.vars)`,
+      `                    Mailbox checks go through it: it dials port ${process.env.SMTP_PORT || 25} of each MX. Most dev machines and`,
+      `                    networks block outbound port 25: real addresses then come back risky/unverified (after up to`,
+      `                    the lookup's timeout), not as errors. deliverable@service.test and the other test addresses`,
+      `                    answer without DNS or SMTP.`,
       "",
       `  Try it:  curl -H "Authorization: Bearer ${demo.secret_key}" ${BASE_URL}/api/v1/account`,
       `  Operator API:  npm run admin -- help   (token: ADMIN_TOKEN in .dev.vars)`,

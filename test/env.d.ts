@@ -5,3 +5,8 @@ declare namespace Cloudflare {
     MAIL_STATS_URL: string;
   }
 }
+
+declare module "*.md?raw" {
+  const text: string;
+  export default text;
+}
