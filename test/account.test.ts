@@ -69,16 +69,28 @@ describe("GET /api/v1/account/requests/{requestId}", () => {
 describe("GET /api/v1/status/data", () => {
   it("lists every loaded dataset with name, version, records and load time", async () => {
     await env.DB.prepare("INSERT OR REPLACE INTO datasets (name, version, records, loaded_at) VALUES (?, ?, ?, ?)")
-      .bind("disposable-domains", "2026-11-01", 1234, Date.parse("2026-11-02T00:00:00Z"))
+      .bind("registers-sample", "2026-11-01", 1234, Date.parse("2026-11-02T00:00:00Z"))
       .run();
     const acct = await createAccount();
     const { body } = await call<{ datasets: unknown[] }>("/api/v1/status/data", bearer(acct.key));
     expect(body.data.datasets).toContainEqual({
-      name: "disposable-domains",
+      name: "registers-sample",
       version: "2026-11-01",
       records: 1234,
       loaded_at: "2026-11-02T00:00:00.000Z",
     });
+  });
+
+  it("lists the bundled email snapshots with the versions answers report in sources", async () => {
+    const acct = await createAccount();
+    const { body } = await call<{ datasets: { name: string; version: string; records: number }[] }>("/api/v1/status/data", bearer(acct.key));
+    const names = body.data.datasets.map((d) => d.name);
+    for (const name of ["disposable-domains", "free-provider-domains", "role-addresses", "typo-domains", "provider-username-rules", "mx-provider-patterns", "test-addresses", "rdap-bootstrap"]) {
+      expect(names, name).toContain(name);
+    }
+    const disposable = body.data.datasets.find((d) => d.name === "disposable-domains")!;
+    expect(disposable.records).toBeGreaterThan(10_000);
+    expect(disposable.version).toMatch(/^\d{4}\.\d{2}\.\d{2}-[0-9a-f]{8}$/);
   });
 });
 
