@@ -2,7 +2,7 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailboxAnswers } from "../../db/schema";
 import { disposableDomains, freeProviderDomains, SOURCES, type Source } from "./datasets";
-import { domainFacts, type DnsConfig } from "./domain-facts";
+import { domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
 import { SHARED_MAILBOX_MS } from "./store";
 import { toAsciiHostname } from "./syntax";
 
@@ -54,19 +54,15 @@ async function catchAll(db: Database, domain: string, now: number): Promise<bool
   return rows.some((r) => r.outcome === "catch_all");
 }
 
-export async function domainIntelligence(config: DnsConfig, db: Database, domain: string, now = Date.now()): Promise<DomainResult> {
-  const [facts, isCatchAll] = await Promise.all([domainFacts(config, domain, now), catchAll(db, domain, now)]);
-  const sources: Source[] = [{ dataset: "live-dns", version: "live" }, SOURCES.disposable, SOURCES.free];
-  if (facts.mxProvider !== null) sources.push(SOURCES.mx);
-  if (facts.registeredAt !== null) sources.push({ dataset: "rdap-registration", version: "rdap" });
-  if (isCatchAll !== null) sources.push({ dataset: "mailbox-smtp", version: "shared-7d" });
+/** The domain answer from its facts: shared by live lookups and the canned `service.test` answer. */
+export function domainResult(domain: string, facts: DomainFacts, catchAll: boolean | null, sources: Source[]): DomainResult {
   const known = facts.dnsAnswered;
   return {
     domain,
     valid: true,
     mx_found: known ? facts.mxFound : null,
     mx_implicit: known ? facts.mxImplicit : null,
-    catch_all: isCatchAll,
+    catch_all: catchAll,
     mx_provider: facts.mxProvider,
     has_spf: facts.hasSpf,
     dmarc_policy: facts.dmarcPolicy,
@@ -76,4 +72,13 @@ export async function domainIntelligence(config: DnsConfig, db: Database, domain
     free_provider: freeProviderDomains().has(domain),
     sources,
   };
+}
+
+export async function domainIntelligence(config: DnsConfig, db: Database, domain: string, now = Date.now()): Promise<DomainResult> {
+  const [facts, isCatchAll] = await Promise.all([domainFacts(config, domain, now), catchAll(db, domain, now)]);
+  const sources: Source[] = [{ dataset: "live-dns", version: "live" }, SOURCES.disposable, SOURCES.free];
+  if (facts.mxProvider !== null) sources.push(SOURCES.mx);
+  if (facts.registeredAt !== null) sources.push({ dataset: "rdap-registration", version: "rdap" });
+  if (isCatchAll !== null) sources.push({ dataset: "mailbox-smtp", version: "shared-7d" });
+  return domainResult(domain, facts, isCatchAll, sources);
 }

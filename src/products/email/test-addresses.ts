@@ -1,6 +1,6 @@
 import { answer, type MailboxAnswer, type Prepared } from "./answer";
 import { SOURCES, testAddresses } from "./datasets";
-import type { DomainResult } from "./domain";
+import { domainResult, type DomainResult } from "./domain";
 import type { EmailResult, Reason, Verdict } from "./result";
 
 /**
@@ -65,19 +65,5 @@ export function cannedAnswer(local: string, domain: string, email: string): Emai
 /** The canonical domain answer for `service.test`, from the same fixed facts. */
 export function cannedDomain(domain: string): DomainResult | null {
   if (domain !== testAddresses().domain) return null;
-  return {
-    domain,
-    valid: true,
-    mx_found: FACTS.mxFound,
-    mx_implicit: FACTS.mxImplicit,
-    catch_all: false,
-    mx_provider: FACTS.mxProvider,
-    has_spf: FACTS.hasSpf,
-    dmarc_policy: FACTS.dmarcPolicy,
-    domain_registered_at: FACTS.registeredAt,
-    domain_age_days: FACTS.ageDays,
-    disposable: false,
-    free_provider: false,
-    sources: [SOURCES.test],
-  };
+  return domainResult(domain, FACTS, false, [SOURCES.test]);
 }
