@@ -11,6 +11,7 @@ import { adminToken } from "./routes/admin/guard";
 import { adminKeyRoutes } from "./routes/admin/keys";
 import { openApiRoutes } from "./routes/openapi";
 import { statusRoutes } from "./routes/status";
+import { webhookRoutes } from "./routes/webhooks";
 import type { AppEnv } from "./types";
 
 /**
@@ -28,6 +29,7 @@ app.route("/api/v1", accountRoutes);
 app.route("/api/v1", emailRoutes);
 app.route("/api/v1", emailListRoutes);
 app.route("/api/v1", statusRoutes);
+app.route("/api/v1", webhookRoutes);
 
 app.use("/admin/v1/*", adminToken());
 app.route("/admin/v1", adminAccountRoutes);

@@ -3,6 +3,8 @@ declare namespace Cloudflare {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
     /** The fixture SMTP server's session and RCPT log (test/fixtures/mail.ts). */
     MAIL_STATS_URL: string;
+    /** Webhook receivers on loopback (test/fixtures/receiver.ts). */
+    RECEIVER_URL: string;
   }
 }
 

@@ -6,6 +6,7 @@ declare module "vitest" {
     rdapUrl: string;
     sidecarUrl: string;
     mailStatsUrl: string;
+    receiverUrl: string;
   }
 }
 export {};
