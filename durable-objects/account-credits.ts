@@ -40,6 +40,11 @@ export type ReserveResult =
 
 export interface Settlement {
   credits: number;
+  /**
+   * A unit of queued work (a bulk chunk) that must never be charged twice: a second settlement with the same id
+   * charges nothing, however often a redelivered message reruns the work.
+   */
+  operationId?: string;
   usage?: Partial<Record<UsageCounter, number>>;
   now?: number;
 }
@@ -88,6 +93,7 @@ export class AccountCredits extends DurableObject<Env> {
         PRIMARY KEY (key_id, day));
       CREATE TABLE IF NOT EXISTS usage (at INTEGER NOT NULL, counter TEXT NOT NULL, n INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS usage_at ON usage (at);
+      CREATE TABLE IF NOT EXISTS settled_operations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
     `);
   }
 
@@ -163,6 +169,11 @@ export class AccountCredits extends DurableObject<Env> {
     if (!reservation) return { charged: 0, remaining: this.available(this.current(now)), alreadySettled: true };
     this.sql.exec("DELETE FROM reservations WHERE id = ?", reservationId);
     const state = this.current(now);
+    if (settlement.operationId) {
+      const seen = this.sql.exec("SELECT id FROM settled_operations WHERE id = ?", settlement.operationId).toArray().length > 0;
+      if (seen) return { charged: 0, remaining: this.available(state), alreadySettled: true };
+      this.sql.exec("INSERT INTO settled_operations (id, at) VALUES (?, ?)", settlement.operationId, now);
+    }
     const wanted = Math.max(0, Math.min(settlement.credits, reservation.amount));
     const { fromPlan, fromPack } = splitCharge(wanted, state.plan_credits, state.pack_credits);
     const charged = fromPlan + fromPack;

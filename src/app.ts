@@ -6,6 +6,7 @@ import { requestId } from "./http/request-id";
 import { accountRoutes } from "./routes/account";
 import { emailRoutes } from "./routes/email";
 import { emailListRoutes } from "./routes/email-lists";
+import { emailBulkRoutes } from "./routes/email-bulk";
 import { adminAccountRoutes } from "./routes/admin/accounts";
 import { adminToken } from "./routes/admin/guard";
 import { adminKeyRoutes } from "./routes/admin/keys";
@@ -28,6 +29,7 @@ app.route("/api/v1", openApiRoutes(() => app.routes));
 app.route("/api/v1", accountRoutes);
 app.route("/api/v1", emailRoutes);
 app.route("/api/v1", emailListRoutes);
+app.route("/api/v1", emailBulkRoutes);
 app.route("/api/v1", statusRoutes);
 app.route("/api/v1", webhookRoutes);
 

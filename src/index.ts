@@ -1,3 +1,5 @@
+import { handleJobMessages, recoverStalledJobs } from "../workers/bulk-runner";
+import type { JobMessage } from "./jobs/bulk-engine";
 import { sweepRetention } from "../workers/retention";
 import { app } from "./app";
 
@@ -6,7 +8,8 @@ export { RateLimiter } from "../durable-objects/rate-limiter";
 
 export default {
   fetch: app.fetch,
-  async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(sweepRetention(env));
+  queue: handleJobMessages,
+  async scheduled(controller, env, ctx) {
+    ctx.waitUntil(controller.cron === "*/5 * * * *" ? recoverStalledJobs(env) : sweepRetention(env));
   },
-} satisfies ExportedHandler<Env>;
+} satisfies ExportedHandler<Env, JobMessage>;

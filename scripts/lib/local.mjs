@@ -115,16 +115,29 @@ export const applyMigrations = ({ persistTo, quiet = false } = {}) =>
   runWrangler(["d1", "migrations", "apply", "DB", "--local", ...(persistTo ? ["--persist-to", persistTo] : [])], { quiet });
 
 /**
+ * Bundles the Worker once, as `wrangler deploy` would, into `outDir` (`wrangler deploy --dry-run --outdir`, nothing is
+ * uploaded); resolves with the path of the bundled entry, for startWranglerDev({ script }).
+ */
+export async function bundleWorker(outDir) {
+  await runWrangler(["deploy", "--dry-run", "--outdir", outDir], { quiet: true });
+  return join(outDir, "index.js");
+}
+
+/**
  * Starts `wrangler dev` on 127.0.0.1:port. The child leads its own process group (so a terminal Ctrl-C reaches only
  * our parent, which forwards it exactly once, and stopProcess can take down wrangler together with its workerd
  * children); stdin is not passed, so there is no interactive hotkey session.
+ * `script`: run this already-bundled entry (see bundleWorker) with wrangler.toml's bindings instead of building src/,
+ * and without watching wrangler.toml / .dev.vars either (WRANGLER_CI_DISABLE_CONFIG_WATCHING): edits to the
+ * repository during the run do not restart the Worker.
  */
-export function startWranglerDev({ port, persistTo, extraArgs = [], stdio = "inherit" }) {
-  const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", ...extraArgs];
+export function startWranglerDev({ port, persistTo, script, extraArgs = [], stdio = "inherit" }) {
+  const args = ["dev", ...(script ? [script, "--no-bundle", "--config", join(ROOT, "wrangler.toml")] : [])];
+  args.push("--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", ...extraArgs);
   if (persistTo) args.push("--persist-to", persistTo);
   return spawn(process.execPath, [WRANGLER_BIN, ...args], {
     cwd: ROOT,
-    env: wranglerEnv(),
+    env: wranglerEnv(script ? { WRANGLER_CI_DISABLE_CONFIG_WATCHING: "true" } : {}),
     detached: true,
     stdio: ["ignore", stdio, stdio],
   });

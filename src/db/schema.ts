@@ -150,3 +150,48 @@ export const emailHistory = sqliteTable(
   },
   (t) => [index("email_history_account").on(t.accountId, t.createdAt)],
 );
+
+/** One bulk run of any product (email first). Inputs and results live in R2; counters and state here. */
+export const bulkJobs = sqliteTable(
+  "bulk_jobs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: text("account_id").notNull(),
+    keyId: text("key_id").notNull(),
+    product: text("product").notNull(),
+    status: text("status", { enum: ["queued", "processing", "completed", "failed", "cancelled"] }).notNull(),
+    total: integer("total").notNull(),
+    duplicateCount: integer("duplicate_count").notNull().default(0),
+    processed: integer("processed").notNull().default(0),
+    /** Per-verdict row counts, product-specific (`{deliverable, risky, undeliverable}` for email). */
+    counts: text("counts", { mode: "json" }).$type<Record<string, number>>().notNull(),
+    creditsUsed: integer("credits_used").notNull().default(0),
+    stoppedReason: text("stopped_reason"),
+    cancelRequested: integer("cancel_requested", { mode: "boolean" }).notNull().default(false),
+    /** Distinct inputs, stored one JSON line each in R2; `nextEntry` of them are answered and billed. */
+    entries: integer("entries").notNull(),
+    nextEntry: integer("next_entry").notNull().default(0),
+    /** Byte offset in the input file of every chunk's first line, plus the file's length: chunks are read by range. */
+    chunkOffsets: text("chunk_offsets", { mode: "json" }).$type<number[]>().notNull(),
+    /** Lookup options every row shares (refresh, max_age, timeout). */
+    options: text("options", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    webhookUrl: text("webhook_url"),
+    webhookSecret: text("webhook_secret"),
+    webhookStatus: text("webhook_status", { enum: ["pending", "delivered", "failed"] }),
+    webhookDetail: text("webhook_detail"),
+    /** The finished event's exact bytes, frozen when the run settles so redeliveries repeat them. */
+    webhookBody: text("webhook_body"),
+    idempotencyKey: text("idempotency_key"),
+    requestHash: text("request_hash"),
+    /** The creation response, replayed for the same Idempotency-Key and body. */
+    createResponse: text("create_response"),
+    inputExpired: integer("input_expired", { mode: "boolean" }).notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at").notNull(),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    index("bulk_jobs_account").on(t.accountId, t.product, t.createdAt),
+    uniqueIndex("bulk_jobs_idempotency").on(t.accountId, t.product, t.idempotencyKey),
+  ],
+);

@@ -21,7 +21,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const page = z.coerce.number().int().min(1).default(1);
 
 /** A date (`2026-11-01`, whole day for `until`) or an ISO timestamp, as Unix ms. */
-const dateOrTimestamp = (endOfDay: boolean) =>
+export const dateOrTimestamp = (endOfDay: boolean) =>
   z.string().transform((value, ctx) => {
     const bareDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
     const ms = Date.parse(bareDate ? `${value}T00:00:00Z` : value);

@@ -92,10 +92,29 @@ interface Unique {
  */
 export async function runEmailLookups(c: Context<AppEnv>, inputs: string[], options: EmailOptions): Promise<EmailRun> {
   const principal = c.var.principal;
-  const accountId = principal && principal.kind !== "sandbox" ? principal.accountId : null;
-  const db = database(c.env);
+  const payer = principal && principal.kind !== "sandbox" ? { accountId: principal.accountId, keyId: principal.keyId, dailyCreditCap: principal.dailyCreditCap } : null;
+  const run = await lookupForPayer({ env: c.env, payer, requestId: c.var.requestId }, inputs, options);
+  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
+  return run;
+}
+
+/** Who pays for a list of lookups: an account and the key whose daily cap applies (null for the sandbox). */
+export interface LookupContext {
+  env: Env;
+  payer: { accountId: string; keyId: string; dailyCreditCap: number | null } | null;
+  /** Ledger and history id: the HTTP request id, or a bulk run's chunk id. */
+  requestId: string;
+  /** Set for queued work: settling the same operation twice charges once (see AccountCredits.settle). */
+  operationId?: string;
+}
+
+/** `runEmailLookups` without HTTP: bulk runs call it per chunk with the run's account and key. */
+export async function lookupForPayer(ctx: LookupContext, inputs: string[], options: EmailOptions): Promise<EmailRun> {
+  const { env, payer } = ctx;
+  const accountId = payer?.accountId ?? null;
+  const db = database(env);
   const now = Date.now();
-  const config = emailConfig(c.env);
+  const config = emailConfig(env);
 
   const byKey = new Map<string, Unique>();
   const keyOf: string[] = [];
@@ -129,7 +148,7 @@ export async function runEmailLookups(c: Context<AppEnv>, inputs: string[], opti
   }
 
   const fresh = uniques.filter((u) => !u.free);
-  const credits = accountId ? creditsOf(c.env, accountId) : null;
+  const credits = accountId ? creditsOf(env, accountId) : null;
   let granted = fresh.length;
   let limitedBy: StoppedReason | null = null;
   let reservationId: string | null = null;
@@ -137,11 +156,11 @@ export async function runEmailLookups(c: Context<AppEnv>, inputs: string[], opti
   if (credits && fresh.length) {
     const [reservation, snapshot] = await Promise.all([
       credits.reserve({
-        requestId: c.var.requestId,
+        requestId: ctx.requestId,
         amount: fresh.length,
         minimum: 1,
-        keyId: principal?.kind === "sandbox" ? null : (principal?.keyId ?? null),
-        dailyCreditCap: principal?.kind === "sandbox" ? null : (principal?.dailyCreditCap ?? null),
+        keyId: payer?.keyId ?? null,
+        dailyCreditCap: payer?.dailyCreditCap ?? null,
       }),
       credits.snapshot(),
     ]);
@@ -204,10 +223,9 @@ export async function runEmailLookups(c: Context<AppEnv>, inputs: string[], opti
       undeliverable_checked: counted.filter((a) => a.answer.outcome === "undeliverable_checked").length,
     };
     remaining = reservationId
-      ? (await credits.settle(reservationId, { credits: charged, usage })).remaining
+      ? (await credits.settle(reservationId, { credits: charged, usage, ...(ctx.operationId ? { operationId: ctx.operationId } : {}) })).remaining
       : (await credits.snapshot()).available;
   }
-  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + charged);
 
   const items: ItemAnswer[] = [];
   const seen = new Set<string>();
@@ -235,7 +253,7 @@ export async function runEmailLookups(c: Context<AppEnv>, inputs: string[], opti
 
   if (accountId) {
     const isTest = (item: ItemAnswer) => answers.get(keyOf[item.index]!)?.answer.test === true;
-    await remember(db, memory(accountId, c.var.requestId, now, uniques, answers, items.filter((item) => !isTest(item)), options));
+    await remember(db, memory(accountId, ctx.requestId, now, uniques, answers, items.filter((item) => !isTest(item)), options));
   }
   return {
     items,
