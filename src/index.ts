@@ -8,7 +8,9 @@ export { RateLimiter } from "../durable-objects/rate-limiter";
 
 export default {
   fetch: app.fetch,
-  queue: handleJobMessages,
+  async queue(batch, env, _ctx) {
+    await handleJobMessages(batch, env);
+  },
   async scheduled(controller, env, ctx) {
     ctx.waitUntil(controller.cron === "*/5 * * * *" ? recoverStalledJobs(env) : sweepRetention(env));
   },
