@@ -109,7 +109,7 @@ describe("POST /api/v1/email/bulk", () => {
 
   it("stops with insufficient_credits when the balance runs out, and resumes after a top-up", async () => {
     const acct = await createAccount({ pack: 1 });
-    const { body } = await create(acct.key, { emails: ["alice@acme.example", "bob@acme.example", "carol@acme.example"] });
+    const { body } = await create(acct.key, { emails: ["henry@acme.example", "ivy@acme.example", "jack@acme.example"] });
     const stopped = await settled(acct, body.data.job.id);
     expect(stopped).toMatchObject({ status: "completed", processed: 1, credits_used: 1, stopped_reason: "insufficient_credits" });
     const key = await anotherKey(acct);
@@ -186,7 +186,7 @@ describe("POST /api/v1/email/bulk", () => {
 
   it("processes a redelivered queue message without losing, duplicating or double-billing a row", async () => {
     const acct = await createAccount({ pack: 10 });
-    const { body } = await create(acct.key, { emails: ["erin@acme.example", "dave@acme.example"] });
+    const { body } = await create(acct.key, { emails: ["frank@acme.example", "grace@acme.example"] });
     const job = await settled(acct, body.data.job.id);
     expect(job).toMatchObject({ processed: 2, credits_used: 2 });
     await env.DB.prepare("UPDATE bulk_jobs SET status = 'processing', next_entry = 0, finished_at = NULL WHERE id = ?").bind(job.id).run();

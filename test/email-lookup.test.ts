@@ -169,10 +169,10 @@ describe("POST /api/v1/email", () => {
 
   it("answers 402 INSUFFICIENT_CREDITS on an empty balance and runs nothing", async () => {
     const acct = await createAccount({ pack: 0 });
-    const { status, body } = await lookupEmail(acct.key, { email: "erin@acme.example" });
+    const { status, body } = await lookupEmail(acct.key, { email: "paid-only@acme.example" });
     expect(status).toBe(402);
     expect(body.error.code).toBe("INSUFFICIENT_CREDITS");
-    expect(rcptCount(await mailStats(), "erin@acme.example")).toBe(0);
+    expect(rcptCount(await mailStats(), "paid-only@acme.example")).toBe(0);
   });
 
   it.each([
