@@ -35,6 +35,8 @@ export type ReserveResult =
       granted: number;
       /** Why fewer credits than asked for were granted, if they were. */
       limitedBy: "insufficient_credits" | "key_spend_cap" | null;
+      /** Undeliverable-with-check verdicts still free in the rolling window, so callers need no second call. */
+      fairUseRemaining: number;
     }
   | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number };
 
@@ -151,7 +153,7 @@ export class AccountCredits extends DurableObject<Env> {
       granted,
       now,
     );
-    return { ok: true, reservationId, granted, limitedBy };
+    return { ok: true, reservationId, granted, limitedBy, fairUseRemaining: this.fairUse(now).free_undeliverable_remaining };
   }
 
   /**
@@ -201,12 +203,6 @@ export class AccountCredits extends DurableObject<Env> {
   snapshot(now = Date.now()): AccountSnapshot {
     const state = this.current(now);
     const held = this.held();
-    this.sql.exec("DELETE FROM usage WHERE at <= ?", now - FAIR_USE_WINDOW_MS);
-    const usage = (counter: UsageCounter) =>
-      this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(n), 0) AS n FROM usage WHERE counter = ?", counter).one().n;
-    const billedAnswers = usage("billed_answers");
-    const undeliverableChecked = usage("undeliverable_checked");
-    const freeLimit = freeUndeliverableLimit(billedAnswers);
     return {
       plan: state.plan,
       plan_status: state.plan_status,
@@ -218,12 +214,23 @@ export class AccountCredits extends DurableObject<Env> {
       pack_credits: state.pack_credits,
       reserved: held,
       available: Math.max(0, state.plan_credits + state.pack_credits - held),
-      fair_use: {
-        billed_answers: billedAnswers,
-        undeliverable_checked: undeliverableChecked,
-        free_undeliverable_limit: freeLimit,
-        free_undeliverable_remaining: Math.max(0, freeLimit - undeliverableChecked),
-      },
+      fair_use: this.fairUse(now),
+    };
+  }
+
+  /** The rolling 30-day fair-use window (email): what was billed, what was checked, what is still free. */
+  private fairUse(now: number): AccountSnapshot["fair_use"] {
+    this.sql.exec("DELETE FROM usage WHERE at <= ?", now - FAIR_USE_WINDOW_MS);
+    const usage = (counter: UsageCounter) =>
+      this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(n), 0) AS n FROM usage WHERE counter = ?", counter).one().n;
+    const billedAnswers = usage("billed_answers");
+    const undeliverableChecked = usage("undeliverable_checked");
+    const freeLimit = freeUndeliverableLimit(billedAnswers);
+    return {
+      billed_answers: billedAnswers,
+      undeliverable_checked: undeliverableChecked,
+      free_undeliverable_limit: freeLimit,
+      free_undeliverable_remaining: Math.max(0, freeLimit - undeliverableChecked),
     };
   }
 

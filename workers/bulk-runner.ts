@@ -6,6 +6,7 @@ import { deliveryConfig } from "../src/routes/webhooks";
 import { BULK_PRODUCTS } from "../src/jobs/email-bulk";
 import { CHUNK_ENTRIES, inputKey, recordProgress, resultsPrefix, type Entry, type JobMessage, type JobRow } from "../src/jobs/bulk-engine";
 import type { BulkProduct } from "../src/jobs/product";
+import { recheck } from "../src/products/email/settle";
 
 /** A consumer works on one run for at most this long, then queues its continuation so other runs get a turn. */
 const SLICE_MS = 20_000;
@@ -125,10 +126,11 @@ export async function handleJobMessages(batch: MessageBatch<JobMessage>, env: En
   for (const message of batch.messages) {
     try {
       if (message.body.type === "run") await runJob(env, message.body.jobId);
-      else await deliverJobWebhook(env, message.body.jobId);
+      else if (message.body.type === "webhook") await deliverJobWebhook(env, message.body.jobId);
+      else await recheck(env, message.body);
       message.ack();
     } catch (err) {
-      console.error(JSON.stringify({ event: "job_message_failed", job_id: message.body.jobId, type: message.body.type, error: String(err) }));
+      console.error(JSON.stringify({ event: "job_message_failed", message: message.id, type: message.body.type, error: String(err) }));
       message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
     }
   }

@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { randomToken, sha256Hex } from "../auth/keys";
 import { database, type Database } from "../db/client";
 import { bulkJobs } from "../db/schema";
+import type { RecheckMessage } from "../products/email/settle";
 import type { BulkProduct } from "./product";
 
 /**
@@ -15,7 +16,7 @@ export const PER_PAGE = 100;
 
 export type JobRow = typeof bulkJobs.$inferSelect;
 
-export type JobMessage = { type: "run"; jobId: number } | { type: "webhook"; jobId: number };
+export type JobMessage = { type: "run"; jobId: number } | { type: "webhook"; jobId: number } | RecheckMessage;
 
 export const inputKey = (jobId: number) => `bulk/${jobId}/input.jsonl`;
 export const resultsPrefix = (jobId: number) => `bulk/${jobId}/results/`;

@@ -24,10 +24,21 @@ interface RdapDomain {
 }
 
 /** Registration date (YYYY-MM-DD) of the registrable domain that `host` belongs to, or null when unknown. */
+/** Concurrent lookups of one domain (a batch) share a single query. */
+const inFlight = new Map<string, Promise<string | null>>();
+
 export async function registrationDate(host: string, baseOverride: string | undefined): Promise<string | null> {
   const domain = getDomain(host) ?? host;
   const cached = cache.get(domain);
   if (cached !== undefined) return cached;
+  const pending = inFlight.get(domain);
+  if (pending) return pending;
+  const query = queryRegistry(domain, baseOverride).finally(() => inFlight.delete(domain));
+  inFlight.set(domain, query);
+  return query;
+}
+
+async function queryRegistry(domain: string, baseOverride: string | undefined): Promise<string | null> {
   const base = baseOverride || serverByTld.get(domain.slice(domain.lastIndexOf(".") + 1));
   if (!base) return null;
   let date: string | null = null;

@@ -11,11 +11,13 @@ import { describe } from "../http/openapi";
 import { jsonBody, pathParams } from "../http/validation";
 import { domainIntelligence, invalidDomain, normalizeDomain } from "../products/email/domain";
 import { DEFAULT_TIMEOUT_SECONDS, emailConfig, runEmailLookups, type EmailOptions } from "../products/email/service";
+import { scheduleRecheck } from "../products/email/settle";
 import { recall, remember } from "../products/email/store";
 import { cannedAnswer, cannedDomain } from "../products/email/test-addresses";
 import { extractAddress } from "../products/email/extract";
 import { parseAddress } from "../products/email/syntax";
 import type { AppEnv } from "../types";
+import { assertWebhookUrl } from "./webhooks";
 import { emailResultSchema, domainResultSchema } from "./email-schemas";
 
 const lookupOptions = {
@@ -27,7 +29,7 @@ const lookupOptions = {
 const singleBody = z
   .object({
     email: z.string().max(254),
-    callback_url: z.url({ protocol: /^https$/, error: "Must be an https URL." }).max(2048).nullish(),
+    callback_url: z.url().max(2048).nullish(),
     callback_secret: z.string().min(16).max(128).nullish(),
     ...lookupOptions,
   })
@@ -60,8 +62,23 @@ export const emailRoutes = new Hono<AppEnv>()
     jsonBody(singleBody),
     async (c) => {
       const body = c.req.valid("json");
+      if (body.callback_url) assertWebhookUrl(c.env, "callback_url", body.callback_url);
       assertSandboxValue(c, isTestAddress(body.email));
       const { data, meta } = await single(c, body.email, body);
+      const principal = c.var.principal;
+      const settling = Boolean(body.callback_url && body.callback_secret && data.reason === "unverified" && principal?.kind === "secret");
+      if (settling && principal?.kind === "secret") {
+        await scheduleRecheck(c.env, {
+          requestId: c.var.requestId,
+          accountId: principal.accountId,
+          keyId: principal.keyId,
+          dailyCreditCap: principal.dailyCreditCap,
+          email: body.email,
+          callbackUrl: body.callback_url!,
+          callbackSecret: body.callback_secret!,
+          timeoutSeconds: body.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+        });
+      }
       return ok(c, data, {
         credits_used: meta.credits_used,
         credits_remaining: meta.credits_remaining,
@@ -69,6 +86,7 @@ export const emailRoutes = new Hono<AppEnv>()
         refreshed: meta.refreshed,
         suppressed: meta.suppressed,
         fair_use_billed: meta.fair_use_billed,
+        ...(body.callback_url ? { settling } : {}),
       });
     },
   )

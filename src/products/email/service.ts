@@ -20,6 +20,8 @@ export interface EmailOptions {
   timeoutSeconds: number;
   /** Batches and bulk runs answer suppressed addresses from the stored verdict; a single lookup never does. */
   honorSuppressions: boolean;
+  /** Settling re-checks must ask the mail server again, past the 15-minute reuse of uncertain answers. */
+  skipUncertainReuse?: boolean;
 }
 
 export interface ItemMeta {
@@ -140,7 +142,7 @@ export async function lookupForPayer(ctx: LookupContext, inputs: string[], optio
       if (suppressed) u.free = { result: suppressed, cacheHit: false, suppressed: true };
       else if (repeat && !tooOld(repeat.createdAt)) u.free = { result: repeat.result as EmailResult, cacheHit: true, suppressed: false };
       else {
-        const usable = mailbox && (!isConfirmed(mailbox) || !tooOld(mailbox.checkedAt));
+        const usable = mailbox && (isConfirmed(mailbox) ? !tooOld(mailbox.checkedAt) : !options.skipUncertainReuse);
         u.known = usable ? mailbox : null;
         u.refreshed = Boolean(repeat || (mailbox && !usable));
       }
@@ -154,20 +156,17 @@ export async function lookupForPayer(ctx: LookupContext, inputs: string[], optio
   let reservationId: string | null = null;
   const fairUseLeft = { n: 0 };
   if (credits && fresh.length) {
-    const [reservation, snapshot] = await Promise.all([
-      credits.reserve({
-        requestId: ctx.requestId,
-        amount: fresh.length,
-        minimum: 1,
-        keyId: payer?.keyId ?? null,
-        dailyCreditCap: payer?.dailyCreditCap ?? null,
-      }),
-      credits.snapshot(),
-    ]);
-    fairUseLeft.n = snapshot.fair_use.free_undeliverable_remaining;
+    const reservation = await credits.reserve({
+      requestId: ctx.requestId,
+      amount: fresh.length,
+      minimum: 1,
+      keyId: payer?.keyId ?? null,
+      dailyCreditCap: payer?.dailyCreditCap ?? null,
+    });
     if (reservation.ok) {
       ({ granted, reservationId } = reservation);
       limitedBy = reservation.limitedBy;
+      fairUseLeft.n = reservation.fairUseRemaining;
     } else {
       granted = 0;
       limitedBy = reservation.reason;
@@ -216,16 +215,17 @@ export async function lookupForPayer(ctx: LookupContext, inputs: string[], optio
   }
 
   const counted = [...answers.values()];
-  let remaining = 0;
-  if (credits) {
-    const usage = {
-      billed_answers: counted.filter((a) => a.answer.outcome === "usable" && a.credits > 0).length,
-      undeliverable_checked: counted.filter((a) => a.answer.outcome === "undeliverable_checked").length,
-    };
-    remaining = reservationId
-      ? (await credits.settle(reservationId, { credits: charged, usage, ...(ctx.operationId ? { operationId: ctx.operationId } : {}) })).remaining
-      : (await credits.snapshot()).available;
-  }
+  const usage = {
+    billed_answers: counted.filter((a) => a.answer.outcome === "usable" && a.credits > 0).length,
+    undeliverable_checked: counted.filter((a) => a.answer.outcome === "undeliverable_checked").length,
+  };
+  const operation = ctx.operationId ? { operationId: ctx.operationId } : {};
+  // Settling and remembering are independent: run them together rather than one after the other.
+  const remainingCredits: Promise<number> = !credits
+    ? Promise.resolve(0)
+    : reservationId
+      ? credits.settle(reservationId, { credits: charged, usage, ...operation }).then((s) => s.remaining)
+      : credits.snapshot().then((s) => s.available);
 
   const items: ItemAnswer[] = [];
   const seen = new Set<string>();
@@ -251,10 +251,11 @@ export async function lookupForPayer(ctx: LookupContext, inputs: string[], optio
     });
   }
 
-  if (accountId) {
-    const isTest = (item: ItemAnswer) => answers.get(keyOf[item.index]!)?.answer.test === true;
-    await remember(db, memory(accountId, ctx.requestId, now, uniques, answers, items.filter((item) => !isTest(item)), options));
-  }
+  const isTest = (item: ItemAnswer) => answers.get(keyOf[item.index]!)?.answer.test === true;
+  const [remaining] = await Promise.all([
+    remainingCredits,
+    accountId ? remember(db, memory(accountId, ctx.requestId, now, uniques, answers, items.filter((item) => !isTest(item)), options)) : null,
+  ]);
   return {
     items,
     requested: inputs.length,
