@@ -195,3 +195,64 @@ export const bulkJobs = sqliteTable(
     uniqueIndex("bulk_jobs_idempotency").on(t.accountId, t.product, t.idempotencyKey),
   ],
 );
+
+/**
+ * Company registers synced locally (GLEIF LEI-CDF, UK Companies House, ...): one row per identifier in the register's
+ * own spelling. No registered address is stored.
+ */
+export const registerEntities = sqliteTable(
+  "register_entities",
+  {
+    register: text("register").notNull(),
+    identifier: text("identifier").notNull(),
+    name: text("name"),
+    /** Normalised: `active`, `dissolved`, or another lowercase word the register uses. */
+    status: text("status").notNull(),
+    /** The register's own status wording (e.g. "Liquidation", "LAPSED"). */
+    statusDetail: text("status_detail"),
+    country: text("country"),
+    /** LEI records: ISSUED, LAPSED, RETIRED, ... */
+    registrationStatus: text("registration_status"),
+    /** LEI records: the national register and number the record points to, for cross-register flags. */
+    linkedRegister: text("linked_register"),
+    linkedIdentifier: text("linked_identifier"),
+  },
+  (t) => [primaryKey({ columns: [t.register, t.identifier] })],
+);
+
+/** Saved identifier lists re-checked weekly or monthly. */
+export const entityMonitors = sqliteTable(
+  "entity_monitors",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    accountId: text("account_id").notNull(),
+    keyId: text("key_id").notNull(),
+    name: text("name").notNull(),
+    /** The identifiers as given (strings read as LEIs, or `{identifier, type, country}` objects). */
+    identifiers: text("identifiers", { mode: "json" }).$type<unknown[]>().notNull(),
+    cadence: text("cadence", { enum: ["weekly", "monthly"] }).notNull(),
+    webhookUrl: text("webhook_url"),
+    webhookSecret: text("webhook_secret"),
+    webhookEvents: text("webhook_events", { enum: ["changes", "every_run"] }).notNull().default("changes"),
+    webhookStatus: text("webhook_status", { enum: ["pending", "delivered", "failed"] }),
+    webhookDetail: text("webhook_detail"),
+    lastRunAt: integer("last_run_at"),
+    nextRunAt: integer("next_run_at").notNull(),
+    lastSummary: text("last_summary", { mode: "json" }).$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("entity_monitors_account").on(t.accountId), index("entity_monitors_due").on(t.nextRunAt)],
+);
+
+/** The last recorded answer per monitored entry: what a run compares against. */
+export const entityBaselines = sqliteTable(
+  "entity_baselines",
+  {
+    monitorId: integer("monitor_id").notNull(),
+    /** `lei:<LEI>` or `company_number:<CC>:<number>`, in the register's spelling. */
+    entryKey: text("entry_key").notNull(),
+    answer: text("answer", { mode: "json" }).notNull(),
+    recordedAt: integer("recorded_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.monitorId, t.entryKey] })],
+);
