@@ -7,9 +7,12 @@ import { accountRoutes } from "./routes/account";
 import { emailRoutes } from "./routes/email";
 import { emailListRoutes } from "./routes/email-lists";
 import { emailBulkRoutes } from "./routes/email-bulk";
+import { entityMonitorRoutes } from "./routes/entity-monitors";
+import { entityRoutes } from "./routes/entity";
 import { adminAccountRoutes } from "./routes/admin/accounts";
 import { adminToken } from "./routes/admin/guard";
 import { adminKeyRoutes } from "./routes/admin/keys";
+import { adminRegisterRoutes } from "./routes/admin/registers";
 import { openApiRoutes } from "./routes/openapi";
 import { statusRoutes } from "./routes/status";
 import { webhookRoutes } from "./routes/webhooks";
@@ -30,12 +33,15 @@ app.route("/api/v1", accountRoutes);
 app.route("/api/v1", emailRoutes);
 app.route("/api/v1", emailListRoutes);
 app.route("/api/v1", emailBulkRoutes);
+app.route("/api/v1", entityMonitorRoutes);
+app.route("/api/v1", entityRoutes);
 app.route("/api/v1", statusRoutes);
 app.route("/api/v1", webhookRoutes);
 
 app.use("/admin/v1/*", adminToken());
 app.route("/admin/v1", adminAccountRoutes);
 app.route("/admin/v1", adminKeyRoutes);
+app.route("/admin/v1", adminRegisterRoutes);
 
 answerWrongMethods(app);
 app.onError(onError);

@@ -1,5 +1,6 @@
 import { handleJobMessages, recoverStalledJobs } from "../workers/bulk-runner";
 import type { JobMessage } from "./jobs/bulk-engine";
+import { queueDueMonitors } from "../workers/monitors";
 import { sweepRetention } from "../workers/retention";
 import { app } from "./app";
 
@@ -12,6 +13,7 @@ export default {
     await handleJobMessages(batch, env);
   },
   async scheduled(controller, env, ctx) {
-    ctx.waitUntil(controller.cron === "*/5 * * * *" ? recoverStalledJobs(env) : sweepRetention(env));
+    const work = controller.cron === "*/5 * * * *" ? Promise.all([recoverStalledJobs(env), queueDueMonitors(env)]) : sweepRetention(env);
+    ctx.waitUntil(work);
   },
 } satisfies ExportedHandler<Env, JobMessage>;

@@ -12,3 +12,8 @@ declare module "*.md?raw" {
   const text: string;
   export default text;
 }
+
+declare module "*.csv?raw" {
+  const text: string;
+  export default text;
+}

@@ -7,6 +7,7 @@ import { BULK_PRODUCTS } from "../src/jobs/email-bulk";
 import { CHUNK_ENTRIES, inputKey, recordProgress, resultsPrefix, type Entry, type JobMessage, type JobRow } from "../src/jobs/bulk-engine";
 import type { BulkProduct } from "../src/jobs/product";
 import { recheck } from "../src/products/email/settle";
+import { deliverMonitorWebhook, runDueMonitor } from "./monitors";
 
 /** A consumer works on one run for at most this long, then queues its continuation so other runs get a turn. */
 const SLICE_MS = 20_000;
@@ -127,7 +128,9 @@ export async function handleJobMessages(batch: MessageBatch<JobMessage>, env: En
     try {
       if (message.body.type === "run") await runJob(env, message.body.jobId);
       else if (message.body.type === "webhook") await deliverJobWebhook(env, message.body.jobId);
-      else await recheck(env, message.body);
+      else if (message.body.type === "recheck") await recheck(env, message.body);
+      else if (message.body.type === "monitor_run") await runDueMonitor(env, message.body.monitorId, message.body.dueAt);
+      else await deliverMonitorWebhook(env, message.body.monitorId, message.body.body);
       message.ack();
     } catch (err) {
       console.error(JSON.stringify({ event: "job_message_failed", message: message.id, type: message.body.type, error: String(err) }));

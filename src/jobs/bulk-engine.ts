@@ -16,7 +16,12 @@ export const PER_PAGE = 100;
 
 export type JobRow = typeof bulkJobs.$inferSelect;
 
-export type JobMessage = { type: "run"; jobId: number } | { type: "webhook"; jobId: number } | RecheckMessage;
+export type JobMessage =
+  | { type: "run"; jobId: number }
+  | { type: "webhook"; jobId: number }
+  | RecheckMessage
+  | { type: "monitor_run"; monitorId: number; dueAt: number }
+  | { type: "monitor_webhook"; monitorId: number; body: string };
 
 export const inputKey = (jobId: number) => `bulk/${jobId}/input.jsonl`;
 export const resultsPrefix = (jobId: number) => `bulk/${jobId}/results/`;

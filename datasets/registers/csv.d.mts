@@ -1,0 +1,13 @@
+/** Types of csv.mjs (the streaming RFC 4180 reader), for TypeScript callers such as the Worker tests. */
+export declare class CsvParser {
+  /** Complete records so far. */
+  records: number;
+  /** Parses one chunk; returns the records it completed. */
+  push(chunk: string): string[][];
+  /** Flushes the last record; throws on an unterminated quoted field. */
+  end(): string[][];
+}
+
+export declare function csvBatches(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string[][]>;
+
+export declare function csvRecords(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string[]>;

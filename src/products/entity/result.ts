@@ -1,0 +1,42 @@
+import type { IdentifierType } from "./identifiers";
+
+/**
+ * Why an answer has `found: false` (null when found):
+ * - `unknown_identifier`: the register is installed and does not carry the identifier (billed 0)
+ * - `invalid_identifier`: not the shape of an identifier of its type (billed 0)
+ * - `invalid_checksum`: an LEI's shape with wrong check digits (ISO 17442) (billed 0)
+ * - `unsupported_register`: no register here holds company numbers of that country (billed 0)
+ * - `register_not_installed`: the register exists but no file of it is loaded (billed 0)
+ */
+export type EntityReason = "unknown_identifier" | "invalid_identifier" | "invalid_checksum" | "unsupported_register" | "register_not_installed";
+
+export const ENTITY_REASONS: readonly EntityReason[] = [
+  "unknown_identifier",
+  "invalid_identifier",
+  "invalid_checksum",
+  "unsupported_register",
+  "register_not_installed",
+];
+
+export type EntityFlag = "dissolved_in_national_register";
+
+/** `data` of an entity answer (spec, "Entity result"). No registered address is stored or returned. */
+export interface EntityResult {
+  /** The register's spelling (LEI upper case; UK company number padded to 8), or the input trimmed when malformed. */
+  identifier: string;
+  identifier_type: IdentifierType;
+  found: boolean;
+  reason: EntityReason | null;
+  name: string | null;
+  /** `active`, `dissolved` or another lowercase word the register uses; null when not found. */
+  status: string | null;
+  /** The register's own status wording (company numbers); null on LEI answers. */
+  status_detail: string | null;
+  /** Two letters: the legal address country (LEI) or the register's country (company number). */
+  country: string | null;
+  /** LEI answers: whether the check digits are right; null on company-number answers. */
+  checksum_valid: boolean | null;
+  /** LEI answers: ISSUED, LAPSED, RETIRED, ...; null otherwise. */
+  registration_status: string | null;
+  flags: EntityFlag[];
+}

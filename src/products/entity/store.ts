@@ -1,0 +1,160 @@
+import { and, eq, gt, inArray, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import type { Database } from "../../db/client";
+import { datasets, emailAnswers, registerEntities } from "../../db/schema";
+import { REPEAT_WINDOW_MS } from "../email/store";
+import { REGISTER_NAMES, type RegisterName, type RegisterRow } from "./registers";
+
+/**
+ * What the entity product keeps in D1: register rows (`register_entities`), which registers are installed
+ * (`datasets`), and the account's 7-day repeat markers (`email_answers`, keys `entity:...`, generic despite its name).
+ * D1 allows 100 bound parameters per statement, which sizes every chunk below.
+ */
+const MAX_PARAMS = 100;
+const chunk = <T>(items: T[], size: number) =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, i * size + size));
+
+export interface InstalledRegister {
+  name: RegisterName;
+  version: string;
+  records: number;
+  loadedAt: number;
+}
+
+/** Registers with a `datasets` row: a register whose import never completed is not installed. */
+export async function installedRegisters(db: Database): Promise<Map<RegisterName, InstalledRegister>> {
+  const rows = await db.select().from(datasets).where(inArray(datasets.name, [...REGISTER_NAMES]));
+  return new Map(rows.map((r) => [r.name as RegisterName, { name: r.name as RegisterName, version: r.version, records: r.records, loadedAt: r.loadedAt }]));
+}
+
+export interface StoredEntity extends RegisterRow {
+  /** Status of the record `linked_register`/`linked_identifier` point to, when that register holds it. */
+  linked_status: string | null;
+}
+
+const linked = alias(registerEntities, "linked");
+
+/** The stored rows of one register for these identifiers (register spelling), with their linked record's status. */
+export async function findEntities(db: Database, register: RegisterName, identifiers: string[]): Promise<Map<string, StoredEntity>> {
+  const found = new Map<string, StoredEntity>();
+  const parts = chunk([...new Set(identifiers)], MAX_PARAMS - 10);
+  const results = await Promise.all(
+    parts.map((part) =>
+      db
+        .select({ entity: registerEntities, linkedStatus: linked.status })
+        .from(registerEntities)
+        .leftJoin(linked, and(eq(linked.register, registerEntities.linkedRegister), eq(linked.identifier, registerEntities.linkedIdentifier)))
+        .where(and(eq(registerEntities.register, register), inArray(registerEntities.identifier, part))),
+    ),
+  );
+  for (const { entity: e, linkedStatus } of results.flat()) {
+    found.set(e.identifier, {
+      identifier: e.identifier,
+      name: e.name,
+      status: e.status,
+      status_detail: e.statusDetail,
+      country: e.country,
+      registration_status: e.registrationStatus,
+      linked_register: e.linkedRegister,
+      linked_identifier: e.linkedIdentifier,
+      linked_status: linkedStatus,
+    });
+  }
+  return found;
+}
+
+/** Repeat keys the account paid for within the last 7 days. */
+export async function recentRepeats(db: Database, accountId: string, keys: string[], now: number): Promise<Set<string>> {
+  const parts = chunk([...new Set(keys)], MAX_PARAMS - 10);
+  const results = await Promise.all(
+    parts.map((part) =>
+      db
+        .select({ key: emailAnswers.normalizedEmail })
+        .from(emailAnswers)
+        .where(and(eq(emailAnswers.accountId, accountId), inArray(emailAnswers.normalizedEmail, part), gt(emailAnswers.createdAt, now - REPEAT_WINDOW_MS))),
+    ),
+  );
+  return new Set(results.flat().map((r) => r.key));
+}
+
+/** Starts the 7-day window of each paid answer (4 parameters a row). */
+export async function rememberPaid(db: Database, accountId: string, paid: { key: string; result: unknown }[], now: number): Promise<void> {
+  const statements = chunk(paid, Math.floor(MAX_PARAMS / 4)).map((part) =>
+    db
+      .insert(emailAnswers)
+      .values(part.map(({ key, result }) => ({ accountId, normalizedEmail: key, result, createdAt: now })))
+      .onConflictDoUpdate({
+        target: [emailAnswers.accountId, emailAnswers.normalizedEmail],
+        set: { result: sql`excluded.result`, createdAt: sql`excluded.created_at` },
+      }),
+  );
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}
+
+const ROW_COLUMNS = 9;
+
+/** Inserts or replaces rows of one register: multi-row statements of 11 rows (99 parameters), all in one D1 batch. */
+export async function upsertRows(db: Database, register: RegisterName, rows: RegisterRow[]): Promise<void> {
+  const statements = chunk(rows, Math.floor(MAX_PARAMS / ROW_COLUMNS)).map((part) =>
+    db
+      .insert(registerEntities)
+      .values(
+        part.map((r) => ({
+          register,
+          identifier: r.identifier,
+          name: r.name,
+          status: r.status,
+          statusDetail: r.status_detail,
+          country: r.country,
+          registrationStatus: r.registration_status,
+          linkedRegister: r.linked_register,
+          linkedIdentifier: r.linked_identifier,
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [registerEntities.register, registerEntities.identifier],
+        set: {
+          name: sql`excluded.name`,
+          status: sql`excluded.status`,
+          statusDetail: sql`excluded.status_detail`,
+          country: sql`excluded.country`,
+          registrationStatus: sql`excluded.registration_status`,
+          linkedRegister: sql`excluded.linked_register`,
+          linkedIdentifier: sql`excluded.linked_identifier`,
+        },
+      }),
+  );
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}
+
+/** Marks a register installed at `version` (the publication date of the file loaded): `/status/data` lists it. */
+export async function completeImport(db: Database, register: RegisterName, version: string, records: number, now: number): Promise<InstalledRegister> {
+  await db
+    .insert(datasets)
+    .values({ name: register, version, records, loadedAt: now })
+    .onConflictDoUpdate({ target: datasets.name, set: { version, records, loadedAt: now } });
+  return { name: register, version, records, loadedAt: now };
+}
+
+const DELETE_CHUNK = 20_000;
+
+/**
+ * Uninstalls a register at once (its `datasets` row goes first, so answers say `register_not_installed` from then on)
+ * and deletes its rows in chunks until none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
+ */
+export async function removeRegister(db: Database, register: RegisterName, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+  const started = Date.now();
+  await db.delete(datasets).where(eq(datasets.name, register));
+  let deleted = 0;
+  for (;;) {
+    const result = await db.run(
+      sql`DELETE FROM register_entities WHERE rowid IN (SELECT rowid FROM register_entities WHERE register = ${register} LIMIT ${DELETE_CHUNK})`,
+    );
+    const changes = result.meta.changes ?? 0;
+    deleted += changes;
+    if (changes < DELETE_CHUNK) return { deleted, done: true };
+    if (Date.now() - started > budgetMs) return { deleted, done: false };
+  }
+}
