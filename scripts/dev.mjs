@@ -10,6 +10,7 @@
 //
 // Ctrl-C / SIGTERM are forwarded to wrangler; the sidecars are stopped with it; this process exits with wrangler's
 // exit code.
+import { loadSamples } from "./import-register.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -141,6 +142,11 @@ if (!shuttingDown) {
   if (!ADMIN_TOKEN) {
     console.error("[dev] ADMIN_TOKEN is not set in .dev.vars: the operator API is off, so no demo account was set up.");
   } else {
+    try {
+      await loadSamples({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
+    } catch (err) {
+      console.error(`[dev] could not load the register samples: ${err.message}`);
+    }
     try {
       printDemo(await ensureDemo(adminClient(BASE_URL, ADMIN_TOKEN)));
     } catch (err) {
