@@ -40,7 +40,7 @@ const TEST_MIX = [
   "deliverable@service.test",
   "undeliverable@service.test",
   "role+1@service.test",
-  "deliverable@service.test",
+  "DELIVERABLE@service.test",
   "not an address",
   "alice@acme.example",
 ];
@@ -62,6 +62,12 @@ describe("POST /api/v1/email/bulk", () => {
     expect(header).toContain("did_you_mean");
     expect(header!.startsWith("index,input,email")).toBe(true);
     expect(rows.map((r) => Number(r.split(",")[0])).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    const byIndex = new Map(rows.map((r) => [Number(r.split(",")[0]), r.split(",")]));
+    const credits = header!.split(",").indexOf("credits_used");
+    // The repeat at index 3 keeps its own spelling and is not charged again.
+    expect(byIndex.get(3)![1]).toBe("DELIVERABLE@service.test");
+    expect(byIndex.get(3)![credits]).toBe("0");
+    expect(rows.reduce((sum, r) => sum + Number(r.split(",")[credits]), 0)).toBe(1);
     const undeliverable = await (await fetchRaw(`/api/v1/email/bulk/${job.id}/results?variant=undeliverable`, key)).text();
     expect(undeliverable.trim().split("\n")).toHaveLength(3);
   });

@@ -17,6 +17,7 @@ const RESULT_FIELDS = [
   "checksum_valid",
   "registration_status",
   "flags",
+  "sources",
 ];
 
 const lookup = (key: string, body: unknown) => call<EntityResult>("/api/v1/entity", json(body, { Authorization: `Bearer ${key}` }));
@@ -105,6 +106,8 @@ describe("POST /api/v1/entity", () => {
       checksum_valid: true,
       registration_status: "ISSUED",
       flags: [],
+      // The record points at a UK company number, so the national register it was checked against is named too.
+      sources: expect.arrayContaining([{ dataset: "gleif-lei", version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}/) }]),
     });
     expect(Object.keys(body.meta).sort()).toEqual(["cache_hit", "credits_remaining", "credits_used", "request_id"]);
     expect(body.meta).toMatchObject({ credits_used: 1, credits_remaining: 4, cache_hit: false });
@@ -125,6 +128,7 @@ describe("POST /api/v1/entity", () => {
       checksum_valid: null,
       registration_status: null,
       flags: [],
+      sources: [{ dataset: "uk-companies-house", version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}/) }],
     });
     expect(body.meta.credits_used).toBe(1);
     const scottish = await lookup(acct.key, { identifier: "sc990001", type: "company_number", country: "UK" });

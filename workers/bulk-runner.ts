@@ -71,6 +71,8 @@ export async function runJob(env: Env, jobId: number): Promise<void> {
   const started = Date.now();
   await db.update(bulkJobs).set({ status: "processing", updatedAt: started }).where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.status, "queued")));
   while (true) {
+    // Let the event loop look at the network between chunks (a timer, not a microtask).
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const row = await db.select().from(bulkJobs).where(eq(bulkJobs.id, jobId)).get();
     if (!row || row.status !== "processing") return;
     if (row.cancelRequested) return finishJob(env, jobId, "cancelled");
@@ -96,8 +98,9 @@ export async function runJob(env: Env, jobId: number): Promise<void> {
     const lines: string[] = [];
     const counts: Record<string, number> = {};
     done.forEach((entry, n) => {
-      for (const index of entry.i) {
-        lines.push([index, ...result.rows[n]!].map(csvCell).join(","));
+      for (const [k, index] of entry.i.entries()) {
+        const row = k === 0 ? result.rows[n]! : product.duplicateRow(result.rows[n]!, entry.o?.[index] ?? entry.v);
+        lines.push([index, ...row].map(csvCell).join(","));
         counts[result.countKey[n]!] = (counts[result.countKey[n]!] ?? 0) + 1;
       }
     });

@@ -31,6 +31,8 @@ export interface Entry {
   v: string;
   /** Every position in the submitted list where it occurs. */
   i: number[];
+  /** Later copies spelled differently from `v` (`Ann@X.com` after `ann@x.com`), by position. */
+  o?: Record<number, string>;
 }
 
 export interface CreateJob {
@@ -50,8 +52,11 @@ function distinct(product: BulkProduct, inputs: string[]): Entry[] {
   inputs.forEach((input, index) => {
     const key = product.dedupeKey(input);
     const entry = byKey.get(key);
-    if (entry) entry.i.push(index);
-    else byKey.set(key, { v: input, i: [index] });
+    if (!entry) byKey.set(key, { v: input, i: [index] });
+    else {
+      entry.i.push(index);
+      if (input !== entry.v) (entry.o ??= {})[index] = input;
+    }
   });
   return [...byKey.values()];
 }

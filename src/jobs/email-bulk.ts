@@ -25,6 +25,12 @@ export const emailBulk: BulkProduct<EmailBulkOptions> = {
     "index", "input", "email", "normalized_email", "deliverable", "reason", "risk_score", "risk_level", "disposable",
     "role", "free_provider", "catch_all", "mx_found", "smtp_reason", "did_you_mean", "credits_used", "suppressed",
   ],
+  duplicateRow(row, input) {
+    const copy = [...row];
+    copy[0] = input;
+    copy[copy.length - 2] = 0; // credits_used: a repeat within the list is free
+    return copy;
+  },
   async process(ctx, inputs, options) {
     const lookupOptions = {
       refresh: options.refresh ?? false,

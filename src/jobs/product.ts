@@ -9,6 +9,8 @@ export interface BulkProduct<Options = Record<string, unknown>> {
   /** Inputs with the same key are looked up once (`duplicate_count`). */
   dedupeKey(input: string): string;
   csvHeader: readonly string[];
+  /** The row for a later copy of an input: its own spelling, and nothing charged again. */
+  duplicateRow(row: BulkChunkResult["rows"][number], input: string): BulkChunkResult["rows"][number];
   /** Answers `inputs` in order for the payer, stopping where credits run out. */
   process(ctx: BulkContext, inputs: string[], options: Options): Promise<BulkChunkResult>;
 }

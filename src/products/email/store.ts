@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray } from "drizzle-orm";
+import { and, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { emailAnswers, emailHistory, emailSuppressions, mailboxAnswers } from "../../db/schema";
 import type { MailboxAnswer } from "./answer";
@@ -87,11 +87,12 @@ export interface Remember {
 /** Writes what one request learned, in one D1 batch. */
 export async function remember(db: Database, r: Remember): Promise<void> {
   const statements = [
-    ...r.answers.map(({ key, result }) =>
+    // Many rows per statement (D1 binds at most 100 parameters: 4 per repeat marker, 10 per history row).
+    ...chunks(r.answers, 25).map((part) =>
       db
         .insert(emailAnswers)
-        .values({ accountId: r.accountId, normalizedEmail: key, result, createdAt: r.now })
-        .onConflictDoUpdate({ target: [emailAnswers.accountId, emailAnswers.normalizedEmail], set: { result, createdAt: r.now } }),
+        .values(part.map(({ key, result }) => ({ accountId: r.accountId, normalizedEmail: key, result, createdAt: r.now })))
+        .onConflictDoUpdate({ target: [emailAnswers.accountId, emailAnswers.normalizedEmail], set: { result: sql`excluded.result`, createdAt: sql`excluded.created_at` } }),
     ),
     ...[...r.mailboxes].map(([email, m]) =>
       db
@@ -108,19 +109,21 @@ export async function remember(db: Database, r: Remember): Promise<void> {
     ...r.unsuppress.map((email) =>
       db.delete(emailSuppressions).where(and(eq(emailSuppressions.accountId, r.accountId), eq(emailSuppressions.email, email))),
     ),
-    ...r.history.map((h) =>
-      db.insert(emailHistory).values({
-        accountId: r.accountId,
-        requestId: r.requestId,
-        email: h.result.email,
-        normalizedEmail: h.result.normalized_email,
-        deliverable: h.result.deliverable,
-        reason: h.result.reason,
-        creditsUsed: h.credits,
-        cacheHit: h.cacheHit,
-        suppressed: h.suppressed,
-        createdAt: r.now,
-      }),
+    ...chunks(r.history, 10).map((part) =>
+      db.insert(emailHistory).values(
+        part.map((h) => ({
+          accountId: r.accountId,
+          requestId: r.requestId,
+          email: h.result.email,
+          normalizedEmail: h.result.normalized_email,
+          deliverable: h.result.deliverable,
+          reason: h.result.reason,
+          creditsUsed: h.credits,
+          cacheHit: h.cacheHit,
+          suppressed: h.suppressed,
+          createdAt: r.now,
+        })),
+      ),
     ),
   ];
   const [first, ...rest] = statements;

@@ -26,7 +26,20 @@ export function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
+/** checkTypo depends on the domain alone (the dataset is fixed per isolate): remembered per domain, bounded. */
+const memo = new Map<string, TypoCheck>();
+const MEMO_MAX = 50_000;
+
 export function checkTypo(domain: string): TypoCheck {
+  const known = memo.get(domain);
+  if (known) return known;
+  const found = computeTypo(domain);
+  if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
+  memo.set(domain, found);
+  return found;
+}
+
+function computeTypo(domain: string): TypoCheck {
   const { corrections, targets, targetSet } = typoData();
   const corrected = corrections.get(domain);
   if (corrected) return { suggestion: corrected, typoSquat: true };

@@ -76,6 +76,12 @@ function prepare(item: EntityItem): Prepared {
 /** The account's repeat-window key (stored in `email_answers`, which is generic despite its name). */
 const repeatKey = (p: Prepared) => (p.type === "lei" ? `entity:lei:${p.identifier}` : `entity:company_number:${p.country}:${p.identifier}`);
 
+/** The register asked (when installed) and, for a flag, the national register the LEI record points to. */
+function sourcesFor(p: Prepared, stored: StoredEntity | null, installed: Map<RegisterName, InstalledRegister>) {
+  const names = [p.register?.name, stored?.linked_register].filter((n): n is RegisterName => Boolean(n && installed.has(n as RegisterName)));
+  return [...new Set(names)].map((name) => ({ dataset: name, version: installed.get(name)!.version }));
+}
+
 function answer(p: Prepared, reason: EntityReason | null, stored: StoredEntity | null, installed: Map<RegisterName, InstalledRegister>): EntityResult {
   const base: EntityResult = {
     identifier: p.identifier,
@@ -89,6 +95,7 @@ function answer(p: Prepared, reason: EntityReason | null, stored: StoredEntity |
     checksum_valid: p.type === "lei" ? p.checksumValid : null,
     registration_status: null,
     flags: [],
+    sources: sourcesFor(p, stored, installed),
   };
   if (!stored) return base;
   const dissolvedThere =

@@ -39,4 +39,6 @@ export interface EntityResult {
   /** LEI answers: ISSUED, LAPSED, RETIRED, ...; null otherwise. */
   registration_status: string | null;
   flags: EntityFlag[];
+  /** Every register consulted, with the version of its loaded file (spec, "What the service does" 2). */
+  sources: { dataset: string; version: string }[];
 }
