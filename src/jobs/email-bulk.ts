@@ -28,6 +28,7 @@ export const emailBulk: BulkProduct<EmailBulkOptions> = {
   duplicateRow(row, input) {
     const copy = [...row];
     copy[0] = input;
+    copy[1] = extractAddress(input);
     copy[copy.length - 2] = 0; // credits_used: a repeat within the list is free
     return copy;
   },
