@@ -37,6 +37,7 @@
 // partial figures, and a hard deadline kills everything.
 // Knobs: BENCH_ROWS, BENCH_SEED, BENCH_POLL_MS, BENCH_TARGET_ROWS_PER_S, BENCH_TIMEOUT_MS, BENCH_FROZEN,
 // BENCH_WRANGLER_LOG_LEVEL, BENCH_PACK_CREDITS, BENCH_HEALTH_PROBE, BENCH_ENFORCE.
+import { runBench } from "./lib/harness.mjs";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { availableParallelism, tmpdir } from "node:os";
@@ -119,7 +120,6 @@ const children = { wrangler: null };
 const fixtures = [];
 const logFds = [];
 let persistDir = null;
-let stopping = false;
 
 async function cleanup() {
   await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
@@ -127,37 +127,17 @@ async function cleanup() {
   for (const fd of logFds.splice(0)) closeSync(fd);
   if (persistDir) rmSync(persistDir, { recursive: true, force: true }), (persistDir = null);
 }
-process.on("exit", () => {
+const startedAt = performance.now();
+await runBench({
+  main,
+  cleanup,
+  timeoutMs: TIMEOUT_MS,
+  logHint: "wrangler output: bench/results/bulk-wrangler.log",
+  onExit: () => {
   for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
   if (persistDir) rmSync(persistDir, { recursive: true, force: true });
+},
 });
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(signal, async () => {
-    console.error(`\n[bench] ${signal}: stopping`);
-    stopping = true;
-    await cleanup();
-    process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGHUP" ? 1 : 15));
-  });
-}
-const startedAt = performance.now();
-const deadline = setTimeout(async () => {
-  console.error(`[bench] not done after ${TIMEOUT_MS / 1000} s; giving up`);
-  stopping = true;
-  await cleanup();
-  process.exit(1);
-}, TIMEOUT_MS);
-
-try {
-  process.exitCode = await main();
-} catch (err) {
-  if (stopping) await new Promise(() => {}); // the signal/deadline handler is cleaning up and will exit
-  console.error(`[bench] ${err.stack ?? err}`);
-  console.error("[bench] wrangler output: bench/results/bulk-wrangler.log");
-  process.exitCode = 1;
-} finally {
-  clearTimeout(deadline);
-  await cleanup();
-}
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });

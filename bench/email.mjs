@@ -37,6 +37,7 @@
 // BENCH_ENFORCE=1 when (a) or (b) misses its target. The whole run is bounded by BENCH_TIMEOUT_MS (6 min).
 // Knobs: BENCH_PARTS (a,b,c), BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS (a);
 // BENCH_FRESH_LOOKUPS (b); BENCH_BATCH_ROUNDS (c); BENCH_DNS_LATENCY_MS, BENCH_SMTP_LATENCY_MS; BENCH_FROZEN.
+import { runBench } from "./lib/harness.mjs";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createHmac, randomBytes } from "node:crypto";
 import { availableParallelism, tmpdir } from "node:os";
@@ -102,7 +103,6 @@ const children = { wrangler: null, sidecar: null };
 const fixtures = [];
 const logFds = [];
 let persistDir = null;
-let stopping = false;
 
 async function cleanup() {
   await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
@@ -110,35 +110,15 @@ async function cleanup() {
   for (const fd of logFds.splice(0)) closeSync(fd);
   if (persistDir) rmSync(persistDir, { recursive: true, force: true }), (persistDir = null);
 }
-process.on("exit", () => {
+await runBench({
+  main,
+  cleanup,
+  timeoutMs: TIMEOUT_MS,
+  logHint: "wrangler and sidecar output: bench/results/email-wrangler.log, bench/results/email-sidecar.log",
+  onExit: () => {
   for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
+},
 });
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(signal, async () => {
-    console.error(`\n[bench] ${signal}: stopping`);
-    stopping = true;
-    await cleanup();
-    process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGHUP" ? 1 : 15));
-  });
-}
-const deadline = setTimeout(async () => {
-  console.error(`[bench] not done after ${TIMEOUT_MS / 1000} s; giving up`);
-  stopping = true;
-  await cleanup();
-  process.exit(1);
-}, TIMEOUT_MS);
-
-try {
-  process.exitCode = await main();
-} catch (err) {
-  if (stopping) await new Promise(() => {}); // the signal/deadline handler is cleaning up and will exit
-  console.error(`[bench] ${err.stack ?? err}`);
-  console.error("[bench] wrangler and sidecar output: bench/results/email-wrangler.log, bench/results/email-sidecar.log");
-  process.exitCode = 1;
-} finally {
-  clearTimeout(deadline);
-  await cleanup();
-}
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });

@@ -23,6 +23,7 @@
 // Writes bench/results/entity.json (wrangler output: bench/results/entity-wrangler.log). Exits 1 if a request was not
 // answered as expected or a bound was hit. The whole run is bounded by BENCH_TIMEOUT_MS (25 min).
 // Knobs: BENCH_PARTS (a,b), BENCH_ROWS, BENCH_ROUNDS (5), BENCH_IMPORT_TIMEOUT_MS (15 min), BENCH_FROZEN.
+import { runBench } from "./lib/harness.mjs";
 import { spawn } from "node:child_process";
 import { closeSync, createWriteStream, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -71,30 +72,12 @@ const benchLei = (i) => {
 const children = { wrangler: null, importer: null };
 const logFds = [];
 let workDir = null;
-let stopping = false;
 
 async function cleanup() {
   await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
   for (const fd of logFds.splice(0)) closeSync(fd);
   if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
 }
-process.on("exit", () => {
-  for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
-});
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(signal, async () => {
-    console.error(`\n[bench] ${signal}: stopping`);
-    stopping = true;
-    await cleanup();
-    process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGHUP" ? 1 : 15));
-  });
-}
-const deadline = setTimeout(async () => {
-  console.error(`[bench] not done after ${TIMEOUT_MS / 1000} s; giving up`);
-  stopping = true;
-  await cleanup();
-  process.exit(1);
-}, TIMEOUT_MS);
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -409,14 +392,12 @@ function wranglerVersion() {
   }
 }
 
-try {
-  process.exitCode = await main();
-} catch (err) {
-  if (stopping) await new Promise(() => {});
-  console.error(`[bench] ${err.stack ?? err}`);
-  console.error("[bench] wrangler output: bench/results/entity-wrangler.log");
-  process.exitCode = 1;
-} finally {
-  clearTimeout(deadline);
-  await cleanup();
-}
+await runBench({
+  main,
+  cleanup,
+  timeoutMs: TIMEOUT_MS,
+  logHint: "wrangler output: bench/results/entity-wrangler.log",
+  onExit: () => {
+  for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
+},
+});

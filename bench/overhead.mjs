@@ -27,6 +27,7 @@
 // local proxy worker (a second workerd process), which adds the same fixed cost to both routes and so pulls the ratio
 // towards 1 ("added ms" is reported next to it). wrangler runs with --log-level warn here (BENCH_WRANGLER_LOG_LEVEL).
 // Knobs: BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS, BENCH_TIMEOUT_MS.
+import { runBench } from "./lib/harness.mjs";
 import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { availableParallelism, tmpdir } from "node:os";
@@ -68,40 +69,19 @@ const RESULTS_DIR = join(ROOT, "bench", "results");
 let wrangler = null;
 let persistDir = null;
 let logFd = null;
-let stopping = false; // after a signal or the deadline: requests failing because wrangler is going away are expected
 
 async function cleanup() {
   if (wrangler) await stopProcess(wrangler);
   if (logFd !== null) closeSync(logFd), (logFd = null);
   if (persistDir) rmSync(persistDir, { recursive: true, force: true }), (persistDir = null);
 }
-process.on("exit", () => wrangler && isRunning(wrangler) && signalTree(wrangler, "SIGKILL"));
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(signal, async () => {
-    console.error(`\n[bench] ${signal}: stopping wrangler`);
-    stopping = true;
-    await cleanup();
-    process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGHUP" ? 1 : 15));
-  });
-}
-const deadline = setTimeout(async () => {
-  console.error(`[bench] not done after ${TIMEOUT_MS / 1000} s; giving up`);
-  stopping = true;
-  await cleanup();
-  process.exit(1);
-}, TIMEOUT_MS);
-
-try {
-  process.exitCode = await main();
-} catch (err) {
-  if (stopping) await new Promise(() => {}); // the signal/deadline handler is cleaning up and will exit
-  console.error(`[bench] ${err.stack ?? err}`);
-  if (logFd !== null) console.error(`[bench] wrangler output: bench/results/wrangler.log`);
-  process.exitCode = 1;
-} finally {
-  clearTimeout(deadline);
-  await cleanup();
-}
+await runBench({
+  main,
+  cleanup,
+  timeoutMs: TIMEOUT_MS,
+  logHint: "wrangler output: bench/results/wrangler.log",
+  onExit: () => wrangler && isRunning(wrangler) && signalTree(wrangler, "SIGKILL"),
+});
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
