@@ -28,8 +28,8 @@
 // towards 1 ("added ms" is reported next to it). wrangler runs with --log-level warn here (BENCH_WRANGLER_LOG_LEVEL).
 // Knobs: BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS, BENCH_TIMEOUT_MS.
 import { runBench } from "./lib/harness.mjs";
+import { alternate, keepAliveAgent, keyPool, keysFor, printTable, route, round2 } from "./lib/load.mjs";
 import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
-import { Agent, request as httpRequest } from "node:http";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -60,8 +60,6 @@ const SERIAL_REQUESTS = num("BENCH_SERIAL_REQUESTS", 500); // per route, concurr
 const LOG_LEVEL = process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn";
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 5 * 60_000);
 const TARGET_RATIO = 1.5;
-const PER_KEY_PER_WINDOW = 4; // client-side budget, below the API's 5 per second
-const KEY_WINDOW_MS = 1_100;
 const MAX_KEYS = num("BENCH_MAX_KEYS", 2_000);
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
@@ -97,18 +95,18 @@ async function main() {
   wrangler = startWranglerDev({ port, persistTo: persistDir, stdio: logFd, extraArgs: ["--var", `ADMIN_TOKEN:${ADMIN_TOKEN}`, "--log-level", LOG_LEVEL] });
   await waitForHttp(`${base}/healthz`, { child: wrangler, timeoutMs: 120_000 });
 
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const healthzProbe = route("GET /healthz", "/healthz", () => null);
+  const agent = keepAliveAgent(CONCURRENCY);
+  const healthzProbe = route("GET /healthz", "/healthz", () => ({}));
 
   // The healthz rate sizes the key pool (see the header comment).
   await healthzProbe.run(agent, base, WARMUP, CONCURRENCY, { record: false });
   const probe = await healthzProbe.run(agent, base, Math.min(REQUESTS, 1_000), CONCURRENCY, { record: false });
-  const keysNeeded = Math.ceil(((probe.count / probe.seconds) * 1.25) / (PER_KEY_PER_WINDOW / (KEY_WINDOW_MS / 1000)));
+  const keysNeeded = keysFor(probe.count / probe.seconds);
   const keyCount = Math.min(MAX_KEYS, Math.max(CONCURRENCY * 2, keysNeeded));
   console.log(`[bench] /healthz runs ~${Math.round(probe.count / probe.seconds)} req/s here; creating ${keyCount} secret keys`);
 
   const pool = keyPool(await createKeys(adminClient(base, ADMIN_TOKEN), keyCount));
-  const routes = () => [route("GET /healthz", "/healthz", () => null), route("GET /api/v1/account", "/api/v1/account", () => pool.next())];
+  const routes = () => [route("GET /healthz", "/healthz", () => ({})), route("GET /api/v1/account", "/api/v1/account", async () => ({ key: await pool.next() }))];
 
   console.log(`[bench] warm-up, then ${REQUESTS} requests per route in ${ROUNDS} alternating blocks, concurrency ${CONCURRENCY}`);
   const [warmHealthz, warmAccount] = routes();
@@ -165,75 +163,6 @@ async function main() {
   return process.env.BENCH_ENFORCE === "1" && !results.target_met ? 1 : 0;
 }
 
-/** `requests` per route in `rounds` blocks per route, order flipped every round (h a, a h, h a, ...); their summaries. */
-async function alternate(pair, agent, base, requests, rounds, concurrency) {
-  const perBlock = Math.ceil(requests / rounds);
-  for (let round = 0; round < rounds; round++) {
-    for (const r of round % 2 === 0 ? pair : [...pair].reverse()) await r.run(agent, base, perBlock, concurrency);
-  }
-  return pair.map((r) => r.summary());
-}
-
-/** One measured route: `run` drives `n` requests with `concurrency` workers; `summary` reduces what was recorded. */
-function route(name, path, auth) {
-  const latencies = [];
-  const statuses = {};
-  let seconds = 0;
-  return {
-    name,
-    async run(agent, base, n, concurrency, { record = true } = {}) {
-      let left = n;
-      const started = performance.now();
-      const local = [];
-      const worker = async () => {
-        while (left > 0) {
-          left--;
-          const key = await auth();
-          const t0 = performance.now();
-          const status = await get(agent, base, path, key);
-          local.push(performance.now() - t0);
-          if (record) statuses[status] = (statuses[status] ?? 0) + 1;
-          else if (status !== 200) throw new Error(`${name} answered ${status} during warm-up`);
-        }
-      };
-      await Promise.all(Array.from({ length: concurrency }, worker));
-      const elapsed = (performance.now() - started) / 1000;
-      if (record) latencies.push(...local), (seconds += elapsed);
-      return { count: local.length, seconds: elapsed };
-    },
-    summary() {
-      const sorted = Float64Array.from(latencies).sort();
-      const at = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-      return {
-        route: name,
-        requests: sorted.length,
-        non_200: sorted.length - (statuses["200"] ?? 0),
-        statuses,
-        p50_ms: round2(at(50)),
-        p90_ms: round2(at(90)),
-        p99_ms: round2(at(99)),
-        max_ms: round2(sorted[sorted.length - 1]),
-        mean_ms: round2(sorted.reduce((s, v) => s + v, 0) / sorted.length),
-        req_per_s: Math.round(sorted.length / seconds),
-      };
-    },
-  };
-}
-
-/** GET over the keep-alive agent; resolves with the status once the body has been read. */
-function get(agent, base, path, key) {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { agent, headers: key ? { Authorization: `Bearer ${key}` } : {} }, (res) => {
-      res.on("data", () => {});
-      res.on("end", () => resolve(res.statusCode));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.setTimeout(30_000, () => req.destroy(new Error(`GET ${path} timed out`)));
-    req.end();
-  });
-}
-
 /** An account (verified, free plan) with one member and `count` secret keys, created 8 at a time. */
 async function createKeys(admin, count) {
   const account = (await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })).data;
@@ -249,53 +178,6 @@ async function createKeys(admin, count) {
     }),
   );
   return keys;
-}
-
-/** Round-robin over the keys; never a 5th use of a key within KEY_WINDOW_MS of its 4th-last use (waits instead). */
-function keyPool(keys) {
-  const uses = keys.map(() => []);
-  let next = 0;
-  const pool = {
-    waits: 0,
-    async next() {
-      for (;;) {
-        const now = performance.now();
-        for (let i = 0; i < keys.length; i++) {
-          const k = (next + i) % keys.length;
-          const recent = uses[k];
-          if (recent.length < PER_KEY_PER_WINDOW || now - recent[0] >= KEY_WINDOW_MS) {
-            if (recent.length === PER_KEY_PER_WINDOW) recent.shift();
-            recent.push(now);
-            next = (k + 1) % keys.length;
-            return keys[k];
-          }
-        }
-        pool.waits++;
-        await sleep(1);
-      }
-    },
-  };
-  return pool;
-}
-
-function printTable(rows) {
-  const cols = [
-    ["route", (r) => r.route, 20],
-    ["requests", (r) => r.requests, 9],
-    ["non-200", (r) => r.non_200, 8],
-    ["p50 ms", (r) => r.p50_ms.toFixed(2), 8],
-    ["p90 ms", (r) => r.p90_ms.toFixed(2), 8],
-    ["p99 ms", (r) => r.p99_ms.toFixed(2), 8],
-    ["max ms", (r) => r.max_ms.toFixed(2), 8],
-    ["req/s", (r) => r.req_per_s, 7],
-  ];
-  const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(cols[i][2]) : String(c).padStart(cols[i][2]))).join("  ");
-  console.log(`\n${line(cols.map((c) => c[0]))}`);
-  for (const r of rows) console.log(line(cols.map((c) => c[1](r))));
-}
-
-function round2(n) {
-  return Math.round(n * 100) / 100;
 }
 
 function wranglerVersion() {
