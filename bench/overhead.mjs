@@ -32,8 +32,6 @@ import { alternate, keepAliveAgent, keyPool, keysFor, printTable, route, round2 
 import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   ROOT,
   adminClient,
