@@ -38,7 +38,8 @@
 // Knobs: BENCH_ROWS, BENCH_SEED, BENCH_POLL_MS, BENCH_TARGET_ROWS_PER_S, BENCH_TIMEOUT_MS, BENCH_FROZEN,
 // BENCH_WRANGLER_LOG_LEVEL, BENCH_PACK_CREDITS, BENCH_HEALTH_PROBE, BENCH_ENFORCE.
 import { runBench } from "./lib/harness.mjs";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { startWorker } from "./lib/stack.mjs";
+import { closeSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,15 +48,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   ROOT,
   adminClient,
-  applyMigrations,
-  bundleWorker,
-  freePort,
   isRunning,
   requireNode22,
   signalTree,
-  startWranglerDev,
   stopProcess,
-  waitForHttp,
 } from "../scripts/lib/local.mjs";
 import { startDoh, startRdap } from "./lib/fixtures.mjs";
 import { keepAliveAgent, keyPool, round2, send, stats } from "./lib/load.mjs";
@@ -160,18 +156,6 @@ async function main() {
   console.log(`[bench] fixtures: DoH ${doh.url} (no added latency), RDAP ${rdap.url}`);
 
   persistDir = mkdtempSync(join(tmpdir(), "bulk-bench-"));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  console.log(`[bench] migrating a fresh local database in ${persistDir}`);
-  await applyMigrations({ persistTo: persistDir, quiet: true });
-  let script;
-  if (FROZEN) {
-    script = await bundleWorker(join(persistDir, "bundle"));
-    console.log("[bench] bundled the Worker (edits to the repository during the run do not restart it; BENCH_FROZEN=0 runs from src/)");
-  }
-  console.log(`[bench] starting wrangler dev on ${base} (output in bench/results/bulk-wrangler.log)`);
-  const wranglerLog = openSync(join(RESULTS_DIR, "bulk-wrangler.log"), "w");
-  logFds.push(wranglerLog);
   const vars = {
     ADMIN_TOKEN,
     DOH_URL: doh.url,
@@ -179,14 +163,14 @@ async function main() {
     SMTP_SIDECAR_URL: "",
     SMTP_SIDECAR_SECRET: `bench-unused-${randomBytes(8).toString("hex")}`,
   };
-  children.wrangler = startWranglerDev({
-    port,
-    persistTo: persistDir,
-    script,
-    stdio: wranglerLog,
-    extraArgs: [...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--log-level", LOG_LEVEL],
+  const { base } = await startWorker({
+    dir: persistDir,
+    vars,
+    log: "bulk-wrangler.log",
+    frozen: FROZEN,
+    logLevel: LOG_LEVEL,
+    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
-  await waitForHttp(`${base}/healthz`, { child: children.wrangler, timeoutMs: 120_000 });
   const sampler = treeSampler(children.wrangler.pid, 500);
 
   // ── account, key, credits, suppressions ───────────────────────────────────────────────────────────────────────

@@ -38,6 +38,7 @@
 // Knobs: BENCH_PARTS (a,b,c), BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS (a);
 // BENCH_FRESH_LOOKUPS (b); BENCH_BATCH_ROUNDS (c); BENCH_DNS_LATENCY_MS, BENCH_SMTP_LATENCY_MS; BENCH_FROZEN.
 import { runBench } from "./lib/harness.mjs";
+import { startWorker } from "./lib/stack.mjs";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createHmac, randomBytes } from "node:crypto";
 import { availableParallelism, tmpdir } from "node:os";
@@ -47,14 +48,11 @@ import {
   ROOT,
   SIDECAR_SCRIPT,
   adminClient,
-  applyMigrations,
-  bundleWorker,
   freePort,
   isRunning,
   requireNode22,
   signalTree,
   startNodeScript,
-  startWranglerDev,
   stopProcess,
   waitForHttp,
 } from "../scripts/lib/local.mjs";
@@ -149,36 +147,16 @@ async function main() {
   console.log(`[bench] SMTP sidecar on ${sidecarUrl}`);
 
   persistDir = mkdtempSync(join(tmpdir(), "email-bench-"));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  console.log(`[bench] migrating a fresh local database in ${persistDir}`);
-  await applyMigrations({ persistTo: persistDir, quiet: true });
-  // The Worker as it is now, bundled once: wrangler dev would otherwise rebuild and reload it (new isolate, empty
-  // caches, requests held during the reload) whenever someone saves a file under src/ during the run.
-  let script;
-  if (FROZEN) {
-    script = await bundleWorker(join(persistDir, "bundle"));
-    console.log("[bench] bundled the Worker (edits to the repository during the run do not restart it; BENCH_FROZEN=0 runs from src/)");
-  }
-  console.log(`[bench] starting wrangler dev on ${base} (output in bench/results/email-wrangler.log)`);
-  const wranglerLog = openSync(join(RESULTS_DIR, "email-wrangler.log"), "w");
-  logFds.push(wranglerLog);
-  const vars = {
-    ADMIN_TOKEN,
-    DOH_URL: doh.url,
-    RDAP_BASE_URL: rdap.url,
-    SMTP_SIDECAR_URL: sidecarUrl,
-    SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
-  };
-  children.wrangler = startWranglerDev({
-    port,
-    persistTo: persistDir,
-    script,
-    stdio: wranglerLog,
-    extraArgs: [...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--log-level", LOG_LEVEL],
-  });
-  await Promise.all([
-    waitForHttp(`${base}/healthz`, { child: children.wrangler, timeoutMs: 120_000 }),
+  const vars = { ADMIN_TOKEN, DOH_URL: doh.url, RDAP_BASE_URL: rdap.url, SMTP_SIDECAR_URL: sidecarUrl, SMTP_SIDECAR_SECRET: SIDECAR_SECRET };
+  const [{ base }] = await Promise.all([
+    startWorker({
+      dir: persistDir,
+      vars,
+      log: "email-wrangler.log",
+      frozen: FROZEN,
+      logLevel: LOG_LEVEL,
+      track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
+    }),
     waitForHttp(`${sidecarUrl}/healthz`, { child: children.sidecar, name: "the SMTP sidecar", timeoutMs: 30_000 }),
   ]);
 

@@ -24,23 +24,19 @@
 // answered as expected or a bound was hit. The whole run is bounded by BENCH_TIMEOUT_MS (25 min).
 // Knobs: BENCH_PARTS (a,b), BENCH_ROWS, BENCH_ROUNDS (5), BENCH_IMPORT_TIMEOUT_MS (15 min), BENCH_FROZEN.
 import { runBench } from "./lib/harness.mjs";
+import { startWorker } from "./lib/stack.mjs";
 import { spawn } from "node:child_process";
-import { closeSync, createWriteStream, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import {
   ROOT,
   adminClient,
-  applyMigrations,
-  bundleWorker,
-  freePort,
   isRunning,
   requireNode22,
   signalTree,
-  startWranglerDev,
   stopProcess,
-  waitForHttp,
 } from "../scripts/lib/local.mjs";
 import { keepAliveAgent, round2, send, stats } from "./lib/load.mjs";
 
@@ -84,27 +80,14 @@ async function main() {
   const startedAt = performance.now();
   const loadBefore = loadavg().map(round2);
   workDir = mkdtempSync(join(tmpdir(), "entity-bench-"));
-  const persistDir = join(workDir, "state");
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  console.log(`[bench] migrating a fresh local database in ${persistDir}`);
-  await applyMigrations({ persistTo: persistDir, quiet: true });
-  let script;
-  if (FROZEN) {
-    script = await bundleWorker(join(workDir, "bundle"));
-    console.log("[bench] bundled the Worker (edits to the repository during the run do not restart it; BENCH_FROZEN=0 runs from src/)");
-  }
-  console.log(`[bench] starting wrangler dev on ${base} (output in bench/results/entity-wrangler.log)`);
-  const wranglerLog = openSync(join(RESULTS_DIR, "entity-wrangler.log"), "w");
-  logFds.push(wranglerLog);
-  children.wrangler = startWranglerDev({
-    port,
-    persistTo: persistDir,
-    script,
-    stdio: wranglerLog,
-    extraArgs: ["--var", `ADMIN_TOKEN:${ADMIN_TOKEN}`, "--log-level", LOG_LEVEL],
+  const { base } = await startWorker({
+    dir: workDir,
+    vars: { ADMIN_TOKEN },
+    log: "entity-wrangler.log",
+    frozen: FROZEN,
+    logLevel: LOG_LEVEL,
+    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
-  await waitForHttp(`${base}/healthz`, { child: children.wrangler, timeoutMs: 120_000 });
   const admin = adminClient(base, ADMIN_TOKEN);
   await loadSamples({ baseUrl: base, token: ADMIN_TOKEN, log: (line) => console.log(line) });
   const failures = [];

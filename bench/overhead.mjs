@@ -28,21 +28,18 @@
 // towards 1 ("added ms" is reported next to it). wrangler runs with --log-level warn here (BENCH_WRANGLER_LOG_LEVEL).
 // Knobs: BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS, BENCH_TIMEOUT_MS.
 import { runBench } from "./lib/harness.mjs";
+import { startWorker } from "./lib/stack.mjs";
 import { alternate, keepAliveAgent, keyPool, keysFor, printTable, route, round2 } from "./lib/load.mjs";
-import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   ROOT,
   adminClient,
-  applyMigrations,
-  freePort,
   isRunning,
   requireNode22,
   signalTree,
-  startWranglerDev,
   stopProcess,
-  waitForHttp,
 } from "../scripts/lib/local.mjs";
 
 requireNode22();
@@ -82,16 +79,15 @@ await runBench({
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   persistDir = mkdtempSync(join(tmpdir(), "overhead-bench-"));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-
-  console.log(`[bench] migrating a fresh local database in ${persistDir}`);
-  await applyMigrations({ persistTo: persistDir, quiet: true });
-  console.log(`[bench] starting wrangler dev on ${base} (output in bench/results/wrangler.log)`);
-  logFd = openSync(join(RESULTS_DIR, "wrangler.log"), "w");
-  // --var wins over an ADMIN_TOKEN in .dev.vars, so the run works the same with or without (and never uses) that file.
-  wrangler = startWranglerDev({ port, persistTo: persistDir, stdio: logFd, extraArgs: ["--var", `ADMIN_TOKEN:${ADMIN_TOKEN}`, "--log-level", LOG_LEVEL] });
-  await waitForHttp(`${base}/healthz`, { child: wrangler, timeoutMs: 120_000 });
+  // Runs from src/ (not frozen), as npm run dev does.
+  const { base } = await startWorker({
+    dir: persistDir,
+    vars: { ADMIN_TOKEN },
+    log: "wrangler.log",
+    frozen: false,
+    logLevel: LOG_LEVEL,
+    track: ({ child, logFd: fd }) => ((wrangler = child), (logFd = fd)),
+  });
 
   const agent = keepAliveAgent(CONCURRENCY);
   const healthzProbe = route("GET /healthz", "/healthz", () => ({}));

@@ -1,0 +1,38 @@
+// The Worker on a fresh local stack, as every benchmark starts it.
+import { openSync } from "node:fs";
+import { join } from "node:path";
+import { applyMigrations, bundleWorker, freePort, ROOT, startWranglerDev, waitForHttp } from "../../scripts/lib/local.mjs";
+
+const RESULTS_DIR = join(ROOT, "bench", "results");
+
+/**
+ * Migrates a fresh local database under `dir`, bundles the Worker once (`frozen`: edits to src/ during the run then
+ * neither rebuild nor reload it), starts `wrangler dev` on a free port with `vars` (which win over .dev.vars) and its
+ * output in bench/results/`log`, and waits for /healthz. `track` gets the child and log fd as soon as they exist, so
+ * the caller's cleanup can stop them even if start-up fails.
+ * @returns {Promise<{ base: string }>}
+ */
+export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
+  const persistTo = join(dir, "state");
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  console.log(`[bench] migrating a fresh local database in ${persistTo}`);
+  await applyMigrations({ persistTo, quiet: true });
+  let script;
+  if (frozen) {
+    script = await bundleWorker(join(dir, "bundle"));
+    console.log("[bench] bundled the Worker (edits to the repository during the run do not restart it; BENCH_FROZEN=0 runs from src/)");
+  }
+  console.log(`[bench] starting wrangler dev on ${base} (output in bench/results/${log})`);
+  const logFd = openSync(join(RESULTS_DIR, log), "w");
+  const child = startWranglerDev({
+    port,
+    persistTo,
+    script,
+    stdio: logFd,
+    extraArgs: [...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--log-level", logLevel],
+  });
+  track({ child, logFd });
+  await waitForHttp(`${base}/healthz`, { child, timeoutMs: 120_000 });
+  return { base };
+}
