@@ -1,0 +1,17 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * Mailbox handshake answers shared across accounts: confirmed ones (accepted, no_mailbox, catch_all) for up to a week,
+ * uncertain ones (greylisted, timeout) for 15 minutes. `provider_unavailable` is never stored.
+ */
+export const mailboxAnswers = sqliteTable(
+  "mailbox_answers",
+  {
+    email: text("email").primaryKey(),
+    /** Lets the domain lookup tell whether the domain answered catch-all this week. */
+    domain: text("domain").notNull(),
+    outcome: text("outcome", { enum: ["accepted", "no_mailbox", "catch_all", "greylisted", "timeout"] }).notNull(),
+    checkedAt: integer("checked_at").notNull(),
+  },
+  (t) => [index("mailbox_answers_domain").on(t.domain, t.checkedAt)],
+);

@@ -1,0 +1,25 @@
+import { primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * Company registers synced locally (GLEIF LEI-CDF, UK Companies House, ...): one row per identifier in the register's
+ * own spelling. No registered address is stored.
+ */
+export const registerEntities = sqliteTable(
+  "register_entities",
+  {
+    register: text("register").notNull(),
+    identifier: text("identifier").notNull(),
+    name: text("name"),
+    /** Normalised: `active`, `dissolved`, or another lowercase word the register uses. */
+    status: text("status").notNull(),
+    /** The register's own status wording (e.g. "Liquidation", "LAPSED"). */
+    statusDetail: text("status_detail"),
+    country: text("country"),
+    /** LEI records: ISSUED, LAPSED, RETIRED, ... */
+    registrationStatus: text("registration_status"),
+    /** LEI records: the national register and number the record points to, for cross-register flags. */
+    linkedRegister: text("linked_register"),
+    linkedIdentifier: text("linked_identifier"),
+  },
+  (t) => [primaryKey({ columns: [t.register, t.identifier] })],
+);
