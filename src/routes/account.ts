@@ -1,12 +1,12 @@
-import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AccountSnapshot, LedgerRow } from "../../durable-objects/account-credits";
 import { secretKey } from "../auth/secret-key";
-import { creditsOf } from "../billing/credits";
-import { FAIR_USE_WINDOW_MS, PLAN_NAMES } from "../billing/plans";
+import { creditsStub } from "../engines/credits/credits";
+import { FAIR_USE_WINDOW_MS, PLAN_NAMES } from "../engines/credits/plans";
+import { accountById, type Account } from "../db/accounts";
 import { database } from "../db/client";
-import { accounts, requestLog } from "../db/schema";
+import { requestOfAccount } from "../db/request-log";
 import { ok } from "../http/envelope";
 import { notFound } from "../http/errors";
 import { describe } from "../http/openapi";
@@ -64,7 +64,7 @@ const requestRecordSchema = z.object({
   created_at: isoSchema,
 });
 
-export function accountView(account: typeof accounts.$inferSelect, s: AccountSnapshot): z.infer<typeof accountSchema> {
+export function accountView(account: Account, s: AccountSnapshot): z.infer<typeof accountSchema> {
   return {
     id: account.id,
     email: account.email,
@@ -110,8 +110,8 @@ export const accountRoutes = new Hono<AppEnv>()
     async (c) => {
       const id = accountId(c);
       const [account, snapshot] = await Promise.all([
-        database(c.env).select().from(accounts).where(eq(accounts.id, id)).get(),
-        creditsOf(c.env, id).snapshot(),
+        accountById(database(c.env), id),
+        creditsStub(c.env, id).snapshot(),
       ]);
       if (!account) throw notFound("Account");
       return ok(c, accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });
@@ -128,7 +128,7 @@ export const accountRoutes = new Hono<AppEnv>()
     queryParams(z.object({ page: z.coerce.number().int().min(1).default(1) })),
     async (c) => {
       const { page } = c.req.valid("query");
-      const { rows, total } = await creditsOf(c.env, accountId(c)).ledger(page, LEDGER_PER_PAGE);
+      const { rows, total } = await creditsStub(c.env, accountId(c)).ledger(page, LEDGER_PER_PAGE);
       return ok(c, { entries: rows.map(ledgerView) }, { page, per_page: LEDGER_PER_PAGE, total });
     },
   )
@@ -139,11 +139,7 @@ export const accountRoutes = new Hono<AppEnv>()
     pathParams(z.object({ requestId: z.string().max(64) })),
     async (c) => {
       const { requestId } = c.req.valid("param");
-      const row = await database(c.env)
-        .select()
-        .from(requestLog)
-        .where(and(eq(requestLog.requestId, requestId), eq(requestLog.accountId, accountId(c))))
-        .get();
+      const row = await requestOfAccount(database(c.env), accountId(c), requestId);
       if (!row) throw notFound("Request");
       return ok(c, {
         request_id: row.requestId,

@@ -1,9 +1,8 @@
-import { asc } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
-import { datasets } from "../db/schema";
+import { loadedDatasets } from "../db/datasets";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
 import { BUNDLED_SNAPSHOTS } from "../products/email/datasets";
@@ -30,7 +29,7 @@ export const statusRoutes = new Hono<AppEnv>().get(
   }),
   secretKey(),
   async (c) => {
-    const rows = await database(c.env).select().from(datasets).orderBy(asc(datasets.name));
+    const rows = await loadedDatasets(database(c.env));
     const loaded = rows.map((d) => ({ name: d.name, version: d.version, records: d.records, loaded_at: new Date(d.loadedAt).toISOString() }));
     loadedAt ??= new Date().toISOString();
     const bundled = bundledDatasets().map((s) => ({ ...s, loaded_at: loadedAt! }));

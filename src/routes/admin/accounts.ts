@@ -1,12 +1,12 @@
-import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { mintKey, newId } from "../../auth/keys";
-import { creditsOf } from "../../billing/credits";
-import { PLAN_NAMES } from "../../billing/plans";
-import { forgetCachedKeys } from "../../db/keys";
+import { creditsStub } from "../../engines/credits/credits";
+import { PLAN_NAMES } from "../../engines/credits/plans";
+import { accountById, accountEmailTaken, insertAccount, markEmailVerified, setFeedbackKeyHash, type Account } from "../../db/accounts";
 import { database, type Database } from "../../db/client";
-import { accounts, memberships, users } from "../../db/schema";
+import { forgetCachedKeys } from "../../db/keys";
+import { addMembership, insertUser, removeMembership, userIdByEmail } from "../../db/members";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
 import { jsonBody, pathParams } from "../../http/validation";
@@ -15,15 +15,15 @@ import { accountView } from "../account";
 
 export const accountParam = pathParams(z.object({ accountId: z.string().max(64) }));
 
-export async function findAccount(db: Database, accountId: string) {
-  const account = await db.select().from(accounts).where(eq(accounts.id, accountId)).get();
+export async function findAccount(db: Database, accountId: string): Promise<Account> {
+  const account = await accountById(db, accountId);
   if (!account) throw notFound("Account");
   return account;
 }
 
 async function view(env: Env, accountId: string) {
   const account = await findAccount(database(env), accountId);
-  return accountView(account, await creditsOf(env, accountId).snapshot());
+  return accountView(account, await creditsStub(env, accountId).snapshot());
 }
 
 /** Accounts, their plan and credits, members and feedback key. */
@@ -41,12 +41,12 @@ export const adminAccountRoutes = new Hono<AppEnv>()
       const body = c.req.valid("json");
       const db = database(c.env);
       const email = body.email.toLowerCase();
-      if (await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email)).get()) {
+      if (await accountEmailTaken(db, email)) {
         throw validationFailed({ email: ["An account with this email already exists."] });
       }
       const id = newId("acc");
-      await db.insert(accounts).values({ id, email, emailVerified: body.email_verified, createdAt: Date.now() });
-      await creditsOf(c.env, id).setPlan(body.plan);
+      await insertAccount(db, { id, email, emailVerified: body.email_verified, createdAt: Date.now() });
+      await creditsStub(c.env, id).setPlan(body.plan);
       return ok(c, await view(c.env, id), {}, 201);
     },
   )
@@ -54,7 +54,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
   .post("/accounts/:accountId/verify-email", accountParam, async (c) => {
     const { accountId } = c.req.valid("param");
     await findAccount(database(c.env), accountId);
-    await database(c.env).update(accounts).set({ emailVerified: true }).where(eq(accounts.id, accountId));
+    await markEmailVerified(database(c.env), accountId);
     forgetCachedKeys();
     return ok(c, await view(c.env, accountId));
   })
@@ -72,7 +72,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
       const { accountId } = c.req.valid("param");
       const { bucket, amount, note } = c.req.valid("json");
       await findAccount(database(c.env), accountId);
-      await creditsOf(c.env, accountId).addCredits(bucket, amount, note ?? null, c.var.requestId);
+      await creditsStub(c.env, accountId).addCredits(bucket, amount, note ?? null, c.var.requestId);
       return ok(c, await view(c.env, accountId));
     },
   )
@@ -83,7 +83,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
     async (c) => {
       const { accountId } = c.req.valid("param");
       await findAccount(database(c.env), accountId);
-      await creditsOf(c.env, accountId).setPlan(c.req.valid("json").plan);
+      await creditsStub(c.env, accountId).setPlan(c.req.valid("json").plan);
       return ok(c, await view(c.env, accountId));
     },
   )
@@ -92,22 +92,19 @@ export const adminAccountRoutes = new Hono<AppEnv>()
     const db = database(c.env);
     await findAccount(db, accountId);
     const email = c.req.valid("json").email.toLowerCase();
-    const existing = await db.select().from(users).where(eq(users.email, email)).get();
-    const userId = existing?.id ?? newId("usr");
-    if (!existing) await db.insert(users).values({ id: userId, email, createdAt: Date.now() });
-    await db.insert(memberships).values({ accountId, userId, createdAt: Date.now() }).onConflictDoNothing();
+    const existingId = await userIdByEmail(db, email);
+    const userId = existingId ?? newId("usr");
+    if (existingId === undefined) await insertUser(db, { id: userId, email, createdAt: Date.now() });
+    await addMembership(db, accountId, userId, Date.now());
     return ok(c, { user_id: userId, email, account_id: accountId }, {}, 201);
   })
-  .delete(
+  .on(
+    "DELETE",
     "/accounts/:accountId/members/:userId",
     pathParams(z.object({ accountId: z.string().max(64), userId: z.string().max(64) })),
     async (c) => {
       const { accountId, userId } = c.req.valid("param");
-      const removed = await database(c.env)
-        .delete(memberships)
-        .where(and(eq(memberships.accountId, accountId), eq(memberships.userId, userId)))
-        .returning();
-      if (removed.length === 0) throw notFound("Membership");
+      if (!(await removeMembership(database(c.env), accountId, userId))) throw notFound("Membership");
       forgetCachedKeys();
       return ok(c, { user_id: userId, account_id: accountId, removed: true });
     },
@@ -117,6 +114,6 @@ export const adminAccountRoutes = new Hono<AppEnv>()
     const db = database(c.env);
     await findAccount(db, accountId);
     const minted = await mintKey("feedback");
-    await db.update(accounts).set({ feedbackKeyHash: minted.hash }).where(eq(accounts.id, accountId));
+    await setFeedbackKeyHash(db, accountId, minted.hash);
     return ok(c, { feedback_key: minted.key, hint: minted.hint }, {}, 201);
   });

@@ -1,12 +1,12 @@
-import { and, eq, isNull } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { mintKey, newId } from "../../auth/keys";
 import { SCOPES } from "../../auth/scopes";
 import { parseRange } from "../../auth/source-allowlist";
-import { forgetCachedKeys } from "../../db/keys";
+import { insertApiKey, revokeApiKey, type ApiKey } from "../../db/api-keys";
 import { database, type Database } from "../../db/client";
-import { apiKeys, memberships } from "../../db/schema";
+import { forgetCachedKeys } from "../../db/keys";
+import { isMember } from "../../db/members";
 import { putSetting } from "../../db/settings";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
@@ -38,15 +38,10 @@ const publishableKeyBody = z.object({
 });
 
 async function assertMember(db: Database, accountId: string, userId: string) {
-  const member = await db
-    .select()
-    .from(memberships)
-    .where(and(eq(memberships.accountId, accountId), eq(memberships.userId, userId)))
-    .get();
-  if (!member) throw validationFailed({ user_id: ["Not a member of this account."] });
+  if (!(await isMember(db, accountId, userId))) throw validationFailed({ user_id: ["Not a member of this account."] });
 }
 
-const keyView = (row: typeof apiKeys.$inferSelect) => ({
+const keyView = (row: ApiKey) => ({
   id: row.id,
   account_id: row.accountId,
   user_id: row.userId,
@@ -70,22 +65,19 @@ export const adminKeyRoutes = new Hono<AppEnv>()
     await findAccount(db, accountId);
     await assertMember(db, accountId, body.user_id);
     const minted = await mintKey("secret");
-    const [row] = await db
-      .insert(apiKeys)
-      .values({
-        id: newId("key"),
-        accountId,
-        userId: body.user_id,
-        kind: "secret",
-        keyHash: minted.hash,
-        hint: minted.hint,
-        scopes: body.scopes,
-        allowedIps: body.allowed_ips,
-        dailyCreditCap: body.daily_credit_cap ?? null,
-        createdAt: Date.now(),
-      })
-      .returning();
-    return ok(c, { ...keyView(row!), key: minted.key }, {}, 201);
+    const row = await insertApiKey(db, {
+      id: newId("key"),
+      accountId,
+      userId: body.user_id,
+      kind: "secret",
+      keyHash: minted.hash,
+      hint: minted.hint,
+      scopes: body.scopes,
+      allowedIps: body.allowed_ips,
+      dailyCreditCap: body.daily_credit_cap ?? null,
+      createdAt: Date.now(),
+    });
+    return ok(c, { ...keyView(row), key: minted.key }, {}, 201);
   })
   .post("/accounts/:accountId/keys/publishable", accountParam, jsonBody(publishableKeyBody), async (c) => {
     const { accountId } = c.req.valid("param");
@@ -94,33 +86,24 @@ export const adminKeyRoutes = new Hono<AppEnv>()
     await findAccount(db, accountId);
     if (body.user_id) await assertMember(db, accountId, body.user_id);
     const minted = await mintKey("publishable");
-    const [row] = await db
-      .insert(apiKeys)
-      .values({
-        id: newId("key"),
-        accountId,
-        userId: body.user_id ?? null,
-        kind: "publishable",
-        keyHash: minted.hash,
-        hint: minted.hint,
-        allowedDomains: body.allowed_domains.map((d) => d.toLowerCase()),
-        dailyCreditCap: body.daily_credit_cap ?? null,
-        challengeSiteKey: body.challenge?.site_key ?? null,
-        challengeSecret: body.challenge?.secret ?? null,
-        createdAt: Date.now(),
-      })
-      .returning();
-    return ok(c, { ...keyView(row!), key: minted.key }, {}, 201);
+    const row = await insertApiKey(db, {
+      id: newId("key"),
+      accountId,
+      userId: body.user_id ?? null,
+      kind: "publishable",
+      keyHash: minted.hash,
+      hint: minted.hint,
+      allowedDomains: body.allowed_domains.map((d) => d.toLowerCase()),
+      dailyCreditCap: body.daily_credit_cap ?? null,
+      challengeSiteKey: body.challenge?.site_key ?? null,
+      challengeSecret: body.challenge?.secret ?? null,
+      createdAt: Date.now(),
+    });
+    return ok(c, { ...keyView(row), key: minted.key }, {}, 201);
   })
-  .delete("/keys/:keyId", pathParams(z.object({ keyId: z.string().max(64) })), async (c) => {
+  .on("DELETE", "/keys/:keyId", pathParams(z.object({ keyId: z.string().max(64) })), async (c) => {
     const { keyId } = c.req.valid("param");
-    const db = database(c.env);
-    const [row] = await db
-      .update(apiKeys)
-      .set({ revokedAt: Date.now() })
-      .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
-      .returning();
-    const current = row ?? (await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get());
+    const current = await revokeApiKey(database(c.env), keyId, Date.now());
     if (!current) throw notFound("Key");
     forgetCachedKeys();
     return ok(c, keyView(current));

@@ -74,7 +74,7 @@ export const adminRegisterRoutes = new Hono<AppEnv>()
     const installed = await completeImport(database(c.env), register.name, version, records, Date.now());
     return ok(c, { name: installed.name, version, records, loaded_at: new Date(installed.loadedAt).toISOString() });
   })
-  .delete("/registers/:register", registerParam, async (c) => {
+  .on("DELETE", "/registers/:register", registerParam, async (c) => {
     const register = registerNamed(c.req.valid("param").register);
     const removed = await removeRegister(database(c.env), register.name, REMOVE_BUDGET_MS);
     return ok(c, { register: register.name, installed: false, ...removed });

@@ -1,0 +1,22 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Database } from "./client";
+import { apiKeys } from "./schema";
+
+export type ApiKey = typeof apiKeys.$inferSelect;
+
+/** Stores a newly minted key (its hash only) and returns the stored row. */
+export async function insertApiKey(db: Database, key: typeof apiKeys.$inferInsert): Promise<ApiKey> {
+  const [row] = await db.insert(apiKeys).values(key).returning();
+  if (!row) throw new Error("api_keys insert returned no row");
+  return row;
+}
+
+/** Revokes the key if it is not revoked yet; returns its row either way, or undefined when no key has this id. */
+export async function revokeApiKey(db: Database, keyId: string, now: number): Promise<ApiKey | undefined> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .returning();
+  return row ?? (await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get());
+}

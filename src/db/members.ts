@@ -1,0 +1,31 @@
+import { and, eq } from "drizzle-orm";
+import type { Database } from "./client";
+import { memberships, users } from "./schema";
+
+const membership = (accountId: string, userId: string) => and(eq(memberships.accountId, accountId), eq(memberships.userId, userId));
+
+/** The id of the user with this (lower-cased) email, or undefined when there is none. */
+export async function userIdByEmail(db: Database, email: string): Promise<string | undefined> {
+  return (await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get())?.id;
+}
+
+/** Creates a user, who belongs to no account until a membership is added. */
+export async function insertUser(db: Database, user: { id: string; email: string; createdAt: number }): Promise<void> {
+  await db.insert(users).values(user);
+}
+
+/** Makes the user a member of the account; adding an existing member changes nothing. */
+export async function addMembership(db: Database, accountId: string, userId: string, now: number): Promise<void> {
+  await db.insert(memberships).values({ accountId, userId, createdAt: now }).onConflictDoNothing();
+}
+
+/** Removes the user from the account; false when they were not a member. */
+export async function removeMembership(db: Database, accountId: string, userId: string): Promise<boolean> {
+  const removed = await db.delete(memberships).where(membership(accountId, userId)).returning();
+  return removed.length > 0;
+}
+
+/** Whether the user is a member of the account. */
+export async function isMember(db: Database, accountId: string, userId: string): Promise<boolean> {
+  return (await db.select().from(memberships).where(membership(accountId, userId)).get()) !== undefined;
+}
