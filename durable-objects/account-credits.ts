@@ -10,7 +10,7 @@ import {
   type PlanName,
   splitCharge,
   utcDay,
-} from "../src/billing/plans";
+} from "../src/engines/credits/plans";
 
 /** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
 const RESERVATION_TTL_MS = 15 * 60 * 1000;
@@ -19,10 +19,15 @@ export type UsageCounter = "billed_answers" | "undeliverable_checked";
 
 export interface ReserveRequest {
   requestId: string;
-  /** Credits wanted. */
+  /** Units wanted (credits, unless `units` says a credit buys several). */
   amount: number;
-  /** Fewest credits worth reserving (a batch takes what it can get); defaults to `amount`. */
+  /** Fewest units worth reserving (a batch takes what it can get); defaults to `amount`. */
   minimum?: number;
+  /**
+   * A product whose credit buys `perCredit` units (IP: five placing lookups). Units bought and not yet used are the
+   * account's prepaid units of that product; a reservation holds them like credits, so they are exact under concurrency.
+   */
+  units?: { product: string; perCredit: number };
   keyId?: string | null;
   dailyCreditCap?: number | null;
   now?: number;
@@ -32,7 +37,10 @@ export type ReserveResult =
   | {
       ok: true;
       reservationId: string;
+      /** Credits held. */
       granted: number;
+      /** Units the holder may use: prepaid units held plus `perCredit` per credit held. */
+      grantedUnits: number;
       /** Why fewer credits than asked for were granted, if they were. */
       limitedBy: "insufficient_credits" | "key_spend_cap" | null;
       /** Undeliverable-with-check verdicts still free in the rolling window, so callers need no second call. */
@@ -41,7 +49,10 @@ export type ReserveResult =
   | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number };
 
 export interface Settlement {
-  credits: number;
+  /** Credits to charge, for a reservation without `units`; otherwise ignored in favour of `units`. */
+  credits?: number;
+  /** Units each answered item used, in answer order: what is charged, and what each item reports. */
+  units?: number[];
   /**
    * A unit of queued work (a bulk chunk) that must never be charged twice: a second settlement with the same id
    * charges nothing, however often a redelivered message reruns the work.
@@ -96,6 +107,9 @@ export class AccountCredits extends DurableObject<Env> {
       CREATE TABLE IF NOT EXISTS usage (at INTEGER NOT NULL, counter TEXT NOT NULL, n INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS usage_at ON usage (at);
       CREATE TABLE IF NOT EXISTS settled_operations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS prepaid (product TEXT PRIMARY KEY, units INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS reservation_units (id TEXT PRIMARY KEY, product TEXT NOT NULL, held INTEGER NOT NULL,
+        per_credit INTEGER NOT NULL);
     `);
   }
 
@@ -132,9 +146,12 @@ export class AccountCredits extends DurableObject<Env> {
     const now = request.now ?? Date.now();
     const state = this.current(now);
     const available = this.available(state);
-    const minimum = request.minimum ?? request.amount;
-    let granted = Math.min(request.amount, available);
-    let limitedBy: "insufficient_credits" | "key_spend_cap" | null = granted < request.amount ? "insufficient_credits" : null;
+    const perCredit = request.units?.perCredit ?? 1;
+    const held = request.units ? Math.min(this.prepaidUnits(request.units.product), request.amount) : 0;
+    const wanted = Math.ceil((request.amount - held) / perCredit);
+    const minimum = Math.max(0, Math.ceil(((request.minimum ?? request.amount) - held) / perCredit));
+    let granted = Math.min(wanted, available);
+    let limitedBy: "insufficient_credits" | "key_spend_cap" | null = granted < wanted ? "insufficient_credits" : null;
     if (request.keyId && request.dailyCreditCap != null) {
       const capLeft = Math.max(0, request.dailyCreditCap - this.keySpentToday(request.keyId, now) - this.keyHeld(request.keyId));
       if (capLeft < minimum) return { ok: false, reason: "key_spend_cap", available };
@@ -143,7 +160,7 @@ export class AccountCredits extends DurableObject<Env> {
         limitedBy = "key_spend_cap";
       }
     }
-    if (granted < minimum || granted <= 0) return { ok: false, reason: "insufficient_credits", available };
+    if (granted < minimum || granted + held <= 0) return { ok: false, reason: "insufficient_credits", available };
     const reservationId = crypto.randomUUID();
     this.sql.exec(
       "INSERT INTO reservations (id, request_id, key_id, amount, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -153,14 +170,19 @@ export class AccountCredits extends DurableObject<Env> {
       granted,
       now,
     );
-    return { ok: true, reservationId, granted, limitedBy, fairUseRemaining: this.fairUse(now).free_undeliverable_remaining };
+    if (request.units) {
+      this.sql.exec("INSERT INTO reservation_units (id, product, held, per_credit) VALUES (?, ?, ?, ?)", reservationId, request.units.product, held, perCredit);
+      this.addPrepaid(request.units.product, -held);
+    }
+    const fairUseRemaining = this.fairUse(now).free_undeliverable_remaining;
+    return { ok: true, reservationId, granted, grantedUnits: held + granted * perCredit, limitedBy, fairUseRemaining };
   }
 
   /**
    * Charges what the answer cost (at most what was reserved) and frees the rest. Settling twice charges once: the
    * reservation is gone after the first call.
    */
-  settle(reservationId: string, settlement: Settlement) {
+  settle(reservationId: string, settlement: Settlement): SettleResult {
     const now = settlement.now ?? Date.now();
     const reservation = this.sql
       .exec<{ request_id: string; key_id: string | null; amount: number }>(
@@ -168,32 +190,94 @@ export class AccountCredits extends DurableObject<Env> {
         reservationId,
       )
       .toArray()[0];
-    if (!reservation) return { charged: 0, remaining: this.available(this.current(now)), alreadySettled: true };
+    const units = settlement.units ?? [settlement.credits ?? 0];
+    const nothing = (alreadySettled: boolean): SettleResult => ({
+      charged: 0,
+      credits: units.map(() => 0),
+      remaining: this.available(this.current(now)),
+      prepaid: null,
+      alreadySettled,
+    });
+    if (!reservation) return nothing(true);
+    const unitHold = this.takeUnitHold(reservationId);
     this.sql.exec("DELETE FROM reservations WHERE id = ?", reservationId);
-    const state = this.current(now);
     if (settlement.operationId) {
       const seen = this.sql.exec("SELECT id FROM settled_operations WHERE id = ?", settlement.operationId).toArray().length > 0;
-      if (seen) return { charged: 0, remaining: this.available(state), alreadySettled: true };
+      if (unitHold && seen) this.addPrepaid(unitHold.product, unitHold.held);
+      if (seen) return nothing(true);
       this.sql.exec("INSERT INTO settled_operations (id, at) VALUES (?, ?)", settlement.operationId, now);
     }
-    const wanted = Math.max(0, Math.min(settlement.credits, reservation.amount));
-    const { fromPlan, fromPack } = splitCharge(wanted, state.plan_credits, state.pack_credits);
-    const charged = fromPlan + fromPack;
-    if (charged > 0) {
-      this.write(now, reservation.request_id, "charge", state, state.plan_credits - fromPlan, state.pack_credits - fromPack, reservation.key_id, null);
-      if (reservation.key_id) {
-        this.sql.exec(
-          "INSERT INTO key_spend (key_id, day, spent) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET spent = spent + excluded.spent",
-          reservation.key_id,
-          utcDay(now),
-          charged,
-        );
-      }
-    }
+    const perItem = unitHold ? this.creditsForUnits(unitHold, units) : units.map((n) => Math.max(0, n));
+    const charged = this.charge(now, reservation, Math.min(perItem.reduce((a, b) => a + b, 0), reservation.amount));
     for (const [counter, n] of Object.entries(settlement.usage ?? {})) {
       if (n) this.sql.exec("INSERT INTO usage (at, counter, n) VALUES (?, ?, ?)", now, counter, n);
     }
-    return { charged, remaining: this.available(this.current(now)), alreadySettled: false };
+    const prepaid = unitHold ? this.prepaidUnits(unitHold.product) : null;
+    return { charged, credits: perItem, remaining: this.available(this.current(now)), prepaid, alreadySettled: false };
+  }
+
+  /** Charges `credits` (plan credits first) against the reservation's key and writes the ledger row. */
+  private charge(now: number, reservation: { request_id: string; key_id: string | null }, credits: number): number {
+    const state = this.current(now);
+    const { fromPlan, fromPack } = splitCharge(credits, state.plan_credits, state.pack_credits);
+    const charged = fromPlan + fromPack;
+    if (charged <= 0) return 0;
+    this.write(now, reservation.request_id, "charge", state, state.plan_credits - fromPlan, state.pack_credits - fromPack, reservation.key_id, null);
+    if (reservation.key_id) {
+      this.sql.exec(
+        "INSERT INTO key_spend (key_id, day, spent) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET spent = spent + excluded.spent",
+        reservation.key_id,
+        utcDay(now),
+        charged,
+      );
+    }
+    return charged;
+  }
+
+  /**
+   * Units are paid from the units this reservation held, then from units other requests left in the pool since, and
+   * only then by buying credits; every bought credit's unused units go back to the pool. Item by item: units covered
+   * by prepaid ones report 0, the item that opens a bought credit reports 1 and the next `perCredit - 1` report 0.
+   */
+  private creditsForUnits(hold: UnitHold, units: number[]): number[] {
+    const used = units.reduce((a, b) => a + Math.max(0, b), 0);
+    const fromHeld = Math.min(hold.held, used);
+    const fromPool = Math.min(this.prepaidUnits(hold.product), used - fromHeld);
+    let covered = fromHeld + fromPool;
+    let open = 0;
+    const perItem = units.map((n) => {
+      let credits = 0;
+      for (let u = 0; u < n; u++) {
+        if (covered > 0) covered--;
+        else if (open > 0) open--;
+        else (credits++, (open = hold.perCredit - 1));
+      }
+      return credits;
+    });
+    this.addPrepaid(hold.product, hold.held - fromHeld - fromPool + open);
+    return perItem;
+  }
+
+  private takeUnitHold(reservationId: string): UnitHold | null {
+    const row = this.sql
+      .exec<{ product: string; held: number; per_credit: number }>("SELECT product, held, per_credit FROM reservation_units WHERE id = ?", reservationId)
+      .toArray()[0];
+    if (!row) return null;
+    this.sql.exec("DELETE FROM reservation_units WHERE id = ?", reservationId);
+    return { product: row.product, held: row.held, perCredit: row.per_credit };
+  }
+
+  private prepaidUnits(product: string): number {
+    return this.sql.exec<{ units: number }>("SELECT units FROM prepaid WHERE product = ?", product).toArray()[0]?.units ?? 0;
+  }
+
+  private addPrepaid(product: string, delta: number) {
+    if (delta === 0) return;
+    this.sql.exec(
+      "INSERT INTO prepaid (product, units) VALUES (?, ?) ON CONFLICT (product) DO UPDATE SET units = units + excluded.units",
+      product,
+      delta,
+    );
   }
 
   release(reservationId: string) {
@@ -250,6 +334,11 @@ export class AccountCredits extends DurableObject<Env> {
   /** Releases reservations whose Worker never settled them. */
   override async alarm() {
     const now = Date.now();
+    const expired = this.sql.exec<{ id: string }>("SELECT id FROM reservations WHERE created_at <= ?", now - RESERVATION_TTL_MS).toArray();
+    for (const { id } of expired) {
+      const hold = this.takeUnitHold(id);
+      if (hold) this.addPrepaid(hold.product, hold.held);
+    }
     this.sql.exec("DELETE FROM reservations WHERE created_at <= ?", now - RESERVATION_TTL_MS);
     const oldest = this.sql.exec<{ at: number | null }>("SELECT MIN(created_at) AS at FROM reservations").one().at;
     if (oldest !== null) await this.ctx.storage.setAlarm(oldest + RESERVATION_TTL_MS);
@@ -316,6 +405,22 @@ export class AccountCredits extends DurableObject<Env> {
   private available(state: State): number {
     return Math.max(0, state.plan_credits + state.pack_credits - this.held());
   }
+}
+
+interface UnitHold {
+  product: string;
+  held: number;
+  perCredit: number;
+}
+
+export interface SettleResult {
+  charged: number;
+  /** Credits each item reports, in the order of `Settlement.units`. */
+  credits: number[];
+  remaining: number;
+  /** Prepaid units of the reservation's product left after this settlement (null for plain credit reservations). */
+  prepaid: number | null;
+  alreadySettled: boolean;
 }
 
 export type AccountSnapshot = {

@@ -5,10 +5,8 @@ import { recordRequests } from "./http/request-log";
 import { requestId } from "./http/request-id";
 import { accountRoutes } from "./routes/account";
 import { emailRoutes } from "./routes/email";
-import { emailListRoutes } from "./routes/email-lists";
-import { emailBulkRoutes } from "./routes/email-bulk";
-import { entityMonitorRoutes } from "./routes/entity-monitors";
 import { entityRoutes } from "./routes/entity";
+import { productEngineRoutes } from "./routes/products";
 import { adminAccountRoutes } from "./routes/admin/accounts";
 import { adminToken } from "./routes/admin/guard";
 import { adminKeyRoutes } from "./routes/admin/keys";
@@ -16,6 +14,7 @@ import { adminRegisterRoutes } from "./routes/admin/registers";
 import { openApiRoutes } from "./routes/openapi";
 import { statusRoutes } from "./routes/status";
 import { webhookRoutes } from "./routes/webhooks";
+import { productNamed } from "./products/registry";
 import type { AppEnv } from "./types";
 
 /**
@@ -31,12 +30,10 @@ app.get("/healthz", (c) => c.text("ok"));
 app.route("/api/v1", openApiRoutes(() => app.routes));
 app.route("/api/v1", accountRoutes);
 app.route("/api/v1", emailRoutes);
-app.route("/api/v1", emailListRoutes);
-app.route("/api/v1", emailBulkRoutes);
-app.route("/api/v1", entityMonitorRoutes);
 app.route("/api/v1", entityRoutes);
+app.route("/api/v1", productEngineRoutes());
 app.route("/api/v1", statusRoutes);
-app.route("/api/v1", webhookRoutes);
+app.route("/api/v1", webhookRoutes((name) => productNamed(name)?.bulk?.sampleCounts ?? null));
 
 app.use("/admin/v1/*", adminToken());
 app.route("/admin/v1", adminAccountRoutes);

@@ -1,8 +1,6 @@
-import { handleJobMessages, recoverStalledJobs } from "../workers/bulk-runner";
-import type { JobMessage } from "./jobs/bulk-engine";
-import { queueDueMonitors } from "../workers/monitors";
-import { sweepRetention } from "../workers/retention";
 import { app } from "./app";
+import { cronWork } from "./cron";
+import { handleJobMessages, type JobMessage } from "./queue";
 
 export { AccountCredits } from "../durable-objects/account-credits";
 export { RateLimiter } from "../durable-objects/rate-limiter";
@@ -13,7 +11,6 @@ export default {
     await handleJobMessages(batch, env);
   },
   async scheduled(controller, env, ctx) {
-    const work = controller.cron === "*/5 * * * *" ? Promise.all([recoverStalledJobs(env), queueDueMonitors(env)]) : sweepRetention(env);
-    ctx.waitUntil(work);
+    ctx.waitUntil(cronWork(controller.cron, env));
   },
 } satisfies ExportedHandler<Env, JobMessage>;

@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index";
-import type { JobMessage } from "../src/jobs/bulk-engine";
+import type { JobMessage } from "../src/queue";
 import { anotherKey, bearer, call, createAccount, creditsStub, json, type TestAccount } from "./helpers";
 import { receivedAt, WebhookVerifier } from "./webhook-receiver";
 

@@ -57,11 +57,11 @@ describe("POST /api/v1/email/batch", () => {
 
   it("takes an address off the suppression list when a single re-verify is no longer undeliverable", async () => {
     const acct = await createAccount({ pack: 10 });
-    await env.DB.prepare("INSERT INTO email_suppressions (account_id, email, reason, source, result, created_at) VALUES (?, ?, 'mailbox_not_found', 'verdict', '{}', ?)")
+    await env.DB.prepare("INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', ?, 'mailbox_not_found', 'verdict', '{}', ?)")
       .bind(acct.accountId, "alice@acme.example", Date.now())
       .run();
     await lookupEmail(acct.key, { email: "alice@acme.example" });
-    const row = await env.DB.prepare("SELECT id FROM email_suppressions WHERE account_id = ?").bind(acct.accountId).first();
+    const row = await env.DB.prepare("SELECT id FROM suppressions WHERE account_id = ? AND product = 'email'").bind(acct.accountId).first();
     expect(row).toBeNull();
   });
 

@@ -82,13 +82,13 @@ describe("retention sweep", () => {
     const acct = await createAccount({ pack: 5 });
     await lookupEmail(acct.key, { email: "alice@acme.example" });
     const old = Date.now() - 91 * 86_400_000;
-    await env.DB.prepare("UPDATE email_history SET created_at = ? WHERE account_id = ?").bind(old, acct.accountId).run();
-    await env.DB.prepare("UPDATE email_answers SET created_at = ? WHERE account_id = ?").bind(old, acct.accountId).run();
+    await env.DB.prepare("UPDATE history SET created_at = ? WHERE account_id = ?").bind(old, acct.accountId).run();
+    await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?").bind(old, acct.accountId).run();
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ cron: "17 3 * * *" }), env, ctx);
     await waitOnExecutionContext(ctx);
     const left = await env.DB.prepare(
-      "SELECT (SELECT COUNT(*) FROM email_history WHERE account_id = ?1) + (SELECT COUNT(*) FROM email_answers WHERE account_id = ?1) AS n",
+      "SELECT (SELECT COUNT(*) FROM history WHERE account_id = ?1) + (SELECT COUNT(*) FROM repeats WHERE account_id = ?1) AS n",
     )
       .bind(acct.accountId)
       .first<{ n: number }>();

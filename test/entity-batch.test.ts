@@ -1,6 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { lookupEntities } from "../src/products/entity/lookup";
+import { walk } from "../src/engines/walk/walk";
+import type { EntityItem } from "../src/products/entity/lookup";
+import { entity } from "../src/products/entity/product";
 import type { EntityResult } from "../src/products/entity/result";
 import { admin, anotherKey, call, createAccount, creditsStub, json } from "./helpers";
 import { installSample, installSamples, LEI, makeLei, UNKNOWN_LEI } from "./entity-samples";
@@ -70,9 +72,9 @@ describe("POST /api/v1/entity/batch", () => {
       [1, false],
     ]);
     expect(again.body.meta).toMatchObject({ found: 3, credits_used: 1, credits_remaining: 7 });
-    const markers = await env.DB.prepare("SELECT normalized_email AS key FROM email_answers WHERE account_id = ? ORDER BY key").bind(acct.accountId).all<{ key: string }>();
-    expect(markers.results.map((m) => m.key)).toEqual([`entity:company_number:GB:09900014`, `entity:lei:${LEI.retail}`, `entity:lei:${LEI.scottish}`]);
-    await env.DB.prepare("UPDATE email_answers SET created_at = ? WHERE account_id = ?").bind(Date.now() - 8 * 86_400_000, acct.accountId).run();
+    const markers = await env.DB.prepare("SELECT key FROM repeats WHERE account_id = ? AND product = 'entity' ORDER BY key").bind(acct.accountId).all<{ key: string }>();
+    expect(markers.results.map((m) => m.key)).toEqual([`company_number:GB:09900014`, `lei:${LEI.retail}`, `lei:${LEI.scottish}`]);
+    await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?").bind(Date.now() - 8 * 86_400_000, acct.accountId).run();
     const later = await batch(acct.key, [LEI.scottish]);
     expect(later.body.data.results[0]!.meta).toEqual({ credits_used: 1, cache_hit: false });
   });
@@ -185,16 +187,22 @@ describe("registers not installed", () => {
   });
 });
 
-describe("lookupEntities (for monitors)", () => {
+const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: true, extra: {} };
+const lookupEntities = (payer: { accountId: string; keyId: null; dailyCreditCap: null } | null, inputs: EntityItem[], requestId = "entity-test") =>
+  walk(entity, { env, payer, requestId, inputs, options: OPTIONS });
+
+describe("the paid walk over entity (as monitors use it)", () => {
   it("answers without billing when there is no payer, and bills a payer like the batch does", async () => {
-    const free = await lookupEntities(env, null, [LEI.widgets, { identifier: "09900006", type: "company_number", country: "GB" }]);
-    expect(free).toMatchObject({ requested: 2, processed: 2, found: 2, creditsUsed: 0, creditsRemaining: 0, stoppedReason: null });
+    const free = await lookupEntities(null, [LEI.widgets, { identifier: "09900006", type: "company_number", country: "GB" }]);
+    expect(free).toMatchObject({ requested: 2, processed: 2, creditsUsed: 0, creditsRemaining: 0, stoppedReason: null, refused: null });
+    expect(free.items.filter((i) => i.data.found)).toHaveLength(2);
     expect(free.items[1]!.data.status).toBe("dissolved");
 
     const acct = await createAccount({ pack: 1 });
     const payer = { accountId: acct.accountId, keyId: null, dailyCreditCap: null };
-    const run = await lookupEntities(env, payer, [LEI.widgets, LEI.holdings], { requestId: "monitor-run-1" });
+    const run = await lookupEntities(payer, [LEI.widgets, LEI.holdings], "monitor-run-1");
     expect(run).toMatchObject({ processed: 1, creditsUsed: 1, creditsRemaining: 0, stoppedReason: "insufficient_credits" });
-    await expect(lookupEntities(env, payer, [LEI.holdings])).rejects.toMatchObject({ code: "INSUFFICIENT_CREDITS" });
+    const refused = await lookupEntities(payer, [LEI.holdings]);
+    expect(refused).toMatchObject({ refused: "insufficient_credits", processed: 0, creditsUsed: 0, items: [] });
   });
 });

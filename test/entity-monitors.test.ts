@@ -2,6 +2,8 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../src/index";
 import { leiCheckDigits } from "../src/products/entity/identifiers";
+import { registeredProducts } from "../src/products/registry";
+import { runDueMonitor } from "../workers/monitors";
 import { admin, anotherKey, bearer, call, createAccount, json, type TestAccount } from "./helpers";
 import { receivedAt, WebhookVerifier } from "./webhook-receiver";
 
@@ -131,7 +133,7 @@ describe("entity monitors", () => {
       await run(acct.key, id);
       const patched = await call(`/api/v1/entity/monitors/${id}`, json({ identifiers: [B, C], name: "Renamed" }, auth(acct.key), "PATCH"));
       expect(patched.status).toBe(200);
-      const keys = await env.DB.prepare("SELECT entry_key FROM entity_baselines WHERE monitor_id = ? ORDER BY entry_key").bind(id).all<{ entry_key: string }>();
+      const keys = await env.DB.prepare("SELECT entry_key FROM monitor_baselines WHERE monitor_id = ? ORDER BY entry_key").bind(id).all<{ entry_key: string }>();
       expect(keys.results.map((r) => r.entry_key)).toEqual([`lei::${B}`]);
       const next = await run(await anotherKey(acct), id);
       expect(next.body.data.summary).toMatchObject({ checked: 2, new_baselines: 1, changed: 0 });
@@ -179,7 +181,7 @@ describe("entity monitors", () => {
     const created = await createMonitor(acct, { identifiers: [C] });
     const id = created.body.data.monitor.id;
     const due = Date.now() - 1_000;
-    await env.DB.prepare("UPDATE entity_monitors SET next_run_at = ? WHERE id = ?").bind(due, id).run();
+    await env.DB.prepare("UPDATE monitors SET next_run_at = ? WHERE id = ?").bind(due, id).run();
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ cron: "*/5 * * * *" }), env, ctx);
     await waitOnExecutionContext(ctx);
@@ -205,5 +207,74 @@ describe("entity monitors", () => {
     expect(missing.status).toBe(422);
     expect(Object.keys(missing.body.error.errors!)).toEqual(["identifiers.1.country"]);
     expect((await createMonitor(acct, { identifiers: [A], name: "x".repeat(101) })).status).toBe(422);
+  });
+
+  it("a run whose first entry cannot be paid stops with nothing checked and is posted in changes mode", async () => {
+    const acct = await createAccount({ pack: 0 });
+    const path = `/ok/monitor-${crypto.randomUUID()}`;
+    const created = await createMonitor(acct, { identifiers: [A, B], webhook_url: `${env.RECEIVER_URL}${path}` });
+    const id = created.body.data.monitor.id;
+    const refused = await run(acct.key, id);
+    expect(refused.status).toBe(200);
+    const summary = { checked: 0, changed: 0, new_baselines: 0, credits_used: 0, stopped_reason: "insufficient_credits" };
+    expect(refused.body.data.summary).toMatchObject(summary);
+    expect(refused.body.data.changes).toEqual([]);
+    expect(refused.body.data.monitor.last_summary).toEqual(refused.body.data.summary);
+    const [delivery] = await waitFor(() => receivedAt(path), (d) => d.length === 1);
+    const posted = JSON.parse(delivery!.body);
+    expect(posted).toMatchObject({ event: "entity_monitor.run", monitor: { id }, summary, changes: [] });
+    expect(posted.summary).toEqual(refused.body.data.summary);
+    const baselines = await env.DB.prepare("SELECT COUNT(*) AS n FROM monitor_baselines WHERE monitor_id = ?").bind(id).first<{ n: number }>();
+    expect(baselines?.n).toBe(0);
+  });
+
+  it("runs a due monitor once when its message is delivered twice", async () => {
+    const acct = await createAccount({ pack: 5 });
+    const created = await createMonitor(acct, { identifiers: [B] });
+    const id = created.body.data.monitor.id;
+    const due = Date.now() - 1_000;
+    await env.DB.prepare("UPDATE monitors SET next_run_at = ? WHERE id = ?").bind(due, id).run();
+    await runDueMonitor(env, id, due, due + 10);
+    await runDueMonitor(env, id, due, due + 20);
+    const after = await env.DB.prepare("SELECT last_run_at, next_run_at FROM monitors WHERE id = ?").bind(id).first<{ last_run_at: number; next_run_at: number }>();
+    expect(after).toEqual({ last_run_at: due + 10, next_run_at: due + 10 + 7 * 86_400_000 });
+  });
+});
+
+/** Every product with a monitor shape gets the same routes; these rows are written directly, so no product input is needed. */
+describe.each(registeredProducts().filter((p) => p.monitor).map((p) => [p.name] as const))("%s monitors (any product)", (product) => {
+  async function rawMonitor(acct: TestAccount, owner = product) {
+    const now = Date.now();
+    const row = await env.DB.prepare(
+      "INSERT INTO monitors (account_id, key_id, product, name, entries, cadence, webhook_events, next_run_at, created_at) VALUES (?, ?, ?, 'Raw', '[]', 'weekly', 'changes', ?, ?) RETURNING id",
+    )
+      .bind(acct.accountId, acct.keyId, owner, now + 7 * 86_400_000, now)
+      .first<{ id: number }>();
+    return row!.id;
+  }
+
+  it("answers 422 to a PATCH naming none of the fields", async () => {
+    const acct = await createAccount({ pack: 0 });
+    const id = await rawMonitor(acct);
+    const empty = await call(`/api/v1/${product}/monitors/${id}`, json({}, auth(acct.key), "PATCH"));
+    expect(empty.status).toBe(422);
+    expect(empty.body.error.code).toBe("VALIDATION_FAILED");
+    const unknown = await call(`/api/v1/${product}/monitors/${id}`, json({ colour: "red" }, auth(acct.key), "PATCH"));
+    expect(unknown.status).toBe(422);
+    const renamed = await call<{ monitor: Monitor }>(`/api/v1/${product}/monitors/${id}`, json({ name: "Kept" }, auth(acct.key), "PATCH"));
+    expect(renamed.body.data.monitor.name).toBe("Kept");
+  });
+
+  it("answers 404 for another account's monitor, and for another product's", async () => {
+    const mine = await createAccount({ pack: 5 });
+    const theirs = await createAccount({ pack: 5 });
+    const id = await rawMonitor(theirs);
+    expect((await call(`/api/v1/${product}/monitors/${id}`, bearer(mine.key))).status).toBe(404);
+    expect((await call(`/api/v1/${product}/monitors/${id}`, json({ name: "x" }, auth(mine.key), "PATCH"))).status).toBe(404);
+    expect((await call(`/api/v1/${product}/monitors/${id}/run`, { method: "POST", ...bearer(mine.key) })).status).toBe(404);
+    expect((await call(`/api/v1/${product}/monitors/${id}`, { method: "DELETE", ...bearer(mine.key) })).status).toBe(404);
+    const foreign = await rawMonitor(mine, product === "email" ? "entity" : "email");
+    expect((await call(`/api/v1/${product}/monitors/${foreign}`, bearer(await anotherKey(mine)))).status).toBe(404);
+    expect((await call(`/api/v1/${product}/monitors/${id}`, bearer(theirs.key))).status).toBe(200);
   });
 });

@@ -1,14 +1,20 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
-import { withCredits } from "../src/billing/credits";
+import { payerOf } from "../src/engines/credits/payer";
+import { walk } from "../src/engines/walk/walk";
+import { orRefuse } from "../src/http/refusal";
 import { onError } from "../src/http/error-handler";
 import { ok } from "../src/http/envelope";
 import { requestId } from "../src/http/request-id";
 import type { AppEnv } from "../src/types";
+import { fakeProduct } from "./fixtures/fake-product";
 import { BASE, createAccount, creditsStub, type Envelope } from "./helpers";
 
-/** A paid route as products will write it: reserve 1, answer, settle what the answer cost. */
+const product = fakeProduct();
+const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
+
+/** A single-lookup route as products write it: the paid walk for one value, its refusal as the HTTP error. */
 function paidApp(accountId: string, keyId: string, dailyCreditCap: number | null, cost = 1) {
   const app = new Hono<AppEnv>();
   app.use("*", requestId());
@@ -16,21 +22,18 @@ function paidApp(accountId: string, keyId: string, dailyCreditCap: number | null
     c.set("principal", { kind: "secret", keyId, accountId, userId: null, scopes: [], dailyCreditCap });
     await next();
   });
-  app.post("/paid", async (c) => {
-    const { result, charged, remaining } = await withCredits(c, { amount: 1 }, async () => ({ result: "answer", credits: cost }));
-    return ok(c, { result }, { credits_used: charged, credits_remaining: remaining });
-  });
-  app.post("/fails", async (c) => {
-    await withCredits(c, { amount: 1 }, async () => {
-      throw new Error("upstream broke");
-    });
-    return c.text("unreachable");
-  });
+  const lookUp = (value: string) => async (c: Context<AppEnv>) => {
+    const run = orRefuse(await walk(product, { env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs: [value], options: OPTIONS }));
+    return ok(c, { result: run.items[0]!.data }, { credits_used: run.creditsUsed, credits_remaining: run.creditsRemaining });
+  };
+  // Distinct values each time: a repeat within 7 days would be free.
+  app.post("/paid", (c) => lookUp(`${cost ? "paid" : "free"}:${crypto.randomUUID()}`)(c));
+  app.post("/fails", (c) => lookUp(`fail:${crypto.randomUUID()}`)(c));
   app.onError(onError);
   return (path: string) => app.request(`${BASE}${path}`, { method: "POST" }, env);
 }
 
-describe("withCredits: reserve, work, settle", () => {
+describe("the paid walk over HTTP: hold, look up, settle", () => {
   it("charges exactly 10 of 50 concurrent paid requests on 10 credits; the rest answer 402 INSUFFICIENT_CREDITS", async () => {
     const acct = await createAccount({ pack: 10 });
     const request = paidApp(acct.accountId, acct.keyId, null);

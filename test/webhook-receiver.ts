@@ -6,6 +6,17 @@ export async function receivedAt(prefix: string): Promise<Received[]> {
   return (await (await fetch(`${env.RECEIVER_URL}/__log?prefix=${encodeURIComponent(prefix)}`)).json()) as Received[];
 }
 
+/** Deliveries go through the outbox's own queue message: waits until `count` have arrived under the prefix. */
+export async function deliveredAt(prefix: string, count = 1, timeoutMs = 8_000): Promise<Received[]> {
+  const deadline = Date.now() + timeoutMs;
+  let received = await receivedAt(prefix);
+  while (received.length < count && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    received = await receivedAt(prefix);
+  }
+  return received;
+}
+
 const encoder = new TextEncoder();
 
 async function hmacHex(secret: string, message: string) {

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { EVENTS, sampleBody } from "../src/engines/webhooks/events";
+import { mintSecret } from "../src/engines/webhooks/secret";
 import { OLD_SIGNATURE_UNTIL, sign, signatureHeaders } from "../src/platform/webhooks";
 import { isPrivateAddress } from "../src/platform/private-addresses";
 import { anotherKey, call, createAccount, json } from "./helpers";
@@ -102,6 +104,43 @@ describe("POST /api/v1/webhooks/test", () => {
     expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
     expect(statuses[10]).toBe(429);
     expect((await sendTest(keys[1]!, `${env.RECEIVER_URL}${unique("/ok/cap")}`)).status).toBe(200);
+  });
+});
+
+describe("sample bodies", () => {
+  it.each(EVENTS)("%s: a fixed body starting with test: true that names its event", (event) => {
+    const body = sampleBody(event, { deliverable: 1, risky: 0, undeliverable: 1 });
+    expect(body.startsWith('{"test":true,')).toBe(true);
+    expect(JSON.parse(body)).toMatchObject({ test: true, event });
+    expect(sampleBody(event, { deliverable: 1, risky: 0, undeliverable: 1 })).toBe(body);
+  });
+
+  it("a bulk finished sample carries the counters passed for its product", () => {
+    expect(JSON.parse(sampleBody("bulk_email_job.finished", { deliverable: 1, risky: 0, undeliverable: 1 })).job).toMatchObject({
+      id: 1,
+      status: "completed",
+      total: 2,
+      processed: 2,
+      deliverable: 1,
+      risky: 0,
+      undeliverable: 1,
+      credits_used: 1,
+      stopped_reason: null,
+    });
+    const phone = JSON.parse(sampleBody("bulk_phone_job.finished", { valid: 2, invalid: 1 })).job;
+    expect(phone).toMatchObject({ total: 3, processed: 3, valid: 2, invalid: 1 });
+    expect(phone).not.toHaveProperty("deliverable");
+  });
+
+  it("a phone monitor sample adds flags; other monitor samples do not", () => {
+    expect(JSON.parse(sampleBody("phone_monitor.run", {}))).toMatchObject({ flags: {}, changes: [] });
+    expect(JSON.parse(sampleBody("ip_monitor.run", {}))).not.toHaveProperty("flags");
+  });
+
+  it("mints whsec_ secrets of 32 base62 characters, a new one each time", () => {
+    const [a, b] = [mintSecret(), mintSecret()];
+    expect(a).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    expect(a).not.toBe(b);
   });
 });
 

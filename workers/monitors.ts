@@ -1,46 +1,34 @@
-import { and, eq, lte } from "drizzle-orm";
-import { database } from "../src/db/client";
-import { entityMonitors } from "../src/db/schema";
-import type { JobMessage } from "../src/jobs/bulk-engine";
-import { deliver } from "../src/platform/webhooks";
-import { nextRunAfter } from "../src/products/entity/monitor";
-import { runMonitor } from "../src/products/entity/monitor-run";
-import { deliveryConfig } from "../src/routes/webhooks";
+import type { MonitorMessage } from "../src/engines/monitors/messages";
+import { runMonitor } from "../src/engines/monitors/run";
+import { nextRunAfter } from "../src/engines/monitors/schedule";
+import { claimDue, dueMonitors, monitorById } from "../src/engines/monitors/store";
+import { productNamed } from "../src/products/registry";
 
-/** Cron: queue every monitor whose run is due. */
-export async function queueDueMonitors(env: Env, now = Date.now()) {
-  const due = await database(env)
-    .select({ id: entityMonitors.id, nextRunAt: entityMonitors.nextRunAt })
-    .from(entityMonitors)
-    .where(lte(entityMonitors.nextRunAt, now))
-    .limit(500);
-  for (const m of due) await env.JOBS.send({ type: "monitor_run", monitorId: m.id, dueAt: m.nextRunAt } satisfies JobMessage);
+// One cron tick queues at most this many; the rest are still due at the next tick.
+const DUE_PER_TICK = 500;
+// Queues take at most 100 messages per sendBatch call.
+const MESSAGES_PER_SEND = 100;
+
+/** Cron: queues a `monitor_run` for every monitor whose run is due, with the due time it is queued for. */
+export async function queueDueMonitors(env: Env, now = Date.now()): Promise<number> {
+  const due = await dueMonitors(env, now, DUE_PER_TICK);
+  const messages = due.map((m) => ({ body: { type: "monitor_run", monitorId: m.id, dueAt: m.nextRunAt } satisfies MonitorMessage }));
+  for (let i = 0; i < messages.length; i += MESSAGES_PER_SEND) await env.JOBS.sendBatch(messages.slice(i, i + MESSAGES_PER_SEND));
   return due.length;
 }
 
 /**
- * Runs a due monitor once: the run is claimed by moving `next_run_at` on from the due time it was queued for, so a
- * redelivered or doubly queued message finds nothing to do.
+ * Queue: runs a due monitor once. The run is claimed by moving `next_run_at` on from the due time it was queued for,
+ * so a redelivered or doubly queued message (or one overtaken by a PATCH of the cadence) finds nothing to do.
  */
-export async function runDueMonitor(env: Env, monitorId: number, dueAt: number, now = Date.now()) {
-  const db = database(env);
-  const monitor = await db.select().from(entityMonitors).where(eq(entityMonitors.id, monitorId)).get();
+export async function runDueMonitor(env: Env, monitorId: number, dueAt: number, now = Date.now()): Promise<void> {
+  const monitor = await monitorById(env, monitorId);
   if (!monitor) return;
-  const [claimed] = await db
-    .update(entityMonitors)
-    .set({ nextRunAt: nextRunAfter(Math.max(dueAt, now), monitor.cadence) })
-    .where(and(eq(entityMonitors.id, monitorId), eq(entityMonitors.nextRunAt, dueAt)))
-    .returning();
-  if (claimed) await runMonitor(env, claimed, now);
-}
-
-export async function deliverMonitorWebhook(env: Env, monitorId: number, body: string) {
-  const db = database(env);
-  const monitor = await db.select().from(entityMonitors).where(eq(entityMonitors.id, monitorId)).get();
-  if (!monitor?.webhookUrl || !monitor.webhookSecret) return;
-  const result = await deliver(monitor.webhookUrl, body, monitor.webhookSecret, deliveryConfig(env));
-  await db
-    .update(entityMonitors)
-    .set({ webhookStatus: result.delivered ? "delivered" : "failed", webhookDetail: result.detail })
-    .where(eq(entityMonitors.id, monitorId));
+  const product = productNamed(monitor.product);
+  if (!product?.monitor) {
+    console.error(JSON.stringify({ event: "monitor_product_unknown", monitor_id: monitorId, product: monitor.product }));
+    return;
+  }
+  const claimed = await claimDue(env, monitorId, dueAt, nextRunAfter(Math.max(dueAt, now), monitor.cadence));
+  if (claimed) await runMonitor(env, product, claimed, now);
 }

@@ -2,9 +2,13 @@ import { resolve } from "./doh";
 import { isPrivateAddress } from "./private-addresses";
 
 /**
- * The one engine for outgoing webhooks and callbacks (spec, "Events"): signing, the SSRF guard, and delivery with
- * retries. Products hand it a URL, the exact body string and the secret; it never reads the receiver's response body.
+ * Signing, the SSRF guard and single POST attempts for outgoing webhooks and callbacks (spec, "Events"). Products never
+ * call this directly: real deliveries go through the outbox (`src/engines/webhooks/outbox.ts`), which makes one attempt
+ * per queue message; `deliver` (attempts with in-request sleeps) is only for `POST /webhooks/test`, which must answer
+ * with the outcome. The receiver's response body is never read.
  */
+
+/** The body-only `X-Service-Signature` header is sent while the clock is before this instant (1 March 2027). */
 export const OLD_SIGNATURE_UNTIL = Date.parse("2027-03-01T00:00:00Z");
 
 const encoder = new TextEncoder();
@@ -15,6 +19,7 @@ async function hmacHex(secret: string, message: string): Promise<string> {
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Both signature header values of one attempt. */
 export interface Signature {
   /** `X-Service-Signature-V2`: `t={unix seconds},v2={hex}` over `v2:{t}:{body}`. */
   timestamped: string;
@@ -23,12 +28,14 @@ export interface Signature {
   legacy: string;
 }
 
+/** Signs `body` with `secret` at `nowMs` (HMAC-SHA256, both the V2 and the legacy form). */
 export async function sign(secret: string, body: string, nowMs = Date.now()): Promise<Signature> {
   const timestamp = Math.floor(nowMs / 1000);
   const [v2, legacy] = await Promise.all([hmacHex(secret, `v2:${timestamp}:${body}`), hmacHex(secret, body)]);
   return { timestamped: `t=${timestamp},v2=${v2}`, timestamp, legacy };
 }
 
+/** The signature headers to send at `nowMs`: the legacy header only before OLD_SIGNATURE_UNTIL. */
 export function signatureHeaders(signature: Signature, nowMs = Date.now()): Record<string, string> {
   const headers: Record<string, string> = { "X-Service-Signature-V2": signature.timestamped };
   if (nowMs < OLD_SIGNATURE_UNTIL) headers["X-Service-Signature"] = signature.legacy;
@@ -46,16 +53,31 @@ export interface DeliveryConfig {
   retryBaseMs?: number;
 }
 
+/** The spec's defaults: three attempts, 10 s each, 5 s then 15 s apart. */
+export const DEFAULT_ATTEMPTS = 3;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_RETRY_BASE_MS = 5_000;
+
+/** The wait before attempt `attempt` (2 or later), in milliseconds. */
+export const retryDelayMs = (attempt: number, config: DeliveryConfig) => (config.retryBaseMs ?? DEFAULT_RETRY_BASE_MS) * 3 ** (attempt - 2);
+
+/** The outcome of a delivery (the test route's answer, and what the outbox records). */
 export interface DeliveryResult {
   delivered: boolean;
   /** The receiver's HTTP status, 0 when there was none. */
   statusCode: number;
-  /** The status as text (`200`), or the transport failure. */
+  /** The status as text (`200`), or the transport failure or refusal. */
   detail: string;
   /** The signature of the last attempt (or the one that would have been sent, when refused). */
   signature: Signature;
 }
 
+/** One attempt's outcome; `retryable` is true only for a connection failure, a timeout or a 5xx. */
+export interface AttemptResult extends DeliveryResult {
+  retryable: boolean;
+}
+
+/** The detail of a delivery refused because the destination is private or reserved. */
 export const PRIVATE_REFUSAL = "Refused: private address";
 
 /** Null when the URL may be posted to now; otherwise the refusal detail. Checked before every attempt. */
@@ -73,41 +95,50 @@ export async function refusal(url: URL, config: DeliveryConfig): Promise<string 
 
 const parseLiteral = (host: string) => /^[\d.]+$/.test(host) || host.includes(":");
 
+/**
+ * One POST of `body` with freshly signed headers (a retry must not carry a stale timestamp). The destination is checked
+ * first and a refusal sends nothing; redirects are never followed (a 3xx is a failure) and the response body is
+ * discarded unread. Only a connection failure, a timeout or a 5xx is `retryable`: anything else is the receiver's
+ * final word, and a refusal would be refused again.
+ */
+export async function postOnce(url: string, body: string, secret: string, config: DeliveryConfig, extraHeaders: Record<string, string> = {}): Promise<AttemptResult> {
+  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const signature = await sign(secret, body);
+  const target = new URL(url);
+  const refused = await refusal(target, config);
+  if (refused) return { delivered: false, statusCode: 0, detail: refused, signature, retryable: false };
+  try {
+    const response = await fetch(target, {
+      method: "POST",
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: { "Content-Type": "application/json", "User-Agent": "verification-api-webhooks/1", ...signatureHeaders(signature), ...extraHeaders },
+    });
+    await response.body?.cancel();
+    const delivered = response.status >= 200 && response.status < 300;
+    return { delivered, statusCode: response.status, detail: String(response.status), signature, retryable: response.status >= 500 };
+  } catch (err) {
+    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+    const detail = timedOut ? `Timed out after ${timeoutMs} ms` : `Connection failed: ${err instanceof Error ? err.message : String(err)}`;
+    return { delivered: false, statusCode: 0, detail, signature, retryable: true };
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 
 /**
- * POSTs `body` with fresh signature headers per attempt: up to 3 attempts on connection errors and 5xx, each with its
- * own timeout; any other answer ends the delivery (2xx delivered, 3xx and 4xx failed: redirects are never followed).
- * A destination that resolves to a private or reserved address is refused before every attempt, with nothing sent.
+ * The whole delivery inside one request, for `POST /webhooks/test` only (it answers with the outcome, so it cannot
+ * hand retries to the queue): up to 3 attempts with the real backoff, ending at the first answer that is not retryable.
+ * Real deliveries use the outbox, which never sleeps in a consumer.
  */
 export async function deliver(url: string, body: string, secret: string, config: DeliveryConfig, extraHeaders: Record<string, string> = {}): Promise<DeliveryResult> {
-  const attempts = config.attempts ?? 3;
-  const timeoutMs = config.timeoutMs ?? 10_000;
-  const retryBaseMs = config.retryBaseMs ?? 5_000;
-  let signature = await sign(secret, body);
-  let last: DeliveryResult = { delivered: false, statusCode: 0, detail: "not attempted", signature };
+  const attempts = config.attempts ?? DEFAULT_ATTEMPTS;
+  let last: AttemptResult | null = null;
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (attempt > 1) await sleep(retryBaseMs * 3 ** (attempt - 2));
-    const target = new URL(url);
-    const refused = await refusal(target, config);
-    if (refused) return { delivered: false, statusCode: 0, detail: refused, signature };
-    if (attempt > 1) signature = await sign(secret, body);
-    try {
-      const response = await fetch(target, {
-        method: "POST",
-        body,
-        redirect: "manual",
-        signal: AbortSignal.timeout(timeoutMs),
-        headers: { "Content-Type": "application/json", "User-Agent": "verification-api-webhooks/1", ...signatureHeaders(signature), ...extraHeaders },
-      });
-      await response.body?.cancel();
-      last = { delivered: response.status >= 200 && response.status < 300, statusCode: response.status, detail: String(response.status), signature };
-      if (response.status < 500) return last;
-    } catch (err) {
-      const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-      const detail = timedOut ? `Timed out after ${timeoutMs} ms` : `Connection failed: ${err instanceof Error ? err.message : String(err)}`;
-      last = { delivered: false, statusCode: 0, detail, signature };
-    }
+    if (attempt > 1) await sleep(retryDelayMs(attempt, config));
+    last = await postOnce(url, body, secret, config, extraHeaders);
+    if (!last.retryable) break;
   }
-  return last;
+  return last ?? { delivered: false, statusCode: 0, detail: "not attempted", signature: await sign(secret, body) };
 }

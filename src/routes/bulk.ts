@@ -1,198 +1,87 @@
-import { and, count, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
+import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
-import type { Scope } from "../auth/scopes";
 import { database } from "../db/client";
-import { bulkJobs } from "../db/schema";
+import { createJob } from "../engines/bulk/create";
+import { findByIdempotencyKey, jobViewOf, requestHash, saveCreateResponse } from "../engines/bulk/jobs";
+import type { Product } from "../engines/product";
+import { assertWebhookUrl } from "../engines/webhooks/config";
 import { ok } from "../http/envelope";
-import { ApiError, notFound } from "../http/errors";
+import { ApiError } from "../http/errors";
 import { describe } from "../http/openapi";
-import { pathParams, queryParams } from "../http/validation";
-import { enforceLimit } from "../limits/limiter";
-import { findJob, jobView, PER_PAGE, resultsPrefix, RETENTION_DAYS, type JobMessage } from "../jobs/bulk-engine";
-import type { BulkProduct } from "../jobs/product";
-import { finishJob } from "../../workers/bulk-runner";
+import { jsonBody } from "../http/validation";
 import type { AppEnv } from "../types";
-import { dateOrTimestamp } from "./email-lists";
+import { bulkRunRoutes, jobSchema } from "./bulk-runs";
 
-const STATUSES = ["queued", "processing", "completed", "failed", "cancelled"] as const;
-const jobParam = pathParams(z.object({ jobId: z.coerce.number().int().min(1) }));
+export const MAX_BULK_ROWS = 100_000;
 
-export const payer = (c: Context<AppEnv>) => {
-  const principal = c.var.principal;
-  if (principal?.kind !== "secret") throw new Error("bulk routes need a secret-key principal");
-  return principal;
+const idempotencyKey = (c: Context<AppEnv>) => {
+  const key = c.req.header("Idempotency-Key");
+  if (key !== undefined && (key.length < 1 || key.length > 255)) throw new ApiError("VALIDATION_FAILED", "Idempotency-Key must be 1 to 255 characters.", { errors: { "Idempotency-Key": ["1 to 255 characters."] } });
+  return key ?? null;
 };
 
-/** Poll, list, cancel, resume, results and redelivery of one product's bulk runs; creation lives with the product. */
-export function bulkRunRoutes(product: BulkProduct, scope: Scope) {
-  const base = `/${product.name}/bulk`;
-  const load = async (c: Context<AppEnv>, jobId: number) => {
-    const job = await findJob(database(c.env), product, payer(c).accountId, jobId);
-    if (!job) throw notFound("Job");
-    return job;
-  };
-  const jobResponse = z.object({ job: z.object({ id: z.int(), status: z.enum(STATUSES) }) });
-
-  return new Hono<AppEnv>()
-    .get(
-      base,
-      describe({ tag: "Bulk", summary: `List ${product.name} bulk runs, newest first, 100 a page`, response: z.object({ jobs: z.array(jobResponse.shape.job) }) }),
-      secretKey({ scope }),
-      queryParams(
-        z.object({
-          status: z.enum(STATUSES).optional(),
-          since: dateOrTimestamp(false).optional(),
-          until: dateOrTimestamp(true).optional(),
-          page: z.coerce.number().int().min(1).default(1),
-        }),
-      ),
-      async (c) => {
-        const q = c.req.valid("query");
-        const filters: (SQL | undefined)[] = [
-          eq(bulkJobs.accountId, payer(c).accountId),
-          eq(bulkJobs.product, product.name),
-          q.status ? eq(bulkJobs.status, q.status) : undefined,
-          q.since !== undefined ? gte(bulkJobs.createdAt, q.since) : undefined,
-          q.until !== undefined ? lt(bulkJobs.createdAt, q.until) : undefined,
-        ];
-        const db = database(c.env);
-        const where = and(...filters);
-        const [rows, [total]] = await Promise.all([
-          db.select().from(bulkJobs).where(where).orderBy(desc(bulkJobs.id)).limit(PER_PAGE).offset((q.page - 1) * PER_PAGE),
-          db.select({ n: count() }).from(bulkJobs).where(where),
-        ]);
-        return ok(c, { jobs: rows.map(jobView) }, { page: q.page, per_page: PER_PAGE, total: total?.n ?? 0, retention_days: RETENTION_DAYS });
-      },
-    )
-    .get(`${base}/:jobId`, describe({ tag: "Bulk", summary: "Poll one run", response: jobResponse, errors: ["NOT_FOUND"] }), secretKey({ scope }), jobParam, async (c) =>
-      ok(c, { job: jobView(await load(c, c.req.valid("param").jobId)) }),
-    )
-    .post(
-      `${base}/:jobId/cancel`,
-      describe({ tag: "Bulk", summary: "Cancel a queued or running run", response: jobResponse, errors: ["NOT_FOUND", "JOB_ALREADY_FINISHED"] }),
-      secretKey({ scope }),
-      jobParam,
-      async (c) => {
-        const job = await load(c, c.req.valid("param").jobId);
-        if (!["queued", "processing"].includes(job.status)) throw new ApiError("JOB_ALREADY_FINISHED", `The run is already ${job.status}.`);
-        const db = database(c.env);
-        await db.update(bulkJobs).set({ cancelRequested: true, updatedAt: Date.now() }).where(eq(bulkJobs.id, job.id));
-        // A queued run has no consumer yet to notice the request: it settles now. A running one stops at its next step.
-        if (job.status === "queued") await finishJob(c.env, job.id, "cancelled");
-        return ok(c, { job: jobView((await load(c, job.id))) });
-      },
-    )
-    .post(
-      `${base}/:jobId/resume`,
-      describe({ tag: "Bulk", summary: "Resume a run that stopped for lack of credits", response: jobResponse, errors: ["NOT_FOUND", "JOB_NOT_RESUMABLE", "JOB_INPUT_EXPIRED"] }),
-      secretKey({ scope }),
-      jobParam,
-      async (c) => {
-        const job = await load(c, c.req.valid("param").jobId);
-        const stoppedForCredits = job.status === "completed" && (job.stoppedReason === "insufficient_credits" || job.stoppedReason === "key_spend_cap");
-        if (!stoppedForCredits) throw new ApiError("JOB_NOT_RESUMABLE", "Only a settled run that stopped for lack of credits can be resumed.");
-        if (job.inputExpired) throw new ApiError("JOB_INPUT_EXPIRED", "The uploaded list has passed out of retention; submit it again.");
-        const [resumed] = await database(c.env)
-          .update(bulkJobs)
-          .set({ status: "processing", stoppedReason: null, finishedAt: null, updatedAt: Date.now() })
-          .where(and(eq(bulkJobs.id, job.id), eq(bulkJobs.status, "completed"), inArray(bulkJobs.stoppedReason, ["insufficient_credits", "key_spend_cap"])))
-          .returning();
-        if (!resumed) throw new ApiError("JOB_NOT_RESUMABLE", "The run is already going again.");
-        await c.env.JOBS.send({ type: "run", jobId: job.id } satisfies JobMessage);
-        return ok(c, { job: jobView(resumed) });
-      },
-    )
-    .get(
-      `${base}/:jobId/results`,
-      describe({ tag: "Bulk", summary: "Results as CSV (kept 30 days)", errors: ["NOT_FOUND", "RESULTS_NOT_READY", "JOB_CANCELLED", "JOB_FAILED"] }),
-      secretKey({ scope }),
-      jobParam,
-      queryParams(z.object({ variant: z.enum(product.countKeys as [string, ...string[]]).optional() })),
-      async (c) => {
-        const job = await load(c, c.req.valid("param").jobId);
-        if (job.status === "queued" || job.status === "processing") throw new ApiError("RESULTS_NOT_READY", "The run is still going.");
-        if (job.status === "cancelled" && job.processed === 0) throw new ApiError("JOB_CANCELLED", "The run was cancelled before any row was processed.");
-        if (job.status === "failed" && job.processed === 0) throw new ApiError("JOB_FAILED", "The run failed before any row was written.");
-        const variant = c.req.valid("query").variant;
-        return new Response(resultsStream(c.env, job.id, product, variant), {
-          headers: {
-            "Content-Type": "text/csv; charset=utf-8",
-            "Content-Disposition": `attachment; filename="${product.name}-bulk-${job.id}${variant ? `-${variant}` : ""}.csv"`,
-          },
-        });
-      },
-    );
+/** The first answer for this Idempotency-Key if the request is the same one again; 409 if the key was used otherwise. */
+async function replay(c: Context<AppEnv>, product: Product, key: string, hash: string) {
+  const existing = await findByIdempotencyKey(database(c.env), product, secretPrincipal(c).accountId, key);
+  if (!existing) return null;
+  if (existing.requestHash !== hash) throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with different values or webhook URL.");
+  return ok(c, JSON.parse(existing.createResponse ?? "{}") as unknown, {}, 202);
 }
 
-/** The header, then every stored part in order; with a variant, only rows whose verdict column matches. */
-function resultsStream(env: Env, jobId: number, product: BulkProduct, variant: string | undefined): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  const verdictColumn = product.csvHeader.indexOf(product.countKeys.length ? "deliverable" : "");
-  return new ReadableStream({
-    async start(controller) {
-      controller.enqueue(encoder.encode(`${product.csvHeader.join(",")}\n`));
-      let cursor: string | undefined;
-      do {
-        const listed = await env.RESULTS.list({ prefix: resultsPrefix(jobId), ...(cursor ? { cursor } : {}) });
-        for (const { key } of listed.objects.sort((a, b) => a.key.localeCompare(b.key))) {
-          const text = (await (await env.RESULTS.get(key))?.text()) ?? "";
-          const lines = variant ? text.split("\n").filter((line) => line && parseCsvLine(line)[verdictColumn] === variant) : [text];
-          if (lines.length) controller.enqueue(encoder.encode(variant ? `${lines.join("\n")}\n` : text));
-        }
-        cursor = listed.truncated ? listed.cursor : undefined;
-      } while (cursor);
-      controller.close();
-    },
+/** `POST /{product}/bulk`: the list under the product's own field (`emails`), shared options, then the product's own. */
+function createBody(product: Product) {
+  const shape = product.bulk!;
+  return z.object({
+    [shape.field]: z.array(product.input).min(1).max(MAX_BULK_ROWS),
+    webhook_url: z.url().max(2048).nullish(),
+    refresh: z.boolean().nullish(),
+    max_age: z.int().min(60).max(604_800).nullish(),
+    ...(shape.options ?? {}),
   });
 }
 
-function parseCsvLine(line: string): string[] {
-  const cells: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") cells.push(cell), (cell = "");
-    else cell += ch;
-  }
-  cells.push(cell);
-  return cells;
+/** Every bulk route of one product: create (Idempotency-Key), list, poll, cancel, resume, results and redelivery. */
+export function bulkRoutes(product: Product) {
+  const shape = product.bulk!;
+  const body = createBody(product);
+  return new Hono<AppEnv>()
+    .post(
+      `/${product.name}/bulk`,
+      describe({
+        tag: "Bulk",
+        summary: `Start a bulk ${product.name} run (up to 100,000 values); the webhook secret is returned once`,
+        status: 202,
+        response: z.object({ job: jobSchema(product), webhook_secret: z.string().nullable() }),
+        errors: ["IDEMPOTENCY_KEY_REUSED"],
+      }),
+      secretKey({ scope: product.scope }),
+      jsonBody(body),
+      async (c) => {
+        const { [shape.field]: inputs, webhook_url, ...options } = c.req.valid("json") as Record<string, unknown> & { webhook_url?: string | null };
+        const webhookUrl = webhook_url ?? null;
+        if (webhookUrl) assertWebhookUrl(c.env, "webhook_url", webhookUrl);
+        const key = idempotencyKey(c);
+        const hash = await requestHash(inputs as unknown[], webhookUrl);
+        const replayed = key ? await replay(c, product, key, hash) : null;
+        if (replayed) return replayed;
+        const principal = secretPrincipal(c);
+        let created;
+        try {
+          created = await createJob(c.env, product, { accountId: principal.accountId, keyId: principal.keyId, inputs: inputs as unknown[], options, webhookUrl, idempotencyKey: key });
+        } catch (err) {
+          // Two requests raced with one Idempotency-Key: the loser answers like a replay.
+          const raced = key ? await replay(c, product, key, hash) : null;
+          if (raced) return raced;
+          throw err;
+        }
+        const db = database(c.env);
+        const data = { job: await jobViewOf(db, created.row), webhook_secret: created.webhookSecret };
+        await saveCreateResponse(db, created.row.id, data);
+        return ok(c, data, {}, 202);
+      },
+    )
+    .route("/", bulkRunRoutes(product));
 }
 
-/** `POST /{product}/bulk/{jobId}/webhook/redeliver`, shared by every product's runs (rules 1-6). */
-export function redeliverRoute(product: BulkProduct, scope: Scope) {
-  return new Hono<AppEnv>().post(
-    `/${product.name}/bulk/:jobId/webhook/redeliver`,
-    describe({
-      tag: "Bulk",
-      summary: "Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user",
-      status: 202,
-      errors: ["NOT_FOUND", "WEBHOOK_NOT_CONFIGURED", "JOB_NOT_FINISHED", "RATE_LIMITED"],
-    }),
-    secretKey({ scope }),
-    jobParam,
-    async (c) => {
-      const principal = payer(c);
-      await enforceLimit(c.env, "redeliveryUser", principal.userId ?? principal.keyId);
-      const db = database(c.env);
-      const job = await findJob(db, product, principal.accountId, c.req.valid("param").jobId);
-      if (!job) throw notFound("Job");
-      if (!job.webhookUrl) throw new ApiError("WEBHOOK_NOT_CONFIGURED", "The run was created without webhook_url.");
-      const [pending] = await db
-        .update(bulkJobs)
-        .set({ webhookStatus: "pending", webhookDetail: null })
-        .where(and(eq(bulkJobs.id, job.id), inArray(bulkJobs.status, ["completed", "failed", "cancelled"])))
-        .returning();
-      if (!pending?.webhookBody) throw new ApiError("JOB_NOT_FINISHED", "The run is still queued or running.");
-      await c.env.JOBS.send({ type: "webhook", jobId: job.id } satisfies JobMessage);
-      return ok(c, { job: jobView(pending) }, {}, 202);
-    },
-  );
-}

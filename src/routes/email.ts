@@ -4,21 +4,19 @@ import { z } from "zod";
 import { publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
 import { secretKey } from "../auth/secret-key";
-import { creditsOf, withCredits } from "../billing/credits";
-import { database } from "../db/client";
+import { payerOf } from "../engines/credits/payer";
+import type { WalkOptions } from "../engines/product";
+import { walk } from "../engines/walk/walk";
+import { assertWebhookUrl } from "../engines/webhooks/config";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
+import { orRefuse } from "../http/refusal";
 import { jsonBody, pathParams } from "../http/validation";
-import { domainIntelligence, invalidDomain, normalizeDomain } from "../products/email/domain";
-import { DEFAULT_TIMEOUT_SECONDS, emailConfig, runEmailLookups, type EmailOptions } from "../products/email/service";
+import { domainResultSchema, emailResultSchema } from "../products/email/schemas";
+import { emailDomain } from "../products/email/domain-product";
+import { email, isTestAddress } from "../products/email/product";
 import { scheduleRecheck } from "../products/email/settle";
-import { recall, remember } from "../products/email/store";
-import { cannedAnswer, cannedDomain } from "../products/email/test-addresses";
-import { extractAddress } from "../products/email/extract";
-import { parseAddress } from "../products/email/syntax";
 import type { AppEnv } from "../types";
-import { assertWebhookUrl } from "./webhooks";
-import { emailResultSchema, domainResultSchema } from "./email-schemas";
 
 const lookupOptions = {
   refresh: z.boolean().nullish(),
@@ -39,17 +37,26 @@ const batchBody = z.object({ emails: z.array(z.string().max(254)).min(1).max(50)
 
 const publicBody = z.object({ ...publishableFields, email: z.string().max(254) });
 
-const options = (body: { refresh?: boolean | null; max_age?: number | null; timeout?: number | null }, honorSuppressions: boolean): EmailOptions => ({
+const options = (body: { refresh?: boolean | null; max_age?: number | null; timeout?: number | null }, honorSuppressions: boolean): WalkOptions => ({
   refresh: body.refresh ?? false,
   maxAgeSeconds: body.max_age ?? null,
-  timeoutSeconds: body.timeout ?? DEFAULT_TIMEOUT_SECONDS,
   honorSuppressions,
+  extra: { timeout: body.timeout ?? null },
 });
+
+/** Runs the paid walk for this request's payer and records what it charged for the request log. */
+async function lookup<In, Out>(c: Context<AppEnv>, product: Parameters<typeof walk<In, Out>>[0], inputs: In[], walkOptions: WalkOptions) {
+  const run = orRefuse(await walk(product, { env: c.env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs, options: walkOptions }));
+  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
+  return run;
+}
+
+const batchItemMeta = z.object({ credits_used: z.int(), cache_hit: z.boolean(), suppressed: z.boolean(), refreshed: z.boolean(), fair_use_billed: z.boolean() });
 
 const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 
-async function single(c: Context<AppEnv>, email: string, body: Parameters<typeof options>[0]) {
-  const run = await runEmailLookups(c, [email], options(body, false));
+async function single(c: Context<AppEnv>, address: string, body: Parameters<typeof options>[0]) {
+  const run = await lookup(c, email, [address], options(body, false));
   const { data, meta } = run.items[0]!;
   return { data, meta: { ...meta, credits_remaining: run.creditsRemaining } };
 }
@@ -63,7 +70,7 @@ export const emailRoutes = new Hono<AppEnv>()
     async (c) => {
       const body = c.req.valid("json");
       if (body.callback_url) assertWebhookUrl(c.env, "callback_url", body.callback_url);
-      assertSandboxValue(c, isTestAddress(body.email));
+      assertSandboxValue(c, email.isSample(body.email));
       const { data, meta } = await single(c, body.email, body);
       const principal = c.var.principal;
       const settling = Boolean(body.callback_url && body.callback_secret && data.reason === "unverified" && principal?.kind === "secret");
@@ -76,7 +83,7 @@ export const emailRoutes = new Hono<AppEnv>()
           email: body.email,
           callbackUrl: body.callback_url!,
           callbackSecret: body.callback_secret!,
-          timeoutSeconds: body.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+          timeout: body.timeout ?? null,
         });
       }
       return ok(c, data, {
@@ -95,7 +102,7 @@ export const emailRoutes = new Hono<AppEnv>()
     describe({
       tag: "Email",
       summary: "Verify 1 to 50 addresses in order; counts as one request",
-      response: z.object({ results: z.array(z.object({ index: z.int(), input: z.string(), data: emailResultSchema, meta: z.object({}) })) }),
+      response: z.object({ results: z.array(z.object({ index: z.int(), input: z.string(), data: emailResultSchema, meta: batchItemMeta })) }),
       errors: [...LOOKUP_ERRORS],
     }),
     secretKey({ scope: "email", sandbox: true }),
@@ -103,10 +110,10 @@ export const emailRoutes = new Hono<AppEnv>()
     async (c) => {
       const body = c.req.valid("json");
       assertSandboxValue(c, body.emails.every(isTestAddress));
-      const run = await runEmailLookups(c, body.emails, options(body, true));
+      const run = await lookup(c, email, body.emails, options(body, true));
       return ok(
         c,
-        { results: run.items },
+        { results: run.items.map(({ test: _test, ...item }) => item) },
         {
           requested: run.requested,
           processed: run.processed,
@@ -146,45 +153,9 @@ export const emailRoutes = new Hono<AppEnv>()
     pathParams(z.object({ domain: z.string().max(254) })),
     async (c) => {
       const raw = c.req.valid("param").domain;
-      const domain = normalizeDomain(raw);
-      const canned = domain ? cannedDomain(domain) : null;
-      assertSandboxValue(c, canned !== null);
-      if (!domain || canned) return ok(c, canned ?? invalidDomain(raw), { credits_used: 0, credits_remaining: await remainingCredits(c), cache_hit: false });
-      return domainLookup(c, domain);
+      assertSandboxValue(c, emailDomain.isSample(raw));
+      const run = await lookup(c, emailDomain, [raw], options({}, false));
+      const { data, meta } = run.items[0]!;
+      return ok(c, data, { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit });
     },
   );
-
-/** The sandbox answers only the six test addresses (plus-tags allowed). */
-function isTestAddress(input: string): boolean {
-  const parsed = parseAddress(extractAddress(input));
-  return parsed !== null && cannedAnswer(parsed.local, parsed.domain, input) !== null;
-}
-
-async function remainingCredits(c: Context<AppEnv>): Promise<number> {
-  const principal = c.var.principal;
-  if (!principal || principal.kind === "sandbox") return 0;
-  return (await creditsOf(c.env, principal.accountId).snapshot()).available;
-}
-
-/** Domain answers share the account's repeat window with addresses, keyed `@domain`. */
-async function domainLookup(c: Context<AppEnv>, domain: string) {
-  const db = database(c.env);
-  const principal = c.var.principal;
-  const accountId = principal && principal.kind !== "sandbox" ? principal.accountId : null;
-  const key = `@${domain}`;
-  const now = Date.now();
-  if (accountId) {
-    const stored = await recall(db, accountId, [key], [], false, now);
-    const repeat = stored.repeats.get(key);
-    if (repeat) return ok(c, repeat.result, { credits_used: 0, credits_remaining: await remainingCredits(c), cache_hit: true });
-  }
-  const config = emailConfig(c.env).dns;
-  const { result, charged, remaining } = await withCredits(c, { amount: 1 }, async () => {
-    const answer = await domainIntelligence(config, db, domain, now);
-    return { result: answer, credits: answer.mx_found ? 1 : 0 };
-  });
-  if (accountId && result.mx_found !== null) {
-    await remember(db, { accountId, requestId: c.var.requestId, now, answers: [{ key, result }], mailboxes: new Map(), suppress: [], unsuppress: [], history: [] });
-  }
-  return ok(c, result, { credits_used: charged, credits_remaining: remaining, cache_hit: false });
-}

@@ -1,70 +1,25 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { secretKey } from "../auth/secret-key";
+import { payerOf } from "../engines/credits/payer";
+import { walk } from "../engines/walk/walk";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
+import { orRefuse } from "../http/refusal";
 import { jsonBody } from "../http/validation";
-import { lookupEntities, type EntityItem } from "../products/entity/lookup";
-import { ENTITY_REASONS } from "../products/entity/result";
+import type { EntityItem } from "../products/entity/lookup";
+import { entity } from "../products/entity/product";
+import { entityItem, entityResultSchema, objectItem, unionItem } from "../products/entity/schemas";
 import type { AppEnv } from "../types";
 
-const objectItem = z
-  .object({
-    identifier: z.string().max(64),
-    type: z.enum(["lei", "company_number"]).nullish().describe("Default `lei`."),
-    country: z.string().max(2).nullish().describe("Two letters; required when type is `company_number`."),
-  })
-  .refine((item) => item.type !== "company_number" || Boolean(item.country?.trim()), {
-    path: ["country"],
-    message: "Required when type is company_number.",
-  });
-
-const leiItem = z.string().max(64).describe("An LEI.");
-
-const unionItem = z.union([leiItem, objectItem]);
-const { $schema: _ignored, ...unionItemJsonSchema } = z.toJSONSchema(unionItem, { io: "input" }) as Record<string, unknown>;
-
-/**
- * `unionItem`, validated by the item's own shape so that errors point inside it (`identifiers.3.country`) rather than
- * at a bare "invalid union" on `identifiers.3`; documented as the union.
- */
-const item = z
-  .unknown()
-  .transform((value, ctx): z.output<typeof unionItem> => {
-    const isObject = typeof value === "object" && value !== null && !Array.isArray(value);
-    if (!isObject && typeof value !== "string") {
-      ctx.addIssue({ code: "custom", message: "Must be an LEI string or an {identifier, type, country} object." });
-      return z.NEVER;
-    }
-    const parsed = (isObject ? objectItem : leiItem).safeParse(value);
-    if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
-    return z.NEVER;
-  })
-  .meta(unionItemJsonSchema);
-
-const batchBody = z.object({ identifiers: z.array(item).min(1).max(500) });
-
-export const entityResultSchema = z.object({
-  identifier: z.string(),
-  identifier_type: z.enum(["lei", "company_number"]),
-  found: z.boolean(),
-  reason: z.enum(ENTITY_REASONS as [string, ...string[]]).nullable(),
-  name: z.string().nullable(),
-  status: z.string().nullable(),
-  status_detail: z.string().nullable(),
-  country: z.string().nullable(),
-  checksum_valid: z.boolean().nullable(),
-  registration_status: z.string().nullable(),
-  flags: z.array(z.enum(["dissolved_in_national_register"])),
-});
+const batchBody = z.object({ identifiers: z.array(entityItem).min(1).max(500) });
 
 const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 
+const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
+
 async function lookup(c: Context<AppEnv>, items: EntityItem[]) {
-  const principal = c.var.principal;
-  const payer = principal && principal.kind !== "sandbox" ? { accountId: principal.accountId, keyId: principal.keyId, dailyCreditCap: principal.dailyCreditCap } : null;
-  const run = await lookupEntities(c.env, payer, items, { requestId: c.var.requestId });
+  const run = orRefuse(await walk(entity, { env: c.env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs: items, options: OPTIONS }));
   c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
   return run;
 }
@@ -102,13 +57,14 @@ export const entityRoutes = new Hono<AppEnv>()
     jsonBody(batchBody),
     async (c) => {
       const run = await lookup(c, c.req.valid("json").identifiers);
+      const results = run.items.map(({ index, input, data, meta }) => ({ index, input, data, meta: { credits_used: meta.credits_used, cache_hit: meta.cache_hit } }));
       return ok(
         c,
-        { results: run.items },
+        { results },
         {
           requested: run.requested,
           processed: run.processed,
-          found: run.found,
+          found: run.items.filter((item) => item.data.found).length,
           credits_used: run.creditsUsed,
           credits_remaining: run.creditsRemaining,
           stopped_reason: run.stoppedReason,

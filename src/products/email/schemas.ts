@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { REASONS } from "../products/email/result";
+import { REASONS } from "./result";
 
 /** Response schemas of the email endpoints, for the OpenAPI document (docs/email.md describes each field). */
 const source = z.object({ dataset: z.string(), version: z.string() });

@@ -1,8 +1,7 @@
-import { ApiError } from "../../http/errors";
-import { deliver } from "../../platform/webhooks";
-import { deliveryConfig } from "../../routes/webhooks";
-import { creditsOf } from "../../billing/credits";
-import { DEFAULT_TIMEOUT_SECONDS, lookupForPayer } from "./service";
+import { creditsStub } from "../../engines/credits/credits";
+import { walk } from "../../engines/walk/walk";
+import { enqueueDelivery } from "../../engines/webhooks/outbox";
+import { email } from "./product";
 
 /**
  * Settling an unverified answer (spec, Verdicts and Events): when a lookup with `callback_url` answers unverified, it is
@@ -23,30 +22,37 @@ export interface RecheckMessage {
   attempt: 1 | 2;
   callbackUrl: string;
   callbackSecret: string;
-  timeoutSeconds: number;
+  /** The lookup's `timeout` (seconds), or null for the default. */
+  timeout: number | null;
 }
 
 export async function scheduleRecheck(env: Env, message: Omit<RecheckMessage, "type" | "attempt">, attempt: 1 | 2 = 1) {
-  await env.JOBS.send({ type: "recheck", attempt, ...message } satisfies RecheckMessage, { delaySeconds: RECHECK_DELAYS_S[attempt - 1] });
+  // The attempt goes last: `message` may be the previous re-check's own message, with its own attempt.
+  const next: RecheckMessage = { ...message, type: "recheck", attempt };
+  await env.JOBS.send(next, { delaySeconds: RECHECK_DELAYS_S[attempt - 1] });
 }
 
-export async function recheck(env: Env, m: RecheckMessage): Promise<void> {
+async function settledBody(env: Env, m: RecheckMessage): Promise<Record<string, unknown> | null> {
   const payer = { accountId: m.accountId, keyId: m.keyId, dailyCreditCap: m.dailyCreditCap };
-  const options = { refresh: true, maxAgeSeconds: null, timeoutSeconds: m.timeoutSeconds || DEFAULT_TIMEOUT_SECONDS, honorSuppressions: false, skipUncertainReuse: true };
-  const last = m.attempt === RECHECK_DELAYS_S.length;
-  let body: Record<string, unknown>;
-  try {
-    const run = await lookupForPayer({ env, payer, requestId: `${m.requestId}:recheck${m.attempt}`, operationId: `${m.requestId}:recheck${m.attempt}` }, [m.email], options);
-    const { data, meta } = run.items[0]!;
-    const settled = data.reason !== "unverified";
-    if (!settled && !last) return scheduleRecheck(env, m, 2);
-    const callbackMeta = { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit, fair_use_billed: meta.fair_use_billed };
-    body = { event: "email.settled", request_id: m.requestId, settled, attempt: m.attempt, data, meta: callbackMeta };
-  } catch (err) {
-    if (!(err instanceof ApiError) || (err.code !== "INSUFFICIENT_CREDITS" && err.code !== "KEY_SPEND_CAP_REACHED")) throw err;
-    const remaining = (await creditsOf(env, m.accountId).snapshot()).available;
+  const options = { refresh: true, maxAgeSeconds: null, honorSuppressions: false, extra: { timeout: m.timeout, skipUncertainReuse: true } };
+  const operationId = `${m.requestId}:recheck${m.attempt}`;
+  const run = await walk(email, { env, payer, requestId: operationId, operationId, inputs: [m.email], options });
+  const base = { event: "email.settled", request_id: m.requestId, attempt: m.attempt };
+  if (run.refused) {
+    const remaining = (await creditsStub(env, m.accountId).snapshot()).available;
     const meta = { credits_used: 0, credits_remaining: remaining, cache_hit: false, fair_use_billed: false, stopped_reason: "insufficient_credits" };
-    body = { event: "email.settled", request_id: m.requestId, settled: false, attempt: m.attempt, data: null, meta };
+    return { ...base, settled: false, data: null, meta };
   }
-  await deliver(m.callbackUrl, JSON.stringify(body), m.callbackSecret, deliveryConfig(env));
+  const { data, meta } = run.items[0]!;
+  const settled = data.reason !== "unverified";
+  if (!settled && m.attempt < RECHECK_DELAYS_S.length) return null;
+  const callbackMeta = { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit, fair_use_billed: meta.fair_use_billed };
+  return { ...base, settled, data, meta: callbackMeta };
+}
+
+/** One re-check: settles and calls back, or schedules the next re-check while there is one. */
+export async function recheck(env: Env, m: RecheckMessage): Promise<void> {
+  const body = await settledBody(env, m);
+  if (!body) return scheduleRecheck(env, m, 2);
+  await enqueueDelivery(env, { owner: "callback", ownerId: m.requestId, event: "email.settled", url: m.callbackUrl, secret: m.callbackSecret, body: JSON.stringify(body) });
 }

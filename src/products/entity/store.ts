@@ -1,13 +1,12 @@
-import { and, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../db/client";
-import { datasets, emailAnswers, registerEntities } from "../../db/schema";
-import { REPEAT_WINDOW_MS } from "../email/store";
+import { datasets, registerEntities } from "../../db/schema";
 import { REGISTER_NAMES, type RegisterName, type RegisterRow } from "./registers";
 
 /**
- * What the entity product keeps in D1: register rows (`register_entities`), which registers are installed
- * (`datasets`), and the account's 7-day repeat markers (`email_answers`, keys `entity:...`, generic despite its name).
+ * What the entity product keeps in D1: register rows (`register_entities`) and which registers are installed
+ * (`datasets`). Repeat markers are the engines' (src/engines/repeats).
  * D1 allows 100 bound parameters per statement, which sizes every chunk below.
  */
 const MAX_PARAMS = 100;
@@ -61,35 +60,6 @@ export async function findEntities(db: Database, register: RegisterName, identif
     });
   }
   return found;
-}
-
-/** Repeat keys the account paid for within the last 7 days. */
-export async function recentRepeats(db: Database, accountId: string, keys: string[], now: number): Promise<Set<string>> {
-  const parts = chunk([...new Set(keys)], MAX_PARAMS - 10);
-  const results = await Promise.all(
-    parts.map((part) =>
-      db
-        .select({ key: emailAnswers.normalizedEmail })
-        .from(emailAnswers)
-        .where(and(eq(emailAnswers.accountId, accountId), inArray(emailAnswers.normalizedEmail, part), gt(emailAnswers.createdAt, now - REPEAT_WINDOW_MS))),
-    ),
-  );
-  return new Set(results.flat().map((r) => r.key));
-}
-
-/** Starts the 7-day window of each paid answer (4 parameters a row). */
-export async function rememberPaid(db: Database, accountId: string, paid: { key: string; result: unknown }[], now: number): Promise<void> {
-  const statements = chunk(paid, Math.floor(MAX_PARAMS / 4)).map((part) =>
-    db
-      .insert(emailAnswers)
-      .values(part.map(({ key, result }) => ({ accountId, normalizedEmail: key, result, createdAt: now })))
-      .onConflictDoUpdate({
-        target: [emailAnswers.accountId, emailAnswers.normalizedEmail],
-        set: { result: sql`excluded.result`, createdAt: sql`excluded.created_at` },
-      }),
-  );
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
 }
 
 const ROW_COLUMNS = 9;

@@ -1,0 +1,127 @@
+import { and, count, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { sha256Hex } from "../../auth/keys";
+import type { Database } from "../../db/client";
+import { bulkJobs } from "../../db/schema";
+import type { Product } from "../product";
+import { latestStatuses, type DeliveryStatus } from "../webhooks/outbox";
+
+/** Bulk runs of every product: state and counters in D1 (`bulk_jobs`), inputs and results in R2, work on the queue. */
+export const CHUNK_ENTRIES = 200;
+export const RETENTION_DAYS = 30;
+export const INPUT_RETENTION_DAYS = 7;
+export const PER_PAGE = 100;
+export const STATUSES = ["queued", "processing", "completed", "failed", "cancelled"] as const;
+export const FINISHED = ["completed", "failed", "cancelled"] as const;
+
+export type JobRow = typeof bulkJobs.$inferSelect;
+export type JobStatus = (typeof STATUSES)[number];
+
+export const inputKey = (jobId: number) => `bulk/${jobId}/input.jsonl`;
+export const resultsPrefix = (jobId: number) => `bulk/${jobId}/results/`;
+
+/** Same inputs (in order) and same webhook URL: what decides whether an Idempotency-Key is reused. */
+export const requestHash = (inputs: unknown[], webhookUrl: string | null) => sha256Hex(JSON.stringify([inputs, webhookUrl]));
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The job object (spec, "Bulk job object"), the same for every product; the webhook secret is never part of it. */
+export function jobView(row: JobRow, delivery: DeliveryStatus | null = null) {
+  return {
+    id: row.id,
+    status: row.status,
+    total: row.total,
+    duplicate_count: row.duplicateCount,
+    processed: row.processed,
+    ...row.counts,
+    credits_used: row.creditsUsed,
+    stopped_reason: row.stoppedReason,
+    cancel_requested: row.cancelRequested,
+    webhook_status: row.webhookUrl ? (delivery?.status ?? null) : null,
+    webhook_detail: row.webhookUrl ? (delivery?.detail ?? null) : null,
+    created_at: iso(row.createdAt),
+    finished_at: iso(row.finishedAt),
+  };
+}
+
+export type JobView = ReturnType<typeof jobView>;
+
+/** Job objects with their webhook status, in one more query for the whole list. */
+export async function jobViews(db: Database, rows: JobRow[]): Promise<JobView[]> {
+  const withHook = rows.filter((r) => r.webhookUrl).map((r) => String(r.id));
+  const statuses = withHook.length ? await latestStatuses(db, "job", withHook) : new Map<string, DeliveryStatus>();
+  return rows.map((row) => jobView(row, statuses.get(String(row.id)) ?? null));
+}
+
+export const jobViewOf = async (db: Database, row: JobRow) => (await jobViews(db, [row]))[0]!;
+
+export async function findJob(db: Database, product: Product, accountId: string, jobId: number): Promise<JobRow | undefined> {
+  return db
+    .select()
+    .from(bulkJobs)
+    .where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.accountId, accountId), eq(bulkJobs.product, product.name)))
+    .get();
+}
+
+export const jobById = (db: Database, jobId: number) => db.select().from(bulkJobs).where(eq(bulkJobs.id, jobId)).get();
+
+export async function findByIdempotencyKey(db: Database, product: Product, accountId: string, key: string) {
+  return db
+    .select()
+    .from(bulkJobs)
+    .where(and(eq(bulkJobs.accountId, accountId), eq(bulkJobs.product, product.name), eq(bulkJobs.idempotencyKey, key)))
+    .get();
+}
+
+export interface JobFilter {
+  status?: JobStatus;
+  since?: number;
+  until?: number;
+  page: number;
+}
+
+export async function listJobs(db: Database, product: Product, accountId: string, q: JobFilter) {
+  const filters: (SQL | undefined)[] = [
+    eq(bulkJobs.accountId, accountId),
+    eq(bulkJobs.product, product.name),
+    q.status ? eq(bulkJobs.status, q.status) : undefined,
+    q.since !== undefined ? gte(bulkJobs.createdAt, q.since) : undefined,
+    q.until !== undefined ? lt(bulkJobs.createdAt, q.until) : undefined,
+  ];
+  const where = and(...filters);
+  const [rows, [total]] = await Promise.all([
+    db.select().from(bulkJobs).where(where).orderBy(desc(bulkJobs.id)).limit(PER_PAGE).offset((q.page - 1) * PER_PAGE),
+    db.select({ n: count() }).from(bulkJobs).where(where),
+  ]);
+  return { jobs: await jobViews(db, rows), total: total?.n ?? 0 };
+}
+
+export async function requestCancel(db: Database, jobId: number) {
+  await db.update(bulkJobs).set({ cancelRequested: true, updatedAt: Date.now() }).where(eq(bulkJobs.id, jobId));
+}
+
+export const saveCreateResponse = (db: Database, jobId: number, response: unknown) =>
+  db.update(bulkJobs).set({ createResponse: JSON.stringify(response) }).where(eq(bulkJobs.id, jobId));
+
+/** A settled run that stopped for credits goes back to processing, once: null when someone else resumed it first. */
+export async function markResumed(db: Database, jobId: number): Promise<JobRow | null> {
+  const [resumed] = await db
+    .update(bulkJobs)
+    .set({ status: "processing", stoppedReason: null, finishedAt: null, updatedAt: Date.now() })
+    .where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.status, "completed"), inArray(bulkJobs.stoppedReason, ["insufficient_credits", "key_spend_cap"])))
+    .returning();
+  return resumed ?? null;
+}
+
+/** Adds one chunk's rows to the counters, only if nobody recorded them first (a redelivered message). */
+export async function recordProgress(db: Database, job: JobRow, fromEntry: number, entriesDone: number, rows: number, credits: number, counts: Record<string, number>) {
+  let countsSql = sql`${bulkJobs.counts}`;
+  for (const [key, n] of Object.entries(counts)) {
+    countsSql = sql`json_set(${countsSql}, ${`$.${key}`}, coalesce(json_extract(${bulkJobs.counts}, ${`$.${key}`}), 0) + ${n})`;
+  }
+  const updated = await db
+    .update(bulkJobs)
+    .set({ nextEntry: fromEntry + entriesDone, processed: sql`${bulkJobs.processed} + ${rows}`, creditsUsed: sql`${bulkJobs.creditsUsed} + ${credits}`, counts: countsSql, updatedAt: Date.now() })
+    .where(and(eq(bulkJobs.id, job.id), eq(bulkJobs.nextEntry, fromEntry)))
+    .returning({ id: bulkJobs.id });
+  return updated.length > 0;
+}

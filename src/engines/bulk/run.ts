@@ -1,0 +1,121 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { database } from "../../db/client";
+import { bulkJobs } from "../../db/schema";
+import { storedPayer } from "../credits/payer";
+import type { Product } from "../product";
+import { walk } from "../walk/walk";
+import { enqueueDelivery } from "../webhooks/outbox";
+import { csvCell, type Cell } from "./csv";
+import type { Entry } from "./create";
+import { CHUNK_ENTRIES, FINISHED, inputKey, jobById, recordProgress, resultsPrefix, type JobRow } from "./jobs";
+import type { RunMessage } from "./messages";
+
+/** A consumer works on one run for at most this long, then queues its continuation so other runs get a turn. */
+const SLICE_MS = 20_000;
+
+export type ProductLookup = (name: string) => Product | undefined;
+
+/** The finished event exactly as first delivered; frozen in the outbox so redeliveries send the same bytes. */
+function finishedBody(row: JobRow): string {
+  const job = {
+    id: row.id,
+    status: row.status,
+    total: row.total,
+    processed: row.processed,
+    ...row.counts,
+    credits_used: row.creditsUsed,
+    stopped_reason: row.stoppedReason,
+    finished_at: row.finishedAt === null ? null : new Date(row.finishedAt).toISOString(),
+  };
+  return JSON.stringify({ event: `bulk_${row.product}_job.finished`, job });
+}
+
+/** Settles a run once (whoever gets here first) and hands its completion webhook to the outbox. */
+export async function finishJob(env: Env, jobId: number, status: (typeof FINISHED)[number], stoppedReason: string | null = null) {
+  const db = database(env);
+  const now = Date.now();
+  const [row] = await db
+    .update(bulkJobs)
+    .set({ status, stoppedReason, finishedAt: now, updatedAt: now })
+    .where(and(eq(bulkJobs.id, jobId), inArray(bulkJobs.status, ["queued", "processing"])))
+    .returning();
+  if (!row?.webhookUrl || !row.webhookSecret) return;
+  const body = finishedBody(row);
+  await enqueueDelivery(env, { owner: "job", ownerId: String(row.id), event: `bulk_${row.product}_job.finished`, url: row.webhookUrl, secret: row.webhookSecret, body });
+}
+
+async function readChunk(env: Env, row: JobRow, chunk: number): Promise<Entry[] | null> {
+  const offset = row.chunkOffsets[chunk]!;
+  const length = row.chunkOffsets[chunk + 1]! - offset;
+  const object = await env.RESULTS.get(inputKey(row.id), { range: { offset, length } });
+  if (!object) return null;
+  return (await object.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as Entry);
+}
+
+const cellOf = (input: unknown): Cell => (typeof input === "string" ? input : JSON.stringify(input));
+
+/** One chunk through the paid walk: CSV lines for every position of every answered entry, and the counters. */
+async function runChunk(env: Env, product: Product, row: JobRow, entries: Entry[]) {
+  const shape = product.bulk!;
+  const payer = await storedPayer(env, row.accountId, row.keyId);
+  const operationId = `bulk:${row.id}:${row.nextEntry}`;
+  const options = { refresh: row.options.refresh === true, maxAgeSeconds: (row.options.max_age as number | null) ?? null, honorSuppressions: true, extra: row.options };
+  const run = await walk(product, { env, payer, requestId: operationId, operationId, inputs: entries.map((e) => e.v), options });
+  const header = ["input", ...shape.columns];
+  const lines: string[] = [];
+  const counts: Record<string, number> = {};
+  run.items.forEach((item, n) => {
+    const entry = entries[n]!;
+    const values = shape.row(item.data);
+    for (const [k, index] of entry.i.entries()) {
+      const spelling = k === 0 ? entry.v : (entry.o?.[index] ?? entry.v);
+      const own = k === 0 || typeof spelling !== "string" ? {} : (shape.spell?.(spelling) ?? {});
+      const cells = header.map((column, c) => (c === 0 ? cellOf(spelling) : (own[column] ?? values[c - 1]!)));
+      lines.push([index, ...cells, k === 0 ? item.meta.credits_used : 0, item.meta.suppressed].map(csvCell).join(","));
+      const counter = shape.counter(item.data);
+      counts[counter] = (counts[counter] ?? 0) + 1;
+    }
+  });
+  return { run, lines, counts, done: entries.slice(0, run.items.length) };
+}
+
+/**
+ * Works through a run's chunks in order until it is done, stopped, cancelled or out of time. Each chunk bills through
+ * the walk with an operation id unique to (run, first entry), and progress is recorded only if nobody recorded that
+ * chunk first, so a redelivered message neither loses nor duplicates nor double-bills a row.
+ */
+export async function runJob(env: Env, jobId: number, productNamed: ProductLookup): Promise<void> {
+  const db = database(env);
+  const started = Date.now();
+  await db.update(bulkJobs).set({ status: "processing", updatedAt: started }).where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.status, "queued")));
+  while (true) {
+    // Let the event loop look at the network between chunks (a timer, not a microtask).
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const row = await jobById(db, jobId);
+    if (!row || row.status !== "processing") return;
+    if (row.cancelRequested) return finishJob(env, jobId, "cancelled");
+    if (row.nextEntry >= row.entries) return finishJob(env, jobId, "completed");
+    const product = productNamed(row.product);
+    if (!product?.bulk) return finishJob(env, jobId, "failed");
+    if (Date.now() - started > SLICE_MS) return void (await env.JOBS.send({ type: "run", jobId } satisfies RunMessage));
+    const chunk = Math.floor(row.nextEntry / CHUNK_ENTRIES);
+    const stored = await readChunk(env, row, chunk);
+    if (!stored) return finishJob(env, jobId, "failed");
+    const { run, lines, counts, done } = await runChunk(env, product, row, stored.slice(row.nextEntry - chunk * CHUNK_ENTRIES));
+    if (lines.length) await env.RESULTS.put(`${resultsPrefix(row.id)}${String(row.nextEntry).padStart(7, "0")}.csv`, `${lines.join("\n")}\n`);
+    const rows = done.reduce((sum, e) => sum + e.i.length, 0);
+    await recordProgress(db, row, row.nextEntry, done.length, rows, run.creditsUsed, counts);
+    const stopped = run.refused ?? run.stoppedReason;
+    if (stopped) return finishJob(env, jobId, "completed", stopped);
+  }
+}
+
+/** Cron: a run nobody has touched for 5 minutes lost its consumer; queue it again. */
+export async function recoverStalledJobs(env: Env, now = Date.now()) {
+  const stalled = await database(env)
+    .select({ id: bulkJobs.id })
+    .from(bulkJobs)
+    .where(and(inArray(bulkJobs.status, ["queued", "processing"]), sql`${bulkJobs.updatedAt} < ${now - 5 * 60_000}`));
+  for (const { id } of stalled) await env.JOBS.send({ type: "run", jobId: id } satisfies RunMessage);
+  return stalled.length;
+}

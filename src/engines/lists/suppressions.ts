@@ -1,0 +1,91 @@
+import { and, count, desc, eq, inArray } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Database } from "../../db/client";
+import { suppressions } from "../../db/schema";
+import { chunks } from "../repeats/store";
+
+/**
+ * Every product's suppression list, keyed by (account, product, key). Batches, bulk rows and monitor runs answer a
+ * suppressed value from its stored answer, free; a single lookup never consults the list and may take a value off it.
+ */
+export type SuppressionRow = typeof suppressions.$inferSelect;
+export type SuppressionSource = SuppressionRow["source"];
+
+export const PER_PAGE = 100;
+
+/** The stored answers of the suppressed values among `keys`. */
+export async function suppressedAnswers(db: Database, accountId: string, product: string, keys: string[]): Promise<Map<string, unknown>> {
+  const found = new Map<string, unknown>();
+  const results = await Promise.all(
+    chunks([...new Set(keys)], 90).map((part) =>
+      db
+        .select({ key: suppressions.key, result: suppressions.result })
+        .from(suppressions)
+        .where(and(eq(suppressions.accountId, accountId), eq(suppressions.product, product), inArray(suppressions.key, part))),
+    ),
+  );
+  for (const row of results.flat()) if (row.result !== null) found.set(row.key, row.result);
+  return found;
+}
+
+export interface Suppress {
+  key: string;
+  reason: string;
+  result: unknown;
+}
+
+/** Adds values (or refreshes the stored answer of values already listed, keeping their source). */
+export function suppressStatements(db: Database, accountId: string, product: string, entries: Suppress[], source: SuppressionSource, now: number): BatchItem<"sqlite">[] {
+  return entries.map((e) =>
+    db
+      .insert(suppressions)
+      .values({ accountId, product, key: e.key, reason: e.reason, source, result: e.result, createdAt: now })
+      .onConflictDoUpdate({ target: [suppressions.accountId, suppressions.product, suppressions.key], set: { result: e.result, reason: e.reason } }),
+  );
+}
+
+export function unsuppressStatements(db: Database, accountId: string, product: string, keys: string[]): BatchItem<"sqlite">[] {
+  return chunks(keys, 90).map((part) =>
+    db.delete(suppressions).where(and(eq(suppressions.accountId, accountId), eq(suppressions.product, product), inArray(suppressions.key, part))),
+  );
+}
+
+/** Manual entries; values already listed stay as they are. Returns how many were added. */
+export async function addSuppressions(db: Database, accountId: string, product: string, entries: Suppress[], now: number): Promise<number> {
+  let added = 0;
+  for (const part of chunks(entries, 10)) {
+    const rows = part.map((e) => ({ accountId, product, key: e.key, reason: e.reason, source: "manual" as const, result: e.result, createdAt: now }));
+    added += (await db.insert(suppressions).values(rows).onConflictDoNothing().returning({ id: suppressions.id })).length;
+  }
+  return added;
+}
+
+export async function removeSuppressions(db: Database, accountId: string, product: string, keys: string[]): Promise<number> {
+  let removed = 0;
+  for (const part of chunks(keys, 90)) {
+    const deleted = await db
+      .delete(suppressions)
+      .where(and(eq(suppressions.accountId, accountId), eq(suppressions.product, product), inArray(suppressions.key, part)))
+      .returning({ id: suppressions.id });
+    removed += deleted.length;
+  }
+  return removed;
+}
+
+export async function removeSuppression(db: Database, accountId: string, product: string, id: number): Promise<SuppressionRow | null> {
+  const [row] = await db
+    .delete(suppressions)
+    .where(and(eq(suppressions.id, id), eq(suppressions.accountId, accountId), eq(suppressions.product, product)))
+    .returning();
+  return row ?? null;
+}
+
+/** One page, newest first, optionally for one key. */
+export async function listSuppressions(db: Database, accountId: string, product: string, page: number, key?: string) {
+  const where = and(eq(suppressions.accountId, accountId), eq(suppressions.product, product), key ? eq(suppressions.key, key) : undefined);
+  const [rows, [total]] = await Promise.all([
+    db.select().from(suppressions).where(where).orderBy(desc(suppressions.id)).limit(PER_PAGE).offset((page - 1) * PER_PAGE),
+    db.select({ n: count() }).from(suppressions).where(where),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}

@@ -1,0 +1,139 @@
+import type { StopReason } from "../credits/credits";
+import { storedPayer } from "../credits/payer";
+import type { MonitorShape, Product, WalkOptions } from "../product";
+import { walk, type WalkItem } from "../walk/walk";
+import { enqueueDelivery } from "../webhooks/outbox";
+import { shouldPost } from "./schedule";
+import { baselinesOf, recordRun, type Baseline, type MonitorRow } from "./store";
+import { iso } from "./view";
+
+/**
+ * A monitor run reads each entry like a batch does: billed per fresh answer, repeats within 7 days free, suppressed
+ * values answered from the stored answer, stopping where credits or the key's daily cap run out.
+ */
+const RUN_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: true, extra: {} };
+
+/** Also the monitor's `last_summary`. `found` only for products whose answers say whether the value was found. */
+export interface RunSummary {
+  checked: number;
+  found?: number;
+  changed: number;
+  new_baselines: number;
+  credits_used: number;
+  stopped_reason: StopReason | null;
+}
+
+/** One field that differs from the baseline. */
+export interface Change {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+/** One entry whose answer differs from its baseline, named by the product's `label`. */
+export interface EntryChanges {
+  identifier: string;
+  input: unknown;
+  changes: Change[];
+}
+
+/** What a run answers: the monitor as it now stands, the summary, the changed entries and the body it posts. */
+export interface MonitorRunResult {
+  monitor: MonitorRow;
+  summary: RunSummary;
+  changes: EntryChanges[];
+  /** The `<product>_monitor.run` body, exactly as posted when the run is posted. */
+  body: string;
+}
+
+/** The product's monitor shape; a product without one never gets monitor routes or rows. */
+export function monitorShape<In, Out>(product: Product<In, Out>): MonitorShape<In, Out> {
+  if (!product.monitor) throw new Error(`product ${product.name} has no monitor shape`);
+  return product.monitor;
+}
+
+/** `<product>_monitor.run`. */
+export const runEvent = (product: Pick<Product, "name">) => `${product.name}_monitor.run`;
+
+const foundFlag = (result: unknown): boolean | null => {
+  const found = typeof result === "object" && result !== null ? (result as { found?: unknown }).found : undefined;
+  return typeof found === "boolean" ? found : null;
+};
+
+interface Compared {
+  baselines: Baseline[];
+  changes: EntryChanges[];
+  newBaselines: number;
+  found: number | null;
+}
+
+/**
+ * Compares each answered entry with its baseline. An entry listed twice is one monitored entry: it is compared and
+ * recorded once. An entry without a baseline only records one (PATCH rule 2: its first run sets it).
+ */
+function compareItems<In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>[], stored: Map<string, Record<string, unknown>>): Compared {
+  const out: Compared = { baselines: [], changes: [], newBaselines: 0, found: null };
+  const seen = new Set<string>();
+  for (const item of items) {
+    const flag = foundFlag(item.data);
+    if (flag !== null) out.found = (out.found ?? 0) + (flag ? 1 : 0);
+    const entryKey = shape.entryKey(item.input);
+    if (seen.has(entryKey)) continue;
+    seen.add(entryKey);
+    const answer = shape.observe(item.data);
+    const baseline = stored.get(entryKey);
+    out.baselines.push({ entryKey, answer });
+    if (!baseline) out.newBaselines++;
+    else {
+      const changes = shape.compare(baseline, answer);
+      if (changes.length) out.changes.push({ identifier: shape.label(item.data), input: item.input, changes });
+    }
+  }
+  return out;
+}
+
+/** Whether this product's answers carry a `found` flag, judged from the stored baselines when nothing was answered. */
+const reportsFound = (compared: Compared, stored: Map<string, Record<string, unknown>>) =>
+  compared.found !== null || [...stored.values()].some((answer) => foundFlag(answer) !== null);
+
+/** The posted body: `{event, monitor: {id, name, cadence, last_run_at, next_run_at}, summary, changes}`. */
+export function runBody(product: Pick<Product, "name">, monitor: MonitorRow, summary: RunSummary, changes: EntryChanges[]): string {
+  const { id, name, cadence } = monitor;
+  return JSON.stringify({
+    event: runEvent(product),
+    monitor: { id, name, cadence, last_run_at: iso(monitor.lastRunAt), next_run_at: iso(monitor.nextRunAt) },
+    summary,
+    changes,
+  });
+}
+
+/**
+ * Runs one monitor now, without moving its schedule: walks its entries (the ledger and operation id
+ * `monitor:{id}:{now}`, so a retried run is charged once), compares each answer with its baseline, records the new
+ * baselines and the summary, and queues `<product>_monitor.run` in the webhook outbox when `webhook_events` asks.
+ * A run whose first entry cannot be paid is a run that stopped early with nothing checked.
+ */
+export async function runMonitor<In, Out>(env: Env, product: Product<In, Out>, monitor: MonitorRow, now = Date.now()): Promise<MonitorRunResult> {
+  const shape = monitorShape(product);
+  const payer = await storedPayer(env, monitor.accountId, monitor.keyId);
+  const operationId = `monitor:${monitor.id}:${now}`;
+  const inputs = monitor.entries as In[];
+  const run = await walk(product, { env, payer, requestId: operationId, operationId, inputs, options: RUN_OPTIONS, now });
+  const stored = await baselinesOf(env, monitor.id);
+  const compared = compareItems(shape, run.items, stored);
+  const summary: RunSummary = {
+    checked: run.items.length,
+    ...(reportsFound(compared, stored) ? { found: compared.found ?? 0 } : {}),
+    changed: compared.changes.length,
+    new_baselines: compared.newBaselines,
+    credits_used: run.creditsUsed,
+    stopped_reason: run.stoppedReason ?? run.refused,
+  };
+  const current = (await recordRun(env, monitor.id, compared.baselines, { ...summary }, now)) ?? { ...monitor, lastRunAt: now };
+  const body = runBody(product, current, summary, compared.changes);
+  if (current.webhookUrl && current.webhookSecret && shouldPost(current.webhookEvents, summary)) {
+    const delivery = { owner: "monitor" as const, ownerId: String(current.id), event: runEvent(product), url: current.webhookUrl, secret: current.webhookSecret, body };
+    await enqueueDelivery(env, delivery);
+  }
+  return { monitor: current, summary, changes: compared.changes, body };
+}

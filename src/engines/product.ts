@@ -1,0 +1,142 @@
+import type { z } from "zod";
+import type { Scope } from "../auth/scopes";
+import type { UsageCounter } from "../../durable-objects/account-credits";
+
+export type ProductName = "email" | "entity" | "phone" | "ip" | "address" | "consistency";
+
+export interface Source {
+  dataset: string;
+  version: string;
+}
+
+/** What a product's functions may use: bindings, the clock, and whose account the answer is for (null: nobody's). */
+export interface ProductContext {
+  env: Env;
+  now: number;
+  accountId: string | null;
+}
+
+/** Options every walk understands; products read their own extra options (email's `timeout`) from `extra`. */
+export interface WalkOptions {
+  /** Discard the 7-day repeat answer and answer fresh (billed as fresh when answered). */
+  refresh: boolean;
+  /** Answer fresh when the repeat answer is older than this many seconds. */
+  maxAgeSeconds: number | null;
+  /** Batches, bulk rows and monitor runs answer suppressed values from the stored answer; a single lookup never does. */
+  honorSuppressions: boolean;
+  extra: Record<string, unknown>;
+}
+
+/**
+ * The price of one fresh answer, in the product's units (a credit is `unitsPerCredit` units). `fairUse` answers are
+ * free while the account's fair-use allowance lasts and cost `units` past it; `counter` names the rolling usage counter
+ * the answer adds to (email's fair-use rule counts billed answers and checked undeliverable verdicts).
+ */
+export interface Price {
+  units: number;
+  fairUse?: boolean;
+  counter?: UsageCounter;
+}
+
+/** A fresh answer from the product, with what the walk needs beyond the result. */
+export interface Looked<Out> {
+  result: Out;
+  /** The answer replaced an earlier one the product held (email: a stale shared mailbox answer). */
+  refreshed?: boolean;
+}
+
+/** How a value is written in a bulk CSV row and counted on the job. */
+export interface BulkShape<Out> {
+  /** The body field that carries the list on `POST /{product}/bulk` (`emails` for email). */
+  field: string;
+  /** Options of the product's own every row shares (email: `timeout`), validated at creation, read back as `extra`. */
+  options?: Record<string, z.ZodType>;
+  /** Row counters on the job object; the first `verdictColumn` value names the counter a row adds to. */
+  counters: readonly string[];
+  /** CSV columns after `index` and `input`; `credits_used` and `suppressed` are added by the engine. */
+  columns: readonly string[];
+  row(result: Out): (string | number | boolean | null)[];
+  /** Columns a later copy of a value fills from its own spelling (email: `email`); `input` is always its own. */
+  spell?(input: string): Record<string, string>;
+  /** The counter (one of `counters`) this answer adds to; also the CSV `variant` it belongs to. */
+  counter(result: Out): string;
+  /** The column whose value a results `variant` filters on. */
+  verdictColumn: string;
+  /** Counters a test webhook body shows. */
+  sampleCounts: Record<string, number>;
+}
+
+/** What a monitor run compares between the baseline and the new answer. */
+export interface MonitorShape<In, Out> {
+  /** The entry's identity as given, so a PATCH that keeps an entry keeps its baseline. */
+  entryKey(input: In): string;
+  /** The fields a run keeps as baseline. */
+  observe(result: Out): Record<string, unknown>;
+  /** The changes between a baseline and a new observation; none means no change. */
+  compare(baseline: Record<string, unknown>, now: Record<string, unknown>): { field: string; from: unknown; to: unknown }[];
+  /** How an entry names itself in a run's `changes` list. */
+  label(result: Out): string;
+  /** The body field that carries the monitored list (`identifiers` for entity), and its size limit. */
+  listField: string;
+  maxEntries: number;
+}
+
+/** A row of the account's history for one answer. */
+export interface HistoryShape<Out> {
+  row(result: Out): { value: string; key: string; verdict: string; reason: string | null };
+  /** How a history entry names its columns (email: `email`, `normalized_email`, `deliverable`) and the verdicts. */
+  fields: { value: string; key: string; verdict: string };
+  verdicts: readonly [string, ...string[]];
+}
+
+/**
+ * One product as the engines see it. Everything a product knows about its values is a plain function here; the
+ * walk, repeat store, lists, bulk runs, monitors and webhooks do the rest, the same way for every product.
+ */
+export interface Product<In = unknown, Out = unknown> {
+  name: ProductName;
+  scope: Scope;
+  /** One value as a request carries it: validates batch items, bulk rows and monitor entries. */
+  input: z.ZodType<In>;
+  /** Credit units: 1 for every product but IP, where five placing lookups cost one credit. */
+  unitsPerCredit: number;
+  /**
+   * `remote`: answers need the network (email's DNS and mailbox handshake), so credits are reserved first and the list
+   * is looked up in waves no larger than the reservation. `local`: answers come from datasets, so the whole list is
+   * looked up first and exactly its price is reserved.
+   */
+  cost: "remote" | "local";
+  /** The repeat, suppression and dedupe key. Malformed values get a key too, so duplicates still dedupe. */
+  normalize(input: In): string;
+  /** Answers needing no dataset and no credit (test values, malformed input); never remembered or suppressed. */
+  local?(input: In): Promise<{ result: Out; test: boolean } | null>;
+  /** Fresh answers for these values, in order. */
+  lookup(ctx: ProductContext, inputs: In[], options: WalkOptions): Promise<Looked<Out>[]>;
+  price(result: Out): Price;
+  /** Whether a fresh answer starts a 7-day repeat window (email: not while unverified; entity: when found). */
+  repeatable(result: Out): boolean;
+  /**
+   * `stored`: a repeat answers with the stored answer (email). `fresh`: a repeat is looked up again (a cheap local read)
+   * and only its price is waived, so a monitor sees today's register.
+   */
+  repeats: "stored" | "fresh";
+  /** Products with a suppression list: which fresh answers join it, and the answer a manual entry gives. */
+  suppressions?: {
+    suppresses(result: Out): { reason: string } | null;
+    /** The stored answer of a value suppressed by hand, or null when the value is malformed. */
+    manual(input: In): { key: string; result: Out } | null;
+    /** Field names of the list routes: the body's list (`emails`) and one entry's value (`email`). */
+    listField: string;
+    valueField: string;
+  };
+  history?: HistoryShape<Out>;
+  bulk?: BulkShape<Out>;
+  monitor?: MonitorShape<In, Out>;
+  /** Sandbox samples: the values the published sandbox key may look up. */
+  isSample(input: In): boolean;
+  /** Dataset names this product's answers may cite in `sources`. */
+  datasets: readonly string[];
+}
+
+/** Widens a concrete product to the registry's element type; the engines only pass a product's own values back to it. */
+export const asProduct = <In, Out>(product: Product<In, Out>) => product as unknown as Product;

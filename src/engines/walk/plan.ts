@@ -1,0 +1,73 @@
+import type { Database } from "../../db/client";
+import type { Payer } from "../credits/credits";
+import { suppressedAnswers } from "../lists/suppressions";
+import type { Looked, Product, WalkOptions } from "../product";
+import { recallRepeats } from "../repeats/store";
+
+/** One distinct value of a list (by the product's key), and what is known about it before any credit is spent. */
+export interface Unique<In, Out> {
+  key: string;
+  /** Position of its first occurrence. */
+  index: number;
+  input: In;
+  /** Answered for free: a local answer (test value, malformed), a repeat or a suppressed value. */
+  free?: { result: Out; cacheHit: boolean; suppressed: boolean; test: boolean; local: boolean };
+  /** A repeat of a product that answers repeats fresh: looked up again, never charged. */
+  repeat?: boolean;
+  /** The answer replaces an earlier one (a repeat past `max_age`, or `refresh`). */
+  refreshed: boolean;
+  /** Filled once looked up. */
+  looked?: Looked<Out>;
+}
+
+export interface Plan<In, Out> {
+  uniques: Unique<In, Out>[];
+  /** The key of every input position. */
+  keyOf: string[];
+}
+
+/** Step 1: dedupe by key, then answer what needs no dataset (test values, malformed input). */
+export async function planList<In, Out>(product: Product<In, Out>, inputs: In[]): Promise<Plan<In, Out>> {
+  const byKey = new Map<string, Unique<In, Out>>();
+  const keyOf = inputs.map((input, index) => {
+    const key = product.normalize(input);
+    if (!byKey.has(key)) byKey.set(key, { key, index, input, refreshed: false });
+    return key;
+  });
+  const uniques = [...byKey.values()];
+  if (product.local) {
+    const locals = await Promise.all(uniques.map((u) => product.local!(u.input)));
+    locals.forEach((answer, i) => {
+      if (answer) uniques[i]!.free = { result: answer.result, cacheHit: false, suppressed: false, test: answer.test, local: true };
+    });
+  }
+  return { uniques, keyOf };
+}
+
+/** Step 2: the account's suppressions (when honoured) and repeats answer what they can, free. */
+export async function recallStored<In, Out>(
+  db: Database,
+  product: Product<In, Out>,
+  payer: Payer | null,
+  uniques: Unique<In, Out>[],
+  options: WalkOptions,
+  now: number,
+): Promise<void> {
+  const open = uniques.filter((u) => !u.free);
+  if (!payer || !open.length) return;
+  const keys = open.map((u) => u.key);
+  const [repeats, suppressed] = await Promise.all([
+    recallRepeats(db, payer.accountId, product.name, keys, now),
+    options.honorSuppressions && product.suppressions ? suppressedAnswers(db, payer.accountId, product.name, keys) : new Map<string, unknown>(),
+  ]);
+  const tooOld = (at: number) => options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000);
+  for (const u of open) {
+    const stored = suppressed.get(u.key);
+    const repeat = repeats.get(u.key);
+    if (stored !== undefined) u.free = { result: stored as Out, cacheHit: false, suppressed: true, test: false, local: false };
+    else if (repeat && !tooOld(repeat.createdAt)) {
+      if (product.repeats === "stored") u.free = { result: repeat.result as Out, cacheHit: true, suppressed: false, test: false, local: false };
+      else u.repeat = true;
+    } else if (repeat) u.refreshed = true;
+  }
+}

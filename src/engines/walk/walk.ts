@@ -1,0 +1,158 @@
+import type { BatchItem } from "drizzle-orm/batch";
+import type { UsageCounter } from "../../../durable-objects/account-credits";
+import { database, type Database } from "../../db/client";
+import { creditsFor, type Credits, type Payer, type Settled, type StopReason } from "../credits/credits";
+import { historyStatements } from "../lists/history";
+import { suppressStatements, unsuppressStatements } from "../lists/suppressions";
+import type { Product, WalkOptions } from "../product";
+import { rememberRepeats } from "../repeats/store";
+import { payLocal, payRemote, type Paid } from "./pay";
+import { planList, recallStored, type Unique } from "./plan";
+
+export interface WalkRequest<In> {
+  env: Env;
+  payer: Payer | null;
+  /** Ledger and history id: the HTTP request id, a bulk chunk, a monitor run or a re-check. */
+  requestId: string;
+  /** Queued work: settling the same operation twice charges once. */
+  operationId?: string;
+  inputs: In[];
+  options: WalkOptions;
+  now?: number;
+}
+
+export interface ItemMeta {
+  credits_used: number;
+  cache_hit: boolean;
+  suppressed: boolean;
+  refreshed: boolean;
+  fair_use_billed: boolean;
+}
+
+export interface WalkItem<In, Out> {
+  index: number;
+  input: In;
+  data: Out;
+  meta: ItemMeta;
+  /** A test value's canonical answer (never in history or suppressions). */
+  test: boolean;
+}
+
+export interface WalkRun<In, Out> {
+  /** In input order, up to where the walk stopped. */
+  items: WalkItem<In, Out>[];
+  requested: number;
+  processed: number;
+  creditsUsed: number;
+  creditsRemaining: number;
+  stoppedReason: StopReason | null;
+  /** The first value could not be paid for, so nothing ran and nothing was charged: a route answers 402 or 429. */
+  refused: StopReason | null;
+  /** Prepaid units of the product left after the call (products whose credit buys several units). */
+  prepaid: number | null;
+}
+
+/**
+ * The paid walk, the same for every product and every path (single, batch, browser, bulk row, monitor run,
+ * re-check): dedupe -> local answers -> repeats -> suppressions -> hold -> look up -> settle -> remember, stopping
+ * where credits or the key's daily cap run out. Outcomes only: routes turn `refused` into HTTP errors.
+ */
+export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequest<In>): Promise<WalkRun<In, Out>> {
+  const { env, payer, options } = request;
+  const now = request.now ?? Date.now();
+  const db = database(env);
+  const plan = await planList(product, request.inputs);
+  await recallStored(db, product, payer, plan.uniques, options, now);
+  const fresh = plan.uniques.filter((u) => !u.free);
+  const credits = creditsFor(env, payer);
+  const ctx = { env, now, accountId: payer?.accountId ?? null };
+  const pay = product.cost === "remote" ? payRemote : payLocal;
+  const paid: Paid<In, Out> = { answered: [], stopIndex: request.inputs.length, limitedBy: null, holdId: null };
+  try {
+    await pay(product, ctx, credits, fresh, options, request.requestId, paid);
+  } catch (err) {
+    if (paid.holdId) await credits.release(paid.holdId);
+    throw err;
+  }
+  if (paid.stopIndex === 0) {
+    if (paid.holdId) await credits.release(paid.holdId);
+    const refused = paid.limitedBy ?? "insufficient_credits";
+    return { items: [], requested: request.inputs.length, processed: 0, creditsUsed: 0, creditsRemaining: 0, stoppedReason: refused, refused, prepaid: null };
+  }
+  // With one unit per credit every item's charge is known before settling, so settling and remembering overlap.
+  const predicted = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : null;
+  const settling = settle(credits, paid, request);
+  const settled = predicted ? null : await settling;
+  const items = buildItems(plan.keyOf, plan.uniques, paid, predicted ?? settled!.credits, request.inputs);
+  const [done] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, items, now) : null]);
+  const settledNow = settled ?? done;
+  return {
+    items,
+    requested: request.inputs.length,
+    processed: items.length,
+    creditsUsed: settledNow.charged,
+    creditsRemaining: settledNow.remaining,
+    stoppedReason: paid.stopIndex < request.inputs.length ? (paid.limitedBy ?? "insufficient_credits") : null,
+    refused: null,
+    prepaid: settledNow.prepaid,
+  };
+}
+
+async function settle<In, Out>(credits: Credits, paid: Paid<In, Out>, request: WalkRequest<In>): Promise<Settled> {
+  if (!paid.holdId) return { charged: 0, credits: paid.answered.map(() => 0), remaining: await credits.remaining(), prepaid: null };
+  const usage: Partial<Record<UsageCounter, number>> = {};
+  for (const { price } of paid.answered) {
+    if (price.counter && (price.fairUse || price.units > 0)) usage[price.counter] = (usage[price.counter] ?? 0) + 1;
+  }
+  const units = paid.answered.map((a) => a.price.units);
+  return credits.settle(paid.holdId, { units, usage, ...(request.operationId ? { operationId: request.operationId } : {}) });
+}
+
+function buildItems<In, Out>(keyOf: string[], uniques: Unique<In, Out>[], paid: Paid<In, Out>, credits: number[], inputs: In[]): WalkItem<In, Out>[] {
+  const byKey = new Map(uniques.map((u) => [u.key, u]));
+  const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
+  const seen = new Set<string>();
+  const items: WalkItem<In, Out>[] = [];
+  for (let index = 0; index < paid.stopIndex; index++) {
+    const u = byKey.get(keyOf[index]!)!;
+    const first = !seen.has(u.key);
+    seen.add(u.key);
+    const answered = fresh.get(u.key);
+    const data = u.free ? u.free.result : u.looked!.result;
+    items.push({
+      index,
+      input: inputs[index]!,
+      data,
+      test: u.free?.test ?? false,
+      meta: {
+        credits_used: first ? (answered?.credits ?? 0) : 0,
+        cache_hit: u.free ? u.free.cacheHit : Boolean(u.repeat) || !first,
+        suppressed: u.free?.suppressed ?? false,
+        refreshed: first && (u.refreshed || Boolean(u.looked?.refreshed)),
+        fair_use_billed: first && (answered?.price.fairUseBilled ?? false),
+      },
+    });
+  }
+  return items;
+}
+
+/** What one call learned, written in one D1 batch: repeat windows, suppressions and history. */
+async function remember<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, request: WalkRequest<In>, paid: Paid<In, Out>, items: WalkItem<In, Out>[], now: number) {
+  const account = payer.accountId;
+  const fresh = paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result }));
+  const statements: BatchItem<"sqlite">[] = rememberRepeats(db, account, product.name, fresh.filter((f) => product.repeatable(f.result)), now);
+  const lists = product.suppressions;
+  if (lists) {
+    const verdicts = fresh.map((f) => ({ ...f, suppress: lists.suppresses(f.result) }));
+    const suppress = verdicts.flatMap((v) => (v.suppress ? [{ key: v.key, reason: v.suppress.reason, result: v.result }] : []));
+    statements.push(...suppressStatements(db, account, product.name, suppress, "verdict", now));
+    if (!request.options.honorSuppressions) statements.push(...unsuppressStatements(db, account, product.name, verdicts.filter((v) => !v.suppress).map((v) => v.key)));
+  }
+  if (product.history) {
+    const shape = product.history;
+    const entries = items.filter((item) => !item.test).map((item) => ({ ...shape.row(item.data), creditsUsed: item.meta.credits_used, cacheHit: item.meta.cache_hit, suppressed: item.meta.suppressed }));
+    statements.push(...historyStatements(db, account, product.name, request.requestId, entries, now));
+  }
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}

@@ -1,0 +1,27 @@
+import { probeMailboxes, type SidecarTarget } from "../../platform/smtp-sidecar-client";
+import type { DnsConfig } from "./domain-facts";
+import type { MailboxProber } from "./lookup";
+
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+
+/** Email's options beyond the walk's own (in `WalkOptions.extra`). */
+export interface EmailExtra {
+  /** Seconds the handshake may wait (the request's `timeout`). */
+  timeout?: number | null;
+  /** Settling re-checks must ask the mail server again, past the 15-minute reuse of uncertain answers. */
+  skipUncertainReuse?: boolean;
+}
+
+/** DNS and the SMTP sidecar from vars; without a sidecar every handshake answers `provider_unavailable`. */
+export function emailConfig(env: Env): { dns: DnsConfig; prober: (timeoutSeconds: number) => MailboxProber } {
+  const target: SidecarTarget | null = env.SMTP_SIDECAR_URL ? { url: env.SMTP_SIDECAR_URL } : null;
+  return {
+    dns: { dohUrl: env.DOH_URL, rdapBaseUrl: env.RDAP_BASE_URL || undefined },
+    prober: (timeoutSeconds) => async (domain, mxHosts, addresses) => {
+      const request = { domain, mxHosts, addresses, timeoutMs: timeoutSeconds * 1000 };
+      if (target) return probeMailboxes(target, env.SMTP_SIDECAR_SECRET, request);
+      const results = addresses.map((address) => ({ address, outcome: "provider_unavailable" as const, smtpCode: null, smtpMessage: null }));
+      return { mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results };
+    },
+  };
+}

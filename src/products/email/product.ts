@@ -1,0 +1,111 @@
+import { z } from "zod";
+import { database } from "../../db/client";
+import type { Price, Product, WalkOptions } from "../../engines/product";
+import { invalidSyntax, manualSuppression, type MailboxAnswer } from "./answer";
+import { DEFAULT_TIMEOUT_SECONDS, emailConfig, type EmailExtra } from "./config";
+import { extractAddress } from "./extract";
+import { lookupAddresses } from "./lookup";
+import type { EmailResult, Outcome } from "./result";
+import { isConfirmed, recallMailboxes, rememberMailboxes } from "./store";
+import { parseAddress } from "./syntax";
+import { cannedAnswer } from "./test-addresses";
+import { normalizeAddress } from "./username";
+
+/** How an answer bills (docs/billing.md), read from the answer itself so anyone can recompute it. */
+export function outcomeOf(r: EmailResult): Exclude<Outcome, "free"> {
+  if (r.reason === "unverified") return "unverified";
+  if (r.deliverable === "undeliverable") return r.reason === "mailbox_not_found" ? "undeliverable_checked" : "undeliverable_unchecked";
+  return "usable";
+}
+
+export function emailKey(input: string): string {
+  const email = extractAddress(input);
+  const parsed = parseAddress(email);
+  return parsed ? normalizeAddress(parsed.local, parsed.domain).normalizedEmail : `malformed:${email}`;
+}
+
+/** The sandbox answers only the six test addresses (plus-tags allowed). */
+export function isTestAddress(input: string): boolean {
+  const parsed = parseAddress(extractAddress(input));
+  return parsed !== null && cannedAnswer(parsed.local, parsed.domain, input) !== null;
+}
+
+const PRICES: Record<Exclude<Outcome, "free">, Price> = {
+  usable: { units: 1, counter: "billed_answers" },
+  undeliverable_checked: { units: 1, fairUse: true, counter: "undeliverable_checked" },
+  undeliverable_unchecked: { units: 0 },
+  unverified: { units: 0 },
+};
+
+/**
+ * The pipeline, with the shared mailbox answers of other lookups: a confirmed answer is reused for a week unless
+ * `refresh` or `max_age` say otherwise, an uncertain one for 15 minutes unless a settling re-check asks again.
+ */
+async function lookup(env: Env, now: number, inputs: string[], options: WalkOptions) {
+  const extra = options.extra as EmailExtra;
+  const db = database(env);
+  const emails = inputs.map((input) => extractAddress(input).toLowerCase());
+  const stored = await recallMailboxes(db, emails, now);
+  const tooOld = (at: number) => options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000);
+  const known = emails.map((email) => {
+    const mailbox = stored.get(email);
+    const usable = mailbox && (isConfirmed(mailbox) ? !tooOld(mailbox.checkedAt) : !extra.skipUncertainReuse);
+    return { mailbox, usable: usable ? mailbox : null };
+  });
+  const config = emailConfig(env);
+  const prober = config.prober(extra.timeout ?? DEFAULT_TIMEOUT_SECONDS);
+  const answers = await lookupAddresses(config.dns, prober, inputs.map((input, i) => ({ input, known: known[i]!.usable })));
+  const observed = new Map<string, MailboxAnswer>();
+  answers.forEach((a, i) => a.observed && observed.set(emails[i]!, a.observed));
+  await rememberMailboxes(db, observed);
+  return answers.map((a, i) => ({ result: a.result, refreshed: Boolean(known[i]!.mailbox && !known[i]!.usable) }));
+}
+
+export const email: Product<string, EmailResult> = {
+  name: "email",
+  scope: "email",
+  input: z.string().max(254),
+  unitsPerCredit: 1,
+  cost: "remote",
+  normalize: emailKey,
+  async local(input) {
+    const address = extractAddress(input);
+    const parsed = parseAddress(address);
+    if (!parsed) return { result: invalidSyntax(address).result, test: false };
+    const canned = cannedAnswer(parsed.local, parsed.domain, address);
+    return canned ? { result: canned, test: true } : null;
+  },
+  lookup: (ctx, inputs, options) => lookup(ctx.env, ctx.now, inputs, options),
+  price: (result) => PRICES[outcomeOf(result)],
+  repeatable: (result) => outcomeOf(result) !== "unverified",
+  repeats: "stored",
+  suppressions: {
+    suppresses: (result) => (result.deliverable === "undeliverable" ? { reason: result.reason ?? "undeliverable" } : null),
+    manual: (input) => {
+      const parsed = parseAddress(extractAddress(input));
+      if (!parsed) return null;
+      const key = normalizeAddress(parsed.local, parsed.domain).normalizedEmail;
+      return { key, result: manualSuppression(`${parsed.local}@${parsed.domain}`, key) };
+    },
+    listField: "emails",
+    valueField: "email",
+  },
+  history: {
+    row: (r) => ({ value: r.email, key: r.normalized_email, verdict: r.deliverable, reason: r.reason }),
+    fields: { value: "email", key: "normalized_email", verdict: "deliverable" },
+    verdicts: ["deliverable", "risky", "undeliverable"],
+  },
+  bulk: {
+    field: "emails",
+    options: { timeout: z.int().min(2).max(60).nullish() },
+    counters: ["deliverable", "risky", "undeliverable"],
+    columns: ["email", "normalized_email", "deliverable", "reason", "risk_score", "risk_level", "disposable", "role", "free_provider", "catch_all", "mx_found", "smtp_reason", "did_you_mean"],
+    row: (d) => [d.email, d.normalized_email, d.deliverable, d.reason, d.risk_score, d.risk_level, d.disposable, d.role, d.free_provider, d.catch_all, d.mx_found, d.smtp_reason, d.did_you_mean],
+    spell: (input) => ({ email: extractAddress(input) }),
+    counter: (d) => d.deliverable,
+    verdictColumn: "deliverable",
+    sampleCounts: { deliverable: 1, risky: 0, undeliverable: 1 },
+  },
+  isSample: isTestAddress,
+  datasets: ["rfc-5322-syntax", "live-dns", "disposable-domains", "role-addresses", "free-provider-domains", "typo-domains", "provider-username-rules", "mx-provider-patterns", "rdap-registration", "mailbox-smtp", "suppression-list", "test-addresses"],
+};

@@ -1,0 +1,39 @@
+import type { Product } from "../../engines/product";
+import { compare, observe } from "./monitor";
+import { entityKey, lookupIdentifiers, type EntityItem } from "./lookup";
+import { REGISTER_NAMES } from "./registers";
+import type { EntityResult } from "./result";
+import { entityItem } from "./schemas";
+
+/** A monitored entry's identity as given: an LEI string, or `type:COUNTRY:IDENTIFIER` (case and spaces folded). */
+export function entryKey(item: EntityItem): string {
+  if (typeof item === "string") return `lei::${item.trim().toUpperCase()}`;
+  return `${item.type ?? "lei"}:${(item.country ?? "").trim().toUpperCase()}:${item.identifier.trim().toUpperCase().replace(/\s+/g, "")}`;
+}
+
+/**
+ * Company identifiers answered from registers synced locally (docs/entity.md): 1 credit when a register carries the
+ * identifier, free otherwise. A repeat within 7 days is read again (the register may have changed) and costs nothing.
+ */
+export const entity: Product<EntityItem, EntityResult> = {
+  name: "entity",
+  scope: "entity",
+  input: entityItem,
+  unitsPerCredit: 1,
+  cost: "local",
+  normalize: entityKey,
+  lookup: (ctx, inputs) => lookupIdentifiers(ctx.env, inputs).then((results) => results.map((result) => ({ result }))),
+  price: (result) => ({ units: result.found ? 1 : 0 }),
+  repeatable: (result) => result.found,
+  repeats: "fresh",
+  monitor: {
+    entryKey,
+    observe,
+    compare,
+    label: (result) => result.identifier,
+    listField: "identifiers",
+    maxEntries: 500,
+  },
+  isSample: () => false,
+  datasets: REGISTER_NAMES,
+};

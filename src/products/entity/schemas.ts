@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { ENTITY_REASONS } from "./result";
+
+/** Request and response schemas of the entity product: they validate requests and build the OpenAPI document. */
+export const objectItem = z
+  .object({
+    identifier: z.string().max(64),
+    type: z.enum(["lei", "company_number"]).nullish().describe("Default `lei`."),
+    country: z.string().max(2).nullish().describe("Two letters; required when type is `company_number`."),
+  })
+  .refine((item) => item.type !== "company_number" || Boolean(item.country?.trim()), {
+    path: ["country"],
+    message: "Required when type is company_number.",
+  });
+
+const leiItem = z.string().max(64).describe("An LEI.");
+
+export const unionItem = z.union([leiItem, objectItem]);
+const { $schema: _ignored, ...unionItemJsonSchema } = z.toJSONSchema(unionItem, { io: "input" }) as Record<string, unknown>;
+
+/**
+ * `unionItem`, validated by the item's own shape so that errors point inside it (`identifiers.3.country`) rather than
+ * at a bare "invalid union" on `identifiers.3`; documented as the union.
+ */
+export const entityItem = z
+  .unknown()
+  .transform((value, ctx): z.output<typeof unionItem> => {
+    const isObject = typeof value === "object" && value !== null && !Array.isArray(value);
+    if (!isObject && typeof value !== "string") {
+      ctx.addIssue({ code: "custom", message: "Must be an LEI string or an {identifier, type, country} object." });
+      return z.NEVER;
+    }
+    const parsed = (isObject ? objectItem : leiItem).safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+    return z.NEVER;
+  })
+  .meta(unionItemJsonSchema);
+
+export const entityResultSchema = z.object({
+  identifier: z.string(),
+  identifier_type: z.enum(["lei", "company_number"]),
+  found: z.boolean(),
+  reason: z.enum(ENTITY_REASONS as [string, ...string[]]).nullable(),
+  name: z.string().nullable(),
+  status: z.string().nullable(),
+  status_detail: z.string().nullable(),
+  country: z.string().nullable(),
+  checksum_valid: z.boolean().nullable(),
+  registration_status: z.string().nullable(),
+  flags: z.array(z.enum(["dissolved_in_national_register"])),
+  sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
+});

@@ -1,0 +1,104 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { secretPrincipal } from "../auth/principal";
+import { secretKey } from "../auth/secret-key";
+import { database } from "../db/client";
+import { csvHeader, resultsStream } from "../engines/bulk/csv";
+import { FINISHED, findJob, jobViewOf, listJobs, markResumed, PER_PAGE, requestCancel, RETENTION_DAYS, STATUSES } from "../engines/bulk/jobs";
+import type { RunMessage } from "../engines/bulk/messages";
+import { finishJob } from "../engines/bulk/run";
+import type { Product } from "../engines/product";
+import { redeliverLatest } from "../engines/webhooks/outbox";
+import { ok } from "../http/envelope";
+import { ApiError, notFound } from "../http/errors";
+import { describe } from "../http/openapi";
+import { pathParams, queryParams } from "../http/validation";
+import { dateOrTimestamp, page } from "../http/time";
+import { enforceLimit } from "../limits/limiter";
+import type { AppEnv } from "../types";
+
+const jobParam = pathParams(z.object({ jobId: z.coerce.number().int().min(1) }));
+
+/** The job object of one product, for the OpenAPI document: the shared fields plus the product's counters. */
+export function jobSchema(product: Product) {
+  const counters = Object.fromEntries((product.bulk?.counters ?? []).map((name) => [name, z.int()]));
+  return z.object({
+    id: z.int(),
+    status: z.enum(STATUSES),
+    total: z.int(),
+    duplicate_count: z.int(),
+    processed: z.int(),
+    ...counters,
+    credits_used: z.int(),
+    stopped_reason: z.enum(["insufficient_credits", "key_spend_cap"]).nullable(),
+    cancel_requested: z.boolean(),
+    webhook_status: z.enum(["pending", "delivered", "failed"]).nullable(),
+    webhook_detail: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    finished_at: z.iso.datetime().nullable(),
+  });
+}
+
+/** List, poll, cancel, resume, results and redelivery of one product's runs. */
+export function bulkRunRoutes(product: Product) {
+  const base = `/${product.name}/bulk`;
+  const scope = product.scope;
+  const jobResponse = z.object({ job: jobSchema(product) });
+  const load = async (c: Context<AppEnv>, jobId: number) => {
+    const job = await findJob(database(c.env), product, secretPrincipal(c).accountId, jobId);
+    if (!job) throw notFound("Job");
+    return job;
+  };
+  const view = async (c: Context<AppEnv>, jobId: number) => ok(c, { job: await jobViewOf(database(c.env), await load(c, jobId)) });
+  const listQuery = z.object({ status: z.enum(STATUSES).optional(), since: dateOrTimestamp(false).optional(), until: dateOrTimestamp(true).optional(), page });
+
+  return new Hono<AppEnv>()
+    .get(base, describe({ tag: "Bulk", summary: `List ${product.name} bulk runs, newest first, 100 a page`, response: z.object({ jobs: z.array(jobResponse.shape.job) }) }), secretKey({ scope }), queryParams(listQuery), async (c) => {
+      const q = c.req.valid("query");
+      const { jobs, total } = await listJobs(database(c.env), product, secretPrincipal(c).accountId, q);
+      return ok(c, { jobs }, { page: q.page, per_page: PER_PAGE, total, retention_days: RETENTION_DAYS });
+    })
+    .get(`${base}/:jobId`, describe({ tag: "Bulk", summary: "Poll one run", response: jobResponse, errors: ["NOT_FOUND"] }), secretKey({ scope }), jobParam, async (c) => view(c, c.req.valid("param").jobId))
+    .post(`${base}/:jobId/cancel`, describe({ tag: "Bulk", summary: "Cancel a queued or running run", response: jobResponse, errors: ["NOT_FOUND", "JOB_ALREADY_FINISHED"] }), secretKey({ scope }), jobParam, async (c) => {
+      const job = await load(c, c.req.valid("param").jobId);
+      if (!["queued", "processing"].includes(job.status)) throw new ApiError("JOB_ALREADY_FINISHED", `The run is already ${job.status}.`);
+      await requestCancel(database(c.env), job.id);
+      // A queued run has no consumer yet to notice the request: it settles now. A running one stops at its next step.
+      if (job.status === "queued") await finishJob(c.env, job.id, "cancelled");
+      return view(c, job.id);
+    })
+    .post(`${base}/:jobId/resume`, describe({ tag: "Bulk", summary: "Resume a run that stopped for lack of credits", response: jobResponse, errors: ["NOT_FOUND", "JOB_NOT_RESUMABLE", "JOB_INPUT_EXPIRED"] }), secretKey({ scope }), jobParam, async (c) => {
+      const job = await load(c, c.req.valid("param").jobId);
+      const stoppedForCredits = job.status === "completed" && (job.stoppedReason === "insufficient_credits" || job.stoppedReason === "key_spend_cap");
+      if (!stoppedForCredits) throw new ApiError("JOB_NOT_RESUMABLE", "Only a settled run that stopped for lack of credits can be resumed.");
+      if (job.inputExpired) throw new ApiError("JOB_INPUT_EXPIRED", "The uploaded list has passed out of retention; submit it again.");
+      const resumed = await markResumed(database(c.env), job.id);
+      if (!resumed) throw new ApiError("JOB_NOT_RESUMABLE", "The run is already going again.");
+      await c.env.JOBS.send({ type: "run", jobId: job.id } satisfies RunMessage);
+      return ok(c, { job: await jobViewOf(database(c.env), resumed) });
+    })
+    .get(`${base}/:jobId/results`, describe({ tag: "Bulk", summary: `Results as CSV (kept 30 days): ${csvHeader(product).join(", ")}`, errors: ["NOT_FOUND", "RESULTS_NOT_READY", "JOB_CANCELLED", "JOB_FAILED"] }), secretKey({ scope }), jobParam, queryParams(z.object({ variant: z.enum(product.bulk!.counters as [string, ...string[]]).optional() })), async (c) => {
+      const job = await load(c, c.req.valid("param").jobId);
+      if (job.status === "queued" || job.status === "processing") throw new ApiError("RESULTS_NOT_READY", "The run is still going.");
+      if (job.status === "cancelled" && job.processed === 0) throw new ApiError("JOB_CANCELLED", "The run was cancelled before any row was processed.");
+      if (job.status === "failed" && job.processed === 0) throw new ApiError("JOB_FAILED", "The run failed before any row was written.");
+      const variant = c.req.valid("query").variant;
+      const filename = `${product.name}-bulk-${job.id}${variant ? `-${variant}` : ""}.csv`;
+      return new Response(resultsStream(c.env, job.id, product, variant), { headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${filename}"` } });
+    })
+    .post(
+      `${base}/:jobId/webhook/redeliver`,
+      describe({ tag: "Bulk", summary: "Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user", status: 202, response: jobResponse, errors: ["NOT_FOUND", "WEBHOOK_NOT_CONFIGURED", "JOB_NOT_FINISHED", "RATE_LIMITED"] }),
+      secretKey({ scope }),
+      jobParam,
+      async (c) => {
+        const principal = secretPrincipal(c);
+        await enforceLimit(c.env, "redeliveryUser", principal.userId ?? principal.keyId);
+        const job = await load(c, c.req.valid("param").jobId);
+        if (!job.webhookUrl) throw new ApiError("WEBHOOK_NOT_CONFIGURED", "The run was created without webhook_url.");
+        const finished = (FINISHED as readonly string[]).includes(job.status);
+        if (!finished || !(await redeliverLatest(c.env, "job", String(job.id)))) throw new ApiError("JOB_NOT_FINISHED", "The run is still queued or running.");
+        return ok(c, { job: await jobViewOf(database(c.env), job) }, {}, 202);
+      },
+    );
+}

@@ -1,0 +1,156 @@
+import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { z } from "zod";
+import { secretKey } from "../auth/secret-key";
+import { createMonitor, patchMonitor, removeMonitor, type MonitorPatch } from "../engines/monitors/edit";
+import { monitorShape, runMonitor } from "../engines/monitors/run";
+import { findMonitor, pageMonitors } from "../engines/monitors/store";
+import { monitorViews, viewOf } from "../engines/monitors/view";
+import type { MonitorShape, Product } from "../engines/product";
+import { assertWebhookUrl } from "../engines/webhooks/config";
+import { ok } from "../http/envelope";
+import { notFound, validationFailed } from "../http/errors";
+import { describe } from "../http/openapi";
+import { jsonBody, pathParams, queryParams } from "../http/validation";
+import type { AppEnv } from "../types";
+
+const PER_PAGE = 100;
+
+const fields = {
+  name: z.string().min(1).max(100),
+  cadence: z.enum(["weekly", "monthly"]),
+  webhook_url: z.url().max(2048).nullable(),
+  webhook_events: z.enum(["changes", "every_run"]),
+};
+const createFields = z.object({ ...fields, webhook_url: fields.webhook_url.optional(), webhook_events: fields.webhook_events.default("changes") });
+const patchFields = z.object(fields).partial();
+
+/**
+ * `base` plus the product's list field (`identifiers` for entity). The field's name is only known at run time, so the
+ * schema is typed as `base` and the list is read back with `listOf`; validation and OpenAPI see the whole schema.
+ */
+function withList<S extends z.ZodObject>(base: S, listField: string, list: z.ZodType): S {
+  return base.extend({ [listField]: list }) as unknown as S;
+}
+
+const listOf = (body: object, listField: string) => (body as Record<string, unknown[] | undefined>)[listField];
+
+const monitorParam = pathParams(z.object({ monitorId: z.coerce.number().int().min(1) }));
+const monitorResponse = z.object({ monitor: z.object({ id: z.int(), name: z.string() }), webhook_secret: z.string().optional() });
+
+const ownerOf = (c: Context<AppEnv>, product: Product) => {
+  const principal = c.var.principal;
+  if (principal?.kind !== "secret") throw new Error("monitor routes need a secret-key principal");
+  return { accountId: principal.accountId, keyId: principal.keyId, product: product.name };
+};
+
+/** PATCH rule 6: another account's (or another product's) monitor is 404. */
+async function load(c: Context<AppEnv>, product: Product, monitorId: number) {
+  const row = await findMonitor(c.env, ownerOf(c, product), monitorId);
+  if (!row) throw notFound("Monitor");
+  return row;
+}
+
+interface Mount {
+  product: Product;
+  shape: MonitorShape<unknown, unknown>;
+  base: string;
+  tag: string;
+  auth: MiddlewareHandler<AppEnv>;
+  list: z.ZodType<unknown[]>;
+}
+
+const withSecret = (secret: string | null) => (secret ? { webhook_secret: secret } : {});
+
+/** `GET, POST /{product}/monitors`. */
+function collectionRoutes({ product, shape, base, tag, auth, list }: Mount) {
+  const createBody = withList(createFields, shape.listField, list);
+  return new Hono<AppEnv>()
+    .get(
+      base,
+      describe({ tag, summary: `The account's ${product.name} monitors, newest first, 100 a page`, response: z.object({ monitors: z.array(monitorResponse.shape.monitor) }) }),
+      auth,
+      queryParams(z.object({ page: z.coerce.number().int().min(1).default(1) })),
+      async (c) => {
+        const { page } = c.req.valid("query");
+        const { rows, total } = await pageMonitors(c.env, ownerOf(c, product), page, PER_PAGE);
+        return ok(c, { monitors: await monitorViews(c.env, product, rows) }, { page, per_page: PER_PAGE, total });
+      },
+    )
+    .post(
+      base,
+      describe({ tag, summary: "Create a monitor; the webhook signing secret is returned once", status: 201, response: monitorResponse }),
+      auth,
+      jsonBody(createBody),
+      async (c) => {
+        const body = c.req.valid("json");
+        if (body.webhook_url) assertWebhookUrl(c.env, "webhook_url", body.webhook_url);
+        const fields = { name: body.name, entries: listOf(body, shape.listField)!, cadence: body.cadence, webhookUrl: body.webhook_url ?? null, webhookEvents: body.webhook_events };
+        const { row, secret } = await createMonitor(c.env, product, ownerOf(c, product), fields);
+        return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) }, {}, 201);
+      },
+    );
+}
+
+/** `GET, PATCH, DELETE /{product}/monitors/{monitorId}` and `POST .../run`. */
+function itemRoutes({ product, shape, base, tag, auth, list }: Mount) {
+  const patchBody = withList(patchFields, shape.listField, list.optional());
+  const one = `${base}/:monitorId`;
+  return new Hono<AppEnv>()
+    .get(one, describe({ tag, summary: "One monitor", response: monitorResponse, errors: ["NOT_FOUND"] }), auth, monitorParam, async (c) =>
+      ok(c, { monitor: await viewOf(c.env, product, await load(c, product, c.req.valid("param").monitorId)) }),
+    )
+    .patch(
+      one,
+      describe({ tag, summary: "Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once", response: monitorResponse, errors: ["NOT_FOUND"] }),
+      auth,
+      monitorParam,
+      jsonBody(patchBody),
+      async (c) => {
+        const body = c.req.valid("json");
+        if (Object.keys(body).length === 0) {
+          throw validationFailed({ body: [`Name at least one of name, ${shape.listField}, cadence, webhook_url, webhook_events.`] });
+        }
+        const monitor = await load(c, product, c.req.valid("param").monitorId);
+        if (body.webhook_url) assertWebhookUrl(c.env, "webhook_url", body.webhook_url);
+        const patch: MonitorPatch = { name: body.name, entries: listOf(body, shape.listField), cadence: body.cadence, webhookUrl: body.webhook_url, webhookEvents: body.webhook_events };
+        const { row, secret } = await patchMonitor(c.env, product, monitor, patch);
+        return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) });
+      },
+    )
+    .on("DELETE", one, describe({ tag, summary: "Delete a monitor and its baselines", response: monitorResponse, errors: ["NOT_FOUND"] }), auth, monitorParam, async (c) => {
+      const monitor = await load(c, product, c.req.valid("param").monitorId);
+      const view = await viewOf(c.env, product, monitor);
+      await removeMonitor(c.env, monitor);
+      return ok(c, { monitor: view });
+    })
+    .post(
+      `${one}/run`,
+      describe({ tag, summary: "Run a monitor now (billed like a batch); the schedule is unchanged", errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS"] }),
+      auth,
+      monitorParam,
+      async (c) => {
+        const monitor = await load(c, product, c.req.valid("param").monitorId);
+        const { monitor: current, summary, changes } = await runMonitor(c.env, product, monitor);
+        c.set("creditsUsed", summary.credits_used);
+        return ok(c, { monitor: await viewOf(c.env, product, current), summary, changes });
+      },
+    );
+}
+
+/**
+ * `GET, POST /{product}/monitors`, `GET, PATCH, DELETE /{product}/monitors/{monitorId}` and `POST .../run` for a
+ * product with a monitor shape: saved lists re-checked weekly or monthly (docs/entity-monitors.md). The list field is
+ * the product's (`identifiers` for entity), each entry validated by the product's own input schema.
+ */
+export function monitorRoutes(product: Product): Hono<AppEnv> {
+  const shape = monitorShape(product);
+  const mount: Mount = {
+    product,
+    shape,
+    base: `/${product.name}/monitors`,
+    tag: product.name.charAt(0).toUpperCase() + product.name.slice(1),
+    auth: secretKey({ scope: product.scope }),
+    list: z.array(product.input).min(1).max(shape.maxEntries),
+  };
+  return new Hono<AppEnv>().route("/", collectionRoutes(mount)).route("/", itemRoutes(mount));
+}
