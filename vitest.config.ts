@@ -25,6 +25,8 @@ export default defineConfig({
                 WEBHOOK_TIMEOUT_MS: "400",
                 WEBHOOK_RETRY_BASE_MS: "20",
               },
+              // An empty second database for test/migration.test.ts, which applies the migrations to it step by step.
+              d1Databases: { MIGRATION_DB: "migration-test" },
             },
           })),
         ],

@@ -1,6 +1,8 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    /** An empty database (vitest.config.ts) that test/migration.test.ts migrates step by step. */
+    MIGRATION_DB: D1Database;
     /** The fixture SMTP server's session and RCPT log (test/fixtures/mail.ts). */
     MAIL_STATS_URL: string;
     /** Webhook receivers on loopback (test/fixtures/receiver.ts). */
