@@ -76,6 +76,8 @@ export interface MonitorShape<In, Out> {
   compare(baseline: Record<string, unknown>, now: Record<string, unknown>): { field: string; from: unknown; to: unknown }[];
   /** How an entry names itself in a run's `changes` list. */
   label(result: Out): string;
+  /** Counts a run's summary adds, each the number of answers that hold (entity: `found`). */
+  tally?: Record<string, (result: Out) => boolean>;
   /** The body field that carries the monitored list (`identifiers` for entity), and its size limit. */
   listField: string;
   maxEntries: number;

@@ -13,10 +13,10 @@ import { iso } from "./view";
  */
 const RUN_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: true, extra: {} };
 
-/** Also the monitor's `last_summary`. `found` only for products whose answers say whether the value was found. */
+/** Also the monitor's `last_summary`; the product's tallies (entity: `found`) follow `checked`. */
 export interface RunSummary {
   checked: number;
-  found?: number;
+  [tally: string]: number | string | null;
   changed: number;
   new_baselines: number;
   credits_used: number;
@@ -55,16 +55,10 @@ export function monitorShape<In, Out>(product: Product<In, Out>): MonitorShape<I
 /** `<product>_monitor.run`. */
 export const runEvent = (product: Pick<Product, "name">) => `${product.name}_monitor.run`;
 
-const foundFlag = (result: unknown): boolean | null => {
-  const found = typeof result === "object" && result !== null ? (result as { found?: unknown }).found : undefined;
-  return typeof found === "boolean" ? found : null;
-};
-
 interface Compared {
   baselines: Baseline[];
   changes: EntryChanges[];
   newBaselines: number;
-  found: number | null;
 }
 
 /**
@@ -72,11 +66,9 @@ interface Compared {
  * recorded once. An entry without a baseline only records one (PATCH rule 2: its first run sets it).
  */
 function compareItems<In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>[], stored: Map<string, Record<string, unknown>>): Compared {
-  const out: Compared = { baselines: [], changes: [], newBaselines: 0, found: null };
+  const out: Compared = { baselines: [], changes: [], newBaselines: 0 };
   const seen = new Set<string>();
   for (const item of items) {
-    const flag = foundFlag(item.data);
-    if (flag !== null) out.found = (out.found ?? 0) + (flag ? 1 : 0);
     const entryKey = shape.entryKey(item.input);
     if (seen.has(entryKey)) continue;
     seen.add(entryKey);
@@ -92,9 +84,9 @@ function compareItems<In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In,
   return out;
 }
 
-/** Whether this product's answers carry a `found` flag, judged from the stored baselines when nothing was answered. */
-const reportsFound = (compared: Compared, stored: Map<string, Record<string, unknown>>) =>
-  compared.found !== null || [...stored.values()].some((answer) => foundFlag(answer) !== null);
+/** The product's tallies over every answered item (an entry listed twice counts twice, as in `checked`). */
+const tallies = <In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>[]) =>
+  Object.fromEntries(Object.entries(shape.tally ?? {}).map(([name, holds]) => [name, items.filter((item) => holds(item.data)).length]));
 
 /** The posted body: `{event, monitor: {id, name, cadence, last_run_at, next_run_at}, summary, changes}`. */
 export function runBody(product: Pick<Product, "name">, monitor: MonitorRow, summary: RunSummary, changes: EntryChanges[]): string {
@@ -123,7 +115,7 @@ export async function runMonitor<In, Out>(env: Env, product: Product<In, Out>, m
   const compared = compareItems(shape, run.items, stored);
   const summary: RunSummary = {
     checked: run.items.length,
-    ...(reportsFound(compared, stored) ? { found: compared.found ?? 0 } : {}),
+    ...tallies(shape, run.items),
     changed: compared.changes.length,
     new_baselines: compared.newBaselines,
     credits_used: run.creditsUsed,

@@ -10,9 +10,10 @@ export const iso = (ms: number | null): string | null => (ms === null ? null : n
 export interface WebhookState {
   status: string | null;
   detail: string | null;
+  url: string | null;
 }
 
-const NO_DELIVERY: WebhookState = { status: null, detail: null };
+const NO_DELIVERY: WebhookState = { status: null, detail: null, url: null };
 
 /**
  * The monitor object. The list is named by the product (`identifiers` for entity); the signing secret is never part
@@ -26,9 +27,9 @@ export function monitorView(product: Product, m: MonitorRow, webhook: WebhookSta
     cadence: m.cadence,
     webhook_url: m.webhookUrl,
     webhook_events: m.webhookEvents,
-    // A monitor without a webhook has no delivery state, whatever an earlier URL's deliveries left behind.
-    webhook_status: m.webhookUrl ? webhook.status : null,
-    webhook_detail: m.webhookUrl ? webhook.detail : null,
+    // A new or removed URL starts with no delivery state, whatever the earlier URL's deliveries left behind.
+    webhook_status: m.webhookUrl && webhook.url === m.webhookUrl ? webhook.status : null,
+    webhook_detail: m.webhookUrl && webhook.url === m.webhookUrl ? webhook.detail : null,
     last_run_at: iso(m.lastRunAt),
     next_run_at: iso(m.nextRunAt),
     last_summary: m.lastSummary,

@@ -18,6 +18,8 @@ export type Owner = "job" | "monitor" | "callback";
 export interface DeliveryStatus {
   status: "pending" | "delivered" | "failed";
   detail: string | null;
+  /** Where it went: an owner whose URL changed since shows no status for the old URL's deliveries. */
+  url: string;
 }
 
 /**
@@ -79,10 +81,10 @@ export async function latestStatuses(db: Database, owner: Owner, ownerIds: strin
       .where(and(eq(webhookDeliveries.owner, owner), inArray(webhookDeliveries.ownerId, ids)))
       .groupBy(webhookDeliveries.ownerId);
     const rows = await db
-      .select({ ownerId: webhookDeliveries.ownerId, status: webhookDeliveries.status, detail: webhookDeliveries.detail })
+      .select({ ownerId: webhookDeliveries.ownerId, status: webhookDeliveries.status, detail: webhookDeliveries.detail, url: webhookDeliveries.url })
       .from(webhookDeliveries)
       .where(inArray(webhookDeliveries.id, newest));
-    for (const row of rows) statuses.set(row.ownerId, { status: row.status, detail: row.detail });
+    for (const row of rows) statuses.set(row.ownerId, { status: row.status, detail: row.detail, url: row.url });
   }
   return statuses;
 }

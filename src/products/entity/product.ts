@@ -31,6 +31,7 @@ export const entity: Product<EntityItem, EntityResult> = {
     observe,
     compare,
     label: (result) => result.identifier,
+    tally: { found: (result) => result.found },
     listField: "identifiers",
     maxEntries: 500,
   },
