@@ -19,6 +19,13 @@ import type { AppEnv } from "../types";
 
 const jobParam = pathParams(z.object({ jobId: z.coerce.number().int().min(1) }));
 
+/** The account's run of this product, or 404. */
+async function loadJob(c: Context<AppEnv>, product: Product, jobId: number) {
+  const job = await findJob(database(c.env), product, secretPrincipal(c).accountId, jobId);
+  if (!job) throw notFound("Job");
+  return job;
+}
+
 /** The job object of one product, for the OpenAPI document: the shared fields plus the product's counters. */
 export function jobSchema(product: Product) {
   const counters = Object.fromEntries((product.bulk?.counters ?? []).map((name) => [name, z.int()]));
@@ -44,11 +51,7 @@ export function bulkRunRoutes(product: Product) {
   const base = `/${product.name}/bulk`;
   const scope = product.scope;
   const jobResponse = z.object({ job: jobSchema(product) });
-  const load = async (c: Context<AppEnv>, jobId: number) => {
-    const job = await findJob(database(c.env), product, secretPrincipal(c).accountId, jobId);
-    if (!job) throw notFound("Job");
-    return job;
-  };
+  const load = (c: Context<AppEnv>, jobId: number) => loadJob(c, product, jobId);
   const view = async (c: Context<AppEnv>, jobId: number) => ok(c, { job: await jobViewOf(database(c.env), await load(c, jobId)) });
   const listQuery = z.object({ status: z.enum(STATUSES).optional(), since: dateOrTimestamp(false).optional(), until: dateOrTimestamp(true).optional(), page });
 
@@ -77,6 +80,16 @@ export function bulkRunRoutes(product: Product) {
       await c.env.JOBS.send({ type: "run", jobId: job.id } satisfies RunMessage);
       return ok(c, { job: await jobViewOf(database(c.env), resumed) });
     })
+    .route("/", finishedRunRoutes(product));
+}
+
+/** What a settled run offers: its CSV results and the redelivery of its completion webhook. */
+function finishedRunRoutes(product: Product) {
+  const base = `/${product.name}/bulk`;
+  const scope = product.scope;
+  const jobResponse = z.object({ job: jobSchema(product) });
+  const load = (c: Context<AppEnv>, jobId: number) => loadJob(c, product, jobId);
+  return new Hono<AppEnv>()
     .get(`${base}/:jobId/results`, describe({ tag: "Bulk", summary: `Results as CSV (kept 30 days): ${csvHeader(product).join(", ")}`, errors: ["NOT_FOUND", "RESULTS_NOT_READY", "JOB_CANCELLED", "JOB_FAILED"] }), secretKey({ scope }), jobParam, queryParams(z.object({ variant: z.enum(product.bulk!.counters as [string, ...string[]]).optional() })), async (c) => {
       const job = await load(c, c.req.valid("param").jobId);
       if (job.status === "queued" || job.status === "processing") throw new ApiError("RESULTS_NOT_READY", "The run is still going.");

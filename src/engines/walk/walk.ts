@@ -80,21 +80,19 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
     return { items: [], requested: request.inputs.length, processed: 0, creditsUsed: 0, creditsRemaining: 0, stoppedReason: refused, refused, prepaid: null };
   }
   // With one unit per credit every item's charge is known before settling, so settling and remembering overlap.
-  const predicted = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : null;
   const settling = settle(credits, paid, request);
-  const settled = predicted ? null : await settling;
-  const items = buildItems(plan.keyOf, plan.uniques, paid, predicted ?? settled!.credits, request.inputs);
-  const [done] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, items, now) : null]);
-  const settledNow = settled ?? done;
+  const perItem = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
+  const items = buildItems(plan.keyOf, plan.uniques, paid, perItem, request.inputs);
+  const [settled] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, items, now) : null]);
   return {
     items,
     requested: request.inputs.length,
     processed: items.length,
-    creditsUsed: settledNow.charged,
-    creditsRemaining: settledNow.remaining,
+    creditsUsed: settled.charged,
+    creditsRemaining: settled.remaining,
     stoppedReason: paid.stopIndex < request.inputs.length ? (paid.limitedBy ?? "insufficient_credits") : null,
     refused: null,
-    prepaid: settledNow.prepaid,
+    prepaid: settled.prepaid,
   };
 }
 
@@ -126,7 +124,8 @@ function buildItems<In, Out>(keyOf: string[], uniques: Unique<In, Out>[], paid: 
       test: u.free?.test ?? false,
       meta: {
         credits_used: first ? (answered?.credits ?? 0) : 0,
-        cache_hit: u.free ? u.free.cacheHit : Boolean(u.repeat) || !first,
+        // A stored answer (repeat, suppression) is what it is for every copy; anything answered now is cached for copies.
+        cache_hit: u.free && !u.free.local ? u.free.cacheHit : Boolean(u.repeat) || !first,
         suppressed: u.free?.suppressed ?? false,
         refreshed: first && (u.refreshed || Boolean(u.looked?.refreshed)),
         fair_use_billed: first && (answered?.price.fairUseBilled ?? false),
