@@ -1,26 +1,26 @@
 import type { RunMessage } from "./engines/bulk/messages";
 import type { MonitorMessage } from "./engines/monitors/messages";
-import type { DeliveryMessage } from "./engines/webhooks/outbox";
-import type { RecheckMessage } from "./products/email/settle";
+import { attemptDelivery, type DeliveryMessage } from "./engines/webhooks/outbox";
+import { registeredProducts } from "./products/registry";
 import { runBulkJob } from "../workers/bulk-runner";
 import { runDueMonitor } from "../workers/monitors";
-import { attemptDelivery } from "./engines/webhooks/outbox";
-import { recheck } from "./products/email/settle";
 
-export type JobMessage = RunMessage | DeliveryMessage | MonitorMessage | RecheckMessage;
+/** The engines' messages; products add their own (`Product.messages`), which carry at least a `type`. */
+export type EngineMessage = RunMessage | DeliveryMessage | MonitorMessage;
+export type JobMessage = EngineMessage | { type: string };
+
+const isEngineMessage = (body: JobMessage): body is EngineMessage => ["run", "delivery", "monitor_run"].includes(body.type);
 
 /** Message type -> handler. Every handler is idempotent, so a retried batch is harmless. */
 async function handle(env: Env, body: JobMessage): Promise<void> {
-  switch (body.type) {
-    case "run":
-      return runBulkJob(env, body.jobId);
-    case "delivery":
-      return attemptDelivery(env, body.deliveryId, body.attempt);
-    case "monitor_run":
-      return runDueMonitor(env, body.monitorId, body.dueAt);
-    case "recheck":
-      return recheck(env, body);
+  if (isEngineMessage(body)) {
+    if (body.type === "run") return runBulkJob(env, body.jobId);
+    if (body.type === "delivery") return attemptDelivery(env, body.deliveryId, body.attempt);
+    return runDueMonitor(env, body.monitorId, body.dueAt);
   }
+  const handler = registeredProducts().find((p) => p.messages?.[body.type])?.messages?.[body.type];
+  if (!handler) throw new Error(`no handler for queue message type ${body.type}`);
+  return handler(env, body);
 }
 
 export async function handleJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {

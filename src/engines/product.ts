@@ -134,6 +134,8 @@ export interface Product<In = unknown, Out = unknown> {
   history?: HistoryShape<Out>;
   bulk?: BulkShape<Out>;
   monitor?: MonitorShape<In, Out>;
+  /** Queue messages the product handles itself, by `type` (email: `recheck`, its settling re-checks). */
+  messages?: Record<string, (env: Env, message: { type: string }) => Promise<void>>;
   /** Sandbox samples: the values the published sandbox key may look up. */
   isSample(input: In): boolean;
   /** Dataset names this product's answers may cite in `sources`. */

@@ -6,7 +6,7 @@ import { database } from "../db/client";
 import { createJob } from "../engines/bulk/create";
 import { findByIdempotencyKey, jobViewOf, requestHash, saveCreateResponse } from "../engines/bulk/jobs";
 import type { Product } from "../engines/product";
-import { assertWebhookUrl } from "../engines/webhooks/config";
+import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import { describe } from "../http/openapi";

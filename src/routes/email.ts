@@ -7,7 +7,7 @@ import { secretKey } from "../auth/secret-key";
 import { payerOf } from "../engines/credits/payer";
 import type { WalkOptions } from "../engines/product";
 import { walk } from "../engines/walk/walk";
-import { assertWebhookUrl } from "../engines/webhooks/config";
+import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
 import { orRefuse } from "../http/refusal";

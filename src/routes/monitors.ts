@@ -6,7 +6,7 @@ import { monitorShape, runMonitor } from "../engines/monitors/run";
 import { findMonitor, pageMonitors } from "../engines/monitors/store";
 import { monitorViews, viewOf } from "../engines/monitors/view";
 import type { MonitorShape, Product } from "../engines/product";
-import { assertWebhookUrl } from "../engines/webhooks/config";
+import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
 import { notFound, validationFailed } from "../http/errors";
 import { describe } from "../http/openapi";

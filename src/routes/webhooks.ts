@@ -1,7 +1,8 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { secretKey } from "../auth/secret-key";
-import { assertWebhookUrl, deliveryConfig } from "../engines/webhooks/config";
+import { deliveryConfig } from "../engines/webhooks/config";
+import { assertWebhookUrl } from "../http/webhook-url";
 import { bulkEventProduct, EVENTS, sampleBody } from "../engines/webhooks/events";
 import { mintSecret } from "../engines/webhooks/secret";
 import { ok } from "../http/envelope";
