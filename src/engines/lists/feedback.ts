@@ -1,7 +1,7 @@
 import { and, count, eq, gte, inArray } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { feedback } from "../../db/schema";
-import { chunks } from "../repeats/store";
+import { chunks } from "../../db/chunks";
 
 /**
  * Delivery feedback of every product: what happened when the account used a value it looked up (delivered, bounced,

@@ -2,7 +2,7 @@ import { and, count, desc, eq, gte, lt, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client";
 import { history } from "../../db/schema";
-import { chunks } from "../repeats/store";
+import { chunks } from "../../db/chunks";
 import { PER_PAGE } from "./suppressions";
 
 /** Every answer an account received (test values excepted), per product, kept `HISTORY_RETENTION_DAYS`. */

@@ -2,7 +2,7 @@ import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client";
 import { suppressions } from "../../db/schema";
-import { chunks } from "../repeats/store";
+import { chunks } from "../../db/chunks";
 
 /**
  * Every product's suppression list, keyed by (account, product, key). Batches, bulk rows and monitor runs answer a

@@ -1,5 +1,6 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import { and, count, desc, eq, inArray, lte } from "drizzle-orm";
+import { chunks } from "../../db/chunks";
 import { database } from "../../db/client";
 import { monitorBaselines, monitors } from "../../db/schema";
 
@@ -29,9 +30,6 @@ export interface Baseline {
 
 // D1 binds at most 100 parameters per statement; key lists are cut below that.
 const KEYS_PER_STATEMENT = 90;
-
-const chunks = <T>(items: T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 const owned = (owner: MonitorOwner) => and(eq(monitors.accountId, owner.accountId), eq(monitors.product, owner.product));
 

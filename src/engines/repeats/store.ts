@@ -1,5 +1,6 @@
 import { and, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { chunks } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { repeats } from "../../db/schema";
 
@@ -8,9 +9,6 @@ import { repeats } from "../../db/schema";
  * within the window is free. D1 binds at most 100 parameters a statement, which sizes the chunks.
  */
 export const REPEAT_WINDOW_MS = 7 * 86_400_000;
-
-export const chunks = <T>(items: T[], size: number) =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, i * size + size));
 
 export interface Repeat {
   result: unknown;

@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, lt, max } from "drizzle-orm";
+import { chunks } from "../../db/chunks";
 import { database, type Database } from "../../db/client";
 import { webhookDeliveries } from "../../db/schema";
 import { DEFAULT_ATTEMPTS, postOnce, retryDelayMs } from "../../platform/webhooks";
@@ -27,11 +28,6 @@ export interface DeliveryStatus {
  * made is a duplicate and does nothing. Messages without it (written by hand) mean "the next attempt".
  */
 export type DeliveryMessage = { type: "delivery"; deliveryId: number; attempt?: number };
-
-/** D1 binds at most 100 parameters per statement; id lists are cut into chunks below that. */
-const CHUNK = 90;
-
-const chunks = <T>(items: T[]): T[][] => Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK));
 
 const message = (deliveryId: number, attempt: number): DeliveryMessage => ({ type: "delivery", deliveryId, attempt });
 

@@ -1,5 +1,5 @@
 import { and, gt, inArray, lt } from "drizzle-orm";
-import { chunks } from "../../engines/repeats/store";
+import { chunks } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { mailboxAnswers } from "../../db/schema";
 import type { MailboxAnswer } from "./answer";

@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
+import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { datasets, registerEntities } from "../../db/schema";
 import { REGISTER_NAMES, type RegisterName, type RegisterRow } from "./registers";
@@ -9,9 +10,6 @@ import { REGISTER_NAMES, type RegisterName, type RegisterRow } from "./registers
  * (`datasets`). Repeat markers are the engines' (src/engines/repeats).
  * D1 allows 100 bound parameters per statement, which sizes every chunk below.
  */
-const MAX_PARAMS = 100;
-const chunk = <T>(items: T[], size: number) =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, i * size + size));
 
 export interface InstalledRegister {
   name: RegisterName;
@@ -36,7 +34,7 @@ const linked = alias(registerEntities, "linked");
 /** The stored rows of one register for these identifiers (register spelling), with their linked record's status. */
 export async function findEntities(db: Database, register: RegisterName, identifiers: string[]): Promise<Map<string, StoredEntity>> {
   const found = new Map<string, StoredEntity>();
-  const parts = chunk([...new Set(identifiers)], MAX_PARAMS - 10);
+  const parts = chunks([...new Set(identifiers)], MAX_PARAMS - 10);
   const results = await Promise.all(
     parts.map((part) =>
       db
@@ -66,7 +64,7 @@ const ROW_COLUMNS = 9;
 
 /** Inserts or replaces rows of one register: multi-row statements of 11 rows (99 parameters), all in one D1 batch. */
 export async function upsertRows(db: Database, register: RegisterName, rows: RegisterRow[]): Promise<void> {
-  const statements = chunk(rows, Math.floor(MAX_PARAMS / ROW_COLUMNS)).map((part) =>
+  const statements = chunks(rows, Math.floor(MAX_PARAMS / ROW_COLUMNS)).map((part) =>
     db
       .insert(registerEntities)
       .values(
