@@ -8,7 +8,7 @@ import { onError } from "../src/http/error-handler";
 import { ok } from "../src/http/envelope";
 import { requestId } from "../src/http/request-id";
 import type { AppEnv } from "../src/types";
-import { fakeProduct } from "./fixtures/fake-product";
+import { fakeProduct } from "./contract/fake-product";
 import { BASE, createAccount, creditsStub, type Envelope } from "./helpers";
 
 const product = fakeProduct();

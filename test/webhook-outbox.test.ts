@@ -73,7 +73,7 @@ async function enqueue(testEnv: Env, url: string, options: { owner?: Owner; owne
   const ownerId = options.ownerId ?? uuid();
   const owner = options.owner ?? "job";
   const id = await enqueueDelivery(testEnv, { owner, ownerId, event: "bulk_email_job.finished", url, secret, body });
-  return { id, secret, body, owner, ownerId };
+  return { id, secret, body, owner, ownerId, url };
 }
 
 const expectedDelay = (attempt: number, baseMs: number) => Math.ceil((baseMs * 3 ** (attempt - 2)) / 1000);
@@ -90,7 +90,7 @@ describe("webhook outbox", () => {
     expect(d.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
     expect(queue.sent).toEqual([{ body: { type: "delivery", deliveryId: d.id, attempt: 1 }, delaySeconds: undefined }]);
     expect(await record(d.id)).toMatchObject({ status: "pending", detail: null, attempts: 0, body: d.body, owner: "job", ownerId: d.ownerId });
-    expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({ status: "pending", detail: null });
+    expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({ status: "pending", detail: null, url: d.url });
 
     await queue.deliverNext(testEnv);
     expect(await record(d.id)).toMatchObject({ status: "delivered", detail: "200", attempts: 1 });
@@ -103,7 +103,7 @@ describe("webhook outbox", () => {
     expect(await verifier.verify(delivery!.headers, delivery!.body)).toBe("ok");
     expect(await verifier.legacyMatches(delivery!.headers, delivery!.body)).toBe(true);
     expect(await new WebhookVerifier(mintSecret()).verify(delivery!.headers, delivery!.body)).toBe("bad_signature");
-    expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({ status: "delivered", detail: "200" });
+    expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({ status: "delivered", detail: "200", url: d.url });
   });
 
   it("retries a 500 as a separate, delayed queue message and is delivered at the second attempt", async () => {
@@ -200,14 +200,14 @@ describe("webhook outbox", () => {
     const path = `/ok/outbox-${uuid()}`;
     const d = await enqueue(testEnv, `${env.RECEIVER_URL}${path}`, { ownerId });
     await queue.deliverNext(testEnv);
-    expect((await latestStatuses(database(env), "job", [ownerId])).get(ownerId)).toEqual({ status: "delivered", detail: "200" });
+    expect((await latestStatuses(database(env), "job", [ownerId])).get(ownerId)).toEqual({ status: "delivered", detail: "200", url: `${env.RECEIVER_URL}${path}` });
 
     // V2 timestamps are whole seconds: let the clock move past the first one.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await redeliverLatest(testEnv, "job", ownerId)).toBe(true);
     expect(await record(d.id)).toMatchObject({ status: "pending", detail: null, attempts: 0 });
     expect(queue.sent).toEqual([{ body: { type: "delivery", deliveryId: d.id, attempt: 1 }, delaySeconds: undefined }]);
-    expect((await latestStatuses(database(env), "job", [ownerId])).get(ownerId)).toEqual({ status: "pending", detail: null });
+    expect((await latestStatuses(database(env), "job", [ownerId])).get(ownerId)).toEqual({ status: "pending", detail: null, url: `${env.RECEIVER_URL}${path}` });
     await queue.deliverNext(testEnv);
     expect(await record(d.id)).toMatchObject({ status: "delivered", detail: "200", attempts: 1 });
     expect(await record(older.id)).toMatchObject({ status: "failed", detail: "404", attempts: 1 });
@@ -273,7 +273,7 @@ describe("webhook outbox", () => {
     await queue.deliverNext(testEnv);
     const strangers = Array.from({ length: 150 }, () => uuid());
     const statuses = await latestStatuses(database(env), "monitor", [...strangers.slice(0, 120), owned.ownerId, ...strangers.slice(120)]);
-    expect([...statuses]).toEqual([[owned.ownerId, { status: "failed", detail: "404" }]]);
+    expect([...statuses]).toEqual([[owned.ownerId, { status: "failed", detail: "404", url: owned.url }]]);
     expect((await latestStatuses(database(env), "job", [owned.ownerId])).size).toBe(0);
     expect((await latestStatuses(database(env), "monitor", [])).size).toBe(0);
   });

@@ -1,0 +1,145 @@
+/**
+ * Bulk runs, once per product with `bulk` (spec "Bulk job status", "Bulk email run endpoints"): created with
+ * createJob, driven with runJob through a recorded queue so the test owns every step; counters, CSV, duplicates,
+ * billing against the ledger, resume after running out of credits, stalled-run recovery and retention.
+ */
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { database } from "../../src/db/client";
+import { createJob } from "../../src/engines/bulk/create";
+import { csvHeader, parseCsvLine, resultsStream } from "../../src/engines/bulk/csv";
+import { inputKey, jobById, jobView, markResumed } from "../../src/engines/bulk/jobs";
+import { sweepBulkRuns } from "../../src/engines/bulk/retention";
+import { recoverStalledJobs, runJob } from "../../src/engines/bulk/run";
+import type { Product } from "../../src/engines/product";
+import { bearer, call, creditsStub } from "../helpers";
+import { capturedQueue, DAY_MS, funded, ledgerCharges, lookupWith, setUp, subjectsWith, type Funded, type Kind, type Samples } from "./helpers";
+
+const SUBJECTS = subjectsWith((p) => p.bulk);
+beforeAll(() => setUp(SUBJECTS));
+
+async function started(product: Product, acct: Funded, inputs: unknown[]) {
+  const queue = capturedQueue();
+  const { row } = await createJob(queue.env, product, { accountId: acct.accountId, keyId: acct.keyId, inputs, options: {}, webhookUrl: null, idempotencyKey: null });
+  return { id: row.id, queue };
+}
+
+const run = (product: Product, queue: ReturnType<typeof capturedQueue>, id: number) => runJob(queue.env, id, lookupWith(product));
+const view = async (id: number) => jobView((await jobById(database(env), id))!);
+const csv = (product: Product, id: number) => new Response(resultsStream(env, id, product, undefined)).text();
+const jobCharges = (accountId: string, id: number) => ledgerCharges(accountId, (requestId) => requestId.startsWith(`bulk:${id}:`));
+const setJob = (id: number, column: "created_at" | "updated_at", at: number, status?: string) =>
+  env.DB.prepare(`UPDATE bulk_jobs SET ${column} = ?, status = COALESCE(?, status) WHERE id = ?`).bind(at, status ?? null, id).run();
+
+/** A list with every kind of value the product has, a respelled copy and an exact copy; the kinds in order. */
+function mixed(samples: Samples) {
+  const [a, b] = samples.paid(2);
+  const kinds: [Kind, unknown][] = [["paid", a], ["paid", samples.respell(a)], ["free", samples.free()], ["malformed", samples.malformed()]];
+  if (samples.test) kinds.push(["test", samples.test()]);
+  kinds.push(["paid", b], ["paid", a]);
+  return { inputs: kinds.map(([, v]) => v), kinds: kinds.map(([k]) => k), first: a };
+}
+
+describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) => {
+  it("counts every row once under the product's counters and bills each distinct value once, as the ledger shows", async () => {
+    const acct = await funded(10);
+    const { inputs, kinds } = mixed(samples);
+    const { id, queue } = await started(product, acct, inputs);
+    await run(product, queue, id);
+    const job = (await view(id)) as Record<string, unknown>;
+    const expected = Object.fromEntries(product.bulk!.counters.map((c) => [c, kinds.filter((k) => samples.counters![k] === c).length]));
+    expect(job).toMatchObject({ status: "completed", total: inputs.length, duplicate_count: 2, processed: inputs.length, ...expected, credits_used: 2, stopped_reason: null });
+    expect(product.bulk!.counters.reduce((sum, c) => sum + (job[c] as number), 0)).toBe(inputs.length);
+    expect(await jobCharges(acct.accountId, id)).toMatchObject({ credits: 2 });
+    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+  });
+
+  it("writes index,input,<columns>,credits_used,suppressed; duplicates keep their own spelling and cost 0", async () => {
+    const acct = await funded(10);
+    const { inputs, first } = mixed(samples);
+    const { id, queue } = await started(product, acct, inputs);
+    await run(product, queue, id);
+    const [header, ...lines] = (await csv(product, id)).trim().split("\n");
+    expect(header).toBe(["index", "input", ...product.bulk!.columns, "credits_used", "suppressed"].join(","));
+    expect(header!.split(",")).toEqual(csvHeader(product));
+    const rows = new Map(lines.map((line) => parseCsvLine(line)).map((cells) => [Number(cells[0]), cells]));
+    expect([...rows.keys()].sort((x, y) => x - y)).toEqual(inputs.map((_, i) => i));
+    const credits = (i: number) => Number(rows.get(i)!.at(-2));
+    expect(inputs.map((_, i) => rows.get(i)![1])).toEqual(inputs);
+    expect([credits(0), credits(1), credits(inputs.length - 1)]).toEqual([1, 0, 0]);
+    expect(inputs.reduce<number>((sum, _, i) => sum + credits(i), 0)).toBe((await view(id)).credits_used);
+    const own = product.bulk!.spell?.(String(inputs[1])) ?? {};
+    for (const [column, value] of Object.entries(own)) expect(rows.get(1)![2 + product.bulk!.columns.indexOf(column)]).toBe(value);
+    expect(rows.get(inputs.length - 1)![1]).toBe(first);
+  });
+
+  it("stops a run for credits with insufficient_credits and finishes it on resume after a top-up", async () => {
+    const acct = await funded(1);
+    const { id, queue } = await started(product, acct, samples.paid(3));
+    await run(product, queue, id);
+    expect(await view(id)).toMatchObject({ status: "completed", processed: 1, credits_used: 1, stopped_reason: "insufficient_credits" });
+    await creditsStub(acct.accountId).addCredits("pack", 5, null, null);
+    expect(await markResumed(database(env), id)).toMatchObject({ status: "processing", stoppedReason: null });
+    await run(product, queue, id);
+    expect(await view(id)).toMatchObject({ status: "completed", processed: 3, credits_used: 3, stopped_reason: null });
+    expect(await jobCharges(acct.accountId, id)).toMatchObject({ credits: 3 });
+    expect((await csv(product, id)).trim().split("\n")).toHaveLength(4);
+  });
+
+  it("re-queues a processing run untouched for 6 minutes, which then completes; a 4-minute-old one is left alone", async () => {
+    const acct = await funded(5);
+    const stalled = await started(product, acct, samples.paid(2));
+    const busy = await started(product, acct, samples.paid(1));
+    await setJob(stalled.id, "updated_at", Date.now() - 6 * 60_000, "processing");
+    await setJob(busy.id, "updated_at", Date.now() - 4 * 60_000, "processing");
+    const recovery = capturedQueue();
+    await recoverStalledJobs(recovery.env);
+    expect(recovery.sent).toContainEqual({ type: "run", jobId: stalled.id });
+    expect(recovery.sent).not.toContainEqual({ type: "run", jobId: busy.id });
+    await setJob(busy.id, "updated_at", Date.now(), "cancelled");
+    await run(product, recovery, stalled.id);
+    expect(await view(stalled.id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
+  });
+
+  // KNOWN BUG, src/engines/bulk/run.ts: the chunk's CSV is put to R2 before recordProgress claims the chunk, so a second
+  // consumer of the same chunk (a redelivered message, or recoverStalledJobs re-queuing a slow live run) overwrites the
+  // results with its own walk, where the first walk's repeats answer every row free. Drop `.fails` once fixed.
+  it.fails("keeps the results of a chunk when a duplicate run message works on it too (redelivery is idempotent)", async () => {
+    const acct = await funded(5);
+    const { id, queue } = await started(product, acct, samples.paid(2));
+    let release!: () => void;
+    let entered!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const late: Product = { ...product, local: async (value) => (entered(), await gate, product.local ? product.local(value) : null) };
+    const duplicate = runJob(queue.env, id, lookupWith(late));
+    await inside;
+    await run(product, queue, id);
+    release();
+    await duplicate;
+    const lines = (await csv(product, id)).trim().split("\n").slice(1);
+    expect(lines.map((line) => Number(parseCsvLine(line).at(-2)))).toEqual([1, 1]);
+  });
+
+  it("expires a settled run's input after 7 days and deletes the run and its files after 30", async () => {
+    const acct = await funded(1);
+    const { id, queue } = await started(product, acct, samples.paid(2));
+    await run(product, queue, id);
+    await setJob(id, "created_at", Date.now() - 6 * DAY_MS);
+    await sweepBulkRuns(env);
+    expect((await jobById(database(env), id))!.inputExpired).toBe(false);
+    await setJob(id, "created_at", Date.now() - 7 * DAY_MS - 60_000);
+    await sweepBulkRuns(env);
+    expect((await jobById(database(env), id))!.inputExpired).toBe(true);
+    expect(await env.RESULTS.head(inputKey(id))).toBeNull();
+    expect((await env.RESULTS.list({ prefix: `bulk/${id}/` })).objects).toHaveLength(1);
+    if (registered) {
+      const resumed = await call(`/api/v1/${product.name}/bulk/${id}/resume`, { method: "POST", ...bearer(acct.key) });
+      expect([resumed.status, resumed.body.error.code]).toEqual([409, "JOB_INPUT_EXPIRED"]);
+    }
+    await setJob(id, "created_at", Date.now() - 30 * DAY_MS - 60_000);
+    await sweepBulkRuns(env);
+    expect(await jobById(database(env), id)).toBeUndefined();
+    expect((await env.RESULTS.list({ prefix: `bulk/${id}/` })).objects).toHaveLength(0);
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * The contract suite's table: every registered product plus the fake product (remote and local), each with sample
+ * values of every kind the engines treat differently. A product added to the registry fails here until it names its
+ * samples, so the engine rules run for it the day it is registered.
+ */
+import { env } from "cloudflare:test";
+import type { Payer } from "../../src/engines/credits/credits";
+import { asProduct, type Product, type WalkOptions } from "../../src/engines/product";
+import { walk } from "../../src/engines/walk/walk";
+import { productNamed, registeredProducts } from "../../src/products/registry";
+import { installSamples, makeLei, sampleRows } from "../entity-samples";
+import { fakeProduct } from "./fake-product";
+import { createAccount, creditsStub, type AccountOptions, type TestAccount } from "../helpers";
+
+/** A short random suffix: values are unique per call, so files sharing the loopback fixtures never race on counts. */
+export const rand = () => crypto.randomUUID().replaceAll("-", "").slice(0, 12);
+
+export type Kind = "paid" | "free" | "malformed" | "test" | "gone";
+
+export interface Samples {
+  /** `n` distinct values, each answered fresh for one credit (one unit). */
+  paid(n: number): unknown[];
+  /** The same value written differently: the same key. */
+  respell(value: unknown): unknown;
+  /** A value answered fresh for nothing. */
+  free(): unknown;
+  malformed(): unknown;
+  /** A documented test value (canonical answer, no dataset), when the product has them. */
+  test: (() => unknown) | null;
+  /** A value whose fresh answer joins the suppression list, when the product has one. */
+  gone: (() => unknown) | null;
+  /** The bulk counter each kind of value adds to (products with `bulk`). */
+  counters?: Partial<Record<Kind, string>>;
+  /** The HTTP batch route of a registered product. */
+  batch?: { path: string; field: string };
+  setup?(): Promise<void>;
+}
+
+export interface Subject {
+  label: string;
+  product: Product;
+  registered: boolean;
+  samples: Samples;
+}
+
+const EMAIL: Samples = {
+  paid: (n) => Array.from({ length: n }, (_, i) => `p${rand()}${i}@catchall.example`),
+  respell: (value) => `Copy <${String(value).toUpperCase()}>`,
+  free: () => `x${rand()}@nomail.example`,
+  malformed: () => `bad-${rand()}`,
+  test: () => `deliverable+${rand()}@service.test`,
+  gone: () => `nobody${rand()}@acme.example`,
+  counters: { paid: "risky", free: "undeliverable", malformed: "undeliverable", test: "deliverable", gone: "undeliverable" },
+  batch: { path: "/api/v1/email/batch", field: "emails" },
+};
+
+const ENTITY: Samples = {
+  paid: (n) => sampleRows("gleif-lei").slice(0, n).map((row) => row.identifier),
+  respell: (value) => ` ${String(value).toLowerCase()} `,
+  free: () => makeLei(`FREE${rand().toUpperCase()}00`),
+  malformed: () => `bad-${rand()}`,
+  test: null,
+  gone: null,
+  batch: { path: "/api/v1/entity/batch", field: "identifiers" },
+  setup: async () => void (await installSamples()),
+};
+
+export const FAKE: Samples = {
+  paid: (n) => Array.from({ length: n }, (_, i) => `paid:${rand()}${i}`),
+  respell: (value) => String(value).toUpperCase(),
+  free: () => `free:${rand()}`,
+  malformed: () => `bad-${rand()}`,
+  test: () => `test:${rand()}`,
+  gone: () => `gone:${rand()}`,
+  counters: { paid: "good", free: "good", malformed: "bad", test: "good", gone: "bad" },
+};
+
+const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY };
+
+function samplesFor(product: Product): Samples {
+  const samples = REGISTERED_SAMPLES[product.name];
+  if (!samples) throw new Error(`Contract tests: add sample values for the registered product "${product.name}" in test/contract/helpers.ts`);
+  if (product.bulk && !samples.counters) throw new Error(`Contract tests: name the bulk counter of each kind of "${product.name}" sample`);
+  return samples;
+}
+
+export const SUBJECTS: Subject[] = [
+  ...registeredProducts().map((product) => ({ label: product.name, product, registered: true, samples: samplesFor(product) })),
+  { label: "fake (remote)", product: asProduct(fakeProduct()), registered: false, samples: FAKE },
+  { label: "fake (local)", product: asProduct(fakeProduct({ name: "fakelocal", cost: "local" })), registered: false, samples: FAKE },
+];
+
+/** The subjects whose product has what `has` asks for. */
+export const subjectsWith = (has: (product: Product) => unknown) => SUBJECTS.filter((s) => has(s.product));
+
+/** Installs what the subjects' samples need (entity: the sample registers). */
+export async function setUp(subjects: Subject[]) {
+  for (const s of subjects) await s.samples.setup?.();
+}
+
+/** Finds a product by name the way queue consumers do, knowing the unregistered fake ones too. */
+export const lookupWith = (product: Product) => (name: string) => (name === product.name ? product : productNamed(name));
+
+export const OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: true, extra: {} };
+
+export interface Funded extends TestAccount {
+  payer: Payer;
+}
+
+/** A fresh account with `pack` credits and its paying key (optionally with a daily cap). */
+export async function funded(pack: number, dailyCreditCap: number | null = null, options: AccountOptions = {}): Promise<Funded> {
+  const acct = await createAccount({ ...options, pack, key: { daily_credit_cap: dailyCreditCap } });
+  return { ...acct, payer: { accountId: acct.accountId, keyId: acct.keyId, dailyCreditCap } };
+}
+
+/** Wraps a product so every value it looks up fresh is recorded by key. */
+export function spied(product: Product) {
+  const looked: string[] = [];
+  const wrapped: Product = {
+    ...product,
+    lookup: async (ctx, inputs, options) => {
+      looked.push(...inputs.map((input) => product.normalize(input)));
+      return product.lookup(ctx, inputs, options);
+    },
+  };
+  return { product: wrapped, looked };
+}
+
+/** One paid walk with the default options, overridable. */
+export const walkOf = (product: Product, payer: Payer | null, inputs: unknown[], options: Partial<WalkOptions> = {}, requestId = `contract-${rand()}`) =>
+  walk(product, { env, payer, requestId, inputs, options: { ...OPTIONS, ...options } });
+
+/** Credits the ledger charged for the request ids `match` accepts. */
+export async function ledgerCharges(accountId: string, match: (requestId: string) => boolean): Promise<{ rows: number; credits: number }> {
+  const { rows } = await creditsStub(accountId).ledger(1, 1000);
+  const charges = rows.filter((r) => r.kind === "charge" && r.request_id !== null && match(r.request_id));
+  return { rows: charges.length, credits: charges.reduce((sum, r) => sum - r.plan_delta - r.pack_delta, 0) };
+}
+
+/** Rows of an engine table for one account and product. */
+export async function countRows(table: "repeats" | "history" | "suppressions", accountId: string, product: string): Promise<number> {
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ? AND product = ?`).bind(accountId, product).first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** An env whose JOBS queue only records what is sent, so the test drives bulk runs and deliveries itself. */
+export function capturedQueue() {
+  const sent: unknown[] = [];
+  const JOBS = {
+    send: async (body: unknown) => void sent.push(body),
+    sendBatch: async (messages: { body: unknown }[]) => void sent.push(...messages.map((m) => m.body)),
+  };
+  return { env: { ...env, JOBS } as unknown as Env, sent };
+}
+
+export const DAY_MS = 86_400_000;

@@ -1,0 +1,134 @@
+/**
+ * Monitors, once per product with `monitor` (spec "Events" bodies 2; docs/entity-monitors.md): a first run only sets
+ * baselines, a change found by the product's `compare` is reported and posted as `<product>_monitor.run` whose summary
+ * equals `last_summary`, `every_run` posts every run, and a run that cannot pay its first entry stops early and posts.
+ */
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createMonitor } from "../../src/engines/monitors/edit";
+import { runMonitor } from "../../src/engines/monitors/run";
+import type { WebhookEvents } from "../../src/engines/monitors/schedule";
+import { baselinesOf, monitorById } from "../../src/engines/monitors/store";
+import type { Product } from "../../src/engines/product";
+import { makeLei } from "../entity-samples";
+import { nextGeneration } from "./fake-product";
+import { admin } from "../helpers";
+import { deliveredAt, WebhookVerifier } from "../webhook-receiver";
+import { FAKE, funded, rand, setUp, subjectsWith, type Funded, type Subject } from "./helpers";
+
+const SUBJECTS = subjectsWith((p) => p.monitor);
+beforeAll(() => setUp(SUBJECTS));
+
+/** Entries that cost one credit and nothing on a first run, and how to make exactly one of them change. */
+interface Watched {
+  entries: unknown[];
+  change(): Promise<void>;
+}
+
+const leiRow = (identifier: string, name: string) => ({
+  identifier,
+  name,
+  status: "active",
+  status_detail: "ACTIVE",
+  country: "GB",
+  registration_status: "ISSUED",
+  linked_register: null,
+  linked_identifier: null,
+});
+
+const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
+  entity: async ({ samples }) => {
+    const lei = makeLei(`CTR${rand().toUpperCase()}000`);
+    await admin("POST", "/registers/gleif-lei/rows", { rows: [leiRow(lei, "Contract Watch Ltd")] });
+    return { entries: [lei, samples.free()], change: async () => void (await admin("POST", "/registers/gleif-lei/rows", { rows: [leiRow(lei, "Contract Watch Renamed Ltd")] })) };
+  },
+  // A stored repeat keeps its answer for 7 days, so the free (never repeated) entry is the one that sees the change.
+  fake: async () => ({ entries: [...FAKE.paid(1), FAKE.free()], change: async () => void nextGeneration() }),
+  fakelocal: async () => ({ entries: [...FAKE.paid(1), FAKE.free()], change: async () => void nextGeneration() }),
+};
+
+function watched(subject: Subject) {
+  const make = WATCHED[subject.product.name];
+  if (!make) throw new Error(`Contract tests: add monitored entries for "${subject.product.name}" in test/contract/monitors.test.ts`);
+  return make(subject);
+}
+
+async function monitored(product: Product, acct: Funded, entries: unknown[], webhookEvents: WebhookEvents = "changes") {
+  const path = `/ok/contract-monitor-${rand()}`;
+  const fields = { name: "Contract", entries, cadence: "weekly" as const, webhookUrl: `${env.RECEIVER_URL}${path}`, webhookEvents };
+  const { row, secret } = await createMonitor(env, product, { accountId: acct.accountId, keyId: acct.keyId }, fields);
+  return { monitor: row, secret: secret!, path };
+}
+
+const deliveries = async (monitorId: number) =>
+  (await env.DB.prepare("SELECT event, body FROM webhook_deliveries WHERE owner = 'monitor' AND owner_id = ?").bind(String(monitorId)).all<{ event: string; body: string }>()).results;
+
+describe.each(SUBJECTS)("monitors: $label", (subject) => {
+  const { product } = subject;
+
+  it("only sets baselines on a first run, bills it like a batch and posts nothing", async () => {
+    const acct = await funded(5);
+    const { entries } = await watched(subject);
+    const { monitor } = await monitored(product, acct, entries);
+    const first = await runMonitor(env, product, monitor);
+    expect(first.summary).toMatchObject({ checked: 2, changed: 0, new_baselines: 2, credits_used: 1, stopped_reason: null });
+    expect(first.changes).toEqual([]);
+    expect((await baselinesOf(env, monitor.id)).size).toBe(2);
+    expect(await deliveries(monitor.id)).toEqual([]);
+  });
+
+  it("reports what compare finds and posts <product>_monitor.run whose summary equals last_summary", async () => {
+    const acct = await funded(5);
+    const watch = await watched(subject);
+    const { monitor, secret, path } = await monitored(product, acct, watch.entries);
+    const now = Date.now();
+    await runMonitor(env, product, monitor, now);
+    const before = await baselinesOf(env, monitor.id);
+    await watch.change();
+    const second = await runMonitor(env, product, monitor, now + 1_000);
+    const after = await baselinesOf(env, monitor.id);
+    const expected = [...before].flatMap(([key, answer]) => product.monitor!.compare(answer, after.get(key)!));
+    expect(second.summary).toMatchObject({ checked: 2, changed: 1, new_baselines: 0, credits_used: 0, stopped_reason: null });
+    expect(second.changes.flatMap((c) => c.changes)).toEqual(expected);
+    expect(expected).toHaveLength(1);
+    const [delivery] = await deliveredAt(path, 1);
+    expect(await new WebhookVerifier(secret).verify(delivery!.headers, delivery!.body)).toBe("ok");
+    const posted = JSON.parse(delivery!.body);
+    expect(posted.event).toBe(`${product.name}_monitor.run`);
+    expect(posted.summary).toEqual((await monitorById(env, monitor.id))!.lastSummary);
+    expect(posted.summary).toEqual(second.summary);
+    expect(posted.changes).toEqual(JSON.parse(JSON.stringify(second.changes)));
+    expect(posted.monitor).toMatchObject({ id: monitor.id, name: "Contract", cadence: "weekly", last_run_at: new Date(now + 1_000).toISOString() });
+  });
+
+  it("posts every run, changed or not, with webhook_events every_run", async () => {
+    const acct = await funded(5);
+    const { entries } = await watched(subject);
+    const { monitor, path } = await monitored(product, acct, entries, "every_run");
+    const now = Date.now();
+    await runMonitor(env, product, monitor, now);
+    await runMonitor(env, product, monitor, now + 1_000);
+    expect((await deliveries(monitor.id)).map((d) => d.event)).toEqual([`${product.name}_monitor.run`, `${product.name}_monitor.run`]);
+    const posted = (await deliveredAt(path, 2)).map((d) => JSON.parse(d.body).summary.changed);
+    expect(posted).toEqual([0, 0]);
+  });
+
+  it("stops early when it cannot pay its first entry, and posts the stopped run under changes", async () => {
+    const acct = await funded(0);
+    const { entries } = await watched(subject);
+    const { monitor, path } = await monitored(product, acct, entries);
+    const stopped = await runMonitor(env, product, monitor);
+    expect(stopped.summary).toMatchObject({ checked: 0, changed: 0, new_baselines: 0, credits_used: 0, stopped_reason: "insufficient_credits" });
+    expect((await monitorById(env, monitor.id))!.lastSummary).toEqual(stopped.summary);
+    const [delivery] = await deliveredAt(path, 1);
+    expect(JSON.parse(delivery!.body).summary).toEqual(stopped.summary);
+  });
+
+  it("stops where credits run out part way, with the entries it could pay for checked", async () => {
+    const acct = await funded(1);
+    const { monitor } = await monitored(product, acct, [...subject.samples.paid(2)]);
+    const stopped = await runMonitor(env, product, monitor);
+    expect(stopped.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 1, stopped_reason: "insufficient_credits" });
+    expect(await deliveries(monitor.id)).toHaveLength(1);
+  });
+});
