@@ -51,16 +51,14 @@ export interface BulkShape<Out> {
   field: string;
   /** Options of the product's own every row shares (email: `timeout`), validated at creation, read back as `extra`. */
   options?: Record<string, z.ZodType>;
-  /** Row counters on the job object; the first `verdictColumn` value names the counter a row adds to. */
+  /** Row counters on the job object: each row adds to the one its `verdictColumn` value names. */
   counters: readonly string[];
   /** CSV columns after `index` and `input`; `credits_used` and `suppressed` are added by the engine. */
   columns: readonly string[];
   row(result: Out): (string | number | boolean | null)[];
   /** Columns a later copy of a value fills from its own spelling (email: `email`); `input` is always its own. */
   spell?(input: string): Record<string, string>;
-  /** The counter (one of `counters`) this answer adds to; also the CSV `variant` it belongs to. */
-  counter(result: Out): string;
-  /** The column whose value a results `variant` filters on. */
+  /** The column whose value is the row's counter and the results `variant` it belongs to (email: `deliverable`). */
   verdictColumn: string;
   /** Counters a test webhook body shows. */
   sampleCounts: Record<string, number>;

@@ -101,10 +101,9 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     expect(await view(stalled.id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
   });
 
-  // KNOWN BUG, src/engines/bulk/run.ts: the chunk's CSV is put to R2 before recordProgress claims the chunk, so a second
-  // consumer of the same chunk (a redelivered message, or recoverStalledJobs re-queuing a slow live run) overwrites the
-  // results with its own walk, where the first walk's repeats answer every row free. Drop `.fails` once fixed.
-  it.fails("keeps the results of a chunk when a duplicate run message works on it too (redelivery is idempotent)", async () => {
+  // A second consumer of the same chunk (a redelivered message, or a re-queued slow run) walks it again, where the first
+  // walk's repeats answer every row free: the first part must stand, and the job must report what the ledger charged.
+  it("keeps the results of a chunk when a duplicate run message works on it too (redelivery is idempotent)", async () => {
     const acct = await funded(5);
     const { id, queue } = await started(product, acct, samples.paid(2));
     let release!: () => void;
@@ -119,6 +118,19 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     await duplicate;
     const lines = (await csv(product, id)).trim().split("\n").slice(1);
     expect(lines.map((line) => Number(parseCsvLine(line).at(-2)))).toEqual([1, 1]);
+    expect(await view(id)).toMatchObject({ processed: 2, credits_used: 2 });
+  });
+
+  it("reports what the first run charged when a chunk is run again after its part was written (a crash before progress)", async () => {
+    const acct = await funded(5);
+    const { id, queue } = await started(product, acct, samples.paid(2));
+    await run(product, queue, id);
+    await env.DB.prepare("UPDATE bulk_jobs SET status = 'processing', next_entry = 0, processed = 0, credits_used = 0, counts = ? WHERE id = ?")
+      .bind(JSON.stringify(Object.fromEntries(product.bulk!.counters.map((c) => [c, 0]))), id)
+      .run();
+    await run(product, queue, id);
+    expect(await view(id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
+    expect((await csv(product, id)).trim().split("\n").slice(1).map((line) => Number(parseCsvLine(line).at(-2)))).toEqual([1, 1]);
   });
 
   it("expires a settled run's input after 7 days and deletes the run and its files after 30", async () => {

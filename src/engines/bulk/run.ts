@@ -5,7 +5,7 @@ import { storedPayer } from "../credits/payer";
 import type { Product } from "../product";
 import { walk } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
-import { csvCell, type Cell } from "./csv";
+import { csvCell, csvHeader, parseCsvLine, type Cell } from "./csv";
 import type { Entry } from "./create";
 import { CHUNK_ENTRIES, FINISHED, inputKey, jobById, recordProgress, resultsPrefix, type JobRow } from "./jobs";
 import type { RunMessage } from "./messages";
@@ -54,7 +54,7 @@ async function readChunk(env: Env, row: JobRow, chunk: number): Promise<Entry[] 
 
 const cellOf = (input: unknown): Cell => (typeof input === "string" ? input : JSON.stringify(input));
 
-/** One chunk through the paid walk: CSV lines for every position of every answered entry, and the counters. */
+/** One chunk through the paid walk: a CSV line for every position of every answered entry. */
 async function runChunk(env: Env, product: Product, row: JobRow, entries: Entry[]) {
   const shape = product.bulk!;
   const payer = await storedPayer(env, row.accountId, row.keyId);
@@ -63,7 +63,6 @@ async function runChunk(env: Env, product: Product, row: JobRow, entries: Entry[
   const run = await walk(product, { env, payer, requestId: operationId, operationId, inputs: entries.map((e) => e.v), options });
   const header = ["input", ...shape.columns];
   const lines: string[] = [];
-  const counts: Record<string, number> = {};
   run.items.forEach((item, n) => {
     const entry = entries[n]!;
     const values = shape.row(item.data);
@@ -72,11 +71,39 @@ async function runChunk(env: Env, product: Product, row: JobRow, entries: Entry[
       const own = k === 0 || typeof spelling !== "string" ? {} : (shape.spell?.(spelling) ?? {});
       const cells = header.map((column, c) => (c === 0 ? cellOf(spelling) : (own[column] ?? values[c - 1]!)));
       lines.push([index, ...cells, k === 0 ? item.meta.credits_used : 0, item.meta.suppressed].map(csvCell).join(","));
-      const counter = shape.counter(item.data);
-      counts[counter] = (counts[counter] ?? 0) + 1;
     }
   });
-  return { run, lines, counts, done: entries.slice(0, run.items.length) };
+  return { run, lines };
+}
+
+/**
+ * A chunk's part is written once: when a second run of the same chunk finds it stored (a redelivered message, or a
+ * run re-queued after a crash), the stored part stands, because it holds what the first run charged; the second run's
+ * answers are repeats of those and would read as free.
+ */
+async function keepFirstPart(env: Env, key: string, lines: string[]): Promise<string[]> {
+  const stored = await env.RESULTS.get(key);
+  if (stored) return (await stored.text()).split("\n").filter(Boolean);
+  if (lines.length) await env.RESULTS.put(key, `${lines.join("\n")}\n`);
+  return lines;
+}
+
+/** What a part adds to the job: its rows, credits and counters, and how many of the chunk's entries it answered. */
+function tallyPart(product: Product, lines: string[], entries: Entry[]) {
+  const header = csvHeader(product);
+  const credits = header.indexOf("credits_used");
+  const verdict = header.indexOf(product.bulk!.verdictColumn);
+  const counts: Record<string, number> = {};
+  const indices = new Set<number>();
+  let charged = 0;
+  for (const line of lines) {
+    const cells = parseCsvLine(line);
+    indices.add(Number(cells[0]));
+    charged += Number(cells[credits]) || 0;
+    counts[cells[verdict]!] = (counts[cells[verdict]!] ?? 0) + 1;
+  }
+  const answered = entries.findIndex((e) => !indices.has(e.i[0]!));
+  return { rows: lines.length, credits: charged, counts, entriesDone: answered === -1 ? entries.length : answered };
 }
 
 /**
@@ -101,12 +128,12 @@ export async function runJob(env: Env, jobId: number, productNamed: ProductLooku
     const chunk = Math.floor(row.nextEntry / CHUNK_ENTRIES);
     const stored = await readChunk(env, row, chunk);
     if (!stored) return finishJob(env, jobId, "failed");
-    const { run, lines, counts, done } = await runChunk(env, product, row, stored.slice(row.nextEntry - chunk * CHUNK_ENTRIES));
-    if (lines.length) await env.RESULTS.put(`${resultsPrefix(row.id)}${String(row.nextEntry).padStart(7, "0")}.csv`, `${lines.join("\n")}\n`);
-    const rows = done.reduce((sum, e) => sum + e.i.length, 0);
-    await recordProgress(db, row, row.nextEntry, done.length, rows, run.creditsUsed, counts);
-    const stopped = run.refused ?? run.stoppedReason;
-    if (stopped) return finishJob(env, jobId, "completed", stopped);
+    const entries = stored.slice(row.nextEntry - chunk * CHUNK_ENTRIES);
+    const { run, lines } = await runChunk(env, product, row, entries);
+    const part = await keepFirstPart(env, `${resultsPrefix(row.id)}${String(row.nextEntry).padStart(7, "0")}.csv`, lines);
+    const tally = tallyPart(product, part, entries);
+    await recordProgress(db, row, row.nextEntry, tally.entriesDone, tally.rows, tally.credits, tally.counts);
+    if (tally.entriesDone < entries.length) return finishJob(env, jobId, "completed", run.refused ?? run.stoppedReason ?? "insufficient_credits");
   }
 }
 

@@ -103,7 +103,6 @@ export const email: Product<string, EmailResult> = {
     columns: ["email", "normalized_email", "deliverable", "reason", "risk_score", "risk_level", "disposable", "role", "free_provider", "catch_all", "mx_found", "smtp_reason", "did_you_mean"],
     row: (d) => [d.email, d.normalized_email, d.deliverable, d.reason, d.risk_score, d.risk_level, d.disposable, d.role, d.free_provider, d.catch_all, d.mx_found, d.smtp_reason, d.did_you_mean],
     spell: (input) => ({ email: extractAddress(input) }),
-    counter: (d) => d.deliverable,
     verdictColumn: "deliverable",
     sampleCounts: { deliverable: 1, risky: 0, undeliverable: 1 },
   },
