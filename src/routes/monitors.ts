@@ -1,5 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { z } from "zod";
+import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { createMonitor, patchMonitor, removeMonitor, type MonitorPatch } from "../engines/monitors/edit";
 import { monitorShape, runMonitor } from "../engines/monitors/run";
@@ -38,9 +39,8 @@ const monitorParam = pathParams(z.object({ monitorId: z.coerce.number().int().mi
 const monitorResponse = z.object({ monitor: z.object({ id: z.int(), name: z.string() }), webhook_secret: z.string().optional() });
 
 const ownerOf = (c: Context<AppEnv>, product: Product) => {
-  const principal = c.var.principal;
-  if (principal?.kind !== "secret") throw new Error("monitor routes need a secret-key principal");
-  return { accountId: principal.accountId, keyId: principal.keyId, product: product.name };
+  const { accountId, keyId } = secretPrincipal(c);
+  return { accountId, keyId, product: product.name };
 };
 
 /** PATCH rule 6: another account's (or another product's) monitor is 404. */
