@@ -14,4 +14,7 @@ export const dateOrTimestamp = (endOfDay: boolean) =>
 
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** Every list endpoint answers 100 a page. */
+export const PER_PAGE = 100;
+
 export const page = z.coerce.number().int().min(1).default(1);

@@ -4,7 +4,7 @@ import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
 import { csvHeader, resultsStream } from "../engines/bulk/csv";
-import { FINISHED, findJob, jobViewOf, listJobs, markResumed, PER_PAGE, requestCancel, RETENTION_DAYS, STATUSES } from "../engines/bulk/jobs";
+import { FINISHED, findJob, jobViewOf, listJobs, markResumed, requestCancel, RETENTION_DAYS, STATUSES } from "../engines/bulk/jobs";
 import type { RunMessage } from "../engines/bulk/messages";
 import { finishJob } from "../engines/bulk/run";
 import type { Product } from "../engines/product";
@@ -13,7 +13,7 @@ import { ok } from "../http/envelope";
 import { ApiError, notFound } from "../http/errors";
 import { describe } from "../http/openapi";
 import { pathParams, queryParams } from "../http/validation";
-import { dateOrTimestamp, page } from "../http/time";
+import { dateOrTimestamp, page, PER_PAGE } from "../http/time";
 import { enforceLimit } from "../limits/limiter";
 import type { AppEnv } from "../types";
 

@@ -4,12 +4,12 @@ import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
 import { HISTORY_RETENTION_DAYS, listHistory, type HistoryRow } from "../engines/lists/history";
-import { addSuppressions, listSuppressions, PER_PAGE, removeSuppression, removeSuppressions, type SuppressionRow } from "../engines/lists/suppressions";
+import { addSuppressions, listSuppressions, removeSuppression, removeSuppressions, type SuppressionRow } from "../engines/lists/suppressions";
 import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
 import { notFound } from "../http/errors";
 import { describe } from "../http/openapi";
-import { dateOrTimestamp, iso, page } from "../http/time";
+import { dateOrTimestamp, iso, page, PER_PAGE } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import type { AppEnv } from "../types";
 

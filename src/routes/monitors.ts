@@ -11,10 +11,9 @@ import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
 import { notFound, validationFailed } from "../http/errors";
 import { describe } from "../http/openapi";
+import { page, PER_PAGE } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import type { AppEnv } from "../types";
-
-const PER_PAGE = 100;
 
 const fields = {
   name: z.string().min(1).max(100),
@@ -69,7 +68,7 @@ function collectionRoutes({ product, shape, base, tag, auth, list }: Mount) {
       base,
       describe({ tag, summary: `The account's ${product.name} monitors, newest first, 100 a page`, response: z.object({ monitors: z.array(monitorResponse.shape.monitor) }) }),
       auth,
-      queryParams(z.object({ page: z.coerce.number().int().min(1).default(1) })),
+      queryParams(z.object({ page })),
       async (c) => {
         const { page } = c.req.valid("query");
         const { rows, total } = await pageMonitors(c.env, ownerOf(c, product), page, PER_PAGE);

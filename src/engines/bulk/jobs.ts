@@ -1,6 +1,7 @@
 import { and, count, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { sha256Hex } from "../../auth/keys";
 import type { Database } from "../../db/client";
+import { iso, PER_PAGE } from "../../http/time";
 import { bulkJobs } from "../../db/schema";
 import type { Product } from "../product";
 import { latestStatuses, type DeliveryStatus } from "../webhooks/outbox";
@@ -9,7 +10,6 @@ import { latestStatuses, type DeliveryStatus } from "../webhooks/outbox";
 export const CHUNK_ENTRIES = 200;
 export const RETENTION_DAYS = 30;
 export const INPUT_RETENTION_DAYS = 7;
-export const PER_PAGE = 100;
 export const STATUSES = ["queued", "processing", "completed", "failed", "cancelled"] as const;
 export const FINISHED = ["completed", "failed", "cancelled"] as const;
 
@@ -21,8 +21,6 @@ export const resultsPrefix = (jobId: number) => `bulk/${jobId}/results/`;
 
 /** Same inputs (in order) and same webhook URL: what decides whether an Idempotency-Key is reused. */
 export const requestHash = (inputs: unknown[], webhookUrl: string | null) => sha256Hex(JSON.stringify([inputs, webhookUrl]));
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The job object (spec, "Bulk job object"), the same for every product; the webhook secret is never part of it. */
 export function jobView(row: JobRow, delivery: DeliveryStatus | null = null) {

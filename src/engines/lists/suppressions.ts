@@ -1,6 +1,7 @@
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client";
+import { PER_PAGE } from "../../http/time";
 import { suppressions } from "../../db/schema";
 import { chunks } from "../../db/chunks";
 
@@ -10,8 +11,6 @@ import { chunks } from "../../db/chunks";
  */
 export type SuppressionRow = typeof suppressions.$inferSelect;
 export type SuppressionSource = SuppressionRow["source"];
-
-export const PER_PAGE = 100;
 
 /** The stored answers of the suppressed values among `keys`. */
 export async function suppressedAnswers(db: Database, accountId: string, product: string, keys: string[]): Promise<Map<string, unknown>> {

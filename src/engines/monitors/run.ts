@@ -5,7 +5,7 @@ import { walk, type WalkItem } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
 import { shouldPost } from "./schedule";
 import { baselinesOf, recordRun, type Baseline, type MonitorRow } from "./store";
-import { iso } from "./view";
+import { iso } from "../../http/time";
 
 /**
  * A monitor run reads each entry like a batch does: billed per fresh answer, repeats within 7 days free, suppressed

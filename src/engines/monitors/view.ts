@@ -1,10 +1,8 @@
 import { database } from "../../db/client";
+import { iso } from "../../http/time";
 import type { Product } from "../product";
 import { latestStatuses } from "../webhooks/outbox";
 import type { MonitorRow } from "./store";
-
-/** Milliseconds as ISO 8601, null kept. */
-export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** The monitor's latest webhook delivery outcome, as the monitor object shows it. */
 export interface WebhookState {
