@@ -22,6 +22,7 @@ export default defineConfig({
                 MAIL_STATS_URL: inject("mailStatsUrl"),
                 RECEIVER_URL: inject("receiverUrl"),
                 WEBHOOKS_ALLOW_LOOPBACK: "true",
+                OPENAPI_COVERAGE: process.env.OPENAPI_COVERAGE ?? "",
                 WEBHOOK_TIMEOUT_MS: "400",
                 WEBHOOK_RETRY_BASE_MS: "20",
               },

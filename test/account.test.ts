@@ -1,6 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index";
+import { assertDocumentedResponse } from "./openapi-check";
 import { admin, BASE, bearer, call, createAccount, creditsStub, type Envelope } from "./helpers";
 
 /** Calls the Worker directly so the request log written after the response can be awaited. */
@@ -8,7 +9,9 @@ async function fetchAndFlush(path: string, key: string) {
   const ctx = createExecutionContext();
   const response = await worker.fetch(new Request(`${BASE}${path}`, bearer(key)), env, ctx);
   await waitOnExecutionContext(ctx);
-  return { response, body: (await response.json()) as Envelope };
+  const body = (await response.json()) as Envelope;
+  await assertDocumentedResponse("GET", `${BASE}${path}`, response.status, body);
+  return { response, body };
 }
 
 describe("GET /api/v1/account", () => {

@@ -4,6 +4,7 @@ import worker from "../src/index";
 import type { JobMessage } from "../src/queue";
 import { anotherKey, bearer, call, createAccount, creditsStub, json, type TestAccount } from "./helpers";
 import { receivedAt, WebhookVerifier } from "./webhook-receiver";
+import { fetchChecked } from "./openapi-check";
 
 interface Job {
   id: number;
@@ -217,8 +218,7 @@ describe("POST /api/v1/email/bulk", () => {
 });
 
 async function fetchRaw(path: string, key: string) {
-  const { SELF } = await import("cloudflare:test");
-  return SELF.fetch(`https://api.test${path}`, bearer(key));
+  return fetchChecked(`https://api.test${path}`, bearer(key));
 }
 
 async function waitFor<T>(read: () => Promise<T>, ready: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {

@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { fetchChecked } from "./openapi-check";
 import { describe, expect, it } from "vitest";
 import { admin, BASE, bearer, call, createAccount, creditsStub, type Envelope } from "./helpers";
 
@@ -12,7 +12,7 @@ async function publishable(pack: number, dailyCap: number | null = null) {
 }
 
 const browserLookup = (key: string, email: string, origin = "http://localhost:5173", ip = "198.51.100.77") =>
-  SELF.fetch(`${BASE}/api/v1/email/public`, {
+  fetchChecked(`${BASE}/api/v1/email/public`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Origin: origin, "CF-Connecting-IP": ip },
     body: JSON.stringify({ key, email }),
@@ -31,7 +31,7 @@ describe("POST /api/v1/email/public", () => {
   });
 
   it("answers a CORS preflight", async () => {
-    const response = await SELF.fetch(`${BASE}/api/v1/email/public`, {
+    const response = await fetchChecked(`${BASE}/api/v1/email/public`, {
       method: "OPTIONS",
       headers: { Origin: "http://localhost:5173", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
     });

@@ -7,6 +7,8 @@ declare namespace Cloudflare {
     MAIL_STATS_URL: string;
     /** Webhook receivers on loopback (test/fixtures/receiver.ts). */
     RECEIVER_URL: string;
+    /** Set (OPENAPI_COVERAGE=1) to print which documented responses each test file checked (test/setup.ts). */
+    OPENAPI_COVERAGE: string;
   }
 }
 

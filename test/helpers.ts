@@ -1,5 +1,6 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { SCOPES } from "../src/auth/scopes";
+import { fetchChecked } from "./openapi-check";
 
 export const BASE = "https://api.test";
 const ADMIN_TOKEN = "test-admin-token";
@@ -12,7 +13,7 @@ export interface Envelope<T = Record<string, unknown>> {
 }
 
 export async function call<T = Record<string, unknown>>(path: string, init: RequestInit = {}) {
-  const response = await SELF.fetch(`${BASE}${path}`, init);
+  const response = await fetchChecked(`${BASE}${path}`, init);
   const body = (await response.json()) as Envelope<T>;
   return { response, status: response.status, body };
 }

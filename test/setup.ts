@@ -1,3 +1,10 @@
 import { applyD1Migrations, env } from "cloudflare:test";
+import { afterAll } from "vitest";
+import { checkedResponses } from "./openapi-check";
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+
+// `OPENAPI_COVERAGE=1 npx vitest run --project worker` prints, per test file, which documented responses were checked.
+afterAll(() => {
+  if (env.OPENAPI_COVERAGE) console.log(`openapi-coverage ${JSON.stringify([...checkedResponses])}`);
+});

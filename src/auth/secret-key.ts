@@ -72,7 +72,8 @@ export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<App
       "KEY_IP_NOT_ALLOWED",
       "RATE_LIMITED",
       ...(options.scope ? (["KEY_SCOPE_DENIED"] as const) : []),
-      ...(options.sandbox ? (["SANDBOX_UNAVAILABLE", "SANDBOX_VALUE_NOT_ALLOWED"] as const) : (["SANDBOX_ENDPOINT_NOT_ALLOWED"] as const)),
+      "SANDBOX_UNAVAILABLE",
+      ...(options.sandbox ? (["SANDBOX_VALUE_NOT_ALLOWED"] as const) : (["SANDBOX_ENDPOINT_NOT_ALLOWED"] as const)),
     ],
   });
 }

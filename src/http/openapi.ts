@@ -13,6 +13,8 @@ export interface RouteDoc {
   params?: z.ZodType;
   /** Schema of `data` in the success envelope. */
   response?: z.ZodType;
+  /** Schema of `meta` without `request_id` (always added); `null` for the browser endpoints, which answer without meta. */
+  meta?: z.ZodObject | null;
   status?: number;
   errors?: ErrorCode[];
 }
@@ -67,35 +69,33 @@ const errorEnvelope = {
         request_id: { type: "string" },
         errors: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
       },
+      additionalProperties: false,
     },
   },
+  additionalProperties: false,
 };
 
-function operation(doc: RouteDoc) {
+function successEnvelope(doc: RouteDoc) {
   const data = doc.response ? jsonSchema(doc.response, "output") : {};
+  if (doc.meta === null) {
+    return { type: "object", required: ["success", "data"], properties: { success: { const: true }, data }, additionalProperties: false };
+  }
+  const meta = jsonSchema((doc.meta ?? z.object({})).extend({ request_id: z.string() }), "output");
+  return { type: "object", required: ["success", "data", "meta"], properties: { success: { const: true }, data, meta }, additionalProperties: false };
+}
+
+function operation(doc: RouteDoc) {
   const responses: Record<string, unknown> = {
-    [String(doc.status ?? 200)]: {
-      description: "Success",
-      content: {
-        "application/json": {
-          schema: {
-            type: "object",
-            required: ["success", "data", "meta"],
-            properties: { success: { const: true }, data, meta: { type: "object" } },
-          },
-        },
-      },
-    },
+    [String(doc.status ?? 200)]: { description: "Success", content: { "application/json": { schema: successEnvelope(doc) } } },
   };
   const codes = new Set<ErrorCode>(["SERVER_ERROR", ...(doc.errors ?? [])]);
   if (doc.body || doc.query || doc.params) codes.add("VALIDATION_FAILED");
-  for (const code of codes) {
-    const status = String(ERROR_STATUS[code]);
-    const existing = responses[status] as { description: string } | undefined;
-    responses[status] = {
-      description: existing ? `${existing.description}, ${code}` : code,
-      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-    };
+  const byStatus = new Map<string, ErrorCode[]>();
+  for (const code of codes) byStatus.set(String(ERROR_STATUS[code]), [...(byStatus.get(String(ERROR_STATUS[code])) ?? []), code]);
+  for (const [status, listed] of byStatus) {
+    // The envelope, narrowed to the codes this operation can answer with this status.
+    const schema = { allOf: [{ $ref: "#/components/schemas/Error" }, { properties: { error: { properties: { code: { enum: listed } } } } }] };
+    responses[status] = { description: listed.join(", "), content: { "application/json": { schema } } };
   }
   return {
     ...(doc.summary ? { summary: doc.summary } : {}),

@@ -9,6 +9,7 @@ import { database } from "../db/client";
 import { requestOfAccount } from "../db/request-log";
 import { ok } from "../http/envelope";
 import { notFound } from "../http/errors";
+import { pageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { pathParams, queryParams } from "../http/validation";
 import type { AppEnv } from "../types";
@@ -105,7 +106,7 @@ const accountId = (c: { var: AppEnv["Variables"] }) => {
 export const accountRoutes = new Hono<AppEnv>()
   .get(
     "/account",
-    describe({ tag: "Account", summary: "Balance (plan/pack), plan, monthly grant and fair-use window", response: accountSchema }),
+    describe({ tag: "Account", summary: "Balance (plan/pack), plan, monthly grant and fair-use window", response: accountSchema, meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }) }),
     secretKey({ scope: "account" }),
     async (c) => {
       const id = accountId(c);
@@ -123,6 +124,7 @@ export const accountRoutes = new Hono<AppEnv>()
       tag: "Account",
       summary: "Every credit movement, newest first, 100 a page",
       response: z.object({ entries: z.array(ledgerRowSchema) }),
+      meta: pageMeta,
     }),
     secretKey({ scope: "account" }),
     queryParams(z.object({ page: z.coerce.number().int().min(1).default(1) })),

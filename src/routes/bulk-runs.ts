@@ -11,6 +11,7 @@ import type { Product } from "../engines/product";
 import { redeliverLatest } from "../engines/webhooks/outbox";
 import { ok } from "../http/envelope";
 import { ApiError, notFound } from "../http/errors";
+import { retainedPageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { pathParams, queryParams } from "../http/validation";
 import { dateOrTimestamp, page, PER_PAGE } from "../http/time";
@@ -56,7 +57,7 @@ export function bulkRunRoutes(product: Product) {
   const listQuery = z.object({ status: z.enum(STATUSES).optional(), since: dateOrTimestamp(false).optional(), until: dateOrTimestamp(true).optional(), page });
 
   return new Hono<AppEnv>()
-    .get(base, describe({ tag: "Bulk", summary: `List ${product.name} bulk runs, newest first, 100 a page`, response: z.object({ jobs: z.array(jobResponse.shape.job) }) }), secretKey({ scope }), queryParams(listQuery), async (c) => {
+    .get(base, describe({ tag: "Bulk", summary: `List ${product.name} bulk runs, newest first, 100 a page`, response: z.object({ jobs: z.array(jobResponse.shape.job) }), meta: retainedPageMeta }), secretKey({ scope }), queryParams(listQuery), async (c) => {
       const q = c.req.valid("query");
       const { jobs, total } = await listJobs(database(c.env), product, secretPrincipal(c).accountId, q);
       return ok(c, { jobs }, { page: q.page, per_page: PER_PAGE, total, retention_days: RETENTION_DAYS });

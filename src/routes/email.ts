@@ -9,6 +9,7 @@ import type { WalkOptions } from "../engines/product";
 import { walk } from "../engines/walk/walk";
 import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
+import { batchMeta, lookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { orRefuse } from "../http/refusal";
 import { jsonBody, pathParams } from "../http/validation";
@@ -53,6 +54,14 @@ async function lookup<In, Out>(c: Context<AppEnv>, product: Parameters<typeof wa
 
 const batchItemMeta = z.object({ credits_used: z.int(), cache_hit: z.boolean(), suppressed: z.boolean(), refreshed: z.boolean(), fair_use_billed: z.boolean() });
 
+/** `POST /email` adds whether the answer came from a refresh, a suppression or fair-use billing, and `settling` when a callback was asked for. */
+const singleMeta = lookupMeta.extend({
+  refreshed: z.boolean(),
+  suppressed: z.boolean(),
+  fair_use_billed: z.boolean(),
+  settling: z.boolean().optional(),
+});
+
 const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 
 async function single(c: Context<AppEnv>, address: string, body: Parameters<typeof options>[0]) {
@@ -64,7 +73,7 @@ async function single(c: Context<AppEnv>, address: string, body: Parameters<type
 export const emailRoutes = new Hono<AppEnv>()
   .post(
     "/email",
-    describe({ tag: "Email", summary: "Verify one address", response: emailResultSchema, errors: [...LOOKUP_ERRORS] }),
+    describe({ tag: "Email", summary: "Verify one address", response: emailResultSchema, meta: singleMeta, errors: [...LOOKUP_ERRORS] }),
     secretKey({ scope: "email", sandbox: true }),
     jsonBody(singleBody),
     async (c) => {
@@ -103,6 +112,7 @@ export const emailRoutes = new Hono<AppEnv>()
       tag: "Email",
       summary: "Verify 1 to 50 addresses in order; counts as one request",
       response: z.object({ results: z.array(z.object({ index: z.int(), input: z.string(), data: emailResultSchema, meta: batchItemMeta })) }),
+      meta: batchMeta,
       errors: [...LOOKUP_ERRORS],
     }),
     secretKey({ scope: "email", sandbox: true }),
@@ -132,6 +142,7 @@ export const emailRoutes = new Hono<AppEnv>()
       summary: "Browser lookup with a publishable key; answers without meta",
       description: "Authenticated by `key` in the body and the `Origin` header; no bearer key.",
       response: emailResultSchema,
+      meta: null,
       errors: [...LOOKUP_ERRORS],
     }),
     jsonBody(publicBody),
@@ -147,6 +158,7 @@ export const emailRoutes = new Hono<AppEnv>()
       tag: "Email",
       summary: "Domain intelligence; 1 credit only when mx_found and fresh",
       response: domainResultSchema,
+      meta: lookupMeta,
       errors: [...LOOKUP_ERRORS],
     }),
     secretKey({ scope: "email", sandbox: true }),

@@ -4,6 +4,7 @@ import { secretKey } from "../auth/secret-key";
 import { payerOf } from "../engines/credits/payer";
 import { walk } from "../engines/walk/walk";
 import { ok } from "../http/envelope";
+import { batchMeta, lookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { orRefuse } from "../http/refusal";
 import { jsonBody } from "../http/validation";
@@ -32,6 +33,7 @@ export const entityRoutes = new Hono<AppEnv>()
       tag: "Entity",
       summary: "Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat",
       response: entityResultSchema,
+      meta: lookupMeta,
       errors: [...LOOKUP_ERRORS],
     }),
     secretKey({ scope: "entity" }),
@@ -51,6 +53,7 @@ export const entityRoutes = new Hono<AppEnv>()
       response: z.object({
         results: z.array(z.object({ index: z.int(), input: unionItem, data: entityResultSchema, meta: z.object({ credits_used: z.int(), cache_hit: z.boolean() }) })),
       }),
+      meta: batchMeta.extend({ found: z.int() }),
       errors: [...LOOKUP_ERRORS],
     }),
     secretKey({ scope: "entity" }),

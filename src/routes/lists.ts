@@ -8,6 +8,7 @@ import { addSuppressions, listSuppressions, removeSuppression, removeSuppression
 import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
 import { notFound } from "../http/errors";
+import { pageMeta, retainedPageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { dateOrTimestamp, iso, page, PER_PAGE } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
@@ -24,7 +25,7 @@ export function suppressionRoutes(product: Product) {
   const listed = (body: Record<string, unknown>) => body[lists.listField] as unknown[];
 
   return new Hono<AppEnv>()
-    .get(base, describe({ tag: "Lists", summary: `The account's ${product.name} suppression list, newest first, 100 a page`, response: z.object({ suppressions: z.array(entry) }) }), secretKey({ scope }), queryParams(z.object({ page, [lists.valueField]: z.string().max(254).optional() })), async (c) => {
+    .get(base, describe({ tag: "Lists", summary: `The account's ${product.name} suppression list, newest first, 100 a page`, response: z.object({ suppressions: z.array(entry) }), meta: pageMeta }), secretKey({ scope }), queryParams(z.object({ page, [lists.valueField]: z.string().max(254).optional() })), async (c) => {
       const q = c.req.valid("query") as { page: number } & Record<string, string | undefined>;
       const value = q[lists.valueField];
       const { rows, total } = await listSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, q.page, value === undefined ? undefined : product.normalize(value));
@@ -57,7 +58,7 @@ export function historyRoutes(product: Product) {
   const query = z.object({ page, since: dateOrTimestamp(false).optional(), until: dateOrTimestamp(true).optional(), [f.verdict]: z.enum(shape.verdicts).optional(), [f.value]: z.string().max(254).optional() });
   return new Hono<AppEnv>().get(
     `/${product.name}/history`,
-    describe({ tag: "Lists", summary: `Every ${product.name} answer of the account (test values excepted), newest first, kept ${HISTORY_RETENTION_DAYS} days`, response: z.object({ lookups: z.array(row) }) }),
+    describe({ tag: "Lists", summary: `Every ${product.name} answer of the account (test values excepted), newest first, kept ${HISTORY_RETENTION_DAYS} days`, response: z.object({ lookups: z.array(row) }), meta: retainedPageMeta }),
     secretKey({ scope: product.scope }),
     queryParams(query),
     async (c) => {

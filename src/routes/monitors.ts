@@ -6,10 +6,12 @@ import { createMonitor, patchMonitor, removeMonitor, type MonitorPatch } from ".
 import { monitorShape, runMonitor } from "../engines/monitors/run";
 import { findMonitor, pageMonitors } from "../engines/monitors/store";
 import { monitorViews, viewOf } from "../engines/monitors/view";
+import { entryChangesSchema, monitorSchema, runSummarySchema } from "../engines/monitors/schemas";
 import type { MonitorShape, Product } from "../engines/product";
 import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
 import { notFound, validationFailed } from "../http/errors";
+import { pageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { page, PER_PAGE } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
@@ -35,7 +37,6 @@ function withList<S extends z.ZodObject>(base: S, listField: string, list: z.Zod
 const listOf = (body: object, listField: string) => (body as Record<string, unknown[] | undefined>)[listField];
 
 const monitorParam = pathParams(z.object({ monitorId: z.coerce.number().int().min(1) }));
-const monitorResponse = z.object({ monitor: z.object({ id: z.int(), name: z.string() }), webhook_secret: z.string().optional() });
 
 const ownerOf = (c: Context<AppEnv>, product: Product) => {
   const { accountId, keyId } = secretPrincipal(c);
@@ -58,15 +59,21 @@ interface Mount {
   list: z.ZodType<unknown[]>;
 }
 
+/** `{monitor, webhook_secret?}`: the secret only from the call that set a webhook URL. */
+const monitorResponseSchema = ({ product, shape }: Mount) =>
+  z.object({ monitor: monitorSchema(product, shape), webhook_secret: z.string().optional() });
+
 const withSecret = (secret: string | null) => (secret ? { webhook_secret: secret } : {});
 
 /** `GET, POST /{product}/monitors`. */
-function collectionRoutes({ product, shape, base, tag, auth, list }: Mount) {
+function collectionRoutes(mount: Mount) {
+  const { product, shape, base, tag, auth, list } = mount;
+  const monitor = monitorResponseSchema(mount);
   const createBody = withList(createFields, shape.listField, list);
   return new Hono<AppEnv>()
     .get(
       base,
-      describe({ tag, summary: `The account's ${product.name} monitors, newest first, 100 a page`, response: z.object({ monitors: z.array(monitorResponse.shape.monitor) }) }),
+      describe({ tag, summary: `The account's ${product.name} monitors, newest first, 100 a page`, response: z.object({ monitors: z.array(monitor.shape.monitor) }), meta: pageMeta }),
       auth,
       queryParams(z.object({ page })),
       async (c) => {
@@ -77,7 +84,7 @@ function collectionRoutes({ product, shape, base, tag, auth, list }: Mount) {
     )
     .post(
       base,
-      describe({ tag, summary: "Create a monitor; the webhook signing secret is returned once", status: 201, response: monitorResponse }),
+      describe({ tag, summary: "Create a monitor; the webhook signing secret is returned once", status: 201, response: monitor }),
       auth,
       jsonBody(createBody),
       async (c) => {
@@ -91,7 +98,9 @@ function collectionRoutes({ product, shape, base, tag, auth, list }: Mount) {
 }
 
 /** `GET, PATCH, DELETE /{product}/monitors/{monitorId}` and `POST .../run`. */
-function itemRoutes({ product, shape, base, tag, auth, list }: Mount) {
+function itemRoutes(mount: Mount) {
+  const { product, shape, base, tag, auth, list } = mount;
+  const monitorResponse = monitorResponseSchema(mount);
   const patchBody = withList(patchFields, shape.listField, list.optional());
   const one = `${base}/:monitorId`;
   return new Hono<AppEnv>()
@@ -124,7 +133,11 @@ function itemRoutes({ product, shape, base, tag, auth, list }: Mount) {
     })
     .post(
       `${one}/run`,
-      describe({ tag, summary: "Run a monitor now (billed like a batch); the schedule is unchanged", errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS"] }),
+      describe({
+        tag,
+        summary: "Run a monitor now (billed like a batch); the schedule is unchanged",
+        response: z.object({ monitor: monitorSchema(product, shape), summary: runSummarySchema(shape), changes: z.array(entryChangesSchema) }),
+        errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS"] }),
       auth,
       monitorParam,
       async (c) => {

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import type { MonitorShape, Product } from "../product";
+
+/** `last_summary` and a run's `summary`: fixed counts with the product's own tallies (entity: `found`). */
+export function runSummarySchema(shape: MonitorShape<unknown, unknown>) {
+  const tallies = Object.fromEntries(Object.keys(shape.tally ?? {}).map((name) => [name, z.int()]));
+  return z.object({
+    checked: z.int(),
+    ...tallies,
+    changed: z.int(),
+    new_baselines: z.int(),
+    credits_used: z.int(),
+    stopped_reason: z.enum(["insufficient_credits", "key_spend_cap"]).nullable(),
+  });
+}
+
+/** The monitor object as `monitorView` builds it; the list field is named by the product. */
+export function monitorSchema(product: Product, shape: MonitorShape<unknown, unknown>) {
+  return z.object({
+    id: z.int(),
+    name: z.string(),
+    [shape.listField]: z.array(product.input),
+    cadence: z.enum(["weekly", "monthly"]),
+    webhook_url: z.string().nullable(),
+    webhook_events: z.enum(["changes", "every_run"]),
+    webhook_status: z.enum(["pending", "delivered", "failed"]).nullable(),
+    webhook_detail: z.string().nullable(),
+    last_run_at: z.string().nullable(),
+    next_run_at: z.string().nullable(),
+    last_summary: runSummarySchema(shape).nullable(),
+    created_at: z.string(),
+  });
+}
+
+/** One entry whose answer moved away from its baseline. */
+export const entryChangesSchema = z.object({
+  identifier: z.string(),
+  input: z.unknown(),
+  changes: z.array(z.object({ field: z.string(), from: z.unknown(), to: z.unknown() })),
+});
