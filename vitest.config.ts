@@ -25,6 +25,8 @@ export default defineConfig({
                 OPENAPI_COVERAGE: process.env.OPENAPI_COVERAGE ?? "",
                 WEBHOOK_TIMEOUT_MS: "400",
                 WEBHOOK_RETRY_BASE_MS: "20",
+                // Settling re-checks 1 s apart, so test/email-settle.test.ts follows the whole chain through the queue.
+                RECHECK_DELAYS_S: "1,1",
               },
               // An empty second database for test/migration.test.ts, which applies the migrations to it step by step.
               d1Databases: { MIGRATION_DB: "migration-test" },

@@ -11,6 +11,7 @@ interface __BaseEnv_Env {
 	SMTP_SIDECAR_URL: string;
 	WEBHOOK_TIMEOUT_MS: string;
 	WEBHOOK_RETRY_BASE_MS: string;
+	RECHECK_DELAYS_S: string;
 	ADMIN_TOKEN: string;
 	SMTP_SIDECAR_SECRET: string;
 	WEBHOOKS_ALLOW_LOOPBACK: string;
@@ -29,7 +30,7 @@ type StringifyValues<EnvType extends Record<string, unknown>> = {
 	[Binding in keyof EnvType]: EnvType[Binding] extends string ? EnvType[Binding] : string;
 };
 declare namespace NodeJS {
-	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "CHALLENGE_VERIFY_URL" | "DOH_URL" | "RDAP_BASE_URL" | "SMTP_SIDECAR_URL" | "WEBHOOK_TIMEOUT_MS" | "WEBHOOK_RETRY_BASE_MS" | "ADMIN_TOKEN" | "SMTP_SIDECAR_SECRET" | "WEBHOOKS_ALLOW_LOOPBACK">> {}
+	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "CHALLENGE_VERIFY_URL" | "DOH_URL" | "RDAP_BASE_URL" | "SMTP_SIDECAR_URL" | "WEBHOOK_TIMEOUT_MS" | "WEBHOOK_RETRY_BASE_MS" | "RECHECK_DELAYS_S" | "ADMIN_TOKEN" | "SMTP_SIDECAR_SECRET" | "WEBHOOKS_ALLOW_LOOPBACK">> {}
 }
 declare module "*.txt" {
 	const value: string;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../src/index";
 import type { JobMessage } from "../src/queue";
 import type { RecheckMessage } from "../src/products/email/settle";
-import { createAccount, creditsStub, lookupEmail, type TestAccount } from "./helpers";
+import { createAccount, creditsStub, lookupEmail, mailStats, rcptCount, type TestAccount } from "./helpers";
 import { deliveredAt, receivedAt, WebhookVerifier } from "./webhook-receiver";
 
 const SECRET = "callback-secret-0123456789";
@@ -59,16 +59,30 @@ describe("settling unverified answers", () => {
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);
   });
 
-  it("posts nothing after a first re-check that still cannot say, and settled false after the last one", async () => {
+  // The whole chain through the real queue (re-check delays shortened to 1 s by vitest.config.ts): the lookup, exactly
+  // two re-checks (three RCPTs for the address in all), then one email.settled and nothing after it.
+  async function followChain(address: string) {
     const acct = await createAccount({ pack: 5 });
-    const first = unique("first");
-    await runRecheck(acct, "settle3@greylist.example", 1, first);
-    const last = unique("last");
-    await runRecheck(acct, "settle3@greylist.example", 2, last);
-    const [delivery] = await deliveredAt(last);
-    // The last re-check's callback has arrived through the outbox, so the first one would have too.
-    expect(await receivedAt(first)).toHaveLength(0);
-    expect(JSON.parse(delivery!.body)).toMatchObject({ settled: false, attempt: 2, data: { reason: "unverified" }, meta: { credits_used: 0 } });
+    const path = unique("chain");
+    const lookup = await lookupEmail(acct.key, { email: address, callback_url: `${env.RECEIVER_URL}${path}`, callback_secret: SECRET });
+    expect(lookup.body.meta).toMatchObject({ settling: true, credits_used: 0 });
+    const [delivery] = await deliveredAt(path, 1, 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await receivedAt(path)).toHaveLength(1);
+    expect(rcptCount(await mailStats(), address)).toBe(3);
+    expect(await new WebhookVerifier(SECRET).verify(delivery!.headers, delivery!.body)).toBe("ok");
+    return { acct, requestId: lookup.body.meta.request_id, body: JSON.parse(delivery!.body) };
+  }
+
+  it("follows an answer that never settles: two re-checks, then one email.settled with settled false", { timeout: 40_000 }, async () => {
+    const { requestId, body } = await followChain("chain1@greylist.example");
+    expect(body).toMatchObject({ event: "email.settled", request_id: requestId, settled: false, attempt: 2, data: { reason: "unverified" }, meta: { credits_used: 0 } });
+  });
+
+  it("follows an answer the second re-check settles: one email.settled with settled true, billed once", { timeout: 40_000 }, async () => {
+    const { acct, requestId, body } = await followChain("chain2@settles.example");
+    expect(body).toMatchObject({ event: "email.settled", request_id: requestId, settled: true, attempt: 2, data: { deliverable: "deliverable" }, meta: { credits_used: 1, credits_remaining: 4 } });
+    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);
   });
 
   it("does not run a re-check the balance cannot pay for: settled false, data null, stopped_reason insufficient_credits", async () => {

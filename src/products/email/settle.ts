@@ -11,6 +11,13 @@ import { email } from "./product";
  */
 export const RECHECK_DELAYS_S = [300, 900] as const;
 
+/** The two delays, from `RECHECK_DELAYS_S` ("300,900"; tests shorten it) or the spec's defaults. */
+export function recheckDelays(env: Env): readonly [number, number] {
+  const [first, second] = (env.RECHECK_DELAYS_S ?? "").split(",").map((part) => Number(part.trim()));
+  const valid = (n: number | undefined): n is number => Number.isInteger(n) && n! >= 0;
+  return valid(first) && valid(second) ? [first, second] : RECHECK_DELAYS_S;
+}
+
 export interface RecheckMessage {
   type: "recheck";
   /** The original lookup's request id: every callback names it. */
@@ -29,7 +36,7 @@ export interface RecheckMessage {
 export async function scheduleRecheck(env: Env, message: Omit<RecheckMessage, "type" | "attempt">, attempt: 1 | 2 = 1) {
   // The attempt goes last: `message` may be the previous re-check's own message, with its own attempt.
   const next: RecheckMessage = { ...message, type: "recheck", attempt };
-  await env.JOBS.send(next, { delaySeconds: RECHECK_DELAYS_S[attempt - 1] });
+  await env.JOBS.send(next, { delaySeconds: recheckDelays(env)[attempt - 1] });
 }
 
 async function settledBody(env: Env, m: RecheckMessage): Promise<Record<string, unknown> | null> {
