@@ -6,6 +6,17 @@ import { anotherKey, bearer, call, createAccount, json, lookupEmail } from "./he
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 describe("suppressions", () => {
+  it("never suppresses a test address: it comes back in test_values and keeps its canonical answer", async () => {
+    const acct = await createAccount({ pack: 5 });
+    const added = await call("/api/v1/email/suppressions", json({ emails: ["undeliverable+x@service.test", "carol@acme.example"] }, auth(acct.key)));
+    expect(added.status).toBe(201);
+    expect(added.body.data).toEqual({ added: 1, invalid: [], test_values: ["undeliverable+x@service.test"] });
+    const list = await call<{ suppressions: { email: string }[] }>("/api/v1/email/suppressions", bearer(acct.key));
+    expect(list.body.data.suppressions.map((s) => s.email)).toEqual(["carol@acme.example"]);
+    const batch = await call<{ results: { data: { reason: string } }[] }>("/api/v1/email/batch", json({ emails: ["undeliverable+x@service.test"] }, auth(acct.key)));
+    expect(batch.body.data.results[0]!.data.reason).not.toBe("suppressed");
+  });
+
   it("adds by hand, lists, answers batches free with reason suppressed, and removes by address or id", async () => {
     const acct = await createAccount({ pack: 5 });
     const added = await call<{ added: number; invalid: string[] }>(
@@ -13,7 +24,7 @@ describe("suppressions", () => {
       json({ emails: ["Alice <ALICE@acme.example>", "bob@acme.example", "nonsense"], reason: "unsubscribed" }, auth(acct.key)),
     );
     expect(added.status).toBe(201);
-    expect(added.body.data).toEqual({ added: 2, invalid: ["nonsense"] });
+    expect(added.body.data).toEqual({ added: 2, invalid: ["nonsense"], test_values: [] });
 
     const list = await call<{ suppressions: { id: number; email: string; reason: string; source: string }[] }>("/api/v1/email/suppressions", bearer(acct.key));
     expect(list.body.meta).toMatchObject({ page: 1, per_page: 100, total: 2 });

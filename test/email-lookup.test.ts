@@ -1,7 +1,9 @@
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import worker from "../src/index";
 import type { EmailResult } from "../src/products/email/result";
 import { mailboxConfidence, riskLevel, riskScore } from "../src/products/email/score";
-import { createAccount, creditsStub, lookupEmail, mailStats, rcptCount } from "./helpers";
+import { BASE, createAccount, creditsStub, json, lookupEmail, mailStats, rcptCount, type Envelope } from "./helpers";
 
 type Lookup = EmailResult;
 
@@ -189,5 +191,28 @@ describe("POST /api/v1/email", () => {
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.error.errors!)).toContain(field);
     expect((await creditsStub(acct.accountId).snapshot()).available).toBe(1);
+  });
+});
+
+describe("free signals with the resolver unreachable", () => {
+  // The Worker with DOH_URL pointing at a closed port: every DNS question fails.
+  async function lookupWithoutDns(key: string, address: string) {
+    const ctx = createExecutionContext();
+    const request = new Request(`${BASE}/api/v1/email`, json({ email: address }, { Authorization: `Bearer ${key}` }));
+    const response = await worker.fetch(request, { ...env, DOH_URL: "http://127.0.0.1:9/dns-query" }, ctx);
+    await waitOnExecutionContext(ctx);
+    return (await response.json()) as Envelope<Lookup>;
+  }
+
+  it("still decides disposable, typo and provider-username answers, billed as usual; the rest stays unverified and free", async () => {
+    const acct = await createAccount({ pack: 5 });
+    expect((await lookupWithoutDns(acct.key, "admin@mailinator.com")).data).toMatchObject({ deliverable: "risky", reason: "disposable" });
+    expect((await lookupWithoutDns(acct.key, "user@gmai.com")).data).toMatchObject({ reason: "typo_domain", did_you_mean: "user@gmail.com" });
+    expect((await lookupWithoutDns(acct.key, "ab@gmail.com")).data).toMatchObject({ deliverable: "undeliverable", reason: "invalid_username" });
+    const open = await lookupWithoutDns(acct.key, "a@batch5.example");
+    expect(open.data).toMatchObject({ deliverable: "risky", reason: "unverified", smtp_reason: "provider_unavailable" });
+    expect(open.meta.credits_used).toBe(0);
+    // Two usable (risky) answers at 1 each; invalid_username and unverified are free, as with DNS up.
+    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(3);
   });
 });

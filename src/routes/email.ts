@@ -9,6 +9,7 @@ import type { WalkOptions } from "../engines/product";
 import { walk } from "../engines/walk/walk";
 import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
+import { ApiError } from "../http/errors";
 import { batchMeta, lookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { orRefuse } from "../http/refusal";
@@ -168,6 +169,11 @@ export const emailRoutes = new Hono<AppEnv>()
       assertSandboxValue(c, emailDomain.isSample(raw));
       const run = await lookup(c, emailDomain, [raw], options({}, false));
       const { data, meta } = run.items[0]!;
+      // A resolver outage decides nothing (mx_found unknown) and bills nothing: the caller is told to retry rather
+      // than handed booleans the spec promises but DNS never gave (docs/api-decisions.md).
+      if (data.valid && data.mx_found === null) {
+        throw new ApiError("SERVER_ERROR", "The DNS resolver did not answer, so nothing was decided or billed. Retry shortly.");
+      }
       return ok(c, data, { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit });
     },
   );

@@ -31,12 +31,15 @@ export function suppressionRoutes(product: Product) {
       const { rows, total } = await listSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, q.page, value === undefined ? undefined : product.normalize(value));
       return ok(c, { suppressions: rows.map(view) }, { page: q.page, per_page: PER_PAGE, total });
     })
-    .post(base, describe({ tag: "Lists", summary: "Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`", status: 201, response: z.object({ added: z.int(), invalid: z.array(z.string()) }) }), secretKey({ scope }), jsonBody(values.extend({ reason: z.string().min(1).max(64).optional() })), async (c) => {
+    .post(base, describe({ tag: "Lists", summary: "Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`", status: 201, response: z.object({ added: z.int(), invalid: z.array(z.string()), test_values: z.array(z.string()) }) }), secretKey({ scope }), jsonBody(values.extend({ reason: z.string().min(1).max(64).optional() })), async (c) => {
       const body = c.req.valid("json") as Record<string, unknown> & { reason?: string };
-      const manual = listed(body).map((input) => ({ input, entry: lists.manual(input) }));
+      const inputs = listed(body);
+      const samples = inputs.filter((input) => product.isSample(input));
+      const manual = inputs.filter((input) => !product.isSample(input)).map((input) => ({ input, entry: lists.manual(input) }));
       const entries = [...new Map(manual.flatMap((m) => (m.entry ? [[m.entry.key, { ...m.entry, reason: body.reason ?? "manual" }] as const] : []))).values()];
       const added = await addSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, entries, Date.now());
-      return ok(c, { added, invalid: manual.filter((m) => !m.entry).map((m) => String(m.input)) }, {}, 201);
+      const spelled = (input: unknown) => (typeof input === "string" ? input : JSON.stringify(input));
+      return ok(c, { added, invalid: manual.filter((m) => !m.entry).map((m) => spelled(m.input)), test_values: samples.map(spelled) }, {}, 201);
     })
     .on("DELETE", base, describe({ tag: "Lists", summary: "Take values off the suppression list", response: z.object({ removed: z.int() }) }), secretKey({ scope }), jsonBody(values), async (c) => {
       const keys = listed(c.req.valid("json") as Record<string, unknown>).flatMap((input) => lists.manual(input)?.key ?? []);

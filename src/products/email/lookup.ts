@@ -30,11 +30,14 @@ export interface LookupAnswer {
   test: boolean;
 }
 
-/** The free signals that settle an answer before any handshake (spec, POST /email rule 1). */
+/**
+ * The free signals that settle an answer before any handshake (spec, POST /email rule 1). MX comes first when DNS
+ * answered; the lists and provider username rules need no DNS, so they settle an answer even when the resolver is
+ * unreachable, and only what they leave open stays undecided.
+ */
 function settledWithoutProbe(p: Prepared): { verdict: Verdict; reason: Reason } | null {
-  if (!p.facts.dnsAnswered) return null;
-  if (p.facts.nullMx) return { verdict: "undeliverable", reason: "null_mx" };
-  if (!p.facts.mxFound) return { verdict: "undeliverable", reason: "no_mx" };
+  if (p.facts.dnsAnswered && p.facts.nullMx) return { verdict: "undeliverable", reason: "null_mx" };
+  if (p.facts.dnsAnswered && !p.facts.mxFound) return { verdict: "undeliverable", reason: "no_mx" };
   // A known misspelling is reported as such even when lists also call it disposable: the correction is what helps.
   if (p.typo.typoSquat) return { verdict: "risky", reason: "typo_domain" };
   if (p.disposable) return { verdict: "risky", reason: "disposable" };
