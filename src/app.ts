@@ -33,7 +33,7 @@ app.route("/api/v1", emailRoutes);
 app.route("/api/v1", entityRoutes);
 app.route("/api/v1", productEngineRoutes());
 app.route("/api/v1", statusRoutes);
-app.route("/api/v1", webhookRoutes((name) => productNamed(name)?.bulk?.sampleCounts ?? null));
+app.route("/api/v1", webhookRoutes(productNamed));
 
 app.use("/admin/v1/*", adminToken());
 app.route("/admin/v1", adminAccountRoutes);

@@ -1,10 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { EVENTS, sampleBody } from "../src/engines/webhooks/events";
+import { EVENTS } from "../src/engines/webhooks/events";
+import { sampleBody } from "../src/engines/webhooks/samples";
+import { productNamed } from "../src/products/registry";
 import { mintSecret } from "../src/engines/webhooks/secret";
 import { OLD_SIGNATURE_UNTIL, sign, signatureHeaders } from "../src/platform/webhooks";
 import { isPrivateAddress } from "../src/platform/private-addresses";
-import { anotherKey, call, createAccount, json } from "./helpers";
+import { anotherKey, call, createAccount, json, lookupEmail } from "./helpers";
 import { receivedAt, WebhookVerifier } from "./webhook-receiver";
 
 interface TestDelivery {
@@ -109,14 +111,14 @@ describe("POST /api/v1/webhooks/test", () => {
 
 describe("sample bodies", () => {
   it.each(EVENTS)("%s: a fixed body starting with test: true that names its event", (event) => {
-    const body = sampleBody(event, { deliverable: 1, risky: 0, undeliverable: 1 });
+    const body = sampleBody(event, productNamed);
     expect(body.startsWith('{"test":true,')).toBe(true);
     expect(JSON.parse(body)).toMatchObject({ test: true, event });
-    expect(sampleBody(event, { deliverable: 1, risky: 0, undeliverable: 1 })).toBe(body);
+    expect(sampleBody(event, productNamed)).toBe(body);
   });
 
-  it("a bulk finished sample carries the counters passed for its product", () => {
-    expect(JSON.parse(sampleBody("bulk_email_job.finished", { deliverable: 1, risky: 0, undeliverable: 1 })).job).toMatchObject({
+  it("a bulk finished sample carries its product's counters", () => {
+    expect(JSON.parse(sampleBody("bulk_email_job.finished", productNamed)).job).toEqual({
       id: 1,
       status: "completed",
       total: 2,
@@ -126,15 +128,22 @@ describe("sample bodies", () => {
       undeliverable: 1,
       credits_used: 1,
       stopped_reason: null,
+      finished_at: "2026-01-01T00:00:00.000Z",
     });
-    const phone = JSON.parse(sampleBody("bulk_phone_job.finished", { valid: 2, invalid: 1 })).job;
-    expect(phone).toMatchObject({ total: 3, processed: 3, valid: 2, invalid: 1 });
-    expect(phone).not.toHaveProperty("deliverable");
   });
 
-  it("a phone monitor sample adds flags; other monitor samples do not", () => {
-    expect(JSON.parse(sampleBody("phone_monitor.run", {}))).toMatchObject({ flags: {}, changes: [] });
-    expect(JSON.parse(sampleBody("ip_monitor.run", {}))).not.toHaveProperty("flags");
+  it("email.settled carries a whole email result, field for field what a real callback carries", async () => {
+    const acct = await createAccount({ pack: 1 });
+    const real = await lookupEmail(acct.key, { email: "alice@acme.example" });
+    const sample = JSON.parse(sampleBody("email.settled", productNamed));
+    expect(Object.keys(sample.data).sort()).toEqual(Object.keys(real.body.data).sort());
+    expect(Object.keys(sample)).toEqual(["test", "event", "request_id", "attempt", "settled", "data", "meta"]);
+  });
+
+  it("entity_monitor.run carries the summary a real run carries", async () => {
+    const sample = JSON.parse(sampleBody("entity_monitor.run", productNamed));
+    expect(Object.keys(sample.summary)).toEqual(["checked", "found", "changed", "new_baselines", "credits_used", "stopped_reason"]);
+    expect(Object.keys(sample.monitor)).toEqual(["id", "name", "cadence", "last_run_at", "next_run_at"]);
   });
 
   it("mints whsec_ secrets of 32 base62 characters, a new one each time", () => {

@@ -3,7 +3,9 @@ import { z } from "zod";
 import { secretKey } from "../auth/secret-key";
 import { deliveryConfig } from "../engines/webhooks/config";
 import { assertWebhookUrl } from "../http/webhook-url";
-import { bulkEventProduct, EVENTS, sampleBody } from "../engines/webhooks/events";
+import { EVENTS } from "../engines/webhooks/events";
+import { sampleBody } from "../engines/webhooks/samples";
+import type { Product } from "../engines/product";
 import { mintSecret } from "../engines/webhooks/secret";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
@@ -12,18 +14,15 @@ import { enforceLimit } from "../limits/limiter";
 import { deliver } from "../platform/webhooks";
 import type { AppEnv } from "../types";
 
-/** The sample counters of a finished event for a product without bulk counters of its own: email's. */
-const FALLBACK_COUNTERS: Record<string, number> = { deliverable: 1, risky: 0, undeliverable: 1 };
-
 const testBody = z.object({ url: z.url().max(2048), event: z.enum(EVENTS) });
 
 const keyId = (c: Context<AppEnv>) => (c.var.principal?.kind === "secret" ? c.var.principal.keyId : "");
 
 /**
- * `POST /webhooks/test`. `countersFor(product)` gives the counters a product's `bulk_<product>_job.finished` sample
- * carries (null when the product has none yet); it is a parameter so this route needs no product registry.
+ * `POST /webhooks/test`. The body is built like the event's real delivery (engines/webhooks/samples.ts); the product
+ * registry is passed in so this route needs none.
  */
-export function webhookRoutes(countersFor: (product: string) => Record<string, number> | null) {
+export function webhookRoutes(productNamed: (name: string) => Product | undefined) {
   return new Hono<AppEnv>().post(
     "/webhooks/test",
     describe({
@@ -49,8 +48,7 @@ export function webhookRoutes(countersFor: (product: string) => Record<string, n
       await enforceLimit(c.env, "testWebhookKey", keyId(c));
       // Minted per call and stored nowhere: a test delivery has no owner to keep it for.
       const secret = mintSecret();
-      const product = bulkEventProduct(event);
-      const body = sampleBody(event, product === null ? {} : (countersFor(product) ?? FALLBACK_COUNTERS));
+      const body = sampleBody(event, productNamed);
       // The caller waits for the outcome, so this is the one delivery made inside a request rather than via the outbox.
       const result = await deliver(url, body, secret, deliveryConfig(c.env));
       const { signature } = result;

@@ -15,8 +15,14 @@ const SLICE_MS = 20_000;
 
 export type ProductLookup = (name: string) => Product | undefined;
 
-/** The finished event exactly as first delivered; frozen in the outbox so redeliveries send the same bytes. */
-function finishedBody(row: JobRow): string {
+/** The fields of a run its finished event reports. */
+export type FinishedFields = Pick<JobRow, "id" | "product" | "status" | "total" | "processed" | "counts" | "creditsUsed" | "stoppedReason" | "finishedAt">;
+
+/**
+ * The finished event exactly as first delivered; frozen in the outbox so redeliveries send the same bytes. Test
+ * deliveries are built by this function too (engines/webhooks/samples.ts).
+ */
+export function finishedBody(row: FinishedFields): string {
   const job = {
     id: row.id,
     status: row.status,

@@ -89,7 +89,12 @@ const tallies = <In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>
   Object.fromEntries(Object.entries(shape.tally ?? {}).map(([name, holds]) => [name, items.filter((item) => holds(item.data)).length]));
 
 /** The posted body: `{event, monitor: {id, name, cadence, last_run_at, next_run_at}, summary, changes}`. */
-export function runBody(product: Pick<Product, "name">, monitor: MonitorRow, summary: RunSummary, changes: EntryChanges[]): string {
+export function runBody(
+  product: Pick<Product, "name">,
+  monitor: Pick<MonitorRow, "id" | "name" | "cadence" | "lastRunAt" | "nextRunAt">,
+  summary: RunSummary,
+  changes: EntryChanges[],
+): string {
   const { id, name, cadence } = monitor;
   return JSON.stringify({
     event: runEvent(product),

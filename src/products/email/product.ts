@@ -6,7 +6,7 @@ import { DEFAULT_TIMEOUT_SECONDS, emailConfig, type EmailExtra } from "./config"
 import { extractAddress } from "./extract";
 import { lookupAddresses } from "./lookup";
 import type { EmailResult, Outcome } from "./result";
-import { recheck, type RecheckMessage } from "./settle";
+import { recheck, settledSample, type RecheckMessage } from "./settle";
 import { isConfirmed, recallMailboxes, rememberMailboxes } from "./store";
 import { parseAddress } from "./syntax";
 import { cannedAnswer } from "./test-addresses";
@@ -107,6 +107,7 @@ export const email: Product<string, EmailResult> = {
     sampleCounts: { deliverable: 1, risky: 0, undeliverable: 1 },
   },
   messages: { recheck: (env, message) => recheck(env, message as RecheckMessage) },
+  sampleEvents: { "email.settled": settledSample },
   isSample: isTestAddress,
   datasets: ["rfc-5322-syntax", "live-dns", "disposable-domains", "role-addresses", "free-provider-domains", "typo-domains", "provider-username-rules", "mx-provider-patterns", "rdap-registration", "mailbox-smtp", "suppression-list", "test-addresses"],
 };

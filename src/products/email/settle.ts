@@ -2,6 +2,8 @@ import { creditsStub } from "../../engines/credits/credits";
 import { walk } from "../../engines/walk/walk";
 import { enqueueDelivery } from "../../engines/webhooks/outbox";
 import { email } from "./product";
+import type { EmailResult } from "./result";
+import { cannedAnswer } from "./test-addresses";
 
 /**
  * Settling an unverified answer (spec, Verdicts and Events): when a lookup with `callback_url` answers unverified, it is
@@ -39,22 +41,33 @@ export async function scheduleRecheck(env: Env, message: Omit<RecheckMessage, "t
   await env.JOBS.send(next, { delaySeconds: recheckDelays(env)[attempt - 1] });
 }
 
+/** The `email.settled` body; test deliveries (`settledSample`) are built by it too. */
+function settledEvent(requestId: string, attempt: number, settled: boolean, data: EmailResult | null, meta: Record<string, unknown>) {
+  return { event: "email.settled", request_id: requestId, attempt, settled, data, meta };
+}
+
 async function settledBody(env: Env, m: RecheckMessage): Promise<Record<string, unknown> | null> {
   const payer = { accountId: m.accountId, keyId: m.keyId, dailyCreditCap: m.dailyCreditCap };
   const options = { refresh: true, maxAgeSeconds: null, honorSuppressions: false, extra: { timeout: m.timeout, skipUncertainReuse: true } };
   const operationId = `${m.requestId}:recheck${m.attempt}`;
   const run = await walk(email, { env, payer, requestId: operationId, operationId, inputs: [m.email], options });
-  const base = { event: "email.settled", request_id: m.requestId, attempt: m.attempt };
   if (run.refused) {
     const remaining = (await creditsStub(env, m.accountId).snapshot()).available;
     const meta = { credits_used: 0, credits_remaining: remaining, cache_hit: false, fair_use_billed: false, stopped_reason: "insufficient_credits" };
-    return { ...base, settled: false, data: null, meta };
+    return settledEvent(m.requestId, m.attempt, false, null, meta);
   }
   const { data, meta } = run.items[0]!;
   const settled = data.reason !== "unverified";
   if (!settled && m.attempt < RECHECK_DELAYS_S.length) return null;
   const callbackMeta = { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit, fair_use_billed: meta.fair_use_billed };
-  return { ...base, settled, data, meta: callbackMeta };
+  return settledEvent(m.requestId, m.attempt, settled, data, callbackMeta);
+}
+
+/** The sample `email.settled` of a test delivery: the canned answer of deliverable@service.test, settled at attempt 1. */
+export function settledSample(): string {
+  const data = cannedAnswer("deliverable", "service.test", "deliverable@service.test");
+  const meta = { credits_used: 0, credits_remaining: 0, cache_hit: false, fair_use_billed: false };
+  return JSON.stringify(settledEvent("req_test", 1, true, data, meta));
 }
 
 /** One re-check: settles and calls back, or schedules the next re-check while there is one. */
