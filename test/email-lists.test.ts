@@ -6,6 +6,23 @@ import { anotherKey, bearer, call, createAccount, json, lookupEmail } from "./he
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 describe("suppressions", () => {
+  it("answers a suppressed or repeated address with the caller's own spelling, not the stored one", async () => {
+    const acct = await createAccount({ pack: 5 });
+    await call("/api/v1/email/suppressions", json({ emails: ["Carol@acme.example"] }, auth(acct.key)));
+    const batch = await call<{ results: { data: { email: string; reason: string } }[] }>(
+      "/api/v1/email/batch",
+      json({ emails: ["carol@acme.example", "CAROL@ACME.EXAMPLE", "Alice@acme.example", "alice@acme.example"] }, auth(acct.key)),
+    );
+    expect(batch.body.data.results.map((r) => [r.data.email, r.data.reason])).toEqual([
+      ["carol@acme.example", "suppressed"],
+      ["CAROL@acme.example", "suppressed"],
+      ["Alice@acme.example", null],
+      ["alice@acme.example", null],
+    ]);
+    const repeat = await lookupEmail<{ email: string }>(acct.key, { email: "ALICE@acme.example" });
+    expect([repeat.body.data.email, repeat.body.meta.cache_hit]).toEqual(["ALICE@acme.example", true]);
+  });
+
   it("never suppresses a test address: it comes back in test_values and keeps its canonical answer", async () => {
     const acct = await createAccount({ pack: 5 });
     const added = await call("/api/v1/email/suppressions", json({ emails: ["undeliverable+x@service.test", "carol@acme.example"] }, auth(acct.key)));

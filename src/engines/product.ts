@@ -132,6 +132,8 @@ export interface Product<In = unknown, Out = unknown> {
   history?: HistoryShape<Out>;
   bulk?: BulkShape<Out>;
   monitor?: MonitorShape<In, Out>;
+  /** The answer as this input spelled its value, when one answer serves several spellings of a key (email: `email`). */
+  asAsked?(result: Out, input: In): Out;
   /** Sample bodies of the product's own events for test deliveries (email: `email.settled`), built like the real ones. */
   sampleEvents?: Partial<Record<string, () => string>>;
   /** Queue messages the product handles itself, by `type` (email: `recheck`, its settling re-checks). */

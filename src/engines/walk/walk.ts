@@ -82,7 +82,7 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   // With one unit per credit every item's charge is known before settling, so settling and remembering overlap.
   const settling = settle(credits, paid, request);
   const perItem = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
-  const items = buildItems(plan.keyOf, plan.uniques, paid, perItem, request.inputs);
+  const items = buildItems(product, plan.keyOf, plan.uniques, paid, perItem, request.inputs);
   const [settled] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, items, now) : null]);
   return {
     items,
@@ -106,7 +106,7 @@ async function settle<In, Out>(credits: Credits, paid: Paid<In, Out>, request: W
   return credits.settle(paid.holdId, { units, usage, ...(request.operationId ? { operationId: request.operationId } : {}) });
 }
 
-function buildItems<In, Out>(keyOf: string[], uniques: Unique<In, Out>[], paid: Paid<In, Out>, credits: number[], inputs: In[]): WalkItem<In, Out>[] {
+function buildItems<In, Out>(product: Product<In, Out>, keyOf: string[], uniques: Unique<In, Out>[], paid: Paid<In, Out>, credits: number[], inputs: In[]): WalkItem<In, Out>[] {
   const byKey = new Map(uniques.map((u) => [u.key, u]));
   const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
   const seen = new Set<string>();
@@ -116,7 +116,9 @@ function buildItems<In, Out>(keyOf: string[], uniques: Unique<In, Out>[], paid: 
     const first = !seen.has(u.key);
     seen.add(u.key);
     const answered = fresh.get(u.key);
-    const data = u.free ? u.free.result : u.looked!.result;
+    const answer = u.free ? u.free.result : u.looked!.result;
+    // One answer serves every spelling of a key (copies, repeats, suppressions): each caller sees its own spelling.
+    const data = product.asAsked ? product.asAsked(answer, inputs[index]!) : answer;
     items.push({
       index,
       input: inputs[index]!,

@@ -25,6 +25,12 @@ export function emailKey(input: string): string {
   return parsed ? normalizeAddress(parsed.local, parsed.domain).normalizedEmail : `malformed:${email}`;
 }
 
+/** A stored answer (repeat, suppression, a copy in the batch) names the address as this caller wrote it. */
+export function asAsked(result: EmailResult, input: string): EmailResult {
+  const parsed = result.syntax_valid ? parseAddress(extractAddress(input)) : null;
+  return parsed ? { ...result, email: `${parsed.local}@${parsed.domain}` } : result;
+}
+
 /** The sandbox answers only the six test addresses (plus-tags allowed). */
 export function isTestAddress(input: string): boolean {
   const parsed = parseAddress(extractAddress(input));
@@ -69,6 +75,7 @@ export const email: Product<string, EmailResult> = {
   unitsPerCredit: 1,
   cost: "remote",
   normalize: emailKey,
+  asAsked,
   async local(input) {
     const address = extractAddress(input);
     const parsed = parseAddress(address);
