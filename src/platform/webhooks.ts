@@ -77,6 +77,19 @@ export interface AttemptResult extends DeliveryResult {
   retryable: boolean;
 }
 
+const FAILURES: [RegExp, string][] = [
+  [/refused/i, "Connection failed: refused by the receiver"],
+  [/lost|reset|closed|disconnect|hang ?up/i, "Connection failed: dropped before an answer"],
+  [/dns|resolv|not ?found|getaddrinfo/i, "Connection failed: host not found"],
+  [/tls|ssl|certificate|handshake/i, "Connection failed: TLS handshake failed"],
+];
+
+/** A plain reason for a failed connection: the runtime's own messages (`internal error; reference = ...`) stay in logs. */
+function connectionFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return FAILURES.find(([pattern]) => pattern.test(message))?.[1] ?? "Connection failed";
+}
+
 /** The detail of a delivery refused because the destination is private or reserved. */
 export const PRIVATE_REFUSAL = "Refused: private address";
 
@@ -120,7 +133,7 @@ export async function postOnce(url: string, body: string, secret: string, config
     return { delivered, statusCode: response.status, detail: String(response.status), signature, retryable: response.status >= 500 };
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    const detail = timedOut ? `Timed out after ${timeoutMs} ms` : `Connection failed: ${err instanceof Error ? err.message : String(err)}`;
+    const detail = timedOut ? `Timed out after ${timeoutMs} ms` : connectionFailure(err);
     return { delivered: false, statusCode: 0, detail, signature, retryable: true };
   }
 }
