@@ -105,6 +105,7 @@ function help() {
       ...lines,
       "  help",
       "",
+      "Options: --get PATH before the command prints one field of the response (e.g. --get data.id).",
       "Environment: ADMIN_URL (default http://127.0.0.1:8787), ADMIN_TOKEN (default: from .dev.vars).",
       "Prints the JSON response; exit status 1 on an error response, 2 on a usage error.",
     ].join("\n"),
@@ -121,7 +122,11 @@ function required(values, name) {
   return values[name];
 }
 
-const [name, ...rest] = process.argv.slice(2);
+// `--get data.id` (before the command) prints just that field of the response, for shell scripts.
+const argv = process.argv.slice(2);
+const getAt = argv[0] === "--get" ? argv[1] : undefined;
+if (argv[0] === "--get" && !getAt) usage("--get needs a field path such as data.id");
+const [name, ...rest] = getAt ? argv.slice(2) : argv;
 if (!name || name === "help" || name === "--help" || name === "-h") {
   help();
   process.exit(name ? 0 : 2);
@@ -154,7 +159,9 @@ try {
 }
 const out = typeof response.body === "string" ? response.body : JSON.stringify(response.body, null, 2);
 if (response.body?.success === true) {
-  console.log(out);
+  const picked = getAt?.split(".").reduce((value, key) => value?.[key], response.body);
+  if (getAt && picked === undefined) usage(`the response has no ${getAt}`);
+  console.log(getAt ? (typeof picked === "string" ? picked : JSON.stringify(picked)) : out);
 } else {
   console.error(`HTTP ${response.status}`);
   console.error(out);

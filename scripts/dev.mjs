@@ -8,6 +8,9 @@
 //   4. once /healthz and the sidecars answer: the demo account and its keys via the operator API, stored in
 //      .dev-demo.json and reused on later runs while the local data still has the account
 //
+// `npm run dev -- --offline` also starts the tests' stand-ins for the public internet (DNS over HTTPS, RDAP, an SMTP
+// server; test/fixtures/offline-internet.ts) on SIDECAR_PORT+1..+3 and points the Worker and the sidecar at them.
+//
 // Ctrl-C / SIGTERM are forwarded to wrangler; the sidecars are stopped with it; this process exits with wrangler's
 // exit code.
 import { loadSamples } from "./import-register.mjs";
@@ -41,6 +44,9 @@ const SANDBOX_KEY = "sk_test_public_sandbox";
 const SIDECAR_PORT = Number(process.env.SIDECAR_PORT || 8025);
 const SIDECAR_URL = `http://127.0.0.1:${SIDECAR_PORT}`;
 
+const OFFLINE = process.argv.includes("--offline");
+const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3 };
+
 const isPort = (port) => Number.isInteger(port) && port >= 1 && port <= 65535;
 if (!isPort(PORT)) fail(`PORT must be a port number, got ${process.env.PORT}`);
 if (!isPort(SIDECAR_PORT)) fail(`SIDECAR_PORT must be a port number, got ${process.env.SIDECAR_PORT}`);
@@ -70,14 +76,37 @@ const SIDECARS = [
   {
     name: "smtp",
     script: "workers/smtp-sidecar/server.mjs",
-    env: { SIDECAR_SECRET: SMTP_SIDECAR_SECRET, SIDECAR_PORT: String(SIDECAR_PORT), SIDECAR_HOST: "127.0.0.1" },
+    env: {
+      SIDECAR_SECRET: SMTP_SIDECAR_SECRET,
+      SIDECAR_PORT: String(SIDECAR_PORT),
+      SIDECAR_HOST: "127.0.0.1",
+      // Offline, every MX is the stand-in SMTP server on loopback.
+      ...(OFFLINE ? { SMTP_PORT: String(OFFLINE_PORTS.OFFLINE_SMTP_PORT), SIDECAR_ALLOW_LOOPBACK: "1" } : {}),
+    },
     healthUrl: `${SIDECAR_URL}/healthz`,
     wranglerArgs: ["--var", `SMTP_SIDECAR_URL:${SIDECAR_URL}`],
   },
+  ...(OFFLINE ? [await offlineInternet()] : []),
 ];
+
+/** The offline stand-ins, bundled from TypeScript (esbuild) into .wrangler/ and started like any other sidecar. */
+async function offlineInternet() {
+  const { build } = await import("esbuild");
+  const script = ".wrangler/offline-internet.mjs";
+  await build({ entryPoints: [join(ROOT, "test/fixtures/offline-internet.ts")], outfile: join(ROOT, script), bundle: true, platform: "node", format: "esm", packages: "external", logLevel: "warning" });
+  const doh = `http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_DOH_PORT}/dns-query`;
+  return {
+    name: "offline-internet",
+    script,
+    env: Object.fromEntries(Object.entries(OFFLINE_PORTS).map(([name, port]) => [name, String(port)])),
+    healthUrl: `${doh}?name=acme.example&type=MX`,
+    wranglerArgs: ["--var", `DOH_URL:${doh}`, "--var", `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`],
+  };
+}
 
 await assertPortFree(PORT).catch((err) => fail(err.message));
 await assertPortFree(SIDECAR_PORT, "SIDECAR_PORT").catch((err) => fail(err.message));
+if (OFFLINE) for (const [name, port] of Object.entries(OFFLINE_PORTS)) await assertPortFree(port, name).catch((err) => fail(err.message));
 console.log("[dev] applying D1 migrations to the local database");
 await applyMigrations().catch((err) => fail(err.message));
 
@@ -229,10 +258,17 @@ function printDemo(demo) {
       `  Publishable key   ${demo.publishable_key}  (${demo.publishable_key_id}, allowed domain: localhost)`,
       `  Sandbox key       ${SANDBOX_KEY}  (documented sample lookups only; switch: npm run admin -- sandbox on|off)`,
       `  SMTP sidecar      ${SIDECAR_URL}  (SIDECAR_PORT; secret: SMTP_SIDECAR_SECRET in .dev.vars)`,
-      `                    Mailbox checks go through it: it dials port ${process.env.SMTP_PORT || 25} of each MX. Most dev machines and`,
-      `                    networks block outbound port 25: real addresses then come back risky/unverified (after up to`,
-      `                    the lookup's timeout), not as errors. deliverable@service.test and the other test addresses`,
-      `                    answer without DNS or SMTP.`,
+      ...(OFFLINE
+        ? [
+            `  Offline           DNS, RDAP and SMTP are local stand-ins (SIDECAR_PORT+1..+3): try alice@acme.example (deliverable,`,
+            `                    1 credit, then a free repeat), nobody@acme.example, z@catchall.example; docs/offline.md lists them.`,
+          ]
+        : [
+            `                    Mailbox checks go through it: it dials port ${process.env.SMTP_PORT || 25} of each MX. Most dev machines and`,
+            `                    networks block outbound port 25: real addresses then come back risky/unverified (after up to`,
+            `                    the lookup's timeout), not as errors. Without internet, \`npm run dev -- --offline\` answers`,
+            `                    sample domains locally. deliverable@service.test and the other test addresses need neither.`,
+          ]),
       "",
       `  Try it:  curl -H "Authorization: Bearer ${demo.secret_key}" ${BASE_URL}/api/v1/account`,
       `  Operator API:  npm run admin -- help   (token: ADMIN_TOKEN in .dev.vars)`,
