@@ -14,6 +14,7 @@
 // Ctrl-C / SIGTERM are forwarded to wrangler; the sidecars are stopped with it; this process exits with wrangler's
 // exit code.
 import { loadSamples } from "./import-register.mjs";
+import { quietOutsideFailures } from "./lib/quiet-failures.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -125,7 +126,9 @@ const sidecars = SIDECARS.map((sidecar) => {
 });
 
 console.log(`[dev] starting wrangler dev on ${BASE_URL}`);
-const wrangler = startWranglerDev({ port: PORT, extraArgs: SIDECARS.flatMap((sidecar) => sidecar.wranglerArgs ?? []) });
+const wrangler = startWranglerDev({ port: PORT, extraArgs: SIDECARS.flatMap((sidecar) => sidecar.wranglerArgs ?? []), stdio: "pipe" });
+quietOutsideFailures(wrangler.stdout, process.stdout);
+quietOutsideFailures(wrangler.stderr, process.stderr);
 
 wrangler.on("exit", async (code, signal) => {
   shuttingDown = true;
