@@ -1,5 +1,5 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { SIDECAR_SECRET } from "./test/fixtures/constants.ts";
 
 export default defineConfig({
@@ -33,6 +33,7 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "test/e2e/**"],
           globalSetup: ["./test/fixtures/global-setup.ts"],
           setupFiles: ["./test/setup.ts"],
         },
@@ -43,6 +44,18 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["workers/**/*.test.{ts,mjs}", "datasets/**/*.test.{ts,mjs}", "scripts/**/*.test.{ts,mjs}"],
+        },
+      },
+      {
+        // Against a running local API (`wrangler dev`, as `npm run dev` starts it): the widget in headless Chromium,
+        // the TypeScript client, and the generated client types against the served OpenAPI document.
+        test: {
+          name: "e2e",
+          environment: "node",
+          include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["./test/e2e/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
     ],
