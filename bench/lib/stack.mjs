@@ -14,13 +14,12 @@ const RESULTS_DIR = join(ROOT, "bench", "results");
  */
 export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
   const persistTo = join(dir, "state");
-  console.log(`[bench] migrating a fresh local database in ${persistTo}`);
   let script;
   if (frozen) {
     script = await bundleWorker(join(dir, "bundle"));
     console.log("[bench] bundled the Worker (edits to the repository during the run do not restart it; BENCH_FROZEN=0 runs from src/)");
   }
-  console.log(`[bench] starting wrangler dev (output in bench/results/${log})`);
+  console.log(`[bench] starting wrangler dev on a fresh local database in ${persistTo} (output in bench/results/${log})`);
   const logFd = openSync(join(RESULTS_DIR, log), "w");
   const { base } = await startLocalWorker({
     persistTo,
