@@ -63,6 +63,8 @@ export default defineConfig({
           globalSetup: ["./test/e2e/global-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // What a person sees arrives after the widget's debounce and a real lookup: give a busy machine time.
+          expect: { poll: { timeout: 15_000 } },
         },
       },
     ],
