@@ -126,7 +126,8 @@ const sidecars = SIDECARS.map((sidecar) => {
 });
 
 console.log(`[dev] starting wrangler dev on ${BASE_URL}`);
-const wrangler = startWranglerDev({ port: PORT, extraArgs: SIDECARS.flatMap((sidecar) => sidecar.wranglerArgs ?? []), stdio: "pipe" });
+// WIDGET_DEMO: wrangler.toml's [build] step adds the widget's demo page (/demo) to the static assets.
+const wrangler = startWranglerDev({ port: PORT, env: { WIDGET_DEMO: "1" }, extraArgs: SIDECARS.flatMap((sidecar) => sidecar.wranglerArgs ?? []), stdio: "pipe" });
 quietOutsideFailures(wrangler.stdout, process.stdout);
 quietOutsideFailures(wrangler.stderr, process.stderr);
 
@@ -260,6 +261,8 @@ function printDemo(demo) {
       `  Secret key        ${demo.secret_key}  (${demo.secret_key_id}, all scopes)`,
       `  Publishable key   ${demo.publishable_key}  (${demo.publishable_key_id}, allowed domain: localhost)`,
       `  Sandbox key       ${SANDBOX_KEY}  (documented sample lookups only; switch: npm run admin -- sandbox on|off)`,
+      `  Widget demo       http://localhost:${PORT}/demo?key=${demo.publishable_key}`,
+      `                    (the sign-up form widget, /widget/v1/verify.js; edits under widget/ rebuild it)`,
       `  SMTP sidecar      ${SIDECAR_URL}  (SIDECAR_PORT; secret: SMTP_SIDECAR_SECRET in .dev.vars)`,
       ...(OFFLINE
         ? [

@@ -4,6 +4,7 @@ import { handleJobMessages, type JobMessage } from "./queue";
 
 export { AccountCredits } from "../durable-objects/account-credits";
 export { RateLimiter } from "../durable-objects/rate-limiter";
+export { SmtpSidecar } from "../durable-objects/smtp-sidecar";
 
 export default {
   fetch: app.fetch,

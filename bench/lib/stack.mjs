@@ -1,7 +1,7 @@
 // The Worker on a fresh local stack, as every benchmark starts it.
 import { openSync } from "node:fs";
 import { join } from "node:path";
-import { applyMigrations, bundleWorker, freePort, ROOT, startWranglerDev, waitForHttp } from "../../scripts/lib/local.mjs";
+import { bundleWorker, ROOT, startLocalWorker } from "../../scripts/lib/local.mjs";
 
 const RESULTS_DIR = join(ROOT, "bench", "results");
 
@@ -14,25 +14,21 @@ const RESULTS_DIR = join(ROOT, "bench", "results");
  */
 export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
   const persistTo = join(dir, "state");
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  console.log(`[bench] migrating a fresh local database in ${persistTo}`);
-  await applyMigrations({ persistTo, quiet: true });
   let script;
   if (frozen) {
     script = await bundleWorker(join(dir, "bundle"));
     console.log("[bench] bundled the Worker (edits to the repository during the run do not restart it; BENCH_FROZEN=0 runs from src/)");
   }
-  console.log(`[bench] starting wrangler dev on ${base} (output in bench/results/${log})`);
+  console.log(`[bench] starting wrangler dev on a fresh local database in ${persistTo} (output in bench/results/${log})`);
   const logFd = openSync(join(RESULTS_DIR, log), "w");
-  const child = startWranglerDev({
-    port,
+  const { base } = await startLocalWorker({
     persistTo,
+    vars,
     script,
     stdio: logFd,
-    extraArgs: [...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--log-level", logLevel],
+    extraArgs: ["--log-level", logLevel],
+    track: (child) => track({ child, logFd }),
   });
-  track({ child, logFd });
-  await waitForHttp(`${base}/healthz`, { child, timeoutMs: 120_000 });
+  console.log(`[bench] wrangler dev answers on ${base}`);
   return { base };
 }

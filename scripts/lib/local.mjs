@@ -131,16 +131,37 @@ export async function bundleWorker(outDir) {
  * and without watching wrangler.toml / .dev.vars either (WRANGLER_CI_DISABLE_CONFIG_WATCHING): edits to the
  * repository during the run do not restart the Worker.
  */
-export function startWranglerDev({ port, persistTo, script, extraArgs = [], stdio = "inherit" }) {
+export function startWranglerDev({ port, persistTo, script, extraArgs = [], stdio = "inherit", env = {} }) {
   const args = ["dev", ...(script ? [script, "--no-bundle", "--config", join(ROOT, "wrangler.toml")] : [])];
   args.push("--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", ...extraArgs);
   if (persistTo) args.push("--persist-to", persistTo);
   return spawn(process.execPath, [WRANGLER_BIN, ...args], {
     cwd: ROOT,
-    env: wranglerEnv(script ? { WRANGLER_CI_DISABLE_CONFIG_WATCHING: "true" } : {}),
+    env: wranglerEnv({ ...(script ? { WRANGLER_CI_DISABLE_CONFIG_WATCHING: "true" } : {}), ...env }),
     detached: true,
     stdio: ["ignore", stdio, stdio],
   });
+}
+
+/**
+ * A Worker of its own for a tool or a test run, next to whatever `npm run dev` is doing: migrates the local database
+ * under `persistTo`, starts `wrangler dev` on free ports (HTTP and inspector) with `vars` (which win over .dev.vars) and
+ * `env` for wrangler itself, and waits for /healthz. `track(child)` gets the child as soon as it exists, so the caller
+ * can stop it (stopProcess) even if start-up fails. Other options as startWranglerDev.
+ * @param {{ persistTo: string, vars?: Record<string, string>, env?: Record<string, string>, script?: string,
+ *   stdio?: "ignore" | "inherit" | number, extraArgs?: string[],
+ *   track?: (child: import("node:child_process").ChildProcess) => void }} options
+ * @returns {Promise<{ base: string, child: import("node:child_process").ChildProcess }>}
+ */
+export async function startLocalWorker({ persistTo, vars = {}, env = {}, script, stdio = "ignore", extraArgs = [], track = () => {} }) {
+  await applyMigrations({ persistTo, quiet: true });
+  const [port, inspectorPort] = [await freePort(), await freePort()];
+  const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const child = startWranglerDev({ port, persistTo, script, stdio, env, extraArgs: [...varArgs, "--inspector-port", String(inspectorPort), ...extraArgs] });
+  track(child);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/healthz`, { child, timeoutMs: 120_000 });
+  return { base, child };
 }
 
 /**

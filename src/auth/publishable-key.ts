@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
 import { z } from "zod";
 import { database } from "../db/client";
 import { findKeyByHash, holderLeft } from "../db/keys";
@@ -17,6 +18,13 @@ export const publishableFields = {
 };
 
 const publishableBody = z.object(publishableFields);
+
+/**
+ * CORS for a browser endpoint: any page may ask (the key's allowed domains are checked against Origin afterwards), and
+ * it may read `Retry-After` (to back off after a 429) and `X-Request-Id`, which browsers hide cross-origin otherwise.
+ */
+export const browserCors = () =>
+  cors({ origin: (origin) => origin, allowMethods: ["POST"], allowHeaders: ["Content-Type"], exposeHeaders: ["Retry-After", "X-Request-Id"], maxAge: 600 });
 
 /** `*.example.com` covers subdomains of example.com; any other entry must equal the Origin's host. */
 export function originAllowed(origin: string | undefined, allowedDomains: readonly string[]): boolean {

@@ -41,6 +41,16 @@ export interface SidecarProbeResult {
 /** `url` in dev and tests (var SMTP_SIDECAR_URL); `fetcher` in production (the Container binding). */
 export type SidecarTarget = { url: string } | { fetcher: Pick<Fetcher, "fetch"> };
 
+/**
+ * Where probes go: SMTP_SIDECAR_URL when set (dev, tests, or a sidecar run outside Cloudflare), else the production
+ * Container (SMTP_SIDECAR, one named instance); null when neither exists, and every handshake is then unavailable.
+ */
+export function sidecarTarget(env: Pick<Env, "SMTP_SIDECAR_URL" | "SMTP_SIDECAR">): SidecarTarget | null {
+  if (env.SMTP_SIDECAR_URL) return { url: env.SMTP_SIDECAR_URL };
+  if (env.SMTP_SIDECAR) return { fetcher: env.SMTP_SIDECAR.get(env.SMTP_SIDECAR.idFromName("smtp-sidecar")) };
+  return null;
+}
+
 type WireResult = { address: string; outcome: SidecarOutcome; smtp_code: number | null; smtp_message: string | null };
 type WireResponse = { mx_host: string | null; catch_all: boolean | null; checked_at: string; results: WireResult[] };
 

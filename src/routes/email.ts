@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
-import { cors } from "hono/cors";
 import { z } from "zod";
-import { publishableFields, publishableKey } from "../auth/publishable-key";
+import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
 import { secretKey } from "../auth/secret-key";
 import { payerOf } from "../engines/credits/payer";
@@ -135,7 +134,7 @@ export const emailRoutes = new Hono<AppEnv>()
       );
     },
   )
-  .use("/email/public", cors({ origin: (origin) => origin, allowMethods: ["POST"], allowHeaders: ["Content-Type"], maxAge: 600 }))
+  .use("/email/public", browserCors())
   .post(
     "/email/public",
     describe({

@@ -1,4 +1,4 @@
-import { probeMailboxes, type SidecarTarget } from "../../platform/smtp-sidecar-client";
+import { probeMailboxes, sidecarTarget } from "../../platform/smtp-sidecar-client";
 import type { DnsConfig } from "./domain-facts";
 import type { MailboxProber } from "./lookup";
 
@@ -12,9 +12,9 @@ export interface EmailExtra {
   skipUncertainReuse?: boolean;
 }
 
-/** DNS and the SMTP sidecar from vars; without a sidecar every handshake answers `provider_unavailable`. */
+/** DNS and the SMTP sidecar from vars and bindings; without a sidecar every handshake answers `provider_unavailable`. */
 export function emailConfig(env: Env): { dns: DnsConfig; prober: (timeoutSeconds: number) => MailboxProber } {
-  const target: SidecarTarget | null = env.SMTP_SIDECAR_URL ? { url: env.SMTP_SIDECAR_URL } : null;
+  const target = sidecarTarget(env);
   return {
     dns: { dohUrl: env.DOH_URL, rdapBaseUrl: env.RDAP_BASE_URL || undefined },
     prober: (timeoutSeconds) => async (domain, mxHosts, addresses) => {

@@ -1,0 +1,48 @@
+// Builds the browser widget (widget/src, TypeScript) into the Worker's static assets, dist/public/:
+//   widget/v1/verify.js (+ .map)   the script sites embed
+//   _headers                       cache and CORS headers for it
+//   demo.html                      the demo sign-up form, only with WIDGET_DEMO=1 (`npm run dev` and the browser tests)
+// wrangler.toml's [build] runs this before every `wrangler dev` and `wrangler deploy`; `npm run build:widget` by hand.
+import { build } from "esbuild";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const ASSETS_DIR = join(ROOT, "dist", "public");
+/** The versioned path sites embed; a breaking change to the widget's options gets /widget/v2/. */
+export const WIDGET_PATH = "/widget/v1/verify.js";
+
+// Sites load the script on every page: an hour of caching keeps fixes flowing out the same day.
+const HEADERS = `/widget/*
+  Cache-Control: public, max-age=3600
+  Access-Control-Allow-Origin: *
+  X-Content-Type-Options: nosniff
+`;
+
+/** @returns {Promise<{ file: string, bytes: number, gzipBytes: number }>} */
+export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outDir = ASSETS_DIR } = {}) {
+  rmSync(outDir, { recursive: true, force: true });
+  const file = join(outDir, WIDGET_PATH);
+  await build({
+    entryPoints: [join(ROOT, "widget", "src", "verify.ts")],
+    outfile: file,
+    bundle: true,
+    minify: true,
+    format: "iife",
+    target: ["chrome100", "firefox100", "safari15"],
+    sourcemap: "linked",
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  writeFileSync(join(outDir, "_headers"), HEADERS);
+  if (demo) copyFileSync(join(ROOT, "widget", "demo.html"), join(outDir, "demo.html"));
+  const code = readFileSync(file);
+  return { file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const { bytes, gzipBytes } = await buildWidget();
+  console.log(`[widget] ${WIDGET_PATH}: ${bytes} bytes, ${gzipBytes} gzipped${process.env.WIDGET_DEMO === "1" ? " (+ /demo)" : ""}`);
+}

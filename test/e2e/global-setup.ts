@@ -1,0 +1,74 @@
+import { mkdirSync, mkdtempSync, openSync, closeSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
+import type { TestProject } from "vitest/node";
+import { ensureBrowser } from "../../scripts/browser.mjs";
+import { ROOT, startLocalWorker, stopProcess } from "../../scripts/lib/local.mjs";
+import { REGISTERED, SIDECAR_SECRET, ZONE } from "../fixtures/constants";
+import { startDoh } from "../fixtures/doh";
+import { startMail } from "../fixtures/mail";
+import { startRdap } from "../fixtures/rdap";
+import { startReceiver } from "../fixtures/receiver";
+import { startSiteverify } from "../fixtures/siteverify";
+
+const ADMIN_TOKEN = "e2e-admin-token";
+/** Screenshots and the Worker's log; kept after the run (gitignored). */
+const OUTPUT_DIR = join(ROOT, "test-results", "e2e");
+
+/**
+ * The local API as `npm run dev` runs it (wrangler dev with the demo page, its own throw-away data), pointed at the
+ * fixture internet (DNS over HTTPS, RDAP, siteverify, SMTP behind the real sidecar, webhook receiver), and a Chromium
+ * for the widget: found, or installed through scripts/browser.mjs, or the browser tests are skipped saying why.
+ */
+export default async function setup(project: TestProject) {
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  const browser = await ensureBrowser({ log: (line: string) => console.log(line) });
+  if (!browser.executablePath) console.warn(`\n[e2e] SKIPPING the widget's browser tests: ${browser.reason}\n`);
+
+  const [siteverify, doh, rdap, mail, receiver] = await Promise.all([
+    startSiteverify(),
+    startDoh(ZONE),
+    startRdap(REGISTERED),
+    startMail(),
+    startReceiver(),
+  ]);
+  const dir = mkdtempSync(join(tmpdir(), "verification-e2e-"));
+  const logFd = openSync(join(OUTPUT_DIR, "wrangler.log"), "w");
+  let worker: ChildProcess | undefined;
+  const teardown = async () => {
+    await stopProcess(worker);
+    closeSync(logFd);
+    await Promise.all([siteverify.close(), doh.close(), rdap.close(), mail.close(), receiver.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const { base } = await startLocalWorker({
+      persistTo: join(dir, "state"),
+      env: { WIDGET_DEMO: "1" },
+      stdio: logFd,
+      track: (child: ChildProcess) => (worker = child),
+      vars: {
+        ADMIN_TOKEN,
+        SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
+        SMTP_SIDECAR_URL: mail.sidecarUrl,
+        CHALLENGE_VERIFY_URL: siteverify.url,
+        DOH_URL: doh.url,
+        RDAP_BASE_URL: rdap.url,
+        WEBHOOKS_ALLOW_LOOPBACK: "true",
+      },
+    });
+    project.provide("e2e", {
+      base,
+      adminToken: ADMIN_TOKEN,
+      receiverUrl: receiver.url,
+      browser: browser.executablePath ?? null,
+      outputDir: OUTPUT_DIR,
+    });
+  } catch (error) {
+    await teardown();
+    throw new Error(`the local API did not start (log: test-results/e2e/wrangler.log): ${(error as Error).message}`);
+  }
+  return teardown;
+}

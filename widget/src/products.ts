@@ -1,0 +1,61 @@
+import type { paths } from "../../client/src/openapi.gen";
+
+/** What a person sees under a field, and the state the field is marked with (`data-verify-state`). */
+export interface View {
+  state: string;
+  tone: "ok" | "warn" | "bad" | null;
+  text: string;
+  /** A corrected value offered as "Did you mean ...?", accepted with one click. */
+  suggestion: string | null;
+  /** Sets `aria-invalid` on the field: the value cannot work as typed. */
+  invalid: boolean;
+}
+
+/**
+ * One browser endpoint (`POST /api/v1/{name}/public`) as the widget uses it. A product plugs in with one module here
+ * and one entry in PRODUCTS; test/e2e/widget-products.test.ts fails while the served API has a browser endpoint for a
+ * form field that no module covers, or a module names an endpoint the API does not serve.
+ */
+export interface WidgetProduct {
+  name: string;
+  /** Inputs attached automatically. */
+  selector: string;
+  /** The request fields for the input's current value; null while it is not worth a lookup yet. */
+  request(input: HTMLInputElement): Record<string, string> | null;
+  view(data: unknown): View;
+}
+
+type EmailAnswer = paths["/api/v1/email/public"]["post"]["responses"][200]["content"]["application/json"]["data"];
+
+/** Answers a person can act on; `unverified`, `catch_all` and the like are the site's business (the event), not theirs. */
+const EMAIL_TEXT: Record<string, [View["tone"], string]> = {
+  invalid_syntax: ["bad", "This is not a valid email address."],
+  mailbox_not_found: ["bad", "This mailbox does not exist."],
+  no_mx: ["bad", "This domain cannot receive email."],
+  null_mx: ["bad", "This domain cannot receive email."],
+  typo_domain: ["bad", "This domain looks like a typo."],
+  invalid_username: ["bad", "This address cannot exist at this provider."],
+  disposable: ["warn", "This looks like a disposable address."],
+  role: ["warn", "This looks like a shared address (such as info@). A personal one works best."],
+};
+
+export const email: WidgetProduct = {
+  name: "email",
+  selector: 'input[type="email"]',
+  request(input) {
+    const value = input.value.trim();
+    // Complete enough to be an address: something@domain.tld. Anything shorter is still being typed.
+    return /^[^@\s]+@[^@\s]+\.[^@\s.]{2,}$/.test(value) ? { email: value } : null;
+  },
+  view(data) {
+    const answer = data as EmailAnswer;
+    const state = answer.deliverable;
+    const invalid = state === "undeliverable";
+    if (answer.did_you_mean) return { state, tone: "warn", text: "Did you mean", suggestion: answer.did_you_mean, invalid };
+    const [tone, text] = EMAIL_TEXT[answer.reason ?? ""] ?? (state === "deliverable" ? ["ok", "Looks good."] : [null, ""]);
+    return { state, tone, text, suggestion: null, invalid };
+  },
+};
+
+/** Every product the widget attaches to, in the order fields are looked for. */
+export const PRODUCTS: readonly WidgetProduct[] = [email];
