@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { secretKey } from "../auth/secret-key";
+import type { BulkShape } from "../engines/product";
 import { deliveryConfig } from "../engines/webhooks/config";
 import { assertWebhookUrl } from "../http/webhook-url";
 import { bulkEventProduct, EVENTS, sampleBody } from "../engines/webhooks/events";
@@ -13,17 +14,22 @@ import { deliver } from "../platform/webhooks";
 import type { AppEnv } from "../types";
 
 /** The sample counters of a finished event for a product without bulk counters of its own: email's. */
-const FALLBACK_COUNTERS: Record<string, number> = { deliverable: 1, risky: 0, undeliverable: 1 };
+const FALLBACK: Sample = { sampleCounts: { deliverable: 1, risky: 0, undeliverable: 1 } };
+
+type Sample = Pick<BulkShape<unknown>, "sampleCounts" | "tallyColumns">;
+
+/** Every row adds to one counter per counted column, so the sample's rows are its counts over the columns. */
+const sampleRows = (sample: Sample) => Object.values(sample.sampleCounts).reduce((sum, n) => sum + n, 0) / (1 + (sample.tallyColumns?.length ?? 0));
 
 const testBody = z.object({ url: z.url().max(2048), event: z.enum(EVENTS) });
 
 const keyId = (c: Context<AppEnv>) => (c.var.principal?.kind === "secret" ? c.var.principal.keyId : "");
 
 /**
- * `POST /webhooks/test`. `countersFor(product)` gives the counters a product's `bulk_<product>_job.finished` sample
+ * `POST /webhooks/test`. `sampleFor(product)` gives the counters a product's `bulk_<product>_job.finished` sample
  * carries (null when the product has none yet); it is a parameter so this route needs no product registry.
  */
-export function webhookRoutes(countersFor: (product: string) => Record<string, number> | null) {
+export function webhookRoutes(sampleFor: (product: string) => Sample | null) {
   return new Hono<AppEnv>().post(
     "/webhooks/test",
     describe({
@@ -50,7 +56,8 @@ export function webhookRoutes(countersFor: (product: string) => Record<string, n
       // Minted per call and stored nowhere: a test delivery has no owner to keep it for.
       const secret = mintSecret();
       const product = bulkEventProduct(event);
-      const body = sampleBody(event, product === null ? {} : (countersFor(product) ?? FALLBACK_COUNTERS));
+      const sample = product === null ? null : (sampleFor(product) ?? FALLBACK);
+      const body = sample ? sampleBody(event, sample.sampleCounts, sampleRows(sample)) : sampleBody(event, {});
       // The caller waits for the outcome, so this is the one delivery made inside a request rather than via the outbox.
       const result = await deliver(url, body, secret, deliveryConfig(c.env));
       const { signature } = result;
