@@ -87,7 +87,7 @@ export async function* registerRows(registerName, chunks) {
 }
 
 /** POSTs with a few retries on transport errors and 5xx (row upserts are idempotent). */
-async function callWithRetry(admin, method, path, body, attempts = 4) {
+export async function callWithRetry(admin, method, path, body, attempts = 4) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await admin.call(method, path, body);

@@ -188,6 +188,6 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
     deliverable: null,
     reason: failed[0] ?? null,
     ...risk({ failed, formatOnly: verification === "format_only", poBox }),
-    sources: consulted.map((s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)! } : s)),
+    sources: [...new Set(consulted)].map((s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)! } : s)),
   };
 }
