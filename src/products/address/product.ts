@@ -10,9 +10,11 @@ import { addressInput, countrySchema, listItem, NO_COUNTRY, withCountry, type Li
 import { risk } from "./score";
 import { isTestAddress, testAnswer, TEST_SOURCE } from "./test-addresses";
 
+const NOTHING_INSTALLED = { installed: new Map(), covering: [], rows: [], streetDatasets: [], streetFound: null };
+
 /** The stored answer of an address suppressed by hand: read, not looked up, and never valid. */
 function suppressedAnswer(input: AddressInput): AddressResult {
-  const read = answer(prepare(input), { installed: new Map(), covering: [], rows: [], streetDatasets: [], streetFound: null });
+  const read = answer(prepare(input), NOTHING_INSTALLED);
   return { ...read, valid: false, verification: "invalid", reason: "suppressed", ...risk({ failed: ["suppressed"], formatOnly: false, poBox: false }) };
 }
 
@@ -36,9 +38,12 @@ export const address: Product<AddressInput, AddressResult> = {
   cost: "local",
   // List filters (`GET /address/suppressions?address=`) pass the key as listed.
   normalize: (input) => (typeof input === "string" ? input : addressKey(input)),
+  // Test addresses, and addresses no dataset could help (no country, a postcode of the wrong shape), need no read.
   local: async (input) => {
     const canned = testAnswer(input);
-    return canned ? { result: canned, test: true } : null;
+    if (canned) return { result: canned, test: true };
+    const prepared = prepare(input);
+    return !prepared.supported || prepared.shapeValid === false ? { result: answer(prepared, NOTHING_INSTALLED), test: false } : null;
   },
   lookup: (ctx, inputs) => lookupAddresses(ctx.env, inputs).then((results) => results.map((result) => ({ result }))),
   price: (result) => ({ units: result.verification === "verified" ? 1 : 0 }),

@@ -131,9 +131,10 @@ export async function removeDataset(db: Database, dataset: AddressDatasetName, b
   await db.delete(datasets).where(eq(datasets.name, dataset));
   let deleted = 0;
   for (const table of ["address_postcodes", "address_streets"] as const) {
-    const key = table === "address_postcodes" ? sql`(country, postcode, dataset, locality_key)` : sql`(country, postcode, street_key, dataset)`;
+    // WITHOUT ROWID tables: rows are picked by their primary key.
+    const key = sql.raw(table === "address_postcodes" ? "country, postcode, dataset, locality_key" : "country, postcode, street_key, dataset");
     for (;;) {
-      const result = await db.run(sql`DELETE FROM ${sql.identifier(table)} WHERE ${key} IN (SELECT ${key} FROM ${sql.identifier(table)} WHERE dataset = ${dataset} LIMIT ${DELETE_CHUNK})`);
+      const result = await db.run(sql`DELETE FROM ${sql.identifier(table)} WHERE (${key}) IN (SELECT ${key} FROM ${sql.identifier(table)} WHERE dataset = ${dataset} LIMIT ${DELETE_CHUNK})`);
       const changes = result.meta.changes ?? 0;
       deleted += changes;
       if (changes < DELETE_CHUNK) break;
