@@ -98,14 +98,14 @@ function missingComponents(a: NormalizedAddress): Component[] {
   return missing;
 }
 
-/** The failed checks, most basic first: the first one is the answer's `reason`. */
+/** The failed checks, what the reference data contradicts before what is only absent: the first is the `reason`. */
 function failures(p: Prepared, missing: Component[], found: boolean | null, locality: boolean | null, region: boolean | null): AddressReason[] {
   const failed: AddressReason[] = [];
-  if (missing.length) failed.push("missing_components");
   if (p.shapeValid === false) failed.push("invalid_postcode_format");
   if (found === false) failed.push("unknown_postcode");
   if (locality === false) failed.push("locality_mismatch");
   if (region === false) failed.push("region_mismatch");
+  if (missing.length) failed.push("missing_components");
   return failed;
 }
 

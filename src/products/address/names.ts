@@ -81,8 +81,9 @@ const expand = (folded: string, table: Record<string, string>) =>
     .map((word) => table[word] ?? word)
     .join(" ");
 
+/** French registers write a leading article after the name in brackets: `MONT (LE)` is `Le Mont`. */
 /** The key of a place name. */
-export const placeKey = (name: string) => expand(fold(name), ABBREVIATIONS);
+export const placeKey = (name: string) => expand(fold(name.trim().replace(/^(.+?)\s*\((le|la|les|l')\)$/i, "$2 $1")), ABBREVIATIONS);
 
 /** The key of a street name. */
 export const streetKey = (name: string) => expand(expand(fold(name), STREET_ABBREVIATIONS), { ST: "STREET" });

@@ -18,10 +18,19 @@ export const isCountry = (code: string) => code !== "ZZ" && Object.hasOwn(COUNTR
 
 export const hasPostcodes = (country: string) => Object.hasOwn(PATTERNS, country);
 
+/**
+ * Where the snapshot's pattern is looser than the post office's own rule. GB: Royal Mail's postcode format (BS 7666:
+ * no Q, V or X as the first letter, no I, J or Z as the second, fixed inward-code letters), so `Q1 1AA` is malformed.
+ */
+const REFINED: Record<string, RegExp> = {
+  GB: /^([A-PR-UWYZ]([0-9]{1,2}|[A-HK-Y][0-9]{1,2}|[0-9][A-HJKPSTUW]|[A-HK-Y][0-9][ABEHMNPRVWXY]) ?[0-9][ABD-HJLNP-UW-Z]{2}|GIR ?0AA)$/,
+};
+
 const compiled = new Map<string, RegExp>();
 function patternOf(country: string): RegExp | null {
   const format = PATTERNS[country];
   if (!format) return null;
+  if (REFINED[country]) return REFINED[country];
   let regex = compiled.get(country);
   if (!regex) compiled.set(country, (regex = new RegExp(format.pattern, format.flags)));
   return regex;

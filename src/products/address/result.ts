@@ -29,16 +29,16 @@ export type Precision = (typeof PRECISIONS)[number];
 
 /**
  * Why an answer is not a clean `verified` one (docs/address.md), first that applies:
- * `unsupported_country`, `missing_components`, `invalid_postcode_format`, `unknown_postcode`, `locality_mismatch`,
- * `region_mismatch`; `suppressed` on a stored answer of a suppressed address.
+ * `unsupported_country`, `invalid_postcode_format`, `unknown_postcode`, `locality_mismatch`, `region_mismatch`,
+ * `missing_components`; `suppressed` on a stored answer of a suppressed address.
  */
 export const ADDRESS_REASONS = [
   "unsupported_country",
-  "missing_components",
   "invalid_postcode_format",
   "unknown_postcode",
   "locality_mismatch",
   "region_mismatch",
+  "missing_components",
   "suppressed",
 ] as const;
 export type AddressReason = (typeof ADDRESS_REASONS)[number];
