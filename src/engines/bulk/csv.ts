@@ -9,8 +9,9 @@ export const csvHeader = (product: Product) => ["index", "input", ...(product.bu
 export function csvCell(value: Cell): string {
   if (value === null) return "";
   const text = String(value);
-  // Quote what would break the row, and neutralise spreadsheet formulas (CSV injection).
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  // Quote what would break the row, and neutralise spreadsheet formulas (CSV injection) in text; a number such as a
+  // negative longitude is no formula and stays as it is.
+  const safe = typeof value === "string" && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
   return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
