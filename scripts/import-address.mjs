@@ -20,7 +20,7 @@ import { pathToFileURL } from "node:url";
 import { fileRecords } from "../datasets/address/records.mjs";
 import { packageDataset, PACKAGE_DATASETS } from "../datasets/address/packages.mjs";
 import { ApiError, ROOT, adminClient, readDevVars } from "./lib/local.mjs";
-import { callWithRetry } from "./import-register.mjs";
+import { callWithRetry, parseArgs } from "./import-register.mjs";
 
 const { ADDRESS_DATASETS, ADDRESS_DATASET_NAMES, isAddressDatasetName } = await import("../src/products/address/datasets.ts");
 
@@ -115,37 +115,16 @@ export async function loadAddressData({ baseUrl, token, log = console.log }) {
   }
 }
 
-function parseArgs(argv) {
-  const options = { files: [], replace: false, json: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      if (i + 1 >= argv.length) throw new Error(`${arg} needs a value`);
-      return argv[++i];
-    };
-    if (arg === "--version") options.version = value();
-    else if (arg === "--url") options.baseUrl = value();
-    else if (arg === "--batch") options.batchSize = Number(value());
-    else if (arg === "--replace") options.replace = true;
-    else if (arg === "--json") options.json = true;
-    else if (arg === "--help" || arg === "-h") options.help = true;
-    else if (arg.startsWith("--")) throw new Error(`unknown option ${arg}`);
-    else if (!options.dataset) options.dataset = arg;
-    else options.files.push(arg);
-  }
-  return options;
-}
-
 async function main() {
-  const options = parseArgs(process.argv.slice(2));
-  if (options.help || !options.dataset) {
+  const { register: dataset, ...options } = parseArgs(process.argv.slice(2));
+  if (options.help || !dataset) {
     console.log(`usage: npm run datasets:import-address -- <${ADDRESS_DATASET_NAMES.join("|")}> [<file.csv|->...] [--version YYYY-MM-DD] [--url URL] [--replace] [--batch N] [--json]`);
     return options.help ? 0 : 1;
   }
   if (options.batchSize !== undefined && !(Number.isInteger(options.batchSize) && options.batchSize >= 1 && options.batchSize <= 5_000)) throw new Error("--batch takes a whole number from 1 to 5000");
   const baseUrl = options.baseUrl ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
   const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
-  const summary = await importAddressDataset({ ...options, baseUrl, token, log: options.json ? () => {} : console.log });
+  const summary = await importAddressDataset({ ...options, dataset, baseUrl, token, log: options.json ? () => {} : console.log });
   if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));
   return 0;
 }

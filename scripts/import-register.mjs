@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
-import { csvBatches } from "../datasets/registers/csv.mjs";
+import { csvBatches, headerIndexes } from "../datasets/registers/csv.mjs";
 import { ApiError, ROOT, adminClient, readDevVars } from "./lib/local.mjs";
 
 // src/ imports its siblings without an extension (bundler style); let Node find them as .ts files.
@@ -69,10 +69,7 @@ export async function* registerRows(registerName, chunks) {
     let skipped = 0;
     for (const record of records) {
       if (!indexes) {
-        const header = record.map((name) => name.trim());
-        const missing = register.columns.filter((column) => !header.includes(column));
-        if (missing.length) throw new Error(`not a ${registerName} file: its header lacks ${missing.join(", ")}`);
-        indexes = register.columns.map((column) => [column, header.indexOf(column)]);
+        indexes = headerIndexes(record, register.columns, registerName);
         continue;
       }
       const fields = {};
@@ -185,7 +182,8 @@ export async function loadSamples({ baseUrl, token, log = console.log }) {
   }
 }
 
-function parseArgs(argv) {
+/** The importers' command line: the first word names what to load, the others are files; options as in the usage. */
+export function parseArgs(argv) {
   const options = { files: [], replace: false, json: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];

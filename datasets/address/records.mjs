@@ -1,7 +1,7 @@
 // Reads an address dataset file in its publisher's format (a FileFormat of src/products/address/datasets.ts) into the
 // rows the operator routes take. No Node built-ins: scripts/import-address.mjs streams files through it, and the tests
 // in workerd read the shipped samples with it.
-import { csvBatches } from "../registers/csv.mjs";
+import { csvBatches, headerIndexes } from "../registers/csv.mjs";
 
 /**
  * The rows of one file, as `{postcodes, streets, skipped}` per parsed chunk. Files with a header are read by column
@@ -16,10 +16,7 @@ export async function* fileRecords(format, label, chunks) {
     for (const record of records) {
       if (!format.header && record[0] === format.columns[0]) continue;
       if (!indexes) {
-        const header = record.map((name) => name.trim());
-        const missing = format.columns.filter((column) => !header.includes(column));
-        if (missing.length) throw new Error(`not a ${label} file: its header lacks ${missing.join(", ")}`);
-        indexes = format.columns.map((column) => [column, header.indexOf(column)]);
+        indexes = headerIndexes(record, format.columns, label);
         continue;
       }
       const fields = {};

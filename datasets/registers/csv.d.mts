@@ -17,3 +17,5 @@ export declare class CsvParser {
 export declare function csvBatches(chunks: AsyncIterable<string> | Iterable<string>, options?: CsvOptions): AsyncGenerator<string[][]>;
 
 export declare function csvRecords(chunks: AsyncIterable<string> | Iterable<string>, options?: CsvOptions): AsyncGenerator<string[]>;
+
+export declare function headerIndexes(record: string[], columns: readonly string[], label: string): [string, number][];

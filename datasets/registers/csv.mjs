@@ -125,6 +125,17 @@ export class CsvParser {
   }
 }
 
+/**
+ * `[column, position]` of each wanted column in a header record (names trimmed: Companies House writes
+ * ` CompanyNumber`); throws when the header lacks one, naming the file as `label`.
+ */
+export function headerIndexes(record, columns, label) {
+  const header = record.map((name) => name.trim());
+  const missing = columns.filter((column) => !header.includes(column));
+  if (missing.length) throw new Error(`not a ${label} file: its header lacks ${missing.join(", ")}`);
+  return columns.map((column) => [column, header.indexOf(column)]);
+}
+
 /** Every record of a text stream (an async iterable of string chunks), yielded as arrays of records per chunk. */
 export async function* csvBatches(chunks, options = {}) {
   const parser = new CsvParser(options);
