@@ -19,8 +19,8 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { fileRecords } from "../datasets/address/records.mjs";
 import { packageDataset, PACKAGE_DATASETS } from "../datasets/address/packages.mjs";
-import { ApiError, ROOT, adminClient, readDevVars } from "./lib/local.mjs";
-import { callWithRetry, parseArgs } from "./import-register.mjs";
+import { ROOT, adminClient } from "./lib/local.mjs";
+import { callWithRetry, runImporter } from "./import-register.mjs";
 
 const { ADDRESS_DATASETS, ADDRESS_DATASET_NAMES, isAddressDatasetName } = await import("../src/products/address/datasets.ts");
 
@@ -115,26 +115,9 @@ export async function loadAddressData({ baseUrl, token, log = console.log }) {
   }
 }
 
-async function main() {
-  const { register: dataset, ...options } = parseArgs(process.argv.slice(2));
-  if (options.help || !dataset) {
-    console.log(`usage: npm run datasets:import-address -- <${ADDRESS_DATASET_NAMES.join("|")}> [<file.csv|->...] [--version YYYY-MM-DD] [--url URL] [--replace] [--batch N] [--json]`);
-    return options.help ? 0 : 1;
-  }
-  if (options.batchSize !== undefined && !(Number.isInteger(options.batchSize) && options.batchSize >= 1 && options.batchSize <= 5_000)) throw new Error("--batch takes a whole number from 1 to 5000");
-  const baseUrl = options.baseUrl ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
-  const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
-  const summary = await importAddressDataset({ ...options, dataset, baseUrl, token, log: options.json ? () => {} : console.log });
-  if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));
-  return 0;
-}
-
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  main().then(
-    (code) => (process.exitCode = code),
-    (err) => {
-      console.error(`[import] ${err instanceof ApiError ? `${err.message} (${err.status})` : err.message}`);
-      process.exitCode = 1;
-    },
-  );
+  runImporter({
+    usage: `npm run datasets:import-address -- <${ADDRESS_DATASET_NAMES.join("|")}> [<file.csv|->...]`,
+    load: (dataset, options) => importAddressDataset({ ...options, dataset }),
+  });
 }

@@ -183,7 +183,7 @@ export async function loadSamples({ baseUrl, token, log = console.log }) {
 }
 
 /** The importers' command line: the first word names what to load, the others are files; options as in the usage. */
-export function parseArgs(argv) {
+function parseArgs(argv) {
   const options = { files: [], replace: false, json: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -199,34 +199,44 @@ export function parseArgs(argv) {
     else if (arg === "--json") options.json = true;
     else if (arg === "--help" || arg === "-h") options.help = true;
     else if (arg.startsWith("--")) throw new Error(`unknown option ${arg}`);
-    else if (!options.register) options.register = arg;
+    else if (!options.name) options.name = arg;
     else options.files.push(arg);
   }
   return options;
 }
 
-async function main() {
-  const options = parseArgs(process.argv.slice(2));
-  if (options.help || !options.register) {
-    console.log("usage: npm run datasets:import -- <gleif-lei|uk-companies-house> <file.csv|->... [--version YYYY-MM-DD] [--url URL] [--replace] [--batch N] [--json]");
-    return options.help ? 0 : 1;
-  }
-  for (const n of [options.batchSize, options.concurrency]) {
-    if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 5_000)) throw new Error("--batch and --concurrency take a whole number from 1 to 5000");
-  }
-  const baseUrl = options.baseUrl ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
-  const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
-  const summary = await importRegister({ ...options, baseUrl, token, log: options.json ? () => {} : console.log });
-  if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));
-  return 0;
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+/**
+ * An importer's command line run to its exit code: `import(name, options)` with the API's URL and the operator token,
+ * the summary printed as one JSON line with --json (benchmarks read it), any failure printed as `[import] message`.
+ */
+export function runImporter({ usage, load }) {
+  const main = async () => {
+    const { name, ...options } = parseArgs(process.argv.slice(2));
+    if (options.help || !name) {
+      console.log(`usage: ${usage} [--version YYYY-MM-DD] [--url URL] [--replace] [--batch N] [--concurrency N] [--json]`);
+      return options.help ? 0 : 1;
+    }
+    for (const n of [options.batchSize, options.concurrency]) {
+      if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 5_000)) throw new Error("--batch and --concurrency take a whole number from 1 to 5000");
+    }
+    const baseUrl = options.baseUrl ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+    const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
+    const summary = await load(name, { ...options, baseUrl, token, log: options.json ? () => {} : console.log });
+    if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));
+    return 0;
+  };
   main().then(
     (code) => (process.exitCode = code),
     (err) => {
-      console.error(`[import] ${err.message}`);
+      console.error(`[import] ${err instanceof ApiError ? `${err.message} (${err.status})` : err.message}`);
       process.exitCode = 1;
     },
   );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  runImporter({
+    usage: "npm run datasets:import -- <gleif-lei|uk-companies-house> <file.csv|->...",
+    load: (register, options) => importRegister({ ...options, register }),
+  });
 }
