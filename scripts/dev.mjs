@@ -15,6 +15,7 @@
 // exit code.
 import { loadSamples } from "./import-register.mjs";
 import { quietOutsideFailures } from "./lib/quiet-failures.mjs";
+import { loadAddressData } from "./import-address.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -179,6 +180,11 @@ if (!shuttingDown) {
       await loadSamples({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
     } catch (err) {
       console.error(`[dev] could not load the register samples: ${err.message}`);
+    }
+    try {
+      await loadAddressData({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
+    } catch (err) {
+      console.error(`[dev] could not load the address datasets: ${err.message}`);
     }
     try {
       printDemo(await ensureDemo(adminClient(BASE_URL, ADMIN_TOKEN)));

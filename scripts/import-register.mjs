@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
-import { csvBatches } from "../datasets/registers/csv.mjs";
+import { csvBatches, headerIndexes } from "../datasets/registers/csv.mjs";
 import { ApiError, ROOT, adminClient, readDevVars } from "./lib/local.mjs";
 
 // src/ imports its siblings without an extension (bundler style); let Node find them as .ts files.
@@ -69,10 +69,7 @@ export async function* registerRows(registerName, chunks) {
     let skipped = 0;
     for (const record of records) {
       if (!indexes) {
-        const header = record.map((name) => name.trim());
-        const missing = register.columns.filter((column) => !header.includes(column));
-        if (missing.length) throw new Error(`not a ${registerName} file: its header lacks ${missing.join(", ")}`);
-        indexes = register.columns.map((column) => [column, header.indexOf(column)]);
+        indexes = headerIndexes(record, register.columns, registerName);
         continue;
       }
       const fields = {};
@@ -87,7 +84,7 @@ export async function* registerRows(registerName, chunks) {
 }
 
 /** POSTs with a few retries on transport errors and 5xx (row upserts are idempotent). */
-async function callWithRetry(admin, method, path, body, attempts = 4) {
+export async function callWithRetry(admin, method, path, body, attempts = 4) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await admin.call(method, path, body);
@@ -185,6 +182,7 @@ export async function loadSamples({ baseUrl, token, log = console.log }) {
   }
 }
 
+/** The importers' command line: the first word names what to load, the others are files; options as in the usage. */
 function parseArgs(argv) {
   const options = { files: [], replace: false, json: false };
   for (let i = 0; i < argv.length; i++) {
@@ -201,34 +199,44 @@ function parseArgs(argv) {
     else if (arg === "--json") options.json = true;
     else if (arg === "--help" || arg === "-h") options.help = true;
     else if (arg.startsWith("--")) throw new Error(`unknown option ${arg}`);
-    else if (!options.register) options.register = arg;
+    else if (!options.name) options.name = arg;
     else options.files.push(arg);
   }
   return options;
 }
 
-async function main() {
-  const options = parseArgs(process.argv.slice(2));
-  if (options.help || !options.register) {
-    console.log("usage: npm run datasets:import -- <gleif-lei|uk-companies-house> <file.csv|->... [--version YYYY-MM-DD] [--url URL] [--replace] [--batch N] [--json]");
-    return options.help ? 0 : 1;
-  }
-  for (const n of [options.batchSize, options.concurrency]) {
-    if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 5_000)) throw new Error("--batch and --concurrency take a whole number from 1 to 5000");
-  }
-  const baseUrl = options.baseUrl ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
-  const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
-  const summary = await importRegister({ ...options, baseUrl, token, log: options.json ? () => {} : console.log });
-  if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));
-  return 0;
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+/**
+ * An importer's command line run to its exit code: `import(name, options)` with the API's URL and the operator token,
+ * the summary printed as one JSON line with --json (benchmarks read it), any failure printed as `[import] message`.
+ */
+export function runImporter({ usage, load }) {
+  const main = async () => {
+    const { name, ...options } = parseArgs(process.argv.slice(2));
+    if (options.help || !name) {
+      console.log(`usage: ${usage} [--version YYYY-MM-DD] [--url URL] [--replace] [--batch N] [--concurrency N] [--json]`);
+      return options.help ? 0 : 1;
+    }
+    for (const n of [options.batchSize, options.concurrency]) {
+      if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 5_000)) throw new Error("--batch and --concurrency take a whole number from 1 to 5000");
+    }
+    const baseUrl = options.baseUrl ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+    const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
+    const summary = await load(name, { ...options, baseUrl, token, log: options.json ? () => {} : console.log });
+    if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));
+    return 0;
+  };
   main().then(
     (code) => (process.exitCode = code),
     (err) => {
-      console.error(`[import] ${err.message}`);
+      console.error(`[import] ${err instanceof ApiError ? `${err.message} (${err.status})` : err.message}`);
       process.exitCode = 1;
     },
   );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  runImporter({
+    usage: "npm run datasets:import -- <gleif-lei|uk-companies-house> <file.csv|->...",
+    load: (register, options) => importRegister({ ...options, register }),
+  });
 }

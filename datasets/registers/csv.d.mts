@@ -1,5 +1,11 @@
 /** Types of csv.mjs (the streaming RFC 4180 reader), for TypeScript callers such as the Worker tests. */
+export interface CsvOptions {
+  /** The field separator, one character; `,` by default. */
+  delimiter?: string;
+}
+
 export declare class CsvParser {
+  constructor(options?: CsvOptions);
   /** Complete records so far. */
   records: number;
   /** Parses one chunk; returns the records it completed. */
@@ -8,6 +14,8 @@ export declare class CsvParser {
   end(): string[][];
 }
 
-export declare function csvBatches(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string[][]>;
+export declare function csvBatches(chunks: AsyncIterable<string> | Iterable<string>, options?: CsvOptions): AsyncGenerator<string[][]>;
 
-export declare function csvRecords(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string[]>;
+export declare function csvRecords(chunks: AsyncIterable<string> | Iterable<string>, options?: CsvOptions): AsyncGenerator<string[]>;
+
+export declare function headerIndexes(record: string[], columns: readonly string[], label: string): [string, number][];

@@ -17,6 +17,7 @@ const QUOTE_IN_QUOTED = 3; // a quote inside a quoted field: the closing one, or
 const AFTER_CR = 4; // a record just ended at CR: an LF right after it belongs to the same line break
 
 export class CsvParser {
+  #delimiter = COMMA;
   #state = FIELD_START;
   #field = "";
   #record = [];
@@ -24,6 +25,12 @@ export class CsvParser {
   #started = false;
   /** Complete records so far, counted. */
   records = 0;
+
+  /** `delimiter`: the field separator, one character (`,` by default; the French BAN uses `;`). */
+  constructor({ delimiter = "," } = {}) {
+    if (delimiter.length !== 1 || delimiter === '"') throw new Error("CSV: the delimiter is one character other than a quote");
+    this.#delimiter = delimiter.charCodeAt(0);
+  }
 
   /** Parses one chunk; returns the records (arrays of strings) that it completed. */
   push(chunk) {
@@ -34,6 +41,7 @@ export class CsvParser {
       if (chunk.charCodeAt(0) === 0xfeff) i = 1;
     }
     const n = chunk.length;
+    const delimiter = this.#delimiter;
     while (i < n) {
       const state = this.#state;
       if (state === QUOTED) {
@@ -72,7 +80,7 @@ export class CsvParser {
       let c = 0;
       while (j < n) {
         c = chunk.charCodeAt(j);
-        if (c === COMMA || c === LF || c === CR) break;
+        if (c === delimiter || c === LF || c === CR) break;
         j += 1;
       }
       if (j > i) this.#field += chunk.slice(i, j);
@@ -83,7 +91,7 @@ export class CsvParser {
       this.#record.push(this.#field);
       this.#field = "";
       i = j + 1;
-      if (c === COMMA) {
+      if (c === delimiter) {
         this.#state = FIELD_START;
         continue;
       }
@@ -117,9 +125,20 @@ export class CsvParser {
   }
 }
 
+/**
+ * `[column, position]` of each wanted column in a header record (names trimmed: Companies House writes
+ * ` CompanyNumber`); throws when the header lacks one, naming the file as `label`.
+ */
+export function headerIndexes(record, columns, label) {
+  const header = record.map((name) => name.trim());
+  const missing = columns.filter((column) => !header.includes(column));
+  if (missing.length) throw new Error(`not a ${label} file: its header lacks ${missing.join(", ")}`);
+  return columns.map((column) => [column, header.indexOf(column)]);
+}
+
 /** Every record of a text stream (an async iterable of string chunks), yielded as arrays of records per chunk. */
-export async function* csvBatches(chunks) {
-  const parser = new CsvParser();
+export async function* csvBatches(chunks, options = {}) {
+  const parser = new CsvParser(options);
   for await (const chunk of chunks) {
     const records = parser.push(typeof chunk === "string" ? chunk : String(chunk));
     if (records.length) yield records;
@@ -129,6 +148,6 @@ export async function* csvBatches(chunks) {
 }
 
 /** Every record of a text stream, one at a time. */
-export async function* csvRecords(chunks) {
-  for await (const records of csvBatches(chunks)) yield* records;
+export async function* csvRecords(chunks, options = {}) {
+  for await (const records of csvBatches(chunks, options)) yield* records;
 }

@@ -60,6 +60,15 @@ export interface BulkShape<Out> {
   spell?(input: string): Record<string, string>;
   /** The column whose value is the row's counter and the results `variant` it belongs to (email: `deliverable`). */
   verdictColumn: string;
+  /** Further columns whose value also names a counter and a variant (address: `risk_level` beside `validity`). */
+  tallyColumns?: readonly string[];
+  /**
+   * Rows as the create body may carry them when that differs from `input`, and how each becomes an input with the run's
+   * options (address: a one-line row takes the run's `country`); an `error` rejects the row with a 422.
+   */
+  rows?: { schema: z.ZodType; resolve(row: unknown, options: Record<string, unknown>): { input: unknown } | { error: string } };
+  /** Options of the run (from `options`) that the job object shows, as given, null when absent (address: `country`). */
+  jobFields?: readonly string[];
   /** Counters a test webhook body shows. */
   sampleCounts: Record<string, number>;
 }

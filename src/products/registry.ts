@@ -1,4 +1,5 @@
 import { asProduct, type Product, type ProductName } from "../engines/product";
+import { address } from "./address/product";
 import { email } from "./email/product";
 import { entity } from "./entity/product";
 
@@ -9,6 +10,7 @@ import { entity } from "./entity/product";
 export const PRODUCTS: Partial<Record<ProductName, Product>> = {
   email: asProduct(email),
   entity: asProduct(entity),
+  address: asProduct(address),
 };
 
 export const registeredProducts = (): Product[] => Object.values(PRODUCTS);

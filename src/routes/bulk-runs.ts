@@ -42,6 +42,7 @@ export function jobSchema(product: Product) {
     cancel_requested: z.boolean(),
     webhook_status: z.enum(["pending", "delivered", "failed"]).nullable(),
     webhook_detail: z.string().nullable(),
+    ...Object.fromEntries((product.bulk?.jobFields ?? []).map((name) => [name, (product.bulk?.options?.[name] ?? z.unknown()).nullable()])),
     created_at: z.iso.datetime(),
     finished_at: z.iso.datetime().nullable(),
   });
@@ -53,7 +54,7 @@ export function bulkRunRoutes(product: Product) {
   const scope = product.scope;
   const jobResponse = z.object({ job: jobSchema(product) });
   const load = (c: Context<AppEnv>, jobId: number) => loadJob(c, product, jobId);
-  const view = async (c: Context<AppEnv>, jobId: number) => ok(c, { job: await jobViewOf(database(c.env), await load(c, jobId)) });
+  const view = async (c: Context<AppEnv>, jobId: number) => ok(c, { job: await jobViewOf(database(c.env), await load(c, jobId), product) });
   const listQuery = z.object({ status: z.enum(STATUSES).optional(), since: dateOrTimestamp(false).optional(), until: dateOrTimestamp(true).optional(), page });
 
   return new Hono<AppEnv>()
@@ -79,7 +80,7 @@ export function bulkRunRoutes(product: Product) {
       const resumed = await markResumed(database(c.env), job.id);
       if (!resumed) throw new ApiError("JOB_NOT_RESUMABLE", "The run is already going again.");
       await c.env.JOBS.send({ type: "run", jobId: job.id } satisfies RunMessage);
-      return ok(c, { job: await jobViewOf(database(c.env), resumed) });
+      return ok(c, { job: await jobViewOf(database(c.env), resumed, product) });
     })
     .route("/", finishedRunRoutes(product));
 }
@@ -112,7 +113,7 @@ function finishedRunRoutes(product: Product) {
         if (!job.webhookUrl) throw new ApiError("WEBHOOK_NOT_CONFIGURED", "The run was created without webhook_url.");
         const finished = (FINISHED as readonly string[]).includes(job.status);
         if (!finished || !(await redeliverLatest(c.env, "job", String(job.id)))) throw new ApiError("JOB_NOT_FINISHED", "The run is still queued or running.");
-        return ok(c, { job: await jobViewOf(database(c.env), job) }, {}, 202);
+        return ok(c, { job: await jobViewOf(database(c.env), job, product) }, {}, 202);
       },
     );
 }

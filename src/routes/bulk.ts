@@ -8,7 +8,7 @@ import { findByIdempotencyKey, jobViewOf, requestHash, saveCreateResponse } from
 import type { Product } from "../engines/product";
 import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
-import { ApiError } from "../http/errors";
+import { ApiError, validationFailed, type FieldErrors } from "../http/errors";
 import { describe } from "../http/openapi";
 import { jsonBody } from "../http/validation";
 import type { AppEnv } from "../types";
@@ -34,12 +34,26 @@ async function replay(c: Context<AppEnv>, product: Product, key: string, hash: s
 function createBody(product: Product) {
   const shape = product.bulk!;
   return z.object({
-    [shape.field]: z.array(product.input).min(1).max(MAX_BULK_ROWS),
+    [shape.field]: z.array(shape.rows?.schema ?? product.input).min(1).max(MAX_BULK_ROWS),
     webhook_url: z.url().max(2048).nullish(),
     refresh: z.boolean().nullish(),
     max_age: z.int().min(60).max(604_800).nullish(),
     ...(shape.options ?? {}),
   });
+}
+
+/** The rows as the product's inputs, read with the run's options (`BulkShape.rows`); a row that cannot be one is a 422. */
+function resolveRows(product: Product, rows: unknown[], options: Record<string, unknown>): unknown[] {
+  const resolve = product.bulk!.rows?.resolve;
+  if (!resolve) return rows;
+  const errors: FieldErrors = {};
+  const inputs = rows.map((row, i) => {
+    const resolved = resolve(row, options);
+    if ("error" in resolved) errors[`${product.bulk!.field}.${i}`] = [resolved.error];
+    return "input" in resolved ? resolved.input : null;
+  });
+  if (Object.keys(errors).length) throw validationFailed(errors);
+  return inputs;
 }
 
 /** Every bulk route of one product: create (Idempotency-Key), list, poll, cancel, resume, results and redelivery. */
@@ -67,9 +81,10 @@ export function bulkRoutes(product: Product) {
         const replayed = key ? await replay(c, product, key, hash) : null;
         if (replayed) return replayed;
         const principal = secretPrincipal(c);
+        const rows = resolveRows(product, inputs as unknown[], options);
         let created;
         try {
-          created = await createJob(c.env, product, { accountId: principal.accountId, keyId: principal.keyId, inputs: inputs as unknown[], options, webhookUrl, idempotencyKey: key });
+          created = await createJob(c.env, product, { accountId: principal.accountId, keyId: principal.keyId, inputs: rows, options, webhookUrl, idempotencyKey: key });
         } catch (err) {
           // Two requests raced with one Idempotency-Key: the loser answers like a replay.
           const raced = key ? await replay(c, product, key, hash) : null;
@@ -77,7 +92,7 @@ export function bulkRoutes(product: Product) {
           throw err;
         }
         const db = database(c.env);
-        const data = { job: await jobViewOf(db, created.row), webhook_secret: created.webhookSecret };
+        const data = { job: await jobViewOf(db, created.row, product), webhook_secret: created.webhookSecret };
         await saveCreateResponse(db, created.row.id, data);
         return ok(c, data, {}, 202);
       },

@@ -8,6 +8,7 @@ import type { Payer } from "../../src/engines/credits/credits";
 import { asProduct, type Product, type WalkOptions } from "../../src/engines/product";
 import { walk } from "../../src/engines/walk/walk";
 import { productNamed, registeredProducts } from "../../src/products/registry";
+import { installAddressData } from "../address-samples";
 import { installSamples, makeLei, sampleRows } from "../entity-samples";
 import { fakeProduct } from "./fake-product";
 import { createAccount, creditsStub, type AccountOptions, type TestAccount } from "../helpers";
@@ -29,8 +30,8 @@ export interface Samples {
   test: (() => unknown) | null;
   /** A value whose fresh answer joins the suppression list, when the product has one. */
   gone: (() => unknown) | null;
-  /** The bulk counter each kind of value adds to (products with `bulk`). */
-  counters?: Partial<Record<Kind, string>>;
+  /** The bulk counter each kind of value adds to (products with `bulk`), one per counted column (address: two). */
+  counters?: Partial<Record<Kind, string | readonly string[]>>;
   /** The HTTP batch route of a registered product. */
   batch?: { path: string; field: string };
   setup?(): Promise<void>;
@@ -65,6 +66,22 @@ const ENTITY: Samples = {
   setup: async () => void (await installSamples()),
 };
 
+/** Verified US addresses differ by line 1; an Italian one can only be format-checked; a four-digit ZIP is malformed. */
+const ADDRESS: Samples = {
+  paid: (n) => Array.from({ length: n }, (_, i) => ({ line1: `${i} ${rand()} Main St`, locality: "Springfield", region: "IL", postcode: "62701", country: "US" })),
+  respell: (value) => {
+    const a = value as Record<string, string>;
+    return { ...a, line1: a.line1!.toUpperCase(), locality: "springfield", postcode: " 62701" };
+  },
+  free: () => ({ line1: `Via ${rand()} 1`, locality: "Roma", postcode: "00184", country: "IT" }),
+  malformed: () => ({ line1: `${rand()} Main St`, locality: "Springfield", region: "IL", postcode: "6270", country: "US" }),
+  test: () => ({ line1: "verified", locality: rand(), country: "ZZ" }),
+  gone: null,
+  counters: { paid: ["valid", "low"], free: ["valid", "medium"], malformed: ["invalid", "high"], test: ["valid", "low"] },
+  batch: { path: "/api/v1/address/batch", field: "addresses" },
+  setup: async () => void (await installAddressData()),
+};
+
 export const FAKE: Samples = {
   paid: (n) => Array.from({ length: n }, (_, i) => `paid:${rand()}${i}`),
   respell: (value) => String(value).toUpperCase(),
@@ -75,7 +92,10 @@ export const FAKE: Samples = {
   counters: { paid: "good", free: "good", malformed: "bad", test: "good", gone: "bad" },
 };
 
-const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY };
+const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, address: ADDRESS };
+
+/** The counters a value of this kind adds to. */
+export const countersOf = (samples: Samples, kind: Kind): readonly string[] => [samples.counters![kind]!].flat();
 
 function samplesFor(product: Product): Samples {
   const samples = REGISTERED_SAMPLES[product.name];

@@ -42,6 +42,14 @@ const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
     await admin("POST", "/registers/gleif-lei/rows", { rows: [leiRow(lei, "Contract Watch Ltd")] });
     return { entries: [lei, samples.free()], change: async () => void (await admin("POST", "/registers/gleif-lei/rows", { rows: [leiRow(lei, "Contract Watch Renamed Ltd")] })) };
   },
+  // A row of the ZIP table re-spelled: the entry written in lower case now gets another correction.
+  address: async ({ samples }) => {
+    const postcode = `000${String(Math.floor(Math.random() * 90) + 10)}`;
+    const row = (locality: string) => ({ country: "US", postcode, locality, region: "Illinois", region_code: "IL", subregion: null, subregion_code: null, latitude: null, longitude: null, alias: false });
+    await admin("POST", "/address-datasets/us-zip-codes/rows", { postcodes: [row("Contract Town")] });
+    const entry = { line1: `${rand()} Main St`, locality: "contract town", region: "IL", postcode, country: "US" };
+    return { entries: [entry, samples.free()], change: async () => void (await admin("POST", "/address-datasets/us-zip-codes/rows", { postcodes: [row("CONTRACT TOWN")] })) };
+  },
   // A stored repeat keeps its answer for 7 days, so the free (never repeated) entry is the one that sees the change.
   fake: async () => ({ entries: [...FAKE.paid(1), FAKE.free()], change: async () => void nextGeneration() }),
   fakelocal: async () => ({ entries: [...FAKE.paid(1), FAKE.free()], change: async () => void nextGeneration() }),

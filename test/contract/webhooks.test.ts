@@ -46,7 +46,7 @@ describe.each(SUBJECTS)("completion webhooks: $label", ({ product, samples }) =>
     expect(body.event).toBe(`bulk_${product.name}_job.finished`);
     expect(Object.keys(body.job)).toEqual(["id", "status", "total", "processed", ...product.bulk!.counters, "credits_used", "stopped_reason", "finished_at"]);
     expect(body.job).toMatchObject({ id, status: "completed", total: 3, processed: 3, ...row.counts, credits_used: 1, stopped_reason: null });
-    expect(product.bulk!.counters.reduce((sum, c) => sum + body.job[c], 0)).toBe(3);
+    expect(product.bulk!.counters.reduce((sum, c) => sum + body.job[c], 0)).toBe(3 * (1 + (product.bulk!.tallyColumns?.length ?? 0)));
     expect(body.job.finished_at).toBe(new Date(row.finishedAt!).toISOString());
     const stored = await env.DB.prepare("SELECT body FROM webhook_deliveries WHERE owner = 'job' AND owner_id = ?").bind(String(id)).first<{ body: string }>();
     expect(stored!.body).toBe(delivery!.body);
@@ -73,14 +73,14 @@ const TEST_EVENTS = registeredProducts()
   .map((product) => ({ event: `bulk_${product.name}_job.finished`, product }));
 
 describe.each(TEST_EVENTS)("POST /api/v1/webhooks/test: $event", ({ event, product }) => {
-  it("carries the product's sample counters, total and processed being their sum", async () => {
+  it("carries the product's sample counters, total and processed being the rows they count", async () => {
     const acct = await createAccount();
     const path = `/ok/contract-test-${rand()}`;
     const { status, body } = await call<{ delivered: boolean; secret: string; body: string }>("/api/v1/webhooks/test", json({ url: `${env.RECEIVER_URL}${path}`, event }, { Authorization: `Bearer ${acct.key}` }));
     expect([status, body.data.delivered]).toEqual([200, true]);
     const posted = JSON.parse(body.data.body);
     const counts = product.bulk!.sampleCounts;
-    const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+    const total = Object.values(counts).reduce((sum, n) => sum + n, 0) / (1 + (product.bulk!.tallyColumns?.length ?? 0));
     expect(Object.keys(counts).sort()).toEqual([...product.bulk!.counters].sort());
     expect(posted).toMatchObject({ test: true, event, job: { ...counts, total, processed: total } });
     const [delivery] = await receivedAt(path);

@@ -9,8 +9,9 @@ export const csvHeader = (product: Product) => ["index", "input", ...(product.bu
 export function csvCell(value: Cell): string {
   if (value === null) return "";
   const text = String(value);
-  // Quote what would break the row, and neutralise spreadsheet formulas (CSV injection).
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  // Quote what would break the row, and neutralise spreadsheet formulas (CSV injection) in text; a number such as a
+  // negative longitude is no formula and stays as it is.
+  const safe = typeof value === "string" && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
   return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
@@ -32,11 +33,21 @@ export function parseCsvLine(line: string): string[] {
   return cells;
 }
 
-/** The header, then every stored part in order; with a variant, only rows whose verdict column holds it. */
+/** Positions of the columns whose value names a counter: the verdict column, then any `tallyColumns`. */
+export const counterColumns = (product: Product) => {
+  const header = csvHeader(product);
+  return [product.bulk?.verdictColumn ?? "", ...(product.bulk?.tallyColumns ?? [])].map((column) => header.indexOf(column));
+};
+
+/** The header, then every stored part in order; with a variant, only rows whose counter columns hold it. */
 export function resultsStream(env: Env, jobId: number, product: Product, variant: string | undefined): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const header = csvHeader(product);
-  const verdictColumn = header.indexOf(product.bulk?.verdictColumn ?? "");
+  const counted = counterColumns(product);
+  const holds = (line: string) => {
+    const cells = parseCsvLine(line);
+    return counted.some((column) => cells[column] === variant);
+  };
   return new ReadableStream({
     async start(controller) {
       controller.enqueue(encoder.encode(`${header.join(",")}\n`));
@@ -45,7 +56,7 @@ export function resultsStream(env: Env, jobId: number, product: Product, variant
         const listed = await env.RESULTS.list({ prefix: resultsPrefix(jobId), ...(cursor ? { cursor } : {}) });
         for (const { key } of listed.objects.sort((a, b) => a.key.localeCompare(b.key))) {
           const text = (await (await env.RESULTS.get(key))?.text()) ?? "";
-          const lines = variant ? text.split("\n").filter((line) => line && parseCsvLine(line)[verdictColumn] === variant) : [text];
+          const lines = variant ? text.split("\n").filter((line) => line && holds(line)) : [text];
           if (lines.length) controller.enqueue(encoder.encode(variant ? `${lines.join("\n")}\n` : text));
         }
         cursor = listed.truncated ? listed.cursor : undefined;

@@ -22,8 +22,11 @@ export const resultsPrefix = (jobId: number) => `bulk/${jobId}/results/`;
 /** Same inputs (in order) and same webhook URL: what decides whether an Idempotency-Key is reused. */
 export const requestHash = (inputs: unknown[], webhookUrl: string | null) => sha256Hex(JSON.stringify([inputs, webhookUrl]));
 
-/** The job object (spec, "Bulk job object"), the same for every product; the webhook secret is never part of it. */
-export function jobView(row: JobRow, delivery: DeliveryStatus | null = null) {
+/**
+ * The job object (spec, "Bulk job object"), the same for every product but for its counters and the run options its
+ * product shows (`jobFields`); the webhook secret is never part of it.
+ */
+export function jobView(row: JobRow, delivery: DeliveryStatus | null = null, jobFields: readonly string[] = []) {
   return {
     id: row.id,
     status: row.status,
@@ -36,6 +39,7 @@ export function jobView(row: JobRow, delivery: DeliveryStatus | null = null) {
     cancel_requested: row.cancelRequested,
     webhook_status: row.webhookUrl ? (delivery?.status ?? null) : null,
     webhook_detail: row.webhookUrl ? (delivery?.detail ?? null) : null,
+    ...Object.fromEntries(jobFields.map((name) => [name, row.options[name] ?? null])),
     created_at: iso(row.createdAt),
     finished_at: iso(row.finishedAt),
   };
@@ -44,13 +48,13 @@ export function jobView(row: JobRow, delivery: DeliveryStatus | null = null) {
 export type JobView = ReturnType<typeof jobView>;
 
 /** Job objects with their webhook status, in one more query for the whole list. */
-export async function jobViews(db: Database, rows: JobRow[]): Promise<JobView[]> {
+export async function jobViews(db: Database, rows: JobRow[], product?: Product): Promise<JobView[]> {
   const withHook = rows.filter((r) => r.webhookUrl).map((r) => String(r.id));
   const statuses = withHook.length ? await latestStatuses(db, "job", withHook) : new Map<string, DeliveryStatus>();
-  return rows.map((row) => jobView(row, statuses.get(String(row.id)) ?? null));
+  return rows.map((row) => jobView(row, statuses.get(String(row.id)) ?? null, product?.bulk?.jobFields));
 }
 
-export const jobViewOf = async (db: Database, row: JobRow) => (await jobViews(db, [row]))[0]!;
+export const jobViewOf = async (db: Database, row: JobRow, product?: Product) => (await jobViews(db, [row], product))[0]!;
 
 export async function findJob(db: Database, product: Product, accountId: string, jobId: number): Promise<JobRow | undefined> {
   return db
@@ -90,7 +94,7 @@ export async function listJobs(db: Database, product: Product, accountId: string
     db.select().from(bulkJobs).where(where).orderBy(desc(bulkJobs.id)).limit(PER_PAGE).offset((q.page - 1) * PER_PAGE),
     db.select({ n: count() }).from(bulkJobs).where(where),
   ]);
-  return { jobs: await jobViews(db, rows), total: total?.n ?? 0 };
+  return { jobs: await jobViews(db, rows, product), total: total?.n ?? 0 };
 }
 
 export async function requestCancel(db: Database, jobId: number) {

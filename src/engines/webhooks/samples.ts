@@ -17,8 +17,10 @@ const asTest = (body: string) => JSON.stringify({ test: true, ...(JSON.parse(bod
 export function sampleBody(event: EventName, productNamed: (name: string) => Product | undefined): string {
   const bulk = bulkEventProduct(event);
   if (bulk !== null) {
-    const counts = productNamed(bulk)?.bulk?.sampleCounts ?? FALLBACK_COUNTS;
-    const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+    const shape = productNamed(bulk)?.bulk;
+    const counts = shape?.sampleCounts ?? FALLBACK_COUNTS;
+    // Every row adds to one counter per counted column, so the sample's rows are its counts over the columns.
+    const total = Object.values(counts).reduce((sum, n) => sum + n, 0) / (1 + (shape?.tallyColumns?.length ?? 0));
     const job = { id: 1, product: bulk, status: "completed" as const, total, processed: total, counts, creditsUsed: 1, stoppedReason: null, finishedAt: AT };
     return asTest(finishedBody(job));
   }

@@ -1,0 +1,40 @@
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * Postal reference data of the address product (src/products/address/datasets.ts), loaded by the operator importer:
+ * one row per (postcode, locality) a dataset names, and the streets of a postcode. `*_key` columns hold the folded
+ * spelling that lookups compare (src/products/address/names.ts). Which datasets are installed is the `datasets` table.
+ */
+export const addressPostcodes = sqliteTable(
+  "address_postcodes",
+  {
+    country: text("country").notNull(),
+    postcode: text("postcode").notNull(),
+    dataset: text("dataset").notNull(),
+    /** '' when the dataset names no place for the postcode. */
+    localityKey: text("locality_key").notNull(),
+    locality: text("locality"),
+    region: text("region"),
+    regionCode: text("region_code"),
+    subregion: text("subregion"),
+    subregionCode: text("subregion_code"),
+    latitude: real("latitude"),
+    longitude: real("longitude"),
+    /** An accepted name the postcode listing does not show. */
+    alias: integer("alias", { mode: "boolean" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.country, t.postcode, t.dataset, t.localityKey] }), index("address_postcodes_dataset").on(t.dataset)],
+);
+
+export const addressStreets = sqliteTable(
+  "address_streets",
+  {
+    country: text("country").notNull(),
+    postcode: text("postcode").notNull(),
+    streetKey: text("street_key").notNull(),
+    dataset: text("dataset").notNull(),
+    street: text("street").notNull(),
+    locality: text("locality"),
+  },
+  (t) => [primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.dataset] }), index("address_streets_dataset").on(t.dataset)],
+);

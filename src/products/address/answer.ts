@@ -1,0 +1,193 @@
+import type { Source } from "../../engines/product";
+import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
+import { formatted } from "./format";
+import { isPoBox, placeKey, samePlace } from "./names";
+import { REGION_REQUIRED, readInput } from "./parse";
+import { canonicalPostcode, COUNTRIES_SOURCE, FORMATS_SOURCE, isCountry, postcodeRequired, postcodeShapeValid, referenceKey } from "./postcodes";
+import { isOneLine, type AddressInput, type AddressReason, type AddressResult, type Component, type Correction, type NormalizedAddress, type Precision } from "./result";
+import { risk } from "./score";
+import type { Installed, StoredPostcode } from "./store";
+
+/** One input read and its postcode checked for shape: everything an answer needs before any dataset is read. */
+export interface Prepared {
+  input: AddressInput;
+  /** The parts as written, cleaned of stray spaces and commas. */
+  read: NormalizedAddress;
+  supported: boolean;
+  /** The postcode in the country's spelling when its shape is right (or unknown), else as written. */
+  postcode: string | null;
+  /** Null without a postcode or without a known format. */
+  shapeValid: boolean | null;
+  /** The reference tables' key of the postcode (`US|62701`), when its shape allows a lookup. */
+  place: { country: string; postcode: string } | null;
+}
+
+export function prepare(input: AddressInput): Prepared {
+  const read = readInput(input);
+  const supported = isCountry(read.country);
+  const canonical = read.postcode ? canonicalPostcode(read.country, read.postcode) : null;
+  const shapeValid = supported && canonical ? postcodeShapeValid(read.country, canonical) : null;
+  return {
+    input,
+    read,
+    supported,
+    postcode: canonical && shapeValid !== false ? canonical : read.postcode,
+    shapeValid,
+    place: canonical && shapeValid !== false ? { country: read.country, postcode: referenceKey(read.country, canonical) } : null,
+  };
+}
+
+/** The repeat, suppression and dedupe key: the address as read and cleaned, folded (`US|62701|SPRINGFIELD|IL|1 MAIN ST|`). */
+export function addressKey(input: AddressInput): string {
+  const { read, postcode } = prepare(input);
+  const fold = (value: string | null) => (value ? placeKey(value) : "");
+  return [read.country, postcode ?? "", fold(read.locality), fold(read.region), fold(read.line1), fold(read.line2)].join("|");
+}
+
+/** What the reference data says about one prepared address. */
+export interface Reference {
+  installed: Installed;
+  /** Installed postcode datasets that cover the country, and their rows for the postcode. */
+  covering: AddressDatasetName[];
+  rows: StoredPostcode[];
+  /** Installed street datasets that cover the country; whether one lists the street of line 1 (null: none consulted). */
+  streetDatasets: AddressDatasetName[];
+  streetFound: boolean | null;
+}
+
+export const coveringDatasets = (installed: Installed, country: string, holds: "postcodes" | "streets") =>
+  [...installed.keys()].filter((name) => ADDRESS_DATASETS[name].holds.includes(holds) && ADDRESS_DATASETS[name].countries.includes(country));
+
+const distinct = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
+
+/** Locality against the postcode's named places: whether it matches, the spelling to use, and a correction. */
+function checkLocality(written: string | null, rows: StoredPostcode[]) {
+  const named = rows.filter((r) => r.locality !== null);
+  if (!named.length) return { matches: null, matched: [] as StoredPostcode[], to: null };
+  const listed = distinct(named.filter((r) => !r.alias).map((r) => r.locality));
+  if (!written) return { matches: null, matched: [], to: listed.length === 1 ? listed[0]! : null };
+  const matched = named.filter((r) => samePlace(written, r.locality!));
+  if (!matched.length) return { matches: false, matched, to: listed.length === 1 ? listed[0]! : null };
+  const own = matched.find((r) => !r.alias);
+  return { matches: true, matched, to: own ? own.locality! : written };
+}
+
+/** Countries whose datasets name the divisions an address may carry, so a region they do not name is a mismatch. */
+const REGION_CHECKED = new Set(["US", "FR"]);
+
+/** Region against the postcode's divisions; the US keeps the USPS state code. */
+function checkRegion(country: string, written: string | null, rows: StoredPostcode[]) {
+  const divisions = rows.flatMap((r) => [r.region, r.regionCode, r.subregion, r.subregionCode]).filter((v): v is string => v !== null);
+  const preferred = distinct(rows.map((r) => (country === "US" ? r.regionCode : r.region)));
+  const single = preferred.length === 1 ? preferred[0]! : null;
+  if (!divisions.length) return { matches: null, to: null };
+  if (!written) return { matches: null, to: REGION_REQUIRED.has(country) ? single : null };
+  const key = placeKey(written);
+  const row = rows.find((r) => [r.region, r.regionCode, r.subregion, r.subregionCode].some((v) => v !== null && placeKey(v) === key));
+  // UK addresses need no county (Royal Mail), so a county the datasets do not name is not held against them.
+  if (!row) return { matches: REGION_CHECKED.has(country) ? false : null, to: REGION_CHECKED.has(country) ? single : null };
+  return { matches: true, to: country === "US" && row.regionCode ? row.regionCode : written };
+}
+
+function missingComponents(a: NormalizedAddress): Component[] {
+  const missing: Component[] = [];
+  if (!a.line1) missing.push("line1");
+  if (!a.locality) missing.push("locality");
+  if (!a.region && REGION_REQUIRED.has(a.country)) missing.push("region");
+  if (!a.postcode && postcodeRequired(a.country)) missing.push("postcode");
+  return missing;
+}
+
+/** The failed checks, what the reference data contradicts before what is only absent: the first is the `reason`. */
+function failures(p: Prepared, missing: Component[], found: boolean | null, locality: boolean | null, region: boolean | null): AddressReason[] {
+  const failed: AddressReason[] = [];
+  if (p.shapeValid === false) failed.push("invalid_postcode_format");
+  if (found === false) failed.push("unknown_postcode");
+  if (locality === false) failed.push("locality_mismatch");
+  if (region === false) failed.push("region_mismatch");
+  if (missing.length) failed.push("missing_components");
+  return failed;
+}
+
+function precisionOf(found: boolean | null, locality: boolean | null, street: boolean | null): Precision {
+  if (!found) return "country";
+  if (street) return "street";
+  return locality ? "locality" : "postcode";
+}
+
+function geoOf(rows: StoredPostcode[]) {
+  const row = rows.find((r) => r.latitude !== null && r.longitude !== null);
+  return row ? { latitude: row.latitude!, longitude: row.longitude!, precision: "postcode" as const } : null;
+}
+
+/** An answer for a country code that is no country: nothing is checked. */
+function unsupported(p: Prepared): AddressResult {
+  return {
+    input: isOneLine(p.input) ? p.input.address : p.input,
+    country: p.read.country,
+    valid: false,
+    verification: "invalid",
+    precision: "none",
+    address: p.read,
+    formatted: null,
+    postcode_format_valid: null,
+    postcode_found: null,
+    locality_matches_postcode: null,
+    region_matches_postcode: null,
+    po_box: isPoBox(p.read.line1) || isPoBox(p.read.line2),
+    corrections: [],
+    missing_components: [],
+    geo: null,
+    deliverable: null,
+    reason: "unsupported_country",
+    ...risk({ failed: ["unsupported_country"], formatOnly: false, poBox: false }),
+    sources: [COUNTRIES_SOURCE],
+  };
+}
+
+/** The answer for one address from what the reference data says about it (docs/address.md, "How an answer is made"). */
+export function answer(p: Prepared, ref: Reference): AddressResult {
+  if (!p.supported) return unsupported(p);
+  const { read } = p;
+  const covered = ref.covering.length > 0;
+  const found = covered && p.place ? ref.rows.length > 0 : null;
+  const locality = found ? checkLocality(read.locality, ref.rows) : { matches: null, matched: [], to: null };
+  const region = found ? checkRegion(read.country, read.region, locality.matched.length ? locality.matched : ref.rows) : { matches: null, to: null };
+  const corrections: Correction[] = [];
+  const correct = (field: Component, from: string | null, to: string | null) => {
+    if (to !== null && to !== from) corrections.push({ field, from, to });
+    return to ?? from;
+  };
+  const address: NormalizedAddress = {
+    ...read,
+    postcode: correct("postcode", read.postcode, p.postcode),
+    locality: correct("locality", read.locality, locality.to),
+    region: correct("region", read.region, region.to),
+  };
+  const missing = missingComponents(read);
+  const failed = failures(p, missing, found, locality.matches, region.matches);
+  const verification = failed.length ? "invalid" : found ? "verified" : "format_only";
+  const poBox = isPoBox(read.line1) || isPoBox(read.line2);
+  const consulted = [...(p.shapeValid !== null ? [FORMATS_SOURCE] : []), COUNTRIES_SOURCE, ...(found !== null ? ref.covering : []), ...(ref.streetFound !== null ? ref.streetDatasets : [])];
+  return {
+    input: isOneLine(p.input) ? p.input.address : p.input,
+    country: read.country,
+    valid: verification !== "invalid",
+    verification,
+    precision: precisionOf(found, locality.matches, ref.streetFound),
+    address,
+    formatted: formatted(address),
+    postcode_format_valid: p.shapeValid,
+    postcode_found: found,
+    locality_matches_postcode: locality.matches,
+    region_matches_postcode: region.matches,
+    po_box: poBox,
+    corrections,
+    missing_components: missing,
+    geo: found ? geoOf([...locality.matched, ...ref.rows]) : null,
+    deliverable: null,
+    reason: failed[0] ?? null,
+    ...risk({ failed, formatOnly: verification === "format_only", poBox }),
+    sources: [...new Set(consulted)].map((s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)! } : s)),
+  };
+}

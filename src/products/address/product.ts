@@ -1,0 +1,92 @@
+import { z } from "zod";
+import type { Product } from "../../engines/product";
+import { addressKey, answer, prepare } from "./answer";
+import { ADDRESS_DATASET_NAMES } from "./datasets";
+import { lookupAddresses } from "./lookup";
+import { compare, label, observe } from "./monitor";
+import { FORMATS_SOURCE, COUNTRIES_SOURCE } from "./postcodes";
+import { isOneLine, type AddressInput, type AddressResult } from "./result";
+import { addressInput, countrySchema, listItem, NO_COUNTRY, withCountry, type ListItem } from "./schemas";
+import { risk } from "./score";
+import { isTestAddress, testAnswer, TEST_SOURCE } from "./test-addresses";
+
+const NOTHING_INSTALLED = { installed: new Map(), covering: [], rows: [], streetDatasets: [], streetFound: null };
+
+/** The stored answer of an address suppressed by hand: read, not looked up, and never valid. */
+function suppressedAnswer(input: AddressInput): AddressResult {
+  const read = answer(prepare(input), NOTHING_INSTALLED);
+  return { ...read, valid: false, verification: "invalid", reason: "suppressed", ...risk({ failed: ["suppressed"], formatOnly: false, poBox: false }) };
+}
+
+/** The engines' value back from an answer: the input as sent, with its country. */
+const inputOf = (result: AddressResult): AddressInput => (typeof result.input === "string" ? { address: result.input, country: result.country } : { ...result.input, country: result.country });
+
+/** One line of the input, for history and list views. */
+const oneLineOf = (input: AddressInput) =>
+  isOneLine(input) ? input.address : [input.line1, input.line2, input.locality, input.region, input.postcode].filter(Boolean).join(", ");
+
+/**
+ * Postal addresses answered from reference data in D1 (docs/address.md): 1 credit only for `verified` (an address
+ * that stands as written); format-only, invalid, suppressed, test and repeat answers are free. A repeat within 7 days
+ * is read again (the datasets may have changed) and costs nothing.
+ */
+export const address: Product<AddressInput, AddressResult> = {
+  name: "address",
+  scope: "address",
+  input: addressInput,
+  unitsPerCredit: 1,
+  cost: "local",
+  // List filters (`GET /address/suppressions?address=`) pass the key as listed.
+  normalize: (input) => (typeof input === "string" ? input : addressKey(input)),
+  // Test addresses, and addresses no dataset could help (no country, a postcode of the wrong shape), need no read.
+  local: async (input) => {
+    const canned = testAnswer(input);
+    if (canned) return { result: canned, test: true };
+    const prepared = prepare(input);
+    return !prepared.supported || prepared.shapeValid === false ? { result: answer(prepared, NOTHING_INSTALLED), test: false } : null;
+  },
+  lookup: (ctx, inputs) => lookupAddresses(ctx.env, inputs).then((results) => results.map((result) => ({ result }))),
+  price: (result) => ({ units: result.verification === "verified" ? 1 : 0 }),
+  repeatable: (result) => result.verification === "verified",
+  repeats: "fresh",
+  suppressions: {
+    suppresses: () => null,
+    manual: (input) => ({ key: addressKey(input), result: suppressedAnswer(input) }),
+    listField: "addresses",
+    valueField: "address",
+  },
+  history: {
+    row: (r) => ({ value: oneLineOf(inputOf(r)), key: addressKey(inputOf(r)), verdict: r.verification, reason: r.reason }),
+    fields: { value: "address", key: "normalized_address", verdict: "verification" },
+    verdicts: ["verified", "format_only", "invalid"],
+  },
+  bulk: {
+    field: "addresses",
+    options: { country: countrySchema.nullish(), deliverability: z.boolean().default(false) },
+    rows: {
+      schema: listItem,
+      resolve: (row, options) => {
+        const input = withCountry(row as ListItem, options.country as string | null | undefined);
+        return input ? { input } : { error: NO_COUNTRY };
+      },
+    },
+    jobFields: ["country", "deliverability"],
+    counters: ["valid", "invalid", "low", "medium", "high"],
+    columns: [
+      "country", "validity", "verification", "precision", "reason", "line1", "line2", "locality", "region", "postcode", "formatted",
+      "postcode_found", "locality_matches_postcode", "region_matches_postcode", "po_box", "missing_components", "latitude", "longitude",
+      "deliverable", "risk_score", "risk_level",
+    ],
+    row: (r) => [
+      r.country, r.valid ? "valid" : "invalid", r.verification, r.precision, r.reason, r.address.line1, r.address.line2, r.address.locality,
+      r.address.region, r.address.postcode, r.formatted?.replaceAll("\n", ", ") ?? null, r.postcode_found, r.locality_matches_postcode, r.region_matches_postcode, r.po_box,
+      r.missing_components.join(" "), r.geo?.latitude ?? null, r.geo?.longitude ?? null, r.deliverable, r.risk_score, r.risk_level,
+    ],
+    verdictColumn: "validity",
+    tallyColumns: ["risk_level"],
+    sampleCounts: { valid: 1, invalid: 1, low: 1, medium: 0, high: 1 },
+  },
+  monitor: { entryKey: addressKey, observe, compare, label, tally: { verified: (r) => r.verification === "verified" }, listField: "addresses", maxEntries: 500 },
+  isSample: isTestAddress,
+  datasets: [FORMATS_SOURCE.dataset, COUNTRIES_SOURCE.dataset, ...ADDRESS_DATASET_NAMES, "suppression-list", TEST_SOURCE.dataset],
+};

@@ -1,0 +1,33 @@
+import type { AddressReason, RiskLevel } from "./result";
+
+/**
+ * The risk formula (docs/address.md): each component that applies adds its points, the score is their sum capped at
+ * 100, and the level is read from the score (`low` 0-29, `medium` 30-69, `high` 70-100). Everything it reads is a
+ * field of the answer, so a user can recompute it.
+ */
+export const RISK_POINTS = {
+  unsupported_country: 100,
+  invalid_postcode_format: 70,
+  unknown_postcode: 70,
+  locality_mismatch: 50,
+  missing_components: 40,
+  region_mismatch: 30,
+  /** `verification: format_only`: nothing but the format could be checked. */
+  unverifiable: 30,
+  po_box: 10,
+  suppressed: 100,
+} as const;
+
+export type RiskComponent = keyof typeof RISK_POINTS;
+
+export const riskLevel = (score: number): RiskLevel => (score >= 70 ? "high" : score >= 30 ? "medium" : "low");
+
+/** Components from every check the answer failed, whether it could only be format-checked, and whether it is a PO box. */
+export function risk(facts: { failed: readonly AddressReason[]; formatOnly: boolean; poBox: boolean }) {
+  const names: RiskComponent[] = [...facts.failed];
+  if (facts.formatOnly) names.push("unverifiable");
+  if (facts.poBox) names.push("po_box");
+  const risk_components = Object.fromEntries(names.map((name) => [name, RISK_POINTS[name]]));
+  const risk_score = Math.min(100, names.reduce((sum, name) => sum + RISK_POINTS[name], 0));
+  return { risk_score, risk_components, risk_level: riskLevel(risk_score) };
+}

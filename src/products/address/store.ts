@@ -1,0 +1,145 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { chunks, MAX_PARAMS } from "../../db/chunks";
+import type { Database } from "../../db/client";
+import { addressPostcodes, addressStreets, datasets } from "../../db/schema";
+import { ADDRESS_DATASET_NAMES, type AddressDatasetName, type PostcodeRow, type StreetRow } from "./datasets";
+import { placeKey, streetKey } from "./names";
+
+/**
+ * What the address product keeps in D1: postcode and street rows of the reference datasets, and which datasets are
+ * installed (`datasets`). D1 binds at most 100 parameters a statement, which sizes every chunk below.
+ */
+
+export type Installed = Map<AddressDatasetName, string>;
+
+/** Installed datasets and their versions; a dataset whose import never completed is not installed. */
+export async function installedDatasets(db: Database): Promise<Installed> {
+  const rows = await db.select({ name: datasets.name, version: datasets.version }).from(datasets).where(inArray(datasets.name, [...ADDRESS_DATASET_NAMES]));
+  return new Map(rows.map((r) => [r.name as AddressDatasetName, r.version]));
+}
+
+export type StoredPostcode = typeof addressPostcodes.$inferSelect;
+
+export const placeOf = (country: string, postcode: string) => `${country}|${postcode}`;
+
+/** Every stored row of these (country, postcode) places, by place. */
+export async function findPostcodes(db: Database, places: { country: string; postcode: string }[]): Promise<Map<string, StoredPostcode[]>> {
+  const byCountry = new Map<string, Set<string>>();
+  for (const p of places) byCountry.set(p.country, (byCountry.get(p.country) ?? new Set()).add(p.postcode));
+  const reads = [...byCountry].flatMap(([country, postcodes]) =>
+    chunks([...postcodes], MAX_PARAMS - 10).map((part) =>
+      db.select().from(addressPostcodes).where(and(eq(addressPostcodes.country, country), inArray(addressPostcodes.postcode, part))),
+    ),
+  );
+  const found = new Map<string, StoredPostcode[]>();
+  for (const row of (await Promise.all(reads)).flat()) {
+    const place = placeOf(row.country, row.postcode);
+    found.set(place, [...(found.get(place) ?? []), row]);
+  }
+  return found;
+}
+
+/** Which of these street keys a street dataset lists in these postcodes of one country: `postcode|key` entries. */
+export async function findStreets(db: Database, country: string, postcodes: string[], keys: string[]): Promise<Set<string>> {
+  const uniquePostcodes = [...new Set(postcodes)];
+  const keyChunks = chunks([...new Set(keys)], MAX_PARAMS - 10 - Math.min(uniquePostcodes.length, 40));
+  const reads = chunks(uniquePostcodes, 40).flatMap((part) =>
+    keyChunks.map((keyPart) =>
+      db
+        .select({ postcode: addressStreets.postcode, key: addressStreets.streetKey })
+        .from(addressStreets)
+        .where(and(eq(addressStreets.country, country), inArray(addressStreets.postcode, part), inArray(addressStreets.streetKey, keyPart))),
+    ),
+  );
+  return new Set((await Promise.all(reads)).flat().map((r) => `${r.postcode}|${r.key}`));
+}
+
+/** The streets listed in one postcode, by name, at most `limit` + 1 (the caller tells whether the list was cut). */
+export function listStreets(db: Database, country: string, postcode: string, datasetNames: string[], limit: number) {
+  return db
+    .selectDistinct({ street: addressStreets.street, locality: addressStreets.locality, dataset: addressStreets.dataset })
+    .from(addressStreets)
+    .where(and(eq(addressStreets.country, country), eq(addressStreets.postcode, postcode), inArray(addressStreets.dataset, datasetNames)))
+    .orderBy(addressStreets.streetKey)
+    .limit(limit + 1);
+}
+
+const POSTCODE_COLUMNS = 12;
+const STREET_COLUMNS = 6;
+
+/** Inserts or replaces postcode rows of one dataset: multi-row statements under D1's parameter limit, one D1 batch. */
+export async function upsertPostcodes(db: Database, dataset: AddressDatasetName, rows: PostcodeRow[]): Promise<void> {
+  const values = rows.map((r) => ({
+    country: r.country,
+    postcode: r.postcode,
+    dataset,
+    localityKey: r.locality ? placeKey(r.locality) : "",
+    locality: r.locality,
+    region: r.region,
+    regionCode: r.region_code,
+    subregion: r.subregion,
+    subregionCode: r.subregion_code,
+    latitude: r.latitude,
+    longitude: r.longitude,
+    alias: r.alias,
+  }));
+  const statements = chunks(values, Math.floor(MAX_PARAMS / POSTCODE_COLUMNS)).map((part) =>
+    db
+      .insert(addressPostcodes)
+      .values(part)
+      .onConflictDoUpdate({
+        target: [addressPostcodes.country, addressPostcodes.postcode, addressPostcodes.dataset, addressPostcodes.localityKey],
+        set: {
+          locality: sql`excluded.locality`,
+          region: sql`excluded.region`,
+          regionCode: sql`excluded.region_code`,
+          subregion: sql`excluded.subregion`,
+          subregionCode: sql`excluded.subregion_code`,
+          latitude: sql`excluded.latitude`,
+          longitude: sql`excluded.longitude`,
+          alias: sql`min(${addressPostcodes.alias}, excluded.alias)`,
+        },
+      }),
+  );
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}
+
+export async function upsertStreets(db: Database, dataset: AddressDatasetName, rows: StreetRow[]): Promise<void> {
+  const values = rows.map((r) => ({ country: r.country, postcode: r.postcode, streetKey: streetKey(r.street), dataset, street: r.street, locality: r.locality }));
+  const statements = chunks(values, Math.floor(MAX_PARAMS / STREET_COLUMNS)).map((part) =>
+    db
+      .insert(addressStreets)
+      .values(part)
+      .onConflictDoUpdate({
+        target: [addressStreets.country, addressStreets.postcode, addressStreets.streetKey, addressStreets.dataset],
+        set: { street: sql`excluded.street`, locality: sql`excluded.locality` },
+      }),
+  );
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}
+
+const DELETE_CHUNK = 20_000;
+
+/**
+ * Uninstalls a dataset at once (its `datasets` row goes first, so answers stop citing it) and deletes its rows in
+ * chunks until none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
+ */
+export async function removeDataset(db: Database, dataset: AddressDatasetName, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+  const started = Date.now();
+  await db.delete(datasets).where(eq(datasets.name, dataset));
+  let deleted = 0;
+  for (const table of ["address_postcodes", "address_streets"] as const) {
+    // WITHOUT ROWID tables: rows are picked by their primary key.
+    const key = sql.raw(table === "address_postcodes" ? "country, postcode, dataset, locality_key" : "country, postcode, street_key, dataset");
+    for (;;) {
+      const result = await db.run(sql`DELETE FROM ${sql.identifier(table)} WHERE (${key}) IN (SELECT ${key} FROM ${sql.identifier(table)} WHERE dataset = ${dataset} LIMIT ${DELETE_CHUNK})`);
+      const changes = result.meta.changes ?? 0;
+      deleted += changes;
+      if (changes < DELETE_CHUNK) break;
+      if (Date.now() - started > budgetMs) return { deleted, done: false };
+    }
+  }
+  return { deleted, done: true };
+}

@@ -1,0 +1,124 @@
+import { Hono, type Context } from "hono";
+import { cors } from "hono/cors";
+import { z } from "zod";
+import { publishableFields, publishableKey } from "../auth/publishable-key";
+import { assertSandboxValue } from "../auth/sandbox";
+import { secretKey } from "../auth/secret-key";
+import { payerOf } from "../engines/credits/payer";
+import type { Product } from "../engines/product";
+import { walk } from "../engines/walk/walk";
+import { ok } from "../http/envelope";
+import { ApiError, validationFailed, type FieldErrors } from "../http/errors";
+import { describe } from "../http/openapi";
+import { orRefuse } from "../http/refusal";
+import { jsonBody, pathParams, queryParams } from "../http/validation";
+import { postcodeListing, streetListing, type Place } from "../products/address/listings";
+import { address } from "../products/address/product";
+import type { AddressInput } from "../products/address/result";
+import { addressResultSchema, countrySchema, listItem, NO_COUNTRY, postcodeListingSchema, streetListingSchema, withCountry, type ListItem } from "../products/address/schemas";
+import { isTestAddress } from "../products/address/test-addresses";
+import type { AppEnv } from "../types";
+
+const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
+const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
+
+const singleBody = z.object({ address: listItem, country: countrySchema.optional() });
+const batchBody = z.object({ addresses: z.array(listItem).min(1).max(100), country: countrySchema.optional() });
+const publicBody = z.object({ ...publishableFields, address: listItem, country: countrySchema.optional() });
+const placeQuery = z.object({ country: countrySchema, postcode: z.string().min(1).max(20) });
+
+/** Every item with its country (its own, else the request's); a 422 names each item that has none. */
+function resolve(items: ListItem[], country: string | undefined, field: (i: number) => string): AddressInput[] {
+  const errors: FieldErrors = {};
+  const inputs = items.map((item, i) => withCountry(item, country) ?? ((errors[field(i)] = [NO_COUNTRY]), null));
+  if (Object.keys(errors).length) throw validationFailed(errors);
+  return inputs as AddressInput[];
+}
+
+/** Runs the paid walk for this request's payer and records what it charged for the request log. */
+async function paid<In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], honorSuppressions = false) {
+  const run = orRefuse(await walk(product, { env: c.env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs, options: { ...OPTIONS, honorSuppressions } }));
+  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
+  return run;
+}
+
+async function single(c: Context<AppEnv>, body: z.output<typeof singleBody>) {
+  const [input] = resolve([body.address], body.country, () => "address.country");
+  return paid(c, address, [input!]);
+}
+
+/** A listing through the walk; an answer no installed dataset could give is the route's error, charged nothing. */
+async function listed<T>(c: Context<AppEnv>, product: Product<Place, { data: T; covered: boolean }>, place: Place, missing: () => ApiError) {
+  const run = await paid(c, product, [place]);
+  const { data, meta } = run.items[0]!;
+  if (!data.covered) throw missing();
+  return ok(c, data.data, { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit });
+}
+
+const itemMeta = z.object({ credits_used: z.int(), cache_hit: z.boolean(), suppressed: z.boolean() });
+
+/** Postal addresses: lookups, batch, browser, postcode and street listings (docs/address.md). */
+export const addressRoutes = new Hono<AppEnv>()
+  .post(
+    "/address",
+    describe({ tag: "Address", summary: "Verify one address; 1 credit only when verified and not a 7-day repeat", response: addressResultSchema, errors: [...LOOKUP_ERRORS] }),
+    secretKey({ scope: "address", sandbox: true }),
+    jsonBody(singleBody),
+    async (c) => {
+      const body = c.req.valid("json");
+      assertSandboxValue(c, isTestAddress(resolve([body.address], body.country, () => "address.country")[0]!));
+      const run = await single(c, body);
+      const { data, meta } = run.items[0]!;
+      return ok(c, data, { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit, suppressed: meta.suppressed });
+    },
+  )
+  .post(
+    "/address/batch",
+    describe({
+      tag: "Address",
+      summary: "Verify 1 to 100 addresses in order; counts as one request",
+      description: "`country` applies to every address that names none. Walks in order and stops where credits or the key's daily cap run out; suppressed addresses answer free.",
+      response: z.object({ results: z.array(z.object({ index: z.int(), input: z.unknown(), data: addressResultSchema, meta: itemMeta })) }),
+      errors: [...LOOKUP_ERRORS],
+    }),
+    secretKey({ scope: "address", sandbox: true }),
+    jsonBody(batchBody),
+    async (c) => {
+      const body = c.req.valid("json");
+      const inputs = resolve(body.addresses, body.country, (i) => `addresses.${i}`);
+      assertSandboxValue(c, inputs.every(isTestAddress));
+      const run = await paid(c, address, inputs, true);
+      const results = run.items.map(({ index, input, data, meta }) => ({ index, input, data, meta: { credits_used: meta.credits_used, cache_hit: meta.cache_hit, suppressed: meta.suppressed } }));
+      return ok(c, { results }, { requested: run.requested, processed: run.processed, credits_used: run.creditsUsed, credits_remaining: run.creditsRemaining, stopped_reason: run.stoppedReason });
+    },
+  )
+  .use("/address/public", cors({ origin: (origin) => origin, allowMethods: ["POST"], allowHeaders: ["Content-Type"], maxAge: 600 }))
+  .post(
+    "/address/public",
+    describe({ tag: "Address", summary: "Browser lookup with a publishable key; answers without meta", description: "Authenticated by `key` in the body and the `Origin` header; no bearer key.", response: addressResultSchema, errors: [...LOOKUP_ERRORS] }),
+    jsonBody(publicBody),
+    publishableKey(),
+    async (c) => {
+      const body = c.req.valid("json");
+      const run = await single(c, { address: body.address, country: body.country });
+      return c.json({ success: true as const, data: run.items[0]!.data });
+    },
+  )
+  .get(
+    "/address/postcode/:postcode",
+    describe({ tag: "Address", summary: "The localities of a postcode; 1 credit when found and fresh", response: postcodeListingSchema, errors: ["ADDRESS_LIST_UNAVAILABLE", ...LOOKUP_ERRORS] }),
+    secretKey({ scope: "address" }),
+    pathParams(z.object({ postcode: z.string().min(1).max(20) })),
+    queryParams(placeQuery.pick({ country: true })),
+    async (c) =>
+      listed(c, postcodeListing, { postcode: c.req.valid("param").postcode, country: c.req.valid("query").country }, () =>
+        new ApiError("ADDRESS_LIST_UNAVAILABLE", "No installed dataset covers this country's postcodes."),
+      ),
+  )
+  .get(
+    "/address/streets",
+    describe({ tag: "Address", summary: "Street names of a postcode from an installed street register; 1 credit when found and fresh", response: streetListingSchema, errors: ["ADDRESS_STREETS_NOT_FOUND", ...LOOKUP_ERRORS] }),
+    secretKey({ scope: "address" }),
+    queryParams(placeQuery),
+    async (c) => listed(c, streetListing, c.req.valid("query"), () => new ApiError("ADDRESS_STREETS_NOT_FOUND", "No installed street register lists streets for this postcode.")),
+  );

@@ -1,0 +1,78 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { database } from "../../db/client";
+import { installDataset } from "../../db/datasets";
+import { ok } from "../../http/envelope";
+import { notFound, validationFailed } from "../../http/errors";
+import { jsonBody, pathParams } from "../../http/validation";
+import { ADDRESS_DATASET_NAMES, ADDRESS_DATASETS, isAddressDatasetName, type AddressDataset } from "../../products/address/datasets";
+import { canonicalPostcode } from "../../products/address/postcodes";
+import { installedDatasets, removeDataset, upsertPostcodes, upsertStreets } from "../../products/address/store";
+import type { AppEnv } from "../../types";
+
+const datasetParam = pathParams(z.object({ dataset: z.string().max(64) }));
+
+function datasetNamed(name: string): AddressDataset {
+  if (!isAddressDatasetName(name)) throw notFound("Address dataset");
+  return ADDRESS_DATASETS[name];
+}
+
+const name = (max: number) => z.string().min(1).max(max);
+const country = z.string().regex(/^[A-Z]{2}$/);
+
+/** Rows as scripts/import-address.mjs posts them (datasets.ts `PostcodeRow` and `StreetRow`). */
+const postcodeRow = z.object({
+  country,
+  postcode: name(20),
+  locality: name(200).nullable(),
+  region: name(200).nullable(),
+  region_code: name(20).nullable(),
+  subregion: name(200).nullable(),
+  subregion_code: name(20).nullable(),
+  latitude: z.number().min(-90).max(90).nullable(),
+  longitude: z.number().min(-180).max(180).nullable(),
+  alias: z.boolean(),
+});
+const streetRow = z.object({ country, postcode: name(20), street: name(300), locality: name(200).nullable() });
+
+const rowsBody = z.object({ postcodes: z.array(postcodeRow).max(5_000).default([]), streets: z.array(streetRow).max(5_000).default([]) });
+
+/** Publication date of the data, optionally tagged (`2026-11-22-sample`). */
+const versionSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/, "A date YYYY-MM-DD, optionally followed by -tag.");
+
+const REMOVE_BUDGET_MS = 20_000;
+
+/** Loading the address reference datasets: rows in batches, then `complete` installs the dataset at its version. */
+export const adminAddressDatasetRoutes = new Hono<AppEnv>()
+  .get("/address-datasets", async (c) => {
+    const installed = await installedDatasets(database(c.env));
+    const datasets = ADDRESS_DATASET_NAMES.map((n) => ({ name: n, countries: ADDRESS_DATASETS[n].countries, holds: ADDRESS_DATASETS[n].holds, installed: installed.has(n), version: installed.get(n) ?? null }));
+    return ok(c, { datasets });
+  })
+  .post("/address-datasets/:dataset/rows", datasetParam, jsonBody(rowsBody), async (c) => {
+    const dataset = datasetNamed(c.req.valid("param").dataset);
+    const { postcodes, streets } = c.req.valid("json");
+    const errors: Record<string, string[]> = {};
+    postcodes.forEach((row, i) => {
+      if (!dataset.holds.includes("postcodes") || !dataset.countries.includes(row.country)) errors[`postcodes.${i}`] = [`${dataset.name} holds no postcodes of ${row.country}.`];
+      else if (canonicalPostcode(row.country, row.postcode) !== row.postcode) errors[`postcodes.${i}.postcode`] = [`Not in the country's spelling: ${canonicalPostcode(row.country, row.postcode)}.`];
+    });
+    streets.forEach((row, i) => {
+      if (!dataset.holds.includes("streets") || !dataset.countries.includes(row.country)) errors[`streets.${i}`] = [`${dataset.name} holds no streets of ${row.country}.`];
+    });
+    if (Object.keys(errors).length) throw validationFailed(errors);
+    const db = database(c.env);
+    await Promise.all([upsertPostcodes(db, dataset.name, postcodes), upsertStreets(db, dataset.name, streets)]);
+    return ok(c, { dataset: dataset.name, postcodes: postcodes.length, streets: streets.length });
+  })
+  .post("/address-datasets/:dataset/complete", datasetParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0) })), async (c) => {
+    const dataset = datasetNamed(c.req.valid("param").dataset);
+    const { version, records } = c.req.valid("json");
+    const installed = await installDataset(database(c.env), dataset.name, version, records, Date.now());
+    return ok(c, { name: dataset.name, version, records, loaded_at: new Date(installed.loadedAt).toISOString() });
+  })
+  .on("DELETE", "/address-datasets/:dataset", datasetParam, async (c) => {
+    const dataset = datasetNamed(c.req.valid("param").dataset);
+    const removed = await removeDataset(database(c.env), dataset.name, REMOVE_BUDGET_MS);
+    return ok(c, { dataset: dataset.name, installed: false, ...removed });
+  });

@@ -1,0 +1,51 @@
+import banCsv from "../datasets/address/samples/fr-ban.sample.csv?raw";
+import onspdCsv from "../datasets/address/samples/uk-onspd.sample.csv?raw";
+import openNamesCsv from "../datasets/address/samples/uk-os-open-names.sample.csv?raw";
+import { fileRecords } from "../datasets/address/records.mjs";
+import { ADDRESS_DATASETS, type AddressDatasetName, type PostcodeRow, type StreetRow } from "../src/products/address/datasets";
+import reference from "./fixtures/address-reference.json";
+import { admin } from "./helpers";
+
+export const SAMPLE_VERSION = "2026-11-23-sample";
+
+const SAMPLE_TEXT = { "uk-onspd": onspdCsv, "uk-os-open-names": openNamesCsv, "fr-ban": banCsv } as const;
+
+type SampleName = keyof typeof SAMPLE_TEXT;
+
+/** A shipped sample read the way scripts/import-address.mjs reads a file. */
+export async function sampleRows(dataset: SampleName) {
+  const rows = { postcodes: [] as PostcodeRow[], streets: [] as StreetRow[], skipped: 0 };
+  for await (const part of fileRecords(ADDRESS_DATASETS[dataset].file!, dataset, [SAMPLE_TEXT[dataset]])) {
+    rows.postcodes.push(...part.postcodes);
+    rows.streets.push(...part.streets);
+    rows.skipped += part.skipped;
+  }
+  return rows;
+}
+
+/** Posts rows through the operator routes in batches, then installs the dataset at `version`. */
+export async function installRows(dataset: AddressDatasetName, version: string, postcodes: PostcodeRow[], streets: StreetRow[] = []) {
+  for (let i = 0; i < Math.max(postcodes.length, streets.length); i += 400) {
+    await admin("POST", `/address-datasets/${dataset}/rows`, { postcodes: postcodes.slice(i, i + 400), streets: streets.slice(i, i + 400) });
+  }
+  await admin("POST", `/address-datasets/${dataset}/complete`, { version, records: postcodes.length + streets.length });
+}
+
+/** The reference rows of the accuracy set's postcodes (test/fixtures/address-reference.json), at the datasets' versions. */
+export async function installReference() {
+  for (const d of reference.datasets) await installRows(d.name as AddressDatasetName, d.version, d.rows as PostcodeRow[]);
+  return reference.datasets;
+}
+
+/** The three shipped samples (UK postcodes and streets, French streets). */
+export async function installSamples() {
+  for (const name of Object.keys(SAMPLE_TEXT) as SampleName[]) {
+    const rows = await sampleRows(name);
+    await installRows(name, SAMPLE_VERSION, rows.postcodes, rows.streets);
+  }
+}
+
+/** Everything the address tests read. */
+export const installAddressData = async () => ({ reference: await installReference(), samples: await installSamples() });
+
+export const versionOf = (dataset: string) => reference.datasets.find((d) => d.name === dataset)?.version ?? SAMPLE_VERSION;
