@@ -54,7 +54,7 @@ describe("suppressions", () => {
   it("answers a suppressed address free in a batch with reason suppressed; a single lookup ignores the list", async () => {
     const acct = await createAccount({ pack: 10 });
     const added = await post("/api/v1/address/suppressions", { addresses: [{ address: BEVERLY, country: "US" }], reason: "returned_mail" }, acct.key);
-    expect([added.status, added.body.data]).toEqual([201, { added: 1, invalid: [] }]);
+    expect([added.status, added.body.data]).toEqual([201, { added: 1, invalid: [], test_values: [] }]);
     const listed = await call<Record<string, any>>("/api/v1/address/suppressions", { headers: { Authorization: `Bearer ${acct.key}` } });
     expect(listed.body.data.suppressions).toEqual([expect.objectContaining({ address: "US|90210|BEVERLY HILLS|CA|9355 BURTON WAY|", reason: "returned_mail", source: "manual" })]);
     const batch = await post("/api/v1/address/batch", { addresses: [{ line1: "9355 Burton Way", locality: "beverly hills", region: "ca", postcode: "90210", country: "us" }] }, await anotherKey(acct));

@@ -9,6 +9,7 @@ import type { Product } from "../engines/product";
 import { walk } from "../engines/walk/walk";
 import { ok } from "../http/envelope";
 import { ApiError, validationFailed, type FieldErrors } from "../http/errors";
+import { batchMeta, lookupMeta, suppressibleLookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { orRefuse } from "../http/refusal";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
@@ -61,7 +62,7 @@ const itemMeta = z.object({ credits_used: z.int(), cache_hit: z.boolean(), suppr
 export const addressRoutes = new Hono<AppEnv>()
   .post(
     "/address",
-    describe({ tag: "Address", summary: "Verify one address; 1 credit only when verified and not a 7-day repeat", response: addressResultSchema, errors: [...LOOKUP_ERRORS] }),
+    describe({ tag: "Address", summary: "Verify one address; 1 credit only when verified and not a 7-day repeat", response: addressResultSchema, meta: suppressibleLookupMeta, errors: [...LOOKUP_ERRORS] }),
     secretKey({ scope: "address", sandbox: true }),
     jsonBody(singleBody),
     async (c) => {
@@ -79,6 +80,7 @@ export const addressRoutes = new Hono<AppEnv>()
       summary: "Verify 1 to 100 addresses in order; counts as one request",
       description: "`country` applies to every address that names none. Walks in order and stops where credits or the key's daily cap run out; suppressed addresses answer free.",
       response: z.object({ results: z.array(z.object({ index: z.int(), input: z.unknown(), data: addressResultSchema, meta: itemMeta })) }),
+      meta: batchMeta,
       errors: [...LOOKUP_ERRORS],
     }),
     secretKey({ scope: "address", sandbox: true }),
@@ -95,7 +97,7 @@ export const addressRoutes = new Hono<AppEnv>()
   .use("/address/public", cors({ origin: (origin) => origin, allowMethods: ["POST"], allowHeaders: ["Content-Type"], maxAge: 600 }))
   .post(
     "/address/public",
-    describe({ tag: "Address", summary: "Browser lookup with a publishable key; answers without meta", description: "Authenticated by `key` in the body and the `Origin` header; no bearer key.", response: addressResultSchema, errors: [...LOOKUP_ERRORS] }),
+    describe({ tag: "Address", summary: "Browser lookup with a publishable key; answers without meta", description: "Authenticated by `key` in the body and the `Origin` header; no bearer key.", response: addressResultSchema, meta: null, errors: [...LOOKUP_ERRORS] }),
     jsonBody(publicBody),
     publishableKey(),
     async (c) => {
@@ -106,7 +108,7 @@ export const addressRoutes = new Hono<AppEnv>()
   )
   .get(
     "/address/postcode/:postcode",
-    describe({ tag: "Address", summary: "The localities of a postcode; 1 credit when found and fresh", response: postcodeListingSchema, errors: ["ADDRESS_LIST_UNAVAILABLE", ...LOOKUP_ERRORS] }),
+    describe({ tag: "Address", summary: "The localities of a postcode; 1 credit when found and fresh", response: postcodeListingSchema, meta: lookupMeta, errors: ["ADDRESS_LIST_UNAVAILABLE", ...LOOKUP_ERRORS] }),
     secretKey({ scope: "address" }),
     pathParams(z.object({ postcode: z.string().min(1).max(20) })),
     queryParams(placeQuery.pick({ country: true })),
@@ -117,7 +119,7 @@ export const addressRoutes = new Hono<AppEnv>()
   )
   .get(
     "/address/streets",
-    describe({ tag: "Address", summary: "Street names of a postcode from an installed street register; 1 credit when found and fresh", response: streetListingSchema, errors: ["ADDRESS_STREETS_NOT_FOUND", ...LOOKUP_ERRORS] }),
+    describe({ tag: "Address", summary: "Street names of a postcode from an installed street register; 1 credit when found and fresh", response: streetListingSchema, meta: lookupMeta, errors: ["ADDRESS_STREETS_NOT_FOUND", ...LOOKUP_ERRORS] }),
     secretKey({ scope: "address" }),
     queryParams(placeQuery),
     async (c) => listed(c, streetListing, c.req.valid("query"), () => new ApiError("ADDRESS_STREETS_NOT_FOUND", "No installed street register lists streets for this postcode.")),

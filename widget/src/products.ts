@@ -57,5 +57,37 @@ export const email: WidgetProduct = {
   },
 };
 
+type AddressAnswer = paths["/api/v1/address/public"]["post"]["responses"][200]["content"]["application/json"]["data"];
+
+const ADDRESS_TEXT: Record<string, [View["tone"], string]> = {
+  invalid_postcode_format: ["bad", "This postcode is not written the way this country writes them."],
+  unknown_postcode: ["bad", "This postcode does not exist."],
+  locality_mismatch: ["warn", "This town does not match the postcode."],
+  region_mismatch: ["warn", "This region does not match the postcode."],
+  missing_components: ["warn", "Part of the address is missing."],
+};
+
+/**
+ * A one-line address field (`autocomplete="street-address"`), looked up with the country of the form's
+ * `autocomplete="country"` field or the input's `data-verify-country`; without a country there is nothing to ask.
+ */
+export const address: WidgetProduct = {
+  name: "address",
+  selector: 'input[autocomplete="street-address"]',
+  request(input) {
+    const value = input.value.trim();
+    const countryField = input.form?.querySelector<HTMLInputElement | HTMLSelectElement>('[autocomplete="country"]');
+    const country = (input.dataset.verifyCountry ?? countryField?.value ?? "").trim().toUpperCase();
+    return value.length >= 8 && /^[A-Z]{2}$/.test(country) ? { address: value, country } : null;
+  },
+  view(data) {
+    const answer = data as AddressAnswer;
+    const state = answer.verification;
+    const invalid = state === "invalid";
+    const [tone, text] = ADDRESS_TEXT[answer.reason ?? ""] ?? (state === "verified" ? ["ok", "Address confirmed."] : [null, ""]);
+    return { state, tone, text, suggestion: null, invalid };
+  },
+};
+
 /** Every product the widget attaches to, in the order fields are looked for. */
-export const PRODUCTS: readonly WidgetProduct[] = [email];
+export const PRODUCTS: readonly WidgetProduct[] = [email, address];
