@@ -14,6 +14,7 @@ export const EVENTS = [
   "ip_monitor.run",
   "address_monitor.run",
   "entity_monitor.run",
+  "email_domain_monitor.run",
 ] as const;
 
 /** One of the event names in EVENTS. */
