@@ -94,7 +94,7 @@ const insert = (table: string, row: Record<string, unknown>) => {
 describe("migration 0004_shared_engines keeps every row", () => {
   beforeAll(async () => {
     const migrations = env.TEST_MIGRATIONS;
-    expect(migrations.map((m) => m.name)).toEqual(["0000_init.sql", "0001_email.sql", "0002_bulk.sql", "0003_entity.sql", "0004_shared_engines.sql"]);
+    expect(migrations.slice(0, 5).map((m) => m.name)).toEqual(["0000_init.sql", "0001_email.sql", "0002_bulk.sql", "0003_entity.sql", "0004_shared_engines.sql"]);
     await applyD1Migrations(db, migrations.slice(0, 4));
     expect(await tables()).toContain("email_answers");
     await db.batch(Object.entries(OLD).flatMap(([table, rows]: [string, readonly Record<string, unknown>[]]) => rows.map((row) => insert(table, row))));
