@@ -19,10 +19,7 @@ export function compareAddress(baseline: Record<string, unknown>, now: Record<st
   const changes: Change[] = [];
   const before = baseline.deliverable as Verdict;
   const after = now.deliverable as Verdict;
-  if (RANK[after] > RANK[before]) {
-    changes.push({ field: "deliverable", from: before, to: after });
-    if (baseline.reason !== now.reason) changes.push({ field: "reason", from: baseline.reason, to: now.reason });
-  }
+  if (RANK[after] > RANK[before]) changes.push({ field: "deliverable", from: before, to: after });
   for (const flag of FLAGS) if (now[flag] === true && baseline[flag] !== true) changes.push({ field: flag, from: baseline[flag] ?? false, to: true });
   return changes;
 }
