@@ -29,6 +29,10 @@ export interface Samples {
   test: (() => unknown) | null;
   /** A value whose fresh answer joins the suppression list, when the product has one. */
   gone: (() => unknown) | null;
+  /** Products with `policy`: rules that give `action` (with `rulesHit`) to exactly the kinds `on` names, `send` to the rest. */
+  policy?: { rules: unknown; action: "review" | "block"; on: readonly Kind[]; rulesHit: string[] };
+  /** Products with `feedback`: an outcome that suppresses a value, and one that does not. */
+  feedback?: { suppressing: { outcome: string; kind: string | null }; harmless: { outcome: string; kind: string | null } };
   /** The bulk counter each kind of value adds to (products with `bulk`). */
   counters?: Partial<Record<Kind, string>>;
   /** The HTTP batch route of a registered product. */
@@ -51,6 +55,8 @@ const EMAIL: Samples = {
   test: () => `deliverable+${rand()}@service.test`,
   gone: () => `nobody${rand()}@acme.example`,
   counters: { paid: "risky", free: "undeliverable", malformed: "undeliverable", test: "deliverable", gone: "undeliverable" },
+  policy: { rules: { deliverable: { risky: "block" } }, action: "block", on: ["paid"], rulesHit: ["deliverable.risky"] },
+  feedback: { suppressing: { outcome: "bounced", kind: "hard" }, harmless: { outcome: "bounced", kind: "soft" } },
   batch: { path: "/api/v1/email/batch", field: "emails" },
 };
 
@@ -73,6 +79,8 @@ export const FAKE: Samples = {
   test: () => `test:${rand()}`,
   gone: () => `gone:${rand()}`,
   counters: { paid: "good", free: "good", malformed: "bad", test: "good", gone: "bad" },
+  policy: { rules: { bad: "review" }, action: "review", on: ["malformed", "gone"], rulesHit: ["bad"] },
+  feedback: { suppressing: { outcome: "failed", kind: null }, harmless: { outcome: "delivered", kind: null } },
 };
 
 const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY };
