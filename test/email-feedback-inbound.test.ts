@@ -135,44 +135,70 @@ describe("Postmark webhooks", () => {
 });
 
 describe("Amazon SES through SNS", () => {
-  const envelope = (type: string, extra: Record<string, unknown>) => ({
-    Type: type,
+  const base = {
     MessageId: "22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324",
     TopicArn: "arn:aws:sns:us-west-2:123456789012:MyTopic",
     Timestamp: "2012-05-02T00:54:06.655Z",
-    SignatureVersion: "1",
-    Signature: "EXAMPLEw6JRN...",
-    SigningCertURL: "https://sns.us-west-2.amazonaws.com/SimpleNotificationService-f3ecfb7224c7233fe7bb5f59f96de52f.pem",
-    ...extra,
-  });
-  const notification = (message: unknown) => envelope("Notification", { Message: JSON.stringify(message), UnsubscribeURL: "https://sns.us-west-2.amazonaws.com/?Action=Unsubscribe" });
+  };
+  /** The string SNS signs (its documentation: "Verifying the signatures of Amazon SNS messages"). */
+  const stringToSign = (m: Record<string, unknown>) => {
+    const fields = m.Type === "Notification" ? ["Message", "MessageId", "Subject", "Timestamp", "TopicArn", "Type"] : ["Message", "MessageId", "SubscribeURL", "Timestamp", "Token", "TopicArn", "Type"];
+    return fields.filter((f) => m[f] !== undefined).map((f) => `${f}\n${m[f]}\n`).join("");
+  };
+  /** Signs a message as SNS does, with the fixture certificate's key: version 1 SHA1withRSA, 2 SHA256withRSA. */
+  async function signed(message: Record<string, unknown>, version: "1" | "2" = "1", certUrl = env.SNS_CERT_URL) {
+    const der = Uint8Array.from(atob(env.SNS_SIGNING_KEY), (c) => c.charCodeAt(0));
+    const key = await crypto.subtle.importKey("pkcs8", der, { name: "RSASSA-PKCS1-v1_5", hash: version === "1" ? "SHA-1" : "SHA-256" }, false, ["sign"]);
+    const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, new TextEncoder().encode(stringToSign(message)));
+    return { ...message, SignatureVersion: version, Signature: btoa(String.fromCharCode(...new Uint8Array(signature))), SigningCertURL: certUrl };
+  }
+  const notification = (message: unknown, version: "1" | "2" = "1") =>
+    signed({ Type: "Notification", ...base, Message: JSON.stringify(message), UnsubscribeURL: "https://sns.us-west-2.amazonaws.com/?Action=Unsubscribe" }, version);
+  const confirmation = (type: string, subscribeUrl: string) =>
+    signed({ Type: type, ...base, Token: "2336412f37", Message: "You have chosen to subscribe to the topic.", SubscribeURL: subscribeUrl });
   const mail = { timestamp: "2016-01-27T14:59:38.237Z", source: "sender@example.com", messageId: "0000014644fe5ef6-9a483358-9170-4cb4-a269-f5dcdf415321-000000", destination: ["a@acme.example"] };
   const sns = (type: string) => ({ "x-amz-sns-message-type": type, "Content-Type": "text/plain; charset=UTF-8" });
+  const delivery = (email: string) => ({ notificationType: "Delivery", delivery: { timestamp: "2016-01-27T14:59:38.237Z", recipients: [email], smtpResponse: "250 ok" }, mail });
 
   it("confirms a subscription by fetching its SubscribeURL", async () => {
     const acct = await account();
     const path = `/ok/sns-${rand()}`;
-    const subscribeUrl = `${env.RECEIVER_URL}${path}?Action=ConfirmSubscription&TopicArn=arn:aws:sns:us-west-2:123456789012:MyTopic&Token=2336412f37`;
-    const body = envelope("SubscriptionConfirmation", { Token: "2336412f37", Message: "You have chosen to subscribe to the topic.", SubscribeURL: subscribeUrl });
+    const body = await confirmation("SubscriptionConfirmation", `${env.RECEIVER_URL}${path}?Action=ConfirmSubscription&TopicArn=arn:aws:sns:us-west-2:123456789012:MyTopic&Token=2336412f37`);
     const { status, body: answer } = await inbound("ses", acct.fb, body, sns("SubscriptionConfirmation"));
     expect(status).toBe(200);
     expect(answer.data).toMatchObject({ confirmed: true, recorded: 0 });
-    const seen = await receivedAt(path);
-    expect(seen).toHaveLength(1);
+    expect(await receivedAt(path)).toHaveLength(1);
   });
 
   it("refuses a SubscribeURL that is not an Amazon SNS https URL (422) and fetches nothing", async () => {
     const acct = await account();
     for (const url of ["https://evil.example/?Action=ConfirmSubscription", "http://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription", "https://sns.us-west-2.amazonaws.com.evil.example/"]) {
-      const { status } = await inbound("ses", acct.fb, envelope("SubscriptionConfirmation", { SubscribeURL: url }), sns("SubscriptionConfirmation"));
+      const { status } = await inbound("ses", acct.fb, await confirmation("SubscriptionConfirmation", url), sns("SubscriptionConfirmation"));
       expect(status, url).toBe(422);
     }
+  });
+
+  it("acts only on messages whose signature verifies with an SNS certificate (versions 1 and 2)", async () => {
+    const acct = await account();
+    const t = rand();
+    const good = await inbound("ses", acct.fb, await notification(delivery(`v2-${t}@acme.example`), "2"), sns("Notification"));
+    expect(good.body.data).toMatchObject({ recorded: 1 });
+    const withSubject = await signed({ Type: "Notification", ...base, Subject: "Amazon SES Email Event Notification", Message: JSON.stringify(delivery(`s-${t}@acme.example`)) });
+    expect((await inbound("ses", acct.fb, withSubject, sns("Notification"))).body.data).toMatchObject({ recorded: 1 });
+    const tampered = { ...(await notification(delivery(`a-${t}@acme.example`))), Message: JSON.stringify(delivery(`forged-${t}@acme.example`)) };
+    const forged = await inbound("ses", acct.fb, tampered, sns("Notification"));
+    expect(forged.status).toBe(422);
+    const elsewhere = await signed({ Type: "Notification", ...base, Message: JSON.stringify(delivery(`e-${t}@acme.example`)) }, "1", "https://certs.evil.example/SimpleNotificationService-x.pem");
+    expect((await inbound("ses", acct.fb, elsewhere, sns("Notification"))).status).toBe(422);
+    const unsigned = { Type: "Notification", ...base, Message: JSON.stringify(delivery(`u-${t}@acme.example`)) };
+    expect((await inbound("ses", acct.fb, unsigned, sns("Notification"))).status).toBe(422);
+    expect((await outcomes(acct.key)).outcomes.delivered).toBe(2);
   });
 
   it("reads Bounce (one event per recipient; Permanent hard, Transient soft), Complaint and Delivery; other kinds are ignored", async () => {
     const acct = await account();
     const t = rand();
-    const posts = [
+    const posts = await Promise.all([
       notification({
         notificationType: "Bounce",
         bounce: {
@@ -188,7 +214,7 @@ describe("Amazon SES through SNS", () => {
       notification({ notificationType: "Complaint", complaint: { complainedRecipients: [{ emailAddress: `c-${t}@acme.example` }], timestamp: "2016-01-27T14:59:38.237Z", feedbackId: "0000013786031775-fea503bc", complaintFeedbackType: "abuse" }, mail }),
       notification({ notificationType: "Delivery", delivery: { timestamp: "2016-01-27T14:59:38.237Z", processingTimeMillis: 546, recipients: [`d-${t}@acme.example`], smtpResponse: "250 ok:  Message 64111812 accepted", reportingMTA: "a8-70.smtp-out.amazonses.com" }, mail }),
       notification({ eventType: "Send", send: {}, mail }),
-    ];
+    ]);
     const answers = [];
     for (const body of posts) answers.push((await inbound("ses", acct.fb, body, sns("Notification"))).body.data);
     expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([[2, 2, 0], [1, 0, 0], [1, 1, 0], [1, 0, 0], [0, 0, 1]]);
@@ -200,7 +226,7 @@ describe("Amazon SES through SNS", () => {
     const t = rand();
     const raw = { eventType: "Bounce", bounce: { bounceType: "Permanent", bounceSubType: "General", timestamp: "2017-08-05T00:41:02.669Z", bouncedRecipients: [{ emailAddress: `r-${t}@acme.example` }] }, mail };
     expect((await inbound("ses", acct.fb, raw)).body.data).toMatchObject({ recorded: 1, suppressed: 1 });
-    const unsubscribed = await inbound("ses", acct.fb, envelope("UnsubscribeConfirmation", { SubscribeURL: "https://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription" }), sns("UnsubscribeConfirmation"));
+    const unsubscribed = await inbound("ses", acct.fb, await confirmation("UnsubscribeConfirmation", "https://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription"), sns("UnsubscribeConfirmation"));
     expect(unsubscribed.body.data).toMatchObject({ recorded: 0, ignored: 0, confirmed: false });
   });
 });

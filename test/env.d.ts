@@ -7,6 +7,9 @@ declare namespace Cloudflare {
     MAIL_STATS_URL: string;
     /** Webhook receivers on loopback (test/fixtures/receiver.ts). */
     RECEIVER_URL: string;
+    /** A stand-in SNS signing certificate on loopback, and its private key (PKCS#8, base64) (test/fixtures/sns.ts). */
+    SNS_CERT_URL: string;
+    SNS_SIGNING_KEY: string;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { FeedbackEvent, ProviderBatch } from "../../../engines/lists/feedback-shape";
-import { confirmSnsSubscription, isSnsConfirmUrl } from "../../../platform/sns";
+import { confirmSnsSubscription, isSnsUrl, verifySnsMessage } from "../../../platform/sns";
 import { COMPLAINED, DELIVERED, event, HARD, instant, isRecord, parseJson, pick, SOFT, text, type Json, type Outcome } from "./parse";
 
 /**
@@ -41,18 +41,24 @@ function sesEvents(message: Json): ProviderBatch<string> {
   return { events: [], ignored: 1 };
 }
 
+/**
+ * An SNS envelope is acted on only when its signature verifies with SNS's certificate; a body already unwrapped (raw
+ * message delivery) carries no signature, and the `fb_` key in the URL is then its only credential.
+ */
 export async function ses(env: Env, request: { headers: Headers; body: string }): Promise<ProviderBatch<string> | null> {
   const body = parseJson(request.body);
   if (!isRecord(body)) return null;
   if (body.notificationType !== undefined || body.eventType !== undefined) return sesEvents(body);
-  const type = request.headers.get("x-amz-sns-message-type") ?? body.Type;
+  const type = body.Type;
+  if (type !== "Notification" && type !== "SubscriptionConfirmation" && type !== "UnsubscribeConfirmation") return null;
+  const allowLoopback = env.WEBHOOKS_ALLOW_LOOPBACK === "true";
+  if (!(await verifySnsMessage(body, allowLoopback))) return { events: [], ignored: 0, invalid: "The SNS message signature does not verify with an Amazon SNS certificate." };
   if (type === "SubscriptionConfirmation") {
     const url = text(body.SubscribeURL);
-    if (!url || !isSnsConfirmUrl(url, env.WEBHOOKS_ALLOW_LOOPBACK === "true")) return { events: [], ignored: 0, invalid: "SubscribeURL is not an Amazon SNS https URL." };
+    if (!url || !isSnsUrl(url, allowLoopback)) return { events: [], ignored: 0, invalid: "SubscribeURL is not an Amazon SNS https URL." };
     return { events: [], ignored: 0, confirmed: await confirmSnsSubscription(url) };
   }
   if (type === "UnsubscribeConfirmation") return { events: [], ignored: 0 };
-  if (type !== "Notification") return null;
   const message = typeof body.Message === "string" ? parseJson(body.Message) : undefined;
   return isRecord(message) ? sesEvents(message) : { events: [], ignored: 1 };
 }
