@@ -2,7 +2,31 @@ import type { Database } from "../../db/client";
 import type { Payer } from "../credits/credits";
 import type { Product } from "../product";
 import type { PolicyDecision } from "./policy";
-import { readPolicy } from "./store";
+import { policyStamp, readPolicy } from "./store";
+
+/** Rules read and parsed per isolate, by account and product, valid while the policy's `updated_at` is unchanged. */
+const parsed = new Map<string, { updatedAt: number; rules: unknown }>();
+const PARSED_MAX = 1000;
+
+/**
+ * The account's rules: one small read of `updated_at` per call, and the rules themselves (up to 2,000 domains) only
+ * when this isolate has not parsed that version yet. A PUT anywhere changes `updated_at`, so no isolate answers with
+ * an old policy.
+ */
+async function rulesOf(db: Database, product: Product, accountId: string): Promise<unknown> {
+  const shape = product.policy!;
+  const cacheKey = `${accountId}:${product.name}`;
+  const stamp = await policyStamp(db, accountId, product.name);
+  if (stamp === undefined) return null;
+  const cached = parsed.get(cacheKey);
+  if (cached?.updatedAt === stamp) return cached.rules;
+  const row = await readPolicy(db, accountId, product.name);
+  if (!row) return null;
+  const rules = shape.rules.parse(row.rules);
+  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
+  parsed.set(cacheKey, { updatedAt: row.updatedAt, rules });
+  return rules;
+}
 
 /**
  * Stamps `policy` on every answer of a product that declares one: the account's decision, or null when the account has
@@ -12,8 +36,7 @@ import { readPolicy } from "./store";
 export async function applyPolicy<In, Out>(db: Database, product: Product<In, Out>, payer: Payer | null, items: { data: Out }[]): Promise<void> {
   const shape = product.policy;
   if (!shape || !items.length) return;
-  const row = payer ? await readPolicy(db, payer.accountId, product.name) : undefined;
-  const rules = row ? shape.rules.parse(row.rules) : null;
+  const rules = payer ? await rulesOf(db, product as Product, payer.accountId) : null;
   for (const item of items) {
     item.data = { ...item.data, policy: rules === null ? null : shape.evaluate(rules, item.data) };
   }

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { policies } from "../../db/schema";
 
@@ -9,12 +9,19 @@ export async function readPolicy(db: Database, accountId: string, product: strin
   return db.select().from(policies).where(and(eq(policies.accountId, accountId), eq(policies.product, product))).get();
 }
 
+/** When the account's policy last changed, without reading its rules (the hot path's check against its cache). */
+export async function policyStamp(db: Database, accountId: string, product: string): Promise<number | undefined> {
+  const row = await db.select({ updatedAt: policies.updatedAt }).from(policies).where(and(eq(policies.accountId, accountId), eq(policies.product, product))).get();
+  return row?.updatedAt;
+}
+
 /** Replaces the account's rules (creating the policy on first PUT) and returns the row as it now stands. */
 export async function writePolicy(db: Database, accountId: string, product: string, rules: Record<string, unknown>, now: number): Promise<PolicyRow> {
   const [row] = await db
     .insert(policies)
     .values({ accountId, product, rules, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: [policies.accountId, policies.product], set: { rules, updatedAt: now } })
+    // updated_at always moves forward, even for two PUTs in one millisecond: isolates cache rules by it.
+    .onConflictDoUpdate({ target: [policies.accountId, policies.product], set: { rules, updatedAt: sql`max(${now}, ${policies.updatedAt} + 1)` } })
     .returning();
   return row!;
 }

@@ -36,8 +36,19 @@ export const emailPolicyRules = z.strictObject({
 
 export type EmailPolicyRules = z.infer<typeof emailPolicyRules>;
 
-/** The domain or a parent of it is listed (`example.com` covers `mail.example.com`). */
-const listed = (list: string[] | undefined, domain: string) => Boolean(domain && list?.some((d) => domain === d || domain.endsWith(`.${d}`)));
+/** Domain lists as sets, built once per parsed policy (the engine keeps the parsed rules while they are current). */
+const sets = new WeakMap<string[], Set<string>>();
+
+/** The domain or a parent of it is listed (`example.com` covers `mail.example.com`): one set lookup per label. */
+function listed(list: string[] | undefined, domain: string): boolean {
+  if (!list?.length || !domain) return false;
+  let set = sets.get(list);
+  if (!set) sets.set(list, (set = new Set(list)));
+  for (let at = 0; at !== -1; at = domain.indexOf(".", at + 1)) {
+    if (set.has(at === 0 ? domain : domain.slice(at + 1))) return true;
+  }
+  return false;
+}
 
 const FLAGS = ["disposable", "role", "catch_all", "free_provider"] as const;
 
