@@ -39,6 +39,8 @@ describe("POST /api/v1/email/feedback/{provider}/{fb_key}", () => {
     const { status, body } = await inbound("sparkpost", "fb_whatever", []);
     expect(status).toBe(404);
     expect(body.error.code).toBe("UNKNOWN_FEEDBACK_PROVIDER");
+    expect((await inbound("x".repeat(200), "fb_whatever", [])).body.error.code).toBe("UNKNOWN_FEEDBACK_PROVIDER");
+    expect((await inbound("sendgrid", `fb_${"y".repeat(300)}`, [])).body.error.code).toBe("INVALID_FEEDBACK_KEY");
   });
 
   it("answers an unknown key, and a rotated one at once, with 401 INVALID_FEEDBACK_KEY", async () => {

@@ -106,7 +106,8 @@ export function feedbackRoutes(product: Product) {
         response: receivedSchema.extend({ ignored: z.int(), confirmed: z.boolean() }),
         errors: ["UNKNOWN_FEEDBACK_PROVIDER", "INVALID_FEEDBACK_KEY"],
       }),
-      pathParams(z.object({ provider: z.string().max(32), feedbackKey: z.string().max(128) })),
+      // No length limits here: an unknown provider is a 404 and a bad key a 401, whatever their length.
+      pathParams(z.object({ provider: z.string(), feedbackKey: z.string() })),
       async (c) => {
         const { provider, feedbackKey } = c.req.valid("param");
         const parse = Object.hasOwn(shape.providers, provider) ? shape.providers[provider] : undefined;

@@ -1,7 +1,7 @@
 import type { Database } from "../../db/client";
 import type { Payer } from "../credits/credits";
 import type { Product } from "../product";
-import type { PolicyDecision } from "./policy";
+import type { PolicyDecision, PolicyShape } from "./policy";
 import { policyStamp, readPolicy } from "./store";
 
 /** Rules read and parsed per isolate, by account and product, valid while the policy's `updated_at` is unchanged. */
@@ -13,16 +13,15 @@ const PARSED_MAX = 1000;
  * when this isolate has not parsed that version yet. A PUT anywhere changes `updated_at`, so no isolate answers with
  * an old policy.
  */
-async function rulesOf(db: Database, product: Product, accountId: string): Promise<unknown> {
-  const shape = product.policy!;
-  const cacheKey = `${accountId}:${product.name}`;
-  const stamp = await policyStamp(db, accountId, product.name);
+async function rulesOf(db: Database, product: string, schema: PolicyShape<unknown>["rules"], accountId: string): Promise<unknown> {
+  const cacheKey = `${accountId}:${product}`;
+  const stamp = await policyStamp(db, accountId, product);
   if (stamp === undefined) return null;
   const cached = parsed.get(cacheKey);
   if (cached?.updatedAt === stamp) return cached.rules;
-  const row = await readPolicy(db, accountId, product.name);
+  const row = await readPolicy(db, accountId, product);
   if (!row) return null;
-  const rules = shape.rules.parse(row.rules);
+  const rules = schema.parse(row.rules);
   if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
   parsed.set(cacheKey, { updatedAt: row.updatedAt, rules });
   return rules;
@@ -36,7 +35,7 @@ async function rulesOf(db: Database, product: Product, accountId: string): Promi
 export async function applyPolicy<In, Out>(db: Database, product: Product<In, Out>, payer: Payer | null, items: { data: Out }[]): Promise<void> {
   const shape = product.policy;
   if (!shape || !items.length) return;
-  const rules = payer ? await rulesOf(db, product as Product, payer.accountId) : null;
+  const rules = payer ? await rulesOf(db, product.name, shape.rules, payer.accountId) : null;
   for (const item of items) {
     item.data = { ...item.data, policy: rules === null ? null : shape.evaluate(rules, item.data) };
   }
