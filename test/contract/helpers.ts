@@ -89,6 +89,8 @@ function samplesFor(product: Product): Samples {
   const samples = REGISTERED_SAMPLES[product.name];
   if (!samples) throw new Error(`Contract tests: add sample values for the registered product "${product.name}" in test/contract/helpers.ts`);
   if (product.bulk && !samples.counters) throw new Error(`Contract tests: name the bulk counter of each kind of "${product.name}" sample`);
+  if (product.policy && !samples.policy) throw new Error(`Contract tests: give "${product.name}" policy rules and the kinds they act on`);
+  if (product.feedback && !samples.feedback) throw new Error(`Contract tests: give "${product.name}" a suppressing and a harmless feedback outcome`);
   return samples;
 }
 
