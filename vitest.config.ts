@@ -28,6 +28,8 @@ export default defineConfig({
                 SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
                 MAIL_STATS_URL: inject("mailStatsUrl"),
                 RECEIVER_URL: inject("receiverUrl"),
+                SNS_CERT_URL: inject("snsCertUrl"),
+                SNS_SIGNING_KEY: inject("snsSigningKey"),
                 WEBHOOKS_ALLOW_LOOPBACK: "true",
                 OPENAPI_COVERAGE: process.env.OPENAPI_COVERAGE ?? "",
                 WEBHOOK_TIMEOUT_MS: "400",

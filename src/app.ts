@@ -16,7 +16,7 @@ import { adminRegisterRoutes } from "./routes/admin/registers";
 import { openApiRoutes } from "./routes/openapi";
 import { statusRoutes } from "./routes/status";
 import { webhookRoutes } from "./routes/webhooks";
-import { productNamed } from "./products/registry";
+import { monitoredProduct, productNamed } from "./products/registry";
 import type { AppEnv } from "./types";
 
 /**
@@ -36,7 +36,7 @@ app.route("/api/v1", entityRoutes);
 app.route("/api/v1", addressRoutes);
 app.route("/api/v1", productEngineRoutes());
 app.route("/api/v1", statusRoutes);
-app.route("/api/v1", webhookRoutes(productNamed));
+app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
 
 app.use("/admin/v1/*", adminToken());
 app.route("/admin/v1", adminAccountRoutes);

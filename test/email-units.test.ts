@@ -392,8 +392,9 @@ describe("toAsciiHostname", () => {
     expect(toAsciiHostname("bücher.de")).toBe("xn--bcher-kva.de");
   });
 
-  it("accepts an IDN top-level label in punycode", () => {
-    expect(toAsciiHostname("例え.テスト")).toBe("xn--r8jz45g.xn--zckzah");
+  it("accepts an IDN top-level label in punycode when the public suffix list has it", () => {
+    expect(toAsciiHostname("пример.рф")).toBe("xn--e1afmkfd.xn--p1ai");
+    expect(toAsciiHostname("例え.テスト")).toBeNull();
   });
 
   it("drops a single trailing root dot", () => {
@@ -744,9 +745,10 @@ describe("checkTypo", () => {
     expect(checkTypo("example.com")).toEqual({ suggestion: null, typoSquat: false });
   });
 
-  it("a two-edit miss that is not listed gives no suggestion", () => {
+  it("a two-edit miss under a real TLD gives no suggestion; under no TLD at all it does", () => {
     expect(typoData.corrections["gmaiil.con"]).toBeUndefined();
-    expect(checkTypo("gmaiil.con")).toEqual({ suggestion: null, typoSquat: false });
+    expect(checkTypo("gmaiil.co")).toEqual({ suggestion: null, typoSquat: false });
+    expect(checkTypo("gmaiil.con")).toEqual({ suggestion: "gmail.com", typoSquat: false });
   });
 
   it("domains shorter than 6 characters get no near-miss suggestion (cs.cm, one edit from cs.com)", () => {

@@ -39,11 +39,11 @@ describe("POST /api/v1/entity/batch", () => {
     expect(body.data.results.map((r) => [r.data.found, r.data.reason, r.meta.credits_used])).toEqual([
       [true, null, 1],
       [false, "unknown_identifier", 0],
-      [false, "invalid_identifier", 0],
+      [false, "unknown_identifier", 0],
       [true, null, 1],
       [false, "unsupported_register", 0],
       [true, null, 1],
-      [false, "invalid_checksum", 0],
+      [false, "unknown_identifier", 0],
     ]);
     expect(body.data.results[3]!.data.identifier).toBe("SC990001");
     expect(Object.keys(body.meta).sort()).toEqual(["credits_remaining", "credits_used", "found", "processed", "request_id", "requested", "stopped_reason"]);
@@ -181,7 +181,7 @@ describe("registers not installed", () => {
     const noLei = await batch(acct.key, [LEI.widgets, "garbage"]);
     expect(noLei.body.data.results.map((r) => [r.data.reason, r.data.checksum_valid, r.meta.credits_used])).toEqual([
       ["register_not_installed", true, 0],
-      ["invalid_identifier", false, 0],
+      ["unknown_identifier", false, 0],
     ]);
     await installSample("gleif-lei");
   });

@@ -9,6 +9,9 @@ declare namespace Cloudflare {
     RECEIVER_URL: string;
     /** Set (OPENAPI_COVERAGE=1) to print which documented responses each test file checked (test/setup.ts). */
     OPENAPI_COVERAGE: string;
+    /** A stand-in SNS signing certificate on loopback, and its private key (PKCS#8, base64) (test/fixtures/sns.ts). */
+    SNS_CERT_URL: string;
+    SNS_SIGNING_KEY: string;
   }
 }
 

@@ -7,6 +7,8 @@ declare module "vitest" {
     sidecarUrl: string;
     mailStatsUrl: string;
     receiverUrl: string;
+    snsCertUrl: string;
+    snsSigningKey: string;
   }
 }
 export {};

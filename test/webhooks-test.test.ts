@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { EVENTS } from "../src/engines/webhooks/events";
 import { sampleBody } from "../src/engines/webhooks/samples";
-import { productNamed } from "../src/products/registry";
+import { monitoredProduct, productNamed } from "../src/products/registry";
 import { mintSecret } from "../src/engines/webhooks/secret";
 import { OLD_SIGNATURE_UNTIL, sign, signatureHeaders } from "../src/platform/webhooks";
 import { isPrivateAddress } from "../src/platform/private-addresses";
@@ -118,14 +118,14 @@ describe("POST /api/v1/webhooks/test", () => {
 
 describe("sample bodies", () => {
   it.each(EVENTS)("%s: a fixed body starting with test: true that names its event", (event) => {
-    const body = sampleBody(event, productNamed);
+    const body = sampleBody(event, { productNamed, monitoredProduct });
     expect(body.startsWith('{"test":true,')).toBe(true);
     expect(JSON.parse(body)).toMatchObject({ test: true, event });
-    expect(sampleBody(event, productNamed)).toBe(body);
+    expect(sampleBody(event, { productNamed, monitoredProduct })).toBe(body);
   });
 
   it("a bulk finished sample carries its product's counters", () => {
-    expect(JSON.parse(sampleBody("bulk_email_job.finished", productNamed)).job).toEqual({
+    expect(JSON.parse(sampleBody("bulk_email_job.finished", { productNamed, monitoredProduct })).job).toEqual({
       id: 1,
       status: "completed",
       total: 2,
@@ -142,13 +142,13 @@ describe("sample bodies", () => {
   it("email.settled carries a whole email result, field for field what a real callback carries", async () => {
     const acct = await createAccount({ pack: 1 });
     const real = await lookupEmail(acct.key, { email: "alice@acme.example" });
-    const sample = JSON.parse(sampleBody("email.settled", productNamed));
+    const sample = JSON.parse(sampleBody("email.settled", { productNamed, monitoredProduct }));
     expect(Object.keys(sample.data).sort()).toEqual(Object.keys(real.body.data).sort());
     expect(Object.keys(sample)).toEqual(["test", "event", "request_id", "attempt", "settled", "data", "meta"]);
   });
 
   it("entity_monitor.run carries the summary a real run carries", async () => {
-    const sample = JSON.parse(sampleBody("entity_monitor.run", productNamed));
+    const sample = JSON.parse(sampleBody("entity_monitor.run", { productNamed, monitoredProduct }));
     expect(Object.keys(sample.summary)).toEqual(["checked", "found", "changed", "new_baselines", "credits_used", "stopped_reason"]);
     expect(Object.keys(sample.monitor)).toEqual(["id", "name", "cadence", "last_run_at", "next_run_at"]);
   });

@@ -2,7 +2,7 @@ import type { MonitorMessage } from "../src/engines/monitors/messages";
 import { runMonitor } from "../src/engines/monitors/run";
 import { nextRunAfter } from "../src/engines/monitors/schedule";
 import { claimDue, dueMonitors, monitorById } from "../src/engines/monitors/store";
-import { productNamed } from "../src/products/registry";
+import { monitoredProduct } from "../src/products/registry";
 
 // One cron tick queues at most this many; the rest are still due at the next tick.
 const DUE_PER_TICK = 500;
@@ -24,7 +24,7 @@ export async function queueDueMonitors(env: Env, now = Date.now()): Promise<numb
 export async function runDueMonitor(env: Env, monitorId: number, dueAt: number, now = Date.now()): Promise<void> {
   const monitor = await monitorById(env, monitorId);
   if (!monitor) return;
-  const product = productNamed(monitor.product);
+  const product = monitoredProduct(monitor.product);
   if (!product?.monitor) {
     console.error(JSON.stringify({ event: "monitor_product_unknown", monitor_id: monitorId, product: monitor.product }));
     return;

@@ -4,3 +4,4 @@ export * from "./tables/engines";
 export * from "./tables/email";
 export * from "./tables/registers";
 export * from "./tables/address";
+export * from "./tables/policies";

@@ -1,6 +1,8 @@
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { UsageCounter } from "../../durable-objects/account-credits";
+import type { FeedbackShape } from "./lists/feedback-shape";
+import type { PolicyShape } from "./policy/policy";
 
 export type ProductName = "email" | "entity" | "phone" | "ip" | "address" | "consistency";
 
@@ -88,6 +90,13 @@ export interface MonitorShape<In, Out> {
   /** The body field that carries the monitored list (`identifiers` for entity), and its size limit. */
   listField: string;
   maxEntries: number;
+  /**
+   * For a second kind of monitor under one product (email's domain monitors): the name its rows and its
+   * `<family>_monitor.run` event carry, and the path segment after `/{product}/`. Defaults: the product's name and
+   * `monitors`.
+   */
+  family?: string;
+  path?: string;
 }
 
 /** A row of the account's history for one answer. */
@@ -145,8 +154,14 @@ export interface Product<In = unknown, Out = unknown> {
   asAsked?(result: Out, input: In): Out;
   /** Sample bodies of the product's own events for test deliveries (email: `email.settled`), built like the real ones. */
   sampleEvents?: Partial<Record<string, () => string>>;
+  /** Sending policy: `GET, PUT, DELETE /{product}/policy`, and `policy` on every answer (src/engines/policy/). */
+  policy?: PolicyShape<Out>;
+  /** Delivery feedback: `POST /{product}/feedback`, its summary and the senders' inbound webhooks. */
+  feedback?: FeedbackShape<In, Out>;
   /** Queue messages the product handles itself, by `type` (email: `recheck`, its settling re-checks). */
   messages?: Record<string, (env: Env, message: { type: string }) => Promise<void>>;
+  /** Further product objects served under this one's name (email: its domain lookups, for domain monitors). */
+  companions?: readonly Product[];
   /** Sandbox samples: the values the published sandbox key may look up. */
   isSample(input: In): boolean;
   /** Dataset names this product's answers may cite in `sources`. */

@@ -16,3 +16,9 @@ export const PRODUCTS: Partial<Record<ProductName, Product>> = {
 export const registeredProducts = (): Product[] => Object.values(PRODUCTS);
 
 export const productNamed = (name: string): Product | undefined => PRODUCTS[name as ProductName];
+
+/** The product whose monitors carry this family name (a product's own, or a companion's such as `email_domain`). */
+export const monitoredProduct = (family: string): Product | undefined =>
+  registeredProducts()
+    .flatMap((p) => [p, ...(p.companions ?? [])])
+    .find((p) => p.monitor && (p.monitor.family ?? p.name) === family);

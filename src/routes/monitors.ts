@@ -3,7 +3,7 @@ import { z } from "zod";
 import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { createMonitor, patchMonitor, removeMonitor, type MonitorPatch } from "../engines/monitors/edit";
-import { monitorShape, runMonitor } from "../engines/monitors/run";
+import { monitorFamily, monitorShape, runMonitor } from "../engines/monitors/run";
 import { findMonitor, pageMonitors } from "../engines/monitors/store";
 import { monitorViews, viewOf } from "../engines/monitors/view";
 import { entryChangesSchema, monitorSchema, runSummarySchema } from "../engines/monitors/schemas";
@@ -40,7 +40,7 @@ const monitorParam = pathParams(z.object({ monitorId: z.coerce.number().int().mi
 
 const ownerOf = (c: Context<AppEnv>, product: Product) => {
   const { accountId, keyId } = secretPrincipal(c);
-  return { accountId, keyId, product: product.name };
+  return { accountId, keyId, product: monitorFamily(product) };
 };
 
 /** PATCH rule 6: another account's (or another product's) monitor is 404. */
@@ -159,7 +159,7 @@ export function monitorRoutes(product: Product): Hono<AppEnv> {
   const mount: Mount = {
     product,
     shape,
-    base: `/${product.name}/monitors`,
+    base: `/${product.name}/${shape.path ?? "monitors"}`,
     tag: product.name.charAt(0).toUpperCase() + product.name.slice(1),
     auth: secretKey({ scope: product.scope }),
     list: z.array(product.input).min(1).max(shape.maxEntries),

@@ -5,8 +5,7 @@ import type { BulkShape } from "../engines/product";
 import { deliveryConfig } from "../engines/webhooks/config";
 import { assertWebhookUrl } from "../http/webhook-url";
 import { EVENTS } from "../engines/webhooks/events";
-import { sampleBody } from "../engines/webhooks/samples";
-import type { Product } from "../engines/product";
+import { sampleBody, type SampleProducts } from "../engines/webhooks/samples";
 import { mintSecret } from "../engines/webhooks/secret";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
@@ -23,7 +22,7 @@ const keyId = (c: Context<AppEnv>) => (c.var.principal?.kind === "secret" ? c.va
  * `POST /webhooks/test`. The body is built like the event's real delivery (engines/webhooks/samples.ts); the product
  * registry is passed in so this route needs none.
  */
-export function webhookRoutes(productNamed: (name: string) => Product | undefined) {
+export function webhookRoutes(products: SampleProducts) {
   return new Hono<AppEnv>().post(
     "/webhooks/test",
     describe({
@@ -49,7 +48,7 @@ export function webhookRoutes(productNamed: (name: string) => Product | undefine
       await enforceLimit(c.env, "testWebhookKey", keyId(c));
       // Minted per call and stored nowhere: a test delivery has no owner to keep it for.
       const secret = mintSecret();
-      const body = sampleBody(event, productNamed);
+      const body = sampleBody(event, products);
       // The caller waits for the outcome, so this is the one delivery made inside a request rather than via the outbox.
       const result = await deliver(url, body, secret, deliveryConfig(c.env));
       const { signature } = result;

@@ -11,6 +11,7 @@ import { csvHeader, parseCsvLine, resultsStream } from "../../src/engines/bulk/c
 import { inputKey, jobById, jobView, markResumed } from "../../src/engines/bulk/jobs";
 import { sweepBulkRuns } from "../../src/engines/bulk/retention";
 import { recoverStalledJobs, runJob } from "../../src/engines/bulk/run";
+import { policyColumns } from "../../src/engines/policy/apply";
 import type { Product } from "../../src/engines/product";
 import { bearer, call, creditsStub } from "../helpers";
 import { capturedQueue, countersOf, DAY_MS, funded, ledgerCharges, lookupWith, setUp, subjectsWith, type Funded, type Kind, type Samples } from "./helpers";
@@ -57,13 +58,13 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
   });
 
-  it("writes index,input,<columns>,credits_used,suppressed; duplicates keep their own spelling and cost 0", async () => {
+  it("writes index,input,<columns>,<policy columns>,credits_used,suppressed; duplicates keep their own spelling and cost 0", async () => {
     const acct = await funded(10);
     const { inputs, first } = mixed(samples);
     const { id, queue } = await started(product, acct, inputs);
     await run(product, queue, id);
     const [header, ...lines] = (await csv(product, id)).trim().split("\n");
-    expect(header).toBe(["index", "input", ...product.bulk!.columns, "credits_used", "suppressed"].join(","));
+    expect(header).toBe(["index", "input", ...product.bulk!.columns, ...policyColumns(product), "credits_used", "suppressed"].join(","));
     expect(header!.split(",")).toEqual(csvHeader(product));
     const rows = new Map(lines.map((line) => parseCsvLine(line)).map((cells) => [Number(cells[0]), cells]));
     expect([...rows.keys()].sort((x, y) => x - y)).toEqual(inputs.map((_, i) => i));

@@ -30,6 +30,10 @@ export interface Samples {
   test: (() => unknown) | null;
   /** A value whose fresh answer joins the suppression list, when the product has one. */
   gone: (() => unknown) | null;
+  /** Products with `policy`: rules that give `action` (with `rulesHit`) to exactly the kinds `on` names, `send` to the rest. */
+  policy?: { rules: unknown; action: "review" | "block"; on: readonly Kind[]; rulesHit: string[] };
+  /** Products with `feedback`: an outcome that suppresses a value, and one that does not. */
+  feedback?: { suppressing: { outcome: string; kind: string | null }; harmless: { outcome: string; kind: string | null } };
   /** The bulk counter each kind of value adds to (products with `bulk`), one per counted column (address: two). */
   counters?: Partial<Record<Kind, string | readonly string[]>>;
   /** The HTTP batch route of a registered product. */
@@ -52,6 +56,8 @@ const EMAIL: Samples = {
   test: () => `deliverable+${rand()}@service.test`,
   gone: () => `nobody${rand()}@acme.example`,
   counters: { paid: "risky", free: "undeliverable", malformed: "undeliverable", test: "deliverable", gone: "undeliverable" },
+  policy: { rules: { deliverable: { risky: "block" } }, action: "block", on: ["paid"], rulesHit: ["deliverable.risky"] },
+  feedback: { suppressing: { outcome: "bounced", kind: "hard" }, harmless: { outcome: "bounced", kind: "soft" } },
   batch: { path: "/api/v1/email/batch", field: "emails" },
 };
 
@@ -90,6 +96,8 @@ export const FAKE: Samples = {
   test: () => `test:${rand()}`,
   gone: () => `gone:${rand()}`,
   counters: { paid: "good", free: "good", malformed: "bad", test: "good", gone: "bad" },
+  policy: { rules: { bad: "review" }, action: "review", on: ["malformed", "gone"], rulesHit: ["bad"] },
+  feedback: { suppressing: { outcome: "failed", kind: null }, harmless: { outcome: "delivered", kind: null } },
 };
 
 const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, address: ADDRESS };
@@ -101,6 +109,8 @@ function samplesFor(product: Product): Samples {
   const samples = REGISTERED_SAMPLES[product.name];
   if (!samples) throw new Error(`Contract tests: add sample values for the registered product "${product.name}" in test/contract/helpers.ts`);
   if (product.bulk && !samples.counters) throw new Error(`Contract tests: name the bulk counter of each kind of "${product.name}" sample`);
+  if (product.policy && !samples.policy) throw new Error(`Contract tests: give "${product.name}" policy rules and the kinds they act on`);
+  if (product.feedback && !samples.feedback) throw new Error(`Contract tests: give "${product.name}" a suppressing and a harmless feedback outcome`);
   return samples;
 }
 

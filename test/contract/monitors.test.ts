@@ -5,6 +5,8 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { database } from "../../src/db/client";
+import { receiveFeedback } from "../../src/engines/lists/feedback";
 import { createMonitor } from "../../src/engines/monitors/edit";
 import { runMonitor } from "../../src/engines/monitors/run";
 import type { WebhookEvents } from "../../src/engines/monitors/schedule";
@@ -22,7 +24,7 @@ beforeAll(() => setUp(SUBJECTS));
 /** Entries that cost one credit and nothing on a first run, and how to make exactly one of them change. */
 interface Watched {
   entries: unknown[];
-  change(): Promise<void>;
+  change(acct: Funded): Promise<void>;
 }
 
 const leiRow = (identifier: string, name: string) => ({
@@ -53,6 +55,13 @@ const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
   // A stored repeat keeps its answer for 7 days, so the free (never repeated) entry is the one that sees the change.
   fake: async () => ({ entries: [...FAKE.paid(1), FAKE.free()], change: async () => void nextGeneration() }),
   fakelocal: async () => ({ entries: [...FAKE.paid(1), FAKE.free()], change: async () => void nextGeneration() }),
+  // Email answers repeats stored for 7 days: a hard bounce reported for the paid entry suppresses it (decay).
+  email: async ({ product, samples }) => {
+    const [paid] = samples.paid(1);
+    const bounce = { value: paid, outcome: "bounced", kind: "hard", occurredAt: null, detail: {} };
+    const change = async (acct: Funded) => void (await receiveFeedback(database(env), product, acct.accountId, "api", [bounce], 0, Date.now()));
+    return { entries: [paid, samples.free()], change };
+  },
 };
 
 function watched(subject: Subject) {
@@ -92,7 +101,7 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     const now = Date.now();
     await runMonitor(env, product, monitor, now);
     const before = await baselinesOf(env, monitor.id);
-    await watch.change();
+    await watch.change(acct);
     const second = await runMonitor(env, product, monitor, now + 1_000);
     const after = await baselinesOf(env, monitor.id);
     const expected = [...before].flatMap(([key, answer]) => product.monitor!.compare(answer, after.get(key)!));

@@ -67,6 +67,10 @@ export const feedback = sqliteTable(
     product: text("product").notNull(),
     key: text("key").notNull(),
     outcome: text("outcome").notNull(),
+    /** A finer kind of the outcome where the product has one (email bounces: `hard`, `soft`). */
+    kind: text("kind"),
+    /** What the summary groups by besides the outcome (email: the address's domain). */
+    facet: text("facet"),
     /** Provider and event details as received, for audit. */
     detail: text("detail", { mode: "json" }),
     source: text("source").notNull(),

@@ -1,10 +1,11 @@
+import { policyColumns } from "../policy/apply";
 import type { Product } from "../product";
 import { resultsPrefix } from "./jobs";
 
 export type Cell = string | number | boolean | null;
 
-/** The header every product's results share: `index`, `input`, the product's columns, then the billing columns. */
-export const csvHeader = (product: Product) => ["index", "input", ...(product.bulk?.columns ?? []), "credits_used", "suppressed"];
+/** The header every product's results share: `index`, `input`, the product's columns, its policy, then billing. */
+export const csvHeader = (product: Product) => ["index", "input", ...(product.bulk?.columns ?? []), ...policyColumns(product), "credits_used", "suppressed"];
 
 export function csvCell(value: Cell): string {
   if (value === null) return "";

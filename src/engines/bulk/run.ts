@@ -3,6 +3,7 @@ import { database } from "../../db/client";
 import { bulkJobs } from "../../db/schema";
 import { storedPayer } from "../credits/payer";
 import type { Product } from "../product";
+import { policyCells, policyColumns } from "../policy/apply";
 import { walk } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
 import { counterColumns, csvCell, csvHeader, parseCsvLine, type Cell } from "./csv";
@@ -67,11 +68,11 @@ async function runChunk(env: Env, product: Product, row: JobRow, entries: Entry[
   const operationId = `bulk:${row.id}:${row.nextEntry}`;
   const options = { refresh: row.options.refresh === true, maxAgeSeconds: (row.options.max_age as number | null) ?? null, honorSuppressions: true, extra: row.options };
   const run = await walk(product, { env, payer, requestId: operationId, operationId, inputs: entries.map((e) => e.v), options });
-  const header = ["input", ...shape.columns];
+  const header = ["input", ...shape.columns, ...policyColumns(product)];
   const lines: string[] = [];
   run.items.forEach((item, n) => {
     const entry = entries[n]!;
-    const values = shape.row(item.data);
+    const values = [...shape.row(item.data), ...policyCells(product, item.data)];
     for (const [k, index] of entry.i.entries()) {
       const spelling = k === 0 ? entry.v : (entry.o?.[index] ?? entry.v);
       const own = k === 0 || typeof spelling !== "string" ? {} : (shape.spell?.(spelling) ?? {});

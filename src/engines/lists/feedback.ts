@@ -1,48 +1,112 @@
-import { and, count, eq, gte, inArray } from "drizzle-orm";
+import { and, count, desc, eq, gte, lt, ne, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client";
 import { feedback } from "../../db/schema";
 import { chunks } from "../../db/chunks";
+import type { Product } from "../product";
+import type { FeedbackEvent } from "./feedback-shape";
+import { suppressStatements } from "./suppressions";
 
 /**
  * Delivery feedback of every product: what happened when the account used a value it looked up (delivered, bounced,
- * complained, ...). Products decide what an outcome means (a hard bounce suppresses an address); this only stores and
- * counts.
+ * complained, ...), posted by the account or by its sending provider. The product says which outcomes suppress a value
+ * and what the suppressed answer is; this stores, suppresses and counts.
  */
-export interface FeedbackEntry {
+
+/** Not an outcome: an inbound event of a type that says nothing about delivery, kept only as a count. */
+export const IGNORED = "ignored";
+
+/** One stored row: the value's key and facet, its outcome, and the sender's details. */
+interface FeedbackRow {
   key: string;
+  facet: string | null;
   outcome: string;
+  kind: string | null;
   detail: unknown;
-  source: string;
 }
 
-/** 7 parameters a row. */
-export async function recordFeedback(db: Database, accountId: string, product: string, entries: FeedbackEntry[], now: number): Promise<void> {
-  const statements = chunks(entries, 14).map((part) => db.insert(feedback).values(part.map((e) => ({ accountId, product, ...e, createdAt: now }))));
+/** 9 parameters a row: 11 rows a statement stays under D1's 100. */
+function insertStatements(db: Database, accountId: string, product: string, source: string, rows: FeedbackRow[], now: number): BatchItem<"sqlite">[] {
+  return chunks(rows, 11).map((part) => db.insert(feedback).values(part.map((r) => ({ accountId, product, source, ...r, createdAt: now }))));
+}
+
+/** What recording a list of events did. */
+export interface Received {
+  recorded: number;
+  suppressed: number;
+  /** Positions of events whose value is malformed (not recorded). */
+  invalid: number[];
+}
+
+/**
+ * Records events (and `ignored` inbound events as a count) and puts values on the suppression list where the product
+ * says so, all in one D1 batch. `source` is `api` for posted outcomes, else the sender's name.
+ */
+export async function receiveFeedback<In, Out>(db: Database, product: Product<In, Out>, accountId: string, source: string, events: FeedbackEvent<In>[], ignored: number, now: number): Promise<Received> {
+  const shape = product.feedback!;
+  const rows: FeedbackRow[] = [];
+  const suppress = new Map<string, { key: string; reason: string; result: unknown }>();
+  const invalid: number[] = [];
+  events.forEach((event, index) => {
+    const read = shape.read(event.value);
+    if (!read) return void invalid.push(index);
+    const detail = { ...event.detail, ...(event.occurredAt === null ? {} : { occurred_at: new Date(event.occurredAt).toISOString() }) };
+    rows.push({ key: read.key, facet: read.facet, outcome: event.outcome, kind: event.kind, detail });
+    const suppressed = shape.suppresses(event, read.key);
+    if (suppressed) suppress.set(read.key, { key: read.key, ...suppressed });
+  });
+  // One row per request, however many events it ignored.
+  if (ignored > 0) rows.push({ key: "", facet: null, outcome: IGNORED, kind: null, detail: { count: ignored } });
+  const statements = [...insertStatements(db, accountId, product.name, source, rows, now), ...suppressStatements(db, accountId, product.name, [...suppress.values()], "feedback", now)];
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
+  return { recorded: rows.length - (ignored > 0 ? 1 : 0), suppressed: suppress.size, invalid };
 }
 
-/** Counts by outcome since a time. */
-export async function feedbackCounts(db: Database, accountId: string, product: string, since: number): Promise<Record<string, number>> {
-  const rows = await db
-    .select({ outcome: feedback.outcome, n: count() })
-    .from(feedback)
-    .where(and(eq(feedback.accountId, accountId), eq(feedback.product, product), gte(feedback.createdAt, since)))
-    .groupBy(feedback.outcome);
-  return Object.fromEntries(rows.map((r) => [r.outcome, r.n]));
+/** One facet's counts: its total and one count per outcome. */
+export type FacetCounts = { facet: string; total: number; counts: Record<string, number> };
+
+/** Counts over a window: by outcome (and kind), by facet (the 100 largest), and inbound events ignored. */
+export interface FeedbackSummary {
+  total: number;
+  outcomes: Record<string, number>;
+  kinds: Record<string, Record<string, number>>;
+  facets: FacetCounts[];
+  ignored: number;
 }
 
-/** The latest outcome recorded for each of these keys. */
-export async function latestOutcomes(db: Database, accountId: string, product: string, keys: string[]): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  const results = await Promise.all(
-    chunks([...new Set(keys)], 90).map((part) =>
-      db
-        .select({ key: feedback.key, outcome: feedback.outcome, id: feedback.id })
-        .from(feedback)
-        .where(and(eq(feedback.accountId, accountId), eq(feedback.product, product), inArray(feedback.key, part))),
-    ),
+const FACETS_SHOWN = 100;
+
+export async function feedbackSummary(db: Database, product: Product, accountId: string, since: number, until: number): Promise<FeedbackSummary> {
+  const shape = product.feedback!;
+  const window = and(eq(feedback.accountId, accountId), eq(feedback.product, product.name), gte(feedback.createdAt, since), lt(feedback.createdAt, until));
+  const counted = and(window, ne(feedback.outcome, IGNORED));
+  const [byOutcome, byFacet, [skipped]] = await Promise.all([
+    db.select({ outcome: feedback.outcome, kind: feedback.kind, n: count() }).from(feedback).where(counted).groupBy(feedback.outcome, feedback.kind),
+    db
+      .select({ facet: feedback.facet, outcome: feedback.outcome, n: count() })
+      .from(feedback)
+      .where(and(counted, sql`${feedback.facet} IN (${db.select({ facet: feedback.facet }).from(feedback).where(counted).groupBy(feedback.facet).orderBy(desc(count()), feedback.facet).limit(FACETS_SHOWN)})`))
+      .groupBy(feedback.facet, feedback.outcome),
+    db.select({ n: sql<number>`coalesce(sum(json_extract(${feedback.detail}, '$.count')), 0)` }).from(feedback).where(and(window, eq(feedback.outcome, IGNORED))),
+  ]);
+  const zero = () => Object.fromEntries(shape.outcomes.map((o) => [o, 0])) as Record<string, number>;
+  const outcomes = zero();
+  const kinds: Record<string, Record<string, number>> = Object.fromEntries(
+    Object.entries(shape.kinds?.of ?? {}).map(([outcome, list]) => [outcome, Object.fromEntries((list ?? []).map((k) => [k, 0]))]),
   );
-  for (const row of results.flat().sort((a, b) => a.id - b.id)) found.set(row.key, row.outcome);
-  return found;
+  for (const row of byOutcome) {
+    outcomes[row.outcome] = (outcomes[row.outcome] ?? 0) + row.n;
+    if (row.kind && kinds[row.outcome]) kinds[row.outcome]![row.kind] = (kinds[row.outcome]![row.kind] ?? 0) + row.n;
+  }
+  const facets = new Map<string, FacetCounts>();
+  for (const row of byFacet) {
+    const facet = row.facet ?? "";
+    const entry = facets.get(facet) ?? { facet, total: 0, counts: zero() };
+    entry.counts[row.outcome] = (entry.counts[row.outcome] ?? 0) + row.n;
+    entry.total += row.n;
+    facets.set(facet, entry);
+  }
+  const sorted = [...facets.values()].sort((a, b) => b.total - a.total || a.facet.localeCompare(b.facet));
+  return { total: Object.values(outcomes).reduce((a, b) => a + b, 0), outcomes, kinds, facets: sorted, ignored: Number(skipped?.n ?? 0) };
 }

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client";
 import { PER_PAGE } from "../../http/time";
@@ -33,19 +33,31 @@ export interface Suppress {
   result: unknown;
 }
 
-/** Adds values (or refreshes the stored answer of values already listed, keeping their source). */
+/**
+ * Adds values (or refreshes the stored answer of values already listed, keeping their source). Feedback takes an entry
+ * over: what the account's own sending reported outranks a verdict.
+ */
 export function suppressStatements(db: Database, accountId: string, product: string, entries: Suppress[], source: SuppressionSource, now: number): BatchItem<"sqlite">[] {
   return entries.map((e) =>
     db
       .insert(suppressions)
       .values({ accountId, product, key: e.key, reason: e.reason, source, result: e.result, createdAt: now })
-      .onConflictDoUpdate({ target: [suppressions.accountId, suppressions.product, suppressions.key], set: { result: e.result, reason: e.reason } }),
+      .onConflictDoUpdate({
+        target: [suppressions.accountId, suppressions.product, suppressions.key],
+        set: { result: e.result, reason: e.reason, ...(source === "feedback" ? { source } : {}) },
+      }),
   );
 }
 
+/**
+ * A single re-verify takes a value off the list, except an entry feedback put there: a bounce or complaint reported by
+ * the account's sending stays until the account removes it (a mailbox that accepts at RCPT may still bounce).
+ */
 export function unsuppressStatements(db: Database, accountId: string, product: string, keys: string[]): BatchItem<"sqlite">[] {
   return chunks(keys, 90).map((part) =>
-    db.delete(suppressions).where(and(eq(suppressions.accountId, accountId), eq(suppressions.product, product), inArray(suppressions.key, part))),
+    db
+      .delete(suppressions)
+      .where(and(eq(suppressions.accountId, accountId), eq(suppressions.product, product), inArray(suppressions.key, part), ne(suppressions.source, "feedback"))),
   );
 }
 

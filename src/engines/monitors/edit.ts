@@ -2,7 +2,7 @@ import type { Product } from "../product";
 import { mintSecret } from "../webhooks/secret";
 import { nextRunAfter, rescheduled, type Cadence, type WebhookEvents } from "./schedule";
 import { deleteMonitor, insertMonitor, keepBaselines, updateMonitor, type MonitorChanges, type MonitorRow } from "./store";
-import { monitorShape } from "./run";
+import { monitorFamily, monitorShape } from "./run";
 
 /** A new monitor as a request gives it; `entries` already validated by the product's input schema. */
 export interface MonitorFields {
@@ -29,7 +29,7 @@ export async function createMonitor(env: Env, product: Product, owner: { account
   const row = await insertMonitor(env, {
     accountId: owner.accountId,
     keyId: owner.keyId,
-    product: product.name,
+    product: monitorFamily(product),
     name: fields.name,
     entries: fields.entries,
     cadence: fields.cadence,

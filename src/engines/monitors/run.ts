@@ -52,8 +52,11 @@ export function monitorShape<In, Out>(product: Product<In, Out>): MonitorShape<I
   return product.monitor;
 }
 
-/** `<product>_monitor.run`. */
-export const runEvent = (product: Pick<Product, "name">) => `${product.name}_monitor.run`;
+/** The name a product's monitors go by: its own, or its monitor shape's `family` (email's domain monitors). */
+export const monitorFamily = (product: { name: string; monitor?: { family?: string } }) => product.monitor?.family ?? product.name;
+
+/** `<family>_monitor.run`. */
+export const runEvent = (product: Parameters<typeof monitorFamily>[0]) => `${monitorFamily(product)}_monitor.run`;
 
 interface Compared {
   baselines: Baseline[];
@@ -90,7 +93,7 @@ const tallies = <In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>
 
 /** The posted body: `{event, monitor: {id, name, cadence, last_run_at, next_run_at}, summary, changes}`. */
 export function runBody(
-  product: Pick<Product, "name">,
+  product: Parameters<typeof monitorFamily>[0],
   monitor: Pick<MonitorRow, "id" | "name" | "cadence" | "lastRunAt" | "nextRunAt">,
   summary: RunSummary,
   changes: EntryChanges[],

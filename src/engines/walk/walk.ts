@@ -4,6 +4,7 @@ import { database, type Database } from "../../db/client";
 import { creditsFor, type Credits, type Payer, type Settled, type StopReason } from "../credits/credits";
 import { historyStatements } from "../lists/history";
 import { suppressStatements, unsuppressStatements } from "../lists/suppressions";
+import { applyPolicy } from "../policy/apply";
 import type { Product, WalkOptions } from "../product";
 import { rememberRepeats } from "../repeats/store";
 import { payLocal, payRemote, type Paid } from "./pay";
@@ -84,6 +85,7 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   const perItem = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
   const items = buildItems(product, plan.keyOf, plan.uniques, paid, perItem, request.inputs);
   const [settled] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, items, now) : null]);
+  await applyPolicy(db, product, payer, items);
   return {
     items,
     requested: request.inputs.length,

@@ -14,6 +14,7 @@ export const EVENTS = [
   "ip_monitor.run",
   "address_monitor.run",
   "entity_monitor.run",
+  "email_domain_monitor.run",
 ] as const;
 
 /** One of the event names in EVENTS. */
@@ -26,9 +27,9 @@ export function bulkEventProduct(event: EventName): string | null {
   return BULK_EVENT.exec(event)?.[1] ?? null;
 }
 
-const MONITOR_EVENT = /^([a-z]+)_monitor\.run$/;
+const MONITOR_EVENT = /^([a-z_]+)_monitor\.run$/;
 
-/** The product of a `<product>_monitor.run` event; null for every other event. */
+/** The monitor family of a `<family>_monitor.run` event (`email`, `email_domain`, ...); null for every other event. */
 export function monitorEventProduct(event: EventName): string | null {
   return MONITOR_EVENT.exec(event)?.[1] ?? null;
 }

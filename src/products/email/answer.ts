@@ -93,6 +93,7 @@ export function answer(p: Prepared, verdict: Verdict, reason: Reason | null, mai
     risk_level: riskLevel(risk_score),
     risk_components: riskComponents(scored),
     sources: sourcesFor({ ...p, known: mailbox }, confirmed),
+    policy: null,
   };
 }
 
@@ -143,6 +144,7 @@ export function invalidSyntax(email: string): { result: EmailResult; outcome: Ou
     mailbox_confidence: null,
     did_you_mean: null,
     sources: [{ dataset: "rfc-5322-syntax", version: "rfc5322-rfc5321" }],
+    policy: null,
   };
   return { result, outcome: "undeliverable_unchecked", observed: null, test: false };
 }
@@ -159,5 +161,17 @@ export function manualSuppression(email: string, normalizedEmail: string): Email
     syntax_valid: true,
     reason: "suppressed",
     sources: [{ dataset: "suppression-list", version: "account" }],
+  };
+}
+
+/**
+ * The stored verdict of an address suppressed by delivery feedback (a hard bounce or a complaint the account's sending
+ * reported): later batch, bulk and monitor answers give it, citing `delivery-feedback` with the day of the event.
+ */
+export function feedbackSuppression(email: string, normalizedEmail: string, reason: "bounced" | "complained", at: number): EmailResult {
+  return {
+    ...manualSuppression(email, normalizedEmail),
+    reason,
+    sources: [{ dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) }, { dataset: "suppression-list", version: "account" }],
   };
 }

@@ -3,11 +3,13 @@ import { database } from "../../db/client";
 import type { Product } from "../../engines/product";
 import { emailConfig } from "./config";
 import { domainIntelligence, invalidDomain, normalizeDomain, type DomainResult } from "./domain";
+import { domainMonitor } from "./monitor";
 import { cannedDomain } from "./test-addresses";
 
 /**
  * `GET /email/domain/{domain}` as a product of its own for the walk: it shares email's repeat window (keys `@domain`),
- * bills 1 only when the domain accepts mail and the answer is fresh, and has no list, bulk run or monitor of its own.
+ * bills 1 only when the domain accepts mail and the answer is fresh, and has no list or bulk run of its own. Its
+ * monitors are email's domain monitors (`/email/domain-monitors`, family `email_domain`).
  */
 export const emailDomain: Product<string, DomainResult> = {
   name: "email",
@@ -30,6 +32,7 @@ export const emailDomain: Product<string, DomainResult> = {
   price: (result) => ({ units: result.mx_found ? 1 : 0 }),
   repeatable: (result) => result.mx_found !== null,
   repeats: "stored",
+  monitor: domainMonitor,
   isSample: (raw) => {
     const domain = normalizeDomain(raw);
     return domain !== null && cannedDomain(domain) !== null;

@@ -12,6 +12,8 @@ export interface DomainResult {
   valid: boolean;
   mx_found: boolean | null;
   mx_implicit: boolean | null;
+  /** RFC 7505 null MX: the domain says it accepts no mail. */
+  null_mx: boolean | null;
   catch_all: boolean | null;
   mx_provider: string | null;
   has_spf: boolean | null;
@@ -31,6 +33,7 @@ export function invalidDomain(input: string): DomainResult {
     valid: false,
     mx_found: null,
     mx_implicit: null,
+    null_mx: null,
     catch_all: null,
     mx_provider: null,
     has_spf: null,
@@ -62,6 +65,7 @@ export function domainResult(domain: string, facts: DomainFacts, catchAll: boole
     valid: true,
     mx_found: known ? facts.mxFound : null,
     mx_implicit: known ? facts.mxImplicit : null,
+    null_mx: known ? facts.nullMx : null,
     catch_all: catchAll,
     mx_provider: facts.mxProvider,
     has_spf: facts.hasSpf,

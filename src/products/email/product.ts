@@ -1,8 +1,12 @@
 import { z } from "zod";
 import { database } from "../../db/client";
-import type { Price, Product, WalkOptions } from "../../engines/product";
+import { asProduct, type Price, type Product, type WalkOptions } from "../../engines/product";
 import { invalidSyntax, manualSuppression, type MailboxAnswer } from "./answer";
 import { DEFAULT_TIMEOUT_SECONDS, emailConfig, type EmailExtra } from "./config";
+import { emailDomain } from "./domain-product";
+import { emailFeedback } from "./feedback";
+import { addressMonitor } from "./monitor";
+import { emailPolicy } from "./policy";
 import { extractAddress } from "./extract";
 import { lookupAddresses } from "./lookup";
 import type { EmailResult, Outcome } from "./result";
@@ -113,8 +117,12 @@ export const email: Product<string, EmailResult> = {
     verdictColumn: "deliverable",
     sampleCounts: { deliverable: 1, risky: 0, undeliverable: 1 },
   },
+  monitor: addressMonitor(emailKey),
+  policy: emailPolicy,
+  feedback: emailFeedback,
+  companions: [asProduct(emailDomain)],
   messages: { recheck: (env, message) => recheck(env, message as RecheckMessage) },
   sampleEvents: { "email.settled": settledSample },
   isSample: isTestAddress,
-  datasets: ["rfc-5322-syntax", "live-dns", "disposable-domains", "role-addresses", "free-provider-domains", "typo-domains", "provider-username-rules", "mx-provider-patterns", "rdap-registration", "mailbox-smtp", "suppression-list", "test-addresses"],
+  datasets: ["rfc-5322-syntax", "live-dns", "disposable-domains", "role-addresses", "free-provider-domains", "typo-domains", "provider-username-rules", "mx-provider-patterns", "rdap-registration", "mailbox-smtp", "delivery-feedback", "suppression-list", "test-addresses"],
 };

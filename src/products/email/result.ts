@@ -1,3 +1,4 @@
+import type { PolicyDecision } from "../../engines/policy/policy";
 import type { Source } from "./datasets";
 
 export type Verdict = "deliverable" | "risky" | "undeliverable";
@@ -5,7 +6,8 @@ export type Verdict = "deliverable" | "risky" | "undeliverable";
 /**
  * Every reason an answer can carry (null for a clean deliverable answer). The spec lists the first five; the rest
  * name the free signals and DNS facts that settle an answer before any mailbox check, and `suppressed` marks an
- * address the account put on its suppression list by hand.
+ * address the account put on its suppression list by hand; `bounced` and `complained` an address the account's own
+ * sending reported (delivery feedback: a hard bounce, a spam complaint).
  */
 export const REASONS = [
   "unverified",
@@ -19,6 +21,8 @@ export const REASONS = [
   "invalid_username",
   "typo_domain",
   "suppressed",
+  "bounced",
+  "complained",
 ] as const;
 
 export type Reason = (typeof REASONS)[number];
@@ -56,6 +60,8 @@ export interface EmailResult {
   mailbox_confidence: number | null;
   did_you_mean: string | null;
   sources: Source[];
+  /** The account's sending policy decision; null when it has none (stamped by the policy engine on every answer). */
+  policy: PolicyDecision | null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { policyDecisionSchema } from "../../engines/policy/policy";
 import { REASONS } from "./result";
 
 /** Response schemas of the email endpoints, for the OpenAPI document (docs/email.md describes each field). */
@@ -34,6 +35,7 @@ export const emailResultSchema = z.object({
   mailbox_confidence: z.number().min(0).max(1).nullable(),
   did_you_mean: z.string().nullable(),
   sources: z.array(source),
+  policy: policyDecisionSchema,
 });
 
 export const domainResultSchema = z.object({
@@ -41,6 +43,7 @@ export const domainResultSchema = z.object({
   valid: z.boolean(),
   mx_found: z.boolean().nullable(),
   mx_implicit: z.boolean().nullable(),
+  null_mx: z.boolean().nullable(),
   catch_all: z.boolean().nullable(),
   mx_provider: z.string().nullable(),
   has_spf: z.boolean().nullable(),

@@ -1,8 +1,12 @@
+import { parse } from "tldts";
+
 /**
  * RFC 5322 / 5321 address syntax as mail systems accept it: a dot-atom or quoted-string local part of at most 64
  * octets, an `@`, and a host name of LDH labels with an alphabetic or IDN top-level label; at most 254 octets in all.
- * Internationalised local parts (RFC 6532) are accepted; internationalised domains are converted to punycode.
- * Address literals (`user@[192.0.2.1]`) are refused: no public mailbox uses them.
+ * Internationalised local parts (RFC 6532: UTF-8 in atoms and inside quoted strings) are accepted; internationalised
+ * domains are converted to punycode, and a punycode top-level label must be an IDN TLD of the public suffix list, so a
+ * character stuck to the end of a domain (`x.comé`) is not read as a made-up TLD. ASCII TLDs are left to DNS (new TLDs
+ * appear faster than a bundled list). Address literals (`user@[192.0.2.1]`) are refused: no public mailbox uses them.
  */
 export interface ParsedAddress {
   local: string;
@@ -10,8 +14,10 @@ export interface ParsedAddress {
   domain: string;
 }
 
-const ATEXT = /^[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+$/u;
-const QUOTED = /^"([\x20\x21\x23-\x5B\x5D-\x7E]|\\[\x20-\x7E])*"$/;
+/** RFC 5322 atext plus RFC 6532's UTF8-non-ascii, less separators and control or invisible characters. */
+const ATEXT = /^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]|[^\x00-\x7F\p{Z}\p{C}])+$/u;
+/** RFC 5322 quoted-string with RFC 6532's UTF8-non-ascii allowed as qtext and in quoted pairs. */
+const QUOTED = /^"([\x20\x21\x23-\x5B\x5D-\x7E]|[^\x00-\x7F]|\\[\x20-\x7E]|\\[^\x00-\x7F])*"$/u;
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const byteLength = (s: string) => new TextEncoder().encode(s).length;
 
@@ -29,7 +35,8 @@ export function toAsciiHostname(input: string): string | null {
   if (labels.length < 2 || host.length > 253) return null;
   if (!labels.every((label) => LABEL.test(label))) return null;
   const tld = labels.at(-1)!;
-  if (!/^[a-z]{2,63}$/.test(tld) && !tld.startsWith("xn--")) return null;
+  if (tld.startsWith("xn--")) return parse(host).isIcann ? host : null;
+  if (!/^[a-z]{2,63}$/.test(tld)) return null;
   return host;
 }
 

@@ -1,9 +1,18 @@
+import { parse } from "tldts";
 import { freeProviderDomains, typoData } from "./datasets";
 
 /**
  * Typo corrections (dataset `typo-domains`): a known misspelling of a popular mail domain is a typo-squat and settles the
- * answer; a domain one edit away from a popular one only earns a suggestion.
+ * answer; a domain one edit away from a popular one only earns a suggestion. A domain whose top-level label is no TLD
+ * at all (`gnail.con`) cannot be anyone's real domain, so there two edits away from a major provider also earn one.
  */
+
+/** The major providers two-edit typos are matched against (a short list keeps two edits from reaching real domains). */
+export const MAJOR_PROVIDERS = [
+  "gmail.com", "googlemail.com", "yahoo.com", "hotmail.com", "outlook.com", "live.com", "msn.com", "icloud.com", "aol.com",
+  "protonmail.com", "proton.me", "gmx.com", "gmx.de", "web.de", "yandex.ru", "mail.ru", "comcast.net", "verizon.net",
+  "hotmail.co.uk", "yahoo.co.uk", "btinternet.com", "orange.fr", "libero.it", "zoho.com",
+];
 export interface TypoCheck {
   suggestion: string | null;
   /** The domain is a known misspelling (listed in the dataset's corrections). */
@@ -45,5 +54,7 @@ function computeTypo(domain: string): TypoCheck {
   if (corrected) return { suggestion: corrected, typoSquat: true };
   if (targetSet.has(domain) || freeProviderDomains().has(domain) || domain.length < 6) return { suggestion: null, typoSquat: false };
   const near = targets.find((target) => editDistance(domain, target) === 1);
-  return { suggestion: near ?? null, typoSquat: false };
+  if (near) return { suggestion: near, typoSquat: false };
+  const twoEdits = parse(domain).isIcann ? undefined : MAJOR_PROVIDERS.find((target) => editDistance(domain, target) === 2);
+  return { suggestion: twoEdits ?? null, typoSquat: false };
 }

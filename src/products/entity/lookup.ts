@@ -22,7 +22,8 @@ export function prepare(item: EntityItem): Prepared {
   const given = raw.identifier.trim();
   if (type === "lei") {
     const lei = readLei(given);
-    const problem = !lei.wellFormed ? "invalid_identifier" : lei.checksumValid ? null : "invalid_checksum";
+    // Spec, Entity result: nothing found is `unknown_identifier`; `checksum_valid: false` says the LEI is malformed.
+    const problem = lei.wellFormed && lei.checksumValid ? null : "unknown_identifier";
     return { type, identifier: lei.wellFormed ? lei.lei : given, country: null, register: gleifLei, checksumValid: lei.checksumValid, problem };
   }
   const country = normalizeCountry(raw.country);

@@ -2,18 +2,17 @@ import type { IdentifierType } from "./identifiers";
 
 /**
  * Why an answer has `found: false` (null when found):
- * - `unknown_identifier`: the register is installed and does not carry the identifier (billed 0)
- * - `invalid_identifier`: not the shape of an identifier of its type (billed 0)
- * - `invalid_checksum`: an LEI's shape with wrong check digits (ISO 17442) (billed 0)
+ * - `unknown_identifier`: the register is installed and does not carry the identifier, or the LEI is malformed (wrong
+ *   shape or wrong ISO 17442 check digits: `checksum_valid: false`, the register is not consulted) (billed 0)
+ * - `invalid_identifier`: a company number that is not the shape of one (billed 0)
  * - `unsupported_register`: no register here holds company numbers of that country (billed 0)
  * - `register_not_installed`: the register exists but no file of it is loaded (billed 0)
  */
-export type EntityReason = "unknown_identifier" | "invalid_identifier" | "invalid_checksum" | "unsupported_register" | "register_not_installed";
+export type EntityReason = "unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed";
 
 export const ENTITY_REASONS: readonly EntityReason[] = [
   "unknown_identifier",
   "invalid_identifier",
-  "invalid_checksum",
   "unsupported_register",
   "register_not_installed",
 ];

@@ -1,0 +1,42 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { secretPrincipal } from "../auth/principal";
+import { secretKey } from "../auth/secret-key";
+import { database } from "../db/client";
+import { deletePolicy, readPolicy, writePolicy, type PolicyRow } from "../engines/policy/store";
+import type { Product } from "../engines/product";
+import { ok } from "../http/envelope";
+import { describe } from "../http/openapi";
+import { iso } from "../http/time";
+import { jsonBody } from "../http/validation";
+import type { AppEnv } from "../types";
+
+const view = (row: PolicyRow | undefined) => (row ? { rules: row.rules, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) } : null);
+
+/**
+ * `GET, PUT, DELETE /{product}/policy` for a product that declares a policy: one per account, replaced whole by PUT
+ * (validated by the product's rule schema), free. Answers then carry `policy: {action, rules_hit}`; no policy is
+ * `{policy: null}`, not an error.
+ */
+export function policyRoutes(product: Product) {
+  const shape = product.policy!;
+  const path = `/${product.name}/policy`;
+  const auth = secretKey({ scope: product.scope });
+  const tag = "Policy";
+  const response = z.object({ policy: z.object({ rules: shape.rules, created_at: z.iso.datetime(), updated_at: z.iso.datetime() }).nullable() });
+  const ownPolicy = (c: Parameters<typeof secretPrincipal>[0]) => ({ db: database(c.env), accountId: secretPrincipal(c).accountId });
+  return new Hono<AppEnv>()
+    .get(path, describe({ tag, summary: `The account's ${product.name} sending policy, or null`, response }), auth, async (c) => {
+      const { db, accountId } = ownPolicy(c);
+      return ok(c, { policy: view(await readPolicy(db, accountId, product.name)) });
+    })
+    .put(path, describe({ tag, summary: `Replace the ${product.name} sending policy; it never changes a price`, response }), auth, jsonBody(shape.rules), async (c) => {
+      const { db, accountId } = ownPolicy(c);
+      const rules = c.req.valid("json") as Record<string, unknown>;
+      return ok(c, { policy: view(await writePolicy(db, accountId, product.name, rules, Date.now())) });
+    })
+    .on("DELETE", path, describe({ tag, summary: "Remove the sending policy; answers then carry policy: null", response: z.object({ deleted: z.boolean() }) }), auth, async (c) => {
+      const { db, accountId } = ownPolicy(c);
+      return ok(c, { deleted: await deletePolicy(db, accountId, product.name) });
+    });
+}

@@ -1,0 +1,84 @@
+/**
+ * Sending policy and delivery feedback, once per product that declares them (docs/adding-a-product.md): every answer
+ * of every kind carries the account's decision and costs what it costs without one; feedback that suppresses a value
+ * makes later list answers the stored answer, free, and a single lookup does not lift it.
+ */
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { database } from "../../src/db/client";
+import { receiveFeedback } from "../../src/engines/lists/feedback";
+import { writePolicy } from "../../src/engines/policy/store";
+import type { Product } from "../../src/engines/product";
+import { funded, setUp, subjectsWith, walkOf, type Kind, type Samples } from "./helpers";
+
+const decisionOf = (data: unknown) => (data as { policy?: unknown }).policy;
+
+/** One value of each kind the samples have, in a fixed order. */
+function mix(samples: Samples): { kind: Kind; value: unknown }[] {
+  const values: { kind: Kind; value: unknown }[] = [
+    { kind: "paid", value: samples.paid(1)[0] },
+    { kind: "free", value: samples.free() },
+    { kind: "malformed", value: samples.malformed() },
+  ];
+  if (samples.test) values.push({ kind: "test", value: samples.test() });
+  if (samples.gone) values.push({ kind: "gone", value: samples.gone() });
+  return values;
+}
+
+const POLICED = subjectsWith((p) => p.policy);
+const FED = subjectsWith((p) => p.feedback);
+beforeAll(() => setUp([...POLICED, ...FED]));
+
+describe.each(POLICED)("sending policy: $label", ({ product, samples }) => {
+  const policy = samples.policy!;
+
+  it("stamps policy: null on every answer of an account without a policy, and of no account", async () => {
+    const acct = await funded(5);
+    const values = mix(samples).map((v) => v.value);
+    const run = await walkOf(product, acct.payer, values);
+    expect(run.items.map((i) => decisionOf(i.data))).toEqual(values.map(() => null));
+    const unpaid = await walkOf(product, null, [samples.malformed()]);
+    expect(decisionOf(unpaid.items[0]!.data)).toBeNull();
+  });
+
+  it("decides every kind of answer, fresh, repeated or suppressed, and never changes what it costs", async () => {
+    const plain = await funded(10);
+    const policed = await funded(10);
+    await writePolicy(database(env), policed.accountId, product.name, policy.rules as Record<string, unknown>, Date.now());
+    const values = mix(samples);
+    const expected = values.map((v) => (policy.on.includes(v.kind) ? { action: policy.action, rules_hit: policy.rulesHit } : { action: "send", rules_hit: [] }));
+    // The first walk answers fresh; the second answers repeats and suppressed values from what the first stored.
+    for (const round of ["fresh", "stored"]) {
+      const [without, withPolicy] = await Promise.all([plain, policed].map((acct) => walkOf(product, acct.payer, values.map((v) => v.value))));
+      expect(withPolicy!.items.map((i) => decisionOf(i.data)), round).toEqual(expected);
+      expect(withPolicy!.items.map((i) => i.meta), round).toEqual(without!.items.map((i) => i.meta));
+      expect(withPolicy!.creditsUsed, round).toBe(without!.creditsUsed);
+    }
+  });
+});
+
+describe.each(FED)("delivery feedback: $label", ({ product, samples }) => {
+  const outcomes = samples.feedback!;
+  const event = (value: unknown, o: { outcome: string; kind: string | null }) => ({ value, ...o, occurredAt: null, detail: {} });
+  const record = (accountId: string, events: ReturnType<typeof event>[]) => receiveFeedback(database(env), product as Product, accountId, "api", events, 0, Date.now());
+
+  it("suppresses a value on a suppressing outcome only; later list answers are the stored answer, free, citing delivery-feedback", async () => {
+    const acct = await funded(5);
+    const [gone, kept] = samples.paid(2);
+    const received = await record(acct.accountId, [event(gone, outcomes.suppressing), event(kept, outcomes.harmless), event(samples.malformed(), outcomes.harmless)]);
+    expect(received).toEqual({ recorded: 2, suppressed: 1, invalid: [2] });
+    const run = await walkOf(product, acct.payer, [gone, kept]);
+    expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used])).toEqual([[true, 0], [false, 1]]);
+    expect((run.items[0]!.data as { sources: { dataset: string }[] }).sources.map((s) => s.dataset)).toContain("delivery-feedback");
+  });
+
+  it("keeps a feedback suppression through a single lookup that answers fresh", async () => {
+    const acct = await funded(5);
+    const [value] = samples.paid(1);
+    await record(acct.accountId, [event(value, outcomes.suppressing)]);
+    const single = await walkOf(product, acct.payer, [value], { honorSuppressions: false });
+    expect(single.items[0]!.meta.suppressed).toBe(false);
+    const later = await walkOf(product, acct.payer, [value]);
+    expect(later.items[0]!.meta.suppressed).toBe(true);
+  });
+});
