@@ -24,6 +24,11 @@ const testData = testSnapshot.data as { domain: string; local_parts: string[] };
 // ---------------------------------------------------------------------------------------------------------------------
 
 describe("extractAddress", () => {
+  it("keeps the closing bracket of an address literal, so the answer echoes what was sent", () => {
+    expect(extractAddress("user@[1.2.3.4]")).toBe("user@[1.2.3.4]");
+    expect(extractAddress("<user@[1.2.3.4]>.")).toBe("user@[1.2.3.4]");
+  });
+
   it("returns a bare address unchanged", () => {
     expect(extractAddress("ann@x.com")).toBe("ann@x.com");
   });

@@ -38,7 +38,10 @@ export function extractAddress(raw: string): string {
       // Not percent-encoding after all: keep the text as it is.
     }
   }
+  const literal = /@\[[^\]\s]*\]/.test(text);
   text = text.replace(LEADING, "").replace(TRAILING, "").trim();
+  // An address literal keeps its closing bracket (`user@[192.0.2.1]` is refused as a literal, not echoed half-read).
+  if (literal && /@\[[^\]]*$/.test(text)) text += "]";
   const at = text.lastIndexOf("@");
   if (at === -1) return text;
   return `${text.slice(0, at)}@${text.slice(at + 1).toLowerCase()}`;
