@@ -9,6 +9,7 @@ import { asProduct, type Product, type WalkOptions } from "../../src/engines/pro
 import { walk } from "../../src/engines/walk/walk";
 import { productNamed, registeredProducts } from "../../src/products/registry";
 import { installSamples, makeLei, sampleRows } from "../entity-samples";
+import { installIpSamples, placedIps, privateIp } from "../ip-samples";
 import { fakeProduct } from "./fake-product";
 import { createAccount, creditsStub, type AccountOptions, type TestAccount } from "../helpers";
 
@@ -39,6 +40,8 @@ export interface Samples {
 export interface Subject {
   label: string;
   product: Product;
+  /** Units a credit buys in the registered product (IP: 5); `product` itself runs at one unit a credit (below). */
+  unitsPerCredit: number;
   registered: boolean;
   samples: Samples;
 }
@@ -65,6 +68,18 @@ const ENTITY: Samples = {
   setup: async () => void (await installSamples()),
 };
 
+const IP: Samples = {
+  paid: placedIps,
+  respell: (value) => `::ffff:${String(value)}`,
+  free: privateIp,
+  malformed: () => `not-an-ip-${rand()}`,
+  test: () => "192.0.2.1",
+  gone: null,
+  counters: { paid: "low", free: "medium", malformed: "high", test: "low" },
+  batch: { path: "/api/v1/ip/batch", field: "ips" },
+  setup: installIpSamples,
+};
+
 export const FAKE: Samples = {
   paid: (n) => Array.from({ length: n }, (_, i) => `paid:${rand()}${i}`),
   respell: (value) => String(value).toUpperCase(),
@@ -75,7 +90,7 @@ export const FAKE: Samples = {
   counters: { paid: "good", free: "good", malformed: "bad", test: "good", gone: "bad" },
 };
 
-const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY };
+const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, ip: IP };
 
 function samplesFor(product: Product): Samples {
   const samples = REGISTERED_SAMPLES[product.name];
@@ -84,11 +99,22 @@ function samplesFor(product: Product): Samples {
   return samples;
 }
 
+/**
+ * The walk, bulk and monitor rules are stated in credits, so a product whose credit buys several units (IP) runs them
+ * at one unit a credit; test/contract/units.test.ts runs the units rule on the product as registered.
+ */
+const perCredit = (product: Product): Product => (product.unitsPerCredit === 1 ? product : { ...product, unitsPerCredit: 1 });
+
 export const SUBJECTS: Subject[] = [
-  ...registeredProducts().map((product) => ({ label: product.name, product, registered: true, samples: samplesFor(product) })),
-  { label: "fake (remote)", product: asProduct(fakeProduct()), registered: false, samples: FAKE },
-  { label: "fake (local)", product: asProduct(fakeProduct({ name: "fakelocal", cost: "local" })), registered: false, samples: FAKE },
+  ...registeredProducts().map((product) => ({ label: product.name, product: perCredit(product), unitsPerCredit: product.unitsPerCredit, registered: true, samples: samplesFor(product) })),
+  { label: "fake (remote)", product: asProduct(fakeProduct()), unitsPerCredit: 1, registered: false, samples: FAKE },
+  { label: "fake (local)", product: asProduct(fakeProduct({ name: "fakelocal", cost: "local" })), unitsPerCredit: 1, registered: false, samples: FAKE },
 ];
+
+/** Registered products whose credit buys several units, as registered, with their samples. */
+export const UNIT_SUBJECTS = registeredProducts()
+  .filter((product) => product.unitsPerCredit > 1)
+  .map((product) => ({ label: product.name, product, samples: samplesFor(product) }));
 
 /** The subjects whose product has what `has` asks for. */
 export const subjectsWith = (has: (product: Product) => unknown) => SUBJECTS.filter((s) => has(s.product));
