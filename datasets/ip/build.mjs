@@ -31,6 +31,10 @@ export const PROBES = [
   // Root servers (a, k, m, f) and networks the docs name: Microsoft, Apple, AWS, Hetzner, OVH, DigitalOcean
   "198.41.0.4", "193.0.14.129", "202.12.27.33", "192.5.5.241", "2001:7fd::1", "2001:500:2f::f",
   "13.107.21.200", "17.253.144.10", "52.94.236.248", "5.9.0.1", "51.38.0.1", "167.99.0.1", "2a00:1450:4001:800::200e",
+  // Special-purpose addresses the published files place anyway (benchmarking, documentation and ORCHID as JP; the 6to4
+  // relay and Teredo under Hurricane Electric), and AS112 blocks IANA marks globally reachable: the reserved ones must
+  // never take the file's answer, the reachable ones do
+  "2001:2::1", "2001:10::1", "2001:db8::1", "192.88.99.1", "2001::1", "192.31.196.1", "2620:4f:8000::1",
   // The addresses the shipped Tor exit sample lists (datasets/ip/tor-exit-addresses.sample.txt)
   "185.220.101.1", "185.220.101.2", "2a0b:f4c2::1",
 ];
