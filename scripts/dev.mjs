@@ -11,6 +11,7 @@
 // Ctrl-C / SIGTERM are forwarded to wrangler; the sidecars are stopped with it; this process exits with wrangler's
 // exit code.
 import { loadSamples } from "./import-register.mjs";
+import { loadIpSamples } from "./import-ip.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -146,6 +147,11 @@ if (!shuttingDown) {
       await loadSamples({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
     } catch (err) {
       console.error(`[dev] could not load the register samples: ${err.message}`);
+    }
+    try {
+      await loadIpSamples({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
+    } catch (err) {
+      console.error(`[dev] could not load the IP dataset samples: ${err.message}`);
     }
     try {
       printDemo(await ensureDemo(adminClient(BASE_URL, ADMIN_TOKEN)));

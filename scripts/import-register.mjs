@@ -7,7 +7,7 @@
 // at the file's publication date, so GET /api/v1/status/data lists it. Re-importing upserts; --replace first removes
 // every row (the register answers `register_not_installed` until the import completes).
 //
-//   <register>   gleif-lei | uk-companies-house
+//   <register>   gleif-lei | uk-companies-house (ip-country, ip-asn and ip-tor-exits go to scripts/import-ip.mjs)
 //   <file>       a CSV (unzipped), or - for standard input; several files (Companies House parts) load as one version
 //   --version    the publication date, when the file name does not carry it (GLEIF: 20261122-0800-gleif-goldencopy-...;
 //                Companies House: BasicCompanyData-2026-11-01-part1_7.csv)
@@ -18,11 +18,11 @@
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { csvBatches } from "../datasets/registers/csv.mjs";
-import { ApiError, ROOT, adminClient, readDevVars } from "./lib/local.mjs";
+import { ROOT, adminClient, callWithRetry, readDevVars } from "./lib/local.mjs";
 import "./lib/ts-imports.mjs";
+import { runIpImport } from "./import-ip.mjs";
 
 const { REGISTERS, REGISTER_NAMES, isRegisterName } = await import("../src/products/entity/registers.ts");
 
@@ -72,19 +72,6 @@ export async function* registerRows(registerName, chunks) {
     if (rows.length || skipped) yield { rows, skipped };
   }
   if (!indexes) throw new Error(`the ${registerName} file is empty`);
-}
-
-/** POSTs with a few retries on transport errors and 5xx (row upserts are idempotent). */
-async function callWithRetry(admin, method, path, body, attempts = 4) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await admin.call(method, path, body);
-    } catch (err) {
-      const transient = !(err instanceof ApiError) || err.status >= 500;
-      if (!transient || attempt >= attempts) throw err;
-      await sleep(250 * 2 ** attempt);
-    }
-  }
 }
 
 /**
@@ -196,9 +183,12 @@ function parseArgs(argv) {
 }
 
 async function main() {
+  // IP datasets (ip-country, ip-asn, ip-tor-exits) have their own importer: scripts/import-ip.mjs.
+  if (process.argv[2]?.startsWith("ip-")) return runIpImport(process.argv.slice(2));
   const options = parseArgs(process.argv.slice(2));
   if (options.help || !options.register) {
     console.log("usage: npm run datasets:import -- <gleif-lei|uk-companies-house> <file.csv|->... [--version YYYY-MM-DD] [--url URL] [--replace] [--batch N] [--json]");
+    console.log("       npm run datasets:import -- <ip-country|ip-asn|ip-tor-exits> <file|->... --version YYYY-MM-DD [--url URL]   (or --package: the installed @ip-location-db copy)");
     return options.help ? 0 : 1;
   }
   for (const n of [options.batchSize, options.concurrency]) {

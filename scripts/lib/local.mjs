@@ -264,3 +264,16 @@ export function adminClient(baseUrl, token) {
   };
   return { request, call };
 }
+
+/** POSTs with a few retries on transport errors and 5xx (row upserts are idempotent). */
+export async function callWithRetry(admin, method, path, body, attempts = 4) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.call(method, path, body);
+    } catch (err) {
+      const transient = !(err instanceof ApiError) || err.status >= 500;
+      if (!transient || attempt >= attempts) throw err;
+      await sleep(250 * 2 ** attempt);
+    }
+  }
+}
