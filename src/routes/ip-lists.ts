@@ -64,7 +64,7 @@ export const ipListRoutes = new Hono<AppEnv>()
       return ok(c, { list: view(row) });
     },
   )
-  .delete("/ip/lists/:listId", describe({ tag: "IP lists", summary: "Delete a list", response: listResponse, errors: ["NOT_FOUND"] }), scope, listParam, async (c) => {
+  .on("DELETE", "/ip/lists/:listId", describe({ tag: "IP lists", summary: "Delete a list", response: listResponse, errors: ["NOT_FOUND"] }), scope, listParam, async (c) => {
     const row = await deleteList(database(c.env), accountOf(c), c.req.valid("param").listId);
     if (!row) throw notFound("IP list");
     return ok(c, { list: view(row) });
