@@ -128,33 +128,18 @@ export async function loadIpSamples({ baseUrl, token, log = console.log }) {
   }
 }
 
-/** `datasets:import` with an IP dataset name: the arguments after `npm run datasets:import --`. */
-export async function runIpImport(argv) {
-  const options = { files: [], json: false, package: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      if (i + 1 >= argv.length) throw new Error(`${arg} needs a value`);
-      return argv[++i];
-    };
-    if (arg === "--version") options.version = value();
-    else if (arg === "--url") options.baseUrl = value();
-    else if (arg === "--batch") options.batchSize = Number(value());
-    else if (arg === "--concurrency") options.concurrency = Number(value());
-    else if (arg === "--package") options.package = true;
-    else if (arg === "--json") options.json = true;
-    else if (arg.startsWith("--")) throw new Error(`unknown option ${arg}`);
-    else if (!options.dataset) options.dataset = arg;
-    else options.files.push(arg);
-  }
+/** `datasets:import` with an IP dataset name, its arguments as scripts/import-register.mjs parsed them. */
+export async function runIpImport(options) {
+  const dataset = options.register;
+  let { files, version } = options;
   if (options.package) {
     const { packageFiles, packageDatasetVersion } = await import("../datasets/ip/build.mjs");
-    options.files = packageFiles(options.dataset);
-    options.version ??= packageDatasetVersion(options.dataset);
+    files = packageFiles(dataset);
+    version ??= packageDatasetVersion(dataset);
   }
   const baseUrl = options.baseUrl ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
   const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
-  const summary = await importIpDataset({ ...options, baseUrl, token, log: options.json ? () => {} : console.log });
+  const summary = await importIpDataset({ ...options, dataset, files, version, baseUrl, token, log: options.json ? () => {} : console.log });
   if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));
   return 0;
 }

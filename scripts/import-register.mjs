@@ -173,6 +173,7 @@ function parseArgs(argv) {
     else if (arg === "--batch") options.batchSize = Number(value());
     else if (arg === "--concurrency") options.concurrency = Number(value());
     else if (arg === "--replace") options.replace = true;
+    else if (arg === "--package") options.package = true;
     else if (arg === "--json") options.json = true;
     else if (arg === "--help" || arg === "-h") options.help = true;
     else if (arg.startsWith("--")) throw new Error(`unknown option ${arg}`);
@@ -183,9 +184,9 @@ function parseArgs(argv) {
 }
 
 async function main() {
-  // IP datasets (ip-country, ip-asn, ip-tor-exits) have their own importer: scripts/import-ip.mjs.
-  if (process.argv[2]?.startsWith("ip-")) return runIpImport(process.argv.slice(2));
   const options = parseArgs(process.argv.slice(2));
+  // IP datasets (ip-country, ip-asn, ip-tor-exits) have their own importer: scripts/import-ip.mjs.
+  if (options.register?.startsWith("ip-")) return runIpImport(options);
   if (options.help || !options.register) {
     console.log("usage: npm run datasets:import -- <gleif-lei|uk-companies-house> <file.csv|->... [--version YYYY-MM-DD] [--url URL] [--replace] [--batch N] [--json]");
     console.log("       npm run datasets:import -- <ip-country|ip-asn|ip-tor-exits> <file|->... --version YYYY-MM-DD [--url URL]   (or --package: the installed @ip-location-db copy)");

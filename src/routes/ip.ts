@@ -41,6 +41,13 @@ async function single(c: Context<AppEnv>, address: string) {
   });
 }
 
+/** One value of a product billed in credits (ASN, range), with its `meta`. */
+async function one<In, Out>(c: Context<AppEnv>, product: Product<In, Out>, input: In) {
+  const run = await lookup(c, product, [input]);
+  const { data, meta } = run.items[0]!;
+  return { data, meta: { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit } };
+}
+
 const singleDoc = (summary: string) =>
   describe({ tag: "IP", summary, description: "Five fresh lookups that place an address cost 1 credit; see docs/ip.md.", response: ipResultSchema, errors: [...LOOKUP_ERRORS] });
 
@@ -65,11 +72,10 @@ export const ipRoutes = new Hono<AppEnv>()
       const asn = Number(c.req.valid("param").asn.replace(/^AS/i, ""));
       if (asn > 4_294_967_295) throw validationFailed({ asn: ["At most 4294967295."] });
       assertSandboxValue(c, ipAsn.isSample(asn));
-      const run = await lookup(c, ipAsn, [asn]);
-      const { data, meta } = run.items[0]!;
+      const { data, meta } = await one(c, ipAsn, asn);
       if (data.status === "unavailable") throw new ApiError("ASN_INDEX_UNAVAILABLE", "The ASN index (ip-asn) is not installed.");
       if (data.status === "not_found") throw new ApiError("ASN_NOT_FOUND", `No prefix is assigned to AS${asn}.`);
-      return ok(c, data.data, { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit });
+      return ok(c, data.data, meta);
     },
   )
   .get(
@@ -80,9 +86,8 @@ export const ipRoutes = new Hono<AppEnv>()
     async (c) => {
       const { cidr } = c.req.valid("query");
       assertSandboxValue(c, ipRange.isSample(cidr));
-      const run = await lookup(c, ipRange, [cidr]);
-      const { data, meta } = run.items[0]!;
-      return ok(c, data, { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit });
+      const { data, meta } = await one(c, ipRange, cidr);
+      return ok(c, data, meta);
     },
   )
   .post(

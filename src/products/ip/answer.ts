@@ -87,29 +87,30 @@ export function buildAnswer(f: Facts): IpResult {
   });
 }
 
+/** An answer that knows nothing yet: what the invalid answer and the test values start from. */
+export const UNKNOWN: Omit<IpResult, "risk_score" | "risk_components" | "risk_level"> = {
+  ip: "",
+  version: null,
+  valid: false,
+  reserved: false,
+  reserved_range: null,
+  reserved_name: null,
+  placed: false,
+  country: null,
+  country_name: null,
+  continent: null,
+  asn: null,
+  as_name: null,
+  network: null,
+  hosting: null,
+  tor: null,
+  vpn: null,
+  proxy: null,
+  anonymous: null,
+  list: null,
+  reason: null,
+  sources: [],
+};
+
 /** A value that is not an IP address: free, no dataset asked. */
-export function invalidAnswer(input: string): IpResult {
-  return withRisk({
-    ip: input.trim(),
-    version: null,
-    valid: false,
-    reserved: false,
-    reserved_range: null,
-    reserved_name: null,
-    placed: false,
-    country: null,
-    country_name: null,
-    continent: null,
-    asn: null,
-    as_name: null,
-    network: null,
-    hosting: null,
-    tor: null,
-    vpn: null,
-    proxy: null,
-    anonymous: null,
-    list: null,
-    reason: "invalid_ip",
-    sources: [],
-  });
-}
+export const invalidAnswer = (input: string): IpResult => withRisk({ ...UNKNOWN, ip: input.trim(), reason: "invalid_ip" });

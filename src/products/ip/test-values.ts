@@ -1,5 +1,6 @@
 import { cidrContains, parseCidr, parseIp } from "../../platform/ip-address";
 import type { AsnData, IpResult } from "./result";
+import { UNKNOWN } from "./answer";
 import { withRisk } from "./score";
 
 /**
@@ -13,29 +14,7 @@ const SOURCES = [{ dataset: "ip-test-values", version: "1" }];
 
 type Canned = Partial<Omit<IpResult, "risk_score" | "risk_components" | "risk_level" | "sources">>;
 
-const BASE: Omit<IpResult, "risk_score" | "risk_components" | "risk_level"> = {
-  ip: "",
-  version: 4,
-  valid: true,
-  reserved: false,
-  reserved_range: null,
-  reserved_name: null,
-  placed: true,
-  country: null,
-  country_name: null,
-  continent: null,
-  asn: null,
-  as_name: null,
-  network: null,
-  hosting: false,
-  tor: false,
-  vpn: null,
-  proxy: null,
-  anonymous: false,
-  list: null,
-  reason: null,
-  sources: SOURCES,
-};
+const BASE = { ...UNKNOWN, version: 4 as const, valid: true, placed: true, hosting: false, tor: false, anonymous: false, sources: SOURCES };
 
 const placed = (country: string, country_name: string, continent: string, asn: number, as_name: string, network: string): Canned => ({ country, country_name, continent, asn, as_name, network });
 
