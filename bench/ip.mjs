@@ -1,21 +1,20 @@
 // `npm run bench:ip`: what IP lookups and IP dataset imports cost, measured on the local stack.
 //
-// Set-up: the Worker under `wrangler dev` on a free port with a throw-away database (bench/lib/stack.mjs), an account
-// with plenty of credits and a pool of secret keys (5 requests a second each). The tables are the installed
-// @ip-location-db copies (geo-whois-asn-country and asn, IPv4 and IPv6 editions):
+// Set-up: two Workers under `wrangler dev`, each on a free port with its own throw-away database (bench/lib/stack.mjs),
+// each with an account of plenty of credits and a pool of secret keys (5 requests a second each). The tables are the
+// installed @ip-location-db copies (geo-whois-asn-country and asn, IPv4 and IPv6 editions):
 //
-// 1x   every 10th row of each file (about 106,000 rows), imported with scripts/import-ip.mjs's importIpDataset().
-//      Measured, in alternating blocks so drift hits both alike: POST /api/v1/ip of a random public address, one
-//      request at a time, against GET /healthz (the trivial route: routing and wrangler's local proxy only) -> p50 of
-//      each and the ratio; then BENCH_BATCHES x POST /api/v1/ip/batch of 1,000 random addresses -> ms per batch and
-//      per address.
-// full the whole files (about 1,060,000 rows), imported by `scripts/import-register.mjs ip-<dataset> --package --json`
-//      as its own Node process, exactly as an operator runs it -> rows/s (wall time) and peak RSS of the importer (its
-//      own maxRSS) and of workerd (sampled). The old generation is swept as part of each import.
-// 10x  the same lookups again on the full tables -> per-lookup time at 10x the rows / at 1x: an indexed range table
-//      keeps it flat (1.0); a scan would grow it tenfold.
+// 1x   stack one: every 10th row of each file (about 106,000 rows), imported with importIpDataset().
+// 10x  stack two: the whole files (about 1,066,000 rows), imported by `scripts/import-register.mjs ip-<dataset>
+//      --package --json` as its own Node process, exactly as an operator runs it -> rows/s (wall time) and peak RSS of
+//      the importer (its own maxRSS) and of workerd (sampled). The replaced generation is swept as part of each import.
 //
-// Writes bench/results/ip.json (wrangler output: bench/results/ip-wrangler.log). Exits 1 if a request was not answered
+// Then, against both stacks in alternating blocks (the machine is shared: a busy neighbour slows both alike), one
+// request at a time: POST /api/v1/ip of a random public address, GET /healthz (the trivial route: routing and
+// wrangler's local proxy only), and POST /api/v1/ip/batch of 1,000 random addresses -> p50 of each, single / healthz,
+// ms per address of a batch, and 10x / 1x: an indexed range table keeps it near 1.0; a scan would make it x10.
+//
+// Writes bench/results/ip.json (wrangler output: bench/results/ip-wrangler.log, ip-wrangler-1x.log). Exits 1 if a request was not answered
 // 200. Knobs: BENCH_SINGLES (300), BENCH_BATCHES (5), BENCH_TIMEOUT_MS (40 min), BENCH_FROZEN.
 import { runBench } from "./lib/harness.mjs";
 import { startWorker } from "./lib/stack.mjs";
@@ -43,7 +42,7 @@ const RESULTS_DIR = join(ROOT, "bench", "results");
 const DATASETS = ["ip-country", "ip-asn"];
 const KEYS = 12;
 
-const children = { wrangler: null, importer: null };
+const children = { "1x": null, "10x": null, importer: null };
 const logFds = [];
 let workDir = null;
 const failures = [];
@@ -76,36 +75,38 @@ async function tenth(dataset) {
   return out;
 }
 
-async function lookups(label, base, agent, pool) {
-  const single = [];
-  const trivial = [];
+/**
+ * The same requests against both stacks in alternating blocks (A B, B A, ...), so a busy neighbour on the shared
+ * machine slows both alike: single lookups, /healthz, and 1,000-address batches.
+ */
+async function lookups(stacks, agent) {
+  const times = stacks.map(() => ({ ip: [], healthz: [], batch: [] }));
+  const request = async (stack, kind) => {
+    const res =
+      kind === "ip" ? await send(agent, `${stack.base}/api/v1/ip`, { method: "POST", key: await stack.pool.next(), body: { ip: randomIp() } })
+      : kind === "batch" ? await send(agent, `${stack.base}/api/v1/ip/batch`, { method: "POST", key: await stack.pool.next(), body: { ips: Array.from({ length: 1_000 }, randomIp) } })
+      : await send(agent, `${stack.base}/healthz`);
+    if (res.status !== 200) failures.push(`${stack.label}: ${kind} answered ${res.status}`);
+    return res.ms;
+  };
   for (let round = 0; round < 10; round++) {
-    const block = async (kind) => {
-      for (let i = 0; i < SINGLES / 10; i++) {
-        const res = kind === "ip" ? await send(agent, `${base}/api/v1/ip`, { method: "POST", key: await pool.next(), body: { ip: randomIp() } }) : await send(agent, `${base}/healthz`);
-        if (res.status !== 200) failures.push(`${label}: ${kind} answered ${res.status}`);
-        (kind === "ip" ? single : trivial).push(res.ms);
-      }
-    };
-    for (const kind of round % 2 ? ["healthz", "ip"] : ["ip", "healthz"]) await block(kind);
+    const order = round % 2 ? [...stacks.keys()].reverse() : [...stacks.keys()];
+    for (const i of order) {
+      for (const kind of ["ip", "healthz"]) for (let n = 0; n < SINGLES / 10; n++) times[i][kind].push(await request(stacks[i], kind));
+      if (round < BATCHES) times[i].batch.push(await request(stacks[i], "batch"));
+    }
   }
-  const batch = [];
-  for (let i = 0; i < BATCHES; i++) {
-    const res = await send(agent, `${base}/api/v1/ip/batch`, { method: "POST", key: await pool.next(), body: { ips: Array.from({ length: 1_000 }, randomIp) } });
-    if (res.status !== 200) failures.push(`${label}: batch answered ${res.status}`);
-    batch.push(res.ms);
-  }
-  const s = stats(single);
-  const t = stats(trivial);
-  const b = stats(batch);
-  console.log(`[bench] ${label}: single p50 ${s.p50_ms} ms vs /healthz ${t.p50_ms} ms (x${round2(s.p50_ms / t.p50_ms)}); 1,000-IP batch p50 ${b.p50_ms} ms (${round2(b.p50_ms / 1000)} ms an address)`);
-  return { single: s, healthz: t, single_over_healthz: round2(s.p50_ms / t.p50_ms), batch_1000: b, batch_ms_per_address: round2(b.p50_ms / 1000) };
+  return stacks.map((stack, i) => {
+    const [s, t, b] = [stats(times[i].ip), stats(times[i].healthz), stats(times[i].batch)];
+    console.log(`[bench] ${stack.label} (${stack.rows} rows): single p50 ${s.p50_ms} ms vs /healthz ${t.p50_ms} ms (x${round2(s.p50_ms / t.p50_ms)}); 1,000-IP batch p50 ${b.p50_ms} ms (${round2(b.p50_ms / 1000)} ms an address)`);
+    return { rows: stack.rows, single: s, healthz: t, single_over_healthz: round2(s.p50_ms / t.p50_ms), batch_1000: b, batch_ms_per_address: round2(b.p50_ms / 1000) };
+  });
 }
 
 /** One dataset's full package import by the operator's command, with the importer's and workerd's peak memory. */
-async function fullImport(base, dataset) {
+async function fullImport({ base, label }, dataset) {
   const peak = { workerd: 0 };
-  const sampler = setInterval(() => (peak.workerd = Math.max(peak.workerd, sampleTree(children.wrangler.pid).workerdRssBytes)), 250);
+  const sampler = setInterval(() => (peak.workerd = Math.max(peak.workerd, sampleTree(children[label].pid).workerdRssBytes)), 250);
   const t0 = performance.now();
   const importer = startNodeScript(join(ROOT, "scripts", "import-register.mjs"), { args: [dataset, "--package", "--json", "--url", base], env: { ADMIN_TOKEN }, stdio: "pipe" });
   children.importer = importer;
@@ -121,58 +122,58 @@ async function fullImport(base, dataset) {
   return { dataset, rows: summary.records, seconds: round2(seconds), rows_per_second: Math.round(summary.records / seconds), importer_peak_rss_mb: round2(summary.max_rss_bytes / 2 ** 20), workerd_sampled_peak_rss_mb: round2(peak.workerd / 2 ** 20) };
 }
 
+/** A Worker on its own fresh database, with an account of plenty of credits and a pool of keys. */
+async function stack(label, log) {
+  const dir = join(workDir, label);
+  mkdirSync(dir);
+  const { base } = await startWorker({
+    dir,
+    vars: { ADMIN_TOKEN },
+    log,
+    frozen: process.env.BENCH_FROZEN !== "0",
+    logLevel: process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn",
+    track: ({ child, logFd }) => ((children[label] = child), logFds.push(logFd)),
+  });
+  const admin = adminClient(base, ADMIN_TOKEN);
+  const account = (await admin.call("POST", "/accounts", { email: `bench-ip-${label}@example.com`, email_verified: true, plan: "enterprise" })).data;
+  await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: 1_000_000 });
+  const user = (await admin.call("POST", `/accounts/${account.id}/members`, { email: `bench-ip-user-${label}@example.com` })).data.user_id;
+  const keys = [];
+  for (let i = 0; i < KEYS; i++) keys.push((await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: user })).data.key);
+  return { label, base, pool: keyPool(keys), rows: 0 };
+}
+
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   workDir = mkdtempSync(join(tmpdir(), "bench-ip-"));
-  const { base } = await startWorker({
-    dir: workDir,
-    vars: { ADMIN_TOKEN },
-    log: "ip-wrangler.log",
-    frozen: process.env.BENCH_FROZEN !== "0",
-    logLevel: process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn",
-    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
-  });
-  const admin = adminClient(base, ADMIN_TOKEN);
-  const account = (await admin.call("POST", "/accounts", { email: `bench-ip-${Date.now()}@example.com`, email_verified: true, plan: "enterprise" })).data;
-  await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: 1_000_000 });
-  const user = (await admin.call("POST", `/accounts/${account.id}/members`, { email: `bench-ip-user-${Date.now()}@example.com` })).data.user_id;
-  const keys = [];
-  for (let i = 0; i < KEYS; i++) keys.push((await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: user })).data.key);
-  const pool = keyPool(keys);
-  const agent = keepAliveAgent(4);
-
-  const oneX = { rows: 0 };
+  const small = await stack("1x", "ip-wrangler-1x.log");
+  const full = await stack("10x", "ip-wrangler.log");
   for (const dataset of DATASETS) {
-    const summary = await importIpDataset({ dataset, files: await tenth(dataset), version: `${packageDatasetVersion(dataset)}-tenth`, baseUrl: base, token: ADMIN_TOKEN, log: () => {} });
-    oneX.rows += summary.records;
+    const summary = await importIpDataset({ dataset, files: await tenth(dataset), version: `${packageDatasetVersion(dataset)}-tenth`, baseUrl: small.base, token: ADMIN_TOKEN, log: () => {} });
+    small.rows += summary.records;
   }
-  console.log(`[bench] 1x tables: ${oneX.rows} rows`);
-  const at1x = await lookups("1x", base, agent, pool);
   const imports = [];
-  for (const dataset of DATASETS) imports.push(await fullImport(base, dataset));
-  const fullRows = imports.reduce((s, i) => s + i.rows, 0);
-  const at10x = await lookups(`10x (${fullRows} rows)`, base, agent, pool);
-  // The machine is shared: /healthz measured in the same blocks says how much of a change is the machine's.
+  for (const dataset of DATASETS) imports.push(await fullImport(full, dataset));
+  full.rows = imports.reduce((s, i) => s + i.rows, 0);
+  const [at1x, at10x] = await lookups([small, full], keepAliveAgent(4));
   const growth = {
+    rows: round2(full.rows / small.rows),
     single: round2(at10x.single.p50_ms / at1x.single.p50_ms),
     batch: round2(at10x.batch_1000.p50_ms / at1x.batch_1000.p50_ms),
     healthz: round2(at10x.healthz.p50_ms / at1x.healthz.p50_ms),
-    single_over_healthz: round2(at10x.single_over_healthz / at1x.single_over_healthz),
   };
-  console.log(`[bench] per-lookup time at ${round2(fullRows / oneX.rows)}x the rows: single x${growth.single} (x${growth.single_over_healthz} against /healthz, which moved x${growth.healthz}), batch x${growth.batch} (1.0 is flat; a scan would be x10)`);
-  const importRows = imports.reduce((s, i) => s + i.rows, 0);
+  console.log(`[bench] per-lookup time at ${growth.rows}x the rows: single x${growth.single}, batch x${growth.batch}, /healthz x${growth.healthz} (1.0 is flat; a scan would be x10)`);
   const importSeconds = imports.reduce((s, i) => s + i.seconds, 0);
   const result = {
     at: new Date().toISOString(),
-    tables: { "1x_rows": oneX.rows, full_rows: fullRows },
     lookups_1x: at1x,
-    lookups_full: at10x,
-    growth_full_over_1x: growth,
-    import: { datasets: imports, rows: importRows, seconds: round2(importSeconds), rows_per_second: Math.round(importRows / importSeconds) },
+    lookups_10x: at10x,
+    growth_10x_over_1x: growth,
+    import: { datasets: imports, rows: full.rows, seconds: round2(importSeconds), rows_per_second: Math.round(full.rows / importSeconds) },
     failures,
   };
   writeFileSync(join(RESULTS_DIR, "ip.json"), `${JSON.stringify(result, null, 2)}\n`);
-  console.log(`[bench] full import: ${importRows} rows at ${result.import.rows_per_second} rows/s; written to bench/results/ip.json`);
+  console.log(`[bench] full import: ${full.rows} rows at ${result.import.rows_per_second} rows/s; written to bench/results/ip.json`);
   for (const failure of failures) console.error(`[bench] ${failure}`);
   return failures.length ? 1 : 0;
 }

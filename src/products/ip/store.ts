@@ -70,12 +70,14 @@ const INSTALLED = "SELECT name, active, version FROM ip_datasets WHERE active IS
  * batch. `keys` are `rangeKey`s; answers come back in the same order.
  */
 export async function readRanges(d1: D1Database, keys: string[], accountId: string | null) {
-  const statements = [d1.prepare(INSTALLED), d1.prepare(LOOKUP).bind(JSON.stringify(keys))];
+  // Seeks in key order touch neighbouring index pages one after another: fewer page reads on a large table.
+  const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+  const statements = [d1.prepare(INSTALLED), d1.prepare(LOOKUP).bind(JSON.stringify(order.map((i) => keys[i])))];
   if (accountId) statements.push(d1.prepare("SELECT id, name, kind, ranges, asns, updated_at FROM ip_lists WHERE account_id = ? ORDER BY id").bind(accountId));
   const [installed, hits, lists] = await d1.batch(statements);
   const hitAt: RangeHit[] = keys.map(() => ({ country: null, asn: null, tor: false }));
   for (const row of (hits?.results ?? []) as LookupRow[]) {
-    hitAt[row.i] = {
+    hitAt[order[row.i]!] = {
       country: row.c_start ? { start: row.c_start, end: row.c_end!, country: row.country! } : null,
       asn: row.a_start ? { start: row.a_start, end: row.a_end!, asn: row.asn!, name: row.as_name } : null,
       tor: row.tor === 1,
