@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { csvRecords } from "../datasets/registers/csv.mjs";
-import { ROOT, adminClient, callWithRetry, readDevVars } from "./lib/local.mjs";
+import { ROOT, adminClient, callWithRetry, readDevVars, rowPoster } from "./lib/local.mjs";
 import "./lib/ts-imports.mjs";
 
 const { IP_DATASETS, RangeFlattener, familyFromFileName, isIpDataset, readRange, recordValues, torExitAddress } = await import("../src/products/ip/datasets.ts");
@@ -63,37 +63,12 @@ export async function importIpDataset({ dataset, files, version, baseUrl, token,
   const started = performance.now();
   const { data } = await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports`);
   const generation = data.generation;
-  const inflight = new Set();
   const counts = { records: 0, skipped: 0 };
-  let failure = null;
-  let batch = [];
-  let nextReport = 200_000;
-  const flush = async () => {
-    if (failure) throw failure;
-    if (!batch.length) return;
-    const rows = batch;
-    batch = [];
-    const sent = callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports/${generation}/rows`, { rows })
-      .catch((err) => (failure ??= err))
-      .finally(() => inflight.delete(sent));
-    inflight.add(sent);
-    counts.records += rows.length;
-    if (counts.records >= nextReport) {
-      log(`[import] ${dataset}: ${counts.records} rows sent (${Math.round(counts.records / ((performance.now() - started) / 1000))} rows/s)`);
-      nextReport += 200_000;
-    }
-    while (inflight.size >= concurrency) await Promise.race(inflight);
-    if (failure) throw failure;
-  };
-  for (const file of files) {
-    for await (const row of fileRows(dataset, file, counts)) {
-      batch.push(row);
-      if (batch.length >= batchSize) await flush();
-    }
-  }
-  await flush();
-  await Promise.all(inflight);
-  if (failure) throw failure;
+  const rate = (sent) => Math.round(sent / ((performance.now() - started) / 1000));
+  const path = `/ip-datasets/${dataset}/imports/${generation}/rows`;
+  const poster = rowPoster({ admin, path, batchSize, concurrency, reportEvery: 200_000, progress: (sent) => log(`[import] ${dataset}: ${sent} rows sent (${rate(sent)} rows/s)`) });
+  for (const file of files) for await (const row of fileRows(dataset, file, counts)) await poster.push(row);
+  counts.records = await poster.finish();
   await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, { version, records: counts.records });
   let swept = 0;
   for (let done = false; !done; ) {

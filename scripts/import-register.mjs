@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { csvBatches } from "../datasets/registers/csv.mjs";
-import { ROOT, adminClient, callWithRetry, readDevVars } from "./lib/local.mjs";
+import { ROOT, adminClient, callWithRetry, readDevVars, rowPoster } from "./lib/local.mjs";
 import "./lib/ts-imports.mjs";
 import { runIpImport } from "./import-ip.mjs";
 
@@ -99,42 +99,16 @@ export async function importRegister({ register, files, version, baseUrl, token,
     log(`[import] ${register}: removed ${removed} rows (uninstalled until this import completes)`);
   }
 
-  const inflight = new Set();
-  let failure = null;
-  let records = 0;
   let skipped = 0;
-  let batch = [];
-  let nextReport = 100_000;
-  const flush = async () => {
-    if (failure) throw failure;
-    if (!batch.length) return;
-    const rows = batch;
-    batch = [];
-    const sent = callWithRetry(admin, "POST", `/registers/${register}/rows`, { rows })
-      .catch((err) => (failure ??= err))
-      .finally(() => inflight.delete(sent));
-    inflight.add(sent);
-    records += rows.length;
-    if (records >= nextReport) {
-      log(`[import] ${register}: ${records} rows sent (${Math.round(records / ((performance.now() - started) / 1000))} rows/s)`);
-      nextReport += 100_000;
-    }
-    while (inflight.size >= concurrency) await Promise.race(inflight);
-    if (failure) throw failure;
-  };
-
+  const rate = (sent) => Math.round(sent / ((performance.now() - started) / 1000));
+  const poster = rowPoster({ admin, path: `/registers/${register}/rows`, batchSize, concurrency, progress: (sent) => log(`[import] ${register}: ${sent} rows sent (${rate(sent)} rows/s)`) });
   for (const file of files) {
     for await (const part of registerRows(register, openText(file))) {
       skipped += part.skipped;
-      for (const row of part.rows) {
-        batch.push(row);
-        if (batch.length >= batchSize) await flush();
-      }
+      for (const row of part.rows) await poster.push(row);
     }
   }
-  await flush();
-  await Promise.all(inflight);
-  if (failure) throw failure;
+  const records = await poster.finish();
   await callWithRetry(admin, "POST", `/registers/${register}/complete`, { version, records });
   const seconds = (performance.now() - started) / 1000;
   const summary = { register, version, records, skipped, seconds: Math.round(seconds * 100) / 100, rows_per_second: Math.round(records / seconds) };
