@@ -55,14 +55,11 @@ export async function lookupAsn(env: Env, asn: number): Promise<AsnAnswer> {
   const size = (version: 4 | 6) => bounds.filter(([first]) => first.version === version).reduce((sum, [first, last]) => sum + last.value - first.value + 1n, 0n);
   const countries = installed.has("ip-country") ? await countriesAt(env.DB, ranges.map((r) => r.start)) : [];
   const weight = new Map<string, bigint>();
-  for (const version of [4, 6] as const) {
-    bounds.forEach(([first, last], i) => {
-      const country = countries[i];
-      if (first.version === version && country) weight.set(`${version}:${country}`, (weight.get(`${version}:${country}`) ?? 0n) + last.value - first.value + 1n);
-    });
-  }
+  bounds.forEach(([first, last], i) => {
+    const key = `${first.version}:${countries[i]}`;
+    if (countries[i]) weight.set(key, (weight.get(key) ?? 0n) + last.value - first.value + 1n);
+  });
   const top = (version: 4 | 6) => [...weight].filter(([k]) => k.startsWith(`${version}:`)).sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : a[0] < b[0] ? -1 : 1))[0]?.[0].slice(2) ?? null;
-  const hosting = hostingOf(asn);
   return {
     status: "found",
     data: {
@@ -73,7 +70,7 @@ export async function lookupAsn(env: Env, asn: number): Promise<AsnAnswer> {
       prefixes6: blocks.filter((b) => b.ip.version === 6).map(formatCidr),
       num_ipv4: Number(size(4)),
       num_ipv6: size(6).toString(),
-      hosting,
+      hosting: hostingOf(asn),
       sources: [...sourceOf(index), ...(countries.length ? sourceOf(installed.get("ip-country")) : []), { dataset: "hosting-asns", version: HOSTING_ASNS_VERSION }],
     },
   };
