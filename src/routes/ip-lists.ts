@@ -29,7 +29,7 @@ const accountOf = (c: Context<AppEnv>) => secretPrincipal(c).accountId;
 
 /** `GET, POST /ip/lists`, `GET, PATCH, DELETE /ip/lists/{listId}`: the account's allow and deny lists (docs/ip.md). */
 export const ipListRoutes = new Hono<AppEnv>()
-  .get("/ip/lists", describe({ tag: "IP lists", summary: "The account's allow and deny lists, oldest first", response: z.object({ lists: z.array(listSchema) }) }), scope, async (c) => {
+  .get("/ip/lists", describe({ tag: "IP lists", summary: "The account's allow and deny lists, oldest first", response: z.object({ lists: z.array(listSchema) }), meta: z.object({ total: z.int(), max_lists: z.int() }) }), scope, async (c) => {
     const rows = await accountLists(database(c.env), accountOf(c));
     return ok(c, { lists: rows.map(view) }, { total: rows.length, max_lists: MAX_LISTS_PER_ACCOUNT });
   })

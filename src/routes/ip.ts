@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
-import { cors } from "hono/cors";
 import { z } from "zod";
-import { publishableFields, publishableKey } from "../auth/publishable-key";
+import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
 import { secretKey } from "../auth/secret-key";
 import { payerOf } from "../engines/credits/payer";
@@ -9,6 +8,7 @@ import type { Product, WalkOptions } from "../engines/product";
 import { walk } from "../engines/walk/walk";
 import { ok } from "../http/envelope";
 import { ApiError, validationFailed } from "../http/errors";
+import { batchMeta, lookupMeta, suppressibleLookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { orRefuse } from "../http/refusal";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
@@ -48,8 +48,12 @@ async function one<In, Out>(c: Context<AppEnv>, product: Product<In, Out>, input
   return { data, meta: { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit } };
 }
 
+/** products.md: IP's lookups add how many prepaid placing lookups the account has left. */
+const prepaid = { ip_lookups_prepaid: z.int() };
+const singleMeta = suppressibleLookupMeta.extend(prepaid);
+
 const singleDoc = (summary: string) =>
-  describe({ tag: "IP", summary, description: "Five fresh lookups that place an address cost 1 credit; see docs/ip.md.", response: ipResultSchema, errors: [...LOOKUP_ERRORS] });
+  describe({ tag: "IP", summary, description: "Five fresh lookups that place an address cost 1 credit; see docs/ip.md.", response: ipResultSchema, meta: singleMeta, errors: [...LOOKUP_ERRORS] });
 
 const clientAddress = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "";
 
@@ -65,7 +69,7 @@ export const ipRoutes = new Hono<AppEnv>()
   .get("/ip/me", singleDoc("Look up the caller's own address (CF-Connecting-IP)"), secretKey({ scope: "ip" }), (c) => single(c, clientAddress(c)))
   .get(
     "/ip/asn/:asn",
-    describe({ tag: "IP", summary: "Prefixes an AS announces; 1 credit when found", response: asnSchema, errors: [...LOOKUP_ERRORS, "ASN_NOT_FOUND", "ASN_INDEX_UNAVAILABLE"] }),
+    describe({ tag: "IP", summary: "Prefixes an AS announces; 1 credit when found", response: asnSchema, meta: lookupMeta, errors: [...LOOKUP_ERRORS, "ASN_NOT_FOUND", "ASN_INDEX_UNAVAILABLE"] }),
     secretKey({ scope: "ip", sandbox: true }),
     pathParams(asnParam),
     async (c) => {
@@ -80,7 +84,7 @@ export const ipRoutes = new Hono<AppEnv>()
   )
   .get(
     "/ip/range",
-    describe({ tag: "IP", summary: "The dataset blocks inside a CIDR block; 1 credit when any is found", response: rangeSchema, errors: [...LOOKUP_ERRORS] }),
+    describe({ tag: "IP", summary: "The dataset blocks inside a CIDR block; 1 credit when any is found", response: rangeSchema, meta: lookupMeta, errors: [...LOOKUP_ERRORS] }),
     secretKey({ scope: "ip", sandbox: true }),
     queryParams(z.object({ cidr: z.string().max(100).refine((v) => parseCidr(v) !== null, "A CIDR block such as 8.8.8.0/24 or 2001:db8::/32.") })),
     async (c) => {
@@ -96,6 +100,7 @@ export const ipRoutes = new Hono<AppEnv>()
       tag: "IP",
       summary: "Look up 1 to 1,000 addresses in order; counts as one request",
       response: z.object({ results: z.array(z.object({ index: z.int(), input: z.string(), data: ipResultSchema, meta: z.object({ credits_used: z.int(), cache_hit: z.boolean(), suppressed: z.boolean() }) })) }),
+      meta: batchMeta.extend(prepaid),
       errors: [...LOOKUP_ERRORS],
     }),
     secretKey({ scope: "ip", sandbox: true }),
@@ -119,7 +124,7 @@ export const ipRoutes = new Hono<AppEnv>()
       );
     },
   )
-  .use("/ip/public", cors({ origin: (origin) => origin, allowMethods: ["POST"], allowHeaders: ["Content-Type"], maxAge: 600 }))
+  .use("/ip/public", browserCors())
   .post(
     "/ip/public",
     describe({
@@ -127,6 +132,7 @@ export const ipRoutes = new Hono<AppEnv>()
       summary: "Browser lookup with a publishable key; answers without meta",
       description: "Authenticated by `key` in the body and the `Origin` header. Without `ip`, the visitor's own address is looked up.",
       response: ipResultSchema,
+      meta: null,
       errors: [...LOOKUP_ERRORS],
     }),
     jsonBody(z.object({ ...publishableFields, ip: ipField.nullish() })),
