@@ -284,6 +284,11 @@ export class AccountCredits extends DurableObject<Env> {
     return this.settle(reservationId, { credits: 0 });
   }
 
+  /** Credits available now and, for a product that sells several units a credit, its prepaid units: one read. */
+  balance(product: string | null, now = Date.now()): { available: number; prepaid: number | null } {
+    return { available: this.available(this.current(now)), prepaid: product === null ? null : this.prepaidUnits(product) };
+  }
+
   snapshot(now = Date.now()): AccountSnapshot {
     const state = this.current(now);
     const held = this.held();

@@ -16,6 +16,7 @@
 import { loadSamples } from "./import-register.mjs";
 import { quietOutsideFailures } from "./lib/quiet-failures.mjs";
 import { loadAddressData } from "./import-address.mjs";
+import { loadIpSamples } from "./import-ip.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -185,6 +186,9 @@ if (!shuttingDown) {
       await loadAddressData({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
     } catch (err) {
       console.error(`[dev] could not load the address datasets: ${err.message}`);
+      await loadIpSamples({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
+    } catch (err) {
+      console.error(`[dev] could not load the IP dataset samples: ${err.message}`);
     }
     try {
       printDemo(await ensureDemo(adminClient(BASE_URL, ADMIN_TOKEN)));

@@ -19,8 +19,8 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { fileRecords } from "../datasets/address/records.mjs";
 import { packageDataset, PACKAGE_DATASETS } from "../datasets/address/packages.mjs";
-import { ROOT, adminClient } from "./lib/local.mjs";
-import { callWithRetry, runImporter } from "./import-register.mjs";
+import { ROOT, adminClient, callWithRetry } from "./lib/local.mjs";
+import { runImporter } from "./import-register.mjs";
 
 const { ADDRESS_DATASETS, ADDRESS_DATASET_NAMES, isAddressDatasetName } = await import("../src/products/address/datasets.ts");
 

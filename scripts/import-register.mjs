@@ -7,7 +7,8 @@
 // at the file's publication date, so GET /api/v1/status/data lists it. Re-importing upserts; --replace first removes
 // every row (the register answers `register_not_installed` until the import completes).
 //
-//   <register>   gleif-lei | uk-companies-house
+//   <register>   gleif-lei | uk-companies-house (ip-country, ip-asn and ip-tor-exits go to scripts/import-ip.mjs, with
+//                --package for the installed @ip-location-db copy)
 //   <file>       a CSV (unzipped), or - for standard input; several files (Companies House parts) load as one version
 //   --version    the publication date, when the file name does not carry it (GLEIF: 20261122-0800-gleif-goldencopy-...;
 //                Companies House: BasicCompanyData-2026-11-01-part1_7.csv)
@@ -22,7 +23,8 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { csvBatches, headerIndexes } from "../datasets/registers/csv.mjs";
-import { ApiError, ROOT, adminClient, readDevVars } from "./lib/local.mjs";
+import { ApiError, ROOT, adminClient, callWithRetry, readDevVars } from "./lib/local.mjs";
+import { runIpImport } from "./import-ip.mjs";
 
 // src/ imports its siblings without an extension (bundler style); let Node find them as .ts files.
 registerHooks({
@@ -81,19 +83,6 @@ export async function* registerRows(registerName, chunks) {
     if (rows.length || skipped) yield { rows, skipped };
   }
   if (!indexes) throw new Error(`the ${registerName} file is empty`);
-}
-
-/** POSTs with a few retries on transport errors and 5xx (row upserts are idempotent). */
-export async function callWithRetry(admin, method, path, body, attempts = 4) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await admin.call(method, path, body);
-    } catch (err) {
-      const transient = !(err instanceof ApiError) || err.status >= 500;
-      if (!transient || attempt >= attempts) throw err;
-      await sleep(250 * 2 ** attempt);
-    }
-  }
 }
 
 /**
@@ -196,6 +185,7 @@ function parseArgs(argv) {
     else if (arg === "--batch") options.batchSize = Number(value());
     else if (arg === "--concurrency") options.concurrency = Number(value());
     else if (arg === "--replace") options.replace = true;
+    else if (arg === "--package") options.package = true;
     else if (arg === "--json") options.json = true;
     else if (arg === "--help" || arg === "-h") options.help = true;
     else if (arg.startsWith("--")) throw new Error(`unknown option ${arg}`);
@@ -212,6 +202,8 @@ function parseArgs(argv) {
 export function runImporter({ usage, load }) {
   const main = async () => {
     const { name, ...options } = parseArgs(process.argv.slice(2));
+    // IP datasets (ip-country, ip-asn, ip-tor-exits) have their own importer: scripts/import-ip.mjs.
+    if (name?.startsWith("ip-")) return runIpImport({ ...options, register: name });
     if (options.help || !name) {
       console.log(`usage: ${usage} [--version YYYY-MM-DD] [--url URL] [--replace] [--batch N] [--concurrency N] [--json]`);
       return options.help ? 0 : 1;

@@ -7,12 +7,15 @@ import { accountRoutes } from "./routes/account";
 import { addressRoutes } from "./routes/address";
 import { emailRoutes } from "./routes/email";
 import { entityRoutes } from "./routes/entity";
+import { ipAddressRoute, ipRoutes } from "./routes/ip";
+import { ipListRoutes } from "./routes/ip-lists";
 import { productEngineRoutes } from "./routes/products";
 import { adminAccountRoutes } from "./routes/admin/accounts";
 import { adminAddressDatasetRoutes } from "./routes/admin/address-datasets";
 import { adminToken } from "./routes/admin/guard";
 import { adminKeyRoutes } from "./routes/admin/keys";
 import { adminRegisterRoutes } from "./routes/admin/registers";
+import { adminIpDatasetRoutes } from "./routes/admin/ip-datasets";
 import { openApiRoutes } from "./routes/openapi";
 import { statusRoutes } from "./routes/status";
 import { webhookRoutes } from "./routes/webhooks";
@@ -34,15 +37,20 @@ app.route("/api/v1", accountRoutes);
 app.route("/api/v1", emailRoutes);
 app.route("/api/v1", entityRoutes);
 app.route("/api/v1", addressRoutes);
+app.route("/api/v1", ipRoutes);
+app.route("/api/v1", ipListRoutes);
 app.route("/api/v1", productEngineRoutes());
 app.route("/api/v1", statusRoutes);
 app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
+// After every other /ip/... route, so `/ip/{ip}` never reads `lists`, `bulk` or `me` as an address.
+app.route("/api/v1", ipAddressRoute);
 
 app.use("/admin/v1/*", adminToken());
 app.route("/admin/v1", adminAccountRoutes);
 app.route("/admin/v1", adminKeyRoutes);
 app.route("/admin/v1", adminRegisterRoutes);
 app.route("/admin/v1", adminAddressDatasetRoutes);
+app.route("/admin/v1", adminIpDatasetRoutes);
 
 answerWrongMethods(app);
 app.onError(onError);

@@ -24,3 +24,8 @@ declare module "*.csv?raw" {
   const text: string;
   export default text;
 }
+
+declare module "*.txt?raw" {
+  const text: string;
+  export default text;
+}

@@ -285,3 +285,56 @@ export function adminClient(baseUrl, token) {
   };
   return { request, call };
 }
+
+/** POSTs with a few retries on transport errors and 5xx (row upserts are idempotent). */
+export async function callWithRetry(admin, method, path, body, attempts = 4) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.call(method, path, body);
+    } catch (err) {
+      const transient = !(err instanceof ApiError) || err.status >= 500;
+      if (!transient || attempt >= attempts) throw err;
+      await sleep(250 * 2 ** attempt);
+    }
+  }
+}
+
+/**
+ * Posts rows to `path` as `{rows}` in batches of `batchSize`, `concurrency` batches in flight, each retried on
+ * transient failures; the first failure stops the import. `progress(sent)` is called every `reportEvery` rows.
+ */
+export function rowPoster({ admin, path, batchSize, concurrency, reportEvery = 100_000, progress = () => {} }) {
+  const inflight = new Set();
+  let failure = null;
+  let batch = [];
+  let sent = 0;
+  let nextReport = reportEvery;
+  const flush = async () => {
+    if (failure) throw failure;
+    if (!batch.length) return;
+    const rows = batch;
+    batch = [];
+    const request = callWithRetry(admin, "POST", path, { rows })
+      .catch((err) => (failure ??= err))
+      .finally(() => inflight.delete(request));
+    inflight.add(request);
+    sent += rows.length;
+    if (sent >= nextReport) progress(sent), (nextReport += reportEvery);
+    while (inflight.size >= concurrency) await Promise.race(inflight);
+    if (failure) throw failure;
+  };
+  return {
+    async push(row) {
+      batch.push(row);
+      if (batch.length >= batchSize) await flush();
+    },
+    /** Sends what is left, waits for every batch, and answers how many rows were sent. */
+    async finish() {
+      await flush();
+      await Promise.all(inflight);
+      if (failure) throw failure;
+      return sent;
+    },
+  };
+}
+

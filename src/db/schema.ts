@@ -5,3 +5,4 @@ export * from "./tables/email";
 export * from "./tables/registers";
 export * from "./tables/address";
 export * from "./tables/policies";
+export * from "./tables/ip";

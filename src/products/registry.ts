@@ -2,6 +2,7 @@ import { asProduct, type Product, type ProductName } from "../engines/product";
 import { address } from "./address/product";
 import { email } from "./email/product";
 import { entity } from "./entity/product";
+import { ip } from "./ip/product";
 
 /**
  * Every product the engines serve. Adding a product is a folder under src/products and one line here: its bulk runs,
@@ -11,6 +12,7 @@ export const PRODUCTS: Partial<Record<ProductName, Product>> = {
   email: asProduct(email),
   entity: asProduct(entity),
   address: asProduct(address),
+  ip: asProduct(ip),
 };
 
 export const registeredProducts = (): Product[] => Object.values(PRODUCTS);

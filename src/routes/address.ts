@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
-import { cors } from "hono/cors";
 import { z } from "zod";
-import { publishableFields, publishableKey } from "../auth/publishable-key";
+import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
 import { secretKey } from "../auth/secret-key";
 import { payerOf } from "../engines/credits/payer";
@@ -94,7 +93,7 @@ export const addressRoutes = new Hono<AppEnv>()
       return ok(c, { results }, { requested: run.requested, processed: run.processed, credits_used: run.creditsUsed, credits_remaining: run.creditsRemaining, stopped_reason: run.stoppedReason });
     },
   )
-  .use("/address/public", cors({ origin: (origin) => origin, allowMethods: ["POST"], allowHeaders: ["Content-Type"], maxAge: 600 }))
+  .use("/address/public", browserCors())
   .post(
     "/address/public",
     describe({ tag: "Address", summary: "Browser lookup with a publishable key; answers without meta", description: "Authenticated by `key` in the body and the `Origin` header; no bearer key.", response: addressResultSchema, meta: null, errors: [...LOOKUP_ERRORS] }),

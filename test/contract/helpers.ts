@@ -10,6 +10,7 @@ import { walk } from "../../src/engines/walk/walk";
 import { productNamed, registeredProducts } from "../../src/products/registry";
 import { installAddressData } from "../address-samples";
 import { installSamples, makeLei, sampleRows } from "../entity-samples";
+import { installIpSamples, placedIps, privateIp } from "../ip-samples";
 import { fakeProduct } from "./fake-product";
 import { createAccount, creditsStub, type AccountOptions, type TestAccount } from "../helpers";
 
@@ -44,6 +45,8 @@ export interface Samples {
 export interface Subject {
   label: string;
   product: Product;
+  /** Units a credit buys in the registered product (IP: 5); `product` itself runs at one unit a credit (below). */
+  unitsPerCredit: number;
   registered: boolean;
   samples: Samples;
 }
@@ -88,6 +91,19 @@ const ADDRESS: Samples = {
   setup: async () => void (await installAddressData()),
 };
 
+/** Placed public addresses cost a unit; private ones are answered free; 192.0.2.0/24 are the test values. */
+const IP: Samples = {
+  paid: placedIps,
+  respell: (value) => `::ffff:${String(value)}`,
+  free: privateIp,
+  malformed: () => `not-an-ip-${rand()}`,
+  test: () => "192.0.2.1",
+  gone: null,
+  counters: { paid: "low", free: "medium", malformed: "high", test: "low" },
+  batch: { path: "/api/v1/ip/batch", field: "ips" },
+  setup: installIpSamples,
+};
+
 export const FAKE: Samples = {
   paid: (n) => Array.from({ length: n }, (_, i) => `paid:${rand()}${i}`),
   respell: (value) => String(value).toUpperCase(),
@@ -100,7 +116,7 @@ export const FAKE: Samples = {
   feedback: { suppressing: { outcome: "failed", kind: null }, harmless: { outcome: "delivered", kind: null } },
 };
 
-const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, address: ADDRESS };
+const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, address: ADDRESS, ip: IP };
 
 /** The counters a value of this kind adds to. */
 export const countersOf = (samples: Samples, kind: Kind): readonly string[] => [samples.counters![kind]!].flat();
@@ -114,11 +130,22 @@ function samplesFor(product: Product): Samples {
   return samples;
 }
 
+/**
+ * The walk, bulk and monitor rules are stated in credits, so a product whose credit buys several units (IP) runs them
+ * at one unit a credit; test/contract/units.test.ts runs the units rule on the product as registered.
+ */
+const perCredit = (product: Product): Product => (product.unitsPerCredit === 1 ? product : { ...product, unitsPerCredit: 1 });
+
 export const SUBJECTS: Subject[] = [
-  ...registeredProducts().map((product) => ({ label: product.name, product, registered: true, samples: samplesFor(product) })),
-  { label: "fake (remote)", product: asProduct(fakeProduct()), registered: false, samples: FAKE },
-  { label: "fake (local)", product: asProduct(fakeProduct({ name: "fakelocal", cost: "local" })), registered: false, samples: FAKE },
+  ...registeredProducts().map((product) => ({ label: product.name, product: perCredit(product), unitsPerCredit: product.unitsPerCredit, registered: true, samples: samplesFor(product) })),
+  { label: "fake (remote)", product: asProduct(fakeProduct()), unitsPerCredit: 1, registered: false, samples: FAKE },
+  { label: "fake (local)", product: asProduct(fakeProduct({ name: "fakelocal", cost: "local" })), unitsPerCredit: 1, registered: false, samples: FAKE },
 ];
+
+/** Registered products whose credit buys several units, as registered, with their samples. */
+export const UNIT_SUBJECTS = registeredProducts()
+  .filter((product) => product.unitsPerCredit > 1)
+  .map((product) => ({ label: product.name, product, samples: samplesFor(product) }));
 
 /** The subjects whose product has what `has` asks for. */
 export const subjectsWith = (has: (product: Product) => unknown) => SUBJECTS.filter((s) => has(s.product));

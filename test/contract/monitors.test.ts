@@ -13,6 +13,8 @@ import type { WebhookEvents } from "../../src/engines/monitors/schedule";
 import { baselinesOf, monitorById } from "../../src/engines/monitors/store";
 import type { Product } from "../../src/engines/product";
 import { makeLei } from "../entity-samples";
+import { listMatchers, type ListMatchers } from "../../src/products/ip/lists";
+import { createList } from "../../src/products/ip/list-store";
 import { nextGeneration } from "./fake-product";
 import { admin } from "../helpers";
 import { deliveredAt, WebhookVerifier } from "../webhook-receiver";
@@ -51,6 +53,19 @@ const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
     await admin("POST", "/address-datasets/us-zip-codes/rows", { postcodes: [row("Contract Town")] });
     const entry = { line1: `${rand()} Main St`, locality: "contract town", region: "IL", postcode, country: "US" };
     return { entries: [entry, samples.free()], change: async () => void (await admin("POST", "/address-datasets/us-zip-codes/rows", { postcodes: [row("CONTRACT TOWN")] })) };
+  },
+  // A deny list that takes in the paid address changes its `list`, the one field that moves.
+  ip: async ({ samples }) => {
+    const [watch] = samples.paid(1) as string[];
+    return {
+      entries: [watch, samples.free()],
+      change: async () => {
+        const owner = env.DB.prepare("SELECT account_id FROM monitors WHERE product = 'ip' AND entries LIKE ?").bind(`%"${watch}"%`);
+        const accountId = (await owner.first<{ account_id: string }>())!.account_id;
+        const { matchers } = listMatchers([watch!]) as { matchers: ListMatchers };
+        await createList(env.DB, accountId, { name: "Contract deny", kind: "deny", matchers }, Date.now());
+      },
+    };
   },
   // A stored repeat keeps its answer for 7 days, so the free (never repeated) entry is the one that sees the change.
   fake: async () => ({ entries: [...FAKE.paid(1), FAKE.free()], change: async () => void nextGeneration() }),

@@ -1,22 +1,30 @@
 /**
  * Products whose credit buys several units (products.md "IP": five placing lookups per credit). The opening lookup of
  * a block reports credits_used 1, the next four 0, `prepaid` tells how many remain, exact under concurrency; free
- * answers use no slot; an abandoned hold's units go back. Run with the fake product, remote and local.
+ * answers use no slot; an abandoned hold's units go back. Run with the fake product, remote and local, and with every
+ * registered product that sells several units a credit (IP), as registered.
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { asProduct } from "../../src/engines/product";
 import { fakeProduct } from "./fake-product";
 import { creditsStub } from "../helpers";
-import { FAKE, funded, ledgerCharges, walkOf } from "./helpers";
+import { FAKE, funded, ledgerCharges, UNIT_SUBJECTS, walkOf } from "./helpers";
 
-const PRODUCTS = [asProduct(fakeProduct({ name: "units", unitsPerCredit: 5 })), asProduct(fakeProduct({ name: "unitslocal", cost: "local", unitsPerCredit: 5 }))];
+const SUBJECTS = [
+  ...[asProduct(fakeProduct({ name: "units", unitsPerCredit: 5 })), asProduct(fakeProduct({ name: "unitslocal", cost: "local", unitsPerCredit: 5 }))].map((product) => ({ label: `${product.name} (${product.cost})`, product, samples: FAKE })),
+  ...UNIT_SUBJECTS,
+];
 
-describe.each(PRODUCTS.map((product) => ({ label: `${product.name} (${product.cost})`, product })))("five units a credit: $label", ({ product }) => {
+beforeAll(async () => {
+  for (const subject of SUBJECTS) await subject.samples.setup?.();
+});
+
+describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) => {
   it("reports 1,0,0,0,0,1 for sequential single lookups, with prepaid 4,3,2,1,0,4", async () => {
     const acct = await funded(10);
     const runs = [];
-    for (const value of FAKE.paid(6)) runs.push(await walkOf(product, acct.payer, [value]));
+    for (const value of samples.paid(6)) runs.push(await walkOf(product, acct.payer, [value]));
     expect(runs.map((r) => r.creditsUsed)).toEqual([1, 0, 0, 0, 0, 1]);
     expect(runs.map((r) => r.items[0]!.meta.credits_used)).toEqual([1, 0, 0, 0, 0, 1]);
     expect(runs.map((r) => r.prepaid)).toEqual([4, 3, 2, 1, 0, 4]);
@@ -25,50 +33,58 @@ describe.each(PRODUCTS.map((product) => ({ label: `${product.name} (${product.co
 
   it("charges exactly 4 credits for 20 concurrent single lookups and ends with 0 prepaid", async () => {
     const acct = await funded(30);
-    const runs = await Promise.all(FAKE.paid(20).map((value) => walkOf(product, acct.payer, [value])));
+    const runs = await Promise.all(samples.paid(20).map((value) => walkOf(product, acct.payer, [value])));
     expect(runs.reduce((sum, r) => sum + r.creditsUsed, 0)).toBe(4);
     expect(runs.filter((r) => r.items[0]!.meta.credits_used === 1)).toHaveLength(4);
     expect(await ledgerCharges(acct.accountId, () => true)).toMatchObject({ credits: 4 });
     expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 26, reserved: 0 });
-    expect((await walkOf(product, acct.payer, FAKE.paid(1))).prepaid).toBe(4);
+    expect((await walkOf(product, acct.payer, samples.paid(1))).prepaid).toBe(4);
   });
 
   it("reports [1,0,0,0,0,1,0] for a list of 7 and leaves 3 prepaid", async () => {
     const acct = await funded(10);
-    const run = await walkOf(product, acct.payer, FAKE.paid(7));
+    const run = await walkOf(product, acct.payer, samples.paid(7));
     expect(run.items.map((i) => i.meta.credits_used)).toEqual([1, 0, 0, 0, 0, 1, 0]);
     expect([run.creditsUsed, run.prepaid, run.creditsRemaining]).toEqual([2, 3, 8]);
   });
 
   it("uses no slot for free answers", async () => {
     const acct = await funded(10);
-    const [a, b] = FAKE.paid(2);
-    const run = await walkOf(product, acct.payer, [a, FAKE.free(), FAKE.malformed(), FAKE.test!(), FAKE.free(), b]);
+    const [a, b] = samples.paid(2);
+    const run = await walkOf(product, acct.payer, [a, samples.free(), samples.malformed(), samples.test!(), samples.free(), b]);
     expect(run.items.map((i) => i.meta.credits_used)).toEqual([1, 0, 0, 0, 0, 0]);
     expect([run.creditsUsed, run.prepaid]).toEqual([1, 3]);
   });
 
+  it("reports the prepaid units on a call that charges nothing", async () => {
+    const acct = await funded(10);
+    expect((await walkOf(product, acct.payer, [samples.free()])).prepaid).toBe(0);
+    await walkOf(product, acct.payer, samples.paid(1));
+    const free = await walkOf(product, acct.payer, [samples.free(), samples.malformed()]);
+    expect([free.creditsUsed, free.prepaid, free.creditsRemaining]).toEqual([0, 4, 9]);
+  });
+
   it("answers 5 of 7 with 1 credit and no prepaid units, stopping with insufficient_credits", async () => {
     const acct = await funded(1);
-    const run = await walkOf(product, acct.payer, FAKE.paid(7));
+    const run = await walkOf(product, acct.payer, samples.paid(7));
     expect(run).toMatchObject({ requested: 7, processed: 5, creditsUsed: 1, creditsRemaining: 0, prepaid: 0, stoppedReason: "insufficient_credits" });
     expect(run.items.map((i) => i.meta.credits_used)).toEqual([1, 0, 0, 0, 0]);
   });
 
   it("answers from prepaid units alone when no credit is left", async () => {
     const acct = await funded(1);
-    await walkOf(product, acct.payer, FAKE.paid(1));
-    const run = await walkOf(product, acct.payer, FAKE.paid(6));
+    await walkOf(product, acct.payer, samples.paid(1));
+    const run = await walkOf(product, acct.payer, samples.paid(6));
     expect(run).toMatchObject({ processed: 4, creditsUsed: 0, prepaid: 0, stoppedReason: "insufficient_credits", refused: null });
-    expect((await walkOf(product, acct.payer, FAKE.paid(1))).refused).toBe("insufficient_credits");
+    expect((await walkOf(product, acct.payer, samples.paid(1))).refused).toBe("insufficient_credits");
   });
 
   it("gives a failed lookup's held units back", async () => {
     const acct = await funded(1);
-    await walkOf(product, acct.payer, FAKE.paid(1));
+    await walkOf(product, acct.payer, samples.paid(1));
     const broken = { ...product, lookup: async () => Promise.reject(new Error("upstream broke")) };
-    await expect(walkOf(broken, acct.payer, FAKE.paid(3))).rejects.toThrow("upstream broke");
-    const after = await walkOf(product, acct.payer, FAKE.paid(4));
+    await expect(walkOf(broken, acct.payer, samples.paid(3))).rejects.toThrow("upstream broke");
+    const after = await walkOf(product, acct.payer, samples.paid(4));
     expect(after.items.map((i) => i.meta.credits_used)).toEqual([0, 0, 0, 0]);
     expect([after.creditsUsed, after.prepaid]).toEqual([0, 0]);
     expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
@@ -76,13 +92,13 @@ describe.each(PRODUCTS.map((product) => ({ label: `${product.name} (${product.co
 
   it("gives an abandoned hold's units back when the alarm releases it", async () => {
     const acct = await funded(2);
-    await walkOf(product, acct.payer, FAKE.paid(1));
+    await walkOf(product, acct.payer, samples.paid(1));
     const stub = creditsStub(acct.accountId);
     const held = await stub.reserve({ requestId: "abandoned", amount: 3, units: { product: product.name, perCredit: 5 }, now: Date.now() - 16 * 60_000 });
     expect(held).toMatchObject({ ok: true, granted: 0, grantedUnits: 3 });
     await runDurableObjectAlarm(stub);
     expect((await stub.snapshot()).reserved).toBe(0);
-    const after = await walkOf(product, acct.payer, FAKE.paid(1));
+    const after = await walkOf(product, acct.payer, samples.paid(1));
     expect([after.creditsUsed, after.prepaid]).toEqual([0, 3]);
   });
 });

@@ -15,7 +15,7 @@ beforeAll(() => setUp(SUBJECTS));
 const backdateRepeats = (accountId: string, product: string, ms: number) =>
   env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ? AND product = ?").bind(Date.now() - ms, accountId, product).run();
 
-describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered }) => {
+describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered, unitsPerCredit }) => {
   it("looks a repeat within the list up once; its copies cost 0 with cache_hit true", async () => {
     const acct = await funded(10);
     const [a, b] = samples.paid(2);
@@ -164,8 +164,9 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
 
     it("answers 429 KEY_SPEND_CAP_REACHED when the key's cap is already spent", async () => {
       const acct = await funded(5, 1);
-      const [a, b] = samples.paid(2);
-      expect((await batch(acct.key, [a])).body.meta.credits_used).toBe(1);
+      // The first credit's units all used (IP: five placing lookups), so the next value needs a second credit.
+      const [b, ...first] = samples.paid(unitsPerCredit + 1);
+      expect((await batch(acct.key, first)).body.meta.credits_used).toBe(1);
       const capped = await batch(acct.key, [b]);
       expect([capped.status, capped.body.error.code]).toEqual([429, "KEY_SPEND_CAP_REACHED"]);
     });

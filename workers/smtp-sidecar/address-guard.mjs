@@ -1,86 +1,88 @@
 // Which IP addresses the sidecar may dial. MX records are attacker-controlled input (anyone can publish an MX pointing
 // at 10.0.0.1 or a cloud metadata address), so every resolved address is judged here before a socket is opened.
+//
+// The ranges are not listed here: they come from the one special-purpose table the Worker uses too
+// (src/platform/special-purpose-addresses.json, the IANA IPv4 and IPv6 Special-Purpose Address Registries plus the
+// non-unicast address-space blocks), judged by the same rules as src/platform/special-addresses.ts:
+//   1. IPv4-mapped IPv6 (::ffff:0:0/96) is the IPv4 address it carries;
+//   2. the most specific block holding the address decides;
+//   3. a block embedding IPv4 (NAT64, 6to4, Teredo) is refused when an embedded IPv4 address would be;
+//   4. any other block is refused unless IANA marks it globally reachable.
+import { readFileSync } from "node:fs";
 import { isIPv4, isIPv6 } from "node:net";
 
-const cidr4 = (text, bits) => ({ base: ipv4ToInt(text), bits });
-const cidr6 = (text, bits) => ({ base: ipv6ToBigInt(text), bits });
+const TABLE_URL = new URL("../../src/platform/special-purpose-addresses.json", import.meta.url);
 
-/** IPv4 ranges that are never dialled. 240.0.0.0/4 also covers the limited broadcast address 255.255.255.255. */
-const REFUSED_V4 = [
-  cidr4("0.0.0.0", 8),
-  cidr4("10.0.0.0", 8),
-  cidr4("100.64.0.0", 10),
-  cidr4("169.254.0.0", 16),
-  cidr4("172.16.0.0", 12),
-  cidr4("192.0.0.0", 24),
-  cidr4("192.0.2.0", 24),
-  cidr4("192.168.0.0", 16),
-  cidr4("198.18.0.0", 15),
-  cidr4("198.51.100.0", 24),
-  cidr4("203.0.113.0", 24),
-  cidr4("224.0.0.0", 4),
-  cidr4("240.0.0.0", 4),
-];
-const LOOPBACK_V4 = cidr4("127.0.0.0", 8);
+/** @typedef {{ cidr: string, name: string, globally_reachable: boolean | null, maps_ipv4?: boolean, embeds_ipv4?: { bit: number, inverted?: boolean }[] }} SpecialRange */
 
-/** IPv6 ranges that are never dialled. ::/96 (deprecated IPv4-compatible form) covers `::` itself. */
-const REFUSED_V6 = [
-  cidr6("::", 96),
-  cidr6("fc00::", 7),
-  cidr6("fe80::", 10),
-  cidr6("ff00::", 8),
-  cidr6("2001:db8::", 32),
-  cidr6("64:ff9b::", 96),
-];
-const LOOPBACK_V6 = cidr6("::1", 128);
-const MAPPED_V4 = cidr6("::ffff:0:0", 96);
+/** @type {{ ranges: SpecialRange[] }} */
+const table = JSON.parse(readFileSync(TABLE_URL, "utf8"));
+
+const MASK_32 = 0xffffffffn;
+
+/** Blocks by family, most specific first, each with its prefix as a number of the family's width. */
+const BLOCKS = { 4: [], 6: [] };
+for (const range of table.ranges) {
+  if (range.maps_ipv4) continue;
+  const [address, bits] = range.cidr.split("/");
+  const family = isIPv4(address) ? 4 : 6;
+  BLOCKS[family].push({ range, bits: Number(bits), value: family === 4 ? ipv4ToBigInt(address) : ipv6ToBigInt(address) });
+}
+for (const family of [4, 6]) BLOCKS[family].sort((a, b) => b.bits - a.bits);
+
+const LOOPBACK = new Set(["127.0.0.0/8", "::1/128"]);
+
+/**
+ * The block of the table that decides `value`, and whether it refuses it.
+ * @param {4 | 6} family
+ * @param {bigint} value
+ * @returns {{ range: SpecialRange | null, refused: boolean }}
+ */
+function judge(family, value) {
+  const width = family === 4 ? 32n : 128n;
+  const block = BLOCKS[family].find((b) => value >> (width - BigInt(b.bits)) === b.value >> (width - BigInt(b.bits)));
+  if (!block) return { range: null, refused: false };
+  for (const rule of block.range.embeds_ipv4 ?? []) {
+    const raw = (value >> BigInt(128 - rule.bit - 32)) & MASK_32;
+    if (judge(4, rule.inverted ? raw ^ MASK_32 : raw).refused) return { range: block.range, refused: true };
+  }
+  const reachable = block.range.globally_reachable === true || (block.range.globally_reachable === null && Boolean(block.range.embeds_ipv4));
+  return { range: block.range, refused: !reachable };
+}
 
 /**
  * Why `ip` must not be dialled, or null when it may be. Loopback (127.0.0.0/8, ::1) is allowed only with
- * `allowLoopback` (SIDECAR_ALLOW_LOOPBACK=1, development and tests); every other private or reserved range is always
- * refused. An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is judged by the IPv4 address it carries.
+ * `allowLoopback` (SIDECAR_ALLOW_LOOPBACK=1, development and tests); every other reserved block is always refused.
  * @param {string} ip
  * @param {{ allowLoopback?: boolean }} [options]
  * @returns {string | null}
  */
 export function refusalReason(ip, { allowLoopback = false } = {}) {
   if (typeof ip !== "string" || ip.includes("%")) return "not a plain IP address";
-  if (isIPv4(ip)) return refusalReasonV4(ipv4ToInt(ip), allowLoopback);
-  if (!isIPv6(ip)) return "not an IP address";
-  const value = ipv6ToBigInt(ip);
-  if (inRange6(value, MAPPED_V4)) return refusalReasonV4(Number(value & 0xffffffffn), allowLoopback);
-  if (inRange6(value, LOOPBACK_V6)) return allowLoopback ? null : "loopback address";
-  return REFUSED_V6.some((range) => inRange6(value, range)) ? "private or reserved IPv6 address" : null;
+  let family;
+  let value;
+  if (isIPv4(ip)) [family, value] = [4, ipv4ToBigInt(ip)];
+  else if (isIPv6(ip)) [family, value] = [6, ipv6ToBigInt(ip)];
+  else return "not an IP address";
+  if (family === 6 && value >> 32n === 0xffffn) [family, value] = [4, value & MASK_32];
+  const { range, refused } = judge(family, value);
+  if (range && LOOPBACK.has(range.cidr)) return allowLoopback ? null : "loopback address";
+  return refused ? `reserved address (${range.name}, ${range.cidr})` : null;
 }
 
 /** @param {string} ip @param {{ allowLoopback?: boolean }} [options] */
 export const isRefusedAddress = (ip, options) => refusalReason(ip, options) !== null;
 
-function refusalReasonV4(value, allowLoopback) {
-  if (inRange4(value, LOOPBACK_V4)) return allowLoopback ? null : "loopback address";
-  return REFUSED_V4.some((range) => inRange4(value, range)) ? "private or reserved IPv4 address" : null;
-}
-
-function inRange4(value, { base, bits }) {
-  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return ((value & mask) >>> 0) === ((base & mask) >>> 0);
-}
-
-function inRange6(value, { base, bits }) {
-  const shift = BigInt(128 - bits);
-  return value >> shift === base >> shift;
-}
-
-function ipv4ToInt(text) {
-  return text.split(".").reduce((acc, octet) => ((acc << 8) | Number(octet)) >>> 0, 0);
+function ipv4ToBigInt(text) {
+  return text.split(".").reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n);
 }
 
 function ipv6ToBigInt(text) {
   let normalized = text;
   const lastColon = text.lastIndexOf(":");
   if (text.includes(".")) {
-    const v4 = ipv4ToInt(text.slice(lastColon + 1));
-    normalized = `${text.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
+    const v4 = ipv4ToBigInt(text.slice(lastColon + 1));
+    normalized = `${text.slice(0, lastColon + 1)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
   }
   const [left, right] = normalized.split("::");
   const head = left ? left.split(":") : [];

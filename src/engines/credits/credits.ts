@@ -49,8 +49,11 @@ export interface Credits {
   hold(request: HoldRequest): Promise<Hold>;
   settle(holdId: string, charge: Charge): Promise<Settled>;
   release(holdId: string): Promise<void>;
-  /** Credits available now (no hold). */
-  remaining(): Promise<number>;
+  /**
+   * Credits available now (no hold), and the account's prepaid units of `unitsOf` when a product sells several units a
+   * credit (null otherwise): one read, so a call that charged nothing still reports both.
+   */
+  remaining(unitsOf?: string): Promise<{ credits: number; prepaid: number | null }>;
 }
 
 /** The account's credits Durable Object: the only place a balance is read or written. */
@@ -78,8 +81,9 @@ export function accountCredits(env: Env, payer: Payer): Credits {
     async release(holdId) {
       await stub.release(holdId);
     },
-    async remaining() {
-      return (await stub.snapshot()).available;
+    async remaining(unitsOf) {
+      const { available, prepaid } = await stub.balance(unitsOf ?? null);
+      return { credits: available, prepaid };
     },
   };
 }
@@ -94,7 +98,7 @@ export const freeCredits: Credits = {
   },
   async release() {},
   async remaining() {
-    return 0;
+    return { credits: 0, prepaid: null };
   },
 };
 

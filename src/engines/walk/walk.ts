@@ -81,7 +81,7 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
     return { items: [], requested: request.inputs.length, processed: 0, creditsUsed: 0, creditsRemaining: 0, stoppedReason: refused, refused, prepaid: null };
   }
   // With one unit per credit every item's charge is known before settling, so settling and remembering overlap.
-  const settling = settle(credits, paid, request);
+  const settling = settle(product, credits, paid, request);
   const perItem = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
   const items = buildItems(product, plan.keyOf, plan.uniques, paid, perItem, request.inputs);
   const [settled] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, items, now) : null]);
@@ -98,8 +98,11 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   };
 }
 
-async function settle<In, Out>(credits: Credits, paid: Paid<In, Out>, request: WalkRequest<In>): Promise<Settled> {
-  if (!paid.holdId) return { charged: 0, credits: paid.answered.map(() => 0), remaining: await credits.remaining(), prepaid: null };
+async function settle<In, Out>(product: Product<In, Out>, credits: Credits, paid: Paid<In, Out>, request: WalkRequest<In>): Promise<Settled> {
+  if (!paid.holdId) {
+    const { credits: remaining, prepaid } = await credits.remaining(product.unitsPerCredit > 1 ? product.name : undefined);
+    return { charged: 0, credits: paid.answered.map(() => 0), remaining, prepaid };
+  }
   const usage: Partial<Record<UsageCounter, number>> = {};
   for (const { price } of paid.answered) {
     if (price.counter && (price.fairUse || price.units > 0)) usage[price.counter] = (usage[price.counter] ?? 0) + 1;

@@ -1,0 +1,120 @@
+// `npm run datasets:import -- <ip-country|ip-asn|ip-tor-exits> <file>... --version YYYY-MM-DD [--url URL]`
+// `npm run datasets:import -- <ip-country|ip-asn> --package`   (the installed @ip-location-db copy, dated by its version)
+//
+// Streams IP datasets into the API's D1 through the operator routes (docs/ip.md, "Datasets"): a file is read a chunk at
+// a time (datasets/registers/csv.mjs), each row is read by src/products/ip/datasets.ts (address or `-num` editions,
+// overlapping rows resolved by RangeFlattener, one per file and family), and rows are posted as keys in batches (--batch,
+// default 2,000; a few in flight) into a new generation; `complete` switches answers to it in one step and `sweep`
+// then deletes the generation it replaced. Several files (the IPv4 and IPv6 editions) load as one version.
+//
+//   ip-country     @ip-location-db/geo-whois-asn-country CSV: start,end,country_code
+//   ip-asn         @ip-location-db/asn CSV: start,end,as_number,as_organization
+//   ip-tor-exits   the Tor Project's exit list (ExitAddress lines) or its bulk edition (one address a line)
+//
+// Exports importIpDataset() and loadIpSamples() (the shipped samples, for `npm run dev`).
+import { createReadStream, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { csvRecords } from "../datasets/registers/csv.mjs";
+import { ROOT, adminClient, callWithRetry, readDevVars, rowPoster } from "./lib/local.mjs";
+import "./lib/ts-imports.mjs";
+
+const { IP_DATASETS, RangeFlattener, familyFromFileName, isIpDataset, readRange, recordValues, torExitAddress } = await import("../src/products/ip/datasets.ts");
+const { rangeKey } = await import("../src/platform/ip-address.ts");
+
+const VERSION = /^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/;
+const SAMPLE_DIR = join(ROOT, "datasets", "ip");
+
+const open = (file) => (file === "-" ? process.stdin.setEncoding("utf8") : createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 16 }));
+
+/** The rows of one file, as posted: `[startKey, endKey, ...values]` (ranges) or keys (Tor); `skipped` counts the rest. */
+async function* fileRows(dataset, file, counts) {
+  if (dataset === "ip-tor-exits") {
+    for await (const line of createInterface({ input: open(file), crlfDelay: Infinity })) {
+      const ip = torExitAddress(line);
+      if (ip) yield rangeKey(ip);
+      else if (line.trim() && !/^(ExitNode|Published|LastStatus|#)/.test(line.trim())) counts.skipped += 1;
+    }
+    return;
+  }
+  const family = file === "-" ? null : familyFromFileName(file);
+  const flatteners = { 4: new RangeFlattener(4), 6: new RangeFlattener(6) };
+  for await (const record of csvRecords(open(file))) {
+    const range = readRange(record[0] ?? "", record[1] ?? "", family);
+    const values = range && recordValues(dataset, record);
+    if (!range || !values) {
+      counts.skipped += 1;
+      continue;
+    }
+    yield* flatteners[range[0].version].push(range[0], range[1], values);
+  }
+  yield* flatteners[4].end();
+  yield* flatteners[6].end();
+}
+
+/** Imports `files` as one version of `dataset`; resolves `{dataset, version, records, skipped, seconds, rows_per_second}`. */
+export async function importIpDataset({ dataset, files, version, baseUrl, token, batchSize = 2_000, concurrency = 4, log = console.log }) {
+  if (!isIpDataset(dataset)) throw new Error(`unknown IP dataset ${dataset} (one of ${IP_DATASETS.join(", ")})`);
+  if (!files?.length) throw new Error("name at least one file (or - for standard input), or --package");
+  if (!version || !VERSION.test(version)) throw new Error("pass --version YYYY-MM-DD: the date the file was published");
+  if (!token) throw new Error("no operator token: set ADMIN_TOKEN in the environment or in .dev.vars");
+  const admin = adminClient(baseUrl, token);
+  const started = performance.now();
+  const { data } = await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports`);
+  const generation = data.generation;
+  const counts = { records: 0, skipped: 0 };
+  const rate = (sent) => Math.round(sent / ((performance.now() - started) / 1000));
+  const path = `/ip-datasets/${dataset}/imports/${generation}/rows`;
+  const poster = rowPoster({ admin, path, batchSize, concurrency, reportEvery: 200_000, progress: (sent) => log(`[import] ${dataset}: ${sent} rows sent (${rate(sent)} rows/s)`) });
+  for (const file of files) for await (const row of fileRows(dataset, file, counts)) await poster.push(row);
+  counts.records = await poster.finish();
+  await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, { version, records: counts.records });
+  let swept = 0;
+  for (let done = false; !done; ) {
+    const { data: sweep } = await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/sweep`);
+    swept += sweep.deleted;
+    done = sweep.done;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const summary = { dataset, version, generation, records: counts.records, skipped: counts.skipped, swept, seconds: Math.round(seconds * 100) / 100, rows_per_second: Math.round(counts.records / seconds) };
+  log(`[import] ${dataset} ${version}: ${counts.records} rows installed as generation ${generation}${counts.skipped ? `, ${counts.skipped} unreadable rows skipped` : ""} in ${summary.seconds} s`);
+  return summary;
+}
+
+/** The shipped samples (datasets/ip), each unless the dataset is installed from a real file (a version not `-sample`). */
+export async function loadIpSamples({ baseUrl, token, log = console.log }) {
+  const { data } = await adminClient(baseUrl, token).call("GET", "/ip-datasets");
+  const current = new Map(data.datasets.map((d) => [d.name, d.version]));
+  const manifest = JSON.parse(readFileSync(join(SAMPLE_DIR, "samples.json"), "utf8"));
+  const samples = [
+    ...Object.entries(manifest).map(([dataset, s]) => ({ dataset, file: join(SAMPLE_DIR, s.file), version: s.version })),
+    { dataset: "ip-tor-exits", file: join(SAMPLE_DIR, "tor-exit-addresses.sample.txt"), version: "2026-11-22-sample" },
+  ];
+  for (const sample of samples) {
+    const version = current.get(sample.dataset);
+    if (version === sample.version) continue;
+    if (version && !version.endsWith("-sample")) {
+      log(`[import] ${sample.dataset}: ${version} is installed; sample not loaded`);
+      continue;
+    }
+    await importIpDataset({ ...sample, files: [sample.file], baseUrl, token, log: () => {} });
+    log(`[import] ${sample.dataset}: sample loaded (${sample.version})`);
+  }
+}
+
+/** `datasets:import` with an IP dataset name, its arguments as scripts/import-register.mjs parsed them. */
+export async function runIpImport(options) {
+  const dataset = options.register;
+  let { files, version } = options;
+  if (options.package) {
+    const { packageFiles, packageDatasetVersion } = await import("../datasets/ip/build.mjs");
+    files = packageFiles(dataset);
+    version ??= packageDatasetVersion(dataset);
+  }
+  const baseUrl = options.baseUrl ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+  const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
+  const summary = await importIpDataset({ ...options, dataset, files, version, baseUrl, token, log: options.json ? () => {} : console.log });
+  if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));
+  return 0;
+}

@@ -1,0 +1,116 @@
+import type { Source } from "../../engines/product";
+import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
+import type { Classification } from "../../platform/special-addresses";
+import { SPECIAL_RANGES_VERSION } from "../../platform/special-addresses";
+import { COUNTRY_NAMES_VERSION, countryInfo, HOSTING_ASNS_VERSION, hostingOf } from "./reference";
+import type { IpReason, IpResult, ListMatch } from "./result";
+import { withRisk } from "./score";
+import type { InstalledDataset, RangeHit } from "./store";
+
+/** What decided one answer, gathered by lookup.ts. */
+export interface Facts {
+  ip: IpAddress;
+  text: string;
+  special: Classification;
+  /** Null for a reserved address: no dataset is asked. */
+  hit: RangeHit | null;
+  installed: Map<string, InstalledDataset>;
+  list: (ListMatch & { updatedAt: number }) | null;
+}
+
+const source = (installed: Map<string, InstalledDataset>, name: string): Source[] => {
+  const dataset = installed.get(name);
+  return dataset ? [{ dataset: name, version: dataset.version }] : [];
+};
+
+function reasonOf(a: Pick<IpResult, "reserved" | "tor" | "hosting" | "placed" | "list">, countryInstalled: boolean): IpReason | null {
+  if (a.list?.kind === "deny") return "deny_list";
+  if (a.list?.kind === "allow") return "allow_list";
+  if (a.reserved) return "reserved";
+  if (a.tor) return "tor_exit";
+  if (a.hosting) return "hosting";
+  if (!countryInstalled) return "dataset_not_installed";
+  return a.placed ? null : "unplaced";
+}
+
+/** The matched range as CIDR: the routed (ASN) range when there is one, else the country range. */
+function networkOf(ip: IpAddress, hit: RangeHit): string | null {
+  const range = hit.asn ?? hit.country;
+  return range ? formatCidr(blockHolding(fromRangeKey(range.start), fromRangeKey(range.end), ip)) : null;
+}
+
+/** One answer from its facts: reserved addresses never take a dataset's country, network or flags. */
+export function buildAnswer(f: Facts): IpResult {
+  const hit = f.hit;
+  const country = hit?.country?.country ?? null;
+  const asn = hit?.asn?.asn ?? null;
+  const torInstalled = hit !== null && f.installed.has("ip-tor-exits");
+  const placed = country !== null;
+  const facts = {
+    reserved: f.special.reserved,
+    placed,
+    hosting: hit ? hostingOf(asn) : null,
+    tor: torInstalled ? hit.tor : null,
+    list: f.list ? { id: f.list.id, name: f.list.name, kind: f.list.kind } : null,
+  };
+  const info = country ? countryInfo(country) : { name: null, continent: null };
+  const sources: Source[] = [
+    { dataset: "ip-special-purpose", version: SPECIAL_RANGES_VERSION },
+    ...(hit ? [...source(f.installed, "ip-country"), ...source(f.installed, "ip-asn"), ...source(f.installed, "ip-tor-exits")] : []),
+    ...(placed ? [{ dataset: "country-names", version: COUNTRY_NAMES_VERSION }] : []),
+    ...(facts.hosting !== null ? [{ dataset: "hosting-asns", version: HOSTING_ASNS_VERSION }] : []),
+    ...(f.list ? [{ dataset: "ip-lists", version: new Date(f.list.updatedAt).toISOString() }] : []),
+  ];
+  return withRisk({
+    ip: f.text,
+    version: f.ip.version,
+    valid: true,
+    reserved: facts.reserved,
+    reserved_range: f.special.reservedRange,
+    reserved_name: f.special.reservedName,
+    placed,
+    country,
+    country_name: info.name,
+    continent: info.continent,
+    asn,
+    as_name: hit?.asn?.name ?? null,
+    network: hit ? networkOf(f.ip, hit) : null,
+    hosting: facts.hosting,
+    tor: facts.tor,
+    vpn: null,
+    proxy: null,
+    // Known true when any signal says so; false when none does and at least one was checked; null when none could be.
+    anonymous: facts.tor === true ? true : facts.tor === null ? null : false,
+    list: facts.list,
+    reason: reasonOf(facts, hit === null || f.installed.has("ip-country")),
+    sources,
+  });
+}
+
+/** An answer that knows nothing yet: what the invalid answer and the test values start from. */
+export const UNKNOWN: Omit<IpResult, "risk_score" | "risk_components" | "risk_level"> = {
+  ip: "",
+  version: null,
+  valid: false,
+  reserved: false,
+  reserved_range: null,
+  reserved_name: null,
+  placed: false,
+  country: null,
+  country_name: null,
+  continent: null,
+  asn: null,
+  as_name: null,
+  network: null,
+  hosting: null,
+  tor: null,
+  vpn: null,
+  proxy: null,
+  anonymous: null,
+  list: null,
+  reason: null,
+  sources: [],
+};
+
+/** A value that is not an IP address: free, no dataset asked. */
+export const invalidAnswer = (input: string): IpResult => withRisk({ ...UNKNOWN, ip: input.trim(), reason: "invalid_ip" });

@@ -1,0 +1,106 @@
+import type { IpDatasetName, RangeRow } from "./datasets";
+
+/**
+ * Loading IP datasets into D1 (the operator routes behind scripts/import-ip.mjs). An import is a generation: `begin`
+ * reserves a new one, rows are written into it, `complete` makes it the one answers read and lists the dataset in
+ * `datasets` (GET /status/data) in one batch, and `sweep` deletes every other generation's rows in bounded chunks. An
+ * import that never completes is never read, and the next `begin` leaves its rows to the sweep.
+ */
+
+const TABLES: Record<IpDatasetName, { table: string; key: string }> = {
+  "ip-country": { table: "ip_country_ranges", key: "start" },
+  "ip-asn": { table: "ip_asn_ranges", key: "start" },
+  "ip-tor-exits": { table: "ip_tor_exits", key: "address" },
+};
+
+export interface DatasetState {
+  name: string;
+  active: number | null;
+  staging: number | null;
+  version: string | null;
+  records: number | null;
+  loaded_at: number | null;
+}
+
+export async function datasetStates(d1: D1Database): Promise<DatasetState[]> {
+  return (await d1.prepare("SELECT * FROM ip_datasets ORDER BY name").all<DatasetState>()).results;
+}
+
+/** Reserves the next generation of `name` for an import and returns it. */
+export async function beginImport(d1: D1Database, name: IpDatasetName): Promise<number> {
+  const row = await d1
+    .prepare(
+      `INSERT INTO ip_datasets (name, staging) VALUES (?1, 1)
+       ON CONFLICT (name) DO UPDATE SET staging = MAX(COALESCE(active, 0), COALESCE(staging, 0)) + 1
+       RETURNING staging`,
+    )
+    .bind(name)
+    .first<{ staging: number }>();
+  return row!.staging;
+}
+
+const isStaging = async (d1: D1Database, name: IpDatasetName, generation: number) =>
+  (await d1.prepare("SELECT 1 AS yes FROM ip_datasets WHERE name = ? AND staging = ?").bind(name, generation).first()) !== null;
+
+const INSERTS: Record<IpDatasetName, string> = {
+  "ip-country": `INSERT INTO ip_country_ranges (generation, start, end, country)
+    SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?2) WHERE true
+    ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, country = excluded.country`,
+  "ip-asn": `INSERT INTO ip_asn_ranges (generation, start, end, asn, name)
+    SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(?2) WHERE true
+    ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, asn = excluded.asn, name = excluded.name`,
+  "ip-tor-exits": "INSERT OR IGNORE INTO ip_tor_exits (generation, address) SELECT ?1, value FROM json_each(?2)",
+};
+
+/** Writes rows (range rows, or exit addresses as keys) into a generation being imported; false when it is not. */
+export async function insertRows(d1: D1Database, name: IpDatasetName, generation: number, rows: RangeRow[] | string[]): Promise<boolean> {
+  if (!(await isStaging(d1, name, generation))) return false;
+  await d1.prepare(INSERTS[name]).bind(generation, JSON.stringify(rows)).run();
+  return true;
+}
+
+/** Makes the generation the one answers read and lists the dataset at `version`; false when it is not being imported. */
+export async function completeImport(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number): Promise<boolean> {
+  const [switched] = await d1.batch([
+    d1.prepare("UPDATE ip_datasets SET active = staging, staging = NULL, version = ?3, records = ?4, loaded_at = ?5 WHERE name = ?1 AND staging = ?2").bind(name, generation, version, records, now),
+    d1
+      .prepare(
+        `INSERT INTO datasets (name, version, records, loaded_at) SELECT ?1, ?3, ?4, ?5 FROM ip_datasets WHERE name = ?1 AND active = ?2
+         ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records, loaded_at = excluded.loaded_at`,
+      )
+      .bind(name, generation, version, records, now),
+  ]);
+  return (switched?.meta.changes ?? 0) > 0;
+}
+
+/** Stops answers reading `name` at once; its rows are left to `sweep`. */
+export async function uninstall(d1: D1Database, name: IpDatasetName): Promise<void> {
+  await d1.batch([
+    d1.prepare("UPDATE ip_datasets SET active = NULL, staging = NULL, version = NULL, records = NULL, loaded_at = NULL WHERE name = ?").bind(name),
+    d1.prepare("DELETE FROM datasets WHERE name = ?").bind(name),
+  ]);
+}
+
+const SWEEP_CHUNK = 20_000;
+
+/**
+ * Deletes rows of generations neither active nor being imported, in chunks, until none are left or `budgetMs` has
+ * passed; `done` false asks the caller to repeat.
+ */
+export async function sweep(d1: D1Database, name: IpDatasetName, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+  const { table, key } = TABLES[name];
+  const started = Date.now();
+  const statement = d1.prepare(
+    `DELETE FROM ${table} WHERE (generation, ${key}) IN (
+       SELECT generation, ${key} FROM ${table}
+       WHERE generation IS NOT (SELECT active FROM ip_datasets WHERE name = ?1) AND generation IS NOT (SELECT staging FROM ip_datasets WHERE name = ?1)
+       LIMIT ?2)`,
+  );
+  let deleted = 0;
+  for (;;) {
+    const changes = (await statement.bind(name, SWEEP_CHUNK).run()).meta.changes ?? 0;
+    deleted += changes;
+    if (changes < SWEEP_CHUNK) return { deleted, done: true };
+    if (Date.now() - started > budgetMs) return { deleted, done: false };
+  }
+}

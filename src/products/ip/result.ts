@@ -1,0 +1,82 @@
+import type { Source } from "../../engines/product";
+
+/**
+ * Why an answer is what it is, most significant first (docs/ip.md, "Reasons"); null for a placed address with nothing
+ * to say. Only `reserved`, `invalid_ip`, `unplaced` and `dataset_not_installed` answers are free.
+ */
+export const IP_REASONS = ["invalid_ip", "deny_list", "allow_list", "reserved", "tor_exit", "hosting", "dataset_not_installed", "unplaced"] as const;
+export type IpReason = (typeof IP_REASONS)[number];
+
+export interface ListMatch {
+  id: number;
+  name: string;
+  kind: "allow" | "deny";
+}
+
+/** `data` of an IP answer (products.md "IP"; every field in docs/ip.md). */
+export interface IpResult {
+  /** Normalized (RFC 5952; IPv4-mapped IPv6 unwrapped to IPv4), or the input trimmed when it is not an address. */
+  ip: string;
+  version: 4 | 6 | null;
+  valid: boolean;
+  reserved: boolean;
+  reserved_range: string | null;
+  reserved_name: string | null;
+  placed: boolean;
+  country: string | null;
+  country_name: string | null;
+  continent: string | null;
+  asn: number | null;
+  as_name: string | null;
+  network: string | null;
+  hosting: boolean | null;
+  tor: boolean | null;
+  vpn: boolean | null;
+  proxy: boolean | null;
+  anonymous: boolean | null;
+  list: ListMatch | null;
+  reason: IpReason | null;
+  risk_score: number;
+  risk_components: Record<string, number>;
+  risk_level: "low" | "medium" | "high";
+  sources: Source[];
+}
+
+/** `data` of `GET /ip/asn/{asn}`. */
+export interface AsnData {
+  asn: number;
+  name: string | null;
+  country: string | null;
+  prefixes: string[];
+  prefixes6: string[];
+  num_ipv4: number;
+  num_ipv6: string;
+  hosting: boolean | null;
+  sources: Source[];
+}
+
+/** An ASN answer as the walk sees it: `not_found` answers 404 ASN_NOT_FOUND, `unavailable` 501 ASN_INDEX_UNAVAILABLE. */
+export interface AsnAnswer {
+  status: "found" | "not_found" | "unavailable";
+  data: AsnData;
+}
+
+export interface RangeBlock {
+  start: string;
+  end: string;
+  asn: number | null;
+  as_name: string | null;
+  country: string | null;
+}
+
+/** `data` of `GET /ip/range?cidr=`. */
+export interface RangeResult {
+  cidr: string;
+  first: string;
+  last: string;
+  /** Addresses in the block: a number, or a decimal string past 2^53 (IPv6 blocks wider than a /75). */
+  size: number | string;
+  blocks: RangeBlock[];
+  truncated: boolean;
+  sources: Source[];
+}

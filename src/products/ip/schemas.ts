@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { MAX_ENTRIES_PER_LIST } from "./lists";
+import { IP_REASONS } from "./result";
+
+/** Response and request schemas of the IP product: they validate requests and build the OpenAPI document. */
+const sources = z.array(z.object({ dataset: z.string(), version: z.string() }));
+const listMatch = z.object({ id: z.int(), name: z.string(), kind: z.enum(["allow", "deny"]) });
+
+export const ipResultSchema = z.object({
+  ip: z.string(),
+  version: z.union([z.literal(4), z.literal(6)]).nullable(),
+  valid: z.boolean(),
+  reserved: z.boolean(),
+  reserved_range: z.string().nullable(),
+  reserved_name: z.string().nullable(),
+  placed: z.boolean(),
+  country: z.string().nullable(),
+  country_name: z.string().nullable(),
+  continent: z.string().nullable(),
+  asn: z.int().nullable(),
+  as_name: z.string().nullable(),
+  network: z.string().nullable(),
+  hosting: z.boolean().nullable(),
+  tor: z.boolean().nullable(),
+  vpn: z.boolean().nullable(),
+  proxy: z.boolean().nullable(),
+  anonymous: z.boolean().nullable(),
+  list: listMatch.nullable(),
+  reason: z.enum(IP_REASONS).nullable(),
+  risk_score: z.int(),
+  risk_components: z.record(z.string(), z.int()),
+  risk_level: z.enum(["low", "medium", "high"]),
+  sources,
+});
+
+export const asnSchema = z.object({
+  asn: z.int(),
+  name: z.string().nullable(),
+  country: z.string().nullable(),
+  prefixes: z.array(z.string()),
+  prefixes6: z.array(z.string()),
+  num_ipv4: z.int(),
+  num_ipv6: z.string().describe("A decimal string: IPv6 counts pass 2^53."),
+  hosting: z.boolean().nullable(),
+  sources,
+});
+
+export const rangeSchema = z.object({
+  cidr: z.string(),
+  first: z.string(),
+  last: z.string(),
+  size: z.union([z.int(), z.string()]).describe("A number, or a decimal string past 2^53."),
+  blocks: z.array(z.object({ start: z.string(), end: z.string(), asn: z.int().nullable(), as_name: z.string().nullable(), country: z.string().nullable() })),
+  truncated: z.boolean(),
+  sources,
+});
+
+export const listEntry = z.union([z.string().max(64), z.int().min(0).max(4_294_967_295)]).describe("An address, a CIDR block, or an AS number (`AS64496` or 64496).");
+
+export const listFields = {
+  name: z.string().trim().min(1).max(100),
+  kind: z.enum(["allow", "deny"]),
+  entries: z.array(listEntry).max(MAX_ENTRIES_PER_LIST),
+};
+
+export const listSchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  kind: z.enum(["allow", "deny"]),
+  entries: z.array(z.string()),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});

@@ -1,0 +1,42 @@
+import type { IpResult } from "./result";
+
+/**
+ * The documented, recomputable risk of an IP answer (docs/ip.md, "Risk"): points per signal present in the answer's
+ * own fields, summed and capped at 100. An allow list the address is on sets the score to 0.
+ */
+export const RISK_POINTS = {
+  invalid_ip: 100,
+  deny_list: 100,
+  tor_exit: 80,
+  vpn: 60,
+  proxy: 60,
+  reserved: 50,
+  hosting: 40,
+  unplaced: 20,
+} as const;
+
+type Signals = Pick<IpResult, "valid" | "reserved" | "placed" | "hosting" | "tor" | "vpn" | "proxy" | "list" | "reason">;
+
+export function riskComponents(a: Signals): Record<string, number> {
+  if (!a.valid) return { invalid_ip: RISK_POINTS.invalid_ip };
+  if (a.list?.kind === "allow") return { allow_list: 0 };
+  const parts: Record<string, number> = {};
+  if (a.list?.kind === "deny") parts.deny_list = RISK_POINTS.deny_list;
+  if (a.reserved) parts.reserved = RISK_POINTS.reserved;
+  if (a.tor) parts.tor_exit = RISK_POINTS.tor_exit;
+  if (a.vpn) parts.vpn = RISK_POINTS.vpn;
+  if (a.proxy) parts.proxy = RISK_POINTS.proxy;
+  if (a.hosting) parts.hosting = RISK_POINTS.hosting;
+  // An address no installed dataset places; not counted while the country dataset is not installed.
+  if (!a.reserved && !a.placed && a.reason !== "dataset_not_installed") parts.unplaced = RISK_POINTS.unplaced;
+  return parts;
+}
+
+export const riskLevel = (score: number): IpResult["risk_level"] => (score < 30 ? "low" : score < 70 ? "medium" : "high");
+
+/** The answer's risk fields from its other fields. */
+export function withRisk(a: Omit<IpResult, "risk_score" | "risk_components" | "risk_level">): IpResult {
+  const components = riskComponents(a);
+  const score = Math.min(100, Object.values(components).reduce((sum, points) => sum + points, 0));
+  return { ...a, risk_score: score, risk_components: components, risk_level: riskLevel(score) };
+}
