@@ -4,7 +4,7 @@ import { database, type Database } from "../../db/client";
 import { creditsFor, type Credits, type Payer, type Settled, type StopReason } from "../credits/credits";
 import { historyStatements } from "../lists/history";
 import { suppressStatements, unsuppressStatements } from "../lists/suppressions";
-import type { Product, WalkOptions } from "../product";
+import type { Product, ProductContext, WalkOptions } from "../product";
 import { rememberRepeats } from "../repeats/store";
 import { payLocal, payRemote, type Paid } from "./pay";
 import { planList, recallStored, type Unique } from "./plan";
@@ -63,22 +63,25 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   const db = database(env);
   const plan = await planList(product, request.inputs);
   await recallStored(db, product, payer, plan.uniques, options, now);
-  const fresh = plan.uniques.filter((u) => !u.free);
   const credits = creditsFor(env, payer);
-  const ctx = { env, now, accountId: payer?.accountId ?? null };
-  const pay = product.cost === "remote" ? payRemote : payLocal;
-  const paid: Paid<In, Out> = { answered: [], stopIndex: request.inputs.length, limitedBy: null, holdId: null };
+  const paid: Paid<In, Out> = { answered: [], stopIndex: request.inputs.length, limitedBy: null, holdId: null, spent: 0, allowance: { left: 0 } };
   try {
-    await pay(product, ctx, credits, fresh, options, request.requestId, paid);
+    await payAll(product, { env, now, accountId: payer?.accountId ?? null }, credits, plan.uniques.filter((u) => !u.free), request, paid, db, now);
   } catch (err) {
     if (paid.holdId) await credits.release(paid.holdId);
     throw err;
   }
+  // Values answered past where the walk stopped (a wave after a value that waited and then could not be paid) are
+  // neither returned nor charged.
+  paid.answered = paid.answered.filter((a) => a.u.index < paid.stopIndex).sort((a, b) => a.u.index - b.u.index);
   if (paid.stopIndex === 0) {
     if (paid.holdId) await credits.release(paid.holdId);
     const refused = paid.limitedBy ?? "insufficient_credits";
     return { items: [], requested: request.inputs.length, processed: 0, creditsUsed: 0, creditsRemaining: 0, stoppedReason: refused, refused, prepaid: null };
   }
+  // Repeat markers are written before settling: settling ends this walk's claims, and a walk that waited on them reads
+  // these markers next, so it must find them.
+  if (payer) await writeRepeats(db, product, payer, paid, now);
   // With one unit per credit every item's charge is known before settling, so settling and remembering overlap.
   const settling = settle(credits, paid, request);
   const perItem = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
@@ -96,6 +99,27 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   };
 }
 
+/** The longest a walk waits for a concurrent walk's answer to the same value: past the longest lookup (60 s). */
+export const CLAIM_WAIT_MS = 65_000;
+
+/**
+ * Pays for the fresh values; values a concurrent walk of the same account is answering (claimed, `busy`) wait for
+ * that answer and are then read as repeats, free. What is still unanswered then (the other walk failed, or its answer
+ * starts no repeat window) is paid for here; after one wait that has timed out, without claiming.
+ */
+async function payAll<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], request: WalkRequest<In>, paid: Paid<In, Out>, db: Database, now: number) {
+  const pay = product.cost === "remote" ? payRemote : payLocal;
+  let waiting = await pay(product, ctx, credits, fresh, request.options, request.requestId, paid, true);
+  let claim = true;
+  while (waiting.length && request.payer) {
+    const started = Date.now();
+    await credits.awaitClaims(product.name, waiting.map((u) => u.key), CLAIM_WAIT_MS);
+    if (Date.now() - started >= CLAIM_WAIT_MS) claim = false;
+    await recallStored(db, product, request.payer, waiting, request.options, now, true);
+    const open = waiting.filter((u) => !u.free && u.index < paid.stopIndex);
+    waiting = open.length ? await pay(product, ctx, credits, open, request.options, request.requestId, paid, claim) : [];
+  }
+}
 async function settle<In, Out>(credits: Credits, paid: Paid<In, Out>, request: WalkRequest<In>): Promise<Settled> {
   if (!paid.holdId) return { charged: 0, credits: paid.answered.map(() => 0), remaining: await credits.remaining(), prepaid: null };
   const usage: Partial<Record<UsageCounter, number>> = {};
@@ -135,11 +159,19 @@ function buildItems<In, Out>(keyOf: string[], uniques: Unique<In, Out>[], paid: 
   return items;
 }
 
-/** What one call learned, written in one D1 batch: repeat windows, suppressions and history. */
+const freshAnswers = <In, Out>(paid: Paid<In, Out>) => paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result }));
+
+/** Starts the 7-day window of every repeatable fresh answer. */
+async function writeRepeats<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, paid: Paid<In, Out>, now: number) {
+  const [first, ...rest] = rememberRepeats(db, payer.accountId, product.name, freshAnswers(paid).filter((f) => product.repeatable(f.result)), now);
+  if (first) await db.batch([first, ...rest]);
+}
+
+/** What else one call learned, written in one D1 batch: suppressions and history. */
 async function remember<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, request: WalkRequest<In>, paid: Paid<In, Out>, items: WalkItem<In, Out>[], now: number) {
   const account = payer.accountId;
-  const fresh = paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result }));
-  const statements: BatchItem<"sqlite">[] = rememberRepeats(db, account, product.name, fresh.filter((f) => product.repeatable(f.result)), now);
+  const fresh = freshAnswers(paid);
+  const statements: BatchItem<"sqlite">[] = [];
   const lists = product.suppressions;
   if (lists) {
     const verdicts = fresh.map((f) => ({ ...f, suppress: lists.suppresses(f.result) }));
