@@ -11,11 +11,13 @@ import {
   splitCharge,
   utcDay,
 } from "../src/engines/credits/plans";
+import { ClaimBook, type Claims } from "./claims";
+
+export type { Claims };
 
 /** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
 const RESERVATION_TTL_MS = 15 * 60 * 1000;
-/** How often a waiter looks at the claims again when no release woke it (a release in another isolate, an alarm). */
-const CLAIM_POLL_MS = 250;
+
 
 export type UsageCounter = "billed_answers" | "undeliverable_checked";
 
@@ -40,11 +42,6 @@ export interface ReserveRequest {
   /** Work held while in flight (a remote walk's wave): take at most half of what is available, leaving room for others. */
   share?: boolean;
   now?: number;
-}
-
-export interface Claims {
-  product: string;
-  items: { key: string; units: number }[];
 }
 
 /** Grows or shrinks a reservation for the next wave of a walk: `spent` units are already used and stay held. */
@@ -88,6 +85,8 @@ export interface Settlement {
    * charges nothing, however often a redelivered message reruns the work.
    */
   operationId?: string;
+  /** The key each of `units` answered, so an operation's charges can be told again per key (`operationCharges`). */
+  keys?: string[];
   usage?: Partial<Record<UsageCounter, number>>;
   now?: number;
 }
@@ -124,6 +123,7 @@ export class AccountCredits extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.claims = new ClaimBook(this.sql);
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), plan TEXT NOT NULL, plan_status TEXT NOT NULL,
         plan_credits INTEGER NOT NULL, pack_credits INTEGER NOT NULL, cancelled_at INTEGER, granted_month INTEGER NOT NULL);
@@ -137,17 +137,14 @@ export class AccountCredits extends DurableObject<Env> {
       CREATE TABLE IF NOT EXISTS usage (at INTEGER NOT NULL, counter TEXT NOT NULL, n INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS usage_at ON usage (at);
       CREATE TABLE IF NOT EXISTS settled_operations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS operation_charges (id TEXT PRIMARY KEY, charges TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS prepaid (product TEXT PRIMARY KEY, units INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS reservation_units (id TEXT PRIMARY KEY, product TEXT NOT NULL, held INTEGER NOT NULL,
         per_credit INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS claims (product TEXT NOT NULL, key TEXT NOT NULL, reservation_id TEXT NOT NULL,
-        PRIMARY KEY (product, key));
-      CREATE INDEX IF NOT EXISTS claims_reservation ON claims (reservation_id);
     `);
   }
 
-  /** Requests waiting for claims to go: woken whenever a reservation ends. */
-  private readonly waiters = new Set<() => void>();
+  private readonly claims: ClaimBook;
 
   /** Sets the plan (creating the balance on first use) or cancels it; plan credits then expire after the grace period. */
   setPlan(plan: PlanName | "cancelled", now = Date.now()): AccountSnapshot {
@@ -180,7 +177,7 @@ export class AccountCredits extends DurableObject<Env> {
 
   private reserveNow(request: ReserveRequest): ReserveResult {
     const now = request.now ?? Date.now();
-    const { busy, open } = this.sortClaims(request.claims, null);
+    const { busy, open } = this.claims.sort(request.claims, null, request.requestId);
     const amount = request.claims ? open.reduce((sum, c) => sum + c.units, 0) : request.amount;
     const perCredit = request.units?.perCredit ?? 1;
     const held = request.units ? Math.min(this.prepaidUnits(request.units.product), amount) : 0;
@@ -203,7 +200,7 @@ export class AccountCredits extends DurableObject<Env> {
       this.addPrepaid(request.units.product, -held);
     }
     const grantedUnits = held + grant.granted * perCredit;
-    const claimed = this.claim(request.claims?.product, open, grantedUnits, reservationId);
+    const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
     const fairUseRemaining = this.fairUse(now).free_undeliverable_remaining;
     return { ok: true, reservationId, granted: grant.granted, grantedUnits, limitedBy: grant.limitedBy, fairUseRemaining, busy, claimed };
   }
@@ -216,9 +213,9 @@ export class AccountCredits extends DurableObject<Env> {
   resize(reservationId: string, request: ResizeRequest): ReserveResult {
     const now = request.now ?? Date.now();
     const reservation = this.sql
-      .exec<{ key_id: string | null; amount: number }>("SELECT key_id, amount FROM reservations WHERE id = ?", reservationId)
+      .exec<{ key_id: string | null; amount: number; request_id: string }>("SELECT key_id, amount, request_id FROM reservations WHERE id = ?", reservationId)
       .toArray()[0];
-    const { busy, open } = this.sortClaims(request.claims, reservationId);
+    const { busy, open } = this.claims.sort(request.claims, reservationId, reservation?.request_id ?? null);
     if (!reservation) return { ok: false, reason: "insufficient_credits", available: 0, busy };
     const unitHold = this.readUnitHold(reservationId) ?? { product: "", held: 0, perCredit: 1 };
     const units = request.claims ? open.reduce((sum, c) => sum + c.units, 0) : request.units;
@@ -237,7 +234,7 @@ export class AccountCredits extends DurableObject<Env> {
     this.sql.exec("UPDATE reservations SET amount = ? WHERE id = ?", amount, reservationId);
     if (!grant.ok) return { ok: false, reason: grant.reason, available: grant.available, busy };
     const grantedUnits = unitHold.held + amount * unitHold.perCredit - request.spent;
-    const claimed = this.claim(request.claims?.product, open, grantedUnits, reservationId);
+    const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
     return { ok: true, reservationId, granted: grant.granted, grantedUnits, limitedBy: grant.limitedBy, fairUseRemaining: this.fairUse(now).free_undeliverable_remaining, busy, claimed };
   }
 
@@ -265,55 +262,9 @@ export class AccountCredits extends DurableObject<Env> {
     return { ok: true, granted, limitedBy, available };
   }
 
-  /** Splits claims into keys another reservation holds (busy) and the rest, in order. */
-  private sortClaims(claims: Claims | undefined, own: string | null) {
-    const busy: string[] = [];
-    const open: Claims["items"] = [];
-    for (const item of claims?.items ?? []) {
-      const holder = this.sql.exec<{ r: string }>("SELECT reservation_id AS r FROM claims WHERE product = ? AND key = ?", claims!.product, item.key).toArray()[0]?.r;
-      if (holder !== undefined && holder !== own) busy.push(item.key);
-      else open.push(item);
-    }
-    return { busy, open };
-  }
-
-  /** Claims the first keys of `open` that `units` pay for; returns them. */
-  private claim(product: string | undefined, open: Claims["items"], units: number, reservationId: string): string[] {
-    const claimed: string[] = [];
-    let left = units;
-    for (const item of open) {
-      if (item.units > left) break;
-      left -= item.units;
-      claimed.push(item.key);
-      if (product !== undefined) this.sql.exec("INSERT OR REPLACE INTO claims (product, key, reservation_id) VALUES (?, ?, ?)", product, item.key, reservationId);
-    }
-    return claimed;
-  }
-
-  /** Drops a finished reservation's claims and wakes whoever waits on claims. */
-  private unclaim(reservationId: string) {
-    this.sql.exec("DELETE FROM claims WHERE reservation_id = ?", reservationId);
-    const woken = [...this.waiters];
-    this.waiters.clear();
-    for (const wake of woken) wake();
-  }
-
-  /**
-   * Resolves once none of `keys` is claimed (their holders settled, released or expired), or after `timeoutMs`.
-   * Returns the keys still claimed then.
-   */
-  async awaitClaims(product: string, keys: string[], timeoutMs: number): Promise<string[]> {
-    const deadline = Date.now() + timeoutMs;
-    const claimed = () => keys.filter((key) => this.sql.exec("SELECT 1 FROM claims WHERE product = ? AND key = ?", product, key).toArray().length > 0);
-    let still = claimed();
-    while (still.length && Date.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        this.waiters.add(resolve);
-        setTimeout(resolve, Math.min(CLAIM_POLL_MS, Math.max(0, deadline - Date.now())));
-      });
-      still = claimed();
-    }
-    return still;
+  /** Resolves once none of `keys` is claimed by a walk in flight, or after `timeoutMs`; returns those still claimed. */
+  awaitClaims(product: string, keys: string[], timeoutMs: number): Promise<string[]> {
+    return this.claims.wait(product, keys, timeoutMs);
   }
 
   /**
@@ -335,11 +286,12 @@ export class AccountCredits extends DurableObject<Env> {
       remaining: this.available(this.current(now)),
       prepaid: null,
       alreadySettled,
+      firstCharges: settlement.operationId ? this.operationCharges(settlement.operationId) : null,
     });
     if (!reservation) return nothing(true);
     const unitHold = this.takeUnitHold(reservationId);
     this.sql.exec("DELETE FROM reservations WHERE id = ?", reservationId);
-    this.unclaim(reservationId);
+    this.claims.drop(reservationId);
     if (settlement.operationId) {
       const seen = this.sql.exec("SELECT id FROM settled_operations WHERE id = ?", settlement.operationId).toArray().length > 0;
       if (unitHold && seen) this.addPrepaid(unitHold.product, unitHold.held);
@@ -348,11 +300,25 @@ export class AccountCredits extends DurableObject<Env> {
     }
     const perItem = unitHold ? this.creditsForUnits(unitHold, units) : units.map((n) => Math.max(0, n));
     const charged = this.charge(now, reservation, Math.min(perItem.reduce((a, b) => a + b, 0), reservation.amount));
+    if (settlement.operationId && settlement.keys) {
+      const charges = Object.fromEntries(settlement.keys.flatMap((key, i) => (perItem[i] ? [[key, perItem[i]]] : [])));
+      this.sql.exec("INSERT OR REPLACE INTO operation_charges (id, charges) VALUES (?, ?)", settlement.operationId, JSON.stringify(charges));
+    }
     for (const [counter, n] of Object.entries(settlement.usage ?? {})) {
       if (n) this.sql.exec("INSERT INTO usage (at, counter, n) VALUES (?, ?, ?)", now, counter, n);
     }
     const prepaid = unitHold ? this.prepaidUnits(unitHold.product) : null;
-    return { charged, credits: perItem, remaining: this.available(this.current(now)), prepaid, alreadySettled: false };
+    return { charged, credits: perItem, remaining: this.available(this.current(now)), prepaid, alreadySettled: false, firstCharges: null };
+  }
+
+  /**
+   * What a settled operation charged, by key (keys charged nothing are absent); null when it was never settled. A
+   * rerun of queued work (a bulk chunk after a crash) reports these, since its own answers are now free repeats.
+   */
+  operationCharges(operationId: string): Record<string, number> | null {
+    const row = this.sql.exec<{ charges: string }>("SELECT charges FROM operation_charges WHERE id = ?", operationId).toArray()[0];
+    if (row) return JSON.parse(row.charges) as Record<string, number>;
+    return this.sql.exec("SELECT 1 FROM settled_operations WHERE id = ?", operationId).toArray().length ? {} : null;
   }
 
   /** Charges `credits` (plan credits first) against the reservation's key and writes the ledger row. */
@@ -481,7 +447,7 @@ export class AccountCredits extends DurableObject<Env> {
     for (const { id } of expired) {
       const hold = this.takeUnitHold(id);
       if (hold) this.addPrepaid(hold.product, hold.held);
-      this.unclaim(id);
+      this.claims.drop(id);
     }
     this.sql.exec("DELETE FROM reservations WHERE created_at <= ?", now - RESERVATION_TTL_MS);
     const oldest = this.sql.exec<{ at: number | null }>("SELECT MIN(created_at) AS at FROM reservations").one().at;
@@ -565,6 +531,8 @@ export interface SettleResult {
   /** Prepaid units of the reservation's product left after this settlement (null for plain credit reservations). */
   prepaid: number | null;
   alreadySettled: boolean;
+  /** For an operation settled before: what it charged then, by key. */
+  firstCharges: Record<string, number> | null;
 }
 
 export type AccountSnapshot = {

@@ -134,6 +134,21 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     expect((await csv(product, id)).trim().split("\n").slice(1).map((line) => Number(parseCsvLine(line).at(-2)))).toEqual([1, 1]);
   });
 
+  it("reports what the ledger charged when a run died after a chunk was charged, before its part was written", async () => {
+    const acct = await funded(5);
+    const { id, queue } = await started(product, acct, samples.paid(2));
+    await run(product, queue, id);
+    // The state a kill -9 between the chunk's settlement and its part leaves: charged, but no part and no progress.
+    await env.RESULTS.delete((await env.RESULTS.list({ prefix: `bulk/${id}/results/` })).objects.map((o) => o.key));
+    await env.DB.prepare("UPDATE bulk_jobs SET status = 'processing', finished_at = NULL, next_entry = 0, processed = 0, credits_used = 0, counts = ? WHERE id = ?")
+      .bind(JSON.stringify(Object.fromEntries(product.bulk!.counters.map((c) => [c, 0]))), id)
+      .run();
+    await run(product, queue, id);
+    expect(await jobCharges(acct.accountId, id)).toMatchObject({ credits: 2 });
+    expect(await view(id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
+    expect((await csv(product, id)).trim().split("\n").slice(1).map((line) => Number(parseCsvLine(line).at(-2)))).toEqual([1, 1]);
+  });
+
   it("expires a settled run's input after 7 days and deletes the run and its files after 30", async () => {
     const acct = await funded(1);
     const { id, queue } = await started(product, acct, samples.paid(2));

@@ -57,9 +57,11 @@ export interface Charge {
   usage?: Partial<Record<UsageCounter, number>>;
   /** Queued work that must never be charged twice (a bulk chunk, a monitor run, a re-check). */
   operationId?: string;
+  /** The key of each item of `units`: an operation remembers what it charged per key. */
+  keys?: string[];
 }
 
-export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "prepaid">;
+export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "prepaid" | "firstCharges">;
 
 /**
  * Money as the walk sees it: hold before looking up, settle what the answers cost, release on failure. The account's
@@ -73,6 +75,8 @@ export interface Credits {
   awaitClaims(product: string, keys: string[], timeoutMs: number): Promise<void>;
   settle(holdId: string, charge: Charge): Promise<Settled>;
   release(holdId: string): Promise<void>;
+  /** What an operation charged when it was first settled, by key; null when it never was. */
+  operationCharges(operationId: string): Promise<Record<string, number> | null>;
   /** Credits available now (no hold). */
   remaining(): Promise<number>;
 }
@@ -111,9 +115,10 @@ export function accountCredits(env: Env, payer: Payer): Credits {
       await stub.awaitClaims(product, keys, timeoutMs);
     },
     async settle(holdId, charge) {
-      const { charged, credits, remaining, prepaid } = await stub.settle(holdId, charge);
-      return { charged, credits, remaining, prepaid };
+      const { charged, credits, remaining, prepaid, firstCharges } = await stub.settle(holdId, charge);
+      return { charged, credits, remaining, prepaid, firstCharges };
     },
+    operationCharges: (operationId) => stub.operationCharges(operationId),
     async release(holdId) {
       await stub.release(holdId);
     },
@@ -135,7 +140,10 @@ export const freeCredits: Credits = {
   },
   async awaitClaims() {},
   async settle(_holdId, charge) {
-    return { charged: 0, credits: charge.units.map(() => 0), remaining: 0, prepaid: null };
+    return { charged: 0, credits: charge.units.map(() => 0), remaining: 0, prepaid: null, firstCharges: null };
+  },
+  async operationCharges() {
+    return null;
   },
   async release() {},
   async remaining() {

@@ -82,16 +82,20 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   // Repeat markers are written before settling: settling ends this walk's claims, and a walk that waited on them reads
   // these markers next, so it must find them.
   if (payer) await writeRepeats(db, product, payer, paid, now);
-  // With one unit per credit every item's charge is known before settling, so settling and remembering overlap.
+  // With one unit per credit every item's charge is known before settling, so settling and remembering overlap; queued
+  // work waits for the settlement, which says whether an earlier run of the same operation charged it already.
   const settling = settle(credits, paid, request);
-  const perItem = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
-  const items = buildItems(plan.keyOf, plan.uniques, paid, perItem, request.inputs);
+  const overlap = product.unitsPerCredit === 1 && !request.operationId;
+  const perItem = overlap ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
+  const firstRun = overlap ? null : (await settling).firstCharges;
+  const items = buildItems(plan.keyOf, plan.uniques, paid, perItem, request.inputs, firstRun);
   const [settled] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, items, now) : null]);
   return {
     items,
     requested: request.inputs.length,
     processed: items.length,
-    creditsUsed: settled.charged,
+    // A rerun of queued work reports what the ledger charged the operation the first time (its answers are repeats now).
+    creditsUsed: firstRun ? Object.values(firstRun).reduce((sum, n) => sum + n, 0) : settled.charged,
     creditsRemaining: settled.remaining,
     stoppedReason: paid.stopIndex < request.inputs.length ? (paid.limitedBy ?? "insufficient_credits") : null,
     refused: null,
@@ -121,23 +125,28 @@ async function payAll<In, Out>(product: Product<In, Out>, ctx: ProductContext, c
   }
 }
 async function settle<In, Out>(credits: Credits, paid: Paid<In, Out>, request: WalkRequest<In>): Promise<Settled> {
-  if (!paid.holdId) return { charged: 0, credits: paid.answered.map(() => 0), remaining: await credits.remaining(), prepaid: null };
+  if (!paid.holdId) {
+    const [remaining, firstCharges] = await Promise.all([credits.remaining(), request.operationId ? credits.operationCharges(request.operationId) : null]);
+    return { charged: 0, credits: paid.answered.map(() => 0), remaining, prepaid: null, firstCharges };
+  }
   const usage: Partial<Record<UsageCounter, number>> = {};
   for (const { price } of paid.answered) {
     if (price.counter && (price.fairUse || price.units > 0)) usage[price.counter] = (usage[price.counter] ?? 0) + 1;
   }
   const units = paid.answered.map((a) => a.price.units);
-  return credits.settle(paid.holdId, { units, usage, ...(request.operationId ? { operationId: request.operationId } : {}) });
+  const operation = request.operationId ? { operationId: request.operationId, keys: paid.answered.map((a) => a.u.key) } : {};
+  return credits.settle(paid.holdId, { units, usage, ...operation });
 }
 
-function buildItems<In, Out>(keyOf: string[], uniques: Unique<In, Out>[], paid: Paid<In, Out>, credits: number[], inputs: In[]): WalkItem<In, Out>[] {
+/** `charged`: what an earlier run of the same operation charged by key, which each key's first item reports instead. */
+function buildItems<In, Out>(keyOf: string[], uniques: Unique<In, Out>[], paid: Paid<In, Out>, credits: number[], inputs: In[], charged: Record<string, number> | null): WalkItem<In, Out>[] {
   const byKey = new Map(uniques.map((u) => [u.key, u]));
   const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
   const seen = new Set<string>();
   const items: WalkItem<In, Out>[] = [];
   for (let index = 0; index < paid.stopIndex; index++) {
     const u = byKey.get(keyOf[index]!)!;
-    const first = !seen.has(u.key);
+    const isFirst = !seen.has(u.key);
     seen.add(u.key);
     const answered = fresh.get(u.key);
     const data = u.free ? u.free.result : u.looked!.result;
@@ -147,12 +156,12 @@ function buildItems<In, Out>(keyOf: string[], uniques: Unique<In, Out>[], paid: 
       data,
       test: u.free?.test ?? false,
       meta: {
-        credits_used: first ? (answered?.credits ?? 0) : 0,
+        credits_used: isFirst ? (charged ? (charged[u.key] ?? 0) : (answered?.credits ?? 0)) : 0,
         // A stored answer (repeat, suppression) is what it is for every copy; anything answered now is cached for copies.
-        cache_hit: u.free && !u.free.local ? u.free.cacheHit : Boolean(u.repeat) || !first,
+        cache_hit: u.free && !u.free.local ? u.free.cacheHit : Boolean(u.repeat) || !isFirst,
         suppressed: u.free?.suppressed ?? false,
-        refreshed: first && (u.refreshed || Boolean(u.looked?.refreshed)),
-        fair_use_billed: first && (answered?.price.fairUseBilled ?? false),
+        refreshed: isFirst && (u.refreshed || Boolean(u.looked?.refreshed)),
+        fair_use_billed: isFirst && (answered?.price.fairUseBilled ?? false),
       },
     });
   }
