@@ -4,6 +4,7 @@ import { handleJobMessages, type JobMessage } from "./queue";
 
 export { AccountCredits } from "../durable-objects/account-credits";
 export { RateLimiter } from "../durable-objects/rate-limiter";
+export { Recovery } from "../durable-objects/recovery";
 
 export default {
   fetch: app.fetch,

@@ -16,11 +16,12 @@ interface __BaseEnv_Env {
 	WEBHOOKS_ALLOW_LOOPBACK: string;
 	CREDITS: DurableObjectNamespace<import("./index").AccountCredits>;
 	LIMITER: DurableObjectNamespace<import("./index").RateLimiter>;
+	RECOVERY: DurableObjectNamespace<import("./index").Recovery>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./index");
-		durableNamespaces: "AccountCredits" | "RateLimiter";
+		durableNamespaces: "AccountCredits" | "RateLimiter" | "Recovery";
 	}
 	interface Env extends __BaseEnv_Env {}
 }

@@ -10,7 +10,9 @@ import { createJob } from "../../src/engines/bulk/create";
 import { csvHeader, parseCsvLine, resultsStream } from "../../src/engines/bulk/csv";
 import { inputKey, jobById, jobView, markResumed } from "../../src/engines/bulk/jobs";
 import { sweepBulkRuns } from "../../src/engines/bulk/retention";
-import { recoverStalledJobs, runJob } from "../../src/engines/bulk/run";
+import { requeueStalledJobs } from "../../src/engines/bulk/recovery";
+import { runJob } from "../../src/engines/bulk/run";
+import { RECOVERY_STALL_MS } from "../../src/engines/recovery";
 import type { Product } from "../../src/engines/product";
 import { bearer, call, creditsStub } from "../helpers";
 import { capturedQueue, DAY_MS, funded, ledgerCharges, lookupWith, setUp, subjectsWith, type Funded, type Kind, type Samples } from "./helpers";
@@ -87,14 +89,14 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     expect((await csv(product, id)).trim().split("\n")).toHaveLength(4);
   });
 
-  it("re-queues a processing run untouched for 6 minutes, which then completes; a 4-minute-old one is left alone", async () => {
+  it("re-queues a processing run untouched past the stall time, which then completes; a younger one is left alone", async () => {
     const acct = await funded(5);
     const stalled = await started(product, acct, samples.paid(2));
     const busy = await started(product, acct, samples.paid(1));
-    await setJob(stalled.id, "updated_at", Date.now() - 6 * 60_000, "processing");
-    await setJob(busy.id, "updated_at", Date.now() - 4 * 60_000, "processing");
+    await setJob(stalled.id, "updated_at", Date.now() - RECOVERY_STALL_MS - 1_000, "processing");
+    await setJob(busy.id, "updated_at", Date.now() - RECOVERY_STALL_MS / 2, "processing");
     const recovery = capturedQueue();
-    await recoverStalledJobs(recovery.env);
+    await requeueStalledJobs(recovery.env, Date.now(), RECOVERY_STALL_MS);
     expect(recovery.sent).toContainEqual({ type: "run", jobId: stalled.id });
     expect(recovery.sent).not.toContainEqual({ type: "run", jobId: busy.id });
     await setJob(busy.id, "updated_at", Date.now(), "cancelled");
