@@ -9,7 +9,7 @@ import { database } from "../src/db/client";
 import { createJob } from "../src/engines/bulk/create";
 import { jobById } from "../src/engines/bulk/jobs";
 import type { Product } from "../src/engines/product";
-import { enqueueDelivery, latestStatuses } from "../src/engines/webhooks/outbox";
+import { enqueueDelivery, latestStatuses, STALE_DELIVERY_MS } from "../src/engines/webhooks/outbox";
 import { mintSecret } from "../src/engines/webhooks/secret";
 import { RECOVERY_STALL_MS, recoveryStub } from "../src/engines/recovery";
 import { productNamed } from "../src/products/registry";
@@ -28,7 +28,7 @@ async function until<T>(what: () => Promise<T>, ok: (value: T) => boolean, ms = 
   }
 }
 
-const stale = () => Date.now() - RECOVERY_STALL_MS - 1_000;
+const stale = () => Date.now() - Math.max(RECOVERY_STALL_MS, STALE_DELIVERY_MS) - 1_000;
 
 beforeAll(async () => {
   // Earlier files may have left the shared alarm set; start from a clean one.

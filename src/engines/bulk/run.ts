@@ -3,7 +3,7 @@ import { database } from "../../db/client";
 import { bulkJobs } from "../../db/schema";
 import { storedPayer } from "../credits/payer";
 import type { Product } from "../product";
-import { armRecovery } from "../recovery";
+import { armRecovery, HEARTBEAT_MS } from "../recovery";
 import { walk } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
 import { csvCell, csvHeader, parseCsvLine, type Cell } from "./csv";
@@ -115,6 +115,18 @@ function tallyPart(product: Product, lines: string[], entries: Entry[]) {
   return { rows: lines.length, credits: charged, counts, entriesDone: answered === -1 ? entries.length : answered };
 }
 
+/** Runs `work` while touching the run's `updated_at` every HEARTBEAT_MS, so the recovery sweep sees it is alive. */
+async function withHeartbeat<T>(db: ReturnType<typeof database>, jobId: number, work: () => Promise<T>): Promise<T> {
+  const beat = setInterval(() => {
+    db.update(bulkJobs).set({ updatedAt: Date.now() }).where(eq(bulkJobs.id, jobId)).run().catch(() => {});
+  }, HEARTBEAT_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
 /**
  * Works through a run's chunks in order until it is done, stopped, cancelled or out of time. Each chunk bills through
  * the walk with an operation id unique to (run, first entry), and progress is recorded only if nobody recorded that
@@ -142,7 +154,7 @@ export async function runJob(env: Env, jobId: number, productNamed: ProductLooku
     const stored = await readChunk(env, row, chunk);
     if (!stored) return finishJob(env, jobId, "failed");
     const entries = stored.slice(row.nextEntry - chunk * CHUNK_ENTRIES);
-    const { run, lines } = await runChunk(env, product, row, entries);
+    const { run, lines } = await withHeartbeat(db, jobId, () => runChunk(env, product, row, entries));
     const part = await keepFirstPart(env, `${resultsPrefix(row.id)}${String(row.nextEntry).padStart(7, "0")}.csv`, lines);
     const tally = tallyPart(product, part, entries);
     await recordProgress(db, row, row.nextEntry, tally.entriesDone, tally.rows, tally.credits, tally.counts);

@@ -3,7 +3,7 @@ import { chunks } from "../../db/chunks";
 import { database, type Database } from "../../db/client";
 import { webhookDeliveries } from "../../db/schema";
 import { DEFAULT_ATTEMPTS, postOnce, retryDelayMs } from "../../platform/webhooks";
-import { armRecovery, RECOVERY_STALL_MS } from "../recovery";
+import { armRecovery } from "../recovery";
 import { deliveryConfig } from "./config";
 
 /**
@@ -122,10 +122,11 @@ export async function attemptDelivery(env: Env, deliveryId: number, attempt?: nu
 }
 
 /**
- * Pending records untouched for this long lost their message (a crash, a failed send): past an attempt's 10 s timeout
- * plus the longest backoff (15 s). The recovery sweep (src/engines/recovery.ts) uses it.
+ * Pending records untouched for this long lost their message (a crash, a failed send): a record is written after each
+ * attempt, and the next one follows within the longest backoff (15 s) plus an attempt's timeout (10 s), so 45 s
+ * leaves a margin for queue latency before a live delivery could be sent twice.
  */
-export const STALE_DELIVERY_MS = RECOVERY_STALL_MS;
+export const STALE_DELIVERY_MS = 45_000;
 
 /** At most this many records per sweep; a larger backlog drains over a few sweeps. */
 const SWEEP_LIMIT = 900;
