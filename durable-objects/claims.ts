@@ -6,6 +6,11 @@ export interface Claims {
 
 /** How often a waiter looks at the claims again when no release woke it. */
 const POLL_MS = 250;
+/** Keys per statement: Durable Object SQL binds at most 100 parameters. */
+const KEYS_PER_STATEMENT = 90;
+
+const slices = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+const marks = (n: number) => Array(n).fill("?").join(", ");
 
 /**
  * In-flight claims of one account, kept in the account's credits object beside the reservations they belong to: a
@@ -30,16 +35,21 @@ export class ClaimBook {
    * reservation with the same request id is this work's own (queued work run again after its consumer died): taken over.
    */
   sort(claims: Claims | undefined, own: string | null, requestId: string | null) {
+    const items = claims?.items ?? [];
+    const holders = new Map<string, { id: string; request_id: string | null }>();
+    for (const part of slices(items, KEYS_PER_STATEMENT)) {
+      const rows = this.sql.exec<{ key: string; id: string; request_id: string | null }>(
+        `SELECT c.key, c.reservation_id AS id, r.request_id FROM claims c LEFT JOIN reservations r ON r.id = c.reservation_id
+         WHERE c.product = ? AND c.key IN (${marks(part.length)})`,
+        claims!.product,
+        ...part.map((item) => item.key),
+      );
+      for (const row of rows) holders.set(row.key, row);
+    }
     const busy: string[] = [];
     const open: Claims["items"] = [];
-    for (const item of claims?.items ?? []) {
-      const holder = this.sql
-        .exec<{ id: string; request_id: string | null }>(
-          "SELECT c.reservation_id AS id, r.request_id FROM claims c LEFT JOIN reservations r ON r.id = c.reservation_id WHERE c.product = ? AND c.key = ?",
-          claims!.product,
-          item.key,
-        )
-        .toArray()[0];
+    for (const item of items) {
+      const holder = holders.get(item.key);
       if (holder && holder.id !== own && holder.request_id !== requestId) busy.push(item.key);
       else open.push(item);
     }
@@ -54,7 +64,10 @@ export class ClaimBook {
       if (item.units > left) break;
       left -= item.units;
       claimed.push(item.key);
-      if (product !== undefined) this.sql.exec("INSERT OR REPLACE INTO claims (product, key, reservation_id) VALUES (?, ?, ?)", product, item.key, reservationId);
+    }
+    if (product === undefined) return claimed;
+    for (const part of slices(claimed, KEYS_PER_STATEMENT / 3)) {
+      this.sql.exec(`INSERT OR REPLACE INTO claims (product, key, reservation_id) VALUES ${part.map(() => "(?, ?, ?)").join(", ")}`, ...part.flatMap((key) => [product, key, reservationId]));
     }
     return claimed;
   }

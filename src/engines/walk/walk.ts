@@ -82,14 +82,15 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   // Repeat markers are written before settling: settling ends this walk's claims, and a walk that waited on them reads
   // these markers next, so it must find them.
   if (payer) await writeRepeats(db, product, payer, paid, now);
-  // With one unit per credit every item's charge is known before settling, so settling and remembering overlap; queued
-  // work waits for the settlement, which says whether an earlier run of the same operation charged it already.
+  // With one unit per credit every item's charge is known before settling, so settling and remembering overlap.
   const settling = settle(credits, paid, request);
-  const overlap = product.unitsPerCredit === 1 && !request.operationId;
-  const perItem = overlap ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
-  const firstRun = overlap ? null : (await settling).firstCharges;
-  const items = buildItems(plan.keyOf, plan.uniques, paid, perItem, request.inputs, firstRun);
-  const [settled] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, items, now) : null]);
+  const perItem = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
+  const built = buildItems(plan.keyOf, plan.uniques, paid, perItem, request.inputs, null);
+  const [settled] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, built, now) : null]);
+  // Queued work run again (its consumer died after settling): the settlement says what the operation was charged the
+  // first time, and the items report that; its answers are repeats now and would read as free.
+  const firstRun = settled.firstCharges;
+  const items = firstRun ? buildItems(plan.keyOf, plan.uniques, paid, perItem, request.inputs, firstRun) : built;
   return {
     items,
     requested: request.inputs.length,
