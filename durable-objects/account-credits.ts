@@ -17,6 +17,8 @@ export type { Claims };
 
 /** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
 const RESERVATION_TTL_MS = 15 * 60 * 1000;
+/** What an operation charged per key is kept this long: as long as the bulk runs that could be run again. */
+const OPERATION_RETENTION_MS = 30 * 86_400_000;
 
 
 export type UsageCounter = "billed_answers" | "undeliverable_checked";
@@ -137,7 +139,7 @@ export class AccountCredits extends DurableObject<Env> {
       CREATE TABLE IF NOT EXISTS usage (at INTEGER NOT NULL, counter TEXT NOT NULL, n INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS usage_at ON usage (at);
       CREATE TABLE IF NOT EXISTS settled_operations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS operation_charges (id TEXT PRIMARY KEY, charges TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS operation_charges (id TEXT PRIMARY KEY, at INTEGER NOT NULL, charges TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS prepaid (product TEXT PRIMARY KEY, units INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS reservation_units (id TEXT PRIMARY KEY, product TEXT NOT NULL, held INTEGER NOT NULL,
         per_credit INTEGER NOT NULL);
@@ -302,7 +304,9 @@ export class AccountCredits extends DurableObject<Env> {
     const charged = this.charge(now, reservation, Math.min(perItem.reduce((a, b) => a + b, 0), reservation.amount));
     if (settlement.operationId && settlement.keys) {
       const charges = Object.fromEntries(settlement.keys.flatMap((key, i) => (perItem[i] ? [[key, perItem[i]]] : [])));
-      this.sql.exec("INSERT OR REPLACE INTO operation_charges (id, charges) VALUES (?, ?)", settlement.operationId, JSON.stringify(charges));
+      this.sql.exec("INSERT OR REPLACE INTO operation_charges (id, at, charges) VALUES (?, ?, ?)", settlement.operationId, now, JSON.stringify(charges));
+      // Queued work is never run again once its run is gone (bulk runs are kept 30 days).
+      this.sql.exec("DELETE FROM operation_charges WHERE at < ?", now - OPERATION_RETENTION_MS);
     }
     for (const [counter, n] of Object.entries(settlement.usage ?? {})) {
       if (n) this.sql.exec("INSERT INTO usage (at, counter, n) VALUES (?, ?, ?)", now, counter, n);

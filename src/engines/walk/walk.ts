@@ -107,24 +107,27 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
 /** The longest a walk waits for a concurrent walk's answer to the same value: past the longest lookup (60 s). */
 export const CLAIM_WAIT_MS = 65_000;
 
+/** Waits on concurrent walks at most this many times; then it pays for what is left without claiming. */
+const CLAIM_ROUNDS = 3;
+
 /**
  * Pays for the fresh values; values a concurrent walk of the same account is answering (claimed, `busy`) wait for
  * that answer and are then read as repeats, free. What is still unanswered then (the other walk failed, or its answer
- * starts no repeat window) is paid for here; after one wait that has timed out, without claiming.
+ * starts no repeat window) is paid for here; after a wait that timed out, or a third round, without claiming.
  */
 async function payAll<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], request: WalkRequest<In>, paid: Paid<In, Out>, db: Database, now: number) {
   const pay = product.cost === "remote" ? payRemote : payLocal;
   let waiting = await pay(product, ctx, credits, fresh, request.options, request.requestId, paid, true);
-  let claim = true;
-  while (waiting.length && request.payer) {
+  for (let round = 1; waiting.length && request.payer; round++) {
     const started = Date.now();
     await credits.awaitClaims(product.name, waiting.map((u) => u.key), CLAIM_WAIT_MS);
-    if (Date.now() - started >= CLAIM_WAIT_MS) claim = false;
+    const claim = round < CLAIM_ROUNDS && Date.now() - started < CLAIM_WAIT_MS;
     await recallStored(db, product, request.payer, waiting, request.options, now, true);
     const open = waiting.filter((u) => !u.free && u.index < paid.stopIndex);
     waiting = open.length ? await pay(product, ctx, credits, open, request.options, request.requestId, paid, claim) : [];
   }
 }
+
 async function settle<In, Out>(credits: Credits, paid: Paid<In, Out>, request: WalkRequest<In>): Promise<Settled> {
   if (!paid.holdId) {
     const [remaining, firstCharges] = await Promise.all([credits.remaining(), request.operationId ? credits.operationCharges(request.operationId) : null]);
