@@ -11,9 +11,15 @@ import {
   splitCharge,
   utcDay,
 } from "../src/engines/credits/plans";
+import { ClaimBook, type Claims } from "./claims";
+
+export type { Claims };
 
 /** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
 const RESERVATION_TTL_MS = 15 * 60 * 1000;
+/** What an operation charged per key is kept this long: as long as the bulk runs that could be run again. */
+const OPERATION_RETENTION_MS = 30 * 86_400_000;
+
 
 export type UsageCounter = "billed_answers" | "undeliverable_checked";
 
@@ -30,6 +36,25 @@ export interface ReserveRequest {
   units?: { product: string; perCredit: number };
   keyId?: string | null;
   dailyCreditCap?: number | null;
+  /**
+   * What the units pay for, in order: (product, key) pairs this reservation claims so concurrent requests for the same
+   * value wait for its answer instead of paying again. When given, `amount` is the units of the keys nobody else holds.
+   */
+  claims?: Claims;
+  /** Work held while in flight (a remote walk's wave): take at most half of what is available, leaving room for others. */
+  share?: boolean;
+  now?: number;
+}
+
+/** Grows or shrinks a reservation for the next wave of a walk: `spent` units are already used and stay held. */
+export interface ResizeRequest {
+  spent: number;
+  /** The paying key's daily cap as it is now (the reservation remembers the key, not its cap). */
+  dailyCreditCap?: number | null;
+  units: number;
+  minimum?: number;
+  claims?: Claims;
+  share?: boolean;
   now?: number;
 }
 
@@ -45,8 +70,12 @@ export type ReserveResult =
       limitedBy: "insufficient_credits" | "key_spend_cap" | null;
       /** Undeliverable-with-check verdicts still free in the rolling window, so callers need no second call. */
       fairUseRemaining: number;
+      /** Claimed keys another live reservation holds: their answer is coming, so the caller waits for it. */
+      busy: string[];
+      /** Keys this reservation now claims (in order, as many as the granted units pay for). */
+      claimed: string[];
     }
-  | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number };
+  | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number; busy: string[] };
 
 export interface Settlement {
   /** Credits to charge, for a reservation without `units`; otherwise ignored in favour of `units`. */
@@ -58,6 +87,8 @@ export interface Settlement {
    * charges nothing, however often a redelivered message reruns the work.
    */
   operationId?: string;
+  /** The key each of `units` answered, so an operation's charges can be told again per key (`operationCharges`). */
+  keys?: string[];
   usage?: Partial<Record<UsageCounter, number>>;
   now?: number;
 }
@@ -94,6 +125,7 @@ export class AccountCredits extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.claims = new ClaimBook(this.sql);
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), plan TEXT NOT NULL, plan_status TEXT NOT NULL,
         plan_credits INTEGER NOT NULL, pack_credits INTEGER NOT NULL, cancelled_at INTEGER, granted_month INTEGER NOT NULL);
@@ -107,11 +139,14 @@ export class AccountCredits extends DurableObject<Env> {
       CREATE TABLE IF NOT EXISTS usage (at INTEGER NOT NULL, counter TEXT NOT NULL, n INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS usage_at ON usage (at);
       CREATE TABLE IF NOT EXISTS settled_operations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS operation_charges (id TEXT PRIMARY KEY, at INTEGER NOT NULL, charges TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS prepaid (product TEXT PRIMARY KEY, units INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS reservation_units (id TEXT PRIMARY KEY, product TEXT NOT NULL, held INTEGER NOT NULL,
         per_credit INTEGER NOT NULL);
     `);
   }
+
+  private readonly claims: ClaimBook;
 
   /** Sets the plan (creating the balance on first use) or cancels it; plan credits then expire after the grace period. */
   setPlan(plan: PlanName | "cancelled", now = Date.now()): AccountSnapshot {
@@ -144,38 +179,94 @@ export class AccountCredits extends DurableObject<Env> {
 
   private reserveNow(request: ReserveRequest): ReserveResult {
     const now = request.now ?? Date.now();
-    const state = this.current(now);
-    const available = this.available(state);
+    const { busy, open } = this.claims.sort(request.claims, null, request.requestId);
+    const amount = request.claims ? open.reduce((sum, c) => sum + c.units, 0) : request.amount;
     const perCredit = request.units?.perCredit ?? 1;
-    const held = request.units ? Math.min(this.prepaidUnits(request.units.product), request.amount) : 0;
-    const wanted = Math.ceil((request.amount - held) / perCredit);
-    const minimum = Math.max(0, Math.ceil(((request.minimum ?? request.amount) - held) / perCredit));
-    let granted = Math.min(wanted, available);
-    let limitedBy: "insufficient_credits" | "key_spend_cap" | null = granted < wanted ? "insufficient_credits" : null;
-    if (request.keyId && request.dailyCreditCap != null) {
-      const capLeft = Math.max(0, request.dailyCreditCap - this.keySpentToday(request.keyId, now) - this.keyHeld(request.keyId));
-      if (capLeft < minimum) return { ok: false, reason: "key_spend_cap", available };
-      if (capLeft < granted) {
-        granted = capLeft;
-        limitedBy = "key_spend_cap";
-      }
-    }
-    if (granted < minimum || granted + held <= 0) return { ok: false, reason: "insufficient_credits", available };
+    const held = request.units ? Math.min(this.prepaidUnits(request.units.product), amount) : 0;
+    const wanted = Math.ceil((amount - held) / perCredit);
+    const minimum = Math.max(0, Math.ceil((Math.min(request.minimum ?? amount, amount) - held) / perCredit));
+    const grant = this.grant(now, { wanted, minimum, share: request.share === true, keyId: request.keyId ?? null, cap: request.dailyCreditCap ?? null, own: 0 });
+    if (!grant.ok) return { ok: false, reason: grant.reason, available: grant.available, busy };
+    if (grant.granted + held <= 0 && amount > 0) return { ok: false, reason: "insufficient_credits", available: grant.available, busy };
     const reservationId = crypto.randomUUID();
     this.sql.exec(
       "INSERT INTO reservations (id, request_id, key_id, amount, created_at) VALUES (?, ?, ?, ?, ?)",
       reservationId,
       request.requestId,
       request.keyId ?? null,
-      granted,
+      grant.granted,
       now,
     );
     if (request.units) {
       this.sql.exec("INSERT INTO reservation_units (id, product, held, per_credit) VALUES (?, ?, ?, ?)", reservationId, request.units.product, held, perCredit);
       this.addPrepaid(request.units.product, -held);
     }
+    const grantedUnits = held + grant.granted * perCredit;
+    const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
     const fairUseRemaining = this.fairUse(now).free_undeliverable_remaining;
-    return { ok: true, reservationId, granted, grantedUnits: held + granted * perCredit, limitedBy, fairUseRemaining };
+    return { ok: true, reservationId, granted: grant.granted, grantedUnits, limitedBy: grant.limitedBy, fairUseRemaining, busy, claimed };
+  }
+
+  /**
+   * The next wave of a walk on the same reservation (one reservation, so one ledger row and one operation id however
+   * many waves): the hold becomes the `spent` units plus what the wave may use, so between waves it shrinks back to what
+   * answers used. A wave that cannot be paid leaves the hold at `spent`.
+   */
+  resize(reservationId: string, request: ResizeRequest): ReserveResult {
+    const now = request.now ?? Date.now();
+    const reservation = this.sql
+      .exec<{ key_id: string | null; amount: number; request_id: string }>("SELECT key_id, amount, request_id FROM reservations WHERE id = ?", reservationId)
+      .toArray()[0];
+    const { busy, open } = this.claims.sort(request.claims, reservationId, reservation?.request_id ?? null);
+    if (!reservation) return { ok: false, reason: "insufficient_credits", available: 0, busy };
+    const unitHold = this.readUnitHold(reservationId) ?? { product: "", held: 0, perCredit: 1 };
+    const units = request.claims ? open.reduce((sum, c) => sum + c.units, 0) : request.units;
+    const creditsFor = (n: number) => Math.max(0, Math.ceil((n - unitHold.held) / unitHold.perCredit));
+    const spent = creditsFor(request.spent);
+    const grant = this.grant(now, {
+      wanted: creditsFor(request.spent + units) - spent,
+      minimum: creditsFor(request.spent + Math.min(request.minimum ?? units, units)) - spent,
+      share: request.share === true,
+      keyId: reservation.key_id,
+      cap: request.dailyCreditCap ?? null,
+      own: reservation.amount,
+      spent,
+    });
+    const amount = grant.ok ? spent + grant.granted : spent;
+    this.sql.exec("UPDATE reservations SET amount = ? WHERE id = ?", amount, reservationId);
+    if (!grant.ok) return { ok: false, reason: grant.reason, available: grant.available, busy };
+    const grantedUnits = unitHold.held + amount * unitHold.perCredit - request.spent;
+    const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
+    return { ok: true, reservationId, granted: grant.granted, grantedUnits, limitedBy: grant.limitedBy, fairUseRemaining: this.fairUse(now).free_undeliverable_remaining, busy, claimed };
+  }
+
+  /**
+   * How many credits a hold may take: what is available (plus what `own`, the reservation being resized, already
+   * holds), within the key's daily cap, and with `share` at most half of it (never less than the minimum), so work in
+   * flight never shuts out a concurrent request. `limitedBy` names what cut the grant short, if anything did.
+   */
+  private grant(now: number, g: { wanted: number; minimum: number; share: boolean; keyId: string | null; cap: number | null; own: number; spent?: number }):
+    | { ok: true; granted: number; limitedBy: "insufficient_credits" | "key_spend_cap" | null; available: number }
+    | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number } {
+    const available = this.available(this.current(now)) + g.own - (g.spent ?? 0);
+    let granted = Math.min(g.wanted, available);
+    let limitedBy: "insufficient_credits" | "key_spend_cap" | null = granted < g.wanted ? "insufficient_credits" : null;
+    if (g.keyId && g.cap != null) {
+      const capLeft = Math.max(0, g.cap - this.keySpentToday(g.keyId, now) - this.keyHeld(g.keyId) + g.own - (g.spent ?? 0));
+      if (capLeft < g.minimum) return { ok: false, reason: "key_spend_cap", available };
+      if (capLeft < granted) {
+        granted = capLeft;
+        limitedBy = "key_spend_cap";
+      }
+    }
+    if (granted < g.minimum) return { ok: false, reason: "insufficient_credits", available };
+    if (g.share) granted = Math.min(granted, Math.max(g.minimum, Math.ceil(available / 2)));
+    return { ok: true, granted, limitedBy, available };
+  }
+
+  /** Resolves once none of `keys` is claimed by a walk in flight, or after `timeoutMs`; returns those still claimed. */
+  awaitClaims(product: string, keys: string[], timeoutMs: number): Promise<string[]> {
+    return this.claims.wait(product, keys, timeoutMs);
   }
 
   /**
@@ -197,10 +288,12 @@ export class AccountCredits extends DurableObject<Env> {
       remaining: this.available(this.current(now)),
       prepaid: null,
       alreadySettled,
+      firstCharges: settlement.operationId ? this.operationCharges(settlement.operationId) : null,
     });
     if (!reservation) return nothing(true);
     const unitHold = this.takeUnitHold(reservationId);
     this.sql.exec("DELETE FROM reservations WHERE id = ?", reservationId);
+    this.claims.drop(reservationId);
     if (settlement.operationId) {
       const seen = this.sql.exec("SELECT id FROM settled_operations WHERE id = ?", settlement.operationId).toArray().length > 0;
       if (unitHold && seen) this.addPrepaid(unitHold.product, unitHold.held);
@@ -209,11 +302,27 @@ export class AccountCredits extends DurableObject<Env> {
     }
     const perItem = unitHold ? this.creditsForUnits(unitHold, units) : units.map((n) => Math.max(0, n));
     const charged = this.charge(now, reservation, Math.min(perItem.reduce((a, b) => a + b, 0), reservation.amount));
+    if (settlement.operationId && settlement.keys) {
+      const charges = Object.fromEntries(settlement.keys.flatMap((key, i) => (perItem[i] ? [[key, perItem[i]]] : [])));
+      this.sql.exec("INSERT OR REPLACE INTO operation_charges (id, at, charges) VALUES (?, ?, ?)", settlement.operationId, now, JSON.stringify(charges));
+      // Queued work is never run again once its run is gone (bulk runs are kept 30 days).
+      this.sql.exec("DELETE FROM operation_charges WHERE at < ?", now - OPERATION_RETENTION_MS);
+    }
     for (const [counter, n] of Object.entries(settlement.usage ?? {})) {
       if (n) this.sql.exec("INSERT INTO usage (at, counter, n) VALUES (?, ?, ?)", now, counter, n);
     }
     const prepaid = unitHold ? this.prepaidUnits(unitHold.product) : null;
-    return { charged, credits: perItem, remaining: this.available(this.current(now)), prepaid, alreadySettled: false };
+    return { charged, credits: perItem, remaining: this.available(this.current(now)), prepaid, alreadySettled: false, firstCharges: null };
+  }
+
+  /**
+   * What a settled operation charged, by key (keys charged nothing are absent); null when it was never settled. A
+   * rerun of queued work (a bulk chunk after a crash) reports these, since its own answers are now free repeats.
+   */
+  operationCharges(operationId: string): Record<string, number> | null {
+    const row = this.sql.exec<{ charges: string }>("SELECT charges FROM operation_charges WHERE id = ?", operationId).toArray()[0];
+    if (row) return JSON.parse(row.charges) as Record<string, number>;
+    return this.sql.exec("SELECT 1 FROM settled_operations WHERE id = ?", operationId).toArray().length ? {} : null;
   }
 
   /** Charges `credits` (plan credits first) against the reservation's key and writes the ledger row. */
@@ -258,13 +367,17 @@ export class AccountCredits extends DurableObject<Env> {
     return perItem;
   }
 
-  private takeUnitHold(reservationId: string): UnitHold | null {
+  private readUnitHold(reservationId: string): UnitHold | null {
     const row = this.sql
       .exec<{ product: string; held: number; per_credit: number }>("SELECT product, held, per_credit FROM reservation_units WHERE id = ?", reservationId)
       .toArray()[0];
-    if (!row) return null;
-    this.sql.exec("DELETE FROM reservation_units WHERE id = ?", reservationId);
-    return { product: row.product, held: row.held, perCredit: row.per_credit };
+    return row ? { product: row.product, held: row.held, perCredit: row.per_credit } : null;
+  }
+
+  private takeUnitHold(reservationId: string): UnitHold | null {
+    const hold = this.readUnitHold(reservationId);
+    if (hold) this.sql.exec("DELETE FROM reservation_units WHERE id = ?", reservationId);
+    return hold;
   }
 
   private prepaidUnits(product: string): number {
@@ -343,6 +456,7 @@ export class AccountCredits extends DurableObject<Env> {
     for (const { id } of expired) {
       const hold = this.takeUnitHold(id);
       if (hold) this.addPrepaid(hold.product, hold.held);
+      this.claims.drop(id);
     }
     this.sql.exec("DELETE FROM reservations WHERE created_at <= ?", now - RESERVATION_TTL_MS);
     const oldest = this.sql.exec<{ at: number | null }>("SELECT MIN(created_at) AS at FROM reservations").one().at;
@@ -426,6 +540,8 @@ export interface SettleResult {
   /** Prepaid units of the reservation's product left after this settlement (null for plain credit reservations). */
   prepaid: number | null;
   alreadySettled: boolean;
+  /** For an operation settled before: what it charged then, by key. */
+  firstCharges: Record<string, number> | null;
 }
 
 export type AccountSnapshot = {

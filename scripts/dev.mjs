@@ -58,7 +58,7 @@ if (SIDECAR_PORT === PORT) fail(`PORT and SIDECAR_PORT must differ (both ${PORT}
 const devVars = ensureDevVars();
 if (devVars.created) console.log("[dev] created .dev.vars from .dev.vars.example");
 if (devVars.added.length) console.log(`[dev] added ${devVars.added.join(", ")} to .dev.vars from .dev.vars.example (existing values kept)`);
-const { ADMIN_TOKEN, SMTP_SIDECAR_SECRET } = readDevVars();
+const { ADMIN_TOKEN, SMTP_SIDECAR_SECRET, WEBHOOKS_ALLOW_LOOPBACK } = readDevVars();
 if (!SMTP_SIDECAR_SECRET || SMTP_SIDECAR_SECRET.length < 16) {
   fail("SMTP_SIDECAR_SECRET in .dev.vars must be set (at least 16 characters): the Worker signs sidecar requests with it");
 }
@@ -73,7 +73,9 @@ if (!SMTP_SIDECAR_SECRET || SMTP_SIDECAR_SECRET.length < 16) {
  *
  * smtp: the SMTP sidecar (workers/smtp-sidecar) that runs mailbox handshakes, since a Worker cannot open port 25. It
  * shares SMTP_SIDECAR_SECRET from .dev.vars (its SIDECAR_SECRET) and dials port 25 of each MX; anything else of its
- * configuration (SMTP_PORT, SIDECAR_ALLOW_LOOPBACK, SMTP_HELO_NAME, ...) passes through from this environment.
+ * configuration (SMTP_PORT, SIDECAR_ALLOW_LOOPBACK, SMTP_HELO_NAME, ...) passes through from this environment. Webhook
+ * attempts go through it too (pinned to the checked address), so when .dev.vars lets webhooks reach loopback
+ * receivers (WEBHOOKS_ALLOW_LOOPBACK=true) the sidecar allows loopback as well, unless SIDECAR_ALLOW_LOOPBACK says.
  */
 const SIDECARS = [
   {
@@ -83,6 +85,7 @@ const SIDECARS = [
       SIDECAR_SECRET: SMTP_SIDECAR_SECRET,
       SIDECAR_PORT: String(SIDECAR_PORT),
       SIDECAR_HOST: "127.0.0.1",
+      ...(process.env.SIDECAR_ALLOW_LOOPBACK === undefined && WEBHOOKS_ALLOW_LOOPBACK === "true" ? { SIDECAR_ALLOW_LOOPBACK: "1" } : {}),
       // Offline, every MX is the stand-in SMTP server on loopback.
       ...(OFFLINE ? { SMTP_PORT: String(OFFLINE_PORTS.OFFLINE_SMTP_PORT), SIDECAR_ALLOW_LOOPBACK: "1" } : {}),
     },

@@ -5,6 +5,7 @@ import { handleJobMessages, type JobMessage } from "./queue";
 export { AccountCredits } from "../durable-objects/account-credits";
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { SmtpSidecar } from "../durable-objects/smtp-sidecar";
+export { Recovery } from "../durable-objects/recovery";
 
 export default {
   fetch: app.fetch,

@@ -20,11 +20,12 @@ interface __BaseEnv_Env {
 	CREDITS: DurableObjectNamespace<import("./index").AccountCredits>;
 	LIMITER: DurableObjectNamespace<import("./index").RateLimiter>;
 	SMTP_SIDECAR?: DurableObjectNamespace<import("./index").SmtpSidecar>;
+	RECOVERY: DurableObjectNamespace<import("./index").Recovery>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./index");
-		durableNamespaces: "AccountCredits" | "RateLimiter" | "SmtpSidecar";
+		durableNamespaces: "AccountCredits" | "RateLimiter" | "Recovery" | "SmtpSidecar";
 	}
 	interface ProductionEnv {
 		DATASETS: R2Bucket;
@@ -44,6 +45,7 @@ declare namespace Cloudflare {
 		SMTP_SIDECAR_SECRET: string;
 		CREDITS: DurableObjectNamespace<import("./index").AccountCredits>;
 		LIMITER: DurableObjectNamespace<import("./index").RateLimiter>;
+		RECOVERY: DurableObjectNamespace<import("./index").Recovery>;
 		SMTP_SIDECAR: DurableObjectNamespace<import("./index").SmtpSidecar>;
 	}
 	interface Env extends __BaseEnv_Env {}

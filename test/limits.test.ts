@@ -61,3 +61,44 @@ describe("limiter", () => {
     await expect(enforceLimit(env, name, `${subject}-other`)).resolves.toBeUndefined();
   });
 });
+
+/** A small deterministic generator, so a jittered schedule is the same on every run. */
+function jitter(seed: number) {
+  let state = seed;
+  return () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+}
+
+/** Fires one request per scheduled instant (ms from now) at `enforceLimit("key", subject)`; returns how many were 429. */
+async function paced(subject: string, at: number[]): Promise<number> {
+  const start = Date.now();
+  const outcomes = await Promise.all(
+    at.map(async (t) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + t - Date.now())));
+      return enforceLimit(env, "key", subject).then(
+        () => 0,
+        () => 1,
+      );
+    }),
+  );
+  return outcomes.reduce<number>((sum, n) => sum + n, 0);
+}
+
+describe("the per-key limit admits a steady 5 per second", () => {
+  it("never answers 429 to 10 keys each paced at 5 requests a second with ±90 ms of arrival jitter", async () => {
+    const subjects = Array.from({ length: 10 }, (_, k) => `paced-${k}-${crypto.randomUUID()}`);
+    const limited = await Promise.all(
+      subjects.map((subject, k) => {
+        const noise = jitter(k + 1);
+        return paced(subject, Array.from({ length: 15 }, (_, i) => i * 200 + 90 + Math.round(noise() * 90)));
+      }),
+    );
+    expect(limited).toEqual(Array(10).fill(0));
+  });
+
+  it("still limits a key sending 10 a second: about half are 429", async () => {
+    const limited = await paced(`fast-${crypto.randomUUID()}`, Array.from({ length: 20 }, (_, i) => i * 100));
+    // A burst of 5, then one every 200 ms: 5 + 10 of 20 over two seconds at most.
+    expect(limited).toBeGreaterThanOrEqual(5);
+    expect(limited).toBeLessThanOrEqual(12);
+  });
+});

@@ -55,6 +55,10 @@ describe("the paid walk over HTTP: hold, look up, settle", () => {
     const capped = await request("/paid");
     expect(capped.status).toBe(429);
     expect(((await capped.json()) as Envelope).error.code).toBe("KEY_SPEND_CAP_REACHED");
+    // Retry-After: the seconds left until the cap resets at 00:00 UTC.
+    const midnight = new Date().setUTCHours(24, 0, 0, 0);
+    const retryAfter = Number(capped.headers.get("Retry-After"));
+    expect(Math.abs(retryAfter - Math.ceil((midnight - Date.now()) / 1000))).toBeLessThanOrEqual(5);
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
   });
 

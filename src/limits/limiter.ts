@@ -1,6 +1,10 @@
 import { rateLimited } from "../http/errors";
 
-/** Every request-rate limit of the API (spec, "Limits"); the daily credit cap is money and lives with the credits. */
+/**
+ * Every request-rate limit of the API (spec, "Limits"); the daily credit cap is money and lives with the credits. Each
+ * is `limit` requests per `windowMs` on average with bursts of up to `limit` (GCRA in durable-objects/rate-limiter.ts):
+ * traffic *over* the rate is refused, a client pacing itself at the rate is not.
+ */
 export const LIMITS = {
   key: { limit: 5, windowMs: 1_000, message: "Over 5 requests per second for this key." },
   browserVisitor: { limit: 20, windowMs: 60_000, message: "Over 20 lookups a minute from this visitor." },

@@ -1,5 +1,7 @@
+import { relayDelivery, type RelayOutcome } from "./delivery-relay";
 import { resolve } from "./doh";
 import { isPrivateAddress } from "./private-addresses";
+import type { SidecarTarget } from "./smtp-sidecar-client";
 
 /**
  * Signing, the SSRF guard and single POST attempts for outgoing webhooks and callbacks (spec, "Events"). Products never
@@ -51,6 +53,11 @@ export interface DeliveryConfig {
   timeoutMs?: number;
   /** Backoff before attempt n (n >= 2) is retryBaseMs * 3^(n-2): 5 s then 15 s by default, about half a minute in all. */
   retryBaseMs?: number;
+  /**
+   * The sidecar that makes each attempt to the checked address (pinned). Without one the Worker fetches itself, and
+   * fetch() resolves the name again when it connects: a DNS answer that changes after the check is not caught.
+   */
+  relay?: { target: SidecarTarget; secret: string } | null;
 }
 
 /** The spec's defaults: three attempts, 10 s each, 5 s then 15 s apart. */
@@ -85,56 +92,66 @@ const FAILURES: [RegExp, string][] = [
 ];
 
 /** A plain reason for a failed connection: the runtime's own messages (`internal error; reference = ...`) stay in logs. */
-function connectionFailure(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
+function connectionFailure(message: string): string {
   return FAILURES.find(([pattern]) => pattern.test(message))?.[1] ?? "Connection failed";
 }
 
 /** The detail of a delivery refused because the destination is private or reserved. */
 export const PRIVATE_REFUSAL = "Refused: private address";
 
-/** Null when the URL may be posted to now; otherwise the refusal detail. Checked before every attempt. */
-export async function refusal(url: URL, config: DeliveryConfig): Promise<string | null> {
+/**
+ * Where an attempt may go: `{address}`, the one address checked (the IP literal, or a resolved address when every A
+ * and AAAA answer is public), or `{refused}` with the refusal detail. Checked before every attempt.
+ */
+export async function checkDestination(url: URL, config: DeliveryConfig): Promise<{ address: string } | { refused: string }> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const loopbackHttp = config.allowLoopback && url.protocol === "http:";
-  if (url.protocol !== "https:" && !loopbackHttp) return "Refused: not https";
-  if (parseLiteral(host)) return isPrivateAddress(host, config.allowLoopback) ? PRIVATE_REFUSAL : null;
-  if (config.allowLoopback && host === "localhost") return null;
+  if (url.protocol !== "https:" && !loopbackHttp) return { refused: "Refused: not https" };
+  if (parseLiteral(host)) return isPrivateAddress(host, config.allowLoopback) ? { refused: PRIVATE_REFUSAL } : { address: host };
+  if (config.allowLoopback && host === "localhost") return { address: "127.0.0.1" };
   const [a, aaaa] = await Promise.all([resolve(config.dohUrl, host, "A"), resolve(config.dohUrl, host, "AAAA")]);
   const addresses = [...a.records, ...aaaa.records];
-  if (!addresses.length) return a.status === "error" && aaaa.status === "error" ? "DNS lookup failed" : "Host has no address";
-  return addresses.some((ip) => isPrivateAddress(ip, config.allowLoopback)) ? PRIVATE_REFUSAL : null;
+  if (!addresses.length) return { refused: a.status === "error" && aaaa.status === "error" ? "DNS lookup failed" : "Host has no address" };
+  return addresses.some((ip) => isPrivateAddress(ip, config.allowLoopback)) ? { refused: PRIVATE_REFUSAL } : { address: addresses[0]! };
 }
 
 const parseLiteral = (host: string) => /^[\d.]+$/.test(host) || host.includes(":");
 
+/** The relay's outcome as an attempt's result. */
+function relayed(outcome: RelayOutcome, timeoutMs: number, signature: Signature): AttemptResult {
+  if ("status" in outcome) {
+    const delivered = outcome.status >= 200 && outcome.status < 300;
+    return { delivered, statusCode: outcome.status, detail: String(outcome.status), signature, retryable: outcome.status >= 500 };
+  }
+  if (outcome.error === "refused") return { delivered: false, statusCode: 0, detail: PRIVATE_REFUSAL, signature, retryable: false };
+  const detail = outcome.error === "timeout" ? `Timed out after ${timeoutMs} ms` : connectionFailure(outcome.detail);
+  return { delivered: false, statusCode: 0, detail, signature, retryable: true };
+}
+
 /**
  * One POST of `body` with freshly signed headers (a retry must not carry a stale timestamp). The destination is checked
- * first and a refusal sends nothing; redirects are never followed (a 3xx is a failure) and the response body is
- * discarded unread. Only a connection failure, a timeout or a 5xx is `retryable`: anything else is the receiver's
- * final word, and a refusal would be refused again.
+ * first and a refusal sends nothing; with a relay the attempt connects to the very address checked. Redirects are never
+ * followed (a 3xx is a failure) and the response body is discarded unread. Only a connection failure, a timeout or a
+ * 5xx is `retryable`: anything else is the receiver's final word, and a refusal would be refused again.
  */
 export async function postOnce(url: string, body: string, secret: string, config: DeliveryConfig, extraHeaders: Record<string, string> = {}): Promise<AttemptResult> {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const signature = await sign(secret, body);
   const target = new URL(url);
-  const refused = await refusal(target, config);
-  if (refused) return { delivered: false, statusCode: 0, detail: refused, signature, retryable: false };
+  const destination = await checkDestination(target, config);
+  if ("refused" in destination) return { delivered: false, statusCode: 0, detail: destination.refused, signature, retryable: false };
+  const headers = { "Content-Type": "application/json", "User-Agent": "verification-api-webhooks/1", ...signatureHeaders(signature), ...extraHeaders };
+  if (config.relay) {
+    const outcome = await relayDelivery(config.relay.target, config.relay.secret, { url, address: destination.address, body, headers, timeoutMs });
+    return relayed(outcome, timeoutMs, signature);
+  }
   try {
-    const response = await fetch(target, {
-      method: "POST",
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: { "Content-Type": "application/json", "User-Agent": "verification-api-webhooks/1", ...signatureHeaders(signature), ...extraHeaders },
-    });
+    const response = await fetch(target, { method: "POST", body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs), headers });
     await response.body?.cancel();
-    const delivered = response.status >= 200 && response.status < 300;
-    return { delivered, statusCode: response.status, detail: String(response.status), signature, retryable: response.status >= 500 };
+    return relayed({ status: response.status }, timeoutMs, signature);
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    const detail = timedOut ? `Timed out after ${timeoutMs} ms` : connectionFailure(err);
-    return { delivered: false, statusCode: 0, detail, signature, retryable: true };
+    return relayed({ error: timedOut ? "timeout" : "connection", detail: err instanceof Error ? err.message : String(err) }, timeoutMs, signature);
   }
 }
 

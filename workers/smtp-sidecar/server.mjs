@@ -1,10 +1,12 @@
-// The SMTP sidecar: an HTTP service that runs mailbox handshakes for the Worker, which cannot open port 25.
+// The SMTP sidecar: an HTTP service that runs mailbox handshakes for the Worker, which cannot open port 25, and makes
+// webhook attempts pinned to the address the Worker checked (deliver.mjs), which a Worker's fetch() cannot.
 // `node server.mjs` (or `npm run sidecar` from the repo root) starts it from environment variables; tests import
 // createSidecar() and run it in-process. See README.md.
 import { realpathSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { verifyRequest } from "./auth.mjs";
+import { deliver, parseDeliverRequest } from "./deliver.mjs";
 import { probe } from "./probe.mjs";
 import { isHostname, isSafeAddress, parseProbeRequest } from "./request-schema.mjs";
 import { createDnsResolver } from "./targets.mjs";
@@ -87,7 +89,7 @@ async function handle(request, response, settings) {
     response.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
     return response.end("ok");
   }
-  if (pathname !== "/v1/probe") return sendJson(response, 404, { error: "not found" });
+  if (pathname !== "/v1/probe" && pathname !== "/v1/deliver") return sendJson(response, 404, { error: "not found" });
   if (request.method !== "POST") return methodNotAllowed(response, "POST");
 
   const rawBody = await readBody(request);
@@ -105,6 +107,11 @@ async function handle(request, response, settings) {
     body = JSON.parse(rawBody.toString("utf8"));
   } catch {
     return sendJson(response, 400, { error: "body is not valid JSON" });
+  }
+  if (pathname === "/v1/deliver") {
+    const delivery = parseDeliverRequest(body);
+    if (!delivery.ok) return sendJson(response, 400, { error: delivery.error });
+    return sendJson(response, 200, await deliver(delivery.value, settings));
   }
   const parsed = parseProbeRequest(body);
   if (!parsed.ok) return sendJson(response, 400, { error: parsed.error });

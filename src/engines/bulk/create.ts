@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { database } from "../../db/client";
 import { bulkJobs } from "../../db/schema";
 import type { Product } from "../product";
+import { armRecovery } from "../recovery";
 import { mintSecret } from "../webhooks/secret";
 import { CHUNK_ENTRIES, inputKey, requestHash, type JobRow } from "./jobs";
 import type { RunMessage } from "./messages";
@@ -87,6 +88,6 @@ export async function createJob(env: Env, product: Product, job: CreateJob): Pro
     await db.delete(bulkJobs).where(eq(bulkJobs.id, row!.id));
     throw err;
   }
-  await env.JOBS.send({ type: "run", jobId: row!.id } satisfies RunMessage);
+  await Promise.all([env.JOBS.send({ type: "run", jobId: row!.id } satisfies RunMessage), armRecovery(env, now)]);
   return { row: row!, webhookSecret };
 }

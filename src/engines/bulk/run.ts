@@ -1,9 +1,10 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { database } from "../../db/client";
 import { bulkJobs } from "../../db/schema";
 import { storedPayer } from "../credits/payer";
 import type { Product } from "../product";
 import { policyCells, policyColumns } from "../policy/apply";
+import { armRecovery, HEARTBEAT_MS } from "../recovery";
 import { walk } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
 import { counterColumns, csvCell, csvHeader, parseCsvLine, type Cell } from "./csv";
@@ -37,7 +38,17 @@ export function finishedBody(row: FinishedFields): string {
   return JSON.stringify({ event: `bulk_${row.product}_job.finished`, job });
 }
 
-/** Settles a run once (whoever gets here first) and hands its completion webhook to the outbox. */
+/** Hands a finished run's event to the outbox (a run without a webhook URL has none). */
+export async function queueFinishedEvent(env: Env, row: JobRow) {
+  if (!row.webhookUrl || !row.webhookSecret) return;
+  const body = finishedBody(row);
+  await enqueueDelivery(env, { owner: "job", ownerId: String(row.id), event: `bulk_${row.product}_job.finished`, url: row.webhookUrl, secret: row.webhookSecret, body });
+}
+
+/**
+ * Settles a run once (whoever gets here first) and hands its completion webhook to the outbox. A crash between the
+ * two leaves a finished run without a delivery record, which the recovery sweep finds (`requeueUnsentEvents`).
+ */
 export async function finishJob(env: Env, jobId: number, status: (typeof FINISHED)[number], stoppedReason: string | null = null) {
   const db = database(env);
   const now = Date.now();
@@ -46,9 +57,7 @@ export async function finishJob(env: Env, jobId: number, status: (typeof FINISHE
     .set({ status, stoppedReason, finishedAt: now, updatedAt: now })
     .where(and(eq(bulkJobs.id, jobId), inArray(bulkJobs.status, ["queued", "processing"])))
     .returning();
-  if (!row?.webhookUrl || !row.webhookSecret) return;
-  const body = finishedBody(row);
-  await enqueueDelivery(env, { owner: "job", ownerId: String(row.id), event: `bulk_${row.product}_job.finished`, url: row.webhookUrl, secret: row.webhookSecret, body });
+  if (row) await queueFinishedEvent(env, row);
 }
 
 async function readChunk(env: Env, row: JobRow, chunk: number): Promise<Entry[] | null> {
@@ -113,6 +122,18 @@ function tallyPart(product: Product, lines: string[], entries: Entry[]) {
   return { rows: lines.length, credits: charged, counts, entriesDone: answered === -1 ? entries.length : answered };
 }
 
+/** Runs `work` while touching the run's `updated_at` every HEARTBEAT_MS, so the recovery sweep sees it is alive. */
+async function withHeartbeat<T>(db: ReturnType<typeof database>, jobId: number, work: () => Promise<T>): Promise<T> {
+  const beat = setInterval(() => {
+    db.update(bulkJobs).set({ updatedAt: Date.now() }).where(eq(bulkJobs.id, jobId)).run().catch(() => {});
+  }, HEARTBEAT_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
 /**
  * Works through a run's chunks in order until it is done, stopped, cancelled or out of time. Each chunk bills through
  * the walk with an operation id unique to (run, first entry), and progress is recorded only if nobody recorded that
@@ -121,7 +142,11 @@ function tallyPart(product: Product, lines: string[], entries: Entry[]) {
 export async function runJob(env: Env, jobId: number, productNamed: ProductLookup): Promise<void> {
   const db = database(env);
   const started = Date.now();
-  await db.update(bulkJobs).set({ status: "processing", updatedAt: started }).where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.status, "queued")));
+  // Should this consumer die, the recovery alarm picks the run up again.
+  await Promise.all([
+    armRecovery(env, started),
+    db.update(bulkJobs).set({ status: "processing", updatedAt: started }).where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.status, "queued"))),
+  ]);
   while (true) {
     // Let the event loop look at the network between chunks (a timer, not a microtask).
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -136,20 +161,10 @@ export async function runJob(env: Env, jobId: number, productNamed: ProductLooku
     const stored = await readChunk(env, row, chunk);
     if (!stored) return finishJob(env, jobId, "failed");
     const entries = stored.slice(row.nextEntry - chunk * CHUNK_ENTRIES);
-    const { run, lines } = await runChunk(env, product, row, entries);
+    const { run, lines } = await withHeartbeat(db, jobId, () => runChunk(env, product, row, entries));
     const part = await keepFirstPart(env, `${resultsPrefix(row.id)}${String(row.nextEntry).padStart(7, "0")}.csv`, lines);
     const tally = tallyPart(product, part, entries);
     await recordProgress(db, row, row.nextEntry, tally.entriesDone, tally.rows, tally.credits, tally.counts);
     if (tally.entriesDone < entries.length) return finishJob(env, jobId, "completed", run.refused ?? run.stoppedReason ?? "insufficient_credits");
   }
-}
-
-/** Cron: a run nobody has touched for 5 minutes lost its consumer; queue it again. */
-export async function recoverStalledJobs(env: Env, now = Date.now()) {
-  const stalled = await database(env)
-    .select({ id: bulkJobs.id })
-    .from(bulkJobs)
-    .where(and(inArray(bulkJobs.status, ["queued", "processing"]), sql`${bulkJobs.updatedAt} < ${now - 5 * 60_000}`));
-  for (const { id } of stalled) await env.JOBS.send({ type: "run", jobId: id } satisfies RunMessage);
-  return stalled.length;
 }

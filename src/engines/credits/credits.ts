@@ -1,4 +1,4 @@
-import type { SettleResult, UsageCounter } from "../../../durable-objects/account-credits";
+import type { ReserveResult, SettleResult, UsageCounter } from "../../../durable-objects/account-credits";
 
 export type StopReason = "insufficient_credits" | "key_spend_cap";
 
@@ -15,6 +15,23 @@ export interface HoldRequest {
   product: string;
   units: number;
   unitsPerCredit: number;
+  /**
+   * The keys the units pay for, in order, each with its units: the hold claims them, so a concurrent walk for the same
+   * (account, product, key) waits for this answer instead of paying for its own. Keys someone else claims come back
+   * as `busy` and are not held for.
+   */
+  claims?: { key: string; units: number }[];
+  /** Held while looked up (a remote wave): the hold leaves room for concurrent requests (see the credits object). */
+  share?: boolean;
+}
+
+/** The next wave of a walk on its hold: `spent` units are used; the hold grows to pay for `units` more. */
+export interface Resize {
+  product: string;
+  spent: number;
+  units: number;
+  claims?: { key: string; units: number }[];
+  share?: boolean;
 }
 
 export type Hold =
@@ -27,8 +44,12 @@ export type Hold =
       limitedBy: StopReason | null;
       /** Fair-use answers still free in the rolling window. */
       fairUseRemaining: number;
+      /** Claimed keys a concurrent walk is answering now. */
+      busy: string[];
+      /** Keys this hold claims (with claims: the ones its units pay for, in order). */
+      claimed: string[];
     }
-  | { ok: false; reason: StopReason };
+  | { ok: false; reason: StopReason; busy: string[] };
 
 export interface Charge {
   /** Units each answered item used, in answer order. */
@@ -36,9 +57,11 @@ export interface Charge {
   usage?: Partial<Record<UsageCounter, number>>;
   /** Queued work that must never be charged twice (a bulk chunk, a monitor run, a re-check). */
   operationId?: string;
+  /** The key of each item of `units`: an operation remembers what it charged per key. */
+  keys?: string[];
 }
 
-export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "prepaid">;
+export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "prepaid" | "firstCharges">;
 
 /**
  * Money as the walk sees it: hold before looking up, settle what the answers cost, release on failure. The account's
@@ -47,8 +70,13 @@ export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "
  */
 export interface Credits {
   hold(request: HoldRequest): Promise<Hold>;
+  resize(holdId: string, request: Resize): Promise<Hold>;
+  /** Waits until none of `keys` is claimed by a concurrent walk (or `timeoutMs` passed). */
+  awaitClaims(product: string, keys: string[], timeoutMs: number): Promise<void>;
   settle(holdId: string, charge: Charge): Promise<Settled>;
   release(holdId: string): Promise<void>;
+  /** What an operation charged when it was first settled, by key; null when it never was. */
+  operationCharges(operationId: string): Promise<Record<string, number> | null>;
   /**
    * Credits available now (no hold), and the account's prepaid units of `unitsOf` when a product sells several units a
    * credit (null otherwise): one read, so a call that charged nothing still reports both.
@@ -59,8 +87,15 @@ export interface Credits {
 /** The account's credits Durable Object: the only place a balance is read or written. */
 export const creditsStub = (env: Env, accountId: string) => env.CREDITS.get(env.CREDITS.idFromName(accountId));
 
+function asHold(reserved: ReserveResult): Hold {
+  if (!reserved.ok) return { ok: false, reason: reserved.reason, busy: reserved.busy };
+  const { reservationId: id, grantedUnits: units, limitedBy, fairUseRemaining, busy, claimed } = reserved;
+  return { ok: true, id, units, limitedBy, fairUseRemaining, busy, claimed };
+}
+
 export function accountCredits(env: Env, payer: Payer): Credits {
   const stub = creditsStub(env, payer.accountId);
+  const claims = (product: string, items: { key: string; units: number }[] | undefined) => (items ? { claims: { product, items } } : {});
   return {
     async hold(request) {
       const reserved = await stub.reserve({
@@ -69,15 +104,24 @@ export function accountCredits(env: Env, payer: Payer): Credits {
         minimum: 1,
         keyId: payer.keyId,
         dailyCreditCap: payer.dailyCreditCap,
+        share: request.share ?? false,
+        ...claims(request.product, request.claims),
         ...(request.unitsPerCredit > 1 ? { units: { product: request.product, perCredit: request.unitsPerCredit } } : {}),
       });
-      if (!reserved.ok) return { ok: false, reason: reserved.reason };
-      return { ok: true, id: reserved.reservationId, units: reserved.grantedUnits, limitedBy: reserved.limitedBy, fairUseRemaining: reserved.fairUseRemaining };
+      return asHold(reserved);
+    },
+    async resize(holdId, request) {
+      const { product, claims: items, ...rest } = request;
+      return asHold(await stub.resize(holdId, { ...rest, minimum: 1, dailyCreditCap: payer.dailyCreditCap, ...claims(product, items) }));
+    },
+    async awaitClaims(product, keys, timeoutMs) {
+      await stub.awaitClaims(product, keys, timeoutMs);
     },
     async settle(holdId, charge) {
-      const { charged, credits, remaining, prepaid } = await stub.settle(holdId, charge);
-      return { charged, credits, remaining, prepaid };
+      const { charged, credits, remaining, prepaid, firstCharges } = await stub.settle(holdId, charge);
+      return { charged, credits, remaining, prepaid, firstCharges };
     },
+    operationCharges: (operationId) => stub.operationCharges(operationId),
     async release(holdId) {
       await stub.release(holdId);
     },
@@ -91,10 +135,19 @@ export function accountCredits(env: Env, payer: Payer): Credits {
 /** Nobody pays: every hold is granted in full and every answer costs 0. */
 export const freeCredits: Credits = {
   async hold(request) {
-    return { ok: true, id: "free", units: request.units, limitedBy: null, fairUseRemaining: Number.POSITIVE_INFINITY };
+    const claimed = (request.claims ?? []).map((c) => c.key);
+    return { ok: true, id: "free", units: request.units, limitedBy: null, fairUseRemaining: Number.POSITIVE_INFINITY, busy: [], claimed };
   },
+  async resize(_holdId, request) {
+    const claimed = (request.claims ?? []).map((c) => c.key);
+    return { ok: true, id: "free", units: request.units, limitedBy: null, fairUseRemaining: Number.POSITIVE_INFINITY, busy: [], claimed };
+  },
+  async awaitClaims() {},
   async settle(_holdId, charge) {
-    return { charged: 0, credits: charge.units.map(() => 0), remaining: 0, prepaid: null };
+    return { charged: 0, credits: charge.units.map(() => 0), remaining: 0, prepaid: null, firstCharges: null };
+  },
+  async operationCharges() {
+    return null;
   },
   async release() {},
   async remaining() {

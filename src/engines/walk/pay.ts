@@ -1,5 +1,5 @@
 import type { UsageCounter } from "../../../durable-objects/account-credits";
-import type { Credits, StopReason } from "../credits/credits";
+import type { Credits, Hold, StopReason } from "../credits/credits";
 import type { Product, ProductContext, WalkOptions } from "../product";
 import type { Unique } from "./plan";
 
@@ -13,12 +13,36 @@ export interface Priced {
 }
 
 export interface Paid<In, Out> {
-  /** Fresh uniques answered (looked up and paid for), in list order. */
+  /** Fresh uniques answered (looked up and paid for). */
   answered: { u: Unique<In, Out>; price: Priced }[];
   /** First input position not answered (the list's length when all were). */
   stopIndex: number;
   limitedBy: StopReason | null;
   holdId: string | null;
+  /** Units the answers so far use: a later wave's hold keeps them. */
+  spent: number;
+  /** Fair-use answers still free, as the first hold said, less those answered since. */
+  allowance: { left: number };
+}
+
+/** A wave's hold: the first of the walk, or its hold resized; `claim` off once waiting on others has run its course. */
+async function holdFor<In, Out>(product: Product<In, Out>, credits: Credits, requestId: string, paid: Paid<In, Out>, claims: { key: string; units: number }[], share: boolean, claim: boolean): Promise<Hold> {
+  const units = claims.reduce((sum, c) => sum + c.units, 0);
+  const claimed = claim ? { claims } : {};
+  if (paid.holdId !== null) return credits.resize(paid.holdId, { product: product.name, spent: paid.spent, units, share, ...claimed });
+  const hold = await credits.hold({ requestId, product: product.name, units, unitsPerCredit: product.unitsPerCredit, share, ...claimed });
+  if (hold.ok) {
+    paid.holdId = hold.id;
+    paid.allowance.left = hold.fairUseRemaining;
+  }
+  return hold;
+}
+
+/** Records where the walk stops (the earliest position that could not be paid) and why. */
+function stopAt<In, Out>(paid: Paid<In, Out>, index: number, reason: StopReason) {
+  if (index >= paid.stopIndex) return;
+  paid.stopIndex = index;
+  paid.limitedBy = reason;
 }
 
 /** Applies the fair-use allowance to a product's price: free while it lasts. A repeat answered fresh costs nothing. */
@@ -39,62 +63,64 @@ async function lookUp<In, Out>(product: Product<In, Out>, ctx: ProductContext, w
 }
 
 /**
- * Remote products: hold one unit per fresh value, then look up in waves no larger than the units still held, so the
- * walk stops exactly where credits run out and no handshake is made that nobody can pay for.
+ * Remote products: each wave holds one unit per value it looks up, and the hold (one reservation for the whole walk)
+ * is resized between waves to what answers used plus the next wave. The credits object grants a wave at most half of
+ * what is available (`share`), so a long list never shuts out a concurrent request while its lookups are in flight,
+ * and no handshake is made that nobody can pay for. Returns the values a concurrent walk is answering (busy).
  */
-export async function payRemote<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], options: WalkOptions, requestId: string, paid: Paid<In, Out>): Promise<void> {
-  if (!fresh.length) return;
-  const hold = await credits.hold({ requestId, product: product.name, units: fresh.length, unitsPerCredit: product.unitsPerCredit });
-  if (!hold.ok) {
-    paid.stopIndex = fresh[0]!.index;
-    paid.limitedBy = hold.reason;
-    return;
-  }
-  paid.holdId = hold.id;
-  paid.limitedBy = hold.limitedBy;
-  const allowance = { left: hold.fairUseRemaining };
-  let slots = hold.units;
-  const pending = [...fresh];
+export async function payRemote<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], options: WalkOptions, requestId: string, paid: Paid<In, Out>, claim: boolean): Promise<Unique<In, Out>[]> {
+  const deferred: Unique<In, Out>[] = [];
+  let pending = [...fresh];
   while (pending.length) {
-    if (slots <= 0) {
-      paid.stopIndex = pending[0]!.index;
+    const hold = await holdFor(product, credits, requestId, paid, pending.map((u) => ({ key: u.key, units: 1 })), true, claim);
+    const busy = new Set(hold.busy);
+    deferred.push(...pending.filter((u) => busy.has(u.key)));
+    pending = pending.filter((u) => !busy.has(u.key));
+    if (!pending.length) break;
+    const units = hold.ok ? (claim ? hold.claimed.length : hold.units) : 0;
+    if (units <= 0) {
+      stopAt(paid, pending[0]!.index, hold.ok ? (hold.limitedBy ?? "insufficient_credits") : hold.reason);
       break;
     }
-    const wave = pending.splice(0, slots);
+    const wave = pending.splice(0, units);
     await lookUp(product, ctx, wave, options);
     for (const u of wave) {
-      const price = applyPrice(product, u, allowance);
-      slots -= price.units;
+      const price = applyPrice(product, u, paid.allowance);
+      paid.spent += price.units;
       paid.answered.push({ u, price });
     }
   }
+  return deferred;
 }
 
 /**
  * Local products: every fresh value is looked up first (a dataset read), then exactly the units the answers cost are
- * held, and the list is answered in order up to where the held units run out.
+ * held (claiming the priced values), and the list is answered in order up to where the held units run out. Returns
+ * the values a concurrent walk is answering (busy).
  */
-export async function payLocal<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], options: WalkOptions, requestId: string, paid: Paid<In, Out>): Promise<void> {
-  if (!fresh.length) return;
-  await lookUp(product, ctx, fresh, options);
-  const worst = fresh.map((u) => applyPrice(product, u, { left: 0 }));
-  const wanted = worst.reduce((sum, p) => sum + p.units, 0);
+export async function payLocal<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], options: WalkOptions, requestId: string, paid: Paid<In, Out>, claim: boolean): Promise<Unique<In, Out>[]> {
+  if (!fresh.length) return [];
+  await lookUp(product, ctx, fresh.filter((u) => !u.looked), options);
+  const claims = fresh.map((u) => ({ key: u.key, units: applyPrice(product, u, { left: 0 }).units })).filter((c) => c.units > 0);
   let budget = Number.POSITIVE_INFINITY;
-  const allowance = { left: 0 };
-  if (wanted > 0) {
-    const hold = await credits.hold({ requestId, product: product.name, units: wanted, unitsPerCredit: product.unitsPerCredit });
+  let busy = new Set<string>();
+  let reason: StopReason = "insufficient_credits";
+  if (claims.length) {
+    const hold = await holdFor(product, credits, requestId, paid, claims, false, claim);
+    busy = new Set(hold.busy);
     budget = hold.ok ? hold.units : 0;
-    paid.limitedBy = hold.ok ? hold.limitedBy : hold.reason;
-    paid.holdId = hold.ok ? hold.id : null;
-    allowance.left = hold.ok ? hold.fairUseRemaining : 0;
+    reason = hold.ok ? (hold.limitedBy ?? reason) : hold.reason;
   }
   for (const u of fresh) {
-    const price = applyPrice(product, u, allowance);
+    if (busy.has(u.key)) continue;
+    const price = applyPrice(product, u, paid.allowance);
     if (price.units > budget) {
-      paid.stopIndex = u.index;
+      stopAt(paid, u.index, reason);
       break;
     }
     budget -= price.units;
+    paid.spent += price.units;
     paid.answered.push({ u, price });
   }
+  return fresh.filter((u) => busy.has(u.key));
 }

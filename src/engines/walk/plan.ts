@@ -16,6 +16,8 @@ export interface Unique<In, Out> {
   repeat?: boolean;
   /** The answer replaces an earlier one (a repeat past `max_age`, or `refresh`). */
   refreshed: boolean;
+  /** When the repeat first read for it was answered, if there was one. */
+  repeatAt?: number | undefined;
   /** Filled once looked up. */
   looked?: Looked<Out>;
 }
@@ -52,6 +54,8 @@ export async function recallStored<In, Out>(
   uniques: Unique<In, Out>[],
   options: WalkOptions,
   now: number,
+  /** After waiting on a concurrent walk: a repeat it started (not the one seen first) is taken whatever the options. */
+  waited = false,
 ): Promise<void> {
   const open = uniques.filter((u) => !u.free);
   if (!payer || !open.length) return;
@@ -60,12 +64,15 @@ export async function recallStored<In, Out>(
     recallRepeats(db, payer.accountId, product.name, keys, now),
     options.honorSuppressions && product.suppressions ? suppressedAnswers(db, payer.accountId, product.name, keys) : new Map<string, unknown>(),
   ]);
-  const tooOld = (at: number) => options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000);
+  const tooOld = (u: Unique<In, Out>, at: number) =>
+    !(waited && at !== u.repeatAt) && (options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000));
   for (const u of open) {
     const stored = suppressed.get(u.key);
     const repeat = repeats.get(u.key);
+    if (!waited) u.repeatAt = repeat?.createdAt;
     if (stored !== undefined) u.free = { result: stored as Out, cacheHit: false, suppressed: true, test: false, local: false };
-    else if (repeat && !tooOld(repeat.createdAt)) {
+    else if (repeat && !tooOld(u, repeat.createdAt)) {
+      u.refreshed = false;
       if (product.repeats === "stored") u.free = { result: repeat.result as Out, cacheHit: true, suppressed: false, test: false, local: false };
       else u.repeat = true;
     } else if (repeat) u.refreshed = true;

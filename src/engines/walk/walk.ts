@@ -5,7 +5,7 @@ import { creditsFor, type Credits, type Payer, type Settled, type StopReason } f
 import { historyStatements } from "../lists/history";
 import { suppressStatements, unsuppressStatements } from "../lists/suppressions";
 import { applyPolicy } from "../policy/apply";
-import type { Product, WalkOptions } from "../product";
+import type { Product, ProductContext, WalkOptions } from "../product";
 import { rememberRepeats } from "../repeats/store";
 import { payLocal, payRemote, type Paid } from "./pay";
 import { planList, recallStored, type Unique } from "./plan";
@@ -64,33 +64,41 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   const db = database(env);
   const plan = await planList(product, request.inputs);
   await recallStored(db, product, payer, plan.uniques, options, now);
-  const fresh = plan.uniques.filter((u) => !u.free);
   const credits = creditsFor(env, payer);
-  const ctx = { env, now, accountId: payer?.accountId ?? null };
-  const pay = product.cost === "remote" ? payRemote : payLocal;
-  const paid: Paid<In, Out> = { answered: [], stopIndex: request.inputs.length, limitedBy: null, holdId: null };
+  const paid: Paid<In, Out> = { answered: [], stopIndex: request.inputs.length, limitedBy: null, holdId: null, spent: 0, allowance: { left: 0 } };
   try {
-    await pay(product, ctx, credits, fresh, options, request.requestId, paid);
+    await payAll(product, { env, now, accountId: payer?.accountId ?? null }, credits, plan.uniques.filter((u) => !u.free), request, paid, db, now);
   } catch (err) {
     if (paid.holdId) await credits.release(paid.holdId);
     throw err;
   }
+  // Values answered past where the walk stopped (a wave after a value that waited and then could not be paid) are
+  // neither returned nor charged.
+  paid.answered = paid.answered.filter((a) => a.u.index < paid.stopIndex).sort((a, b) => a.u.index - b.u.index);
   if (paid.stopIndex === 0) {
     if (paid.holdId) await credits.release(paid.holdId);
     const refused = paid.limitedBy ?? "insufficient_credits";
     return { items: [], requested: request.inputs.length, processed: 0, creditsUsed: 0, creditsRemaining: 0, stoppedReason: refused, refused, prepaid: null };
   }
+  // Repeat markers are written before settling: settling ends this walk's claims, and a walk that waited on them reads
+  // these markers next, so it must find them.
+  if (payer) await writeRepeats(db, product, payer, paid, now);
   // With one unit per credit every item's charge is known before settling, so settling and remembering overlap.
   const settling = settle(product, credits, paid, request);
   const perItem = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
-  const items = buildItems(product, plan.keyOf, plan.uniques, paid, perItem, request.inputs);
-  const [settled] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, items, now) : null]);
+  const built = buildItems(product, plan.keyOf, plan.uniques, paid, perItem, request.inputs, null);
+  const [settled] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, built, now) : null]);
+  // Queued work run again (its consumer died after settling): the settlement says what the operation was charged the
+  // first time, and the items report that; its answers are repeats now and would read as free.
+  const firstRun = settled.firstCharges;
+  const items = firstRun ? buildItems(product, plan.keyOf, plan.uniques, paid, perItem, request.inputs, firstRun) : built;
   await applyPolicy(db, product, payer, items);
   return {
     items,
     requested: request.inputs.length,
     processed: items.length,
-    creditsUsed: settled.charged,
+    // A rerun of queued work reports what the ledger charged the operation the first time (its answers are repeats now).
+    creditsUsed: firstRun ? Object.values(firstRun).reduce((sum, n) => sum + n, 0) : settled.charged,
     creditsRemaining: settled.remaining,
     stoppedReason: paid.stopIndex < request.inputs.length ? (paid.limitedBy ?? "insufficient_credits") : null,
     refused: null,
@@ -98,27 +106,54 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   };
 }
 
+/** The longest a walk waits for a concurrent walk's answer to the same value: past the longest lookup (60 s). */
+export const CLAIM_WAIT_MS = 65_000;
+
+/** Waits on concurrent walks at most this many times; then it pays for what is left without claiming. */
+const CLAIM_ROUNDS = 3;
+
+/**
+ * Pays for the fresh values; values a concurrent walk of the same account is answering (claimed, `busy`) wait for
+ * that answer and are then read as repeats, free. What is still unanswered then (the other walk failed, or its answer
+ * starts no repeat window) is paid for here; after a wait that timed out, or a third round, without claiming.
+ */
+async function payAll<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], request: WalkRequest<In>, paid: Paid<In, Out>, db: Database, now: number) {
+  const pay = product.cost === "remote" ? payRemote : payLocal;
+  let waiting = await pay(product, ctx, credits, fresh, request.options, request.requestId, paid, true);
+  for (let round = 1; waiting.length && request.payer; round++) {
+    const started = Date.now();
+    await credits.awaitClaims(product.name, waiting.map((u) => u.key), CLAIM_WAIT_MS);
+    const claim = round < CLAIM_ROUNDS && Date.now() - started < CLAIM_WAIT_MS;
+    await recallStored(db, product, request.payer, waiting, request.options, now, true);
+    const open = waiting.filter((u) => !u.free && u.index < paid.stopIndex);
+    waiting = open.length ? await pay(product, ctx, credits, open, request.options, request.requestId, paid, claim) : [];
+  }
+}
+
 async function settle<In, Out>(product: Product<In, Out>, credits: Credits, paid: Paid<In, Out>, request: WalkRequest<In>): Promise<Settled> {
   if (!paid.holdId) {
-    const { credits: remaining, prepaid } = await credits.remaining(product.unitsPerCredit > 1 ? product.name : undefined);
-    return { charged: 0, credits: paid.answered.map(() => 0), remaining, prepaid };
+    const unitsOf = product.unitsPerCredit > 1 ? product.name : undefined;
+    const [{ credits: remaining, prepaid }, firstCharges] = await Promise.all([credits.remaining(unitsOf), request.operationId ? credits.operationCharges(request.operationId) : null]);
+    return { charged: 0, credits: paid.answered.map(() => 0), remaining, prepaid, firstCharges };
   }
   const usage: Partial<Record<UsageCounter, number>> = {};
   for (const { price } of paid.answered) {
     if (price.counter && (price.fairUse || price.units > 0)) usage[price.counter] = (usage[price.counter] ?? 0) + 1;
   }
   const units = paid.answered.map((a) => a.price.units);
-  return credits.settle(paid.holdId, { units, usage, ...(request.operationId ? { operationId: request.operationId } : {}) });
+  const operation = request.operationId ? { operationId: request.operationId, keys: paid.answered.map((a) => a.u.key) } : {};
+  return credits.settle(paid.holdId, { units, usage, ...operation });
 }
 
-function buildItems<In, Out>(product: Product<In, Out>, keyOf: string[], uniques: Unique<In, Out>[], paid: Paid<In, Out>, credits: number[], inputs: In[]): WalkItem<In, Out>[] {
+/** `charged`: what an earlier run of the same operation charged by key, which each key's first item reports instead. */
+function buildItems<In, Out>(product: Product<In, Out>, keyOf: string[], uniques: Unique<In, Out>[], paid: Paid<In, Out>, credits: number[], inputs: In[], charged: Record<string, number> | null): WalkItem<In, Out>[] {
   const byKey = new Map(uniques.map((u) => [u.key, u]));
   const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
   const seen = new Set<string>();
   const items: WalkItem<In, Out>[] = [];
   for (let index = 0; index < paid.stopIndex; index++) {
     const u = byKey.get(keyOf[index]!)!;
-    const first = !seen.has(u.key);
+    const isFirst = !seen.has(u.key);
     seen.add(u.key);
     const answered = fresh.get(u.key);
     const answer = u.free ? u.free.result : u.looked!.result;
@@ -130,23 +165,31 @@ function buildItems<In, Out>(product: Product<In, Out>, keyOf: string[], uniques
       data,
       test: u.free?.test ?? false,
       meta: {
-        credits_used: first ? (answered?.credits ?? 0) : 0,
+        credits_used: isFirst ? (charged ? (charged[u.key] ?? 0) : (answered?.credits ?? 0)) : 0,
         // A stored answer (repeat, suppression) is what it is for every copy; anything answered now is cached for copies.
-        cache_hit: u.free && !u.free.local ? u.free.cacheHit : Boolean(u.repeat) || !first,
+        cache_hit: u.free && !u.free.local ? u.free.cacheHit : Boolean(u.repeat) || !isFirst,
         suppressed: u.free?.suppressed ?? false,
-        refreshed: first && (u.refreshed || Boolean(u.looked?.refreshed)),
-        fair_use_billed: first && (answered?.price.fairUseBilled ?? false),
+        refreshed: isFirst && (u.refreshed || Boolean(u.looked?.refreshed)),
+        fair_use_billed: isFirst && (answered?.price.fairUseBilled ?? false),
       },
     });
   }
   return items;
 }
 
-/** What one call learned, written in one D1 batch: repeat windows, suppressions and history. */
+const freshAnswers = <In, Out>(paid: Paid<In, Out>) => paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result }));
+
+/** Starts the 7-day window of every repeatable fresh answer. */
+async function writeRepeats<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, paid: Paid<In, Out>, now: number) {
+  const [first, ...rest] = rememberRepeats(db, payer.accountId, product.name, freshAnswers(paid).filter((f) => product.repeatable(f.result)), now);
+  if (first) await db.batch([first, ...rest]);
+}
+
+/** What else one call learned, written in one D1 batch: suppressions and history. */
 async function remember<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, request: WalkRequest<In>, paid: Paid<In, Out>, items: WalkItem<In, Out>[], now: number) {
   const account = payer.accountId;
-  const fresh = paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result }));
-  const statements: BatchItem<"sqlite">[] = rememberRepeats(db, account, product.name, fresh.filter((f) => product.repeatable(f.result)), now);
+  const fresh = freshAnswers(paid);
+  const statements: BatchItem<"sqlite">[] = [];
   const lists = product.suppressions;
   if (lists) {
     const verdicts = fresh.map((f) => ({ ...f, suppress: lists.suppresses(f.result) }));

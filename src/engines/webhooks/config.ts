@@ -13,6 +13,8 @@ function numberVar(value: string | undefined, fallback: number, allowZero: boole
  */
 export const deliveryConfig = (env: Env): DeliveryConfig => ({
   dohUrl: env.DOH_URL,
+  // Attempts go through the sidecar, which connects to the address the guard checked (DNS rebinding).
+  relay: env.SMTP_SIDECAR_URL ? { target: { url: env.SMTP_SIDECAR_URL }, secret: env.SMTP_SIDECAR_SECRET } : null,
   allowLoopback: env.WEBHOOKS_ALLOW_LOOPBACK === "true",
   timeoutMs: numberVar(env.WEBHOOK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, false),
   retryBaseMs: numberVar(env.WEBHOOK_RETRY_BASE_MS, DEFAULT_RETRY_BASE_MS, true),

@@ -1,8 +1,9 @@
-import { and, desc, eq, inArray, lt, max } from "drizzle-orm";
+import { and, count, desc, eq, inArray, lt, max } from "drizzle-orm";
 import { chunks } from "../../db/chunks";
 import { database, type Database } from "../../db/client";
 import { webhookDeliveries } from "../../db/schema";
 import { DEFAULT_ATTEMPTS, postOnce, retryDelayMs } from "../../platform/webhooks";
+import { armRecovery } from "../recovery";
 import { deliveryConfig } from "./config";
 
 /**
@@ -42,7 +43,7 @@ export async function enqueueDelivery(env: Env, d: { owner: Owner; ownerId: stri
     .values({ ...d, status: "pending", detail: null, attempts: 0, createdAt: now, updatedAt: now })
     .returning({ id: webhookDeliveries.id });
   if (!row) throw new Error("webhook delivery was not recorded");
-  await env.JOBS.send(message(row.id, 1));
+  await Promise.all([env.JOBS.send(message(row.id, 1)), armRecovery(env, now)]);
   return row.id;
 }
 
@@ -62,7 +63,7 @@ export async function redeliverLatest(env: Env, owner: Owner, ownerId: string): 
     .get();
   if (!latest) return false;
   await db.update(webhookDeliveries).set({ status: "pending", detail: null, attempts: 0, updatedAt: Date.now() }).where(eq(webhookDeliveries.id, latest.id));
-  await env.JOBS.send(message(latest.id, 1));
+  await Promise.all([env.JOBS.send(message(latest.id, 1)), armRecovery(env)]);
   return true;
 }
 
@@ -120,11 +121,21 @@ export async function attemptDelivery(env: Env, deliveryId: number, attempt?: nu
   await env.JOBS.send(message(deliveryId, made + 1), { delaySeconds });
 }
 
-/** Pending records older than this lost their message (a crash, a failed send); well past the ~30 s of retries. */
-export const STALE_DELIVERY_MS = 5 * 60_000;
+/**
+ * Pending records untouched for this long lost their message (a crash, a failed send): a record is written after each
+ * attempt, and the next one follows within the longest backoff (15 s) plus an attempt's timeout (10 s), so 45 s
+ * leaves a margin for queue latency before a live delivery could be sent twice.
+ */
+export const STALE_DELIVERY_MS = 45_000;
 
-/** At most this many records per sweep; the cron runs every 5 minutes, so a larger backlog drains over a few runs. */
+/** At most this many records per sweep; a larger backlog drains over a few sweeps. */
 const SWEEP_LIMIT = 900;
+
+/** Deliveries still pending. */
+export async function openDeliveries(env: Env): Promise<number> {
+  const [row] = await database(env).select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending"));
+  return row?.n ?? 0;
+}
 
 /**
  * Cron sweep: re-queues the next attempt of pending records untouched for `staleMs` (a delivery interrupted by a crash,
@@ -132,7 +143,7 @@ const SWEEP_LIMIT = 900;
  * do not both send it and a long queue backlog gets one extra message per `staleMs`, not one per sweep. Returns how
  * many were queued.
  */
-export async function requeueStalledDeliveries(env: Env, now = Date.now(), staleMs = STALE_DELIVERY_MS): Promise<number> {
+export async function requeueStalledDeliveries(env: Env, now = Date.now(), staleMs: number = STALE_DELIVERY_MS): Promise<number> {
   const db = database(env);
   const cutoff = now - staleMs;
   const isStale = and(eq(webhookDeliveries.status, "pending"), lt(webhookDeliveries.updatedAt, cutoff));

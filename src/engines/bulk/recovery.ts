@@ -1,0 +1,54 @@
+import { and, count, eq, gt, inArray, isNotNull, lt, notExists, sql } from "drizzle-orm";
+import { database } from "../../db/client";
+import { bulkJobs, webhookDeliveries } from "../../db/schema";
+import { FINISHED } from "./jobs";
+import type { RunMessage } from "./messages";
+import { queueFinishedEvent } from "./run";
+
+const ACTIVE = ["queued", "processing"] as const;
+
+/** Finished events are looked for this far back: a day covers any crash the sweep has not seen yet. */
+const EVENT_LOOKBACK_MS = 86_400_000;
+
+/**
+ * Queues again every run untouched for `staleMs` (its consumer died, or its message was lost). Each is claimed by
+ * moving its `updated_at` to now first, so overlapping sweeps send it once. Returns how many were queued.
+ */
+export async function requeueStalledJobs(env: Env, now: number, staleMs: number): Promise<number> {
+  const stalled = await database(env)
+    .update(bulkJobs)
+    .set({ updatedAt: now })
+    .where(and(inArray(bulkJobs.status, [...ACTIVE]), lt(bulkJobs.updatedAt, now - staleMs)))
+    .returning({ id: bulkJobs.id });
+  if (stalled.length) await env.JOBS.sendBatch(stalled.map(({ id }) => ({ body: { type: "run", jobId: id } satisfies RunMessage })));
+  return stalled.length;
+}
+
+/** Finished runs with a webhook URL whose event never reached the outbox (a crash right after finishing): queued now. */
+export async function requeueUnsentEvents(env: Env, now: number, staleMs: number): Promise<number> {
+  const db = database(env);
+  const delivery = db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.owner, "job"), eq(webhookDeliveries.ownerId, sql`CAST(${bulkJobs.id} AS TEXT)`)));
+  const rows = await db
+    .select()
+    .from(bulkJobs)
+    .where(
+      and(
+        inArray(bulkJobs.status, [...FINISHED]),
+        isNotNull(bulkJobs.webhookUrl),
+        lt(bulkJobs.finishedAt, now - staleMs),
+        gt(bulkJobs.finishedAt, now - EVENT_LOOKBACK_MS),
+        notExists(delivery),
+      ),
+    );
+  for (const row of rows) await queueFinishedEvent(env, row);
+  return rows.length;
+}
+
+/** Runs still queued or processing. */
+export async function openRuns(env: Env): Promise<number> {
+  const [row] = await database(env).select({ n: count() }).from(bulkJobs).where(inArray(bulkJobs.status, [...ACTIVE]));
+  return row?.n ?? 0;
+}

@@ -1,0 +1,45 @@
+import { signSidecarRequest, type SidecarTarget } from "./smtp-sidecar-client";
+
+/**
+ * Client for the sidecar's `POST /v1/deliver` (workers/smtp-sidecar/deliver.mjs): one webhook attempt made by the
+ * sidecar to the exact address the Worker checked, signed like probe requests (X-Sidecar-Timestamp, X-Sidecar-Signature).
+ * A Worker's fetch() resolves the host name itself when it connects, so the address it reaches is not necessarily the
+ * one the SSRF guard judged; the sidecar connects to the judged address and sends the name as Host and TLS server name.
+ */
+export interface RelayRequest {
+  url: string;
+  /** The checked address to connect to. */
+  address: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+/** The receiver's HTTP status, or why there was none. */
+export type RelayOutcome = { status: number } | { error: "refused" | "timeout" | "connection"; detail: string };
+
+const isOutcome = (value: unknown): value is RelayOutcome =>
+  typeof value === "object" &&
+  value !== null &&
+  (typeof (value as { status?: unknown }).status === "number" ||
+    (["refused", "timeout", "connection"].includes(String((value as { error?: unknown }).error)) && typeof (value as { detail?: unknown }).detail === "string"));
+
+/** Asks the sidecar to make the attempt; a sidecar that cannot be reached or answers badly is a connection failure. */
+export async function relayDelivery(target: SidecarTarget, secret: string, request: RelayRequest): Promise<RelayOutcome> {
+  const body = JSON.stringify({ url: request.url, address: request.address, body: request.body, headers: request.headers, timeout_ms: request.timeoutMs });
+  try {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const init: RequestInit = {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", "x-sidecar-timestamp": timestamp, "x-sidecar-signature": await signSidecarRequest(secret, timestamp, body) },
+      signal: AbortSignal.timeout(request.timeoutMs + 2_000),
+    };
+    const response = "url" in target ? await fetch(`${target.url.replace(/\/+$/, "")}/v1/deliver`, init) : await target.fetcher.fetch("http://smtp-sidecar/v1/deliver", init);
+    const answer: unknown = response.ok ? await response.json() : null;
+    if (isOutcome(answer)) return answer;
+    return { error: "connection", detail: `delivery relay answered ${response.status}` };
+  } catch (err) {
+    return { error: "connection", detail: `delivery relay unreachable (${err instanceof Error ? err.message : String(err)})` };
+  }
+}
