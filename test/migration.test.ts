@@ -94,14 +94,14 @@ const insert = (table: string, row: Record<string, unknown>) => {
 describe("migration 0004_shared_engines keeps every row", () => {
   beforeAll(async () => {
     const migrations = env.TEST_MIGRATIONS;
-    expect(migrations.map((m) => m.name)).toEqual(["0000_init.sql", "0001_email.sql", "0002_bulk.sql", "0003_entity.sql", "0004_shared_engines.sql"]);
+    expect(migrations.slice(0, 5).map((m) => m.name)).toEqual(["0000_init.sql", "0001_email.sql", "0002_bulk.sql", "0003_entity.sql", "0004_shared_engines.sql"]);
     await applyD1Migrations(db, migrations.slice(0, 4));
     expect(await tables()).toContain("email_answers");
     await db.batch(Object.entries(OLD).flatMap(([table, rows]: [string, readonly Record<string, unknown>[]]) => rows.map((row) => insert(table, row))));
     await applyD1Migrations(db, migrations);
   });
 
-  it("records all five migrations as applied", async () => {
+  it("records every migration as applied", async () => {
     expect((await all("SELECT name FROM d1_migrations ORDER BY id")).map((r) => r.name)).toEqual(env.TEST_MIGRATIONS.map((m) => m.name));
   });
 

@@ -3,3 +3,4 @@ export * from "./tables/platform";
 export * from "./tables/engines";
 export * from "./tables/email";
 export * from "./tables/registers";
+export * from "./tables/phone";

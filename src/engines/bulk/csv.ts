@@ -6,6 +6,13 @@ export type Cell = string | number | boolean | null;
 /** The header every product's results share: `index`, `input`, the product's columns, then the billing columns. */
 export const csvHeader = (product: Product) => ["index", "input", ...(product.bulk?.columns ?? []), "credits_used", "suppressed"];
 
+/** The counters (and results variants) one row of `header` belongs to: the product's `counts`, or its verdict cell. */
+export function rowCounters(product: Product, header: string[], cells: string[]): string[] {
+  const shape = product.bulk!;
+  if (!shape.counts) return [cells[header.indexOf(shape.verdictColumn)]!];
+  return shape.counts(Object.fromEntries(header.map((column, i) => [column, cells[i] ?? ""])));
+}
+
 export function csvCell(value: Cell): string {
   if (value === null) return "";
   const text = String(value);
@@ -36,7 +43,6 @@ export function parseCsvLine(line: string): string[] {
 export function resultsStream(env: Env, jobId: number, product: Product, variant: string | undefined): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const header = csvHeader(product);
-  const verdictColumn = header.indexOf(product.bulk?.verdictColumn ?? "");
   return new ReadableStream({
     async start(controller) {
       controller.enqueue(encoder.encode(`${header.join(",")}\n`));
@@ -45,7 +51,7 @@ export function resultsStream(env: Env, jobId: number, product: Product, variant
         const listed = await env.RESULTS.list({ prefix: resultsPrefix(jobId), ...(cursor ? { cursor } : {}) });
         for (const { key } of listed.objects.sort((a, b) => a.key.localeCompare(b.key))) {
           const text = (await (await env.RESULTS.get(key))?.text()) ?? "";
-          const lines = variant ? text.split("\n").filter((line) => line && parseCsvLine(line)[verdictColumn] === variant) : [text];
+          const lines = variant ? text.split("\n").filter((line) => line && rowCounters(product, header, parseCsvLine(line)).includes(variant)) : [text];
           if (lines.length) controller.enqueue(encoder.encode(variant ? `${lines.join("\n")}\n` : text));
         }
         cursor = listed.truncated ? listed.cursor : undefined;

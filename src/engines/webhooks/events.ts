@@ -31,11 +31,12 @@ const AT = "2026-01-01T00:00:00.000Z";
 /**
  * The fixed sample body of a test delivery; it starts with `"test":true` and copies nothing from the request.
  * A `bulk_<product>_job.finished` body carries that product's counters (passed in, so this module needs no product
- * registry); its `total` and `processed` are their sum, so the sample is self-consistent. Other events ignore them.
+ * registry); its `total` and `processed` are `rows` when a row adds to several counters (phone), else their sum, so
+ * the sample is self-consistent. Other events ignore them.
  */
-export function sampleBody(event: EventName, counters: Record<string, number>): string {
+export function sampleBody(event: EventName, counters: Record<string, number>, rows?: number): string {
   if (bulkEventProduct(event) !== null) {
-    const total = Object.values(counters).reduce((sum, n) => sum + n, 0);
+    const total = rows ?? Object.values(counters).reduce((sum, n) => sum + n, 0);
     const job = { id: 1, status: "completed", total, processed: total, ...counters, credits_used: 1, stopped_reason: null, finished_at: AT };
     return JSON.stringify({ test: true, event, job });
   }

@@ -1,0 +1,58 @@
+import { getCountryCallingCode, isSupportedCountry, type CountryCode } from "libphonenumber-js/max";
+import metadata from "libphonenumber-js/metadata.max.json";
+import { admitsPrefix } from "./pattern";
+import type { LineType } from "./result";
+
+/**
+ * A country's numbering plan as libphonenumber-js's max metadata holds it (format version 4: index 2 the national
+ * number pattern, 3 the possible lengths, 11 the per-type descriptions `[pattern, lengths?]` in this order).
+ */
+const TYPE_ORDER: LineType[] = ["fixed_line", "mobile", "toll_free", "premium_rate", "personal_number", "voicemail", "uan", "pager", "voip", "shared_cost"];
+
+interface TypeDesc {
+  type: LineType;
+  pattern: string;
+  lengths: number[];
+}
+
+export interface CountryPlan {
+  country: string;
+  callingCode: string;
+  pattern: string;
+  lengths: number[];
+  types: TypeDesc[];
+}
+
+const plans = new Map<string, CountryPlan | null>();
+
+function readPlan(country: string): CountryPlan | null {
+  if (!isSupportedCountry(country)) return null;
+  const raw = (metadata.countries as Record<string, unknown[] | undefined>)[country];
+  if (!raw) return null;
+  const lengths = (raw[3] as number[] | undefined) ?? [];
+  const types = ((raw[11] as unknown[] | undefined) ?? []).flatMap((desc, i) => {
+    if (!Array.isArray(desc) || typeof desc[0] !== "string") return [];
+    return [{ type: TYPE_ORDER[i]!, pattern: desc[0], lengths: (desc[1] as number[] | undefined) ?? lengths }];
+  });
+  return { country, callingCode: getCountryCallingCode(country as CountryCode), pattern: raw[2] as string, lengths, types };
+}
+
+/** The plan of a two-letter country, or null when libphonenumber has none. */
+export function planOf(country: string): CountryPlan | null {
+  if (!plans.has(country)) plans.set(country, readPlan(country));
+  return plans.get(country)!;
+}
+
+/** The national-number lengths a number starting with `prefix` can have in this plan (empty: no valid number starts so). */
+export const lengthsUnder = (plan: CountryPlan, prefix: string) => plan.lengths.filter((length) => admitsPrefix(plan.pattern, prefix, length));
+
+/**
+ * What numbers starting with `prefix` are: the one type they can all be, `fixed_line_or_mobile` when only those two
+ * share the range (libphonenumber's own rule), else `unknown` (a range holding several kinds).
+ */
+export function lineTypeUnder(plan: CountryPlan, prefix: string): LineType {
+  const kinds = plan.types.filter((t) => t.lengths.some((length) => admitsPrefix(t.pattern, prefix, length))).map((t) => t.type);
+  if (kinds.length === 1) return kinds[0]!;
+  if (kinds.length === 2 && kinds.includes("fixed_line") && kinds.includes("mobile")) return "fixed_line_or_mobile";
+  return "unknown";
+}
