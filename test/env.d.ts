@@ -19,3 +19,8 @@ declare module "*.csv?raw" {
   const text: string;
   export default text;
 }
+
+declare module "*.tsv?raw" {
+  const text: string;
+  export default text;
+}

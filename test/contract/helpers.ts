@@ -9,6 +9,7 @@ import { asProduct, type Product, type WalkOptions } from "../../src/engines/pro
 import { walk } from "../../src/engines/walk/walk";
 import { productNamed, registeredProducts } from "../../src/products/registry";
 import { installSamples, makeLei, sampleRows } from "../entity-samples";
+import { digits, installPhoneSamples, ukMobile } from "../phone-samples";
 import { fakeProduct } from "./fake-product";
 import { createAccount, creditsStub, type AccountOptions, type TestAccount } from "../helpers";
 
@@ -29,8 +30,8 @@ export interface Samples {
   test: (() => unknown) | null;
   /** A value whose fresh answer joins the suppression list, when the product has one. */
   gone: (() => unknown) | null;
-  /** The bulk counter each kind of value adds to (products with `bulk`). */
-  counters?: Partial<Record<Kind, string>>;
+  /** The bulk counter (or counters: phone rows add to `valid` and `mobile`) each kind of value adds to. */
+  counters?: Partial<Record<Kind, string | string[]>>;
   /** The HTTP batch route of a registered product. */
   batch?: { path: string; field: string };
   setup?(): Promise<void>;
@@ -65,6 +66,20 @@ const ENTITY: Samples = {
   setup: async () => void (await installSamples()),
 };
 
+const PHONE: Samples = {
+  paid: (n) => Array.from({ length: n }, () => ukMobile()),
+  respell: (value) => `tel:${String(value).slice(0, 3)} (${String(value).slice(3, 7)}) ${String(value).slice(7)}`,
+  // Possible but not valid (the drama range outside the test numbers): answered from the plan alone, free.
+  free: () => `+447700950${digits(3)}`,
+  malformed: () => `bad-${rand()}`,
+  test: () => "+447700900000",
+  // No phone answer joins the list by itself (delivery feedback will add `undelivered`): the manual list is tested.
+  gone: null,
+  counters: { paid: ["valid", "mobile"], free: "invalid", malformed: "invalid", test: ["valid", "mobile"] },
+  batch: { path: "/api/v1/phone/batch", field: "phones" },
+  setup: installPhoneSamples,
+};
+
 export const FAKE: Samples = {
   paid: (n) => Array.from({ length: n }, (_, i) => `paid:${rand()}${i}`),
   respell: (value) => String(value).toUpperCase(),
@@ -75,7 +90,7 @@ export const FAKE: Samples = {
   counters: { paid: "good", free: "good", malformed: "bad", test: "good", gone: "bad" },
 };
 
-const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY };
+const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, phone: PHONE };
 
 function samplesFor(product: Product): Samples {
   const samples = REGISTERED_SAMPLES[product.name];
@@ -89,6 +104,9 @@ export const SUBJECTS: Subject[] = [
   { label: "fake (remote)", product: asProduct(fakeProduct()), registered: false, samples: FAKE },
   { label: "fake (local)", product: asProduct(fakeProduct({ name: "fakelocal", cost: "local" })), registered: false, samples: FAKE },
 ];
+
+/** The counters a value of `kind` adds to. */
+export const countersOf = (samples: Samples, kind: Kind): string[] => [samples.counters?.[kind] ?? []].flat();
 
 /** The subjects whose product has what `has` asks for. */
 export const subjectsWith = (has: (product: Product) => unknown) => SUBJECTS.filter((s) => has(s.product));

@@ -125,16 +125,17 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
   if (product.suppressions) describe("suppressions", () => {
     it("answers a suppressed value from its stored answer, free, when the walk honours the list", async () => {
       const acct = await funded(5);
-      const gone = samples.gone!();
+      // A product whose answers never join the list by themselves (phone) proves the manual entries alone.
+      const gone = samples.gone ? [samples.gone()] : [];
       const spy = spied(product);
-      await walkOf(spy.product, acct.payer, [gone], { honorSuppressions: false });
+      if (gone.length) await walkOf(spy.product, acct.payer, gone, { honorSuppressions: false });
       const [manual] = samples.paid(1);
       const entry = product.suppressions!.manual(manual)!;
       await addSuppressions(database(env), acct.accountId, product.name, [{ key: entry.key, reason: "manual", result: entry.result }], Date.now());
-      const run = await walkOf(spy.product, acct.payer, [gone, manual]);
-      expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used, i.meta.cache_hit])).toEqual([[true, 0, false], [true, 0, false]]);
-      expect(run.items[1]!.data).toEqual(entry.result);
-      expect(spy.looked).toEqual([product.normalize(gone)]);
+      const run = await walkOf(spy.product, acct.payer, [...gone, manual]);
+      expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used, i.meta.cache_hit])).toEqual([...gone, manual].map(() => [true, 0, false]));
+      expect(run.items.at(-1)!.data).toEqual(entry.result);
+      expect(spy.looked).toEqual(gone.map((value) => product.normalize(value)));
       expect(run.creditsRemaining).toBe(5);
     });
 

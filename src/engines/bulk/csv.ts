@@ -16,8 +16,10 @@ export function rowCounters(product: Product, header: string[], cells: string[])
 export function csvCell(value: Cell): string {
   if (value === null) return "";
   const text = String(value);
-  // Quote what would break the row, and neutralise spreadsheet formulas (CSV injection).
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  // Quote what would break the row, and neutralise spreadsheet formulas (CSV injection). A signed number (an E.164
+  // phone number, a negative count) is data, not a formula, and stays as written.
+  const formula = /^[=+\-@\t\r]/.test(text) && !/^[+-]\d+(\.\d+)?$/.test(text);
+  const safe = formula ? `'${text}` : text;
   return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
