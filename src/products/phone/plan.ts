@@ -30,10 +30,11 @@ function readPlan(country: string): CountryPlan | null {
   const raw = (metadata.countries as Record<string, unknown[] | undefined>)[country];
   if (!raw) return null;
   const lengths = (raw[3] as number[] | undefined) ?? [];
-  const types = ((raw[11] as unknown[] | undefined) ?? []).flatMap((desc, i) => {
-    if (!Array.isArray(desc) || typeof desc[0] !== "string") return [];
-    return [{ type: TYPE_ORDER[i]!, pattern: desc[0], lengths: (desc[1] as number[] | undefined) ?? lengths }];
-  });
+  const descs = ((raw[11] as unknown[] | undefined) ?? []).map((desc, i) =>
+    Array.isArray(desc) && typeof desc[0] === "string" ? { type: TYPE_ORDER[i]!, pattern: desc[0], lengths: (desc[1] as number[] | undefined) ?? lengths } : null,
+  );
+  // An empty mobile pattern means "the same numbers as fixed line" (NANP): libphonenumber's FIXED_LINE_OR_MOBILE.
+  const types = descs.flatMap((d) => (!d ? [] : d.pattern === "" && d.type === "mobile" && descs[0] ? [{ ...descs[0], type: d.type }] : d.pattern === "" ? [] : [d]));
   return { country, callingCode: getCountryCallingCode(country as CountryCode), pattern: raw[2] as string, lengths, types };
 }
 
@@ -46,12 +47,16 @@ export function planOf(country: string): CountryPlan | null {
 /** The national-number lengths a number starting with `prefix` can have in this plan (empty: no valid number starts so). */
 export const lengthsUnder = (plan: CountryPlan, prefix: string) => plan.lengths.filter((length) => admitsPrefix(plan.pattern, prefix, length));
 
+/** The kinds of number that can start with `prefix` (of `length` digits, when given). */
+export const typesUnder = (plan: CountryPlan, prefix: string, length?: number): LineType[] =>
+  plan.types.filter((t) => t.lengths.some((l) => (length === undefined || l === length) && admitsPrefix(t.pattern, prefix, l))).map((t) => t.type);
+
 /**
  * What numbers starting with `prefix` are: the one type they can all be, `fixed_line_or_mobile` when only those two
  * share the range (libphonenumber's own rule), else `unknown` (a range holding several kinds).
  */
 export function lineTypeUnder(plan: CountryPlan, prefix: string): LineType {
-  const kinds = plan.types.filter((t) => t.lengths.some((length) => admitsPrefix(t.pattern, prefix, length))).map((t) => t.type);
+  const kinds = typesUnder(plan, prefix);
   if (kinds.length === 1) return kinds[0]!;
   if (kinds.length === 2 && kinds.includes("fixed_line") && kinds.includes("mobile")) return "fixed_line_or_mobile";
   return "unknown";
