@@ -40,3 +40,9 @@ export const digits = (n: number) => Array.from(crypto.getRandomValues(new Uint8
 
 /** A valid UK mobile number (+44 74xx: allocated ranges the sample's carrier table covers). */
 export const ukMobile = () => `+44740${digits(7)}`;
+
+/** What the sample's `dataset` answers for a national number: the value of its longest prefix there, or null. */
+export function sampleValue(dataset: TableDataset, code: string, national: string): string | null {
+  const rows = phoneSampleRows().get(dataset)!.filter(([c, prefix]) => c === code && national.startsWith(prefix));
+  return rows.sort((a, b) => b[1].length - a[1].length)[0]?.[2] ?? null;
+}

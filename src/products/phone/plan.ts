@@ -4,8 +4,8 @@ import { admitsPrefix } from "./pattern";
 import type { LineType } from "./result";
 
 /**
- * A country's numbering plan as libphonenumber-js's max metadata holds it (format version 4: index 2 the national
- * number pattern, 3 the possible lengths, 11 the per-type descriptions `[pattern, lengths?]` in this order).
+ * A country's numbering plan as libphonenumber-js's max metadata holds it (format version 4: index 3 the possible
+ * lengths, 11 the per-type descriptions `[pattern, lengths?]` in this order).
  */
 const TYPE_ORDER: LineType[] = ["fixed_line", "mobile", "toll_free", "premium_rate", "personal_number", "voicemail", "uan", "pager", "voip", "shared_cost"];
 
@@ -18,7 +18,7 @@ interface TypeDesc {
 export interface CountryPlan {
   country: string;
   callingCode: string;
-  pattern: string;
+  /** Every length a number of the country can have. */
   lengths: number[];
   types: TypeDesc[];
 }
@@ -33,9 +33,13 @@ function readPlan(country: string): CountryPlan | null {
   const descs = ((raw[11] as unknown[] | undefined) ?? []).map((desc, i) =>
     Array.isArray(desc) && typeof desc[0] === "string" ? { type: TYPE_ORDER[i]!, pattern: desc[0], lengths: (desc[1] as number[] | undefined) ?? lengths } : null,
   );
-  // An empty mobile pattern means "the same numbers as fixed line" (NANP): libphonenumber's FIXED_LINE_OR_MOBILE.
-  const types = descs.flatMap((d) => (!d ? [] : d.pattern === "" && d.type === "mobile" && descs[0] ? [{ ...descs[0], type: d.type }] : d.pattern === "" ? [] : [d]));
-  return { country, callingCode: getCountryCallingCode(country as CountryCode), pattern: raw[2] as string, lengths, types };
+  const types = descs.flatMap((d) => {
+    if (!d) return [];
+    // An empty mobile pattern means "the same numbers as fixed line" (NANP): libphonenumber's FIXED_LINE_OR_MOBILE.
+    if (d.pattern === "") return d.type === "mobile" && descs[0] ? [{ ...descs[0], type: d.type }] : [];
+    return [d];
+  });
+  return { country, callingCode: getCountryCallingCode(country as CountryCode), lengths, types };
 }
 
 /** The plan of a two-letter country, or null when libphonenumber has none. */
@@ -44,8 +48,12 @@ export function planOf(country: string): CountryPlan | null {
   return plans.get(country)!;
 }
 
-/** The national-number lengths a number starting with `prefix` can have in this plan (empty: no valid number starts so). */
-export const lengthsUnder = (plan: CountryPlan, prefix: string) => plan.lengths.filter((length) => admitsPrefix(plan.pattern, prefix, length));
+/**
+ * The lengths a valid number starting with `prefix` can have: some type of number (mobile, fixed line, ...) of that
+ * length starts so. Empty when none does (the country's general pattern alone is broader: GB's drama ranges).
+ */
+export const lengthsUnder = (plan: CountryPlan, prefix: string) =>
+  [...new Set(plan.types.flatMap((t) => t.lengths.filter((length) => admitsPrefix(t.pattern, prefix, length))))].sort((a, b) => a - b);
 
 /** The kinds of number that can start with `prefix` (of `length` digits, when given). */
 export const typesUnder = (plan: CountryPlan, prefix: string, length?: number): LineType[] =>
