@@ -1,9 +1,9 @@
 /**
  * Accuracy against public material (issue: "every example number libphonenumber's metadata ships"): Google's example
  * number of every type of every region (voicemail aside: the package does not expose it), as awesome-phonenumber
- * (libphonenumber 9.0.24) ships them, read by our
- * numbering plan (libphonenumber-js, metadata 9.0.43): valid, the right type, the right E.164. Then mutations of each
- * that no plan accepts: too long, too short, letters, a national spelling with no country.
+ * (libphonenumber 9.0.24) ships them, read by our numbering plan (libphonenumber-js, metadata 9.0.43): valid, the
+ * right type, the right E.164. Then mutations of each that no plan accepts: too long, too short, letters, a national
+ * spelling with no country.
  */
 import { getExample, getSupportedRegionCodes, type PhoneNumberTypes } from "awesome-phonenumber";
 import { getCountries } from "libphonenumber-js/max";
