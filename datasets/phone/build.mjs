@@ -149,7 +149,10 @@ export function sampleRows(datasets) {
 export async function build({ outDir = DEFAULT_OUT_DIR, phoneDir = PHONE_DIR, log = console.log } = {}) {
   const datasets = await buildPhoneDatasets({ log });
   await mkdir(outDir, { recursive: true });
-  for (const d of datasets.filter((x) => x.rows)) await writeFile(join(outDir, `${d.name}.tsv`), tsv(d.rows));
+  const tables = datasets.filter((x) => x.rows);
+  for (const d of tables) await writeFile(join(outDir, `${d.name}.tsv`), tsv(d.rows));
+  // What the TSV files hold, so the importer knows whether they are the manifest's versions.
+  await writeFile(join(outDir, "versions.json"), `${JSON.stringify(Object.fromEntries(tables.map((d) => [d.name, d.version])), null, 2)}\n`);
   await writeFile(join(phoneDir, "sample.tsv"), tsv(sampleRows(datasets)));
   const manifest = { datasets: datasets.map(({ name, version, records, sources }) => ({ name, version, records, sources: JSON.parse(canonicalJson(sources)) })) };
   await writeFile(join(phoneDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);

@@ -19,7 +19,7 @@ function datasetNamed(name: string): TableDataset {
 const version = z.string().regex(/^\d{4}\.\d{2}\.\d{2}-[0-9a-f]{8}(-[a-z0-9]+)?$/, "A dataset version YYYY.MM.DD-hash8, optionally followed by -tag.");
 
 /** One row as datasets/phone/build.mjs writes it: calling code, national prefix, value. */
-const row = z.tuple([z.string().regex(/^\d{1,3}$/), z.string().regex(/^\d{0,17}$/), z.string().min(1).max(500)]);
+const row = z.tuple([z.string().regex(/^\d{1,3}$/), z.string().regex(/^\d{0,17}$/), z.string().min(1).max(2_000)]);
 
 /** Time one DELETE may spend removing rows before it answers `done: false` (the caller repeats). */
 const REMOVE_BUDGET_MS = 20_000;
