@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VERSION_PATTERN } from "../lib/canonical.mjs";
+import { MAX_PREFIX_DIGITS as LOOKUP_MAX_PREFIX } from "../../src/products/phone/lookup.ts";
 import { MAX_PREFIX_DIGITS, PHONE_DIR, SAMPLE_CALLING_CODES, TABLE_NAMES, build } from "./build.mjs";
 
 const dirs = [];
@@ -48,6 +49,7 @@ describe("phone datasets", () => {
       expect(unordered, d.name).toBe(-1);
       if (d.name !== "phone-disposable") expect(d.rows.every(([, prefix]) => prefix.length <= MAX_PREFIX_DIGITS), d.name).toBe(true);
     }
+    expect(LOOKUP_MAX_PREFIX).toBe(MAX_PREFIX_DIGITS);
   });
 
   it("keeps the sources' answers: London for +44 20, the zone of +41, a disposable number with its date", () => {

@@ -8,13 +8,14 @@ import { primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 export const phonePrefixes = sqliteTable(
   "phone_prefixes",
   {
-    dataset: text("dataset").notNull(),
-    version: text("version").notNull(),
     callingCode: text("calling_code").notNull(),
     /** National-number digits; the empty string covers the whole calling code (timezones). */
     prefix: text("prefix").notNull(),
+    dataset: text("dataset").notNull(),
+    version: text("version").notNull(),
     /** Carrier name, place, `&`-joined IANA zones, or a disposable number's last-seen date. */
     value: text("value").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.dataset, t.version, t.callingCode, t.prefix] })],
+  // Lookups ask by calling code and prefix (whatever the dataset), so those lead the key: SQLite then never scans.
+  (t) => [primaryKey({ columns: [t.callingCode, t.prefix, t.dataset, t.version] })],
 );

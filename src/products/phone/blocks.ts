@@ -2,7 +2,8 @@ import { database } from "../../db/client";
 import { planSource } from "./datasets";
 import { lengthsUnder, lineTypeUnder, planOf, type CountryPlan } from "./plan";
 import type { LineType } from "./result";
-import { blockRows, installedTables, type PrefixRow } from "./store";
+import { indexRows, longest } from "./lookup";
+import { blockRows, installedTables } from "./store";
 
 /** `GET /phone/block/{country}/{prefix}`: the numbering-plan blocks under a national prefix (docs/phone.md, "Blocks"). */
 export interface BlockQuery {
@@ -49,15 +50,6 @@ export function localBlocks(q: BlockQuery): BlockResult | null {
   return !plan || lengthsUnder(plan, q.prefix).length === 0 ? empty(q, plan) : null;
 }
 
-/** The value the longest row prefix of `prefix` holds among `rows` of one dataset. */
-function longestOf(rows: PrefixRow[], dataset: string, prefix: string): string | null {
-  let best: PrefixRow | null = null;
-  for (const row of rows) {
-    if (row.dataset === dataset && prefix.startsWith(row.prefix) && (!best || row.prefix.length > best.prefix.length)) best = row;
-  }
-  return best?.value ?? null;
-}
-
 /**
  * The blocks are the allocation ranges of the carrier and geocode tables that start with the prefix (and that this
  * country's plan admits, since calling codes are shared: US and CA). With none, the prefix itself is the one block.
@@ -68,14 +60,14 @@ export async function lookupBlocks(env: Env, q: BlockQuery): Promise<BlockResult
   const ancestors = Array.from({ length: q.prefix.length + 1 }, (_, n) => q.prefix.slice(0, n));
   const db = database(env);
   const [{ below, enclosing }, installed] = await Promise.all([blockRows(db, plan.callingCode, q.prefix, ancestors, MAX_BLOCKS * 2 + 1), installedTables(db)]);
-  const rows = [...enclosing, ...below];
+  const index = indexRows([...enclosing, ...below]);
   const prefixes = [...new Set(below.map((r) => r.prefix))].filter((p) => lengthsUnder(plan, p).length > 0);
   const listed = prefixes.length ? prefixes.slice(0, MAX_BLOCKS) : [q.prefix];
   const blocks = listed.map((prefix) => ({
     prefix,
     line_type: lineTypeUnder(plan, prefix),
-    carrier: longestOf(rows, "phone-carriers", prefix),
-    location: longestOf(rows, "phone-geocodes", prefix),
+    carrier: longest(index, "phone-carriers", plan.callingCode, prefix),
+    location: longest(index, "phone-geocodes", plan.callingCode, prefix),
   }));
   const tables = (["phone-carriers", "phone-geocodes"] as const).flatMap((name) => (installed.has(name) ? [{ dataset: name, version: installed.get(name)!.version }] : []));
   return {

@@ -5,16 +5,19 @@ import { readItem, type PhoneItem, type PlanReading } from "./numbering";
 import type { PhoneResult } from "./result";
 import { rowsForPrefixes, type Installed, type PrefixRow } from "./store";
 
-/** The longest prefix the carrier, geocode and timezone tables hold (checked by datasets/phone/build.mjs). */
+/** The longest prefix the carrier, geocode and timezone tables hold (datasets/phone/build.mjs stops at a longer one). */
 export const MAX_PREFIX_DIGITS = 10;
 
 /** `digits` and every shorter prefix of it down to the empty one (longest first), capped at MAX_PREFIX_DIGITS. */
-export const prefixesOf = (digits: string) => Array.from({ length: Math.min(digits.length, MAX_PREFIX_DIGITS) + 1 }, (_, n) => digits.slice(0, Math.min(digits.length, MAX_PREFIX_DIGITS) - n));
+export function prefixesOf(digits: string): string[] {
+  const longest = Math.min(digits.length, MAX_PREFIX_DIGITS);
+  return Array.from({ length: longest + 1 }, (_, n) => digits.slice(0, longest - n));
+}
 
 /** Rows by dataset, then calling code and prefix. */
-type Index = Map<TableDataset, Map<string, string>>;
+export type Index = Map<TableDataset, Map<string, string>>;
 
-function indexRows(rows: PrefixRow[]): Index {
+export function indexRows(rows: PrefixRow[]): Index {
   const index: Index = new Map(TABLE_DATASETS.map((name) => [name, new Map<string, string>()]));
   for (const row of rows) index.get(row.dataset)!.set(`${row.callingCode}:${row.prefix}`, row.value);
   return index;

@@ -88,8 +88,11 @@ export function readItem(item: PhoneItem): PlanReading {
   return reading;
 }
 
-/** The repeat, suppression and dedupe key: E.164 whenever the number parses, else the cleaned spelling with its region. */
+/**
+ * The repeat, suppression and dedupe key: E.164 for a valid number (any spelling), else the cleaned spelling; the same
+ * as history's `e164` column, so `?phone=` finds an answer however it is written.
+ */
 export function phoneKey(item: PhoneItem): string {
   const reading = readItem(item);
-  return reading.parsed ?? `invalid:${itemCountry(item) ?? ""}:${reading.phone}`;
+  return reading.e164 ?? reading.phone;
 }
