@@ -17,7 +17,7 @@ const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 async function settled(acct: TestAccount, jobId: number): Promise<Record<string, unknown>> {
   const keys = [acct.key, await anotherKey(acct), await anotherKey(acct)];
-  for (let i = 0; i < 80; i++) {
+  for (let i = 0; i < 240; i++) {
     const { body } = await call<{ job: Record<string, unknown> }>(`/api/v1/phone/bulk/${jobId}`, bearer(keys[i % keys.length]!));
     if (!["queued", "processing"].includes(body.data.job.status as string)) return body.data.job;
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -60,7 +60,7 @@ describe("POST /api/v1/phone/bulk", () => {
     const mobiles = (await csv(key, `/api/v1/phone/bulk/${job.id}/results?variant=mobile`)).trim().split("\n").slice(1);
     expect(mobiles.map((line) => line.split(",")[0])).toEqual(["0", "5", "3"]);
 
-    const [delivery] = await deliveredAt(path, 1);
+    const [delivery] = await deliveredAt(path, 1, 30_000);
     expect(await new WebhookVerifier(created.body.data.webhook_secret).verify(delivery!.headers, delivery!.body)).toBe("ok");
     expect(JSON.parse(delivery!.body)).toMatchObject({ event: "bulk_phone_job.finished", job: { id: job.id, status: "completed", total: 6, processed: 6, ...counts, credits_used: 4 } });
   });
@@ -98,7 +98,7 @@ describe("phone monitors", () => {
     expect(second.body.data.summary).toMatchObject({ checked: 3, changed: 1, disposable: 1, credits_used: 0 });
     expect(second.body.data.changes).toMatchObject([{ identifier: watched, changes: [{ field: "carrier" }, { field: "disposable" }] }]);
     expect(second.body.data.flags).toEqual({ [watched]: ["carrier_changed", "became_disposable"] });
-    const [delivery] = await deliveredAt(path, 1);
+    const [delivery] = await deliveredAt(path, 1, 30_000);
     expect(await new WebhookVerifier(created.body.data.webhook_secret).verify(delivery!.headers, delivery!.body)).toBe("ok");
     expect(JSON.parse(delivery!.body)).toMatchObject({ event: "phone_monitor.run", flags: { [watched]: ["carrier_changed", "became_disposable"] } });
   });

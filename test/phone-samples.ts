@@ -38,8 +38,8 @@ export async function uninstallPhoneDatasets(datasets: readonly TableDataset[]) 
 /** Random digits, so values are unique per call and files sharing the database never race on counts. */
 export const digits = (n: number) => Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => String(b % 10)).join("");
 
-/** A valid UK mobile number (+44 74xx: allocated ranges the sample's carrier table covers). */
-export const ukMobile = () => `+44740${digits(7)}`;
+/** A valid UK mobile number in +44 7400, a range the sample allocates to one carrier (Three). */
+export const ukMobile = () => `+447400${digits(6)}`;
 
 /** What the sample's `dataset` answers for a national number: the value of its longest prefix there, or null. */
 export function sampleValue(dataset: TableDataset, code: string, national: string): string | null {
