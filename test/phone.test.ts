@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import manifest from "../datasets/phone/manifest.json";
 import { readItem } from "../src/products/phone/numbering";
-import { bearer, call, createAccount, json } from "./helpers";
+import { admin, bearer, call, createAccount, json } from "./helpers";
 import { installPhoneSamples, phoneSampleRows, sampleValue, sampleVersion, ukMobile, uninstallPhoneDatasets } from "./phone-samples";
 
 const PLAN = manifest.datasets.find((d) => d.name === "phone-numbering-plan")!;
@@ -143,6 +143,27 @@ describe("datasets not installed", () => {
       expect(body.meta.credits_used).toBe(1);
     } finally {
       await installPhoneSamples(["phone-carriers", "phone-disposable"]);
+    }
+  });
+});
+
+describe("loading a new version of a table", () => {
+  it("answers from the old rows until the new version is installed, then from the new; old rows are then removed", async () => {
+    const acct = await createAccount({ pack: 5 });
+    const number = ukMobile();
+    const next = `${sampleVersion("phone-carriers").slice(0, 19)}-next`;
+    await admin("POST", "/phone-datasets/phone-carriers/rows", { version: next, rows: [["44", "7400", "Next Carrier"]] });
+    const before = await lookup(acct.key, { phone: number });
+    expect(before.body.data.carrier).toBe(sampleValue("phone-carriers", "44", number.slice(3)));
+    try {
+      await admin("POST", "/phone-datasets/phone-carriers/install", { version: next, records: 1 });
+      const after = await lookup(acct.key, { phone: ukMobile() });
+      expect(after.body.data.carrier).toBe("Next Carrier");
+      expect(after.body.data.sources).toContainEqual({ dataset: "phone-carriers", version: next });
+      expect(await admin("DELETE", "/phone-datasets/phone-carriers", { keep: next })).toMatchObject({ deleted: phoneSampleRows().get("phone-carriers")!.length, done: true });
+    } finally {
+      await uninstallPhoneDatasets(["phone-carriers"]);
+      await installPhoneSamples(["phone-carriers"]);
     }
   });
 });

@@ -2,6 +2,7 @@ import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
+import { deleteInChunks, uninstallDataset } from "../../db/datasets";
 import { datasets, phonePrefixes } from "../../db/schema";
 import { TABLE_DATASETS, type TableDataset } from "./datasets";
 
@@ -78,31 +79,11 @@ export async function insertRows(db: Database, dataset: TableDataset, version: s
   if (first) await db.batch([first, ...rest]);
 }
 
-/** Switches the dataset to `version` (its rows must be loaded): answers read it from the next query on. */
-export async function installVersion(db: Database, dataset: TableDataset, version: string, records: number, now: number): Promise<void> {
-  await db
-    .insert(datasets)
-    .values({ name: dataset, version, records, loadedAt: now })
-    .onConflictDoUpdate({ target: datasets.name, set: { version, records, loadedAt: now } });
-}
-
-const DELETE_CHUNK = 20_000;
-
 /**
  * Deletes rows of the dataset's versions other than `keep` (null: every version, and the dataset is uninstalled first)
  * until none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
  */
 export async function removeOtherVersions(db: Database, dataset: TableDataset, keep: string | null, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
-  const started = Date.now();
-  if (keep === null) await db.delete(datasets).where(eq(datasets.name, dataset));
-  let deleted = 0;
-  for (;;) {
-    const result = await db.run(
-      sql`DELETE FROM phone_prefixes WHERE rowid IN (SELECT rowid FROM phone_prefixes WHERE dataset = ${dataset} AND version IS NOT ${keep} LIMIT ${DELETE_CHUNK})`,
-    );
-    const changes = result.meta.changes ?? 0;
-    deleted += changes;
-    if (changes < DELETE_CHUNK) return { deleted, done: true };
-    if (Date.now() - started > budgetMs) return { deleted, done: false };
-  }
+  if (keep === null) await uninstallDataset(db, dataset);
+  return deleteInChunks(db, "phone_prefixes", sql`dataset = ${dataset} AND version IS NOT ${keep}`, budgetMs);
 }

@@ -1,11 +1,12 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { database } from "../../db/client";
+import { installDataset } from "../../db/datasets";
 import { ok } from "../../http/envelope";
 import { notFound } from "../../http/errors";
 import { jsonBody, pathParams } from "../../http/validation";
 import { isTableDataset, TABLE_DATASETS, type TableDataset } from "../../products/phone/datasets";
-import { insertRows, installedTables, installVersion, removeOtherVersions } from "../../products/phone/store";
+import { insertRows, installedTables, removeOtherVersions } from "../../products/phone/store";
 import type { AppEnv } from "../../types";
 
 const datasetParam = pathParams(z.object({ dataset: z.string().max(64) }));
@@ -46,7 +47,8 @@ export const adminPhoneDatasetRoutes = new Hono<AppEnv>()
   .post("/phone-datasets/:dataset/install", datasetParam, jsonBody(z.object({ version, records: z.int().min(0) })), async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);
     const { version: installed, records } = c.req.valid("json");
-    await installVersion(database(c.env), dataset, installed, records, Date.now());
+    // Answers read only rows of the installed version: this switches them to the new rows in one step.
+    await installDataset(database(c.env), dataset, installed, records, Date.now());
     return ok(c, { name: dataset, version: installed, records });
   })
   .on("DELETE", "/phone-datasets/:dataset", datasetParam, jsonBody(z.object({ keep: version.nullable() })), async (c) => {
