@@ -4,18 +4,16 @@ import { z } from "zod";
 import { publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
 import { secretKey } from "../auth/secret-key";
-import { payerOf } from "../engines/credits/payer";
 import type { Product } from "../engines/product";
-import { walk } from "../engines/walk/walk";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import { describe } from "../http/openapi";
-import { orRefuse } from "../http/refusal";
 import { jsonBody, pathParams } from "../http/validation";
 import type { PhoneItem } from "../products/phone/numbering";
 import { phone, phoneBlocks } from "../products/phone/product";
 import { blockResultSchema, phoneItem, phoneObject, phoneResultSchema } from "../products/phone/schemas";
 import type { AppEnv } from "../types";
+import { paidWalk } from "./paid-walk";
 
 const batchBody = z.object({ phones: z.array(phoneItem).min(1).max(1_000) });
 const publicBody = z.object({ ...publishableFields, ...phoneObject.shape });
@@ -29,12 +27,7 @@ const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const
 /** A single lookup never consults the suppression list; a batch does (products.md, "Shared by every product"). */
 const options = (honorSuppressions: boolean) => ({ refresh: false, maxAgeSeconds: null, honorSuppressions, extra: {} });
 
-/** Runs the paid walk for this request's payer and records what it charged for the request log. */
-async function lookup<In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], honorSuppressions: boolean) {
-  const run = orRefuse(await walk(product, { env: c.env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs, options: options(honorSuppressions) }));
-  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
-  return run;
-}
+const lookup = <In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], honorSuppressions: boolean) => paidWalk(c, product, inputs, options(honorSuppressions));
 
 async function single(c: Context<AppEnv>, item: PhoneItem) {
   const run = await lookup(c, phone, [item], false);
