@@ -24,7 +24,7 @@ const blockParams = z.object({
 
 const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 
-/** A single lookup never consults the suppression list; a batch does (products.md, "Shared by every product"). */
+/** A single lookup never consults the suppression list; a batch does (docs/phone.md, "Requests"). */
 const options = (honorSuppressions: boolean) => ({ refresh: false, maxAgeSeconds: null, honorSuppressions, extra: {} });
 
 const lookup = <In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], honorSuppressions: boolean) => paidWalk(c, product, inputs, options(honorSuppressions));
