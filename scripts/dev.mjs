@@ -5,8 +5,9 @@
 //   2. D1 migrations applied to the local database (.wrangler/state, kept between runs)
 //   3. sidecars (see SIDECARS: the SMTP sidecar on 127.0.0.1:$SIDECAR_PORT, default 8025), then `wrangler dev` as a
 //      child process pointed at it (--var SMTP_SIDECAR_URL), output passed through
-//   4. once /healthz and the sidecars answer: the demo account and its keys via the operator API, stored in
-//      .dev-demo.json and reused on later runs while the local data still has the account
+//   4. once /healthz and the sidecars answer: the register samples and the phone prefix tables (first run: a minute or
+//      so; later runs only when a version changed), then the demo account and its keys via the operator API, stored
+//      in .dev-demo.json and reused on later runs while the local data still has the account
 //
 // `npm run dev -- --offline` also starts the tests' stand-ins for the public internet (DNS over HTTPS, RDAP, an SMTP
 // server; test/fixtures/offline-internet.ts) on SIDECAR_PORT+1..+3 and points the Worker and the sidecar at them.
@@ -17,6 +18,7 @@ import { loadSamples } from "./import-register.mjs";
 import { quietOutsideFailures } from "./lib/quiet-failures.mjs";
 import { loadAddressData } from "./import-address.mjs";
 import { loadIpSamples } from "./import-ip.mjs";
+import { importPhoneDatasets } from "./import-phone.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -189,9 +191,16 @@ if (!shuttingDown) {
       await loadAddressData({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
     } catch (err) {
       console.error(`[dev] could not load the address datasets: ${err.message}`);
+    }
+    try {
       await loadIpSamples({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
     } catch (err) {
       console.error(`[dev] could not load the IP dataset samples: ${err.message}`);
+    }
+    try {
+      await importPhoneDatasets({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[phone]", "[dev]")) });
+    } catch (err) {
+      console.error(`[dev] could not load the phone prefix tables: ${err.message}`);
     }
     try {
       printDemo(await ensureDemo(adminClient(BASE_URL, ADMIN_TOKEN)));

@@ -29,3 +29,8 @@ declare module "*.txt?raw" {
   const text: string;
   export default text;
 }
+
+declare module "*.tsv?raw" {
+  const text: string;
+  export default text;
+}

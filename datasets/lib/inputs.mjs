@@ -5,13 +5,13 @@ import { fileURLToPath } from "node:url";
 
 export const DATASETS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const ROOT_DIR = resolve(DATASETS_DIR, "..");
-const SOURCES_DIR = join(DATASETS_DIR, "sources");
+export const SOURCES_DIR = join(DATASETS_DIR, "sources");
 
 const require = createRequire(join(DATASETS_DIR, "build.mjs"));
 
-const readJson = (path) => JSON.parse(readFileSync(path, "utf8"));
+export const readJson = (path) => JSON.parse(readFileSync(path, "utf8"));
 
-function packageDir(name) {
+export function packageDir(name) {
   for (let dir = DATASETS_DIR; ; dir = dirname(dir)) {
     const candidate = join(dir, "node_modules", name);
     if (existsSync(join(candidate, "package.json"))) return candidate;
@@ -24,7 +24,7 @@ function packageDir(name) {
  * so it comes from sources/package-releases.json, pinned per version: a version bump without a pin stops the build
  * rather than stamping new data with an old date.
  */
-function packageSource(name, releases) {
+export function packageSource(name, releases) {
   const meta = readJson(join(packageDir(name), "package.json"));
   const pinned = releases.packages[name];
   if (!pinned || pinned.version !== meta.version) {

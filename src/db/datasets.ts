@@ -1,4 +1,4 @@
-import { asc } from "drizzle-orm";
+import { asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "./client";
 import { datasets } from "./schema";
 
@@ -14,4 +14,25 @@ export async function installDataset(db: Database, name: string, version: string
   const row = { name, version, records, loadedAt: now };
   await db.insert(datasets).values(row).onConflictDoUpdate({ target: datasets.name, set: { version, records, loadedAt: now } });
   return row;
+}
+
+/** Uninstalls a dataset at once: its rows may then be deleted at leisure. */
+export const uninstallDataset = (db: Database, name: string) => db.delete(datasets).where(eq(datasets.name, name));
+
+const DELETE_CHUNK = 20_000;
+
+/**
+ * Deletes the rows of `table` that `where` selects, 20,000 a statement (a D1 statement may not run for long), until
+ * none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
+ */
+export async function deleteInChunks(db: Database, table: string, where: SQL, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+  const started = Date.now();
+  let deleted = 0;
+  for (;;) {
+    const result = await db.run(sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (SELECT rowid FROM ${sql.identifier(table)} WHERE ${where} LIMIT ${DELETE_CHUNK})`);
+    const changes = result.meta.changes ?? 0;
+    deleted += changes;
+    if (changes < DELETE_CHUNK) return { deleted, done: true };
+    if (Date.now() - started > budgetMs) return { deleted, done: false };
+  }
 }

@@ -6,3 +6,4 @@ export * from "./tables/registers";
 export * from "./tables/address";
 export * from "./tables/policies";
 export * from "./tables/ip";
+export * from "./tables/phone";

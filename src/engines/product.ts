@@ -62,8 +62,6 @@ export interface BulkShape<Out> {
   spell?(input: string): Record<string, string>;
   /** The column whose value is the row's counter and the results `variant` it belongs to (email: `deliverable`). */
   verdictColumn: string;
-  /** Further columns whose value also names a counter and a variant (address: `risk_level` beside `validity`). */
-  tallyColumns?: readonly string[];
   /**
    * Rows as the create body may carry them when that differs from `input`, and how each becomes an input with the run's
    * options (address: a one-line row takes the run's `country`); an `error` rejects the row with a 422.
@@ -71,8 +69,15 @@ export interface BulkShape<Out> {
   rows?: { schema: z.ZodType; resolve(row: unknown, options: Record<string, unknown>): { input: unknown } | { error: string } };
   /** Options of the run (from `options`) that the job object shows, as given, null when absent (address: `country`). */
   jobFields?: readonly string[];
+  /**
+   * For products whose rows add to several counters (phone: `valid` and `mobile`; address: `valid` and `low`): the counters, and so the results
+   * variants, a row belongs to, read from its CSV cells by column name. Default: the `verdictColumn` value alone.
+   */
+  counts?(row: Record<string, string>): string[];
   /** Counters a test webhook body shows. */
   sampleCounts: Record<string, number>;
+  /** Rows of the sample run when a row adds to several counters (default: the sum of `sampleCounts`). */
+  sampleTotal?: number;
 }
 
 /** What a monitor run compares between the baseline and the new answer. */
@@ -85,6 +90,11 @@ export interface MonitorShape<In, Out> {
   compare(baseline: Record<string, unknown>, now: Record<string, unknown>): { field: string; from: unknown; to: unknown }[];
   /** How an entry names itself in a run's `changes` list. */
   label(result: Out): string;
+  /**
+   * Products whose run body carries `flags` (phone): the change flags an entry raised since its baseline. The body
+   * then maps each entry that raised any (by `label`) to them, `{}` when none did.
+   */
+  flags?(baseline: Record<string, unknown>, now: Record<string, unknown>): string[];
   /** Counts a run's summary adds, each the number of answers that hold (entity: `found`). */
   tally?: Record<string, (result: Out) => boolean>;
   /** The body field that carries the monitored list (`identifiers` for entity), and its size limit. */

@@ -3,6 +3,7 @@ import { address } from "./address/product";
 import { email } from "./email/product";
 import { entity } from "./entity/product";
 import { ip } from "./ip/product";
+import { phone } from "./phone/product";
 
 /**
  * Every product the engines serve. Adding a product is a folder under src/products and one line here: its bulk runs,
@@ -13,6 +14,7 @@ export const PRODUCTS: Partial<Record<ProductName, Product>> = {
   entity: asProduct(entity),
   address: asProduct(address),
   ip: asProduct(ip),
+  phone: asProduct(phone),
 };
 
 export const registeredProducts = (): Product[] => Object.values(PRODUCTS);

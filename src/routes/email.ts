@@ -3,21 +3,19 @@ import { z } from "zod";
 import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
 import { secretKey } from "../auth/secret-key";
-import { payerOf } from "../engines/credits/payer";
 import type { WalkOptions } from "../engines/product";
-import { walk } from "../engines/walk/walk";
 import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import { batchMeta, lookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
-import { orRefuse } from "../http/refusal";
 import { jsonBody, pathParams } from "../http/validation";
 import { domainResultSchema, emailResultSchema } from "../products/email/schemas";
 import { emailDomain } from "../products/email/domain-product";
 import { email, isTestAddress } from "../products/email/product";
 import { scheduleRecheck } from "../products/email/settle";
 import type { AppEnv } from "../types";
+import { paidWalk } from "./paid-walk";
 
 const lookupOptions = {
   refresh: z.boolean().nullish(),
@@ -45,13 +43,6 @@ const options = (body: { refresh?: boolean | null; max_age?: number | null; time
   extra: { timeout: body.timeout ?? null },
 });
 
-/** Runs the paid walk for this request's payer and records what it charged for the request log. */
-async function lookup<In, Out>(c: Context<AppEnv>, product: Parameters<typeof walk<In, Out>>[0], inputs: In[], walkOptions: WalkOptions) {
-  const run = orRefuse(await walk(product, { env: c.env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs, options: walkOptions }));
-  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
-  return run;
-}
-
 const batchItemMeta = z.object({ credits_used: z.int(), cache_hit: z.boolean(), suppressed: z.boolean(), refreshed: z.boolean(), fair_use_billed: z.boolean() });
 
 /** `POST /email` adds whether the answer came from a refresh, a suppression or fair-use billing, and `settling` when a callback was asked for. */
@@ -65,7 +56,7 @@ const singleMeta = lookupMeta.extend({
 const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 
 async function single(c: Context<AppEnv>, address: string, body: Parameters<typeof options>[0]) {
-  const run = await lookup(c, email, [address], options(body, false));
+  const run = await paidWalk(c, email, [address], options(body, false));
   const { data, meta } = run.items[0]!;
   return { data, meta: { ...meta, credits_remaining: run.creditsRemaining } };
 }
@@ -120,7 +111,7 @@ export const emailRoutes = new Hono<AppEnv>()
     async (c) => {
       const body = c.req.valid("json");
       assertSandboxValue(c, body.emails.every(isTestAddress));
-      const run = await lookup(c, email, body.emails, options(body, true));
+      const run = await paidWalk(c, email, body.emails, options(body, true));
       return ok(
         c,
         { results: run.items.map(({ test: _test, ...item }) => item) },
@@ -166,7 +157,7 @@ export const emailRoutes = new Hono<AppEnv>()
     async (c) => {
       const raw = c.req.valid("param").domain;
       assertSandboxValue(c, emailDomain.isSample(raw));
-      const run = await lookup(c, emailDomain, [raw], options({}, false));
+      const run = await paidWalk(c, emailDomain, [raw], options({}, false));
       const { data, meta } = run.items[0]!;
       // A resolver outage decides nothing (mx_found unknown) and bills nothing: the caller is told to retry rather
       // than handed booleans the spec promises but DNS never gave (docs/api-decisions.md).

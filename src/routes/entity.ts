@@ -1,17 +1,15 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { secretKey } from "../auth/secret-key";
-import { payerOf } from "../engines/credits/payer";
-import { walk } from "../engines/walk/walk";
 import { ok } from "../http/envelope";
 import { batchMeta, lookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
-import { orRefuse } from "../http/refusal";
 import { jsonBody } from "../http/validation";
 import type { EntityItem } from "../products/entity/lookup";
 import { entity } from "../products/entity/product";
 import { entityItem, entityResultSchema, objectItem, unionItem } from "../products/entity/schemas";
 import type { AppEnv } from "../types";
+import { paidWalk } from "./paid-walk";
 
 const batchBody = z.object({ identifiers: z.array(entityItem).min(1).max(500) });
 
@@ -19,11 +17,7 @@ const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const
 
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 
-async function lookup(c: Context<AppEnv>, items: EntityItem[]) {
-  const run = orRefuse(await walk(entity, { env: c.env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs: items, options: OPTIONS }));
-  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
-  return run;
-}
+const lookup = (c: Context<AppEnv>, items: EntityItem[]) => paidWalk(c, entity, items, OPTIONS);
 
 /** Company identifiers (LEI, national company numbers) answered from registers synced locally: docs/entity.md. */
 export const entityRoutes = new Hono<AppEnv>()

@@ -142,9 +142,9 @@ function itemRoutes(mount: Mount) {
       monitorParam,
       async (c) => {
         const monitor = await load(c, product, c.req.valid("param").monitorId);
-        const { monitor: current, summary, changes } = await runMonitor(c.env, product, monitor);
+        const { monitor: current, summary, changes, flags } = await runMonitor(c.env, product, monitor);
         c.set("creditsUsed", summary.credits_used);
-        return ok(c, { monitor: await viewOf(c.env, product, current), summary, changes });
+        return ok(c, { monitor: await viewOf(c.env, product, current), summary, changes, ...(flags ? { flags } : {}) });
       },
     );
 }

@@ -6,6 +6,7 @@ import { loadedDatasets } from "../db/datasets";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
 import { BUNDLED_SNAPSHOTS } from "../products/email/datasets";
+import { BUNDLED_PHONE_DATASETS } from "../products/phone/datasets";
 import { RDAP_BOOTSTRAP_RECORDS, RDAP_BOOTSTRAP_VERSION } from "../platform/rdap";
 import type { AppEnv } from "../types";
 
@@ -14,6 +15,7 @@ let loadedAt: string | undefined;
 
 const bundledDatasets = () => [
   ...BUNDLED_SNAPSHOTS,
+  ...BUNDLED_PHONE_DATASETS,
   { name: "rdap-bootstrap", version: RDAP_BOOTSTRAP_VERSION, records: RDAP_BOOTSTRAP_RECORDS },
 ];
 

@@ -11,6 +11,7 @@ import { productNamed, registeredProducts } from "../../src/products/registry";
 import { installAddressData } from "../address-samples";
 import { installSamples, makeLei, sampleRows } from "../entity-samples";
 import { installIpSamples, placedIps, privateIp } from "../ip-samples";
+import { digits, installPhoneSamples, ukMobile } from "../phone-samples";
 import { fakeProduct } from "./fake-product";
 import { createAccount, creditsStub, type AccountOptions, type TestAccount } from "../helpers";
 
@@ -104,6 +105,21 @@ const IP: Samples = {
   setup: installIpSamples,
 };
 
+/** UK mobiles from the committed sample cost a credit; a number cut short is invalid and free. */
+const PHONE: Samples = {
+  paid: (n) => Array.from({ length: n }, () => ukMobile()),
+  respell: (value) => `tel:${String(value).slice(0, 3)} (${String(value).slice(3, 7)}) ${String(value).slice(7)}`,
+  // Possible but not valid (the drama range outside the test numbers): answered from the plan alone, free.
+  free: () => `+447700950${digits(3)}`,
+  malformed: () => `bad-${rand()}`,
+  test: () => "+447700900000",
+  // No phone answer joins the list by itself (delivery feedback will add `undelivered`): the manual list is tested.
+  gone: null,
+  counters: { paid: ["valid", "mobile"], free: "invalid", malformed: "invalid", test: ["valid", "mobile"] },
+  batch: { path: "/api/v1/phone/batch", field: "phones" },
+  setup: installPhoneSamples,
+};
+
 export const FAKE: Samples = {
   paid: (n) => Array.from({ length: n }, (_, i) => `paid:${rand()}${i}`),
   respell: (value) => String(value).toUpperCase(),
@@ -116,7 +132,7 @@ export const FAKE: Samples = {
   feedback: { suppressing: { outcome: "failed", kind: null }, harmless: { outcome: "delivered", kind: null } },
 };
 
-const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, address: ADDRESS, ip: IP };
+const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, address: ADDRESS, ip: IP, phone: PHONE };
 
 /** The counters a value of this kind adds to. */
 export const countersOf = (samples: Samples, kind: Kind): readonly string[] => [samples.counters![kind]!].flat();

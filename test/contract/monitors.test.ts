@@ -67,6 +67,14 @@ const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
       },
     };
   },
+  // A new carrier allocation for exactly this number, in the installed carrier table: one field (carrier) changes.
+  phone: async ({ samples }) => {
+    const [number] = samples.paid(1) as string[];
+    const { datasets } = await admin<{ datasets: { name: string; version: string }[] }>("GET", "/phone-datasets");
+    const version = datasets.find((d) => d.name === "phone-carriers")!.version;
+    const row = ["44", number!.slice(3), "Contract Carrier"];
+    return { entries: [number, samples.free()], change: async () => void (await admin("POST", "/phone-datasets/phone-carriers/rows", { version, rows: [row] })) };
+  },
   // A stored repeat keeps its answer for 7 days, so the free (never repeated) entry is the one that sees the change.
   fake: async () => ({ entries: [...FAKE.paid(1), FAKE.free()], change: async () => void nextGeneration() }),
   fakelocal: async () => ({ entries: [...FAKE.paid(1), FAKE.free()], change: async () => void nextGeneration() }),

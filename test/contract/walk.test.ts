@@ -125,7 +125,7 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
   if (product.suppressions) describe("suppressions", () => {
     it("answers a suppressed value from its stored answer, free, when the walk honours the list", async () => {
       const acct = await funded(5);
-      // A product whose answers never suppress by themselves (address: only returned mail does) has no `gone` sample.
+      // A product whose answers never suppress by themselves (address, phone: only feedback would) proves manual entries alone.
       const gone = samples.gone ? [samples.gone()] : [];
       const spy = spied(product);
       if (gone.length) await walkOf(spy.product, acct.payer, gone, { honorSuppressions: false });

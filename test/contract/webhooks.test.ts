@@ -14,7 +14,7 @@ import { attemptDelivery, redeliverLatest, type DeliveryMessage } from "../../sr
 import { registeredProducts } from "../../src/products/registry";
 import { call, createAccount, json } from "../helpers";
 import { receivedAt, WebhookVerifier } from "../webhook-receiver";
-import { capturedQueue, funded, lookupWith, rand, setUp, subjectsWith, type Samples } from "./helpers";
+import { capturedQueue, countersOf, funded, lookupWith, rand, setUp, subjectsWith, type Samples } from "./helpers";
 
 const SUBJECTS = subjectsWith((p) => p.bulk);
 beforeAll(() => setUp(SUBJECTS));
@@ -46,7 +46,8 @@ describe.each(SUBJECTS)("completion webhooks: $label", ({ product, samples }) =>
     expect(body.event).toBe(`bulk_${product.name}_job.finished`);
     expect(Object.keys(body.job)).toEqual(["id", "status", "total", "processed", ...product.bulk!.counters, "credits_used", "stopped_reason", "finished_at"]);
     expect(body.job).toMatchObject({ id, status: "completed", total: 3, processed: 3, ...row.counts, credits_used: 1, stopped_reason: null });
-    expect(product.bulk!.counters.reduce((sum, c) => sum + body.job[c], 0)).toBe(3 * (1 + (product.bulk!.tallyColumns?.length ?? 0)));
+    const rowCounts = (["paid", "free", "malformed"] as const).reduce((sum, k) => sum + countersOf(samples, k).length, 0);
+    expect(product.bulk!.counters.reduce((sum, c) => sum + body.job[c], 0)).toBe(rowCounts);
     expect(body.job.finished_at).toBe(new Date(row.finishedAt!).toISOString());
     const stored = await env.DB.prepare("SELECT body FROM webhook_deliveries WHERE owner = 'job' AND owner_id = ?").bind(String(id)).first<{ body: string }>();
     expect(stored!.body).toBe(delivery!.body);
@@ -80,7 +81,7 @@ describe.each(TEST_EVENTS)("POST /api/v1/webhooks/test: $event", ({ event, produ
     expect([status, body.data.delivered]).toEqual([200, true]);
     const posted = JSON.parse(body.data.body);
     const counts = product.bulk!.sampleCounts;
-    const total = Object.values(counts).reduce((sum, n) => sum + n, 0) / (1 + (product.bulk!.tallyColumns?.length ?? 0));
+    const total = product.bulk!.sampleTotal ?? Object.values(counts).reduce((sum, n) => sum + n, 0);
     expect(Object.keys(counts).sort()).toEqual([...product.bulk!.counters].sort());
     expect(posted).toMatchObject({ test: true, event, job: { ...counts, total, processed: total } });
     const [delivery] = await receivedAt(path);

@@ -13,11 +13,19 @@ export const csvHeader = (product: Product) => ["index", "input", ...(product.bu
  */
 const FORMULA = /^(\s*[=+\-@]|[\t\r\n])/;
 
+/** The counters (and results variants) one row of `header` belongs to: the product's `counts`, or its verdict cell. */
+export function rowCounters(product: Product, header: string[], cells: string[]): string[] {
+  const shape = product.bulk!;
+  if (!shape.counts) return [cells[header.indexOf(shape.verdictColumn)]!];
+  return shape.counts(Object.fromEntries(header.map((column, i) => [column, cells[i] ?? ""])));
+}
+
 export function csvCell(value: Cell): string {
   if (value === null) return "";
   const text = String(value);
-  // Quote what would break the row, and neutralise formulas in text (numbers are ours, and a number is no formula).
-  const safe = typeof value === "string" && FORMULA.test(text) ? `'${text}` : text;
+  // Quote what would break the row, and neutralise spreadsheet formulas (CSV injection) in text. A signed number (an
+  // E.164 phone number, a negative longitude) is data, not a formula, and stays as written.
+  const safe = typeof value === "string" && FORMULA.test(text) && !/^[+-]\d+(\.\d+)?$/.test(text) ? `'${text}` : text;
   return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
@@ -39,11 +47,6 @@ export function parseCsvLine(line: string): string[] {
   return cells;
 }
 
-/** Positions of the columns whose value names a counter: the verdict column, then any `tallyColumns`. */
-export const counterColumns = (product: Product) => {
-  const header = csvHeader(product);
-  return [product.bulk?.verdictColumn ?? "", ...(product.bulk?.tallyColumns ?? [])].map((column) => header.indexOf(column));
-};
 
 /** Rows are sent in pieces of this many lines. */
 const LINES_PER_PIECE = 1_000;
@@ -59,11 +62,6 @@ const indexOf = (line: string) => Number(line.slice(0, line.indexOf(",")));
 export function resultsStream(env: Env, jobId: number, product: Product, variant: string | undefined): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const header = csvHeader(product);
-  const counted = counterColumns(product);
-  const holds = (line: string) => {
-    const cells = parseCsvLine(line);
-    return counted.some((column) => cells[column] === variant);
-  };
   return new ReadableStream({
     async start(controller) {
       controller.enqueue(encoder.encode(`${header.join(",")}\n`));
@@ -73,7 +71,7 @@ export function resultsStream(env: Env, jobId: number, product: Product, variant
         const listed = await env.RESULTS.list({ prefix: resultsPrefix(jobId), ...(cursor ? { cursor } : {}) });
         const texts = await Promise.all(listed.objects.map(async ({ key }) => (await (await env.RESULTS.get(key))?.text()) ?? ""));
         for (const text of texts) {
-          for (const line of text.split("\n")) if (line && (!variant || holds(line))) rows.push(line);
+          for (const line of text.split("\n")) if (line && (!variant || rowCounters(product, header, parseCsvLine(line)).includes(variant))) rows.push(line);
         }
         cursor = listed.truncated ? listed.cursor : undefined;
       } while (cursor);

@@ -7,7 +7,7 @@ import { policyCells, policyColumns } from "../policy/apply";
 import { armRecovery, HEARTBEAT_MS } from "../recovery";
 import { walk } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
-import { counterColumns, csvCell, csvHeader, parseCsvLine, type Cell } from "./csv";
+import { csvCell, csvHeader, parseCsvLine, rowCounters, type Cell } from "./csv";
 import type { Entry } from "./create";
 import { CHUNK_ENTRIES, FINISHED, inputKey, jobById, recordProgress, resultsPrefix, type JobRow } from "./jobs";
 import type { RunMessage } from "./messages";
@@ -108,7 +108,6 @@ async function keepFirstPart(env: Env, key: string, lines: string[]): Promise<st
 function tallyPart(product: Product, lines: string[], entries: Entry[]) {
   const header = csvHeader(product);
   const credits = header.indexOf("credits_used");
-  const counted = counterColumns(product);
   const counts: Record<string, number> = {};
   const indices = new Set<number>();
   let charged = 0;
@@ -116,7 +115,7 @@ function tallyPart(product: Product, lines: string[], entries: Entry[]) {
     const cells = parseCsvLine(line);
     indices.add(Number(cells[0]));
     charged += Number(cells[credits]) || 0;
-    for (const column of counted) counts[cells[column]!] = (counts[cells[column]!] ?? 0) + 1;
+    for (const counter of rowCounters(product, header, cells)) counts[counter] = (counts[counter] ?? 0) + 1;
   }
   const answered = entries.findIndex((e) => !indices.has(e.i[0]!));
   return { rows: lines.length, credits: charged, counts, entriesDone: answered === -1 ? entries.length : answered };

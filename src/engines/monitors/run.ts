@@ -37,11 +37,16 @@ export interface EntryChanges {
   changes: Change[];
 }
 
+/** Each entry (by label) that raised change flags in this run, with its flags; only for products with `flags`. */
+export type RunFlags = Record<string, string[]>;
+
 /** What a run answers: the monitor as it now stands, the summary, the changed entries and the body it posts. */
 export interface MonitorRunResult {
   monitor: MonitorRow;
   summary: RunSummary;
   changes: EntryChanges[];
+  /** Present when the product flags entries (phone), `{}` when none raised a flag. */
+  flags?: RunFlags;
   /** The `<product>_monitor.run` body, exactly as posted when the run is posted. */
   body: string;
 }
@@ -61,6 +66,7 @@ export const runEvent = (product: Parameters<typeof monitorFamily>[0]) => `${mon
 interface Compared {
   baselines: Baseline[];
   changes: EntryChanges[];
+  flags: RunFlags;
   newBaselines: number;
 }
 
@@ -69,7 +75,7 @@ interface Compared {
  * recorded once. An entry without a baseline only records one (PATCH rule 2: its first run sets it).
  */
 function compareItems<In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>[], stored: Map<string, Record<string, unknown>>): Compared {
-  const out: Compared = { baselines: [], changes: [], newBaselines: 0 };
+  const out: Compared = { baselines: [], changes: [], flags: {}, newBaselines: 0 };
   const seen = new Set<string>();
   for (const item of items) {
     const entryKey = shape.entryKey(item.input);
@@ -82,6 +88,8 @@ function compareItems<In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In,
     else {
       const changes = shape.compare(baseline, answer);
       if (changes.length) out.changes.push({ identifier: shape.label(item.data), input: item.input, changes });
+      const raised = shape.flags?.(baseline, answer) ?? [];
+      if (raised.length) out.flags[shape.label(item.data)] = raised;
     }
   }
   return out;
@@ -91,12 +99,13 @@ function compareItems<In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In,
 const tallies = <In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>[]) =>
   Object.fromEntries(Object.entries(shape.tally ?? {}).map(([name, holds]) => [name, items.filter((item) => holds(item.data)).length]));
 
-/** The posted body: `{event, monitor: {id, name, cadence, last_run_at, next_run_at}, summary, changes}`. */
+/** The posted body: `{event, monitor: {id, name, cadence, last_run_at, next_run_at}, summary, changes}`, plus `flags` when the product flags. */
 export function runBody(
   product: Parameters<typeof monitorFamily>[0],
   monitor: Pick<MonitorRow, "id" | "name" | "cadence" | "lastRunAt" | "nextRunAt">,
   summary: RunSummary,
   changes: EntryChanges[],
+  flags?: RunFlags,
 ): string {
   const { id, name, cadence } = monitor;
   return JSON.stringify({
@@ -104,6 +113,7 @@ export function runBody(
     monitor: { id, name, cadence, last_run_at: iso(monitor.lastRunAt), next_run_at: iso(monitor.nextRunAt) },
     summary,
     changes,
+    ...(flags ? { flags } : {}),
   });
 }
 
@@ -130,10 +140,11 @@ export async function runMonitor<In, Out>(env: Env, product: Product<In, Out>, m
     stopped_reason: run.stoppedReason ?? run.refused,
   };
   const current = (await recordRun(env, monitor.id, compared.baselines, { ...summary }, now)) ?? { ...monitor, lastRunAt: now };
-  const body = runBody(product, current, summary, compared.changes);
+  const flags = shape.flags ? compared.flags : undefined;
+  const body = runBody(product, current, summary, compared.changes, flags);
   if (current.webhookUrl && current.webhookSecret && shouldPost(current.webhookEvents, summary)) {
     const delivery = { owner: "monitor" as const, ownerId: String(current.id), event: runEvent(product), url: current.webhookUrl, secret: current.webhookSecret, body };
     await enqueueDelivery(env, delivery);
   }
-  return { monitor: current, summary, changes: compared.changes, body };
+  return { monitor: current, summary, changes: compared.changes, ...(flags ? { flags } : {}), body };
 }

@@ -27,8 +27,8 @@ export function sampleBody(event: EventName, products: SampleProducts): string {
   if (bulk !== null) {
     const shape = productNamed(bulk)?.bulk;
     const counts = shape?.sampleCounts ?? FALLBACK_COUNTS;
-    // Every row adds to one counter per counted column, so the sample's rows are its counts over the columns.
-    const total = Object.values(counts).reduce((sum, n) => sum + n, 0) / (1 + (shape?.tallyColumns?.length ?? 0));
+    // A row may add to several counters (phone, address): such a product says how many rows its sample has.
+    const total = shape?.sampleTotal ?? Object.values(counts).reduce((sum, n) => sum + n, 0);
     const job = { id: 1, product: bulk, status: "completed" as const, total, processed: total, counts, creditsUsed: 1, stoppedReason: null, finishedAt: AT };
     return asTest(finishedBody(job));
   }
@@ -38,7 +38,8 @@ export function sampleBody(event: EventName, products: SampleProducts): string {
     const tallies = Object.fromEntries(Object.keys(product?.monitor?.tally ?? {}).map((name) => [name, 1]));
     const summary: RunSummary = { checked: 1, ...tallies, changed: 0, new_baselines: 1, credits_used: 1, stopped_reason: null };
     const monitor = { id: 1, name: "Test monitor", cadence: "weekly" as const, lastRunAt: AT, nextRunAt: AT + WEEK_MS };
-    return asTest(runBody(product ?? { name: monitored }, monitor, summary, []));
+    // A product that flags entries (phone) posts `flags`, empty when nothing was newly flagged.
+    return asTest(runBody(product ?? { name: monitored }, monitor, summary, [], product?.monitor?.flags ? {} : undefined));
   }
   const [, product] = /^([a-z]+)\./.exec(event) ?? [];
   const own = product ? productNamed(product)?.sampleEvents?.[event] : undefined;

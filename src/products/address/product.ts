@@ -83,8 +83,10 @@ export const address: Product<AddressInput, AddressResult> = {
       r.missing_components.join(" "), r.geo?.latitude ?? null, r.geo?.longitude ?? null, r.deliverable, r.risk_score, r.risk_level,
     ],
     verdictColumn: "validity",
-    tallyColumns: ["risk_level"],
+    // A row adds to its validity and to its risk level.
+    counts: (row) => [row.validity!, row.risk_level!],
     sampleCounts: { valid: 1, invalid: 1, low: 1, medium: 0, high: 1 },
+    sampleTotal: 2,
   },
   monitor: { entryKey: addressKey, observe, compare, label, tally: { verified: (r) => r.verification === "verified" }, listField: "addresses", maxEntries: 500 },
   isSample: isTestAddress,

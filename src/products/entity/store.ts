@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
+import { deleteInChunks, installDataset, uninstallDataset } from "../../db/datasets";
 import { datasets, registerEntities } from "../../db/schema";
 import { REGISTER_NAMES, type RegisterName, type RegisterRow } from "./registers";
 
@@ -99,30 +100,15 @@ export async function upsertRows(db: Database, register: RegisterName, rows: Reg
 
 /** Marks a register installed at `version` (the publication date of the file loaded): `/status/data` lists it. */
 export async function completeImport(db: Database, register: RegisterName, version: string, records: number, now: number): Promise<InstalledRegister> {
-  await db
-    .insert(datasets)
-    .values({ name: register, version, records, loadedAt: now })
-    .onConflictDoUpdate({ target: datasets.name, set: { version, records, loadedAt: now } });
+  await installDataset(db, register, version, records, now);
   return { name: register, version, records, loadedAt: now };
 }
-
-const DELETE_CHUNK = 20_000;
 
 /**
  * Uninstalls a register at once (its `datasets` row goes first, so answers say `register_not_installed` from then on)
  * and deletes its rows in chunks until none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
  */
 export async function removeRegister(db: Database, register: RegisterName, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
-  const started = Date.now();
-  await db.delete(datasets).where(eq(datasets.name, register));
-  let deleted = 0;
-  for (;;) {
-    const result = await db.run(
-      sql`DELETE FROM register_entities WHERE rowid IN (SELECT rowid FROM register_entities WHERE register = ${register} LIMIT ${DELETE_CHUNK})`,
-    );
-    const changes = result.meta.changes ?? 0;
-    deleted += changes;
-    if (changes < DELETE_CHUNK) return { deleted, done: true };
-    if (Date.now() - started > budgetMs) return { deleted, done: false };
-  }
+  await uninstallDataset(db, register);
+  return deleteInChunks(db, "register_entities", sql`register = ${register}`, budgetMs);
 }

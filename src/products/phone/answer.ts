@@ -1,0 +1,55 @@
+import { planSource } from "./datasets";
+import type { PlanReading } from "./numbering";
+import type { PhoneReason, PhoneResult } from "./result";
+import { scored } from "./score";
+
+/** What the prefix tables said about a valid number; nulls where a table is not installed or has no prefix for it. */
+export interface PrefixFacts {
+  carrier: string | null;
+  location: string | null;
+  timezones: string[] | null;
+  disposable: boolean | null;
+  disposable_last_seen: string | null;
+  missing_datasets: string[];
+  sources: { dataset: string; version: string }[];
+}
+
+const NO_FACTS: PrefixFacts = { carrier: null, location: null, timezones: null, disposable: false, disposable_last_seen: null, missing_datasets: [], sources: [] };
+
+/** The first that holds: invalid number, disposable, premium rate; a later `undelivered` (feedback) ranks before disposable. */
+export function reasonOf(r: Pick<PhoneResult, "valid" | "disposable" | "line_type">): PhoneReason | null {
+  if (!r.valid) return "invalid_number";
+  if (r.disposable) return "disposable";
+  if (r.line_type === "premium_rate") return "premium_rate";
+  return null;
+}
+
+/** A full answer from the plan's reading and the prefix facts; the reason and risk are computed from its own fields. */
+export function phoneAnswer(reading: PlanReading, facts: PrefixFacts = NO_FACTS, reason?: PhoneReason): PhoneResult {
+  const base = {
+    phone: reading.phone,
+    valid: reading.valid,
+    possible: reading.possible,
+    validation_error: reading.validation_error,
+    e164: reading.e164,
+    national_format: reading.national_format,
+    international_format: reading.international_format,
+    country: reading.country,
+    calling_code: reading.calling_code,
+    line_type: reading.line_type,
+    carrier: facts.carrier,
+    location: facts.location,
+    timezones: facts.timezones,
+    disposable: facts.disposable,
+    disposable_last_seen: facts.disposable_last_seen,
+    network_checked: false as const,
+    network_status: null,
+  };
+  const withReason = { ...base, reason: reason ?? reasonOf(base) };
+  return { ...withReason, ...scored(withReason), missing_datasets: facts.missing_datasets, sources: [planSource, ...facts.sources] };
+}
+
+/** The stored answer of a number suppressed by hand: the plan's reading, reason `suppressed`. */
+export function manualSuppression(reading: PlanReading): PhoneResult {
+  return { ...phoneAnswer(reading, NO_FACTS, "suppressed"), sources: [planSource, { dataset: "suppression-list", version: "account" }] };
+}

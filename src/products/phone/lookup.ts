@@ -1,0 +1,72 @@
+import { database } from "../../db/client";
+import { phoneAnswer, type PrefixFacts } from "./answer";
+import { TABLE_DATASETS, type TableDataset } from "./datasets";
+import { readItem, type PhoneItem, type PlanReading } from "./numbering";
+import type { PhoneResult } from "./result";
+import { rowsForPrefixes, type Installed, type PrefixRow } from "./store";
+
+/** The longest prefix the carrier, geocode and timezone tables hold (datasets/phone/build.mjs stops at a longer one). */
+export const MAX_PREFIX_DIGITS = 10;
+
+/** `digits` and every shorter prefix of it down to the empty one (longest first), capped at MAX_PREFIX_DIGITS. */
+export function prefixesOf(digits: string): string[] {
+  const longest = Math.min(digits.length, MAX_PREFIX_DIGITS);
+  return Array.from({ length: longest + 1 }, (_, n) => digits.slice(0, longest - n));
+}
+
+/** Rows by dataset, then calling code and prefix. */
+export type Index = Map<TableDataset, Map<string, string>>;
+
+export function indexRows(rows: PrefixRow[]): Index {
+  const index: Index = new Map(TABLE_DATASETS.map((name) => [name, new Map<string, string>()]));
+  for (const row of rows) index.get(row.dataset)!.set(`${row.callingCode}:${row.prefix}`, row.value);
+  return index;
+}
+
+/** The value of the longest prefix of `national` the dataset holds. */
+export function longest(index: Index, dataset: TableDataset, code: string, national: string): string | null {
+  const table = index.get(dataset)!;
+  for (const prefix of prefixesOf(national)) {
+    const value = table.get(`${code}:${prefix}`);
+    if (value !== undefined) return value;
+  }
+  return null;
+}
+
+/** Carrier, place, zones and the disposable list for one valid number; nulls (and `missing_datasets`) for tables not installed. */
+function factsFor(reading: PlanReading, index: Index, installed: Map<TableDataset, Installed>): PrefixFacts {
+  const code = reading.calling_code!;
+  const national = reading.national_number!;
+  const has = (name: TableDataset) => installed.has(name);
+  const lastSeen = has("phone-disposable") ? (index.get("phone-disposable")!.get(`${code}:${national}`) ?? null) : null;
+  const zones = has("phone-timezones") ? longest(index, "phone-timezones", code, national) : null;
+  return {
+    carrier: has("phone-carriers") ? longest(index, "phone-carriers", code, national) : null,
+    location: has("phone-geocodes") ? longest(index, "phone-geocodes", code, national) : null,
+    timezones: zones === null ? null : zones.split("&"),
+    disposable: has("phone-disposable") ? lastSeen !== null : null,
+    disposable_last_seen: lastSeen,
+    missing_datasets: TABLE_DATASETS.filter((name) => !has(name)),
+    sources: TABLE_DATASETS.flatMap((name) => (has(name) ? [{ dataset: name, version: installed.get(name)!.version }] : [])),
+  };
+}
+
+/**
+ * Answers numbers from the bundled numbering plan and the prefix tables in D1: one D1 batch for the whole list, with
+ * every prefix of every valid number (and the whole national number, which the disposable list matches exactly).
+ */
+export async function lookupNumbers(env: Env, items: PhoneItem[]): Promise<PhoneResult[]> {
+  const readings = items.map(readItem);
+  const wanted = new Map<string, Set<string>>();
+  for (const r of readings) {
+    if (!r.valid) continue;
+    const set = wanted.get(r.calling_code!) ?? new Set<string>();
+    for (const prefix of prefixesOf(r.national_number!)) set.add(prefix);
+    set.add(r.national_number!);
+    wanted.set(r.calling_code!, set);
+  }
+  if (!wanted.size) return readings.map((r) => phoneAnswer(r));
+  const { rows, installed } = await rowsForPrefixes(database(env), wanted);
+  const index = indexRows(rows);
+  return readings.map((r) => (r.valid ? phoneAnswer(r, factsFor(r, index, installed)) : phoneAnswer(r)));
+}

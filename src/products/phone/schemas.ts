@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { LINE_TYPES, PHONE_REASONS, VALIDATION_ERRORS } from "./result";
+
+/** Request and response schemas of the phone product: they validate requests and build the OpenAPI document. */
+const country = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, "Two letters (ISO 3166-1 alpha-2).")
+  .nullish()
+  .describe("Region of a number written without `+` (ISO 3166-1 alpha-2).");
+
+export const phoneObject = z.object({ phone: z.string().max(64), country });
+
+/** One number: a string (with `+`, or it answers INVALID_COUNTRY) or `{phone, country}`. */
+export const phoneItem = z.union([z.string().max(64), phoneObject]);
+
+const source = z.object({ dataset: z.string(), version: z.string() });
+
+export const phoneResultSchema = z.object({
+  phone: z.string(),
+  valid: z.boolean(),
+  possible: z.boolean(),
+  validation_error: z.enum(VALIDATION_ERRORS).nullable(),
+  e164: z.string().nullable(),
+  national_format: z.string().nullable(),
+  international_format: z.string().nullable(),
+  country: z.string().nullable(),
+  calling_code: z.string().nullable(),
+  line_type: z.enum(LINE_TYPES),
+  carrier: z.string().nullable(),
+  location: z.string().nullable(),
+  timezones: z.array(z.string()).nullable(),
+  disposable: z.boolean().nullable(),
+  disposable_last_seen: z.string().nullable(),
+  network_checked: z.literal(false),
+  network_status: z.null(),
+  reason: z.enum(PHONE_REASONS).nullable(),
+  risk_score: z.int(),
+  risk_level: z.enum(["low", "medium", "high"]),
+  risk_components: z.record(z.string(), z.int()),
+  missing_datasets: z.array(z.string()),
+  sources: z.array(source),
+});
+
+export const blockResultSchema = z.object({
+  country: z.string(),
+  calling_code: z.string().nullable(),
+  prefix: z.string(),
+  possible_lengths: z.array(z.int()),
+  blocks: z.array(z.object({ prefix: z.string(), line_type: z.enum(LINE_TYPES), carrier: z.string().nullable(), location: z.string().nullable() })),
+  truncated: z.boolean(),
+  sources: z.array(source),
+});

@@ -1,0 +1,16 @@
+import type { Context } from "hono";
+import { payerOf } from "../engines/credits/payer";
+import type { Product, WalkOptions } from "../engines/product";
+import { walk } from "../engines/walk/walk";
+import { orRefuse } from "../http/refusal";
+import type { AppEnv } from "../types";
+
+/**
+ * The paid walk for this request's payer, as every lookup route runs it: a refused first value becomes 402 or 429, and
+ * what it charged is recorded for the request log.
+ */
+export async function paidWalk<In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], options: WalkOptions) {
+  const run = orRefuse(await walk(product, { env: c.env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs, options }));
+  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
+  return run;
+}
