@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { POLICY_ACTIONS, strictest, type PolicyHit, type PolicyShape } from "../../engines/policy/policy";
 import { isCountry } from "./postcodes";
-import { ADDRESS_REASONS, VERIFICATIONS, type AddressResult } from "./result";
+import { ADDRESS_REASONS, type AddressResult } from "./result";
 import { countrySchema } from "./schemas";
 
 /**
@@ -18,7 +18,7 @@ const countries = z
   .max(250);
 
 export const addressPolicyRules = z.strictObject({
-  verification: z.strictObject(Object.fromEntries(VERIFICATIONS.map((v) => [v, action])) as Record<(typeof VERIFICATIONS)[number], typeof action>).partial().optional(),
+  verification: z.strictObject({ verified: action, format_only: action, invalid: action }).partial().optional(),
   risk_level: z.strictObject({ low: action, medium: action, high: action }).partial().optional(),
   reasons: z.partialRecord(z.enum(ADDRESS_REASONS), action).optional(),
   po_box: action.optional(),
