@@ -46,10 +46,10 @@ describe("POST /address/bulk", () => {
     const results = await (await fetchCsv(`/api/v1/address/bulk/${job.id}/results`, await anotherKey(acct))).text();
     const [header, ...lines] = results.trim().split("\n");
     expect(header).toBe(
-      "index,input,country,validity,verification,precision,reason,line1,line2,locality,region,postcode,formatted,postcode_found,locality_matches_postcode,region_matches_postcode,po_box,missing_components,latitude,longitude,deliverable,risk_score,risk_level,credits_used,suppressed",
+      "index,input,country,validity,verification,precision,reason,line1,line2,locality,region,postcode,formatted,postcode_found,locality_matches_postcode,region_matches_postcode,po_box,missing_components,latitude,longitude,deliverable,risk_score,risk_level,policy_action,policy_rules_hit,credits_used,suppressed",
     );
     expect(lines).toHaveLength(5);
-    expect(lines[0]).toBe('0,"{""address"":""1 Main St, Springfield, IL 62701"",""country"":""US""}",US,valid,verified,locality,,1 Main St,,Springfield,IL,62701,"1 Main St, Springfield, IL 62701",true,true,true,false,,39.8,-89.6495,,0,low,1,false');
+    expect(lines[0]).toBe('0,"{""address"":""1 Main St, Springfield, IL 62701"",""country"":""US""}",US,valid,verified,locality,,1 Main St,,Springfield,IL,62701,"1 Main St, Springfield, IL 62701",true,true,true,false,,39.8,-89.6495,,0,low,,,1,false');
     const medium = (await (await fetchCsv(`/api/v1/address/bulk/${job.id}/results?variant=medium`, await anotherKey(acct))).text()).trim().split("\n").slice(1);
     expect(medium.map((line) => line.split(",")[0])).toEqual(["2", "3"]);
   });

@@ -54,7 +54,8 @@ function normalized<In>(product: Product<In>, event: Record<string, unknown>): F
 
 /**
  * `POST /{product}/feedback` (the account's own outcomes, secret key), `GET /{product}/feedback/summary` and the
- * senders' inbound webhooks `POST /{product}/feedback/{provider}/{fb_key}`, for a product that declares feedback.
+ * senders' inbound webhooks `POST /{product}/feedback/{provider}/{fb_key}` (when the product names senders), for a
+ * product that declares feedback.
  * The inbound route has no bearer key: the `fb_` key in the URL is the credential (spec, Authentication 7), and the
  * account's email verification does not apply to it.
  */
@@ -64,7 +65,8 @@ export function feedbackRoutes(product: Product) {
   const auth = secretKey({ scope: product.scope });
   const tag = "Feedback";
   const body = z.object({ events: z.array(eventSchema(product)).min(1).max(FEEDBACK_EVENTS_MAX) });
-  const facetRow = z.object({ [shape.facet]: z.string(), total: z.int() }).catchall(z.int());
+  // Each outcome named (not a catchall of integers), so typed clients can hold the facet's string beside the counts.
+  const facetRow = z.object({ [shape.facet]: z.string(), total: z.int(), ...Object.fromEntries(shape.outcomes.map((o) => [o, z.int()])) });
   const summarySchema = z.object({
     since: z.iso.datetime(),
     until: z.iso.datetime(),
@@ -75,7 +77,7 @@ export function feedbackRoutes(product: Product) {
     ignored: z.int(),
   });
   const providers = Object.keys(shape.providers);
-  return new Hono<AppEnv>()
+  const routes = new Hono<AppEnv>()
     .post(base, describe({ tag, summary: `Report delivery outcomes of ${product.name} values (normalized); free`, response: receivedSchema }), auth, jsonBody(body), async (c) => {
       const events = c.req.valid("json").events.map((e) => normalized(product, e as Record<string, unknown>));
       const received = await receiveFeedback(database(c.env), product, secretPrincipal(c).accountId, "api", events, 0, Date.now());
@@ -96,30 +98,32 @@ export function feedbackRoutes(product: Product) {
         const window = { since: new Date(since).toISOString(), until: new Date(until).toISOString() };
         return ok(c, { ...window, total: s.total, outcomes: s.outcomes, kinds: s.kinds, [`by_${shape.facet}`]: facets, ignored: s.ignored });
       },
-    )
-    .post(
-      `${base}/:provider/:feedbackKey`,
-      describe({
-        tag,
-        auth: "none",
-        summary: `Inbound delivery webhook from a sending provider (${providers.join(", ")}); authenticated by the fb_ key in the URL`,
-        response: receivedSchema.extend({ ignored: z.int(), confirmed: z.boolean() }),
-        errors: ["UNKNOWN_FEEDBACK_PROVIDER", "INVALID_FEEDBACK_KEY"],
-      }),
-      // No length limits here: an unknown provider is a 404 and a bad key a 401, whatever their length.
-      pathParams(z.object({ provider: z.string(), feedbackKey: z.string() })),
-      async (c) => {
-        const { provider, feedbackKey } = c.req.valid("param");
-        const parse = Object.hasOwn(shape.providers, provider) ? shape.providers[provider] : undefined;
-        if (!parse) throw new ApiError("UNKNOWN_FEEDBACK_PROVIDER", `Supported providers: ${providers.join(", ")}.`);
-        const db = database(c.env);
-        const accountId = await accountForFeedbackKey(db, feedbackKey);
-        if (Number(c.req.header("Content-Length") ?? 0) > INBOUND_BYTES_MAX) throw validationFailed({ body: ["The body is too large."] });
-        const batch = await parse(c.env, { headers: c.req.raw.headers, body: await c.req.text() });
-        if (!batch) throw validationFailed({ body: [`Not a ${provider} webhook body.`] });
-        if (batch.invalid) throw validationFailed({ body: [batch.invalid] });
-        const received = await receiveFeedback(db, product, accountId, provider, batch.events, batch.ignored, Date.now());
-        return ok(c, { ...received, ignored: batch.ignored, confirmed: batch.confirmed ?? false });
-      },
     );
+  // A product no sender reports for (address: postal outcomes are posted by the account) has no inbound route.
+  if (!providers.length) return routes;
+  return routes.post(
+    `${base}/:provider/:feedbackKey`,
+    describe({
+      tag,
+      auth: "none",
+      summary: `Inbound delivery webhook from a sending provider (${providers.join(", ")}); authenticated by the fb_ key in the URL`,
+      response: receivedSchema.extend({ ignored: z.int(), confirmed: z.boolean() }),
+      errors: ["UNKNOWN_FEEDBACK_PROVIDER", "INVALID_FEEDBACK_KEY"],
+    }),
+    // No length limits here: an unknown provider is a 404 and a bad key a 401, whatever their length.
+    pathParams(z.object({ provider: z.string(), feedbackKey: z.string() })),
+    async (c) => {
+      const { provider, feedbackKey } = c.req.valid("param");
+      const parse = Object.hasOwn(shape.providers, provider) ? shape.providers[provider] : undefined;
+      if (!parse) throw new ApiError("UNKNOWN_FEEDBACK_PROVIDER", `Supported providers: ${providers.join(", ")}.`);
+      const db = database(c.env);
+      const accountId = await accountForFeedbackKey(db, feedbackKey);
+      if (Number(c.req.header("Content-Length") ?? 0) > INBOUND_BYTES_MAX) throw validationFailed({ body: ["The body is too large."] });
+      const batch = await parse(c.env, { headers: c.req.raw.headers, body: await c.req.text() });
+      if (!batch) throw validationFailed({ body: [`Not a ${provider} webhook body.`] });
+      if (batch.invalid) throw validationFailed({ body: [batch.invalid] });
+      const received = await receiveFeedback(db, product, accountId, provider, batch.events, batch.ignored, Date.now());
+      return ok(c, { ...received, ignored: batch.ignored, confirmed: batch.confirmed ?? false });
+    },
+  );
 }

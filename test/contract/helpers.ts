@@ -88,6 +88,8 @@ const ADDRESS: Samples = {
   test: () => ({ line1: "verified", locality: rand(), country: "ZZ" }),
   gone: null,
   counters: { paid: ["valid", "low"], free: ["valid", "medium"], malformed: ["invalid", "high"], test: ["valid", "low"] },
+  policy: { rules: { verification: { format_only: "review" } }, action: "review", on: ["free"], rulesHit: ["verification.format_only"] },
+  feedback: { suppressing: { outcome: "returned", kind: null }, harmless: { outcome: "delivered", kind: null } },
   batch: { path: "/api/v1/address/batch", field: "addresses" },
   setup: async () => void (await installAddressData()),
 };

@@ -4,8 +4,8 @@ import { formatted } from "./format";
 import { isPoBox, placeKey, samePlace } from "./names";
 import { REGION_REQUIRED, readInput } from "./parse";
 import { canonicalPostcode, COUNTRIES_SOURCE, FORMATS_SOURCE, isCountry, postcodeRequired, postcodeShapeValid, referenceKey } from "./postcodes";
-import { isOneLine, type AddressInput, type AddressReason, type AddressResult, type Component, type Correction, type NormalizedAddress, type Precision } from "./result";
-import { risk } from "./score";
+import { isOneLine, type AddressInput, type AddressResult, type Component, type Correction, type NormalizedAddress, type Precision } from "./result";
+import { risk, type CheckFailure } from "./score";
 import type { Installed, StoredPostcode } from "./store";
 
 /** One input read and its postcode checked for shape: everything an answer needs before any dataset is read. */
@@ -55,6 +55,9 @@ export interface Reference {
   streetFound: boolean | null;
 }
 
+/** What an answer knows when no dataset was read: only the address's form is checked. */
+export const NO_REFERENCE: Reference = { installed: new Map(), covering: [], rows: [], streetDatasets: [], streetFound: null };
+
 export const coveringDatasets = (installed: Installed, country: string, holds: "postcodes" | "streets") =>
   [...installed.keys()].filter((name) => ADDRESS_DATASETS[name].holds.includes(holds) && ADDRESS_DATASETS[name].countries.includes(country));
 
@@ -99,8 +102,8 @@ function missingComponents(a: NormalizedAddress): Component[] {
 }
 
 /** The failed checks, what the reference data contradicts before what is only absent: the first is the `reason`. */
-function failures(p: Prepared, missing: Component[], found: boolean | null, locality: boolean | null, region: boolean | null): AddressReason[] {
-  const failed: AddressReason[] = [];
+function failures(p: Prepared, missing: Component[], found: boolean | null, locality: boolean | null, region: boolean | null): CheckFailure[] {
+  const failed: CheckFailure[] = [];
   if (p.shapeValid === false) failed.push("invalid_postcode_format");
   if (found === false) failed.push("unknown_postcode");
   if (locality === false) failed.push("locality_mismatch");
@@ -142,6 +145,7 @@ function unsupported(p: Prepared): AddressResult {
     reason: "unsupported_country",
     ...risk({ failed: ["unsupported_country"], formatOnly: false, poBox: false }),
     sources: [COUNTRIES_SOURCE],
+    policy: null,
   };
 }
 
@@ -189,5 +193,6 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
     reason: failed[0] ?? null,
     ...risk({ failed, formatOnly: verification === "format_only", poBox }),
     sources: [...new Set(consulted)].map((s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)! } : s)),
+    policy: null,
   };
 }

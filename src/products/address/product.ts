@@ -1,22 +1,16 @@
 import { z } from "zod";
 import type { Product } from "../../engines/product";
-import { addressKey, answer, prepare } from "./answer";
+import { addressKey, answer, NO_REFERENCE, prepare } from "./answer";
 import { ADDRESS_DATASET_NAMES } from "./datasets";
+import { addressFeedback } from "./feedback";
 import { lookupAddresses } from "./lookup";
 import { compare, label, observe } from "./monitor";
+import { addressPolicy } from "./policy";
 import { FORMATS_SOURCE, COUNTRIES_SOURCE } from "./postcodes";
 import { isOneLine, type AddressInput, type AddressResult } from "./result";
 import { addressInput, countrySchema, listItem, NO_COUNTRY, withCountry, type ListItem } from "./schemas";
-import { risk } from "./score";
+import { manualSuppression } from "./suppressed";
 import { isTestAddress, testAnswer, TEST_SOURCE } from "./test-addresses";
-
-const NOTHING_INSTALLED = { installed: new Map(), covering: [], rows: [], streetDatasets: [], streetFound: null };
-
-/** The stored answer of an address suppressed by hand: read, not looked up, and never valid. */
-function suppressedAnswer(input: AddressInput): AddressResult {
-  const read = answer(prepare(input), NOTHING_INSTALLED);
-  return { ...read, valid: false, verification: "invalid", reason: "suppressed", ...risk({ failed: ["suppressed"], formatOnly: false, poBox: false }) };
-}
 
 /** The engines' value back from an answer: the input as sent, with its country. */
 const inputOf = (result: AddressResult): AddressInput => (typeof result.input === "string" ? { address: result.input, country: result.country } : { ...result.input, country: result.country });
@@ -43,7 +37,7 @@ export const address: Product<AddressInput, AddressResult> = {
     const canned = testAnswer(input);
     if (canned) return { result: canned, test: true };
     const prepared = prepare(input);
-    return !prepared.supported || prepared.shapeValid === false ? { result: answer(prepared, NOTHING_INSTALLED), test: false } : null;
+    return !prepared.supported || prepared.shapeValid === false ? { result: answer(prepared, NO_REFERENCE), test: false } : null;
   },
   lookup: (ctx, inputs) => lookupAddresses(ctx.env, inputs).then((results) => results.map((result) => ({ result }))),
   price: (result) => ({ units: result.verification === "verified" ? 1 : 0 }),
@@ -51,7 +45,7 @@ export const address: Product<AddressInput, AddressResult> = {
   repeats: "fresh",
   suppressions: {
     suppresses: () => null,
-    manual: (input) => ({ key: addressKey(input), result: suppressedAnswer(input) }),
+    manual: (input) => ({ key: addressKey(input), result: manualSuppression(input) }),
     listField: "addresses",
     valueField: "address",
   },
@@ -88,7 +82,9 @@ export const address: Product<AddressInput, AddressResult> = {
     sampleCounts: { valid: 1, invalid: 1, low: 1, medium: 0, high: 1 },
     sampleTotal: 2,
   },
+  policy: addressPolicy,
+  feedback: addressFeedback,
   monitor: { entryKey: addressKey, observe, compare, label, tally: { verified: (r) => r.verification === "verified" }, listField: "addresses", maxEntries: 500 },
   isSample: isTestAddress,
-  datasets: [FORMATS_SOURCE.dataset, COUNTRIES_SOURCE.dataset, ...ADDRESS_DATASET_NAMES, "suppression-list", TEST_SOURCE.dataset],
+  datasets: [FORMATS_SOURCE.dataset, COUNTRIES_SOURCE.dataset, ...ADDRESS_DATASET_NAMES, "delivery-feedback", "suppression-list", TEST_SOURCE.dataset],
 };

@@ -1,3 +1,4 @@
+import type { PolicyDecision } from "../../engines/policy/policy";
 import type { Source } from "../../engines/product";
 
 /** An address as an object; only `country` is required (ISO 3166-1 alpha-2). */
@@ -30,7 +31,8 @@ export type Precision = (typeof PRECISIONS)[number];
 /**
  * Why an answer is not a clean `verified` one (docs/address.md), first that applies:
  * `unsupported_country`, `invalid_postcode_format`, `unknown_postcode`, `locality_mismatch`, `region_mismatch`,
- * `missing_components`; `suppressed` on a stored answer of a suppressed address.
+ * `missing_components`; on the stored answer of a suppressed address, `suppressed` (by hand), or `returned` or
+ * `undeliverable` (by delivery feedback).
  */
 export const ADDRESS_REASONS = [
   "unsupported_country",
@@ -40,6 +42,8 @@ export const ADDRESS_REASONS = [
   "region_mismatch",
   "missing_components",
   "suppressed",
+  "returned",
+  "undeliverable",
 ] as const;
 export type AddressReason = (typeof ADDRESS_REASONS)[number];
 
@@ -84,11 +88,13 @@ export interface AddressResult {
   corrections: Correction[];
   missing_components: Component[];
   geo: { latitude: number; longitude: number; precision: "postcode" } | null;
-  /** No delivery-point data is installed: always null. */
+  /** No delivery-point data is installed: null, but false on an address delivery feedback suppressed. */
   deliverable: boolean | null;
   reason: AddressReason | null;
   risk_score: number;
   risk_components: Record<string, number>;
   risk_level: RiskLevel;
   sources: Source[];
+  /** The account's sending policy decision; null when it has none (stamped by the policy engine on every answer). */
+  policy: PolicyDecision | null;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { policyDecisionSchema } from "../../engines/policy/policy";
 import { countryCode } from "./parse";
 import { ADDRESS_REASONS, COMPONENTS, PRECISIONS, VERIFICATIONS, type AddressInput } from "./result";
 
@@ -91,6 +92,7 @@ export const addressResultSchema = z.object({
   risk_components: z.record(z.string(), z.int()),
   risk_level: z.enum(["low", "medium", "high"]),
   sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
+  policy: policyDecisionSchema,
 });
 
 export const postcodeListingSchema = z.object({

@@ -20,10 +20,13 @@ export const RISK_POINTS = {
 
 export type RiskComponent = keyof typeof RISK_POINTS;
 
+/** A check an answer can fail, each a risk component (feedback reasons are not checks). */
+export type CheckFailure = Extract<AddressReason, RiskComponent>;
+
 export const riskLevel = (score: number): RiskLevel => (score >= 70 ? "high" : score >= 30 ? "medium" : "low");
 
 /** Components from every check the answer failed, whether it could only be format-checked, and whether it is a PO box. */
-export function risk(facts: { failed: readonly AddressReason[]; formatOnly: boolean; poBox: boolean }) {
+export function risk(facts: { failed: readonly CheckFailure[]; formatOnly: boolean; poBox: boolean }) {
   const names: RiskComponent[] = [...facts.failed];
   if (facts.formatOnly) names.push("unverifiable");
   if (facts.poBox) names.push("po_box");

@@ -55,5 +55,6 @@ export function testAnswer(input: AddressInput): AddressResult | null {
     reason,
     ...risk({ failed: reason ? [reason] : [], formatOnly: verification === "format_only", poBox: kind === "po-box" }),
     sources: [TEST_SOURCE],
+    policy: null,
   };
 }
