@@ -29,7 +29,7 @@ describe("since / until", () => {
 });
 
 describe("CSV cells", () => {
-  it.each(["=1+2", "+1", "-1", "@SUM(A1)", "  =1+2", " \t+cmd", "\t=x", "\r=x", "\n-1"])("neutralises %j", (value) => {
+  it.each(["=1+2", "+1+cmd", "-1+2", "@SUM(A1)", "  =1+2", " \t+cmd", " +447400123456", "\t=x", "\r=x", "\n-1"])("neutralises %j", (value) => {
     expect(csvCell(value).replace(/^"/, "").startsWith("'")).toBe(true);
   });
 
@@ -37,6 +37,9 @@ describe("CSV cells", () => {
     expect(csvCell("ann@example.com")).toBe("ann@example.com");
     expect(csvCell(" ann")).toBe(" ann");
     expect(csvCell(-1)).toBe("-1");
+    // A signed number alone (an E.164 number, a negative longitude) is data, not a formula.
+    expect(csvCell("+447400123456")).toBe("+447400123456");
+    expect(csvCell("-0.1276")).toBe("-0.1276");
     expect(csvCell('a,"b"')).toBe('"a,""b"""');
   });
 });

@@ -93,7 +93,7 @@ const FAILURES: [RegExp, string][] = [
 
 /** A plain reason for a failed connection: the runtime's own messages (`internal error; reference = ...`) stay in logs. */
 function connectionFailure(message: string): string {
-  return FAILURES.find(([pattern]) => pattern.test(message))?.[1] ?? "Connection failed";
+  return FAILURES.find(([pattern]) => pattern.test(message))?.[1] ?? "Connection failed: could not connect";
 }
 
 /** The detail of a delivery refused because the destination is private or reserved. */
