@@ -2012,6 +2012,1960 @@ export interface paths {
       };
     };
   };
+  "/api/v1/phone": {
+    /** Look up one number; 1 credit for a fresh valid number */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phone: string;
+            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+            country?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                phone: string;
+                valid: boolean;
+                possible: boolean;
+                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                e164: string | null;
+                national_format: string | null;
+                international_format: string | null;
+                country: string | null;
+                calling_code: string | null;
+                /** @enum {string} */
+                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                carrier: string | null;
+                location: string | null;
+                timezones: string[] | null;
+                disposable: boolean | null;
+                disposable_last_seen: string | null;
+                /** @constant */
+                network_checked: false;
+                network_status: null;
+                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                risk_components: {
+                  [key: string]: number;
+                };
+                missing_datasets: string[];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/batch": {
+    /**
+     * Look up 1 to 1,000 numbers in order; counts as one request
+     * @description Each item is a string or `{phone, country}`. Walks in order and stops where credits or the key's daily cap run out.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                results: ({
+                    index: number;
+                    input: string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    });
+                    data: {
+                      phone: string;
+                      valid: boolean;
+                      possible: boolean;
+                      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                      e164: string | null;
+                      national_format: string | null;
+                      international_format: string | null;
+                      country: string | null;
+                      calling_code: string | null;
+                      /** @enum {string} */
+                      line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                      carrier: string | null;
+                      location: string | null;
+                      timezones: string[] | null;
+                      disposable: boolean | null;
+                      disposable_last_seen: string | null;
+                      /** @constant */
+                      network_checked: false;
+                      network_status: null;
+                      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                      risk_score: number;
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      missing_datasets: string[];
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                    };
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                      suppressed: boolean;
+                    };
+                  })[];
+              };
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/public": {
+    /**
+     * Browser lookup with a publishable key; answers without meta, never a live network check
+     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            /** Format: starts_with */
+            key: string;
+            challenge_token?: string | null;
+            phone: string;
+            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+            country?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                phone: string;
+                valid: boolean;
+                possible: boolean;
+                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                e164: string | null;
+                national_format: string | null;
+                international_format: string | null;
+                country: string | null;
+                calling_code: string | null;
+                /** @enum {string} */
+                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                carrier: string | null;
+                location: string | null;
+                timezones: string[] | null;
+                disposable: boolean | null;
+                disposable_last_seen: string | null;
+                /** @constant */
+                network_checked: false;
+                network_status: null;
+                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                risk_components: {
+                  [key: string]: number;
+                };
+                missing_datasets: string[];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+            };
+          };
+        };
+        /** @description INVALID_PUBLISHABLE_KEY */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_PUBLISHABLE_KEY";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/block/{country}/{prefix}": {
+    /** The numbering-plan blocks under a national prefix; 1 credit when found */
+    get: {
+      parameters: {
+        path: {
+          country: string;
+          prefix: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                country: string;
+                calling_code: string | null;
+                prefix: string;
+                possible_lengths: number[];
+                blocks: ({
+                    prefix: string;
+                    /** @enum {string} */
+                    line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                    carrier: string | null;
+                    location: string | null;
+                  })[];
+                truncated: boolean;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description PHONE_BLOCK_NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "PHONE_BLOCK_NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip": {
+    /**
+     * Look up one IP address
+     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            ip: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                tor: boolean | null;
+                vpn: boolean | null;
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/me": {
+    /**
+     * Look up the caller's own address (CF-Connecting-IP)
+     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     */
+    get: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                tor: boolean | null;
+                vpn: boolean | null;
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/asn/{asn}": {
+    /** Prefixes an AS announces; 1 credit when found */
+    get: {
+      parameters: {
+        path: {
+          asn: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                asn: number;
+                name: string | null;
+                country: string | null;
+                prefixes: string[];
+                prefixes6: string[];
+                num_ipv4: number;
+                /** @description A decimal string: IPv6 counts pass 2^53. */
+                num_ipv6: string;
+                hosting: boolean | null;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description ASN_NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "ASN_NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description ASN_INDEX_UNAVAILABLE */
+        501: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "ASN_INDEX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/range": {
+    /** The dataset blocks inside a CIDR block; 1 credit when any is found */
+    get: {
+      parameters: {
+        query: {
+          cidr: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                cidr: string;
+                first: string;
+                last: string;
+                /** @description A number, or a decimal string past 2^53. */
+                size: number | string;
+                blocks: ({
+                    start: string;
+                    end: string;
+                    asn: number | null;
+                    as_name: string | null;
+                    country: string | null;
+                  })[];
+                truncated: boolean;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/batch": {
+    /** Look up 1 to 1,000 addresses in order; counts as one request */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            ips: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                results: ({
+                    index: number;
+                    input: string;
+                    data: {
+                      ip: string;
+                      version: (4 | 6) | null;
+                      valid: boolean;
+                      reserved: boolean;
+                      reserved_range: string | null;
+                      reserved_name: string | null;
+                      placed: boolean;
+                      country: string | null;
+                      country_name: string | null;
+                      continent: string | null;
+                      asn: number | null;
+                      as_name: string | null;
+                      network: string | null;
+                      hosting: boolean | null;
+                      tor: boolean | null;
+                      vpn: boolean | null;
+                      proxy: boolean | null;
+                      anonymous: boolean | null;
+                      list: ({
+                        id: number;
+                        name: string;
+                        /** @enum {string} */
+                        kind: "allow" | "deny";
+                      }) | null;
+                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                      risk_score: number;
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                    };
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                      suppressed: boolean;
+                    };
+                  })[];
+              };
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/public": {
+    /**
+     * Browser lookup with a publishable key; answers without meta
+     * @description Authenticated by `key` in the body and the `Origin` header. Without `ip`, the visitor's own address is looked up.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            /** Format: starts_with */
+            key: string;
+            challenge_token?: string | null;
+            ip?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                tor: boolean | null;
+                vpn: boolean | null;
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+            };
+          };
+        };
+        /** @description INVALID_PUBLISHABLE_KEY */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_PUBLISHABLE_KEY";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/lists": {
+    /** The account's allow and deny lists, oldest first */
+    get: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lists: ({
+                    id: number;
+                    name: string;
+                    /** @enum {string} */
+                    kind: "allow" | "deny";
+                    entries: string[];
+                    /** Format: date-time */
+                    created_at: string;
+                    /** Format: date-time */
+                    updated_at: string;
+                  })[];
+              };
+              meta: {
+                total: number;
+                max_lists: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create an allow or deny list (at most 10 per account) */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            kind: "allow" | "deny";
+            entries: (string | number)[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description IP_LIST_LIMIT_REACHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IP_LIST_LIMIT_REACHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/lists/{listId}": {
+    /** One list */
+    get: {
+      parameters: {
+        path: {
+          listId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a list */
+    delete: {
+      parameters: {
+        path: {
+          listId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Rename a list, change its kind or replace its entries */
+    patch: {
+      parameters: {
+        path: {
+          listId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            kind?: "allow" | "deny";
+            entries?: (string | number)[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
   "/api/v1/email/bulk": {
     /** List email bulk runs, newest first, 100 a page */
     get: {
@@ -9259,6 +11213,4046 @@ export interface paths {
       };
     };
   };
+  "/api/v1/ip/bulk": {
+    /** List ip bulk runs, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+          since?: string;
+          until?: string;
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    low: number;
+                    medium: number;
+                    high: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Start a bulk ip run (up to 100,000 values); the webhook secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            ips: string[];
+            webhook_url?: string | null;
+            refresh?: boolean | null;
+            max_age?: number | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+                webhook_secret: string | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}": {
+    /** Poll one run */
+    get: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/cancel": {
+    /** Cancel a queued or running run */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_ALREADY_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/resume": {
+    /** Resume a run that stopped for lack of credits */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/results": {
+    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, asn, as_name, network, hosting, tor, vpn, proxy, anonymous, list, list_kind, reason, risk_score, risk_level, credits_used, suppressed */
+    get: {
+      parameters: {
+        query?: {
+          variant?: "low" | "medium" | "high";
+        };
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/webhook/redeliver": {
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors": {
+    /** The account's ip monitors, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: ({
+                    id: number;
+                    name: string;
+                    ips: string[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      placed: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create a monitor; the webhook signing secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            ips: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors/{monitorId}": {
+    /** One monitor */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a monitor and its baselines */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            ips?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors/{monitorId}/run": {
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  placed: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/history": {
+    /** Every ip answer of the account (test values excepted), newest first, kept 90 days */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          since?: string;
+          until?: string;
+          risk_level?: "low" | "medium" | "high";
+          ip?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lookups: ({
+                    id: number;
+                    request_id: string;
+                    ip: string;
+                    normalized_ip: string;
+                    /** @enum {string} */
+                    risk_level: "low" | "medium" | "high";
+                    reason: string | null;
+                    credits_used: number;
+                    cache_hit: boolean;
+                    suppressed: boolean;
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk": {
+    /** List phone bulk runs, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+          since?: string;
+          until?: string;
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    valid: number;
+                    invalid: number;
+                    mobile: number;
+                    fixed_line: number;
+                    voip: number;
+                    disposable: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Start a bulk phone run (up to 100,000 values); the webhook secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+            webhook_url?: string | null;
+            refresh?: boolean | null;
+            max_age?: number | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+                webhook_secret: string | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk/{jobId}": {
+    /** Poll one run */
+    get: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk/{jobId}/cancel": {
+    /** Cancel a queued or running run */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_ALREADY_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk/{jobId}/resume": {
+    /** Resume a run that stopped for lack of credits */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk/{jobId}/results": {
+    /** Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, credits_used, suppressed */
+    get: {
+      parameters: {
+        query?: {
+          variant?: "valid" | "invalid" | "mobile" | "fixed_line" | "voip" | "disposable";
+        };
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk/{jobId}/webhook/redeliver": {
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/monitors": {
+    /** The account's phone monitors, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: ({
+                    id: number;
+                    name: string;
+                    phones: (string | ({
+                        phone: string;
+                        /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                        country?: string | null;
+                      }))[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      valid: number;
+                      disposable: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create a monitor; the webhook signing secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/monitors/{monitorId}": {
+    /** One monitor */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a monitor and its baselines */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            phones?: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/monitors/{monitorId}/run": {
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  valid: number;
+                  disposable: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+                flags: {
+                  [key: string]: string[];
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/suppressions": {
+    /** The account's phone suppression list, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          phone?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                suppressions: ({
+                    id: number;
+                    phone: string;
+                    reason: string;
+                    /** @enum {string} */
+                    source: "verdict" | "manual" | "feedback";
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                added: number;
+                invalid: string[];
+                test_values: string[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Take values off the suppression list */
+    delete: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                removed: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/suppressions/{suppressionId}": {
+    /** Remove one suppression entry */
+    delete: {
+      parameters: {
+        path: {
+          suppressionId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                id: number;
+                phone: string;
+                reason: string;
+                /** @enum {string} */
+                source: "verdict" | "manual" | "feedback";
+                /** Format: date-time */
+                created_at: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/history": {
+    /** Every phone answer of the account (test values excepted), newest first, kept 90 days */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          since?: string;
+          until?: string;
+          status?: "valid" | "invalid";
+          phone?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lookups: ({
+                    id: number;
+                    request_id: string;
+                    phone: string;
+                    e164: string;
+                    /** @enum {string} */
+                    status: "valid" | "invalid";
+                    reason: string | null;
+                    credits_used: number;
+                    cache_hit: boolean;
+                    suppressed: boolean;
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
   "/api/v1/status/data": {
     /**
      * Every dataset behind the answers, with the version that `sources` reports
@@ -9423,6 +15417,152 @@ export interface paths {
                 code?: "RATE_LIMITED";
               };
             };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/{ip}": {
+    /**
+     * Look up one IP address given in the path
+     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     */
+    get: {
+      parameters: {
+        path: {
+          ip: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                tor: boolean | null;
+                vpn: boolean | null;
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
           };
         };
         /** @description SERVER_ERROR */
