@@ -89,5 +89,35 @@ export const address: WidgetProduct = {
   },
 };
 
+type PhoneAnswer = paths["/api/v1/phone/public"]["post"]["responses"][200]["content"]["application/json"]["data"];
+
+const PHONE_TEXT: Record<string, [View["tone"], string]> = {
+  invalid_number: ["bad", "This is not a valid phone number."],
+  disposable: ["warn", "This looks like a temporary number from a public SMS site."],
+  premium_rate: ["warn", "This is a premium-rate number."],
+};
+
+/**
+ * A phone field (`input[type=tel]`). Numbers written without `+` are read in the country of `data-verify-country` or
+ * the form's `autocomplete="country"` field.
+ */
+export const phone: WidgetProduct = {
+  name: "phone",
+  selector: 'input[type="tel"]',
+  request(input): Record<string, string> | null {
+    const value = input.value.trim();
+    const countryField = input.form?.querySelector<HTMLInputElement | HTMLSelectElement>('[autocomplete="country"]');
+    const country = (input.dataset.verifyCountry ?? countryField?.value ?? "").trim().toUpperCase();
+    if (value.replace(/\D/g, "").length < 6) return null;
+    return /^[A-Z]{2}$/.test(country) ? { phone: value, country } : { phone: value };
+  },
+  view(data) {
+    const answer = data as PhoneAnswer;
+    const state = answer.valid ? "valid" : "invalid";
+    const [tone, text] = PHONE_TEXT[answer.reason ?? ""] ?? (answer.valid ? ["ok", "Looks good."] : [null, ""]);
+    return { state, tone, text, suggestion: null, invalid: !answer.valid };
+  },
+};
+
 /** Every product the widget attaches to, in the order fields are looked for. */
-export const PRODUCTS: readonly WidgetProduct[] = [email, address];
+export const PRODUCTS: readonly WidgetProduct[] = [email, address, phone];
