@@ -44,7 +44,7 @@ describe("POST /api/v1/phone/batch", () => {
     const acct = await createAccount({ pack: 5 });
     const number = ukMobile();
     const added = await call<{ added: number; invalid: string[] }>("/api/v1/phone/suppressions", json({ phones: [number, "nonsense"] }, { Authorization: `Bearer ${acct.key}` }));
-    expect([added.status, added.body.data]).toEqual([201, { added: 1, invalid: ["nonsense"] }]);
+    expect([added.status, added.body.data]).toEqual([201, { added: 1, invalid: ["nonsense"], test_values: [] }]);
     const listed = await call<{ suppressions: { phone: string; source: string }[] }>("/api/v1/phone/suppressions", bearer(acct.key));
     expect(listed.body.data.suppressions).toMatchObject([{ phone: number, source: "manual" }]);
     const { body } = await batch(acct.key, [number]);

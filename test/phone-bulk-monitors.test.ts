@@ -47,18 +47,18 @@ describe("POST /api/v1/phone/bulk", () => {
 
     const key = await anotherKey(acct);
     const lines = (await csv(key, `/api/v1/phone/bulk/${job.id}/results`)).trim().split("\n");
-    expect(lines[0]).toBe("index,input,phone,valid,e164,country,line_type,carrier,location,disposable,reason,risk_score,risk_level,credits_used,suppressed");
+    expect(lines[0]).toBe("index,input,phone,valid,e164,country,line_type,carrier,location,disposable,reason,risk_score,risk_level,policy_action,policy_rules_hit,credits_used,suppressed");
     // A signed number stays as written; an input with spaces after `+` is guarded like any formula-looking cell.
     expect(lines.slice(1).map((line) => parseCsvLine(line).slice(0, 5))).toEqual([
       ["0", mobile, mobile, "true", mobile],
-      ["5", mobile, mobile, "true", mobile],
       ["1", '{"phone":"020 7946 0123","country":"GB"}', "02079460123", "true", "+442079460123"],
       ["2", "'+44 56 1234 5678", "+445612345678", "true", "+445612345678"],
       ["3", disposable, disposable, "true", disposable],
       ["4", "'+44 20", "+4420", "false", ""],
+      ["5", mobile, mobile, "true", mobile],
     ]);
     const mobiles = (await csv(key, `/api/v1/phone/bulk/${job.id}/results?variant=mobile`)).trim().split("\n").slice(1);
-    expect(mobiles.map((line) => line.split(",")[0])).toEqual(["0", "5", "3"]);
+    expect(mobiles.map((line) => line.split(",")[0])).toEqual(["0", "3", "5"]);
 
     const [delivery] = await deliveredAt(path, 1, 30_000);
     expect(await new WebhookVerifier(created.body.data.webhook_secret).verify(delivery!.headers, delivery!.body)).toBe("ok");

@@ -136,7 +136,13 @@ function itemRoutes(mount: Mount) {
       describe({
         tag,
         summary: "Run a monitor now (billed like a batch); the schedule is unchanged",
-        response: z.object({ monitor: monitorSchema(product, shape), summary: runSummarySchema(shape), changes: z.array(entryChangesSchema) }),
+        response: z.object({
+          monitor: monitorSchema(product, shape),
+          summary: runSummarySchema(shape),
+          changes: z.array(entryChangesSchema),
+          // Products that flag entries (phone): each newly flagged entry, by label, with the flags it raised.
+          ...(shape.flags ? { flags: z.record(z.string(), z.array(z.string())) } : {}),
+        }),
         errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS"] }),
       auth,
       monitorParam,

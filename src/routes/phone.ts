@@ -7,6 +7,7 @@ import { secretKey } from "../auth/secret-key";
 import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
+import { batchMeta, lookupMeta, suppressibleLookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { jsonBody, pathParams } from "../http/validation";
 import type { PhoneItem } from "../products/phone/numbering";
@@ -39,7 +40,7 @@ async function single(c: Context<AppEnv>, item: PhoneItem) {
 export const phoneRoutes = new Hono<AppEnv>()
   .post(
     "/phone",
-    describe({ tag: "Phone", summary: "Look up one number; 1 credit for a fresh valid number", response: phoneResultSchema, errors: [...LOOKUP_ERRORS] }),
+    describe({ tag: "Phone", summary: "Look up one number; 1 credit for a fresh valid number", response: phoneResultSchema, meta: suppressibleLookupMeta, errors: [...LOOKUP_ERRORS] }),
     secretKey({ scope: "phone", sandbox: true }),
     jsonBody(phoneObject),
     async (c) => {
@@ -58,6 +59,7 @@ export const phoneRoutes = new Hono<AppEnv>()
       response: z.object({
         results: z.array(z.object({ index: z.int(), input: phoneItem, data: phoneResultSchema, meta: z.object({ credits_used: z.int(), cache_hit: z.boolean(), suppressed: z.boolean() }) })),
       }),
+      meta: batchMeta,
       errors: [...LOOKUP_ERRORS],
     }),
     secretKey({ scope: "phone", sandbox: true }),
@@ -78,6 +80,7 @@ export const phoneRoutes = new Hono<AppEnv>()
       summary: "Browser lookup with a publishable key; answers without meta, never a live network check",
       description: "Authenticated by `key` in the body and the `Origin` header; no bearer key.",
       response: phoneResultSchema,
+      meta: null,
       errors: [...LOOKUP_ERRORS],
     }),
     jsonBody(publicBody),
@@ -94,6 +97,7 @@ export const phoneRoutes = new Hono<AppEnv>()
       tag: "Phone",
       summary: "The numbering-plan blocks under a national prefix; 1 credit when found",
       response: blockResultSchema,
+      meta: lookupMeta,
       errors: [...LOOKUP_ERRORS, "PHONE_BLOCK_NOT_FOUND"],
     }),
     secretKey({ scope: "phone" }),

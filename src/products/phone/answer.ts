@@ -46,7 +46,7 @@ export function phoneAnswer(reading: PlanReading, facts: PrefixFacts = NO_FACTS,
     network_status: null,
   };
   const withReason = { ...base, reason: reason ?? reasonOf(base) };
-  return { ...withReason, ...scored(withReason), missing_datasets: facts.missing_datasets, sources: [planSource, ...facts.sources] };
+  return { ...withReason, ...scored(withReason), missing_datasets: facts.missing_datasets, sources: [planSource, ...facts.sources], policy: null };
 }
 
 /** The stored answer of a number suppressed by hand: the plan's reading, reason `suppressed`. */

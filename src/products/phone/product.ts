@@ -6,6 +6,7 @@ import { PHONE_DATASET_NAMES, planSource } from "./datasets";
 import { lookupNumbers } from "./lookup";
 import { compare, flags, observe } from "./monitor";
 import { cleanPhone, phoneKey, readItem, type PhoneItem } from "./numbering";
+import { phonePolicy } from "./policy";
 import type { PhoneResult } from "./result";
 import { phoneItem } from "./schemas";
 import { cannedAnswer, TEST_PHONE_NUMBERS } from "./test-numbers";
@@ -77,6 +78,7 @@ export const phone: Product<PhoneItem, PhoneResult> = {
     listField: "phones",
     maxEntries: 1_000,
   },
+  policy: phonePolicy,
   isSample: isTestNumber,
   datasets: PHONE_DATASET_NAMES,
 };
