@@ -53,3 +53,9 @@ export function phoneAnswer(reading: PlanReading, facts: PrefixFacts = NO_FACTS,
 export function manualSuppression(reading: PlanReading): PhoneResult {
   return { ...phoneAnswer(reading, NO_FACTS, "suppressed"), sources: [planSource, { dataset: "suppression-list", version: "account" }] };
 }
+
+/** The stored answer of a number whose delivery feedback reported a permanent failure: reason `undelivered`. */
+export function feedbackSuppression(reading: PlanReading, at: number): PhoneResult {
+  const feedback = { dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) };
+  return { ...phoneAnswer(reading, NO_FACTS, "undelivered"), sources: [planSource, feedback, { dataset: "suppression-list", version: "account" }] };
+}

@@ -3,6 +3,7 @@ import type { Product } from "../../engines/product";
 import { manualSuppression, phoneAnswer } from "./answer";
 import { blockKey, localBlocks, lookupBlocks, type BlockQuery, type BlockResult } from "./blocks";
 import { PHONE_DATASET_NAMES, planSource } from "./datasets";
+import { phoneFeedback } from "./feedback";
 import { lookupNumbers } from "./lookup";
 import { compare, flags, observe } from "./monitor";
 import { cleanPhone, phoneKey, readItem, type PhoneItem } from "./numbering";
@@ -39,7 +40,7 @@ export const phone: Product<PhoneItem, PhoneResult> = {
   repeatable: (result) => result.valid,
   repeats: "fresh",
   suppressions: {
-    // Nothing joins the list by itself yet: numbers are suppressed by hand (delivery feedback will add `undelivered`).
+    // No answer joins the list by itself: numbers are added by hand, or by delivery feedback (`undelivered`).
     suppresses: () => null,
     manual: (item) => {
       const reading = readItem(item);
@@ -79,6 +80,7 @@ export const phone: Product<PhoneItem, PhoneResult> = {
     maxEntries: 1_000,
   },
   policy: phonePolicy,
+  feedback: phoneFeedback,
   isSample: isTestNumber,
   datasets: PHONE_DATASET_NAMES,
 };
