@@ -113,6 +113,7 @@ describe("monitor change flags", () => {
     ["a carrier table not installed", { ...seen, carrier: null }, []],
     ["a number on a receive-SMS site", { ...seen, disposable: true }, ["became_disposable"]],
     ["a move of place only", { ...seen, location: "London" }, []],
+    ["a permanent delivery failure reported", { ...seen, carrier: null, undelivered: true }, ["delivery_failed"]],
   ])("flags %s", (_label, now, expected) => {
     expect(flags(seen, now)).toEqual(expected);
   });

@@ -117,6 +117,7 @@ const PHONE: Samples = {
   gone: null,
   counters: { paid: ["valid", "mobile"], free: "invalid", malformed: "invalid", test: ["valid", "mobile"] },
   policy: { rules: { reasons: { invalid_number: "block" } }, action: "block", on: ["free", "malformed"], rulesHit: ["reasons.invalid_number"] },
+  feedback: { suppressing: { outcome: "failed", kind: "permanent" }, harmless: { outcome: "failed", kind: "temporary" } },
   batch: { path: "/api/v1/phone/batch", field: "phones" },
   setup: installPhoneSamples,
 };
