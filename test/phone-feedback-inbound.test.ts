@@ -10,6 +10,9 @@ type Inbound = { recorded: number; suppressed: number; ignored: number; confirme
 
 beforeAll(() => installPhoneSamples());
 
+/** Six distinct numbers, one per sender event of a test. */
+const six = () => [ukMobile(), ukMobile(), ukMobile(), ukMobile(), ukMobile(), ukMobile()] as const;
+
 async function account() {
   const acct = await createAccount({ pack: 3 });
   const { feedback_key } = await admin<{ feedback_key: string }>("POST", `/accounts/${acct.accountId}/feedback-key`);
@@ -52,9 +55,9 @@ describe("POST /api/v1/phone/feedback/{provider}/{fb_key}", () => {
 describe("Twilio status callback", () => {
   it("reads MessageStatus and ErrorCode: 30005 permanent, 30003 temporary, 21610 opted out, 30007 rejected; sent ignored; nothing billed", async () => {
     const acct = await account();
-    const [gone, away, stopped, filtered, ok, pending] = Array.from({ length: 6 }, ukMobile);
+    const [gone, away, stopped, filtered, ok, pending] = six();
     const base = { AccountSid: "ACXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX", From: "+15017122661", ApiVersion: "2010-04-01" };
-    const callbacks = [
+    const callbacks: Record<string, string>[] = [
       { To: gone, MessageStatus: "undelivered", SmsStatus: "undelivered", ErrorCode: "30005", MessageSid: "SM1" },
       { To: away, MessageStatus: "undelivered", SmsStatus: "undelivered", ErrorCode: "30003", MessageSid: "SM2" },
       { To: stopped, MessageStatus: "failed", SmsStatus: "failed", ErrorCode: "21610", MessageSid: "SM3" },
@@ -78,7 +81,7 @@ describe("Twilio status callback", () => {
 describe("Vonage SMS API delivery receipt", () => {
   it("reads JSON and form receipts with msisdn without +: err-code 3 and 4 permanent, 2 temporary, 9 opted out; accepted ignored", async () => {
     const acct = await account();
-    const [absent, barred, busy, illegal, ok, accepted] = Array.from({ length: 6 }, ukMobile);
+    const [absent, barred, busy, illegal, ok, accepted] = six();
     const receipt = (msisdn: string, status: string, errCode: string) => ({
       msisdn: msisdn.slice(1),
       to: "AcmeInc",
@@ -110,7 +113,7 @@ describe("Vonage SMS API delivery receipt", () => {
 describe("Plivo message status callback", () => {
   it("reads Status and ErrorCode: 50 permanent, 20 temporary, 30 rejected; queued and WhatsApp ignored", async () => {
     const acct = await account();
-    const [invalid, network, spam, ok, queued, whatsapp] = Array.from({ length: 6 }, ukMobile);
+    const [invalid, network, spam, ok, queued, whatsapp] = six();
     const callback = (to: string, status: string, errorCode: string, type = "sms") => ({
       MessageUUID: "2c1a4d64-7e36-11ee-8b9a-0242ac110002",
       To: to.slice(1),
@@ -138,7 +141,7 @@ describe("Plivo message status callback", () => {
 describe("Sinch SMS delivery report callback", () => {
   it("reads per-recipient and full reports: Deleted permanent, Failed temporary, Aborted 402 rejected; Dispatched and MMS ignored", async () => {
     const acct = await account();
-    const [deleted, failed, aborted, ok, dispatched, full] = Array.from({ length: 6 }, ukMobile);
+    const [deleted, failed, aborted, ok, dispatched, full] = six();
     const report = (recipient: string, status: string, code: number, type = "recipient_delivery_report_sms") => ({
       at: "2026-05-04T10:00:00.000Z",
       batch_id: "01FC66621XXXXX119Z8PMV1QPQ",

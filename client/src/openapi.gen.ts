@@ -49,32 +49,67 @@ export interface paths {
                   free_undeliverable_remaining: number;
                 };
               };
-              meta: Record<string, never>;
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -111,38 +146,79 @@ export interface paths {
                     note: string | null;
                   })[];
               };
-              meta: Record<string, never>;
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -173,44 +249,87 @@ export interface paths {
                 /** Format: date-time */
                 created_at: string;
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -245,7 +364,7 @@ export interface paths {
                 is_gibberish: boolean;
                 /** @enum {string} */
                 deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed") | null;
+                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -275,51 +394,100 @@ export interface paths {
                     dataset: string;
                     version: string;
                   }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                  rules_hit: string[];
+                }) | null;
               };
-              meta: Record<string, never>;
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                refreshed: boolean;
+                suppressed: boolean;
+                fair_use_billed: boolean;
+                settling?: boolean;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description INSUFFICIENT_CREDITS */
         402: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
           };
         };
         /** @description SANDBOX_UNAVAILABLE */
         503: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -356,7 +524,7 @@ export interface paths {
                       is_gibberish: boolean;
                       /** @enum {string} */
                       deliverable: "deliverable" | "risky" | "undeliverable";
-                      reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed") | null;
+                      reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
                       risk_score: number;
                       /** @enum {string} */
                       risk_level: "low" | "medium" | "high";
@@ -386,6 +554,11 @@ export interface paths {
                           dataset: string;
                           version: string;
                         }[];
+                      policy: ({
+                        /** @enum {string} */
+                        action: "send" | "review" | "block";
+                        rules_hit: string[];
+                      }) | null;
                     };
                     meta: {
                       credits_used: number;
@@ -396,50 +569,92 @@ export interface paths {
                     };
                   })[];
               };
-              meta: Record<string, never>;
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description INSUFFICIENT_CREDITS */
         402: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
           };
         };
         /** @description SANDBOX_UNAVAILABLE */
         503: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -475,7 +690,7 @@ export interface paths {
                 is_gibberish: boolean;
                 /** @enum {string} */
                 deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed") | null;
+                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -505,45 +720,79 @@ export interface paths {
                     dataset: string;
                     version: string;
                   }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                  rules_hit: string[];
+                }) | null;
               };
-              meta: Record<string, never>;
             };
           };
         };
         /** @description INVALID_PUBLISHABLE_KEY */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_PUBLISHABLE_KEY";
+              };
+            };
           };
         };
         /** @description INSUFFICIENT_CREDITS */
         402: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
           };
         };
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
           };
         };
       };
@@ -569,6 +818,7 @@ export interface paths {
                 valid: boolean;
                 mx_found: boolean | null;
                 mx_implicit: boolean | null;
+                null_mx: boolean | null;
                 catch_all: boolean | null;
                 mx_provider: string | null;
                 has_spf: boolean | null;
@@ -582,50 +832,90 @@ export interface paths {
                     version: string;
                   }[] | null;
               };
-              meta: Record<string, never>;
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description INSUFFICIENT_CREDITS */
         402: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
           };
         };
         /** @description SANDBOX_UNAVAILABLE */
         503: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -657,7 +947,7 @@ export interface paths {
                 /** @enum {string} */
                 identifier_type: "lei" | "company_number";
                 found: boolean;
-                reason: ("unknown_identifier" | "invalid_identifier" | "invalid_checksum" | "unsupported_register" | "register_not_installed") | null;
+                reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
                 name: string | null;
                 status: string | null;
                 status_detail: string | null;
@@ -670,44 +960,90 @@ export interface paths {
                     version: string;
                   }[];
               };
-              meta: Record<string, never>;
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description INSUFFICIENT_CREDITS */
         402: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -754,7 +1090,7 @@ export interface paths {
                       /** @enum {string} */
                       identifier_type: "lei" | "company_number";
                       found: boolean;
-                      reason: ("unknown_identifier" | "invalid_identifier" | "invalid_checksum" | "unsupported_register" | "register_not_installed") | null;
+                      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
                       name: string | null;
                       status: string | null;
                       status_detail: string | null;
@@ -773,44 +1109,2858 @@ export interface paths {
                     };
                   })[];
               };
-              meta: Record<string, never>;
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                found: number;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description INSUFFICIENT_CREDITS */
         402: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address": {
+    /** Verify one address; 1 credit only when verified and not a 7-day repeat */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            address: string | {
+              /** @description The whole address on one line (commas or line breaks between its parts). */
+              address: string;
+              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+              country?: string;
+            } | ({
+              line1?: string | null;
+              line2?: string | null;
+              locality?: string | null;
+              region?: string | null;
+              postcode?: string | null;
+              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+              country?: string;
+            });
+            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+            country?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                input: string | ({
+                  line1?: string | null;
+                  line2?: string | null;
+                  locality?: string | null;
+                  region?: string | null;
+                  postcode?: string | null;
+                  country: string;
+                });
+                country: string;
+                valid: boolean;
+                /** @enum {string} */
+                verification: "verified" | "format_only" | "invalid";
+                /** @enum {string} */
+                precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
+                address: {
+                  line1: string | null;
+                  line2: string | null;
+                  locality: string | null;
+                  region: string | null;
+                  postcode: string | null;
+                  country: string;
+                };
+                formatted: string | null;
+                postcode_format_valid: boolean | null;
+                postcode_found: boolean | null;
+                locality_matches_postcode: boolean | null;
+                region_matches_postcode: boolean | null;
+                po_box: boolean;
+                corrections: ({
+                    /** @enum {string} */
+                    field: "line1" | "locality" | "region" | "postcode";
+                    from: string | null;
+                    to: string;
+                  })[];
+                missing_components: ("line1" | "locality" | "region" | "postcode")[];
+                geo: {
+                  latitude: number;
+                  longitude: number;
+                  /** @constant */
+                  precision: "postcode";
+                } | null;
+                deliverable: boolean | null;
+                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/batch": {
+    /**
+     * Verify 1 to 100 addresses in order; counts as one request
+     * @description `country` applies to every address that names none. Walks in order and stops where credits or the key's daily cap run out; suppressed addresses answer free.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: (string | {
+                /** @description The whole address on one line (commas or line breaks between its parts). */
+                address: string;
+                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+                country?: string;
+              } | ({
+                line1?: string | null;
+                line2?: string | null;
+                locality?: string | null;
+                region?: string | null;
+                postcode?: string | null;
+                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+                country?: string;
+              }))[];
+            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+            country?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                results: ({
+                    index: number;
+                    input: unknown;
+                    data: {
+                      input: string | ({
+                        line1?: string | null;
+                        line2?: string | null;
+                        locality?: string | null;
+                        region?: string | null;
+                        postcode?: string | null;
+                        country: string;
+                      });
+                      country: string;
+                      valid: boolean;
+                      /** @enum {string} */
+                      verification: "verified" | "format_only" | "invalid";
+                      /** @enum {string} */
+                      precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
+                      address: {
+                        line1: string | null;
+                        line2: string | null;
+                        locality: string | null;
+                        region: string | null;
+                        postcode: string | null;
+                        country: string;
+                      };
+                      formatted: string | null;
+                      postcode_format_valid: boolean | null;
+                      postcode_found: boolean | null;
+                      locality_matches_postcode: boolean | null;
+                      region_matches_postcode: boolean | null;
+                      po_box: boolean;
+                      corrections: ({
+                          /** @enum {string} */
+                          field: "line1" | "locality" | "region" | "postcode";
+                          from: string | null;
+                          to: string;
+                        })[];
+                      missing_components: ("line1" | "locality" | "region" | "postcode")[];
+                      geo: {
+                        latitude: number;
+                        longitude: number;
+                        /** @constant */
+                        precision: "postcode";
+                      } | null;
+                      deliverable: boolean | null;
+                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed") | null;
+                      risk_score: number;
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                    };
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                      suppressed: boolean;
+                    };
+                  })[];
+              };
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/public": {
+    /**
+     * Browser lookup with a publishable key; answers without meta
+     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            /** Format: starts_with */
+            key: string;
+            challenge_token?: string | null;
+            address: string | {
+              /** @description The whole address on one line (commas or line breaks between its parts). */
+              address: string;
+              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+              country?: string;
+            } | ({
+              line1?: string | null;
+              line2?: string | null;
+              locality?: string | null;
+              region?: string | null;
+              postcode?: string | null;
+              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+              country?: string;
+            });
+            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+            country?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                input: string | ({
+                  line1?: string | null;
+                  line2?: string | null;
+                  locality?: string | null;
+                  region?: string | null;
+                  postcode?: string | null;
+                  country: string;
+                });
+                country: string;
+                valid: boolean;
+                /** @enum {string} */
+                verification: "verified" | "format_only" | "invalid";
+                /** @enum {string} */
+                precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
+                address: {
+                  line1: string | null;
+                  line2: string | null;
+                  locality: string | null;
+                  region: string | null;
+                  postcode: string | null;
+                  country: string;
+                };
+                formatted: string | null;
+                postcode_format_valid: boolean | null;
+                postcode_found: boolean | null;
+                locality_matches_postcode: boolean | null;
+                region_matches_postcode: boolean | null;
+                po_box: boolean;
+                corrections: ({
+                    /** @enum {string} */
+                    field: "line1" | "locality" | "region" | "postcode";
+                    from: string | null;
+                    to: string;
+                  })[];
+                missing_components: ("line1" | "locality" | "region" | "postcode")[];
+                geo: {
+                  latitude: number;
+                  longitude: number;
+                  /** @constant */
+                  precision: "postcode";
+                } | null;
+                deliverable: boolean | null;
+                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+            };
+          };
+        };
+        /** @description INVALID_PUBLISHABLE_KEY */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_PUBLISHABLE_KEY";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/postcode/{postcode}": {
+    /** The localities of a postcode; 1 credit when found and fresh */
+    get: {
+      parameters: {
+        query: {
+          country: string;
+        };
+        path: {
+          postcode: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                postcode: string;
+                country: string;
+                found: boolean;
+                localities: ({
+                    name: string;
+                    region: string | null;
+                    latitude: number | null;
+                    longitude: number | null;
+                  })[];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description ADDRESS_LIST_UNAVAILABLE */
+        501: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "ADDRESS_LIST_UNAVAILABLE";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/streets": {
+    /** Street names of a postcode from an installed street register; 1 credit when found and fresh */
+    get: {
+      parameters: {
+        query: {
+          country: string;
+          postcode: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                country: string;
+                postcode: string;
+                streets: ({
+                    name: string;
+                    locality: string | null;
+                  })[];
+                truncated: boolean;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description ADDRESS_STREETS_NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "ADDRESS_STREETS_NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone": {
+    /** Look up one number; 1 credit for a fresh valid number */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phone: string;
+            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+            country?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                phone: string;
+                valid: boolean;
+                possible: boolean;
+                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                e164: string | null;
+                national_format: string | null;
+                international_format: string | null;
+                country: string | null;
+                calling_code: string | null;
+                /** @enum {string} */
+                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                carrier: string | null;
+                location: string | null;
+                timezones: string[] | null;
+                disposable: boolean | null;
+                disposable_last_seen: string | null;
+                /** @constant */
+                network_checked: false;
+                network_status: null;
+                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                risk_components: {
+                  [key: string]: number;
+                };
+                missing_datasets: string[];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                  rules_hit: string[];
+                }) | null;
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/batch": {
+    /**
+     * Look up 1 to 1,000 numbers in order; counts as one request
+     * @description Each item is a string or `{phone, country}`. Walks in order and stops where credits or the key's daily cap run out.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                results: ({
+                    index: number;
+                    input: string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    });
+                    data: {
+                      phone: string;
+                      valid: boolean;
+                      possible: boolean;
+                      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                      e164: string | null;
+                      national_format: string | null;
+                      international_format: string | null;
+                      country: string | null;
+                      calling_code: string | null;
+                      /** @enum {string} */
+                      line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                      carrier: string | null;
+                      location: string | null;
+                      timezones: string[] | null;
+                      disposable: boolean | null;
+                      disposable_last_seen: string | null;
+                      /** @constant */
+                      network_checked: false;
+                      network_status: null;
+                      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                      risk_score: number;
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      missing_datasets: string[];
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                      policy: ({
+                        /** @enum {string} */
+                        action: "send" | "review" | "block";
+                        rules_hit: string[];
+                      }) | null;
+                    };
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                      suppressed: boolean;
+                    };
+                  })[];
+              };
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/public": {
+    /**
+     * Browser lookup with a publishable key; answers without meta, never a live network check
+     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            /** Format: starts_with */
+            key: string;
+            challenge_token?: string | null;
+            phone: string;
+            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+            country?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                phone: string;
+                valid: boolean;
+                possible: boolean;
+                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                e164: string | null;
+                national_format: string | null;
+                international_format: string | null;
+                country: string | null;
+                calling_code: string | null;
+                /** @enum {string} */
+                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                carrier: string | null;
+                location: string | null;
+                timezones: string[] | null;
+                disposable: boolean | null;
+                disposable_last_seen: string | null;
+                /** @constant */
+                network_checked: false;
+                network_status: null;
+                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                risk_components: {
+                  [key: string]: number;
+                };
+                missing_datasets: string[];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                  rules_hit: string[];
+                }) | null;
+              };
+            };
+          };
+        };
+        /** @description INVALID_PUBLISHABLE_KEY */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_PUBLISHABLE_KEY";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/block/{country}/{prefix}": {
+    /** The numbering-plan blocks under a national prefix; 1 credit when found */
+    get: {
+      parameters: {
+        path: {
+          country: string;
+          prefix: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                country: string;
+                calling_code: string | null;
+                prefix: string;
+                possible_lengths: number[];
+                blocks: ({
+                    prefix: string;
+                    /** @enum {string} */
+                    line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                    carrier: string | null;
+                    location: string | null;
+                  })[];
+                truncated: boolean;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description PHONE_BLOCK_NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "PHONE_BLOCK_NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip": {
+    /**
+     * Look up one IP address
+     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            ip: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                tor: boolean | null;
+                vpn: boolean | null;
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/me": {
+    /**
+     * Look up the caller's own address (CF-Connecting-IP)
+     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     */
+    get: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                tor: boolean | null;
+                vpn: boolean | null;
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/asn/{asn}": {
+    /** Prefixes an AS announces; 1 credit when found */
+    get: {
+      parameters: {
+        path: {
+          asn: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                asn: number;
+                name: string | null;
+                country: string | null;
+                prefixes: string[];
+                prefixes6: string[];
+                num_ipv4: number;
+                /** @description A decimal string: IPv6 counts pass 2^53. */
+                num_ipv6: string;
+                hosting: boolean | null;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description ASN_NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "ASN_NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description ASN_INDEX_UNAVAILABLE */
+        501: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "ASN_INDEX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/range": {
+    /** The dataset blocks inside a CIDR block; 1 credit when any is found */
+    get: {
+      parameters: {
+        query: {
+          cidr: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                cidr: string;
+                first: string;
+                last: string;
+                /** @description A number, or a decimal string past 2^53. */
+                size: number | string;
+                blocks: ({
+                    start: string;
+                    end: string;
+                    asn: number | null;
+                    as_name: string | null;
+                    country: string | null;
+                  })[];
+                truncated: boolean;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/batch": {
+    /** Look up 1 to 1,000 addresses in order; counts as one request */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            ips: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                results: ({
+                    index: number;
+                    input: string;
+                    data: {
+                      ip: string;
+                      version: (4 | 6) | null;
+                      valid: boolean;
+                      reserved: boolean;
+                      reserved_range: string | null;
+                      reserved_name: string | null;
+                      placed: boolean;
+                      country: string | null;
+                      country_name: string | null;
+                      continent: string | null;
+                      asn: number | null;
+                      as_name: string | null;
+                      network: string | null;
+                      hosting: boolean | null;
+                      tor: boolean | null;
+                      vpn: boolean | null;
+                      proxy: boolean | null;
+                      anonymous: boolean | null;
+                      list: ({
+                        id: number;
+                        name: string;
+                        /** @enum {string} */
+                        kind: "allow" | "deny";
+                      }) | null;
+                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                      risk_score: number;
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                    };
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                      suppressed: boolean;
+                    };
+                  })[];
+              };
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/public": {
+    /**
+     * Browser lookup with a publishable key; answers without meta
+     * @description Authenticated by `key` in the body and the `Origin` header. Without `ip`, the visitor's own address is looked up.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            /** Format: starts_with */
+            key: string;
+            challenge_token?: string | null;
+            ip?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                tor: boolean | null;
+                vpn: boolean | null;
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+            };
+          };
+        };
+        /** @description INVALID_PUBLISHABLE_KEY */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_PUBLISHABLE_KEY";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/lists": {
+    /** The account's allow and deny lists, oldest first */
+    get: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lists: ({
+                    id: number;
+                    name: string;
+                    /** @enum {string} */
+                    kind: "allow" | "deny";
+                    entries: string[];
+                    /** Format: date-time */
+                    created_at: string;
+                    /** Format: date-time */
+                    updated_at: string;
+                  })[];
+              };
+              meta: {
+                total: number;
+                max_lists: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create an allow or deny list (at most 10 per account) */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            kind: "allow" | "deny";
+            entries: (string | number)[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description IP_LIST_LIMIT_REACHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IP_LIST_LIMIT_REACHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/lists/{listId}": {
+    /** One list */
+    get: {
+      parameters: {
+        path: {
+          listId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a list */
+    delete: {
+      parameters: {
+        path: {
+          listId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Rename a list, change its kind or replace its entries */
+    patch: {
+      parameters: {
+        path: {
+          listId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            kind?: "allow" | "deny";
+            entries?: (string | number)[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -855,38 +4005,80 @@ export interface paths {
                     finished_at: string | null;
                   })[];
               };
-              meta: Record<string, never>;
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -933,44 +4125,87 @@ export interface paths {
                 };
                 webhook_secret: string | null;
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
         409: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1012,44 +4247,87 @@ export interface paths {
                   finished_at: string | null;
                 };
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1091,50 +4369,98 @@ export interface paths {
                   finished_at: string | null;
                 };
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description JOB_ALREADY_FINISHED */
         409: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1176,57 +4502,105 @@ export interface paths {
                   finished_at: string | null;
                 };
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
         409: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
     };
   };
   "/api/v1/email/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, credits_used, suppressed */
+    /** Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed */
     get: {
       parameters: {
         query?: {
@@ -1244,50 +4618,98 @@ export interface paths {
               /** @constant */
               success: true;
               data: unknown;
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
         409: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1329,50 +4751,1686 @@ export interface paths {
                   finished_at: string | null;
                 };
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
         409: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/email/monitors": {
+    /** The account's email monitors, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: ({
+                    id: number;
+                    name: string;
+                    emails: string[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      deliverable: number;
+                      risky: number;
+                      undeliverable: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create a monitor; the webhook signing secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            emails: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  emails: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/email/monitors/{monitorId}": {
+    /** One monitor */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  emails: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a monitor and its baselines */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  emails: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            emails?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  emails: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/email/monitors/{monitorId}/run": {
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  emails: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  deliverable: number;
+                  risky: number;
+                  undeliverable: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/email/domain-monitors": {
+    /** The account's email monitors, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: ({
+                    id: number;
+                    name: string;
+                    domains: string[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      mx_found: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create a monitor; the webhook signing secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            domains: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  domains: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    mx_found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/email/domain-monitors/{monitorId}": {
+    /** One monitor */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  domains: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    mx_found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a monitor and its baselines */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  domains: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    mx_found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            domains?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  domains: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    mx_found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/email/domain-monitors/{monitorId}/run": {
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  domains: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    mx_found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  mx_found: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1405,43 +6463,84 @@ export interface paths {
                     created_at: string;
                   })[];
               };
-              meta: Record<string, never>;
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
     };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed` */
+    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
     post: {
       requestBody: {
         content: {
@@ -1461,39 +6560,78 @@ export interface paths {
               data: {
                 added: number;
                 invalid: string[];
+                test_values: string[];
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1517,38 +6655,76 @@ export interface paths {
               data: {
                 removed: number;
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1578,44 +6754,87 @@ export interface paths {
                 /** Format: date-time */
                 created_at: string;
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1656,38 +6875,725 @@ export interface paths {
                     created_at: string;
                   })[];
               };
-              meta: Record<string, never>;
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/email/policy": {
+    /** The account's email sending policy, or null */
+    get: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    deliverable?: {
+                      /** @enum {string} */
+                      deliverable?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      risky?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      undeliverable?: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    disposable?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    role?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    catch_all?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    free_provider?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    did_you_mean?: "send" | "review" | "block";
+                    allowed_domains?: unknown[];
+                    blocked_domains?: unknown[];
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Replace the email sending policy; it never changes a price */
+    put: {
+      requestBody: {
+        content: {
+          "application/json": {
+            deliverable?: {
+              /** @enum {string} */
+              deliverable?: "send" | "review" | "block";
+              /** @enum {string} */
+              risky?: "send" | "review" | "block";
+              /** @enum {string} */
+              undeliverable?: "send" | "review" | "block";
+            };
+            risk_level?: {
+              /** @enum {string} */
+              low?: "send" | "review" | "block";
+              /** @enum {string} */
+              medium?: "send" | "review" | "block";
+              /** @enum {string} */
+              high?: "send" | "review" | "block";
+            };
+            reasons?: {
+              [key: string]: "send" | "review" | "block";
+            };
+            /** @enum {string} */
+            disposable?: "send" | "review" | "block";
+            /** @enum {string} */
+            role?: "send" | "review" | "block";
+            /** @enum {string} */
+            catch_all?: "send" | "review" | "block";
+            /** @enum {string} */
+            free_provider?: "send" | "review" | "block";
+            /** @enum {string} */
+            did_you_mean?: "send" | "review" | "block";
+            allowed_domains?: string[];
+            blocked_domains?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    deliverable?: {
+                      /** @enum {string} */
+                      deliverable?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      risky?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      undeliverable?: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    disposable?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    role?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    catch_all?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    free_provider?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    did_you_mean?: "send" | "review" | "block";
+                    allowed_domains?: unknown[];
+                    blocked_domains?: unknown[];
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Remove the sending policy; answers then carry policy: null */
+    delete: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                deleted: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/email/feedback": {
+    /** Report delivery outcomes of email values (normalized); free */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            events: ({
+                email: string;
+                /** @enum {string} */
+                outcome: "delivered" | "bounced" | "complained";
+                /** Format: date-time */
+                occurred_at?: string;
+                detail?: string;
+                /** @enum {string} */
+                bounce_type?: "hard" | "soft";
+              })[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/email/feedback/summary": {
+    /** Feedback counts by outcome and by domain over a window (default the last 30 days) */
+    get: {
+      parameters: {
+        query?: {
+          since?: string;
+          until?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
+                total: number;
+                outcomes: {
+                  [key: string]: number;
+                };
+                kinds: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
+                by_domain: {
+                    domain: string;
+                    total: number;
+                    [key: string]: number;
+                  }[];
+                ignored: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/email/feedback/{provider}/{feedbackKey}": {
+    /** Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL */
+    post: {
+      parameters: {
+        path: {
+          provider: string;
+          feedbackKey: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+                ignored: number;
+                confirmed: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description INVALID_FEEDBACK_KEY */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_FEEDBACK_KEY";
+              };
+            };
+          };
+        };
+        /** @description UNKNOWN_FEEDBACK_PROVIDER */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNKNOWN_FEEDBACK_PROVIDER";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
           };
         };
       };
@@ -1709,43 +7615,109 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: {
+                monitors: ({
                     id: number;
                     name: string;
-                  }[];
+                    identifiers: (string | ({
+                        identifier: string;
+                        /** @description Default `lei`. */
+                        type?: ("lei" | "company_number") | null;
+                        /** @description Two letters; required when type is `company_number`. */
+                        country?: string | null;
+                      }))[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      found: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
               };
-              meta: Record<string, never>;
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1785,41 +7757,104 @@ export interface paths {
                 monitor: {
                   id: number;
                   name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
                 };
                 webhook_secret?: string;
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1844,47 +7879,115 @@ export interface paths {
                 monitor: {
                   id: number;
                   name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
                 };
                 webhook_secret?: string;
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1907,47 +8010,115 @@ export interface paths {
                 monitor: {
                   id: number;
                   name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
                 };
                 webhook_secret?: string;
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -1989,47 +8160,115 @@ export interface paths {
                 monitor: {
                   id: number;
                   name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
                 };
                 webhook_secret?: string;
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -2050,51 +8289,7022 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: unknown;
-              meta: Record<string, never>;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  found: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+              };
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description INSUFFICIENT_CREDITS */
         402: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
         404: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk": {
+    /** List address bulk runs, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+          since?: string;
+          until?: string;
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    valid: number;
+                    invalid: number;
+                    low: number;
+                    medium: number;
+                    high: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    country?: unknown;
+                    deliverability: boolean | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Start a bulk address run (up to 100,000 values); the webhook secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: (string | {
+                /** @description The whole address on one line (commas or line breaks between its parts). */
+                address: string;
+                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+                country?: string;
+              } | ({
+                line1?: string | null;
+                line2?: string | null;
+                locality?: string | null;
+                region?: string | null;
+                postcode?: string | null;
+                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+                country?: string;
+              }))[];
+            webhook_url?: string | null;
+            refresh?: boolean | null;
+            max_age?: number | null;
+            country?: string | null;
+            /** @default false */
+            deliverability?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+                webhook_secret: string | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}": {
+    /** Poll one run */
+    get: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/cancel": {
+    /** Cancel a queued or running run */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_ALREADY_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/resume": {
+    /** Resume a run that stopped for lack of credits */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/results": {
+    /** Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, credits_used, suppressed */
+    get: {
+      parameters: {
+        query?: {
+          variant?: "valid" | "invalid" | "low" | "medium" | "high";
+        };
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/webhook/redeliver": {
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/monitors": {
+    /** The account's address monitors, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: ({
+                    id: number;
+                    name: string;
+                    addresses: unknown[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      verified: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create a monitor; the webhook signing secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            addresses: unknown[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/monitors/{monitorId}": {
+    /** One monitor */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a monitor and its baselines */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            addresses?: unknown[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/monitors/{monitorId}/run": {
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  verified: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/suppressions": {
+    /** The account's address suppression list, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          address?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                suppressions: ({
+                    id: number;
+                    address: string;
+                    reason: string;
+                    /** @enum {string} */
+                    source: "verdict" | "manual" | "feedback";
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: unknown[];
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                added: number;
+                invalid: string[];
+                test_values: string[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Take values off the suppression list */
+    delete: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: unknown[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                removed: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/suppressions/{suppressionId}": {
+    /** Remove one suppression entry */
+    delete: {
+      parameters: {
+        path: {
+          suppressionId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                id: number;
+                address: string;
+                reason: string;
+                /** @enum {string} */
+                source: "verdict" | "manual" | "feedback";
+                /** Format: date-time */
+                created_at: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/history": {
+    /** Every address answer of the account (test values excepted), newest first, kept 90 days */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          since?: string;
+          until?: string;
+          verification?: "verified" | "format_only" | "invalid";
+          address?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lookups: ({
+                    id: number;
+                    request_id: string;
+                    address: string;
+                    normalized_address: string;
+                    /** @enum {string} */
+                    verification: "verified" | "format_only" | "invalid";
+                    reason: string | null;
+                    credits_used: number;
+                    cache_hit: boolean;
+                    suppressed: boolean;
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk": {
+    /** List ip bulk runs, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+          since?: string;
+          until?: string;
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    low: number;
+                    medium: number;
+                    high: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Start a bulk ip run (up to 100,000 values); the webhook secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            ips: string[];
+            webhook_url?: string | null;
+            refresh?: boolean | null;
+            max_age?: number | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+                webhook_secret: string | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}": {
+    /** Poll one run */
+    get: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/cancel": {
+    /** Cancel a queued or running run */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_ALREADY_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/resume": {
+    /** Resume a run that stopped for lack of credits */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/results": {
+    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, asn, as_name, network, hosting, tor, vpn, proxy, anonymous, list, list_kind, reason, risk_score, risk_level, credits_used, suppressed */
+    get: {
+      parameters: {
+        query?: {
+          variant?: "low" | "medium" | "high";
+        };
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/webhook/redeliver": {
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors": {
+    /** The account's ip monitors, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: ({
+                    id: number;
+                    name: string;
+                    ips: string[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      placed: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create a monitor; the webhook signing secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            ips: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors/{monitorId}": {
+    /** One monitor */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a monitor and its baselines */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            ips?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors/{monitorId}/run": {
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  placed: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/history": {
+    /** Every ip answer of the account (test values excepted), newest first, kept 90 days */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          since?: string;
+          until?: string;
+          risk_level?: "low" | "medium" | "high";
+          ip?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lookups: ({
+                    id: number;
+                    request_id: string;
+                    ip: string;
+                    normalized_ip: string;
+                    /** @enum {string} */
+                    risk_level: "low" | "medium" | "high";
+                    reason: string | null;
+                    credits_used: number;
+                    cache_hit: boolean;
+                    suppressed: boolean;
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk": {
+    /** List phone bulk runs, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+          since?: string;
+          until?: string;
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    valid: number;
+                    invalid: number;
+                    mobile: number;
+                    fixed_line: number;
+                    voip: number;
+                    disposable: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Start a bulk phone run (up to 100,000 values); the webhook secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+            webhook_url?: string | null;
+            refresh?: boolean | null;
+            max_age?: number | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+                webhook_secret: string | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk/{jobId}": {
+    /** Poll one run */
+    get: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk/{jobId}/cancel": {
+    /** Cancel a queued or running run */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_ALREADY_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk/{jobId}/resume": {
+    /** Resume a run that stopped for lack of credits */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk/{jobId}/results": {
+    /** Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
+    get: {
+      parameters: {
+        query?: {
+          variant?: "valid" | "invalid" | "mobile" | "fixed_line" | "voip" | "disposable";
+        };
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/bulk/{jobId}/webhook/redeliver": {
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/monitors": {
+    /** The account's phone monitors, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: ({
+                    id: number;
+                    name: string;
+                    phones: (string | ({
+                        phone: string;
+                        /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                        country?: string | null;
+                      }))[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      valid: number;
+                      disposable: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create a monitor; the webhook signing secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/monitors/{monitorId}": {
+    /** One monitor */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a monitor and its baselines */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            phones?: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/monitors/{monitorId}/run": {
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  valid: number;
+                  disposable: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+                flags: {
+                  [key: string]: string[];
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/suppressions": {
+    /** The account's phone suppression list, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          phone?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                suppressions: ({
+                    id: number;
+                    phone: string;
+                    reason: string;
+                    /** @enum {string} */
+                    source: "verdict" | "manual" | "feedback";
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                added: number;
+                invalid: string[];
+                test_values: string[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Take values off the suppression list */
+    delete: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                removed: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/suppressions/{suppressionId}": {
+    /** Remove one suppression entry */
+    delete: {
+      parameters: {
+        path: {
+          suppressionId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                id: number;
+                phone: string;
+                reason: string;
+                /** @enum {string} */
+                source: "verdict" | "manual" | "feedback";
+                /** Format: date-time */
+                created_at: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/history": {
+    /** Every phone answer of the account (test values excepted), newest first, kept 90 days */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          since?: string;
+          until?: string;
+          status?: "valid" | "invalid";
+          phone?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lookups: ({
+                    id: number;
+                    request_id: string;
+                    phone: string;
+                    e164: string;
+                    /** @enum {string} */
+                    status: "valid" | "invalid";
+                    reason: string | null;
+                    credits_used: number;
+                    cache_hit: boolean;
+                    suppressed: boolean;
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/policy": {
+    /** The account's phone sending policy, or null */
+    get: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    allowed_countries?: unknown[];
+                    blocked_countries?: unknown[];
+                    line_types?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    disposable?: "send" | "review" | "block";
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Replace the phone sending policy; it never changes a price */
+    put: {
+      requestBody: {
+        content: {
+          "application/json": {
+            allowed_countries?: string[];
+            blocked_countries?: string[];
+            line_types?: {
+              [key: string]: "send" | "review" | "block";
+            };
+            risk_level?: {
+              /** @enum {string} */
+              low?: "send" | "review" | "block";
+              /** @enum {string} */
+              medium?: "send" | "review" | "block";
+              /** @enum {string} */
+              high?: "send" | "review" | "block";
+            };
+            reasons?: {
+              [key: string]: "send" | "review" | "block";
+            };
+            /** @enum {string} */
+            disposable?: "send" | "review" | "block";
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    allowed_countries?: unknown[];
+                    blocked_countries?: unknown[];
+                    line_types?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    disposable?: "send" | "review" | "block";
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Remove the sending policy; answers then carry policy: null */
+    delete: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                deleted: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/feedback": {
+    /** Report delivery outcomes of phone values (normalized); free */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            events: ({
+                phone: string | ({
+                  phone: string;
+                  /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                  country?: string | null;
+                });
+                /** @enum {string} */
+                outcome: "delivered" | "failed" | "rejected" | "opted_out";
+                /** Format: date-time */
+                occurred_at?: string;
+                detail?: string;
+                /** @enum {string} */
+                failure?: "permanent" | "temporary";
+              })[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/feedback/summary": {
+    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
+    get: {
+      parameters: {
+        query?: {
+          since?: string;
+          until?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
+                total: number;
+                outcomes: {
+                  [key: string]: number;
+                };
+                kinds: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
+                by_country: {
+                    country: string;
+                    total: number;
+                    [key: string]: number;
+                  }[];
+                ignored: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/feedback/{provider}/{feedbackKey}": {
+    /** Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL */
+    post: {
+      parameters: {
+        path: {
+          provider: string;
+          feedbackKey: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+                ignored: number;
+                confirmed: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description INVALID_FEEDBACK_KEY */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_FEEDBACK_KEY";
+              };
+            };
+          };
+        };
+        /** @description UNKNOWN_FEEDBACK_PROVIDER */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNKNOWN_FEEDBACK_PROVIDER";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
           };
         };
       };
@@ -2122,32 +15332,65 @@ export interface paths {
                     loaded_at: string;
                   }[];
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
@@ -2162,7 +15405,7 @@ export interface paths {
             /** Format: uri */
             url: string;
             /** @enum {string} */
-            event: "bulk_email_job.finished" | "bulk_phone_job.finished" | "bulk_ip_job.finished" | "bulk_address_job.finished" | "bulk_consistency_job.finished" | "email.settled" | "email_monitor.run" | "phone_monitor.run" | "ip_monitor.run" | "address_monitor.run" | "entity_monitor.run";
+            event: "bulk_email_job.finished" | "bulk_phone_job.finished" | "bulk_ip_job.finished" | "bulk_address_job.finished" | "bulk_consistency_job.finished" | "email.settled" | "email_monitor.run" | "phone_monitor.run" | "ip_monitor.run" | "address_monitor.run" | "entity_monitor.run" | "email_domain_monitor.run";
           };
         };
       };
@@ -2183,38 +15426,222 @@ export interface paths {
                 timestamp: number;
                 body: string;
               };
-              meta: Record<string, never>;
+              meta: {
+                request_id: string;
+              };
             };
           };
         };
         /** @description UNAUTHENTICATED */
         401: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
           };
         };
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
         429: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
           };
         };
         /** @description SERVER_ERROR */
         500: {
           content: {
-            "application/json": components["schemas"]["Error"];
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/{ip}": {
+    /**
+     * Look up one IP address given in the path
+     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     */
+    get: {
+      parameters: {
+        path: {
+          ip: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                tor: boolean | null;
+                vpn: boolean | null;
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
           };
         };
       };
