@@ -7444,7 +7444,9 @@ export interface paths {
                 by_domain: {
                     domain: string;
                     total: number;
-                    [key: string]: number;
+                    delivered: number;
+                    bounced: number;
+                    complained: number;
                   }[];
                 ignored: number;
               };
@@ -15155,7 +15157,10 @@ export interface paths {
                 by_country: {
                     country: string;
                     total: number;
-                    [key: string]: number;
+                    delivered: number;
+                    failed: number;
+                    rejected: number;
+                    opted_out: number;
                   }[];
                 ignored: number;
               };

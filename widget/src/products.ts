@@ -113,7 +113,9 @@ export const phone: WidgetProduct = {
     const country = (input.dataset.verifyCountry ?? countryField?.value ?? "").trim().toUpperCase();
     // Seven digits is the shortest a subscriber number runs to; anything shorter is still being typed.
     if ((value.match(/\d/g) ?? []).length < 7) return null;
-    return /^[A-Z]{2}$/.test(country) ? { phone: value, country } : { phone: value };
+    const fields: Record<string, string> = { phone: value };
+    if (/^[A-Z]{2}$/.test(country)) fields.country = country;
+    return fields;
   },
   view(data) {
     const answer = data as PhoneAnswer;
