@@ -47,7 +47,7 @@ describe("POST /api/v1/phone/bulk", () => {
 
     const key = await anotherKey(acct);
     const lines = (await csv(key, `/api/v1/phone/bulk/${job.id}/results`)).trim().split("\n");
-    expect(lines[0]).toBe("index,input,phone,valid,e164,country,line_type,carrier,location,disposable,reason,risk_score,risk_level,credits_used,suppressed");
+    expect(lines[0]).toBe("index,input,phone,valid,e164,country,line_type,carrier,location,disposable,reason,risk_score,risk_level,policy_action,policy_rules_hit,credits_used,suppressed");
     // A signed number stays as written; an input with spaces after `+` is guarded like any formula-looking cell.
     expect(lines.slice(1).map((line) => parseCsvLine(line).slice(0, 5))).toEqual([
       ["0", mobile, mobile, "true", mobile],
@@ -113,6 +113,7 @@ describe("monitor change flags", () => {
     ["a carrier table not installed", { ...seen, carrier: null }, []],
     ["a number on a receive-SMS site", { ...seen, disposable: true }, ["became_disposable"]],
     ["a move of place only", { ...seen, location: "London" }, []],
+    ["a permanent delivery failure reported", { ...seen, carrier: null, undelivered: true }, ["delivery_failed"]],
   ])("flags %s", (_label, now, expected) => {
     expect(flags(seen, now)).toEqual(expected);
   });

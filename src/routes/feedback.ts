@@ -65,7 +65,7 @@ export function feedbackRoutes(product: Product) {
   const auth = secretKey({ scope: product.scope });
   const tag = "Feedback";
   const body = z.object({ events: z.array(eventSchema(product)).min(1).max(FEEDBACK_EVENTS_MAX) });
-  // Each outcome named (not a catchall of integers), so typed clients can hold the facet's string beside the counts.
+  // Every outcome has its count in each row (zero included), so the row lists them instead of an open record.
   const facetRow = z.object({ [shape.facet]: z.string(), total: z.int(), ...Object.fromEntries(shape.outcomes.map((o) => [o, z.int()])) });
   const summarySchema = z.object({
     since: z.iso.datetime(),

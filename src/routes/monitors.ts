@@ -140,7 +140,7 @@ function itemRoutes(mount: Mount) {
           monitor: monitorSchema(product, shape),
           summary: runSummarySchema(shape),
           changes: z.array(entryChangesSchema),
-          // A product that flags entries (phone): entry -> the change flags this run raised.
+          // Products that flag entries (phone): each newly flagged entry, by label, with the flags it raised.
           ...(shape.flags ? { flags: z.record(z.string(), z.array(z.string())) } : {}),
         }),
         errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS"] }),

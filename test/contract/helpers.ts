@@ -115,9 +115,11 @@ const PHONE: Samples = {
   free: () => `+447700950${digits(3)}`,
   malformed: () => `bad-${rand()}`,
   test: () => "+447700900000",
-  // No phone answer joins the list by itself (delivery feedback will add `undelivered`): the manual list is tested.
+  // No phone answer joins the list by itself (delivery feedback adds `undelivered`): the manual list is tested.
   gone: null,
   counters: { paid: ["valid", "mobile"], free: "invalid", malformed: "invalid", test: ["valid", "mobile"] },
+  policy: { rules: { reasons: { invalid_number: "block" } }, action: "block", on: ["free", "malformed"], rulesHit: ["reasons.invalid_number"] },
+  feedback: { suppressing: { outcome: "failed", kind: "permanent" }, harmless: { outcome: "failed", kind: "temporary" } },
   batch: { path: "/api/v1/phone/batch", field: "phones" },
   setup: installPhoneSamples,
 };

@@ -93,27 +93,34 @@ type PhoneAnswer = paths["/api/v1/phone/public"]["post"]["responses"][200]["cont
 
 const PHONE_TEXT: Record<string, [View["tone"], string]> = {
   invalid_number: ["bad", "This is not a valid phone number."],
-  disposable: ["warn", "This looks like a temporary number from a public SMS site."],
+  disposable: ["warn", "This number is used on public sites that receive texts for anyone. A personal one works best."],
   premium_rate: ["warn", "This is a premium-rate number."],
 };
 
+/** What to tell a person whose number was written without a country code and none could be assumed. */
+const NEEDS_COUNTRY = "Add the country code, such as +44.";
+
 /**
- * A phone field (`input[type=tel]`). Numbers written without `+` are read in the country of `data-verify-country` or
- * the form's `autocomplete="country"` field.
+ * A phone field (`input[type="tel"]`), looked up with the region of the input's `data-verify-country` or the form's
+ * `autocomplete="country"` field when given, so numbers written the national way can be read.
  */
 export const phone: WidgetProduct = {
   name: "phone",
   selector: 'input[type="tel"]',
-  request(input): Record<string, string> | null {
+  request(input) {
     const value = input.value.trim();
     const countryField = input.form?.querySelector<HTMLInputElement | HTMLSelectElement>('[autocomplete="country"]');
     const country = (input.dataset.verifyCountry ?? countryField?.value ?? "").trim().toUpperCase();
-    if (value.replace(/\D/g, "").length < 6) return null;
-    return /^[A-Z]{2}$/.test(country) ? { phone: value, country } : { phone: value };
+    // Seven digits is the shortest a subscriber number runs to; anything shorter is still being typed.
+    if ((value.match(/\d/g) ?? []).length < 7) return null;
+    const fields: Record<string, string> = { phone: value };
+    if (/^[A-Z]{2}$/.test(country)) fields.country = country;
+    return fields;
   },
   view(data) {
     const answer = data as PhoneAnswer;
     const state = answer.valid ? "valid" : "invalid";
+    if (answer.validation_error === "INVALID_COUNTRY") return { state, tone: "bad", text: NEEDS_COUNTRY, suggestion: null, invalid: true };
     const [tone, text] = PHONE_TEXT[answer.reason ?? ""] ?? (answer.valid ? ["ok", "Looks good."] : [null, ""]);
     return { state, tone, text, suggestion: null, invalid: !answer.valid };
   },

@@ -46,10 +46,16 @@ export function phoneAnswer(reading: PlanReading, facts: PrefixFacts = NO_FACTS,
     network_status: null,
   };
   const withReason = { ...base, reason: reason ?? reasonOf(base) };
-  return { ...withReason, ...scored(withReason), missing_datasets: facts.missing_datasets, sources: [planSource, ...facts.sources] };
+  return { ...withReason, ...scored(withReason), missing_datasets: facts.missing_datasets, sources: [planSource, ...facts.sources], policy: null };
 }
 
 /** The stored answer of a number suppressed by hand: the plan's reading, reason `suppressed`. */
 export function manualSuppression(reading: PlanReading): PhoneResult {
   return { ...phoneAnswer(reading, NO_FACTS, "suppressed"), sources: [planSource, { dataset: "suppression-list", version: "account" }] };
+}
+
+/** The stored answer of a number whose delivery feedback reported a permanent failure: reason `undelivered`. */
+export function feedbackSuppression(reading: PlanReading, at: number): PhoneResult {
+  const feedback = { dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) };
+  return { ...phoneAnswer(reading, NO_FACTS, "undelivered"), sources: [planSource, feedback, { dataset: "suppression-list", version: "account" }] };
 }

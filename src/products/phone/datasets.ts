@@ -22,6 +22,6 @@ export const TEST_NUMBERS = bundled("phone-test-numbers");
 /** Bundled with the Worker, listed by `GET /status/data` beside the email snapshots. */
 export const BUNDLED_PHONE_DATASETS = [NUMBERING_PLAN, TEST_NUMBERS];
 
-export const PHONE_DATASET_NAMES = [NUMBERING_PLAN.name, TEST_NUMBERS.name, ...TABLE_DATASETS, "suppression-list"];
+export const PHONE_DATASET_NAMES = [NUMBERING_PLAN.name, TEST_NUMBERS.name, ...TABLE_DATASETS, "suppression-list", "delivery-feedback"];
 
 export const planSource = { dataset: NUMBERING_PLAN.name, version: NUMBERING_PLAN.version };

@@ -3,9 +3,11 @@ import type { Product } from "../../engines/product";
 import { manualSuppression, phoneAnswer } from "./answer";
 import { blockKey, localBlocks, lookupBlocks, type BlockQuery, type BlockResult } from "./blocks";
 import { PHONE_DATASET_NAMES, planSource } from "./datasets";
+import { phoneFeedback } from "./feedback";
 import { lookupNumbers } from "./lookup";
 import { compare, flags, observe } from "./monitor";
 import { cleanPhone, phoneKey, readItem, type PhoneItem } from "./numbering";
+import { phonePolicy } from "./policy";
 import type { PhoneResult } from "./result";
 import { phoneItem } from "./schemas";
 import { cannedAnswer, TEST_PHONE_NUMBERS } from "./test-numbers";
@@ -38,7 +40,7 @@ export const phone: Product<PhoneItem, PhoneResult> = {
   repeatable: (result) => result.valid,
   repeats: "fresh",
   suppressions: {
-    // Nothing joins the list by itself yet: numbers are suppressed by hand (delivery feedback will add `undelivered`).
+    // No answer joins the list by itself: numbers are added by hand, or by delivery feedback (`undelivered`).
     suppresses: () => null,
     manual: (item) => {
       const reading = readItem(item);
@@ -77,6 +79,8 @@ export const phone: Product<PhoneItem, PhoneResult> = {
     listField: "phones",
     maxEntries: 1_000,
   },
+  policy: phonePolicy,
+  feedback: phoneFeedback,
   isSample: isTestNumber,
   datasets: PHONE_DATASET_NAMES,
 };

@@ -1,3 +1,5 @@
+import type { PolicyDecision } from "../../engines/policy/policy";
+
 /** Why a phone answer is not clean (null when it is). Precedence: invalid_number, suppressed, disposable, premium_rate. */
 export const PHONE_REASONS = ["invalid_number", "disposable", "premium_rate", "undelivered", "suppressed"] as const;
 export type PhoneReason = (typeof PHONE_REASONS)[number];
@@ -21,7 +23,7 @@ export type LineType = (typeof LINE_TYPES)[number];
 export const VALIDATION_ERRORS = ["TOO_SHORT", "TOO_LONG", "INVALID_LENGTH", "INVALID_COUNTRY", "NOT_A_NUMBER"] as const;
 export type ValidationError = (typeof VALIDATION_ERRORS)[number];
 
-/** `data` of a phone answer (docs/phone.md). Fields past `sources` may be added later (a policy verdict); none is reshaped. */
+/** `data` of a phone answer (docs/phone.md). */
 export interface PhoneResult {
   /** The input cleaned of wrappers (spaces, dots, dashes, brackets, `tel:`). */
   phone: string;
@@ -52,4 +54,6 @@ export interface PhoneResult {
   /** Datasets this answer would have read that are not installed, so their fields are null. */
   missing_datasets: string[];
   sources: { dataset: string; version: string }[];
+  /** The account's sending policy decision; null when it has none (stamped by the policy engine on every answer). */
+  policy: PolicyDecision | null;
 }

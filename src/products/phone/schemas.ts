@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { policyDecisionSchema } from "../../engines/policy/policy";
 import { LINE_TYPES, PHONE_REASONS, VALIDATION_ERRORS } from "./result";
 
 /** Request and response schemas of the phone product: they validate requests and build the OpenAPI document. */
@@ -39,6 +40,7 @@ export const phoneResultSchema = z.object({
   risk_components: z.record(z.string(), z.int()),
   missing_datasets: z.array(z.string()),
   sources: z.array(source),
+  policy: policyDecisionSchema,
 });
 
 export const blockResultSchema = z.object({

@@ -50,5 +50,5 @@ export function cannedAnswer(e164: string | null, phone: string): PhoneResult | 
     network_status: null,
   };
   const withReason = { ...answer, reason: reasonOf(answer) };
-  return { ...withReason, ...scored(withReason), missing_datasets: [], sources: [{ dataset: TEST_NUMBERS.name, version: TEST_NUMBERS.version }] };
+  return { ...withReason, ...scored(withReason), missing_datasets: [], sources: [{ dataset: TEST_NUMBERS.name, version: TEST_NUMBERS.version }], policy: null };
 }
