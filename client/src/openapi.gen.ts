@@ -1276,7 +1276,7 @@ export interface paths {
                   precision: "postcode";
                 } | null;
                 deliverable: boolean | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed") | null;
+                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed" | "returned" | "undeliverable") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -1287,6 +1287,11 @@ export interface paths {
                     dataset: string;
                     version: string;
                   }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                  rules_hit: string[];
+                }) | null;
               };
               meta: {
                 credits_used: number;
@@ -1460,7 +1465,7 @@ export interface paths {
                         precision: "postcode";
                       } | null;
                       deliverable: boolean | null;
-                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed") | null;
+                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed" | "returned" | "undeliverable") | null;
                       risk_score: number;
                       risk_components: {
                         [key: string]: number;
@@ -1471,6 +1476,11 @@ export interface paths {
                           dataset: string;
                           version: string;
                         }[];
+                      policy: ({
+                        /** @enum {string} */
+                        action: "send" | "review" | "block";
+                        rules_hit: string[];
+                      }) | null;
                     };
                     meta: {
                       credits_used: number;
@@ -1651,7 +1661,7 @@ export interface paths {
                   precision: "postcode";
                 } | null;
                 deliverable: boolean | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed") | null;
+                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed" | "returned" | "undeliverable") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -1662,6 +1672,11 @@ export interface paths {
                     dataset: string;
                     version: string;
                   }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                  rules_hit: string[];
+                }) | null;
               };
             };
           };
@@ -9105,7 +9120,7 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, credits_used, suppressed */
+    /** Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
     get: {
       parameters: {
         query?: {
@@ -10588,6 +10603,557 @@ export interface paths {
                 per_page: number;
                 total: number;
                 retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/policy": {
+    /** The account's address sending policy, or null */
+    get: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    verification?: {
+                      /** @enum {string} */
+                      verified?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      format_only?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      invalid?: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    po_box?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    corrections?: "send" | "review" | "block";
+                    allowed_countries?: unknown[];
+                    blocked_countries?: unknown[];
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Replace the address sending policy; it never changes a price */
+    put: {
+      requestBody: {
+        content: {
+          "application/json": {
+            verification?: {
+              /** @enum {string} */
+              verified?: "send" | "review" | "block";
+              /** @enum {string} */
+              format_only?: "send" | "review" | "block";
+              /** @enum {string} */
+              invalid?: "send" | "review" | "block";
+            };
+            risk_level?: {
+              /** @enum {string} */
+              low?: "send" | "review" | "block";
+              /** @enum {string} */
+              medium?: "send" | "review" | "block";
+              /** @enum {string} */
+              high?: "send" | "review" | "block";
+            };
+            reasons?: {
+              [key: string]: "send" | "review" | "block";
+            };
+            /** @enum {string} */
+            po_box?: "send" | "review" | "block";
+            /** @enum {string} */
+            corrections?: "send" | "review" | "block";
+            allowed_countries?: string[];
+            blocked_countries?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    verification?: {
+                      /** @enum {string} */
+                      verified?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      format_only?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      invalid?: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    po_box?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    corrections?: "send" | "review" | "block";
+                    allowed_countries?: unknown[];
+                    blocked_countries?: unknown[];
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Remove the sending policy; answers then carry policy: null */
+    delete: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                deleted: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/feedback": {
+    /** Report delivery outcomes of address values (normalized); free */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            events: ({
+                address: unknown;
+                /** @enum {string} */
+                outcome: "delivered" | "returned" | "undeliverable";
+                /** Format: date-time */
+                occurred_at?: string;
+                detail?: string;
+              })[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/feedback/summary": {
+    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
+    get: {
+      parameters: {
+        query?: {
+          since?: string;
+          until?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
+                total: number;
+                outcomes: {
+                  [key: string]: number;
+                };
+                kinds: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
+                by_country: {
+                    country: string;
+                    total: number;
+                    delivered: number;
+                    returned: number;
+                    undeliverable: number;
+                  }[];
+                ignored: number;
+              };
+              meta: {
                 request_id: string;
               };
             };
