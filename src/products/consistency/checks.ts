@@ -11,7 +11,7 @@ export const WEIGHTS: Record<CheckName, number> = {
   entity_country_matches_ip_country: 1,
   email_tld_country_matches_address_country: 1,
   email_domain_resembles_entity_name: 2,
-  email_is_business_for_entity: 2,
+  email_is_business_for_entity: 3,
   address_postcode_matches_locality: 2,
   ip_not_anonymous: 3,
 };
