@@ -98,6 +98,16 @@ describe("POST /api/v1/consistency: billing", () => {
     expect(await repeatRows(acct.accountId)).toEqual([]);
   });
 
+  it.each([
+    [{ phone: "+447700900000", ip: "192.0.2.1" }, 60, "mixed"],
+    [{ phone: "+447700900000", ip: "192.0.2.2" }, 0, "inconsistent"],
+    [{ phone: "+447700900000", address: { line1: "verified", country: "ZZ" } }, 40, "inconsistent"],
+  ])("answers the documented test value %j with score %s (docs/consistency.md, Test values)", async (body, score, level) => {
+    const acct = await createAccount();
+    const res = await consistency(acct.key, body);
+    expect([res.body.data.score, res.body.data.level, res.body.meta.credits_used]).toEqual([score, level, 0]);
+  });
+
   it("lets the sandbox key look up test values only", async () => {
     const headers = { "CF-Connecting-IP": "192.0.2.91" };
     const sample = await consistency(SANDBOX_KEY, { phone: "+447700900001", ip: "192.0.2.1" }, headers);
