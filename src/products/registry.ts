@@ -1,5 +1,6 @@
 import { asProduct, type Product, type ProductName } from "../engines/product";
 import { address } from "./address/product";
+import { consistency } from "./consistency/product";
 import { email } from "./email/product";
 import { entity } from "./entity/product";
 import { ip } from "./ip/product";
@@ -15,6 +16,7 @@ export const PRODUCTS: Partial<Record<ProductName, Product>> = {
   address: asProduct(address),
   ip: asProduct(ip),
   phone: asProduct(phone),
+  consistency: asProduct(consistency),
 };
 
 export const registeredProducts = (): Product[] => Object.values(PRODUCTS);

@@ -136,7 +136,29 @@ export const FAKE: Samples = {
   feedback: { suppressing: { outcome: "failed", kind: null }, harmless: { outcome: "delivered", kind: null } },
 };
 
-const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, address: ADDRESS, ip: IP, phone: PHONE };
+/**
+ * A UK mobile with a London address agrees (1 credit); with a private IP nothing is decided (free); two malformed
+ * signals are answered locally; the phone and IP test values disagree on country (docs/consistency.md, "Test values").
+ */
+const CONSISTENCY: Samples = {
+  paid: (n) => Array.from({ length: n }, () => ({ phone: ukMobile(), address: { line1: "10 Downing Street", locality: "London", postcode: "SW1A 2AA", country: "GB" } })),
+  respell: (value) => {
+    const set = value as { phone: string };
+    return { ...set, phone: PHONE.respell(set.phone) };
+  },
+  free: () => ({ phone: ukMobile(), ip: privateIp() }),
+  malformed: () => ({ phone: `bad-${rand()}`, ip: `not-an-ip-${rand()}` }),
+  test: () => ({ phone: "+447700900000", ip: "192.0.2.1" }),
+  gone: null,
+  counters: { paid: "consistent", free: "undecided", malformed: "undecided", test: "mixed" },
+  setup: async () => {
+    await installPhoneSamples();
+    await installIpSamples();
+    await installAddressData();
+  },
+};
+
+const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, address: ADDRESS, ip: IP, phone: PHONE, consistency: CONSISTENCY };
 
 /** The counters a value of this kind adds to. */
 export const countersOf = (samples: Samples, kind: Kind): readonly string[] => [samples.counters![kind]!].flat();

@@ -1,0 +1,42 @@
+import type { Source } from "../../engines/product";
+import { runChecks } from "./checks";
+import type { ConsistencyResult, Level, Signals } from "./result";
+
+/** Risk points of one disagreeing check: ten a unit of its weight (docs/consistency.md, "Risk"). */
+export const RISK_POINTS_PER_WEIGHT = 10;
+
+const levelOf = (score: number | null): Level | null => (score === null ? null : score >= 80 ? "consistent" : score >= 50 ? "mixed" : "inconsistent");
+
+const riskLevelOf = (score: number) => (score >= 70 ? "high" : score >= 30 ? "medium" : "low");
+
+/** Each dataset+version once, in the order first cited. */
+export function unionOf(sources: Source[]): Source[] {
+  const seen = new Map(sources.map((s) => [`${s.dataset}\u0000${s.version}`, s]));
+  return [...seen.values()];
+}
+
+/**
+ * The answer from the signals: every check, then `score = round(100 * agreeing weight / decided weight)` (null when no
+ * check was decided), its level, and a risk score of the disagreements. Everything is recomputable from `checks`.
+ */
+export function consistencyAnswer(signals: Signals, sources: Source[]): ConsistencyResult {
+  const checks = runChecks(signals);
+  const sum = (result: string) => checks.filter((c) => c.result === result).reduce((total, c) => total + c.weight, 0);
+  const agreeing = sum("agree");
+  const decided = agreeing + sum("disagree");
+  const score = decided ? Math.round((100 * agreeing) / decided) : null;
+  const risk_components = Object.fromEntries(checks.filter((c) => c.result === "disagree").map((c) => [c.name, c.weight * RISK_POINTS_PER_WEIGHT]));
+  const risk_score = Math.min(100, Object.values(risk_components).reduce((total, n) => total + n, 0));
+  return {
+    signals,
+    checks,
+    agreements: checks.filter((c) => c.result === "agree").map((c) => c.name),
+    disagreements: checks.filter((c) => c.result === "disagree").map((c) => c.name),
+    score,
+    level: levelOf(score),
+    risk_score,
+    risk_level: riskLevelOf(risk_score),
+    risk_components,
+    sources: unionOf(sources),
+  };
+}

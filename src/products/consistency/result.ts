@@ -1,0 +1,72 @@
+import type { Source } from "../../engines/product";
+import type { AddressInput } from "../address/result";
+import type { EntityItem } from "../entity/lookup";
+import type { PhoneItem } from "../phone/numbering";
+
+export const SIGNAL_NAMES = ["email", "phone", "ip", "address", "entity"] as const;
+export type SignalName = (typeof SIGNAL_NAMES)[number];
+
+/** One consistency call's signals as sent: two or more of them. */
+export interface ConsistencyInput {
+  email?: string | null;
+  phone?: PhoneItem | null;
+  ip?: string | null;
+  address?: AddressInput | null;
+  entity?: Exclude<EntityItem, string> | null;
+}
+
+/** Every named check, in the order answers list them (docs/consistency.md, "Checks"). */
+export const CHECK_NAMES = [
+  "phone_country_matches_ip_country",
+  "phone_country_matches_address_country",
+  "ip_country_matches_address_country",
+  "entity_country_matches_address_country",
+  "entity_country_matches_phone_country",
+  "entity_country_matches_ip_country",
+  "email_tld_country_matches_address_country",
+  "email_domain_resembles_entity_name",
+  "email_is_business_for_entity",
+  "address_postcode_matches_locality",
+  "ip_not_anonymous",
+] as const;
+export type CheckName = (typeof CHECK_NAMES)[number];
+
+export const CHECK_RESULTS = ["agree", "disagree", "unknown", "not_applicable"] as const;
+export type CheckResult = (typeof CHECK_RESULTS)[number];
+
+export const LEVELS = ["consistent", "mixed", "inconsistent"] as const;
+export type Level = (typeof LEVELS)[number];
+
+/** The fields of each signal the checks read (null: the signal was not given). */
+export interface Signals {
+  email: { email: string; valid: boolean; domain: string | null; tld_country: string | null; free_provider: boolean; disposable: boolean } | null;
+  phone: { phone: string; valid: boolean; e164: string | null; country: string | null } | null;
+  ip: { ip: string; valid: boolean; reserved: boolean; placed: boolean; country: string | null; anonymous: boolean | null; tor: boolean | null; hosting: boolean | null } | null;
+  address: { country: string; country_supported: boolean; postcode: string | null; locality: string | null; postcode_found: boolean | null; locality_matches_postcode: boolean | null } | null;
+  entity: { identifier: string; found: boolean; name: string | null; country: string | null } | null;
+}
+
+export type FieldValue = string | boolean | null;
+
+export interface Check {
+  name: CheckName;
+  result: CheckResult;
+  weight: number;
+  /** Each signal field the check read, as `signal.field` -> its value in `signals`. */
+  decided_by: Record<string, FieldValue>;
+  reason: string;
+}
+
+/** `data` of a consistency answer (docs/consistency.md lists every field). */
+export interface ConsistencyResult {
+  signals: Signals;
+  checks: Check[];
+  agreements: CheckName[];
+  disagreements: CheckName[];
+  score: number | null;
+  level: Level | null;
+  risk_score: number;
+  risk_level: "low" | "medium" | "high";
+  risk_components: Record<string, number>;
+  sources: Source[];
+}

@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { addressInput } from "../address/schemas";
+import { objectItem } from "../entity/schemas";
+import { phoneItem } from "../phone/schemas";
+import { CHECK_NAMES, CHECK_RESULTS, LEVELS, SIGNAL_NAMES } from "./result";
+
+/** Request and response schemas of the consistency product: they validate requests and build the OpenAPI document. */
+
+const signalFields = {
+  email: z.string().max(254).nullish().describe("An email address (answered without the mailbox handshake)."),
+  phone: phoneItem.nullish().describe("A phone number: a string with `+`, or `{phone, country}`."),
+  ip: z.string().max(100).nullish().describe("An IPv4 or IPv6 address."),
+  address: addressInput.nullish().describe("A postal address object with its `country` (or `{address, country}`)."),
+  entity: objectItem.nullish().describe("A company identifier: `{identifier, type, country}` (type `lei` or `company_number`)."),
+};
+
+/** Two or more signals: the body of `POST /consistency`, a row of a bulk run. */
+export const consistencyInput = z.object(signalFields).refine((body) => SIGNAL_NAMES.filter((name) => body[name] != null).length >= 2, {
+  message: `Give two or more of ${SIGNAL_NAMES.join(", ")}.`,
+});
+
+const country = z.string().nullable();
+
+export const signalsSchema = z.object({
+  email: z.object({ email: z.string(), valid: z.boolean(), domain: z.string().nullable(), tld_country: country, free_provider: z.boolean(), disposable: z.boolean() }).nullable(),
+  phone: z.object({ phone: z.string(), valid: z.boolean(), e164: z.string().nullable(), country }).nullable(),
+  ip: z.object({ ip: z.string(), valid: z.boolean(), reserved: z.boolean(), placed: z.boolean(), country, anonymous: z.boolean().nullable(), tor: z.boolean().nullable(), hosting: z.boolean().nullable() }).nullable(),
+  address: z
+    .object({ country: z.string(), country_supported: z.boolean(), postcode: z.string().nullable(), locality: z.string().nullable(), postcode_found: z.boolean().nullable(), locality_matches_postcode: z.boolean().nullable() })
+    .nullable(),
+  entity: z.object({ identifier: z.string(), found: z.boolean(), name: z.string().nullable(), country }).nullable(),
+});
+
+export const checkSchema = z.object({
+  name: z.enum(CHECK_NAMES),
+  result: z.enum(CHECK_RESULTS),
+  weight: z.int(),
+  decided_by: z.record(z.string(), z.union([z.string(), z.boolean(), z.null()])).describe('Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`.'),
+  reason: z.string(),
+});
+
+export const consistencyResultSchema = z.object({
+  signals: signalsSchema,
+  checks: z.array(checkSchema),
+  agreements: z.array(z.enum(CHECK_NAMES)),
+  disagreements: z.array(z.enum(CHECK_NAMES)),
+  score: z.int().nullable().describe("round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided."),
+  level: z.enum(LEVELS).nullable(),
+  risk_score: z.int(),
+  risk_level: z.enum(["low", "medium", "high"]),
+  risk_components: z.record(z.string(), z.int()),
+  sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
+});
