@@ -3981,6 +3981,203 @@ export interface paths {
       };
     };
   };
+  "/api/v1/consistency": {
+    /**
+     * Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat
+     * @description Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @description An email address (answered without the mailbox handshake). */
+            email?: string | null;
+            /** @description A phone number: a string with `+`, or `{phone, country}`. */
+            phone?: (string | ({
+              phone: string;
+              /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+              country?: string | null;
+            })) | null;
+            /** @description An IPv4 or IPv6 address. */
+            ip?: string | null;
+            /** @description A postal address object with its `country` (or `{address, country}`). */
+            address?: unknown;
+            /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
+            entity?: ({
+              identifier: string;
+              /** @description Default `lei`. */
+              type?: ("lei" | "company_number") | null;
+              /** @description Two letters; required when type is `company_number`. */
+              country?: string | null;
+            }) | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                signals: {
+                  email: ({
+                    email: string;
+                    valid: boolean;
+                    domain: string | null;
+                    tld_country: string | null;
+                    free_provider: boolean;
+                    disposable: boolean;
+                  }) | null;
+                  phone: ({
+                    phone: string;
+                    valid: boolean;
+                    e164: string | null;
+                    country: string | null;
+                  }) | null;
+                  ip: ({
+                    ip: string;
+                    valid: boolean;
+                    reserved: boolean;
+                    placed: boolean;
+                    country: string | null;
+                    anonymous: boolean | null;
+                    tor: boolean | null;
+                    hosting: boolean | null;
+                  }) | null;
+                  address: ({
+                    country: string;
+                    country_supported: boolean;
+                    postcode: string | null;
+                    locality: string | null;
+                    postcode_found: boolean | null;
+                    locality_matches_postcode: boolean | null;
+                  }) | null;
+                  entity: ({
+                    identifier: string;
+                    found: boolean;
+                    name: string | null;
+                    country: string | null;
+                  }) | null;
+                };
+                checks: ({
+                    /** @enum {string} */
+                    name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
+                    /** @enum {string} */
+                    result: "agree" | "disagree" | "unknown" | "not_applicable";
+                    weight: number;
+                    /** @description Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`. */
+                    decided_by: {
+                      [key: string]: string | boolean | null;
+                    };
+                    reason: string;
+                  })[];
+                agreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
+                disagreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
+                /** @description round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided. */
+                score: number | null;
+                level: ("consistent" | "mixed" | "inconsistent") | null;
+                risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                risk_components: {
+                  [key: string]: number;
+                };
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
   "/api/v1/email/bulk": {
     /** List email bulk runs, newest first, 100 a page */
     get: {
@@ -15874,6 +16071,914 @@ export interface paths {
               error?: {
                 /** @enum {unknown} */
                 code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/consistency/bulk": {
+    /** List consistency bulk runs, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+          since?: string;
+          until?: string;
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    consistent: number;
+                    mixed: number;
+                    inconsistent: number;
+                    undecided: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            rows: ({
+                /** @description An email address (answered without the mailbox handshake). */
+                email?: string | null;
+                /** @description A phone number: a string with `+`, or `{phone, country}`. */
+                phone?: (string | ({
+                  phone: string;
+                  /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                  country?: string | null;
+                })) | null;
+                /** @description An IPv4 or IPv6 address. */
+                ip?: string | null;
+                /** @description A postal address object with its `country` (or `{address, country}`). */
+                address?: unknown;
+                /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
+                entity?: ({
+                  identifier: string;
+                  /** @description Default `lei`. */
+                  type?: ("lei" | "company_number") | null;
+                  /** @description Two letters; required when type is `company_number`. */
+                  country?: string | null;
+                }) | null;
+              })[];
+            webhook_url?: string | null;
+            refresh?: boolean | null;
+            max_age?: number | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  consistent: number;
+                  mixed: number;
+                  inconsistent: number;
+                  undecided: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+                webhook_secret: string | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/consistency/bulk/{jobId}": {
+    /** Poll one run */
+    get: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  consistent: number;
+                  mixed: number;
+                  inconsistent: number;
+                  undecided: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/consistency/bulk/{jobId}/cancel": {
+    /** Cancel a queued or running run */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  consistent: number;
+                  mixed: number;
+                  inconsistent: number;
+                  undecided: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_ALREADY_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/consistency/bulk/{jobId}/resume": {
+    /** Resume a run that stopped for lack of credits */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  consistent: number;
+                  mixed: number;
+                  inconsistent: number;
+                  undecided: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/consistency/bulk/{jobId}/results": {
+    /** Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, agreements, disagreements, risk_score, risk_level, credits_used, suppressed */
+    get: {
+      parameters: {
+        query?: {
+          variant?: "consistent" | "mixed" | "inconsistent" | "undecided";
+        };
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/consistency/bulk/{jobId}/webhook/redeliver": {
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  consistent: number;
+                  mixed: number;
+                  inconsistent: number;
+                  undecided: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
               };
             };
           };
