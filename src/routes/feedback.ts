@@ -56,7 +56,7 @@ function normalized<In>(product: Product<In>, event: Record<string, unknown>): F
  * `POST /{product}/feedback` (the account's own outcomes, secret key), `GET /{product}/feedback/summary` and the
  * senders' inbound webhooks `POST /{product}/feedback/{provider}/{fb_key}`, for a product that declares feedback.
  * The inbound route has no bearer key: the `fb_` key in the URL is the credential (spec, Authentication 7), and the
- * account's email verification does not apply to it.
+ * account's email verification does not apply to it. A product with no senders gets the first two only.
  */
 export function feedbackRoutes(product: Product) {
   const shape = product.feedback!;
@@ -75,10 +75,10 @@ export function feedbackRoutes(product: Product) {
     ignored: z.int(),
   });
   const providers = Object.keys(shape.providers);
-  return new Hono<AppEnv>()
+  const routes = new Hono<AppEnv>()
     .post(base, describe({ tag, summary: `Report delivery outcomes of ${product.name} values (normalized); free`, response: receivedSchema }), auth, jsonBody(body), async (c) => {
       const events = c.req.valid("json").events.map((e) => normalized(product, e as Record<string, unknown>));
-      const received = await receiveFeedback(database(c.env), product, secretPrincipal(c).accountId, "api", events, 0, Date.now());
+      const received = await receiveFeedback(c.env, product, secretPrincipal(c).accountId, "api", events, 0, Date.now());
       return ok(c, received);
     })
     .get(
@@ -96,8 +96,10 @@ export function feedbackRoutes(product: Product) {
         const window = { since: new Date(since).toISOString(), until: new Date(until).toISOString() };
         return ok(c, { ...window, total: s.total, outcomes: s.outcomes, kinds: s.kinds, [`by_${shape.facet}`]: facets, ignored: s.ignored });
       },
-    )
-    .post(
+    );
+  // A product no sender reports for (IP: the account's own fraud outcomes) has no inbound route at all.
+  if (!providers.length) return routes;
+  return routes.post(
       `${base}/:provider/:feedbackKey`,
       describe({
         tag,
@@ -118,7 +120,7 @@ export function feedbackRoutes(product: Product) {
         const batch = await parse(c.env, { headers: c.req.raw.headers, body: await c.req.text() });
         if (!batch) throw validationFailed({ body: [`Not a ${provider} webhook body.`] });
         if (batch.invalid) throw validationFailed({ body: [batch.invalid] });
-        const received = await receiveFeedback(db, product, accountId, provider, batch.events, batch.ignored, Date.now());
+        const received = await receiveFeedback(c.env, product, accountId, provider, batch.events, batch.ignored, Date.now());
         return ok(c, { ...received, ignored: batch.ignored, confirmed: batch.confirmed ?? false });
       },
     );
