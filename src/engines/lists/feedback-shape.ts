@@ -54,7 +54,7 @@ export interface FeedbackShape<In, Out> {
   /**
    * Outcomes that put the value on the suppression list (email: a hard bounce, a complaint), with the answer later
    * batch, bulk and monitor answers give for it; that answer cites `delivery-feedback` in `sources`. A product without
-   * it reads the feedback into its own answers instead (IP: `latestFeedback`).
+   * it reads the feedback into its own answers instead (IP: `latestFeedbackStatement`).
    */
   suppresses?(event: FeedbackEvent<In>, key: string): { reason: string; result: Out } | null;
   /** Sender name (the URL's `{provider}`) -> its parser; none: no inbound route is mounted. */
