@@ -144,6 +144,10 @@ export class AccountCredits extends DurableObject<Env> {
       CREATE TABLE IF NOT EXISTS reservation_units (id TEXT PRIMARY KEY, product TEXT NOT NULL, held INTEGER NOT NULL,
         per_credit INTEGER NOT NULL);
     `);
+    // Objects created before holds lent units: the column defaults to nothing lent.
+    if (!this.sql.exec("SELECT 1 FROM pragma_table_info('reservation_units') WHERE name = 'lent'").toArray().length) {
+      this.sql.exec("ALTER TABLE reservation_units ADD COLUMN lent INTEGER NOT NULL DEFAULT 0");
+    }
   }
 
   private readonly claims: ClaimBook;
@@ -197,11 +201,15 @@ export class AccountCredits extends DurableObject<Env> {
       grant.granted,
       now,
     );
+    // The units of the credits bought beyond what this hold asked for are lent to the pool at once, so holds in flight
+    // beside it share the credit instead of each needing a whole free one; settling decides who pays for it.
+    const bought = grant.granted * perCredit;
+    const lent = request.units ? Math.max(0, bought - (amount - held)) : 0;
     if (request.units) {
-      this.sql.exec("INSERT INTO reservation_units (id, product, held, per_credit) VALUES (?, ?, ?, ?)", reservationId, request.units.product, held, perCredit);
-      this.addPrepaid(request.units.product, -held);
+      this.sql.exec("INSERT INTO reservation_units (id, product, held, per_credit, lent) VALUES (?, ?, ?, ?, ?)", reservationId, request.units.product, held, perCredit, lent);
+      this.addPrepaid(request.units.product, lent - held);
     }
-    const grantedUnits = held + grant.granted * perCredit;
+    const grantedUnits = held + bought - lent;
     const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
     const fairUseRemaining = this.fairUse(now).free_undeliverable_remaining;
     return { ok: true, reservationId, granted: grant.granted, grantedUnits, limitedBy: grant.limitedBy, fairUseRemaining, busy, claimed };
@@ -219,9 +227,10 @@ export class AccountCredits extends DurableObject<Env> {
       .toArray()[0];
     const { busy, open } = this.claims.sort(request.claims, reservationId, reservation?.request_id ?? null);
     if (!reservation) return { ok: false, reason: "insufficient_credits", available: 0, busy };
-    const unitHold = this.readUnitHold(reservationId) ?? { product: "", held: 0, perCredit: 1 };
+    const unitHold = this.readUnitHold(reservationId) ?? { product: "", held: 0, perCredit: 1, lent: 0 };
     const units = request.claims ? open.reduce((sum, c) => sum + c.units, 0) : request.units;
-    const creditsFor = (n: number) => Math.max(0, Math.ceil((n - unitHold.held) / unitHold.perCredit));
+    // Units lent to the pool are not the hold's to use: its credits must cover them too.
+    const creditsFor = (n: number) => Math.max(0, Math.ceil((n - unitHold.held + unitHold.lent) / unitHold.perCredit));
     const spent = creditsFor(request.spent);
     const grant = this.grant(now, {
       wanted: creditsFor(request.spent + units) - spent,
@@ -235,7 +244,7 @@ export class AccountCredits extends DurableObject<Env> {
     const amount = grant.ok ? spent + grant.granted : spent;
     this.sql.exec("UPDATE reservations SET amount = ? WHERE id = ?", amount, reservationId);
     if (!grant.ok) return { ok: false, reason: grant.reason, available: grant.available, busy };
-    const grantedUnits = unitHold.held + amount * unitHold.perCredit - request.spent;
+    const grantedUnits = unitHold.held - unitHold.lent + amount * unitHold.perCredit - request.spent;
     const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
     return { ok: true, reservationId, granted: grant.granted, grantedUnits, limitedBy: grant.limitedBy, fairUseRemaining: this.fairUse(now).free_undeliverable_remaining, busy, claimed };
   }
@@ -296,12 +305,14 @@ export class AccountCredits extends DurableObject<Env> {
     this.claims.drop(reservationId);
     if (settlement.operationId) {
       const seen = this.sql.exec("SELECT id FROM settled_operations WHERE id = ?", settlement.operationId).toArray().length > 0;
-      if (unitHold && seen) this.addPrepaid(unitHold.product, unitHold.held);
+      // Work settled before uses nothing now; a credit whose lent units others used is still paid.
+      if (unitHold && seen) this.charge(now, reservation, this.closeUnitHold(unitHold, [], reservation.amount).charge);
       if (seen) return nothing(true);
       this.sql.exec("INSERT INTO settled_operations (id, at) VALUES (?, ?)", settlement.operationId, now);
     }
-    const perItem = unitHold ? this.creditsForUnits(unitHold, units) : units.map((n) => Math.max(0, n));
-    const charged = this.charge(now, reservation, Math.min(perItem.reduce((a, b) => a + b, 0), reservation.amount));
+    const closed = unitHold ? this.closeUnitHold(unitHold, units, reservation.amount) : null;
+    const perItem = closed ? closed.perItem : units.map((n) => Math.max(0, n));
+    const charged = this.charge(now, reservation, closed ? closed.charge : Math.min(perItem.reduce((a, b) => a + b, 0), reservation.amount));
     if (settlement.operationId && settlement.keys) {
       const charges = Object.fromEntries(settlement.keys.flatMap((key, i) => (perItem[i] ? [[key, perItem[i]]] : [])));
       this.sql.exec("INSERT OR REPLACE INTO operation_charges (id, at, charges) VALUES (?, ?, ?)", settlement.operationId, now, JSON.stringify(charges));
@@ -344,34 +355,43 @@ export class AccountCredits extends DurableObject<Env> {
   }
 
   /**
-   * Units are paid from the units this reservation held, then from units other requests left in the pool since, and
-   * only then by buying credits; every bought credit's unused units go back to the pool. Item by item: units covered
-   * by prepaid ones report 0, the item that opens a bought credit reports 1 and the next `perCredit - 1` report 0.
+   * Closes a unit hold: `credits` credits were held, `hold.lent` of their units lent to the pool when reserved. Units
+   * used come from the prepaid units the hold took, then from its credits; what it did not use goes back to the pool.
+   * Then every credit of the hold the pool can give back whole is not bought after all (it may have been lent, or others
+   * may have left units since), and the rest are charged: the pool always holds exactly the units of charged credits
+   * nobody has used, plus those lent by credits still held. Item by item: units covered by prepaid ones report 0, the
+   * item that opens a charged credit reports 1 and the next `perCredit - 1` report 0. A credit whose lent units others
+   * used is charged even when this hold used none of it: those answers are what it pays for.
    */
-  private creditsForUnits(hold: UnitHold, units: number[]): number[] {
+  private closeUnitHold(hold: UnitHold, units: number[], credits: number): { perItem: number[]; charge: number } {
     const used = units.reduce((a, b) => a + Math.max(0, b), 0);
     const fromHeld = Math.min(hold.held, used);
-    const fromPool = Math.min(this.prepaidUnits(hold.product), used - fromHeld);
-    let covered = fromHeld + fromPool;
+    const kept = credits * hold.perCredit - hold.lent;
+    const fromCredits = Math.min(used - fromHeld, kept);
+    const pool = this.prepaidUnits(hold.product) + hold.held - fromHeld + kept - fromCredits;
+    const refunded = Math.min(credits, Math.floor(pool / hold.perCredit));
+    const charge = credits - refunded;
+    this.addPrepaid(hold.product, pool - refunded * hold.perCredit - this.prepaidUnits(hold.product));
+    let covered = fromHeld + Math.max(0, fromCredits - charge * hold.perCredit);
     let open = 0;
+    let opening = charge;
     const perItem = units.map((n) => {
-      let credits = 0;
+      let bought = 0;
       for (let u = 0; u < n; u++) {
         if (covered > 0) covered--;
         else if (open > 0) open--;
-        else (credits++, (open = hold.perCredit - 1));
+        else if (opening > 0) (opening--, bought++, (open = hold.perCredit - 1));
       }
-      return credits;
+      return bought;
     });
-    this.addPrepaid(hold.product, hold.held - fromHeld - fromPool + open);
-    return perItem;
+    return { perItem, charge };
   }
 
   private readUnitHold(reservationId: string): UnitHold | null {
     const row = this.sql
-      .exec<{ product: string; held: number; per_credit: number }>("SELECT product, held, per_credit FROM reservation_units WHERE id = ?", reservationId)
+      .exec<{ product: string; held: number; per_credit: number; lent: number }>("SELECT product, held, per_credit, lent FROM reservation_units WHERE id = ?", reservationId)
       .toArray()[0];
-    return row ? { product: row.product, held: row.held, perCredit: row.per_credit } : null;
+    return row ? { product: row.product, held: row.held, perCredit: row.per_credit, lent: row.lent } : null;
   }
 
   private takeUnitHold(reservationId: string): UnitHold | null {
@@ -453,12 +473,8 @@ export class AccountCredits extends DurableObject<Env> {
   override async alarm() {
     const now = Date.now();
     const expired = this.sql.exec<{ id: string }>("SELECT id FROM reservations WHERE created_at <= ?", now - RESERVATION_TTL_MS).toArray();
-    for (const { id } of expired) {
-      const hold = this.takeUnitHold(id);
-      if (hold) this.addPrepaid(hold.product, hold.held);
-      this.claims.drop(id);
-    }
-    this.sql.exec("DELETE FROM reservations WHERE created_at <= ?", now - RESERVATION_TTL_MS);
+    // Released as a failed request is: nothing used, lent units taken back (or their credit paid when others used them).
+    for (const { id } of expired) this.settle(id, { now });
     const oldest = this.sql.exec<{ at: number | null }>("SELECT MIN(created_at) AS at FROM reservations").one().at;
     if (oldest !== null) await this.ctx.storage.setAlarm(oldest + RESERVATION_TTL_MS);
   }
@@ -528,8 +544,11 @@ export class AccountCredits extends DurableObject<Env> {
 
 interface UnitHold {
   product: string;
+  /** Prepaid units taken from the pool. */
   held: number;
   perCredit: number;
+  /** Units of the hold's credits put in the pool for holds beside it. */
+  lent: number;
 }
 
 export interface SettleResult {

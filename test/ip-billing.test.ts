@@ -12,10 +12,9 @@ const lookup = (key: string, ip: string) => call<IpResult>("/api/v1/ip", json({ 
 beforeAll(installIpSamples);
 
 describe("IP billing", () => {
-  it("charges exactly 4 credits for 20 concurrent placing lookups and leaves 0 prepaid", async () => {
-    // Each hold in flight reserves a whole credit until it settles (durable-objects/account-credits.ts), so the balance
-    // must cover 20 holds at once; what is charged is still exactly one credit per five.
-    const acct = await createAccount({ pack: 20 });
+  it("answers 20 concurrent placing lookups on a balance of 4 credits, charging exactly 4 and leaving 0 prepaid", async () => {
+    // Holds are in units: the credit one hold opens lends its other four units to the holds in flight beside it.
+    const acct = await createAccount({ pack: 4 });
     // Five requests a second per key (spec "Limits"): five keys of the account share its prepaid units.
     const keys = [acct.key, ...(await Promise.all([1, 2, 3, 4].map(() => anotherKey(acct))))];
     const ips = placedIps(20);
@@ -25,9 +24,11 @@ describe("IP billing", () => {
     expect(used.reduce((a, b) => a + b, 0)).toBe(4);
     expect(used.filter((n) => n === 1)).toHaveLength(4);
     expect(Math.min(...answers.map((a) => a.body.meta.ip_lookups_prepaid as number))).toBe(0);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 16, reserved: 0 });
+    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0, available: 0 });
     const next = await lookup(acct.key, privateIp());
-    expect([next.body.meta.credits_used, next.body.meta.ip_lookups_prepaid, next.body.meta.credits_remaining]).toEqual([0, 0, 16]);
+    expect([next.body.meta.credits_used, next.body.meta.ip_lookups_prepaid, next.body.meta.credits_remaining]).toEqual([0, 0, 0]);
+    const refused = await lookup(acct.key, placedIps(1)[0]!);
+    expect([refused.status, refused.body.error?.code]).toEqual([402, "INSUFFICIENT_CREDITS"]);
   });
 
   it("reports 1,0,0,0,0,1 and the prepaid count on sequential lookups; free answers use no unit", async () => {

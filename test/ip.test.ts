@@ -46,6 +46,7 @@ describe("IP lookups", () => {
       proxy: null,
       anonymous: false,
       list: null,
+      feedback: null,
       reason: "hosting",
       risk_score: 40,
       risk_components: { hosting: 40 },

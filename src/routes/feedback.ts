@@ -57,7 +57,7 @@ function normalized<In>(product: Product<In>, event: Record<string, unknown>): F
  * senders' inbound webhooks `POST /{product}/feedback/{provider}/{fb_key}` (when the product names senders), for a
  * product that declares feedback.
  * The inbound route has no bearer key: the `fb_` key in the URL is the credential (spec, Authentication 7), and the
- * account's email verification does not apply to it.
+ * account's email verification does not apply to it. A product with no senders gets the first two only.
  */
 export function feedbackRoutes(product: Product) {
   const shape = product.feedback!;
@@ -80,7 +80,7 @@ export function feedbackRoutes(product: Product) {
   const routes = new Hono<AppEnv>()
     .post(base, describe({ tag, summary: `Report delivery outcomes of ${product.name} values (normalized); free`, response: receivedSchema }), auth, jsonBody(body), async (c) => {
       const events = c.req.valid("json").events.map((e) => normalized(product, e as Record<string, unknown>));
-      const received = await receiveFeedback(database(c.env), product, secretPrincipal(c).accountId, "api", events, 0, Date.now());
+      const received = await receiveFeedback(c.env, product, secretPrincipal(c).accountId, "api", events, 0, Date.now());
       return ok(c, received);
     })
     .get(
@@ -99,7 +99,7 @@ export function feedbackRoutes(product: Product) {
         return ok(c, { ...window, total: s.total, outcomes: s.outcomes, kinds: s.kinds, [`by_${shape.facet}`]: facets, ignored: s.ignored });
       },
     );
-  // A product no sender reports for (address: postal outcomes are posted by the account) has no inbound route.
+  // A product no sender reports for (address, IP: the account posts its own outcomes) has no inbound route.
   if (!providers.length) return routes;
   return routes.post(
     `${base}/:provider/:feedbackKey`,
@@ -122,7 +122,7 @@ export function feedbackRoutes(product: Product) {
       const batch = await parse(c.env, { headers: c.req.raw.headers, body: await c.req.text() });
       if (!batch) throw validationFailed({ body: [`Not a ${provider} webhook body.`] });
       if (batch.invalid) throw validationFailed({ body: [batch.invalid] });
-      const received = await receiveFeedback(db, product, accountId, provider, batch.events, batch.ignored, Date.now());
+      const received = await receiveFeedback(c.env, product, accountId, provider, batch.events, batch.ignored, Date.now());
       return ok(c, { ...received, ignored: batch.ignored, confirmed: batch.confirmed ?? false });
     },
   );

@@ -34,8 +34,11 @@ export interface Samples {
   gone: (() => unknown) | null;
   /** Products with `policy`: rules that give `action` (with `rulesHit`) to exactly the kinds `on` names, `send` to the rest. */
   policy?: { rules: unknown; action: "review" | "block"; on: readonly Kind[]; rulesHit: string[] };
-  /** Products with `feedback`: an outcome that suppresses a value, and one that does not. */
-  feedback?: { suppressing: { outcome: string; kind: string | null }; harmless: { outcome: string; kind: string | null } };
+  /**
+   * Products with `feedback`: an outcome that marks a value (suppresses it, or for a product without `suppresses` is
+   * reported in its later answers), and one that does not.
+   */
+  feedback?: { marking: { outcome: string; kind: string | null }; harmless: { outcome: string; kind: string | null } };
   /** The bulk counter each kind of value adds to (products with `bulk`), one per counted column (address: two). */
   counters?: Partial<Record<Kind, string | readonly string[]>>;
   /** The HTTP batch route of a registered product. */
@@ -61,7 +64,7 @@ const EMAIL: Samples = {
   gone: () => `nobody${rand()}@acme.example`,
   counters: { paid: "risky", free: "undeliverable", malformed: "undeliverable", test: "deliverable", gone: "undeliverable" },
   policy: { rules: { deliverable: { risky: "block" } }, action: "block", on: ["paid"], rulesHit: ["deliverable.risky"] },
-  feedback: { suppressing: { outcome: "bounced", kind: "hard" }, harmless: { outcome: "bounced", kind: "soft" } },
+  feedback: { marking: { outcome: "bounced", kind: "hard" }, harmless: { outcome: "bounced", kind: "soft" } },
   batch: { path: "/api/v1/email/batch", field: "emails" },
 };
 
@@ -89,7 +92,7 @@ const ADDRESS: Samples = {
   gone: null,
   counters: { paid: ["valid", "low"], free: ["valid", "medium"], malformed: ["invalid", "high"], test: ["valid", "low"] },
   policy: { rules: { verification: { format_only: "review" } }, action: "review", on: ["free"], rulesHit: ["verification.format_only"] },
-  feedback: { suppressing: { outcome: "returned", kind: null }, harmless: { outcome: "delivered", kind: null } },
+  feedback: { marking: { outcome: "returned", kind: null }, harmless: { outcome: "delivered", kind: null } },
   batch: { path: "/api/v1/address/batch", field: "addresses" },
   setup: async () => void (await installAddressData()),
 };
@@ -103,6 +106,8 @@ const IP: Samples = {
   test: () => "192.0.2.1",
   gone: null,
   counters: { paid: "low", free: "medium", malformed: "high", test: "low" },
+  // Reported fraud shows in every later answer (not suppressed); `legit` adds nothing to the risk.
+  feedback: { marking: { outcome: "fraud", kind: null }, harmless: { outcome: "legit", kind: null } },
   batch: { path: "/api/v1/ip/batch", field: "ips" },
   setup: installIpSamples,
 };
@@ -119,7 +124,7 @@ const PHONE: Samples = {
   gone: null,
   counters: { paid: ["valid", "mobile"], free: "invalid", malformed: "invalid", test: ["valid", "mobile"] },
   policy: { rules: { reasons: { invalid_number: "block" } }, action: "block", on: ["free", "malformed"], rulesHit: ["reasons.invalid_number"] },
-  feedback: { suppressing: { outcome: "failed", kind: "permanent" }, harmless: { outcome: "failed", kind: "temporary" } },
+  feedback: { marking: { outcome: "failed", kind: "permanent" }, harmless: { outcome: "failed", kind: "temporary" } },
   batch: { path: "/api/v1/phone/batch", field: "phones" },
   setup: installPhoneSamples,
 };
@@ -133,7 +138,7 @@ export const FAKE: Samples = {
   gone: () => `gone:${rand()}`,
   counters: { paid: "good", free: "good", malformed: "bad", test: "good", gone: "bad" },
   policy: { rules: { bad: "review" }, action: "review", on: ["malformed", "gone"], rulesHit: ["bad"] },
-  feedback: { suppressing: { outcome: "failed", kind: null }, harmless: { outcome: "delivered", kind: null } },
+  feedback: { marking: { outcome: "failed", kind: null }, harmless: { outcome: "delivered", kind: null } },
 };
 
 /**
@@ -168,7 +173,7 @@ function samplesFor(product: Product): Samples {
   if (!samples) throw new Error(`Contract tests: add sample values for the registered product "${product.name}" in test/contract/helpers.ts`);
   if (product.bulk && !samples.counters) throw new Error(`Contract tests: name the bulk counter of each kind of "${product.name}" sample`);
   if (product.policy && !samples.policy) throw new Error(`Contract tests: give "${product.name}" policy rules and the kinds they act on`);
-  if (product.feedback && !samples.feedback) throw new Error(`Contract tests: give "${product.name}" a suppressing and a harmless feedback outcome`);
+  if (product.feedback && !samples.feedback) throw new Error(`Contract tests: give "${product.name}" a marking and a harmless feedback outcome`);
   return samples;
 }
 

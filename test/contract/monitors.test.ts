@@ -5,7 +5,6 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { database } from "../../src/db/client";
 import { receiveFeedback } from "../../src/engines/lists/feedback";
 import { createMonitor } from "../../src/engines/monitors/edit";
 import { runMonitor } from "../../src/engines/monitors/run";
@@ -82,7 +81,7 @@ const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
   email: async ({ product, samples }) => {
     const [paid] = samples.paid(1);
     const bounce = { value: paid, outcome: "bounced", kind: "hard", occurredAt: null, detail: {} };
-    const change = async (acct: Funded) => void (await receiveFeedback(database(env), product, acct.accountId, "api", [bounce], 0, Date.now()));
+    const change = async (acct: Funded) => void (await receiveFeedback(env, product, acct.accountId, "api", [bounce], 0, Date.now()));
     return { entries: [paid, samples.free()], change };
   },
 };

@@ -57,28 +57,52 @@ describe.each(POLICED)("sending policy: $label", ({ product, samples }) => {
   });
 });
 
-describe.each(FED)("delivery feedback: $label", ({ product, samples }) => {
+/** Feedback that suppresses (email) or that the product reads into its own answers (IP). */
+const SUPPRESSING = FED.filter((s) => s.product.feedback!.suppresses);
+const ANSWERING = FED.filter((s) => !s.product.feedback!.suppresses);
+const event = (value: unknown, o: { outcome: string; kind: string | null }) => ({ value, ...o, occurredAt: null, detail: {} });
+const record = (product: Product, accountId: string, events: ReturnType<typeof event>[]) => receiveFeedback(env, product, accountId, "api", events, 0, Date.now());
+const sourcesOf = (data: unknown) => (data as { sources: { dataset: string }[] }).sources.map((s) => s.dataset);
+
+describe.each(SUPPRESSING)("delivery feedback that suppresses: $label", ({ product, samples }) => {
   const outcomes = samples.feedback!;
-  const event = (value: unknown, o: { outcome: string; kind: string | null }) => ({ value, ...o, occurredAt: null, detail: {} });
-  const record = (accountId: string, events: ReturnType<typeof event>[]) => receiveFeedback(database(env), product as Product, accountId, "api", events, 0, Date.now());
 
   it("suppresses a value on a suppressing outcome only; later list answers are the stored answer, free, citing delivery-feedback", async () => {
     const acct = await funded(5);
     const [gone, kept] = samples.paid(2);
-    const received = await record(acct.accountId, [event(gone, outcomes.suppressing), event(kept, outcomes.harmless), event(samples.malformed(), outcomes.harmless)]);
+    const received = await record(product, acct.accountId, [event(gone, outcomes.marking), event(kept, outcomes.harmless), event(samples.malformed(), outcomes.harmless)]);
     expect(received).toEqual({ recorded: 2, suppressed: 1, invalid: [2] });
     const run = await walkOf(product, acct.payer, [gone, kept]);
     expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used])).toEqual([[true, 0], [false, 1]]);
-    expect((run.items[0]!.data as { sources: { dataset: string }[] }).sources.map((s) => s.dataset)).toContain("delivery-feedback");
+    expect(sourcesOf(run.items[0]!.data)).toContain("delivery-feedback");
   });
 
   it("keeps a feedback suppression through a single lookup that answers fresh", async () => {
     const acct = await funded(5);
     const [value] = samples.paid(1);
-    await record(acct.accountId, [event(value, outcomes.suppressing)]);
+    await record(product, acct.accountId, [event(value, outcomes.marking)]);
     const single = await walkOf(product, acct.payer, [value], { honorSuppressions: false });
     expect(single.items[0]!.meta.suppressed).toBe(false);
     const later = await walkOf(product, acct.payer, [value]);
     expect(later.items[0]!.meta.suppressed).toBe(true);
+  });
+});
+
+describe.each(ANSWERING)("feedback read into answers: $label", ({ product, samples }) => {
+  const outcomes = samples.feedback!;
+
+  it("suppresses nothing; every later answer of the account, single lookups included, cites delivery-feedback, at the price it has without feedback", async () => {
+    const [reporting, other] = await Promise.all([funded(5), funded(5)]);
+    const [marked, kept, untouched] = samples.paid(3);
+    const received = await record(product, reporting.accountId, [event(marked, outcomes.marking), event(kept, outcomes.harmless), event(samples.malformed(), outcomes.harmless)]);
+    expect(received).toEqual({ recorded: 2, suppressed: 0, invalid: [2] });
+    const [run, plain] = await Promise.all([reporting, other].map((acct) => walkOf(product, acct.payer, [marked, kept, untouched])));
+    expect(run!.items.map((i) => i.meta)).toEqual(plain!.items.map((i) => i.meta));
+    expect(run!.items.map((i) => sourcesOf(i.data).includes("delivery-feedback"))).toEqual([true, true, false]);
+    expect(plain!.items.map((i) => sourcesOf(i.data).includes("delivery-feedback"))).toEqual([false, false, false]);
+    expect(run!.items[0]!.data).not.toEqual(plain!.items[0]!.data);
+    expect(run!.items[2]!.data).toEqual(plain!.items[2]!.data);
+    const single = await walkOf(product, reporting.payer, [marked], { honorSuppressions: false });
+    expect([single.items[0]!.meta.suppressed, sourcesOf(single.items[0]!.data).includes("delivery-feedback")]).toEqual([false, true]);
   });
 });

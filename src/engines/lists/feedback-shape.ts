@@ -47,10 +47,16 @@ export interface FeedbackShape<In, Out> {
   /** A value's key (as the walk keys it) and facet; null when it is malformed, which is not recorded. */
   read(input: In): { key: string; facet: string } | null;
   /**
-   * Outcomes that put the value on the suppression list (email: a hard bounce, a complaint), with the answer later
-   * batch, bulk and monitor answers give for it; that answer cites `delivery-feedback` in `sources`.
+   * Facets only a dataset knows (IP: the AS announcing the address), for the recorded keys in order; they replace what
+   * `read` gave. One call per request, so a product reads its dataset once for all events.
    */
-  suppresses(event: FeedbackEvent<In>, key: string): { reason: string; result: Out } | null;
-  /** Sender name (the URL's `{provider}`) -> its parser. */
+  facets?(env: Env, keys: string[]): Promise<string[]>;
+  /**
+   * Outcomes that put the value on the suppression list (email: a hard bounce, a complaint), with the answer later
+   * batch, bulk and monitor answers give for it; that answer cites `delivery-feedback` in `sources`. A product without
+   * it reads the feedback into its own answers instead (IP: `latestFeedbackStatement`).
+   */
+  suppresses?(event: FeedbackEvent<In>, key: string): { reason: string; result: Out } | null;
+  /** Sender name (the URL's `{provider}`) -> its parser; none: no inbound route is mounted. */
   providers: Readonly<Record<string, FeedbackProvider<In>>>;
 }

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gte, lt, ne, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../../db/client";
+import { database, type Database } from "../../db/client";
 import { feedback } from "../../db/schema";
 import { chunks } from "../../db/chunks";
 import type { Product } from "../product";
@@ -42,8 +42,9 @@ export interface Received {
  * Records events (and `ignored` inbound events as a count) and puts values on the suppression list where the product
  * says so, all in one D1 batch. `source` is `api` for posted outcomes, else the sender's name.
  */
-export async function receiveFeedback<In, Out>(db: Database, product: Product<In, Out>, accountId: string, source: string, events: FeedbackEvent<In>[], ignored: number, now: number): Promise<Received> {
+export async function receiveFeedback<In, Out>(env: Env, product: Product<In, Out>, accountId: string, source: string, events: FeedbackEvent<In>[], ignored: number, now: number): Promise<Received> {
   const shape = product.feedback!;
+  const db = database(env);
   const rows: FeedbackRow[] = [];
   const suppress = new Map<string, { key: string; reason: string; result: unknown }>();
   const invalid: number[] = [];
@@ -52,9 +53,13 @@ export async function receiveFeedback<In, Out>(db: Database, product: Product<In
     if (!read) return void invalid.push(index);
     const detail = { ...event.detail, ...(event.occurredAt === null ? {} : { occurred_at: new Date(event.occurredAt).toISOString() }) };
     rows.push({ key: read.key, facet: read.facet, outcome: event.outcome, kind: event.kind, detail });
-    const suppressed = shape.suppresses(event, read.key);
+    const suppressed = shape.suppresses?.(event, read.key);
     if (suppressed) suppress.set(read.key, { key: read.key, ...suppressed });
   });
+  if (shape.facets && rows.length) {
+    const facets = await shape.facets(env, rows.map((r) => r.key));
+    rows.forEach((row, i) => (row.facet = facets[i] ?? row.facet));
+  }
   // One row per request, however many events it ignored.
   if (ignored > 0) rows.push({ key: "", facet: null, outcome: IGNORED, kind: null, detail: { count: ignored } });
   const statements = [...insertStatements(db, accountId, product.name, source, rows, now), ...suppressStatements(db, accountId, product.name, [...suppress.values()], "feedback", now)];
@@ -109,4 +114,32 @@ export async function feedbackSummary(db: Database, product: Product, accountId:
   }
   const sorted = [...facets.values()].sort((a, b) => b.total - a.total || a.facet.localeCompare(b.facet));
   return { total: Object.values(outcomes).reduce((a, b) => a + b, 0), outcomes, kinds, facets: sorted, ignored: Number(skipped?.n ?? 0) };
+}
+
+/** The latest outcome recorded for a key, and when (Unix ms). */
+export interface LatestFeedback {
+  outcome: string;
+  kind: string | null;
+  at: number;
+}
+
+/**
+ * For a product that reads feedback into its answers (IP) rather than suppressing: the statement selecting each key's
+ * outcomes recorded since `since`, newest first, to run in the product's own D1 batch; `latestByKey` reads its rows.
+ * The `feedback_key` index (account, product, key) serves it.
+ */
+export function latestFeedbackStatement(d1: D1Database, accountId: string, product: string, keys: string[], since: number): D1PreparedStatement {
+  return d1
+    .prepare(
+      `SELECT key, outcome, kind, created_at AS at FROM feedback
+       WHERE account_id = ?1 AND product = ?2 AND key IN (SELECT value FROM json_each(?3)) AND outcome != ?4 AND created_at >= ?5
+       ORDER BY created_at DESC, id DESC`,
+    )
+    .bind(accountId, product, JSON.stringify([...new Set(keys)]), IGNORED, since);
+}
+
+export function latestByKey(rows: ({ key: string } & LatestFeedback)[]): Map<string, LatestFeedback> {
+  const latest = new Map<string, LatestFeedback>();
+  for (const { key, outcome, kind, at } of rows) if (!latest.has(key)) latest.set(key, { outcome, kind, at });
+  return latest;
 }

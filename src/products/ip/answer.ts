@@ -1,7 +1,9 @@
+import type { LatestFeedback } from "../../engines/lists/feedback";
 import type { Source } from "../../engines/product";
 import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
 import type { Classification } from "../../platform/special-addresses";
 import { SPECIAL_RANGES_VERSION } from "../../platform/special-addresses";
+import type { IpOutcome } from "./feedback";
 import { COUNTRY_NAMES_VERSION, countryInfo, HOSTING_ASNS_VERSION, hostingOf } from "./reference";
 import type { IpReason, IpResult, ListMatch } from "./result";
 import { withRisk } from "./score";
@@ -16,6 +18,8 @@ export interface Facts {
   hit: RangeHit | null;
   installed: Map<string, InstalledDataset>;
   list: (ListMatch & { updatedAt: number }) | null;
+  /** The account's latest report on the address within the feedback window. */
+  feedback: LatestFeedback | null;
 }
 
 const source = (installed: Map<string, InstalledDataset>, name: string): Source[] => {
@@ -23,9 +27,10 @@ const source = (installed: Map<string, InstalledDataset>, name: string): Source[
   return dataset ? [{ dataset: name, version: dataset.version }] : [];
 };
 
-function reasonOf(a: Pick<IpResult, "reserved" | "tor" | "hosting" | "placed" | "list">, countryInstalled: boolean): IpReason | null {
+function reasonOf(a: Pick<IpResult, "reserved" | "tor" | "hosting" | "placed" | "list" | "feedback">, countryInstalled: boolean): IpReason | null {
   if (a.list?.kind === "deny") return "deny_list";
   if (a.list?.kind === "allow") return "allow_list";
+  if (a.feedback && a.feedback.outcome !== "legit") return "reported";
   if (a.reserved) return "reserved";
   if (a.tor) return "tor_exit";
   if (a.hosting) return "hosting";
@@ -52,6 +57,7 @@ export function buildAnswer(f: Facts): IpResult {
     hosting: hit ? hostingOf(asn) : null,
     tor: torInstalled ? hit.tor : null,
     list: f.list ? { id: f.list.id, name: f.list.name, kind: f.list.kind } : null,
+    feedback: f.feedback ? { outcome: f.feedback.outcome as IpOutcome, reported_at: new Date(f.feedback.at).toISOString() } : null,
   };
   const info = country ? countryInfo(country) : { name: null, continent: null };
   const sources: Source[] = [
@@ -60,6 +66,7 @@ export function buildAnswer(f: Facts): IpResult {
     ...(placed ? [{ dataset: "country-names", version: COUNTRY_NAMES_VERSION }] : []),
     ...(facts.hosting !== null ? [{ dataset: "hosting-asns", version: HOSTING_ASNS_VERSION }] : []),
     ...(f.list ? [{ dataset: "ip-lists", version: new Date(f.list.updatedAt).toISOString() }] : []),
+    ...(facts.feedback ? [{ dataset: "delivery-feedback", version: facts.feedback.reported_at }] : []),
   ];
   return withRisk({
     ip: f.text,
@@ -82,6 +89,7 @@ export function buildAnswer(f: Facts): IpResult {
     // Known true when any signal says so; false when none does and at least one was checked; null when none could be.
     anonymous: facts.tor === true ? true : facts.tor === null ? null : false,
     list: facts.list,
+    feedback: facts.feedback,
     reason: reasonOf(facts, hit === null || f.installed.has("ip-country")),
     sources,
   });
@@ -108,6 +116,7 @@ export const UNKNOWN: Omit<IpResult, "risk_score" | "risk_components" | "risk_le
   proxy: null,
   anonymous: null,
   list: null,
+  feedback: null,
   reason: null,
   sources: [],
 };

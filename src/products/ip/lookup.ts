@@ -1,10 +1,13 @@
 import { cidrBounds, formatCidr, formatIp, fromRangeKey, parseIp, rangeKey, rangeToCidrs, type Cidr } from "../../platform/ip-address";
 import { classifyAddress } from "../../platform/special-addresses";
 import { buildAnswer, invalidAnswer } from "./answer";
+import { FEEDBACK_WINDOW_DAYS } from "./feedback";
 import { matchList } from "./lists";
 import { hostingOf, HOSTING_ASNS_VERSION } from "./reference";
 import type { AsnAnswer, AsnData, IpResult, RangeBlock, RangeResult } from "./result";
 import { asnRanges, countriesAt, overlappingRanges, readRanges, type InstalledDataset } from "./store";
+
+const DAY_MS = 86_400_000;
 
 /** The repeat, dedupe and monitor key: the normalized address, or the input marked invalid. */
 export function ipKey(input: string): string {
@@ -14,22 +17,25 @@ export function ipKey(input: string): string {
 
 /**
  * Answers addresses: the special-purpose table first (a reserved address never reaches a dataset), then one D1 batch
- * for every other address of the list (country, ASN and Tor rows, the installed versions) and the account's lists.
+ * for every other address of the list (country, ASN and Tor rows, the installed versions), the account's lists and
+ * the latest feedback it reported for each address (reserved ones included).
  */
-export async function lookupIps(env: Env, accountId: string | null, inputs: string[]): Promise<IpResult[]> {
+export async function lookupIps(env: Env, accountId: string | null, inputs: string[], now: number): Promise<IpResult[]> {
   const parsed = inputs.map((input) => {
     const ip = parseIp(input);
     return ip ? { ip, special: classifyAddress(ip) } : null;
   });
   const asked = parsed.flatMap((p, i) => (p && !p.special.reserved ? [i] : []));
-  const { installed, hits, lists } = await readRanges(env.DB, asked.map((i) => rangeKey(parsed[i]!.ip)), accountId);
+  const reported = { keys: parsed.flatMap((p) => (p ? [formatIp(p.ip)] : [])), since: now - FEEDBACK_WINDOW_DAYS * DAY_MS };
+  const { installed, hits, lists, feedback } = await readRanges(env.DB, asked.map((i) => rangeKey(parsed[i]!.ip)), accountId, reported);
   const hitOf = new Map(asked.map((inputIndex, n) => [inputIndex, hits[n]!]));
   return inputs.map((input, i) => {
     const p = parsed[i];
     if (!p) return invalidAnswer(input);
     const hit = hitOf.get(i) ?? null;
     const list = matchList(lists, rangeKey(p.ip), hit?.asn?.asn ?? null);
-    return buildAnswer({ ip: p.ip, text: formatIp(p.ip), special: p.special, hit, installed, list });
+    const text = formatIp(p.ip);
+    return buildAnswer({ ip: p.ip, text, special: p.special, hit, installed, list, feedback: feedback.get(text) ?? null });
   });
 }
 

@@ -3,6 +3,7 @@ import type { Product } from "../../engines/product";
 import { formatCidr, parseCidr, parseIp } from "../../platform/ip-address";
 import { invalidAnswer } from "./answer";
 import { IP_DATASETS } from "./datasets";
+import { ipFeedback } from "./feedback";
 import { ipKey, lookupAsn, lookupIps, lookupRange } from "./lookup";
 import type { AsnAnswer, IpResult, RangeResult } from "./result";
 import { isTestIp, TEST_ASN, TEST_NETWORK, testAnswer, testAsn } from "./test-values";
@@ -14,7 +15,7 @@ function compare(baseline: Record<string, unknown>, now: Record<string, unknown>
   return Object.keys(now).flatMap((field) => (baseline[field] === now[field] ? [] : [{ field, from: baseline[field] ?? null, to: now[field] }]));
 }
 
-const COLUMNS = ["ip", "valid", "version", "reserved", "reserved_range", "placed", "country", "country_name", "continent", "asn", "as_name", "network", "hosting", "tor", "vpn", "proxy", "anonymous", "list", "list_kind", "reason", "risk_score", "risk_level"] as const;
+const COLUMNS = ["ip", "valid", "version", "reserved", "reserved_range", "placed", "country", "country_name", "continent", "asn", "as_name", "network", "hosting", "tor", "vpn", "proxy", "anonymous", "list", "list_kind", "feedback", "reason", "risk_score", "risk_level"] as const;
 
 /**
  * IP addresses (docs/ip.md): the special-purpose table, then the country, ASN and Tor datasets in D1 and the account's
@@ -33,7 +34,7 @@ export const ip: Product<string, IpResult> = {
     const test = testAnswer(input);
     return test ? { result: test, test: true } : null;
   },
-  lookup: (ctx, inputs) => lookupIps(ctx.env, ctx.accountId, inputs).then((results) => results.map((result) => ({ result }))),
+  lookup: (ctx, inputs) => lookupIps(ctx.env, ctx.accountId, inputs, ctx.now).then((results) => results.map((result) => ({ result }))),
   price: (result) => ({ units: result.placed ? 1 : 0 }),
   repeatable: (result) => result.placed,
   // A repeat is read again (lists and datasets may have changed since) and only its price is waived.
@@ -47,7 +48,7 @@ export const ip: Product<string, IpResult> = {
     field: "ips",
     counters: ["low", "medium", "high"],
     columns: COLUMNS,
-    row: (r) => [r.ip, r.valid, r.version, r.reserved, r.reserved_range, r.placed, r.country, r.country_name, r.continent, r.asn, r.as_name, r.network, r.hosting, r.tor, r.vpn, r.proxy, r.anonymous, r.list?.name ?? null, r.list?.kind ?? null, r.reason, r.risk_score, r.risk_level],
+    row: (r) => [r.ip, r.valid, r.version, r.reserved, r.reserved_range, r.placed, r.country, r.country_name, r.continent, r.asn, r.as_name, r.network, r.hosting, r.tor, r.vpn, r.proxy, r.anonymous, r.list?.name ?? null, r.list?.kind ?? null, r.feedback?.outcome ?? null, r.reason, r.risk_score, r.risk_level],
     verdictColumn: "risk_level",
     sampleCounts: { low: 1, medium: 0, high: 1 },
   },
@@ -60,8 +61,9 @@ export const ip: Product<string, IpResult> = {
     listField: "ips",
     maxEntries: 1_000,
   },
+  feedback: ipFeedback,
   isSample: isTestIp,
-  datasets: ["ip-special-purpose", ...IP_DATASETS, "hosting-asns", "country-names", "ip-lists", "ip-test-values"],
+  datasets: ["ip-special-purpose", ...IP_DATASETS, "hosting-asns", "country-names", "ip-lists", "delivery-feedback", "ip-test-values"],
 };
 
 /**

@@ -1,11 +1,18 @@
 import type { Source } from "../../engines/product";
+import type { IpOutcome } from "./feedback";
 
 /**
  * Why an answer is what it is, most significant first (docs/ip.md, "Reasons"); null for a placed address with nothing
  * to say. Only `reserved`, `invalid_ip`, `unplaced` and `dataset_not_installed` answers are free.
  */
-export const IP_REASONS = ["invalid_ip", "deny_list", "allow_list", "reserved", "tor_exit", "hosting", "dataset_not_installed", "unplaced"] as const;
+export const IP_REASONS = ["invalid_ip", "deny_list", "allow_list", "reported", "reserved", "tor_exit", "hosting", "dataset_not_installed", "unplaced"] as const;
 export type IpReason = (typeof IP_REASONS)[number];
+
+/** The account's latest feedback on the address (docs/ip.md, "Feedback"). */
+export interface FeedbackMatch {
+  outcome: IpOutcome;
+  reported_at: string;
+}
 
 export interface ListMatch {
   id: number;
@@ -35,6 +42,7 @@ export interface IpResult {
   proxy: boolean | null;
   anonymous: boolean | null;
   list: ListMatch | null;
+  feedback: FeedbackMatch | null;
   reason: IpReason | null;
   risk_score: number;
   risk_components: Record<string, number>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IP_OUTCOMES } from "./feedback";
 import { MAX_ENTRIES_PER_LIST } from "./lists";
 import { IP_REASONS } from "./result";
 
@@ -26,6 +27,10 @@ export const ipResultSchema = z.object({
   proxy: z.boolean().nullable(),
   anonymous: z.boolean().nullable(),
   list: listMatch.nullable(),
+  feedback: z
+    .object({ outcome: z.enum(IP_OUTCOMES), reported_at: z.iso.datetime() })
+    .nullable()
+    .describe("The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none."),
   reason: z.enum(IP_REASONS).nullable(),
   risk_score: z.int(),
   risk_components: z.record(z.string(), z.int()),

@@ -15,13 +15,18 @@ export const RISK_POINTS = {
   unplaced: 20,
 } as const;
 
-type Signals = Pick<IpResult, "valid" | "reserved" | "placed" | "hosting" | "tor" | "vpn" | "proxy" | "list" | "reason">;
+/** Points of the account's own latest report on the address (`feedback`); `legit` adds none. */
+export const REPORTED_POINTS = { fraud: 80, chargeback: 80, abuse: 60, spam: 40, legit: 0 } as const;
+
+type Signals = Pick<IpResult, "valid" | "reserved" | "placed" | "hosting" | "tor" | "vpn" | "proxy" | "list" | "feedback" | "reason">;
 
 export function riskComponents(a: Signals): Record<string, number> {
   if (!a.valid) return { invalid_ip: RISK_POINTS.invalid_ip };
   if (a.list?.kind === "allow") return { allow_list: 0 };
   const parts: Record<string, number> = {};
   if (a.list?.kind === "deny") parts.deny_list = RISK_POINTS.deny_list;
+  const reported = a.feedback ? REPORTED_POINTS[a.feedback.outcome] : 0;
+  if (reported) parts[`reported_${a.feedback!.outcome}`] = reported;
   if (a.reserved) parts.reserved = RISK_POINTS.reserved;
   if (a.tor) parts.tor_exit = RISK_POINTS.tor_exit;
   if (a.vpn) parts.vpn = RISK_POINTS.vpn;

@@ -1,3 +1,4 @@
+import { latestByKey, latestFeedbackStatement, type LatestFeedback } from "../../engines/lists/feedback";
 import type { IpDatasetName } from "./datasets";
 
 /**
@@ -66,15 +67,19 @@ interface ListRow {
 const INSTALLED = "SELECT name, active, version FROM ip_datasets WHERE active IS NOT NULL";
 
 /**
- * The installed datasets, the rows holding each key, and the account's lists (when there is an account), in one
- * batch. `keys` are `rangeKey`s; answers come back in the same order.
+ * The installed datasets, the rows holding each key, and, when there is an account, its lists and the latest feedback
+ * it reported since `feedback.since` for the addresses `feedback.keys` (normalized), in one batch. `keys` are
+ * `rangeKey`s; answers come back in the same order.
  */
-export async function readRanges(d1: D1Database, keys: string[], accountId: string | null) {
+export async function readRanges(d1: D1Database, keys: string[], accountId: string | null, feedback: { keys: string[]; since: number } = { keys: [], since: 0 }) {
   // Seeks in key order touch neighbouring index pages one after another: fewer page reads on a large table.
   const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
   const statements = [d1.prepare(INSTALLED), d1.prepare(LOOKUP).bind(JSON.stringify(order.map((i) => keys[i])))];
-  if (accountId) statements.push(d1.prepare("SELECT id, name, kind, ranges, asns, updated_at FROM ip_lists WHERE account_id = ? ORDER BY id").bind(accountId));
-  const [installed, hits, lists] = await d1.batch(statements);
+  if (accountId) {
+    statements.push(d1.prepare("SELECT id, name, kind, ranges, asns, updated_at FROM ip_lists WHERE account_id = ? ORDER BY id").bind(accountId));
+    if (feedback.keys.length) statements.push(latestFeedbackStatement(d1, accountId, "ip", feedback.keys, feedback.since));
+  }
+  const [installed, hits, lists, reported] = await d1.batch(statements);
   const hitAt: RangeHit[] = keys.map(() => ({ country: null, asn: null, tor: false }));
   for (const row of (hits?.results ?? []) as LookupRow[]) {
     hitAt[order[row.i]!] = {
@@ -89,6 +94,7 @@ export async function readRanges(d1: D1Database, keys: string[], accountId: stri
     lists: ((lists?.results ?? []) as ListRow[]).map(
       (r): StoredList => ({ id: r.id, name: r.name, kind: r.kind, ranges: JSON.parse(r.ranges) as [string, string][], asns: JSON.parse(r.asns) as number[], updatedAt: r.updated_at }),
     ),
+    feedback: latestByKey((reported?.results ?? []) as ({ key: string } & LatestFeedback)[]),
   };
 }
 
