@@ -2641,7 +2641,14 @@ export interface paths {
                   /** @enum {string} */
                   kind: "allow" | "deny";
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -2782,7 +2789,14 @@ export interface paths {
                   /** @enum {string} */
                   kind: "allow" | "deny";
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -3184,7 +3198,14 @@ export interface paths {
                         /** @enum {string} */
                         kind: "allow" | "deny";
                       }) | null;
-                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                      feedback: ({
+                        /** @enum {string} */
+                        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                        /** Format: date-time */
+                        reported_at: string;
+                      }) | null;
+                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
                       risk_score: number;
                       risk_components: {
                         [key: string]: number;
@@ -3343,7 +3364,14 @@ export interface paths {
                   /** @enum {string} */
                   kind: "allow" | "deny";
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -12058,7 +12086,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, asn, as_name, network, hosting, tor, vpn, proxy, anonymous, list, list_kind, reason, risk_score, risk_level, credits_used, suppressed */
+    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, asn, as_name, network, hosting, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
     get: {
       parameters: {
         query?: {
@@ -13133,6 +13161,226 @@ export interface paths {
                 per_page: number;
                 total: number;
                 retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/feedback": {
+    /** Report delivery outcomes of ip values (normalized); free */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            events: ({
+                ip: string;
+                /** @enum {string} */
+                outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                /** Format: date-time */
+                occurred_at?: string;
+                detail?: string;
+              })[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/feedback/summary": {
+    /** Feedback counts by outcome and by asn over a window (default the last 30 days) */
+    get: {
+      parameters: {
+        query?: {
+          since?: string;
+          until?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
+                total: number;
+                outcomes: {
+                  [key: string]: number;
+                };
+                kinds: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
+                by_asn: {
+                    asn: string;
+                    total: number;
+                    legit: number;
+                    fraud: number;
+                    chargeback: number;
+                    abuse: number;
+                    spam: number;
+                  }[];
+                ignored: number;
+              };
+              meta: {
                 request_id: string;
               };
             };
@@ -17220,7 +17468,14 @@ export interface paths {
                   /** @enum {string} */
                   kind: "allow" | "deny";
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
