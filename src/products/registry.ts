@@ -1,10 +1,15 @@
 import { asProduct, type Product, type ProductName } from "../engines/product";
 import { address } from "./address/product";
-import { consistency } from "./consistency/product";
+import { consistencyProduct } from "./consistency/product";
 import { email } from "./email/product";
+import { lookupWithoutHandshake } from "./email/without-handshake";
 import { entity } from "./entity/product";
+import { objectItem } from "./entity/schemas";
 import { ip } from "./ip/product";
 import { phone } from "./phone/product";
+
+/** Consistency compares the other products' answers; it imports none of them, they are handed to it here. */
+export const consistency = consistencyProduct({ email, phone, ip, address, entity, emailWithoutHandshake: lookupWithoutHandshake, entityObject: objectItem });
 
 /**
  * Every product the engines serve. Adding a product is a folder under src/products and one line here: its bulk runs,

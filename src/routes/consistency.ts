@@ -5,8 +5,8 @@ import { ok } from "../http/envelope";
 import { lookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { jsonBody } from "../http/validation";
-import { consistency } from "../products/consistency/product";
-import { consistencyInput, consistencyResultSchema } from "../products/consistency/schemas";
+import { consistencyResultSchema } from "../products/consistency/schemas";
+import { consistency } from "../products/registry";
 import type { AppEnv } from "../types";
 import { paidWalk } from "./paid-walk";
 
@@ -24,7 +24,7 @@ export const consistencyRoutes = new Hono<AppEnv>().post(
     errors: ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"],
   }),
   secretKey({ scope: "consistency", sandbox: true }),
-  jsonBody(consistencyInput),
+  jsonBody(consistency.input),
   async (c) => {
     const input = c.req.valid("json");
     assertSandboxValue(c, consistency.isSample(input));

@@ -1,18 +1,18 @@
 import type { Source } from "../../engines/product";
-import type { AddressInput } from "../address/result";
-import type { EntityItem } from "../entity/lookup";
-import type { PhoneItem } from "../phone/numbering";
 
 export const SIGNAL_NAMES = ["email", "phone", "ip", "address", "entity"] as const;
 export type SignalName = (typeof SIGNAL_NAMES)[number];
 
-/** One consistency call's signals as sent: two or more of them. */
+/**
+ * One consistency call's signals as sent: two or more of them. Phone, address and company values are their products'
+ * own inputs (the body validates them with those products' schemas); consistency hands them back unread.
+ */
 export interface ConsistencyInput {
   email?: string | null;
-  phone?: PhoneItem | null;
+  phone?: unknown;
   ip?: string | null;
-  address?: AddressInput | null;
-  entity?: Exclude<EntityItem, string> | null;
+  address?: unknown;
+  entity?: unknown;
 }
 
 /** Every named check, in the order answers list them (docs/consistency.md, "Checks"). */

@@ -1,23 +1,22 @@
 import { z } from "zod";
-import { addressInput } from "../address/schemas";
-import { objectItem } from "../entity/schemas";
-import { phoneItem } from "../phone/schemas";
-import { CHECK_NAMES, CHECK_RESULTS, LEVELS, SIGNAL_NAMES } from "./result";
+import type { ConsistencyDeps } from "./deps";
+import { CHECK_NAMES, CHECK_RESULTS, LEVELS, SIGNAL_NAMES, type ConsistencyInput } from "./result";
 
 /** Request and response schemas of the consistency product: they validate requests and build the OpenAPI document. */
 
-const signalFields = {
-  email: z.string().max(254).nullish().describe("An email address (answered without the mailbox handshake)."),
-  phone: phoneItem.nullish().describe("A phone number: a string with `+`, or `{phone, country}`."),
-  ip: z.string().max(100).nullish().describe("An IPv4 or IPv6 address."),
-  address: addressInput.nullish().describe("A postal address object with its `country` (or `{address, country}`)."),
-  entity: objectItem.nullish().describe("A company identifier: `{identifier, type, country}` (type `lei` or `company_number`)."),
-};
-
-/** Two or more signals: the body of `POST /consistency`, a row of a bulk run. */
-export const consistencyInput = z.object(signalFields).refine((body) => SIGNAL_NAMES.filter((name) => body[name] != null).length >= 2, {
-  message: `Give two or more of ${SIGNAL_NAMES.join(", ")}.`,
-});
+/** Two or more signals: the body of `POST /consistency`, a row of a bulk run. Each value is validated by its product's schema. */
+export function consistencyInputSchema(deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">): z.ZodType<ConsistencyInput> {
+  const signalFields = {
+    email: z.string().max(254).nullish().describe("An email address (answered without the mailbox handshake)."),
+    phone: deps.phone.input.nullish().describe("A phone number: a string with `+`, or `{phone, country}`."),
+    ip: z.string().max(100).nullish().describe("An IPv4 or IPv6 address."),
+    address: deps.address.input.nullish().describe("A postal address object with its `country` (or `{address, country}`)."),
+    entity: deps.entityObject.nullish().describe("A company identifier: `{identifier, type, country}` (type `lei` or `company_number`)."),
+  };
+  return z.object(signalFields).refine((body) => SIGNAL_NAMES.filter((name) => body[name] != null).length >= 2, {
+    message: `Give two or more of ${SIGNAL_NAMES.join(", ")}.`,
+  });
+}
 
 const country = z.string().nullable();
 

@@ -1,40 +1,25 @@
-import type { Product, ProductContext, WalkOptions } from "../../engines/product";
-import { address } from "../address/product";
-import type { AddressResult } from "../address/result";
-import { emailConfig } from "../email/config";
-import { email } from "../email/product";
-import { lookupAddresses, type MailboxProber } from "../email/lookup";
-import type { EmailResult } from "../email/result";
-import { entity } from "../entity/product";
-import type { EntityResult } from "../entity/result";
-import { ip } from "../ip/product";
-import type { IpResult } from "../ip/result";
-import { phone } from "../phone/product";
-import type { PhoneResult } from "../phone/result";
+import type { ProductContext, WalkOptions } from "../../engines/product";
 import { consistencyAnswer } from "./answer";
+import type { AddressAnswer, ConsistencyDeps, EmailAnswer, EntityAnswer, IpAnswer, PhoneAnswer, SignalProduct } from "./deps";
 import { SIGNAL_NAMES, type ConsistencyInput, type ConsistencyResult, type SignalName, type Signals } from "./result";
 import { CCTLD_SOURCE, tldCountry } from "./tld";
 
 /** Each signal's answer, as its own product gives it. */
 export interface SignalAnswers {
-  email?: EmailResult;
-  phone?: PhoneResult;
-  ip?: IpResult;
-  address?: AddressResult;
-  entity?: EntityResult;
+  email?: EmailAnswer;
+  phone?: PhoneAnswer;
+  ip?: IpAnswer;
+  address?: AddressAnswer;
+  entity?: EntityAnswer;
 }
 
-type Value<K extends SignalName> = NonNullable<ConsistencyInput[K]>;
 type Answer<K extends SignalName> = NonNullable<SignalAnswers[K]>;
 
 /** The signals' own repeat windows and suppression lists play no part: a consistency call is billed as one answer. */
 const SIGNAL_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 
-/** A prober that opens no SMTP session: every address it is asked about comes back unanswered. */
-const noHandshake: MailboxProber = async () => ({ mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results: [] });
-
 /** A product's answers by its own functions: its local answers (test values, malformed), the rest in one lookup. */
-async function answered<In, Out>(product: Product<In, Out>, ctx: ProductContext, values: In[]): Promise<Out[]> {
+async function answered<Out>(product: SignalProduct<Out>, ctx: ProductContext, values: unknown[]): Promise<Out[]> {
   if (!values.length) return [];
   const locals = await Promise.all(values.map((value) => product.local?.(value) ?? null));
   const open = values.filter((_, i) => !locals[i]);
@@ -42,24 +27,6 @@ async function answered<In, Out>(product: Product<In, Out>, ctx: ProductContext,
   let n = 0;
   return locals.map((local) => local?.result ?? looked[n++]!.result);
 }
-
-/** How each signal is answered: email by its pipeline without the mailbox handshake, the rest by their products. */
-const LOOKUPS: { [K in SignalName]: (ctx: ProductContext, values: Value<K>[]) => Promise<Answer<K>[]> } = {
-  email: async (ctx, values) => (values.length ? (await lookupAddresses(emailConfig(ctx.env).dns, noHandshake, values.map((input) => ({ input })))).map((a) => a.result) : []),
-  phone: (ctx, values) => answered(phone, ctx, values),
-  ip: (ctx, values) => answered(ip, ctx, values),
-  address: (ctx, values) => answered(address, ctx, values),
-  entity: (ctx, values) => answered(entity, ctx, values),
-};
-
-/** The local answer of one signal (test value, malformed), or null when its product must look it up. */
-const LOCALS: { [K in SignalName]: (value: Value<K>) => Promise<{ result: Answer<K>; test: boolean } | null> } = {
-  email: (value) => email.local!(value),
-  phone: (value) => phone.local!(value),
-  ip: (value) => ip.local!(value),
-  address: (value) => address.local!(value),
-  entity: async () => null,
-};
 
 const givenSignals = (input: ConsistencyInput) => SIGNAL_NAMES.filter((name) => input[name] != null);
 
@@ -83,47 +50,58 @@ export function answerFrom(a: SignalAnswers): ConsistencyResult {
   return consistencyAnswer(signalsOf(a), a.email?.syntax_valid ? [...sources, CCTLD_SOURCE] : sources);
 }
 
-/** Every signal of every input looked up by its own product, all products at once (one lookup per product per list). */
-export async function lookupConsistency(ctx: ProductContext, inputs: ConsistencyInput[]): Promise<ConsistencyResult[]> {
-  const answers: SignalAnswers[] = inputs.map(() => ({}));
-  await Promise.all(
-    SIGNAL_NAMES.map(async <K extends SignalName>(name: K) => {
-      const asked = inputs.flatMap((input, i) => (input[name] != null ? [{ i, value: input[name] as Value<K> }] : []));
-      const results = await (LOOKUPS[name] as (ctx: ProductContext, values: Value<K>[]) => Promise<Answer<K>[]>)(ctx, asked.map((x) => x.value));
-      asked.forEach(({ i }, n) => ((answers[i] as Record<K, Answer<K>>)[name] = results[n]!));
-    }),
-  );
-  return answers.map(answerFrom);
-}
+/** The product functions of consistency over the products it compares (handed in by the registry). */
+export function consistencySignals(deps: ConsistencyDeps) {
+  const products = { email: deps.email, phone: deps.phone, ip: deps.ip, address: deps.address, entity: deps.entity };
 
-/**
- * The answer when every signal is answered without a dataset (test values, malformed values), else null. It is a test
- * answer when every signal is a test value.
- */
-export async function localConsistency(input: ConsistencyInput): Promise<{ result: ConsistencyResult; test: boolean } | null> {
-  const names = givenSignals(input);
-  const locals = await Promise.all(names.map((name) => (LOCALS[name] as (value: unknown) => Promise<{ result: unknown; test: boolean } | null>)(input[name])));
-  if (locals.some((local) => !local)) return null;
-  const answers = Object.fromEntries(names.map((name, i) => [name, locals[i]!.result])) as SignalAnswers;
-  return { result: answerFrom(answers), test: locals.every((local) => local!.test) };
-}
-
-/** The repeat and dedupe key: each given signal's own key, in a fixed order. */
-export function consistencyKey(input: ConsistencyInput): string {
-  const keys: { [K in SignalName]: (value: Value<K>) => string } = {
-    email: email.normalize,
-    phone: phone.normalize,
-    ip: ip.normalize,
-    address: address.normalize,
-    entity: entity.normalize,
+  /** How each signal is answered: email by its pipeline without the mailbox handshake, the rest by their products. */
+  const lookups: { [K in SignalName]: (ctx: ProductContext, values: unknown[]) => Promise<Answer<K>[]> } = {
+    email: (ctx, values) => deps.emailWithoutHandshake(ctx, values as string[]),
+    phone: (ctx, values) => answered(deps.phone, ctx, values),
+    ip: (ctx, values) => answered(deps.ip, ctx, values),
+    address: (ctx, values) => answered(deps.address, ctx, values),
+    entity: (ctx, values) => answered(deps.entity, ctx, values),
   };
-  return givenSignals(input)
-    .map((name) => `${name}=${(keys[name] as (value: unknown) => string)(input[name])}`)
-    .join("\n");
-}
 
-/** A sandbox sample: every signal is one of its product's samples. */
-export const isSampleSet = (input: ConsistencyInput) => {
-  const samples: { [K in SignalName]: (value: Value<K>) => boolean } = { email: email.isSample, phone: phone.isSample, ip: ip.isSample, address: address.isSample, entity: entity.isSample };
-  return givenSignals(input).every((name) => (samples[name] as (value: unknown) => boolean)(input[name]));
-};
+  /** The local answer of one signal (test value, malformed), or null when its product must look it up. */
+  const local = (name: SignalName, value: unknown): Promise<{ result: unknown; test: boolean } | null> =>
+    name === "entity" ? Promise.resolve(null) : products[name].local!(value);
+
+  /** Every signal of every input looked up by its own product, all products at once (one lookup per product per list). */
+  async function lookupConsistency(ctx: ProductContext, inputs: ConsistencyInput[]): Promise<ConsistencyResult[]> {
+    const answers: SignalAnswers[] = inputs.map(() => ({}));
+    await Promise.all(
+      SIGNAL_NAMES.map(async (name) => {
+        const asked = inputs.flatMap((input, i) => (input[name] != null ? [{ i, value: input[name] }] : []));
+        const results = await lookups[name](ctx, asked.map((x) => x.value));
+        asked.forEach(({ i }, n) => ((answers[i] as Record<SignalName, unknown>)[name] = results[n]!));
+      }),
+    );
+    return answers.map(answerFrom);
+  }
+
+  /**
+   * The answer when every signal is answered without a dataset (test values, malformed values), else null. It is a test
+   * answer when every signal is a test value.
+   */
+  async function localConsistency(input: ConsistencyInput): Promise<{ result: ConsistencyResult; test: boolean } | null> {
+    const names = givenSignals(input);
+    const locals = await Promise.all(names.map((name) => local(name, input[name])));
+    if (locals.some((l) => !l)) return null;
+    const answers = Object.fromEntries(names.map((name, i) => [name, locals[i]!.result])) as SignalAnswers;
+    return { result: answerFrom(answers), test: locals.every((l) => l!.test) };
+  }
+
+  /** The repeat and dedupe key: each given signal's own key, in a fixed order. */
+  const consistencyKey = (input: ConsistencyInput): string =>
+    givenSignals(input)
+      .map((name) => `${name}=${products[name].normalize(input[name])}`)
+      .join("\n");
+
+  /** A sandbox sample: every signal is one of its product's samples. */
+  const isSampleSet = (input: ConsistencyInput) => givenSignals(input).every((name) => products[name].isSample(input[name]));
+
+  const datasets = [...new Set([...SIGNAL_NAMES.flatMap((name) => products[name].datasets), CCTLD_SOURCE.dataset])];
+
+  return { lookupConsistency, localConsistency, consistencyKey, isSampleSet, datasets };
+}

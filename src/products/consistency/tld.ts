@@ -1,4 +1,4 @@
-import { countryInfo } from "../ip/reference";
+import { countryInfo } from "../../platform/countries";
 
 /**
  * Country-code TLDs sold and used as generic names (the list search engines treat as generic), so a domain under one
