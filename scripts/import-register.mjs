@@ -17,27 +17,14 @@
 //
 // Exports importRegister(), registerRows() and loadSamples() (the shipped samples, for `npm run dev`).
 import { createReadStream } from "node:fs";
-import { registerHooks } from "node:module";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { csvBatches, headerIndexes } from "../datasets/registers/csv.mjs";
 import { ApiError, ROOT, adminClient, callWithRetry, readDevVars } from "./lib/local.mjs";
 import { runIpImport } from "./import-ip.mjs";
+import "./lib/ts-imports.mjs";
 
-// src/ imports its siblings without an extension (bundler style); let Node find them as .ts files.
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    try {
-      return nextResolve(specifier, context);
-    } catch (err) {
-      const relative = specifier.startsWith("./") || specifier.startsWith("../");
-      if (err?.code !== "ERR_MODULE_NOT_FOUND" || !relative || !context.parentURL?.endsWith(".ts")) throw err;
-      return nextResolve(`${specifier}.ts`, context);
-    }
-  },
-});
 const { REGISTERS, REGISTER_NAMES, isRegisterName } = await import("../src/products/entity/registers.ts");
 
 export { REGISTER_NAMES };
