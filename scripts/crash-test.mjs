@@ -201,5 +201,7 @@ try {
 } finally {
   clearTimeout(deadline);
   if (process.exitCode) console.error(`[crash] stack output kept in ${join(dir, "stack.log")}`);
-  await cleanup().catch(() => {});
+  // The verdict is in: a receiver connection still open (the hanging route) must not keep this process, and CI, waiting.
+  await Promise.race([cleanup().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  process.exit(process.exitCode ?? 0);
 }
