@@ -3,14 +3,11 @@ import { z } from "zod";
 import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
 import { secretKey } from "../auth/secret-key";
-import { payerOf } from "../engines/credits/payer";
 import type { Product } from "../engines/product";
-import { walk } from "../engines/walk/walk";
 import { ok } from "../http/envelope";
 import { ApiError, validationFailed, type FieldErrors } from "../http/errors";
 import { batchMeta, lookupMeta, suppressibleLookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
-import { orRefuse } from "../http/refusal";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import { postcodeListing, streetListing, type Place } from "../products/address/listings";
 import { address } from "../products/address/product";
@@ -18,6 +15,7 @@ import type { AddressInput } from "../products/address/result";
 import { addressResultSchema, countrySchema, listItem, NO_COUNTRY, postcodeListingSchema, streetListingSchema, withCountry, type ListItem } from "../products/address/schemas";
 import { isTestAddress } from "../products/address/test-addresses";
 import type { AppEnv } from "../types";
+import { paidWalk } from "./paid-walk";
 
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
@@ -35,12 +33,8 @@ function resolve(items: ListItem[], country: string | undefined, field: (i: numb
   return inputs as AddressInput[];
 }
 
-/** Runs the paid walk for this request's payer and records what it charged for the request log. */
-async function paid<In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], honorSuppressions = false) {
-  const run = orRefuse(await walk(product, { env: c.env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs, options: { ...OPTIONS, honorSuppressions } }));
-  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
-  return run;
-}
+const paid = <In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], honorSuppressions = false) =>
+  paidWalk(c, product, inputs, { ...OPTIONS, honorSuppressions });
 
 async function single(c: Context<AppEnv>, body: z.output<typeof singleBody>) {
   const [input] = resolve([body.address], body.country, () => "address.country");

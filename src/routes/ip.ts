@@ -3,30 +3,23 @@ import { z } from "zod";
 import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
 import { secretKey } from "../auth/secret-key";
-import { payerOf } from "../engines/credits/payer";
 import type { Product, WalkOptions } from "../engines/product";
-import { walk } from "../engines/walk/walk";
 import { ok } from "../http/envelope";
 import { ApiError, validationFailed } from "../http/errors";
 import { batchMeta, lookupMeta, suppressibleLookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
-import { orRefuse } from "../http/refusal";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import { parseCidr } from "../platform/ip-address";
 import { ip, ipAsn, ipRange } from "../products/ip/product";
 import { asnSchema, ipResultSchema, rangeSchema } from "../products/ip/schemas";
 import type { AppEnv } from "../types";
+import { paidWalk } from "./paid-walk";
 
 const OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 const ipField = z.string().max(100);
 
-/** Runs the paid walk for this request's payer and records what it charged for the request log. */
-async function lookup<In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[]) {
-  const run = orRefuse(await walk(product, { env: c.env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs, options: OPTIONS }));
-  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
-  return run;
-}
+const lookup = <In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[]) => paidWalk(c, product, inputs, OPTIONS);
 
 /** One address, answered with the single-lookup meta (products.md: IP adds `ip_lookups_prepaid`). */
 async function single(c: Context<AppEnv>, address: string) {
