@@ -1,4 +1,5 @@
-import type { AddressReason, RiskLevel } from "./result";
+import type { AddressReason } from "./result";
+import { riskFields, riskLevel } from "../../engines/risk";
 
 /**
  * The risk formula (docs/address.md): each component that applies adds its points, the score is their sum capped at
@@ -23,14 +24,12 @@ export type RiskComponent = keyof typeof RISK_POINTS;
 /** A check an answer can fail, each a risk component (feedback reasons are not checks). */
 export type CheckFailure = Extract<AddressReason, RiskComponent>;
 
-export const riskLevel = (score: number): RiskLevel => (score >= 70 ? "high" : score >= 30 ? "medium" : "low");
+export { riskLevel };
 
 /** Components from every check the answer failed, whether it could only be format-checked, and whether it is a PO box. */
 export function risk(facts: { failed: readonly CheckFailure[]; formatOnly: boolean; poBox: boolean }) {
   const names: RiskComponent[] = [...facts.failed];
   if (facts.formatOnly) names.push("unverifiable");
   if (facts.poBox) names.push("po_box");
-  const risk_components = Object.fromEntries(names.map((name) => [name, RISK_POINTS[name]]));
-  const risk_score = Math.min(100, names.reduce((sum, name) => sum + RISK_POINTS[name], 0));
-  return { risk_score, risk_components, risk_level: riskLevel(risk_score) };
+  return riskFields(Object.fromEntries(names.map((name) => [name, RISK_POINTS[name]])));
 }

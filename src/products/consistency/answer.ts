@@ -1,13 +1,12 @@
 import type { Source } from "../../engines/product";
 import { runChecks } from "./checks";
 import type { ConsistencyResult, Level, Signals } from "./result";
+import { riskLevel, riskScoreOf } from "../../engines/risk";
 
 /** Risk points of one disagreeing check: ten a unit of its weight (docs/consistency.md, "Risk"). */
 export const RISK_POINTS_PER_WEIGHT = 10;
 
 const levelOf = (score: number | null): Level | null => (score === null ? null : score >= 80 ? "consistent" : score >= 50 ? "mixed" : "inconsistent");
-
-const riskLevelOf = (score: number) => (score >= 70 ? "high" : score >= 30 ? "medium" : "low");
 
 /** Each dataset+version once, in the order first cited. */
 export function unionOf(sources: Source[]): Source[] {
@@ -26,7 +25,7 @@ export function consistencyAnswer(signals: Signals, sources: Source[]): Consiste
   const decided = agreeing + sum("disagree");
   const score = decided ? Math.round((100 * agreeing) / decided) : null;
   const risk_components = Object.fromEntries(checks.filter((c) => c.result === "disagree").map((c) => [c.name, c.weight * RISK_POINTS_PER_WEIGHT]));
-  const risk_score = Math.min(100, Object.values(risk_components).reduce((total, n) => total + n, 0));
+  const risk_score = riskScoreOf(risk_components);
   return {
     signals,
     checks,
@@ -35,7 +34,7 @@ export function consistencyAnswer(signals: Signals, sources: Source[]): Consiste
     score,
     level: levelOf(score),
     risk_score,
-    risk_level: riskLevelOf(risk_score),
+    risk_level: riskLevel(risk_score),
     risk_components,
     sources: unionOf(sources),
   };

@@ -1,3 +1,4 @@
+import { riskLevel, riskScoreOf } from "../../engines/risk";
 /**
  * The documented, recomputable scores (docs/email-scores.md). Every input is a field of the answer, so anyone holding an
  * answer can recompute `risk_score`, `risk_level` and `mailbox_confidence` from it.
@@ -56,7 +57,7 @@ export function riskComponents(a: ScoreInputs): Record<string, number> {
 }
 
 export function riskScore(a: ScoreInputs): number {
-  return Math.min(100, Object.values(riskComponents(a)).reduce((sum, points) => sum + points, 0));
+  return riskScoreOf(riskComponents(a));
 }
 
-export const riskLevel = (score: number): "low" | "medium" | "high" => (score < 30 ? "low" : score < 70 ? "medium" : "high");
+export { riskLevel };

@@ -1,4 +1,5 @@
 import type { IpResult } from "./result";
+import { riskFields, riskLevel } from "../../engines/risk";
 
 /**
  * The documented, recomputable risk of an IP answer (docs/ip.md, "Risk"): points per signal present in the answer's
@@ -37,11 +38,9 @@ export function riskComponents(a: Signals): Record<string, number> {
   return parts;
 }
 
-export const riskLevel = (score: number): IpResult["risk_level"] => (score < 30 ? "low" : score < 70 ? "medium" : "high");
+export { riskLevel };
 
 /** The answer's risk fields from its other fields. */
 export function withRisk(a: Omit<IpResult, "risk_score" | "risk_components" | "risk_level">): IpResult {
-  const components = riskComponents(a);
-  const score = Math.min(100, Object.values(components).reduce((sum, points) => sum + points, 0));
-  return { ...a, risk_score: score, risk_components: components, risk_level: riskLevel(score) };
+  return { ...a, ...riskFields(riskComponents(a)) };
 }

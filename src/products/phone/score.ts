@@ -1,4 +1,5 @@
 import type { LineType, PhoneResult } from "./result";
+import { riskFields, riskLevel } from "../../engines/risk";
 
 /**
  * Risk points (docs/phone.md, "Risk"), each read from a field of the answer so anyone can recompute the score: the
@@ -28,11 +29,9 @@ export function riskComponents(a: Scored): Record<string, number> {
   return parts;
 }
 
-export const riskLevel = (score: number): "low" | "medium" | "high" => (score < 30 ? "low" : score < 70 ? "medium" : "high");
+export { riskLevel };
 
 /** `risk_score`, `risk_level` and `risk_components` of an answer. */
 export function scored(a: Scored) {
-  const risk_components = riskComponents(a);
-  const risk_score = Math.min(100, Object.values(risk_components).reduce((sum, n) => sum + n, 0));
-  return { risk_score, risk_level: riskLevel(risk_score), risk_components };
+  return riskFields(riskComponents(a));
 }
