@@ -15,10 +15,9 @@ import type { AddressInput } from "../products/address/result";
 import { addressResultSchema, countrySchema, listItem, NO_COUNTRY, postcodeListingSchema, streetListingSchema, withCountry, type ListItem } from "../products/address/schemas";
 import { isTestAddress } from "../products/address/test-addresses";
 import type { AppEnv } from "../types";
-import { paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
 
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
-const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 
 const singleBody = z.object({ address: listItem, country: countrySchema.optional() });
 const batchBody = z.object({ addresses: z.array(listItem).min(1).max(100), country: countrySchema.optional() });

@@ -8,7 +8,7 @@ import { jsonBody } from "../http/validation";
 import { consistencyResultSchema } from "../products/consistency/schemas";
 import { consistency } from "../products/registry";
 import type { AppEnv } from "../types";
-import { paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
 
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 
@@ -21,7 +21,7 @@ export const consistencyRoutes = new Hono<AppEnv>().post(
     description: "Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed.",
     response: consistencyResultSchema,
     meta: lookupMeta,
-    errors: ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"],
+    errors: [...LOOKUP_ERRORS],
   }),
   secretKey({ scope: "consistency", sandbox: true }),
   jsonBody(consistency.input),

@@ -15,7 +15,7 @@ import { emailDomain } from "../products/email/domain-product";
 import { email, isTestAddress } from "../products/email/product";
 import { scheduleRecheck } from "../products/email/settle";
 import type { AppEnv } from "../types";
-import { paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
 
 const lookupOptions = {
   refresh: z.boolean().nullish(),
@@ -53,7 +53,6 @@ const singleMeta = lookupMeta.extend({
   settling: z.boolean().optional(),
 });
 
-const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 
 async function single(c: Context<AppEnv>, address: string, body: Parameters<typeof options>[0]) {
   const run = await paidWalk(c, email, [address], options(body, false));

@@ -9,11 +9,10 @@ import type { EntityItem } from "../products/entity/lookup";
 import { entity } from "../products/entity/product";
 import { entityItem, entityResultSchema, objectItem, unionItem } from "../products/entity/schemas";
 import type { AppEnv } from "../types";
-import { paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
 
 const batchBody = z.object({ identifiers: z.array(entityItem).min(1).max(500) });
 
-const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 

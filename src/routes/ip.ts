@@ -13,10 +13,9 @@ import { parseCidr } from "../platform/ip-address";
 import { ip, ipAsn, ipRange } from "../products/ip/product";
 import { asnSchema, ipResultSchema, rangeSchema } from "../products/ip/schemas";
 import type { AppEnv } from "../types";
-import { paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
 
 const OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
-const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 const ipField = z.string().max(100);
 
 const lookup = <In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[]) => paidWalk(c, product, inputs, OPTIONS);

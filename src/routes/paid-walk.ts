@@ -5,6 +5,9 @@ import { walk } from "../engines/walk/walk";
 import { orRefuse } from "../http/refusal";
 import type { AppEnv } from "../types";
 
+/** The errors a paid walk answers with when it refuses the first value (documented on every lookup route). */
+export const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
+
 /**
  * The paid walk for this request's payer, as every lookup route runs it: a refused first value becomes 402 or 429, and
  * what it charged is recorded for the request log.

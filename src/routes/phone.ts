@@ -14,7 +14,7 @@ import type { PhoneItem } from "../products/phone/numbering";
 import { phone, phoneBlocks } from "../products/phone/product";
 import { blockResultSchema, phoneItem, phoneObject, phoneResultSchema } from "../products/phone/schemas";
 import type { AppEnv } from "../types";
-import { paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
 
 const batchBody = z.object({ phones: z.array(phoneItem).min(1).max(1_000) });
 const publicBody = z.object({ ...publishableFields, ...phoneObject.shape });
@@ -23,7 +23,6 @@ const blockParams = z.object({
   prefix: z.string().regex(/^\d{1,15}$/, "1 to 15 digits of the national number."),
 });
 
-const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
 
 /** A single lookup never consults the suppression list; a batch does (docs/phone.md, "Requests"). */
 const options = (honorSuppressions: boolean) => ({ refresh: false, maxAgeSeconds: null, honorSuppressions, extra: {} });
