@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { build, DEFAULT_OUT_DIR, PHONE_DIR, TABLE_NAMES } from "../datasets/phone/build.mjs";
-import { adminClient, readDevVars } from "./lib/local.mjs";
+import { adminClient, readDevVars, rowPoster } from "./lib/local.mjs";
 
 const BATCH_ROWS = 5_000;
 const CONCURRENCY = 4;
@@ -45,15 +45,11 @@ async function tables({ sample, log }) {
   return rows;
 }
 
-/** Posts `rows` of one version, a few batches in flight. */
+/** Posts `rows` of one version, a few batches in flight, each retried on transient failures. */
 async function postRows(admin, name, version, rows) {
-  const inflight = new Set();
-  for (let i = 0; i < rows.length; i += BATCH_ROWS) {
-    const sent = admin.call("POST", `/phone-datasets/${name}/rows`, { version, rows: rows.slice(i, i + BATCH_ROWS) }).finally(() => inflight.delete(sent));
-    inflight.add(sent);
-    if (inflight.size >= CONCURRENCY) await Promise.race(inflight);
-  }
-  await Promise.all(inflight);
+  const poster = rowPoster({ admin, path: `/phone-datasets/${name}/rows`, batchSize: BATCH_ROWS, concurrency: CONCURRENCY, body: (batch) => ({ version, rows: batch }) });
+  for (const row of rows) await poster.push(row);
+  await poster.finish();
 }
 
 /** Loads every table whose installed version differs; resolves a summary per table. */

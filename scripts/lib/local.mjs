@@ -300,10 +300,10 @@ export async function callWithRetry(admin, method, path, body, attempts = 4) {
 }
 
 /**
- * Posts rows to `path` as `{rows}` in batches of `batchSize`, `concurrency` batches in flight, each retried on
- * transient failures; the first failure stops the import. `progress(sent)` is called every `reportEvery` rows.
+ * Posts rows to `path` as `{rows}` (or `body(rows)`) in batches of `batchSize`, `concurrency` batches in flight, each
+ * retried on transient failures; the first failure stops the import. `progress(sent)` is called every `reportEvery` rows.
  */
-export function rowPoster({ admin, path, batchSize, concurrency, reportEvery = 100_000, progress = () => {} }) {
+export function rowPoster({ admin, path, batchSize, concurrency, body = (rows) => ({ rows }), reportEvery = 100_000, progress = () => {} }) {
   const inflight = new Set();
   let failure = null;
   let batch = [];
@@ -314,7 +314,7 @@ export function rowPoster({ admin, path, batchSize, concurrency, reportEvery = 1
     if (!batch.length) return;
     const rows = batch;
     batch = [];
-    const request = callWithRetry(admin, "POST", path, { rows })
+    const request = callWithRetry(admin, "POST", path, body(rows))
       .catch((err) => (failure ??= err))
       .finally(() => inflight.delete(request));
     inflight.add(request);
