@@ -1,4 +1,5 @@
 import type { Scope } from "./auth/scopes";
+import type { Admission } from "./limits/admission";
 
 /** Who is calling, once a key has been checked. */
 export type Principal =
@@ -16,6 +17,8 @@ export type Principal =
 export interface AppVariables {
   requestId: string;
   principal?: Principal;
+  /** The request's rate limits, counted by its first call to the account's object (src/limits/admission.ts). */
+  admission?: Admission;
   /** Credits this request charged; the request log records it. */
   creditsUsed?: number;
   /** Error code of a failed request, set by the error handler for the request log. */

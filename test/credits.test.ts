@@ -41,12 +41,12 @@ describe("account credits", () => {
     expect(await credits.reserve({ requestId: "r2", amount: 1 })).toMatchObject({ ok: false, reason: "insufficient_credits" });
   });
 
-  it("charges a settled reservation once, however often it is settled, and releases on failure", async () => {
+  it("charges a settled reservation once, however often it is settled (a retry answers the first settlement again), and releases on failure", async () => {
     const { credits } = await freshAccount("enterprise", 10);
     const held = await credits.reserve({ requestId: "req_x", amount: 2 });
     if (!held.ok) throw new Error("reserve failed");
     expect(await credits.settle(held.reservationId, { credits: 1 })).toMatchObject({ charged: 1, remaining: 9 });
-    expect(await credits.settle(held.reservationId, { credits: 1 })).toMatchObject({ charged: 0, alreadySettled: true });
+    expect(await credits.settle(held.reservationId, { credits: 1 })).toMatchObject({ charged: 1, credits: [1], remaining: 9, alreadySettled: true });
     const other = await credits.reserve({ requestId: "req_y", amount: 5 });
     if (!other.ok) throw new Error("reserve failed");
     expect((await credits.snapshot()).available).toBe(4);

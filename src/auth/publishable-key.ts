@@ -5,8 +5,9 @@ import { database } from "../db/client";
 import { findKeyByHash, holderLeft } from "../db/keys";
 import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
-import { enforceLimit } from "../limits/limiter";
+import { Admission, limitHit } from "../limits/admission";
 import type { AppEnv } from "../types";
+import { admitRequest } from "./admit";
 import { confirmChallenge } from "./challenge";
 import { KEY_PATTERNS, sha256Hex } from "./keys";
 import { clientIp } from "./sandbox";
@@ -46,8 +47,10 @@ const invalidKey = () => new ApiError("INVALID_PUBLISHABLE_KEY", "The publishabl
 /**
  * Authenticates a browser lookup by the `key` in its (already validated) JSON body. Fixed order, first failure answers:
  * 401 INVALID_PUBLISHABLE_KEY, 403 KEY_ACCOUNT_MISMATCH, 403 ORIGIN_NOT_ALLOWED, 429 RATE_LIMITED (20 a minute per
- * visitor IP and key), 403 CHALLENGE_FAILED. All of them come before any credit is reserved. Email verification does
- * not apply to browser endpoints.
+ * visitor IP and key), 403 CHALLENGE_FAILED. The visitor's limit is counted by the lookup's first call to the account's
+ * object (its hold or balance read), so a browser lookup makes one round trip to it: the challenge is confirmed before
+ * that call, and a failed one is counted then, so a visitor over the limit gets 429 either way. No credit is held for
+ * a refused visitor. Email verification does not apply to browser endpoints.
  */
 export function publishableKey(): MiddlewareHandler<AppEnv> {
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -59,10 +62,17 @@ export function publishableKey(): MiddlewareHandler<AppEnv> {
     if (!originAllowed(c.req.header("Origin"), key.allowedDomains)) {
       throw new ApiError("ORIGIN_NOT_ALLOWED", "The page's Origin is not one of this key's allowed domains.");
     }
-    await enforceLimit(c.env, "browserVisitor", `${key.id}:${clientIp(c)}`);
-    if (key.challengeSecret) await confirmChallenge(c.env, key.challengeSecret, body.challenge_token, visitorIp(c));
     c.set("principal", { kind: "publishable", keyId: key.id, accountId: key.accountId, dailyCreditCap: key.dailyCreditCap });
-    return next();
+    const record = { requestId: c.var.requestId, accountId: key.accountId, keyId: key.id, method: c.req.method, path: c.req.path };
+    c.set("admission", new Admission(key.accountId, [limitHit("browserVisitor", `${key.id}:${clientIp(c)}`)], record));
+    if (key.challengeSecret) {
+      await confirmChallenge(c.env, key.challengeSecret, body.challenge_token, visitorIp(c)).catch(async (err: unknown) => {
+        await admitRequest(c);
+        throw err;
+      });
+    }
+    await next();
+    await admitRequest(c);
   };
   return attachDoc(middleware, {
     auth: "publishable",

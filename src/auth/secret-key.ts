@@ -3,8 +3,9 @@ import { database } from "../db/client";
 import { findKeyByHash, holderLeft } from "../db/keys";
 import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
-import { enforceLimit } from "../limits/limiter";
+import { Admission, limitHit } from "../limits/admission";
 import type { AppEnv } from "../types";
+import { admitRequest } from "./admit";
 import { KEY_PATTERNS, SANDBOX_KEY, sha256Hex } from "./keys";
 import { admitSandbox, clientIp } from "./sandbox";
 import type { Scope } from "./scopes";
@@ -15,6 +16,13 @@ export interface SecretKeyOptions {
   scope?: Scope;
   /** The endpoint answers the sandbox key (for documented sample values only). */
   sandbox?: boolean;
+  /**
+   * The route's first call to the account's object (a lookup's hold or balance read, the account snapshot), or its own
+   * `admitRequest`, counts the key's rate limit, so the request makes one round trip to that object. Whatever the
+   * route does before that call must be a read with no side effects. A route that never calls it (an invalid body, say)
+   * is admitted after it answered, and a refusal then replaces the answer: a request over the limit gets 429 either way.
+   */
+  admitOnFirstCall?: boolean;
 }
 
 const unauthenticated = (message: string) => new ApiError("UNAUTHENTICATED", message);
@@ -60,8 +68,11 @@ export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<App
       scopes: key.scopes as Scope[],
       dailyCreditCap: key.dailyCreditCap,
     });
-    await enforceLimit(c.env, "key", key.id);
-    return next();
+    const record = { requestId: c.var.requestId, accountId: key.accountId, keyId: key.id, method: c.req.method, path: c.req.path };
+    c.set("admission", new Admission(key.accountId, [limitHit("key", key.id)], record));
+    if (!options.admitOnFirstCall) await admitRequest(c);
+    await next();
+    await admitRequest(c);
   };
   return attachDoc(middleware, {
     auth: "secret",

@@ -2,8 +2,10 @@ import { rateLimited } from "../http/errors";
 
 /**
  * Every request-rate limit of the API (spec, "Limits"); the daily credit cap is money and lives with the credits. Each
- * is `limit` requests per `windowMs` on average with bursts of up to `limit` (GCRA in durable-objects/rate-limiter.ts):
- * traffic *over* the rate is refused, a client pacing itself at the rate is not.
+ * is `limit` requests per `windowMs` on average with bursts of up to `limit` (GCRA, src/limits/gcra.ts): traffic *over*
+ * the rate is refused, a client pacing itself at the rate is not. Limits of an account's keys, visitors and users are
+ * counted in the account's object with the request's first call to it (src/limits/admission.ts); only the sandbox,
+ * which has no account, has an object of its own per address (`enforceLimit`).
  */
 export const LIMITS = {
   key: { limit: 5, windowMs: 1_000, message: "Over 5 requests per second for this key." },
@@ -15,7 +17,7 @@ export const LIMITS = {
 
 export type LimitName = keyof typeof LIMITS;
 
-/** Counts one request against `name` for `subject`; throws 429 RATE_LIMITED with Retry-After when over. */
+/** Counts one request against `name` for `subject` in its own object; throws 429 RATE_LIMITED with Retry-After when over. */
 export async function enforceLimit(env: Env, name: LimitName, subject: string): Promise<void> {
   const rule = LIMITS[name];
   const stub = env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`));

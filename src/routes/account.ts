@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AccountSnapshot, LedgerRow } from "../../durable-objects/account-credits";
 import { secretKey } from "../auth/secret-key";
-import { creditsStub } from "../engines/credits/credits";
+import { accountEntry } from "../engines/credits/credits";
 import { FAIR_USE_WINDOW_MS, PLAN_NAMES } from "../engines/credits/plans";
 import { accountById, type Account } from "../db/accounts";
 import { database } from "../db/client";
@@ -107,12 +107,12 @@ export const accountRoutes = new Hono<AppEnv>()
   .get(
     "/account",
     describe({ tag: "Account", summary: "Balance (plan/pack), plan, monthly grant and fair-use window", response: accountSchema, meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }) }),
-    secretKey({ scope: "account" }),
+    secretKey({ scope: "account", admitOnFirstCall: true }),
     async (c) => {
       const id = accountId(c);
       const [account, snapshot] = await Promise.all([
         accountById(database(c.env), id),
-        creditsStub(c.env, id).snapshot(),
+        accountEntry(c.env, id, c.var.admission).snapshot(),
       ]);
       if (!account) throw notFound("Account");
       return ok(c, accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });
@@ -126,11 +126,11 @@ export const accountRoutes = new Hono<AppEnv>()
       response: z.object({ entries: z.array(ledgerRowSchema) }),
       meta: pageMeta,
     }),
-    secretKey({ scope: "account" }),
+    secretKey({ scope: "account", admitOnFirstCall: true }),
     queryParams(z.object({ page: z.coerce.number().int().min(1).default(1) })),
     async (c) => {
       const { page } = c.req.valid("query");
-      const { rows, total } = await creditsStub(c.env, accountId(c)).ledger(page, LEDGER_PER_PAGE);
+      const { rows, total } = await accountEntry(c.env, accountId(c), c.var.admission).ledger(page, LEDGER_PER_PAGE);
       return ok(c, { entries: rows.map(ledgerView) }, { page, per_page: LEDGER_PER_PAGE, total });
     },
   )

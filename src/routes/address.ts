@@ -2,7 +2,6 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
-import { secretKey } from "../auth/secret-key";
 import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
 import { ApiError, validationFailed, type FieldErrors } from "../http/errors";
@@ -15,7 +14,7 @@ import type { AddressInput } from "../products/address/result";
 import { addressResultSchema, countrySchema, listItem, NO_COUNTRY, postcodeListingSchema, streetListingSchema, withCountry, type ListItem } from "../products/address/schemas";
 import { isTestAddress } from "../products/address/test-addresses";
 import type { AppEnv } from "../types";
-import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, lookupKey, paidWalk } from "./paid-walk";
 
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 
@@ -55,7 +54,7 @@ export const addressRoutes = new Hono<AppEnv>()
   .post(
     "/address",
     describe({ tag: "Address", summary: "Verify one address; 1 credit only when verified and not a 7-day repeat", response: addressResultSchema, meta: suppressibleLookupMeta, errors: [...LOOKUP_ERRORS] }),
-    secretKey({ scope: "address", sandbox: true }),
+    lookupKey({ scope: "address", sandbox: true }),
     jsonBody(singleBody),
     async (c) => {
       const body = c.req.valid("json");
@@ -75,7 +74,7 @@ export const addressRoutes = new Hono<AppEnv>()
       meta: batchMeta,
       errors: [...LOOKUP_ERRORS],
     }),
-    secretKey({ scope: "address", sandbox: true }),
+    lookupKey({ scope: "address", sandbox: true }),
     jsonBody(batchBody),
     async (c) => {
       const body = c.req.valid("json");
@@ -101,7 +100,7 @@ export const addressRoutes = new Hono<AppEnv>()
   .get(
     "/address/postcode/:postcode",
     describe({ tag: "Address", summary: "The localities of a postcode; 1 credit when found and fresh", response: postcodeListingSchema, meta: lookupMeta, errors: ["ADDRESS_LIST_UNAVAILABLE", ...LOOKUP_ERRORS] }),
-    secretKey({ scope: "address" }),
+    lookupKey({ scope: "address" }),
     pathParams(z.object({ postcode: z.string().min(1).max(20) })),
     queryParams(placeQuery.pick({ country: true })),
     async (c) =>
@@ -112,7 +111,7 @@ export const addressRoutes = new Hono<AppEnv>()
   .get(
     "/address/streets",
     describe({ tag: "Address", summary: "Street names of a postcode from an installed street register; 1 credit when found and fresh", response: streetListingSchema, meta: lookupMeta, errors: ["ADDRESS_STREETS_NOT_FOUND", ...LOOKUP_ERRORS] }),
-    secretKey({ scope: "address" }),
+    lookupKey({ scope: "address" }),
     queryParams(placeQuery),
     async (c) => listed(c, streetListing, c.req.valid("query"), () => new ApiError("ADDRESS_STREETS_NOT_FOUND", "No installed street register lists streets for this postcode.")),
   );

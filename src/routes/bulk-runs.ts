@@ -15,7 +15,8 @@ import { retainedPageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { pathParams, queryParams } from "../http/validation";
 import { dateOrTimestamp, page, PER_PAGE } from "../http/time";
-import { enforceLimit } from "../limits/limiter";
+import { admitRequest } from "../auth/admit";
+import { limitHit } from "../limits/admission";
 import type { AppEnv } from "../types";
 
 const jobParam = pathParams(z.object({ jobId: z.coerce.number().int().min(1) }));
@@ -104,11 +105,11 @@ function finishedRunRoutes(product: Product) {
     .post(
       `${base}/:jobId/webhook/redeliver`,
       describe({ tag: "Bulk", summary: "Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user", status: 202, response: jobResponse, errors: ["NOT_FOUND", "WEBHOOK_NOT_CONFIGURED", "JOB_NOT_FINISHED", "RATE_LIMITED"] }),
-      secretKey({ scope }),
+      secretKey({ scope, admitOnFirstCall: true }),
       jobParam,
       async (c) => {
         const principal = secretPrincipal(c);
-        await enforceLimit(c.env, "redeliveryUser", principal.userId ?? principal.keyId);
+        await admitRequest(c, limitHit("redeliveryUser", principal.userId ?? principal.keyId));
         const job = await load(c, c.req.valid("param").jobId);
         if (!job.webhookUrl) throw new ApiError("WEBHOOK_NOT_CONFIGURED", "The run was created without webhook_url.");
         const finished = (FINISHED as readonly string[]).includes(job.status);

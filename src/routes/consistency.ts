@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { assertSandboxValue } from "../auth/sandbox";
-import { secretKey } from "../auth/secret-key";
 import { ok } from "../http/envelope";
 import { lookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
@@ -8,7 +7,7 @@ import { jsonBody } from "../http/validation";
 import { consistencyResultSchema } from "../products/consistency/schemas";
 import { consistency } from "../products/registry";
 import type { AppEnv } from "../types";
-import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, lookupKey, paidWalk } from "./paid-walk";
 
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 
@@ -23,7 +22,7 @@ export const consistencyRoutes = new Hono<AppEnv>().post(
     meta: lookupMeta,
     errors: [...LOOKUP_ERRORS],
   }),
-  secretKey({ scope: "consistency", sandbox: true }),
+  lookupKey({ scope: "consistency", sandbox: true }),
   jsonBody(consistency.input),
   async (c) => {
     const input = c.req.valid("json");

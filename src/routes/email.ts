@@ -2,7 +2,6 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
-import { secretKey } from "../auth/secret-key";
 import type { WalkOptions } from "../engines/product";
 import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
@@ -15,7 +14,7 @@ import { emailDomain } from "../products/email/domain-product";
 import { email, isTestAddress } from "../products/email/product";
 import { scheduleRecheck } from "../products/email/settle";
 import type { AppEnv } from "../types";
-import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, lookupKey, paidWalk } from "./paid-walk";
 
 const lookupOptions = {
   refresh: z.boolean().nullish(),
@@ -64,7 +63,7 @@ export const emailRoutes = new Hono<AppEnv>()
   .post(
     "/email",
     describe({ tag: "Email", summary: "Verify one address", response: emailResultSchema, meta: singleMeta, errors: [...LOOKUP_ERRORS] }),
-    secretKey({ scope: "email", sandbox: true }),
+    lookupKey({ scope: "email", sandbox: true }),
     jsonBody(singleBody),
     async (c) => {
       const body = c.req.valid("json");
@@ -105,7 +104,7 @@ export const emailRoutes = new Hono<AppEnv>()
       meta: batchMeta,
       errors: [...LOOKUP_ERRORS],
     }),
-    secretKey({ scope: "email", sandbox: true }),
+    lookupKey({ scope: "email", sandbox: true }),
     jsonBody(batchBody),
     async (c) => {
       const body = c.req.valid("json");
@@ -151,7 +150,7 @@ export const emailRoutes = new Hono<AppEnv>()
       meta: lookupMeta,
       errors: [...LOOKUP_ERRORS],
     }),
-    secretKey({ scope: "email", sandbox: true }),
+    lookupKey({ scope: "email", sandbox: true }),
     pathParams(z.object({ domain: z.string().max(254) })),
     async (c) => {
       const raw = c.req.valid("param").domain;

@@ -1,6 +1,5 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { secretKey } from "../auth/secret-key";
 import { ok } from "../http/envelope";
 import { batchMeta, lookupMeta } from "../http/meta";
 import { describe } from "../http/openapi";
@@ -9,7 +8,7 @@ import type { EntityItem } from "../products/entity/lookup";
 import { entity } from "../products/entity/product";
 import { entityItem, entityResultSchema, objectItem, unionItem } from "../products/entity/schemas";
 import type { AppEnv } from "../types";
-import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, lookupKey, paidWalk } from "./paid-walk";
 
 const batchBody = z.object({ identifiers: z.array(entityItem).min(1).max(500) });
 
@@ -29,7 +28,7 @@ export const entityRoutes = new Hono<AppEnv>()
       meta: lookupMeta,
       errors: [...LOOKUP_ERRORS],
     }),
-    secretKey({ scope: "entity" }),
+    lookupKey({ scope: "entity" }),
     jsonBody(objectItem),
     async (c) => {
       const run = await lookup(c, [c.req.valid("json")]);
@@ -49,7 +48,7 @@ export const entityRoutes = new Hono<AppEnv>()
       meta: batchMeta.extend({ found: z.int() }),
       errors: [...LOOKUP_ERRORS],
     }),
-    secretKey({ scope: "entity" }),
+    lookupKey({ scope: "entity" }),
     jsonBody(batchBody),
     async (c) => {
       const run = await lookup(c, c.req.valid("json").identifiers);

@@ -2,7 +2,6 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
-import { secretKey } from "../auth/secret-key";
 import type { Product, WalkOptions } from "../engines/product";
 import { ok } from "../http/envelope";
 import { ApiError, validationFailed } from "../http/errors";
@@ -13,7 +12,7 @@ import { parseCidr } from "../platform/ip-address";
 import { ip, ipAsn, ipRange } from "../products/ip/product";
 import { asnSchema, ipResultSchema, rangeSchema } from "../products/ip/schemas";
 import type { AppEnv } from "../types";
-import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, lookupKey, paidWalk } from "./paid-walk";
 
 const OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 const ipField = z.string().max(100);
@@ -53,16 +52,16 @@ const asnParam = z.object({ asn: z.string().regex(/^(AS)?\d{1,10}$/i, "An AS num
 
 /** The IP lookups (docs/ip.md). `GET /ip/{ip}` is `ipAddressRoute`, mounted after every other `/ip/...` route. */
 export const ipRoutes = new Hono<AppEnv>()
-  .post("/ip", singleDoc("Look up one IP address"), secretKey({ scope: "ip", sandbox: true }), jsonBody(z.object({ ip: ipField })), async (c) => {
+  .post("/ip", singleDoc("Look up one IP address"), lookupKey({ scope: "ip", sandbox: true }), jsonBody(z.object({ ip: ipField })), async (c) => {
     const { ip: address } = c.req.valid("json");
     assertSandboxValue(c, ip.isSample(address));
     return single(c, address);
   })
-  .get("/ip/me", singleDoc("Look up the caller's own address (CF-Connecting-IP)"), secretKey({ scope: "ip" }), (c) => single(c, clientAddress(c)))
+  .get("/ip/me", singleDoc("Look up the caller's own address (CF-Connecting-IP)"), lookupKey({ scope: "ip" }), (c) => single(c, clientAddress(c)))
   .get(
     "/ip/asn/:asn",
     describe({ tag: "IP", summary: "Prefixes an AS announces; 1 credit when found", response: asnSchema, meta: lookupMeta, errors: [...LOOKUP_ERRORS, "ASN_NOT_FOUND", "ASN_INDEX_UNAVAILABLE"] }),
-    secretKey({ scope: "ip", sandbox: true }),
+    lookupKey({ scope: "ip", sandbox: true }),
     pathParams(asnParam),
     async (c) => {
       const asn = Number(c.req.valid("param").asn.replace(/^AS/i, ""));
@@ -77,7 +76,7 @@ export const ipRoutes = new Hono<AppEnv>()
   .get(
     "/ip/range",
     describe({ tag: "IP", summary: "The dataset blocks inside a CIDR block; 1 credit when any is found", response: rangeSchema, meta: lookupMeta, errors: [...LOOKUP_ERRORS] }),
-    secretKey({ scope: "ip", sandbox: true }),
+    lookupKey({ scope: "ip", sandbox: true }),
     queryParams(z.object({ cidr: z.string().max(100).refine((v) => parseCidr(v) !== null, "A CIDR block such as 8.8.8.0/24 or 2001:db8::/32.") })),
     async (c) => {
       const { cidr } = c.req.valid("query");
@@ -95,7 +94,7 @@ export const ipRoutes = new Hono<AppEnv>()
       meta: batchMeta.extend(prepaid),
       errors: [...LOOKUP_ERRORS],
     }),
-    secretKey({ scope: "ip", sandbox: true }),
+    lookupKey({ scope: "ip", sandbox: true }),
     jsonBody(z.object({ ips: z.array(ipField).min(1).max(1_000) })),
     async (c) => {
       const { ips } = c.req.valid("json");
@@ -139,7 +138,7 @@ export const ipRoutes = new Hono<AppEnv>()
 export const ipAddressRoute = new Hono<AppEnv>().get(
   "/ip/:ip",
   singleDoc("Look up one IP address given in the path"),
-  secretKey({ scope: "ip", sandbox: true }),
+  lookupKey({ scope: "ip", sandbox: true }),
   pathParams(z.object({ ip: ipField })),
   async (c) => {
     const { ip: address } = c.req.valid("param");

@@ -3,7 +3,6 @@ import { cors } from "hono/cors";
 import { z } from "zod";
 import { publishableFields, publishableKey } from "../auth/publishable-key";
 import { assertSandboxValue } from "../auth/sandbox";
-import { secretKey } from "../auth/secret-key";
 import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
@@ -14,7 +13,7 @@ import type { PhoneItem } from "../products/phone/numbering";
 import { phone, phoneBlocks } from "../products/phone/product";
 import { blockResultSchema, phoneItem, phoneObject, phoneResultSchema } from "../products/phone/schemas";
 import type { AppEnv } from "../types";
-import { LOOKUP_ERRORS, paidWalk } from "./paid-walk";
+import { LOOKUP_ERRORS, lookupKey, paidWalk } from "./paid-walk";
 
 const batchBody = z.object({ phones: z.array(phoneItem).min(1).max(1_000) });
 const publicBody = z.object({ ...publishableFields, ...phoneObject.shape });
@@ -40,7 +39,7 @@ export const phoneRoutes = new Hono<AppEnv>()
   .post(
     "/phone",
     describe({ tag: "Phone", summary: "Look up one number; 1 credit for a fresh valid number", response: phoneResultSchema, meta: suppressibleLookupMeta, errors: [...LOOKUP_ERRORS] }),
-    secretKey({ scope: "phone", sandbox: true }),
+    lookupKey({ scope: "phone", sandbox: true }),
     jsonBody(phoneObject),
     async (c) => {
       const item = c.req.valid("json");
@@ -61,7 +60,7 @@ export const phoneRoutes = new Hono<AppEnv>()
       meta: batchMeta,
       errors: [...LOOKUP_ERRORS],
     }),
-    secretKey({ scope: "phone", sandbox: true }),
+    lookupKey({ scope: "phone", sandbox: true }),
     jsonBody(batchBody),
     async (c) => {
       const { phones } = c.req.valid("json");
@@ -99,7 +98,7 @@ export const phoneRoutes = new Hono<AppEnv>()
       meta: lookupMeta,
       errors: [...LOOKUP_ERRORS, "PHONE_BLOCK_NOT_FOUND"],
     }),
-    secretKey({ scope: "phone" }),
+    lookupKey({ scope: "phone" }),
     pathParams(blockParams),
     async (c) => {
       const query = c.req.valid("param");

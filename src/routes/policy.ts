@@ -33,10 +33,10 @@ export function policyRoutes(product: Product) {
     .put(path, describe({ tag, summary: `Replace the ${product.name} sending policy; it never changes a price`, response }), auth, jsonBody(shape.rules), async (c) => {
       const { db, accountId } = ownPolicy(c);
       const rules = c.req.valid("json") as Record<string, unknown>;
-      return ok(c, { policy: view(await writePolicy(db, accountId, product.name, rules, Date.now())) });
+      return ok(c, { policy: view(await writePolicy(c.env, accountId, product.name, rules, Date.now())) });
     })
     .on("DELETE", path, describe({ tag, summary: "Remove the sending policy; answers then carry policy: null", response: z.object({ deleted: z.boolean() }) }), auth, async (c) => {
-      const { db, accountId } = ownPolicy(c);
-      return ok(c, { deleted: await deletePolicy(db, accountId, product.name) });
+      const { accountId } = ownPolicy(c);
+      return ok(c, { deleted: await deletePolicy(c.env, accountId, product.name) });
     });
 }

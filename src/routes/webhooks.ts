@@ -10,7 +10,8 @@ import { mintSecret } from "../engines/webhooks/secret";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
 import { jsonBody } from "../http/validation";
-import { enforceLimit } from "../limits/limiter";
+import { admitRequest } from "../auth/admit";
+import { limitHit } from "../limits/admission";
 import { deliver } from "../platform/webhooks";
 import type { AppEnv } from "../types";
 
@@ -40,12 +41,12 @@ export function webhookRoutes(products: SampleProducts) {
       }),
       errors: ["RATE_LIMITED"],
     }),
-    secretKey(),
+    secretKey({ admitOnFirstCall: true }),
     jsonBody(testBody),
     async (c) => {
       const { url, event } = c.req.valid("json");
       assertWebhookUrl(c.env, "url", url);
-      await enforceLimit(c.env, "testWebhookKey", keyId(c));
+      await admitRequest(c, limitHit("testWebhookKey", keyId(c)));
       // Minted per call and stored nowhere: a test delivery has no owner to keep it for.
       const secret = mintSecret();
       const body = sampleBody(event, products);

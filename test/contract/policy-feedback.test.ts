@@ -44,7 +44,7 @@ describe.each(POLICED)("sending policy: $label", ({ product, samples }) => {
   it("decides every kind of answer, fresh, repeated or suppressed, and never changes what it costs", async () => {
     const plain = await funded(10);
     const policed = await funded(10);
-    await writePolicy(database(env), policed.accountId, product.name, policy.rules as Record<string, unknown>, Date.now());
+    await writePolicy(env, policed.accountId, product.name, policy.rules as Record<string, unknown>, Date.now());
     const values = mix(samples);
     const expected = values.map((v) => (policy.on.includes(v.kind) ? { action: policy.action, rules_hit: policy.rulesHit } : { action: "send", rules_hit: [] }));
     // The first walk answers fresh; the second answers repeats and suppressed values from what the first stored.

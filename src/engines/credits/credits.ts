@@ -1,4 +1,5 @@
 import type { ReserveResult, SettleResult, UsageCounter } from "../../../durable-objects/account-credits";
+import type { Admission } from "../../limits/admission";
 
 export type StopReason = "insufficient_credits" | "key_spend_cap";
 
@@ -7,6 +8,8 @@ export interface Payer {
   accountId: string;
   keyId: string | null;
   dailyCreditCap: number | null;
+  /** An HTTP request's pending admission: its first call to the account's object carries it. */
+  admission?: Admission;
 }
 
 export interface HoldRequest {
@@ -87,6 +90,49 @@ export interface Credits {
 /** The account's credits Durable Object: the only place a balance is read or written. */
 export const creditsStub = (env: Env, accountId: string) => env.CREDITS.get(env.CREDITS.idFromName(accountId));
 
+/**
+ * The account's object as one request sees it: whichever of these the request calls first also carries its pending
+ * admission (its rate limits), so admitting the request costs no round trip of its own.
+ */
+export function accountEntry(env: Env, accountId: string, admission?: Admission) {
+  const stub = creditsStub(env, accountId);
+  const pending = () => admission?.take() ?? null;
+  return {
+    /** Admits the request if nothing admitted it yet (a route with nothing else to ask, or before its side effects). */
+    async admit(): Promise<void> {
+      const entry = pending();
+      if (entry) admission!.value(await stub.enter(entry));
+    },
+    async snapshot() {
+      const entry = pending();
+      return entry ? admission!.value(await stub.enterSnapshot(entry)) : stub.snapshot();
+    },
+    async ledger(page: number, perPage: number) {
+      const entry = pending();
+      return entry ? admission!.value(await stub.enterLedger(entry, page, perPage)) : stub.ledger(page, perPage);
+    },
+    async reserve(request: Parameters<typeof stub.reserve>[0]) {
+      const entry = pending();
+      return entry ? admission!.value(await stub.enterReserve(entry, request)) : stub.reserve(request);
+    },
+    async balance(product: string | null) {
+      const entry = pending();
+      return entry ? admission!.value(await stub.enterBalance(entry, product)) : stub.balance(product);
+    },
+  };
+}
+
+/** Settling is safe to retry (a settlement repeated answers the first one again), so a transient failure is retried. */
+async function retried<T>(call: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= attempts || (err as { retryable?: boolean }).retryable !== true) throw err;
+    }
+  }
+}
+
 function asHold(reserved: ReserveResult): Hold {
   if (!reserved.ok) return { ok: false, reason: reserved.reason, busy: reserved.busy };
   const { reservationId: id, grantedUnits: units, limitedBy, fairUseRemaining, busy, claimed } = reserved;
@@ -95,10 +141,11 @@ function asHold(reserved: ReserveResult): Hold {
 
 export function accountCredits(env: Env, payer: Payer): Credits {
   const stub = creditsStub(env, payer.accountId);
+  const entry = accountEntry(env, payer.accountId, payer.admission);
   const claims = (product: string, items: { key: string; units: number }[] | undefined) => (items ? { claims: { product, items } } : {});
   return {
     async hold(request) {
-      const reserved = await stub.reserve({
+      const reserved = await entry.reserve({
         requestId: request.requestId,
         amount: request.units,
         minimum: 1,
@@ -118,15 +165,15 @@ export function accountCredits(env: Env, payer: Payer): Credits {
       await stub.awaitClaims(product, keys, timeoutMs);
     },
     async settle(holdId, charge) {
-      const { charged, credits, remaining, prepaid, firstCharges } = await stub.settle(holdId, charge);
+      const { charged, credits, remaining, prepaid, firstCharges } = await retried(() => stub.settle(holdId, charge));
       return { charged, credits, remaining, prepaid, firstCharges };
     },
     operationCharges: (operationId) => stub.operationCharges(operationId),
     async release(holdId) {
-      await stub.release(holdId);
+      await retried(() => stub.release(holdId));
     },
     async remaining(unitsOf) {
-      const { available, prepaid } = await stub.balance(unitsOf ?? null);
+      const { available, prepaid } = await entry.balance(unitsOf ?? null);
       return { credits: available, prepaid };
     },
   };

@@ -1,5 +1,5 @@
 import type { Database } from "../../db/client";
-import type { Payer } from "../credits/credits";
+import { creditsStub, type Payer } from "../credits/credits";
 import type { Product } from "../product";
 import type { PolicyDecision, PolicyShape } from "./policy";
 import { policyStamp, readPolicy } from "./store";
@@ -9,13 +9,27 @@ const parsed = new Map<string, { updatedAt: number; rules: unknown }>();
 const PARSED_MAX = 1000;
 
 /**
- * The account's rules: one small read of `updated_at` per call, and the rules themselves (up to 2,000 domains) only
- * when this isolate has not parsed that version yet. A PUT anywhere changes `updated_at`, so no isolate answers with
- * an old policy.
+ * The policy's version (`updated_at`; undefined when there is none). An HTTP request learned it from the account's
+ * object in the call that admitted it, so it costs no read; when that object did not know it yet (a policy written
+ * before it kept versions), D1 answers once and the object is taught it. Queued work reads D1.
  */
-async function rulesOf(db: Database, product: string, schema: PolicyShape<unknown>["rules"], accountId: string): Promise<unknown> {
+async function versionOf(env: Env, db: Database, product: string, payer: Payer): Promise<number | undefined> {
+  const known = payer.admission?.policies;
+  const version = known?.[product];
+  if (version !== undefined) return version === 0 ? undefined : version;
+  const stamp = await policyStamp(db, payer.accountId, product);
+  if (known) await creditsStub(env, payer.accountId).learnPolicyStamp(product, stamp ?? 0);
+  return stamp;
+}
+
+/**
+ * The account's rules, parsed (up to 2,000 domains) only when this isolate has not parsed that version yet. A PUT
+ * anywhere changes `updated_at` and tells the account's object, so no isolate answers with an old policy.
+ */
+async function rulesOf(env: Env, db: Database, product: string, schema: PolicyShape<unknown>["rules"], payer: Payer): Promise<unknown> {
+  const accountId = payer.accountId;
   const cacheKey = `${accountId}:${product}`;
-  const stamp = await policyStamp(db, accountId, product);
+  const stamp = await versionOf(env, db, product, payer);
   if (stamp === undefined) return null;
   const cached = parsed.get(cacheKey);
   if (cached?.updatedAt === stamp) return cached.rules;
@@ -32,10 +46,10 @@ async function rulesOf(db: Database, product: string, schema: PolicyShape<unknow
  * no policy (or nobody's account is behind the call: the sandbox). Runs on what the walk returns, after billing and
  * after the answers were remembered, so the price never depends on it and stored answers never carry a stale one.
  */
-export async function applyPolicy<In, Out>(db: Database, product: Product<In, Out>, payer: Payer | null, items: { data: Out }[]): Promise<void> {
+export async function applyPolicy<In, Out>(env: Env, db: Database, product: Product<In, Out>, payer: Payer | null, items: { data: Out }[]): Promise<void> {
   const shape = product.policy;
   if (!shape || !items.length) return;
-  const rules = payer ? await rulesOf(db, product.name, shape.rules, payer.accountId) : null;
+  const rules = payer ? await rulesOf(env, db, product.name, shape.rules, payer) : null;
   for (const item of items) {
     item.data = { ...item.data, policy: rules === null ? null : shape.evaluate(rules, item.data) };
   }

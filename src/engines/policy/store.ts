@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "../../db/client";
+import { database, type Database } from "../../db/client";
 import { policies } from "../../db/schema";
+import { creditsStub } from "../credits/credits";
 
 /** Every D1 query of the policy engine: one row per (account, product). */
 export type PolicyRow = typeof policies.$inferSelect;
@@ -15,19 +16,24 @@ export async function policyStamp(db: Database, accountId: string, product: stri
   return row?.updatedAt;
 }
 
-/** Replaces the account's rules (creating the policy on first PUT) and returns the row as it now stands. */
-export async function writePolicy(db: Database, accountId: string, product: string, rules: Record<string, unknown>, now: number): Promise<PolicyRow> {
-  const [row] = await db
+/**
+ * Replaces the account's rules (creating the policy on first PUT) and returns the row as it now stands. The account's
+ * object learns the new version in the same call, so every isolate's next request of the account reads it.
+ */
+export async function writePolicy(env: Env, accountId: string, product: string, rules: Record<string, unknown>, now: number): Promise<PolicyRow> {
+  const [row] = await database(env)
     .insert(policies)
     .values({ accountId, product, rules, createdAt: now, updatedAt: now })
     // updated_at always moves forward, even for two PUTs in one millisecond: isolates cache rules by it.
     .onConflictDoUpdate({ target: [policies.accountId, policies.product], set: { rules, updatedAt: sql`max(${now}, ${policies.updatedAt} + 1)` } })
     .returning();
+  await creditsStub(env, accountId).setPolicyStamp(product, row!.updatedAt);
   return row!;
 }
 
-/** Removes the policy; true when there was one. */
-export async function deletePolicy(db: Database, accountId: string, product: string): Promise<boolean> {
-  const deleted = await db.delete(policies).where(and(eq(policies.accountId, accountId), eq(policies.product, product))).returning({ product: policies.product });
+/** Removes the policy (version 0 for the account's object); true when there was one. */
+export async function deletePolicy(env: Env, accountId: string, product: string): Promise<boolean> {
+  const deleted = await database(env).delete(policies).where(and(eq(policies.accountId, accountId), eq(policies.product, product))).returning({ product: policies.product });
+  await creditsStub(env, accountId).setPolicyStamp(product, 0);
   return deleted.length > 0;
 }

@@ -92,7 +92,7 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   // first time, and the items report that; its answers are repeats now and would read as free.
   const firstRun = settled.firstCharges;
   const items = firstRun ? buildItems(product, plan.keyOf, plan.uniques, paid, perItem, request.inputs, firstRun) : built;
-  await applyPolicy(db, product, payer, items);
+  await applyPolicy(env, db, product, payer, items);
   return {
     items,
     requested: request.inputs.length,

@@ -1,0 +1,162 @@
+import type { PlanName } from "../../src/engines/credits/plans";
+import type { Claims } from "../claims";
+
+export type UsageCounter = "billed_answers" | "undeliverable_checked";
+
+export interface ReserveRequest {
+  requestId: string;
+  /** Units wanted (credits, unless `units` says a credit buys several). */
+  amount: number;
+  /** Fewest units worth reserving (a batch takes what it can get); defaults to `amount`. */
+  minimum?: number;
+  /**
+   * A product whose credit buys `perCredit` units (IP: five placing lookups). Units bought and not yet used are the
+   * account's prepaid units of that product; a reservation holds them like credits, so they are exact under concurrency.
+   */
+  units?: { product: string; perCredit: number };
+  keyId?: string | null;
+  dailyCreditCap?: number | null;
+  /**
+   * What the units pay for, in order: (product, key) pairs this reservation claims so concurrent requests for the same
+   * value wait for its answer instead of paying again. When given, `amount` is the units of the keys nobody else holds.
+   */
+  claims?: Claims;
+  /** Work held while in flight (a remote walk's wave): take at most half of what is available, leaving room for others. */
+  share?: boolean;
+  now?: number;
+}
+
+/** Grows or shrinks a reservation for the next wave of a walk: `spent` units are already used and stay held. */
+export interface ResizeRequest {
+  spent: number;
+  /** The paying key's daily cap as it is now (the reservation remembers the key, not its cap). */
+  dailyCreditCap?: number | null;
+  units: number;
+  minimum?: number;
+  claims?: Claims;
+  share?: boolean;
+  now?: number;
+}
+
+export type ReserveResult =
+  | {
+      ok: true;
+      reservationId: string;
+      /** Credits held. */
+      granted: number;
+      /** Units the holder may use: prepaid units held plus `perCredit` per credit held. */
+      grantedUnits: number;
+      /** Why fewer credits than asked for were granted, if they were. */
+      limitedBy: "insufficient_credits" | "key_spend_cap" | null;
+      /** Undeliverable-with-check verdicts still free in the rolling window, so callers need no second call. */
+      fairUseRemaining: number;
+      /** Claimed keys another live reservation holds: their answer is coming, so the caller waits for it. */
+      busy: string[];
+      /** Keys this reservation now claims (in order, as many as the granted units pay for). */
+      claimed: string[];
+    }
+  | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number; busy: string[] };
+
+export interface Settlement {
+  /** Credits to charge, for a reservation without `units`; otherwise ignored in favour of `units`. */
+  credits?: number;
+  /** Units each answered item used, in answer order: what is charged, and what each item reports. */
+  units?: number[];
+  /**
+   * A unit of queued work (a bulk chunk) that must never be charged twice: a second settlement with the same id
+   * charges nothing, however often a redelivered message reruns the work.
+   */
+  operationId?: string;
+  /** The key each of `units` answered, so an operation's charges can be told again per key (`operationCharges`). */
+  keys?: string[];
+  usage?: Partial<Record<UsageCounter, number>>;
+  now?: number;
+}
+
+export interface State {
+  plan: PlanName;
+  plan_status: "active" | "cancelled";
+  plan_credits: number;
+  pack_credits: number;
+  cancelled_at: number | null;
+  granted_month: number;
+}
+
+export interface LedgerRow {
+  id: number;
+  at: number;
+  request_id: string | null;
+  kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "expiry";
+  plan_delta: number;
+  pack_delta: number;
+  plan_after: number;
+  pack_after: number;
+  key_id: string | null;
+  note: string | null;
+}
+
+
+export interface UnitHold {
+  product: string;
+  /** Prepaid units taken from the pool. */
+  held: number;
+  perCredit: number;
+  /** Units of the hold's credits put in the pool for holds beside it. */
+  lent: number;
+}
+
+export interface SettleResult {
+  charged: number;
+  /** Credits each item reports, in the order of `Settlement.units`. */
+  credits: number[];
+  remaining: number;
+  /** Prepaid units of the reservation's product left after this settlement (null for plain credit reservations). */
+  prepaid: number | null;
+  alreadySettled: boolean;
+  /** For an operation settled before: what it charged then, by key. */
+  firstCharges: Record<string, number> | null;
+}
+
+export type AccountSnapshot = {
+  plan: PlanName;
+  plan_status: "active" | "cancelled";
+  monthly_credits: number;
+  cancelled_at: number | null;
+  plan_credits_expire_at: number | null;
+  next_grant_at: number | null;
+  plan_credits: number;
+  pack_credits: number;
+  reserved: number;
+  available: number;
+  fair_use: {
+    billed_answers: number;
+    undeliverable_checked: number;
+    free_undeliverable_limit: number;
+    free_undeliverable_remaining: number;
+  };
+};
+
+/** One rate limit to count before anything else in a call: `limit` requests per `windowMs` for `subject`. */
+export interface LimitHit {
+  name: string;
+  subject: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** What an HTTP request brings to its first call: the limits it counts, and who it is (to record it if it dies). */
+export interface AdmissionRequest {
+  hits: LimitHit[];
+  request: { requestId: string; accountId: string; keyId: string | null; method: string; path: string };
+}
+
+/**
+ * An answer to a request's first call: refused by a rate limit (nothing else was done), or admitted, with the call's
+ * value and the account's policy stamps (product -> version; 0 = no policy; a product absent is not known here).
+ */
+export type Entered<T> =
+  | { admitted: true; value: T; policies: Record<string, number> }
+  | { admitted: false; limit: string; retryAfterSeconds: number };
+
+/** An HTTP request whose hold expired unsettled: recorded as a free SERVER_ERROR made at `at`. */
+export type UnfinishedRequest = AdmissionRequest["request"] & { at: number };

@@ -1,0 +1,49 @@
+import type { AdmissionRequest, Entered, LimitHit } from "../../durable-objects/account-credits";
+import { rateLimited } from "../http/errors";
+import { LIMITS, type LimitName } from "./limiter";
+
+/** One rate limit of the account's object, for `subject` (a key id, a visitor, a user). */
+export const limitHit = (name: LimitName, subject: string): LimitHit => ({ name, subject, limit: LIMITS[name].limit, windowMs: LIMITS[name].windowMs });
+
+/**
+ * A request's admission by its account's object: the rate limits it counts, carried by the request's first call to
+ * that object (the hold, the balance read or the account snapshot), so the request makes one round trip to it before
+ * its product work. Taken once; what the object said about the account's policies is kept for the walk.
+ */
+export class Admission {
+  private hits: LimitHit[] | null;
+  /** The account's policy versions as the admitting call answered them (null until admitted, or when admitted elsewhere). */
+  policies: Record<string, number> | null = null;
+
+  constructor(
+    readonly accountId: string,
+    hits: LimitHit[],
+    readonly record: AdmissionRequest["request"],
+  ) {
+    this.hits = hits;
+  }
+
+  /** Another limit this request counts (a route's own, known once its input is valid); only before it is taken. */
+  add(...hits: LimitHit[]): void {
+    if (this.hits === null) throw new Error("the request was already admitted");
+    this.hits.push(...hits);
+  }
+
+  get pending(): boolean {
+    return this.hits !== null;
+  }
+
+  /** What the next call carries; null once taken. */
+  take(): AdmissionRequest | null {
+    const hits = this.hits;
+    this.hits = null;
+    return hits ? { hits, request: this.record } : null;
+  }
+
+  /** Unwraps an `enter*` answer: a refusal becomes 429 RATE_LIMITED with `Retry-After`. */
+  value<T>(entered: Entered<T>): T {
+    if (!entered.admitted) throw rateLimited(entered.retryAfterSeconds, LIMITS[entered.limit as LimitName]?.message);
+    this.policies = entered.policies;
+    return entered.value;
+  }
+}
