@@ -12,6 +12,9 @@ import {
 } from "../../src/engines/credits/plans";
 import type { AccountSnapshot, LedgerRow, State, UsageCounter } from "./types";
 
+const HOUR_MS = 3_600_000;
+const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
+
 /**
  * The account's balances and everything that moves them: plan and pack credits with their lazy monthly grants and
  * expiry, the ledger (one row per movement), per-key daily spend and the rolling fair-use counters. What reservations
@@ -28,11 +31,17 @@ export class Balance {
         pack_after INTEGER NOT NULL, key_id TEXT, note TEXT);
       CREATE TABLE IF NOT EXISTS key_spend (key_id TEXT NOT NULL, day TEXT NOT NULL, spent INTEGER NOT NULL,
         PRIMARY KEY (key_id, day));
-      CREATE TABLE IF NOT EXISTS usage (at INTEGER NOT NULL, counter TEXT NOT NULL, n INTEGER NOT NULL);
-      CREATE INDEX IF NOT EXISTS usage_at ON usage (at);
+      CREATE TABLE IF NOT EXISTS usage_hours (hour INTEGER NOT NULL, counter TEXT NOT NULL, n INTEGER NOT NULL,
+        PRIMARY KEY (hour, counter));
       CREATE TABLE IF NOT EXISTS reservations (id TEXT PRIMARY KEY, request_id TEXT NOT NULL, key_id TEXT,
         amount INTEGER NOT NULL, created_at INTEGER NOT NULL);
     `);
+    // Objects that kept a row per settlement: folded into hours once (a busy account's window read summed them all).
+    if (sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage'").toArray().length) {
+      sql.exec(`INSERT INTO usage_hours (hour, counter, n) SELECT (at / ${HOUR_MS}) * ${HOUR_MS}, counter, SUM(n) FROM usage GROUP BY 1, 2
+        ON CONFLICT (hour, counter) DO UPDATE SET n = n + excluded.n`);
+      sql.exec("DROP TABLE usage");
+    }
   }
 
   /** Sets the plan (creating the balance on first use) or cancels it; plan credits then expire after the grace period. */
@@ -76,7 +85,7 @@ export class Balance {
     if (!Object.values(usage).some(Boolean)) return;
     this.prune(now);
     for (const [counter, n] of Object.entries(usage)) {
-      if (n) this.sql.exec("INSERT INTO usage (at, counter, n) VALUES (?, ?, ?)", now, counter, n);
+      if (n) this.sql.exec("INSERT INTO usage_hours (hour, counter, n) VALUES (?, ?, ?) ON CONFLICT (hour, counter) DO UPDATE SET n = n + excluded.n", hourOf(now), counter, n);
     }
   }
 
@@ -118,12 +127,13 @@ export class Balance {
   }
 
   /**
-   * The rolling 30-day fair-use window (email): what was billed, what was checked, what is still free. A read: rows
-   * that left the window are only counted out here, and deleted by `prune`.
+   * The rolling 30-day fair-use window (email), counted by the hour (at most 720 rows a counter, however busy the
+   * account): what was billed, what was checked, what is still free. A read: hours that left the window are only
+   * counted out here, and deleted by `prune`.
    */
   fairUse(now: number): AccountSnapshot["fair_use"] {
     const usage = (counter: UsageCounter) =>
-      this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(n), 0) AS n FROM usage WHERE counter = ? AND at > ?", counter, now - FAIR_USE_WINDOW_MS).one().n;
+      this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(n), 0) AS n FROM usage_hours WHERE counter = ? AND hour > ?", counter, now - FAIR_USE_WINDOW_MS).one().n;
     const billedAnswers = usage("billed_answers");
     const undeliverableChecked = usage("undeliverable_checked");
     const freeLimit = freeUndeliverableLimit(billedAnswers);
@@ -137,7 +147,7 @@ export class Balance {
 
   /** Drops fair-use rows that left the window (when usage is written, so reads stay reads). */
   prune(now: number): void {
-    this.sql.exec("DELETE FROM usage WHERE at <= ?", now - FAIR_USE_WINDOW_MS);
+    this.sql.exec("DELETE FROM usage_hours WHERE hour <= ?", now - FAIR_USE_WINDOW_MS);
   }
 
   ledger(page: number, perPage: number, now: number): { rows: LedgerRow[]; total: number } {

@@ -1,0 +1,104 @@
+// `npm run bench:account-object`: what one account's Durable Object can take, measured locally.
+//
+// Every authenticated request makes one call to its account's object before its product work (a paid one makes a
+// second, the settle, after it), so this object is the ceiling of one account's request rate. This bench calls the real
+// class (durable-objects/account-credits.ts) from a driver Worker (bench/lib/account-object-driver.ts) run by
+// `wrangler dev` with a config of its own (one binding: the object, SQLite storage on local disk): no HTTP per call, no
+// router, no D1, so the figure is the object's own on this machine. Cloudflare's replicated storage adds write latency
+// to a paid request's calls, not CPU per call.
+//
+//   free   a request answered without a hold (test value, repeat): enterBalance, one call (rate windows + balance)
+//   paid   a fresh paid lookup: enterReserve (rate windows + cap + balance + hold) then settle (charge + ledger row)
+//
+// Prints calls/s and requests/s per kind at BENCH_CONCURRENCY calls in flight, over BENCH_KEYS keys of one account
+// (each limited to 5 a second, so a rate above 5 x keys shows as refused), and writes bench/results/account-object.json.
+// Knobs: BENCH_CALLS, BENCH_CONCURRENCY, BENCH_KEYS, BENCH_ROUNDS.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { runBench } from "./lib/harness.mjs";
+import { freePort, ROOT, requireNode22, stopProcess, waitForHttp } from "../scripts/lib/local.mjs";
+
+requireNode22();
+
+const num = (name, fallback) => Number(process.env[name] ?? fallback);
+const CALLS = num("BENCH_CALLS", 20_000);
+const CONCURRENCY = num("BENCH_CONCURRENCY", 16);
+const KEYS = num("BENCH_KEYS", 10_000);
+const ROUNDS = num("BENCH_ROUNDS", 3);
+const RESULTS_DIR = join(ROOT, "bench", "results");
+
+let wrangler = null;
+let dir = null;
+
+await runBench({
+  main,
+  cleanup: async () => {
+    if (wrangler) await stopProcess(wrangler), (wrangler = null);
+    if (dir) rmSync(dir, { recursive: true, force: true }), (dir = null);
+  },
+  timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
+});
+
+async function main() {
+  dir = mkdtempSync(join(tmpdir(), "account-object-bench-"));
+  const config = join(dir, "wrangler.toml");
+  writeFileSync(
+    config,
+    [
+      'name = "account-object-bench"',
+      `main = "${join(ROOT, "bench/lib/account-object-driver.ts")}"`,
+      'compatibility_date = "2026-11-01"',
+      'compatibility_flags = ["nodejs_compat"]',
+      "[[durable_objects.bindings]]",
+      'name = "CREDITS"',
+      'class_name = "AccountCredits"',
+      "[[migrations]]",
+      'tag = "v1"',
+      'new_sqlite_classes = ["AccountCredits"]',
+      // The class imports the D1 helpers it uses when an alarm records an unfinished request; never called here.
+      "[[d1_databases]]",
+      'binding = "DB"',
+      'database_name = "bench"',
+      'database_id = "00000000-0000-0000-0000-000000000000"',
+    ].join("\n") + "\n",
+  );
+  const port = await freePort();
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  wrangler = spawn(join(ROOT, "node_modules/.bin/wrangler"), ["dev", "-c", config, "--port", String(port), "--ip", "127.0.0.1", "--persist-to", join(dir, "state"), "--log-level", "warn", "--show-interactive-dev-session=false"], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/?kind=ping`, { child: wrangler, timeoutMs: 120_000 });
+  const ask = async (query) => (await fetch(`${base}/?${new URLSearchParams(query)}`)).json();
+  await ask({ kind: "setup" });
+  console.log(`[bench] one account's object: ${CALLS} requests per round, ${CONCURRENCY} in flight, ${KEYS} keys, ${ROUNDS} rounds per kind`);
+  await ask({ kind: "free", calls: 2_000, concurrency: CONCURRENCY, keys: KEYS }); // warm-up
+  const rows = [];
+  for (const kind of ["free", "paid"]) {
+    const rounds = [];
+    for (let r = 0; r < ROUNDS; r++) rounds.push(await ask({ kind, calls: CALLS, concurrency: CONCURRENCY, keys: KEYS }));
+    const best = rounds.reduce((a, b) => (a.seconds <= b.seconds ? a : b));
+    const median = [...rounds].sort((a, b) => a.seconds - b.seconds)[Math.floor(rounds.length / 2)];
+    rows.push({
+      kind,
+      requests_per_s: Math.round(median.calls / median.seconds),
+      calls_per_s: Math.round(median.round_trips / median.seconds),
+      best_requests_per_s: Math.round(best.calls / best.seconds),
+      refused: median.refused,
+      rounds: rounds.map((x) => x.seconds),
+    });
+  }
+  console.log("\nkind     requests/s   calls/s   (best requests/s)   refused by the 5/s key limit");
+  for (const r of rows) console.log(`${r.kind.padEnd(8)} ${String(r.requests_per_s).padStart(10)} ${String(r.calls_per_s).padStart(9)}   (${r.best_requests_per_s})${" ".repeat(12)}${r.refused}`);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(
+    join(RESULTS_DIR, "account-object.json"),
+    JSON.stringify({ at: new Date().toISOString(), machine: { cpus: availableParallelism(), node: process.version }, config: { calls: CALLS, concurrency: CONCURRENCY, keys: KEYS, rounds: ROUNDS }, results: rows }, null, 2) + "\n",
+  );
+  console.log("[bench] wrote bench/results/account-object.json");
+  return 0;
+}
