@@ -1,10 +1,11 @@
 import type { MiddlewareHandler } from "hono";
 import { database } from "../db/client";
-import { findKeyByHash, holderLeft } from "../db/keys";
+import { holderLeft } from "../db/keys";
 import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
 import { enforceLimit } from "../limits/limiter";
 import type { AppEnv } from "../types";
+import { findKeyByHash } from "./key-lookup";
 import { KEY_PATTERNS, SANDBOX_KEY, sha256Hex } from "./keys";
 import { admitSandbox, clientIp } from "./sandbox";
 import type { Scope } from "./scopes";
@@ -40,7 +41,7 @@ export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<App
     if (token.startsWith("pk_")) throw unauthenticated("Publishable keys only work on the browser endpoints.");
     if (!KEY_PATTERNS.secret.test(token)) throw unauthenticated("The key is not a well-formed secret key.");
 
-    const key = await findKeyByHash(database(c.env), await sha256Hex(token));
+    const key = await findKeyByHash(database(c.env), await sha256Hex(token), c.req.header("CF-Connecting-IP"));
     if (!key || key.kind !== "secret" || key.revokedAt !== null) throw unauthenticated("The key is unknown or revoked.");
     if (!key.emailVerified) {
       throw new ApiError("EMAIL_NOT_VERIFIED", "Confirm the account's email address before using its keys.");
