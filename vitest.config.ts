@@ -37,8 +37,9 @@ export default defineConfig({
                 // Settling re-checks 1 s apart, so test/email-settle.test.ts follows the whole chain through the queue.
                 RECHECK_DELAYS_S: "1,1",
               },
-              // An empty second database for test/migration.test.ts, which applies the migrations to it step by step.
-              d1Databases: { MIGRATION_DB: "migration-test" },
+              // An empty second database for test/migration.test.ts, which applies the migrations to it step by step, and
+              // one that stays empty: a real D1 that refuses writes (test/request-log.test.ts, the queue fallback).
+              d1Databases: { MIGRATION_DB: "migration-test", EMPTY_DB: "empty-test" },
             },
           })),
         ],

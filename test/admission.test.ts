@@ -8,7 +8,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { database } from "../src/db/client";
 import { policies } from "../src/db/schema";
-import { bearer, call, createAccount, creditsStub, json, lookupEmail } from "./helpers";
+import { bearer, call, createAccount, creditsStub, json, lookupEmail, requestRecord } from "./helpers";
 
 const burst = <T>(n: number, send: () => Promise<T>) => Promise.all(Array.from({ length: n }, send));
 const codes = (responses: { status: number; body: { error?: { code: string } } }[]) => responses.map((r) => (r.status === 200 ? "ok" : r.body.error!.code));
@@ -83,7 +83,7 @@ describe("a hold whose settle never arrives", () => {
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await stub.snapshot()).toMatchObject({ available: 5, reserved: 0 });
     expect((await stub.ledger(1, 100)).rows.filter((r) => r.kind === "charge")).toEqual([]);
-    const record = await call(`/api/v1/account/requests/${requestId}`, bearer(acct.key));
+    const record = await requestRecord(acct.key, requestId);
     expect(record.body.data).toMatchObject({ request_id: requestId, endpoint: "POST /api/v1/email", status: 500, code: "SERVER_ERROR", credits_used: 0, key_id: acct.keyId });
   });
 
@@ -92,6 +92,7 @@ describe("a hold whose settle never arrives", () => {
     const stub = creditsStub(acct.accountId);
     const answered = await lookupEmail(acct.key, { email: "deliverable@service.test" });
     const requestId = answered.response.headers.get("X-Request-Id")!;
+    expect((await requestRecord(acct.key, requestId)).body.data).toMatchObject({ status: 200 });
     const admission = { hits: [], request: { requestId, accountId: acct.accountId, keyId: acct.keyId, method: "POST", path: "/api/v1/email" } };
     await stub.enterReserve(admission, { requestId, amount: 1, keyId: acct.keyId });
     await runInDurableObject(stub, (_instance, state) => {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { leiCheckDigits, leiChecksumValid, normalizeCountry, normalizeUkCompanyNumber, readLei } from "../src/products/entity/identifiers";
 import type { EntityResult } from "../src/products/entity/result";
-import { admin, anotherKey, call, createAccount, creditsStub, json } from "./helpers";
+import { admin, anotherKey, call, createAccount, creditsStub, json, requestRecord } from "./helpers";
 import { installSamples, LEI, makeLei, SAMPLE_VERSION, UNKNOWN_LEI } from "./entity-samples";
 
 const RESULT_FIELDS = [
@@ -232,7 +232,7 @@ describe("POST /api/v1/entity", () => {
   it("records the credits on the request log", async () => {
     const acct = await createAccount({ pack: 3 });
     const { body } = await lookup(acct.key, { identifier: LEI.retail });
-    const logged = await call<{ credits_used: number }>(`/api/v1/account/requests/${body.meta.request_id}`, { headers: { Authorization: `Bearer ${acct.key}` } });
+    const logged = await requestRecord(acct.key, String(body.meta.request_id));
     expect(logged.body.data.credits_used).toBe(1);
   });
 });

@@ -3,6 +3,8 @@ declare namespace Cloudflare {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
     /** An empty database (vitest.config.ts) that test/migration.test.ts migrates step by step. */
     MIGRATION_DB: D1Database;
+    /** A database with no tables (vitest.config.ts): every write to it fails, as a D1 outage would. */
+    EMPTY_DB: D1Database;
     /** The fixture SMTP server's session and RCPT log (test/fixtures/mail.ts). */
     MAIL_STATS_URL: string;
     /** Webhook receivers on loopback (test/fixtures/receiver.ts). */

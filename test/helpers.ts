@@ -100,3 +100,27 @@ export async function anotherKey(acct: TestAccount): Promise<string> {
   const created = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, { user_id: acct.userId });
   return created.key;
 }
+
+export interface RequestRecordView {
+  request_id: string;
+  endpoint: string;
+  status: number;
+  code: string | null;
+  credits_used: number;
+  key_id: string | null;
+  created_at: string;
+}
+
+/**
+ * GET /account/requests/{id}, asked again while it answers 404 (every 50 ms, or 200 ms after a 429 from the key's
+ * rate) for at most 2 s: a request's record is written just after its response, batched with others
+ * (src/http/request-log.ts), so it can trail the response a little.
+ */
+export async function requestRecord(key: string, requestId: string, timeoutMs = 2_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await call<RequestRecordView>(`/api/v1/account/requests/${requestId}`, bearer(key));
+    if ((answer.status !== 404 && answer.status !== 429) || Date.now() >= deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, answer.status === 429 ? 200 : 50));
+  }
+}

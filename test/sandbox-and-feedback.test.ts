@@ -60,14 +60,16 @@ describe("sandbox key", () => {
 });
 
 describe("feedback keys", () => {
+  const SENDER = "192.0.2.80";
+
   it("resolve to their account, and stop working once rotated", async () => {
     const acct = await createAccount();
     const first = await admin<{ feedback_key: string }>("POST", `/accounts/${acct.accountId}/feedback-key`);
     expect(first.feedback_key).toMatch(/^fb_[0-9A-Za-z]{40}$/);
-    expect(await accountForFeedbackKey(database(env), first.feedback_key)).toBe(acct.accountId);
+    expect(await accountForFeedbackKey(database(env), first.feedback_key, SENDER)).toBe(acct.accountId);
     const second = await admin<{ feedback_key: string }>("POST", `/accounts/${acct.accountId}/feedback-key`);
-    expect(await accountForFeedbackKey(database(env), second.feedback_key)).toBe(acct.accountId);
-    await expect(accountForFeedbackKey(database(env), first.feedback_key)).rejects.toMatchObject({
+    expect(await accountForFeedbackKey(database(env), second.feedback_key, SENDER)).toBe(acct.accountId);
+    await expect(accountForFeedbackKey(database(env), first.feedback_key, SENDER)).rejects.toMatchObject({
       code: "INVALID_FEEDBACK_KEY",
       status: 401,
     });
@@ -76,7 +78,7 @@ describe("feedback keys", () => {
   it.each(["fb_unknownunknownunknownunknownunknownunk", "not-a-key", `sk_live_${"a".repeat(40)}`])(
     "reject %s with 401 INVALID_FEEDBACK_KEY",
     async (key) => {
-      await expect(accountForFeedbackKey(database(env), key)).rejects.toMatchObject({ code: "INVALID_FEEDBACK_KEY" });
+      await expect(accountForFeedbackKey(database(env), key, SENDER)).rejects.toMatchObject({ code: "INVALID_FEEDBACK_KEY" });
     },
   );
 });

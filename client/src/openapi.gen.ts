@@ -7827,6 +7827,17 @@ export interface paths {
             };
           };
         };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
         /** @description SERVER_ERROR */
         500: {
           content: {
@@ -16308,6 +16319,17 @@ export interface paths {
               error?: {
                 /** @enum {unknown} */
                 code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
               };
             };
           };

@@ -1,18 +1,23 @@
-import { eq } from "drizzle-orm";
+import { accountIdByFeedbackKeyHash } from "../db/accounts";
 import type { Database } from "../db/client";
-import { accounts } from "../db/schema";
 import { ApiError } from "../http/errors";
+import { KeyLookup } from "./key-lookup";
 import { KEY_PATTERNS, sha256Hex } from "./keys";
 
-/** Resolves the `fb_` key of an inbound bounce-webhook URL to its account; unknown or rotated -> 401 INVALID_FEEDBACK_KEY. */
-export async function accountForFeedbackKey(db: Database, feedbackKey: string): Promise<string> {
+/**
+ * Feedback keys are read from D1 on every call, so a rotation applies at once everywhere; what the isolate remembers
+ * only spares D1 the unknown ones and keeps a sender whose key it has seen valid clear of the unknown-key budget.
+ */
+const feedbackKeys = new KeyLookup<string>({ query: accountIdByFeedbackKeyHash, answerFromCache: false });
+
+/**
+ * Resolves the `fb_` key of an inbound bounce-webhook URL to its account; unknown or rotated -> 401 INVALID_FEEDBACK_KEY,
+ * and 429 RATE_LIMITED (no D1 read) for a key this isolate does not know from an address over its unknown-key budget.
+ */
+export async function accountForFeedbackKey(db: Database, feedbackKey: string, sourceAddress: string | undefined): Promise<string> {
   const invalid = new ApiError("INVALID_FEEDBACK_KEY", "The feedback key in this URL is unknown or was rotated.");
   if (!KEY_PATTERNS.feedback.test(feedbackKey)) throw invalid;
-  const row = await db
-    .select({ id: accounts.id })
-    .from(accounts)
-    .where(eq(accounts.feedbackKeyHash, await sha256Hex(feedbackKey)))
-    .get();
-  if (!row) throw invalid;
-  return row.id;
+  const accountId = await feedbackKeys.find(db, await sha256Hex(feedbackKey), sourceAddress);
+  if (accountId === null) throw invalid;
+  return accountId;
 }

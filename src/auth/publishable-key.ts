@@ -2,13 +2,14 @@ import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { z } from "zod";
 import { database } from "../db/client";
-import { findKeyByHash, holderLeft } from "../db/keys";
+import { holderLeft } from "../db/keys";
 import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
 import { Admission, limitHit } from "../limits/admission";
 import type { AppEnv } from "../types";
 import { admitRequest } from "./admit";
 import { confirmChallenge } from "./challenge";
+import { findKeyByHash } from "./key-lookup";
 import { KEY_PATTERNS, sha256Hex } from "./keys";
 import { clientIp } from "./sandbox";
 
@@ -56,7 +57,7 @@ export function publishableKey(): MiddlewareHandler<AppEnv> {
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     const body = publishableBody.parse(await c.req.json());
     if (!KEY_PATTERNS.publishable.test(body.key)) throw invalidKey();
-    const key = await findKeyByHash(database(c.env), await sha256Hex(body.key));
+    const key = await findKeyByHash(database(c.env), await sha256Hex(body.key), c.req.header("CF-Connecting-IP"));
     if (!key || key.kind !== "publishable" || key.revokedAt !== null) throw invalidKey();
     if (holderLeft(key)) throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
     if (!originAllowed(c.req.header("Origin"), key.allowedDomains)) {

@@ -1,11 +1,12 @@
 import type { MiddlewareHandler } from "hono";
 import { database } from "../db/client";
-import { findKeyByHash, holderLeft } from "../db/keys";
+import { holderLeft } from "../db/keys";
 import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
 import { Admission, limitHit } from "../limits/admission";
 import type { AppEnv } from "../types";
 import { admitRequest } from "./admit";
+import { findKeyByHash } from "./key-lookup";
 import { KEY_PATTERNS, SANDBOX_KEY, sha256Hex } from "./keys";
 import { admitSandbox, clientIp } from "./sandbox";
 import type { Scope } from "./scopes";
@@ -36,7 +37,9 @@ function bearerToken(header: string | undefined): string {
 /**
  * Authenticates a secret key. Checks run in this fixed order and the first failure answers (docs/authentication.md):
  * 401 UNAUTHENTICATED, 403 EMAIL_NOT_VERIFIED, 403 KEY_ACCOUNT_MISMATCH, 403 KEY_IP_NOT_ALLOWED, 403 KEY_SCOPE_DENIED,
- * 429 RATE_LIMITED. The sandbox key takes its own path: SANDBOX_UNAVAILABLE, RATE_LIMITED, SANDBOX_ENDPOINT_NOT_ALLOWED.
+ * 429 RATE_LIMITED. A key this isolate does not know, from an address that sent too many unknown keys, answers 429
+ * before any of them, without a database read (src/limits/unknown-keys.ts). The sandbox key takes its own path:
+ * SANDBOX_UNAVAILABLE, RATE_LIMITED, SANDBOX_ENDPOINT_NOT_ALLOWED.
  */
 export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<AppEnv> {
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -48,7 +51,7 @@ export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<App
     if (token.startsWith("pk_")) throw unauthenticated("Publishable keys only work on the browser endpoints.");
     if (!KEY_PATTERNS.secret.test(token)) throw unauthenticated("The key is not a well-formed secret key.");
 
-    const key = await findKeyByHash(database(c.env), await sha256Hex(token));
+    const key = await findKeyByHash(database(c.env), await sha256Hex(token), c.req.header("CF-Connecting-IP"));
     if (!key || key.kind !== "secret" || key.revokedAt !== null) throw unauthenticated("The key is unknown or revoked.");
     if (!key.emailVerified) {
       throw new ApiError("EMAIL_NOT_VERIFIED", "Confirm the account's email address before using its keys.");

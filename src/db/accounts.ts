@@ -28,3 +28,8 @@ export async function markEmailVerified(db: Database, accountId: string): Promis
 export async function setFeedbackKeyHash(db: Database, accountId: string, keyHash: string): Promise<void> {
   await db.update(accounts).set({ feedbackKeyHash: keyHash }).where(eq(accounts.id, accountId));
 }
+
+/** The account whose current feedback key has this hash, or null. */
+export async function accountIdByFeedbackKeyHash(db: Database, keyHash: string): Promise<string | null> {
+  return (await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.feedbackKeyHash, keyHash)).get())?.id ?? null;
+}

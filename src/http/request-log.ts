@@ -1,30 +1,107 @@
 import type { MiddlewareHandler } from "hono";
 import { database } from "../db/client";
-import { requestLog } from "../db/schema";
+import { insertRequestRecords, type NewRequestRecord, type RequestLogMessage } from "../db/request-log";
 import type { AppEnv } from "../types";
 
+/** Records of requests that finish within this window of the first one are written together. */
+export const REQUEST_LOG_WINDOW_MS = 25;
+/** A batch this full is written at once, without waiting for the window to close. */
+export const REQUEST_LOG_MAX_RECORDS = 100;
+/** Queue messages stay under the 128 KB a message may carry. */
+const MESSAGE_BYTES_MAX = 100_000;
+
+interface Batch {
+  records: NewRequestRecord[];
+  /** Settles once the batch's records are stored (in D1 or on the queue); it never rejects. */
+  written: Promise<void>;
+  close: () => void;
+}
+
+let open: Batch | null = null;
+
+function openBatch(env: Env): Batch {
+  let begin!: () => void;
+  const closed = new Promise<void>((resolve) => (begin = resolve));
+  const batch: Batch = {
+    records: [],
+    written: closed.then(() => writeRequestRecords(env, batch.records)),
+    close: () => {
+      clearTimeout(timer);
+      if (open === batch) open = null;
+      begin();
+    },
+  };
+  const timer = setTimeout(batch.close, REQUEST_LOG_WINDOW_MS);
+  return batch;
+}
+
 /**
- * Records what each request of a known account did (GET /account/requests/{id}). Written after the response is sent;
- * a lost log row never fails the request.
+ * Adds one record to this isolate's open batch and returns the promise of that batch's write. The caller hands it to
+ * its own `waitUntil`, so every request keeps the isolate alive until its own record is stored: no record waits for
+ * a later request to come along.
+ */
+export function logRequest(env: Env, record: NewRequestRecord): Promise<void> {
+  open ??= openBatch(env);
+  const batch = open;
+  batch.records.push(record);
+  if (batch.records.length >= REQUEST_LOG_MAX_RECORDS) batch.close();
+  return batch.written;
+}
+
+/** Splits records into queue messages that each stay under the size a message may carry. */
+function messagesOf(records: readonly NewRequestRecord[]): RequestLogMessage[] {
+  const messages: RequestLogMessage[] = [];
+  let current: NewRequestRecord[] = [];
+  let bytes = 0;
+  for (const record of records) {
+    const size = JSON.stringify(record).length + 1;
+    if (current.length > 0 && bytes + size > MESSAGE_BYTES_MAX) {
+      messages.push({ type: "request_log", records: current });
+      [current, bytes] = [[], 0];
+    }
+    current.push(record);
+    bytes += size;
+  }
+  if (current.length > 0) messages.push({ type: "request_log", records: current });
+  return messages;
+}
+
+/**
+ * One D1 batch for the records; when D1 refuses it, the same records go to the JOBS queue, whose consumer inserts them
+ * (idempotently) later. Logged only when both fail, the one case in which records are lost.
+ */
+export async function writeRequestRecords(env: Env, records: readonly NewRequestRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  try {
+    await insertRequestRecords(database(env), records);
+  } catch (d1Error) {
+    try {
+      await Promise.all(messagesOf(records).map((message) => env.JOBS.send(message)));
+    } catch (queueError) {
+      const requestIds = records.map((r) => r.requestId);
+      console.error(JSON.stringify({ event: "request_log_lost", request_ids: requestIds, d1_error: String(d1Error), queue_error: String(queueError) }));
+    }
+  }
+}
+
+/**
+ * Records what each request of a known account did (GET /account/requests/{id}). The record is written after the
+ * response, batched with other requests' records (docs/api-decisions.md, "Request record"); it never fails a request.
  */
 export const recordRequests = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   await next();
   const principal = c.var.principal;
   if (!principal || principal.kind === "sandbox") return;
-  const write = database(c.env)
-    .insert(requestLog)
-    .values({
-      requestId: c.var.requestId,
-      accountId: principal.accountId,
-      keyId: principal.keyId,
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      code: c.var.errorCode ?? null,
-      credits: c.var.creditsUsed ?? 0,
-      createdAt: Date.now(),
-    })
-    .run()
-    .catch((err: unknown) => console.error(JSON.stringify({ request_id: c.var.requestId, event: "request_log_failed", error: String(err) })));
-  c.executionCtx.waitUntil(write);
+  const written = logRequest(c.env, {
+    requestId: c.var.requestId,
+    accountId: principal.accountId,
+    keyId: principal.keyId,
+    method: c.req.method,
+    path: c.req.path,
+    status: c.res.status,
+    code: c.var.errorCode ?? null,
+    credits: c.var.creditsUsed ?? 0,
+    createdAt: Date.now(),
+  });
+  c.executionCtx.waitUntil(written);
 };

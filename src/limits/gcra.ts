@@ -1,3 +1,4 @@
+/** The outcome of counting one request against a bucket. */
 export interface HitResult {
   allowed: boolean;
   /** Seconds until a request would be admitted again; 0 when allowed. */
@@ -6,7 +7,7 @@ export interface HitResult {
 
 /**
  * A limited subject's whole state: the theoretical arrival time of its next request (GCRA). One number, so many
- * subjects fit in one object's memory (the account's object keeps one per key).
+ * subjects fit in one object's memory (the account's object keeps one per key), or in one isolate's.
  */
 export interface Bucket {
   tat: number;
@@ -27,3 +28,11 @@ export function gcra(bucket: Bucket, limit: number, windowMs: number, now: numbe
   bucket.tat = tat + interval;
   return { allowed: true, retryAfterSeconds: 0 };
 }
+
+/** Gives back one admitted request (it turned out not to count), undoing exactly what `gcra` took. */
+export function refund(bucket: Bucket, limit: number, windowMs: number): void {
+  bucket.tat -= windowMs / limit;
+}
+
+/** A bucket that has refilled completely: forgetting it changes nothing. */
+export const isFull = (bucket: Bucket, now: number) => bucket.tat <= now;

@@ -24,6 +24,15 @@ export class TtlCache<V> {
     this.entries.set(key, { value, expires: now + ttlMs });
   }
 
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** Drops every entry whose value matches (a walk over the whole cache: for rare writes, not the hot path). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);
+  }
+
   clear(): void {
     this.entries.clear();
   }

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AccountSnapshot, LedgerRow } from "../../durable-objects/account-credits";
+import { accountFieldsOf, type AccountFields } from "../auth/key-lookup";
 import { secretKey } from "../auth/secret-key";
 import { accountEntry } from "../engines/credits/credits";
 import { FAIR_USE_WINDOW_MS, PLAN_NAMES } from "../engines/credits/plans";
-import { accountById, type Account } from "../db/accounts";
 import { database } from "../db/client";
 import { requestOfAccount } from "../db/request-log";
 import { ok } from "../http/envelope";
@@ -65,7 +65,7 @@ const requestRecordSchema = z.object({
   created_at: isoSchema,
 });
 
-export function accountView(account: Account, s: AccountSnapshot): z.infer<typeof accountSchema> {
+export function accountView(account: AccountFields, s: AccountSnapshot): z.infer<typeof accountSchema> {
   return {
     id: account.id,
     email: account.email,
@@ -111,7 +111,7 @@ export const accountRoutes = new Hono<AppEnv>()
     async (c) => {
       const id = accountId(c);
       const [account, snapshot] = await Promise.all([
-        accountById(database(c.env), id),
+        accountFieldsOf(database(c.env), id),
         accountEntry(c.env, id, c.var.admission).snapshot(),
       ]);
       if (!account) throw notFound("Account");

@@ -108,7 +108,7 @@ export function feedbackRoutes(product: Product) {
       auth: "none",
       summary: `Inbound delivery webhook from a sending provider (${providers.join(", ")}); authenticated by the fb_ key in the URL`,
       response: receivedSchema.extend({ ignored: z.int(), confirmed: z.boolean() }),
-      errors: ["UNKNOWN_FEEDBACK_PROVIDER", "INVALID_FEEDBACK_KEY"],
+      errors: ["UNKNOWN_FEEDBACK_PROVIDER", "INVALID_FEEDBACK_KEY", "RATE_LIMITED"],
     }),
     // No length limits here: an unknown provider is a 404 and a bad key a 401, whatever their length.
     pathParams(z.object({ provider: z.string(), feedbackKey: z.string() })),
@@ -117,7 +117,7 @@ export function feedbackRoutes(product: Product) {
       const parse = Object.hasOwn(shape.providers, provider) ? shape.providers[provider] : undefined;
       if (!parse) throw new ApiError("UNKNOWN_FEEDBACK_PROVIDER", `Supported providers: ${providers.join(", ")}.`);
       const db = database(c.env);
-      const accountId = await accountForFeedbackKey(db, feedbackKey);
+      const accountId = await accountForFeedbackKey(db, feedbackKey, c.req.header("CF-Connecting-IP"));
       if (Number(c.req.header("Content-Length") ?? 0) > INBOUND_BYTES_MAX) throw validationFailed({ body: ["The body is too large."] });
       const batch = await parse(c.env, { headers: c.req.raw.headers, body: await c.req.text() });
       if (!batch) throw validationFailed({ body: [`Not a ${provider} webhook body.`] });

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { forgetAccountKeys, forgetMemberKeys } from "../../auth/key-lookup";
 import { mintKey, newId } from "../../auth/keys";
 import { creditsStub } from "../../engines/credits/credits";
 import { PLAN_NAMES } from "../../engines/credits/plans";
 import { accountById, accountEmailTaken, insertAccount, markEmailVerified, setFeedbackKeyHash, type Account } from "../../db/accounts";
 import { database, type Database } from "../../db/client";
-import { forgetCachedKeys } from "../../db/keys";
 import { addMembership, insertUser, removeMembership, userIdByEmail } from "../../db/members";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
@@ -55,7 +55,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
     const { accountId } = c.req.valid("param");
     await findAccount(database(c.env), accountId);
     await markEmailVerified(database(c.env), accountId);
-    forgetCachedKeys();
+    forgetAccountKeys(accountId);
     return ok(c, await view(c.env, accountId));
   })
   .post(
@@ -96,6 +96,8 @@ export const adminAccountRoutes = new Hono<AppEnv>()
     const userId = existingId ?? newId("usr");
     if (existingId === undefined) await insertUser(db, { id: userId, email, createdAt: Date.now() });
     await addMembership(db, accountId, userId, Date.now());
+    // A returning member's keys were remembered as "holder left"; they work again at once in this isolate.
+    forgetMemberKeys(accountId, userId);
     return ok(c, { user_id: userId, email, account_id: accountId }, {}, 201);
   })
   .on(
@@ -105,7 +107,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
     async (c) => {
       const { accountId, userId } = c.req.valid("param");
       if (!(await removeMembership(database(c.env), accountId, userId))) throw notFound("Membership");
-      forgetCachedKeys();
+      forgetMemberKeys(accountId, userId);
       return ok(c, { user_id: userId, account_id: accountId, removed: true });
     },
   )

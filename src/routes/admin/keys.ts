@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { forgetKey } from "../../auth/key-lookup";
 import { mintKey, newId } from "../../auth/keys";
 import { SCOPES } from "../../auth/scopes";
 import { parseRange } from "../../auth/source-allowlist";
 import { insertApiKey, revokeApiKey, type ApiKey } from "../../db/api-keys";
 import { database, type Database } from "../../db/client";
-import { forgetCachedKeys } from "../../db/keys";
 import { isMember } from "../../db/members";
 import { putSetting } from "../../db/settings";
 import { ok } from "../../http/envelope";
@@ -105,7 +105,7 @@ export const adminKeyRoutes = new Hono<AppEnv>()
     const { keyId } = c.req.valid("param");
     const current = await revokeApiKey(database(c.env), keyId, Date.now());
     if (!current) throw notFound("Key");
-    forgetCachedKeys();
+    forgetKey(current.keyHash);
     return ok(c, keyView(current));
   })
   .put("/sandbox", jsonBody(z.object({ enabled: z.boolean() })), async (c) => {

@@ -1,0 +1,133 @@
+import type { Account } from "../db/accounts";
+import { accountById } from "../db/accounts";
+import type { Database } from "../db/client";
+import { queryKeyByHash, type StoredKey } from "../db/keys";
+import { giveBackUnknownKey, takeUnknownKey } from "../limits/unknown-keys";
+import { TtlCache } from "../platform/ttl-cache";
+
+/** How long a key row answers from an isolate's memory: the bound on revocations and other changes made elsewhere. */
+export const KEY_CACHE_TTL_MS = 10_000;
+/** How long "no such key" is remembered. Keys are random, so an unknown hash does not become a key later. */
+export const UNKNOWN_KEY_TTL_MS = 60_000;
+
+export interface KeyLookupOptions<T> {
+  query: (db: Database, keyHash: string) => Promise<T | null>;
+  /**
+   * Whether a remembered row answers by itself. When false every lookup of a known key still reads D1 (so a change
+   * applies at once everywhere), but a key seen valid lately is exempt from the unknown-key budget.
+   */
+  answerFromCache: boolean;
+  /** Called with each row read from D1 that is also remembered. */
+  onLoad?: (row: T) => void;
+}
+
+/**
+ * A per-isolate key cache in front of D1, for keys looked up by the hash of what the caller sent:
+ * - known rows (valid, revoked or otherwise refused) and unknown hashes are remembered, each in its own bounded cache,
+ *   so a flood of random keys never evicts the rows of real ones;
+ * - concurrent lookups of one uncached key share one D1 query;
+ * - a key this isolate knows nothing about reads D1 only while the caller's address is within its unknown-key budget
+ *   (src/limits/unknown-keys.ts); over it, the answer is 429 RATE_LIMITED without a read.
+ */
+export class KeyLookup<T> {
+  private readonly known = new TtlCache<T>(50_000);
+  private readonly unknown = new TtlCache<true>(50_000);
+  private readonly inFlight = new Map<string, Promise<T | null>>();
+  /** Bumped by every forget, so a query that started before a change cannot put the old row back. */
+  private generation = 0;
+
+  constructor(private readonly options: KeyLookupOptions<T>) {}
+
+  async find(db: Database, keyHash: string, sourceAddress: string | undefined): Promise<T | null> {
+    if (this.unknown.get(keyHash)) return null;
+    const remembered = this.known.get(keyHash);
+    if (remembered !== undefined && this.options.answerFromCache) return remembered;
+    const pending = this.inFlight.get(keyHash);
+    if (pending) return pending;
+    const charged = remembered === undefined;
+    if (charged) takeUnknownKey(sourceAddress);
+    const query = this.load(db, keyHash);
+    this.inFlight.set(keyHash, query);
+    const done = () => {
+      if (this.inFlight.get(keyHash) === query) this.inFlight.delete(keyHash);
+    };
+    query.then(done, done);
+    const row = await query.catch((err: unknown) => {
+      if (charged) giveBackUnknownKey(sourceAddress);
+      throw err;
+    });
+    if (row !== null && charged) giveBackUnknownKey(sourceAddress);
+    return row;
+  }
+
+  private async load(db: Database, keyHash: string): Promise<T | null> {
+    const generation = this.generation;
+    const row = await this.options.query(db, keyHash);
+    if (generation !== this.generation) return row;
+    if (row === null) {
+      this.known.delete(keyHash);
+      this.unknown.set(keyHash, true, UNKNOWN_KEY_TTL_MS);
+    } else {
+      this.known.set(keyHash, row, KEY_CACHE_TTL_MS);
+      this.options.onLoad?.(row);
+    }
+    return row;
+  }
+
+  /** Forgets one key (by hash) in this isolate. */
+  forget(keyHash: string): void {
+    this.generation += 1;
+    this.known.delete(keyHash);
+    this.inFlight.delete(keyHash);
+  }
+
+  /** Forgets every remembered row that matches, and every lookup under way (its row may be the old one). */
+  forgetWhere(matches: (row: T) => boolean): void {
+    this.generation += 1;
+    this.known.deleteWhere(matches);
+    this.inFlight.clear();
+  }
+}
+
+export type AccountFields = Pick<Account, "id" | "email" | "emailVerified" | "createdAt">;
+
+const accountFields = new TtlCache<AccountFields>(50_000);
+
+const apiKeyLookup = new KeyLookup<StoredKey>({
+  query: queryKeyByHash,
+  answerFromCache: true,
+  onLoad: (key) =>
+    accountFields.set(
+      key.accountId,
+      { id: key.accountId, email: key.accountEmail, emailVerified: key.emailVerified, createdAt: key.accountCreatedAt },
+      KEY_CACHE_TTL_MS,
+    ),
+});
+
+/**
+ * The secret or publishable key with this hash, or null when there is none. Throws 429 RATE_LIMITED (no D1 read) when
+ * the key is not in this isolate's cache and `sourceAddress` has looked up too many unknown keys.
+ */
+export const findKeyByHash = (db: Database, keyHash: string, sourceAddress: string | undefined) =>
+  apiKeyLookup.find(db, keyHash, sourceAddress);
+
+/** After a key is revoked (or its scopes, allowlist or cap change): this isolate stops using its old row at once. */
+export const forgetKey = (keyHash: string) => apiKeyLookup.forget(keyHash);
+
+/** After a member leaves or joins: every key the member holds on the account. */
+export const forgetMemberKeys = (accountId: string, userId: string) =>
+  apiKeyLookup.forgetWhere((key) => key.accountId === accountId && key.userId === userId);
+
+/** After a change to the account itself (email confirmed): every key of the account and its remembered fields. */
+export function forgetAccountKeys(accountId: string): void {
+  apiKeyLookup.forgetWhere((key) => key.accountId === accountId);
+  accountFields.delete(accountId);
+}
+
+/**
+ * The account fields `GET /account` shows. The key check that admitted the request has just put them in this isolate's
+ * memory (same lifetime as the key row), so this reads D1 only when they were evicted meanwhile.
+ */
+export async function accountFieldsOf(db: Database, accountId: string): Promise<AccountFields | undefined> {
+  return accountFields.get(accountId) ?? (await accountById(db, accountId));
+}

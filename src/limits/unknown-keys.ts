@@ -1,0 +1,53 @@
+import { rateLimited } from "../http/errors";
+import { parseIp } from "../platform/ip-address";
+import { gcra, isFull, refund, type Bucket } from "./gcra";
+
+/**
+ * Lookups that find no key, per source address and isolate: 10 a minute on average with bursts of 10 (GCRA). Kept in
+ * the isolate's memory, not in a Durable Object: its whole point is that a flood of random keys costs neither a D1
+ * read nor any other call once an address is over.
+ */
+export const UNKNOWN_KEYS = { limit: 10, windowMs: 60_000 } as const;
+
+/** Addresses tracked at once; past it, full buckets go first, then the oldest (which then start afresh). */
+const MAX_SOURCES = 10_000;
+
+const buckets = new Map<string, Bucket>();
+
+/**
+ * The subject an address is counted under. IPv6 counts per /64, the block one subscriber is usually given, so stepping
+ * through one's own /64 does not buy a fresh budget. A missing or unreadable address is one shared subject.
+ */
+export function sourceSubject(address: string | undefined): string {
+  const ip = address ? parseIp(address) : null;
+  if (!ip) return "unknown";
+  return ip.version === 4 ? `v4:${ip.value.toString(16)}` : `v6:${(ip.value >> 64n).toString(16)}`;
+}
+
+function bucketOf(subject: string, now: number): Bucket {
+  let bucket = buckets.get(subject);
+  if (bucket) return bucket;
+  if (buckets.size >= MAX_SOURCES) {
+    for (const [key, b] of buckets) if (isFull(b, now)) buckets.delete(key);
+    if (buckets.size >= MAX_SOURCES) buckets.delete(buckets.keys().next().value!);
+  }
+  bucket = { tat: 0 };
+  buckets.set(subject, bucket);
+  return bucket;
+}
+
+/**
+ * Takes one unknown-key lookup from the address's budget before D1 is asked; throws 429 RATE_LIMITED with Retry-After
+ * when the address is over. Call `giveBackUnknownKey` when the key turned out to exist: only misses count.
+ */
+export function takeUnknownKey(address: string | undefined, now = Date.now()): void {
+  const result = gcra(bucketOf(sourceSubject(address), now), UNKNOWN_KEYS.limit, UNKNOWN_KEYS.windowMs, now);
+  if (!result.allowed) {
+    throw rateLimited(result.retryAfterSeconds, "Too many unknown keys from this address; retry later.");
+  }
+}
+
+export function giveBackUnknownKey(address: string | undefined): void {
+  const bucket = buckets.get(sourceSubject(address));
+  if (bucket) refund(bucket, UNKNOWN_KEYS.limit, UNKNOWN_KEYS.windowMs);
+}
