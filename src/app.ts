@@ -3,6 +3,7 @@ import { onError, onNotFound } from "./http/error-handler";
 import { answerWrongMethods } from "./http/method-not-allowed";
 import { recordRequests } from "./http/request-log";
 import { requestId } from "./http/request-id";
+import { traceAnswer } from "./http/trace-answer";
 import { accountRoutes } from "./routes/account";
 import { addressRoutes } from "./routes/address";
 import { consistencyRoutes } from "./routes/consistency";
@@ -19,6 +20,7 @@ import { adminKeyRoutes } from "./routes/admin/keys";
 import { adminRegisterRoutes } from "./routes/admin/registers";
 import { adminIpDatasetRoutes } from "./routes/admin/ip-datasets";
 import { adminPhoneDatasetRoutes } from "./routes/admin/phone-datasets";
+import { adminRoundTripRoutes } from "./routes/admin/round-trips";
 import { openApiRoutes } from "./routes/openapi";
 import { statusRoutes } from "./routes/status";
 import { webhookRoutes } from "./routes/webhooks";
@@ -33,6 +35,8 @@ export const app = new Hono<AppEnv>();
 
 app.use("*", requestId());
 app.use("/api/v1/*", recordRequests());
+// Inside the request log, so its write counts as after the answer.
+app.use("*", traceAnswer());
 app.get("/healthz", (c) => c.text("ok"));
 
 app.route("/api/v1", openApiRoutes(() => app.routes));
@@ -57,6 +61,7 @@ app.route("/admin/v1", adminRegisterRoutes);
 app.route("/admin/v1", adminAddressDatasetRoutes);
 app.route("/admin/v1", adminIpDatasetRoutes);
 app.route("/admin/v1", adminPhoneDatasetRoutes);
+app.route("/admin/v1", adminRoundTripRoutes);
 
 answerWrongMethods(app);
 app.onError(onError);

@@ -1,5 +1,7 @@
 import { app } from "./app";
 import { cronWork } from "./cron";
+import { runTraced } from "./platform/trace";
+import { tracedEnv } from "./platform/traced-env";
 import { handleJobMessages, type JobMessage } from "./queue";
 
 export { AccountCredits } from "../durable-objects/account-credits";
@@ -8,7 +10,8 @@ export { SmtpSidecar } from "../durable-objects/smtp-sidecar";
 export { Recovery } from "../durable-objects/recovery";
 
 export default {
-  fetch: app.fetch,
+  // Each request runs in its own trace, with storage bindings that count their round trips (GET /admin/v1/round-trips).
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) => runTraced(app.fetch, request, tracedEnv(env), ctx),
   async queue(batch, env, _ctx) {
     await handleJobMessages(batch, env);
   },

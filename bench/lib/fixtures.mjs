@@ -14,17 +14,20 @@ import net from "node:net";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SMTPServer } from "smtp-server";
+import { freePort } from "../../scripts/lib/local.mjs";
 
 const TYPE_CODES = { A: 1, AAAA: 28, MX: 15, TXT: 16 };
 
-const listen = (server) =>
-  new Promise((resolve, reject) => {
+const listen = async (server) => {
+  const port = await freePort();
+  return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.listen(port, "127.0.0.1", () => {
       server.off("error", reject);
       resolve(server.address().port);
     });
   });
+};
 
 const closeServer = (server) =>
   new Promise((resolve) => {
@@ -119,9 +122,10 @@ export async function startSmtp(accepts, delayMs = 0) {
       callback(new Error("DATA must never be sent"));
     },
   });
+  const smtpPort = await freePort();
   const directPort = await new Promise((resolve, reject) => {
     smtp.once("error", reject);
-    smtp.listen(0, "127.0.0.1", () => resolve(smtp.server.address().port));
+    smtp.listen(smtpPort, "127.0.0.1", () => resolve(smtp.server.address().port));
   });
 
   const connections = [];

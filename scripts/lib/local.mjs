@@ -236,14 +236,33 @@ export function assertPortFree(port, envName = "PORT") {
   });
 }
 
-/** A port the OS considers free on 127.0.0.1 right now. */
-export function freePort() {
+/**
+ * A port the OS considers free on 127.0.0.1 right now. With LOCAL_PORT_RANGE=first-last (a machine where each user
+ * has a range of ports), the first port of that range that is free and not handed out before by this process.
+ */
+export async function freePort() {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.LOCAL_PORT_RANGE ?? "");
+  if (!range) return listenOn(0);
+  for (let port = Number(range[1]); port <= Number(range[2]); port++) {
+    if (handedOut.has(port)) continue;
+    const free = await listenOn(port).catch((err) => (err.code === "EADDRINUSE" ? null : Promise.reject(err)));
+    if (free === null) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port left in LOCAL_PORT_RANGE=${process.env.LOCAL_PORT_RANGE}`);
+}
+
+const handedOut = new Set();
+
+/** Listens on `port` (0: any) of 127.0.0.1 and closes again; resolves the port. */
+function listenOn(port) {
   return new Promise((resolvePromise, reject) => {
     const server = createServer();
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolvePromise(port));
+    server.listen(port, "127.0.0.1", () => {
+      const { port: bound } = server.address();
+      server.close(() => resolvePromise(bound));
     });
   });
 }

@@ -1,5 +1,6 @@
 import type { UsageCounter } from "../../../durable-objects/account-credits";
 import type { Credits, Hold, StopReason } from "../credits/credits";
+import { timeProduct } from "../../platform/trace";
 import type { Product, ProductContext, WalkOptions } from "../product";
 import type { Unique } from "./plan";
 
@@ -58,7 +59,7 @@ function applyPrice<In, Out>(product: Product<In, Out>, u: Unique<In, Out>, allo
 }
 
 async function lookUp<In, Out>(product: Product<In, Out>, ctx: ProductContext, wave: Unique<In, Out>[], options: WalkOptions) {
-  const looked = await product.lookup(ctx, wave.map((u) => u.input), options);
+  const looked = await timeProduct(() => product.lookup(ctx, wave.map((u) => u.input), options));
   wave.forEach((u, i) => (u.looked = looked[i]!));
 }
 
