@@ -22,6 +22,13 @@ const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
  * fell due since the last call.
  */
 export class Balance {
+  /**
+   * The state row and the fair-use sums as last read or written (every write goes through this class), so the hot
+   * path's reads cost no query; null when not known. The sums are kept for the hour they were counted in.
+   */
+  private state: State | null = null;
+  private usage: { hour: number; sums: Record<UsageCounter, number> } | null = null;
+
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`
       CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), plan TEXT NOT NULL, plan_status TEXT NOT NULL,
@@ -49,9 +56,11 @@ export class Balance {
     if (plan === "cancelled") {
       const state = this.current(now);
       if (state.plan_status === "active") this.sql.exec("UPDATE state SET plan_status = 'cancelled', cancelled_at = ?", now);
+      this.state = null;
     } else {
       this.current(now, plan);
       this.sql.exec("UPDATE state SET plan = ?, plan_status = 'active', cancelled_at = NULL", plan);
+      this.state = null;
     }
   }
 
@@ -84,6 +93,7 @@ export class Balance {
   countUsage(usage: Partial<Record<UsageCounter, number>>, now: number): void {
     if (!Object.values(usage).some(Boolean)) return;
     this.prune(now);
+    this.usage = null;
     for (const [counter, n] of Object.entries(usage)) {
       if (n) this.sql.exec("INSERT INTO usage_hours (hour, counter, n) VALUES (?, ?, ?) ON CONFLICT (hour, counter) DO UPDATE SET n = n + excluded.n", hourOf(now), counter, n);
     }
@@ -132,10 +142,7 @@ export class Balance {
    * counted out here, and deleted by `prune`.
    */
   fairUse(now: number): AccountSnapshot["fair_use"] {
-    const usage = (counter: UsageCounter) =>
-      this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(n), 0) AS n FROM usage_hours WHERE counter = ? AND hour > ?", counter, now - FAIR_USE_WINDOW_MS).one().n;
-    const billedAnswers = usage("billed_answers");
-    const undeliverableChecked = usage("undeliverable_checked");
+    const { billed_answers: billedAnswers, undeliverable_checked: undeliverableChecked } = this.usageSums(now);
     const freeLimit = freeUndeliverableLimit(billedAnswers);
     return {
       billed_answers: billedAnswers,
@@ -143,6 +150,16 @@ export class Balance {
       free_undeliverable_limit: freeLimit,
       free_undeliverable_remaining: Math.max(0, freeLimit - undeliverableChecked),
     };
+  }
+
+  private usageSums(now: number): Record<UsageCounter, number> {
+    const hour = hourOf(now);
+    if (this.usage?.hour === hour) return this.usage.sums;
+    const sum = (counter: UsageCounter) =>
+      this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(n), 0) AS n FROM usage_hours WHERE counter = ? AND hour > ?", counter, now - FAIR_USE_WINDOW_MS).one().n;
+    const sums = { billed_answers: sum("billed_answers"), undeliverable_checked: sum("undeliverable_checked") };
+    this.usage = { hour, sums };
+    return sums;
   }
 
   /** Drops fair-use rows that left the window (when usage is written, so reads stay reads). */
@@ -161,7 +178,7 @@ export class Balance {
 
   /** The state with every monthly grant and expiry due by `now` applied (lazily: no cron needed). */
   current(now: number, initialPlan: PlanName = "free"): State {
-    let state = this.sql.exec<Record<keyof State, SqlStorageValue>>("SELECT * FROM state").toArray()[0] as State | undefined;
+    let state = this.state ?? (this.sql.exec<Record<keyof State, SqlStorageValue>>("SELECT * FROM state").toArray()[0] as State | undefined);
     if (!state) {
       const fresh: State = { plan: initialPlan, plan_status: "active", plan_credits: 0, pack_credits: 0, cancelled_at: null, granted_month: monthIndex(now) - 1 };
       this.sql.exec(
@@ -185,11 +202,13 @@ export class Balance {
       this.write(state.cancelled_at + CANCEL_GRACE_MS, null, "expiry", state, 0, state.pack_credits, null, "plan cancelled 60 days ago");
       state = { ...state, plan_credits: 0 };
     }
+    this.state = state;
     return state;
   }
 
   private write(at: number, requestId: string | null, kind: LedgerRow["kind"], before: State, plan: number, pack: number, keyId: string | null, note: string | null) {
     this.sql.exec("UPDATE state SET plan_credits = ?, pack_credits = ?", plan, pack);
+    if (this.state) this.state = { ...this.state, plan_credits: plan, pack_credits: pack };
     this.sql.exec(
       "INSERT INTO ledger (at, request_id, kind, plan_delta, pack_delta, plan_after, pack_after, key_id, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       at,
