@@ -12,7 +12,7 @@ export const adminRoundTripRoutes = new Hono<AppEnv>()
     untraced();
     return ok(c, roundTrips());
   })
-  .delete("/round-trips", (c) => {
+  .on("DELETE", "/round-trips", (c) => {
     untraced();
     resetRoundTrips();
     return ok(c, { since: roundTrips().since });
