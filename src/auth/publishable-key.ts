@@ -5,9 +5,9 @@ import { database } from "../db/client";
 import { holderLeft } from "../db/keys";
 import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
-import { Admission, limitHit } from "../limits/admission";
+import { limitHit } from "../limits/admission";
 import type { AppEnv } from "../types";
-import { admitRequest } from "./admit";
+import { admitRequest, expectAdmission } from "./admit";
 import { confirmChallenge } from "./challenge";
 import { findKeyByHash } from "./key-lookup";
 import { KEY_PATTERNS, sha256Hex } from "./keys";
@@ -64,8 +64,7 @@ export function publishableKey(): MiddlewareHandler<AppEnv> {
       throw new ApiError("ORIGIN_NOT_ALLOWED", "The page's Origin is not one of this key's allowed domains.");
     }
     c.set("principal", { kind: "publishable", keyId: key.id, accountId: key.accountId, dailyCreditCap: key.dailyCreditCap });
-    const record = { requestId: c.var.requestId, accountId: key.accountId, keyId: key.id, method: c.req.method, path: c.req.path };
-    c.set("admission", new Admission(key.accountId, [limitHit("browserVisitor", `${key.id}:${clientIp(c)}`)], record));
+    expectAdmission(c, key, [limitHit("browserVisitor", `${key.id}:${clientIp(c)}`)]);
     if (key.challengeSecret) {
       await confirmChallenge(c.env, key.challengeSecret, body.challenge_token, visitorIp(c)).catch(async (err: unknown) => {
         await admitRequest(c);

@@ -3,9 +3,9 @@ import { database } from "../db/client";
 import { holderLeft } from "../db/keys";
 import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
-import { Admission, limitHit } from "../limits/admission";
+import { limitHit } from "../limits/admission";
 import type { AppEnv } from "../types";
-import { admitRequest } from "./admit";
+import { admitRequest, expectAdmission } from "./admit";
 import { findKeyByHash } from "./key-lookup";
 import { KEY_PATTERNS, SANDBOX_KEY, sha256Hex } from "./keys";
 import { admitSandbox, clientIp } from "./sandbox";
@@ -71,8 +71,7 @@ export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<App
       scopes: key.scopes as Scope[],
       dailyCreditCap: key.dailyCreditCap,
     });
-    const record = { requestId: c.var.requestId, accountId: key.accountId, keyId: key.id, method: c.req.method, path: c.req.path };
-    c.set("admission", new Admission(key.accountId, [limitHit("key", key.id)], record));
+    expectAdmission(c, key, [limitHit("key", key.id)]);
     if (!options.admitOnFirstCall) await admitRequest(c);
     await next();
     await admitRequest(c);

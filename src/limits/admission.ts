@@ -18,7 +18,7 @@ export class Admission {
   constructor(
     readonly accountId: string,
     hits: LimitHit[],
-    readonly record: AdmissionRequest["request"],
+    private readonly record: AdmissionRequest["request"],
   ) {
     this.hits = hits;
   }

@@ -1,4 +1,4 @@
-import type { ReserveResult, SettleResult, UsageCounter } from "../../../durable-objects/account-credits";
+import type { AdmissionRequest, Entered, ReserveRequest, ReserveResult, SettleResult, UsageCounter } from "../../../durable-objects/account-credits";
 import type { Admission } from "../../limits/admission";
 
 export type StopReason = "insufficient_credits" | "key_spend_cap";
@@ -96,29 +96,18 @@ export const creditsStub = (env: Env, accountId: string) => env.CREDITS.get(env.
  */
 export function accountEntry(env: Env, accountId: string, admission?: Admission) {
   const stub = creditsStub(env, accountId);
-  const pending = () => admission?.take() ?? null;
+  /** The `enter*` call while the request is not admitted yet, the plain one after. */
+  async function call<T>(entering: (entry: AdmissionRequest) => Promise<Entered<T>>, plain: () => Promise<T>): Promise<T> {
+    const entry = admission?.take();
+    return entry ? admission!.value(await entering(entry)) : plain();
+  }
   return {
     /** Admits the request if nothing admitted it yet (a route with nothing else to ask, or before its side effects). */
-    async admit(): Promise<void> {
-      const entry = pending();
-      if (entry) admission!.value(await stub.enter(entry));
-    },
-    async snapshot() {
-      const entry = pending();
-      return entry ? admission!.value(await stub.enterSnapshot(entry)) : stub.snapshot();
-    },
-    async ledger(page: number, perPage: number) {
-      const entry = pending();
-      return entry ? admission!.value(await stub.enterLedger(entry, page, perPage)) : stub.ledger(page, perPage);
-    },
-    async reserve(request: Parameters<typeof stub.reserve>[0]) {
-      const entry = pending();
-      return entry ? admission!.value(await stub.enterReserve(entry, request)) : stub.reserve(request);
-    },
-    async balance(product: string | null) {
-      const entry = pending();
-      return entry ? admission!.value(await stub.enterBalance(entry, product)) : stub.balance(product);
-    },
+    admit: () => call((entry) => stub.enter(entry), async () => null),
+    snapshot: () => call((entry) => stub.enterSnapshot(entry), () => stub.snapshot()),
+    ledger: (page: number, perPage: number) => call((entry) => stub.enterLedger(entry, page, perPage), () => stub.ledger(page, perPage)),
+    reserve: (request: ReserveRequest) => call<ReserveResult>((entry) => stub.enterReserve(entry, request), () => stub.reserve(request)),
+    balance: (product: string | null) => call((entry) => stub.enterBalance(entry, product), () => stub.balance(product)),
   };
 }
 
