@@ -27,7 +27,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
 import { loadAddressData } from "../scripts/import-address.mjs";
 import { runBench } from "./lib/harness.mjs";
-import { alternate, keepAliveAgent, keyPool, round2, route, send, stats } from "./lib/load.mjs";
+import { alternate, keepAliveAgent, benchAccount, round2, route, send, stats } from "./lib/load.mjs";
 import { sampleTree } from "./lib/proc.mjs";
 import { startWorker } from "./lib/stack.mjs";
 
@@ -80,14 +80,6 @@ async function cleanup() {
   if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
 }
 
-async function account(admin, keys) {
-  const acct = (await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })).data;
-  await admin.call("POST", `/accounts/${acct.id}/credits`, { bucket: "pack", amount: 1_000_000 });
-  const member = (await admin.call("POST", `/accounts/${acct.id}/members`, { email: "bench@example.com" })).data;
-  const made = [];
-  for (let i = 0; i < keys; i++) made.push((await admin.call("POST", `/accounts/${acct.id}/keys/secret`, { user_id: member.user_id })).data.key);
-  return keyPool(made);
-}
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -108,7 +100,7 @@ async function main() {
   const imported = [];
   await loadAddressData({ baseUrl: base, token: ADMIN_TOKEN, log: (line) => (console.log(line), imported.push(line)) });
   const importSeconds = round2((performance.now() - importStarted) / 1000);
-  const pool = await account(admin, 12);
+  const pool = await benchAccount(admin, 12);
   const agent = keepAliveAgent(4);
 
   // (a)

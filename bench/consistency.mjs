@@ -27,7 +27,7 @@ import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/lo
 import { loadAddressData } from "../scripts/import-address.mjs";
 import { loadIpSamples } from "../scripts/import-ip.mjs";
 import { loadSamples } from "../scripts/import-register.mjs";
-import { keepAliveAgent, keyPool, round2, send, stats } from "./lib/load.mjs";
+import { keepAliveAgent, benchAccount, round2, send, stats } from "./lib/load.mjs";
 
 requireNode22();
 
@@ -71,14 +71,6 @@ async function cleanup() {
   if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
 }
 
-async function account(admin, keys) {
-  const acct = (await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })).data;
-  await admin.call("POST", `/accounts/${acct.id}/credits`, { bucket: "pack", amount: 1_000_000 });
-  const member = (await admin.call("POST", `/accounts/${acct.id}/members`, { email: "bench@example.com" })).data;
-  const made = [];
-  for (let i = 0; i < keys; i++) made.push((await admin.call("POST", `/accounts/${acct.id}/keys/secret`, { user_id: member.user_id })).data.key);
-  return keyPool(made);
-}
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -99,7 +91,7 @@ async function main() {
   await loadSamples({ baseUrl: base, token: ADMIN_TOKEN, log });
   await loadAddressData({ baseUrl: base, token: ADMIN_TOKEN, log });
   await loadIpSamples({ baseUrl: base, token: ADMIN_TOKEN, log });
-  const pool = await account(adminClient(base, ADMIN_TOKEN), 8);
+  const pool = await benchAccount(adminClient(base, ADMIN_TOKEN), 8);
   const agent = keepAliveAgent(2);
   const failures = [];
 

@@ -137,6 +137,16 @@ export function keyPool(keys) {
   return pool;
 }
 
+/** A verified account with a million pack credits and `keys` secret keys (every scope) of one member, as a key pool. */
+export async function benchAccount(admin, keys) {
+  const acct = (await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })).data;
+  await admin.call("POST", `/accounts/${acct.id}/credits`, { bucket: "pack", amount: 1_000_000 });
+  const member = (await admin.call("POST", `/accounts/${acct.id}/members`, { email: "bench@example.com" })).data;
+  const made = [];
+  for (let i = 0; i < keys; i++) made.push((await admin.call("POST", `/accounts/${acct.id}/keys/secret`, { user_id: member.user_id })).data.key);
+  return keyPool(made);
+}
+
 /** Keys needed so that `ratePerSecond` spread round-robin stays within the per-key budget (with 25% headroom). */
 export const keysFor = (ratePerSecond) => Math.ceil((ratePerSecond * 1.25) / (PER_KEY_PER_WINDOW / (KEY_WINDOW_MS / 1000)));
 
