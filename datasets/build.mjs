@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { canonicalJson, snapshotVersion } from "./lib/canonical.mjs";
 import { mxProviderPatterns, providerUsernameRules, testAddresses } from "./lib/curated.mjs";
+import { providerRules } from "./lib/provider-rules.mjs";
 import { providerLists, relayAllowlist, roleAddresses, typoDomains } from "./lib/email-lists.mjs";
 import { DATASETS_DIR, loadInputs } from "./lib/inputs.mjs";
 
@@ -17,6 +18,7 @@ export const SNAPSHOT_NAMES = [
   "disposable-domains",
   "free-provider-domains",
   "mx-provider-patterns",
+  "provider-rules",
   "provider-username-rules",
   "role-addresses",
   "test-addresses",
@@ -59,6 +61,7 @@ export async function buildSnapshots({ log = () => {} } = {}) {
     snapshot("disposable-domains", listInputs, lists.disposable),
     snapshot("free-provider-domains", listInputs.filter((s) => s.package !== "mailchecker"), lists.free),
     snapshot("mx-provider-patterns", [c.mx.source], mxProviderPatterns(inputs)),
+    snapshot("provider-rules", [c.providerRules.source], providerRules(inputs)),
     snapshot("provider-username-rules", [c.rules.source], rules),
     snapshot("role-addresses", [p.role.source, c.roleExclusions.source], role),
     snapshot("test-addresses", [c.test.source], testAddresses(inputs)),

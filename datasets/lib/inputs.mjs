@@ -66,6 +66,7 @@ export async function loadInputs() {
       typo: curated("typo-corrections.json"),
       rules: curated("provider-username-rules.json"),
       mx: curated("mx-provider-patterns.json"),
+      providerRules: curated("provider-rules.json"),
       test: curated("test-addresses.json"),
     },
   };

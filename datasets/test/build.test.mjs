@@ -37,6 +37,7 @@ describe("snapshot files", () => {
       "disposable-domains",
       "free-provider-domains",
       "mx-provider-patterns",
+      "provider-rules",
       "provider-username-rules",
       "role-addresses",
       "test-addresses",
@@ -193,6 +194,27 @@ describe("mx provider patterns", () => {
     expect(mxProvider("inbound-smtp.us-east-1.amazonaws.com", patterns)).toBe("amazon-ses");
     expect(mxProvider("ec2-1-2-3-4.compute-1.amazonaws.com", patterns)).toBeNull();
     expect(mxProvider("mail.example.org", patterns)).toBeNull();
+  });
+});
+
+describe("provider rules", () => {
+  it("keeps the file order, names a provider of mx-provider-patterns for each rule, and normalizes replies", () => {
+    const rules = data("provider-rules");
+    expect(rules.map((r) => r.id)).toEqual(["yahoo-aol", "microsoft-365", "outlook-com", "icloud", "proton", "yandex"]);
+    const patterns = data("mx-provider-patterns");
+    // Every rule's MX hosts are also recognised as that provider, so mx_provider and the rule agree.
+    for (const rule of rules) for (const suffix of rule.mx_suffixes) expect(mxProvider(`mx.${suffix}`, patterns), suffix).toBe(rule.provider);
+    expect(rules.filter((r) => r.accepts_all).map((r) => r.id)).toEqual(["yahoo-aol", "icloud", "proton"]);
+    expect(rules.find((r) => r.id === "microsoft-365").no_mailbox_replies).toEqual([{ code: 550, status: "5.4.1", text: "recipient address rejected" }]);
+  });
+
+  it("refuses a rule with unknown fields or a reply that is not 5xx", async () => {
+    const { providerRules } = await import("../lib/provider-rules.mjs");
+    const rule = { id: "x", provider: "x", mx_suffixes: ["x.example"], accepts_all: false, no_mailbox_replies: [{ code: 450 }], notes: "" };
+    const inputs = (rules) => ({ curated: { providerRules: { content: { rules } } } });
+    expect(() => providerRules(inputs([rule]))).toThrow(/must be 5xx/);
+    expect(() => providerRules(inputs([{ ...rule, no_mailbox_replies: [], extra: 1 }]))).toThrow(/unknown extra/);
+    expect(() => providerRules(inputs([{ ...rule, no_mailbox_replies: [] }, { ...rule, id: "y", no_mailbox_replies: [] }]))).toThrow(/under both/);
   });
 });
 
