@@ -88,8 +88,15 @@ const SIDECARS = [
       SIDECAR_PORT: String(SIDECAR_PORT),
       SIDECAR_HOST: "127.0.0.1",
       ...(process.env.SIDECAR_ALLOW_LOOPBACK === undefined && WEBHOOKS_ALLOW_LOOPBACK === "true" ? { SIDECAR_ALLOW_LOOPBACK: "1" } : {}),
-      // Offline, every MX is the stand-in SMTP server on loopback.
-      ...(OFFLINE ? { SMTP_PORT: String(OFFLINE_PORTS.OFFLINE_SMTP_PORT), SIDECAR_ALLOW_LOOPBACK: "1" } : {}),
+      // Offline, every MX is the stand-in SMTP server on loopback, and MX names (mta5.am0.yahoodns.net for the
+      // provider samples) resolve through the stand-in DNS-over-HTTPS resolver.
+      ...(OFFLINE
+        ? {
+            SMTP_PORT: String(OFFLINE_PORTS.OFFLINE_SMTP_PORT),
+            SIDECAR_ALLOW_LOOPBACK: "1",
+            SIDECAR_DOH_URL: `http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_DOH_PORT}/dns-query`,
+          }
+        : {}),
     },
     healthUrl: `${SIDECAR_URL}/healthz`,
     wranglerArgs: ["--var", `SMTP_SIDECAR_URL:${SIDECAR_URL}`],

@@ -16,10 +16,10 @@ const sidecarAnswer = {
   checked_at: "2026-11-22T03:00:00.000Z",
   results: [
     { address: "alice@example.test", outcome: "accepted", smtp_code: 250, smtp_message: "2.1.5 Ok" },
-    { address: "bob@example.test", outcome: "no_mailbox", smtp_code: 550, smtp_message: "5.1.1 unknown" },
+    { address: "bob@example.test", outcome: "no_mailbox", smtp_code: 550, smtp_message: "5.1.1 unknown", enhanced_status: "5.1.1" },
   ],
 };
-const allUnavailable = request.addresses.map((address) => ({ address, outcome: "provider_unavailable", smtpCode: null, smtpMessage: null }));
+const allUnavailable = request.addresses.map((address) => ({ address, outcome: "provider_unavailable", smtpCode: null, smtpMessage: null, enhancedStatus: null }));
 
 function answering(status: number, body: unknown, seen: Request[] = []): typeof fetch {
   return async (input, init) => {
@@ -44,8 +44,9 @@ describe("probeMailboxes", () => {
       catchAll: false,
       checkedAt: "2026-11-22T03:00:00.000Z",
       results: [
-        { address: "alice@example.test", outcome: "accepted", smtpCode: 250, smtpMessage: "2.1.5 Ok" },
-        { address: "bob@example.test", outcome: "no_mailbox", smtpCode: 550, smtpMessage: "5.1.1 unknown" },
+        // A sidecar that sends no enhanced_status (an older one) maps to null.
+        { address: "alice@example.test", outcome: "accepted", smtpCode: 250, smtpMessage: "2.1.5 Ok", enhancedStatus: null },
+        { address: "bob@example.test", outcome: "no_mailbox", smtpCode: 550, smtpMessage: "5.1.1 unknown", enhancedStatus: "5.1.1" },
       ],
     });
   });
@@ -67,6 +68,7 @@ describe("probeMailboxes", () => {
     ["a 401", answering(401, { error: "bad signature" })],
     ["a 500", answering(500, { error: "internal error" })],
     ["a malformed body", answering(200, { ...sidecarAnswer, results: [] })],
+    ["an enhanced_status that is not a string", answering(200, { ...sidecarAnswer, results: sidecarAnswer.results.map((r) => ({ ...r, enhanced_status: 5 })) })],
     ["an unknown outcome", answering(200, { ...sidecarAnswer, results: sidecarAnswer.results.map((r) => ({ ...r, outcome: "maybe" })) })],
     ["a network error", (async () => { throw new TypeError("fetch failed"); }) as typeof fetch],
   ])("answers provider_unavailable for every address on %s, without throwing", async (_label, fetchImpl) => {

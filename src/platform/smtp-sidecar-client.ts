@@ -11,7 +11,8 @@
 
 /** Sidecar outcomes, plus `provider_unavailable` when the sidecar itself could not be reached or answered badly. */
 export type SidecarOutcome =
-  | "accepted" | "no_mailbox" | "greylisted" | "timeout" | "unavailable" | "refused_private" | "provider_unavailable";
+  | "accepted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "greylisted" | "timeout" | "unavailable" | "refused_private"
+  | "provider_unavailable";
 
 export interface SidecarProbeRequest {
   /** The domain every address belongs to. */
@@ -28,6 +29,8 @@ export interface SidecarAddressResult {
   outcome: SidecarOutcome;
   smtpCode: number | null;
   smtpMessage: string | null;
+  /** The reply's RFC 3463 enhanced status code (`5.2.2`), null without one. */
+  enhancedStatus: string | null;
 }
 
 /** The sidecar's answer in camelCase: `mx_host`, `catch_all`, `checked_at`, `results[].smtp_code/smtp_message`. */
@@ -51,10 +54,10 @@ export function sidecarTarget(env: Pick<Env, "SMTP_SIDECAR_URL" | "SMTP_SIDECAR"
   return null;
 }
 
-type WireResult = { address: string; outcome: SidecarOutcome; smtp_code: number | null; smtp_message: string | null };
+type WireResult = { address: string; outcome: SidecarOutcome; smtp_code: number | null; smtp_message: string | null; enhanced_status?: string | null };
 type WireResponse = { mx_host: string | null; catch_all: boolean | null; checked_at: string; results: WireResult[] };
 
-const SIDECAR_OUTCOMES = new Set<string>(["accepted", "no_mailbox", "greylisted", "timeout", "unavailable", "refused_private"]);
+const SIDECAR_OUTCOMES = new Set<string>(["accepted", "no_mailbox", "mailbox_full", "mailbox_disabled", "greylisted", "timeout", "unavailable", "refused_private"]);
 const encoder = new TextEncoder();
 
 /**
@@ -95,7 +98,13 @@ export async function probeMailboxes(
       mxHost: answer.mx_host,
       catchAll: answer.catch_all,
       checkedAt: answer.checked_at,
-      results: answer.results.map((r) => ({ address: r.address, outcome: r.outcome, smtpCode: r.smtp_code, smtpMessage: r.smtp_message })),
+      results: answer.results.map((r) => ({
+        address: r.address,
+        outcome: r.outcome,
+        smtpCode: r.smtp_code,
+        smtpMessage: r.smtp_message,
+        enhancedStatus: r.enhanced_status ?? null,
+      })),
     };
   } catch {
     return unavailable(request.addresses);
@@ -110,7 +119,7 @@ export async function signSidecarRequest(secret: string, timestamp: string, body
 }
 
 function unavailable(addresses: string[]): SidecarProbeResult {
-  const results = addresses.map((address) => ({ address, outcome: "provider_unavailable" as const, smtpCode: null, smtpMessage: null }));
+  const results = addresses.map((address) => ({ address, outcome: "provider_unavailable" as const, smtpCode: null, smtpMessage: null, enhancedStatus: null }));
   return { mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results };
 }
 
@@ -120,8 +129,9 @@ function isWireResponse(value: unknown, addresses: string[]): value is WireRespo
   if (!(mx_host === null || typeof mx_host === "string") || !(catch_all === null || typeof catch_all === "boolean")) return false;
   if (typeof checked_at !== "string" || !Array.isArray(results) || results.length !== addresses.length) return false;
   return results.every((item: Partial<WireResult> | null, index) => {
-    const { address, outcome, smtp_code, smtp_message } = item ?? {};
+    const { address, outcome, smtp_code, smtp_message, enhanced_status } = item ?? {};
     return address === addresses[index] && SIDECAR_OUTCOMES.has(String(outcome)) &&
-      (smtp_code === null || typeof smtp_code === "number") && (smtp_message === null || typeof smtp_message === "string");
+      (smtp_code === null || typeof smtp_code === "number") && (smtp_message === null || typeof smtp_message === "string") &&
+      (enhanced_status === undefined || enhanced_status === null || typeof enhanced_status === "string");
   });
 }

@@ -26,11 +26,11 @@ export default async function setup(project: TestProject) {
   const browser = await ensureBrowser({ log: (line: string) => console.log(line) });
   if (!browser.executablePath) console.warn(`\n[e2e] SKIPPING the widget's browser tests: ${browser.reason}\n`);
 
-  const [siteverify, doh, rdap, mail, receiver] = await Promise.all([
+  const doh = await startDoh(ZONE);
+  const [siteverify, rdap, mail, receiver] = await Promise.all([
     startSiteverify(),
-    startDoh(ZONE),
     startRdap(REGISTERED),
-    startMail(),
+    startMail(doh.url),
     startReceiver(),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "verification-e2e-"));

@@ -3,17 +3,17 @@
 // recipients per transaction), a random address tests for catch-all, and the session ends with RSET and QUIT.
 // DATA is never sent.
 import { randomInt } from "node:crypto";
+import { enhancedStatus, rcptOutcome } from "./rcpt-reply.mjs";
 import { connectSmtp, SmtpError } from "./smtp-session.mjs";
 import { orderMxHosts, resolveTargets } from "./targets.mjs";
 
 /** A server that keeps cutting the recipient list short is followed into at most this many sessions. */
 const MAX_SESSIONS = 10;
-const OUTCOME_BY_CLASS = { 2: "accepted", 4: "greylisted", 5: "no_mailbox" };
 const RANDOM_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 /**
- * @typedef {"accepted" | "no_mailbox" | "greylisted" | "timeout" | "unavailable" | "refused_private"} Outcome
- * @typedef {{ outcome: Outcome, smtp_code: number | null, smtp_message: string | null }} Answer
+ * @typedef {import("./rcpt-reply.mjs").RcptOutcome | "timeout" | "refused_private"} Outcome
+ * @typedef {{ outcome: Outcome, smtp_code: number | null, smtp_message: string | null, enhanced_status: string | null }} Answer
  * @typedef {{ smtpPort: number, heloName: string, mailFrom: string, allowLoopback: boolean,
  *   resolver: import("./targets.mjs").HostResolver, connect?: typeof import("node:net").connect,
  *   connectTimeoutMs?: number }} ProbeOptions
@@ -55,13 +55,12 @@ export async function probe(request, options) {
 }
 
 /**
- * What a RCPT TO reply says about the mailbox.
+ * What a RCPT TO reply says about the mailbox (rcpt-reply.mjs), with the server's own words and enhanced status code.
  * @param {{ code: number, message: string }} reply
  * @returns {Answer}
  */
-export function answerForRcpt({ code, message }) {
-  const outcome = OUTCOME_BY_CLASS[Math.floor(code / 100)] ?? "unavailable";
-  return { outcome, smtp_code: code, smtp_message: message };
+export function answerForRcpt(reply) {
+  return { outcome: rcptOutcome(reply), smtp_code: reply.code, smtp_message: reply.message, enhanced_status: enhancedStatus(reply) };
 }
 
 /**
@@ -145,7 +144,7 @@ function answerForFailure(error) {
 }
 
 function answer(outcome, reply = null) {
-  return { outcome, smtp_code: reply?.code ?? null, smtp_message: reply?.message ?? null };
+  return { outcome, smtp_code: reply?.code ?? null, smtp_message: reply?.message ?? null, enhanced_status: reply ? enhancedStatus(reply) : null };
 }
 
 function catchAllFrom(probeAnswer) {

@@ -7,6 +7,8 @@ export interface SidecarConfig {
   heloName?: string;
   mailFrom?: string;
   allowLoopback?: boolean;
+  /** Resolve MX host names over this DNS-over-HTTPS endpoint (development and tests: the stand-in resolver). */
+  dohUrl?: string;
   /** Socket factory (net.connect's shape); tests use it to see, and keep on loopback, every address dialled. */
   connect?: (options: { host: string; port: number }) => import("node:net").Socket;
   log?: (message: string) => void;

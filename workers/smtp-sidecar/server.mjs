@@ -9,6 +9,7 @@ import { verifyRequest } from "./auth.mjs";
 import { deliver, parseDeliverRequest } from "./deliver.mjs";
 import { probe } from "./probe.mjs";
 import { isHostname, isSafeAddress, parseProbeRequest } from "./request-schema.mjs";
+import { createDohResolver } from "./doh-resolver.mjs";
 import { createDnsResolver } from "./targets.mjs";
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -23,6 +24,7 @@ const MIN_SECRET_LENGTH = 16;
  * @property {string} [heloName] EHLO/HELO name (SMTP_HELO_NAME, default verify.localhost)
  * @property {string} [mailFrom] MAIL FROM address (SMTP_MAIL_FROM, default probe@verify.localhost)
  * @property {boolean} [allowLoopback] allow loopback MX addresses (SIDECAR_ALLOW_LOOPBACK=1); development only
+ * @property {string} [dohUrl] resolve MX host names over this DNS-over-HTTPS endpoint (SIDECAR_DOH_URL); development only
  * @property {import("./targets.mjs").HostResolver} [resolver] A/AAAA resolver; defaults to node:dns
  * @property {typeof import("node:net").connect} [connect] socket factory; tests wrap it to count dials
  * @property {(message: string) => void} [log] error log; defaults to stderr
@@ -42,6 +44,7 @@ export function configFromEnv(env) {
     heloName: env.SMTP_HELO_NAME || "verify.localhost",
     mailFrom: env.SMTP_MAIL_FROM || "probe@verify.localhost",
     allowLoopback: env.SIDECAR_ALLOW_LOOPBACK === "1",
+    dohUrl: env.SIDECAR_DOH_URL || undefined,
   };
 }
 
@@ -129,7 +132,7 @@ function checkConfig(config) {
     log: (message) => console.error(message),
     ...Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined)),
   };
-  settings.resolver ??= createDnsResolver();
+  settings.resolver ??= settings.dohUrl ? createDohResolver(settings.dohUrl) : createDnsResolver();
   if (typeof settings.secret !== "string" || settings.secret.length < MIN_SECRET_LENGTH) {
     throw new Error(`SIDECAR_SECRET is required (at least ${MIN_SECRET_LENGTH} characters)`);
   }

@@ -44,8 +44,8 @@ export async function resolveTargets(mxHosts, { resolver, allowLoopback, deadlin
 }
 
 async function addressesOf(host, resolver, deadline) {
-  if (isIP(host)) return [host];
   const name = host.replace(/\.$/, "");
+  if (isIP(name)) return [name];
   const lookups = Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
   let timer;
   const expired = new Promise((resolve) => {

@@ -1,8 +1,8 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * Mailbox handshake answers shared across accounts: confirmed ones (accepted, no_mailbox, catch_all) for up to a week,
- * uncertain ones (greylisted, timeout) for 15 minutes. `provider_unavailable` is never stored.
+ * Mailbox handshake answers shared across accounts: confirmed ones (accepted, no_mailbox, mailbox_disabled, catch_all)
+ * for up to a week, uncertain ones (greylisted, timeout, mailbox_full) for 15 minutes. `provider_unavailable` is never stored.
  */
 export const mailboxAnswers = sqliteTable(
   "mailbox_answers",
@@ -10,7 +10,7 @@ export const mailboxAnswers = sqliteTable(
     email: text("email").primaryKey(),
     /** Lets the domain lookup tell whether the domain answered catch-all this week. */
     domain: text("domain").notNull(),
-    outcome: text("outcome", { enum: ["accepted", "no_mailbox", "catch_all", "greylisted", "timeout"] }).notNull(),
+    outcome: text("outcome", { enum: ["accepted", "no_mailbox", "mailbox_full", "mailbox_disabled", "catch_all", "greylisted", "timeout"] }).notNull(),
     checkedAt: integer("checked_at").notNull(),
   },
   (t) => [index("mailbox_answers_domain").on(t.domain, t.checkedAt)],

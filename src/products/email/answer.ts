@@ -1,5 +1,6 @@
 import { SOURCES, type Source } from "./datasets";
 import type { DomainFacts } from "./domain-facts";
+import { PROVIDER_RULES_SOURCE, providerRuleFor } from "./provider-rules";
 import type { EmailResult, Outcome, Reason, SmtpReason, Verdict } from "./result";
 import { mailboxConfidence, riskComponents, riskLevel, riskScore } from "./score";
 import type { checkTypo } from "./typo";
@@ -7,7 +8,8 @@ import type { checkTypo } from "./typo";
 /** Builds full email results; every score is computed from the answer's own fields (score.ts). */
 
 /** What a mailbox handshake said about one address, fresh or remembered. */
-export type MailboxOutcome = "accepted" | "no_mailbox" | "catch_all" | "greylisted" | "timeout" | "provider_unavailable";
+export type MailboxOutcome =
+  | "accepted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "catch_all" | "greylisted" | "timeout" | "provider_unavailable";
 
 export interface MailboxAnswer {
   outcome: MailboxOutcome;
@@ -34,6 +36,8 @@ export interface Prepared {
 
 const SMTP_REASON: Partial<Record<MailboxOutcome, SmtpReason>> = {
   no_mailbox: "no_mailbox",
+  mailbox_full: "mailbox_full",
+  mailbox_disabled: "mailbox_disabled",
   greylisted: "greylisted",
   timeout: "timeout",
   provider_unavailable: "provider_unavailable",
@@ -52,11 +56,15 @@ function sourcesFor(p: Prepared, mailbox: boolean): Source[] {
   if (p.facts.mxProvider !== null) sources.push(SOURCES.mx);
   if (p.facts.registeredAt !== null) sources.push({ dataset: "rdap-registration", version: "rdap" });
   if (mailbox && p.known) sources.push({ dataset: "mailbox-smtp", version: new Date(p.known.checkedAt).toISOString().slice(0, 10) });
+  // The provider's rule decided how its answer was read (docs/email.md, "Provider rules").
+  if (mailbox && p.known && providerRuleFor(p.facts.mxHosts)) sources.push(PROVIDER_RULES_SOURCE);
   return sources;
 }
 
 export function answer(p: Prepared, verdict: Verdict, reason: Reason | null, mailbox: MailboxAnswer | null): EmailResult {
-  const confirmed = mailbox !== null && ["accepted", "no_mailbox", "catch_all"].includes(mailbox.outcome);
+  const confirmed = mailbox !== null && ["accepted", "no_mailbox", "mailbox_full", "mailbox_disabled", "catch_all"].includes(mailbox.outcome);
+  // RFC 3463 x.2.1 and x.2.2: the mailbox exists but is disabled or full.
+  const exists = mailbox !== null && ["accepted", "mailbox_full", "mailbox_disabled"].includes(mailbox.outcome);
   const smtpReason = mailbox ? (SMTP_REASON[mailbox.outcome] ?? null) : null;
   const fields = {
     email: p.email,
@@ -79,7 +87,7 @@ export function answer(p: Prepared, verdict: Verdict, reason: Reason | null, mai
     free_provider: p.free,
     smtp_checked: confirmed,
     smtp_checked_at: confirmed ? new Date(mailbox.checkedAt).toISOString() : null,
-    mailbox_exists: confirmed ? (mailbox.outcome === "accepted" ? true : mailbox.outcome === "no_mailbox" ? false : null) : null,
+    mailbox_exists: confirmed ? (exists ? true : mailbox.outcome === "no_mailbox" ? false : null) : null,
     catch_all: mailbox?.outcome === "catch_all",
     smtp_reason: smtpReason,
     did_you_mean: p.typo.suggestion ? `${p.local}@${p.typo.suggestion}` : null,
@@ -106,6 +114,11 @@ export function fromMailbox(p: Prepared, mailbox: MailboxAnswer): { verdict: Ver
       return { verdict: "risky", reason: "catch_all", outcome: "usable" };
     case "no_mailbox":
       return { verdict: "undeliverable", reason: "mailbox_not_found", outcome: "undeliverable_checked" };
+    // Full is a state the owner can clear: the mailbox exists, mail bounces until then.
+    case "mailbox_full":
+      return { verdict: "risky", reason: "mailbox_full", outcome: "usable" };
+    case "mailbox_disabled":
+      return { verdict: "undeliverable", reason: "mailbox_disabled", outcome: "undeliverable_checked" };
     default:
       return { verdict: "risky", reason: "unverified", outcome: "unverified" };
   }

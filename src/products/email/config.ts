@@ -20,7 +20,7 @@ export function emailConfig(env: Env): { dns: DnsConfig; prober: (timeoutSeconds
     prober: (timeoutSeconds) => async (domain, mxHosts, addresses) => {
       const request = { domain, mxHosts, addresses, timeoutMs: timeoutSeconds * 1000 };
       if (target) return probeMailboxes(target, env.SMTP_SIDECAR_SECRET, request);
-      const results = addresses.map((address) => ({ address, outcome: "provider_unavailable" as const, smtpCode: null, smtpMessage: null }));
+      const results = addresses.map((address) => ({ address, outcome: "provider_unavailable" as const, smtpCode: null, smtpMessage: null, enhancedStatus: null }));
       return { mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results };
     },
   };

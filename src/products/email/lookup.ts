@@ -7,6 +7,7 @@ import { isGibberish } from "./gibberish";
 import type { EmailResult, Outcome, Reason, Verdict } from "./result";
 
 export type { MailboxAnswer, MailboxOutcome };
+import { mailboxOutcome, providerRuleFor } from "./provider-rules";
 import { parseAddress } from "./syntax";
 import { cannedAnswer } from "./test-addresses";
 import { checkTypo } from "./typo";
@@ -95,20 +96,10 @@ export async function lookupAddresses(config: DnsConfig, prober: MailboxProber, 
     [...toProbe].map(async ([domain, group]) => {
       const probe = await prober(domain, group[0]!.facts.mxHosts, [...new Set(group.map((p) => p.email))]);
       const checkedAt = Date.parse(probe.checkedAt) || Date.now();
+      const rule = providerRuleFor(group[0]!.facts.mxHosts);
       for (const p of group) {
         const found = probe.results.find((r) => r.address.toLowerCase() === p.email.toLowerCase());
-        // A 5.7.x refusal is a policy block on the prober (RFC 3463), not an answer about the mailbox.
-        const blocked = found?.outcome === "no_mailbox" && /^5\.7\.\d/.test(found.smtpMessage ?? "");
-        const outcome: MailboxOutcome = blocked
-          ? "provider_unavailable"
-          :
-          found?.outcome === "accepted"
-            ? probe.catchAll === true
-              ? "catch_all"
-              : "accepted"
-            : found?.outcome === "no_mailbox" || found?.outcome === "greylisted" || found?.outcome === "timeout"
-              ? found.outcome
-              : "provider_unavailable";
+        const outcome = mailboxOutcome(found, probe.catchAll, rule);
         observed.set(p, { outcome, checkedAt });
       }
     }),

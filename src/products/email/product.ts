@@ -16,10 +16,13 @@ import { parseAddress } from "./syntax";
 import { cannedAnswer } from "./test-addresses";
 import { normalizeAddress } from "./username";
 
+/** Undeliverable verdicts a mailbox check gave (fair use counts them); every other undeliverable was settled without one. */
+const CHECKED_UNDELIVERABLE = new Set<string | null>(["mailbox_not_found", "mailbox_disabled"]);
+
 /** How an answer bills (docs/billing.md), read from the answer itself so anyone can recompute it. */
 export function outcomeOf(r: EmailResult): Exclude<Outcome, "free"> {
   if (r.reason === "unverified") return "unverified";
-  if (r.deliverable === "undeliverable") return r.reason === "mailbox_not_found" ? "undeliverable_checked" : "undeliverable_unchecked";
+  if (r.deliverable === "undeliverable") return CHECKED_UNDELIVERABLE.has(r.reason) ? "undeliverable_checked" : "undeliverable_unchecked";
   return "usable";
 }
 

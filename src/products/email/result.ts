@@ -4,7 +4,8 @@ import type { Source } from "./datasets";
 export type Verdict = "deliverable" | "risky" | "undeliverable";
 
 /**
- * Every reason an answer can carry (null for a clean deliverable answer). The spec lists the first five; the rest
+ * Every reason an answer can carry (null for a clean deliverable answer). The spec lists the first five; `mailbox_full`
+ * and `mailbox_disabled` are the mailbox check's RFC 3463 x.2.2 and x.2.1 answers (risky and undeliverable); the rest
  * name the free signals and DNS facts that settle an answer before any mailbox check, and `suppressed` marks an
  * address the account put on its suppression list by hand; `bounced` and `complained` an address the account's own
  * sending reported (delivery feedback: a hard bounce, a spam complaint).
@@ -15,6 +16,8 @@ export const REASONS = [
   "disposable",
   "role",
   "mailbox_not_found",
+  "mailbox_full",
+  "mailbox_disabled",
   "invalid_syntax",
   "no_mx",
   "null_mx",
@@ -27,7 +30,9 @@ export const REASONS = [
 
 export type Reason = (typeof REASONS)[number];
 
-export type SmtpReason = "greylisted" | "no_mailbox" | "timeout" | "provider_unavailable";
+export const SMTP_REASONS = ["greylisted", "no_mailbox", "mailbox_full", "mailbox_disabled", "timeout", "provider_unavailable"] as const;
+
+export type SmtpReason = (typeof SMTP_REASONS)[number];
 
 /** `data` of an email lookup (spec, "Email result"), plus `risk_components` so the score can be audited line by line. */
 export interface EmailResult {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { policyDecisionSchema } from "../../engines/policy/policy";
-import { REASONS } from "./result";
+import { REASONS, SMTP_REASONS } from "./result";
 
 /** Response schemas of the email endpoints, for the OpenAPI document (docs/email.md describes each field). */
 const source = z.object({ dataset: z.string(), version: z.string() });
@@ -31,7 +31,7 @@ export const emailResultSchema = z.object({
   smtp_checked_at: z.iso.datetime().nullable(),
   mailbox_exists: z.boolean().nullable(),
   catch_all: z.boolean(),
-  smtp_reason: z.enum(["greylisted", "no_mailbox", "timeout", "provider_unavailable"]).nullable(),
+  smtp_reason: z.enum(SMTP_REASONS).nullable(),
   mailbox_confidence: z.number().min(0).max(1).nullable(),
   did_you_mean: z.string().nullable(),
   sources: z.array(source),

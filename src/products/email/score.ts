@@ -46,6 +46,8 @@ export function riskComponents(a: ScoreInputs): Record<string, number> {
   if (a.reason === "typo_domain") parts.typo_domain = 60;
   else if (a.did_you_mean !== null) parts.did_you_mean = 20;
   if (a.catch_all) parts.catch_all = 35;
+  // A full mailbox exists but bounces everything until its owner makes room.
+  if (a.reason === "mailbox_full") parts.mailbox_full = 50;
   if (a.reason === "unverified" && a.mailbox_confidence !== null) parts.unverified = Math.round(60 * (1 - a.mailbox_confidence));
   if (a.role) parts.role = 25;
   if (a.is_gibberish) parts.gibberish = 15;

@@ -6,13 +6,13 @@ import type { MailboxAnswer } from "./answer";
 
 /**
  * Email's own store: mailbox handshake answers shared across accounts. Confirmed ones (accepted, no_mailbox,
- * catch_all) are reused for up to a week, uncertain ones (greylisted, timeout) for 15 minutes; `provider_unavailable`
- * is never stored. Repeats, suppressions and history are the engines' (src/engines).
+ * mailbox_disabled, catch_all) are reused for up to a week, uncertain ones (greylisted, timeout, and mailbox_full, a
+ * state its owner can clear any time) for 15 minutes; `provider_unavailable` is never stored. Repeats, suppressions and history are the engines' (src/engines).
  */
 export const SHARED_MAILBOX_MS = 7 * 86_400_000;
 export const UNCERTAIN_REUSE_MS = 15 * 60_000;
 
-const CONFIRMED = new Set(["accepted", "no_mailbox", "catch_all"]);
+const CONFIRMED = new Set(["accepted", "no_mailbox", "mailbox_disabled", "catch_all"]);
 
 export const isConfirmed = (mailbox: MailboxAnswer) => CONFIRMED.has(mailbox.outcome);
 

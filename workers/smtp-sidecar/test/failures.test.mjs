@@ -102,7 +102,7 @@ describe("dropped connections", () => {
     ];
     const { body } = await postProbe(sidecar.url, probeBody(["a@example.test"], { mx_hosts }));
     expect(sidecar.dials).toEqual(["127.0.0.2", "127.0.0.3"]);
-    expect(body.results).toEqual([{ address: "a@example.test", outcome: "unavailable", smtp_code: null, smtp_message: null }]);
+    expect(body.results).toEqual([{ address: "a@example.test", outcome: "unavailable", smtp_code: null, smtp_message: null, enhanced_status: null }]);
   });
 });
 

@@ -37,7 +37,7 @@ describe("probe against a real SMTP server", () => {
   it("reports an unknown mailbox (550) as no_mailbox with the server's words", async () => {
     const { sidecar } = await setup(onlyKnown);
     const { body } = await postProbe(sidecar.url, probeBody(["nobody@example.test"]));
-    expect(body.results).toEqual([{ address: "nobody@example.test", outcome: "no_mailbox", smtp_code: 550, smtp_message: "5.1.1 No such user here" }]);
+    expect(body.results).toEqual([{ address: "nobody@example.test", outcome: "no_mailbox", smtp_code: 550, smtp_message: "5.1.1 No such user here", enhanced_status: "5.1.1" }]);
     expect(body.catch_all).toBe(false);
   });
 

@@ -1,0 +1,65 @@
+import rulesSnapshot from "../../../datasets/snapshots/provider-rules.json";
+import type { SidecarAddressResult } from "../../platform/smtp-sidecar-client";
+import type { MailboxOutcome } from "./answer";
+import type { Source } from "./datasets";
+
+/**
+ * The `provider-rules` dataset (datasets/sources/provider-rules.json): how a mail provider's RCPT answers are read
+ * beyond the RFC codes the sidecar reads (workers/smtp-sidecar/rcpt-reply.mjs). `mailboxOutcome` is the one place they
+ * are applied.
+ */
+export interface ProviderRule {
+  id: string;
+  provider: string;
+  mx_suffixes: string[];
+  /** The provider answers 250 to every RCPT: an acceptance is a catch-all answer, never a confirmed mailbox. */
+  accepts_all: boolean;
+  /** Replies meaning "no such mailbox" at this provider although their codes say otherwise. */
+  no_mailbox_replies: { code?: number; status?: string; text?: string }[];
+  notes: string;
+}
+
+const RULES = rulesSnapshot.data as ProviderRule[];
+
+export const PROVIDER_RULES_SOURCE: Source = { dataset: rulesSnapshot.name, version: rulesSnapshot.version };
+
+/** The rule for a domain's MX hosts (best preference first): the first host any rule matches, first rule winning. */
+export function providerRuleFor(hosts: readonly { host: string }[]): ProviderRule | null {
+  for (const { host } of hosts) {
+    const name = host.toLowerCase().replace(/\.$/, "");
+    const rule = RULES.find((r) => r.mx_suffixes.some((suffix) => name === suffix || name.endsWith(`.${suffix}`)));
+    if (rule) return rule;
+  }
+  return null;
+}
+
+const saysNoMailbox = (rule: ProviderRule, r: SidecarAddressResult) =>
+  r.smtpCode !== null &&
+  rule.no_mailbox_replies.some(
+    (reply) =>
+      (reply.code === undefined || reply.code === r.smtpCode) &&
+      (reply.status === undefined || reply.status === r.enhancedStatus) &&
+      (reply.text === undefined || (r.smtpMessage ?? "").toLowerCase().includes(reply.text)),
+  );
+
+/**
+ * What the sidecar's answer for one address means, the provider's rule applied: an acceptance is `catch_all` when the
+ * random address was accepted too or the provider accepts everyone; a refusal the rule names is `no_mailbox`; full,
+ * disabled, greylisted and timed-out answers stand; anything else (policy or system refusals, no conversation) is
+ * `provider_unavailable`.
+ */
+export function mailboxOutcome(result: SidecarAddressResult | undefined, catchAll: boolean | null, rule: ProviderRule | null): MailboxOutcome {
+  if (!result) return "provider_unavailable";
+  if (result.outcome === "accepted") return catchAll === true || rule?.accepts_all ? "catch_all" : "accepted";
+  if (rule && saysNoMailbox(rule, result)) return "no_mailbox";
+  switch (result.outcome) {
+    case "no_mailbox":
+    case "mailbox_full":
+    case "mailbox_disabled":
+    case "greylisted":
+    case "timeout":
+      return result.outcome;
+    default:
+      return "provider_unavailable";
+  }
+}

@@ -1,0 +1,64 @@
+// What a RCPT TO reply says about the mailbox: RFC 3463 enhanced status codes first (the subject and detail name the
+// cause), the RFC 5321 reply code when the server gives none. Only replies about the mailbox itself become answers;
+// refusals of the prober (policy, system trouble, protocol) say nothing about it and become `unavailable`.
+
+/**
+ * @typedef {"accepted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "greylisted" | "unavailable"} RcptOutcome
+ */
+
+/**
+ * The RFC 3463 enhanced status code of a reply (`class.subject.detail`), or null. RFC 2034 puts it at the start of the
+ * text (of every line); some servers append it instead (qmail: `(#5.1.1)`), so a code elsewhere is taken too, but only
+ * one whose class matches the reply code's and that is not part of a longer dotted number (an IP address).
+ * @param {{ code: number, message: string }} reply
+ * @returns {string | null}
+ */
+export function enhancedStatus({ code, message }) {
+  const klass = String(code)[0];
+  if (klass !== "2" && klass !== "4" && klass !== "5") return null;
+  const pattern = new RegExp(`(?<![\\d.])${klass}\\.(\\d{1,3})\\.(\\d{1,3})(?![\\d.]*\\d)`);
+  const match = pattern.exec(message);
+  return match ? `${klass}.${Number(match[1])}.${Number(match[2])}` : null;
+}
+
+/** Text that names a full or a disabled mailbox, for replies without an enhanced code ("550 Mailbox full"). */
+const FULL_TEXT = /\b(mailbox (is )?full|over ?quota|quota exceeded|exceeded (its |the )?storage)/i;
+const DISABLED_TEXT = /\b(account|mailbox|user) (is |has been )?(disabled|deactivated|inactive|suspended)\b/i;
+
+/**
+ * Reads one RCPT reply. With an enhanced code (RFC 3463 section 3):
+ * - x.1.x address status: 1 bad destination mailbox, 0 other address status, 2 bad destination system, 3 bad mailbox
+ *   syntax, 6 moved with no forwarding address, 10 null MX (RFC 7505) say the address has no mailbox there; 4 ambiguous
+ *   and 7/8 (the sender's address) do not;
+ * - x.2.x mailbox status: 2 full (over quota) -> mailbox_full, 1 disabled -> mailbox_disabled; 0, 3 and 4 are about
+ *   an existing mailbox or the message, not an answer;
+ * - x.3.x mail system, x.4.x network and routing, x.5.x protocol, x.6.x content, x.7.x security and policy: nothing about
+ *   the mailbox.
+ * A 4xx reply is temporary: full stays full (452 4.2.2), anything else is `greylisted` unless it names a system or
+ * routing problem (4.3.x, 4.4.x: `unavailable`). Without an enhanced code (RFC 5321 4.2.3): 550, 551 and 553 no
+ * mailbox, 552 exceeded storage (mailbox_full), other 5xx unavailable; 450 and 451 greylisted, 452 (insufficient system
+ * storage) and 421 unavailable.
+ * @param {{ code: number, message: string }} reply
+ * @returns {RcptOutcome}
+ */
+export function rcptOutcome(reply) {
+  const { code, message } = reply;
+  const klass = Math.floor(code / 100);
+  if (klass === 2) return "accepted";
+  if (klass !== 4 && klass !== 5) return "unavailable";
+  const status = enhancedStatus(reply);
+  if (status) {
+    const [, subject, detail] = status.split(".").map(Number);
+    if (subject === 2 && detail === 2) return "mailbox_full";
+    if (klass === 4) return subject === 3 || subject === 4 ? "unavailable" : "greylisted";
+    if (subject === 1) return [0, 1, 2, 3, 6, 10].includes(detail) ? "no_mailbox" : "unavailable";
+    if (subject === 2 && detail === 1) return "mailbox_disabled";
+    return "unavailable";
+  }
+  if (FULL_TEXT.test(message)) return "mailbox_full";
+  if (klass === 5 && DISABLED_TEXT.test(message)) return "mailbox_disabled";
+  if (code === 450 || code === 451) return "greylisted";
+  if (code === 550 || code === 551 || code === 553) return "no_mailbox";
+  if (code === 552) return "mailbox_full";
+  return "unavailable";
+}
