@@ -88,7 +88,7 @@ describe("GET /api/v1/status/data", () => {
     const acct = await createAccount();
     const { body } = await call<{ datasets: { name: string; version: string; records: number }[] }>("/api/v1/status/data", bearer(acct.key));
     const names = body.data.datasets.map((d) => d.name);
-    for (const name of ["disposable-domains", "free-provider-domains", "role-addresses", "typo-domains", "provider-username-rules", "mx-provider-patterns", "test-addresses", "rdap-bootstrap"]) {
+    for (const name of ["disposable-domains", "free-provider-domains", "role-addresses", "typo-domains", "provider-username-rules", "mx-provider-patterns", "provider-rules", "test-addresses", "rdap-bootstrap"]) {
       expect(names, name).toContain(name);
     }
     const disposable = body.data.datasets.find((d) => d.name === "disposable-domains")!;

@@ -4,7 +4,7 @@ import rulesSnapshot from "../datasets/snapshots/provider-rules.json";
 import { mailboxOutcome, providerRuleFor } from "../src/products/email/provider-rules";
 import type { EmailResult } from "../src/products/email/result";
 import { riskLevel, riskScore } from "../src/products/email/score";
-import { createAccount, creditsStub, lookupEmail, type TestAccount } from "./helpers";
+import { bearer, call, createAccount, creditsStub, lookupEmail, type TestAccount } from "./helpers";
 
 /**
  * What real mail servers say, end to end: the stand-in SMTP server answers as test/fixtures/constants.ts (MAIL_POLICY)
@@ -120,6 +120,13 @@ describe("provider rules (provider-rules dataset)", () => {
     expect(d.sources).toContainEqual(PROVIDER_RULES);
     expect(meta.credits_used).toBe(1);
     expect(suppressed).toBeNull();
+
+    const domain = await call<{ catch_all: boolean | null; sources: { dataset: string; version: string }[] }>(
+      `/api/v1/email/domain/${d.domain}`,
+      bearer((await createAccount({ pack: 2 })).key),
+    );
+    expect(domain.body.data.catch_all).toBe(true);
+    expect(domain.body.data.sources).toContainEqual(PROVIDER_RULES);
   });
 
   it.each([
@@ -141,10 +148,10 @@ describe("provider rules (provider-rules dataset)", () => {
   });
 
   it("applies one rule per MX host and reads what a rule does not name by the general rules", () => {
-    const yahoo = providerRuleFor([{ host: "mta5.am0.yahoodns.net.", preference: 1 }]);
+    const yahoo = providerRuleFor([{ host: "mta5.am0.yahoodns.net." }]);
     expect(yahoo?.id).toBe("yahoo-aol");
-    expect(providerRuleFor([{ host: "aspmx.l.google.com", preference: 1 }])).toBeNull();
-    expect(providerRuleFor([{ host: "HOTMAIL-COM.olc.protection.outlook.com", preference: 1 }])?.id).toBe("outlook-com");
+    expect(providerRuleFor([{ host: "aspmx.l.google.com" }])).toBeNull();
+    expect(providerRuleFor([{ host: "HOTMAIL-COM.olc.protection.outlook.com" }])?.id).toBe("outlook-com");
     const reply = (outcome: "accepted" | "unavailable" | "mailbox_full", smtpCode: number, smtpMessage: string, enhancedStatus: string | null) => ({
       address: "a@x.example",
       outcome,
@@ -155,7 +162,7 @@ describe("provider rules (provider-rules dataset)", () => {
     // Accepted at an accept-all provider even when the random address was refused: still not a confirmed mailbox.
     expect(mailboxOutcome(reply("accepted", 250, "ok", null), false, yahoo)).toBe("catch_all");
     expect(mailboxOutcome(reply("accepted", 250, "ok", null), false, null)).toBe("accepted");
-    const yandex = providerRuleFor([{ host: "mx.yandex.net", preference: 10 }]);
+    const yandex = providerRuleFor([{ host: "mx.yandex.net" }]);
     expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), false, yandex)).toBe("no_mailbox");
     expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 Blocked by policy", "5.7.1"), false, yandex)).toBe("provider_unavailable");
     expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), false, null)).toBe("provider_unavailable");

@@ -1,6 +1,7 @@
 import disposableSnapshot from "../../../datasets/snapshots/disposable-domains.json";
 import freeSnapshot from "../../../datasets/snapshots/free-provider-domains.json";
 import mxSnapshot from "../../../datasets/snapshots/mx-provider-patterns.json";
+import providerRulesSnapshot from "../../../datasets/snapshots/provider-rules.json";
 import rulesSnapshot from "../../../datasets/snapshots/provider-username-rules.json";
 import roleSnapshot from "../../../datasets/snapshots/role-addresses.json";
 import testSnapshot from "../../../datasets/snapshots/test-addresses.json";
@@ -43,7 +44,7 @@ export const SOURCES = {
 };
 
 /** Every bundled snapshot, for `GET /status/data`. */
-export const BUNDLED_SNAPSHOTS = [disposableSnapshot, freeSnapshot, roleSnapshot, typoSnapshot, rulesSnapshot, mxSnapshot, testSnapshot].map(
+export const BUNDLED_SNAPSHOTS = [disposableSnapshot, freeSnapshot, roleSnapshot, typoSnapshot, rulesSnapshot, mxSnapshot, providerRulesSnapshot, testSnapshot].map(
   (s) => ({ name: s.name, version: s.version, records: s.records }),
 );
 

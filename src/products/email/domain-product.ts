@@ -37,5 +37,5 @@ export const emailDomain: Product<string, DomainResult> = {
     const domain = normalizeDomain(raw);
     return domain !== null && cannedDomain(domain) !== null;
   },
-  datasets: ["live-dns", "disposable-domains", "free-provider-domains", "mx-provider-patterns", "rdap-registration", "mailbox-smtp", "test-addresses"],
+  datasets: ["live-dns", "disposable-domains", "free-provider-domains", "mx-provider-patterns", "provider-rules", "rdap-registration", "mailbox-smtp", "test-addresses"],
 };

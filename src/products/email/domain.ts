@@ -5,6 +5,7 @@ import { disposableDomains, freeProviderDomains, SOURCES, type Source } from "./
 import { domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
 import { SHARED_MAILBOX_MS } from "./store";
 import { toAsciiHostname } from "./syntax";
+import { PROVIDER_RULES_SOURCE, providerRuleFor } from "./provider-rules";
 
 /** `data` of `GET /email/domain/{domain}` (spec, "Domain intelligence"). */
 export interface DomainResult {
@@ -84,5 +85,7 @@ export async function domainIntelligence(config: DnsConfig, db: Database, domain
   if (facts.mxProvider !== null) sources.push(SOURCES.mx);
   if (facts.registeredAt !== null) sources.push({ dataset: "rdap-registration", version: "rdap" });
   if (isCatchAll !== null) sources.push({ dataset: "mailbox-smtp", version: "shared-7d" });
+  // An accept-all provider's answers are catch-all by its rule, not by the random-address test alone.
+  if (isCatchAll !== null && providerRuleFor(facts.mxHosts)) sources.push(PROVIDER_RULES_SOURCE);
   return domainResult(domain, facts, isCatchAll, sources);
 }

@@ -127,5 +127,5 @@ export const email: Product<string, EmailResult> = {
   messages: { recheck: (env, message) => recheck(env, message as RecheckMessage) },
   sampleEvents: { "email.settled": settledSample },
   isSample: isTestAddress,
-  datasets: ["rfc-5322-syntax", "live-dns", "disposable-domains", "role-addresses", "free-provider-domains", "typo-domains", "provider-username-rules", "mx-provider-patterns", "rdap-registration", "mailbox-smtp", "delivery-feedback", "suppression-list", "test-addresses"],
+  datasets: ["rfc-5322-syntax", "live-dns", "disposable-domains", "role-addresses", "free-provider-domains", "typo-domains", "provider-username-rules", "mx-provider-patterns", "provider-rules", "rdap-registration", "mailbox-smtp", "delivery-feedback", "suppression-list", "test-addresses"],
 };
