@@ -364,7 +364,7 @@ export interface paths {
                 is_gibberish: boolean;
                 /** @enum {string} */
                 deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
+                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -387,7 +387,7 @@ export interface paths {
                 smtp_checked_at: string | null;
                 mailbox_exists: boolean | null;
                 catch_all: boolean;
-                smtp_reason: ("greylisted" | "no_mailbox" | "timeout" | "provider_unavailable") | null;
+                smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                 mailbox_confidence: number | null;
                 did_you_mean: string | null;
                 sources: {
@@ -524,7 +524,7 @@ export interface paths {
                       is_gibberish: boolean;
                       /** @enum {string} */
                       deliverable: "deliverable" | "risky" | "undeliverable";
-                      reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
+                      reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
                       risk_score: number;
                       /** @enum {string} */
                       risk_level: "low" | "medium" | "high";
@@ -547,7 +547,7 @@ export interface paths {
                       smtp_checked_at: string | null;
                       mailbox_exists: boolean | null;
                       catch_all: boolean;
-                      smtp_reason: ("greylisted" | "no_mailbox" | "timeout" | "provider_unavailable") | null;
+                      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                       mailbox_confidence: number | null;
                       did_you_mean: string | null;
                       sources: {
@@ -690,7 +690,7 @@ export interface paths {
                 is_gibberish: boolean;
                 /** @enum {string} */
                 deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
+                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -713,7 +713,7 @@ export interface paths {
                 smtp_checked_at: string | null;
                 mailbox_exists: boolean | null;
                 catch_all: boolean;
-                smtp_reason: ("greylisted" | "no_mailbox" | "timeout" | "provider_unavailable") | null;
+                smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                 mailbox_confidence: number | null;
                 did_you_mean: string | null;
                 sources: {

@@ -31,6 +31,8 @@ type EmailAnswer = paths["/api/v1/email/public"]["post"]["responses"][200]["cont
 const EMAIL_TEXT: Record<string, [View["tone"], string]> = {
   invalid_syntax: ["bad", "This is not a valid email address."],
   mailbox_not_found: ["bad", "This mailbox does not exist."],
+  mailbox_disabled: ["bad", "This mailbox is disabled."],
+  mailbox_full: ["warn", "This mailbox is full: messages to it bounce for now."],
   no_mx: ["bad", "This domain cannot receive email."],
   null_mx: ["bad", "This domain cannot receive email."],
   typo_domain: ["bad", "This domain looks like a typo."],
