@@ -7,19 +7,16 @@ import { newRequestId } from "./request-id";
 
 const SERVER_ERROR_MESSAGE = "Something failed on our side; quote the request id if you contact support.";
 
+function logUnhandled(requestId: string, method: string, path: string, err: unknown): void {
+  const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  console.error(JSON.stringify({ request_id: requestId, event: "unhandled_error", method, path, error }));
+}
+
 function toApiError(err: unknown, c: Context<AppEnv>): ApiError {
   if (err instanceof ApiError) return err;
   // Hono's own validator throws 400 for a body it cannot parse; in this API that is a validation failure.
   if (err instanceof HTTPException && err.status === 400) return validationFailed({ body: [err.message] });
-  console.error(
-    JSON.stringify({
-      request_id: c.var.requestId,
-      event: "unhandled_error",
-      method: c.req.method,
-      path: c.req.path,
-      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
-    }),
-  );
+  logUnhandled(c.var.requestId, c.req.method, c.req.path, err);
   return new ApiError("SERVER_ERROR", SERVER_ERROR_MESSAGE);
 }
 
@@ -38,15 +35,7 @@ export const onNotFound: NotFoundHandler<AppEnv> = (c) => onError(notFound("Path
  */
 export function lastResortAnswer(err: unknown, request: Request): Response {
   const requestId = newRequestId();
-  console.error(
-    JSON.stringify({
-      request_id: requestId,
-      event: "unhandled_error",
-      method: request.method,
-      path: new URL(request.url).pathname,
-      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
-    }),
-  );
+  logUnhandled(requestId, request.method, new URL(request.url).pathname, err);
   const error = { code: "SERVER_ERROR", message: SERVER_ERROR_MESSAGE, request_id: requestId };
   return Response.json({ success: false, error }, { status: 500, headers: { "X-Request-Id": requestId } });
 }
