@@ -55,12 +55,23 @@ describe("key cache: changes apply at once in the isolate that made them", () =>
     expect(body.data).toMatchObject({ id: acct.accountId, email_verified: true });
   });
 
-  it("concurrent requests with one uncached key share one D1 read", async () => {
+  it("simultaneous requests on one uncached key each read it themselves, all answer in the envelope, and the row is then cached", async () => {
+    // Workers forbid a request to await another request's I/O: a waiter on someone else's pending read can be cancelled
+    // with that request and answer a bare 500. So no request may wait on another's read; each reads for itself.
     const acct = await createAccount();
     const reads = keyRowsRead();
-    const statuses = await Promise.all(Array.from({ length: 5 }, () => call("/api/v1/status/data", bearer(acct.key)).then((r) => r.status)));
-    expect(statuses).toEqual([200, 200, 200, 200, 200]);
-    expect(keyRowsRead()).toBe(reads + 1);
+    // Five: the key's own limit is 5 a second, so all of them are admitted.
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => account(acct.key, `198.51.100.${20 + i}`)));
+    expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
+    for (const { body, response } of answers) {
+      expect(body.success).toBe(true);
+      expect(body.meta.request_id).toBe(response.headers.get("X-Request-Id"));
+      expect(response.headers.get("X-Request-Id")).toMatch(/^req_[0-9a-f]{32}$/);
+    }
+    expect(keyRowsRead()).toBe(reads + 5);
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // the key's own limit (5 a second) refills
+    expect((await account(acct.key, "198.51.100.30")).status).toBe(200);
+    expect(keyRowsRead()).toBe(reads + 5);
   });
 });
 
@@ -106,6 +117,35 @@ describe("key cache: a flood of unknown keys from one address", () => {
     const answers = await inTurn(UNKNOWN_KEYS.limit, (i) => account(randomSecret(), `2001:db8:5:1::${(i + 2).toString(16)}`));
     expect(answers.map((a) => a.code)).toEqual([...Array(UNKNOWN_KEYS.limit - 1).fill("UNAUTHENTICATED"), "RATE_LIMITED"]);
     expect((await account(randomSecret(), "2001:db8:5:2::1")).body.error.code).toBe("UNAUTHENTICATED");
+  });
+
+  it("30 new valid keys at once from one address all answer 200: only keys that turn out unknown count", async () => {
+    const acct = await createAccount({ plan: "enterprise" });
+    const keys = [acct.key];
+    for (let i = 1; i < 30; i++) {
+      keys.push((await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, { user_id: acct.userId, scopes: ["account"] })).key);
+    }
+    const client = "203.0.113.55";
+    const answers = await Promise.all(keys.map((key) => account(key, client)));
+    expect(answers.map((a) => `${a.status} ${a.body.error?.code ?? ""}`)).toEqual(Array(30).fill("200 "));
+    // The valid keys took nothing from the address's budget: it still has all of it for unknown ones.
+    const unknown = await inTurn(UNKNOWN_KEYS.limit + 1, () => account(randomSecret(), client));
+    expect(unknown.map((a) => a.code)).toEqual([...Array(UNKNOWN_KEYS.limit).fill("UNAUTHENTICATED"), "RATE_LIMITED"]);
+  });
+
+  it("unknown keys sent at once each count: past the budget, the address is refused until it has paid them back", async () => {
+    const flooder = "203.0.113.56";
+    const burst = UNKNOWN_KEYS.limit * 2;
+    const reads = keyRowsRead();
+    const answers = await Promise.all(Array.from({ length: burst }, () => account(randomSecret(), flooder)));
+    expect(new Set(answers.map((a) => a.body.error.code))).toEqual(new Set(["UNAUTHENTICATED"]));
+    expect(keyRowsRead()).toBe(reads + burst);
+    const next = await account(randomSecret(), flooder);
+    expect(next.body.error.code).toBe("RATE_LIMITED");
+    // Every miss counted: the wait covers the whole burst beyond the budget, not one interval.
+    const interval = UNKNOWN_KEYS.windowMs / UNKNOWN_KEYS.limit / 1000;
+    expect(Number(next.response.headers.get("Retry-After"))).toBeGreaterThan((burst - UNKNOWN_KEYS.limit) * interval);
+    expect(keyRowsRead()).toBe(reads + burst);
   });
 
   it("applies to publishable keys on the browser endpoints", async () => {

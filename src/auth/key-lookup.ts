@@ -2,7 +2,7 @@ import type { Account } from "../db/accounts";
 import { accountById } from "../db/accounts";
 import type { Database } from "../db/client";
 import { queryKeyByHash, type StoredKey } from "../db/keys";
-import { giveBackUnknownKey, takeUnknownKey } from "../limits/unknown-keys";
+import { checkUnknownKeys, countUnknownKey } from "../limits/unknown-keys";
 import { TtlCache } from "../platform/ttl-cache";
 
 /** How long a key row answers from an isolate's memory: the bound on revocations and other changes made elsewhere. */
@@ -25,14 +25,16 @@ export interface KeyLookupOptions<T> {
  * A per-isolate key cache in front of D1, for keys looked up by the hash of what the caller sent:
  * - known rows (valid, revoked or otherwise refused) and unknown hashes are remembered, each in its own bounded cache,
  *   so a flood of random keys never evicts the rows of real ones;
- * - concurrent lookups of one uncached key share one D1 query;
+ * - only settled rows are shared between requests, never a read under way: Workers do not let a request await another
+ *   request's I/O (a waiter can be cancelled with the request that started the read and answer a bare 500), so
+ *   requests that arrive together for one uncached key each read it, and the ones after answer from memory;
  * - a key this isolate knows nothing about reads D1 only while the caller's address is within its unknown-key budget
- *   (src/limits/unknown-keys.ts); over it, the answer is 429 RATE_LIMITED without a read.
+ *   (src/limits/unknown-keys.ts), and counts against it only when it turns out unknown; over it, the answer is 429
+ *   RATE_LIMITED without a read.
  */
 export class KeyLookup<T> {
   private readonly known = new TtlCache<T>(50_000);
   private readonly unknown = new TtlCache<true>(50_000);
-  private readonly inFlight = new Map<string, Promise<T | null>>();
   /** Bumped by every forget, so a query that started before a change cannot put the old row back. */
   private generation = 0;
 
@@ -42,28 +44,22 @@ export class KeyLookup<T> {
     if (this.unknown.get(keyHash)) return null;
     const remembered = this.known.get(keyHash);
     if (remembered !== undefined && this.options.answerFromCache) return remembered;
-    const pending = this.inFlight.get(keyHash);
-    if (pending) return pending;
-    const charged = remembered === undefined;
-    if (charged) takeUnknownKey(sourceAddress);
-    const query = this.load(db, keyHash);
-    this.inFlight.set(keyHash, query);
-    const done = () => {
-      if (this.inFlight.get(keyHash) === query) this.inFlight.delete(keyHash);
-    };
-    query.then(done, done);
-    const row = await query.catch((err: unknown) => {
-      if (charged) giveBackUnknownKey(sourceAddress);
-      throw err;
-    });
-    if (row !== null && charged) giveBackUnknownKey(sourceAddress);
+    const counted = remembered === undefined;
+    if (counted) checkUnknownKeys(sourceAddress);
+    const generation = this.generation;
+    const row = await this.options.query(db, keyHash);
+    if (row === null) {
+      // One unknown key sent many times at once counts once: only the lookup that first learns it is unknown.
+      const learnt = !this.unknown.get(keyHash);
+      if (generation === this.generation) this.remember(keyHash, row);
+      if (counted && learnt) countUnknownKey(sourceAddress);
+      return null;
+    }
+    if (generation === this.generation) this.remember(keyHash, row);
     return row;
   }
 
-  private async load(db: Database, keyHash: string): Promise<T | null> {
-    const generation = this.generation;
-    const row = await this.options.query(db, keyHash);
-    if (generation !== this.generation) return row;
+  private remember(keyHash: string, row: T | null): void {
     if (row === null) {
       this.known.delete(keyHash);
       this.unknown.set(keyHash, true, UNKNOWN_KEY_TTL_MS);
@@ -71,21 +67,18 @@ export class KeyLookup<T> {
       this.known.set(keyHash, row, KEY_CACHE_TTL_MS);
       this.options.onLoad?.(row);
     }
-    return row;
   }
 
   /** Forgets one key (by hash) in this isolate. */
   forget(keyHash: string): void {
     this.generation += 1;
     this.known.delete(keyHash);
-    this.inFlight.delete(keyHash);
   }
 
-  /** Forgets every remembered row that matches, and every lookup under way (its row may be the old one). */
+  /** Forgets every remembered row that matches; no lookup under way remembers what it reads (its row may be the old one). */
   forgetWhere(matches: (row: T) => boolean): void {
     this.generation += 1;
     this.known.deleteWhere(matches);
-    this.inFlight.clear();
   }
 }
 

@@ -1,15 +1,24 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../types";
+import { onError } from "./error-handler";
 
 export const newRequestId = () => `req_${crypto.randomUUID().replaceAll("-", "")}`;
 
 /**
  * Gives every request an id and stamps it on the response as `X-Request-Id`, whatever produced the response
  * (route, 404, 405 or the error handler). Client-sent ids are ignored so the id always matches our logs.
+ * Hono hands only `Error` instances to the error handler; anything else thrown (a string, a promise rejected with a
+ * plain value) would leave the app as a bare 500, so it is caught here and answered as SERVER_ERROR in the envelope.
  */
 export const requestId = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const id = newRequestId();
   c.set("requestId", id);
-  await next();
+  try {
+    await next();
+  } catch (thrown) {
+    // Drop whatever answer was under way, headers included, before the error's own.
+    c.res = undefined;
+    c.res = await onError(thrown instanceof Error ? thrown : new Error(`Non-Error thrown: ${String(thrown)}`), c);
+  }
   c.res.headers.set("X-Request-Id", id);
 };

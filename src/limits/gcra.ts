@@ -29,10 +29,5 @@ export function gcra(bucket: Bucket, limit: number, windowMs: number, now: numbe
   return { allowed: true, retryAfterSeconds: 0 };
 }
 
-/** Gives back one admitted request (it turned out not to count), undoing exactly what `gcra` took. */
-export function refund(bucket: Bucket, limit: number, windowMs: number): void {
-  bucket.tat -= windowMs / limit;
-}
-
 /** A bucket that has refilled completely: forgetting it changes nothing. */
 export const isFull = (bucket: Bucket, now: number) => bucket.tat <= now;

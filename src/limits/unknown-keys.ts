@@ -1,6 +1,6 @@
 import { rateLimited } from "../http/errors";
 import { parseIp } from "../platform/ip-address";
-import { gcra, isFull, refund, type Bucket } from "./gcra";
+import { gcra, isFull, type Bucket } from "./gcra";
 
 /**
  * Lookups that find no key, per source address and isolate: 10 a minute on average with bursts of 10 (GCRA). Kept in
@@ -37,17 +37,24 @@ function bucketOf(subject: string, now: number): Bucket {
 }
 
 /**
- * Takes one unknown-key lookup from the address's budget before D1 is asked; throws 429 RATE_LIMITED with Retry-After
- * when the address is over. Call `giveBackUnknownKey` when the key turned out to exist: only misses count.
+ * Refuses, before D1 is asked, a key lookup from an address already over its budget: throws 429 RATE_LIMITED with
+ * Retry-After. Takes nothing: a key that turns out to exist never counts (`countUnknownKey` counts the misses).
  */
-export function takeUnknownKey(address: string | undefined, now = Date.now()): void {
-  const result = gcra(bucketOf(sourceSubject(address), now), UNKNOWN_KEYS.limit, UNKNOWN_KEYS.windowMs, now);
+export function checkUnknownKeys(address: string | undefined, now = Date.now()): void {
+  const bucket = buckets.get(sourceSubject(address));
+  if (!bucket) return;
+  const result = gcra({ tat: bucket.tat }, UNKNOWN_KEYS.limit, UNKNOWN_KEYS.windowMs, now);
   if (!result.allowed) {
     throw rateLimited(result.retryAfterSeconds, "Too many unknown keys from this address; retry later.");
   }
 }
 
-export function giveBackUnknownKey(address: string | undefined): void {
-  const bucket = buckets.get(sourceSubject(address));
-  if (bucket) refund(bucket, UNKNOWN_KEYS.limit, UNKNOWN_KEYS.windowMs);
+/**
+ * Counts one lookup that found no key. Counted even past the budget: lookups sent at once all pass the check before
+ * any is known to miss, so each miss is paid back in full (the address waits one interval per miss) and the long-run
+ * rate of reads for unknown keys stays within the budget however many arrive together.
+ */
+export function countUnknownKey(address: string | undefined, now = Date.now()): void {
+  const bucket = bucketOf(sourceSubject(address), now);
+  bucket.tat = Math.max(bucket.tat, now) + UNKNOWN_KEYS.windowMs / UNKNOWN_KEYS.limit;
 }

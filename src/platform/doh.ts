@@ -1,3 +1,4 @@
+import { SingleFlight } from "./io-scope";
 import { TtlCache } from "./ttl-cache";
 
 /**
@@ -24,18 +25,14 @@ const MAX_TTL_S = 86_400;
 const QUERY_TIMEOUT_MS = 3_000;
 
 const cache = new TtlCache<DnsAnswer>();
-/** Concurrent lookups of one name (a batch at one domain) share a single query. */
-const inFlight = new Map<string, Promise<DnsAnswer>>();
+/** Concurrent lookups of one name in one request (a batch at one domain) share a single query (io-scope.ts). */
+const inFlight = new SingleFlight<DnsAnswer>();
 
 export async function resolve(dohUrl: string, name: string, type: DnsType): Promise<DnsAnswer> {
   const key = `${type} ${name}`;
   const cached = cache.get(key);
   if (cached) return cached;
-  const pending = inFlight.get(key);
-  if (pending) return pending;
-  const query = queryResolver(dohUrl, name, type, key).finally(() => inFlight.delete(key));
-  inFlight.set(key, query);
-  return query;
+  return inFlight.run(key, () => queryResolver(dohUrl, name, type, key));
 }
 
 async function queryResolver(dohUrl: string, name: string, type: DnsType, key: string): Promise<DnsAnswer> {

@@ -1,5 +1,6 @@
 import { getDomain } from "tldts";
 import bootstrap from "../../datasets/rdap-bootstrap.json";
+import { SingleFlight } from "./io-scope";
 import { TtlCache } from "./ttl-cache";
 
 /**
@@ -24,18 +25,14 @@ interface RdapDomain {
 }
 
 /** Registration date (YYYY-MM-DD) of the registrable domain that `host` belongs to, or null when unknown. */
-/** Concurrent lookups of one domain (a batch) share a single query. */
-const inFlight = new Map<string, Promise<string | null>>();
+/** Concurrent lookups of one domain in one request (a batch) share a single query (io-scope.ts). */
+const inFlight = new SingleFlight<string | null>();
 
 export async function registrationDate(host: string, baseOverride: string | undefined): Promise<string | null> {
   const domain = getDomain(host) ?? host;
   const cached = cache.get(domain);
   if (cached !== undefined) return cached;
-  const pending = inFlight.get(domain);
-  if (pending) return pending;
-  const query = queryRegistry(domain, baseOverride).finally(() => inFlight.delete(domain));
-  inFlight.set(domain, query);
-  return query;
+  return inFlight.run(domain, () => queryRegistry(domain, baseOverride));
 }
 
 async function queryRegistry(domain: string, baseOverride: string | undefined): Promise<string | null> {

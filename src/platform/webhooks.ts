@@ -54,10 +54,11 @@ export interface DeliveryConfig {
   /** Backoff before attempt n (n >= 2) is retryBaseMs * 3^(n-2): 5 s then 15 s by default, about half a minute in all. */
   retryBaseMs?: number;
   /**
-   * The sidecar that makes each attempt to the checked address (pinned). Without one the Worker fetches itself, and
-   * fetch() resolves the name again when it connects: a DNS answer that changes after the check is not caught.
+   * The sidecar that makes each attempt to the checked address (pinned). Without one nothing is sent: the Worker's own
+   * fetch() would resolve the name again when it connects, and a DNS answer that changed after the check (a public
+   * address to the guard, a private one to the connection) would reach the private network.
    */
-  relay?: { target: SidecarTarget; secret: string } | null;
+  relay: { target: SidecarTarget; secret: string } | null;
 }
 
 /** The spec's defaults: three attempts, 10 s each, 5 s then 15 s apart. */
@@ -96,8 +97,14 @@ function connectionFailure(message: string): string {
   return FAILURES.find(([pattern]) => pattern.test(message))?.[1] ?? "Connection failed: could not connect";
 }
 
-/** The detail of a delivery refused because the destination is private or reserved. */
+/**
+ * The detail of a delivery refused because the destination is private or reserved: one text whatever the address, so
+ * a refusal tells the caller nothing about the private network.
+ */
 export const PRIVATE_REFUSAL = "Refused: private address";
+
+/** The detail when no sidecar can make the attempt (a deployment without one): nothing is sent. */
+export const NO_ROUTE = "Not sent: no delivery route";
 
 /**
  * Where an attempt may go: `{address}`, the one address checked (the IP literal, or a resolved address when every A
@@ -130,7 +137,8 @@ function relayed(outcome: RelayOutcome, timeoutMs: number, signature: Signature)
 
 /**
  * One POST of `body` with freshly signed headers (a retry must not carry a stale timestamp). The destination is checked
- * first and a refusal sends nothing; with a relay the attempt connects to the very address checked. Redirects are never
+ * first and a refusal sends nothing; the sidecar then connects to the very address checked (never a fetch() that resolves
+ * the name again), sending the host name only as Host and TLS server name. Redirects are never
  * followed (a 3xx is a failure) and the response body is discarded unread. Only a connection failure, a timeout or a
  * 5xx is `retryable`: anything else is the receiver's final word, and a refusal would be refused again.
  */
@@ -141,18 +149,9 @@ export async function postOnce(url: string, body: string, secret: string, config
   const destination = await checkDestination(target, config);
   if ("refused" in destination) return { delivered: false, statusCode: 0, detail: destination.refused, signature, retryable: false };
   const headers = { "Content-Type": "application/json", "User-Agent": "verification-api-webhooks/1", ...signatureHeaders(signature), ...extraHeaders };
-  if (config.relay) {
-    const outcome = await relayDelivery(config.relay.target, config.relay.secret, { url, address: destination.address, body, headers, timeoutMs });
-    return relayed(outcome, timeoutMs, signature);
-  }
-  try {
-    const response = await fetch(target, { method: "POST", body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs), headers });
-    await response.body?.cancel();
-    return relayed({ status: response.status }, timeoutMs, signature);
-  } catch (err) {
-    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    return relayed({ error: timedOut ? "timeout" : "connection", detail: err instanceof Error ? err.message : String(err) }, timeoutMs, signature);
-  }
+  if (!config.relay) return { delivered: false, statusCode: 0, detail: NO_ROUTE, signature, retryable: false };
+  const outcome = await relayDelivery(config.relay.target, config.relay.secret, { url, address: destination.address, body, headers, timeoutMs });
+  return relayed(outcome, timeoutMs, signature);
 }
 
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));

@@ -1,3 +1,4 @@
+import { sidecarTarget } from "../../platform/smtp-sidecar-client";
 import { DEFAULT_RETRY_BASE_MS, DEFAULT_TIMEOUT_MS, type DeliveryConfig } from "../../platform/webhooks";
 
 /** A positive (or, where allowed, zero) number from a var; anything else falls back to the default. */
@@ -11,11 +12,15 @@ function numberVar(value: string | undefined, fallback: number, allowZero: boole
  * WEBHOOK_TIMEOUT_MS and WEBHOOK_RETRY_BASE_MS exist so tests can shorten the waits (a zero backoff is allowed, a zero
  * timeout is not, since it would fail every attempt).
  */
-export const deliveryConfig = (env: Env): DeliveryConfig => ({
-  dohUrl: env.DOH_URL,
-  // Attempts go through the sidecar, which connects to the address the guard checked (DNS rebinding).
-  relay: env.SMTP_SIDECAR_URL ? { target: { url: env.SMTP_SIDECAR_URL }, secret: env.SMTP_SIDECAR_SECRET } : null,
-  allowLoopback: env.WEBHOOKS_ALLOW_LOOPBACK === "true",
-  timeoutMs: numberVar(env.WEBHOOK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, false),
-  retryBaseMs: numberVar(env.WEBHOOK_RETRY_BASE_MS, DEFAULT_RETRY_BASE_MS, true),
-});
+export function deliveryConfig(env: Env): DeliveryConfig {
+  // Attempts go through the sidecar, which connects to the address the guard checked (DNS rebinding): the one the
+  // mailbox probes use, SMTP_SIDECAR_URL in dev and tests, else the Container binding in production.
+  const target = sidecarTarget(env);
+  return {
+    dohUrl: env.DOH_URL,
+    relay: target ? { target, secret: env.SMTP_SIDECAR_SECRET } : null,
+    allowLoopback: env.WEBHOOKS_ALLOW_LOOPBACK === "true",
+    timeoutMs: numberVar(env.WEBHOOK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, false),
+    retryBaseMs: numberVar(env.WEBHOOK_RETRY_BASE_MS, DEFAULT_RETRY_BASE_MS, true),
+  };
+}
