@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Product } from "../../engines/product";
-import { addressKey, answer, NO_REFERENCE, prepare } from "./answer";
+import { answer, NO_REFERENCE, prepare } from "./answer";
+import { addressKey } from "./key";
 import { ADDRESS_DATASET_NAMES } from "./datasets";
 import { addressFeedback } from "./feedback";
 import { lookupAddresses } from "./lookup";
