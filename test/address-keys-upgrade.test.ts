@@ -84,4 +84,22 @@ describe("after the upgrade", () => {
       { key: "US|10001|NEW YORK|NY|9 OLD ROAD|", key_version: 2 },
     ]);
   });
+
+  it("re-keys rows in one batch even when one row's old key is another's new key", async () => {
+    const acct = await createAccount({ pack: 10 });
+    // The old key of the 12 Main St entry is the new key of the 350 Fifth Ave entry, and the other way round.
+    await env.DB.batch([
+      oldSuppression(acct.accountId, "US|10001|NEW YORK|NY|350 FIFTH AVENUE|", NY("12 Main St"), "manual"),
+      oldSuppression(acct.accountId, "US|10001|NEW YORK|NY|12 MAIN STREET|", NY("350 Fifth Ave"), "feedback"),
+    ]);
+    const batch = await call<{ results: Item[] }>("/api/v1/address/batch", json({ addresses: [NY("12 Main St"), NY("350 Fifth Avenue")] }, { Authorization: `Bearer ${acct.key}` }));
+    expect(batch.body.data.results.map((r) => [r.data.reason, r.meta.suppressed])).toEqual([
+      ["suppressed", true],
+      ["returned", true],
+    ]);
+    expect(await rows("suppressions", acct.accountId)).toEqual([
+      { key: "US|10001|NEW YORK|NY|12 MAIN STREET|", key_version: 2 },
+      { key: "US|10001|NEW YORK|NY|350 FIFTH AVENUE|", key_version: 2 },
+    ]);
+  });
 });
