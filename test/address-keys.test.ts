@@ -4,7 +4,9 @@
  * same address for repeats, suppressions, dedupe and feedback.
  */
 import { describe, expect, it } from "vitest";
+import doc from "../docs/address.md?raw";
 import { addressKey } from "../src/products/address/key";
+import { lineKeys } from "../src/products/address/line-key";
 import type { AddressInput } from "../src/products/address/result";
 
 const us = (line1: string, line2: string | null = null): AddressInput => ({ line1, line2, locality: "New York", region: "NY", postcode: "10001", country: "US" });
@@ -126,4 +128,18 @@ describe("addressKey", () => {
   it.each(APART)("keeps apart: %s", (_case, a, b) => {
     expect(addressKey(a)).not.toBe(addressKey(b));
   });
+});
+
+/** docs/address.md's table of inputs and keys: every spelling in a row folds to the row's key. */
+it("folds every input of docs/address.md's table to the key it shows", () => {
+  const table = doc.slice(doc.indexOf("| Written (line 1, US unless named) |")).split("\n\n")[0]!.split("\n").slice(2);
+  expect(table.length).toBeGreaterThan(10);
+  for (const row of table) {
+    const [, written, key] = row.split(" | ").length === 2 ? ["", ...row.slice(2, -2).split(" | ")] : ["", "", ""];
+    const country = /^(GB|FR|DE) /.exec(written!)?.[1] ?? "US";
+    const expected = /^`([^`]+)`/.exec(key!)![1]!;
+    const inputs = [...written!.matchAll(/`([^`]+)`(?: \+ line 2 `([^`]+)`)?/g)];
+    expect(inputs.length, row).toBeGreaterThan(0);
+    for (const [, line1, line2] of inputs) expect(lineKeys(country, line1!, line2 ?? null), `${country} ${line1} / ${line2}`).toEqual([expected, ""]);
+  }
 });
