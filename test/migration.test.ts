@@ -106,24 +106,24 @@ describe("migration 0004_shared_engines keeps every row", () => {
     expect((await all("SELECT name FROM d1_migrations ORDER BY id")).map((r) => r.name)).toEqual(env.TEST_MIGRATIONS.map((m) => m.name));
   });
 
-  it("repeats: email keys (addresses and @domain) stay email; entity: keys become product entity without the prefix", async () => {
+  it("repeats: email keys (addresses and @domain) stay email; entity: keys become product entity without the prefix (0012: key version 0)", async () => {
     expect(await all("SELECT * FROM repeats ORDER BY account_id, created_at")).toEqual([
-      { account_id: "acct_a", product: "email", key: "ada@example.com", result: OLD.email_answers[0].result, created_at: min(1) },
-      { account_id: "acct_a", product: "email", key: "@example.com", result: OLD.email_answers[1].result, created_at: min(2) },
-      { account_id: "acct_a", product: "entity", key: `lei:${LEI}`, result: OLD.email_answers[2].result, created_at: min(3) },
-      { account_id: "acct_a", product: "entity", key: "company_number:GB:00445790", result: OLD.email_answers[3].result, created_at: min(4) },
-      { account_id: "acct_a", product: "email", key: "entity@example.com", result: OLD.email_answers[4].result, created_at: min(5) },
-      { account_id: "acct_b", product: "email", key: "bob@example.org", result: OLD.email_answers[5].result, created_at: min(6) },
-      { account_id: "acct_b", product: "email", key: "@example.org", result: OLD.email_answers[6].result, created_at: min(7) },
-      { account_id: "acct_b", product: "entity", key: `lei:${LEI}`, result: OLD.email_answers[7].result, created_at: min(8) },
+      { account_id: "acct_a", product: "email", key: "ada@example.com", result: OLD.email_answers[0].result, created_at: min(1), key_version: 0 },
+      { account_id: "acct_a", product: "email", key: "@example.com", result: OLD.email_answers[1].result, created_at: min(2), key_version: 0 },
+      { account_id: "acct_a", product: "entity", key: `lei:${LEI}`, result: OLD.email_answers[2].result, created_at: min(3), key_version: 0 },
+      { account_id: "acct_a", product: "entity", key: "company_number:GB:00445790", result: OLD.email_answers[3].result, created_at: min(4), key_version: 0 },
+      { account_id: "acct_a", product: "email", key: "entity@example.com", result: OLD.email_answers[4].result, created_at: min(5), key_version: 0 },
+      { account_id: "acct_b", product: "email", key: "bob@example.org", result: OLD.email_answers[5].result, created_at: min(6), key_version: 0 },
+      { account_id: "acct_b", product: "email", key: "@example.org", result: OLD.email_answers[6].result, created_at: min(7), key_version: 0 },
+      { account_id: "acct_b", product: "entity", key: `lei:${LEI}`, result: OLD.email_answers[7].result, created_at: min(8), key_version: 0 },
     ]);
   });
 
   it("suppressions: product email, ids, sources and results kept; new ids continue after the copied ones", async () => {
     expect(await all("SELECT * FROM suppressions ORDER BY id")).toEqual([
-      { id: 3, account_id: "acct_a", product: "email", key: "gone@example.com", reason: "mailbox_not_found", source: "verdict", result: OLD.email_suppressions[0].result, created_at: min(10) },
-      { id: 7, account_id: "acct_a", product: "email", key: "optout@example.com", reason: "unsubscribed", source: "manual", result: null, created_at: min(11) },
-      { id: 8, account_id: "acct_b", product: "email", key: "gone@example.com", reason: "complained", source: "manual", result: null, created_at: min(12) },
+      { id: 3, account_id: "acct_a", product: "email", key: "gone@example.com", reason: "mailbox_not_found", source: "verdict", result: OLD.email_suppressions[0].result, created_at: min(10), key_version: 0 },
+      { id: 7, account_id: "acct_a", product: "email", key: "optout@example.com", reason: "unsubscribed", source: "manual", result: null, created_at: min(11), key_version: 0 },
+      { id: 8, account_id: "acct_b", product: "email", key: "gone@example.com", reason: "complained", source: "manual", result: null, created_at: min(12), key_version: 0 },
     ]);
     const next = await db
       .prepare("INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES ('acct_a', 'email', 'new@example.com', 'x', 'manual', NULL, 1) RETURNING id")

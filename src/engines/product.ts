@@ -136,6 +136,12 @@ export interface Product<In = unknown, Out = unknown> {
   cost: "remote" | "local";
   /** The repeat, suppression and dedupe key. Malformed values get a key too, so duplicates still dedupe. */
   normalize(input: In): string;
+  /**
+   * For a product whose `normalize` changed after rows were stored (address): the key function's version, and the key
+   * of the value a stored answer was given for. Repeat markers and suppressions of an older version are re-keyed from
+   * their stored answer when the account's rows are next read (src/engines/rekey.ts).
+   */
+  keys?: { version: number; of(stored: Out): string };
   /** Answers needing no dataset and no credit (test values, malformed input); never remembered or suppressed. */
   local?(input: In): Promise<{ result: Out; test: boolean } | null>;
   /** Fresh answers for these values, in order. */

@@ -4,6 +4,7 @@ import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
 import { HISTORY_RETENTION_DAYS, listHistory, type HistoryRow } from "../engines/lists/history";
+import { rekeyAll } from "../engines/rekey";
 import { addSuppressions, listSuppressions, removeSuppression, removeSuppressions, type SuppressionRow } from "../engines/lists/suppressions";
 import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
@@ -28,6 +29,7 @@ export function suppressionRoutes(product: Product) {
     .get(base, describe({ tag: "Lists", summary: `The account's ${product.name} suppression list, newest first, 100 a page`, response: z.object({ suppressions: z.array(entry) }), meta: pageMeta }), secretKey({ scope }), queryParams(z.object({ page, [lists.valueField]: z.string().max(254).optional() })), async (c) => {
       const q = c.req.valid("query") as { page: number } & Record<string, string | undefined>;
       const value = q[lists.valueField];
+      await rekeyAll(database(c.env), "suppressions", secretPrincipal(c).accountId, product.name, product.keys);
       const { rows, total } = await listSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, q.page, value === undefined ? undefined : product.normalize(value));
       return ok(c, { suppressions: rows.map(view) }, { page: q.page, per_page: PER_PAGE, total });
     })
@@ -37,12 +39,14 @@ export function suppressionRoutes(product: Product) {
       const samples = inputs.filter((input) => product.isSample(input));
       const manual = inputs.filter((input) => !product.isSample(input)).map((input) => ({ input, entry: lists.manual(input) }));
       const entries = [...new Map(manual.flatMap((m) => (m.entry ? [[m.entry.key, { ...m.entry, reason: body.reason ?? "manual" }] as const] : []))).values()];
-      const added = await addSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, entries, Date.now());
+      await rekeyAll(database(c.env), "suppressions", secretPrincipal(c).accountId, product.name, product.keys);
+      const added = await addSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, entries, Date.now(), product.keys?.version);
       const spelled = (input: unknown) => (typeof input === "string" ? input : JSON.stringify(input));
       return ok(c, { added, invalid: manual.filter((m) => !m.entry).map((m) => spelled(m.input)), test_values: samples.map(spelled) }, {}, 201);
     })
     .on("DELETE", base, describe({ tag: "Lists", summary: "Take values off the suppression list", response: z.object({ removed: z.int() }) }), secretKey({ scope }), jsonBody(values), async (c) => {
       const keys = listed(c.req.valid("json") as Record<string, unknown>).flatMap((input) => lists.manual(input)?.key ?? []);
+      await rekeyAll(database(c.env), "suppressions", secretPrincipal(c).accountId, product.name, product.keys);
       return ok(c, { removed: await removeSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, [...new Set(keys)]) });
     })
     .on("DELETE", `${base}/:suppressionId`, describe({ tag: "Lists", summary: "Remove one suppression entry", response: entry, errors: ["NOT_FOUND"] }), secretKey({ scope }), pathParams(z.object({ suppressionId: z.coerce.number().int().min(1) })), async (c) => {

@@ -14,9 +14,15 @@ export const repeats = sqliteTable(
     product: text("product").notNull(),
     key: text("key").notNull(),
     result: text("result", { mode: "json" }).notNull(),
+    /** The version of the product's key function that keyed the row (src/engines/rekey.ts); 0 before versions. */
+    keyVersion: integer("key_version").notNull().default(0),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.product, t.key] }), index("repeats_created").on(t.createdAt)],
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.product, t.key] }),
+    index("repeats_created").on(t.createdAt),
+    index("repeats_key_version").on(t.accountId, t.product, t.keyVersion),
+  ],
 );
 
 export const suppressions = sqliteTable(
@@ -32,9 +38,14 @@ export const suppressions = sqliteTable(
     source: text("source", { enum: ["verdict", "manual", "feedback"] }).notNull(),
     /** The stored answer a batch or bulk run gives for this value. */
     result: text("result", { mode: "json" }),
+    /** The version of the product's key function that keyed the row (src/engines/rekey.ts); 0 before versions. */
+    keyVersion: integer("key_version").notNull().default(0),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("suppressions_account_key").on(t.accountId, t.product, t.key)],
+  (t) => [
+    uniqueIndex("suppressions_account_key").on(t.accountId, t.product, t.key),
+    index("suppressions_key_version").on(t.accountId, t.product, t.keyVersion),
+  ],
 );
 
 export const history = sqliteTable(

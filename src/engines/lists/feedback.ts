@@ -62,7 +62,7 @@ export async function receiveFeedback<In, Out>(env: Env, product: Product<In, Ou
   }
   // One row per request, however many events it ignored.
   if (ignored > 0) rows.push({ key: "", facet: null, outcome: IGNORED, kind: null, detail: { count: ignored } });
-  const statements = [...insertStatements(db, accountId, product.name, source, rows, now), ...suppressStatements(db, accountId, product.name, [...suppress.values()], "feedback", now)];
+  const statements = [...insertStatements(db, accountId, product.name, source, rows, now), ...suppressStatements(db, accountId, product.name, [...suppress.values()], "feedback", now, product.keys?.version)];
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
   return { recorded: rows.length - (ignored > 0 ? 1 : 0), suppressed: suppress.size, invalid };

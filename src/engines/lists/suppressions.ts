@@ -4,6 +4,8 @@ import type { Database } from "../../db/client";
 import { PER_PAGE } from "../../http/time";
 import { suppressions } from "../../db/schema";
 import { chunks } from "../../db/chunks";
+import { unionAll } from "drizzle-orm/sqlite-core";
+import { currentRows, staleRowsQuery, type KeyVersion } from "../rekey";
 
 /**
  * Every product's suppression list, keyed by (account, product, key). Batches, bulk rows and monitor runs answer a
@@ -12,18 +14,22 @@ import { chunks } from "../../db/chunks";
 export type SuppressionRow = typeof suppressions.$inferSelect;
 export type SuppressionSource = SuppressionRow["source"];
 
-/** The stored answers of the suppressed values among `keys`. */
-export async function suppressedAnswers(db: Database, accountId: string, product: string, keys: string[]): Promise<Map<string, unknown>> {
+/**
+ * The stored answers of the suppressed values among `keys`. With `rekeyed` (a product whose key function changed), the
+ * account's rows keyed by an older version are read in the same statement and re-keyed (src/engines/rekey.ts).
+ */
+export async function suppressedAnswers(db: Database, accountId: string, product: string, keys: string[], rekeyed?: KeyVersion): Promise<Map<string, unknown>> {
+  const wanted = [...new Set(keys)];
+  const byKey = (part: string[]) =>
+    db
+      .select({ key: suppressions.key, keyVersion: suppressions.keyVersion, result: suppressions.result })
+      .from(suppressions)
+      .where(and(eq(suppressions.accountId, accountId), eq(suppressions.product, product), inArray(suppressions.key, part)));
+  // The first statement also reads the stale rows: 90 keys and the rest make 95 parameters, under D1's 100.
+  const reads = chunks(wanted, 90).map((part, i) => (rekeyed && i === 0 ? unionAll(byKey(part), staleRowsQuery(db, "suppressions", accountId, product, rekeyed)) : byKey(part)));
+  const rows = await currentRows(db, "suppressions", accountId, product, (await Promise.all(reads)).flat(), new Set(wanted), rekeyed);
   const found = new Map<string, unknown>();
-  const results = await Promise.all(
-    chunks([...new Set(keys)], 90).map((part) =>
-      db
-        .select({ key: suppressions.key, result: suppressions.result })
-        .from(suppressions)
-        .where(and(eq(suppressions.accountId, accountId), eq(suppressions.product, product), inArray(suppressions.key, part))),
-    ),
-  );
-  for (const row of results.flat()) if (row.result !== null) found.set(row.key, row.result);
+  for (const [key, row] of rows) if (row.result !== null) found.set(key, row.result);
   return found;
 }
 
@@ -37,11 +43,11 @@ export interface Suppress {
  * Adds values (or refreshes the stored answer of values already listed, keeping their source). Feedback takes an entry
  * over: what the account's own sending reported outranks a verdict.
  */
-export function suppressStatements(db: Database, accountId: string, product: string, entries: Suppress[], source: SuppressionSource, now: number): BatchItem<"sqlite">[] {
+export function suppressStatements(db: Database, accountId: string, product: string, entries: Suppress[], source: SuppressionSource, now: number, keyVersion = 0): BatchItem<"sqlite">[] {
   return entries.map((e) =>
     db
       .insert(suppressions)
-      .values({ accountId, product, key: e.key, reason: e.reason, source, result: e.result, createdAt: now })
+      .values({ accountId, product, key: e.key, reason: e.reason, source, result: e.result, keyVersion, createdAt: now })
       .onConflictDoUpdate({
         target: [suppressions.accountId, suppressions.product, suppressions.key],
         set: { result: e.result, reason: e.reason, ...(source === "feedback" ? { source } : {}) },
@@ -62,10 +68,10 @@ export function unsuppressStatements(db: Database, accountId: string, product: s
 }
 
 /** Manual entries; values already listed stay as they are. Returns how many were added. */
-export async function addSuppressions(db: Database, accountId: string, product: string, entries: Suppress[], now: number): Promise<number> {
+export async function addSuppressions(db: Database, accountId: string, product: string, entries: Suppress[], now: number, keyVersion = 0): Promise<number> {
   let added = 0;
   for (const part of chunks(entries, 10)) {
-    const rows = part.map((e) => ({ accountId, product, key: e.key, reason: e.reason, source: "manual" as const, result: e.result, createdAt: now }));
+    const rows = part.map((e) => ({ accountId, product, key: e.key, reason: e.reason, source: "manual" as const, result: e.result, keyVersion, createdAt: now }));
     added += (await db.insert(suppressions).values(rows).onConflictDoNothing().returning({ id: suppressions.id })).length;
   }
   return added;

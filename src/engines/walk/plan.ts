@@ -61,8 +61,8 @@ export async function recallStored<In, Out>(
   if (!payer || !open.length) return;
   const keys = open.map((u) => u.key);
   const [repeats, suppressed] = await Promise.all([
-    recallRepeats(db, payer.accountId, product.name, keys, now),
-    options.honorSuppressions && product.suppressions ? suppressedAnswers(db, payer.accountId, product.name, keys) : new Map<string, unknown>(),
+    recallRepeats(db, payer.accountId, product.name, keys, now, product.keys),
+    options.honorSuppressions && product.suppressions ? suppressedAnswers(db, payer.accountId, product.name, keys, product.keys) : new Map<string, unknown>(),
   ]);
   const tooOld = (u: Unique<In, Out>, at: number) =>
     !(waited && at !== u.repeatAt) && (options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000));

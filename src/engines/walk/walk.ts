@@ -181,7 +181,7 @@ const freshAnswers = <In, Out>(paid: Paid<In, Out>) => paid.answered.filter((a) 
 
 /** Starts the 7-day window of every repeatable fresh answer. */
 async function writeRepeats<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, paid: Paid<In, Out>, now: number) {
-  const [first, ...rest] = rememberRepeats(db, payer.accountId, product.name, freshAnswers(paid).filter((f) => product.repeatable(f.result)), now);
+  const [first, ...rest] = rememberRepeats(db, payer.accountId, product.name, freshAnswers(paid).filter((f) => product.repeatable(f.result)), now, product.keys?.version);
   if (first) await db.batch([first, ...rest]);
 }
 
@@ -194,7 +194,7 @@ async function remember<In, Out>(db: Database, product: Product<In, Out>, payer:
   if (lists) {
     const verdicts = fresh.map((f) => ({ ...f, suppress: lists.suppresses(f.result) }));
     const suppress = verdicts.flatMap((v) => (v.suppress ? [{ key: v.key, reason: v.suppress.reason, result: v.result }] : []));
-    statements.push(...suppressStatements(db, account, product.name, suppress, "verdict", now));
+    statements.push(...suppressStatements(db, account, product.name, suppress, "verdict", now, product.keys?.version));
     if (!request.options.honorSuppressions) statements.push(...unsuppressStatements(db, account, product.name, verdicts.filter((v) => !v.suppress).map((v) => v.key)));
   }
   if (product.history) {

@@ -37,13 +37,6 @@ export function prepare(input: AddressInput): Prepared {
   };
 }
 
-/** The repeat, suppression and dedupe key: the address as read and cleaned, folded (`US|62701|SPRINGFIELD|IL|1 MAIN ST|`). */
-export function addressKey(input: AddressInput): string {
-  const { read, postcode } = prepare(input);
-  const fold = (value: string | null) => (value ? placeKey(value) : "");
-  return [read.country, postcode ?? "", fold(read.locality), fold(read.region), fold(read.line1), fold(read.line2)].join("|");
-}
-
 /** What the reference data says about one prepared address. */
 export interface Reference {
   installed: Installed;

@@ -1,5 +1,6 @@
 import type { FeedbackShape } from "../../engines/lists/feedback-shape";
-import { addressKey, prepare } from "./answer";
+import { prepare } from "./answer";
+import { addressKey } from "./key";
 import type { AddressInput, AddressResult } from "./result";
 import { feedbackSuppression } from "./suppressed";
 import { isTestAddress } from "./test-addresses";

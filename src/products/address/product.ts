@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Product } from "../../engines/product";
-import { addressKey, answer, NO_REFERENCE, prepare } from "./answer";
+import { answer, NO_REFERENCE, prepare } from "./answer";
+import { addressKey } from "./key";
 import { ADDRESS_DATASET_NAMES } from "./datasets";
 import { addressFeedback } from "./feedback";
 import { lookupAddresses } from "./lookup";
@@ -32,6 +33,9 @@ export const address: Product<AddressInput, AddressResult> = {
   cost: "local",
   // List filters (`GET /address/suppressions?address=`) pass the key as listed.
   normalize: (input) => (typeof input === "string" ? input : addressKey(input)),
+  // Version 2 folds street lines with the street table (docs/address.md, "Address keys"); rows keyed by version 1
+  // (the place-name table) are re-keyed from the input their stored answer holds.
+  keys: { version: 2, of: (result) => addressKey(inputOf(result)) },
   // Test addresses, and addresses no dataset could help (no country, a postcode of the wrong shape), need no read.
   local: async (input) => {
     const canned = testAnswer(input);

@@ -1,0 +1,100 @@
+/**
+ * The street table: which words of an address line are spellings of the same thing, and in which countries. Address
+ * keys (line-key.ts) fold only what this table lists, and only in the position it names; place names have their own
+ * table (names.ts), where `St` is `Saint`. Each group below is `PRIMARY variant variant ...`, folded to PRIMARY.
+ */
+
+const groups = (text: string): Record<string, string> => {
+  const table: Record<string, string> = {};
+  for (const group of text.split(";")) {
+    const [primary, ...variants] = group.trim().split(/\s+/);
+    if (!primary) continue;
+    for (const word of [primary, ...variants]) table[word] = primary;
+  }
+  return table;
+};
+
+/**
+ * USPS Publication 28, Appendix C1 (street suffixes: the primary name, the common spellings and the USPS
+ * abbreviation), with the Royal Mail and Australia Post spellings that C1 lacks (`CL`, `GR`, `TCE`, `PDE`, `WK`,
+ * `PK`, `ESP`, `APP`). `MDW` is C1's abbreviation of MEADOW and MDWS of MEADOWS. Folded only in suffix position.
+ */
+export const SUFFIXES = groups(`
+  ALLEY ALLEE ALLY ALY; ANEX ANNEX ANNX ANX; APPROACH APP; ARCADE ARC; AVENUE AV AVE AVEN AVENU AVN AVNUE;
+  BAYOU BAYOO BYU; BEACH BCH; BEND BND; BLUFF BLF BLUF; BLUFFS BLFS; BOTTOM BOT BTM BOTTM;
+  BOULEVARD BLVD BOUL BOULV; BRANCH BR BRNCH; BRIDGE BRDGE BRG; BROOK BRK; BROOKS BRKS; BURG BG; BURGS BGS;
+  BYPASS BYP BYPA BYPAS BYPS; CAMP CP CMP; CANYON CANYN CNYN CYN; CAPE CPE; CAUSEWAY CAUSWA CSWY;
+  CENTER CEN CENT CENTR CENTRE CNTER CNTR CTR; CENTERS CTRS; CIRCLE CIR CIRC CIRCL CRCL CRCLE; CIRCLES CIRS;
+  CLIFF CLF; CLIFFS CLFS; CLOSE CL; CLUB CLB; COMMON CMN; COMMONS CMNS; CORNER COR; CORNERS CORS; COURSE CRSE;
+  COURT CT; COURTS CTS; COVE CV; COVES CVS; CREEK CRK; CRESCENT CRES CRSENT CRSNT; CREST CRST;
+  CROSSING CRSSNG XING; CROSSROAD XRD; CROSSROADS XRDS; CURVE CURV; DALE DL; DAM DM; DIVIDE DIV DV DVD;
+  DRIVE DR DRIV DRV; DRIVES DRS; ESPLANADE ESP; ESTATE EST; ESTATES ESTS; EXPRESSWAY EXP EXPR EXPRESS EXPW EXPY;
+  EXTENSION EXT EXTN EXTNSN; EXTENSIONS EXTS; FALL; FALLS FLS; FERRY FRRY FRY; FIELD FLD; FIELDS FLDS; FLAT FLT;
+  FLATS FLTS; FORD FRD; FORDS FRDS; FOREST FORESTS FRST; FORGE FORG FRG; FORGES FRGS; FORK FRK; FORKS FRKS;
+  FORT FRT FT; FREEWAY FREEWY FRWAY FRWY FWY; GARDEN GARDN GRDEN GRDN GDN; GARDENS GDNS GRDNS;
+  GATEWAY GATEWY GATWAY GTWAY GTWY; GLEN GLN; GLENS GLNS; GREEN GRN; GREENS GRNS; GROVE GROV GRV GR; GROVES GRVS;
+  HARBOR HARB HARBR HBR HRBOR; HARBORS HBRS; HAVEN HVN; HEIGHTS HT HTS; HIGHWAY HIGHWY HIWAY HIWY HWAY HWY;
+  HILL HL; HILLS HLS; HOLLOW HLLW HOLLOWS HOLW HOLWS; INLET INLT; ISLAND IS ISLND; ISLANDS ISLNDS ISS; ISLE ISLES;
+  JUNCTION JCT JCTION JCTN JUNCTN JUNCTON; JUNCTIONS JCTNS JCTS; KEY KY; KEYS KYS; KNOLL KNL KNOL; KNOLLS KNLS;
+  LAKE LK; LAKES LKS; LAND; LANDING LNDG LNDNG; LANE LN; LIGHT LGT; LIGHTS LGTS; LOAF LF; LOCK LCK; LOCKS LCKS;
+  LODGE LDG LDGE LODG; LOOP LOOPS; MALL; MANOR MNR; MANORS MNRS; MEADOW MDW; MEADOWS MDWS MEDOWS; MEWS; MILL ML;
+  MILLS MLS; MISSION MISSN MSSN MSN; MOTORWAY MTWY; MOUNT MNT MT; MOUNTAIN MNTAIN MNTN MOUNTIN MTIN MTN;
+  MOUNTAINS MNTNS MTNS; NECK NCK; ORCHARD ORCH ORCHRD; OVAL OVL; OVERPASS OPAS; PARADE PDE; PARK PRK PARKS PK;
+  PARKWAY PARKWY PKWAY PKWY PKY PARKWAYS PKWYS; PASS; PASSAGE PSGE; PATH PATHS; PIKE PIKES; PINE PNE; PINES PNES;
+  PLACE PL; PLAIN PLN; PLAINS PLNS; PLAZA PLZ PLZA; POINT PT; POINTS PTS; PORT PRT; PORTS PRTS; PRAIRIE PR PRR;
+  RADIAL RAD RADIEL RADL; RAMP; RANCH RANCHES RNCH RNCHS; RAPID RPD; RAPIDS RPDS; REST RST; RIDGE RDG RDGE;
+  RIDGES RDGS; RIVER RIV RVR RIVR; ROAD RD; ROADS RDS; ROUTE RTE; ROW; RUE; RUN; SHOAL SHL; SHOALS SHLS;
+  SHORE SHOAR SHR; SHORES SHOARS SHRS; SKYWAY SKWY; SPRING SPG SPNG SPRNG; SPRINGS SPGS SPNGS SPRNGS; SPUR SPURS;
+  SQUARE SQ SQR SQRE SQU; SQUARES SQRS SQS; STATION STA STATN STN; STRAVENUE STRA STRAV STRAVEN STRAVN STRVN STRVNUE;
+  STREAM STREME STRM; STREET STRT ST STR; STREETS STS; SUMMIT SMT SUMIT SUMITT; TERRACE TER TERR TCE;
+  THROUGHWAY TRWY; TRACE TRACES TRCE; TRACK TRACKS TRAK TRK TRKS; TRAFFICWAY TRFY; TRAIL TRAILS TRL TRLS;
+  TRAILER TRLR TRLRS; TUNNEL TUNEL TUNL TUNLS TUNNELS TUNNL; TURNPIKE TRNPK TURNPK TPKE; UNDERPASS UPAS; UNION UN;
+  UNIONS UNS; VALLEY VALLY VLLY VLY; VALLEYS VLYS; VIADUCT VDCT VIA VIADCT; VIEW VW; VIEWS VWS;
+  VILLAGE VILL VILLAG VILLG VILLIAGE VLG; VILLAGES VLGS; VILLE VL; VISTA VIS VIST VST VSTA; WALK WALKS WK; WALL;
+  WAY WY WAYS; WELL WL; WELLS WLS
+`);
+
+/** USPS Publication 28, Appendix B (directionals): before the street name or after its suffix. */
+export const DIRECTIONALS = groups(`NORTH N; SOUTH S; EAST E; WEST W; NORTHEAST NE; NORTHWEST NW; SOUTHEAST SE; SOUTHWEST SW`);
+
+/**
+ * Leading words of a street's name that stand for a word (`St Marks Pl` is `Saint Marks Place`): only as the first
+ * word of a name of two words or more, never at the end, where `ST` is the suffix STREET.
+ */
+export const NAME_LEADERS = groups(`SAINT ST; SAINTE STE; MOUNT MT; FORT FT`);
+
+/**
+ * Secondary unit designators that name the unit itself (Publication 28, Appendix C2 `APT`, `UNIT`, `STE`, and `#`
+ * when the designator is unknown; Royal Mail's `Flat`; French `Appartement`; German `Wohnung`): one unit, whatever
+ * it is called, so all fold to `#`.
+ */
+export const UNITS = groups(`# APT APARTMENT APPT APPARTEMENT UNIT STE SUITE FLAT WOHNUNG WHG`);
+
+/** The other designators of Appendix C2 (a building, a floor, a room ...): each folds to its own word. */
+export const OTHER_DESIGNATORS = groups(`
+  BUILDING BLDG; FLOOR FL; DEPARTMENT DEPT; HANGAR HNGR; LOT; PIER; ROOM RM; SLIP; SPACE SPC; STOP; TRAILER TRLR;
+  BASEMENT BSMT; FRONT FRNT; LOBBY LBBY; LOWER LOWR; OFFICE OFC; PENTHOUSE PH; REAR; SIDE; UPPER UPPR
+`);
+
+/**
+ * French street types (AFNOR NF Z10-011 / La Poste abbreviations): they lead the name (`12 Bd Haussmann`), so they are
+ * folded only as the first word after the number.
+ */
+export const FRENCH_TYPES = groups(`
+  ALLEE ALL; AVENUE AV AVE; BOULEVARD BD BLD BOUL BLVD; CARREFOUR CAR CARR; CHEMIN CHE CHEM; CHAUSSEE CHS; CITE CIT;
+  CORNICHE COR; COURS CRS; DOMAINE DOM; DESCENTE DSC; ESPLANADE ESP; FAUBOURG FBG FG; HAMEAU HAM; IMPASSE IMP;
+  LOTISSEMENT LOT; MONTEE MTE; PASSAGE PAS PASS; PLACE PL; PROMENADE PROM PRO; QUAI QU; QUARTIER QUA;
+  RESIDENCE RES; RUELLE RLE; ROCADE ROC; ROUTE RTE; RUE R; SENTIER SEN; SQUARE SQ; TRAVERSE TRA;
+  VILLA VLA; VILLAGE VLGE
+`);
+
+/** French saints' names anywhere in a street's name (French never writes `St` for street). */
+export const FRENCH_NAME_WORDS = groups(`SAINT ST; SAINTE STE`);
+
+/** French repetition indices after a house number: `12 B`, `12B` and `12 bis` are one number. */
+export const FRENCH_INDICES = groups(`BIS B; TER T; QUATER Q`);
+
+/** Which rules a country's addresses follow; countries not listed fold only case, punctuation, spaces and units. */
+export const SUFFIX_COUNTRIES = new Set(["US", "CA", "GB", "JE", "GG", "IM", "IE", "AU", "NZ"]);
+export const FRENCH_COUNTRIES = new Set(["FR", "MC", "GP", "MQ", "GF", "RE", "YT", "PM", "BL", "MF", "NC", "PF", "WF"]);
+export const GERMAN_COUNTRIES = new Set(["DE", "AT", "CH", "LI"]);
