@@ -723,7 +723,6 @@ export interface paths {
                 policy: ({
                   /** @enum {string} */
                   action: "send" | "review" | "block";
-                  rules_hit: string[];
                 }) | null;
               };
             };
@@ -1675,7 +1674,6 @@ export interface paths {
                 policy: ({
                   /** @enum {string} */
                   action: "send" | "review" | "block";
-                  rules_hit: string[];
                 }) | null;
               };
             };
@@ -2387,7 +2385,6 @@ export interface paths {
                 policy: ({
                   /** @enum {string} */
                   action: "send" | "review" | "block";
-                  rules_hit: string[];
                 }) | null;
               };
             };
@@ -7772,6 +7769,11 @@ export interface paths {
         path: {
           provider: string;
           feedbackKey: string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": unknown;
         };
       };
       responses: {
@@ -16268,6 +16270,11 @@ export interface paths {
         path: {
           provider: string;
           feedbackKey: string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": unknown;
         };
       };
       responses: {

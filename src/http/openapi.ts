@@ -9,6 +9,8 @@ export interface RouteDoc {
   tag?: string;
   auth?: "secret" | "publishable" | "admin" | "none";
   body?: z.ZodType;
+  /** The largest body the route reads, in bytes (`x-max-bytes` on its requestBody). */
+  bodyBytes?: number;
   query?: z.ZodType;
   params?: z.ZodType;
   /** Schema of `data` in the success envelope. */
@@ -104,7 +106,7 @@ function operation(doc: RouteDoc) {
     security: doc.auth === "secret" ? [{ secretKey: [] }] : doc.auth === "admin" ? [{ adminToken: [] }] : [],
     parameters: [...parameters(doc.params, "path"), ...parameters(doc.query, "query")],
     ...(doc.body
-      ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(doc.body, "input") } } } }
+      ? { requestBody: { required: true, ...(doc.bodyBytes ? { "x-max-bytes": doc.bodyBytes } : {}), content: { "application/json": { schema: jsonSchema(doc.body, "input") } } } }
       : {}),
     responses,
   };

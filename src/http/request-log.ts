@@ -5,7 +5,7 @@ import type { AppEnv } from "../types";
 
 /** Records of requests that finish within this window of the first one are written together. */
 export const REQUEST_LOG_WINDOW_MS = 25;
-/** A batch this full is written at once, without waiting for the window to close. */
+/** A batch this full takes no more records (the next request opens another); its window still ends its wait. */
 export const REQUEST_LOG_MAX_RECORDS = 100;
 /** Queue messages stay under the 128 KB a message may carry. */
 const MESSAGE_BYTES_MAX = 100_000;
@@ -44,7 +44,10 @@ export function logRequest(env: Env, record: NewRequestRecord): Promise<void> {
   open ??= openBatch(env);
   const batch = open;
   batch.records.push(record);
-  if (batch.records.length >= REQUEST_LOG_MAX_RECORDS) batch.close();
+  // Not closed here: the write must start from the opener's own timer, in its own request. Started from this request's
+  // handler it would do I/O with the opener's bindings, which Workers refuses ("Cannot perform I/O on behalf of a
+  // different request"), and the batch's records would be lost (found by test/hostile-pass.test.ts).
+  if (batch.records.length >= REQUEST_LOG_MAX_RECORDS && open === batch) open = null;
   return batch.written;
 }
 

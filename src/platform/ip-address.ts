@@ -112,7 +112,9 @@ export function parseCidr(text: string): Cidr | null {
   if (extra !== undefined || !address) return null;
   const ip = parseIp(address);
   if (ip === null) return null;
-  if (bits !== undefined && !/^\d{1,3}$/.test(bits)) return null;
+  // A prefix length is written as a plain decimal: `/08` is refused as its octets' leading zeros are (read as octal
+  // by some tools, it is not one reading everywhere).
+  if (bits !== undefined && !/^(0|[1-9]\d{0,2})$/.test(bits)) return null;
   // `::ffff:10.0.0.0/104` is the IPv4 block 10.0.0.0/8.
   const mappedBits = address.includes(":") && ip.version === 4 && bits !== undefined ? Number(bits) - 96 : Number(bits ?? widthOf(ip.version));
   if (mappedBits < 0 || mappedBits > widthOf(ip.version)) return null;

@@ -6,6 +6,7 @@ import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
 import { ApiError, validationFailed, type FieldErrors } from "../http/errors";
 import { batchMeta, lookupMeta, suppressibleLookupMeta } from "../http/meta";
+import { browserOk, browserSchema } from "../http/browser-answer";
 import { describe } from "../http/openapi";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import { postcodeListing, streetListing, type Place } from "../products/address/listings";
@@ -13,6 +14,7 @@ import { address } from "../products/address/product";
 import type { AddressInput } from "../products/address/result";
 import { addressResultSchema, countrySchema, listItem, NO_COUNTRY, postcodeListingSchema, streetListingSchema, withCountry, type ListItem } from "../products/address/schemas";
 import { isTestAddress } from "../products/address/test-addresses";
+import { isCountry } from "../products/address/postcodes";
 import type { AppEnv } from "../types";
 import { LOOKUP_ERRORS, lookupKey, paidWalk } from "./paid-walk";
 
@@ -21,7 +23,13 @@ const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false,
 const singleBody = z.object({ address: listItem, country: countrySchema.optional() });
 const batchBody = z.object({ addresses: z.array(listItem).min(1).max(100), country: countrySchema.optional() });
 const publicBody = z.object({ ...publishableFields, address: listItem, country: countrySchema.optional() });
-const placeQuery = z.object({ country: countrySchema, postcode: z.string().min(1).max(20) });
+/**
+ * A listing's country must be a country (or `ZZ`, the test addresses'): a code that is none is a malformed request,
+ * 422, not 501 "no dataset covers it" (docs/address.md). In a lookup body it is part of the value, answered
+ * `unsupported_country`.
+ */
+const listedCountry = countrySchema.refine((code) => code === "ZZ" || isCountry(code), "Not an ISO 3166-1 alpha-2 country code.");
+const placeQuery = z.object({ country: listedCountry, postcode: z.string().min(1).max(20) });
 
 /** Every item with its country (its own, else the request's); a 422 names each item that has none. */
 function resolve(items: ListItem[], country: string | undefined, field: (i: number) => string): AddressInput[] {
@@ -88,13 +96,13 @@ export const addressRoutes = new Hono<AppEnv>()
   .use("/address/public", browserCors())
   .post(
     "/address/public",
-    describe({ tag: "Address", summary: "Browser lookup with a publishable key; answers without meta", description: "Authenticated by `key` in the body and the `Origin` header; no bearer key.", response: addressResultSchema, meta: null, errors: [...LOOKUP_ERRORS] }),
+    describe({ tag: "Address", summary: "Browser lookup with a publishable key; answers without meta", description: "Authenticated by `key` in the body and the `Origin` header; no bearer key.", response: browserSchema(addressResultSchema), meta: null, errors: [...LOOKUP_ERRORS] }),
     jsonBody(publicBody),
     publishableKey(),
     async (c) => {
       const body = c.req.valid("json");
       const run = await single(c, { address: body.address, country: body.country });
-      return c.json({ success: true as const, data: run.items[0]!.data });
+      return browserOk(c, run.items[0]!.data);
     },
   )
   .get(

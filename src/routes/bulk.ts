@@ -10,6 +10,7 @@ import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
 import { ApiError, validationFailed, type FieldErrors } from "../http/errors";
 import { describe } from "../http/openapi";
+import { BODY_BYTES } from "../http/body";
 import { jsonBody } from "../http/validation";
 import type { AppEnv } from "../types";
 import { bulkRunRoutes, jobSchema } from "./bulk-runs";
@@ -71,7 +72,7 @@ export function bulkRoutes(product: Product) {
         errors: ["IDEMPOTENCY_KEY_REUSED"],
       }),
       secretKey({ scope: product.scope }),
-      jsonBody(body),
+      jsonBody(body, BODY_BYTES.bulk),
       async (c) => {
         const { [shape.field]: inputs, webhook_url, ...options } = c.req.valid("json") as Record<string, unknown> & { webhook_url?: string | null };
         const webhookUrl = webhook_url ?? null;

@@ -7,6 +7,7 @@ import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import { batchMeta, lookupMeta } from "../http/meta";
+import { browserOk, browserSchema } from "../http/browser-answer";
 import { describe } from "../http/openapi";
 import { jsonBody, pathParams } from "../http/validation";
 import { domainResultSchema, emailResultSchema } from "../products/email/schemas";
@@ -130,7 +131,7 @@ export const emailRoutes = new Hono<AppEnv>()
       tag: "Email",
       summary: "Browser lookup with a publishable key; answers without meta",
       description: "Authenticated by `key` in the body and the `Origin` header; no bearer key.",
-      response: emailResultSchema,
+      response: browserSchema(emailResultSchema),
       meta: null,
       errors: [...LOOKUP_ERRORS],
     }),
@@ -138,7 +139,7 @@ export const emailRoutes = new Hono<AppEnv>()
     publishableKey(),
     async (c) => {
       const { data } = await single(c, c.req.valid("json").email, {});
-      return c.json({ success: true as const, data });
+      return browserOk(c, data);
     },
   )
   .get(

@@ -9,14 +9,14 @@ import { feedbackSummary, receiveFeedback } from "../engines/lists/feedback";
 import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
 import { ApiError, validationFailed } from "../http/errors";
+import { BODY_BYTES, readBody } from "../http/body";
 import { describe } from "../http/openapi";
 import { dateOrTimestamp } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import type { AppEnv } from "../types";
 
-/** Posted events per call, and the largest inbound body a sender may post (SendGrid batches run to a few MB). */
+/** Posted events per call. */
 export const FEEDBACK_EVENTS_MAX = 1000;
-const INBOUND_BYTES_MAX = 8 * 1024 * 1024;
 const SUMMARY_DEFAULT_DAYS = 30;
 const DAY_MS = 86_400_000;
 
@@ -109,6 +109,9 @@ export function feedbackRoutes(product: Product) {
       summary: `Inbound delivery webhook from a sending provider (${providers.join(", ")}); authenticated by the fb_ key in the URL`,
       response: receivedSchema.extend({ ignored: z.int(), confirmed: z.boolean() }),
       errors: ["UNKNOWN_FEEDBACK_PROVIDER", "INVALID_FEEDBACK_KEY", "RATE_LIMITED"],
+      // The sender's own format (SendGrid batches run to a few MB), read as counted, strict UTF-8 bytes.
+      body: z.unknown().describe(`The sender's webhook body as it posts it (${providers.join(", ")}).`),
+      bodyBytes: BODY_BYTES.inbound,
     }),
     // No length limits here: an unknown provider is a 404 and a bad key a 401, whatever their length.
     pathParams(z.object({ provider: z.string(), feedbackKey: z.string() })),
@@ -118,8 +121,7 @@ export function feedbackRoutes(product: Product) {
       if (!parse) throw new ApiError("UNKNOWN_FEEDBACK_PROVIDER", `Supported providers: ${providers.join(", ")}.`);
       const db = database(c.env);
       const accountId = await accountForFeedbackKey(db, feedbackKey, c.req.header("CF-Connecting-IP"));
-      if (Number(c.req.header("Content-Length") ?? 0) > INBOUND_BYTES_MAX) throw validationFailed({ body: ["The body is too large."] });
-      const batch = await parse(c.env, { headers: c.req.raw.headers, body: await c.req.text() });
+      const batch = await parse(c.env, { headers: c.req.raw.headers, body: await readBody(c, BODY_BYTES.inbound) });
       if (!batch) throw validationFailed({ body: [`Not a ${provider} webhook body.`] });
       if (batch.invalid) throw validationFailed({ body: [batch.invalid] });
       const received = await receiveFeedback(c.env, product, accountId, provider, batch.events, batch.ignored, Date.now());

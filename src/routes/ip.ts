@@ -6,6 +6,7 @@ import type { Product, WalkOptions } from "../engines/product";
 import { ok } from "../http/envelope";
 import { ApiError, validationFailed } from "../http/errors";
 import { batchMeta, lookupMeta, suppressibleLookupMeta } from "../http/meta";
+import { browserOk, browserSchema } from "../http/browser-answer";
 import { describe } from "../http/openapi";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import { parseCidr } from "../platform/ip-address";
@@ -122,7 +123,7 @@ export const ipRoutes = new Hono<AppEnv>()
       tag: "IP",
       summary: "Browser lookup with a publishable key; answers without meta",
       description: "Authenticated by `key` in the body and the `Origin` header. Without `ip`, the visitor's own address is looked up.",
-      response: ipResultSchema,
+      response: browserSchema(ipResultSchema),
       meta: null,
       errors: [...LOOKUP_ERRORS],
     }),
@@ -130,7 +131,7 @@ export const ipRoutes = new Hono<AppEnv>()
     publishableKey(),
     async (c) => {
       const run = await lookup(c, ip, [c.req.valid("json").ip ?? clientAddress(c)]);
-      return c.json({ success: true as const, data: run.items[0]!.data });
+      return browserOk(c, run.items[0]!.data);
     },
   );
 

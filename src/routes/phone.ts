@@ -7,6 +7,7 @@ import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import { batchMeta, lookupMeta, suppressibleLookupMeta } from "../http/meta";
+import { browserOk, browserSchema } from "../http/browser-answer";
 import { describe } from "../http/openapi";
 import { jsonBody, pathParams } from "../http/validation";
 import type { PhoneItem } from "../products/phone/numbering";
@@ -77,7 +78,7 @@ export const phoneRoutes = new Hono<AppEnv>()
       tag: "Phone",
       summary: "Browser lookup with a publishable key; answers without meta, never a live network check",
       description: "Authenticated by `key` in the body and the `Origin` header; no bearer key.",
-      response: phoneResultSchema,
+      response: browserSchema(phoneResultSchema),
       meta: null,
       errors: [...LOOKUP_ERRORS],
     }),
@@ -86,7 +87,7 @@ export const phoneRoutes = new Hono<AppEnv>()
     async (c) => {
       const { phone: number, country } = c.req.valid("json");
       const { data } = await single(c, { phone: number, country });
-      return c.json({ success: true as const, data });
+      return browserOk(c, data);
     },
   )
   .get(

@@ -11,6 +11,10 @@ import { iso } from "../http/time";
 import { jsonBody } from "../http/validation";
 import type { AppEnv } from "../types";
 
+/** Whether a rule says anything: a value that is not null, an empty list or an object of such. */
+const saysSomething = (value: unknown): boolean =>
+  value !== undefined && value !== null && (Array.isArray(value) ? value.length > 0 : typeof value === "object" ? Object.values(value).some(saysSomething) : true);
+
 const view = (row: PolicyRow | undefined) => (row ? { rules: row.rules, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) } : null);
 
 /**
@@ -23,6 +27,8 @@ export function policyRoutes(product: Product) {
   const path = `/${product.name}/policy`;
   const auth = secretKey({ scope: product.scope });
   const tag = "Policy";
+  // A policy with no rule would stamp `send` on every answer for nothing: `DELETE` is how a policy goes.
+  const rules = shape.rules.refine(saysSomething, "A policy needs at least one rule; DELETE removes the policy.");
   const response = z.object({ policy: z.object({ rules: shape.rules, created_at: z.iso.datetime(), updated_at: z.iso.datetime() }).nullable() });
   const ownPolicy = (c: Parameters<typeof secretPrincipal>[0]) => ({ db: database(c.env), accountId: secretPrincipal(c).accountId });
   return new Hono<AppEnv>()
@@ -30,10 +36,10 @@ export function policyRoutes(product: Product) {
       const { db, accountId } = ownPolicy(c);
       return ok(c, { policy: view(await readPolicy(db, accountId, product.name)) });
     })
-    .put(path, describe({ tag, summary: `Replace the ${product.name} sending policy; it never changes a price`, response }), auth, jsonBody(shape.rules), async (c) => {
+    .put(path, describe({ tag, summary: `Replace the ${product.name} sending policy; it never changes a price`, response }), auth, jsonBody(rules), async (c) => {
       const { db, accountId } = ownPolicy(c);
-      const rules = c.req.valid("json") as Record<string, unknown>;
-      return ok(c, { policy: view(await writePolicy(c.env, accountId, product.name, rules, Date.now())) });
+      const body = c.req.valid("json") as Record<string, unknown>;
+      return ok(c, { policy: view(await writePolicy(c.env, accountId, product.name, body, Date.now())) });
     })
     .on("DELETE", path, describe({ tag, summary: "Remove the sending policy; answers then carry policy: null", response: z.object({ deleted: z.boolean() }) }), auth, async (c) => {
       const { accountId } = ownPolicy(c);

@@ -48,11 +48,22 @@ export function parseCsvLine(line: string): string[] {
 }
 
 
-/** Rows are sent in pieces of this many lines. */
-const LINES_PER_PIECE = 1_000;
+/**
+ * A stored part: one JSON string per row, one per line. A row is a whole CSV record, and a quoted cell may hold CR or
+ * LF (RFC 4180), so rows are never split on line breaks of their own text. Parts written before this format held the
+ * rows themselves, one per line, each starting with its index (a digit), never with `"`: both read back.
+ */
+export const partText = (rows: readonly string[]): string => rows.map((row) => `${JSON.stringify(row)}\n`).join("");
+
+export function partRows(text: string): string[] {
+  return text.split("\n").filter(Boolean).map((line) => (line.startsWith('"') ? (JSON.parse(line) as string) : line));
+}
+
+/** Rows are sent in pieces of this many records. */
+const ROWS_PER_PIECE = 1_000;
 
 /** The row's input position: its first cell, a plain number. */
-const indexOf = (line: string) => Number(line.slice(0, line.indexOf(",")));
+const indexOf = (row: string) => Number(row.slice(0, row.indexOf(",")));
 
 /**
  * The header, then every row in input order; with a variant, only rows whose counter columns hold it. Parts are
@@ -71,12 +82,12 @@ export function resultsStream(env: Env, jobId: number, product: Product, variant
         const listed = await env.RESULTS.list({ prefix: resultsPrefix(jobId), ...(cursor ? { cursor } : {}) });
         const texts = await Promise.all(listed.objects.map(async ({ key }) => (await (await env.RESULTS.get(key))?.text()) ?? ""));
         for (const text of texts) {
-          for (const line of text.split("\n")) if (line && (!variant || rowCounters(product, header, parseCsvLine(line)).includes(variant))) rows.push(line);
+          for (const row of partRows(text)) if (!variant || rowCounters(product, header, parseCsvLine(row)).includes(variant)) rows.push(row);
         }
         cursor = listed.truncated ? listed.cursor : undefined;
       } while (cursor);
       rows.sort((a, b) => indexOf(a) - indexOf(b));
-      for (let i = 0; i < rows.length; i += LINES_PER_PIECE) controller.enqueue(encoder.encode(`${rows.slice(i, i + LINES_PER_PIECE).join("\n")}\n`));
+      for (let i = 0; i < rows.length; i += ROWS_PER_PIECE) controller.enqueue(encoder.encode(`${rows.slice(i, i + ROWS_PER_PIECE).join("\n")}\n`));
       controller.close();
     },
   });

@@ -7,7 +7,7 @@ import { policyCells, policyColumns } from "../policy/apply";
 import { armRecovery, HEARTBEAT_MS } from "../recovery";
 import { walk } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
-import { csvCell, csvHeader, parseCsvLine, rowCounters, type Cell } from "./csv";
+import { csvCell, csvHeader, parseCsvLine, partRows, partText, rowCounters, type Cell } from "./csv";
 import type { Entry } from "./create";
 import { CHUNK_ENTRIES, FINISHED, inputKey, jobById, recordProgress, resultsPrefix, type JobRow } from "./jobs";
 import type { RunMessage } from "./messages";
@@ -99,8 +99,8 @@ async function runChunk(env: Env, product: Product, row: JobRow, entries: Entry[
  */
 async function keepFirstPart(env: Env, key: string, lines: string[]): Promise<string[]> {
   const stored = await env.RESULTS.get(key);
-  if (stored) return (await stored.text()).split("\n").filter(Boolean);
-  if (lines.length) await env.RESULTS.put(key, `${lines.join("\n")}\n`);
+  if (stored) return partRows(await stored.text());
+  if (lines.length) await env.RESULTS.put(key, partText(lines));
   return lines;
 }
 

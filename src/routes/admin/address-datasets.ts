@@ -4,6 +4,7 @@ import { database } from "../../db/client";
 import { installDataset } from "../../db/datasets";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
+import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
 import { ADDRESS_DATASET_NAMES, ADDRESS_DATASETS, isAddressDatasetName, type AddressDataset } from "../../products/address/datasets";
 import { canonicalPostcode } from "../../products/address/postcodes";
@@ -49,7 +50,7 @@ export const adminAddressDatasetRoutes = new Hono<AppEnv>()
     const datasets = ADDRESS_DATASET_NAMES.map((n) => ({ name: n, countries: ADDRESS_DATASETS[n].countries, holds: ADDRESS_DATASETS[n].holds, installed: installed.has(n), version: installed.get(n) ?? null }));
     return ok(c, { datasets });
   })
-  .post("/address-datasets/:dataset/rows", datasetParam, jsonBody(rowsBody), async (c) => {
+  .post("/address-datasets/:dataset/rows", datasetParam, jsonBody(rowsBody, BODY_BYTES.bulk), async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);
     const { postcodes, streets } = c.req.valid("json");
     const errors: Record<string, string[]> = {};

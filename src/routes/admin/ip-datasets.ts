@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
+import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
 import { isRangeKey } from "../../platform/ip-address";
 import { IP_DATASETS, isIpDataset, type IpDatasetName } from "../../products/ip/datasets";
@@ -48,7 +49,7 @@ export const adminIpDatasetRoutes = new Hono<AppEnv>()
     const name = datasetNamed(c.req.valid("param").dataset);
     return ok(c, { dataset: name, generation: await beginImport(c.env.DB, name) }, {}, 201);
   })
-  .post("/ip-datasets/:dataset/imports/:generation/rows", importParam, jsonBody(z.object({ rows: z.array(z.unknown()).min(1).max(5_000) })), async (c) => {
+  .post("/ip-datasets/:dataset/imports/:generation/rows", importParam, jsonBody(z.object({ rows: z.array(z.unknown()).min(1).max(5_000) }), BODY_BYTES.bulk), async (c) => {
     const { dataset, generation } = c.req.valid("param");
     const name = datasetNamed(dataset);
     const rows = ROWS[name].safeParse(c.req.valid("json").rows);

@@ -4,6 +4,7 @@ import { database } from "../../db/client";
 import { installDataset } from "../../db/datasets";
 import { ok } from "../../http/envelope";
 import { notFound } from "../../http/errors";
+import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
 import { isTableDataset, TABLE_DATASETS, type TableDataset } from "../../products/phone/datasets";
 import { insertRows, installedTables, removeOtherVersions } from "../../products/phone/store";
@@ -38,7 +39,7 @@ export const adminPhoneDatasetRoutes = new Hono<AppEnv>()
     });
     return ok(c, { datasets: list });
   })
-  .post("/phone-datasets/:dataset/rows", datasetParam, jsonBody(z.object({ version, rows: z.array(row).min(1).max(5_000) })), async (c) => {
+  .post("/phone-datasets/:dataset/rows", datasetParam, jsonBody(z.object({ version, rows: z.array(row).min(1).max(5_000) }), BODY_BYTES.bulk), async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);
     const body = c.req.valid("json");
     await insertRows(database(c.env), dataset, body.version, body.rows);

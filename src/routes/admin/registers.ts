@@ -3,6 +3,7 @@ import { z } from "zod";
 import { database } from "../../db/client";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed, type FieldErrors } from "../../http/errors";
+import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
 import { REGISTER_NAMES, REGISTERS, isRegisterName, type Register } from "../../products/entity/registers";
 import { completeImport, installedRegisters, removeRegister, upsertRows } from "../../products/entity/store";
@@ -56,7 +57,7 @@ export const adminRegisterRoutes = new Hono<AppEnv>()
     });
     return ok(c, { registers });
   })
-  .post("/registers/:register/rows", registerParam, jsonBody(z.object({ rows: z.array(rowSchema).min(1).max(5_000) })), async (c) => {
+  .post("/registers/:register/rows", registerParam, jsonBody(z.object({ rows: z.array(rowSchema).min(1).max(5_000) }), BODY_BYTES.bulk), async (c) => {
     const register = registerNamed(c.req.valid("param").register);
     const { rows } = c.req.valid("json");
     const errors: FieldErrors = {};

@@ -42,23 +42,45 @@ function sesEvents(message: Json): ProviderBatch<string> {
 }
 
 /**
- * An SNS envelope is acted on only when its signature verifies with SNS's certificate; a body already unwrapped (raw
- * message delivery) carries no signature, and the `fb_` key in the URL is then its only credential.
+ * Fields only an SNS envelope has (SNS's message format, case as SNS writes them; an SES notification's own fields are
+ * `notificationType`/`eventType`, `mail`, `bounce`, ... in camel case). A body carrying any of them is an envelope,
+ * whatever else it carries, and must verify.
+ */
+const SNS_FIELDS = ["Type", "MessageId", "TopicArn", "Message", "Timestamp", "Signature", "SignatureVersion", "SigningCertURL", "SubscribeURL", "UnsubscribeURL", "Token", "Subject"];
+const looksLikeEnvelope = (body: Json) => SNS_FIELDS.some((field) => Object.hasOwn(body, field));
+
+const refused = (invalid: string): ProviderBatch<string> => ({ events: [], ignored: 0, invalid });
+
+/**
+ * An SNS envelope is acted on only when its signature verifies with SNS's certificate, and so is anything that looks
+ * like one: a body with any envelope field (even beside `notificationType`) or an `x-amz-sns-message-type` header
+ * naming a confirmation never takes the unsigned path. A body already unwrapped (raw message delivery) carries no
+ * signature and no envelope field, and the `fb_` key in the URL is then its only credential. A verified notification
+ * whose `Message` is itself an envelope is refused: SES never publishes one, so it can only be a replayed wrapper.
  */
 export async function ses(env: Env, request: { headers: Headers; body: string }): Promise<ProviderBatch<string> | null> {
   const body = parseJson(request.body);
   if (!isRecord(body)) return null;
-  if (body.notificationType !== undefined || body.eventType !== undefined) return sesEvents(body);
+  const headerType = request.headers.get("x-amz-sns-message-type");
+  const confirmationHeader = headerType === "SubscriptionConfirmation" || headerType === "UnsubscribeConfirmation";
+  if (!looksLikeEnvelope(body) && !confirmationHeader) {
+    return body.notificationType !== undefined || body.eventType !== undefined ? sesEvents(body) : null;
+  }
   const type = body.Type;
-  if (type !== "Notification" && type !== "SubscriptionConfirmation" && type !== "UnsubscribeConfirmation") return null;
+  if (type !== "Notification" && type !== "SubscriptionConfirmation" && type !== "UnsubscribeConfirmation") {
+    return refused("An SNS message must be a Notification, SubscriptionConfirmation or UnsubscribeConfirmation signed by Amazon SNS.");
+  }
+  if (headerType !== null && headerType !== type) return refused("The x-amz-sns-message-type header does not match the message's Type.");
   const allowLoopback = env.WEBHOOKS_ALLOW_LOOPBACK === "true";
-  if (!(await verifySnsMessage(body, allowLoopback))) return { events: [], ignored: 0, invalid: "The SNS message signature does not verify with an Amazon SNS certificate." };
+  if (!(await verifySnsMessage(body, allowLoopback))) return refused("The SNS message signature does not verify with an Amazon SNS certificate.");
   if (type === "SubscriptionConfirmation") {
     const url = text(body.SubscribeURL);
-    if (!url || !isSnsUrl(url, allowLoopback)) return { events: [], ignored: 0, invalid: "SubscribeURL is not an Amazon SNS https URL." };
+    if (!url || !isSnsUrl(url, allowLoopback)) return refused("SubscribeURL is not an Amazon SNS https URL.");
     return { events: [], ignored: 0, confirmed: await confirmSnsSubscription(url) };
   }
   if (type === "UnsubscribeConfirmation") return { events: [], ignored: 0 };
   const message = typeof body.Message === "string" ? parseJson(body.Message) : undefined;
-  return isRecord(message) ? sesEvents(message) : { events: [], ignored: 1 };
+  if (!isRecord(message)) return { events: [], ignored: 1 };
+  if (looksLikeEnvelope(message)) return refused("The SNS Message is itself an SNS envelope; SES publishes its notification there.");
+  return sesEvents(message);
 }
