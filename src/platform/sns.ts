@@ -1,3 +1,4 @@
+import { SingleFlight } from "./io-scope";
 import { certificatePublicKey, pemCertificate } from "./x509";
 
 /**
@@ -60,9 +61,13 @@ export function snsStringToSign(message: Record<string, unknown>): string | null
 }
 
 const HASH: Record<string, string> = { "1": "SHA-1", "2": "SHA-256" };
-/** Signing certificates by URL and hash, per isolate: SNS rotates them rarely. */
-const keys = new Map<string, Promise<CryptoKey | null>>();
+/**
+ * Signing keys by certificate URL and hash, per isolate (SNS rotates them rarely). Only loaded keys are shared between
+ * requests; a fetch under way is shared inside its own request only (io-scope.ts).
+ */
+const keys = new Map<string, CryptoKey>();
 const KEYS_MAX = 32;
+const loading = new SingleFlight<CryptoKey | null>();
 
 async function signingKey(url: string, hash: string): Promise<CryptoKey | null> {
   try {
@@ -85,14 +90,14 @@ export async function verifySnsMessage(message: Record<string, unknown>, allowLo
   const text = snsStringToSign(message);
   if (!hash || !certUrl || !text || typeof message.Signature !== "string" || !isSnsUrl(certUrl, allowLoopback)) return false;
   const cacheKey = `${hash} ${certUrl}`;
-  let key = keys.get(cacheKey);
-  if (!key) {
-    if (keys.size >= KEYS_MAX) keys.delete(keys.keys().next().value!);
-    key = signingKey(certUrl, hash);
-    keys.set(cacheKey, key);
+  let loaded = keys.get(cacheKey) ?? null;
+  if (!loaded) {
+    loaded = await loading.run(cacheKey, () => signingKey(certUrl, hash));
+    if (loaded) {
+      if (keys.size >= KEYS_MAX) keys.delete(keys.keys().next().value!);
+      keys.set(cacheKey, loaded);
+    }
   }
-  const loaded = await key;
-  if (!loaded) keys.delete(cacheKey);
   let signature: Uint8Array;
   try {
     signature = Uint8Array.from(atob(message.Signature), (c) => c.charCodeAt(0));
