@@ -2,8 +2,14 @@
  * Unknown stays unknown (docs/email.md, Scores): facts nobody observed are null in the answer and add no risk points;
  * a domain that is a known misspelling and on the disposable list is one finding, scored once.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { database } from "../src/db/client";
+import { answer } from "../src/products/email/answer";
 import type { EmailResult } from "../src/products/email/result";
+import { factsOf, prepareSpelling } from "../src/products/email/spelling";
+import { recallMailboxes, rememberMailboxes } from "../src/products/email/store";
+import { cannedAnswer } from "../src/products/email/test-addresses";
 import { createAccount, lookupEmail } from "./helpers";
 
 const look = async (email: string) => {
@@ -59,5 +65,19 @@ describe("unknown stays unknown", () => {
     expect(data.risk_components).toEqual({ typo_domain: 60, no_spf: 5, no_dmarc: 5 });
     expect(data.risk_score).toBe(70);
     expect(credits).toBe(1);
+  });
+
+  it("an accepted address whose random-address probe gave no clear answer has catch_all null, also once shared and recalled", async () => {
+    const now = Date.now();
+    const db = database(env);
+    await rememberMailboxes(db, new Map([["ann@unsure.example", { outcome: "accepted" as const, checkedAt: now, catchAll: null }], ["bo@sure.example", { outcome: "accepted" as const, checkedAt: now, catchAll: false }]]));
+    const recalled = await recallMailboxes(db, ["ann@unsure.example", "bo@sure.example"], now);
+    expect(recalled.get("ann@unsure.example")).toEqual({ outcome: "accepted", checkedAt: now, catchAll: null });
+    expect(recalled.get("bo@sure.example")).toEqual({ outcome: "accepted", checkedAt: now, catchAll: false });
+    const facts = factsOf(cannedAnswer("deliverable", "service.test", "x@service.test")!);
+    const unsure = answer(prepareSpelling("ann", "unsure.example", facts, null), "deliverable", null, recalled.get("ann@unsure.example")!);
+    expect(unsure).toMatchObject({ deliverable: "deliverable", mailbox_exists: true, smtp_checked: true, catch_all: null });
+    const sure = answer(prepareSpelling("bo", "sure.example", facts, null), "deliverable", null, recalled.get("bo@sure.example")!);
+    expect(sure).toMatchObject({ mailbox_exists: true, catch_all: false });
   });
 });

@@ -12,6 +12,8 @@ export type MailboxOutcome = "accepted" | "no_mailbox" | "catch_all" | "greylist
 export interface MailboxAnswer {
   outcome: MailboxOutcome;
   checkedAt: number;
+  /** For an accepted address: null when the handshake could not tell whether the domain takes any address. */
+  catchAll?: boolean | null;
 }
 
 /** Everything gathered about one well-formed address before its verdict. */
@@ -81,8 +83,9 @@ export function answer(p: Prepared, verdict: Verdict, reason: Reason | null, mai
     smtp_checked: confirmed,
     smtp_checked_at: confirmed ? new Date(mailbox.checkedAt).toISOString() : null,
     mailbox_exists: confirmed ? (mailbox.outcome === "accepted" ? true : mailbox.outcome === "no_mailbox" ? false : null) : null,
-    // A rejected address proves the domain is no catch-all; without a mailbox answer nobody knows.
-    catch_all: confirmed ? mailbox.outcome === "catch_all" : null,
+    // A rejected address proves the domain is no catch-all; an accepted one leaves it to the random address's answer;
+    // without a mailbox answer nobody knows.
+    catch_all: confirmed ? (mailbox.outcome === "accepted" && mailbox.catchAll === null ? null : mailbox.outcome === "catch_all") : null,
     smtp_reason: smtpReason,
     did_you_mean: p.typo.suggestion ? `${p.local}@${p.typo.suggestion}` : null,
   };

@@ -89,7 +89,7 @@ export async function lookupAddresses(config: DnsConfig, prober: MailboxProber, 
             : found?.outcome === "no_mailbox" || found?.outcome === "greylisted" || found?.outcome === "timeout"
               ? found.outcome
               : "provider_unavailable";
-        observed.set(p, { outcome, checkedAt });
+        observed.set(p, { outcome, checkedAt, ...(outcome === "accepted" ? { catchAll: probe.catchAll } : {}) });
       }
     }),
   );

@@ -73,7 +73,7 @@ export function mailboxOf(r: EmailResult): MailboxAnswer | null {
   const checkedAt = r.smtp_checked_at ? Date.parse(r.smtp_checked_at) : 0;
   if (r.smtp_checked) {
     const outcome = r.catch_all === true ? "catch_all" : r.mailbox_exists === false ? "no_mailbox" : "accepted";
-    return { outcome, checkedAt };
+    return { outcome, checkedAt, catchAll: r.catch_all };
   }
   const uncertain = r.smtp_reason ? UNCERTAIN[r.smtp_reason] : undefined;
   return uncertain ? { outcome: uncertain, checkedAt } : null;
