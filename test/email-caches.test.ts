@@ -10,10 +10,15 @@ describe("email caches", () => {
     const acct = await createAccount({ pack: 5 });
     const first = await lookupEmail<Lookup>(acct.key, { email: "bob@acme.example" });
     const rcpts = rcptCount(await mailStats(), "bob@acme.example");
-    const again = await lookupEmail<Lookup>(acct.key, { email: "BOB@acme.example" });
+    const again = await lookupEmail<Lookup>(acct.key, { email: "bob@acme.example" });
     expect(again.body.meta).toMatchObject({ credits_used: 0, cache_hit: true, refreshed: false, credits_remaining: 4 });
     expect(again.body.data.deliverable).toBe(first.body.data.deliverable);
     expect(rcptCount(await mailStats(), "bob@acme.example")).toBe(rcpts);
+    // Another case of the local part may be another mailbox (RFC 5321 2.4): asked again, still a free repeat.
+    const upper = await lookupEmail<Lookup>(acct.key, { email: "BOB@acme.example" });
+    expect(upper.body.meta).toMatchObject({ credits_used: 0, cache_hit: true, credits_remaining: 4 });
+    expect(upper.body.data).toMatchObject({ email: "BOB@acme.example", deliverable: "deliverable" });
+    expect(rcptCount(await mailStats(), "bob@acme.example")).toBeGreaterThan(rcpts);
   });
 
   it("refresh discards the repeat and the shared answer, probes again and bills as fresh", async () => {

@@ -7,6 +7,25 @@ import { BASE, createAccount, creditsStub, json, lookupEmail, mailStats, rcptCou
 
 type Lookup = EmailResult;
 
+/** docs/email.md's risk table, written out again from the doc: the answer's fields alone give its components. */
+function documentedComponents(d: Lookup): Record<string, number> {
+  if (d.deliverable === "undeliverable") return { undeliverable: 100 };
+  const rows: [string, number, boolean][] = [
+    ["disposable", 90, d.disposable && d.reason !== "typo_domain"],
+    ["typo_domain", 60, d.reason === "typo_domain"],
+    ["did_you_mean", 20, d.did_you_mean !== null && d.reason !== "typo_domain"],
+    ["catch_all", 35, d.catch_all === true],
+    ["unverified", Math.round(60 * (1 - (d.mailbox_confidence ?? 0))), d.reason === "unverified"],
+    ["role", 25, d.role],
+    ["gibberish", 15, d.is_gibberish],
+    ["new_domain", 20, d.domain_age_days !== null && d.domain_age_days < 30],
+    ["young_domain", 10, d.domain_age_days !== null && d.domain_age_days >= 30 && d.domain_age_days < 180],
+    ["no_spf", 5, d.has_spf === false],
+    ["no_dmarc", 5, d.has_dmarc === false],
+  ];
+  return Object.fromEntries(rows.filter(([, , when]) => when).map(([name, points]) => [name, points]));
+}
+
 describe("POST /api/v1/email", () => {
   it("answers a confirmed mailbox deliverable and bills 1 credit", async () => {
     const acct = await createAccount({ pack: 5 });
@@ -151,12 +170,18 @@ describe("POST /api/v1/email", () => {
   });
 
   it("returns scores a caller can recompute from the answer's own fields", async () => {
-    const acct = await createAccount({ pack: 10 });
-    for (const email of ["alice@acme.example", "anything@catchall.example", "someone@greylist.example", "newbie@young.example", "temp@mailinator.com"]) {
-      const { body } = await lookupEmail<Lookup>(acct.key, { email });
+    const emails = ["alice@acme.example", "anything@catchall.example", "someone@greylist.example", "newbie@young.example", "temp@mailinator.com"];
+    // A typo domain on the disposable list, an unanswered DMARC question, a resolver that answers nothing.
+    emails.push("bob@gmial.com", "alice@dmarcfail.example", "a@dnsfail.example");
+    for (const email of emails) {
+      // An account each: eight lookups in a row would meet the key's per-second limit.
+      const acct = await createAccount({ pack: 2 });
+      const { status, body } = await lookupEmail<Lookup>(acct.key, { email });
+      expect(status, email).toBe(200);
       const d = body.data;
       if (d.reason === "unverified") expect(d.mailbox_confidence, email).toBe(mailboxConfidence(d));
       expect(d.risk_score, email).toBe(riskScore(d));
+      expect(d.risk_components, email).toEqual(documentedComponents(d));
       expect(d.risk_level, email).toBe(riskLevel(d.risk_score));
       expect(Object.values(d.risk_components).reduce((a, b) => a + b, 0), email).toBe(Math.min(100, d.risk_score) === 100 ? 100 : d.risk_score);
     }

@@ -818,6 +818,7 @@ const clean = (over: Partial<ScoreInputs> = {}): ScoreInputs => ({
   domain_age_days: null,
   has_spf: true,
   dmarc_policy: "reject",
+  has_dmarc: true,
   mx_provider: null,
   smtp_reason: null,
   mailbox_confidence: null,
@@ -826,7 +827,7 @@ const clean = (over: Partial<ScoreInputs> = {}): ScoreInputs => ({
 
 type ConfidenceInputs = Parameters<typeof mailboxConfidence>[0];
 const neutral = (over: Partial<ConfidenceInputs> = {}): ConfidenceInputs => {
-  const { deliverable: _d, reason: _r, mailbox_confidence: _m, ...rest } = clean({ has_spf: false, dmarc_policy: null });
+  const { deliverable: _d, reason: _r, mailbox_confidence: _m, ...rest } = clean({ has_spf: false, dmarc_policy: null, has_dmarc: false });
   return { ...rest, ...over };
 };
 
@@ -845,7 +846,7 @@ describe("riskComponents and riskScore", () => {
   });
 
   it("an undeliverable answer ignores every other signal", () => {
-    const a = clean({ deliverable: "undeliverable", disposable: true, role: true, has_spf: false, dmarc_policy: null });
+    const a = clean({ deliverable: "undeliverable", disposable: true, role: true, has_spf: false, dmarc_policy: null, has_dmarc: false });
     expect(riskComponents(a)).toEqual({ undeliverable: 100 });
   });
 
@@ -918,8 +919,19 @@ describe("riskComponents and riskScore", () => {
     expect(riskComponents(clean({ has_spf: null }))).toEqual({});
   });
 
-  it("no DMARC policy scores 5", () => {
-    expect(riskComponents(clean({ dmarc_policy: null }))).toEqual({ no_dmarc: 5 });
+  it("no DMARC policy scores 5, an unknown one (the query got no answer) nothing", () => {
+    expect(riskComponents(clean({ dmarc_policy: null, has_dmarc: false }))).toEqual({ no_dmarc: 5 });
+    expect(riskComponents(clean({ dmarc_policy: null, has_dmarc: null }))).toEqual({});
+  });
+
+  it("a typo domain that is also on the disposable list is scored once, as the typo", () => {
+    const a = clean({ deliverable: "risky", reason: "typo_domain", disposable: true, did_you_mean: "bob@gmail.com" });
+    expect(riskComponents(a)).toEqual({ typo_domain: 60 });
+    expect(riskScore(a)).toBe(60);
+  });
+
+  it("unknown catch-all (no mailbox answer) scores nothing", () => {
+    expect(riskComponents(clean({ deliverable: "risky", reason: "disposable", disposable: true, catch_all: null }))).toEqual({ disposable: 90 });
   });
 
   it("any DMARC policy, even none, removes the no_dmarc points", () => {
@@ -927,7 +939,7 @@ describe("riskComponents and riskScore", () => {
   });
 
   it("the score is the sum of the components", () => {
-    const a = clean({ deliverable: "risky", reason: "role", role: true, is_gibberish: true, has_spf: false, dmarc_policy: null, domain_age_days: 100 });
+    const a = clean({ deliverable: "risky", reason: "role", role: true, is_gibberish: true, has_spf: false, dmarc_policy: null, has_dmarc: false, domain_age_days: 100 });
     expect(riskComponents(a)).toEqual({ role: 25, gibberish: 15, young_domain: 10, no_spf: 5, no_dmarc: 5 });
     expect(riskScore(a)).toBe(60);
   });
@@ -1132,8 +1144,9 @@ describe("cannedAnswer (test addresses on service.test)", () => {
     }
   });
 
-  it("only the catch-all answer has catch_all true", () => {
-    for (const local of testData.local_parts) expect(canned(local)!.catch_all, local).toBe(local === "catch-all");
+  it("only the catch-all answer has catch_all true; answers without a mailbox answer have it null", () => {
+    const expected = (local: string) => (local === "catch-all" ? true : local === "disposable" || local === "unverified" ? null : false);
+    for (const local of testData.local_parts) expect(canned(local)!.catch_all, local).toBe(expected(local));
   });
 
   it("every answer has every field of the spec's Email result table", () => {

@@ -378,6 +378,7 @@ export interface paths {
                 mx_provider: string | null;
                 has_spf: boolean | null;
                 dmarc_policy: ("none" | "quarantine" | "reject") | null;
+                has_dmarc: boolean | null;
                 domain_registered_at: string | null;
                 domain_age_days: number | null;
                 disposable: boolean;
@@ -386,7 +387,7 @@ export interface paths {
                 smtp_checked: boolean;
                 smtp_checked_at: string | null;
                 mailbox_exists: boolean | null;
-                catch_all: boolean;
+                catch_all: boolean | null;
                 smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                 mailbox_confidence: number | null;
                 did_you_mean: string | null;
@@ -538,6 +539,7 @@ export interface paths {
                       mx_provider: string | null;
                       has_spf: boolean | null;
                       dmarc_policy: ("none" | "quarantine" | "reject") | null;
+                      has_dmarc: boolean | null;
                       domain_registered_at: string | null;
                       domain_age_days: number | null;
                       disposable: boolean;
@@ -546,7 +548,7 @@ export interface paths {
                       smtp_checked: boolean;
                       smtp_checked_at: string | null;
                       mailbox_exists: boolean | null;
-                      catch_all: boolean;
+                      catch_all: boolean | null;
                       smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                       mailbox_confidence: number | null;
                       did_you_mean: string | null;
@@ -704,6 +706,7 @@ export interface paths {
                 mx_provider: string | null;
                 has_spf: boolean | null;
                 dmarc_policy: ("none" | "quarantine" | "reject") | null;
+                has_dmarc: boolean | null;
                 domain_registered_at: string | null;
                 domain_age_days: number | null;
                 disposable: boolean;
@@ -712,7 +715,7 @@ export interface paths {
                 smtp_checked: boolean;
                 smtp_checked_at: string | null;
                 mailbox_exists: boolean | null;
-                catch_all: boolean;
+                catch_all: boolean | null;
                 smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                 mailbox_confidence: number | null;
                 did_you_mean: string | null;

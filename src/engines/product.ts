@@ -151,9 +151,10 @@ export interface Product<In = unknown, Out = unknown> {
   repeatable(result: Out): boolean;
   /**
    * `stored`: a repeat answers with the stored answer (email). `fresh`: a repeat is looked up again (a cheap local read)
-   * and only its price is waived, so a monitor sees today's register.
+   * and only its price is waived, so a monitor sees today's register. A function decides per repeat, from the stored
+   * answer and the value as now asked (email: a stored mailbox answer serves only spellings of the same mailbox).
    */
-  repeats: "stored" | "fresh";
+  repeats: "stored" | "fresh" | ((stored: Out, input: In) => "stored" | "fresh");
   /** Products with a suppression list: which fresh answers join it, and the answer a manual entry gives. */
   suppressions?: {
     suppresses(result: Out): { reason: string } | null;

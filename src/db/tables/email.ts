@@ -12,6 +12,8 @@ export const mailboxAnswers = sqliteTable(
     domain: text("domain").notNull(),
     outcome: text("outcome", { enum: ["accepted", "no_mailbox", "mailbox_full", "mailbox_disabled", "catch_all", "greylisted", "timeout"] }).notNull(),
     checkedAt: integer("checked_at").notNull(),
+    /** Whether the domain took a random address too in that handshake; null when that was not learnt. */
+    catchAll: integer("catch_all", { mode: "boolean" }),
   },
   (t) => [index("mailbox_answers_domain").on(t.domain, t.checkedAt)],
 );

@@ -14,6 +14,8 @@ export type MailboxOutcome =
 export interface MailboxAnswer {
   outcome: MailboxOutcome;
   checkedAt: number;
+  /** For an accepted address: null when the handshake could not tell whether the domain takes any address. */
+  catchAll?: boolean | null;
 }
 
 /** Everything gathered about one well-formed address before its verdict. */
@@ -80,6 +82,7 @@ export function answer(p: Prepared, verdict: Verdict, reason: Reason | null, mai
     mx_provider: p.facts.mxProvider,
     has_spf: p.facts.hasSpf,
     dmarc_policy: p.facts.dmarcPolicy,
+    has_dmarc: p.facts.hasDmarc,
     domain_registered_at: p.facts.registeredAt,
     domain_age_days: p.facts.ageDays,
     disposable: p.disposable,
@@ -88,7 +91,9 @@ export function answer(p: Prepared, verdict: Verdict, reason: Reason | null, mai
     smtp_checked: confirmed,
     smtp_checked_at: confirmed ? new Date(mailbox.checkedAt).toISOString() : null,
     mailbox_exists: confirmed ? (exists ? true : mailbox.outcome === "no_mailbox" ? false : null) : null,
-    catch_all: mailbox?.outcome === "catch_all",
+    // A rejected address proves the domain is no catch-all; an accepted one leaves it to the random address's answer;
+    // without a mailbox answer nobody knows.
+    catch_all: confirmed ? (mailbox.outcome === "accepted" && mailbox.catchAll === null ? null : mailbox.outcome === "catch_all") : null,
     smtp_reason: smtpReason,
     did_you_mean: p.typo.suggestion ? `${p.local}@${p.typo.suggestion}` : null,
   };
@@ -144,6 +149,7 @@ export function invalidSyntax(email: string): { result: EmailResult; outcome: Ou
     mx_provider: null,
     has_spf: null,
     dmarc_policy: null,
+    has_dmarc: null,
     domain_registered_at: null,
     domain_age_days: null,
     disposable: false,
@@ -152,7 +158,7 @@ export function invalidSyntax(email: string): { result: EmailResult; outcome: Ou
     smtp_checked: false,
     smtp_checked_at: null,
     mailbox_exists: null,
-    catch_all: false,
+    catch_all: null,
     smtp_reason: null,
     mailbox_confidence: null,
     did_you_mean: null,

@@ -15,6 +15,8 @@ export interface DomainFacts {
   mxProvider: string | null;
   hasSpf: boolean | null;
   dmarcPolicy: string | null;
+  /** A DMARC policy was found (false: the `_dmarc` query was answered without one; null: it got no answer). */
+  hasDmarc: boolean | null;
   registeredAt: string | null;
   ageDays: number | null;
 }
@@ -38,7 +40,7 @@ async function spfAndDmarc(config: DnsConfig, domain: string) {
   const hasSpf = txt.status === "error" ? null : txt.records.map(joinTxt).some((r) => /^v=spf1(\s|$)/i.test(r));
   const record = dmarc.records.map(joinTxt).find((r) => /^v=DMARC1\s*(;|$)/i.test(r));
   const policy = record ? (/(?:^|;)\s*p\s*=\s*(none|quarantine|reject)\s*(;|$)/i.exec(record)?.[1]?.toLowerCase() ?? null) : null;
-  return { hasSpf, dmarcPolicy: policy };
+  return { hasSpf, dmarcPolicy: policy, hasDmarc: dmarc.status === "error" ? null : policy !== null };
 }
 
 /**

@@ -1,17 +1,14 @@
 import type { SidecarProbeResult } from "../../platform/smtp-sidecar-client";
 import { answer, fromMailbox, invalidSyntax, type MailboxAnswer, type MailboxOutcome, type Prepared } from "./answer";
-import { disposableDomains, freeProviderDomains, roleLocalParts } from "./datasets";
 import { domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
 import { extractAddress } from "./extract";
-import { isGibberish } from "./gibberish";
 import type { EmailResult, Outcome, Reason, Verdict } from "./result";
 
 export type { MailboxAnswer, MailboxOutcome };
-import { mailboxOutcome, providerRuleFor } from "./provider-rules";
+import { catchAllOf, mailboxOutcome, providerRuleFor } from "./provider-rules";
 import { parseAddress } from "./syntax";
 import { cannedAnswer } from "./test-addresses";
-import { checkTypo } from "./typo";
-import { normalizeAddress } from "./username";
+import { prepareSpelling } from "./spelling";
 
 /** Runs mailbox handshakes for addresses at one domain (one SMTP session where the server allows it). */
 export type MailboxProber = (domain: string, mxHosts: DomainFacts["mxHosts"], addresses: string[]) => Promise<SidecarProbeResult>;
@@ -36,7 +33,7 @@ export interface LookupAnswer {
  * answered; the lists and provider username rules need no DNS, so they settle an answer even when the resolver is
  * unreachable, and only what they leave open stays undecided.
  */
-function settledWithoutProbe(p: Prepared): { verdict: Verdict; reason: Reason } | null {
+export function settledWithoutProbe(p: Prepared): { verdict: Verdict; reason: Reason } | null {
   if (p.facts.dnsAnswered && p.facts.nullMx) return { verdict: "undeliverable", reason: "null_mx" };
   if (p.facts.dnsAnswered && !p.facts.mxFound) return { verdict: "undeliverable", reason: "no_mx" };
   // A known misspelling is reported as such even when lists also call it disposable: the correction is what helps.
@@ -46,25 +43,8 @@ function settledWithoutProbe(p: Prepared): { verdict: Verdict; reason: Reason } 
   return null;
 }
 
-async function prepare(config: DnsConfig, email: string, local: string, domain: string, known: MailboxAnswer | null): Promise<Prepared> {
-  const normalized = normalizeAddress(local, domain);
-  const tagless = local.toLowerCase().split("+")[0]!;
-  return {
-    email,
-    local,
-    domain,
-    normalizedEmail: normalized.normalizedEmail,
-    isAlias: normalized.isAlias,
-    usernameInvalid: normalized.usernameInvalid,
-    usernameRuleApplied: normalized.ruleApplied,
-    role: roleLocalParts().has(tagless),
-    disposable: disposableDomains().has(domain),
-    free: freeProviderDomains().has(domain),
-    gibberish: isGibberish(local),
-    typo: checkTypo(domain),
-    facts: await domainFacts(config, domain),
-    known,
-  };
+async function prepare(config: DnsConfig, local: string, domain: string, known: MailboxAnswer | null): Promise<Prepared> {
+  return prepareSpelling(local, domain, await domainFacts(config, domain), known);
 }
 
 /**
@@ -81,7 +61,7 @@ export async function lookupAddresses(config: DnsConfig, prober: MailboxProber, 
       if (!parsed) return { done: invalidSyntax(email) };
       const canned = cannedAnswer(parsed.local, parsed.domain, email);
       if (canned) return { done: { result: canned, outcome: "free", observed: null, test: true } };
-      return { prepared: await prepare(config, `${parsed.local}@${parsed.domain}`, parsed.local, parsed.domain, item.known ?? null) };
+      return { prepared: await prepare(config, parsed.local, parsed.domain, item.known ?? null) };
     }),
   );
 
@@ -100,7 +80,7 @@ export async function lookupAddresses(config: DnsConfig, prober: MailboxProber, 
       for (const p of group) {
         const found = probe.results.find((r) => r.address.toLowerCase() === p.email.toLowerCase());
         const outcome = mailboxOutcome(found, probe.catchAll, rule);
-        observed.set(p, { outcome, checkedAt });
+        observed.set(p, { outcome, checkedAt, ...(outcome === "accepted" ? { catchAll: catchAllOf(probe.catchAll, rule) } : {}) });
       }
     }),
   );

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { database } from "../../db/client";
 import { asProduct, type Price, type Product, type WalkOptions } from "../../engines/product";
 import { invalidSyntax, manualSuppression, type MailboxAnswer } from "./answer";
+import { asAsked, emailRepeats } from "./as-asked";
 import { DEFAULT_TIMEOUT_SECONDS, emailConfig, type EmailExtra } from "./config";
 import { emailDomain } from "./domain-product";
 import { emailFeedback } from "./feedback";
@@ -11,6 +12,7 @@ import { extractAddress } from "./extract";
 import { lookupAddresses } from "./lookup";
 import type { EmailResult, Outcome } from "./result";
 import { recheck, settledSample, type RecheckMessage } from "./settle";
+import { mailboxKeyOf } from "./spelling";
 import { isConfirmed, recallMailboxes, rememberMailboxes } from "./store";
 import { parseAddress } from "./syntax";
 import { cannedAnswer } from "./test-addresses";
@@ -30,12 +32,6 @@ export function emailKey(input: string): string {
   const email = extractAddress(input);
   const parsed = parseAddress(email);
   return parsed ? normalizeAddress(parsed.local, parsed.domain).normalizedEmail : `malformed:${email}`;
-}
-
-/** A stored answer (repeat, suppression, a copy in the batch) names the address as this caller wrote it. */
-export function asAsked(result: EmailResult, input: string): EmailResult {
-  const parsed = result.syntax_valid ? parseAddress(extractAddress(input)) : null;
-  return parsed ? { ...result, email: `${parsed.local}@${parsed.domain}` } : result;
 }
 
 /** The sandbox answers only the six test addresses (plus-tags allowed). */
@@ -58,7 +54,8 @@ const PRICES: Record<Exclude<Outcome, "free">, Price> = {
 async function lookup(env: Env, now: number, inputs: string[], options: WalkOptions) {
   const extra = options.extra as EmailExtra;
   const db = database(env);
-  const emails = inputs.map((input) => extractAddress(input).toLowerCase());
+  // Shared answers are keyed by the mailbox asked about, so a spelling reuses only what was asked of its own mailbox.
+  const emails = inputs.map(mailboxKeyOf);
   const stored = await recallMailboxes(db, emails, now);
   const tooOld = (at: number) => options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000);
   const known = emails.map((email) => {
@@ -93,7 +90,7 @@ export const email: Product<string, EmailResult> = {
   lookup: (ctx, inputs, options) => lookup(ctx.env, ctx.now, inputs, options),
   price: (result) => PRICES[outcomeOf(result)],
   repeatable: (result) => outcomeOf(result) !== "unverified",
-  repeats: "stored",
+  repeats: emailRepeats,
   suppressions: {
     suppresses: (result) => (result.deliverable === "undeliverable" ? { reason: result.reason ?? "undeliverable" } : null),
     manual: (input) => {

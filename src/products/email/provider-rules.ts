@@ -63,3 +63,10 @@ export function mailboxOutcome(result: SidecarAddressResult | undefined, catchAl
       return "provider_unavailable";
   }
 }
+
+/**
+ * Whether the domain is a catch-all, from the random address's answer, else from the rule: a provider whose rule names
+ * its own "no such user" replies refuses unknown recipients (its random-address refusal reads as a policy code).
+ */
+export const catchAllOf = (probed: boolean | null, rule: ProviderRule | null): boolean | null =>
+  probed ?? (rule ? rule.accepts_all || rule.no_mailbox_replies.length === 0 ? null : false : null);

@@ -52,6 +52,8 @@ export interface EmailResult {
   mx_provider: string | null;
   has_spf: boolean | null;
   dmarc_policy: string | null;
+  /** Whether `_dmarc` holds a policy; null when the query got no answer (so `no_dmarc` is not scored). */
+  has_dmarc: boolean | null;
   domain_registered_at: string | null;
   domain_age_days: number | null;
   disposable: boolean;
@@ -60,7 +62,8 @@ export interface EmailResult {
   smtp_checked: boolean;
   smtp_checked_at: string | null;
   mailbox_exists: boolean | null;
-  catch_all: boolean;
+  /** Null without a mailbox answer: only a handshake tells whether the domain takes any address. */
+  catch_all: boolean | null;
   smtp_reason: SmtpReason | null;
   mailbox_confidence: number | null;
   did_you_mean: string | null;

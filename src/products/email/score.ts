@@ -8,12 +8,13 @@ export interface ScoreInputs {
   reason: string | null;
   disposable: boolean;
   role: boolean;
-  catch_all: boolean;
+  catch_all: boolean | null;
   is_gibberish: boolean;
   did_you_mean: string | null;
   domain_age_days: number | null;
   has_spf: boolean | null;
   dmarc_policy: string | null;
+  has_dmarc: boolean | null;
   mx_provider: string | null;
   smtp_reason: string | null;
   mailbox_confidence: number | null;
@@ -42,7 +43,8 @@ export function mailboxConfidence(a: Omit<ScoreInputs, "mailbox_confidence" | "d
 export function riskComponents(a: ScoreInputs): Record<string, number> {
   if (a.deliverable === "undeliverable") return { undeliverable: 100 };
   const parts: Record<string, number> = {};
-  if (a.disposable) parts.disposable = 90;
+  // A known misspelling's domain is often on the disposable list too: one domain, one finding, scored once.
+  if (a.disposable && a.reason !== "typo_domain") parts.disposable = 90;
   if (a.reason === "typo_domain") parts.typo_domain = 60;
   else if (a.did_you_mean !== null) parts.did_you_mean = 20;
   if (a.catch_all) parts.catch_all = 35;
@@ -54,7 +56,8 @@ export function riskComponents(a: ScoreInputs): Record<string, number> {
   if (a.domain_age_days !== null && a.domain_age_days < 30) parts.new_domain = 20;
   else if (a.domain_age_days !== null && a.domain_age_days < 180) parts.young_domain = 10;
   if (a.has_spf === false) parts.no_spf = 5;
-  if (a.dmarc_policy === null) parts.no_dmarc = 5;
+  // Only facts that were observed count: a DNS question without an answer adds nothing (has_spf, has_dmarc null).
+  if (a.has_dmarc === false) parts.no_dmarc = 5;
   return parts;
 }
 

@@ -25,12 +25,15 @@ export async function recallMailboxes(db: Database, emails: string[], now: numbe
     ),
   );
   for (const r of results.flat()) {
-    if (CONFIRMED.has(r.outcome) || r.checkedAt > now - UNCERTAIN_REUSE_MS) found.set(r.email, { outcome: r.outcome, checkedAt: r.checkedAt });
+    if (CONFIRMED.has(r.outcome) || r.checkedAt > now - UNCERTAIN_REUSE_MS) found.set(r.email, { outcome: r.outcome, checkedAt: r.checkedAt, catchAll: r.catchAll });
   }
   return found;
 }
 
 type StoredOutcome = typeof mailboxAnswers.$inferInsert.outcome;
+
+/** What the handshake learnt of catch-all: implied by a catch-all or refused answer, or the accepted answer's own. */
+const catchAllOf = (m: MailboxAnswer): boolean | null => (m.outcome === "catch_all" ? true : m.outcome === "no_mailbox" ? false : (m.catchAll ?? null));
 
 /** Shares what handshakes answered (never `provider_unavailable`, which must be asked again). */
 export async function rememberMailboxes(db: Database, observed: Map<string, MailboxAnswer>): Promise<void> {
@@ -39,8 +42,8 @@ export async function rememberMailboxes(db: Database, observed: Map<string, Mail
     .map(([email, m]) =>
       db
         .insert(mailboxAnswers)
-        .values({ email, domain: email.slice(email.lastIndexOf("@") + 1), outcome: m.outcome as StoredOutcome, checkedAt: m.checkedAt })
-        .onConflictDoUpdate({ target: mailboxAnswers.email, set: { outcome: m.outcome as StoredOutcome, checkedAt: m.checkedAt } }),
+        .values({ email, domain: email.slice(email.lastIndexOf("@") + 1), outcome: m.outcome as StoredOutcome, checkedAt: m.checkedAt, catchAll: catchAllOf(m) })
+        .onConflictDoUpdate({ target: mailboxAnswers.email, set: { outcome: m.outcome as StoredOutcome, checkedAt: m.checkedAt, catchAll: catchAllOf(m) } }),
     );
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);

@@ -6,7 +6,8 @@ import { parse } from "tldts";
  * Internationalised local parts (RFC 6532: UTF-8 in atoms and inside quoted strings) are accepted; internationalised
  * domains are converted to punycode, and a punycode top-level label must be an IDN TLD of the public suffix list, so a
  * character stuck to the end of a domain (`x.comé`) is not read as a made-up TLD. ASCII TLDs are left to DNS (new TLDs
- * appear faster than a bundled list). Address literals (`user@[192.0.2.1]`) are refused: no public mailbox uses them.
+ * appear faster than a bundled list). A trailing dot and compatibility characters in the domain are refused (RFC 5321,
+ * RFC 5892). Address literals (`user@[192.0.2.1]`) are refused: no public mailbox uses them.
  */
 export interface ParsedAddress {
   local: string;
@@ -45,7 +46,12 @@ export function parseAddress(address: string): ParsedAddress | null {
   const at = address.lastIndexOf("@");
   if (at <= 0) return null;
   const local = address.slice(0, at);
-  const domain = toAsciiHostname(address.slice(at + 1));
+  const written = address.slice(at + 1);
+  // RFC 5321 4.1.2: a Domain is sub-domains joined by dots, with no trailing dot (that is DNS's notation, not mail's).
+  // RFC 6531 3.3 wants IDNA2008 labels, where compatibility forms (fullwidth `ｇｍａｉｌ`) are DISALLOWED (RFC 5892):
+  // the URL parser would quietly map them to ASCII, so they are refused before it.
+  if (written.endsWith(".") || written.normalize("NFKC") !== written.normalize("NFC")) return null;
+  const domain = toAsciiHostname(written);
   if (!domain || byteLength(local) > 64) return null;
   if (!QUOTED.test(local) && !local.split(".").every((atom) => ATEXT.test(atom))) return null;
   return { local, domain };

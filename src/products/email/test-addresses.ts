@@ -19,6 +19,7 @@ const FACTS: Prepared["facts"] = {
   mxProvider: "service-test",
   hasSpf: true,
   dmarcPolicy: "reject",
+  hasDmarc: true,
   registeredAt: null,
   ageDays: null,
 };
