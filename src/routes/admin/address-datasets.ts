@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { database } from "../../db/client";
+import { coverageBody } from "../../db/coverage";
 import { installDataset } from "../../db/datasets";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
@@ -65,11 +66,11 @@ export const adminAddressDatasetRoutes = new Hono<AppEnv>()
     await Promise.all([upsertPostcodes(db, dataset.name, postcodes), upsertStreets(db, dataset.name, streets)]);
     return ok(c, { dataset: dataset.name, postcodes: postcodes.length, streets: streets.length });
   })
-  .post("/address-datasets/:dataset/complete", datasetParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0) })), async (c) => {
+  .post("/address-datasets/:dataset/complete", datasetParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0), coverage: coverageBody })), async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);
-    const { version, records } = c.req.valid("json");
-    const installed = await installDataset(database(c.env), dataset.name, version, records, Date.now());
-    return ok(c, { name: dataset.name, version, records, loaded_at: new Date(installed.loadedAt).toISOString() });
+    const { version, records, coverage } = c.req.valid("json");
+    const installed = await installDataset(database(c.env), dataset.name, version, records, Date.now(), coverage);
+    return ok(c, { name: dataset.name, version, records, loaded_at: new Date(installed.loadedAt).toISOString(), coverage: installed.coverage });
   })
   .on("DELETE", "/address-datasets/:dataset", datasetParam, async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);
