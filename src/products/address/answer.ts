@@ -1,3 +1,4 @@
+import { isExhaustive } from "../../db/coverage";
 import type { Source } from "../../engines/product";
 import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
 import { formatted } from "./format";
@@ -60,6 +61,15 @@ export const NO_REFERENCE: Reference = { installed: new Map(), covering: [], row
 
 export const coveringDatasets = (installed: Installed, country: string, holds: "postcodes" | "streets") =>
   [...installed.keys()].filter((name) => ADDRESS_DATASETS[name].holds.includes(holds) && ADDRESS_DATASETS[name].countries.includes(country));
+
+/**
+ * Whether a postcode none of `covering` holds is unknown: only when one of them is the publisher's complete file for
+ * the country (src/db/coverage.ts). Otherwise it is outside what is installed, and null (`not_covered`).
+ */
+function postcodeFound(ref: Reference, country: string): boolean | null {
+  if (ref.rows.length) return true;
+  return ref.covering.some((name) => isExhaustive(ref.installed.get(name)!.coverage, country)) ? false : null;
+}
 
 const distinct = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
 
@@ -153,8 +163,8 @@ function unsupported(p: Prepared): AddressResult {
 export function answer(p: Prepared, ref: Reference): AddressResult {
   if (!p.supported) return unsupported(p);
   const { read } = p;
-  const covered = ref.covering.length > 0;
-  const found = covered && p.place ? ref.rows.length > 0 : null;
+  const looked = ref.covering.length > 0 && p.place !== null;
+  const found = looked ? postcodeFound(ref, read.country) : null;
   const locality = found ? checkLocality(read.locality, ref.rows) : { matches: null, matched: [], to: null };
   const region = found ? checkRegion(read.country, read.region, locality.matched.length ? locality.matched : ref.rows) : { matches: null, to: null };
   const corrections: Correction[] = [];
@@ -172,7 +182,7 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
   const failed = failures(p, missing, found, locality.matches, region.matches);
   const verification = failed.length ? "invalid" : found ? "verified" : "format_only";
   const poBox = isPoBox(read.line1) || isPoBox(read.line2);
-  const consulted = [...(p.shapeValid !== null ? [FORMATS_SOURCE] : []), COUNTRIES_SOURCE, ...(found !== null ? ref.covering : []), ...(ref.streetFound !== null ? ref.streetDatasets : [])];
+  const consulted = [...(p.shapeValid !== null ? [FORMATS_SOURCE] : []), COUNTRIES_SOURCE, ...(looked ? ref.covering : []), ...(ref.streetFound !== null ? ref.streetDatasets : [])];
   return {
     input: isOneLine(p.input) ? p.input.address : p.input,
     country: read.country,
@@ -190,9 +200,10 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
     missing_components: missing,
     geo: found ? geoOf([...locality.matched, ...ref.rows]) : null,
     deliverable: null,
-    reason: failed[0] ?? null,
+    // Format-only means no installed dataset covers the address: said as a reason, so it is never read as a pass.
+    reason: failed[0] ?? (verification === "format_only" ? "not_covered" : null),
     ...risk({ failed, formatOnly: verification === "format_only", poBox }),
-    sources: [...new Set(consulted)].map((s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)! } : s)),
+    sources: [...new Set(consulted)].map((s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)!.version } : s)),
     policy: null,
   };
 }

@@ -41,7 +41,7 @@ export interface Listed<T> {
 const place = z.object({ postcode: z.string().max(20), country: z.string().length(2) });
 
 const sourcesOf = (installed: Installed, names: string[]): Source[] =>
-  [...new Set(names)].filter(isAddressDatasetName).map((dataset) => ({ dataset, version: installed.get(dataset)! }));
+  [...new Set(names)].filter(isAddressDatasetName).map((dataset) => ({ dataset, version: installed.get(dataset)!.version }));
 
 async function listPostcode(env: Env, { postcode, country }: Place): Promise<Listed<PostcodeListing>> {
   const db = database(env);

@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
+import { readCoverage, type Coverage } from "../../db/coverage";
 import { addressPostcodes, addressStreets, datasets } from "../../db/schema";
 import { ADDRESS_DATASET_NAMES, type AddressDatasetName, type PostcodeRow, type StreetRow } from "./datasets";
 import { placeKey, streetKey } from "./names";
@@ -10,12 +11,15 @@ import { placeKey, streetKey } from "./names";
  * installed (`datasets`). D1 binds at most 100 parameters a statement, which sizes every chunk below.
  */
 
-export type Installed = Map<AddressDatasetName, string>;
+export type Installed = Map<AddressDatasetName, { version: string; coverage: Coverage }>;
 
-/** Installed datasets and their versions; a dataset whose import never completed is not installed. */
+/** Installed datasets, their versions and coverage; a dataset whose import never completed is not installed. */
 export async function installedDatasets(db: Database): Promise<Installed> {
-  const rows = await db.select({ name: datasets.name, version: datasets.version }).from(datasets).where(inArray(datasets.name, [...ADDRESS_DATASET_NAMES]));
-  return new Map(rows.map((r) => [r.name as AddressDatasetName, r.version]));
+  const rows = await db
+    .select({ name: datasets.name, version: datasets.version, coverage: datasets.coverage })
+    .from(datasets)
+    .where(inArray(datasets.name, [...ADDRESS_DATASET_NAMES]));
+  return new Map(rows.map((r) => [r.name as AddressDatasetName, { version: r.version, coverage: readCoverage(r.coverage) }]));
 }
 
 export type StoredPostcode = typeof addressPostcodes.$inferSelect;

@@ -47,7 +47,7 @@ const REMOVE_BUDGET_MS = 20_000;
 export const adminAddressDatasetRoutes = new Hono<AppEnv>()
   .get("/address-datasets", async (c) => {
     const installed = await installedDatasets(database(c.env));
-    const datasets = ADDRESS_DATASET_NAMES.map((n) => ({ name: n, countries: ADDRESS_DATASETS[n].countries, holds: ADDRESS_DATASETS[n].holds, installed: installed.has(n), version: installed.get(n) ?? null }));
+    const datasets = ADDRESS_DATASET_NAMES.map((n) => ({ name: n, countries: ADDRESS_DATASETS[n].countries, holds: ADDRESS_DATASETS[n].holds, installed: installed.has(n), version: installed.get(n)?.version ?? null, coverage: installed.get(n)?.coverage ?? null }));
     return ok(c, { datasets });
   })
   .post("/address-datasets/:dataset/rows", datasetParam, jsonBody(rowsBody), async (c) => {
