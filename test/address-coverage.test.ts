@@ -19,7 +19,7 @@ beforeAll(async () => {
 beforeEach(async () => void (key = await anotherKey(acct)));
 
 const lookup = (body: unknown, as = key) => call<Record<string, any>>("/api/v1/address", json(body, { Authorization: `Bearer ${as}` }));
-const datasetsOf = (body: { data: { sources: { dataset: string }[] } }) => body.data.sources.map((s) => s.dataset);
+const datasetsOf = (body: { data: Record<string, any> }) => (body.data.sources as { dataset: string }[]).map((s) => s.dataset);
 
 const NOT_COVERED = { valid: true, verification: "format_only", reason: "not_covered", precision: "country", postcode_format_valid: true, postcode_found: null, risk_score: 30, risk_components: { unverifiable: 30 }, risk_level: "medium" };
 
