@@ -4,3 +4,15 @@
 ALTER TABLE `datasets` ADD `coverage` text;
 --> statement-breakpoint
 UPDATE `datasets` SET `coverage` = '{"kind":"sample","note":"Synthetic sample rows."}' WHERE `version` LIKE '%-sample';
+--> statement-breakpoint
+-- House numbers of the street registers (the BAN): an address is located to the premise when its number is listed.
+CREATE TABLE `address_premises` (
+	`country` text NOT NULL,
+	`postcode` text NOT NULL,
+	`street_key` text NOT NULL,
+	`number` text NOT NULL,
+	`dataset` text NOT NULL,
+	PRIMARY KEY(`country`, `postcode`, `street_key`, `number`, `dataset`)
+) WITHOUT ROWID;
+--> statement-breakpoint
+CREATE INDEX `address_premises_dataset` ON `address_premises` (`dataset`);

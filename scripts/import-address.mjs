@@ -56,9 +56,9 @@ async function* datasetRows(datasetName, files) {
     let postcodes = [];
     for (const row of packageDataset(datasetName).rows()) {
       postcodes.push(row);
-      if (postcodes.length >= 5_000) yield { postcodes, streets: [], skipped: 0 }, (postcodes = []);
+      if (postcodes.length >= 5_000) yield { postcodes, streets: [], premises: [], skipped: 0 }, (postcodes = []);
     }
-    yield { postcodes, streets: [], skipped: 0 };
+    yield { postcodes, streets: [], premises: [], skipped: 0 };
     return;
   }
   for (const file of files) yield* fileRecords(ADDRESS_DATASETS[datasetName].file, datasetName, openText(file));
@@ -89,21 +89,23 @@ export async function importAddressDataset({ dataset, files = [], version, cover
       .catch((err) => (failure ??= err))
       .finally(() => inflight.delete(sent));
     inflight.add(sent);
-    records += body.postcodes.length + body.streets.length;
+    records += body.postcodes.length + body.streets.length + body.premises.length;
     while (inflight.size >= concurrency) await Promise.race(inflight);
     if (failure) throw failure;
   };
-  let batch = { postcodes: [], streets: [] };
+  const empty = () => ({ postcodes: [], streets: [], premises: [] });
+  const size = (b) => b.postcodes.length + b.streets.length + b.premises.length;
+  let batch = empty();
   for await (const part of datasetRows(dataset, files)) {
     skipped += part.skipped;
-    for (const kind of ["postcodes", "streets"]) {
+    for (const kind of ["postcodes", "streets", "premises"]) {
       for (const row of part[kind]) {
         batch[kind].push(row);
-        if (batch.postcodes.length + batch.streets.length >= batchSize) await send(batch), (batch = { postcodes: [], streets: [] });
+        if (size(batch) >= batchSize) await send(batch), (batch = empty());
       }
     }
   }
-  if (batch.postcodes.length + batch.streets.length) await send(batch);
+  if (size(batch)) await send(batch);
   await Promise.all(inflight);
   if (failure) throw failure;
   await callWithRetry(admin, "POST", `/address-datasets/${dataset}/complete`, { version, records, coverage: covers });

@@ -70,9 +70,9 @@ describe("POST /address: verified", () => {
     expect(body.data.address).toMatchObject({ locality: "Springfield", region: "IL", postcode: "62701" });
   });
 
-  it("reads a French one-line address, accepts the commune and confirms the street from the BAN", async () => {
+  it("reads a French one-line address, accepts the commune and confirms the street and its number from the BAN", async () => {
     const { body } = await lookup({ address: "55 rue du Faubourg Saint-Honoré, 75008 PARIS CEDEX 08", country: "FR" });
-    expect(body.data).toMatchObject({ verification: "verified", precision: "street", locality_matches_postcode: true, region_matches_postcode: null });
+    expect(body.data).toMatchObject({ verification: "verified", precision: "premise", locality_matches_postcode: true, region_matches_postcode: null });
     expect(body.data.address).toMatchObject({ line1: "55 rue du Faubourg Saint-Honoré", locality: "Paris", postcode: "75008" });
     expect(body.data.formatted).toBe("55 rue du Faubourg Saint-Honoré\n75008 Paris");
     expect(body.data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION });

@@ -54,12 +54,15 @@ export interface Reference {
   /** Installed street datasets that cover the country; whether one lists the street of line 1 (null: none consulted). */
   streetDatasets: AddressDatasetName[];
   streetFound: boolean | null;
+  /** Installed premise registers of the country; whether line 1's house number is listed on its street (null: not asked). */
+  premiseDatasets: AddressDatasetName[];
+  premiseFound: boolean | null;
 }
 
 /** What an answer knows when no dataset was read: only the address's form is checked. */
-export const NO_REFERENCE: Reference = { installed: new Map(), covering: [], rows: [], streetDatasets: [], streetFound: null };
+export const NO_REFERENCE: Reference = { installed: new Map(), covering: [], rows: [], streetDatasets: [], streetFound: null, premiseDatasets: [], premiseFound: null };
 
-export const coveringDatasets = (installed: Installed, country: string, holds: "postcodes" | "streets") =>
+export const coveringDatasets = (installed: Installed, country: string, holds: "postcodes" | "streets" | "premises") =>
   [...installed.keys()].filter((name) => ADDRESS_DATASETS[name].holds.includes(holds) && ADDRESS_DATASETS[name].countries.includes(country));
 
 /**
@@ -122,9 +125,9 @@ function failures(p: Prepared, missing: Component[], found: boolean | null, loca
   return failed;
 }
 
-function precisionOf(found: boolean | null, locality: boolean | null, street: boolean | null): Precision {
+function precisionOf(found: boolean | null, locality: boolean | null, street: boolean | null, premise: boolean | null): Precision {
   if (!found) return "country";
-  if (street) return "street";
+  if (street) return premise ? "premise" : "street";
   return locality ? "locality" : "postcode";
 }
 
@@ -182,13 +185,13 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
   const failed = failures(p, missing, found, locality.matches, region.matches);
   const verification = failed.length ? "invalid" : found ? "verified" : "format_only";
   const poBox = isPoBox(read.line1) || isPoBox(read.line2);
-  const consulted = [...(p.shapeValid !== null ? [FORMATS_SOURCE] : []), COUNTRIES_SOURCE, ...(looked ? ref.covering : []), ...(ref.streetFound !== null ? ref.streetDatasets : [])];
+  const consulted = [...(p.shapeValid !== null ? [FORMATS_SOURCE] : []), COUNTRIES_SOURCE, ...(looked ? ref.covering : []), ...(ref.streetFound !== null ? ref.streetDatasets : []), ...(ref.premiseFound !== null ? ref.premiseDatasets : [])];
   return {
     input: isOneLine(p.input) ? p.input.address : p.input,
     country: read.country,
     valid: verification !== "invalid",
     verification,
-    precision: precisionOf(found, locality.matches, ref.streetFound),
+    precision: precisionOf(found, locality.matches, ref.streetFound, ref.premiseFound),
     address,
     formatted: formatted(address),
     postcode_format_valid: p.shapeValid,

