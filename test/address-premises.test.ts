@@ -1,7 +1,8 @@
 /**
  * Premise precision in France (docs/address.md, "precision"): the BAN importer keeps every address's house number, so
  * an address whose number the BAN lists on its street is located to the premise (`precision: "premise"`), and one it
- * does not list stays at `street`: the two are told apart. Verification and price do not change with precision.
+ * does not list stays at `street`: the two are told apart. Verification and price do not change with precision. Also:
+ * a French locality written with or without its leading article matches its commune.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { houseNumber } from "../src/products/address/premises";
@@ -63,5 +64,34 @@ describe("POST /address/batch: France to the premise", () => {
     // 4 is listed on Place de la Concorde (75008), not on the Faubourg Saint-Honoré.
     const { body } = await batch(["4 rue du Faubourg Saint-Honoré, 75008 Paris", "4 Place de la Concorde, 75008 Paris"]);
     expect(body.data.results.map((r: any) => r.data.precision)).toEqual(["street", "premise"]);
+  });
+});
+
+describe("French localities with or without their leading article", () => {
+  it("Le, La, Les and L' may be left out (the commune's name is the correction) or added", async () => {
+    const { body } = await batch([
+      { line1: "1 rue de l'Église", locality: "Chaise", postcode: "10500", country: "FR" },
+      { line1: "1 rue de l'Église", locality: "Mathes", postcode: "17570", country: "FR" },
+      { line1: "1 rue de l'Église", locality: "Monastère", postcode: "12000", country: "FR" },
+      { line1: "1 rue de l'Église", locality: "Abergement-Clémenciat", postcode: "01400", country: "FR" },
+      { line1: "1 rue de l'Église", locality: "Hôtellerie", postcode: "14100", country: "FR" },
+      { line1: "1 rue de l'Église", locality: "La Rodez", postcode: "12000", country: "FR" },
+      { line1: "1 rue de l'Église", locality: "Les Mathes", postcode: "17570", country: "FR" },
+    ]);
+    expect(body.data.results.map((r: any) => [r.data.locality_matches_postcode, r.data.address.locality])).toEqual([
+      [true, "La Chaise"],
+      [true, "Les Mathes"],
+      [true, "Le Monastère"],
+      [true, "L'Abergement-Clémenciat"],
+      [true, "L'Hôtellerie"],
+      [true, "Rodez"],
+      [true, "Les Mathes"],
+    ]);
+    expect(body.data.results[0].data.corrections).toEqual([{ field: "locality", from: "Chaise", to: "La Chaise" }]);
+  });
+
+  it("another commune of the postcode is still a mismatch, article or not", async () => {
+    const { body } = await batch([{ line1: "1 rue de l'Église", locality: "La Roche", postcode: "10500", country: "FR" }]);
+    expect(body.data.results[0].data).toMatchObject({ verification: "invalid", reason: "locality_mismatch", locality_matches_postcode: false });
   });
 });

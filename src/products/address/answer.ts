@@ -76,13 +76,24 @@ function postcodeFound(ref: Reference, country: string): boolean | null {
 
 const distinct = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
 
+/** A French commune's leading article (`Le Mans`, `La Chaise`, `Les Mathes`, `L'Isle-Adam`, the register's `MANS (LE)`). */
+const withoutArticle = (name: string) => name.trim().replace(/^(le|la|les)\s+|^l\s*['’]\s*/i, "").replace(/\s*\((le|la|les|l['’])\)$/i, "");
+
+/** Whether a written locality names a place: in France also with or without the commune's leading article. */
+function placeMatches(country: string, written: string, place: string): boolean {
+  if (samePlace(written, place)) return true;
+  if (country !== "FR") return false;
+  const [a, b] = [withoutArticle(written), withoutArticle(place)];
+  return a !== "" && b !== "" && samePlace(a, b);
+}
+
 /** Locality against the postcode's named places: whether it matches, the spelling to use, and a correction. */
-function checkLocality(written: string | null, rows: StoredPostcode[]) {
+function checkLocality(country: string, written: string | null, rows: StoredPostcode[]) {
   const named = rows.filter((r) => r.locality !== null);
   if (!named.length) return { matches: null, matched: [] as StoredPostcode[], to: null };
   const listed = distinct(named.filter((r) => !r.alias).map((r) => r.locality));
   if (!written) return { matches: null, matched: [], to: listed.length === 1 ? listed[0]! : null };
-  const matched = named.filter((r) => samePlace(written, r.locality!));
+  const matched = named.filter((r) => placeMatches(country, written, r.locality!));
   if (!matched.length) return { matches: false, matched, to: listed.length === 1 ? listed[0]! : null };
   const own = matched.find((r) => !r.alias);
   return { matches: true, matched, to: own ? own.locality! : written };
@@ -168,7 +179,7 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
   const { read } = p;
   const looked = ref.covering.length > 0 && p.place !== null;
   const found = looked ? postcodeFound(ref, read.country) : null;
-  const locality = found ? checkLocality(read.locality, ref.rows) : { matches: null, matched: [], to: null };
+  const locality = found ? checkLocality(read.country, read.locality, ref.rows) : { matches: null, matched: [], to: null };
   const region = found ? checkRegion(read.country, read.region, locality.matched.length ? locality.matched : ref.rows) : { matches: null, to: null };
   const corrections: Correction[] = [];
   const correct = (field: Component, from: string | null, to: string | null) => {
