@@ -110,3 +110,15 @@ describe("a dataset recorded as the publisher's complete file", () => {
     }
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("describes coverage on /status/data (kind full|partial|sample, countries, note) and not_covered among the reasons", async () => {
+    const doc = (await (await call("/api/v1/openapi.json")).body) as unknown as { paths: Record<string, { get?: unknown; post?: unknown }> };
+    const status = JSON.stringify(doc.paths["/api/v1/status/data"]!.get);
+    expect(status).toContain('"coverage"');
+    expect(status).toContain('"enum":["full","partial","sample"]');
+    expect(status).toContain('"countries"');
+    expect(JSON.stringify(doc.paths["/api/v1/address"]!.post)).toContain('"not_covered"');
+    expect(JSON.stringify(doc.paths["/api/v1/ip"]!.post)).toContain('"not_covered"');
+  });
+});
