@@ -19,6 +19,7 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { fileRecords } from "../datasets/address/records.mjs";
 import { packageDataset, PACKAGE_DATASETS } from "../datasets/address/packages.mjs";
+import { coverageFor } from "./lib/coverage.mjs";
 import { ROOT, adminClient, callWithRetry } from "./lib/local.mjs";
 import { runImporter } from "./import-register.mjs";
 
@@ -35,6 +36,18 @@ export const SAMPLES = [
 
 const VERSION = /^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/;
 
+/**
+ * What the files loaded cover: the dataset's own coverage (datasets.ts), except BAN département files
+ * (`adresses-75.csv`), which are part of France: `partial`, naming the départements.
+ */
+export function fileCoverage(dataset, files) {
+  const own = ADDRESS_DATASETS[dataset].coverage;
+  if (dataset !== "fr-ban" || files.some((f) => /adresses-france\.csv$/.test(f))) return own;
+  const departements = files.map((f) => /adresses-([0-9][0-9AB][0-9]?)\.csv$/i.exec(f)?.[1]).filter(Boolean);
+  const named = departements.length === files.length ? `départements ${[...new Set(departements)].sort().join(", ")}` : "the files loaded";
+  return { kind: "partial", countries: ["FR"], note: `BAN addresses of ${named} only.` };
+}
+
 const openText = (file) => (file === "-" ? process.stdin.setEncoding("utf8") : createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 16 }));
 
 /** Every row of a dataset: its package's rows, or its files' records. */
@@ -43,16 +56,16 @@ async function* datasetRows(datasetName, files) {
     let postcodes = [];
     for (const row of packageDataset(datasetName).rows()) {
       postcodes.push(row);
-      if (postcodes.length >= 5_000) yield { postcodes, streets: [], skipped: 0 }, (postcodes = []);
+      if (postcodes.length >= 5_000) yield { postcodes, streets: [], premises: [], skipped: 0 }, (postcodes = []);
     }
-    yield { postcodes, streets: [], skipped: 0 };
+    yield { postcodes, streets: [], premises: [], skipped: 0 };
     return;
   }
   for (const file of files) yield* fileRecords(ADDRESS_DATASETS[datasetName].file, datasetName, openText(file));
 }
 
 /** Streams a dataset into the API; resolves `{dataset, version, records, skipped, seconds, rows_per_second}`. */
-export async function importAddressDataset({ dataset, files = [], version, baseUrl, token, batchSize = 1_000, concurrency = 4, replace = false, log = console.log }) {
+export async function importAddressDataset({ dataset, files = [], version, coverage, baseUrl, token, batchSize = 1_000, concurrency = 4, replace = false, log = console.log }) {
   if (!isAddressDatasetName(dataset)) throw new Error(`unknown dataset ${dataset} (one of ${ADDRESS_DATASET_NAMES.join(", ")})`);
   const fromPackage = Boolean(PACKAGE_DATASETS[dataset]);
   if (!fromPackage && !files.length) throw new Error("name at least one file (or - for standard input)");
@@ -60,6 +73,7 @@ export async function importAddressDataset({ dataset, files = [], version, baseU
   version ??= fromPackage ? packageDataset(dataset).version : files.map((file) => ADDRESS_DATASETS[dataset].file.versionFromFileName(file)).find(Boolean);
   if (!version) throw new Error("the file name carries no publication date: pass --version YYYY-MM-DD");
   if (!VERSION.test(version)) throw new Error(`--version must be YYYY-MM-DD, got ${version}`);
+  const covers = coverageFor({ version, fallback: fileCoverage(dataset, files), given: coverage, countries: ADDRESS_DATASETS[dataset].countries });
 
   const admin = adminClient(baseUrl, token);
   const started = performance.now();
@@ -75,24 +89,26 @@ export async function importAddressDataset({ dataset, files = [], version, baseU
       .catch((err) => (failure ??= err))
       .finally(() => inflight.delete(sent));
     inflight.add(sent);
-    records += body.postcodes.length + body.streets.length;
+    records += body.postcodes.length + body.streets.length + body.premises.length;
     while (inflight.size >= concurrency) await Promise.race(inflight);
     if (failure) throw failure;
   };
-  let batch = { postcodes: [], streets: [] };
+  const empty = () => ({ postcodes: [], streets: [], premises: [] });
+  const size = (b) => b.postcodes.length + b.streets.length + b.premises.length;
+  let batch = empty();
   for await (const part of datasetRows(dataset, files)) {
     skipped += part.skipped;
-    for (const kind of ["postcodes", "streets"]) {
+    for (const kind of ["postcodes", "streets", "premises"]) {
       for (const row of part[kind]) {
         batch[kind].push(row);
-        if (batch.postcodes.length + batch.streets.length >= batchSize) await send(batch), (batch = { postcodes: [], streets: [] });
+        if (size(batch) >= batchSize) await send(batch), (batch = empty());
       }
     }
   }
-  if (batch.postcodes.length + batch.streets.length) await send(batch);
+  if (size(batch)) await send(batch);
   await Promise.all(inflight);
   if (failure) throw failure;
-  await callWithRetry(admin, "POST", `/address-datasets/${dataset}/complete`, { version, records });
+  await callWithRetry(admin, "POST", `/address-datasets/${dataset}/complete`, { version, records, coverage: covers });
   const seconds = (performance.now() - started) / 1000;
   const summary = { dataset, version, records, skipped, seconds: Math.round(seconds * 100) / 100, rows_per_second: Math.round(records / seconds) };
   log(`[import] ${dataset} ${version}: ${records} rows installed${skipped ? `, ${skipped} records skipped` : ""} in ${summary.seconds} s`);

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { csvRecords } from "../datasets/registers/csv.mjs";
+import { coverageFor } from "./lib/coverage.mjs";
 import { ROOT, adminClient, callWithRetry, readDevVars, rowPoster } from "./lib/local.mjs";
 import "./lib/ts-imports.mjs";
 
@@ -54,11 +55,19 @@ async function* fileRows(dataset, file, counts) {
 }
 
 /** Imports `files` as one version of `dataset`; resolves `{dataset, version, records, skipped, seconds, rows_per_second}`. */
-export async function importIpDataset({ dataset, files, version, baseUrl, token, batchSize = 2_000, concurrency = 4, log = console.log }) {
+/** What a whole published file of each dataset covers (src/db/coverage.ts); a `-sample` version is a sample. */
+const FILE_COVERAGE = {
+  "ip-country": { kind: "full", note: "Every routed address the file places in a country." },
+  "ip-asn": { kind: "full", note: "Every announced range the file maps to an ASN." },
+  "ip-tor-exits": { kind: "full", note: "The Tor Project's published exit list at that date." },
+};
+
+export async function importIpDataset({ dataset, files, version, coverage, baseUrl, token, batchSize = 2_000, concurrency = 4, log = console.log }) {
   if (!isIpDataset(dataset)) throw new Error(`unknown IP dataset ${dataset} (one of ${IP_DATASETS.join(", ")})`);
   if (!files?.length) throw new Error("name at least one file (or - for standard input), or --package");
   if (!version || !VERSION.test(version)) throw new Error("pass --version YYYY-MM-DD: the date the file was published");
   if (!token) throw new Error("no operator token: set ADMIN_TOKEN in the environment or in .dev.vars");
+  const covers = coverageFor({ version, fallback: FILE_COVERAGE[dataset], given: coverage });
   const admin = adminClient(baseUrl, token);
   const started = performance.now();
   const { data } = await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports`);
@@ -69,7 +78,7 @@ export async function importIpDataset({ dataset, files, version, baseUrl, token,
   const poster = rowPoster({ admin, path, batchSize, concurrency, reportEvery: 200_000, progress: (sent) => log(`[import] ${dataset}: ${sent} rows sent (${rate(sent)} rows/s)`) });
   for (const file of files) for await (const row of fileRows(dataset, file, counts)) await poster.push(row);
   counts.records = await poster.finish();
-  await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, { version, records: counts.records });
+  await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, { version, records: counts.records, coverage: covers });
   let swept = 0;
   for (let done = false; !done; ) {
     const { data: sweep } = await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/sweep`);

@@ -14,6 +14,9 @@
 //                Companies House: BasicCompanyData-2026-11-01-part1_7.csv)
 //   --url        the API (default http://127.0.0.1:$PORT, PORT 8787); the token is ADMIN_TOKEN from the environment or .dev.vars
 //   --json       print the summary as one JSON line (benchmarks read it)
+//   --coverage, --countries, --coverage-note
+//                what the file covers (src/db/coverage.ts); default: the register's own (the publisher's whole file),
+//                or `sample` for a -sample version. Say `partial` when loading part of a file.
 //
 // Exports importRegister(), registerRows() and loadSamples() (the shipped samples, for `npm run dev`).
 import { createReadStream } from "node:fs";
@@ -21,6 +24,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { csvBatches, headerIndexes } from "../datasets/registers/csv.mjs";
+import { coverageArg, coverageFor } from "./lib/coverage.mjs";
 import { ApiError, ROOT, adminClient, callWithRetry, readDevVars } from "./lib/local.mjs";
 import { runIpImport } from "./import-ip.mjs";
 import "./lib/ts-imports.mjs";
@@ -76,7 +80,7 @@ export async function* registerRows(registerName, chunks) {
  * Streams `files` of `register` into the API at `baseUrl`; resolves `{register, version, records, skipped, seconds,
  * rows_per_second}` once the register is installed at `version`.
  */
-export async function importRegister({ register, files, version, baseUrl, token, batchSize = 1_000, concurrency = 4, replace = false, log = console.log }) {
+export async function importRegister({ register, files, version, coverage, baseUrl, token, batchSize = 1_000, concurrency = 4, replace = false, log = console.log }) {
   if (!isRegisterName(register)) throw new Error(`unknown register ${register} (one of ${REGISTER_NAMES.join(", ")})`);
   if (!files?.length) throw new Error("name at least one file (or - for standard input)");
   if (!token) throw new Error("no operator token: set ADMIN_TOKEN in the environment or in .dev.vars");
@@ -84,6 +88,7 @@ export async function importRegister({ register, files, version, baseUrl, token,
   version ??= fileVersions.find(Boolean);
   if (!version) throw new Error("the file name carries no publication date: pass --version YYYY-MM-DD");
   if (!VERSION.test(version)) throw new Error(`--version must be YYYY-MM-DD, got ${version}`);
+  const covers = coverageFor({ version, fallback: REGISTERS[register].coverage, given: coverage, countries: REGISTERS[register].countries });
 
   const admin = adminClient(baseUrl, token);
   const started = performance.now();
@@ -133,7 +138,7 @@ export async function importRegister({ register, files, version, baseUrl, token,
   await flush();
   await Promise.all(inflight);
   if (failure) throw failure;
-  await callWithRetry(admin, "POST", `/registers/${register}/complete`, { version, records });
+  await callWithRetry(admin, "POST", `/registers/${register}/complete`, { version, records, coverage: covers });
   const seconds = (performance.now() - started) / 1000;
   const summary = { register, version, records, skipped, seconds: Math.round(seconds * 100) / 100, rows_per_second: Math.round(records / seconds) };
   log(`[import] ${register} ${version}: ${records} rows installed${skipped ? `, ${skipped} without a usable identifier skipped` : ""} in ${summary.seconds} s`);
@@ -174,6 +179,7 @@ function parseArgs(argv) {
     else if (arg === "--replace") options.replace = true;
     else if (arg === "--package") options.package = true;
     else if (arg === "--json") options.json = true;
+    else if (coverageArg(options, arg, value)) continue;
     else if (arg === "--help" || arg === "-h") options.help = true;
     else if (arg.startsWith("--")) throw new Error(`unknown option ${arg}`);
     else if (!options.name) options.name = arg;
@@ -192,7 +198,7 @@ export function runImporter({ usage, load }) {
     // IP datasets (ip-country, ip-asn, ip-tor-exits) have their own importer: scripts/import-ip.mjs.
     if (name?.startsWith("ip-")) return runIpImport({ ...options, register: name });
     if (options.help || !name) {
-      console.log(`usage: ${usage} [--version YYYY-MM-DD] [--url URL] [--replace] [--batch N] [--concurrency N] [--json]`);
+      console.log(`usage: ${usage} [--version YYYY-MM-DD] [--coverage full|partial|sample] [--countries GB,JE] [--coverage-note TEXT] [--url URL] [--replace] [--batch N] [--concurrency N] [--json]`);
       return options.help ? 0 : 1;
     }
     for (const n of [options.batchSize, options.concurrency]) {

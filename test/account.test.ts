@@ -70,9 +70,9 @@ describe("GET /api/v1/account/requests/{requestId}", () => {
 });
 
 describe("GET /api/v1/status/data", () => {
-  it("lists every loaded dataset with name, version, records and load time", async () => {
-    await env.DB.prepare("INSERT OR REPLACE INTO datasets (name, version, records, loaded_at) VALUES (?, ?, ?, ?)")
-      .bind("registers-sample", "2026-11-01", 1234, Date.parse("2026-11-02T00:00:00Z"))
+  it("lists every loaded dataset with name, version, records, load time and coverage", async () => {
+    await env.DB.prepare("INSERT OR REPLACE INTO datasets (name, version, records, loaded_at, coverage) VALUES (?, ?, ?, ?, ?)")
+      .bind("registers-sample", "2026-11-01", 1234, Date.parse("2026-11-02T00:00:00Z"), JSON.stringify({ kind: "partial", countries: ["GB"], note: "England only" }))
       .run();
     const acct = await createAccount();
     const { body } = await call<{ datasets: unknown[] }>("/api/v1/status/data", bearer(acct.key));
@@ -81,7 +81,22 @@ describe("GET /api/v1/status/data", () => {
       version: "2026-11-01",
       records: 1234,
       loaded_at: "2026-11-02T00:00:00.000Z",
+      coverage: { kind: "partial", countries: ["GB"], note: "England only" },
     });
+  });
+
+  it("a dataset installed before coverage was recorded reads as partial, so no answer takes a miss in it as a negative", async () => {
+    await env.DB.prepare("INSERT OR REPLACE INTO datasets (name, version, records, loaded_at) VALUES (?, ?, ?, ?)").bind("old-import", "2026-01-01", 5, 0).run();
+    const acct = await createAccount();
+    const { body } = await call<{ datasets: { name: string; coverage: unknown }[] }>("/api/v1/status/data", bearer(acct.key));
+    expect(body.data.datasets.find((d) => d.name === "old-import")!.coverage).toEqual({ kind: "partial", note: "Installed before coverage was recorded; re-import to record it." });
+  });
+
+  it("every dataset carries coverage with a kind of full, partial or sample; the bundled ones are full", async () => {
+    const acct = await createAccount();
+    const { body } = await call<{ datasets: { name: string; coverage: { kind: string } }[] }>("/api/v1/status/data", bearer(acct.key));
+    for (const d of body.data.datasets) expect(["full", "partial", "sample"], d.name).toContain(d.coverage.kind);
+    for (const name of ["disposable-domains", "rdap-bootstrap", "phone-numbering-plan"]) expect(body.data.datasets.find((d) => d.name === name)!.coverage.kind, name).toBe("full");
   });
 
   it("lists the bundled email snapshots with the versions answers report in sources", async () => {

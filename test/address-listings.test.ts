@@ -4,7 +4,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, anotherKey, call, createAccount, type TestAccount } from "./helpers";
-import { installAddressData, installRows, SAMPLE_VERSION, versionOf } from "./address-samples";
+import { ADDRESS_DATASETS } from "../src/products/address/datasets";
+import { installAddressData, installRows, SAMPLE_COVERAGE, SAMPLE_VERSION, sampleRows, versionOf } from "./address-samples";
 
 let acct: TestAccount;
 beforeAll(async () => {
@@ -45,10 +46,26 @@ describe("GET /address/postcode/{postcode}", () => {
     ]);
   });
 
-  it("answers found:false free for a covered country, malformed codes included", async () => {
-    for (const path of ["/api/v1/address/postcode/00000?country=US", "/api/v1/address/postcode/ABC?country=DE"]) {
+  it("answers found:false free for a malformed code of a covered country", async () => {
+    const { status, body } = await get("/api/v1/address/postcode/ABC?country=DE");
+    expect([status, body.data.found, body.data.localities, body.meta.credits_used]).toEqual([200, false, [], 0]);
+  });
+
+  it("a well-formed postcode outside the installed datasets' coverage (GeoNames' partial ZIPs, the UK sample): 501, free", async () => {
+    for (const path of ["/api/v1/address/postcode/00000?country=US", "/api/v1/address/postcode/NW16XE?country=GB"]) {
       const { status, body } = await get(path);
-      expect([status, body.data.found, body.data.localities, body.meta.credits_used]).toEqual([200, false, [], 0]);
+      expect([status, body.error.code], path).toEqual([501, "ADDRESS_LIST_UNAVAILABLE"]);
+    }
+  });
+
+  it("found:false, free, for a well-formed postcode a complete file lacks", async () => {
+    const { postcodes } = await sampleRows("uk-onspd");
+    await installRows("uk-onspd", "2026-11-01", postcodes, [], ADDRESS_DATASETS["uk-onspd"].coverage);
+    try {
+      const { status, body } = await get("/api/v1/address/postcode/NW16XE?country=GB");
+      expect([status, body.data.found, body.data.postcode, body.meta.credits_used]).toEqual([200, false, "NW1 6XE", 0]);
+    } finally {
+      await installRows("uk-onspd", SAMPLE_VERSION, postcodes, [], SAMPLE_COVERAGE);
     }
   });
 

@@ -2,11 +2,15 @@ import banCsv from "../datasets/address/samples/fr-ban.sample.csv?raw";
 import onspdCsv from "../datasets/address/samples/uk-onspd.sample.csv?raw";
 import openNamesCsv from "../datasets/address/samples/uk-os-open-names.sample.csv?raw";
 import { fileRecords } from "../datasets/address/records.mjs";
-import { ADDRESS_DATASETS, type AddressDatasetName, type PostcodeRow, type StreetRow } from "../src/products/address/datasets";
+import type { Coverage } from "../src/db/coverage";
+import { ADDRESS_DATASETS, type AddressDatasetName, type PostcodeRow, type PremiseRow, type StreetRow } from "../src/products/address/datasets";
 import reference from "./fixtures/address-reference.json";
 import { admin } from "./helpers";
 
 export const SAMPLE_VERSION = "2026-11-23-sample";
+
+/** What scripts/lib/coverage.mjs records for a sample file. */
+export const SAMPLE_COVERAGE: Coverage = { kind: "sample", note: "Synthetic sample rows shipped with the code, not the publisher's file." };
 
 const SAMPLE_TEXT = { "uk-onspd": onspdCsv, "uk-os-open-names": openNamesCsv, "fr-ban": banCsv } as const;
 
@@ -14,21 +18,32 @@ type SampleName = keyof typeof SAMPLE_TEXT;
 
 /** A shipped sample read the way scripts/import-address.mjs reads a file. */
 export async function sampleRows(dataset: SampleName) {
-  const rows = { postcodes: [] as PostcodeRow[], streets: [] as StreetRow[], skipped: 0 };
+  const rows = { postcodes: [] as PostcodeRow[], streets: [] as StreetRow[], premises: [] as PremiseRow[], skipped: 0 };
   for await (const part of fileRecords(ADDRESS_DATASETS[dataset].file!, dataset, [SAMPLE_TEXT[dataset]])) {
     rows.postcodes.push(...part.postcodes);
     rows.streets.push(...part.streets);
+    rows.premises.push(...part.premises);
     rows.skipped += part.skipped;
   }
   return rows;
 }
 
-/** Posts rows through the operator routes in batches, then installs the dataset at `version`. */
-export async function installRows(dataset: AddressDatasetName, version: string, postcodes: PostcodeRow[], streets: StreetRow[] = []) {
-  for (let i = 0; i < Math.max(postcodes.length, streets.length); i += 400) {
-    await admin("POST", `/address-datasets/${dataset}/rows`, { postcodes: postcodes.slice(i, i + 400), streets: streets.slice(i, i + 400) });
+/**
+ * Posts rows through the operator routes in batches, then installs the dataset at `version` with `coverage` (default:
+ * what the dataset's whole file covers, as the importer records it).
+ */
+export async function installRows(
+  dataset: AddressDatasetName,
+  version: string,
+  postcodes: PostcodeRow[],
+  streets: StreetRow[] = [],
+  coverage: Coverage = ADDRESS_DATASETS[dataset].coverage,
+  premises: PremiseRow[] = [],
+) {
+  for (let i = 0; i < Math.max(postcodes.length, streets.length, premises.length); i += 400) {
+    await admin("POST", `/address-datasets/${dataset}/rows`, { postcodes: postcodes.slice(i, i + 400), streets: streets.slice(i, i + 400), premises: premises.slice(i, i + 400) });
   }
-  await admin("POST", `/address-datasets/${dataset}/complete`, { version, records: postcodes.length + streets.length });
+  await admin("POST", `/address-datasets/${dataset}/complete`, { version, records: postcodes.length + streets.length + premises.length, coverage });
 }
 
 /** The reference rows of the accuracy set's postcodes (test/fixtures/address-reference.json), at the datasets' versions. */
@@ -41,7 +56,7 @@ export async function installReference() {
 export async function installSamples() {
   for (const name of Object.keys(SAMPLE_TEXT) as SampleName[]) {
     const rows = await sampleRows(name);
-    await installRows(name, SAMPLE_VERSION, rows.postcodes, rows.streets);
+    await installRows(name, SAMPLE_VERSION, rows.postcodes, rows.streets, SAMPLE_COVERAGE, rows.premises);
   }
 }
 

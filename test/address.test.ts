@@ -70,9 +70,9 @@ describe("POST /address: verified", () => {
     expect(body.data.address).toMatchObject({ locality: "Springfield", region: "IL", postcode: "62701" });
   });
 
-  it("reads a French one-line address, accepts the commune and confirms the street from the BAN", async () => {
+  it("reads a French one-line address, accepts the commune and confirms the street and its number from the BAN", async () => {
     const { body } = await lookup({ address: "55 rue du Faubourg Saint-Honoré, 75008 PARIS CEDEX 08", country: "FR" });
-    expect(body.data).toMatchObject({ verification: "verified", precision: "street", locality_matches_postcode: true, region_matches_postcode: null });
+    expect(body.data).toMatchObject({ verification: "verified", precision: "premise", locality_matches_postcode: true, region_matches_postcode: null });
     expect(body.data.address).toMatchObject({ line1: "55 rue du Faubourg Saint-Honoré", locality: "Paris", postcode: "75008" });
     expect(body.data.formatted).toBe("55 rue du Faubourg Saint-Honoré\n75008 Paris");
     expect(body.data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION });
@@ -110,9 +110,10 @@ describe("POST /address: not verified, free", () => {
     expect(body.data).toMatchObject({ verification: "invalid", reason: "region_mismatch", region_matches_postcode: false, corrections: [{ field: "region", from: "MA", to: "IL" }] });
   });
 
-  it("a well-formed ZIP the table does not hold: unknown_postcode, precision country", async () => {
+  it("a well-formed ZIP the table does not hold: GeoNames' list is partial, so format_only, not_covered, precision country", async () => {
     const { body } = await lookup({ address: { ...SPRINGFIELD, postcode: "00000" } });
-    expect(body.data).toMatchObject({ verification: "invalid", reason: "unknown_postcode", postcode_format_valid: true, postcode_found: false, precision: "country", geo: null, risk_score: 70, risk_level: "high" });
+    expect(body.data).toMatchObject({ verification: "format_only", reason: "not_covered", postcode_format_valid: true, postcode_found: null, precision: "country", geo: null, risk_score: 30, risk_level: "medium" });
+    expect(body.data.sources).toContainEqual({ dataset: "us-zip-codes", version: versionOf("us-zip-codes") });
     expect(body.meta.credits_used).toBe(0);
   });
 
@@ -124,7 +125,7 @@ describe("POST /address: not verified, free", () => {
 
   it("a country no dataset covers: format_only, medium risk, free", async () => {
     const { body } = await lookup({ address: "Via Roma 1, 00184 Roma", country: "IT" });
-    expect(body.data).toMatchObject({ valid: true, verification: "format_only", precision: "country", postcode_format_valid: true, postcode_found: null, risk_components: { unverifiable: 30 }, risk_level: "medium" });
+    expect(body.data).toMatchObject({ valid: true, verification: "format_only", reason: "not_covered", precision: "country", postcode_format_valid: true, postcode_found: null, risk_components: { unverifiable: 30 }, risk_level: "medium" });
     expect(body.data.address).toMatchObject({ line1: "Via Roma 1", locality: "Roma", postcode: "00184" });
     expect(body.meta.credits_used).toBe(0);
   });

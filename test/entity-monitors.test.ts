@@ -64,7 +64,7 @@ async function waitFor<T>(read: () => Promise<T>, ready: (value: T) => boolean, 
 
 beforeAll(async () => {
   await putRows([row(A, "Alpha Holdings Ltd"), row(B, "Beta Trading plc"), row(C, "Gamma Services Ltd")]);
-  await admin("POST", "/registers/gleif-lei/complete", { version: "2026-11-01", records: 3 });
+  await admin("POST", "/registers/gleif-lei/complete", { version: "2026-11-01", records: 3, coverage: { kind: "full" } });
 });
 
 describe("entity monitors", () => {

@@ -75,7 +75,7 @@ describe("IP datasets in D1", () => {
     const everywhereFr = [[rangeKey(parseIp("0.0.0.0")!), rangeKey(parseIp("255.255.255.255")!), "FR"]];
     await admin("POST", `/ip-datasets/ip-country/imports/${generation}/rows`, { rows: everywhereFr });
     expect((await lookup("1.1.1.1")).data.country).toBe("AU");
-    await admin("POST", `/ip-datasets/ip-country/imports/${generation}/complete`, { version: "2026-11-23-test", records: 1 });
+    await admin("POST", `/ip-datasets/ip-country/imports/${generation}/complete`, { version: "2026-11-23-test", records: 1, coverage: { kind: "full" } });
     const after = await lookup("1.1.1.1");
     expect([after.data.country, after.data.sources[1]]).toEqual(["FR", { dataset: "ip-country", version: "2026-11-23-test" }]);
     expect((await lookup("10.0.0.1")).data.country).toBeNull();

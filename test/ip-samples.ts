@@ -5,6 +5,7 @@ import samples from "../datasets/ip/samples.json";
 import torText from "../datasets/ip/tor-exit-addresses.sample.txt?raw";
 import { rangeKey } from "../src/platform/ip-address";
 import { readRange, recordValues, RangeFlattener, torExitAddress, type RangeDatasetName, type RangeRow } from "../src/products/ip/datasets";
+import type { Coverage } from "../src/db/coverage";
 import { admin } from "./helpers";
 
 /**
@@ -33,10 +34,11 @@ export const torRows = (text = torText) => text.split("\n").flatMap((line) => {
 export const SAMPLE_VERSIONS = { "ip-country": samples["ip-country"].version, "ip-asn": samples["ip-asn"].version, "ip-tor-exits": "2026-11-22-sample" };
 
 /** Installs rows as one import of `dataset` (begin, rows, complete, sweep); returns the generation. */
-export async function installIpDataset(dataset: RangeDatasetName | "ip-tor-exits", rows: unknown[], version: string) {
+/** `coverage` defaults to a whole file's (`full`): the samples stand in for the published files unless a test says not. */
+export async function installIpDataset(dataset: RangeDatasetName | "ip-tor-exits", rows: unknown[], version: string, coverage: Coverage = { kind: "full" }) {
   const { generation } = await admin<{ generation: number }>("POST", `/ip-datasets/${dataset}/imports`);
   for (let i = 0; i < rows.length; i += 500) await admin("POST", `/ip-datasets/${dataset}/imports/${generation}/rows`, { rows: rows.slice(i, i + 500) });
-  await admin("POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, { version, records: rows.length });
+  await admin("POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, { version, records: rows.length, coverage });
   await admin("POST", `/ip-datasets/${dataset}/sweep`);
   return generation;
 }

@@ -26,7 +26,7 @@ export async function installPhoneSamples(datasets: readonly TableDataset[] = TA
     const rows = all.get(dataset)!;
     const version = sampleVersion(dataset);
     for (let i = 0; i < rows.length; i += 2_000) await admin("POST", `/phone-datasets/${dataset}/rows`, { version, rows: rows.slice(i, i + 2_000) });
-    await admin("POST", `/phone-datasets/${dataset}/install`, { version, records: rows.length });
+    await admin("POST", `/phone-datasets/${dataset}/install`, { version, records: rows.length, coverage: { kind: "sample", countries: ["CH", "GB"] } });
   }
 }
 

@@ -156,7 +156,7 @@ describe("loading a new version of a table", () => {
     const before = await lookup(acct.key, { phone: number });
     expect(before.body.data.carrier).toBe(sampleValue("phone-carriers", "44", number.slice(3)));
     try {
-      await admin("POST", "/phone-datasets/phone-carriers/install", { version: next, records: 1 });
+      await admin("POST", "/phone-datasets/phone-carriers/install", { version: next, records: 1, coverage: { kind: "full" } });
       const after = await lookup(acct.key, { phone: ukMobile() });
       expect(after.body.data.carrier).toBe("Next Carrier");
       expect(after.body.data.sources).toContainEqual({ dataset: "phone-carriers", version: next });

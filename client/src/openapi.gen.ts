@@ -1278,7 +1278,7 @@ export interface paths {
                   precision: "postcode";
                 } | null;
                 deliverable: boolean | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed" | "returned" | "undeliverable") | null;
+                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -1467,7 +1467,7 @@ export interface paths {
                         precision: "postcode";
                       } | null;
                       deliverable: boolean | null;
-                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed" | "returned" | "undeliverable") | null;
+                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
                       risk_score: number;
                       risk_components: {
                         [key: string]: number;
@@ -1663,7 +1663,7 @@ export interface paths {
                   precision: "postcode";
                 } | null;
                 deliverable: boolean | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "suppressed" | "returned" | "undeliverable") | null;
+                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -2648,7 +2648,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -2796,7 +2796,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -3205,7 +3205,7 @@ export interface paths {
                         /** Format: date-time */
                         reported_at: string;
                       }) | null;
-                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
                       risk_score: number;
                       risk_components: {
                         [key: string]: number;
@@ -3371,7 +3371,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -17280,13 +17280,20 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                datasets: {
+                datasets: ({
                     name: string;
                     version: string;
                     records: number;
                     /** Format: date-time */
                     loaded_at: string;
-                  }[];
+                    /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. */
+                    coverage: {
+                      /** @enum {string} */
+                      kind: "full" | "partial" | "sample";
+                      countries?: string[];
+                      note?: string;
+                    };
+                  })[];
               };
               meta: {
                 request_id: string;
@@ -17507,7 +17514,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;

@@ -4,7 +4,7 @@
 import { csvBatches, headerIndexes } from "../registers/csv.mjs";
 
 /**
- * The rows of one file, as `{postcodes, streets, skipped}` per parsed chunk. Files with a header are read by column
+ * The rows of one file, as `{postcodes, streets, premises, skipped}` per parsed chunk. Files with a header are read by column
  * name; headerless ones (OS Open Names) by position, skipping a header row if one is there. A street repeated on
  * consecutive records (one BAN record per address) is sent once.
  */
@@ -12,7 +12,7 @@ export async function* fileRecords(format, label, chunks) {
   let indexes = format.header ? null : format.columns.map((column, i) => [column, i]);
   let lastStreet = "";
   for await (const records of csvBatches(chunks, { delimiter: format.delimiter })) {
-    const out = { postcodes: [], streets: [], skipped: 0 };
+    const out = { postcodes: [], streets: [], premises: [], skipped: 0 };
     for (const record of records) {
       if (!format.header && record[0] === format.columns[0]) continue;
       if (!indexes) {
@@ -27,6 +27,7 @@ export async function* fileRecords(format, label, chunks) {
         continue;
       }
       out.postcodes.push(...(parsed.postcodes ?? []));
+      out.premises.push(...(parsed.premises ?? []));
       for (const street of parsed.streets ?? []) {
         const key = `${street.country}|${street.postcode}|${street.street}`;
         if (key !== lastStreet) out.streets.push(street);

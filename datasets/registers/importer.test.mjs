@@ -66,6 +66,17 @@ describe("importRegister", () => {
     });
     expect(JSON.stringify(calls)).not.toContain("HIGH STREET");
     expect(calls.at(-1)).toMatchObject({ path: "/admin/v1/registers/uk-companies-house/complete", body: { version: "2026-11-01", records: 25 } });
+    // A real file is recorded as what the register's whole file covers.
+    expect(calls.at(-1).body.coverage).toEqual({ kind: "full", countries: ["GB"], note: "Companies House's monthly product: every live company (dissolved ones leave it)." });
+  });
+
+  it("records the coverage the operator names (--coverage partial --countries GB --coverage-note ...)", async () => {
+    calls = [];
+    const file = join(dir, "BasicCompanyData-2026-11-01-part2_7.csv");
+    await writeFile(file, 'CompanyName, CompanyNumber,CompanyStatus,DissolutionDate\r\n"A LTD","1","Active",""\r\n');
+    const coverage = { kind: "partial", countries: ["GB"], note: "part 2 of 7" };
+    await importRegister({ register: "uk-companies-house", files: [file], coverage, baseUrl, token: "t", log: () => {} });
+    expect(calls.at(-1).body.coverage).toEqual(coverage);
   });
 
   it("retries a batch the API failed with a 5xx", async () => {
@@ -97,7 +108,7 @@ describe("loadSamples", () => {
     const log = [];
     await loadSamples({ baseUrl, token: "t", log: (line) => log.push(line) });
     const completed = calls.filter((c) => c.path.endsWith("/complete"));
-    expect(completed.map((c) => [c.path, c.body])).toEqual([["/admin/v1/registers/uk-companies-house/complete", { version: SAMPLES[0].version, records: 36 }]]);
+    expect(completed.map((c) => [c.path, c.body])).toEqual([["/admin/v1/registers/uk-companies-house/complete", { version: SAMPLES[0].version, records: 36, coverage: { kind: "sample", countries: ["GB"], note: "Synthetic sample rows shipped with the code, not the publisher's file." } }]]);
     expect(log.join("\n")).toMatch(/gleif-lei: 2026-11-20 is installed; sample not loaded/);
     calls = [];
     installed = {};

@@ -1,19 +1,33 @@
 import { asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "./client";
+import { readCoverage, storedCoverage, type Coverage } from "./coverage";
 import { datasets } from "./schema";
 
-export type Dataset = typeof datasets.$inferSelect;
-
-/** Every dataset loaded into D1 (registers and imported snapshots), by name. */
-export function loadedDatasets(db: Database): Promise<Dataset[]> {
-  return db.select().from(datasets).orderBy(asc(datasets.name));
+export interface Dataset {
+  name: string;
+  version: string;
+  records: number;
+  loadedAt: number;
+  coverage: Coverage;
 }
 
-/** Marks a dataset installed at `version` (its file's publication date): answers cite it and `/status/data` lists it. */
-export async function installDataset(db: Database, name: string, version: string, records: number, now: number): Promise<Dataset> {
-  const row = { name, version, records, loadedAt: now };
-  await db.insert(datasets).values(row).onConflictDoUpdate({ target: datasets.name, set: { version, records, loadedAt: now } });
-  return row;
+/** Every dataset loaded into D1 (registers and imported snapshots), by name, with its coverage read. */
+export async function loadedDatasets(db: Database): Promise<Dataset[]> {
+  const rows = await db.select().from(datasets).orderBy(asc(datasets.name));
+  return rows.map((r) => ({ ...r, coverage: readCoverage(r.coverage) }));
+}
+
+/**
+ * Marks a dataset installed at `version` (its file's publication date) covering `coverage` (src/db/coverage.ts: what
+ * the importer loaded, the publisher's whole file or part of it): answers cite it and `/status/data` lists it.
+ */
+export async function installDataset(db: Database, name: string, version: string, records: number, now: number, coverage: Coverage): Promise<Dataset> {
+  const stored = storedCoverage(coverage);
+  await db
+    .insert(datasets)
+    .values({ name, version, records, loadedAt: now, coverage: stored })
+    .onConflictDoUpdate({ target: datasets.name, set: { version, records, loadedAt: now, coverage: stored } });
+  return { name, version, records, loadedAt: now, coverage: readCoverage(stored) };
 }
 
 /** Uninstalls a dataset at once: its rows may then be deleted at leisure. */

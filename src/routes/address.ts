@@ -113,7 +113,7 @@ export const addressRoutes = new Hono<AppEnv>()
     queryParams(placeQuery.pick({ country: true })),
     async (c) =>
       listed(c, postcodeListing, { postcode: c.req.valid("param").postcode, country: c.req.valid("query").country }, () =>
-        new ApiError("ADDRESS_LIST_UNAVAILABLE", "No installed dataset covers this country's postcodes."),
+        new ApiError("ADDRESS_LIST_UNAVAILABLE", "No installed dataset covers this postcode (or this country's postcodes)."),
       ),
   )
   .get(

@@ -38,3 +38,17 @@ export const addressStreets = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.dataset] }), index("address_streets_dataset").on(t.dataset)],
 );
+
+/** House numbers a street register lists on a street of a postcode (migrations/0015_coverage.sql): premise precision. */
+export const addressPremises = sqliteTable(
+  "address_premises",
+  {
+    country: text("country").notNull(),
+    postcode: text("postcode").notNull(),
+    streetKey: text("street_key").notNull(),
+    /** `premiseNumber`'s spelling (src/products/address/datasets.ts). */
+    number: text("number").notNull(),
+    dataset: text("dataset").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.number, t.dataset] }), index("address_premises_dataset").on(t.dataset)],
+);

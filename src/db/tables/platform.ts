@@ -87,5 +87,7 @@ export const datasets = sqliteTable("datasets", {
   version: text("version").notNull(),
   records: integer("records").notNull(),
   loadedAt: integer("loaded_at").notNull(),
+  /** JSON `{kind, countries?, note?}` (src/db/coverage.ts); null on rows installed before it was recorded. */
+  coverage: text("coverage"),
 });
 

@@ -1,3 +1,4 @@
+import { isExhaustive } from "../../db/coverage";
 import type { Source } from "../../engines/product";
 import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
 import { formatted } from "./format";
@@ -46,23 +47,46 @@ export interface Reference {
   /** Installed street datasets that cover the country; whether one lists the street of line 1 (null: none consulted). */
   streetDatasets: AddressDatasetName[];
   streetFound: boolean | null;
+  /** Installed premise registers of the country; whether line 1's house number is listed on its street (null: not asked). */
+  premiseDatasets: AddressDatasetName[];
+  premiseFound: boolean | null;
 }
 
 /** What an answer knows when no dataset was read: only the address's form is checked. */
-export const NO_REFERENCE: Reference = { installed: new Map(), covering: [], rows: [], streetDatasets: [], streetFound: null };
+export const NO_REFERENCE: Reference = { installed: new Map(), covering: [], rows: [], streetDatasets: [], streetFound: null, premiseDatasets: [], premiseFound: null };
 
-export const coveringDatasets = (installed: Installed, country: string, holds: "postcodes" | "streets") =>
+export const coveringDatasets = (installed: Installed, country: string, holds: "postcodes" | "streets" | "premises") =>
   [...installed.keys()].filter((name) => ADDRESS_DATASETS[name].holds.includes(holds) && ADDRESS_DATASETS[name].countries.includes(country));
+
+/**
+ * Whether a postcode none of `covering` holds is unknown: only when one of them is the publisher's complete file for
+ * the country (src/db/coverage.ts). Otherwise it is outside what is installed, and null (`not_covered`).
+ */
+function postcodeFound(ref: Reference, country: string): boolean | null {
+  if (ref.rows.length) return true;
+  return ref.covering.some((name) => isExhaustive(ref.installed.get(name)!.coverage, country)) ? false : null;
+}
 
 const distinct = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
 
+/** A French commune's leading article (`Le Mans`, `La Chaise`, `Les Mathes`, `L'Isle-Adam`, the register's `MANS (LE)`). */
+const withoutArticle = (name: string) => name.trim().replace(/^(le|la|les)\s+|^l\s*['’]\s*/i, "").replace(/\s*\((le|la|les|l['’])\)$/i, "");
+
+/** Whether a written locality names a place: in France also with or without the commune's leading article. */
+function placeMatches(country: string, written: string, place: string): boolean {
+  if (samePlace(written, place)) return true;
+  if (country !== "FR") return false;
+  const [a, b] = [withoutArticle(written), withoutArticle(place)];
+  return a !== "" && b !== "" && samePlace(a, b);
+}
+
 /** Locality against the postcode's named places: whether it matches, the spelling to use, and a correction. */
-function checkLocality(written: string | null, rows: StoredPostcode[]) {
+function checkLocality(country: string, written: string | null, rows: StoredPostcode[]) {
   const named = rows.filter((r) => r.locality !== null);
   if (!named.length) return { matches: null, matched: [] as StoredPostcode[], to: null };
   const listed = distinct(named.filter((r) => !r.alias).map((r) => r.locality));
   if (!written) return { matches: null, matched: [], to: listed.length === 1 ? listed[0]! : null };
-  const matched = named.filter((r) => samePlace(written, r.locality!));
+  const matched = named.filter((r) => placeMatches(country, written, r.locality!));
   if (!matched.length) return { matches: false, matched, to: listed.length === 1 ? listed[0]! : null };
   const own = matched.find((r) => !r.alias);
   return { matches: true, matched, to: own ? own.locality! : written };
@@ -105,9 +129,9 @@ function failures(p: Prepared, missing: Component[], found: boolean | null, loca
   return failed;
 }
 
-function precisionOf(found: boolean | null, locality: boolean | null, street: boolean | null): Precision {
+function precisionOf(found: boolean | null, locality: boolean | null, street: boolean | null, premise: boolean | null): Precision {
   if (!found) return "country";
-  if (street) return "street";
+  if (street) return premise ? "premise" : "street";
   return locality ? "locality" : "postcode";
 }
 
@@ -146,9 +170,9 @@ function unsupported(p: Prepared): AddressResult {
 export function answer(p: Prepared, ref: Reference): AddressResult {
   if (!p.supported) return unsupported(p);
   const { read } = p;
-  const covered = ref.covering.length > 0;
-  const found = covered && p.place ? ref.rows.length > 0 : null;
-  const locality = found ? checkLocality(read.locality, ref.rows) : { matches: null, matched: [], to: null };
+  const looked = ref.covering.length > 0 && p.place !== null;
+  const found = looked ? postcodeFound(ref, read.country) : null;
+  const locality = found ? checkLocality(read.country, read.locality, ref.rows) : { matches: null, matched: [], to: null };
   const region = found ? checkRegion(read.country, read.region, locality.matched.length ? locality.matched : ref.rows) : { matches: null, to: null };
   const corrections: Correction[] = [];
   const correct = (field: Component, from: string | null, to: string | null) => {
@@ -165,13 +189,13 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
   const failed = failures(p, missing, found, locality.matches, region.matches);
   const verification = failed.length ? "invalid" : found ? "verified" : "format_only";
   const poBox = isPoBox(read.line1) || isPoBox(read.line2);
-  const consulted = [...(p.shapeValid !== null ? [FORMATS_SOURCE] : []), COUNTRIES_SOURCE, ...(found !== null ? ref.covering : []), ...(ref.streetFound !== null ? ref.streetDatasets : [])];
+  const consulted = [...(p.shapeValid !== null ? [FORMATS_SOURCE] : []), COUNTRIES_SOURCE, ...(looked ? ref.covering : []), ...(ref.streetFound !== null ? ref.streetDatasets : []), ...(ref.premiseFound !== null ? ref.premiseDatasets : [])];
   return {
     input: isOneLine(p.input) ? p.input.address : p.input,
     country: read.country,
     valid: verification !== "invalid",
     verification,
-    precision: precisionOf(found, locality.matches, ref.streetFound),
+    precision: precisionOf(found, locality.matches, ref.streetFound, ref.premiseFound),
     address,
     formatted: formatted(address),
     postcode_format_valid: p.shapeValid,
@@ -183,9 +207,10 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
     missing_components: missing,
     geo: found ? geoOf([...locality.matched, ...ref.rows]) : null,
     deliverable: null,
-    reason: failed[0] ?? null,
+    // Format-only means no installed dataset covers the address: said as a reason, so it is never read as a pass.
+    reason: failed[0] ?? (verification === "format_only" ? "not_covered" : null),
     ...risk({ failed, formatOnly: verification === "format_only", poBox }),
-    sources: [...new Set(consulted)].map((s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)! } : s)),
+    sources: [...new Set(consulted)].map((s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)!.version } : s)),
     policy: null,
   };
 }

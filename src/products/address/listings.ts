@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { database } from "../../db/client";
+import { isExhaustive } from "../../db/coverage";
 import type { Product, Source } from "../../engines/product";
 import { coveringDatasets } from "./answer";
 import { ADDRESS_DATASET_NAMES, isAddressDatasetName } from "./datasets";
@@ -10,7 +11,7 @@ import { findPostcodes, installedDatasets, listStreets, placeOf, type Installed,
  * `GET /address/postcode/{postcode}` and `GET /address/streets` as products of their own for the walk: they share the
  * address repeat window (keys `postcode:` and `streets:`), bill 1 only when something was found and the answer is
  * fresh, and have no list, bulk run or monitor. `covered` false tells the route that no installed dataset covers the
- * country (501 / 404): such an answer costs nothing and starts no repeat window.
+ * country, or the postcode (501 / 404): such an answer costs nothing and starts no repeat window.
  */
 export interface Place {
   postcode: string;
@@ -41,7 +42,7 @@ export interface Listed<T> {
 const place = z.object({ postcode: z.string().max(20), country: z.string().length(2) });
 
 const sourcesOf = (installed: Installed, names: string[]): Source[] =>
-  [...new Set(names)].filter(isAddressDatasetName).map((dataset) => ({ dataset, version: installed.get(dataset)! }));
+  [...new Set(names)].filter(isAddressDatasetName).map((dataset) => ({ dataset, version: installed.get(dataset)!.version }));
 
 async function listPostcode(env: Env, { postcode, country }: Place): Promise<Listed<PostcodeListing>> {
   const db = database(env);
@@ -59,7 +60,10 @@ async function listPostcode(env: Env, { postcode, country }: Place): Promise<Lis
     localities.set(r.locality, { name: r.locality, region: r.region, latitude: at?.latitude ?? null, longitude: at?.longitude ?? null });
   }
   const data = { postcode: canonical, country, found: rows.length > 0, localities: [...localities.values()], sources: sourcesOf(installed, covering) };
-  return { data, covered: covering.length > 0 };
+  // A well-formed postcode none of them holds is "not found" only from a complete file (src/db/coverage.ts); from a
+  // sample or part of one it is outside what is installed: 501, as for a country no dataset covers.
+  const known = rows.length > 0 || !shaped || covering.some((name) => isExhaustive(installed.get(name)!.coverage, country));
+  return { data, covered: covering.length > 0 && known };
 }
 
 export const STREETS_LIMIT = 500;

@@ -2,6 +2,7 @@ import { database, type Database } from "../../db/client";
 import { ADDRESS_DATASETS, isAddressDatasetName } from "./datasets";
 import { answer, coveringDatasets, prepare, type Prepared } from "./answer";
 import { streetKey } from "./names";
+import { premisesFound, type PremiseAsk } from "./premises";
 import type { AddressInput, AddressResult } from "./result";
 import { findPostcodes, findStreets, installedDatasets, placeOf, type Installed, type StoredPostcode } from "./store";
 
@@ -19,8 +20,11 @@ function streetCandidates(line1: string): string[] {
   return runs.filter((run) => /[A-Z]/.test(run));
 }
 
-/** For each address whose postcode was found and a street dataset covers its country: whether line 1 names a listed street. */
-async function streetsFound(db: Database, installed: Installed, prepared: Prepared[], rows: Map<string, StoredPostcode[]>): Promise<(boolean | null)[]> {
+/**
+ * For each address whose postcode was found and a street dataset covers its country: the street keys of line 1 a
+ * dataset lists there (empty: none), with the postcode streets are filed under; null when no street dataset was asked.
+ */
+async function streetsFound(db: Database, installed: Installed, prepared: Prepared[], rows: Map<string, StoredPostcode[]>): Promise<(PremiseAsk | null)[]> {
   const wanted = prepared.map((p) => {
     if (!p.place || !p.read.line1 || !rows.get(placeOf(p.place.country, p.place.postcode))?.length) return null;
     if (!coveringDatasets(installed, p.place.country, "streets").length) return null;
@@ -35,7 +39,7 @@ async function streetsFound(db: Database, installed: Installed, prepared: Prepar
     byCountry.set(w.country, group);
   }
   const listed = new Map(await Promise.all([...byCountry].map(async ([country, g]) => [country, await findStreets(db, country, g.postcodes, g.keys)] as const)));
-  return wanted.map((w) => (w ? w.keys.some((key) => listed.get(w.country)!.has(`${w.postcode}|${key}`)) : null));
+  return wanted.map((w, i) => (w ? { country: w.country, postcode: w.postcode, keys: w.keys.filter((key) => listed.get(w.country)!.has(`${w.postcode}|${key}`)), line1: prepared[i]!.read.line1 } : null));
 }
 
 /**
@@ -53,13 +57,17 @@ export async function lookupAddresses(env: Env, inputs: AddressInput[]): Promise
   };
   const rows = new Map(prepared.flatMap((p) => (p.place ? [[placeOf(p.place.country, p.place.postcode), rowsOf(p)] as const] : [])));
   const streets = await streetsFound(db, installed, prepared, rows);
+  const premiseDatasets = (country: string) => coveringDatasets(installed, country, "premises");
+  const premises = await premisesFound(db, premiseDatasets, streets.map((s) => (s?.keys.length ? s : null)));
   return prepared.map((p, i) =>
     answer(p, {
       installed,
       covering: coveringDatasets(installed, p.read.country, "postcodes"),
       rows: rowsOf(p),
       streetDatasets: coveringDatasets(installed, p.read.country, "streets"),
-      streetFound: streets[i]!,
+      streetFound: streets[i] ? streets[i].keys.length > 0 : null,
+      premiseDatasets: premiseDatasets(p.read.country),
+      premiseFound: premises[i]!,
     }),
   );
 }

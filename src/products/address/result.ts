@@ -41,6 +41,7 @@ export const ADDRESS_REASONS = [
   "locality_mismatch",
   "region_mismatch",
   "missing_components",
+  "not_covered",
   "suppressed",
   "returned",
   "undeliverable",

@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
+import { readCoverage, type Coverage } from "../../db/coverage";
 import { addressPostcodes, addressStreets, datasets } from "../../db/schema";
 import { ADDRESS_DATASET_NAMES, type AddressDatasetName, type PostcodeRow, type StreetRow } from "./datasets";
 import { placeKey, streetKey } from "./names";
@@ -10,12 +11,15 @@ import { placeKey, streetKey } from "./names";
  * installed (`datasets`). D1 binds at most 100 parameters a statement, which sizes every chunk below.
  */
 
-export type Installed = Map<AddressDatasetName, string>;
+export type Installed = Map<AddressDatasetName, { version: string; coverage: Coverage }>;
 
-/** Installed datasets and their versions; a dataset whose import never completed is not installed. */
+/** Installed datasets, their versions and coverage; a dataset whose import never completed is not installed. */
 export async function installedDatasets(db: Database): Promise<Installed> {
-  const rows = await db.select({ name: datasets.name, version: datasets.version }).from(datasets).where(inArray(datasets.name, [...ADDRESS_DATASET_NAMES]));
-  return new Map(rows.map((r) => [r.name as AddressDatasetName, r.version]));
+  const rows = await db
+    .select({ name: datasets.name, version: datasets.version, coverage: datasets.coverage })
+    .from(datasets)
+    .where(inArray(datasets.name, [...ADDRESS_DATASET_NAMES]));
+  return new Map(rows.map((r) => [r.name as AddressDatasetName, { version: r.version, coverage: readCoverage(r.coverage) }]));
 }
 
 export type StoredPostcode = typeof addressPostcodes.$inferSelect;
@@ -122,6 +126,12 @@ export async function upsertStreets(db: Database, dataset: AddressDatasetName, r
 
 const DELETE_CHUNK = 20_000;
 
+const KEYS = {
+  address_postcodes: "country, postcode, dataset, locality_key",
+  address_streets: "country, postcode, street_key, dataset",
+  address_premises: "country, postcode, street_key, number, dataset",
+};
+
 /**
  * Uninstalls a dataset at once (its `datasets` row goes first, so answers stop citing it) and deletes its rows in
  * chunks until none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
@@ -130,9 +140,9 @@ export async function removeDataset(db: Database, dataset: AddressDatasetName, b
   const started = Date.now();
   await db.delete(datasets).where(eq(datasets.name, dataset));
   let deleted = 0;
-  for (const table of ["address_postcodes", "address_streets"] as const) {
+  for (const table of ["address_postcodes", "address_streets", "address_premises"] as const) {
     // WITHOUT ROWID tables: rows are picked by their primary key.
-    const key = sql.raw(table === "address_postcodes" ? "country, postcode, dataset, locality_key" : "country, postcode, street_key, dataset");
+    const key = sql.raw(KEYS[table]);
     for (;;) {
       const result = await db.run(sql`DELETE FROM ${sql.identifier(table)} WHERE (${key}) IN (SELECT ${key} FROM ${sql.identifier(table)} WHERE dataset = ${dataset} LIMIT ${DELETE_CHUNK})`);
       const changes = result.meta.changes ?? 0;

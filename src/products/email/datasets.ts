@@ -43,9 +43,12 @@ export const SOURCES = {
   test: source(testSnapshot),
 };
 
-/** Every bundled snapshot, for `GET /status/data`. */
+/**
+ * Every bundled snapshot, for `GET /status/data`. Each is the whole of the lists and curated files it is built from
+ * (datasets/README.md), hence `full`: a domain it does not list is one no source lists.
+ */
 export const BUNDLED_SNAPSHOTS = [disposableSnapshot, freeSnapshot, roleSnapshot, typoSnapshot, rulesSnapshot, mxSnapshot, providerRulesSnapshot, testSnapshot].map(
-  (s) => ({ name: s.name, version: s.version, records: s.records }),
+  (s) => ({ name: s.name, version: s.version, records: s.records, coverage: { kind: "full" as const, note: "Every entry of the published lists and curated files it is built from." } }),
 );
 
 const lazy = <T>(build: () => T) => {

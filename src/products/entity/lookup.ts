@@ -1,3 +1,4 @@
+import { isExhaustive } from "../../db/coverage";
 import { database } from "../../db/client";
 import { normalizeCountry, readLei, type IdentifierType } from "./identifiers";
 import { gleifLei, registerFor, type Register, type RegisterName } from "./registers";
@@ -82,6 +83,13 @@ function answer(p: Prepared, reason: EntityReason | null, stored: StoredEntity |
   };
 }
 
+/**
+ * An identifier the installed register does not hold: unknown only when the register is the publisher's complete file
+ * (for the country asked); a sample or part of it says nothing of the rest, which is as if no register were installed.
+ */
+const missing = (register: InstalledRegister, country: string | null): EntityReason =>
+  isExhaustive(register.coverage, country) ? "unknown_identifier" : "register_not_installed";
+
 /** Answers identifiers from the locally synced registers (no network): one read per register, whatever the list. */
 export async function lookupIdentifiers(env: Env, items: EntityItem[]): Promise<EntityResult[]> {
   const db = database(env);
@@ -99,6 +107,6 @@ export async function lookupIdentifiers(env: Env, items: EntityItem[]): Promise<
     if (p.problem || !p.register) return answer(p, p.problem, null, installed);
     if (!installed.has(p.register.name)) return answer(p, "register_not_installed", null, installed);
     const row = stored.get(p.register.name)?.get(p.identifier) ?? null;
-    return answer(p, row ? null : "unknown_identifier", row, installed);
+    return answer(p, row ? null : missing(installed.get(p.register.name)!, p.country), row, installed);
   });
 }

@@ -1,3 +1,4 @@
+import type { Coverage } from "../../db/coverage";
 import { normalizeCountry, normalizeUkCompanyNumber, readLei, type IdentifierType } from "./identifiers";
 
 /**
@@ -33,6 +34,11 @@ export interface Register {
   identifierType: IdentifierType;
   /** Countries whose company numbers this register holds; empty for a global register (LEI). */
   countries: readonly string[];
+  /**
+   * What the publisher's whole file covers, recorded by the importer on install (src/db/coverage.ts); a sample or a
+   * part of the file is recorded as such instead, and then an identifier it lacks is `register_not_installed`.
+   */
+  coverage: Coverage;
   /** The header names `parseRow` reads (headers are trimmed first); every other column of the file is never read. */
   columns: readonly string[];
   /** The register's spelling of an identifier, or null when the input cannot be one of its identifiers. */
@@ -67,6 +73,7 @@ export const gleifLei: Register = {
   name: "gleif-lei",
   identifierType: "lei",
   countries: [],
+  coverage: { kind: "full", note: "GLEIF's golden copy: every LEI ever issued, with its registration status." },
   columns: [
     "LEI",
     "Entity.LegalName",
@@ -121,6 +128,7 @@ export const ukCompaniesHouse: Register = {
   name: "uk-companies-house",
   identifierType: "company_number",
   countries: ["GB"],
+  coverage: { kind: "full", countries: ["GB"], note: "Companies House's monthly product: every live company (dissolved ones leave it)." },
   columns: ["CompanyName", "CompanyNumber", "CompanyStatus", "DissolutionDate"],
   normalize: normalizeUkCompanyNumber,
   parseRow(fields) {

@@ -2,7 +2,8 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
-import { deleteInChunks, installDataset, uninstallDataset } from "../../db/datasets";
+import { readCoverage, type Coverage } from "../../db/coverage";
+import { deleteInChunks, installDataset, uninstallDataset, type Dataset } from "../../db/datasets";
 import { datasets, registerEntities } from "../../db/schema";
 import { REGISTER_NAMES, type RegisterName, type RegisterRow } from "./registers";
 
@@ -12,17 +13,14 @@ import { REGISTER_NAMES, type RegisterName, type RegisterRow } from "./registers
  * D1 allows 100 bound parameters per statement, which sizes every chunk below.
  */
 
-export interface InstalledRegister {
+export interface InstalledRegister extends Dataset {
   name: RegisterName;
-  version: string;
-  records: number;
-  loadedAt: number;
 }
 
 /** Registers with a `datasets` row: a register whose import never completed is not installed. */
 export async function installedRegisters(db: Database): Promise<Map<RegisterName, InstalledRegister>> {
   const rows = await db.select().from(datasets).where(inArray(datasets.name, [...REGISTER_NAMES]));
-  return new Map(rows.map((r) => [r.name as RegisterName, { name: r.name as RegisterName, version: r.version, records: r.records, loadedAt: r.loadedAt }]));
+  return new Map(rows.map((r) => [r.name as RegisterName, { ...r, name: r.name as RegisterName, coverage: readCoverage(r.coverage) }]));
 }
 
 export interface StoredEntity extends RegisterRow {
@@ -99,9 +97,8 @@ export async function upsertRows(db: Database, register: RegisterName, rows: Reg
 }
 
 /** Marks a register installed at `version` (the publication date of the file loaded): `/status/data` lists it. */
-export async function completeImport(db: Database, register: RegisterName, version: string, records: number, now: number): Promise<InstalledRegister> {
-  await installDataset(db, register, version, records, now);
-  return { name: register, version, records, loadedAt: now };
+export async function completeImport(db: Database, register: RegisterName, version: string, records: number, now: number, coverage: Coverage): Promise<InstalledRegister> {
+  return { ...(await installDataset(db, register, version, records, now, coverage)), name: register };
 }
 
 /**

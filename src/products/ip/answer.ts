@@ -1,3 +1,4 @@
+import { isExhaustive } from "../../db/coverage";
 import type { LatestFeedback } from "../../engines/lists/feedback";
 import type { Source } from "../../engines/product";
 import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
@@ -27,15 +28,28 @@ const source = (installed: Map<string, InstalledDataset>, name: string): Source[
   return dataset ? [{ dataset: name, version: dataset.version }] : [];
 };
 
-function reasonOf(a: Pick<IpResult, "reserved" | "tor" | "hosting" | "placed" | "list" | "feedback">, countryInstalled: boolean): IpReason | null {
+/** How far the installed country dataset answers for an address it does not place (src/db/coverage.ts). */
+type CountryCoverage = "none" | "partial" | "full";
+
+const countryCoverage = (dataset: InstalledDataset | undefined): CountryCoverage => (!dataset ? "none" : isExhaustive(dataset.coverage) ? "full" : "partial");
+
+/** A list's answer for an address: on it, true; off it, false only when the list is the complete published one. */
+function listed(hit: RangeHit | null, dataset: InstalledDataset | undefined, on: boolean | undefined): boolean | null {
+  if (hit === null || !dataset) return null;
+  return on ? true : isExhaustive(dataset.coverage) ? false : null;
+}
+
+function reasonOf(a: Pick<IpResult, "reserved" | "tor" | "hosting" | "placed" | "list" | "feedback">, country: CountryCoverage): IpReason | null {
   if (a.list?.kind === "deny") return "deny_list";
   if (a.list?.kind === "allow") return "allow_list";
   if (a.feedback && a.feedback.outcome !== "legit") return "reported";
   if (a.reserved) return "reserved";
   if (a.tor) return "tor_exit";
   if (a.hosting) return "hosting";
-  if (!countryInstalled) return "dataset_not_installed";
-  return a.placed ? null : "unplaced";
+  if (country === "none") return "dataset_not_installed";
+  if (a.placed) return null;
+  // A sample or part of the country file does not know where the rest of the addresses are: no guess, no negative.
+  return country === "full" ? "unplaced" : "not_covered";
 }
 
 /** The matched range as CIDR: the routed (ASN) range when there is one, else the country range. */
@@ -49,13 +63,12 @@ export function buildAnswer(f: Facts): IpResult {
   const hit = f.hit;
   const country = hit?.country?.country ?? null;
   const asn = hit?.asn?.asn ?? null;
-  const torInstalled = hit !== null && f.installed.has("ip-tor-exits");
   const placed = country !== null;
   const facts = {
     reserved: f.special.reserved,
     placed,
     hosting: hit ? hostingOf(asn) : null,
-    tor: torInstalled ? hit.tor : null,
+    tor: listed(hit, f.installed.get("ip-tor-exits"), hit?.tor),
     list: f.list ? { id: f.list.id, name: f.list.name, kind: f.list.kind } : null,
     feedback: f.feedback ? { outcome: f.feedback.outcome as IpOutcome, reported_at: new Date(f.feedback.at).toISOString() } : null,
   };
@@ -90,7 +103,7 @@ export function buildAnswer(f: Facts): IpResult {
     anonymous: facts.tor === true ? true : facts.tor === null ? null : false,
     list: facts.list,
     feedback: facts.feedback,
-    reason: reasonOf(facts, hit === null || f.installed.has("ip-country")),
+    reason: reasonOf(facts, hit === null ? "full" : countryCoverage(f.installed.get("ip-country"))),
     sources,
   });
 }

@@ -1,3 +1,4 @@
+import { storedCoverage, type Coverage } from "../../db/coverage";
 import type { IpDatasetName, RangeRow } from "./datasets";
 
 /**
@@ -59,16 +60,19 @@ export async function insertRows(d1: D1Database, name: IpDatasetName, generation
   return true;
 }
 
-/** Makes the generation the one answers read and lists the dataset at `version`; false when it is not being imported. */
-export async function completeImport(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number): Promise<boolean> {
+/**
+ * Makes the generation the one answers read and lists the dataset at `version` with its `coverage` (what the file
+ * holds, src/db/coverage.ts); false when it is not being imported.
+ */
+export async function completeImport(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number, coverage: Coverage): Promise<boolean> {
   const [switched] = await d1.batch([
     d1.prepare("UPDATE ip_datasets SET active = staging, staging = NULL, version = ?3, records = ?4, loaded_at = ?5 WHERE name = ?1 AND staging = ?2").bind(name, generation, version, records, now),
     d1
       .prepare(
-        `INSERT INTO datasets (name, version, records, loaded_at) SELECT ?1, ?3, ?4, ?5 FROM ip_datasets WHERE name = ?1 AND active = ?2
-         ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records, loaded_at = excluded.loaded_at`,
+        `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6 FROM ip_datasets WHERE name = ?1 AND active = ?2
+         ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records, loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
       )
-      .bind(name, generation, version, records, now),
+      .bind(name, generation, version, records, now, storedCoverage(coverage)),
   ]);
   return (switched?.meta.changes ?? 0) > 0;
 }

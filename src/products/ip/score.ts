@@ -33,8 +33,8 @@ export function riskComponents(a: Signals): Record<string, number> {
   if (a.vpn) parts.vpn = RISK_POINTS.vpn;
   if (a.proxy) parts.proxy = RISK_POINTS.proxy;
   if (a.hosting) parts.hosting = RISK_POINTS.hosting;
-  // An address no installed dataset places; not counted while the country dataset is not installed.
-  if (!a.reserved && !a.placed && a.reason !== "dataset_not_installed") parts.unplaced = RISK_POINTS.unplaced;
+  // An address the complete country file does not place; not counted while no such file is installed.
+  if (!a.reserved && !a.placed && a.reason !== "dataset_not_installed" && a.reason !== "not_covered") parts.unplaced = RISK_POINTS.unplaced;
   return parts;
 }
 

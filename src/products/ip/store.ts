@@ -1,4 +1,5 @@
 import { latestByKey, latestFeedbackStatement, type LatestFeedback } from "../../engines/lists/feedback";
+import { readCoverage, type Coverage } from "../../db/coverage";
 import type { IpDatasetName } from "./datasets";
 
 /**
@@ -11,6 +12,7 @@ export interface InstalledDataset {
   name: IpDatasetName;
   active: number;
   version: string;
+  coverage: Coverage;
 }
 
 export interface RangeHit {
@@ -64,7 +66,9 @@ interface ListRow {
   updated_at: number;
 }
 
-const INSTALLED = "SELECT name, active, version FROM ip_datasets WHERE active IS NOT NULL";
+// Coverage lives on the `datasets` row `completeImport` writes with the switch (src/db/coverage.ts).
+const INSTALLED = `SELECT i.name, i.active, i.version, d.coverage FROM ip_datasets i LEFT JOIN datasets d ON d.name = i.name
+  WHERE i.active IS NOT NULL`;
 
 /**
  * The installed datasets, the rows holding each key, and, when there is an account, its lists and the latest feedback
@@ -89,7 +93,7 @@ export async function readRanges(d1: D1Database, keys: string[], accountId: stri
     };
   }
   return {
-    installed: installedMap((installed?.results ?? []) as InstalledDataset[]),
+    installed: installedMap((installed?.results ?? []) as InstalledRow[]),
     hits: hitAt,
     lists: ((lists?.results ?? []) as ListRow[]).map(
       (r): StoredList => ({ id: r.id, name: r.name, kind: r.kind, ranges: JSON.parse(r.ranges) as [string, string][], asns: JSON.parse(r.asns) as number[], updatedAt: r.updated_at }),
@@ -98,10 +102,12 @@ export async function readRanges(d1: D1Database, keys: string[], accountId: stri
   };
 }
 
-const installedMap = (rows: InstalledDataset[]) => new Map(rows.map((r) => [r.name, r]));
+type InstalledRow = Omit<InstalledDataset, "coverage"> & { coverage: string | null };
+
+const installedMap = (rows: InstalledRow[]) => new Map(rows.map((r) => [r.name, { ...r, coverage: readCoverage(r.coverage) }]));
 
 export async function installedDatasets(d1: D1Database): Promise<Map<IpDatasetName, InstalledDataset>> {
-  return installedMap((await d1.prepare(INSTALLED).all<InstalledDataset>()).results);
+  return installedMap((await d1.prepare(INSTALLED).all<InstalledRow>()).results);
 }
 
 export interface AsnRange {
@@ -116,7 +122,7 @@ export async function asnRanges(d1: D1Database, asn: number) {
     d1.prepare(INSTALLED),
     d1.prepare("SELECT start, end, name FROM ip_asn_ranges WHERE generation = (SELECT active FROM ip_datasets WHERE name = 'ip-asn') AND asn = ? ORDER BY start").bind(asn),
   ]);
-  return { installed: installedMap((installed?.results ?? []) as InstalledDataset[]), ranges: (ranges?.results ?? []) as AsnRange[] };
+  return { installed: installedMap((installed?.results ?? []) as InstalledRow[]), ranges: (ranges?.results ?? []) as AsnRange[] };
 }
 
 /** The country ranges holding each of these keys (the first addresses of an ASN's ranges), in order. */
@@ -150,7 +156,7 @@ export async function overlappingRanges(d1: D1Database, first: string, last: str
     d1.prepare(overlapping("ip_asn_ranges", "ip-asn", "asn", "name")).bind(first, last, limit),
   ]);
   return {
-    installed: installedMap((installed?.results ?? []) as InstalledDataset[]),
+    installed: installedMap((installed?.results ?? []) as InstalledRow[]),
     countries: (countries?.results ?? []) as OverlapRow[],
     asns: (asns?.results ?? []) as OverlapRow[],
   };

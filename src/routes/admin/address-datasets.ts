@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { database } from "../../db/client";
+import { coverageBody } from "../../db/coverage";
 import { installDataset } from "../../db/datasets";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
@@ -8,6 +9,7 @@ import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
 import { ADDRESS_DATASET_NAMES, ADDRESS_DATASETS, isAddressDatasetName, type AddressDataset } from "../../products/address/datasets";
 import { canonicalPostcode } from "../../products/address/postcodes";
+import { upsertPremises } from "../../products/address/premise-store";
 import { installedDatasets, removeDataset, upsertPostcodes, upsertStreets } from "../../products/address/store";
 import type { AppEnv } from "../../types";
 
@@ -35,8 +37,14 @@ const postcodeRow = z.object({
   alias: z.boolean(),
 });
 const streetRow = z.object({ country, postcode: name(20), street: name(300), locality: name(200).nullable() });
+/** A listed house number in `premiseNumber`'s spelling (`12`, `12 BIS`). */
+const premiseRow = z.object({ country, postcode: name(20), street: name(300), number: z.string().regex(/^[1-9]\d{0,4}( [A-Z0-9]{1,10})?$/) });
 
-const rowsBody = z.object({ postcodes: z.array(postcodeRow).max(5_000).default([]), streets: z.array(streetRow).max(5_000).default([]) });
+const rowsBody = z.object({
+  postcodes: z.array(postcodeRow).max(5_000).default([]),
+  streets: z.array(streetRow).max(5_000).default([]),
+  premises: z.array(premiseRow).max(5_000).default([]),
+});
 
 /** Publication date of the data, optionally tagged (`2026-11-22-sample`). */
 const versionSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/, "A date YYYY-MM-DD, optionally followed by -tag.");
@@ -47,12 +55,12 @@ const REMOVE_BUDGET_MS = 20_000;
 export const adminAddressDatasetRoutes = new Hono<AppEnv>()
   .get("/address-datasets", async (c) => {
     const installed = await installedDatasets(database(c.env));
-    const datasets = ADDRESS_DATASET_NAMES.map((n) => ({ name: n, countries: ADDRESS_DATASETS[n].countries, holds: ADDRESS_DATASETS[n].holds, installed: installed.has(n), version: installed.get(n) ?? null }));
+    const datasets = ADDRESS_DATASET_NAMES.map((n) => ({ name: n, countries: ADDRESS_DATASETS[n].countries, holds: ADDRESS_DATASETS[n].holds, installed: installed.has(n), version: installed.get(n)?.version ?? null, coverage: installed.get(n)?.coverage ?? null }));
     return ok(c, { datasets });
   })
   .post("/address-datasets/:dataset/rows", datasetParam, jsonBody(rowsBody, BODY_BYTES.bulk), async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);
-    const { postcodes, streets } = c.req.valid("json");
+    const { postcodes, streets, premises } = c.req.valid("json");
     const errors: Record<string, string[]> = {};
     postcodes.forEach((row, i) => {
       if (!dataset.holds.includes("postcodes") || !dataset.countries.includes(row.country)) errors[`postcodes.${i}`] = [`${dataset.name} holds no postcodes of ${row.country}.`];
@@ -61,16 +69,19 @@ export const adminAddressDatasetRoutes = new Hono<AppEnv>()
     streets.forEach((row, i) => {
       if (!dataset.holds.includes("streets") || !dataset.countries.includes(row.country)) errors[`streets.${i}`] = [`${dataset.name} holds no streets of ${row.country}.`];
     });
+    premises.forEach((row, i) => {
+      if (!dataset.holds.includes("premises") || !dataset.countries.includes(row.country)) errors[`premises.${i}`] = [`${dataset.name} holds no house numbers of ${row.country}.`];
+    });
     if (Object.keys(errors).length) throw validationFailed(errors);
     const db = database(c.env);
-    await Promise.all([upsertPostcodes(db, dataset.name, postcodes), upsertStreets(db, dataset.name, streets)]);
-    return ok(c, { dataset: dataset.name, postcodes: postcodes.length, streets: streets.length });
+    await Promise.all([upsertPostcodes(db, dataset.name, postcodes), upsertStreets(db, dataset.name, streets), upsertPremises(db, dataset.name, premises)]);
+    return ok(c, { dataset: dataset.name, postcodes: postcodes.length, streets: streets.length, premises: premises.length });
   })
-  .post("/address-datasets/:dataset/complete", datasetParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0) })), async (c) => {
+  .post("/address-datasets/:dataset/complete", datasetParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0), coverage: coverageBody })), async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);
-    const { version, records } = c.req.valid("json");
-    const installed = await installDataset(database(c.env), dataset.name, version, records, Date.now());
-    return ok(c, { name: dataset.name, version, records, loaded_at: new Date(installed.loadedAt).toISOString() });
+    const { version, records, coverage } = c.req.valid("json");
+    const installed = await installDataset(database(c.env), dataset.name, version, records, Date.now(), coverage);
+    return ok(c, { name: dataset.name, version, records, loaded_at: new Date(installed.loadedAt).toISOString(), coverage: installed.coverage });
   })
   .on("DELETE", "/address-datasets/:dataset", datasetParam, async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { coverageBody, normalizeCoverage } from "../../db/coverage";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
 import { BODY_BYTES } from "../../http/body";
@@ -59,12 +60,12 @@ export const adminIpDatasetRoutes = new Hono<AppEnv>()
     if (!(await insertRows(c.env.DB, name, generation, ranges as never))) throw notImporting(generation);
     return ok(c, { dataset: name, generation, rows: ranges.length });
   })
-  .post("/ip-datasets/:dataset/imports/:generation/complete", importParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0) })), async (c) => {
+  .post("/ip-datasets/:dataset/imports/:generation/complete", importParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0), coverage: coverageBody })), async (c) => {
     const { dataset, generation } = c.req.valid("param");
     const name = datasetNamed(dataset);
-    const { version, records } = c.req.valid("json");
-    if (!(await completeImport(c.env.DB, name, generation, version, records, Date.now()))) throw notImporting(generation);
-    return ok(c, { dataset: name, generation, version, records });
+    const { version, records, coverage } = c.req.valid("json");
+    if (!(await completeImport(c.env.DB, name, generation, version, records, Date.now(), coverage))) throw notImporting(generation);
+    return ok(c, { dataset: name, generation, version, records, coverage: normalizeCoverage(coverage) });
   })
   .post("/ip-datasets/:dataset/sweep", datasetParam, async (c) => {
     const name = datasetNamed(c.req.valid("param").dataset);

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { database } from "../../db/client";
+import { coverageBody } from "../../db/coverage";
 import { installDataset } from "../../db/datasets";
 import { ok } from "../../http/envelope";
 import { notFound } from "../../http/errors";
@@ -45,12 +46,12 @@ export const adminPhoneDatasetRoutes = new Hono<AppEnv>()
     await insertRows(database(c.env), dataset, body.version, body.rows);
     return ok(c, { dataset, version: body.version, rows: body.rows.length });
   })
-  .post("/phone-datasets/:dataset/install", datasetParam, jsonBody(z.object({ version, records: z.int().min(0) })), async (c) => {
+  .post("/phone-datasets/:dataset/install", datasetParam, jsonBody(z.object({ version, records: z.int().min(0), coverage: coverageBody })), async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);
-    const { version: installed, records } = c.req.valid("json");
+    const { version: installed, records, coverage } = c.req.valid("json");
     // Answers read only rows of the installed version: this switches them to the new rows in one step.
-    await installDataset(database(c.env), dataset, installed, records, Date.now());
-    return ok(c, { name: dataset, version: installed, records });
+    const row = await installDataset(database(c.env), dataset, installed, records, Date.now(), coverage);
+    return ok(c, { name: dataset, version: installed, records, coverage: row.coverage });
   })
   .on("DELETE", "/phone-datasets/:dataset", datasetParam, jsonBody(z.object({ keep: version.nullable() })), async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { database } from "../../db/client";
+import { coverageBody } from "../../db/coverage";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed, type FieldErrors } from "../../http/errors";
 import { BODY_BYTES } from "../../http/body";
@@ -52,6 +53,7 @@ export const adminRegisterRoutes = new Hono<AppEnv>()
         installed: loaded !== undefined,
         version: loaded?.version ?? null,
         records: loaded?.records ?? null,
+        coverage: loaded?.coverage ?? null,
         loaded_at: loaded ? new Date(loaded.loadedAt).toISOString() : null,
       };
     });
@@ -69,11 +71,11 @@ export const adminRegisterRoutes = new Hono<AppEnv>()
     await upsertRows(database(c.env), register.name, rows);
     return ok(c, { register: register.name, rows: rows.length });
   })
-  .post("/registers/:register/complete", registerParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0) })), async (c) => {
+  .post("/registers/:register/complete", registerParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0), coverage: coverageBody })), async (c) => {
     const register = registerNamed(c.req.valid("param").register);
-    const { version, records } = c.req.valid("json");
-    const installed = await completeImport(database(c.env), register.name, version, records, Date.now());
-    return ok(c, { name: installed.name, version, records, loaded_at: new Date(installed.loadedAt).toISOString() });
+    const { version, records, coverage } = c.req.valid("json");
+    const installed = await completeImport(database(c.env), register.name, version, records, Date.now(), coverage);
+    return ok(c, { name: installed.name, version, records, loaded_at: new Date(installed.loadedAt).toISOString(), coverage: installed.coverage });
   })
   .on("DELETE", "/registers/:register", registerParam, async (c) => {
     const register = registerNamed(c.req.valid("param").register);
