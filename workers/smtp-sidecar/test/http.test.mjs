@@ -141,7 +141,7 @@ describe("the Worker client (src/platform/smtp-sidecar-client.ts) against the ru
     const unreachable = await probeMailboxes({ url: `http://127.0.0.1:${await refusedPort()}` }, SECRET, request);
     for (const result of [wrongSecret, unreachable]) {
       expect(result).toMatchObject({ mxHost: null, catchAll: null });
-      expect(result.results).toEqual(request.addresses.map((address) => ({ address, outcome: "provider_unavailable", smtpCode: null, smtpMessage: null })));
+      expect(result.results).toEqual(request.addresses.map((address) => ({ address, outcome: "provider_unavailable", smtpCode: null, smtpMessage: null, enhancedStatus: null })));
     }
   });
 });
