@@ -6,6 +6,8 @@ import { loadedDatasets } from "../db/datasets";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
 import { BUNDLED_SNAPSHOTS } from "../products/email/datasets";
+import { datasetStates } from "../products/ip/dataset-store";
+import { readCoverage } from "../products/ip/datasets";
 import { BUNDLED_PHONE_DATASETS } from "../products/phone/datasets";
 import { RDAP_BOOTSTRAP_RECORDS, RDAP_BOOTSTRAP_VERSION } from "../platform/rdap";
 import type { AppEnv } from "../types";
@@ -19,7 +21,11 @@ const bundledDatasets = () => [
   { name: "rdap-bootstrap", version: RDAP_BOOTSTRAP_VERSION, records: RDAP_BOOTSTRAP_RECORDS },
 ];
 
-const datasetSchema = z.object({ name: z.string(), version: z.string(), records: z.int(), loaded_at: z.iso.datetime() });
+const coverageSchema = z
+  .object({ kind: z.enum(["full", "partial", "sample"]), countries: z.array(z.string()).optional(), note: z.string().optional() })
+  .describe("What the dataset covers: `full` (the publisher's whole file), `partial` (a file known to leave values out), `sample` (a few rows shipped with the code). Only a `full` dataset turns a value it lacks into a negative (`tor: false`).");
+
+const datasetSchema = z.object({ name: z.string(), version: z.string(), records: z.int(), loaded_at: z.iso.datetime(), coverage: coverageSchema.optional() });
 
 export const statusRoutes = new Hono<AppEnv>().get(
   "/status/data",
@@ -31,8 +37,16 @@ export const statusRoutes = new Hono<AppEnv>().get(
   }),
   secretKey(),
   async (c) => {
-    const rows = await loadedDatasets(database(c.env));
-    const loaded = rows.map((d) => ({ name: d.name, version: d.version, records: d.records, loaded_at: new Date(d.loadedAt).toISOString() }));
+    const [rows, ipStates] = await Promise.all([loadedDatasets(database(c.env)), datasetStates(c.env.DB)]);
+    // IP datasets record what they cover with their generation (ip_datasets.coverage).
+    const ipCoverage = new Map(ipStates.filter((s) => s.active !== null).map((s) => [s.name, readCoverage(s.coverage)]));
+    const loaded = rows.map((d) => ({
+      name: d.name,
+      version: d.version,
+      records: d.records,
+      loaded_at: new Date(d.loadedAt).toISOString(),
+      ...(ipCoverage.has(d.name) ? { coverage: ipCoverage.get(d.name)! } : {}),
+    }));
     loadedAt ??= new Date().toISOString();
     const bundled = bundledDatasets().map((s) => ({ ...s, loaded_at: loadedAt! }));
     return ok(c, { datasets: [...bundled, ...loaded].sort((a, b) => a.name.localeCompare(b.name)) });

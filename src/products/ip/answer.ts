@@ -3,6 +3,7 @@ import type { Source } from "../../engines/product";
 import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
 import type { Classification } from "../../platform/special-addresses";
 import { SPECIAL_RANGES_VERSION } from "../../platform/special-addresses";
+import { HOSTING_DATASETS, isExhaustive, isHostingDataset, isVpnDataset } from "./datasets";
 import type { IpOutcome } from "./feedback";
 import { COUNTRY_NAMES_VERSION, countryInfo, HOSTING_ASNS_VERSION, hostingOf } from "./reference";
 import type { IpReason, IpResult, ListMatch } from "./result";
@@ -27,12 +28,13 @@ const source = (installed: Map<string, InstalledDataset>, name: string): Source[
   return dataset ? [{ dataset: name, version: dataset.version }] : [];
 };
 
-function reasonOf(a: Pick<IpResult, "reserved" | "tor" | "hosting" | "placed" | "list" | "feedback">, countryInstalled: boolean): IpReason | null {
+function reasonOf(a: Pick<IpResult, "reserved" | "tor" | "vpn" | "hosting" | "placed" | "list" | "feedback">, countryInstalled: boolean): IpReason | null {
   if (a.list?.kind === "deny") return "deny_list";
   if (a.list?.kind === "allow") return "allow_list";
   if (a.feedback && a.feedback.outcome !== "legit") return "reported";
   if (a.reserved) return "reserved";
   if (a.tor) return "tor_exit";
+  if (a.vpn) return "vpn";
   if (a.hosting) return "hosting";
   if (!countryInstalled) return "dataset_not_installed";
   return a.placed ? null : "unplaced";
@@ -44,27 +46,46 @@ function networkOf(ip: IpAddress, hit: RangeHit): string | null {
   return range ? formatCidr(blockHolding(fromRangeKey(range.start), fromRangeKey(range.end), ip)) : null;
 }
 
+/**
+ * A yes/no signal read from lists: true when one holds the address; false only when a list with full coverage is
+ * installed and none holds it (a sample or partial list cannot say no); null otherwise.
+ */
+function listSignal(lists: InstalledDataset[], listed: boolean): boolean | null {
+  if (listed) return true;
+  return lists.some((d) => isExhaustive(d.coverage)) ? false : null;
+}
+
+const HOSTING_ORDER = HOSTING_DATASETS as readonly string[];
+
 /** One answer from its facts: reserved addresses never take a dataset's country, network or flags. */
 export function buildAnswer(f: Facts): IpResult {
   const hit = f.hit;
   const country = hit?.country?.country ?? null;
   const asn = hit?.asn?.asn ?? null;
-  const torInstalled = hit !== null && f.installed.has("ip-tor-exits");
+  const tor = f.installed.get("ip-tor-exits");
   const placed = country !== null;
+  const installedLists = [...f.installed.values()].filter((d) => isHostingDataset(d.name) || isVpnDataset(d.name));
+  const provider = hit?.signals.filter((s) => isHostingDataset(s.dataset)).sort((a, b) => HOSTING_ORDER.indexOf(a.dataset) - HOSTING_ORDER.indexOf(b.dataset))[0] ?? null;
+  const byAsn = hit ? hostingOf(asn) : null;
   const facts = {
     reserved: f.special.reserved,
     placed,
-    hosting: hit ? hostingOf(asn) : null,
-    tor: torInstalled ? hit.tor : null,
+    hosting: provider ? true : byAsn,
+    hosting_provider: provider?.label ?? null,
+    tor: hit && tor ? listSignal([tor], hit.tor) : null,
+    vpn: hit ? listSignal(installedLists.filter((d) => isVpnDataset(d.name)), hit.signals.some((s) => isVpnDataset(s.dataset))) : null,
     list: f.list ? { id: f.list.id, name: f.list.name, kind: f.list.kind } : null,
     feedback: f.feedback ? { outcome: f.feedback.outcome as IpOutcome, reported_at: new Date(f.feedback.at).toISOString() } : null,
   };
   const info = country ? countryInfo(country) : { name: null, continent: null };
   const sources: Source[] = [
     { dataset: "ip-special-purpose", version: SPECIAL_RANGES_VERSION },
-    ...(hit ? [...source(f.installed, "ip-country"), ...source(f.installed, "ip-asn"), ...source(f.installed, "ip-tor-exits")] : []),
+    ...(hit
+      ? [...source(f.installed, "ip-country"), ...source(f.installed, "ip-asn"), ...source(f.installed, "ip-city"), ...source(f.installed, "ip-tor-exits")]
+      : []),
+    ...(hit ? installedLists.map((d) => ({ dataset: d.name, version: d.version })) : []),
     ...(placed ? [{ dataset: "country-names", version: COUNTRY_NAMES_VERSION }] : []),
-    ...(facts.hosting !== null ? [{ dataset: "hosting-asns", version: HOSTING_ASNS_VERSION }] : []),
+    ...(byAsn !== null ? [{ dataset: "hosting-asns", version: HOSTING_ASNS_VERSION }] : []),
     ...(f.list ? [{ dataset: "ip-lists", version: new Date(f.list.updatedAt).toISOString() }] : []),
     ...(facts.feedback ? [{ dataset: "delivery-feedback", version: facts.feedback.reported_at }] : []),
   ];
@@ -79,15 +100,23 @@ export function buildAnswer(f: Facts): IpResult {
     country,
     country_name: info.name,
     continent: info.continent,
+    city: hit?.city?.city ?? null,
+    region: hit?.city?.region ?? null,
+    postal_code: hit?.city?.postal_code ?? null,
+    latitude: hit?.city?.latitude ?? null,
+    longitude: hit?.city?.longitude ?? null,
+    accuracy_radius_km: hit?.city?.accuracy_radius_km ?? null,
     asn,
     as_name: hit?.asn?.name ?? null,
     network: hit ? networkOf(f.ip, hit) : null,
     hosting: facts.hosting,
+    hosting_provider: facts.hosting_provider,
     tor: facts.tor,
-    vpn: null,
+    vpn: facts.vpn,
+    // No proxy list is installed: a VPN list does not say whether an address is an open proxy.
     proxy: null,
     // Known true when any signal says so; false when none does and at least one was checked; null when none could be.
-    anonymous: facts.tor === true ? true : facts.tor === null ? null : false,
+    anonymous: facts.tor === true || facts.vpn === true ? true : facts.tor === false || facts.vpn === false ? false : null,
     list: facts.list,
     feedback: facts.feedback,
     reason: reasonOf(facts, hit === null || f.installed.has("ip-country")),
@@ -107,10 +136,17 @@ export const UNKNOWN: Omit<IpResult, "risk_score" | "risk_components" | "risk_le
   country: null,
   country_name: null,
   continent: null,
+  city: null,
+  region: null,
+  postal_code: null,
+  latitude: null,
+  longitude: null,
+  accuracy_radius_km: null,
   asn: null,
   as_name: null,
   network: null,
   hosting: null,
+  hosting_provider: null,
   tor: null,
   vpn: null,
   proxy: null,

@@ -1,5 +1,5 @@
 import { latestByKey, latestFeedbackStatement, type LatestFeedback } from "../../engines/lists/feedback";
-import type { IpDatasetName } from "./datasets";
+import { readCoverage, type Coverage, type IpDatasetName } from "./datasets";
 
 /**
  * What IP answers read from D1, each in as few round trips as possible: one batch per lookup call, whatever the list.
@@ -11,12 +11,27 @@ export interface InstalledDataset {
   name: IpDatasetName;
   active: number;
   version: string;
+  coverage: Coverage;
+}
+
+type InstalledRow = Omit<InstalledDataset, "coverage"> & { coverage: string | null };
+
+export interface CityHit {
+  city: string | null;
+  region: string | null;
+  postal_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  accuracy_radius_km: number | null;
 }
 
 export interface RangeHit {
   country: { start: string; end: string; country: string } | null;
   asn: { start: string; end: string; asn: number; name: string | null } | null;
+  city: CityHit | null;
   tor: boolean;
+  /** The list datasets (hosting-*, vpn-*) holding the address, with the provider each names. */
+  signals: { dataset: string; label: string | null }[];
 }
 
 export interface StoredList {
@@ -34,14 +49,28 @@ const seek = (table: string, generation: string) =>
 const LOOKUP = `
 WITH g AS (SELECT (SELECT active FROM ip_datasets WHERE name = 'ip-country') AS cg,
                   (SELECT active FROM ip_datasets WHERE name = 'ip-asn') AS ag,
-                  (SELECT active FROM ip_datasets WHERE name = 'ip-tor-exits') AS tg),
+                  (SELECT active FROM ip_datasets WHERE name = 'ip-tor-exits') AS tg,
+                  (SELECT active FROM ip_datasets WHERE name = 'ip-city') AS yg),
      q AS (SELECT key AS i, value AS k FROM json_each(?1))
 SELECT q.i AS i, c.start AS c_start, c.end AS c_end, c.country AS country,
        a.start AS a_start, a.end AS a_end, a.asn AS asn, a.name AS as_name,
+       y.start AS y_start, y.city AS city, y.region AS region, y.postal_code AS postal_code, y.latitude AS latitude,
+       y.longitude AS longitude, y.accuracy_radius_km AS accuracy_radius_km,
        EXISTS (SELECT 1 FROM ip_tor_exits t WHERE t.generation = g.tg AND t.address = q.k) AS tor
 FROM q CROSS JOIN g
 LEFT JOIN ip_country_ranges c ON c.generation = g.cg AND c.start = ${seek("ip_country_ranges", "g.cg")} AND c.end >= q.k
-LEFT JOIN ip_asn_ranges a ON a.generation = g.ag AND a.start = ${seek("ip_asn_ranges", "g.ag")} AND a.end >= q.k`;
+LEFT JOIN ip_asn_ranges a ON a.generation = g.ag AND a.start = ${seek("ip_asn_ranges", "g.ag")} AND a.end >= q.k
+LEFT JOIN ip_city_ranges y ON y.generation = g.yg AND y.start = ${seek("ip_city_ranges", "g.yg")} AND y.end >= q.k`;
+
+/** Every list dataset (hosting-*, vpn-*) holding each key: one seek per key and installed list, in the list's own rows. */
+const SIGNALS = `
+WITH d AS (SELECT name, active FROM ip_datasets WHERE active IS NOT NULL AND (name LIKE 'hosting-%' OR name LIKE 'vpn-%')),
+     q AS (SELECT key AS i, value AS k FROM json_each(?1))
+SELECT q.i AS i, d.name AS dataset, r.label AS label
+FROM q CROSS JOIN d
+JOIN ip_signal_ranges r ON r.dataset = d.name AND r.generation = d.active AND r.end >= q.k
+  AND r.start = (SELECT s.start FROM ip_signal_ranges s WHERE s.dataset = d.name AND s.generation = d.active AND s.start <= q.k ORDER BY s.start DESC LIMIT 1)
+ORDER BY q.i, d.name`;
 
 interface LookupRow {
   i: number;
@@ -52,6 +81,13 @@ interface LookupRow {
   a_end: string | null;
   asn: number | null;
   as_name: string | null;
+  y_start: string | null;
+  city: string | null;
+  region: string | null;
+  postal_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  accuracy_radius_km: number | null;
   tor: number;
 }
 
@@ -64,7 +100,7 @@ interface ListRow {
   updated_at: number;
 }
 
-const INSTALLED = "SELECT name, active, version FROM ip_datasets WHERE active IS NOT NULL";
+const INSTALLED = "SELECT name, active, version, coverage FROM ip_datasets WHERE active IS NOT NULL";
 
 /**
  * The installed datasets, the rows holding each key, and, when there is an account, its lists and the latest feedback
@@ -74,22 +110,28 @@ const INSTALLED = "SELECT name, active, version FROM ip_datasets WHERE active IS
 export async function readRanges(d1: D1Database, keys: string[], accountId: string | null, feedback: { keys: string[]; since: number } = { keys: [], since: 0 }) {
   // Seeks in key order touch neighbouring index pages one after another: fewer page reads on a large table.
   const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
-  const statements = [d1.prepare(INSTALLED), d1.prepare(LOOKUP).bind(JSON.stringify(order.map((i) => keys[i])))];
+  const sortedKeys = JSON.stringify(order.map((i) => keys[i]));
+  const statements = [d1.prepare(INSTALLED), d1.prepare(LOOKUP).bind(sortedKeys), d1.prepare(SIGNALS).bind(sortedKeys)];
   if (accountId) {
     statements.push(d1.prepare("SELECT id, name, kind, ranges, asns, updated_at FROM ip_lists WHERE account_id = ? ORDER BY id").bind(accountId));
     if (feedback.keys.length) statements.push(latestFeedbackStatement(d1, accountId, "ip", feedback.keys, feedback.since));
   }
-  const [installed, hits, lists, reported] = await d1.batch(statements);
-  const hitAt: RangeHit[] = keys.map(() => ({ country: null, asn: null, tor: false }));
+  const [installed, hits, signals, lists, reported] = await d1.batch(statements);
+  const hitAt: RangeHit[] = keys.map(() => ({ country: null, asn: null, city: null, tor: false, signals: [] }));
   for (const row of (hits?.results ?? []) as LookupRow[]) {
     hitAt[order[row.i]!] = {
       country: row.c_start ? { start: row.c_start, end: row.c_end!, country: row.country! } : null,
       asn: row.a_start ? { start: row.a_start, end: row.a_end!, asn: row.asn!, name: row.as_name } : null,
+      city: row.y_start
+        ? { city: row.city, region: row.region, postal_code: row.postal_code, latitude: row.latitude, longitude: row.longitude, accuracy_radius_km: row.accuracy_radius_km }
+        : null,
       tor: row.tor === 1,
+      signals: [],
     };
   }
+  for (const row of (signals?.results ?? []) as { i: number; dataset: string; label: string | null }[]) hitAt[order[row.i]!]!.signals.push({ dataset: row.dataset, label: row.label });
   return {
-    installed: installedMap((installed?.results ?? []) as InstalledDataset[]),
+    installed: installedMap((installed?.results ?? []) as InstalledRow[]),
     hits: hitAt,
     lists: ((lists?.results ?? []) as ListRow[]).map(
       (r): StoredList => ({ id: r.id, name: r.name, kind: r.kind, ranges: JSON.parse(r.ranges) as [string, string][], asns: JSON.parse(r.asns) as number[], updatedAt: r.updated_at }),
@@ -98,10 +140,10 @@ export async function readRanges(d1: D1Database, keys: string[], accountId: stri
   };
 }
 
-const installedMap = (rows: InstalledDataset[]) => new Map(rows.map((r) => [r.name, r]));
+const installedMap = (rows: InstalledRow[]) => new Map(rows.map((r) => [r.name, { ...r, coverage: readCoverage(r.coverage) }]));
 
 export async function installedDatasets(d1: D1Database): Promise<Map<IpDatasetName, InstalledDataset>> {
-  return installedMap((await d1.prepare(INSTALLED).all<InstalledDataset>()).results);
+  return installedMap((await d1.prepare(INSTALLED).all<InstalledRow>()).results);
 }
 
 export interface AsnRange {
@@ -116,7 +158,7 @@ export async function asnRanges(d1: D1Database, asn: number) {
     d1.prepare(INSTALLED),
     d1.prepare("SELECT start, end, name FROM ip_asn_ranges WHERE generation = (SELECT active FROM ip_datasets WHERE name = 'ip-asn') AND asn = ? ORDER BY start").bind(asn),
   ]);
-  return { installed: installedMap((installed?.results ?? []) as InstalledDataset[]), ranges: (ranges?.results ?? []) as AsnRange[] };
+  return { installed: installedMap((installed?.results ?? []) as InstalledRow[]), ranges: (ranges?.results ?? []) as AsnRange[] };
 }
 
 /** The country ranges holding each of these keys (the first addresses of an ASN's ranges), in order. */
@@ -150,7 +192,7 @@ export async function overlappingRanges(d1: D1Database, first: string, last: str
     d1.prepare(overlapping("ip_asn_ranges", "ip-asn", "asn", "name")).bind(first, last, limit),
   ]);
   return {
-    installed: installedMap((installed?.results ?? []) as InstalledDataset[]),
+    installed: installedMap((installed?.results ?? []) as InstalledRow[]),
     countries: (countries?.results ?? []) as OverlapRow[],
     asns: (asns?.results ?? []) as OverlapRow[],
   };
