@@ -58,6 +58,9 @@ export const packageVersion = (name) => JSON.parse(readFileSync(join(packageDir(
 /** The published CSV files of a dataset's package, IPv4 then IPv6, as absolute paths. */
 export const packageFiles = (dataset) => PACKAGES[dataset].files.map((file) => join(packageDir(PACKAGES[dataset].name), file));
 
+/** `@ip-location-db/asn@2.3.2026061719`: the installed package a dataset is read from. */
+export const packageLabel = (dataset) => `${PACKAGES[dataset].name}@${packageVersion(PACKAGES[dataset].name)}`;
+
 /** The dataset version of the installed package: the day it was published (`2.3.2026061719` -> `2026-06-17`). */
 export const packageDatasetVersion = (dataset) => versionFromPackageVersion(packageVersion(PACKAGES[dataset].name));
 
