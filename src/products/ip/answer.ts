@@ -3,7 +3,7 @@ import type { Source } from "../../engines/product";
 import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
 import type { Classification } from "../../platform/special-addresses";
 import { SPECIAL_RANGES_VERSION } from "../../platform/special-addresses";
-import { HOSTING_DATASETS, isExhaustive, isHostingDataset, isVpnDataset } from "./datasets";
+import { HOSTING_DATASETS, isExhaustive, isHostingDataset, isVpnDataset, SIGNAL_DATASETS } from "./datasets";
 import type { IpOutcome } from "./feedback";
 import { COUNTRY_NAMES_VERSION, countryInfo, HOSTING_ASNS_VERSION, hostingOf } from "./reference";
 import type { IpReason, IpResult, ListMatch } from "./result";
@@ -56,6 +56,7 @@ function listSignal(lists: InstalledDataset[], listed: boolean): boolean | null 
 }
 
 const HOSTING_ORDER = HOSTING_DATASETS as readonly string[];
+const SIGNAL_ORDER = SIGNAL_DATASETS as readonly string[];
 
 /** One answer from its facts: reserved addresses never take a dataset's country, network or flags. */
 export function buildAnswer(f: Facts): IpResult {
@@ -64,7 +65,7 @@ export function buildAnswer(f: Facts): IpResult {
   const asn = hit?.asn?.asn ?? null;
   const tor = f.installed.get("ip-tor-exits");
   const placed = country !== null;
-  const installedLists = [...f.installed.values()].filter((d) => isHostingDataset(d.name) || isVpnDataset(d.name));
+  const installedLists = SIGNAL_ORDER.flatMap((name) => f.installed.get(name) ?? []);
   const provider = hit?.signals.filter((s) => isHostingDataset(s.dataset)).sort((a, b) => HOSTING_ORDER.indexOf(a.dataset) - HOSTING_ORDER.indexOf(b.dataset))[0] ?? null;
   const byAsn = hit ? hostingOf(asn) : null;
   const facts = {

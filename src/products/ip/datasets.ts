@@ -128,7 +128,7 @@ export function cityValues(record: CityRecord): (string | number | null)[] | nul
   // not a location, so no coordinates.
   const coordinates = (city !== null || region !== null) && lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
   const values = [city, region, text(record.postcode), coordinates ? round(lat) : null, coordinates ? round(lon) : null, number(record.accuracy_radius)];
-  return values.every((v) => v === null) ? null : values;
+  return city === null && region === null && values[2] === null ? null : values;
 }
 
 interface Open {
