@@ -8,6 +8,7 @@ import { formatIp, fromRangeKey, parseIp, rangeKey } from "../src/platform/ip-ad
 import { cityValues, type RangeRow } from "../src/products/ip/datasets";
 import { cityRecordOf } from "../src/products/ip/importers/city-mmdb";
 import { importerOf, LIST_IMPORTERS } from "../src/products/ip/importers";
+import { wholeReader } from "../src/products/ip/importers/importer";
 import { LIST_SAMPLES, sampleRows } from "./ip-samples";
 
 /** Rows with their ends as addresses, for reading. */
@@ -18,8 +19,10 @@ describe("publisher list importers", () => {
   it("every importer names its dataset, sources, cadence, coverage and sample", () => {
     expect(LIST_IMPORTERS.map((i) => i.dataset)).toEqual(["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "ip-tor-exits"]);
     for (const i of LIST_IMPORTERS) {
-      expect(i.sources.every((url) => url.startsWith("https://")), i.dataset).toBe(true);
-      expect(["hourly", "daily", "weekly"], i.dataset).toContain(i.cadence);
+      expect(i.sources.every((s) => s.defaultUrl.startsWith("https://") && /^REFRESH_URL_[A-Z0-9_]+$/.test(s.urlVar)), i.dataset).toBe(true);
+      expect([60, 1_440, 10_080], i.dataset).toContain(i.cadence.everyMinutes);
+      expect(i.cadence.staleAfterMinutes, i.dataset).toBe(3 * i.cadence.everyMinutes);
+      expect(i.format.kind, i.dataset).toBe("whole");
       expect(LIST_SAMPLES[i.dataset], i.dataset).toBeTruthy();
     }
     expect(importerOf("vpn-x4bnet")!.coverage.kind).toBe("partial");
@@ -81,6 +84,18 @@ describe("publisher list importers", () => {
     const vpn = parse("vpn-x4bnet", `${LIST_SAMPLES["vpn-x4bnet"]}# comment\n\nnot-a-cidr\n`);
     expect([vpn.rows.length, vpn.skipped]).toEqual([4, 1]);
     expect(ends(vpn.rows)[0]).toEqual(["5.253.204.0", "5.253.207.255", null]);
+  });
+
+  it("reads as the scheduled refresh does: whole files, rows once the last one is read", () => {
+    const cloudflare = importerOf("hosting-cloudflare")!;
+    const [v4, v6] = [LIST_SAMPLES["hosting-cloudflare"]!.split("\n").filter((l) => l.includes(".")).join("\n"), "2400:cb00::/32\n2606:4700::/32\n"];
+    const reader = wholeReader(cloudflare);
+    const state = reader.begin();
+    expect(reader.read([[v4]], state).rows).toEqual([]);
+    expect(reader.read([[v6]], state).rows).toEqual([]);
+    const rows = reader.end(state);
+    expect(rows).toEqual(cloudflare.parse(`${v4}\n${v6}`).rows);
+    expect(ends(rows as RangeRow[]).slice(-2).map((r) => r[0])).toEqual(["2400:cb00::", "2606:4700::"]);
   });
 
   it("the Tor Project's exit-addresses and bulk exit list: the same exits, dated by the latest scan", () => {

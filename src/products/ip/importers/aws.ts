@@ -1,4 +1,4 @@
-import { cidrRows, dayOf, isObject, readJson, type IpImporter } from "./importer";
+import { cidrRows, dayOf, every, isObject, LIST_SANITY, readJson, source, WHOLE, type IpImporter } from "./importer";
 
 /**
  * AWS `ip-ranges.json`: `{syncToken, createDate: "2026-11-20-10-13-07", prefixes: [{ip_prefix, region, service,
@@ -8,9 +8,11 @@ import { cidrRows, dayOf, isObject, readJson, type IpImporter } from "./importer
 export const awsImporter: IpImporter = {
   dataset: "hosting-aws",
   publisher: "Amazon Web Services",
-  sources: ["https://ip-ranges.amazonaws.com/ip-ranges.json"],
-  format: "AWS ip-ranges.json",
-  cadence: "daily",
+  sources: [source("REFRESH_URL_HOSTING_AWS", "https://ip-ranges.amazonaws.com/ip-ranges.json")],
+  format: WHOLE,
+  formatName: "AWS ip-ranges.json",
+  cadence: every("day"),
+  sanity: LIST_SANITY,
   license: "published by AWS for allow-listing; no licence terms stated",
   coverage: { kind: "full", note: "every range AWS publishes, all services and regions" },
   sample: "aws-ip-ranges.sample.json",

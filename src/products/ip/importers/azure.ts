@@ -1,4 +1,4 @@
-import { cidrRows, isObject, readJson, strings, type IpImporter } from "./importer";
+import { cidrRows, every, isObject, LIST_SANITY, readJson, source, strings, WHOLE, type IpImporter } from "./importer";
 
 /**
  * Azure Service Tags (`ServiceTags_Public_YYYYMMDD.json`): `{changeNumber, cloud: "Public", values: [{name, id,
@@ -9,9 +9,11 @@ import { cidrRows, isObject, readJson, strings, type IpImporter } from "./import
 export const azureImporter: IpImporter = {
   dataset: "hosting-azure",
   publisher: "Microsoft Azure",
-  sources: ["https://www.microsoft.com/en-us/download/details.aspx?id=56519"],
-  format: "Azure Service Tags JSON (ServiceTags_Public)",
-  cadence: "weekly",
+  sources: [source("REFRESH_URL_HOSTING_AZURE", "https://www.microsoft.com/en-us/download/details.aspx?id=56519")],
+  format: WHOLE,
+  formatName: "Azure Service Tags JSON (ServiceTags_Public)",
+  cadence: every("week"),
+  sanity: LIST_SANITY,
   license: "published by Microsoft for allow-listing; no licence terms stated",
   coverage: { kind: "full", note: "the AzureCloud service tag: every public address of the Azure public cloud" },
   sample: "azure-service-tags.sample.json",

@@ -1,4 +1,4 @@
-import { cidrRows, listLines, type IpImporter } from "./importer";
+import { cidrRows, every, LIST_SANITY, listLines, source, WHOLE, type IpImporter } from "./importer";
 
 /**
  * DigitalOcean's geofeed (`google.csv`, RFC 8805): `prefix,country,region,city,postal_code` a line, every range of its
@@ -7,9 +7,11 @@ import { cidrRows, listLines, type IpImporter } from "./importer";
 export const digitalOceanImporter: IpImporter = {
   dataset: "hosting-digitalocean",
   publisher: "DigitalOcean",
-  sources: ["https://digitalocean.com/geo/google.csv"],
-  format: "RFC 8805 geofeed CSV (prefix,country,region,city,postal_code)",
-  cadence: "daily",
+  sources: [source("REFRESH_URL_HOSTING_DIGITALOCEAN", "https://digitalocean.com/geo/google.csv")],
+  format: WHOLE,
+  formatName: "RFC 8805 geofeed CSV (prefix,country,region,city,postal_code)",
+  cadence: every("day"),
+  sanity: LIST_SANITY,
   license: "published by DigitalOcean as a geofeed; no licence terms stated",
   coverage: { kind: "full", note: "every range of DigitalOcean's geofeed" },
   sample: "digitalocean-geofeed.sample.csv",

@@ -1,4 +1,4 @@
-import { cidrRows, dayOf, isObject, readJson, type IpImporter } from "./importer";
+import { cidrRows, dayOf, every, isObject, LIST_SANITY, readJson, source, WHOLE, type IpImporter } from "./importer";
 
 /**
  * Google Cloud's `cloud.json`: `{syncToken, creationTime: "2026-11-20T10:13:07.000", prefixes: [{ipv4Prefix | ipv6Prefix,
@@ -8,9 +8,11 @@ import { cidrRows, dayOf, isObject, readJson, type IpImporter } from "./importer
 export const googleCloudImporter: IpImporter = {
   dataset: "hosting-google-cloud",
   publisher: "Google Cloud",
-  sources: ["https://www.gstatic.com/ipranges/cloud.json"],
-  format: "Google Cloud cloud.json",
-  cadence: "daily",
+  sources: [source("REFRESH_URL_HOSTING_GOOGLE_CLOUD", "https://www.gstatic.com/ipranges/cloud.json")],
+  format: WHOLE,
+  formatName: "Google Cloud cloud.json",
+  cadence: every("day"),
+  sanity: LIST_SANITY,
   license: "published by Google for allow-listing; no licence terms stated",
   coverage: { kind: "full", note: "every external range of Google Cloud customers' resources" },
   sample: "google-cloud.sample.json",

@@ -2,19 +2,24 @@ import { cidrBounds, parseCidr, rangeKey } from "../../../platform/ip-address";
 import type { Coverage, IpDatasetName, RangeRow } from "../datasets";
 
 /**
- * One publisher's file as a dataset: what the scheduled refresh (and `npm run datasets:import`) needs to fetch it and
- * turn it into rows. `parse` is pure (the publisher's text in, rows out), so it runs the same in Node and in the Worker.
+ * One publisher's file as a dataset, in the shape the scheduled refresh declares its datasets
+ * (src/engines/datasets/refreshable.ts: sources with a URL var and the publisher's default, record format, cadence,
+ * sanity bounds, coverage): `parse` is the pure reading of the publisher's text, `reader` the same as the refresh's
+ * row reader of a `whole` file. Node (scripts/import-ip.mjs) and the Worker run the same code.
  */
 export interface IpImporter {
   dataset: IpDatasetName;
   /** Who publishes the file, and the company `hosting_provider` names for a hosting list. */
   publisher: string;
-  /** The URLs fetched, in order; their texts are joined with a line break before `parse`. */
-  sources: string[];
+  /** The files fetched, in order (a Worker var overrides each URL); their texts are joined with a line break. */
+  sources: SourceFile[];
+  /** Each file is read whole: the lists are small (a few MB at most) and JSON documents cannot be cut into lines. */
+  format: { kind: "whole"; maxBytes: number };
   /** The publisher's format, in words (docs/ip.md lists them). */
-  format: string;
-  /** How often the publisher updates it, and so how often it is worth fetching. */
-  cadence: "hourly" | "daily" | "weekly";
+  formatName: string;
+  cadence: { everyMinutes: number; staleAfterMinutes: number };
+  /** A refreshed file with fewer rows than `minRecords`, or outside these ratios of the active one, is refused. */
+  sanity: { minRecords: number; minRatio: number; maxRatio: number };
   license: string;
   /** What the real file covers; the shipped samples are `sample`. */
   coverage: Coverage;
@@ -22,6 +27,36 @@ export interface IpImporter {
   sample: string;
   parse(text: string): ParsedDataset;
 }
+
+export interface SourceFile {
+  urlVar: string;
+  defaultUrl: string;
+  compression: "none" | "gzip" | "zip";
+}
+
+export const source = (urlVar: string, defaultUrl: string): SourceFile => ({ urlVar, defaultUrl, compression: "none" });
+
+const MINUTES = { hour: 60, day: 24 * 60, week: 7 * 24 * 60 };
+/** The publisher's cycle, and how late an answer may be before `/status/data` calls it stale (three cycles). */
+export const every = (unit: keyof typeof MINUTES) => ({ everyMinutes: MINUTES[unit], staleAfterMinutes: 3 * MINUTES[unit] });
+export const WHOLE = { kind: "whole", maxBytes: 32 * 1024 * 1024 } as const;
+/** Published range lists change a little from one day to the next: a file half the size is a broken one. */
+export const LIST_SANITY = { minRecords: 1, minRatio: 0.5, maxRatio: 2 };
+
+/**
+ * The refresh's row reader for an importer (src/engines/datasets/refreshable.ts `RowReader` over `whole` records):
+ * each file's text is kept until the last one, then parsed whole, since list rows are merged across the files.
+ */
+export const wholeReader = (importer: IpImporter) => ({
+  begin: (): Record<string, unknown> => ({}),
+  read(records: string[][], state: Record<string, unknown>) {
+    state.texts = [...((state.texts as string[] | undefined) ?? []), ...records.map((r) => r[0] ?? "")];
+    return { rows: [] as (RangeRow | string)[], skipped: 0 };
+  },
+  end(state: Record<string, unknown>) {
+    return importer.parse(((state.texts as string[] | undefined) ?? []).join("\n")).rows as (RangeRow | string)[];
+  },
+});
 
 /** Rows ready for /admin/v1/ip-datasets (range rows, or Tor exit keys), and the version the file states, if any. */
 export interface ParsedDataset {

@@ -1,4 +1,4 @@
-import { cidrRows, dayOf, isObject, readJson, strings, type IpImporter } from "./importer";
+import { cidrRows, dayOf, every, isObject, LIST_SANITY, readJson, source, strings, WHOLE, type IpImporter } from "./importer";
 
 /**
  * Oracle Cloud's `public_ip_ranges.json`: `{last_updated_timestamp: "2026-11-20T10:13:07.123456", regions: [{region,
@@ -7,9 +7,11 @@ import { cidrRows, dayOf, isObject, readJson, strings, type IpImporter } from ".
 export const oracleImporter: IpImporter = {
   dataset: "hosting-oracle",
   publisher: "Oracle Cloud",
-  sources: ["https://docs.oracle.com/en-us/iaas/tools/public_ip_ranges.json"],
-  format: "Oracle Cloud public_ip_ranges.json",
-  cadence: "weekly",
+  sources: [source("REFRESH_URL_HOSTING_ORACLE", "https://docs.oracle.com/en-us/iaas/tools/public_ip_ranges.json")],
+  format: WHOLE,
+  formatName: "Oracle Cloud public_ip_ranges.json",
+  cadence: every("week"),
+  sanity: LIST_SANITY,
   license: "published by Oracle for allow-listing; no licence terms stated",
   coverage: { kind: "full", note: "every public range of Oracle Cloud Infrastructure regions" },
   sample: "oracle-public-ip-ranges.sample.json",

@@ -1,5 +1,5 @@
 import { parseIp, rangeKey } from "../../../platform/ip-address";
-import { dayOf, type IpImporter } from "./importer";
+import { dayOf, every, LIST_SANITY, source, WHOLE, type IpImporter } from "./importer";
 
 /**
  * The Tor Project's exit list, either edition: `exit-addresses` (`ExitNode <fingerprint>`, `Published`, `LastStatus`,
@@ -10,9 +10,11 @@ import { dayOf, type IpImporter } from "./importer";
 export const torImporter: IpImporter = {
   dataset: "ip-tor-exits",
   publisher: "The Tor Project",
-  sources: ["https://check.torproject.org/exit-addresses"],
-  format: "Tor exit-addresses (ExitNode / ExitAddress lines) or the bulk exit list (one address a line)",
-  cadence: "hourly",
+  sources: [source("REFRESH_URL_IP_TOR_EXITS", "https://check.torproject.org/exit-addresses")],
+  format: WHOLE,
+  formatName: "Tor exit-addresses (ExitNode / ExitAddress lines) or the bulk exit list (one address a line)",
+  cadence: every("hour"),
+  sanity: LIST_SANITY,
   license: "public (The Tor Project, Inc.)",
   coverage: { kind: "full", note: "every exit relay seen by the Tor Project's exit scanners in the last 24 hours" },
   sample: "tor-exit-addresses.sample.txt",

@@ -1,4 +1,4 @@
-import { cidrRows, listLines, type IpImporter } from "./importer";
+import { cidrRows, every, LIST_SANITY, listLines, source, WHOLE, type IpImporter } from "./importer";
 
 /**
  * X4BNet `lists_vpn` (`output/vpn/ipv4.txt`): one CIDR block a line, the ranges of commercial VPN providers gathered
@@ -8,9 +8,11 @@ import { cidrRows, listLines, type IpImporter } from "./importer";
 export const x4bnetVpnImporter: IpImporter = {
   dataset: "vpn-x4bnet",
   publisher: "X4BNet lists_vpn",
-  sources: ["https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv4.txt"],
-  format: "one CIDR block a line",
-  cadence: "daily",
+  sources: [source("REFRESH_URL_VPN_X4BNET", "https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv4.txt")],
+  format: WHOLE,
+  formatName: "one CIDR block a line",
+  cadence: every("day"),
+  sanity: LIST_SANITY,
   license: "X4BNet lists_vpn (its repository states the terms)",
   coverage: { kind: "partial", note: "commercial VPN providers' ranges (IPv4); not every VPN" },
   sample: "x4bnet-vpn-ipv4.sample.txt",
