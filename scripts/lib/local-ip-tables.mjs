@@ -83,9 +83,10 @@ async function loadDataset(db, dataset, { version, coverage, files, now }) {
 
 /**
  * Loads every full table whose installed package version is not loaded yet into the local D1 file; `datasets` limits
- * which. Resolves `{loaded: [...names], skipped: [...names]}`. Must run while no `wrangler dev` uses the file.
+ * which, `files` replaces a dataset's package files (tests load slices of them). Resolves `{loaded: [...names],
+ * current: [...names]}` (current: already loaded at that version). Must run while no `wrangler dev` uses the file.
  */
-export async function loadFullIpTables({ file, datasets = Object.keys(FULL_TABLES), log = console.log, now = Date.now() }) {
+export async function loadFullIpTables({ file, datasets = Object.keys(FULL_TABLES), files = {}, log = console.log, now = Date.now() }) {
   const db = new DatabaseSync(file);
   const loaded = [];
   const current = [];
@@ -104,7 +105,7 @@ export async function loadFullIpTables({ file, datasets = Object.keys(FULL_TABLE
         continue;
       }
       const started = performance.now();
-      const { records, skipped } = await loadDataset(db, dataset, { version, coverage: FULL_TABLES[dataset].coverage, files: packageFiles(dataset), now });
+      const { records, skipped } = await loadDataset(db, dataset, { version, coverage: FULL_TABLES[dataset].coverage, files: files[dataset] ?? packageFiles(dataset), now });
       const seconds = Math.round((performance.now() - started) / 100) / 10;
       log(`[dev] ${dataset}: ${records} rows of ${packageLabel(dataset)} loaded in ${seconds} s${skipped ? ` (${skipped} unreadable skipped)` : ""}`);
       loaded.push(dataset);
