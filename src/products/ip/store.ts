@@ -1,5 +1,6 @@
 import { latestByKey, latestFeedbackStatement, type LatestFeedback } from "../../engines/lists/feedback";
 import { readCoverage, type Coverage, type IpDatasetName } from "./datasets";
+import type { IpResult } from "./result";
 
 /**
  * What IP answers read from D1, each in as few round trips as possible: one batch per lookup call, whatever the list.
@@ -16,14 +17,8 @@ export interface InstalledDataset {
 
 type InstalledRow = Omit<InstalledDataset, "coverage"> & { coverage: string | null };
 
-export interface CityHit {
-  city: string | null;
-  region: string | null;
-  postal_code: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  accuracy_radius_km: number | null;
-}
+/** An `ip-city` row's values, named as the answer names them. */
+export type CityHit = Pick<IpResult, "city" | "region" | "postal_code" | "latitude" | "longitude" | "accuracy_radius_km">;
 
 export interface RangeHit {
   country: { start: string; end: string; country: string } | null;
@@ -72,7 +67,7 @@ JOIN ip_signal_ranges r ON r.dataset = d.name AND r.generation = d.active AND r.
   AND r.start = (SELECT s.start FROM ip_signal_ranges s WHERE s.dataset = d.name AND s.generation = d.active AND s.start <= q.k ORDER BY s.start DESC LIMIT 1)
 ORDER BY q.i, d.name`;
 
-interface LookupRow {
+interface LookupRow extends CityHit {
   i: number;
   c_start: string | null;
   c_end: string | null;
@@ -82,12 +77,6 @@ interface LookupRow {
   asn: number | null;
   as_name: string | null;
   y_start: string | null;
-  city: string | null;
-  region: string | null;
-  postal_code: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  accuracy_radius_km: number | null;
   tor: number;
 }
 
