@@ -2627,12 +2627,29 @@ export interface paths {
                 country: string | null;
                 country_name: string | null;
                 continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
                 asn: number | null;
                 as_name: string | null;
                 network: string | null;
                 hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
                 tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -2648,7 +2665,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -2775,12 +2792,29 @@ export interface paths {
                 country: string | null;
                 country_name: string | null;
                 continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
                 asn: number | null;
                 as_name: string | null;
                 network: string | null;
                 hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
                 tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -2796,7 +2830,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -3184,12 +3218,29 @@ export interface paths {
                       country: string | null;
                       country_name: string | null;
                       continent: string | null;
+                      /** @description City of the address from `ip-city`; null when unknown. */
+                      city: string | null;
+                      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                      region: string | null;
+                      /** @description Postal code from `ip-city`; null when unknown. */
+                      postal_code: string | null;
+                      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                      latitude: number | null;
+                      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                      longitude: number | null;
+                      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                      accuracy_radius_km: number | null;
                       asn: number | null;
                       as_name: string | null;
                       network: string | null;
                       hosting: boolean | null;
+                      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                      hosting_provider: string | null;
+                      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
                       tor: boolean | null;
+                      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                       vpn: boolean | null;
+                      /** @description Always null: no proxy list is installed. */
                       proxy: boolean | null;
                       anonymous: boolean | null;
                       list: ({
@@ -3205,7 +3256,7 @@ export interface paths {
                         /** Format: date-time */
                         reported_at: string;
                       }) | null;
-                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "unplaced") | null;
                       risk_score: number;
                       risk_components: {
                         [key: string]: number;
@@ -3350,12 +3401,29 @@ export interface paths {
                 country: string | null;
                 country_name: string | null;
                 continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
                 asn: number | null;
                 as_name: string | null;
                 network: string | null;
                 hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
                 tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -3371,7 +3439,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -12097,7 +12165,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, asn, as_name, network, hosting, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
+    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
     get: {
       parameters: {
         query?: {
@@ -17270,13 +17338,20 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                datasets: {
+                datasets: ({
                     name: string;
                     version: string;
                     records: number;
                     /** Format: date-time */
                     loaded_at: string;
-                  }[];
+                    /** @description What the dataset covers: `full` (the publisher's whole file), `partial` (a file known to leave values out), `sample` (a few rows shipped with the code). Only a `full` dataset turns a value it lacks into a negative (`tor: false`). */
+                    coverage?: {
+                      /** @enum {string} */
+                      kind: "full" | "partial" | "sample";
+                      countries?: string[];
+                      note?: string;
+                    };
+                  })[];
               };
               meta: {
                 request_id: string;
@@ -17476,12 +17551,29 @@ export interface paths {
                 country: string | null;
                 country_name: string | null;
                 continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
                 asn: number | null;
                 as_name: string | null;
                 network: string | null;
                 hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
                 tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -17497,7 +17589,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
