@@ -12,6 +12,7 @@ CREATE TABLE `ip_city_ranges` (
 	`latitude` real,
 	`longitude` real,
 	`accuracy_radius_km` integer,
+	`country` text,
 	PRIMARY KEY(`generation`, `start`)
 ) WITHOUT ROWID;
 --> statement-breakpoint

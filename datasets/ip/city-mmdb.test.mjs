@@ -42,7 +42,7 @@ describe("ip-city from the geolite2-city mmdb", () => {
     expect(rows.length).toBeGreaterThan(0);
     expectRowsMatchLookups(rows, 4);
     const ends = rows.map(([s, e, ...v]) => [formatIp(fromRangeKey(s)), formatIp(fromRangeKey(e)), ...v]);
-    expect(ends).toContainEqual(["8.8.0.0", "8.8.7.255", "Westfield", "Massachusetts", "01085", 42.1293, -72.7522, null]);
+    expect(ends).toContainEqual(["8.8.0.0", "8.8.7.255", "Westfield", "Massachusetts", "01085", 42.1293, -72.7522, null, "US"]);
     // 8.8.8.0/24 carries only the country's default point: no row.
     expect(ends.some(([s]) => s === "8.8.8.0")).toBe(false);
   });

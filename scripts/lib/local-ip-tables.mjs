@@ -30,7 +30,7 @@ export const FULL_TABLES = {
   },
   "ip-city": {
     table: "ip_city_ranges",
-    insert: `INSERT INTO ip_city_ranges (generation, start, end, city, region, postal_code, latitude, longitude, accuracy_radius_km) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    insert: `INSERT INTO ip_city_ranges (generation, start, end, city, region, postal_code, latitude, longitude, accuracy_radius_km, country) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (generation, start) DO NOTHING`,
     coverage: { kind: "full", note: "Every network of GeoLite2 City placed below country level; the file publishes no accuracy radius." },
   },

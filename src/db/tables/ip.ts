@@ -47,6 +47,8 @@ export const ipCityRanges = sqliteTable(
     latitude: real("latitude"),
     longitude: real("longitude"),
     accuracyRadiusKm: integer("accuracy_radius_km"),
+    /** Where the city file places the network: answers show the city only when `ip-country` agrees. */
+    country: text("country"),
   },
   (t) => [primaryKey({ columns: [t.generation, t.start] })],
 );

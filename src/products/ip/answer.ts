@@ -68,6 +68,9 @@ export function buildAnswer(f: Facts): IpResult {
   const installedLists = SIGNAL_ORDER.flatMap((name) => f.installed.get(name) ?? []);
   const provider = hit?.signals.filter((s) => isHostingDataset(s.dataset)).sort((a, b) => HOSTING_ORDER.indexOf(a.dataset) - HOSTING_ORDER.indexOf(b.dataset))[0] ?? null;
   const byAsn = hit ? hostingOf(asn) : null;
+  // A city is shown only inside the country the answer gives: where the two files disagree, one of them is wrong
+  // about this network, and a city in another country would contradict `country`.
+  const city = placed && hit?.city && hit.city.country === country ? hit.city : null;
   const facts = {
     reserved: f.special.reserved,
     placed,
@@ -101,12 +104,12 @@ export function buildAnswer(f: Facts): IpResult {
     country,
     country_name: info.name,
     continent: info.continent,
-    city: hit?.city?.city ?? null,
-    region: hit?.city?.region ?? null,
-    postal_code: hit?.city?.postal_code ?? null,
-    latitude: hit?.city?.latitude ?? null,
-    longitude: hit?.city?.longitude ?? null,
-    accuracy_radius_km: hit?.city?.accuracy_radius_km ?? null,
+    city: city?.city ?? null,
+    region: city?.region ?? null,
+    postal_code: city?.postal_code ?? null,
+    latitude: city?.latitude ?? null,
+    longitude: city?.longitude ?? null,
+    accuracy_radius_km: city?.accuracy_radius_km ?? null,
     asn,
     as_name: hit?.asn?.name ?? null,
     network: hit ? networkOf(f.ip, hit) : null,

@@ -57,11 +57,11 @@ const INSERTS: Record<Exclude<IpDatasetName, (typeof SIGNAL_DATASETS)[number]>, 
   "ip-asn": `INSERT INTO ip_asn_ranges (generation, start, end, asn, name)
     SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(?2) WHERE true
     ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, asn = excluded.asn, name = excluded.name`,
-  "ip-city": `INSERT INTO ip_city_ranges (generation, start, end, city, region, postal_code, latitude, longitude, accuracy_radius_km)
+  "ip-city": `INSERT INTO ip_city_ranges (generation, start, end, city, region, postal_code, latitude, longitude, accuracy_radius_km, country)
     SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'),
-           json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]') FROM json_each(?2) WHERE true
+           json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'), json_extract(value, '$[8]') FROM json_each(?2) WHERE true
     ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, city = excluded.city, region = excluded.region, postal_code = excluded.postal_code,
-      latitude = excluded.latitude, longitude = excluded.longitude, accuracy_radius_km = excluded.accuracy_radius_km`,
+      latitude = excluded.latitude, longitude = excluded.longitude, accuracy_radius_km = excluded.accuracy_radius_km, country = excluded.country`,
   "ip-tor-exits": "INSERT OR IGNORE INTO ip_tor_exits (generation, address) SELECT ?1, value FROM json_each(?2)",
 };
 

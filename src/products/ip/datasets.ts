@@ -87,7 +87,7 @@ export const familyFromFileName = (fileName: string): 4 | 6 | null => (/ipv6/i.t
 
 /** One record of a dataset's CSV file as a row's values; null when the record is not a usable row. */
 export function recordValues(dataset: RangeDatasetName, record: string[]): (string | number | null)[] | null {
-  if (dataset === "ip-city") return cityValues({ state1: record[3], city: record[5], postcode: record[6], latitude: record[7], longitude: record[8] });
+  if (dataset === "ip-city") return cityValues({ country_code: record[2], state1: record[3], city: record[5], postcode: record[6], latitude: record[7], longitude: record[8] });
   if (dataset === "ip-country") {
     const country = (record[2] ?? "").trim().toUpperCase();
     return /^[A-Z]{2}$/.test(country) ? [country] : null;
@@ -100,6 +100,7 @@ export function recordValues(dataset: RangeDatasetName, record: string[]): (stri
 
 /** A city record as the ip-location-db files spell it (CSV columns or the mmdb map); numbers may come as text. */
 export interface CityRecord {
+  country_code?: unknown;
   city?: unknown;
   state1?: unknown;
   postcode?: unknown;
@@ -115,7 +116,8 @@ const number = (value: unknown) => {
 };
 
 /**
- * A city row's values `[city, region, postal_code, latitude, longitude, accuracy_radius_km]`, coordinates rounded to 4
+ * A city row's values `[city, region, postal_code, latitude, longitude, accuracy_radius_km, country]` (the country the
+ * city file places the network in, which answers check against `ip-country`'s), coordinates rounded to 4
  * decimals (about 10 m: the files' float32 noise is not data); null when the record says nothing about a place
  * within a country (such networks get no row: the country comes from `ip-country`).
  */
@@ -127,7 +129,8 @@ export function cityValues(record: CityRecord): (string | number | null)[] | nul
   // A record with neither city nor region carries the country's default point (the US one is a farm in Kansas):
   // not a location, so no coordinates.
   const coordinates = (city !== null || region !== null) && lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
-  const values = [city, region, text(record.postcode), coordinates ? round(lat) : null, coordinates ? round(lon) : null, number(record.accuracy_radius)];
+  const country = text(record.country_code)?.toUpperCase() ?? null;
+  const values = [city, region, text(record.postcode), coordinates ? round(lat) : null, coordinates ? round(lon) : null, number(record.accuracy_radius), country && /^[A-Z]{2}$/.test(country) ? country : null];
   return city === null && region === null && values[2] === null ? null : values;
 }
 

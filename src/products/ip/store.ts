@@ -23,7 +23,8 @@ export type CityHit = Pick<IpResult, "city" | "region" | "postal_code" | "latitu
 export interface RangeHit {
   country: { start: string; end: string; country: string } | null;
   asn: { start: string; end: string; asn: number; name: string | null } | null;
-  city: CityHit | null;
+  /** With the country the city file places the network in (answers check it against `ip-country`'s). */
+  city: (CityHit & { country: string | null }) | null;
   tor: boolean;
   /** The list datasets (hosting-*, vpn-*) holding the address, with the provider each names. */
   signals: { dataset: string; label: string | null }[];
@@ -50,7 +51,7 @@ WITH g AS (SELECT (SELECT active FROM ip_datasets WHERE name = 'ip-country') AS 
 SELECT q.i AS i, c.start AS c_start, c.end AS c_end, c.country AS country,
        a.start AS a_start, a.end AS a_end, a.asn AS asn, a.name AS as_name,
        y.start AS y_start, y.city AS city, y.region AS region, y.postal_code AS postal_code, y.latitude AS latitude,
-       y.longitude AS longitude, y.accuracy_radius_km AS accuracy_radius_km,
+       y.longitude AS longitude, y.accuracy_radius_km AS accuracy_radius_km, y.country AS y_country,
        EXISTS (SELECT 1 FROM ip_tor_exits t WHERE t.generation = g.tg AND t.address = q.k) AS tor
 FROM q CROSS JOIN g
 LEFT JOIN ip_country_ranges c ON c.generation = g.cg AND c.start = ${seek("ip_country_ranges", "g.cg")} AND c.end >= q.k
@@ -77,6 +78,7 @@ interface LookupRow extends CityHit {
   asn: number | null;
   as_name: string | null;
   y_start: string | null;
+  y_country: string | null;
   tor: number;
 }
 
@@ -112,7 +114,7 @@ export async function readRanges(d1: D1Database, keys: string[], accountId: stri
       country: row.c_start ? { start: row.c_start, end: row.c_end!, country: row.country! } : null,
       asn: row.a_start ? { start: row.a_start, end: row.a_end!, asn: row.asn!, name: row.as_name } : null,
       city: row.y_start
-        ? { city: row.city, region: row.region, postal_code: row.postal_code, latitude: row.latitude, longitude: row.longitude, accuracy_radius_km: row.accuracy_radius_km }
+        ? { city: row.city, region: row.region, postal_code: row.postal_code, latitude: row.latitude, longitude: row.longitude, accuracy_radius_km: row.accuracy_radius_km, country: row.y_country }
         : null,
       tor: row.tor === 1,
       signals: [],

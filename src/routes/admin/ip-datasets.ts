@@ -17,12 +17,12 @@ const place = z.string().max(200).nullable();
 
 /**
  * Rows each dataset takes (scripts/import-ip.mjs posts them): `[start, end, country]`, `[start, end, asn, name]`,
- * `[start, end, city, region, postal_code, latitude, longitude, accuracy_radius_km]`, keys (Tor), `[start, end, label]`.
+ * `[start, end, city, region, postal_code, latitude, longitude, accuracy_radius_km, country]`, keys (Tor), `[start, end, label]`.
  */
 const ROWS: Record<Exclude<IpDatasetName, SignalDatasetName>, z.ZodType> = {
   "ip-country": z.array(z.tuple([key, key, z.string().regex(/^[A-Z]{2}$/)])),
   "ip-asn": z.array(z.tuple([key, key, z.int().min(0).max(4_294_967_295), z.string().max(500).nullable()])),
-  "ip-city": z.array(z.tuple([key, key, place, place, z.string().max(32).nullable(), z.number().min(-90).max(90).nullable(), z.number().min(-180).max(180).nullable(), z.int().min(0).max(20_000).nullable()])),
+  "ip-city": z.array(z.tuple([key, key, place, place, z.string().max(32).nullable(), z.number().min(-90).max(90).nullable(), z.number().min(-180).max(180).nullable(), z.int().min(0).max(20_000).nullable(), z.string().regex(/^[A-Z]{2}$/).nullable()])),
   "ip-tor-exits": z.array(key),
 };
 const rowsOf = (name: IpDatasetName) => (isSignalDataset(name) ? signalRows : ROWS[name]);

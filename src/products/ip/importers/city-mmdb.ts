@@ -28,6 +28,7 @@ export function cityRecordOf(data: unknown): CityRecord {
     const location = (r.location ?? {}) as Record<string, unknown>;
     const subdivisions = Array.isArray(r.subdivisions) ? r.subdivisions : [];
     return {
+      country_code: (r.country as { iso_code?: unknown } | undefined)?.iso_code,
       city: en(r.city),
       state1: en(subdivisions[0]),
       postcode: (r.postal as { code?: unknown } | undefined)?.code,
@@ -44,7 +45,7 @@ export interface MmdbWalkOptions {
   within?: { value: bigint; bits: number };
 }
 
-/** Every network of an MMDB city file as `ip-city` rows `[startKey, endKey, city, region, postal, lat, lon, radius]`. */
+/** Every network of an MMDB city file as `ip-city` rows `[startKey, endKey, city, region, postal, lat, lon, radius, country]`. */
 export function* mmdbCityRows(bytes: Uint8Array, options: MmdbWalkOptions = {}): Generator<RangeRow> {
   const db = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const { metadata } = new Reader(db);
