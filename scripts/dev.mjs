@@ -2,7 +2,9 @@
 //
 //   1. .dev.vars from .dev.vars.example when missing; keys the example has and an older .dev.vars lacks are appended
 //      (existing values are never changed)
-//   2. D1 migrations applied to the local database (.wrangler/state, kept between runs)
+//   2. D1 migrations applied to the local database (.wrangler/state, kept between runs); then the full IP range tables
+//      of the installed packages (country, ASN, city: scripts/lib/local-ip-tables.mjs) written into it, on the first
+//      run and whenever a package version changes (a minute or so; later runs skip it)
 //   3. sidecars (see SIDECARS: the SMTP sidecar on 127.0.0.1:$SIDECAR_PORT, default 8025), then `wrangler dev` as a
 //      child process pointed at it (--var SMTP_SIDECAR_URL), output passed through
 //   4. once /healthz and the sidecars answer: the register samples and the phone prefix tables (first run: a minute or
@@ -18,6 +20,7 @@ import { loadSamples } from "./import-register.mjs";
 import { quietOutsideFailures } from "./lib/quiet-failures.mjs";
 import { loadAddressData } from "./import-address.mjs";
 import { loadIpSamples } from "./import-ip.mjs";
+import { loadFullIpTables, localD1File } from "./lib/local-ip-tables.mjs";
 import { importPhoneDatasets } from "./import-phone.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -124,6 +127,15 @@ await assertPortFree(SIDECAR_PORT, "SIDECAR_PORT").catch((err) => fail(err.messa
 if (OFFLINE) for (const [name, port] of Object.entries(OFFLINE_PORTS)) await assertPortFree(port, name).catch((err) => fail(err.message));
 console.log("[dev] applying D1 migrations to the local database");
 await applyMigrations().catch((err) => fail(err.message));
+try {
+  const file = localD1File(ROOT);
+  if (!file) throw new Error("the local D1 database file was not found after the migrations");
+  const { loaded } = await loadFullIpTables({ file, log: (line) => console.log(line) });
+  if (!loaded.length) console.log("[dev] full IP tables (country, ASN, city) already loaded at the installed package versions");
+} catch (err) {
+  // Answers then come from the shipped samples (loaded below): the server is still useful.
+  console.error(`[dev] could not load the full IP tables: ${err.message}`);
+}
 
 let shuttingDown = false;
 let exitCodeOverride = null;

@@ -36,3 +36,8 @@ declare module "*.tsv?raw" {
   const text: string;
   export default text;
 }
+
+declare module "*.json?raw" {
+  const text: string;
+  export default text;
+}
