@@ -3,6 +3,7 @@ import { z } from "zod";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
 import { loadedDatasets } from "../db/datasets";
+import { refreshViews } from "../engines/datasets/schedule";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
 import { BUNDLED_SNAPSHOTS } from "../products/email/datasets";
@@ -19,7 +20,26 @@ const bundledDatasets = () => [
   { name: "rdap-bootstrap", version: RDAP_BOOTSTRAP_VERSION, records: RDAP_BOOTSTRAP_RECORDS },
 ];
 
-const datasetSchema = z.object({ name: z.string(), version: z.string(), records: z.int(), loaded_at: z.iso.datetime() });
+const refreshSchema = z
+  .object({
+    status: z.enum(["never", "running", "ok", "failed"]),
+    phase: z.enum(["fetch", "import", "sweep"]).nullable(),
+    last_attempt_at: z.iso.datetime().nullable(),
+    last_success_at: z.iso.datetime().nullable(),
+    generation: z.int().nullable(),
+    error: z.string().nullable(),
+    stale: z.boolean(),
+  })
+  .nullable()
+  .describe("The scheduled refresh from the publisher; null for a dataset that is not refreshed on schedule.");
+
+const datasetSchema = z.object({
+  name: z.string(),
+  version: z.string().nullable().describe("Null: a refreshed dataset whose first import has not succeeded yet."),
+  records: z.int().nullable(),
+  loaded_at: z.iso.datetime().nullable(),
+  refresh: refreshSchema,
+});
 
 export const statusRoutes = new Hono<AppEnv>().get(
   "/status/data",
@@ -31,10 +51,14 @@ export const statusRoutes = new Hono<AppEnv>().get(
   }),
   secretKey(),
   async (c) => {
-    const rows = await loadedDatasets(database(c.env));
-    const loaded = rows.map((d) => ({ name: d.name, version: d.version, records: d.records, loaded_at: new Date(d.loadedAt).toISOString() }));
+    const [rows, refreshed] = await Promise.all([loadedDatasets(database(c.env)), refreshViews(c.env, Date.now())]);
+    const refresh = new Map(refreshed.map((r) => [r.name, r.refresh]));
+    const loaded = rows.map((d) => ({ name: d.name, version: d.version as string | null, records: d.records as number | null, loaded_at: new Date(d.loadedAt).toISOString() as string | null }));
+    const names = new Set(rows.map((d) => d.name));
+    const notYet = refreshed.filter((r) => !names.has(r.name)).map((r) => ({ name: r.name, version: null, records: null, loaded_at: null }));
     loadedAt ??= new Date().toISOString();
     const bundled = bundledDatasets().map((s) => ({ ...s, loaded_at: loadedAt! }));
-    return ok(c, { datasets: [...bundled, ...loaded].sort((a, b) => a.name.localeCompare(b.name)) });
+    const all = [...bundled, ...loaded, ...notYet].map((d) => ({ ...d, refresh: refresh.get(d.name) ?? null }));
+    return ok(c, { datasets: all.sort((a, b) => a.name.localeCompare(b.name)) });
   },
 );

@@ -52,16 +52,26 @@ const INSERTS: Record<IpDatasetName, string> = {
   "ip-tor-exits": "INSERT OR IGNORE INTO ip_tor_exits (generation, address) SELECT ?1, value FROM json_each(?2)",
 };
 
-/** Writes rows (range rows, or exit addresses as keys) into a generation being imported; false when it is not. */
+/** The statement writing rows (range rows, or exit addresses as keys) into a generation (the scheduled refresh's step). */
+export const insertStatement = (d1: D1Database, name: IpDatasetName, generation: number, rows: RangeRow[] | string[]) =>
+  d1.prepare(INSERTS[name]).bind(generation, JSON.stringify(rows));
+
+/** Writes rows into a generation being imported; false when it is not. */
 export async function insertRows(d1: D1Database, name: IpDatasetName, generation: number, rows: RangeRow[] | string[]): Promise<boolean> {
   if (!(await isStaging(d1, name, generation))) return false;
-  await d1.prepare(INSERTS[name]).bind(generation, JSON.stringify(rows)).run();
+  await insertStatement(d1, name, generation, rows).run();
   return true;
 }
 
-/** Makes the generation the one answers read and lists the dataset at `version`; false when it is not being imported. */
-export async function completeImport(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number): Promise<boolean> {
-  const [switched] = await d1.batch([
+/** The generation answers read, with its record count and version; null when none is installed. */
+export async function activeGeneration(d1: D1Database, name: IpDatasetName): Promise<{ generation: number; records: number; version: string } | null> {
+  const row = await d1.prepare("SELECT active, records, version FROM ip_datasets WHERE name = ? AND active IS NOT NULL").bind(name).first<{ active: number; records: number; version: string }>();
+  return row ? { generation: row.active, records: row.records ?? 0, version: row.version ?? "" } : null;
+}
+
+/** The two statements of `completeImport`, for a caller that batches them with its own (the scheduled refresh). */
+export function activateStatements(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number): D1PreparedStatement[] {
+  return [
     d1.prepare("UPDATE ip_datasets SET active = staging, staging = NULL, version = ?3, records = ?4, loaded_at = ?5 WHERE name = ?1 AND staging = ?2").bind(name, generation, version, records, now),
     d1
       .prepare(
@@ -69,7 +79,12 @@ export async function completeImport(d1: D1Database, name: IpDatasetName, genera
          ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records, loaded_at = excluded.loaded_at`,
       )
       .bind(name, generation, version, records, now),
-  ]);
+  ];
+}
+
+/** Makes the generation the one answers read and lists the dataset at `version`; false when it is not being imported. */
+export async function completeImport(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number): Promise<boolean> {
+  const [switched] = await d1.batch(activateStatements(d1, name, generation, version, records, now));
   return (switched?.meta.changes ?? 0) > 0;
 }
 

@@ -55,6 +55,13 @@ export function recordValues(dataset: RangeDatasetName, record: string[]): (stri
   return [Number(asn), name === "" ? null : name];
 }
 
+export interface SavedFlattener {
+  version: 4 | 6;
+  open: { start: string; end: string; values: (string | number | null)[] }[];
+  cursor: string;
+  lastStart: string;
+}
+
 interface Open {
   start: bigint;
   end: bigint;
@@ -93,6 +100,20 @@ export class RangeFlattener {
     const out: RangeRow[] = [];
     while (this.top) this.closeTop(out);
     return out;
+  }
+
+  /** The flattener's state as JSON values (the scheduled refresh stores it between steps), and back. */
+  save(): SavedFlattener {
+    const open = this.open.map((o) => [o.start.toString(), o.end.toString(), o.values] as const);
+    return { version: this.version, open: open.map(([start, end, values]) => ({ start, end, values })), cursor: this.cursor.toString(), lastStart: this.lastStart.toString() };
+  }
+
+  static load(saved: SavedFlattener): RangeFlattener {
+    const flattener = new RangeFlattener(saved.version);
+    flattener.open = saved.open.map((o) => ({ start: BigInt(o.start), end: BigInt(o.end), values: o.values }));
+    flattener.cursor = BigInt(saved.cursor);
+    flattener.lastStart = BigInt(saved.lastStart);
+    return flattener;
   }
 
   private get top(): Open | undefined {
