@@ -60,7 +60,18 @@ async function removeStaged(env: Env, name: string, run: string): Promise<void> 
   if (listed.objects.length) await env.DATASETS.delete(listed.objects.map((o) => o.key));
 }
 
+/** A fetch claimed this long ago without finishing died with its Worker: another delivery may fetch again. */
+const FETCH_CLAIM_MS = 10 * 60_000;
+
 async function fetchPhase(env: Env, dataset: RefreshableDataset, row: RefreshRow, run: string): Promise<void> {
+  // One delivery fetches: a duplicate message would reserve a second generation beside the first.
+  const claim = await env.DB.prepare(
+    `UPDATE dataset_refresh SET cursor = json_object('fetching', ?3), step_at = ?3
+     WHERE name = ?1 AND run = ?2 AND phase = 'fetch' AND (cursor IS NULL OR json_extract(cursor, '$.fetching') < ?3 - ?4)`,
+  )
+    .bind(dataset.name, run, Date.now(), FETCH_CLAIM_MS)
+    .run();
+  if ((claim.meta.changes ?? 0) === 0) return;
   const tags = row.forced ? [] : (JSON.parse(row.source_tag ?? "[]") as (string | null)[]);
   const prefix = (i: number) => `refresh/${dataset.name}/${run}/${i}`;
   const staged: (StagedFile | null)[] = [];
@@ -159,7 +170,11 @@ async function checkAndActivate(env: Env, dataset: RefreshableDataset, row: Refr
     files: null,
   });
   // One batch: answers read the new generation from the statement that lists it, never a half-imported one.
-  await env.DB.batch([...dataset.table.activate(env.DB, generation, version, records, now), done]);
+  const [switched] = await env.DB.batch([...dataset.table.activate(env.DB, generation, version, records, now), done]);
+  if ((switched?.meta.changes ?? 0) === 0) {
+    // An operator's import reserved a newer generation meanwhile: theirs wins, this one is left to its sweep.
+    return finishFailed(env, dataset, row, run, `generation ${generation} was replaced by another import before it could be switched to`);
+  }
   await removeStaged(env, dataset.name, run);
   await enqueue(env, dataset.name, run);
 }

@@ -1,5 +1,5 @@
 import { putStream } from "./r2-writer";
-import type { SourceFile } from "./refreshable";
+import type { Compression, SourceFile } from "./refreshable";
 import { findZipMember } from "./zip";
 
 /**
@@ -82,21 +82,22 @@ async function stageUrl(bucket: R2Bucket, url: string, source: SourceFile, prefi
   let fileName = fileNameOf(response, url);
   const rawKey = `${prefix}.raw`;
   const rawSize = await putStream(bucket, rawKey, response.body);
-  if (source.compression === "none") return { key: rawKey, size: rawSize, fileName, lastModified, tag: newTag };
+  const compression = rawSize === 0 ? "none" : await sniff(bucket, rawKey, source.compression);
+  if (compression === "none") return { key: rawKey, size: rawSize, fileName, lastModified, tag: newTag };
 
   let compressed: ReadableStream<Uint8Array>;
   let format: "gzip" | "deflate-raw" | null = "gzip";
-  if (source.compression === "zip") {
-    const member = await findZipMember(bucket, rawKey, rawSize, source.zipEntry);
-    fileName = member.name.split("/").pop() ?? member.name;
-    format = member.method === 8 ? "deflate-raw" : null;
-    const object = await bucket.get(rawKey, { range: { offset: member.dataOffset, length: member.compressedSize } });
-    if (!object) throw new Error(`staged file ${rawKey} is gone`);
-    compressed = object.body;
-  } else {
-    const object = await bucket.get(rawKey);
-    if (!object) throw new Error(`staged file ${rawKey} is gone`);
-    compressed = object.body;
+  try {
+    if (compression === "zip") {
+      const member = await findZipMember(bucket, rawKey, rawSize, source.zipEntry);
+      fileName = member.name.split("/").pop() ?? member.name;
+      format = member.method === 8 ? "deflate-raw" : null;
+      compressed = (await bucket.get(rawKey, { range: { offset: member.dataOffset, length: member.compressedSize } }))!.body;
+    } else {
+      compressed = (await bucket.get(rawKey))!.body;
+    }
+  } catch (err) {
+    throw new RefreshFailure(`reading ${fileName || url}: ${String(err)}`);
   }
   const textKey = `${prefix}.txt`;
   let size: number;
@@ -107,4 +108,16 @@ async function stageUrl(bucket: R2Bucket, url: string, source: SourceFile, prefi
   }
   await bucket.delete(rawKey);
   return { key: textKey, size, fileName, lastModified, tag: newTag };
+}
+
+/**
+ * The file's compression as its first bytes show it (gzip 1f 8b, zip PK\x03\x04), else the declared one: a mirror an
+ * operator points a URL var at may serve the publisher's file compressed differently.
+ */
+async function sniff(bucket: R2Bucket, key: string, declared: Compression): Promise<Compression> {
+  const head = await (await bucket.get(key, { range: { offset: 0, length: 4 } }))?.arrayBuffer();
+  const b = new Uint8Array(head ?? new ArrayBuffer(0));
+  if (b[0] === 0x1f && b[1] === 0x8b) return "gzip";
+  if (b[0] === 0x50 && b[1] === 0x4b && b[2] === 3 && b[3] === 4) return "zip";
+  return declared === "none" ? "none" : b.length === 0 ? "none" : declared;
 }
