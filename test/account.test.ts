@@ -81,6 +81,7 @@ describe("GET /api/v1/status/data", () => {
       version: "2026-11-01",
       records: 1234,
       loaded_at: "2026-11-02T00:00:00.000Z",
+      refresh: null,
     });
   });
 
