@@ -81,6 +81,8 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     expect(byName.get("uk-companies-house")!.records).toBe(120 + 36);
     // Switched off by its URL var: never attempted, and flagged stale since nothing fresh backs it.
     expect(byName.get("ip-asn")).toMatchObject({ version: null, records: null, refresh: { status: "never", last_attempt_at: null, generation: null, stale: true } });
+    // The GLEIF delta waits for the golden copy it applies to: not started in the same pass.
+    expect(byName.get("gleif-lei-delta")).toMatchObject({ version: null, refresh: { status: "never" } });
     // Datasets not refreshed on schedule say so.
     expect(byName.get("rdap-bootstrap")!.refresh).toBeNull();
   });

@@ -102,6 +102,11 @@ export interface RefreshableDataset<Row = unknown> {
    * publication date) or its Last-Modified; default: the file name's date, else Last-Modified's, else today (UTC).
    */
   version?(file: { fileName: string; lastModified: string | null; now: number }): string | null;
+  /**
+   * A delta of another dataset (GLEIF's delta files of `gleif-lei`): the schedule starts it only once that dataset has
+   * succeeded and while it is not being refreshed, so a delta never races the full file it applies to.
+   */
+  appliesTo?: string;
   /** Rows written per step (one D1 statement set, one cursor update). Default 2,000. */
   rowsPerStep?: number;
 }

@@ -33,6 +33,8 @@ export async function refreshDueDatasets(env: Env, now: number): Promise<{ start
   const out = { started: [] as string[], nudged: [] as string[], failed: [] as string[] };
   for (const dataset of refreshableDatasets()) {
     const row = rows.get(dataset.name);
+    const base = dataset.appliesTo === undefined ? null : rows.get(dataset.appliesTo);
+    if (dataset.appliesTo !== undefined && (!base?.last_success_at || base.run || out.started.includes(dataset.appliesTo))) continue;
     if (row?.run) {
       const idle = now - (row.step_at ?? 0);
       if (idle > GIVE_UP_MS) {

@@ -96,19 +96,21 @@ function deltaTable(name: RegisterName): GenerationTable<RegisterRow> {
     insert: full.insert,
     activate: (db, generation, version, _records, now) => [
       db.prepare("UPDATE dataset_generations SET staging = NULL WHERE name = ?1 AND staging = ?2").bind(counter, generation),
-      // Only onto an installed register: a delta alone is not a register.
+      // Only onto an installed register (a delta alone is not a register) whose file is not newer than the delta (its
+      // changes are in it already, and older records would undo later ones).
       db
         .prepare(
           `INSERT INTO register_entities (register, generation, identifier, name, status, status_detail, country, registration_status, linked_register, linked_identifier)
            SELECT register, coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0), identifier, name, status, status_detail, country,
              registration_status, linked_register, linked_identifier
-           FROM register_entities WHERE register = ?1 AND generation = ?2 AND EXISTS (SELECT 1 FROM datasets WHERE name = ?1) ${UPSERT_COLUMNS}`,
+           FROM register_entities WHERE register = ?1 AND generation = ?2 AND EXISTS (SELECT 1 FROM datasets WHERE name = ?1 AND version <= ?3)
+           ${UPSERT_COLUMNS}`,
         )
-        .bind(name, generation),
+        .bind(name, generation, version),
       db
         .prepare(
           `UPDATE datasets SET version = ?2, loaded_at = ?3, records = (SELECT COUNT(*) FROM register_entities
-             WHERE register = ?1 AND generation = coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)) WHERE name = ?1`,
+             WHERE register = ?1 AND generation = coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)) WHERE name = ?1 AND version <= ?2`,
         )
         .bind(name, version, now),
     ],
@@ -187,6 +189,7 @@ export const entityRefreshable: RefreshableDataset[] = [
     sanity: { minRecords: 0, minRatio: 0, maxRatio: Number.POSITIVE_INFINITY },
     coverage: { kind: "partial", note: "Changes to gleif-lei since its previous golden copy, applied onto it." },
     version: ({ fileName }) => REGISTERS["gleif-lei"].versionFromFileName(fileName),
+    appliesTo: "gleif-lei",
   } satisfies RefreshableDataset<RegisterRow>,
   {
     name: "uk-companies-house",
