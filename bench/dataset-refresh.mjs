@@ -143,7 +143,9 @@ async function refresh(admin, pid) {
     await admin.call("POST", "/dataset-refresh/gleif-lei");
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const { data } = await admin.call("GET", "/dataset-refresh");
+      // Locally one isolate serves everything: while a step inflates or parses, the poll waits (30 s timeout): retry.
+      const { data } = await admin.call("GET", "/dataset-refresh").catch((err) => (err.name === "TimeoutError" ? { data: null } : Promise.reject(err)));
+      if (!data) continue;
       const view = data.datasets.find((d) => d.name === "gleif-lei").refresh;
       const now = performance.now();
       if (view.phase !== phase) {
