@@ -17270,13 +17270,24 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                datasets: {
+                datasets: ({
                     name: string;
-                    version: string;
-                    records: number;
-                    /** Format: date-time */
-                    loaded_at: string;
-                  }[];
+                    /** @description Null: a refreshed dataset whose first import has not succeeded yet. */
+                    version: string | null;
+                    records: number | null;
+                    loaded_at: string | null;
+                    /** @description The scheduled refresh from the publisher; null for a dataset that is not refreshed on schedule. */
+                    refresh: ({
+                      /** @enum {string} */
+                      status: "never" | "running" | "ok" | "failed";
+                      phase: ("fetch" | "import" | "sweep") | null;
+                      last_attempt_at: string | null;
+                      last_success_at: string | null;
+                      generation: number | null;
+                      error: string | null;
+                      stale: boolean;
+                    }) | null;
+                  })[];
               };
               meta: {
                 request_id: string;
