@@ -9,8 +9,8 @@
 // polls `/admin/v1/dataset-refresh` until it settles.
 //
 // Prints one JSON line: rows, file sizes, wall time per phase (fetch = download + inflate into R2; import = the queue
-// steps; sweep), rows/s, and the peak RSS of workerd (sampled every 250 ms: the Worker's isolate plus the local D1/R2
-// simulators, so an upper bound of what the Worker itself holds). Then refreshes again with the same file (a new
+// steps; sweep), rows/s, and workerd's RSS before the run and its peak during it (sampled every 250 ms: the Worker's
+// isolate plus the local D1/R2 simulators, so an upper bound of what the Worker itself holds). Then refreshes again with the same file (a new
 // generation beside the first, the first swept). Knobs: BENCH_ROWS, BENCH_COLUMNS (340), BENCH_TIMEOUT_MS (60 min).
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, closeSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -137,6 +137,8 @@ async function refresh(admin, pid) {
   const phases = {};
   let phase = "fetch";
   let mark = started;
+  // workerd's RSS also holds the local D1 and R2 simulators: its size before the run is the reference.
+  const before = sampleTree(pid).workerdRssBytes;
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, sampleTree(pid).workerdRssBytes)), 250);
   try {
@@ -155,7 +157,7 @@ async function refresh(admin, pid) {
       }
       if (view.status !== "running" && view.phase === null) {
         if (view.status !== "ok") throw new Error(`refresh ${view.status}: ${view.error}`);
-        return { seconds: Math.round(now - started) / 1000, phases, generation: view.generation, workerd_peak_rss_bytes: peak };
+        return { seconds: Math.round(now - started) / 1000, phases, generation: view.generation, workerd_rss_before_bytes: before, workerd_peak_rss_bytes: peak };
       }
     }
   } finally {
