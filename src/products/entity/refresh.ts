@@ -45,27 +45,34 @@ function registerTable(name: RegisterName): GenerationTable<RegisterRow> {
         )
         .bind(name, generation, version, records, now),
     ],
-    async sweep(db, budgetMs) {
-      const started = Date.now();
-      const statement = db.prepare(
-        `DELETE FROM register_entities WHERE rowid IN (
-           SELECT rowid FROM register_entities WHERE register = ?1 AND generation >= 0
-             AND generation IS NOT coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)
-             AND generation IS NOT (SELECT staging FROM dataset_generations WHERE name = ?1)
-           LIMIT ?2)`,
-      );
-      let deleted = 0;
-      for (;;) {
-        const changes = (await statement.bind(name, SWEEP_CHUNK).run()).meta.changes ?? 0;
-        deleted += changes;
-        if (changes < SWEEP_CHUNK) return { deleted, done: true };
-        if (Date.now() - started > budgetMs) return { deleted, done: false };
-      }
-    },
+    // Rows of generations neither read nor being written; a delta's (negative) generations are its own sweep's.
+    sweep: (db, budgetMs) =>
+      sweepRows(
+        db.prepare(
+          `DELETE FROM register_entities WHERE rowid IN (
+             SELECT rowid FROM register_entities WHERE register = ?1 AND generation >= 0
+               AND generation IS NOT coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)
+               AND generation IS NOT (SELECT staging FROM dataset_generations WHERE name = ?1)
+             LIMIT ?2)`,
+        ).bind(name, SWEEP_CHUNK),
+        budgetMs,
+      ),
   };
 }
 
 const SWEEP_CHUNK = 20_000;
+
+/** Runs a DELETE of at most SWEEP_CHUNK rows until it deletes fewer or `budgetMs` has passed (`done` false: call again). */
+async function sweepRows(statement: D1PreparedStatement, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+  const started = Date.now();
+  let deleted = 0;
+  for (;;) {
+    const changes = (await statement.run()).meta.changes ?? 0;
+    deleted += changes;
+    if (changes < SWEEP_CHUNK) return { deleted, done: true };
+    if (Date.now() - started > budgetMs) return { deleted, done: false };
+  }
+}
 
 const UPSERT_COLUMNS = `ON CONFLICT (register, generation, identifier) DO UPDATE SET name = excluded.name, status = excluded.status,
   status_detail = excluded.status_detail, country = excluded.country, registration_status = excluded.registration_status,
@@ -114,22 +121,16 @@ function deltaTable(name: RegisterName): GenerationTable<RegisterRow> {
         )
         .bind(name, version, now),
     ],
-    async sweep(db, budgetMs) {
-      const started = Date.now();
-      const statement = db.prepare(
-        `DELETE FROM register_entities WHERE rowid IN (
-           SELECT rowid FROM register_entities WHERE register = ?1 AND generation < 0
-             AND generation IS NOT (SELECT staging FROM dataset_generations WHERE name = ?2)
-           LIMIT ?3)`,
-      );
-      let deleted = 0;
-      for (;;) {
-        const changes = (await statement.bind(name, counter, SWEEP_CHUNK).run()).meta.changes ?? 0;
-        deleted += changes;
-        if (changes < SWEEP_CHUNK) return { deleted, done: true };
-        if (Date.now() - started > budgetMs) return { deleted, done: false };
-      }
-    },
+    sweep: (db, budgetMs) =>
+      sweepRows(
+        db.prepare(
+          `DELETE FROM register_entities WHERE rowid IN (
+             SELECT rowid FROM register_entities WHERE register = ?1 AND generation < 0
+               AND generation IS NOT (SELECT staging FROM dataset_generations WHERE name = ?2)
+             LIMIT ?3)`,
+        ).bind(name, counter, SWEEP_CHUNK),
+        budgetMs,
+      ),
   };
 }
 
