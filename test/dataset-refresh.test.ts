@@ -171,6 +171,13 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     expect(row).toMatchObject({ version: "2026-11-26", records: 120 + 36 + 4, refresh: { generation: full.refresh.generation } });
     // The delta's own rows are swept once applied: only the generation answers read is left.
     expect(await rowCount("SELECT COUNT(*) AS n FROM register_entities WHERE register = 'gleif-lei'")).toBe(120 + 36 + 4);
+
+    // A delta older than what the register holds is not applied: its records would undo later ones.
+    await control({ delta: 6, deltaTime: "20261124-1600" });
+    expect((await refreshNow("gleif-lei-delta")).refresh.status).toBe("ok");
+    expect((await entityLookup(acct, makeLei("SMPL00DELTANEW0005"))).body.data).toMatchObject({ found: false });
+    expect((await statusData(acct.key)).find((d) => d.name === "gleif-lei")).toMatchObject({ version: "2026-11-26", records: 120 + 36 + 4 });
+    await control({ delta: 0, deltaTime: "20261126-0000" });
   });
 
   it("duplicate deliveries of a run's steps write each row once (the cursor moves once per step)", async () => {
