@@ -170,7 +170,7 @@ async function checkAndActivate(env: Env, dataset: RefreshableDataset, row: Refr
     files: null,
   });
   // One batch: answers read the new generation from the statement that lists it, never a half-imported one.
-  const [switched] = await env.DB.batch([...dataset.table.activate(env.DB, generation, version, records, now), done]);
+  const [switched] = await env.DB.batch([...dataset.table.activate(env.DB, generation, version, records, now, dataset.coverage), done]);
   if ((switched?.meta.changes ?? 0) === 0) {
     // An operator's import reserved a newer generation meanwhile: theirs wins, this one is left to its sweep.
     return finishFailed(env, dataset, row, run, `generation ${generation} was replaced by another import before it could be switched to`);

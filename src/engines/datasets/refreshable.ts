@@ -65,8 +65,11 @@ export interface GenerationTable<Row> {
   begin(db: D1Database): Promise<number>;
   /** Statements writing `rows` into `generation`, idempotently (a retried step rewrites the same rows). */
   insert(db: D1Database, generation: number, rows: Row[]): D1PreparedStatement[];
-  /** Statements making `generation` the one answers read, listed in `datasets` at `version` (one batch with the engine's state). */
-  activate(db: D1Database, generation: number, version: string, records: number, now: number): D1PreparedStatement[];
+  /**
+   * Statements making `generation` the one answers read, listed in `datasets` at `version` with `coverage` (the
+   * dataset's declared coverage: a refresh loads the publisher's whole file), run in one batch with the engine's state.
+   */
+  activate(db: D1Database, generation: number, version: string, records: number, now: number, coverage: Coverage): D1PreparedStatement[];
   /** Deletes rows of generations neither active nor being imported until done or `budgetMs` passed. */
   sweep(db: D1Database, budgetMs: number): Promise<{ deleted: number; done: boolean }>;
 }
