@@ -12,7 +12,8 @@
 //      in .dev-demo.json and reused on later runs while the local data still has the account
 //
 // `npm run dev -- --offline` also starts the tests' stand-ins for the public internet (DNS over HTTPS, RDAP, an SMTP
-// server; test/fixtures/offline-internet.ts) on SIDECAR_PORT+1..+3 and points the Worker and the sidecar at them.
+// server, the datasets' publishers; test/fixtures/offline-internet.ts) on SIDECAR_PORT+1..+4 and points the Worker
+// and the sidecar at them.
 //
 // Ctrl-C / SIGTERM are forwarded to wrangler; the sidecars are stopped with it; this process exits with wrangler's
 // exit code.
@@ -53,7 +54,7 @@ const SIDECAR_PORT = Number(process.env.SIDECAR_PORT || 8025);
 const SIDECAR_URL = `http://127.0.0.1:${SIDECAR_PORT}`;
 
 const OFFLINE = process.argv.includes("--offline");
-const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3 };
+const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3, OFFLINE_PUBLISHERS_PORT: SIDECAR_PORT + 4 };
 
 const isPort = (port) => Number.isInteger(port) && port >= 1 && port <= 65535;
 if (!isPort(PORT)) fail(`PORT must be a port number, got ${process.env.PORT}`);
@@ -113,12 +114,15 @@ async function offlineInternet() {
   const script = ".wrangler/offline-internet.mjs";
   await build({ entryPoints: [join(ROOT, "test/fixtures/offline-internet.ts")], outfile: join(ROOT, script), bundle: true, platform: "node", format: "esm", packages: "external", logLevel: "warning" });
   const doh = `http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_DOH_PORT}/dns-query`;
+  // The scheduled dataset refresh fetches from the publishers' stand-in (docs/operations.md, "Dataset refresh").
+  const { publisherVars } = await import("../test/fixtures/publishers.ts");
+  const refreshVars = Object.entries(publisherVars(`http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_PUBLISHERS_PORT}`)).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   return {
     name: "offline-internet",
     script,
     env: Object.fromEntries(Object.entries(OFFLINE_PORTS).map(([name, port]) => [name, String(port)])),
     healthUrl: `${doh}?name=acme.example&type=MX`,
-    wranglerArgs: ["--var", `DOH_URL:${doh}`, "--var", `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`],
+    wranglerArgs: ["--var", `DOH_URL:${doh}`, "--var", `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`, ...refreshVars],
   };
 }
 
@@ -307,7 +311,7 @@ function printDemo(demo) {
       `  SMTP sidecar      ${SIDECAR_URL}  (SIDECAR_PORT; secret: SMTP_SIDECAR_SECRET in .dev.vars)`,
       ...(OFFLINE
         ? [
-            `  Offline           DNS, RDAP and SMTP are local stand-ins (SIDECAR_PORT+1..+3): try alice@acme.example (deliverable,`,
+            `  Offline           DNS, RDAP, SMTP and the dataset publishers are local stand-ins (SIDECAR_PORT+1..+4): try alice@acme.example (deliverable,`,
             `                    1 credit, then a free repeat), nobody@acme.example, z@catchall.example; docs/offline.md lists them.`,
           ]
         : [

@@ -17350,17 +17350,28 @@ export interface paths {
               data: {
                 datasets: ({
                     name: string;
-                    version: string;
-                    records: number;
-                    /** Format: date-time */
-                    loaded_at: string;
-                    /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. */
+                    /** @description Null: a refreshed dataset whose first import has not succeeded yet. */
+                    version: string | null;
+                    records: number | null;
+                    loaded_at: string | null;
+                    /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. A refreshed dataset not installed yet covers nothing (`partial`). */
                     coverage: {
                       /** @enum {string} */
                       kind: "full" | "partial" | "sample";
                       countries?: string[];
                       note?: string;
                     };
+                    /** @description The scheduled refresh from the publisher; null for a dataset that is not refreshed on schedule. */
+                    refresh: ({
+                      /** @enum {string} */
+                      status: "never" | "running" | "ok" | "failed";
+                      phase: ("fetch" | "import" | "sweep") | null;
+                      last_attempt_at: string | null;
+                      last_success_at: string | null;
+                      generation: number | null;
+                      error: string | null;
+                      stale: boolean;
+                    }) | null;
                   })[];
               };
               meta: {

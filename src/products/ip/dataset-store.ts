@@ -67,30 +67,43 @@ const INSERTS: Record<Exclude<IpDatasetName, (typeof SIGNAL_DATASETS)[number]>, 
   "ip-tor-exits": "INSERT OR IGNORE INTO ip_tor_exits (generation, address) SELECT ?1, value FROM json_each(?2)",
 };
 
-/** Writes rows (range rows, or exit addresses as keys) into a generation being imported; false when it is not. */
+/** The statement writing rows (range rows, or exit addresses as keys) into a generation (the scheduled refresh's step). */
+export const insertStatement = (d1: D1Database, name: IpDatasetName, generation: number, rows: RangeRow[] | string[]) =>
+  isSignalDataset(name) ? d1.prepare(SIGNAL_INSERT).bind(generation, JSON.stringify(rows), name) : d1.prepare(INSERTS[name]).bind(generation, JSON.stringify(rows));
+
+/** Writes rows into a generation being imported; false when it is not. */
 export async function insertRows(d1: D1Database, name: IpDatasetName, generation: number, rows: RangeRow[] | string[]): Promise<boolean> {
   if (!(await isStaging(d1, name, generation))) return false;
-  if (isSignalDataset(name)) await d1.prepare(SIGNAL_INSERT).bind(generation, JSON.stringify(rows), name).run();
-  else await d1.prepare(INSERTS[name]).bind(generation, JSON.stringify(rows)).run();
+  await insertStatement(d1, name, generation, rows).run();
   return true;
 }
 
+/** The generation answers read, with its record count and version; null when none is installed. */
+export async function activeGeneration(d1: D1Database, name: IpDatasetName): Promise<{ generation: number; records: number; version: string } | null> {
+  const row = await d1.prepare("SELECT active, records, version FROM ip_datasets WHERE name = ? AND active IS NOT NULL").bind(name).first<{ active: number; records: number; version: string }>();
+  return row ? { generation: row.active, records: row.records ?? 0, version: row.version ?? "" } : null;
+}
+
 /**
- * Makes the generation the one answers read and lists the dataset at `version` with its `coverage` (what the file
- * holds, src/db/coverage.ts); false when it is not being imported.
+ * The two statements of `completeImport`, for a caller that batches them with its own (the scheduled refresh): the
+ * generation becomes the one answers read, and the dataset is listed at `version` with its `coverage` (what the file
+ * holds, src/db/coverage.ts).
  */
-export async function completeImport(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number, coverage: Coverage): Promise<boolean> {
-  const [switched] = await d1.batch([
-    d1
-      .prepare("UPDATE ip_datasets SET active = staging, staging = NULL, version = ?3, records = ?4, loaded_at = ?5 WHERE name = ?1 AND staging = ?2")
-      .bind(name, generation, version, records, now),
+export function activateStatements(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number, coverage: Coverage): D1PreparedStatement[] {
+  return [
+    d1.prepare("UPDATE ip_datasets SET active = staging, staging = NULL, version = ?3, records = ?4, loaded_at = ?5 WHERE name = ?1 AND staging = ?2").bind(name, generation, version, records, now),
     d1
       .prepare(
         `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6 FROM ip_datasets WHERE name = ?1 AND active = ?2
          ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records, loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
       )
       .bind(name, generation, version, records, now, storedCoverage(coverage)),
-  ]);
+  ];
+}
+
+/** Makes the generation the one answers read and lists the dataset at `version` with its `coverage`; false when it is not being imported. */
+export async function completeImport(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number, coverage: Coverage): Promise<boolean> {
+  const [switched] = await d1.batch(activateStatements(d1, name, generation, version, records, now, coverage));
   return (switched?.meta.changes ?? 0) > 0;
 }
 

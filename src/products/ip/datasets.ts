@@ -108,6 +108,13 @@ export function cityValues(record: CityRecord): (string | number | null)[] | nul
   return city === null && region === null && values[2] === null ? null : values;
 }
 
+export interface SavedFlattener {
+  version: 4 | 6;
+  open: { start: string; end: string; values: (string | number | null)[] }[];
+  cursor: string;
+  lastStart: string;
+}
+
 interface Open {
   start: bigint;
   end: bigint;
@@ -146,6 +153,20 @@ export class RangeFlattener {
     const out: RangeRow[] = [];
     while (this.top) this.closeTop(out);
     return out;
+  }
+
+  /** The flattener's state as JSON values (the scheduled refresh stores it between steps), and back. */
+  save(): SavedFlattener {
+    const open = this.open.map((o) => [o.start.toString(), o.end.toString(), o.values] as const);
+    return { version: this.version, open: open.map(([start, end, values]) => ({ start, end, values })), cursor: this.cursor.toString(), lastStart: this.lastStart.toString() };
+  }
+
+  static load(saved: SavedFlattener): RangeFlattener {
+    const flattener = new RangeFlattener(saved.version);
+    flattener.open = saved.open.map((o) => ({ start: BigInt(o.start), end: BigInt(o.end), values: o.values }));
+    flattener.cursor = BigInt(saved.cursor);
+    flattener.lastStart = BigInt(saved.lastStart);
+    return flattener;
   }
 
   private get top(): Open | undefined {

@@ -7,6 +7,7 @@ import { ipFeedback } from "./feedback";
 import { ipKey, lookupAsn, lookupIps, lookupRange } from "./lookup";
 import type { AsnAnswer, IpResult, RangeResult } from "./result";
 import { isTestIp, TEST_ASN, TEST_NETWORK, testAnswer, testAsn } from "./test-values";
+import { ipRefreshable } from "./refresh";
 
 /** What an IP monitor watches (docs/ip.md, "Monitors"): a change of any of these is reported. */
 const observe = (r: IpResult) => ({ country: r.country, asn: r.asn, hosting: r.hosting, tor: r.tor, list: r.list ? `${r.list.kind}:${r.list.id}:${r.list.name}` : null });
@@ -64,6 +65,7 @@ export const ip: Product<string, IpResult> = {
   feedback: ipFeedback,
   isSample: isTestIp,
   datasets: ["ip-special-purpose", ...IP_DATASETS, "hosting-asns", "country-names", "ip-lists", "delivery-feedback", "ip-test-values"],
+  refreshable: ipRefreshable,
 };
 
 /**

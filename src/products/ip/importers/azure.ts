@@ -9,7 +9,10 @@ import { cidrRows, every, isObject, LIST_SANITY, readJson, source, strings, WHOL
 export const azureImporter: IpImporter = {
   dataset: "hosting-azure",
   publisher: "Microsoft Azure",
-  sources: [source("REFRESH_URL_HOSTING_AZURE", "https://www.microsoft.com/en-us/download/details.aspx?id=56519")],
+  // Microsoft publishes the file under a new dated name each week, linked from an HTML page
+  // (https://www.microsoft.com/en-us/download/details.aspx?id=56519): no stable URL to fetch, so the scheduled refresh
+  // stays off until the operator sets REFRESH_URL_HOSTING_AZURE to a file's URL (or imports it by hand).
+  sources: [source("REFRESH_URL_HOSTING_AZURE", "off")],
   format: WHOLE,
   formatName: "Azure Service Tags JSON (ServiceTags_Public)",
   cadence: every("week"),

@@ -1,12 +1,13 @@
 import { cidrBounds, parseCidr, rangeKey } from "../../../platform/ip-address";
 import type { Coverage } from "../../../db/coverage";
+import type { RecordFormat, RowReader, SourceFile } from "../../../engines/datasets/refreshable";
 import type { IpDatasetName, RangeRow } from "../datasets";
 
 /**
  * One publisher's file as a dataset, in the shape the scheduled refresh declares its datasets
  * (src/engines/datasets/refreshable.ts: sources with a URL var and the publisher's default, record format, cadence,
- * sanity bounds, coverage): `parse` is the pure reading of the publisher's text, `reader` the same as the refresh's
- * row reader of a `whole` file. Node (scripts/import-ip.mjs) and the Worker run the same code.
+ * sanity bounds, coverage): `parse` is the pure reading of the publisher's text, `reader` the refresh's row reader of
+ * it (src/products/ip/refresh.ts registers every importer). Node (scripts/import-ip.mjs) and the Worker run the same code.
  */
 export interface IpImporter {
   dataset: IpDatasetName;
@@ -14,8 +15,13 @@ export interface IpImporter {
   publisher: string;
   /** The files fetched, in order (a Worker var overrides each URL); their texts are joined with a line break. */
   sources: SourceFile[];
-  /** Each file is read whole: the lists are small (a few MB at most) and JSON documents cannot be cut into lines. */
-  format: { kind: "whole"; maxBytes: number };
+  /**
+   * How the refresh cuts the staged file: `whole` for the range lists (a few MB at most; JSON documents cannot be cut
+   * into lines), `lines` for the Tor list (one relay line at a time).
+   */
+  format: RecordFormat;
+  /** The refresh's row reader of `format` records; default `wholeReader(this)` (a `whole` file parsed in one piece). */
+  reader?: RowReader<RangeRow | string>;
   /** The publisher's format, in words (docs/ip.md lists them). */
   formatName: string;
   cadence: { everyMinutes: number; staleAfterMinutes: number };
@@ -29,12 +35,6 @@ export interface IpImporter {
   parse(text: string): ParsedDataset;
 }
 
-export interface SourceFile {
-  urlVar: string;
-  defaultUrl: string;
-  compression: "none" | "gzip" | "zip";
-}
-
 export const source = (urlVar: string, defaultUrl: string): SourceFile => ({ urlVar, defaultUrl, compression: "none" });
 
 const MINUTES = { hour: 60, day: 24 * 60, week: 7 * 24 * 60 };
@@ -45,18 +45,24 @@ export const WHOLE = { kind: "whole", maxBytes: 32 * 1024 * 1024 } as const;
 export const LIST_SANITY = { minRecords: 1, minRatio: 0.5, maxRatio: 2 };
 
 /**
- * The refresh's row reader for an importer (src/engines/datasets/refreshable.ts `RowReader` over `whole` records):
- * each file's text is kept until the last one, then parsed whole, since list rows are merged across the files.
+ * The refresh's row reader of a `whole` file (src/engines/datasets/refreshable.ts): the engine calls `begin` and `end`
+ * once per source file and hands `read` that file's text as one record, so each file is parsed on its own and nothing
+ * is carried in the state (the engine stores it with the cursor in D1). A list of several files (Cloudflare's IPv4 and
+ * IPv6 editions) is merged within each file; the families never overlap.
  */
-export const wholeReader = (importer: IpImporter) => ({
-  begin: (): Record<string, unknown> => ({}),
-  read(records: string[][], state: Record<string, unknown>) {
-    state.texts = [...((state.texts as string[] | undefined) ?? []), ...records.map((r) => r[0] ?? "")];
-    return { rows: [] as (RangeRow | string)[], skipped: 0 };
+export const wholeReader = (importer: Pick<IpImporter, "parse">): RowReader<RangeRow | string> => ({
+  begin: () => ({}),
+  read(records) {
+    const rows: (RangeRow | string)[] = [];
+    let skipped = 0;
+    for (const [text = ""] of records) {
+      const parsed = importer.parse(text);
+      rows.push(...parsed.rows);
+      skipped += parsed.skipped;
+    }
+    return { rows, skipped };
   },
-  end(state: Record<string, unknown>) {
-    return importer.parse(((state.texts as string[] | undefined) ?? []).join("\n")).rows as (RangeRow | string)[];
-  },
+  end: () => [],
 });
 
 /** Rows ready for /admin/v1/ip-datasets (range rows, or Tor exit keys), and the version the file states, if any. */
