@@ -117,10 +117,13 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     expect(tor.status).toBe(200);
     expect(tor.body.data.tor).toBe(true);
     const french = await ipLookup(acct, "90.0.3.9");
+    expect(french.status, JSON.stringify(french.body)).toBe(200);
     expect(french.body.data.country).toBe("FR");
     const lei = await entityLookup(acct, makeLei("SMPL00REFRESH00007"));
+    expect(lei.status, JSON.stringify(lei.body)).toBe(200);
     expect(lei.body.data).toMatchObject({ found: true, name: "REFRESHED ENTITY 7 LIMITED", status: "active" });
     const company = await call<EntityResult>("/api/v1/entity", json({ identifier: "09800011", type: "company_number", country: "GB" }, { Authorization: `Bearer ${acct.key}` }));
+    expect(company.status, JSON.stringify(company.body)).toBe(200);
     expect(company.body.data).toMatchObject({ found: true, name: "REFRESHED COMPANY 11 LIMITED" });
   });
 
