@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { SIDECAR_SECRET } from "./test/fixtures/constants.ts";
+import { publisherVars } from "./test/fixtures/publishers.ts";
 
 const ADMIN_TOKEN = "test-admin-token";
 
@@ -36,6 +37,9 @@ export default defineConfig({
                 WEBHOOK_RETRY_BASE_MS: "20",
                 // Settling re-checks 1 s apart, so test/email-settle.test.ts follows the whole chain through the queue.
                 RECHECK_DELAYS_S: "1,1",
+                // The scheduled dataset refresh fetches from the publishers' stand-in (test/fixtures/publishers.ts).
+                ...publisherVars(inject("publishersUrl")),
+                PUBLISHERS_URL: inject("publishersUrl"),
               },
               // An empty second database for test/migration.test.ts, which applies the migrations to it step by step, and
               // one that stays empty: a real D1 that refuses writes (test/request-log.test.ts, the queue fallback).

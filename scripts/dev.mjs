@@ -2,7 +2,9 @@
 //
 //   1. .dev.vars from .dev.vars.example when missing; keys the example has and an older .dev.vars lacks are appended
 //      (existing values are never changed)
-//   2. D1 migrations applied to the local database (.wrangler/state, kept between runs)
+//   2. D1 migrations applied to the local database (.wrangler/state, kept between runs); then the full IP range tables
+//      of the installed packages (country, ASN, city: scripts/lib/local-ip-tables.mjs) written into it, on the first
+//      run and whenever a package version changes (a minute or so; later runs skip it)
 //   3. sidecars (see SIDECARS: the SMTP sidecar on 127.0.0.1:$SIDECAR_PORT, default 8025), then `wrangler dev` as a
 //      child process pointed at it (--var SMTP_SIDECAR_URL), output passed through
 //   4. once /healthz and the sidecars answer: the register samples and the phone prefix tables (first run: a minute or
@@ -10,7 +12,8 @@
 //      in .dev-demo.json and reused on later runs while the local data still has the account
 //
 // `npm run dev -- --offline` also starts the tests' stand-ins for the public internet (DNS over HTTPS, RDAP, an SMTP
-// server; test/fixtures/offline-internet.ts) on SIDECAR_PORT+1..+3 and points the Worker and the sidecar at them.
+// server, the datasets' publishers; test/fixtures/offline-internet.ts) on SIDECAR_PORT+1..+4 and points the Worker
+// and the sidecar at them.
 //
 // Ctrl-C / SIGTERM are forwarded to wrangler; the sidecars are stopped with it; this process exits with wrangler's
 // exit code.
@@ -18,6 +21,7 @@ import { loadSamples } from "./import-register.mjs";
 import { quietOutsideFailures } from "./lib/quiet-failures.mjs";
 import { loadAddressData } from "./import-address.mjs";
 import { loadIpSamples } from "./import-ip.mjs";
+import { loadFullIpTables, localD1File } from "./lib/local-ip-tables.mjs";
 import { importPhoneDatasets } from "./import-phone.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -50,7 +54,7 @@ const SIDECAR_PORT = Number(process.env.SIDECAR_PORT || 8025);
 const SIDECAR_URL = `http://127.0.0.1:${SIDECAR_PORT}`;
 
 const OFFLINE = process.argv.includes("--offline");
-const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3 };
+const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3, OFFLINE_PUBLISHERS_PORT: SIDECAR_PORT + 4 };
 
 const isPort = (port) => Number.isInteger(port) && port >= 1 && port <= 65535;
 if (!isPort(PORT)) fail(`PORT must be a port number, got ${process.env.PORT}`);
@@ -110,12 +114,15 @@ async function offlineInternet() {
   const script = ".wrangler/offline-internet.mjs";
   await build({ entryPoints: [join(ROOT, "test/fixtures/offline-internet.ts")], outfile: join(ROOT, script), bundle: true, platform: "node", format: "esm", packages: "external", logLevel: "warning" });
   const doh = `http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_DOH_PORT}/dns-query`;
+  // The scheduled dataset refresh fetches from the publishers' stand-in (docs/operations.md, "Dataset refresh").
+  const { publisherVars } = await import("../test/fixtures/publishers.ts");
+  const refreshVars = Object.entries(publisherVars(`http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_PUBLISHERS_PORT}`)).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   return {
     name: "offline-internet",
     script,
     env: Object.fromEntries(Object.entries(OFFLINE_PORTS).map(([name, port]) => [name, String(port)])),
     healthUrl: `${doh}?name=acme.example&type=MX`,
-    wranglerArgs: ["--var", `DOH_URL:${doh}`, "--var", `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`],
+    wranglerArgs: ["--var", `DOH_URL:${doh}`, "--var", `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`, ...refreshVars],
   };
 }
 
@@ -124,6 +131,15 @@ await assertPortFree(SIDECAR_PORT, "SIDECAR_PORT").catch((err) => fail(err.messa
 if (OFFLINE) for (const [name, port] of Object.entries(OFFLINE_PORTS)) await assertPortFree(port, name).catch((err) => fail(err.message));
 console.log("[dev] applying D1 migrations to the local database");
 await applyMigrations().catch((err) => fail(err.message));
+try {
+  const file = localD1File(ROOT);
+  if (!file) throw new Error("the local D1 database file was not found after the migrations");
+  const { loaded } = await loadFullIpTables({ file, log: (line) => console.log(line) });
+  if (!loaded.length) console.log("[dev] full IP tables (country, ASN, city) already loaded at the installed package versions");
+} catch (err) {
+  // Answers then come from the shipped samples (loaded below): the server is still useful.
+  console.error(`[dev] could not load the full IP tables: ${err.message}`);
+}
 
 let shuttingDown = false;
 let exitCodeOverride = null;
@@ -295,7 +311,7 @@ function printDemo(demo) {
       `  SMTP sidecar      ${SIDECAR_URL}  (SIDECAR_PORT; secret: SMTP_SIDECAR_SECRET in .dev.vars)`,
       ...(OFFLINE
         ? [
-            `  Offline           DNS, RDAP and SMTP are local stand-ins (SIDECAR_PORT+1..+3): try alice@acme.example (deliverable,`,
+            `  Offline           DNS, RDAP, SMTP and the dataset publishers are local stand-ins (SIDECAR_PORT+1..+4): try alice@acme.example (deliverable,`,
             `                    1 credit, then a free repeat), nobody@acme.example, z@catchall.example; docs/offline.md lists them.`,
           ]
         : [

@@ -1,5 +1,5 @@
-// `npm run datasets:import -- <ip-country|ip-asn|ip-tor-exits> <file>... --version YYYY-MM-DD [--url URL]`
-// `npm run datasets:import -- <ip-country|ip-asn> --package`   (the installed @ip-location-db copy, dated by its version)
+// `npm run datasets:import -- <ip-country|ip-asn|ip-city|ip-tor-exits|hosting-*|vpn-*> <file>... [--version YYYY-MM-DD] [--url URL]`
+// `npm run datasets:import -- <ip-country|ip-asn|ip-city> --package`   (the installed @ip-location-db copy, dated by its version)
 //
 // Streams IP datasets into the API's D1 through the operator routes (docs/ip.md, "Datasets"): a file is read a chunk at
 // a time (datasets/registers/csv.mjs), each row is read by src/products/ip/datasets.ts (address or `-num` editions,
@@ -9,34 +9,41 @@
 //
 //   ip-country     @ip-location-db/geo-whois-asn-country CSV: start,end,country_code
 //   ip-asn         @ip-location-db/asn CSV: start,end,as_number,as_organization
-//   ip-tor-exits   the Tor Project's exit list (ExitAddress lines) or its bulk edition (one address a line)
+//   ip-city        @ip-location-db/geolite2-city CSV, or its .mmdb edition (walked with mmdb-lib)
+//   ip-tor-exits, hosting-*, vpn-*   the publishers' own files, read by src/products/ip/importers/ (one module each;
+//                  --version defaults to the date the file states, else today)
 //
-// Exports importIpDataset() and loadIpSamples() (the shipped samples, for `npm run dev`).
+// Exports importIpDataset(), fileRows() and loadIpSamples() (the shipped samples, for `npm run dev`).
 import { createReadStream, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createInterface } from "node:readline";
 import { csvRecords } from "../datasets/registers/csv.mjs";
 import { coverageFor } from "./lib/coverage.mjs";
 import { ROOT, adminClient, callWithRetry, readDevVars, rowPoster } from "./lib/local.mjs";
 import "./lib/ts-imports.mjs";
 
-const { IP_DATASETS, RangeFlattener, familyFromFileName, isIpDataset, readRange, recordValues, torExitAddress } = await import("../src/products/ip/datasets.ts");
-const { rangeKey } = await import("../src/platform/ip-address.ts");
+const { IP_DATASETS, RangeFlattener, SAMPLE_COVERAGE, familyFromFileName, isIpDataset, readRange, recordValues } = await import("../src/products/ip/datasets.ts");
+const { LIST_IMPORTERS, importerOf } = await import("../src/products/ip/importers/index.ts");
+const { mmdbCityRows } = await import("../src/products/ip/importers/city-mmdb.ts");
 
 const VERSION = /^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/;
 const SAMPLE_DIR = join(ROOT, "datasets", "ip");
 
 const open = (file) => (file === "-" ? process.stdin.setEncoding("utf8") : createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 16 }));
 
-/** The rows of one file, as posted: `[startKey, endKey, ...values]` (ranges) or keys (Tor); `skipped` counts the rest. */
-async function* fileRows(dataset, file, counts) {
-  if (dataset === "ip-tor-exits") {
-    for await (const line of createInterface({ input: open(file), crlfDelay: Infinity })) {
-      const ip = torExitAddress(line);
-      if (ip) yield rangeKey(ip);
-      else if (line.trim() && !/^(ExitNode|Published|LastStatus|#)/.test(line.trim())) counts.skipped += 1;
-    }
+const readText = async (file) => {
+  let text = "";
+  for await (const chunk of open(file)) text += chunk;
+  return text;
+};
+
+/**
+ * The rows of one range-table file, as posted: `[startKey, endKey, ...values]`; `skipped` counts the rest. An `.mmdb`
+ * file (ip-city) is walked whole; CSV files stream.
+ */
+export async function* fileRows(dataset, file, counts) {
+  if (dataset === "ip-city" && file.endsWith(".mmdb")) {
+    yield* mmdbCityRows(readFileSync(file));
     return;
   }
   const family = file === "-" ? null : familyFromFileName(file);
@@ -44,6 +51,8 @@ async function* fileRows(dataset, file, counts) {
   for await (const record of csvRecords(open(file))) {
     const range = readRange(record[0] ?? "", record[1] ?? "", family);
     const values = range && recordValues(dataset, record);
+    // A city file's network placed only in a country is read, and has no row (the country is ip-country's).
+    if (range && !values && dataset === "ip-city") continue;
     if (!range || !values) {
       counts.skipped += 1;
       continue;
@@ -54,20 +63,40 @@ async function* fileRows(dataset, file, counts) {
   yield* flatteners[6].end();
 }
 
-/** Imports `files` as one version of `dataset`; resolves `{dataset, version, records, skipped, seconds, rows_per_second}`. */
-/** What a whole published file of each dataset covers (src/db/coverage.ts); a `-sample` version is a sample. */
-const FILE_COVERAGE = {
+/**
+ * What a whole published range file covers (src/db/coverage.ts); the list datasets' is their importer's `coverage`
+ * (src/products/ip/importers/). A `-sample` version is a sample.
+ */
+export const FILE_COVERAGE = {
   "ip-country": { kind: "full", note: "Every routed address the file places in a country." },
   "ip-asn": { kind: "full", note: "Every announced range the file maps to an ASN." },
-  "ip-tor-exits": { kind: "full", note: "The Tor Project's published exit list at that date." },
+  "ip-city": { kind: "full", note: "Every network of GeoLite2 City placed below country level; the file publishes no accuracy radius." },
 };
 
+/**
+ * A publisher's list files (Tor, hosting-*, vpn-*) read by the dataset's importer: their texts joined, parsed whole.
+ * Resolves `{rows, version, skipped}` (the version the file states, or null).
+ */
+export async function listRows(dataset, files) {
+  const texts = [];
+  for (const file of files) texts.push(await readText(file));
+  return importerOf(dataset).parse(texts.join("\n"));
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+/**
+ * Imports `files` as one version of `dataset` covering `coverage` (default: what the publisher's whole file covers);
+ * resolves `{dataset, version, records, skipped, seconds, rows_per_second}`.
+ */
 export async function importIpDataset({ dataset, files, version, coverage, baseUrl, token, batchSize = 2_000, concurrency = 4, log = console.log }) {
   if (!isIpDataset(dataset)) throw new Error(`unknown IP dataset ${dataset} (one of ${IP_DATASETS.join(", ")})`);
   if (!files?.length) throw new Error("name at least one file (or - for standard input), or --package");
+  const list = importerOf(dataset) ? await listRows(dataset, files) : null;
+  version ??= list ? (list.version ?? today()) : undefined;
   if (!version || !VERSION.test(version)) throw new Error("pass --version YYYY-MM-DD: the date the file was published");
   if (!token) throw new Error("no operator token: set ADMIN_TOKEN in the environment or in .dev.vars");
-  const covers = coverageFor({ version, fallback: FILE_COVERAGE[dataset], given: coverage });
+  const covers = coverageFor({ version, fallback: FILE_COVERAGE[dataset] ?? importerOf(dataset).coverage, given: coverage });
   const admin = adminClient(baseUrl, token);
   const started = performance.now();
   const { data } = await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports`);
@@ -76,7 +105,10 @@ export async function importIpDataset({ dataset, files, version, coverage, baseU
   const rate = (sent) => Math.round(sent / ((performance.now() - started) / 1000));
   const path = `/ip-datasets/${dataset}/imports/${generation}/rows`;
   const poster = rowPoster({ admin, path, batchSize, concurrency, reportEvery: 200_000, progress: (sent) => log(`[import] ${dataset}: ${sent} rows sent (${rate(sent)} rows/s)`) });
-  for (const file of files) for await (const row of fileRows(dataset, file, counts)) await poster.push(row);
+  if (list) {
+    counts.skipped = list.skipped;
+    for (const row of list.rows) await poster.push(row);
+  } else for (const file of files) for await (const row of fileRows(dataset, file, counts)) await poster.push(row);
   counts.records = await poster.finish();
   await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, { version, records: counts.records, coverage: covers });
   let swept = 0;
@@ -91,25 +123,31 @@ export async function importIpDataset({ dataset, files, version, coverage, baseU
   return summary;
 }
 
-/** The shipped samples (datasets/ip), each unless the dataset is installed from a real file (a version not `-sample`). */
+/** The version of a list sample: the date its file states (else the day the samples were made), tagged -sample. */
+export const listSampleVersion = (importer) => `${importer.parse(readFileSync(join(SAMPLE_DIR, importer.sample), "utf8")).version ?? "2026-11-22"}-sample`;
+
+/** Every shipped sample (datasets/ip): the range tables' (samples.json) and one per list importer. */
+export function ipSamples() {
+  const manifest = JSON.parse(readFileSync(join(SAMPLE_DIR, "samples.json"), "utf8"));
+  return [
+    ...Object.entries(manifest).map(([dataset, s]) => ({ dataset, file: join(SAMPLE_DIR, s.file), version: s.version })),
+    ...LIST_IMPORTERS.map((importer) => ({ dataset: importer.dataset, file: join(SAMPLE_DIR, importer.sample), version: listSampleVersion(importer) })),
+  ];
+}
+
+/** The shipped samples, each unless the dataset is installed from a real file (a version not `-sample`). */
 export async function loadIpSamples({ baseUrl, token, log = console.log }) {
   const { data } = await adminClient(baseUrl, token).call("GET", "/ip-datasets");
   const current = new Map(data.datasets.map((d) => [d.name, d.version]));
-  const manifest = JSON.parse(readFileSync(join(SAMPLE_DIR, "samples.json"), "utf8"));
-  const samples = [
-    ...Object.entries(manifest).map(([dataset, s]) => ({ dataset, file: join(SAMPLE_DIR, s.file), version: s.version })),
-    { dataset: "ip-tor-exits", file: join(SAMPLE_DIR, "tor-exit-addresses.sample.txt"), version: "2026-11-22-sample" },
-  ];
-  for (const sample of samples) {
+  const loaded = [];
+  for (const sample of ipSamples()) {
     const version = current.get(sample.dataset);
-    if (version === sample.version) continue;
-    if (version && !version.endsWith("-sample")) {
-      log(`[import] ${sample.dataset}: ${version} is installed; sample not loaded`);
-      continue;
-    }
-    await importIpDataset({ ...sample, files: [sample.file], baseUrl, token, log: () => {} });
-    log(`[import] ${sample.dataset}: sample loaded (${sample.version})`);
+    // Installed from a real file (a version not `-sample`), or already at this sample: kept.
+    if (version === sample.version || (version && !version.endsWith("-sample"))) continue;
+    await importIpDataset({ ...sample, files: [sample.file], coverage: SAMPLE_COVERAGE, baseUrl, token, log: () => {} });
+    loaded.push(sample.dataset);
   }
+  if (loaded.length) log(`[import] IP samples loaded: ${loaded.join(", ")}`);
 }
 
 /** `datasets:import` with an IP dataset name, its arguments as scripts/import-register.mjs parsed them. */

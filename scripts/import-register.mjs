@@ -7,8 +7,8 @@
 // at the file's publication date, so GET /api/v1/status/data lists it. Re-importing upserts; --replace first removes
 // every row (the register answers `register_not_installed` until the import completes).
 //
-//   <register>   gleif-lei | uk-companies-house (ip-country, ip-asn and ip-tor-exits go to scripts/import-ip.mjs, with
-//                --package for the installed @ip-location-db copy)
+//   <register>   gleif-lei | uk-companies-house (IP datasets, ip-* hosting-* vpn-*, go to scripts/import-ip.mjs, with
+//                --package for the installed @ip-location-db copies)
 //   <file>       a CSV (unzipped), or - for standard input; several files (Companies House parts) load as one version
 //   --version    the publication date, when the file name does not carry it (GLEIF: 20261122-0800-gleif-goldencopy-...;
 //                Companies House: BasicCompanyData-2026-11-01-part1_7.csv)
@@ -195,8 +195,8 @@ function parseArgs(argv) {
 export function runImporter({ usage, load }) {
   const main = async () => {
     const { name, ...options } = parseArgs(process.argv.slice(2));
-    // IP datasets (ip-country, ip-asn, ip-tor-exits) have their own importer: scripts/import-ip.mjs.
-    if (name?.startsWith("ip-")) return runIpImport({ ...options, register: name });
+    // IP datasets (ip-country, ip-asn, ip-city, ip-tor-exits, hosting-*, vpn-*) have their own importer: scripts/import-ip.mjs.
+    if (/^(ip|hosting|vpn)-/.test(name ?? "")) return runIpImport({ ...options, register: name });
     if (options.help || !name) {
       console.log(`usage: ${usage} [--version YYYY-MM-DD] [--coverage full|partial|sample] [--countries GB,JE] [--coverage-note TEXT] [--url URL] [--replace] [--batch N] [--concurrency N] [--json]`);
       return options.help ? 0 : 1;

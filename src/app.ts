@@ -19,6 +19,7 @@ import { adminToken } from "./routes/admin/guard";
 import { adminKeyRoutes } from "./routes/admin/keys";
 import { adminRegisterRoutes } from "./routes/admin/registers";
 import { adminIpDatasetRoutes } from "./routes/admin/ip-datasets";
+import { adminDatasetRefreshRoutes } from "./routes/admin/dataset-refresh";
 import { adminPhoneDatasetRoutes } from "./routes/admin/phone-datasets";
 import { adminRoundTripRoutes } from "./routes/admin/round-trips";
 import { openApiRoutes } from "./routes/openapi";
@@ -62,6 +63,7 @@ app.route("/admin/v1", adminAddressDatasetRoutes);
 app.route("/admin/v1", adminIpDatasetRoutes);
 app.route("/admin/v1", adminPhoneDatasetRoutes);
 app.route("/admin/v1", adminRoundTripRoutes);
+app.route("/admin/v1", adminDatasetRefreshRoutes);
 
 answerWrongMethods(app);
 app.onError(onError);

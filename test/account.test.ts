@@ -82,6 +82,7 @@ describe("GET /api/v1/status/data", () => {
       records: 1234,
       loaded_at: "2026-11-02T00:00:00.000Z",
       coverage: { kind: "partial", countries: ["GB"], note: "England only" },
+      refresh: null,
     });
   });
 

@@ -1,7 +1,7 @@
 import countryCsv from "../datasets/ip/ip-country.sample.csv?raw";
 import { installAddressData } from "./address-samples";
 import { installSamples } from "./entity-samples";
-import { installIpDataset, installIpSamples, sampleRows } from "./ip-samples";
+import { installIpDataset, installIpSamples, listSample, sampleRows } from "./ip-samples";
 import { installPhoneSamples, ukMobile } from "./phone-samples";
 
 /** A real row of the same source as the IP sample (@ip-location-db, BT's 81.128.0.0/11): the sample has no UK range. */
@@ -16,10 +16,17 @@ function countryCsvWithUk(): string {
 
 export const IP_COUNTRY_VERSION = "2026-06-17-sampleuk";
 
-/** Everything the consistency tests read: the phone, address, register and IP samples (with the UK range). */
+export const TOR_FULL_VERSION = "2026-11-22-full";
+
+/**
+ * Everything the consistency tests read: the phone, address, register and IP samples (with the UK range), and the Tor
+ * sample standing in for the Tor Project's whole list (coverage `full`), as production has it: an address off the list
+ * is then not anonymous, where a sample list could only say "unknown".
+ */
 export async function installConsistencySamples() {
   await Promise.all([installPhoneSamples(), installAddressData(), installSamples(), installIpSamples()]);
   await installIpDataset("ip-country", sampleRows("ip-country", countryCsvWithUk()), IP_COUNTRY_VERSION);
+  await installIpDataset("ip-tor-exits", listSample("ip-tor-exits").rows, TOR_FULL_VERSION, { kind: "full" });
 }
 
 /** Random digits for distinct addresses per call. */

@@ -201,7 +201,7 @@ describe("POST /api/v1/entity", () => {
     }
     expect(answers[0]!.body.data.name).toBe("サンプル株式会社");
     const stored = await env.DB.prepare("SELECT * FROM register_entities WHERE identifier = ?").bind("09900009").first();
-    expect(Object.keys(stored!).sort()).toEqual(["country", "identifier", "linked_identifier", "linked_register", "name", "register", "registration_status", "status", "status_detail"]);
+    expect(Object.keys(stored!).sort()).toEqual(["country", "generation", "identifier", "linked_identifier", "linked_register", "name", "register", "registration_status", "status", "status_detail"]);
   });
 
   it("validates the body: identifier at most 64, country required for company numbers, known types", async () => {

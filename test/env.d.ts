@@ -14,6 +14,8 @@ declare namespace Cloudflare {
     /** A stand-in SNS signing certificate on loopback, and its private key (PKCS#8, base64) (test/fixtures/sns.ts). */
     SNS_CERT_URL: string;
     SNS_SIGNING_KEY: string;
+    /** The datasets' publishers stand-in (test/fixtures/publishers.ts): `POST /control` changes what it serves. */
+    PUBLISHERS_URL: string;
   }
 }
 
@@ -33,6 +35,11 @@ declare module "*.txt?raw" {
 }
 
 declare module "*.tsv?raw" {
+  const text: string;
+  export default text;
+}
+
+declare module "*.json?raw" {
   const text: string;
   export default text;
 }

@@ -1,18 +1,46 @@
 import { CsvParser } from "../datasets/registers/csv.mjs";
+import awsJson from "../datasets/ip/aws-ip-ranges.sample.json?raw";
+import azureJson from "../datasets/ip/azure-service-tags.sample.json?raw";
+import cloudflareText from "../datasets/ip/cloudflare-ips.sample.txt?raw";
+import digitalOceanCsv from "../datasets/ip/digitalocean-geofeed.sample.csv?raw";
+import googleJson from "../datasets/ip/google-cloud.sample.json?raw";
 import asnCsv from "../datasets/ip/ip-asn.sample.csv?raw";
+import cityCsv from "../datasets/ip/ip-city.sample.csv?raw";
 import countryCsv from "../datasets/ip/ip-country.sample.csv?raw";
+import oracleJson from "../datasets/ip/oracle-public-ip-ranges.sample.json?raw";
 import samples from "../datasets/ip/samples.json";
 import torText from "../datasets/ip/tor-exit-addresses.sample.txt?raw";
+import vpnText from "../datasets/ip/x4bnet-vpn-ipv4.sample.txt?raw";
 import { rangeKey } from "../src/platform/ip-address";
-import { readRange, recordValues, RangeFlattener, torExitAddress, type RangeDatasetName, type RangeRow } from "../src/products/ip/datasets";
+import { readRange, recordValues, RangeFlattener, SAMPLE_COVERAGE, torExitAddress, type IpDatasetName, type RangeDatasetName, type RangeRow } from "../src/products/ip/datasets";
 import type { Coverage } from "../src/db/coverage";
+import { LIST_IMPORTERS } from "../src/products/ip/importers";
 import { admin } from "./helpers";
 
 /**
  * The shipped IP samples (datasets/ip: real rows of the @ip-location-db files), read the way scripts/import-ip.mjs reads
  * a file (CSV, readRange, recordValues, one RangeFlattener per family) and installed through the operator routes.
  */
-const TEXT: Record<RangeDatasetName, string> = { "ip-country": countryCsv, "ip-asn": asnCsv };
+const TEXT: Record<RangeDatasetName, string> = { "ip-country": countryCsv, "ip-asn": asnCsv, "ip-city": cityCsv };
+
+/** Each list importer's shipped sample, in the publisher's format (datasets/ip). */
+export const LIST_SAMPLES: Record<string, string> = {
+  "hosting-aws": awsJson,
+  "hosting-google-cloud": googleJson,
+  "hosting-azure": azureJson,
+  "hosting-oracle": oracleJson,
+  "hosting-digitalocean": digitalOceanCsv,
+  "hosting-cloudflare": cloudflareText,
+  "vpn-x4bnet": vpnText,
+  "ip-tor-exits": torText,
+};
+
+/** A list sample as its importer reads it, with the version `npm run dev` gives it (scripts/import-ip.mjs). */
+export function listSample(dataset: string) {
+  const importer = LIST_IMPORTERS.find((i) => i.dataset === dataset)!;
+  const parsed = importer.parse(LIST_SAMPLES[dataset]!);
+  return { rows: parsed.rows, version: `${parsed.version ?? "2026-11-22"}-sample` };
+}
 
 export function sampleRows(dataset: RangeDatasetName, text = TEXT[dataset]): RangeRow[] {
   const parser = new CsvParser();
@@ -31,11 +59,18 @@ export const torRows = (text = torText) => text.split("\n").flatMap((line) => {
   return ip ? [rangeKey(ip)] : [];
 });
 
-export const SAMPLE_VERSIONS = { "ip-country": samples["ip-country"].version, "ip-asn": samples["ip-asn"].version, "ip-tor-exits": "2026-11-22-sample" };
+export const SAMPLE_VERSIONS = {
+  "ip-country": samples["ip-country"].version,
+  "ip-asn": samples["ip-asn"].version,
+  "ip-city": samples["ip-city"].version,
+  "ip-tor-exits": "2026-11-22-sample",
+};
 
-/** Installs rows as one import of `dataset` (begin, rows, complete, sweep); returns the generation. */
-/** `coverage` defaults to a whole file's (`full`): the samples stand in for the published files unless a test says not. */
-export async function installIpDataset(dataset: RangeDatasetName | "ip-tor-exits", rows: unknown[], version: string, coverage: Coverage = { kind: "full" }) {
+/**
+ * Installs rows as one import of `dataset` (begin, rows, complete, sweep) covering `coverage` (the samples are
+ * samples unless a test says otherwise); returns the generation.
+ */
+export async function installIpDataset(dataset: IpDatasetName, rows: unknown[], version: string, coverage: Coverage = SAMPLE_COVERAGE) {
   const { generation } = await admin<{ generation: number }>("POST", `/ip-datasets/${dataset}/imports`);
   for (let i = 0; i < rows.length; i += 500) await admin("POST", `/ip-datasets/${dataset}/imports/${generation}/rows`, { rows: rows.slice(i, i + 500) });
   await admin("POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, { version, records: rows.length, coverage });
@@ -43,17 +78,27 @@ export async function installIpDataset(dataset: RangeDatasetName | "ip-tor-exits
   return generation;
 }
 
-/** The three shipped samples, each unless it is already installed at the sample's version. */
+/** Every shipped sample (range tables and lists), each unless it is already installed at the sample's version and coverage. */
 export async function installIpSamples() {
-  const { datasets } = await admin<{ datasets: { name: string; version: string | null }[] }>("GET", "/ip-datasets");
-  const installed = new Map(datasets.map((d) => [d.name, d.version]));
-  const wanted = [
-    ["ip-country", () => sampleRows("ip-country")],
-    ["ip-asn", () => sampleRows("ip-asn")],
-    ["ip-tor-exits", () => torRows()],
-  ] as const;
-  for (const [name, rows] of wanted) if (installed.get(name) !== SAMPLE_VERSIONS[name]) await installIpDataset(name, rows(), SAMPLE_VERSIONS[name]);
+  const { datasets } = await admin<{ datasets: { name: string; version: string | null; coverage: Coverage | null }[] }>("GET", "/ip-datasets");
+  const installed = new Map(datasets.map((d) => [d.name, `${d.version}/${d.coverage?.kind}`]));
+  // As `npm run dev` has them: the range tables stand in for the full package tables it loads (coverage full), the
+  // lists are the publishers' samples (coverage sample: an address they lack is null, not false).
+  const wanted: [IpDatasetName, () => { rows: unknown[]; version: string }, Coverage][] = [
+    ["ip-country", () => ({ rows: sampleRows("ip-country"), version: SAMPLE_VERSIONS["ip-country"] }), FULL],
+    ["ip-asn", () => ({ rows: sampleRows("ip-asn"), version: SAMPLE_VERSIONS["ip-asn"] }), FULL],
+    ["ip-city", () => ({ rows: sampleRows("ip-city"), version: SAMPLE_VERSIONS["ip-city"] }), FULL],
+    ...LIST_IMPORTERS.map((i): [IpDatasetName, () => { rows: unknown[]; version: string }, Coverage] => [i.dataset, () => listSample(i.dataset), SAMPLE_COVERAGE]),
+  ];
+  await Promise.all(
+    wanted.map(async ([name, sample, coverage]) => {
+      const { rows, version } = sample();
+      if (installed.get(name) !== `${version}/${coverage.kind}`) await installIpDataset(name, rows, version, coverage);
+    }),
+  );
 }
+
+const FULL: Coverage = { kind: "full" };
 
 /** `n` distinct addresses the country sample places (6.0.0.0-8.10.5.255 is one US row), different on every call. */
 export function placedIps(n: number): string[] {

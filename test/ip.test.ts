@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { IpResult } from "../src/products/ip/result";
 import { ADDRESS_SPACE, IPV4_SPECIAL, IPV6_SPECIAL } from "./fixtures/iana-special-registries.mjs";
 import { anotherKey, bearer, call, createAccount, json, type TestAccount } from "./helpers";
-import { installIpSamples, SAMPLE_VERSIONS } from "./ip-samples";
+import { installIpDataset, installIpSamples, listSample, SAMPLE_VERSIONS } from "./ip-samples";
+import { SIGNAL_DATASETS } from "../src/products/ip/datasets";
 
 const post = (acct: TestAccount, path: string, body: unknown) => call<IpResult>(path, json(body, { Authorization: `Bearer ${acct.key}` }));
 const batch = (acct: TestAccount, ips: string[]) => call<{ results: { index: number; input: string; data: IpResult; meta: Record<string, unknown> }[] }>("/api/v1/ip/batch", json({ ips }, { Authorization: `Bearer ${acct.key}` }));
@@ -16,7 +17,9 @@ const SPECIAL = { dataset: "ip-special-purpose", version: "2025.1" };
 const DATASETS = [
   { dataset: "ip-country", version: SAMPLE_VERSIONS["ip-country"] },
   { dataset: "ip-asn", version: SAMPLE_VERSIONS["ip-asn"] },
+  { dataset: "ip-city", version: SAMPLE_VERSIONS["ip-city"] },
   { dataset: "ip-tor-exits", version: SAMPLE_VERSIONS["ip-tor-exits"] },
+  ...SIGNAL_DATASETS.map((dataset) => ({ dataset, version: listSample(dataset).version })),
 ];
 
 beforeAll(installIpSamples);
@@ -37,14 +40,23 @@ describe("IP lookups", () => {
       country: "US",
       country_name: "United States",
       continent: "NA",
+      // GeoLite2 places 8.8.8.0/24 in the US only (its default point, not a place): no city row, so nothing below the country.
+      city: null,
+      region: null,
+      postal_code: null,
+      latitude: null,
+      longitude: null,
+      accuracy_radius_km: null,
       asn: 15169,
       as_name: "Google LLC",
       network: "8.8.8.0/24",
       hosting: true,
-      tor: false,
+      hosting_provider: null,
+      // The installed exit list and VPN list are samples: they cannot say an address is not an exit or a VPN.
+      tor: null,
       vpn: null,
       proxy: null,
-      anonymous: false,
+      anonymous: null,
       list: null,
       feedback: null,
       reason: "hosting",
@@ -119,13 +131,23 @@ describe("IP lookups", () => {
     expect(body.data.results.map((r) => r.meta.credits_used)).toEqual([1, 0]);
   });
 
-  it("flags Tor exits from the installed exit list", async () => {
+  it("flags Tor exits from the installed exit list; only a full list says an address is not one", async () => {
     const acct = await createAccount({ pack: 10 });
     const { body } = await batch(acct, ["185.220.101.1", "2a0b:f4c2::1", "185.220.101.9"]);
     const [exit4, exit6, other] = body.data.results.map((r) => r.data);
     expect(exit4).toMatchObject({ country: "DE", tor: true, anonymous: true, reason: "tor_exit", risk_components: { tor_exit: 80 }, risk_level: "high" });
     expect(exit6).toMatchObject({ tor: true, anonymous: true, reason: "tor_exit" });
-    expect(other).toMatchObject({ country: "DE", tor: false, anonymous: false });
+    // The sample list: an address it does not hold is unknown, not "not an exit".
+    expect(other).toMatchObject({ country: "DE", tor: null, anonymous: null });
+    const tor = listSample("ip-tor-exits");
+    await installIpDataset("ip-tor-exits", tor.rows, "2026-11-22-full", { kind: "full" });
+    try {
+      const full = await batch(acct, ["185.220.101.1", "185.220.101.9"]);
+      expect(full.body.data.results.map((r) => [r.data.tor, r.data.anonymous])).toEqual([[true, true], [false, false]]);
+      expect(full.body.data.results[1]!.data.sources).toContainEqual({ dataset: "ip-tor-exits", version: "2026-11-22-full" });
+    } finally {
+      await installIpDataset("ip-tor-exits", tor.rows, tor.version);
+    }
   });
 
   it("answers test values canonically, free, with no dataset", async () => {

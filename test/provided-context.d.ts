@@ -9,6 +9,7 @@ declare module "vitest" {
     receiverUrl: string;
     snsCertUrl: string;
     snsSigningKey: string;
+    publishersUrl: string;
   }
 }
 export {};

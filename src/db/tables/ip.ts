@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { createdAt } from "./platform";
 
 /**
@@ -31,6 +31,31 @@ export const ipAsnRanges = sqliteTable(
     name: text("name"),
   },
   (t) => [primaryKey({ columns: [t.generation, t.start] }), index("ip_asn_ranges_asn").on(t.generation, t.asn, t.start)],
+);
+
+export const ipCityRanges = sqliteTable(
+  "ip_city_ranges",
+  {
+    generation: integer("generation").notNull(),
+    start: text("start").notNull(),
+    end: text("end").notNull(),
+    city: text("city"),
+    region: text("region"),
+    postalCode: text("postal_code"),
+    latitude: real("latitude"),
+    longitude: real("longitude"),
+    accuracyRadiusKm: integer("accuracy_radius_km"),
+    /** Where the city file places the network: answers show the city only when `ip-country` agrees. */
+    country: text("country"),
+  },
+  (t) => [primaryKey({ columns: [t.generation, t.start] })],
+);
+
+/** Ranges of published lists (hosting-*, vpn-*): one table, each dataset with its own generations; `label` names the provider. */
+export const ipSignalRanges = sqliteTable(
+  "ip_signal_ranges",
+  { dataset: text("dataset").notNull(), generation: integer("generation").notNull(), start: text("start").notNull(), end: text("end").notNull(), label: text("label") },
+  (t) => [primaryKey({ columns: [t.dataset, t.generation, t.start] })],
 );
 
 export const ipTorExits = sqliteTable(

@@ -1,4 +1,4 @@
-import { primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * Company registers synced locally (GLEIF LEI-CDF, UK Companies House, ...): one row per identifier in the register's
@@ -8,6 +8,8 @@ export const registerEntities = sqliteTable(
   "register_entities",
   {
     register: text("register").notNull(),
+    /** The import the row belongs to: answers read the register's active one (`dataset_generations`, absent: 0). */
+    generation: integer("generation").notNull().default(0),
     identifier: text("identifier").notNull(),
     name: text("name"),
     /** Normalised: `active`, `dissolved`, or another lowercase word the register uses. */
@@ -21,5 +23,12 @@ export const registerEntities = sqliteTable(
     linkedRegister: text("linked_register"),
     linkedIdentifier: text("linked_identifier"),
   },
-  (t) => [primaryKey({ columns: [t.register, t.identifier] })],
+  (t) => [primaryKey({ columns: [t.register, t.generation, t.identifier] })],
 );
+
+/** Generations of datasets whose rows carry one (registers): `active` is read, `staging` is being refreshed. */
+export const datasetGenerations = sqliteTable("dataset_generations", {
+  name: text("name").primaryKey(),
+  active: integer("active").notNull().default(0),
+  staging: integer("staging"),
+});

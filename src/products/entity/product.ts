@@ -4,6 +4,7 @@ import { entityKey, lookupIdentifiers, type EntityItem } from "./lookup";
 import { REGISTER_NAMES } from "./registers";
 import type { EntityResult } from "./result";
 import { entityItem } from "./schemas";
+import { entityRefreshable } from "./refresh";
 
 /** A monitored entry's identity as given: an LEI string, or `type:COUNTRY:IDENTIFIER` (case and spaces folded). */
 export function entryKey(item: EntityItem): string {
@@ -37,4 +38,5 @@ export const entity: Product<EntityItem, EntityResult> = {
   },
   isSample: () => false,
   datasets: REGISTER_NAMES,
+  refreshable: entityRefreshable,
 };

@@ -1,10 +1,10 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { readCoverage, type Coverage } from "../../db/coverage";
 import { deleteInChunks, installDataset, uninstallDataset, type Dataset } from "../../db/datasets";
-import { datasets, registerEntities } from "../../db/schema";
+import { datasetGenerations, datasets, registerEntities } from "../../db/schema";
 import { REGISTER_NAMES, type RegisterName, type RegisterRow } from "./registers";
 
 /**
@@ -30,6 +30,9 @@ export interface StoredEntity extends RegisterRow {
 
 const linked = alias(registerEntities, "linked");
 
+/** The generation answers read of the register a column names: its `dataset_generations` row, else 0 (manual imports). */
+const activeOf = (register: SQL) => sql`coalesce((SELECT active FROM dataset_generations WHERE name = ${register}), 0)`;
+
 /** The stored rows of one register for these identifiers (register spelling), with their linked record's status. */
 export async function findEntities(db: Database, register: RegisterName, identifiers: string[]): Promise<Map<string, StoredEntity>> {
   const found = new Map<string, StoredEntity>();
@@ -39,8 +42,15 @@ export async function findEntities(db: Database, register: RegisterName, identif
       db
         .select({ entity: registerEntities, linkedStatus: linked.status })
         .from(registerEntities)
-        .leftJoin(linked, and(eq(linked.register, registerEntities.linkedRegister), eq(linked.identifier, registerEntities.linkedIdentifier)))
-        .where(and(eq(registerEntities.register, register), inArray(registerEntities.identifier, part))),
+        .leftJoin(
+          linked,
+          and(
+            eq(linked.register, registerEntities.linkedRegister),
+            eq(linked.identifier, registerEntities.linkedIdentifier),
+            eq(linked.generation, activeOf(sql`${linked.register}`)),
+          ),
+        )
+        .where(and(eq(registerEntities.register, register), eq(registerEntities.generation, activeOf(sql`${register}`)), inArray(registerEntities.identifier, part))),
     ),
   );
   for (const { entity: e, linkedStatus } of results.flat()) {
@@ -59,16 +69,22 @@ export async function findEntities(db: Database, register: RegisterName, identif
   return found;
 }
 
-const ROW_COLUMNS = 9;
+const ROW_COLUMNS = 10;
 
-/** Inserts or replaces rows of one register: multi-row statements of 11 rows (99 parameters), all in one D1 batch. */
+/**
+ * Inserts or replaces rows of one register in the generation answers read (the operator's import, upserting in place):
+ * multi-row statements of 9 rows (90 parameters), all in one D1 batch.
+ */
 export async function upsertRows(db: Database, register: RegisterName, rows: RegisterRow[]): Promise<void> {
+  const active = await db.select({ active: datasetGenerations.active }).from(datasetGenerations).where(eq(datasetGenerations.name, register));
+  const generation = active[0]?.active ?? 0;
   const statements = chunks(rows, Math.floor(MAX_PARAMS / ROW_COLUMNS)).map((part) =>
     db
       .insert(registerEntities)
       .values(
         part.map((r) => ({
           register,
+          generation,
           identifier: r.identifier,
           name: r.name,
           status: r.status,
@@ -80,7 +96,7 @@ export async function upsertRows(db: Database, register: RegisterName, rows: Reg
         })),
       )
       .onConflictDoUpdate({
-        target: [registerEntities.register, registerEntities.identifier],
+        target: [registerEntities.register, registerEntities.generation, registerEntities.identifier],
         set: {
           name: sql`excluded.name`,
           status: sql`excluded.status`,
@@ -107,5 +123,6 @@ export async function completeImport(db: Database, register: RegisterName, versi
  */
 export async function removeRegister(db: Database, register: RegisterName, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
   await uninstallDataset(db, register);
+  await db.delete(datasetGenerations).where(eq(datasetGenerations.name, register));
   return deleteInChunks(db, "register_entities", sql`register = ${register}`, budgetMs);
 }

@@ -4,6 +4,7 @@ import type { Source } from "../../engines/product";
 import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
 import type { Classification } from "../../platform/special-addresses";
 import { SPECIAL_RANGES_VERSION } from "../../platform/special-addresses";
+import { HOSTING_DATASETS, isHostingDataset, isVpnDataset, SIGNAL_DATASETS } from "./datasets";
 import type { IpOutcome } from "./feedback";
 import { COUNTRY_NAMES_VERSION, countryInfo, HOSTING_ASNS_VERSION, hostingOf } from "./reference";
 import type { IpReason, IpResult, ListMatch } from "./result";
@@ -33,18 +34,22 @@ type CountryCoverage = "none" | "partial" | "full";
 
 const countryCoverage = (dataset: InstalledDataset | undefined): CountryCoverage => (!dataset ? "none" : isExhaustive(dataset.coverage) ? "full" : "partial");
 
-/** A list's answer for an address: on it, true; off it, false only when the list is the complete published one. */
-function listed(hit: RangeHit | null, dataset: InstalledDataset | undefined, on: boolean | undefined): boolean | null {
-  if (hit === null || !dataset) return null;
-  return on ? true : isExhaustive(dataset.coverage) ? false : null;
+/**
+ * A yes/no signal read from lists: on one of them, true; on none, false only when one of the installed lists is the
+ * complete published one (a sample or part of a list cannot say no); null when no list is installed or no dataset asked.
+ */
+function listed(hit: RangeHit | null, lists: InstalledDataset[], on: boolean | undefined): boolean | null {
+  if (hit === null || lists.length === 0) return null;
+  return on ? true : lists.some((d) => isExhaustive(d.coverage)) ? false : null;
 }
 
-function reasonOf(a: Pick<IpResult, "reserved" | "tor" | "hosting" | "placed" | "list" | "feedback">, country: CountryCoverage): IpReason | null {
+function reasonOf(a: Pick<IpResult, "reserved" | "tor" | "vpn" | "hosting" | "placed" | "list" | "feedback">, country: CountryCoverage): IpReason | null {
   if (a.list?.kind === "deny") return "deny_list";
   if (a.list?.kind === "allow") return "allow_list";
   if (a.feedback && a.feedback.outcome !== "legit") return "reported";
   if (a.reserved) return "reserved";
   if (a.tor) return "tor_exit";
+  if (a.vpn) return "vpn";
   if (a.hosting) return "hosting";
   if (country === "none") return "dataset_not_installed";
   if (a.placed) return null;
@@ -58,26 +63,41 @@ function networkOf(ip: IpAddress, hit: RangeHit): string | null {
   return range ? formatCidr(blockHolding(fromRangeKey(range.start), fromRangeKey(range.end), ip)) : null;
 }
 
+const HOSTING_ORDER = HOSTING_DATASETS as readonly string[];
+const SIGNAL_ORDER = SIGNAL_DATASETS as readonly string[];
+
 /** One answer from its facts: reserved addresses never take a dataset's country, network or flags. */
 export function buildAnswer(f: Facts): IpResult {
   const hit = f.hit;
   const country = hit?.country?.country ?? null;
   const asn = hit?.asn?.asn ?? null;
+  const torList = f.installed.get("ip-tor-exits");
   const placed = country !== null;
+  const installedLists = SIGNAL_ORDER.flatMap((name) => f.installed.get(name) ?? []);
+  const provider = hit?.signals.filter((s) => isHostingDataset(s.dataset)).sort((a, b) => HOSTING_ORDER.indexOf(a.dataset) - HOSTING_ORDER.indexOf(b.dataset))[0] ?? null;
+  const byAsn = hit ? hostingOf(asn) : null;
+  // A city is shown only inside the country the answer gives: where the two files disagree, one of them is wrong
+  // about this network, and a city in another country would contradict `country`.
+  const city = placed && hit?.city && hit.city.country === country ? hit.city : null;
   const facts = {
     reserved: f.special.reserved,
     placed,
-    hosting: hit ? hostingOf(asn) : null,
-    tor: listed(hit, f.installed.get("ip-tor-exits"), hit?.tor),
+    hosting: provider ? true : byAsn,
+    hosting_provider: provider?.label ?? null,
+    tor: listed(hit, torList ? [torList] : [], hit?.tor),
+    vpn: listed(hit, installedLists.filter((d) => isVpnDataset(d.name)), hit?.signals.some((s) => isVpnDataset(s.dataset))),
     list: f.list ? { id: f.list.id, name: f.list.name, kind: f.list.kind } : null,
     feedback: f.feedback ? { outcome: f.feedback.outcome as IpOutcome, reported_at: new Date(f.feedback.at).toISOString() } : null,
   };
   const info = country ? countryInfo(country) : { name: null, continent: null };
   const sources: Source[] = [
     { dataset: "ip-special-purpose", version: SPECIAL_RANGES_VERSION },
-    ...(hit ? [...source(f.installed, "ip-country"), ...source(f.installed, "ip-asn"), ...source(f.installed, "ip-tor-exits")] : []),
+    ...(hit
+      ? [...source(f.installed, "ip-country"), ...source(f.installed, "ip-asn"), ...source(f.installed, "ip-city"), ...source(f.installed, "ip-tor-exits")]
+      : []),
+    ...(hit ? installedLists.map((d) => ({ dataset: d.name, version: d.version })) : []),
     ...(placed ? [{ dataset: "country-names", version: COUNTRY_NAMES_VERSION }] : []),
-    ...(facts.hosting !== null ? [{ dataset: "hosting-asns", version: HOSTING_ASNS_VERSION }] : []),
+    ...(byAsn !== null ? [{ dataset: "hosting-asns", version: HOSTING_ASNS_VERSION }] : []),
     ...(f.list ? [{ dataset: "ip-lists", version: new Date(f.list.updatedAt).toISOString() }] : []),
     ...(facts.feedback ? [{ dataset: "delivery-feedback", version: facts.feedback.reported_at }] : []),
   ];
@@ -92,15 +112,23 @@ export function buildAnswer(f: Facts): IpResult {
     country,
     country_name: info.name,
     continent: info.continent,
+    city: city?.city ?? null,
+    region: city?.region ?? null,
+    postal_code: city?.postal_code ?? null,
+    latitude: city?.latitude ?? null,
+    longitude: city?.longitude ?? null,
+    accuracy_radius_km: city?.accuracy_radius_km ?? null,
     asn,
     as_name: hit?.asn?.name ?? null,
     network: hit ? networkOf(f.ip, hit) : null,
     hosting: facts.hosting,
+    hosting_provider: facts.hosting_provider,
     tor: facts.tor,
-    vpn: null,
+    vpn: facts.vpn,
+    // No proxy list is installed: a VPN list does not say whether an address is an open proxy.
     proxy: null,
     // Known true when any signal says so; false when none does and at least one was checked; null when none could be.
-    anonymous: facts.tor === true ? true : facts.tor === null ? null : false,
+    anonymous: facts.tor === true || facts.vpn === true ? true : facts.tor === false || facts.vpn === false ? false : null,
     list: facts.list,
     feedback: facts.feedback,
     reason: reasonOf(facts, hit === null ? "full" : countryCoverage(f.installed.get("ip-country"))),
@@ -120,10 +148,17 @@ export const UNKNOWN: Omit<IpResult, "risk_score" | "risk_components" | "risk_le
   country: null,
   country_name: null,
   continent: null,
+  city: null,
+  region: null,
+  postal_code: null,
+  latitude: null,
+  longitude: null,
+  accuracy_radius_km: null,
   asn: null,
   as_name: null,
   network: null,
   hosting: null,
+  hosting_provider: null,
   tor: null,
   vpn: null,
   proxy: null,

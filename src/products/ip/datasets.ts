@@ -1,3 +1,4 @@
+import type { Coverage } from "../../db/coverage";
 import { formatIp, fromMapped, parseIp, rangeKey, type IpAddress } from "../../platform/ip-address";
 
 /**
@@ -7,13 +8,28 @@ import { formatIp, fromMapped, parseIp, rangeKey, type IpAddress } from "../../p
  * - `ip-country`: the `@ip-location-db` country CSV (`geo-whois-asn-country-ipv4.csv`, `-ipv6.csv`, or the `-num`
  *   editions): `ip_range_start,ip_range_end,country_code`.
  * - `ip-asn`: the `@ip-location-db/asn` CSV: `ip_range_start,ip_range_end,autonomous_system_number,autonomous_system_organization`.
+ * - `ip-city`: the `@ip-location-db/geolite2-city` CSV (`start,end,country_code,state1,state2,city,postcode,latitude,
+ *   longitude,timezone`) or its mmdb edition (importers/city-mmdb.ts).
  * - `ip-tor-exits`: the Tor Project's exit list (`https://check.torproject.org/exit-addresses`: `ExitAddress <ip> <time>`
  *   lines) or its bulk edition (one address a line).
+ * - `hosting-*`, `vpn-*`: ranges published by a cloud provider or a VPN list (importers/, one module per publisher),
+ *   stored together in `ip_signal_ranges`, each dataset with its own generation.
  */
-export const IP_DATASETS = ["ip-country", "ip-asn", "ip-tor-exits"] as const;
+export const HOSTING_DATASETS = ["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare"] as const;
+export const VPN_DATASETS = ["vpn-x4bnet"] as const;
+export const SIGNAL_DATASETS = [...HOSTING_DATASETS, ...VPN_DATASETS] as const;
+export type SignalDatasetName = (typeof SIGNAL_DATASETS)[number];
+export const IP_DATASETS = ["ip-country", "ip-asn", "ip-city", "ip-tor-exits", ...SIGNAL_DATASETS] as const;
 export type IpDatasetName = (typeof IP_DATASETS)[number];
-export const RANGE_DATASETS = ["ip-country", "ip-asn"] as const;
+export const RANGE_DATASETS = ["ip-country", "ip-asn", "ip-city"] as const;
 export type RangeDatasetName = (typeof RANGE_DATASETS)[number];
+
+export const isSignalDataset = (name: string): name is SignalDatasetName => (SIGNAL_DATASETS as readonly string[]).includes(name);
+export const isHostingDataset = (name: string) => (HOSTING_DATASETS as readonly string[]).includes(name);
+export const isVpnDataset = (name: string) => (VPN_DATASETS as readonly string[]).includes(name);
+
+/** What a shipped sample covers (src/db/coverage.ts): a few rows in the publisher's format, never a negative. */
+export const SAMPLE_COVERAGE: Coverage = { kind: "sample", note: "A few rows in the publisher's format shipped with the code, not the publisher's file." };
 
 export const isIpDataset = (name: string): name is IpDatasetName => (IP_DATASETS as readonly string[]).includes(name);
 export const isRangeDataset = (name: string): name is RangeDatasetName => (RANGE_DATASETS as readonly string[]).includes(name);
@@ -45,6 +61,7 @@ export const familyFromFileName = (fileName: string): 4 | 6 | null => (/ipv6/i.t
 
 /** One record of a dataset's CSV file as a row's values; null when the record is not a usable row. */
 export function recordValues(dataset: RangeDatasetName, record: string[]): (string | number | null)[] | null {
+  if (dataset === "ip-city") return cityValues({ country_code: record[2], state1: record[3], city: record[5], postcode: record[6], latitude: record[7], longitude: record[8] });
   if (dataset === "ip-country") {
     const country = (record[2] ?? "").trim().toUpperCase();
     return /^[A-Z]{2}$/.test(country) ? [country] : null;
@@ -53,6 +70,49 @@ export function recordValues(dataset: RangeDatasetName, record: string[]): (stri
   if (!/^\d{1,10}$/.test(asn) || Number(asn) > 4_294_967_295) return null;
   const name = (record[3] ?? "").trim();
   return [Number(asn), name === "" ? null : name];
+}
+
+/** A city record as the ip-location-db files spell it (CSV columns or the mmdb map); numbers may come as text. */
+export interface CityRecord {
+  country_code?: unknown;
+  city?: unknown;
+  state1?: unknown;
+  postcode?: unknown;
+  latitude?: unknown;
+  longitude?: unknown;
+  accuracy_radius?: unknown;
+}
+
+const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
+const number = (value: unknown) => {
+  const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  return Number.isFinite(n) ? n : null;
+};
+
+/**
+ * A city row's values `[city, region, postal_code, latitude, longitude, accuracy_radius_km, country]` (the country the
+ * city file places the network in, which answers check against `ip-country`'s), coordinates rounded to 4
+ * decimals (about 10 m: the files' float32 noise is not data); null when the record says nothing about a place
+ * within a country (such networks get no row: the country comes from `ip-country`).
+ */
+export function cityValues(record: CityRecord): (string | number | null)[] | null {
+  const round = (n: number | null) => (n === null ? null : Math.round(n * 10_000) / 10_000);
+  const lat = number(record.latitude);
+  const lon = number(record.longitude);
+  const [city, region] = [text(record.city), text(record.state1)];
+  // A record with neither city nor region carries the country's default point (the US one is a farm in Kansas):
+  // not a location, so no coordinates.
+  const coordinates = (city !== null || region !== null) && lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
+  const country = text(record.country_code)?.toUpperCase() ?? null;
+  const values = [city, region, text(record.postcode), coordinates ? round(lat) : null, coordinates ? round(lon) : null, number(record.accuracy_radius), country && /^[A-Z]{2}$/.test(country) ? country : null];
+  return city === null && region === null && values[2] === null ? null : values;
+}
+
+export interface SavedFlattener {
+  version: 4 | 6;
+  open: { start: string; end: string; values: (string | number | null)[] }[];
+  cursor: string;
+  lastStart: string;
 }
 
 interface Open {
@@ -93,6 +153,20 @@ export class RangeFlattener {
     const out: RangeRow[] = [];
     while (this.top) this.closeTop(out);
     return out;
+  }
+
+  /** The flattener's state as JSON values (the scheduled refresh stores it between steps), and back. */
+  save(): SavedFlattener {
+    const open = this.open.map((o) => [o.start.toString(), o.end.toString(), o.values] as const);
+    return { version: this.version, open: open.map(([start, end, values]) => ({ start, end, values })), cursor: this.cursor.toString(), lastStart: this.lastStart.toString() };
+  }
+
+  static load(saved: SavedFlattener): RangeFlattener {
+    const flattener = new RangeFlattener(saved.version);
+    flattener.open = saved.open.map((o) => ({ start: BigInt(o.start), end: BigInt(o.end), values: o.values }));
+    flattener.cursor = BigInt(saved.cursor);
+    flattener.lastStart = BigInt(saved.lastStart);
+    return flattener;
   }
 
   private get top(): Open | undefined {

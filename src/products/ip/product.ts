@@ -7,6 +7,7 @@ import { ipFeedback } from "./feedback";
 import { ipKey, lookupAsn, lookupIps, lookupRange } from "./lookup";
 import type { AsnAnswer, IpResult, RangeResult } from "./result";
 import { isTestIp, TEST_ASN, TEST_NETWORK, testAnswer, testAsn } from "./test-values";
+import { ipRefreshable } from "./refresh";
 
 /** What an IP monitor watches (docs/ip.md, "Monitors"): a change of any of these is reported. */
 const observe = (r: IpResult) => ({ country: r.country, asn: r.asn, hosting: r.hosting, tor: r.tor, list: r.list ? `${r.list.kind}:${r.list.id}:${r.list.name}` : null });
@@ -15,7 +16,7 @@ function compare(baseline: Record<string, unknown>, now: Record<string, unknown>
   return Object.keys(now).flatMap((field) => (baseline[field] === now[field] ? [] : [{ field, from: baseline[field] ?? null, to: now[field] }]));
 }
 
-const COLUMNS = ["ip", "valid", "version", "reserved", "reserved_range", "placed", "country", "country_name", "continent", "asn", "as_name", "network", "hosting", "tor", "vpn", "proxy", "anonymous", "list", "list_kind", "feedback", "reason", "risk_score", "risk_level"] as const;
+const COLUMNS = ["ip", "valid", "version", "reserved", "reserved_range", "placed", "country", "country_name", "continent", "city", "region", "postal_code", "latitude", "longitude", "accuracy_radius_km", "asn", "as_name", "network", "hosting", "hosting_provider", "tor", "vpn", "proxy", "anonymous", "list", "list_kind", "feedback", "reason", "risk_score", "risk_level"] as const;
 
 /**
  * IP addresses (docs/ip.md): the special-purpose table, then the country, ASN and Tor datasets in D1 and the account's
@@ -48,7 +49,7 @@ export const ip: Product<string, IpResult> = {
     field: "ips",
     counters: ["low", "medium", "high"],
     columns: COLUMNS,
-    row: (r) => [r.ip, r.valid, r.version, r.reserved, r.reserved_range, r.placed, r.country, r.country_name, r.continent, r.asn, r.as_name, r.network, r.hosting, r.tor, r.vpn, r.proxy, r.anonymous, r.list?.name ?? null, r.list?.kind ?? null, r.feedback?.outcome ?? null, r.reason, r.risk_score, r.risk_level],
+    row: (r) => [r.ip, r.valid, r.version, r.reserved, r.reserved_range, r.placed, r.country, r.country_name, r.continent, r.city, r.region, r.postal_code, r.latitude, r.longitude, r.accuracy_radius_km, r.asn, r.as_name, r.network, r.hosting, r.hosting_provider, r.tor, r.vpn, r.proxy, r.anonymous, r.list?.name ?? null, r.list?.kind ?? null, r.feedback?.outcome ?? null, r.reason, r.risk_score, r.risk_level],
     verdictColumn: "risk_level",
     sampleCounts: { low: 1, medium: 0, high: 1 },
   },
@@ -64,6 +65,7 @@ export const ip: Product<string, IpResult> = {
   feedback: ipFeedback,
   isSample: isTestIp,
   datasets: ["ip-special-purpose", ...IP_DATASETS, "hosting-asns", "country-names", "ip-lists", "delivery-feedback", "ip-test-values"],
+  refreshable: ipRefreshable,
 };
 
 /**

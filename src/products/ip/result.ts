@@ -5,7 +5,7 @@ import type { IpOutcome } from "./feedback";
  * Why an answer is what it is, most significant first (docs/ip.md, "Reasons"); null for a placed address with nothing
  * to say. Only `reserved`, `invalid_ip`, `unplaced` and `dataset_not_installed` answers are free.
  */
-export const IP_REASONS = ["invalid_ip", "deny_list", "allow_list", "reported", "reserved", "tor_exit", "hosting", "dataset_not_installed", "not_covered", "unplaced"] as const;
+export const IP_REASONS = ["invalid_ip", "deny_list", "allow_list", "reported", "reserved", "tor_exit", "vpn", "hosting", "dataset_not_installed", "not_covered", "unplaced"] as const;
 export type IpReason = (typeof IP_REASONS)[number];
 
 /** The account's latest feedback on the address (docs/ip.md, "Feedback"). */
@@ -33,10 +33,19 @@ export interface IpResult {
   country: string | null;
   country_name: string | null;
   continent: string | null;
+  /** From `ip-city`; null when unknown (docs/ip.md, "The answer"). */
+  city: string | null;
+  region: string | null;
+  postal_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  accuracy_radius_km: number | null;
   asn: number | null;
   as_name: string | null;
   network: string | null;
   hosting: boolean | null;
+  /** The cloud or hosting company whose published ranges hold the address; null when none does. */
+  hosting_provider: string | null;
   tor: boolean | null;
   vpn: boolean | null;
   proxy: boolean | null;

@@ -1,6 +1,7 @@
 import { latestByKey, latestFeedbackStatement, type LatestFeedback } from "../../engines/lists/feedback";
 import { readCoverage, type Coverage } from "../../db/coverage";
 import type { IpDatasetName } from "./datasets";
+import type { IpResult } from "./result";
 
 /**
  * What IP answers read from D1, each in as few round trips as possible: one batch per lookup call, whatever the list.
@@ -15,10 +16,19 @@ export interface InstalledDataset {
   coverage: Coverage;
 }
 
+type InstalledRow = Omit<InstalledDataset, "coverage"> & { coverage: string | null };
+
+/** An `ip-city` row's values, named as the answer names them. */
+export type CityHit = Pick<IpResult, "city" | "region" | "postal_code" | "latitude" | "longitude" | "accuracy_radius_km">;
+
 export interface RangeHit {
   country: { start: string; end: string; country: string } | null;
   asn: { start: string; end: string; asn: number; name: string | null } | null;
+  /** With the country the city file places the network in (answers check it against `ip-country`'s). */
+  city: (CityHit & { country: string | null }) | null;
   tor: boolean;
+  /** The list datasets (hosting-*, vpn-*) holding the address, with the provider each names. */
+  signals: { dataset: string; label: string | null }[];
 }
 
 export interface StoredList {
@@ -36,16 +46,30 @@ const seek = (table: string, generation: string) =>
 const LOOKUP = `
 WITH g AS (SELECT (SELECT active FROM ip_datasets WHERE name = 'ip-country') AS cg,
                   (SELECT active FROM ip_datasets WHERE name = 'ip-asn') AS ag,
-                  (SELECT active FROM ip_datasets WHERE name = 'ip-tor-exits') AS tg),
+                  (SELECT active FROM ip_datasets WHERE name = 'ip-tor-exits') AS tg,
+                  (SELECT active FROM ip_datasets WHERE name = 'ip-city') AS yg),
      q AS (SELECT key AS i, value AS k FROM json_each(?1))
 SELECT q.i AS i, c.start AS c_start, c.end AS c_end, c.country AS country,
        a.start AS a_start, a.end AS a_end, a.asn AS asn, a.name AS as_name,
+       y.start AS y_start, y.city AS city, y.region AS region, y.postal_code AS postal_code, y.latitude AS latitude,
+       y.longitude AS longitude, y.accuracy_radius_km AS accuracy_radius_km, y.country AS y_country,
        EXISTS (SELECT 1 FROM ip_tor_exits t WHERE t.generation = g.tg AND t.address = q.k) AS tor
 FROM q CROSS JOIN g
 LEFT JOIN ip_country_ranges c ON c.generation = g.cg AND c.start = ${seek("ip_country_ranges", "g.cg")} AND c.end >= q.k
-LEFT JOIN ip_asn_ranges a ON a.generation = g.ag AND a.start = ${seek("ip_asn_ranges", "g.ag")} AND a.end >= q.k`;
+LEFT JOIN ip_asn_ranges a ON a.generation = g.ag AND a.start = ${seek("ip_asn_ranges", "g.ag")} AND a.end >= q.k
+LEFT JOIN ip_city_ranges y ON y.generation = g.yg AND y.start = ${seek("ip_city_ranges", "g.yg")} AND y.end >= q.k`;
 
-interface LookupRow {
+/** Every list dataset (hosting-*, vpn-*) holding each key: one seek per key and installed list, in the list's own rows. */
+const SIGNALS = `
+WITH d AS (SELECT name, active FROM ip_datasets WHERE active IS NOT NULL AND (name LIKE 'hosting-%' OR name LIKE 'vpn-%')),
+     q AS (SELECT key AS i, value AS k FROM json_each(?1))
+SELECT q.i AS i, d.name AS dataset, r.label AS label
+FROM q CROSS JOIN d
+JOIN ip_signal_ranges r ON r.dataset = d.name AND r.generation = d.active AND r.end >= q.k
+  AND r.start = (SELECT s.start FROM ip_signal_ranges s WHERE s.dataset = d.name AND s.generation = d.active AND s.start <= q.k ORDER BY s.start DESC LIMIT 1)
+ORDER BY q.i, d.name`;
+
+interface LookupRow extends CityHit {
   i: number;
   c_start: string | null;
   c_end: string | null;
@@ -54,6 +78,8 @@ interface LookupRow {
   a_end: string | null;
   asn: number | null;
   as_name: string | null;
+  y_start: string | null;
+  y_country: string | null;
   tor: number;
 }
 
@@ -78,20 +104,26 @@ const INSTALLED = `SELECT i.name, i.active, i.version, d.coverage FROM ip_datase
 export async function readRanges(d1: D1Database, keys: string[], accountId: string | null, feedback: { keys: string[]; since: number } = { keys: [], since: 0 }) {
   // Seeks in key order touch neighbouring index pages one after another: fewer page reads on a large table.
   const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
-  const statements = [d1.prepare(INSTALLED), d1.prepare(LOOKUP).bind(JSON.stringify(order.map((i) => keys[i])))];
+  const sortedKeys = JSON.stringify(order.map((i) => keys[i]));
+  const statements = [d1.prepare(INSTALLED), d1.prepare(LOOKUP).bind(sortedKeys), d1.prepare(SIGNALS).bind(sortedKeys)];
   if (accountId) {
     statements.push(d1.prepare("SELECT id, name, kind, ranges, asns, updated_at FROM ip_lists WHERE account_id = ? ORDER BY id").bind(accountId));
     if (feedback.keys.length) statements.push(latestFeedbackStatement(d1, accountId, "ip", feedback.keys, feedback.since));
   }
-  const [installed, hits, lists, reported] = await d1.batch(statements);
-  const hitAt: RangeHit[] = keys.map(() => ({ country: null, asn: null, tor: false }));
+  const [installed, hits, signals, lists, reported] = await d1.batch(statements);
+  const hitAt: RangeHit[] = keys.map(() => ({ country: null, asn: null, city: null, tor: false, signals: [] }));
   for (const row of (hits?.results ?? []) as LookupRow[]) {
     hitAt[order[row.i]!] = {
       country: row.c_start ? { start: row.c_start, end: row.c_end!, country: row.country! } : null,
       asn: row.a_start ? { start: row.a_start, end: row.a_end!, asn: row.asn!, name: row.as_name } : null,
+      city: row.y_start
+        ? { city: row.city, region: row.region, postal_code: row.postal_code, latitude: row.latitude, longitude: row.longitude, accuracy_radius_km: row.accuracy_radius_km, country: row.y_country }
+        : null,
       tor: row.tor === 1,
+      signals: [],
     };
   }
+  for (const row of (signals?.results ?? []) as { i: number; dataset: string; label: string | null }[]) hitAt[order[row.i]!]!.signals.push({ dataset: row.dataset, label: row.label });
   return {
     installed: installedMap((installed?.results ?? []) as InstalledRow[]),
     hits: hitAt,
@@ -101,8 +133,6 @@ export async function readRanges(d1: D1Database, keys: string[], accountId: stri
     feedback: latestByKey((reported?.results ?? []) as ({ key: string } & LatestFeedback)[]),
   };
 }
-
-type InstalledRow = Omit<InstalledDataset, "coverage"> & { coverage: string | null };
 
 const installedMap = (rows: InstalledRow[]) => new Map(rows.map((r) => [r.name, { ...r, coverage: readCoverage(r.coverage) }]));
 

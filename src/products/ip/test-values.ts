@@ -21,7 +21,7 @@ const placed = (country: string, country_name: string, continent: string, asn: n
 /** The four canned answers; any other address of the block gets `documentation`. */
 const CANNED: Record<string, Canned> = {
   "192.0.2.1": placed("US", "United States", "NA", TEST_ASN, "Example Network (test)", "192.0.2.1/32"),
-  "192.0.2.2": { ...placed("DE", "Germany", "EU", 64497, "Example Hosting (test)", "192.0.2.2/32"), hosting: true, reason: "hosting" },
+  "192.0.2.2": { ...placed("DE", "Germany", "EU", 64497, "Example Hosting (test)", "192.0.2.2/32"), hosting: true, hosting_provider: "Example Cloud (test)", reason: "hosting" },
   "192.0.2.3": { ...placed("NL", "Netherlands", "EU", 64498, "Example Relays (test)", "192.0.2.3/32"), tor: true, anonymous: true, reason: "tor_exit" },
   "192.0.2.4": { placed: false, hosting: null, anonymous: false, reason: "unplaced" },
 };

@@ -1,0 +1,204 @@
+// `npm run bench:refresh`: what one scheduled refresh of the largest dataset costs, measured on the local stack.
+//
+// Builds a GLEIF golden copy in the publisher's format: a zip (deflated, data descriptors, as GLEIF writes it) of one
+// CSV named `YYYYMMDD-0800-gleif-goldencopy-lei2-golden-copy.csv`, with the LEI-CDF columns the sample carries padded
+// to the real file's ~340 columns (mostly empty quoted fields, as in the real file), BENCH_ROWS rows (default
+// 500,000; the real file has ~2.9 M) with checksum-valid LEIs. Serves it from a local HTTP server behind a
+// `latest.csv` redirect like GLEIF's, starts the Worker under `wrangler dev` on a fresh database with
+// REFRESH_URL_GLEIF_LEI pointing there (every other dataset `off`), starts the refresh through the operator API and
+// polls `/admin/v1/dataset-refresh` until it settles.
+//
+// Prints one JSON line: rows, file sizes, wall time per phase (fetch = download + inflate into R2; import = the queue
+// steps; sweep), rows/s, and workerd's RSS before the run and its peak during it (sampled every 250 ms: the Worker's
+// isolate plus the local D1/R2 simulators, so an upper bound of what the Worker itself holds). Then refreshes again with the same file (a new
+// generation beside the first, the first swept). Knobs: BENCH_ROWS, BENCH_COLUMNS (340), BENCH_TIMEOUT_MS (60 min).
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, closeSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import { once } from "node:events";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { crc32, createDeflateRaw } from "node:zlib";
+import { runBench } from "./lib/harness.mjs";
+import { sampleTree } from "./lib/proc.mjs";
+import { startWorker } from "./lib/stack.mjs";
+import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
+
+requireNode22();
+
+const num = (name, fallback) => Number(process.env[name] ?? fallback);
+const ROWS = num("BENCH_ROWS", 500_000);
+const COLUMNS = num("BENCH_COLUMNS", 340);
+const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 60 * 60_000);
+const ADMIN_TOKEN = "bench-admin-token";
+const MEMBER = "20261125-0800-gleif-goldencopy-lei2-golden-copy.csv";
+const OFF = ["IP_TOR_EXITS", "IP_COUNTRY_V4", "IP_COUNTRY_V6", "IP_ASN_V4", "IP_ASN_V6", "UK_COMPANIES_HOUSE"];
+
+let workDir = null;
+let worker = null;
+let logFd = null;
+let server = null;
+
+const lei = (base18) => {
+  const digits = [...`${base18}00`].map((c) => (/\d/.test(c) ? c : String(c.charCodeAt(0) - 55))).join("");
+  return `${base18}${String(98 - Number(BigInt(digits) % 97n)).padStart(2, "0")}`;
+};
+
+const HEADER = ["LEI", "Entity.LegalName", "Entity.LegalAddress.Country", "Entity.EntityStatus", "Registration.RegistrationStatus", "Entity.RegistrationAuthority.RegistrationAuthorityID", "Entity.RegistrationAuthority.RegistrationAuthorityEntityID"];
+const COUNTRIES = ["GB", "DE", "FR", "US", "JP", "NL", "IT", "ES", "SE", "CA"];
+
+/** Writes the CSV straight into a zip's deflate stream; returns the archive's path and the CSV's size. */
+async function buildGoldenCopy(dir) {
+  const path = join(dir, `${MEMBER}.zip`);
+  const out = createWriteStream(path);
+  const name = Buffer.from(MEMBER);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(45, 4);
+  local.writeUInt16LE(0x0008, 6); // sizes and CRC follow the data (GLEIF's zips are streamed too)
+  local.writeUInt16LE(8, 8);
+  local.writeUInt16LE(name.length, 26);
+  out.write(local);
+  out.write(name);
+  const deflate = createDeflateRaw({ level: 6 });
+  let compressed = 0;
+  deflate.on("data", (chunk) => {
+    compressed += chunk.length;
+    if (!out.write(chunk)) deflate.pause(), out.once("drain", () => deflate.resume());
+  });
+  let crc = 0;
+  let size = 0;
+  const pad = Array.from({ length: Math.max(0, COLUMNS - HEADER.length) }, (_, i) => `"Extra.Column.${i}"`).join(",");
+  const empty = Array.from({ length: Math.max(0, COLUMNS - HEADER.length) }, () => '""').join(",");
+  const write = async (text) => {
+    const bytes = Buffer.from(text);
+    crc = crc32(bytes, crc);
+    size += bytes.length;
+    if (!deflate.write(bytes)) await once(deflate, "drain");
+  };
+  await write(`${HEADER.map((h) => `"${h}"`).join(",")},${pad}\n`);
+  let batch = "";
+  for (let i = 0; i < ROWS; i++) {
+    const id = lei(`BNCH${String(i).padStart(14, "0")}`);
+    const country = COUNTRIES[i % COUNTRIES.length];
+    const status = i % 17 === 0 ? "INACTIVE" : "ACTIVE";
+    const registration = i % 23 === 0 ? "LAPSED" : "ISSUED";
+    const ra = country === "GB" ? `"RA000585","${String(10_000_000 + i).slice(-8)}"` : '"RA888888",""';
+    batch += `"${id}","BENCH ENTITY ${i} LIMITED","${country}","${status}","${registration}",${ra},${empty}\n`;
+    if (batch.length > 1 << 20) await write(batch), (batch = "");
+  }
+  await write(batch);
+  deflate.end();
+  await once(deflate, "end");
+  const descriptor = Buffer.alloc(16);
+  descriptor.writeUInt32LE(0x08074b50, 0);
+  descriptor.writeUInt32LE(crc, 4);
+  descriptor.writeUInt32LE(compressed, 8);
+  descriptor.writeUInt32LE(size, 12);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(45, 4);
+  central.writeUInt16LE(45, 6);
+  central.writeUInt16LE(0x0008, 8);
+  central.writeUInt16LE(8, 10);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(compressed, 20);
+  central.writeUInt32LE(size, 24);
+  central.writeUInt16LE(name.length, 28);
+  const cdOffset = 30 + name.length + compressed + descriptor.length;
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(46 + name.length, 12);
+  end.writeUInt32LE(cdOffset, 16);
+  for (const part of [descriptor, central, name, end]) if (!out.write(part)) await once(out, "drain");
+  out.end();
+  await once(out, "finish");
+  return { path, csvBytes: size, zipBytes: statSync(path).size };
+}
+
+/** GLEIF's `latest.csv` redirecting to the dated archive, served from disk. */
+async function serve(path) {
+  server = createServer((req, res) => {
+    if (req.url === "/latest.csv") return res.writeHead(302, { location: `/${MEMBER}.zip` }).end();
+    if (req.url !== `/${MEMBER}.zip`) return res.writeHead(404).end();
+    res.writeHead(200, { "content-type": "application/zip", "content-length": statSync(path).size, etag: `"bench-${Date.now()}"` });
+    createReadStream(path).pipe(res);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+/** Starts a forced refresh and polls until it settles; times each phase and samples workerd's RSS. */
+async function refresh(admin, pid) {
+  const started = performance.now();
+  const phases = {};
+  let phase = "fetch";
+  let mark = started;
+  // workerd's RSS also holds the local D1 and R2 simulators: its size before the run is the reference.
+  const before = sampleTree(pid).workerdRssBytes;
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, sampleTree(pid).workerdRssBytes)), 250);
+  try {
+    await admin.call("POST", "/dataset-refresh/gleif-lei");
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Locally one isolate serves everything: while a step inflates or parses, the poll waits (30 s timeout): retry.
+      const { data } = await admin.call("GET", "/dataset-refresh").catch((err) => (err.name === "TimeoutError" ? { data: null } : Promise.reject(err)));
+      if (!data) continue;
+      const view = data.datasets.find((d) => d.name === "gleif-lei").refresh;
+      const now = performance.now();
+      if (view.phase !== phase) {
+        phases[phase] = Math.round(now - mark) / 1000;
+        mark = now;
+        phase = view.phase;
+      }
+      if (view.status !== "running" && view.phase === null) {
+        if (view.status !== "ok") throw new Error(`refresh ${view.status}: ${view.error}`);
+        return { seconds: Math.round(now - started) / 1000, phases, generation: view.generation, workerd_rss_before_bytes: before, workerd_peak_rss_bytes: peak };
+      }
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+async function main() {
+  mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+  workDir = mkdtempSync(join(tmpdir(), "bench-refresh-"));
+  console.log(`[bench] writing a GLEIF-format golden copy of ${ROWS} rows x ${COLUMNS} columns`);
+  const built = performance.now();
+  const file = await buildGoldenCopy(workDir);
+  console.log(`[bench] ${file.csvBytes} bytes of CSV, ${file.zipBytes} zipped, in ${Math.round(performance.now() - built) / 1000} s`);
+  const url = await serve(file.path);
+  const vars = { ADMIN_TOKEN, REFRESH_URL_GLEIF_LEI: `${url}/latest.csv`, ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])) };
+  const { base } = await startWorker({ dir: workDir, vars, log: "refresh-wrangler.log", frozen: true, logLevel: "warn", track: (t) => ((worker = t.child), (logFd = t.logFd)) });
+  const admin = adminClient(base, ADMIN_TOKEN);
+  const first = await refresh(admin, worker.pid);
+  const second = await refresh(admin, worker.pid);
+  const { data } = await admin.call("GET", "/registers");
+  const records = data.registers.find((r) => r.name === "gleif-lei").records;
+  const summary = {
+    dataset: "gleif-lei",
+    rows: ROWS,
+    records,
+    columns: COLUMNS,
+    csv_bytes: file.csvBytes,
+    zip_bytes: file.zipBytes,
+    first: { ...first, rows_per_second: Math.round(records / first.seconds) },
+    second: { ...second, rows_per_second: Math.round(records / second.seconds) },
+  };
+  console.log(JSON.stringify(summary));
+  return records === ROWS ? 0 : 1;
+}
+
+async function cleanup() {
+  if (worker) await stopProcess(worker), (worker = null);
+  if (logFd !== null) closeSync(logFd), (logFd = null);
+  if (server) server.close(), (server = null);
+  if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
+}
+
+await runBench({ main, cleanup, timeoutMs: TIMEOUT_MS, logHint: "wrangler output: bench/results/refresh-wrangler.log" });

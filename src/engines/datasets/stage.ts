@@ -1,0 +1,123 @@
+import { putStream } from "./r2-writer";
+import type { Compression, SourceFile } from "./refreshable";
+import { findZipMember } from "./zip";
+
+/**
+ * The fetch phase of a refresh: a publisher's file is downloaded into R2 as it arrives (never held whole), then, when
+ * compressed, inflated into a second object of plain text that the import steps read in byte ranges. A file the
+ * publisher has not changed since the last refresh (ETag / Last-Modified) is not downloaded again.
+ */
+export interface StagedFile {
+  /** The R2 object of plain text the import reads. */
+  key: string;
+  size: number;
+  /** The URL's last path segment after redirects, or the zip member read (they carry the publication date). */
+  fileName: string;
+  lastModified: string | null;
+  /** ETag or Last-Modified, sent back as a condition next time. */
+  tag: string | null;
+}
+
+export class RefreshFailure extends Error {}
+
+/** The URL a source is fetched from: its var when set (anything but empty), else the publisher's default. */
+export function sourceUrl(env: Env, source: SourceFile): string {
+  const value = (env as unknown as Record<string, unknown>)[source.urlVar];
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : source.defaultUrl;
+}
+
+/**
+ * The URLs to try for a source: `{month}` in it is the first day of this month (2026-11-01), then of the last one, for
+ * a publisher that names a monthly file by its date and publishes it some days into the month (Companies House).
+ */
+export function candidateUrls(url: string, now: number): string[] {
+  if (!url.includes("{month}")) return [url];
+  const date = new Date(now);
+  const month = (offset: number) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - offset, 1)).toISOString().slice(0, 10);
+  return [url.replaceAll("{month}", month(0)), url.replaceAll("{month}", month(1))];
+}
+
+const lastSegment = (url: string) => decodeURIComponent(new URL(url).pathname.split("/").filter(Boolean).pop() ?? "");
+
+function fileNameOf(response: Response, url: string): string {
+  const disposition = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(response.headers.get("content-disposition") ?? "");
+  return disposition?.[1] ?? lastSegment(response.url || url);
+}
+
+/**
+ * Downloads `source` into `prefix`. Returns null when the publisher answered 304 to the `tag` of the last refresh.
+ * A publisher's error (any other non-2xx answer, a network failure) is a RefreshFailure: the refresh fails visibly.
+ */
+export async function stageFile(bucket: R2Bucket, template: string, source: SourceFile, prefix: string, tag: string | null, now = Date.now()): Promise<StagedFile | null> {
+  const urls = candidateUrls(template, now);
+  for (const [i, url] of urls.entries()) {
+    try {
+      return await stageUrl(bucket, url, source, prefix, tag);
+    } catch (err) {
+      if (!(err instanceof NotPublished) || i === urls.length - 1) throw err;
+    }
+  }
+  return null;
+}
+
+class NotPublished extends RefreshFailure {}
+
+async function stageUrl(bucket: R2Bucket, url: string, source: SourceFile, prefix: string, tag: string | null): Promise<StagedFile | null> {
+  const headers = new Headers({ "user-agent": "verification-api dataset refresh" });
+  if (tag?.startsWith('"') || tag?.startsWith("W/")) headers.set("if-none-match", tag);
+  else if (tag) headers.set("if-modified-since", tag);
+  let response: Response;
+  try {
+    response = await fetch(url, { headers, redirect: "follow" });
+  } catch (err) {
+    throw new RefreshFailure(`fetching ${url}: ${String(err)}`);
+  }
+  if (response.status === 304) return null;
+  if (!response.ok || !response.body) {
+    await response.body?.cancel();
+    throw new (response.status === 404 ? NotPublished : RefreshFailure)(`fetching ${url}: HTTP ${response.status}`);
+  }
+  const lastModified = response.headers.get("last-modified");
+  const newTag = response.headers.get("etag") ?? lastModified;
+  let fileName = fileNameOf(response, url);
+  const rawKey = `${prefix}.raw`;
+  const rawSize = await putStream(bucket, rawKey, response.body);
+  const compression = rawSize === 0 ? "none" : await sniff(bucket, rawKey, source.compression);
+  if (compression === "none") return { key: rawKey, size: rawSize, fileName, lastModified, tag: newTag };
+
+  let compressed: ReadableStream<Uint8Array>;
+  let format: "gzip" | "deflate-raw" | null = "gzip";
+  try {
+    if (compression === "zip") {
+      const member = await findZipMember(bucket, rawKey, rawSize, source.zipEntry);
+      fileName = member.name.split("/").pop() ?? member.name;
+      format = member.method === 8 ? "deflate-raw" : null;
+      compressed = (await bucket.get(rawKey, { range: { offset: member.dataOffset, length: member.compressedSize } }))!.body;
+    } else {
+      compressed = (await bucket.get(rawKey))!.body;
+    }
+  } catch (err) {
+    throw new RefreshFailure(`reading ${fileName || url}: ${String(err)}`);
+  }
+  const textKey = `${prefix}.txt`;
+  let size: number;
+  try {
+    size = await putStream(bucket, textKey, format ? compressed.pipeThrough(new DecompressionStream(format)) : compressed);
+  } catch (err) {
+    throw new RefreshFailure(`inflating ${fileName || url}: ${String(err)}`);
+  }
+  await bucket.delete(rawKey);
+  return { key: textKey, size, fileName, lastModified, tag: newTag };
+}
+
+/**
+ * The file's compression as its first bytes show it (gzip 1f 8b, zip PK\x03\x04), else the declared one: a mirror an
+ * operator points a URL var at may serve the publisher's file compressed differently.
+ */
+async function sniff(bucket: R2Bucket, key: string, declared: Compression): Promise<Compression> {
+  const head = await (await bucket.get(key, { range: { offset: 0, length: 4 } }))?.arrayBuffer();
+  const b = new Uint8Array(head ?? new ArrayBuffer(0));
+  if (b[0] === 0x1f && b[1] === 0x8b) return "gzip";
+  if (b[0] === 0x50 && b[1] === 0x4b && b[2] === 3 && b[3] === 4) return "zip";
+  return declared === "none" ? "none" : b.length === 0 ? "none" : declared;
+}
