@@ -20,6 +20,7 @@ import { adminKeyRoutes } from "./routes/admin/keys";
 import { adminRegisterRoutes } from "./routes/admin/registers";
 import { adminIpDatasetRoutes } from "./routes/admin/ip-datasets";
 import { adminPhoneDatasetRoutes } from "./routes/admin/phone-datasets";
+import { adminMailRoutes } from "./routes/admin/mail";
 import { adminRoundTripRoutes } from "./routes/admin/round-trips";
 import { openApiRoutes } from "./routes/openapi";
 import { statusRoutes } from "./routes/status";
@@ -62,6 +63,7 @@ app.route("/admin/v1", adminAddressDatasetRoutes);
 app.route("/admin/v1", adminIpDatasetRoutes);
 app.route("/admin/v1", adminPhoneDatasetRoutes);
 app.route("/admin/v1", adminRoundTripRoutes);
+app.route("/admin/v1", adminMailRoutes);
 
 answerWrongMethods(app);
 app.onError(onError);

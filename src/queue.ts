@@ -1,17 +1,19 @@
 import type { RequestLogMessage } from "./db/request-log";
 import type { RunMessage } from "./engines/bulk/messages";
+import type { MailQueueMessage } from "./engines/mail/outbox";
 import type { MonitorMessage } from "./engines/monitors/messages";
 import { attemptDelivery, type DeliveryMessage } from "./engines/webhooks/outbox";
 import { registeredProducts } from "./products/registry";
 import { runBulkJob } from "../workers/bulk-runner";
+import { sendQueuedMail } from "../workers/mail";
 import { runDueMonitor } from "../workers/monitors";
 import { storeQueuedRequestRecords } from "../workers/request-log";
 
 /** The engines' and the platform's messages; products add their own (`Product.messages`), which carry at least a `type`. */
-export type EngineMessage = RunMessage | DeliveryMessage | MonitorMessage | RequestLogMessage;
+export type EngineMessage = RunMessage | DeliveryMessage | MonitorMessage | RequestLogMessage | MailQueueMessage;
 export type JobMessage = EngineMessage | { type: string };
 
-const isEngineMessage = (body: JobMessage): body is EngineMessage => ["run", "delivery", "monitor_run", "request_log"].includes(body.type);
+const isEngineMessage = (body: JobMessage): body is EngineMessage => ["run", "delivery", "monitor_run", "request_log", "mail"].includes(body.type);
 
 /** Message type -> handler. Every handler is idempotent, so a retried batch is harmless. */
 async function handle(env: Env, body: JobMessage): Promise<void> {
@@ -19,6 +21,7 @@ async function handle(env: Env, body: JobMessage): Promise<void> {
     if (body.type === "run") return runBulkJob(env, body.jobId);
     if (body.type === "delivery") return attemptDelivery(env, body.deliveryId, body.attempt);
     if (body.type === "request_log") return storeQueuedRequestRecords(env, body);
+    if (body.type === "mail") return sendQueuedMail(env, body);
     return runDueMonitor(env, body.monitorId, body.dueAt);
   }
   const handler = registeredProducts().find((p) => p.messages?.[body.type])?.messages?.[body.type];

@@ -7,3 +7,4 @@ export * from "./tables/address";
 export * from "./tables/policies";
 export * from "./tables/ip";
 export * from "./tables/phone";
+export * from "./tables/mail";

@@ -1,0 +1,31 @@
+-- The mail outbox (src/engines/mail): messages to the service's own customers, rendered once (raw MIME) and sent from
+-- the queue; permanent failures suppress optional mail to that recipient.
+CREATE TABLE `mail_messages` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`kind` text NOT NULL,
+	`recipient` text NOT NULL,
+	`subject` text NOT NULL,
+	`text_body` text NOT NULL,
+	`raw` text NOT NULL,
+	`optional` integer NOT NULL,
+	`dedupe_key` text,
+	`status` text NOT NULL,
+	`detail` text,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`due_at` integer NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `mail_messages_dedupe_key_unique` ON `mail_messages` (`dedupe_key`);
+--> statement-breakpoint
+CREATE INDEX `mail_messages_pending` ON `mail_messages` (`status`, `due_at`);
+--> statement-breakpoint
+CREATE INDEX `mail_messages_created` ON `mail_messages` (`created_at`);
+--> statement-breakpoint
+CREATE TABLE `mail_suppressions` (
+	`recipient` text PRIMARY KEY NOT NULL,
+	`reason` text NOT NULL,
+	`created_at` integer NOT NULL
+);
