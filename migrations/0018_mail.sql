@@ -29,3 +29,6 @@ CREATE TABLE `mail_suppressions` (
 	`reason` text NOT NULL,
 	`created_at` integer NOT NULL
 );
+--> statement-breakpoint
+-- Monitors of every product: mail each posted run to the account's members when asked (default off).
+ALTER TABLE `monitors` ADD `alert_emails` integer DEFAULT false NOT NULL;

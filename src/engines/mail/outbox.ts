@@ -35,8 +35,13 @@ export interface OutgoingMail {
   optional: boolean;
   /** One message per event and recipient: queueing the same key again does nothing. */
   dedupeKey?: string;
-  unsubscribeUrl?: string;
 }
+
+/**
+ * The one-click unsubscribe link of an optional message: its own id (random, unguessable) names the recipient, so the
+ * link works for that recipient only and carries no secret (src/routes/mail-unsubscribe.ts).
+ */
+export const unsubscribeUrl = (env: Env, messageId: string) => `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/mail/unsubscribe/${messageId}`;
 
 const retryBaseMs = (env: Env) => {
   const value = Number(env.MAIL_RETRY_BASE_MS);
@@ -59,7 +64,7 @@ export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string
     const to = m.to.toLowerCase();
     if (!allowed.get(m.accountId)?.has(to)) throw new Error(`mail to ${to} refused: not a member of account ${m.accountId}`);
     const id = newId("msg");
-    const raw = composeMime({ messageId: id, from: env.MAIL_FROM, to, subject: m.subject, text: m.text, html: m.html, unsubscribeUrl: m.optional ? m.unsubscribeUrl : undefined });
+    const raw = composeMime({ messageId: id, from: env.MAIL_FROM, to, subject: m.subject, text: m.text, html: m.html, unsubscribeUrl: m.optional ? unsubscribeUrl(env, id) : undefined });
     return {
       id, accountId: m.accountId, kind: m.kind, recipient: to, subject: m.subject, textBody: m.text, raw, optional: m.optional,
       dedupeKey: m.dedupeKey ?? null, status: "pending" as const, attempts: 0, dueAt: now, createdAt: now, updatedAt: now,
