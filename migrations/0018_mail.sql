@@ -32,3 +32,14 @@ CREATE TABLE `mail_suppressions` (
 --> statement-breakpoint
 -- Monitors of every product: mail each posted run to the account's members when asked (default off).
 ALTER TABLE `monitors` ADD `alert_emails` integer DEFAULT false NOT NULL;
+--> statement-breakpoint
+-- Links sent by mail: random token (SHA-256 stored), expiring, single-use, bound to the recipient.
+CREATE TABLE `mail_links` (
+	`token_hash` text PRIMARY KEY NOT NULL,
+	`purpose` text NOT NULL,
+	`account_id` text NOT NULL,
+	`recipient` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	`used_at` integer,
+	`created_at` integer NOT NULL
+);

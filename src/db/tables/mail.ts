@@ -38,3 +38,17 @@ export const mailSuppressions = sqliteTable("mail_suppressions", {
   reason: text("reason").notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * Links sent by mail (account confirmation; dashboard sign-in links use the same machinery): the token is random and
+ * only its SHA-256 is stored, it expires, it is used once, and it is bound to the recipient it was sent to.
+ */
+export const mailLinks = sqliteTable("mail_links", {
+  tokenHash: text("token_hash").primaryKey(),
+  purpose: text("purpose", { enum: ["confirm_email"] }).notNull(),
+  accountId: text("account_id").notNull(),
+  recipient: text("recipient").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  usedAt: integer("used_at"),
+  createdAt: createdAt(),
+});
