@@ -5113,6 +5113,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -5221,6 +5222,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             emails: string[];
           };
         };
@@ -5242,6 +5245,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -5360,6 +5364,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -5487,6 +5492,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -5606,6 +5612,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             emails?: string[];
           };
         };
@@ -5627,6 +5634,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -5756,6 +5764,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -5914,6 +5923,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -6020,6 +6030,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             domains: string[];
           };
         };
@@ -6041,6 +6053,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -6157,6 +6170,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -6282,6 +6296,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -6399,6 +6414,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             domains?: string[];
           };
         };
@@ -6420,6 +6436,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -6547,6 +6564,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -7888,6 +7906,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -7994,6 +8013,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             identifiers: (string | ({
                 identifier: string;
                 /** @description Default `lei`. */
@@ -8027,6 +8048,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -8149,6 +8171,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -8280,6 +8303,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -8397,6 +8421,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             identifiers?: (string | ({
                 identifier: string;
                 /** @description Default `lei`. */
@@ -8430,6 +8455,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -8563,6 +8589,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -9638,6 +9665,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -9744,6 +9772,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             addresses: unknown[];
           };
         };
@@ -9765,6 +9795,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -9881,6 +9912,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -10006,6 +10038,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -10123,6 +10156,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             addresses?: unknown[];
           };
         };
@@ -10144,6 +10178,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -10271,6 +10306,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -12375,6 +12411,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -12481,6 +12518,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             ips: string[];
           };
         };
@@ -12502,6 +12541,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -12618,6 +12658,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -12743,6 +12784,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -12860,6 +12902,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             ips?: string[];
           };
         };
@@ -12881,6 +12924,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -13008,6 +13052,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -14403,6 +14448,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -14510,6 +14556,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             phones: (string | ({
                 phone: string;
                 /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
@@ -14539,6 +14587,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -14660,6 +14709,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -14790,6 +14840,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -14908,6 +14959,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             phones?: (string | ({
                 phone: string;
                 /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
@@ -14937,6 +14989,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -15069,6 +15122,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
