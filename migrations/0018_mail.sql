@@ -24,6 +24,8 @@ CREATE INDEX `mail_messages_pending` ON `mail_messages` (`status`, `due_at`);
 --> statement-breakpoint
 CREATE INDEX `mail_messages_created` ON `mail_messages` (`created_at`);
 --> statement-breakpoint
+CREATE INDEX `mail_messages_hourly` ON `mail_messages` (`account_id`, `kind`, `recipient`, `created_at`);
+--> statement-breakpoint
 CREATE TABLE `mail_suppressions` (
 	`recipient` text PRIMARY KEY NOT NULL,
 	`reason` text NOT NULL,

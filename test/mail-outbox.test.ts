@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { database } from "../src/db/client";
 import { mailMessages, mailSuppressions } from "../src/db/schema";
-import { attemptMail, MAIL_ATTEMPTS, queueMail, type OutgoingMail } from "../src/engines/mail/outbox";
+import { attemptMail, HOURLY_LIMITS, MAIL_ATTEMPTS, queueMail, type OutgoingMail } from "../src/engines/mail/outbox";
 import { sweepMail } from "../src/engines/mail/retention";
 import { sweepStalled } from "../src/engines/recovery";
 import { admin, call, createAccount } from "./helpers";
@@ -157,5 +157,26 @@ describe("GET /admin/v1/mail", () => {
     const bad = await call("/admin/v1/mail?limit=0", { headers: { Authorization: "Bearer test-admin-token" } });
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe("VALIDATION_FAILED");
+  });
+});
+
+describe("hourly limits per account, kind and recipient", () => {
+  it("records messages over the limit as suppressed and sends none of them; other kinds still go", async () => {
+    const { accountId, email } = await accountAt();
+    const limit = HOURLY_LIMITS.account_confirmation!;
+    const queued: string[] = [];
+    for (let i = 0; i < limit + 2; i++) queued.push(...(await queueMail(env, [mail(accountId, email, { kind: "account_confirmation", subject: `n${i}` })])));
+    expect(queued).toHaveLength(limit);
+    const other = await queueMail(env, [mail(accountId, email, { kind: "test_notice" })]);
+    expect(other).toHaveLength(1);
+    await waitForMail(email, limit + 1);
+    const { messages } = await admin<{ messages: { subject: string; status: string; detail: string | null }[] }>("GET", `/mail?account_id=${accountId}&kind=account_confirmation`);
+    // Several rows can share a millisecond, so the order among them is not asserted.
+    expect(messages.filter((m) => m.status === "suppressed").map((m) => [m.subject, m.detail]).sort()).toEqual([
+      [`n${limit + 1}`, "hourly limit for this kind of message reached"],
+      [`n${limit}`, "hourly limit for this kind of message reached"],
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await caughtFor(email)).toHaveLength(limit + 1);
   });
 });

@@ -29,7 +29,11 @@ export const mailMessages = sqliteTable(
     createdAt: createdAt(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("mail_messages_pending").on(t.status, t.dueAt), index("mail_messages_created").on(t.createdAt)],
+  (t) => [
+    index("mail_messages_pending").on(t.status, t.dueAt),
+    index("mail_messages_created").on(t.createdAt),
+    index("mail_messages_hourly").on(t.accountId, t.kind, t.recipient, t.createdAt),
+  ],
 );
 
 /** Recipients whose mail failed permanently (or who unsubscribed): optional mail to them stops. */

@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, lt } from "drizzle-orm";
+import { and, count, eq, gte, inArray, lt } from "drizzle-orm";
 import { newId } from "../../auth/keys";
 import { chunks } from "../../db/chunks";
 import { database } from "../../db/client";
@@ -22,6 +22,14 @@ const DEFAULT_RETRY_BASE_MS = 60_000;
 /** A pending row this long past its due time lost its queue message: the longest submission (22 s) plus queue latency. */
 export const STALE_MAIL_MS = 45_000;
 const SWEEP_LIMIT = 500;
+
+/**
+ * At most this many messages of one kind to one recipient of one account per hour; beyond it a message is recorded as
+ * `suppressed` ("hourly limit") and not sent, so no loop, retry storm or abuse of a route floods a mailbox.
+ */
+export const HOURLY_LIMITS: Record<string, number> = { account_confirmation: 5, monitor_alert: 30 };
+export const DEFAULT_HOURLY_LIMIT = 20;
+const HOUR_MS = 3_600_000;
 
 export interface OutgoingMail {
   accountId: string;
@@ -51,7 +59,8 @@ const retryBaseMs = (env: Env) => {
 const retryDelayMs = (env: Env, attempt: number) => retryBaseMs(env) * 3 ** (attempt - 2);
 
 /**
- * Records and queues messages; returns the ids of those recorded (a repeated dedupe key records nothing). Throws when
+ * Records and queues messages; returns the ids of those queued (a repeated dedupe key records nothing, a message over
+ * the hourly limit is recorded as suppressed). Throws when
  * a recipient is not the account's own address or a member's: callers name recipients, the outbox checks them.
  */
 export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string[]> {
@@ -72,8 +81,14 @@ export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string
   });
   const ids: string[] = [];
   for (const row of rows) {
-    const inserted = await db.insert(mailMessages).values(row).onConflictDoNothing({ target: mailMessages.dedupeKey }).returning({ id: mailMessages.id });
-    if (inserted.length) ids.push(row.id);
+    const [sentThisHour] = await db
+      .select({ n: count() })
+      .from(mailMessages)
+      .where(and(eq(mailMessages.accountId, row.accountId), eq(mailMessages.kind, row.kind), eq(mailMessages.recipient, row.recipient), gte(mailMessages.createdAt, now - HOUR_MS)));
+    const limited = (sentThisHour?.n ?? 0) >= (HOURLY_LIMITS[row.kind] ?? DEFAULT_HOURLY_LIMIT);
+    const values = limited ? { ...row, status: "suppressed" as const, detail: "hourly limit for this kind of message reached" } : row;
+    const inserted = await db.insert(mailMessages).values(values).onConflictDoNothing({ target: mailMessages.dedupeKey }).returning({ id: mailMessages.id });
+    if (inserted.length && !limited) ids.push(row.id);
   }
   if (ids.length) await Promise.all([env.JOBS.sendBatch(ids.map((id) => ({ body: message(id, 1) }))), armRecovery(env, now)]);
   return ids;
