@@ -172,10 +172,9 @@ describe("hourly limits per account, kind and recipient", () => {
     await waitForMail(email, limit + 1);
     const { messages } = await admin<{ messages: { subject: string; status: string; detail: string | null }[] }>("GET", `/mail?account_id=${accountId}&kind=account_confirmation`);
     // Several rows can share a millisecond, so the order among them is not asserted.
-    expect(messages.filter((m) => m.status === "suppressed").map((m) => [m.subject, m.detail]).sort()).toEqual([
-      [`n${limit + 1}`, "hourly limit for this kind of message reached"],
-      [`n${limit}`, "hourly limit for this kind of message reached"],
-    ]);
+    const suppressed = messages.filter((m) => m.status === "suppressed");
+    expect(suppressed.map((m) => m.subject).sort()).toEqual([`n${limit}`, `n${limit + 1}`].sort());
+    expect(suppressed.map((m) => m.detail)).toEqual(["hourly limit for this kind of message reached", "hourly limit for this kind of message reached"]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await caughtFor(email)).toHaveLength(limit + 1);
   });
