@@ -6,7 +6,7 @@ export type { CaughtMail };
 
 /** What the mail catcher (test/fixtures/catcher.ts) caught for one recipient, parsed by mailparser. */
 export async function caughtFor(to: string): Promise<CaughtMail[]> {
-  const url = new URL(env.MAIL_CATCHER_URL);
+  const url = new URL("/messages", env.MAIL_CATCHER_URL);
   url.searchParams.set("to", to);
   return (await (await fetch(url)).json()) as CaughtMail[];
 }
