@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { database } from "../src/db/client";
-import { mailMessages, mailSuppressions } from "../src/db/schema";
+import { mailMessages, mailSuppressions, memberships, users } from "../src/db/schema";
 import { attemptMail, HOURLY_LIMITS, MAIL_ATTEMPTS, queueMail, type OutgoingMail } from "../src/engines/mail/outbox";
 import { sweepMail } from "../src/engines/mail/retention";
 import { sweepStalled } from "../src/engines/recovery";
@@ -70,6 +70,25 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
     await queueMail(env, [mail(acct.accountId, member)]);
     expect(await waitForMail(member)).toHaveLength(1);
   });
+
+  it("queues more messages at once than one queue batch takes (100): an alert to a large account", async () => {
+    const { accountId } = await accountAt();
+    const stamp = `${Date.now()}-${++sequence}`;
+    const emails = Array.from({ length: 120 }, (_, i) => `big-${stamp}-${i}@example.com`);
+    const now = Date.now();
+    for (let i = 0; i < emails.length; i += 30) {
+      const part = emails.slice(i, i + 30).map((email, j) => ({ id: `usr_big_${stamp}_${i + j}`, email }));
+      await database(env).insert(users).values(part.map((u) => ({ ...u, createdAt: now })));
+      await database(env).insert(memberships).values(part.map((u) => ({ accountId, userId: u.id, createdAt: now })));
+    }
+    const ids = await queueMail(env, emails.map((to) => mail(accountId, to)));
+    expect(ids).toHaveLength(120);
+    await vi.waitFor(async () => {
+      const sent = await database(env).select({ id: mailMessages.id }).from(mailMessages).where(and(eq(mailMessages.accountId, accountId), eq(mailMessages.status, "sent")));
+      if (sent.length < 120) throw new Error(`${sent.length} of 120 sent`);
+    }, { timeout: 30_000, interval: 200 });
+    expect(await caughtFor(emails[119]!)).toHaveLength(1);
+  }, 40_000);
 
   it("a permanent refusal (550) fails at once, suppresses the recipient, and later optional mail to it is not sent", async () => {
     const { accountId, email } = await accountAt("bounce.test");

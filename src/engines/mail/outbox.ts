@@ -22,6 +22,7 @@ const DEFAULT_RETRY_BASE_MS = 60_000;
 /** A pending row this long past its due time lost its queue message: the longest submission (22 s) plus queue latency. */
 export const STALE_MAIL_MS = 45_000;
 const SWEEP_LIMIT = 500;
+const QUEUE_BATCH = 100;
 
 /**
  * At most this many messages of one kind to one recipient of one account per hour; beyond it a message is recorded as
@@ -90,7 +91,10 @@ export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string
     const inserted = await db.insert(mailMessages).values(values).onConflictDoNothing({ target: mailMessages.dedupeKey }).returning({ id: mailMessages.id });
     if (inserted.length && !limited) ids.push(row.id);
   }
-  if (ids.length) await Promise.all([env.JOBS.sendBatch(ids.map((id) => ({ body: message(id, 1) }))), armRecovery(env, now)]);
+  // A queue batch takes at most 100 messages (an alert to a large account has more recipients).
+  const batches = [];
+  for (let i = 0; i < ids.length; i += QUEUE_BATCH) batches.push(env.JOBS.sendBatch(ids.slice(i, i + QUEUE_BATCH).map((id) => ({ body: message(id, 1) }))));
+  if (ids.length) await Promise.all([...batches, armRecovery(env, now)]);
   return ids;
 }
 
