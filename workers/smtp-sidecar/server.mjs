@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { verifyRequest } from "./auth.mjs";
 import { deliver, parseDeliverRequest } from "./deliver.mjs";
 import { probe } from "./probe.mjs";
-import { MAX_SUBMIT_BYTES, parseSubmitRequest, submit } from "./submit.mjs";
+import { createRelayPools, MAX_SUBMIT_BYTES, parseSubmitRequest, submit } from "./submit.mjs";
 import { isHostname, isSafeAddress, parseProbeRequest } from "./request-schema.mjs";
 import { createDohResolver } from "./doh-resolver.mjs";
 import { createDnsResolver } from "./targets.mjs";
@@ -87,6 +87,7 @@ export function createSidecar(config) {
       }),
     close: () =>
       new Promise((resolve) => {
+        settings.relayPools.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
@@ -127,7 +128,7 @@ async function handle(request, response, settings) {
   if (pathname === "/v1/submit") {
     const message = parseSubmitRequest(body);
     if (!message.ok) return sendJson(response, 400, { error: message.error });
-    return sendJson(response, 200, await submit(message.value, settings.relay));
+    return sendJson(response, 200, await submit(message.value, settings.relay, settings.relayPools));
   }
   if (pathname === "/v1/deliver") {
     const delivery = parseDeliverRequest(body);
@@ -159,6 +160,7 @@ function checkConfig(config) {
   if (!isHostname(settings.heloName)) throw new Error("SMTP_HELO_NAME must be an LDH host name");
   if (!isSafeAddress(settings.mailFrom)) throw new Error("SMTP_MAIL_FROM must be a plain address");
   settings.allowLoopback = settings.allowLoopback === true;
+  settings.relayPools = createRelayPools();
   return settings;
 }
 
