@@ -2,9 +2,10 @@ import { env } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { database } from "../src/db/client";
-import { mailMessages, mailSuppressions, memberships, users } from "../src/db/schema";
+import { mailLinks, mailMessages, mailSuppressions, memberships, users } from "../src/db/schema";
 import { attemptMail, HOURLY_LIMITS, MAIL_ATTEMPTS, queueMail, type OutgoingMail } from "../src/engines/mail/outbox";
-import { sweepMail } from "../src/engines/mail/retention";
+import { sweepMail, sweepMailLinks } from "../src/engines/mail/retention";
+import { issueLink } from "../src/engines/mail/links";
 import { sweepStalled } from "../src/engines/recovery";
 import { admin, call, createAccount } from "./helpers";
 import { caughtFor, waitForMail } from "./mail-catcher";
@@ -150,6 +151,16 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
     expect(await row(id!)).toBeUndefined();
     expect(await row(pending.id)).toMatchObject({ status: "pending" });
     await database(env).delete(mailMessages).where(eq(mailMessages.id, pending.id));
+  });
+
+  it("retention deletes links expired 30 days ago and keeps newer ones", async () => {
+    const { accountId, email } = await accountAt();
+    const now = Date.now();
+    await issueLink(env, { purpose: "confirm_email", accountId, recipient: email, ttlMs: 1 }, now - 31 * 86_400_000);
+    await issueLink(env, { purpose: "confirm_email", accountId, recipient: email, ttlMs: 1 }, now - 29 * 86_400_000);
+    await sweepMailLinks(database(env), now);
+    const left = await database(env).select().from(mailLinks).where(eq(mailLinks.accountId, accountId));
+    expect(left.map((l) => l.createdAt)).toEqual([now - 29 * 86_400_000]);
   });
 });
 

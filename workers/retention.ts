@@ -3,7 +3,7 @@ import { database } from "../src/db/client";
 import { requestLog, usedChallengeTokens } from "../src/db/schema";
 import { sweepBulkRuns } from "../src/engines/bulk/retention";
 import { HISTORY_RETENTION_DAYS, sweepHistory } from "../src/engines/lists/history";
-import { sweepMail } from "../src/engines/mail/retention";
+import { sweepMail, sweepMailLinks } from "../src/engines/mail/retention";
 import { sweepRepeats } from "../src/engines/repeats/store";
 import { sweepDeliveries } from "../src/engines/webhooks/retention";
 import { sweepMailboxes } from "../src/products/email/store";
@@ -21,6 +21,7 @@ export async function sweepRetention(env: Env, now = Date.now()) {
     sweepHistory(db, now),
     sweepDeliveries(db, now),
     sweepMail(db, now),
+    sweepMailLinks(db, now),
     db.delete(requestLog).where(lt(requestLog.createdAt, now - HISTORY_RETENTION_DAYS * DAY_MS)),
     db.delete(usedChallengeTokens).where(lt(usedChallengeTokens.usedAt, now - CHALLENGE_TOKEN_MEMORY_MS)),
   ]);
