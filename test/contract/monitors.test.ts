@@ -17,7 +17,7 @@ import { makeLei } from "../entity-samples";
 import { listMatchers, type ListMatchers } from "../../src/products/ip/lists";
 import { createList } from "../../src/products/ip/list-store";
 import { nextGeneration } from "./fake-product";
-import { admin } from "../helpers";
+import { admin, bearer, call } from "../helpers";
 import { caughtFor, waitForMail } from "../mail-catcher";
 import { deliveredAt, WebhookVerifier } from "../webhook-receiver";
 import { FAKE, funded, rand, setUp, subjectsWith, type Funded, type Subject } from "./helpers";
@@ -168,6 +168,14 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
       }
       expect(caught!.headers["list-unsubscribe"]).toMatch(/^<https:\/\/verify\.test\/mail\/unsubscribe\/msg_\w+>$/);
       expect(caught!.text).not.toContain(acct.key);
+      const link = `https://verify.test/api/v1/${product.name}/${product.monitor!.path ?? "monitors"}/${monitor.id}`;
+      expect(caught!.text).toContain(`GET ${link}`);
+      expect(caught!.html).toContain(`<a href="${link}">`);
+      // The link is the monitor itself (its last_summary is its latest run); the test-only fake products have no routes.
+      if (!product.name.startsWith("fake")) {
+        const shown = await call<{ monitor: { id: number } }>(link.replace("https://verify.test", ""), bearer(acct.key));
+        expect([shown.status, shown.body.data?.monitor.id]).toEqual([200, monitor.id]);
+      }
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
     for (const to of recipients) expect(await caughtFor(to)).toHaveLength(1);

@@ -19,8 +19,15 @@ function subjectOf(monitor: Pick<MonitorRow, "name">, summary: RunSummary, chang
 }
 
 /** The text and HTML bodies: one block per changed entry, one line per changed field. */
-export function alertBodies(family: string, monitor: Pick<MonitorRow, "id" | "name">, summary: RunSummary, changes: EntryChanges[]) {
+/** The monitor's family (`email`, `email_domain`, ...) and the API address of the monitor, whose last run this is. */
+export interface AlertContext {
+  family: string;
+  link: string;
+}
+
+export function alertBodies({ family, link }: AlertContext, monitor: Pick<MonitorRow, "id" | "name">, summary: RunSummary, changes: EntryChanges[]) {
   const head = `Your ${family} monitor "${monitor.name}" (id ${monitor.id}) ran: ${summary.checked} checked, ${summary.changed} changed, ${summary.credits_used} credits used.`;
+  const see = `The run is the monitor's last_summary: GET ${link}`;
   const stopped = summary.stopped_reason ? `The run stopped early: ${summary.stopped_reason}.` : null;
   const text = [
     head,
@@ -28,6 +35,8 @@ export function alertBodies(family: string, monitor: Pick<MonitorRow, "id" | "na
     "",
     ...(changes.length ? ["Changed entries:"] : ["No entry changed."]),
     ...changes.flatMap((entry) => ["", `* ${entry.identifier}`, ...entry.changes.map((c) => `  ${c.field}: ${show(c.from)} -> ${show(c.to)}`)]),
+    "",
+    see,
     "",
     "You receive this because the monitor has alert_emails on; PATCH it with alert_emails: false to stop.",
     "",
@@ -40,15 +49,16 @@ export function alertBodies(family: string, monitor: Pick<MonitorRow, "id" | "na
       (entry) => `<li><strong>${escapeHtml(entry.identifier)}</strong><ul>${entry.changes.map((c) => `<li><code>${escapeHtml(c.field)}</code>: ${escapeHtml(show(c.from))} &rarr; ${escapeHtml(show(c.to))}</li>`).join("")}</ul></li>`,
     ),
     changes.length ? "</ul>" : "",
+    `<p>The run is the monitor's last_summary: <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
     "<p>You receive this because the monitor has alert_emails on; PATCH it with alert_emails: false to stop.</p>",
   ].join("\n");
   return { subject: subjectOf(monitor, summary, changes), text, html };
 }
 
 /** Queues the run's alert to every member; one message per run and recipient, however often the run is retried. */
-export async function queueMonitorAlert(env: Env, family: string, monitor: MonitorRow, summary: RunSummary, changes: EntryChanges[], ranAt: number): Promise<void> {
+export async function queueMonitorAlert(env: Env, context: AlertContext, monitor: MonitorRow, summary: RunSummary, changes: EntryChanges[], ranAt: number): Promise<void> {
   const recipients = await accountRecipients(database(env), monitor.accountId);
-  const { subject, text, html } = alertBodies(family, monitor, summary, changes);
+  const { subject, text, html } = alertBodies(context, monitor, summary, changes);
   await queueMail(
     env,
     recipients.map((to) => ({

@@ -148,6 +148,9 @@ export async function runMonitor<In, Out>(env: Env, product: Product<In, Out>, m
     const delivery = { owner: "monitor" as const, ownerId: String(current.id), event: runEvent(product), url: current.webhookUrl, secret: current.webhookSecret, body };
     await enqueueDelivery(env, delivery);
   }
-  if (current.alertEmails && shouldPost(current.webhookEvents, summary)) await queueMonitorAlert(env, monitorFamily(product), current, summary, compared.changes, now);
+  if (current.alertEmails && shouldPost(current.webhookEvents, summary)) {
+    const link = `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/api/v1/${product.name}/${shape.path ?? "monitors"}/${current.id}`;
+    await queueMonitorAlert(env, { family: monitorFamily(product), link }, current, summary, compared.changes, now);
+  }
   return { monitor: current, summary, changes: compared.changes, ...(flags ? { flags } : {}), body };
 }
