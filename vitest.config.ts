@@ -28,6 +28,12 @@ export default defineConfig({
                 SMTP_SIDECAR_URL: inject("sidecarUrl"),
                 SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
                 MAIL_STATS_URL: inject("mailStatsUrl"),
+                MAIL_CATCHER_URL: inject("mailCatcherUrl"),
+                // Customer mail through the sidecar's relay to the catcher (test/fixtures/catcher.ts), retries 50 ms apart.
+                MAIL_TRANSPORT: "smtp",
+                MAIL_FROM: "Vérification API <mail@verify.test>",
+                MAIL_BASE_URL: "https://verify.test",
+                MAIL_RETRY_BASE_MS: "50",
                 RECEIVER_URL: inject("receiverUrl"),
                 SNS_CERT_URL: inject("snsCertUrl"),
                 SNS_SIGNING_KEY: inject("snsSigningKey"),

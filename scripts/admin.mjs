@@ -23,6 +23,15 @@ const COMMANDS = {
   },
   "get-account": { args: ["ID"], request: (o, [id]) => ["GET", `/accounts/${path(id)}`] },
   "verify-email": { args: ["ID"], request: (o, [id]) => ["POST", `/accounts/${path(id)}/verify-email`] },
+  "send-confirmation": { args: ["ID"], request: (o, [id]) => ["POST", `/accounts/${path(id)}/confirmation-email`] },
+  "list-mail": {
+    options: { account: { type: "string" }, recipient: { type: "string" }, kind: { type: "string" }, limit: { type: "string" } },
+    help: "[--account ID] [--recipient E] [--kind K] [--limit N]",
+    request: (o) => {
+      const query = new URLSearchParams(Object.entries({ account_id: o.account, recipient: o.recipient, kind: o.kind, limit: o.limit }).filter(([, v]) => v !== undefined));
+      return ["GET", `/mail${query.size ? `?${query}` : ""}`];
+    },
+  },
   "add-credits": {
     args: ["ID"],
     options: { bucket: { type: "string" }, amount: { type: "string" }, note: { type: "string" } },

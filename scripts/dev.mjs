@@ -55,6 +55,9 @@ const SIDECAR_URL = `http://127.0.0.1:${SIDECAR_PORT}`;
 
 const OFFLINE = process.argv.includes("--offline");
 const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3, OFFLINE_PUBLISHERS_PORT: SIDECAR_PORT + 4 };
+// The local mail catcher (docs/mail.md): every message the service sends lands there, shown at MAIL_CATCHER_URL.
+const MAIL_PORTS = { MAIL_CATCHER_SMTP_PORT: SIDECAR_PORT + 5, MAIL_CATCHER_HTTP_PORT: SIDECAR_PORT + 6 };
+const MAIL_CATCHER_URL = `http://127.0.0.1:${MAIL_PORTS.MAIL_CATCHER_HTTP_PORT}/`;
 
 const isPort = (port) => Number.isInteger(port) && port >= 1 && port <= 65535;
 if (!isPort(PORT)) fail(`PORT must be a port number, got ${process.env.PORT}`);
@@ -91,6 +94,9 @@ const SIDECARS = [
       SIDECAR_SECRET: SMTP_SIDECAR_SECRET,
       SIDECAR_PORT: String(SIDECAR_PORT),
       SIDECAR_HOST: "127.0.0.1",
+      // Customer mail (the Worker's MAIL_TRANSPORT=smtp) goes to the local catcher.
+      SMTP_RELAY_HOST: "127.0.0.1",
+      SMTP_RELAY_PORT: String(MAIL_PORTS.MAIL_CATCHER_SMTP_PORT),
       ...(process.env.SIDECAR_ALLOW_LOOPBACK === undefined && WEBHOOKS_ALLOW_LOOPBACK === "true" ? { SIDECAR_ALLOW_LOOPBACK: "1" } : {}),
       // Offline, every MX is the stand-in SMTP server on loopback, and MX names (mta5.am0.yahoodns.net for the
       // provider samples) resolve through the stand-in DNS-over-HTTPS resolver.
@@ -103,10 +109,19 @@ const SIDECARS = [
         : {}),
     },
     healthUrl: `${SIDECAR_URL}/healthz`,
-    wranglerArgs: ["--var", `SMTP_SIDECAR_URL:${SIDECAR_URL}`],
+    wranglerArgs: ["--var", `SMTP_SIDECAR_URL:${SIDECAR_URL}`, "--var", "MAIL_TRANSPORT:smtp", "--var", `MAIL_BASE_URL:${BASE_URL}`],
   },
+  await mailCatcher(),
   ...(OFFLINE ? [await offlineInternet()] : []),
 ];
+
+/** The mail catcher (test/fixtures/mail-catcher-main.ts), bundled like the offline stand-ins. */
+async function mailCatcher() {
+  const { build } = await import("esbuild");
+  const script = ".wrangler/mail-catcher.mjs";
+  await build({ entryPoints: [join(ROOT, "test/fixtures/mail-catcher-main.ts")], outfile: join(ROOT, script), bundle: true, platform: "node", format: "esm", packages: "external", logLevel: "warning" });
+  return { name: "mail-catcher", script, env: Object.fromEntries(Object.entries(MAIL_PORTS).map(([name, port]) => [name, String(port)])), healthUrl: `${MAIL_CATCHER_URL}messages` };
+}
 
 /** The offline stand-ins, bundled from TypeScript (esbuild) into .wrangler/ and started like any other sidecar. */
 async function offlineInternet() {
@@ -129,6 +144,7 @@ async function offlineInternet() {
 await assertPortFree(PORT).catch((err) => fail(err.message));
 await assertPortFree(SIDECAR_PORT, "SIDECAR_PORT").catch((err) => fail(err.message));
 if (OFFLINE) for (const [name, port] of Object.entries(OFFLINE_PORTS)) await assertPortFree(port, name).catch((err) => fail(err.message));
+for (const [name, port] of Object.entries(MAIL_PORTS)) await assertPortFree(port, name).catch((err) => fail(err.message));
 console.log("[dev] applying D1 migrations to the local database");
 await applyMigrations().catch((err) => fail(err.message));
 try {
@@ -323,6 +339,7 @@ function printDemo(demo) {
       "",
       `  Try it:  curl -H "Authorization: Bearer ${demo.secret_key}" ${BASE_URL}/api/v1/account`,
       `  Operator API:  npm run admin -- help   (token: ADMIN_TOKEN in .dev.vars)`,
+      `  Mail sent:     ${MAIL_CATCHER_URL}   (the local catcher; also GET /admin/v1/mail)`,
       `  Keys are saved in .dev-demo.json and reused next time. Ctrl-C stops the server.`,
       line,
       "",

@@ -21,6 +21,8 @@ import { adminRegisterRoutes } from "./routes/admin/registers";
 import { adminIpDatasetRoutes } from "./routes/admin/ip-datasets";
 import { adminDatasetRefreshRoutes } from "./routes/admin/dataset-refresh";
 import { adminPhoneDatasetRoutes } from "./routes/admin/phone-datasets";
+import { adminMailRoutes } from "./routes/admin/mail";
+import { mailLinkRoutes } from "./routes/mail-links";
 import { adminRoundTripRoutes } from "./routes/admin/round-trips";
 import { openApiRoutes } from "./routes/openapi";
 import { statusRoutes } from "./routes/status";
@@ -39,6 +41,7 @@ app.use("/api/v1/*", recordRequests());
 // Inside the request log, so its write counts as after the answer.
 app.use("*", traceAnswer());
 app.get("/healthz", (c) => c.text("ok"));
+app.route("/", mailLinkRoutes);
 
 app.route("/api/v1", openApiRoutes(() => app.routes));
 app.route("/api/v1", accountRoutes);
@@ -64,6 +67,7 @@ app.route("/admin/v1", adminIpDatasetRoutes);
 app.route("/admin/v1", adminPhoneDatasetRoutes);
 app.route("/admin/v1", adminRoundTripRoutes);
 app.route("/admin/v1", adminDatasetRefreshRoutes);
+app.route("/admin/v1", adminMailRoutes);
 
 answerWrongMethods(app);
 app.onError(onError);

@@ -146,3 +146,23 @@ describe("GET, POST /api/v1/email/domain-monitors and .../run", () => {
     expect(listed.body.data.monitors.map((m) => m.id)).toEqual([domains.body.data.monitor.id]);
   });
 });
+
+describe("email monitors: alert_emails on create and PATCH", () => {
+  it("defaults to false, is set on create, changed by PATCH alone, and must be a boolean", async () => {
+    const acct = await createAccount();
+    const plain = await create(acct.key, "monitors", { emails: ["bob@acme.example"] });
+    expect(plain.status).toBe(201);
+    expect(plain.body.data.monitor.alert_emails).toBe(false);
+    const on = await create(acct.key, "monitors", { emails: ["bob@acme.example"], alert_emails: true });
+    expect(on.body.data.monitor.alert_emails).toBe(true);
+    const patch = (body: unknown) => call<{ monitor: { alert_emails: boolean } }>(`/api/v1/email/monitors/${on.body.data.monitor.id}`, json(body, { Authorization: `Bearer ${acct.key}` }, "PATCH"));
+    const off = await patch({ alert_emails: false });
+    expect([off.status, off.body.data.monitor.alert_emails]).toEqual([200, false]);
+    const bad = await patch({ alert_emails: "yes" });
+    expect([bad.status, bad.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
+    expect(bad.body.error.errors).toHaveProperty("alert_emails");
+    const domain = await create(acct.key, "domain-monitors", { domains: ["acme.example"], alert_emails: true });
+    expect([domain.status, domain.body.data.monitor.alert_emails]).toEqual([201, true]);
+  });
+});
+

@@ -7,6 +7,7 @@ declare namespace Cloudflare {
     EMPTY_DB: D1Database;
     /** The fixture SMTP server's session and RCPT log (test/fixtures/mail.ts). */
     MAIL_STATS_URL: string;
+    MAIL_CATCHER_URL: string;
     /** Webhook receivers on loopback (test/fixtures/receiver.ts). */
     RECEIVER_URL: string;
     /** Set (OPENAPI_COVERAGE=1) to print which documented responses each test file checked (test/setup.ts). */

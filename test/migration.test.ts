@@ -145,6 +145,8 @@ describe("migration 0004_shared_engines keeps every row", () => {
       id: m.id, account_id: m.account_id, key_id: m.key_id, product: "entity", name: m.name, entries: m.identifiers, cadence: m.cadence,
       webhook_url: m.webhook_url, webhook_secret: m.webhook_secret, webhook_events: m.webhook_events,
       last_run_at: m.last_run_at, next_run_at: m.next_run_at, last_summary: m.last_summary, created_at: m.created_at,
+      // 0018 adds alert_emails, off for every monitor that existed before it.
+      alert_emails: 0,
     });
     expect(await all("SELECT * FROM monitors ORDER BY id")).toEqual([copied(m4), copied(m9), copied(m12)]);
     expect(await all("SELECT * FROM monitors ORDER BY id")).toEqual([

@@ -6,6 +6,7 @@ declare module "vitest" {
     rdapUrl: string;
     sidecarUrl: string;
     mailStatsUrl: string;
+    mailCatcherUrl: string;
     receiverUrl: string;
     snsCertUrl: string;
     snsSigningKey: string;

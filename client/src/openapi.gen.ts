@@ -5181,6 +5181,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -5289,6 +5290,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             emails: string[];
           };
         };
@@ -5310,6 +5313,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -5428,6 +5432,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -5555,6 +5560,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -5674,6 +5680,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             emails?: string[];
           };
         };
@@ -5695,6 +5702,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -5824,6 +5832,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -5982,6 +5991,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -6088,6 +6098,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             domains: string[];
           };
         };
@@ -6109,6 +6121,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -6225,6 +6238,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -6350,6 +6364,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -6467,6 +6482,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             domains?: string[];
           };
         };
@@ -6488,6 +6504,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -6615,6 +6632,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -7956,6 +7974,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -8062,6 +8081,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             identifiers: (string | ({
                 identifier: string;
                 /** @description Default `lei`. */
@@ -8095,6 +8116,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -8217,6 +8239,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -8348,6 +8371,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -8465,6 +8489,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             identifiers?: (string | ({
                 identifier: string;
                 /** @description Default `lei`. */
@@ -8498,6 +8523,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -8631,6 +8657,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -9706,6 +9733,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -9812,6 +9840,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             addresses: unknown[];
           };
         };
@@ -9833,6 +9863,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -9949,6 +9980,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -10074,6 +10106,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -10191,6 +10224,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             addresses?: unknown[];
           };
         };
@@ -10212,6 +10246,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -10339,6 +10374,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -12443,6 +12479,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -12549,6 +12586,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             ips: string[];
           };
         };
@@ -12570,6 +12609,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -12686,6 +12726,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -12811,6 +12852,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -12928,6 +12970,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             ips?: string[];
           };
         };
@@ -12949,6 +12992,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -13076,6 +13120,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -14471,6 +14516,7 @@ export interface paths {
                     webhook_url: string | null;
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -14578,6 +14624,8 @@ export interface paths {
              * @enum {string}
              */
             webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
             phones: (string | ({
                 phone: string;
                 /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
@@ -14607,6 +14655,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -14728,6 +14777,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -14858,6 +14908,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -14976,6 +15027,7 @@ export interface paths {
             webhook_url?: string | null;
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
             phones?: (string | ({
                 phone: string;
                 /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
@@ -15005,6 +15057,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -15137,6 +15190,7 @@ export interface paths {
                   webhook_url: string | null;
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;

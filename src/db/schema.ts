@@ -8,3 +8,4 @@ export * from "./tables/policies";
 export * from "./tables/ip";
 export * from "./tables/phone";
 export * from "./tables/refresh";
+export * from "./tables/mail";

@@ -22,8 +22,15 @@ const fields = {
   cadence: z.enum(["weekly", "monthly"]),
   webhook_url: z.url().max(2048).nullable(),
   webhook_events: z.enum(["changes", "every_run"]),
+  /** Mail the account's members each run that `webhook_events` would post (docs/mail.md). */
+  alert_emails: z.boolean(),
 };
-const createFields = z.object({ ...fields, webhook_url: fields.webhook_url.optional(), webhook_events: fields.webhook_events.default("changes") });
+const createFields = z.object({
+  ...fields,
+  webhook_url: fields.webhook_url.optional(),
+  webhook_events: fields.webhook_events.default("changes"),
+  alert_emails: fields.alert_emails.default(false),
+});
 const patchFields = z.object(fields).partial();
 
 /**
@@ -90,7 +97,7 @@ function collectionRoutes(mount: Mount) {
       async (c) => {
         const body = c.req.valid("json");
         if (body.webhook_url) assertWebhookUrl(c.env, "webhook_url", body.webhook_url);
-        const fields = { name: body.name, entries: listOf(body, shape.listField)!, cadence: body.cadence, webhookUrl: body.webhook_url ?? null, webhookEvents: body.webhook_events };
+        const fields = { name: body.name, entries: listOf(body, shape.listField)!, cadence: body.cadence, webhookUrl: body.webhook_url ?? null, webhookEvents: body.webhook_events, alertEmails: body.alert_emails };
         const { row, secret } = await createMonitor(c.env, product, ownerOf(c, product), fields);
         return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) }, {}, 201);
       },
@@ -116,11 +123,11 @@ function itemRoutes(mount: Mount) {
       async (c) => {
         const body = c.req.valid("json");
         if (Object.keys(body).length === 0) {
-          throw validationFailed({ body: [`Name at least one of name, ${shape.listField}, cadence, webhook_url, webhook_events.`] });
+          throw validationFailed({ body: [`Name at least one of name, ${shape.listField}, cadence, webhook_url, webhook_events, alert_emails.`] });
         }
         const monitor = await load(c, product, c.req.valid("param").monitorId);
         if (body.webhook_url) assertWebhookUrl(c.env, "webhook_url", body.webhook_url);
-        const patch: MonitorPatch = { name: body.name, entries: listOf(body, shape.listField), cadence: body.cadence, webhookUrl: body.webhook_url, webhookEvents: body.webhook_events };
+        const patch: MonitorPatch = { name: body.name, entries: listOf(body, shape.listField), cadence: body.cadence, webhookUrl: body.webhook_url, webhookEvents: body.webhook_events, alertEmails: body.alert_emails };
         const { row, secret } = await patchMonitor(c.env, product, monitor, patch);
         return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) });
       },

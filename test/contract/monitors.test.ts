@@ -5,7 +5,9 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { database } from "../../src/db/client";
 import { receiveFeedback } from "../../src/engines/lists/feedback";
+import { accountRecipients } from "../../src/engines/mail/recipients";
 import { createMonitor } from "../../src/engines/monitors/edit";
 import { runMonitor } from "../../src/engines/monitors/run";
 import type { WebhookEvents } from "../../src/engines/monitors/schedule";
@@ -15,7 +17,8 @@ import { makeLei } from "../entity-samples";
 import { listMatchers, type ListMatchers } from "../../src/products/ip/lists";
 import { createList } from "../../src/products/ip/list-store";
 import { nextGeneration } from "./fake-product";
-import { admin } from "../helpers";
+import { admin, bearer, call } from "../helpers";
+import { caughtFor, waitForMail } from "../mail-catcher";
 import { deliveredAt, WebhookVerifier } from "../webhook-receiver";
 import { FAKE, funded, rand, setUp, subjectsWith, type Funded, type Subject } from "./helpers";
 
@@ -92,9 +95,9 @@ function watched(subject: Subject) {
   return make(subject);
 }
 
-async function monitored(product: Product, acct: Funded, entries: unknown[], webhookEvents: WebhookEvents = "changes") {
+async function monitored(product: Product, acct: Funded, entries: unknown[], webhookEvents: WebhookEvents = "changes", alertEmails = false) {
   const path = `/ok/contract-monitor-${rand()}`;
-  const fields = { name: "Contract", entries, cadence: "weekly" as const, webhookUrl: `${env.RECEIVER_URL}${path}`, webhookEvents };
+  const fields = { name: "Contract", entries, cadence: "weekly" as const, webhookUrl: `${env.RECEIVER_URL}${path}`, webhookEvents, alertEmails };
   const { row, secret } = await createMonitor(env, product, { accountId: acct.accountId, keyId: acct.keyId }, fields);
   return { monitor: row, secret: secret!, path };
 }
@@ -138,6 +141,57 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     expect(posted.summary).toEqual(second.summary);
     expect(posted.changes).toEqual(JSON.parse(JSON.stringify(second.changes)));
     expect(posted.monitor).toMatchObject({ id: monitor.id, name: "Contract", cadence: "weekly", last_run_at: new Date(now + 1_000).toISOString() });
+  });
+
+  it("with alert_emails, mails every member the run's changes: exactly the entries of the webhook body, once per run", async () => {
+    const acct = await funded(5);
+    const watch = await watched(subject);
+    const { monitor, path } = await monitored(product, acct, watch.entries, "changes", true);
+    const now = Date.now();
+    await runMonitor(env, product, monitor, now);
+    await watch.change(acct);
+    await runMonitor(env, product, monitor, now + 1_000);
+    // The same run again (a retried message): its mail is not queued twice.
+    await runMonitor(env, product, { ...monitor, alertEmails: true }, now + 1_000);
+    const [delivery] = await deliveredAt(path, 1);
+    const posted = JSON.parse(delivery!.body) as { changes: { identifier: string; changes: { field: string; from: unknown; to: unknown }[] }[] };
+    const recipients = await accountRecipients(database(env), acct.accountId);
+    expect(recipients).toHaveLength(2);
+    for (const to of recipients) {
+      const [caught] = await waitForMail(to);
+      expect(caught!.subject).toBe("Contract: 1 entry changed");
+      const listed = caught!.text.split("\n").filter((line) => line.startsWith("* ")).map((line) => line.slice(2));
+      expect(listed).toEqual(posted.changes.map((entry) => entry.identifier));
+      for (const change of posted.changes.flatMap((entry) => entry.changes)) {
+        expect(caught!.text).toContain(`  ${change.field}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`);
+        expect(caught!.html).toContain(`<code>${change.field}</code>`);
+      }
+      expect(caught!.headers["list-unsubscribe"]).toMatch(/^<https:\/\/verify\.test\/mail\/unsubscribe\/msg_\w+>$/);
+      expect(caught!.text).not.toContain(acct.key);
+      const link = `https://verify.test/api/v1/${product.name}/${product.monitor!.path ?? "monitors"}/${monitor.id}`;
+      expect(caught!.text).toContain(`GET ${link}`);
+      expect(caught!.html).toContain(`<a href="${link}">`);
+      // The link is the monitor itself (its last_summary is its latest run); the test-only fake products have no routes.
+      if (!product.name.startsWith("fake")) {
+        const shown = await call<{ monitor: { id: number } }>(link.replace("https://verify.test", ""), bearer(acct.key));
+        expect([shown.status, shown.body.data?.monitor.id]).toEqual([200, monitor.id]);
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const to of recipients) expect(await caughtFor(to)).toHaveLength(1);
+  });
+
+  it("sends no alert email when alert_emails is off (the default)", async () => {
+    const acct = await funded(5);
+    const watch = await watched(subject);
+    const { monitor, path } = await monitored(product, acct, watch.entries);
+    const now = Date.now();
+    await runMonitor(env, product, monitor, now);
+    await watch.change(acct);
+    await runMonitor(env, product, monitor, now + 1_000);
+    await deliveredAt(path, 1);
+    const { messages } = await admin<{ messages: unknown[] }>("GET", `/mail?account_id=${acct.accountId}&kind=monitor_alert`);
+    expect(messages).toEqual([]);
   });
 
   it("posts every run, changed or not, with webhook_events every_run", async () => {

@@ -12,6 +12,8 @@ export interface SidecarConfig {
   /** Socket factory (net.connect's shape); tests use it to see, and keep on loopback, every address dialled. */
   connect?: (options: { host: string; port: number }) => import("node:net").Socket;
   log?: (message: string) => void;
+  /** Where POST /v1/submit hands customer mail (SMTP_RELAY_HOST, SMTP_RELAY_PORT, SMTP_RELAY_SECURE, _USER, _PASS). */
+  relay?: { host: string; port: number; secure: boolean; user?: string; pass?: string };
 }
 
 export function createSidecar(config: SidecarConfig): { listen(): Promise<string>; close(): Promise<void>; readonly url: string };

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { verifyRequest } from "./auth.mjs";
 import { deliver, parseDeliverRequest } from "./deliver.mjs";
 import { probe } from "./probe.mjs";
+import { createRelayPools, MAX_SUBMIT_BYTES, parseSubmitRequest, submit } from "./submit.mjs";
 import { isHostname, isSafeAddress, parseProbeRequest } from "./request-schema.mjs";
 import { createDohResolver } from "./doh-resolver.mjs";
 import { createDnsResolver } from "./targets.mjs";
@@ -28,6 +29,7 @@ const MIN_SECRET_LENGTH = 16;
  * @property {import("./targets.mjs").HostResolver} [resolver] A/AAAA resolver; defaults to node:dns
  * @property {typeof import("node:net").connect} [connect] socket factory; tests wrap it to count dials
  * @property {(message: string) => void} [log] error log; defaults to stderr
+ * @property {import("./submit.mjs").RelayConfig} [relay] where /v1/submit hands customer mail (SMTP_RELAY_HOST, ...)
  */
 
 /**
@@ -45,6 +47,15 @@ export function configFromEnv(env) {
     mailFrom: env.SMTP_MAIL_FROM || "probe@verify.localhost",
     allowLoopback: env.SIDECAR_ALLOW_LOOPBACK === "1",
     dohUrl: env.SIDECAR_DOH_URL || undefined,
+    relay: env.SMTP_RELAY_HOST
+      ? {
+          host: env.SMTP_RELAY_HOST,
+          port: env.SMTP_RELAY_PORT ? Number(env.SMTP_RELAY_PORT) : 587,
+          secure: env.SMTP_RELAY_SECURE === "1",
+          user: env.SMTP_RELAY_USER || undefined,
+          pass: env.SMTP_RELAY_PASS || undefined,
+        }
+      : undefined,
   };
 }
 
@@ -76,6 +87,7 @@ export function createSidecar(config) {
       }),
     close: () =>
       new Promise((resolve) => {
+        settings.relayPools.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
@@ -92,11 +104,13 @@ async function handle(request, response, settings) {
     response.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
     return response.end("ok");
   }
-  if (pathname !== "/v1/probe" && pathname !== "/v1/deliver") return sendJson(response, 404, { error: "not found" });
+  if (pathname !== "/v1/probe" && pathname !== "/v1/deliver" && pathname !== "/v1/submit") return sendJson(response, 404, { error: "not found" });
   if (request.method !== "POST") return methodNotAllowed(response, "POST");
 
-  const rawBody = await readBody(request);
-  if (rawBody === null) return sendJson(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
+  // A whole message (HTML part included) is larger than any probe or webhook body.
+  const maxBytes = pathname === "/v1/submit" ? MAX_SUBMIT_BYTES : MAX_BODY_BYTES;
+  const rawBody = await readBody(request, maxBytes);
+  if (rawBody === null) return sendJson(response, 413, { error: `body larger than ${maxBytes} bytes` });
   const authError = verifyRequest({
     secret: settings.secret,
     timestamp: request.headers["x-sidecar-timestamp"],
@@ -110,6 +124,11 @@ async function handle(request, response, settings) {
     body = JSON.parse(rawBody.toString("utf8"));
   } catch {
     return sendJson(response, 400, { error: "body is not valid JSON" });
+  }
+  if (pathname === "/v1/submit") {
+    const message = parseSubmitRequest(body);
+    if (!message.ok) return sendJson(response, 400, { error: message.error });
+    return sendJson(response, 200, await submit(message.value, settings.relay, settings.relayPools));
   }
   if (pathname === "/v1/deliver") {
     const delivery = parseDeliverRequest(body);
@@ -141,20 +160,21 @@ function checkConfig(config) {
   if (!isHostname(settings.heloName)) throw new Error("SMTP_HELO_NAME must be an LDH host name");
   if (!isSafeAddress(settings.mailFrom)) throw new Error("SMTP_MAIL_FROM must be a plain address");
   settings.allowLoopback = settings.allowLoopback === true;
+  settings.relayPools = createRelayPools();
   return settings;
 }
 
 const isPort = (value, { allowZero = false } = {}) => Number.isInteger(value) && value >= (allowZero ? 0 : 1) && value <= 65535;
 
-function readBody(request) {
+function readBody(request, maxBytes) {
   return new Promise((resolve, reject) => {
     const chunks = [];
     let size = 0;
     request.on("data", (chunk) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= maxBytes) chunks.push(chunk);
     });
-    request.on("end", () => resolve(size <= MAX_BODY_BYTES ? Buffer.concat(chunks) : null));
+    request.on("end", () => resolve(size <= maxBytes ? Buffer.concat(chunks) : null));
     request.on("error", reject);
   });
 }

@@ -11,6 +11,7 @@ export interface MonitorFields {
   cadence: Cadence;
   webhookUrl: string | null;
   webhookEvents: WebhookEvents;
+  alertEmails: boolean;
 }
 
 /** A PATCH: absent fields stay as they are; `webhookUrl: null` removes the webhook. */
@@ -36,6 +37,7 @@ export async function createMonitor(env: Env, product: Product, owner: { account
     webhookUrl: fields.webhookUrl,
     webhookSecret: secret,
     webhookEvents: fields.webhookEvents,
+    alertEmails: fields.alertEmails,
     nextRunAt: nextRunAfter(now, fields.cadence),
     createdAt: now,
   });
@@ -52,6 +54,7 @@ export async function patchMonitor(env: Env, product: Product, monitor: MonitorR
   const changes: MonitorChanges = {};
   if (patch.name !== undefined) changes.name = patch.name;
   if (patch.webhookEvents !== undefined) changes.webhookEvents = patch.webhookEvents;
+  if (patch.alertEmails !== undefined) changes.alertEmails = patch.alertEmails;
   if (patch.cadence !== undefined && patch.cadence !== monitor.cadence) {
     changes.cadence = patch.cadence;
     changes.nextRunAt = rescheduled(monitor, patch.cadence);

@@ -3,6 +3,7 @@ import { storedPayer } from "../credits/payer";
 import type { MonitorShape, Product, WalkOptions } from "../product";
 import { walk, type WalkItem } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
+import { queueMonitorAlert } from "./alert-mail";
 import { shouldPost } from "./schedule";
 import { baselinesOf, recordRun, type Baseline, type MonitorRow } from "./store";
 import { iso } from "../../http/time";
@@ -120,7 +121,8 @@ export function runBody(
 /**
  * Runs one monitor now, without moving its schedule: walks its entries (the ledger and operation id
  * `monitor:{id}:{now}`, so a retried run is charged once), compares each answer with its baseline, records the new
- * baselines and the summary, and queues `<product>_monitor.run` in the webhook outbox when `webhook_events` asks.
+ * baselines and the summary, and queues `<product>_monitor.run` in the webhook outbox when `webhook_events` asks (and, with `alert_emails`, the
+ * same run's alert email to the account's members).
  * A run whose first entry cannot be paid is a run that stopped early with nothing checked.
  */
 export async function runMonitor<In, Out>(env: Env, product: Product<In, Out>, monitor: MonitorRow, now = Date.now()): Promise<MonitorRunResult> {
@@ -145,6 +147,10 @@ export async function runMonitor<In, Out>(env: Env, product: Product<In, Out>, m
   if (current.webhookUrl && current.webhookSecret && shouldPost(current.webhookEvents, summary)) {
     const delivery = { owner: "monitor" as const, ownerId: String(current.id), event: runEvent(product), url: current.webhookUrl, secret: current.webhookSecret, body };
     await enqueueDelivery(env, delivery);
+  }
+  if (current.alertEmails && shouldPost(current.webhookEvents, summary)) {
+    const link = `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/api/v1/${product.name}/${shape.path ?? "monitors"}/${current.id}`;
+    await queueMonitorAlert(env, { family: monitorFamily(product), link }, current, summary, compared.changes, now);
   }
   return { monitor: current, summary, changes: compared.changes, ...(flags ? { flags } : {}), body };
 }

@@ -25,6 +25,7 @@ export function monitorView(product: Product, m: MonitorRow, webhook: WebhookSta
     cadence: m.cadence,
     webhook_url: m.webhookUrl,
     webhook_events: m.webhookEvents,
+    alert_emails: m.alertEmails,
     // A new or removed URL starts with no delivery state, whatever the earlier URL's deliveries left behind.
     webhook_status: m.webhookUrl && webhook.url === m.webhookUrl ? webhook.status : null,
     webhook_detail: m.webhookUrl && webhook.url === m.webhookUrl ? webhook.detail : null,

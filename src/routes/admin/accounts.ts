@@ -3,6 +3,7 @@ import { z } from "zod";
 import { forgetAccountKeys, forgetMemberKeys } from "../../auth/key-lookup";
 import { mintKey, newId } from "../../auth/keys";
 import { creditsStub } from "../../engines/credits/credits";
+import { sendAccountConfirmation } from "../../engines/mail/account-confirmation";
 import { PLAN_NAMES } from "../../engines/credits/plans";
 import { accountById, accountEmailTaken, insertAccount, markEmailVerified, setFeedbackKeyHash, type Account } from "../../db/accounts";
 import { database, type Database } from "../../db/client";
@@ -47,10 +48,18 @@ export const adminAccountRoutes = new Hono<AppEnv>()
       const id = newId("acc");
       await insertAccount(db, { id, email, emailVerified: body.email_verified, createdAt: Date.now() });
       await creditsStub(c.env, id).setPlan(body.plan);
+      // An unconfirmed account is mailed its confirmation link at once (docs/mail.md).
+      if (!body.email_verified) await sendAccountConfirmation(c.env, id, email);
       return ok(c, await view(c.env, id), {}, 201);
     },
   )
   .get("/accounts/:accountId", accountParam, async (c) => ok(c, await view(c.env, c.req.valid("param").accountId)))
+  .post("/accounts/:accountId/confirmation-email", accountParam, async (c) => {
+    const { accountId } = c.req.valid("param");
+    const account = await findAccount(database(c.env), accountId);
+    if (account.emailVerified) throw validationFailed({ account: ["The account's email is already confirmed."] });
+    return ok(c, { message_id: await sendAccountConfirmation(c.env, accountId, account.email) }, {}, 201);
+  })
   .post("/accounts/:accountId/verify-email", accountParam, async (c) => {
     const { accountId } = c.req.valid("param");
     await findAccount(database(c.env), accountId);

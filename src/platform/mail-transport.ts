@@ -1,0 +1,84 @@
+import { signSidecarRequest, sidecarTarget } from "./smtp-sidecar-client";
+
+/**
+ * The two ways a finished MIME message leaves: Cloudflare Email Service (the `send_email` binding EMAIL) or SMTP
+ * submission to the operator's relay through the SMTP sidecar (`POST /v1/submit`, workers/smtp-sidecar/submit.mjs),
+ * chosen by MAIL_TRANSPORT ("cloudflare" or "smtp"). Either way the same bytes go out, so a message looks the same.
+ */
+export interface Envelope {
+  from: string;
+  to: string;
+  /** The whole RFC 5322 message. */
+  raw: string;
+}
+
+/** Sent; or not, and then either for good (`permanent`: the recipient was refused) or worth another attempt. */
+export type SendOutcome = { sent: true; detail: string } | { sent: false; permanent: boolean; detail: string };
+
+export interface MailTransport {
+  readonly name: "cloudflare" | "smtp";
+  send(envelope: Envelope): Promise<SendOutcome>;
+}
+
+const SUBMIT_TIMEOUT_MS = 20_000;
+
+/** The configured transport, or null when MAIL_TRANSPORT names none (or names one whose binding is missing). */
+export function mailTransport(env: Env): MailTransport | null {
+  if (env.MAIL_TRANSPORT === "cloudflare" && env.EMAIL) return cloudflareTransport(env.EMAIL);
+  if (env.MAIL_TRANSPORT === "smtp") {
+    const target = sidecarTarget(env);
+    if (target) return smtpRelayTransport(target, env.SMTP_SIDECAR_SECRET);
+  }
+  return null;
+}
+
+/** Errors of the binding that name the recipient as the problem (refused, suppressed, invalid): retrying cannot help. */
+const PERMANENT_BINDING_ERROR = /recipient|suppress|invalid.*address|not allowed/i;
+
+function cloudflareTransport(binding: SendEmail): MailTransport {
+  return {
+    name: "cloudflare",
+    async send({ from, to, raw }) {
+      try {
+        // Imported here so code that never sends mail (and tests without the binding) never loads the module.
+        const { EmailMessage } = await import("cloudflare:email");
+        await binding.send(new EmailMessage(from, to, raw));
+        return { sent: true, detail: "accepted by Cloudflare Email Service" };
+      } catch (err) {
+        const detail = err instanceof Error ? err.message : String(err);
+        return { sent: false, permanent: PERMANENT_BINDING_ERROR.test(detail), detail };
+      }
+    },
+  };
+}
+
+type SubmitAnswer = { sent: true; response: string } | { sent: false; permanent: boolean; detail: string };
+
+const isSubmitAnswer = (v: unknown): v is SubmitAnswer =>
+  typeof v === "object" && v !== null && ((v as { sent?: unknown }).sent === true
+    ? typeof (v as { response?: unknown }).response === "string"
+    : (v as { sent?: unknown }).sent === false && typeof (v as { permanent?: unknown }).permanent === "boolean" && typeof (v as { detail?: unknown }).detail === "string");
+
+function smtpRelayTransport(target: NonNullable<ReturnType<typeof sidecarTarget>>, secret: string): MailTransport {
+  return {
+    name: "smtp",
+    async send({ from, to, raw }) {
+      const body = JSON.stringify({ from, to, raw, timeout_ms: SUBMIT_TIMEOUT_MS });
+      try {
+        const timestamp = String(Math.floor(Date.now() / 1000));
+        const init: RequestInit = {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json", "x-sidecar-timestamp": timestamp, "x-sidecar-signature": await signSidecarRequest(secret, timestamp, body) },
+          signal: AbortSignal.timeout(SUBMIT_TIMEOUT_MS + 2_000),
+        };
+        const response = "url" in target ? await fetch(`${target.url.replace(/\/+$/, "")}/v1/submit`, init) : await target.fetcher.fetch("http://smtp-sidecar/v1/submit", init);
+        const answer: unknown = response.ok ? await response.json() : null;
+        if (!isSubmitAnswer(answer)) return { sent: false, permanent: false, detail: `mail relay answered ${response.status}` };
+        return answer.sent ? { sent: true, detail: answer.response } : answer;
+      } catch (err) {
+        return { sent: false, permanent: false, detail: `mail relay unreachable (${err instanceof Error ? err.message : String(err)})` };
+      }
+    },
+  };
+}
