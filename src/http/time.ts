@@ -28,9 +28,6 @@ export const dateOrTimestamp = (endOfDay: boolean) =>
     return bareDate && endOfDay ? ms + 86_400_000 : ms + (endOfDay ? 1 : 0);
   });
 
-export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** Every list endpoint answers 100 a page. */
-export const PER_PAGE = 100;
+export { iso, PER_PAGE } from "../db/listing";
 
 export const page = z.coerce.number().int().min(1).default(1);

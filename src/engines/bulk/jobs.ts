@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { sha256Hex } from "../../auth/keys";
 import type { Database } from "../../db/client";
-import { iso, PER_PAGE } from "../../http/time";
+import { iso, PER_PAGE } from "../../db/listing";
 import { bulkJobs } from "../../db/schema";
 import type { Product } from "../product";
 import { latestStatuses, type DeliveryStatus } from "../webhooks/outbox";

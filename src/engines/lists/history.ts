@@ -3,7 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client";
 import { history } from "../../db/schema";
 import { chunks } from "../../db/chunks";
-import { PER_PAGE } from "../../http/time";
+import { PER_PAGE } from "../../db/listing";
 
 /** Every answer an account received (test values excepted), per product, kept `HISTORY_RETENTION_DAYS`. */
 export const HISTORY_RETENTION_DAYS = 90;

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client";
-import { PER_PAGE } from "../../http/time";
+import { PER_PAGE } from "../../db/listing";
 import { suppressions } from "../../db/schema";
 import { chunks } from "../../db/chunks";
 import { unionAll } from "drizzle-orm/sqlite-core";

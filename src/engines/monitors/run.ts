@@ -6,7 +6,7 @@ import { enqueueDelivery } from "../webhooks/outbox";
 import { queueMonitorAlert } from "./alert-mail";
 import { shouldPost } from "./schedule";
 import { baselinesOf, recordRun, type Baseline, type MonitorRow } from "./store";
-import { iso } from "../../http/time";
+import { iso } from "../../db/listing";
 
 /**
  * A monitor run reads each entry like a batch does: billed per fresh answer, repeats within 7 days free, suppressed

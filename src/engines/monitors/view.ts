@@ -1,5 +1,5 @@
 import { database } from "../../db/client";
-import { iso } from "../../http/time";
+import { iso } from "../../db/listing";
 import type { Product } from "../product";
 import { latestStatuses } from "../webhooks/outbox";
 import type { MonitorRow } from "./store";
