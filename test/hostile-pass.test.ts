@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../src/http/errors";
-import { admin, anotherKey, bearer, call, createAccount, creditsStub, type TestAccount } from "./helpers";
+import { admin, anotherKey, createAccount, creditsStub, type TestAccount } from "./helpers";
 import { HOSTILE_PARAMS, HOSTILE_STRINGS, hostileBodies, paramValue, sampleOf, servedOperations, type Operation } from "./hostile/operations";
 
 /**
@@ -109,9 +109,9 @@ async function problemWith(response: Response): Promise<string | null> {
   return null;
 }
 
+/** Read from the account's object itself: after some 1,700 requests the key may be over its rate limit (429). */
 async function ledgerTotal() {
-  const { body } = await call<{ entries: unknown[] }>("/api/v1/account/ledger", bearer(acct.key));
-  return body.meta.total;
+  return (await creditsStub(acct.accountId).ledger(1, 1)).total;
 }
 
 describe("the hostile pass over every operation of the OpenAPI document", () => {
