@@ -50,6 +50,8 @@ export async function callApi(caller: Caller, call: ApiCall): Promise<ApiAnswer>
   if (source) headers.set("CF-Connecting-IP", source);
   if (call.body !== undefined) headers.set("Content-Type", "application/json");
   const request = new Request(url, { method: call.method, headers, ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}) });
+  // The API request counts the key's rate limit itself; the /mcp request carrying this call then does not count again.
+  c.set("admission", undefined);
   const response = await caller.app().fetch(request, c.env, c.executionCtx);
   if (!(response.headers.get("Content-Type") ?? "").includes("application/json")) {
     const text = await response.text();
@@ -62,6 +64,9 @@ export async function callApi(caller: Caller, call: ApiCall): Promise<ApiAnswer>
   const retryAfter = Number(response.headers.get("Retry-After"));
   return { ok: false, status: response.status, error: { ...envelope.error, ...(retryAfter > 0 ? { retry_after_seconds: retryAfter } : {}) } };
 }
+
+/** The most distinct values whose repeats a quote reads (100 statements). */
+export const REPEAT_READ_LIMIT = 9_000;
 
 /** What a list of values would cost at most, before anything is held. */
 export interface Estimate {
@@ -89,7 +94,9 @@ export async function estimate(caller: Caller, productName: string, values: unkn
   const inputs = values.map((value) => asInput(product, value, options.extra));
   const readable = inputs.filter((input): input is { input: unknown } => input !== null).map((input) => input.input);
   const plan = await planList(product, readable);
-  await recallStored(database(caller.c.env), product, payerOf(principal), plan.uniques, options, Date.now());
+  // Repeats are read 90 keys a statement; past REPEAT_READ_LIMIT keys every value counts as chargeable instead, which
+  // keeps the figure an upper bound without hundreds of reads (a Worker invocation has a budget of them).
+  if (plan.uniques.length <= REPEAT_READ_LIMIT) await recallStored(database(caller.c.env), product, payerOf(principal), plan.uniques, options, Date.now());
   const free = plan.uniques.filter((u) => u.free || u.repeat).length;
   // A value the product cannot read is answered 422 by the route, free; it is counted as chargeable all the same.
   const chargeable = plan.uniques.length - free + (inputs.length - readable.length);

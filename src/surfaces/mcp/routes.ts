@@ -1,20 +1,12 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
-import { admitRequest } from "../../auth/admit";
 import { secretKey } from "../../auth/secret-key";
 import { BODY_BYTES, readBody } from "../../http/body";
 import { ApiError } from "../../http/errors";
 import type { AppEnv } from "../../types";
 import { buildServer } from "./server";
 
-type Message = { method?: unknown; params?: { name?: unknown } };
-
-/**
- * A tool call that goes to the API counts the key's rate limit there, as the HTTP request it is; counting it here as
- * well would halve the key's rate. Everything else (initialize, tools/list, `quote`) counts here.
- */
-const forwardsOnly = (messages: Message[]) =>
-  messages.length > 0 && messages.every((m) => m.method === "tools/call" && m.params?.name !== "quote");
+type Message = { method?: unknown };
 
 const isRequest = (m: Message) => typeof m.method === "string" && !m.method.startsWith("notifications/");
 
@@ -33,10 +25,10 @@ export function mcpRoutes(app: () => Hono<AppEnv>) {
       if (err instanceof ApiError) throw err;
       return c.json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON." }, id: null }, 400);
     }
-    const messages = (Array.isArray(body) ? body : [body]) as Message[];
-    if (forwardsOnly(messages)) c.set("admission", undefined);
-    else if (messages.some(isRequest)) await admitRequest(c);
-    else c.set("admission", undefined);
+    // Rate limit: a tool call that reaches the API is counted by that API request (call.ts); anything else that
+    // asks for an answer (initialize, tools/list, quote, a call refused before the API) is counted by this one once
+    // answered, as secretKey() counts a request that never called the account's object. Notifications are not counted.
+    if (!(Array.isArray(body) ? body : [body]).some((m: Message) => isRequest(m))) c.set("admission", undefined);
     const server = buildServer({ c, app }, { routes: () => app().routes });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
