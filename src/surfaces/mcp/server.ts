@@ -88,7 +88,6 @@ function registerQuote(server: McpServer, caller: Caller, tools: ToolSpec[]): To
     input: z.object({ tool: z.enum(paid.map((t) => t.name) as [string, ...string[]]), arguments: z.record(z.string(), z.unknown()) }),
     data: z.object({ tool: z.string(), values: z.int(), distinct: z.int(), free: z.int(), chargeable: z.int(), max_credits: z.int() }),
     meta: z.object({ credits_used: z.int() }),
-    toCall: () => ({ method: "GET", path: "/account" }),
   };
   register(server, caller, spec, async (args) => {
     const target = paid.find((t) => t.name === args.tool)!;
@@ -108,7 +107,7 @@ export function buildServer(caller: Caller, routes: Routes): McpServer {
   const tools = toolSpecs(routes);
   for (const spec of tools) {
     register(server, caller, spec, async (args) => {
-      const answer = await callApi(caller, spec.toCall(args));
+      const answer = await callApi(caller, spec.toCall!(args));
       return answer.ok ? succeeded(answer.data, answer.meta) : failed(answer.error);
     });
   }

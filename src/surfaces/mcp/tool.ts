@@ -24,7 +24,8 @@ export interface ToolSpec {
   /** Schemas of `data` and `meta` on success. */
   data: z.ZodType;
   meta: z.ZodObject;
-  toCall(args: Record<string, unknown>): ApiCall;
+  /** The API call the tool makes (`quote` makes none). */
+  toCall?(args: Record<string, unknown>): ApiCall;
   /** Paid tools: what the call would look up, for `quote` and `max_credits`. */
   cost?(args: Record<string, unknown>, caller: Caller): Promise<CostRequest>;
 }
