@@ -28,6 +28,7 @@ import { openApiRoutes } from "./routes/openapi";
 import { statusRoutes } from "./routes/status";
 import { webhookRoutes } from "./routes/webhooks";
 import { monitoredProduct, productNamed } from "./products/registry";
+import { mcpRoutes } from "./surfaces/mcp/routes";
 import type { AppEnv } from "./types";
 
 /**
@@ -57,6 +58,8 @@ app.route("/api/v1", statusRoutes);
 app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
 // After every other /ip/... route, so `/ip/{ip}` never reads `lists`, `bulk` or `me` as an address.
 app.route("/api/v1", ipAddressRoute);
+// The tool protocol: tools call the API above through src/surfaces/mcp/call.ts.
+app.route("/", mcpRoutes(() => app));
 
 app.use("/admin/v1/*", adminToken());
 app.route("/admin/v1", adminAccountRoutes);

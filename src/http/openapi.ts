@@ -141,3 +141,16 @@ export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1
     },
   };
 }
+
+/**
+ * The merged documentation of one route (`POST`, `/api/v1/email`), so another surface (the tool protocol) describes
+ * its inputs and answers with the very schemas that validate the HTTP request.
+ */
+export function routeDoc(routes: readonly RouteEntry[], method: string, path: string): RouteDoc | undefined {
+  let merged: RouteDoc | undefined;
+  for (const route of routes) {
+    const part = (route.handler as Documented)[DOC];
+    if (part && route.method === method && route.path === path) merged = { ...merged, ...part };
+  }
+  return merged;
+}
