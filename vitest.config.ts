@@ -4,11 +4,13 @@ import { SIDECAR_SECRET } from "./test/fixtures/constants.ts";
 import { publisherVars } from "./test/fixtures/publishers.ts";
 
 const ADMIN_TOKEN = "test-admin-token";
+const MAIL_LINK_SECRET = "test-mail-link-secret-0123456789abcdef";
 
-// wrangler.toml requires these two secrets. The tests bind their own values (below); giving wrangler's config reader the
+// wrangler.toml requires these three secrets. The tests bind their own values (below); giving wrangler's config reader the
 // same ones spares a "Missing required secrets" warning per test file where there is no .dev.vars (CI).
 process.env.ADMIN_TOKEN ??= ADMIN_TOKEN;
 process.env.SMTP_SIDECAR_SECRET ??= SIDECAR_SECRET;
+process.env.MAIL_LINK_SECRET ??= MAIL_LINK_SECRET;
 
 export default defineConfig({
   test: {
@@ -27,6 +29,7 @@ export default defineConfig({
                 RDAP_BASE_URL: inject("rdapUrl"),
                 SMTP_SIDECAR_URL: inject("sidecarUrl"),
                 SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
+                MAIL_LINK_SECRET,
                 MAIL_STATS_URL: inject("mailStatsUrl"),
                 MAIL_CATCHER_URL: inject("mailCatcherUrl"),
                 // Customer mail through the sidecar's relay to the catcher (test/fixtures/catcher.ts), retries 50 ms apart.

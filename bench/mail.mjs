@@ -79,7 +79,7 @@ async function main() {
   await waitForHttp(`http://127.0.0.1:${sidecarPort}/healthz`, { child: sidecar, name: "smtp sidecar" });
   const { base } = await startLocalWorker({
     persistTo: dir,
-    vars: { ADMIN_TOKEN, SMTP_SIDECAR_SECRET: SECRET, SMTP_SIDECAR_URL: `http://127.0.0.1:${sidecarPort}`, MAIL_TRANSPORT: "smtp", MAIL_FROM: "Bench <mail@bench.test>" },
+    vars: { ADMIN_TOKEN, SMTP_SIDECAR_SECRET: SECRET, MAIL_LINK_SECRET: "bench-mail-link-secret-0123456789abcdef", SMTP_SIDECAR_URL: `http://127.0.0.1:${sidecarPort}`, MAIL_TRANSPORT: "smtp", MAIL_FROM: "Bench <mail@bench.test>" },
     track: (child) => (wrangler = child),
   });
   const admin = adminClient(base, ADMIN_TOKEN);

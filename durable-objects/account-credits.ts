@@ -3,6 +3,7 @@ import type { PlanName } from "../src/engines/credits/plans";
 import { database } from "../src/db/client";
 import { recordUnfinished } from "../src/db/request-log";
 import { Balance } from "./account/balance";
+import { Notices, type MailSettings, type NoticeMessage } from "./account/notices";
 import { PolicyStamps } from "./account/policy-stamps";
 import { Reservations } from "./account/reservations";
 import type { AccountSnapshot, AdmissionRequest, Entered, LedgerRow, ReserveRequest, ReserveResult, ResizeRequest, Settlement, SettleResult } from "./account/types";
@@ -10,10 +11,13 @@ import { RateWindows } from "./account/windows";
 import { ClaimBook, type Claims } from "./claims";
 
 export type * from "./account/types";
+export type { MailSettings, Notice, NoticeMessage } from "./account/notices";
 export type { Claims };
 
 /** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
 const RESERVATION_TTL_MS = 15 * 60 * 1000;
+/** A notice whose queue send failed is tried again this much later (by the alarm). */
+const NOTICE_RETRY_MS = 60_000;
 
 /**
  * One account's hot state, so a request needs one call to one object before its product work: the rate windows of
@@ -30,6 +34,7 @@ export class AccountCredits extends DurableObject<Env> {
   private readonly reservations: Reservations;
   private readonly windows = new RateWindows();
   private readonly policies: PolicyStamps;
+  private readonly notices: Notices;
   /** When the alarm is set for, as far as this instance knows (saves a storage read on every hold). */
   private alarmAt: number | null | undefined;
 
@@ -38,20 +43,33 @@ export class AccountCredits extends DurableObject<Env> {
     const sql = ctx.storage.sql;
     this.balances = new Balance(sql);
     this.claims = new ClaimBook(sql);
-    this.reservations = new Reservations(sql, this.balances, this.claims);
+    this.notices = new Notices(sql);
+    this.reservations = new Reservations(sql, this.balances, this.claims, (keyId, cap, now) => this.notices.capReached(keyId, cap, now));
     this.policies = new PolicyStamps(sql);
   }
 
   /** Sets the plan (creating the balance on first use) or cancels it; plan credits then expire after the grace period. */
   setPlan(plan: PlanName | "cancelled", now = Date.now()): AccountSnapshot {
     this.balances.setPlan(plan, now);
-    return this.balances.snapshot(now);
+    return this.view(now);
   }
 
   /** Adds operator-granted plan credits or purchased pack credits. */
   addCredits(bucket: "plan" | "pack", amount: number, note: string | null, requestId: string | null, now = Date.now()) {
     this.balances.addCredits(bucket, amount, note, requestId, now);
-    return this.balances.snapshot(now);
+    this.balanceMoved(now);
+    return this.view(now);
+  }
+
+  /** The account's mail settings (docs/mail.md): the low balance threshold and bulk-finished mail. */
+  mailSettings(): MailSettings {
+    return this.notices.settings();
+  }
+
+  setMailSettings(patch: Partial<MailSettings>, now = Date.now()): AccountSnapshot {
+    this.notices.set(patch);
+    this.balanceMoved(now);
+    return this.view(now);
   }
 
   /** A request with nothing else to ask of the account yet (or ever): its rate limits only. */
@@ -62,6 +80,7 @@ export class AccountCredits extends DurableObject<Env> {
   /** A request's first hold: rate limits, then the daily cap and the balance, then the reservation. */
   async enterReserve(admission: AdmissionRequest, request: ReserveRequest): Promise<Entered<ReserveResult>> {
     const entered = this.admit(admission, () => this.reservations.reserve(request, admission.request));
+    this.handOverNotices();
     if (entered.admitted && entered.value.ok) await this.armAlarm(request.now ?? Date.now());
     return entered;
   }
@@ -72,7 +91,7 @@ export class AccountCredits extends DurableObject<Env> {
   }
 
   enterSnapshot(admission: AdmissionRequest): Entered<AccountSnapshot> {
-    return this.admit(admission, () => this.balances.snapshot(Date.now()));
+    return this.admit(admission, () => this.view(Date.now()));
   }
 
   enterLedger(admission: AdmissionRequest, page: number, perPage: number): Entered<{ rows: LedgerRow[]; total: number }> {
@@ -81,13 +100,16 @@ export class AccountCredits extends DurableObject<Env> {
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     const result = this.reservations.reserve(request);
+    this.handOverNotices();
     if (result.ok) await this.armAlarm(request.now ?? Date.now());
     return result;
   }
 
   /** The next wave of a walk on the same reservation (see Reservations.resize). */
   resize(reservationId: string, request: ResizeRequest): ReserveResult {
-    return this.reservations.resize(reservationId, request);
+    const result = this.reservations.resize(reservationId, request);
+    this.handOverNotices();
+    return result;
   }
 
   /** Resolves once none of `keys` is claimed by a walk in flight, or after `timeoutMs`; returns those still claimed. */
@@ -96,7 +118,9 @@ export class AccountCredits extends DurableObject<Env> {
   }
 
   settle(reservationId: string, settlement: Settlement): SettleResult {
-    return this.reservations.settle(reservationId, settlement);
+    const result = this.reservations.settle(reservationId, settlement);
+    if (result.charged > 0) this.balanceMoved(settlement.now ?? Date.now());
+    return result;
   }
 
   release(reservationId: string): SettleResult {
@@ -113,7 +137,7 @@ export class AccountCredits extends DurableObject<Env> {
   }
 
   snapshot(now = Date.now()): AccountSnapshot {
-    return this.balances.snapshot(now);
+    return this.view(now);
   }
 
   ledger(page: number, perPage: number): { rows: LedgerRow[]; total: number } {
@@ -135,13 +159,54 @@ export class AccountCredits extends DurableObject<Env> {
    * Worker recorded it after all). The records are written first: if that fails the alarm is retried, holds included.
    */
   override async alarm() {
+    await this.sendNotices();
     const now = Date.now();
     const cutoff = now - RESERVATION_TTL_MS;
     await recordUnfinished(database(this.env), this.reservations.unfinished(cutoff));
     this.reservations.expire(cutoff, now);
     const oldest = this.reservations.oldest();
     this.alarmAt = oldest === null ? null : oldest + RESERVATION_TTL_MS;
+    // Notices a failed queue send left are tried again within a minute.
+    if (this.notices.hasPending) this.alarmAt = Math.min(this.alarmAt ?? Infinity, now + NOTICE_RETRY_MS);
     if (this.alarmAt !== null) await this.ctx.storage.setAlarm(this.alarmAt);
+  }
+
+  /** The snapshot with the account's mail settings (GET /account shows both from this one call). */
+  private view(now: number): AccountSnapshot {
+    return { ...this.balances.snapshot(now), mail: this.notices.settings() };
+  }
+
+  /** The balance changed: maybe a low balance warning (once per crossing), handed to the queue after this call. */
+  private balanceMoved(now: number) {
+    const state = this.balances.current(now);
+    this.notices.balanceMoved(state.plan_credits + state.pack_credits, now);
+    this.handOverNotices();
+  }
+
+  /**
+   * Recorded notices go to the queue after the call answered (never awaited by the caller: no round trip is added to
+   * the request that caused them). The account's id is this object's name (the object is addressed by name).
+   */
+  private handOverNotices() {
+    if (this.notices.hasPending) this.ctx.waitUntil(this.sendNotices());
+  }
+
+  private async sendNotices(): Promise<void> {
+    const pending = this.notices.pending();
+    const accountId = this.ctx.id.name;
+    if (!pending.length || !accountId) return;
+    try {
+      await this.env.JOBS.sendBatch(pending.map((notice): { body: NoticeMessage } => ({ body: { type: "mail_notice", accountId, notice } })));
+      this.notices.handedOver(pending.map((n) => n.id));
+    } catch (err) {
+      console.error(JSON.stringify({ event: "mail_notice_queue_failed", error: String(err) }));
+      const at = Date.now() + NOTICE_RETRY_MS;
+      if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+      if (this.alarmAt === null || this.alarmAt > at) {
+        this.alarmAt = at;
+        await this.ctx.storage.setAlarm(at);
+      }
+    }
   }
 
   private admit<T>(admission: AdmissionRequest, then: () => T): Entered<T> {

@@ -1,22 +1,23 @@
 import type { RequestLogMessage } from "./db/request-log";
 import type { RunMessage } from "./engines/bulk/messages";
 import type { RefreshMessage } from "./engines/datasets/refreshable";
+import type { NoticeMessage } from "./engines/mail/notices";
 import type { MailQueueMessage } from "./engines/mail/outbox";
 import type { MonitorMessage } from "./engines/monitors/messages";
 import { attemptDelivery, type DeliveryMessage } from "./engines/webhooks/outbox";
 import { registeredProducts } from "./products/registry";
 import { runBulkJob } from "../workers/bulk-runner";
 import { runRefreshMessage } from "../workers/dataset-refresh";
-import { sendQueuedMail } from "../workers/mail";
+import { mailAccountNotice, sendQueuedMail } from "../workers/mail";
 import { runDueMonitor } from "../workers/monitors";
 import { storeQueuedRequestRecords } from "../workers/request-log";
 
 /** The engines' and the platform's messages; products add their own (`Product.messages`), which carry at least a `type`. */
-export type EngineMessage = RunMessage | DeliveryMessage | MonitorMessage | RequestLogMessage | RefreshMessage | MailQueueMessage;
+export type EngineMessage = RunMessage | DeliveryMessage | MonitorMessage | RequestLogMessage | RefreshMessage | MailQueueMessage | NoticeMessage;
 export type JobMessage = EngineMessage | { type: string };
 
 const isEngineMessage = (body: JobMessage): body is EngineMessage =>
-  ["run", "delivery", "monitor_run", "request_log", "dataset_refresh", "mail"].includes(body.type);
+  ["run", "delivery", "monitor_run", "request_log", "dataset_refresh", "mail", "mail_notice"].includes(body.type);
 
 /** Message type -> handler. Every handler is idempotent, so a retried batch is harmless. */
 async function handle(env: Env, body: JobMessage): Promise<void> {
@@ -26,6 +27,7 @@ async function handle(env: Env, body: JobMessage): Promise<void> {
     if (body.type === "request_log") return storeQueuedRequestRecords(env, body);
     if (body.type === "dataset_refresh") return runRefreshMessage(env, body);
     if (body.type === "mail") return sendQueuedMail(env, body);
+    if (body.type === "mail_notice") return mailAccountNotice(env, body);
     return runDueMonitor(env, body.monitorId, body.dueAt);
   }
   const handler = registeredProducts().find((p) => p.messages?.[body.type])?.messages?.[body.type];

@@ -20,7 +20,7 @@ describe("HTTP contract", () => {
     const { response, status, body } = await call("/api/v1/account", { method: "DELETE" });
     expect(status).toBe(405);
     expect(body.error.code).toBe("METHOD_NOT_ALLOWED");
-    expect(response.headers.get("Allow")).toBe("GET, HEAD");
+    expect(response.headers.get("Allow")).toBe("GET, HEAD, PATCH");
     expect(response.headers.get("X-Request-Id")).toBe(body.error.request_id);
   });
 

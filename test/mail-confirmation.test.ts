@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { database } from "../src/db/client";
 import { accounts, mailLinks, mailSuppressions } from "../src/db/schema";
+import { issueLink } from "../src/engines/mail/links";
 import { queueMail } from "../src/engines/mail/outbox";
 import { admin, BASE, bearer, call } from "./helpers";
 import { waitForMail } from "./mail-catcher";
@@ -49,11 +50,27 @@ describe("account email confirmation by mail", () => {
 
   it("an expired link answers 410 and confirms nothing; an unknown one 404", async () => {
     const acct = await unconfirmedAccount();
-    const link = confirmLink((await waitForMail(acct.email))[0]!.text)!;
-    await database(env).update(mailLinks).set({ expiresAt: Date.now() - 1 }).where(eq(mailLinks.accountId, acct.id));
-    expect((await follow(link)).status).toBe(410);
+    await waitForMail(acct.email);
+    const expired = await issueLink(env, { purpose: "confirm_email", accountId: acct.id, recipient: acct.email, ttlMs: 1_000 }, Date.now() - 10_000);
+    expect((await follow(`https://verify.test/mail/confirm/${expired}`)).status).toBe(410);
     expect((await accountCall(acct.key)).body.error.code).toBe("EMAIL_NOT_VERIFIED");
     expect((await follow("https://verify.test/mail/confirm/NotAToken123")).status).toBe(404);
+  });
+
+  it("a link is signed: its row changed without the secret (expiry pushed back) or a forged signature confirms nothing (404)", async () => {
+    const acct = await unconfirmedAccount();
+    const link = confirmLink((await waitForMail(acct.email))[0]!.text)!;
+    const token = link.slice(link.lastIndexOf("/") + 1);
+    expect(token).toMatch(/^[0-9A-Za-z]{44}$/);
+    const forged = token.slice(0, 22) + (token[22] === "A" ? "B" : "A") + token.slice(23);
+    expect((await follow(`https://verify.test/mail/confirm/${forged}`)).status).toBe(404);
+    const [row] = await database(env).select().from(mailLinks).where(eq(mailLinks.accountId, acct.id));
+    await database(env).update(mailLinks).set({ expiresAt: row!.expiresAt + 1 }).where(eq(mailLinks.accountId, acct.id));
+    expect((await follow(link)).status).toBe(404);
+    await database(env).update(mailLinks).set({ expiresAt: row!.expiresAt }).where(eq(mailLinks.accountId, acct.id));
+    // The forged tries did not use the link up: the real one still works, once.
+    expect((await follow(link)).status).toBe(200);
+    expect((await accountCall(acct.key)).status).toBe(200);
   });
 
   it("a link is bound to the address it was sent to: once the account's address changed, it confirms nothing", async () => {

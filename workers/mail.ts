@@ -1,4 +1,8 @@
+import { mailNotice, type NoticeMessage } from "../src/engines/mail/notices";
 import { attemptMail, type MailQueueMessage } from "../src/engines/mail/outbox";
 
 /** Queue consumer of the mail outbox: one attempt per message through the configured transport (src/engines/mail). */
 export const sendQueuedMail = (env: Env, body: MailQueueMessage) => attemptMail(env, body.messageId, body.attempt);
+
+/** A money event the account's object recorded (low balance, a key's daily cap): mailed to the members. */
+export const mailAccountNotice = (env: Env, body: NoticeMessage) => mailNotice(env, body);

@@ -48,6 +48,12 @@ export interface paths {
                   free_undeliverable_limit: number;
                   free_undeliverable_remaining: number;
                 };
+                mail: {
+                  /** @description Mail the members once when the balance (plan + pack credits) falls below this; null: never */
+                  low_balance_threshold: number | null;
+                  /** @description Mail the members when a bulk run of the account finishes */
+                  bulk_finished_emails: boolean;
+                };
               };
               meta: {
                 credits_used: number;
@@ -77,6 +83,140 @@ export interface paths {
                 code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
               };
             });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change the account's mail settings: low_balance_threshold, bulk_finished_emails */
+    patch: {
+      requestBody: {
+        content: {
+          "application/json": {
+            low_balance_threshold?: number | null;
+            bulk_finished_emails?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                id: string;
+                email: string;
+                email_verified: boolean;
+                /** Format: date-time */
+                created_at: string;
+                plan: {
+                  /** @enum {string} */
+                  name: "free" | "starter" | "growth" | "enterprise";
+                  /** @enum {string} */
+                  status: "active" | "cancelled";
+                  monthly_credits: number;
+                  cancelled_at: string | null;
+                  plan_credits_expire_at: string | null;
+                };
+                balance: {
+                  total: number;
+                  plan: number;
+                  pack: number;
+                  reserved: number;
+                  available: number;
+                };
+                grant: {
+                  monthly_credits: number;
+                  rollover_cap: number;
+                  next_grant_at: string | null;
+                };
+                fair_use: {
+                  window_days: number;
+                  billed_answers: number;
+                  undeliverable_checked: number;
+                  free_undeliverable_limit: number;
+                  free_undeliverable_remaining: number;
+                };
+                mail: {
+                  /** @description Mail the members once when the balance (plan + pack credits) falls below this; null: never */
+                  low_balance_threshold: number | null;
+                  /** @description Mail the members when a bulk run of the account finishes */
+                  bulk_finished_emails: boolean;
+                };
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */

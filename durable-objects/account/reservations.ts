@@ -17,6 +17,8 @@ export class Reservations {
     private readonly sql: SqlStorage,
     private readonly balance: Balance,
     private readonly claims: ClaimBook,
+    /** Told when a key's daily cap refuses or cuts short a hold (the account mails its members once a day per key). */
+    private readonly capReached: (keyId: string, cap: number, now: number) => void = () => {},
   ) {
     sql.exec(`
       CREATE TABLE IF NOT EXISTS settled_operations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
@@ -117,8 +119,12 @@ export class Reservations {
     let limitedBy: "insufficient_credits" | "key_spend_cap" | null = granted < g.wanted ? "insufficient_credits" : null;
     if (g.keyId && g.cap != null) {
       const capLeft = Math.max(0, g.cap - this.balance.keySpentToday(g.keyId, now) - this.balance.keyHeld(g.keyId) + g.own - (g.spent ?? 0));
-      if (capLeft < g.minimum) return { ok: false, reason: "key_spend_cap", available };
+      if (capLeft < g.minimum) {
+        this.capReached(g.keyId, g.cap, now);
+        return { ok: false, reason: "key_spend_cap", available };
+      }
       if (capLeft < granted) {
+        this.capReached(g.keyId, g.cap, now);
         granted = capLeft;
         limitedBy = "key_spend_cap";
       }

@@ -134,6 +134,8 @@ export type AccountSnapshot = {
     free_undeliverable_limit: number;
     free_undeliverable_remaining: number;
   };
+  /** The account's mail settings (absent from the balance's own snapshot; the object adds them). */
+  mail?: { low_balance_threshold: number | null; bulk_finished_emails: boolean };
 };
 
 /** One rate limit to count before anything else in a call: `limit` requests per `windowMs` for `subject`. */

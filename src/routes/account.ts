@@ -3,15 +3,15 @@ import { z } from "zod";
 import type { AccountSnapshot, LedgerRow } from "../../durable-objects/account-credits";
 import { accountFieldsOf, type AccountFields } from "../auth/key-lookup";
 import { secretKey } from "../auth/secret-key";
-import { accountEntry } from "../engines/credits/credits";
+import { accountEntry, creditsStub } from "../engines/credits/credits";
 import { FAIR_USE_WINDOW_MS, PLAN_NAMES } from "../engines/credits/plans";
 import { database } from "../db/client";
 import { requestOfAccount } from "../db/request-log";
 import { ok } from "../http/envelope";
-import { notFound } from "../http/errors";
+import { notFound, validationFailed } from "../http/errors";
 import { pageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
-import { pathParams, queryParams } from "../http/validation";
+import { jsonBody, pathParams, queryParams } from "../http/validation";
 import type { AppEnv } from "../types";
 
 export const LEDGER_PER_PAGE = 100;
@@ -40,6 +40,16 @@ const accountSchema = z.object({
     free_undeliverable_limit: z.int(),
     free_undeliverable_remaining: z.int(),
   }),
+  mail: z.object({
+    low_balance_threshold: z.int().nullable().describe("Mail the members once when the balance (plan + pack credits) falls below this; null: never"),
+    bulk_finished_emails: z.boolean().describe("Mail the members when a bulk run of the account finishes"),
+  }),
+});
+
+/** The account's own settings (docs/mail.md): what it asks to be mailed about. */
+const accountPatchSchema = z.strictObject({
+  low_balance_threshold: z.int().min(1).max(1_000_000_000).nullable().optional(),
+  bulk_finished_emails: z.boolean().optional(),
 });
 
 const ledgerRowSchema = z.object({
@@ -81,6 +91,7 @@ export function accountView(account: AccountFields, s: AccountSnapshot): z.infer
     balance: { total: s.plan_credits + s.pack_credits, plan: s.plan_credits, pack: s.pack_credits, reserved: s.reserved, available: s.available },
     grant: { monthly_credits: s.monthly_credits, rollover_cap: s.monthly_credits * 3, next_grant_at: iso(s.next_grant_at) },
     fair_use: { window_days: FAIR_USE_WINDOW_MS / 86_400_000, ...s.fair_use },
+    mail: s.mail ?? { low_balance_threshold: null, bulk_finished_emails: false },
   };
 }
 
@@ -114,6 +125,20 @@ export const accountRoutes = new Hono<AppEnv>()
         accountFieldsOf(database(c.env), id),
         accountEntry(c.env, id, c.var.admission).snapshot(),
       ]);
+      if (!account) throw notFound("Account");
+      return ok(c, accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });
+    },
+  )
+  .patch(
+    "/account",
+    describe({ tag: "Account", summary: "Change the account's mail settings: low_balance_threshold, bulk_finished_emails", response: accountSchema, meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }) }),
+    secretKey({ scope: "account" }),
+    jsonBody(accountPatchSchema),
+    async (c) => {
+      const body = c.req.valid("json");
+      if (Object.keys(body).length === 0) throw validationFailed({ body: ["Name at least one of low_balance_threshold, bulk_finished_emails."] });
+      const id = accountId(c);
+      const [account, snapshot] = await Promise.all([accountFieldsOf(database(c.env), id), creditsStub(c.env, id).setMailSettings(body)]);
       if (!account) throw notFound("Account");
       return ok(c, accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });
     },

@@ -1,17 +1,15 @@
 import { Hono } from "hono";
 import { forgetAccountKeys } from "../auth/key-lookup";
 import { confirmAccountEmail, type Confirmation } from "../engines/mail/account-confirmation";
-import { escapeHtml } from "../engines/mail/compose";
 import { unsubscribeByMessage } from "../engines/mail/unsubscribe";
 import type { AppEnv } from "../types";
+import { page, preferencesPage } from "./mail-preferences";
 
 /**
  * The pages a person reaches from a message (docs/mail.md): `GET /mail/confirm/{token}` confirms the account's email,
- * `GET /mail/unsubscribe/{id}` offers to stop optional mail and `POST` there stops it (RFC 8058 one-click: mail
+ * `GET /mail/unsubscribe/{id}` shows the recipient's preferences page and `POST` there stops all optional mail (RFC 8058 one-click: mail
  * clients POST without showing the page). Plain HTML; never a secret in them.
  */
-const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 
 const CONFIRM_PAGES: Record<Confirmation["status"], [number, string, string]> = {
   confirmed: [200, "Email address confirmed", "<p>Your account's API keys work now.</p>"],
@@ -32,11 +30,8 @@ export const mailLinkRoutes = new Hono<AppEnv>()
     const [status, title, body] = CONFIRM_PAGES[result.status];
     return c.html(page(title, body), status as 200 | 404 | 410, { "Cache-Control": "no-store" });
   })
-  .get("/mail/unsubscribe/:id", (c) => {
-    const action = `/mail/unsubscribe/${encodeURIComponent(c.req.param("id"))}`;
-    const form = `<p>Stop alert and warning emails to this address? Confirmation links are still sent.</p><form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`;
-    return c.html(page("Unsubscribe", form), 200, { "Cache-Control": "no-store" });
-  })
+  // The link a person follows from the message opens the recipient's preferences page (src/routes/mail-preferences.ts).
+  .get("/mail/unsubscribe/:id", (c) => preferencesPage(c, c.req.param("id")))
   .post("/mail/unsubscribe/:id", async (c) => {
     const id = c.req.param("id");
     const recipient = TOKEN.test(id.replace(/^msg_/, "")) ? await unsubscribeByMessage(c.env, id) : null;

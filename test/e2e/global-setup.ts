@@ -52,6 +52,7 @@ export default async function setup(project: TestProject) {
       vars: {
         ADMIN_TOKEN,
         SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
+        MAIL_LINK_SECRET: "e2e-mail-link-secret-0123456789abcdef",
         SMTP_SIDECAR_URL: mail.sidecarUrl,
         CHALLENGE_VERIFY_URL: siteverify.url,
         DOH_URL: doh.url,

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { createdAt } from "./platform";
 
 /**
@@ -44,15 +44,31 @@ export const mailSuppressions = sqliteTable("mail_suppressions", {
 });
 
 /**
- * Links sent by mail (account confirmation; dashboard sign-in links use the same machinery): the token is random and
- * only its SHA-256 is stored, it expires, it is used once, and it is bound to the recipient it was sent to.
+ * Links sent by mail (account confirmation; dashboard sign-in links use the same machinery): the token is a random id
+ * and an HMAC of this row's fields (src/engines/mail/links.ts); only the id's SHA-256 is stored, it expires, it is used
+ * once (`used_at`, the consumption record), and it is bound to the recipient it was sent to.
  */
 export const mailLinks = sqliteTable("mail_links", {
   tokenHash: text("token_hash").primaryKey(),
-  purpose: text("purpose", { enum: ["confirm_email"] }).notNull(),
+  purpose: text("purpose", { enum: ["confirm_email", "sign_in"] }).notNull(),
   accountId: text("account_id").notNull(),
   recipient: text("recipient").notNull(),
   expiresAt: integer("expires_at").notNull(),
   usedAt: integer("used_at"),
   createdAt: createdAt(),
 });
+
+/**
+ * Kinds of optional mail a recipient turned off on the preferences page (one row per recipient and kind). Turning
+ * every kind off is the same as unsubscribing (`mail_suppressions`); required mail (confirmation, sign-in) is never
+ * a kind here.
+ */
+export const mailPreferences = sqliteTable(
+  "mail_preferences",
+  {
+    recipient: text("recipient").notNull(),
+    kind: text("kind").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.recipient, t.kind] })],
+);

@@ -9,6 +9,7 @@ import { walk } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
 import { csvCell, csvHeader, parseCsvLine, partRows, partText, rowCounters, type Cell } from "./csv";
 import type { Entry } from "./create";
+import { queueFinishedMail } from "./finished-mail";
 import { CHUNK_ENTRIES, FINISHED, inputKey, jobById, recordProgress, resultsPrefix, type JobRow } from "./jobs";
 import type { RunMessage } from "./messages";
 
@@ -57,7 +58,10 @@ export async function finishJob(env: Env, jobId: number, status: (typeof FINISHE
     .set({ status, stoppedReason, finishedAt: now, updatedAt: now })
     .where(and(eq(bulkJobs.id, jobId), inArray(bulkJobs.status, ["queued", "processing"])))
     .returning();
-  if (row) await queueFinishedEvent(env, row);
+  if (!row) return;
+  await queueFinishedEvent(env, row);
+  // The mail is a courtesy beside the webhook: a failure to queue it is logged, never a reason to redo the finish.
+  await queueFinishedMail(env, row).catch((err) => console.error(JSON.stringify({ event: "bulk_finished_mail_failed", job: row.id, error: String(err) })));
 }
 
 async function readChunk(env: Env, row: JobRow, chunk: number): Promise<Entry[] | null> {

@@ -6,6 +6,7 @@ import { mailMessages, mailSuppressions } from "../../db/schema";
 import { mailTransport, type MailTransport } from "../../platform/mail-transport";
 import { armRecovery } from "../recovery";
 import { addressOf, composeMime } from "./compose";
+import { optionalMailBlocked } from "./preferences";
 import { accountRecipients } from "./recipients";
 
 /**
@@ -28,7 +29,7 @@ const QUEUE_BATCH = 100;
  * At most this many messages of one kind to one recipient of one account per hour; beyond it a message is recorded as
  * `suppressed` ("hourly limit") and not sent, so no loop, retry storm or abuse of a route floods a mailbox.
  */
-export const HOURLY_LIMITS: Record<string, number> = { account_confirmation: 5, monitor_alert: 30 };
+export const HOURLY_LIMITS: Record<string, number> = { account_confirmation: 5, monitor_alert: 30, low_balance: 2, key_spend_cap: 10, bulk_finished: 30 };
 export const DEFAULT_HOURLY_LIMIT = 20;
 const HOUR_MS = 3_600_000;
 
@@ -111,8 +112,9 @@ export async function attemptMail(env: Env, messageId: string, attempt?: number,
   if (attempt !== undefined && row.attempts >= attempt) return;
   const isCurrent = and(eq(mailMessages.id, messageId), eq(mailMessages.status, "pending"), eq(mailMessages.attempts, row.attempts));
   const now = Date.now();
-  if (row.optional && (await db.select().from(mailSuppressions).where(eq(mailSuppressions.recipient, row.recipient)).get())) {
-    await db.update(mailMessages).set({ status: "suppressed", detail: "recipient suppressed", updatedAt: now }).where(isCurrent);
+  const blocked = row.optional ? await optionalMailBlocked(db, row.recipient, row.kind) : null;
+  if (blocked) {
+    await db.update(mailMessages).set({ status: "suppressed", detail: blocked, updatedAt: now }).where(isCurrent);
     return;
   }
   if (!transport) {
