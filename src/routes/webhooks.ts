@@ -12,7 +12,7 @@ import { describe } from "../http/openapi";
 import { jsonBody } from "../http/validation";
 import { admitRequest } from "../auth/admit";
 import { limitHit } from "../limits/admission";
-import { deliver } from "../platform/webhooks";
+import { deliver, DELIVERY_ID_HEADER } from "../platform/webhooks";
 import type { AppEnv } from "../types";
 
 const testBody = z.object({ url: z.url().max(2048), event: z.enum(EVENTS) });
@@ -51,7 +51,7 @@ export function webhookRoutes(products: SampleProducts) {
       const secret = mintSecret();
       const body = sampleBody(event, products);
       // The caller waits for the outcome, so this is the one delivery made inside a request rather than via the outbox.
-      const result = await deliver(url, body, secret, deliveryConfig(c.env));
+      const result = await deliver(url, body, secret, deliveryConfig(c.env), { [DELIVERY_ID_HEADER]: `whd_test_${crypto.randomUUID()}` });
       const { signature } = result;
       return ok(c, {
         delivered: result.delivered,
