@@ -25,6 +25,7 @@ import { adminMailRoutes } from "./routes/admin/mail";
 import { mailLinkRoutes } from "./routes/mail-links";
 import { adminRoundTripRoutes } from "./routes/admin/round-trips";
 import { openApiRoutes } from "./routes/openapi";
+import { referenceRoutes } from "./routes/reference";
 import { statusRoutes } from "./routes/status";
 import { webhookRoutes } from "./routes/webhooks";
 import { monitoredProduct, productNamed } from "./products/registry";
@@ -42,6 +43,7 @@ app.use("/api/v1/*", recordRequests());
 app.use("*", traceAnswer());
 app.get("/healthz", (c) => c.text("ok"));
 app.route("/", mailLinkRoutes);
+app.route("/", referenceRoutes);
 
 app.route("/api/v1", openApiRoutes(() => app.routes));
 app.route("/api/v1", accountRoutes);

@@ -5,7 +5,10 @@
 
 export interface paths {
   "/api/v1/account": {
-    /** Balance (plan/pack), plan, monthly grant and fair-use window */
+    /**
+     * Balance (plan/pack), plan, monthly grant and fair-use window
+     * @description The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.
+     */
     get: {
       responses: {
         /** @description Success */
@@ -18,16 +21,15 @@ export interface paths {
                 id: string;
                 email: string;
                 email_verified: boolean;
-                /** Format: date-time */
-                created_at: string;
+                created_at: components["schemas"]["CreatedAt"];
                 plan: {
                   /** @enum {string} */
                   name: "free" | "starter" | "growth" | "enterprise";
                   /** @enum {string} */
                   status: "active" | "cancelled";
                   monthly_credits: number;
-                  cancelled_at: string | null;
-                  plan_credits_expire_at: string | null;
+                  cancelled_at: components["schemas"]["CancelledAt"];
+                  plan_credits_expire_at: components["schemas"]["CancelledAt"];
                 };
                 balance: {
                   total: number;
@@ -39,7 +41,7 @@ export interface paths {
                 grant: {
                   monthly_credits: number;
                   rollover_cap: number;
-                  next_grant_at: string | null;
+                  next_grant_at: components["schemas"]["CancelledAt"];
                 };
                 fair_use: {
                   window_days: number;
@@ -71,12 +73,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -116,7 +113,10 @@ export interface paths {
     };
   };
   "/api/v1/account/ledger": {
-    /** Every credit movement, newest first, 100 a page */
+    /**
+     * Every credit movement, newest first, 100 a page
+     * @description Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge is its row here; `GET /account/requests/{requestId}` explains it. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -133,8 +133,7 @@ export interface paths {
               data: {
                 entries: ({
                     id: number;
-                    /** Format: date-time */
-                    at: string;
+                    at: components["schemas"]["CreatedAt"];
                     request_id: string | null;
                     /** @enum {string} */
                     kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "expiry";
@@ -146,12 +145,7 @@ export interface paths {
                     note: string | null;
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -169,12 +163,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -225,7 +214,10 @@ export interface paths {
     };
   };
   "/api/v1/account/requests/{requestId}": {
-    /** What one request did */
+    /**
+     * What one request did
+     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -246,8 +238,7 @@ export interface paths {
                 code: string | null;
                 credits_used: number;
                 key_id: string | null;
-                /** Format: date-time */
-                created_at: string;
+                created_at: components["schemas"]["CreatedAt"];
               };
               meta: {
                 request_id: string;
@@ -269,12 +260,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -357,50 +343,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                email: string;
-                normalized_email: string;
-                is_alias: boolean;
-                is_gibberish: boolean;
-                /** @enum {string} */
-                deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                syntax_valid: boolean;
-                domain: string;
-                mx_found: boolean;
-                mx_implicit: boolean;
-                mx_provider: string | null;
-                has_spf: boolean | null;
-                dmarc_policy: ("none" | "quarantine" | "reject") | null;
-                has_dmarc: boolean | null;
-                domain_registered_at: string | null;
-                domain_age_days: number | null;
-                disposable: boolean;
-                role: boolean;
-                free_provider: boolean;
-                smtp_checked: boolean;
-                smtp_checked_at: string | null;
-                mailbox_exists: boolean | null;
-                catch_all: boolean | null;
-                smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
-                mailbox_confidence: number | null;
-                did_you_mean: string | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                  rules_hit: string[];
-                }) | null;
-              };
+              data: components["schemas"]["EmailAnswer"];
               meta: {
                 credits_used: number;
                 credits_remaining: number;
@@ -439,12 +382,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -515,53 +453,10 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
                     input: string;
-                    data: {
-                      email: string;
-                      normalized_email: string;
-                      is_alias: boolean;
-                      is_gibberish: boolean;
-                      /** @enum {string} */
-                      deliverable: "deliverable" | "risky" | "undeliverable";
-                      reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
-                      risk_score: number;
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      syntax_valid: boolean;
-                      domain: string;
-                      mx_found: boolean;
-                      mx_implicit: boolean;
-                      mx_provider: string | null;
-                      has_spf: boolean | null;
-                      dmarc_policy: ("none" | "quarantine" | "reject") | null;
-                      has_dmarc: boolean | null;
-                      domain_registered_at: string | null;
-                      domain_age_days: number | null;
-                      disposable: boolean;
-                      role: boolean;
-                      free_provider: boolean;
-                      smtp_checked: boolean;
-                      smtp_checked_at: string | null;
-                      mailbox_exists: boolean | null;
-                      catch_all: boolean | null;
-                      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
-                      mailbox_confidence: number | null;
-                      did_you_mean: string | null;
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                      policy: ({
-                        /** @enum {string} */
-                        action: "send" | "review" | "block";
-                        rules_hit: string[];
-                      }) | null;
-                    };
+                    data: components["schemas"]["EmailAnswer"];
                     meta: {
                       credits_used: number;
                       cache_hit: boolean;
@@ -569,16 +464,9 @@ export interface paths {
                       refreshed: boolean;
                       fair_use_billed: boolean;
                     };
-                  })[];
+                  }[];
               };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBatchMeta"];
             };
           };
         };
@@ -607,12 +495,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -692,7 +575,7 @@ export interface paths {
                 is_gibberish: boolean;
                 /** @enum {string} */
                 deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
+                reason: components["schemas"]["Reason"];
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -707,26 +590,20 @@ export interface paths {
                 has_spf: boolean | null;
                 dmarc_policy: ("none" | "quarantine" | "reject") | null;
                 has_dmarc: boolean | null;
-                domain_registered_at: string | null;
+                domain_registered_at: components["schemas"]["DomainRegisteredAt"];
                 domain_age_days: number | null;
                 disposable: boolean;
                 role: boolean;
                 free_provider: boolean;
                 smtp_checked: boolean;
-                smtp_checked_at: string | null;
+                smtp_checked_at: components["schemas"]["CancelledAt"];
                 mailbox_exists: boolean | null;
                 catch_all: boolean | null;
                 smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                 mailbox_confidence: number | null;
                 did_you_mean: string | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                }) | null;
+                sources: components["schemas"]["Sources"];
+                policy: components["schemas"]["EmailPolicy"];
               };
             };
           };
@@ -756,12 +633,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -825,21 +697,13 @@ export interface paths {
                 mx_provider: string | null;
                 has_spf: boolean | null;
                 dmarc_policy: string | null;
-                domain_registered_at: string | null;
+                domain_registered_at: components["schemas"]["DomainRegisteredAt"];
                 domain_age_days: number | null;
                 disposable: boolean | null;
                 free_provider: boolean | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[] | null;
+                sources: components["schemas"]["Sources"] | null;
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -868,12 +732,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -928,13 +787,7 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": {
-            identifier: string;
-            /** @description Default `lei`. */
-            type?: ("lei" | "company_number") | null;
-            /** @description Two letters; required when type is `company_number`. */
-            country?: string | null;
-          };
+          "application/json": components["schemas"]["EntityRequest"];
         };
       };
       responses: {
@@ -944,30 +797,8 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                identifier: string;
-                /** @enum {string} */
-                identifier_type: "lei" | "company_number";
-                found: boolean;
-                reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
-                name: string | null;
-                status: string | null;
-                status_detail: string | null;
-                country: string | null;
-                checksum_valid: boolean | null;
-                registration_status: string | null;
-                flags: "dissolved_in_national_register"[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              data: components["schemas"]["EntityAnswer"];
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -996,12 +827,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1060,13 +886,7 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            identifiers: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
+            identifiers: components["schemas"]["Identifiers"];
           };
         };
       };
@@ -1087,24 +907,7 @@ export interface paths {
                       /** @description Two letters; required when type is `company_number`. */
                       country?: string | null;
                     });
-                    data: {
-                      identifier: string;
-                      /** @enum {string} */
-                      identifier_type: "lei" | "company_number";
-                      found: boolean;
-                      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
-                      name: string | null;
-                      status: string | null;
-                      status_detail: string | null;
-                      country: string | null;
-                      checksum_valid: boolean | null;
-                      registration_status: string | null;
-                      flags: "dissolved_in_national_register"[];
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                    };
+                    data: components["schemas"]["EntityAnswer"];
                     meta: {
                       credits_used: number;
                       cache_hit: boolean;
@@ -1148,12 +951,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1209,20 +1007,7 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            address: string | {
-              /** @description The whole address on one line (commas or line breaks between its parts). */
-              address: string;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            } | ({
-              line1?: string | null;
-              line2?: string | null;
-              locality?: string | null;
-              region?: string | null;
-              postcode?: string | null;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            });
+            address: components["schemas"]["Address"];
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
           };
@@ -1235,73 +1020,8 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                input: string | ({
-                  line1?: string | null;
-                  line2?: string | null;
-                  locality?: string | null;
-                  region?: string | null;
-                  postcode?: string | null;
-                  country: string;
-                });
-                country: string;
-                valid: boolean;
-                /** @enum {string} */
-                verification: "verified" | "format_only" | "invalid";
-                /** @enum {string} */
-                precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                address: {
-                  line1: string | null;
-                  line2: string | null;
-                  locality: string | null;
-                  region: string | null;
-                  postcode: string | null;
-                  country: string;
-                };
-                formatted: string | null;
-                postcode_format_valid: boolean | null;
-                postcode_found: boolean | null;
-                locality_matches_postcode: boolean | null;
-                region_matches_postcode: boolean | null;
-                po_box: boolean;
-                corrections: ({
-                    /** @enum {string} */
-                    field: "line1" | "locality" | "region" | "postcode";
-                    from: string | null;
-                    to: string;
-                  })[];
-                missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                geo: {
-                  latitude: number;
-                  longitude: number;
-                  /** @constant */
-                  precision: "postcode";
-                } | null;
-                deliverable: boolean | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                  rules_hit: string[];
-                }) | null;
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                request_id: string;
-              };
+              data: components["schemas"]["AddressAnswer"];
+              meta: components["schemas"]["AddressMeta"];
             };
           };
         };
@@ -1330,12 +1050,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1394,20 +1109,7 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            addresses: (string | {
-                /** @description The whole address on one line (commas or line breaks between its parts). */
-                address: string;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              } | ({
-                line1?: string | null;
-                line2?: string | null;
-                locality?: string | null;
-                region?: string | null;
-                postcode?: string | null;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              }))[];
+            addresses: components["schemas"]["Address"][];
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
           };
@@ -1421,84 +1123,14 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
                     input: unknown;
-                    data: {
-                      input: string | ({
-                        line1?: string | null;
-                        line2?: string | null;
-                        locality?: string | null;
-                        region?: string | null;
-                        postcode?: string | null;
-                        country: string;
-                      });
-                      country: string;
-                      valid: boolean;
-                      /** @enum {string} */
-                      verification: "verified" | "format_only" | "invalid";
-                      /** @enum {string} */
-                      precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                      address: {
-                        line1: string | null;
-                        line2: string | null;
-                        locality: string | null;
-                        region: string | null;
-                        postcode: string | null;
-                        country: string;
-                      };
-                      formatted: string | null;
-                      postcode_format_valid: boolean | null;
-                      postcode_found: boolean | null;
-                      locality_matches_postcode: boolean | null;
-                      region_matches_postcode: boolean | null;
-                      po_box: boolean;
-                      corrections: ({
-                          /** @enum {string} */
-                          field: "line1" | "locality" | "region" | "postcode";
-                          from: string | null;
-                          to: string;
-                        })[];
-                      missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                      geo: {
-                        latitude: number;
-                        longitude: number;
-                        /** @constant */
-                        precision: "postcode";
-                      } | null;
-                      deliverable: boolean | null;
-                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
-                      risk_score: number;
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                      policy: ({
-                        /** @enum {string} */
-                        action: "send" | "review" | "block";
-                        rules_hit: string[];
-                      }) | null;
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                    };
-                  })[];
+                    data: components["schemas"]["AddressAnswer"];
+                    meta: components["schemas"]["AddressBatchMeta"];
+                  }[];
               };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBatchMeta"];
             };
           };
         };
@@ -1527,12 +1159,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1594,20 +1221,7 @@ export interface paths {
             /** Format: starts_with */
             key: string;
             challenge_token?: string | null;
-            address: string | {
-              /** @description The whole address on one line (commas or line breaks between its parts). */
-              address: string;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            } | ({
-              line1?: string | null;
-              line2?: string | null;
-              locality?: string | null;
-              region?: string | null;
-              postcode?: string | null;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            });
+            address: components["schemas"]["Address"];
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
           };
@@ -1621,63 +1235,33 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                input: string | ({
-                  line1?: string | null;
-                  line2?: string | null;
-                  locality?: string | null;
-                  region?: string | null;
-                  postcode?: string | null;
-                  country: string;
-                });
+                input: components["schemas"]["Input"];
                 country: string;
                 valid: boolean;
                 /** @enum {string} */
                 verification: "verified" | "format_only" | "invalid";
                 /** @enum {string} */
                 precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                address: {
-                  line1: string | null;
-                  line2: string | null;
-                  locality: string | null;
-                  region: string | null;
-                  postcode: string | null;
-                  country: string;
-                };
+                address: components["schemas"]["PropertiesAddress"];
                 formatted: string | null;
                 postcode_format_valid: boolean | null;
                 postcode_found: boolean | null;
                 locality_matches_postcode: boolean | null;
                 region_matches_postcode: boolean | null;
                 po_box: boolean;
-                corrections: ({
-                    /** @enum {string} */
-                    field: "line1" | "locality" | "region" | "postcode";
-                    from: string | null;
-                    to: string;
-                  })[];
+                corrections: components["schemas"]["Corrections"];
                 missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                geo: {
-                  latitude: number;
-                  longitude: number;
-                  /** @constant */
-                  precision: "postcode";
-                } | null;
+                geo: components["schemas"]["Geo"];
                 deliverable: boolean | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
+                reason: components["schemas"]["PropertiesReason"];
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
                 };
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                }) | null;
+                sources: components["schemas"]["Sources"];
+                policy: components["schemas"]["EmailPolicy"];
               };
             };
           };
@@ -1707,12 +1291,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1779,17 +1358,9 @@ export interface paths {
                     latitude: number | null;
                     longitude: number | null;
                   })[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -1818,12 +1389,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1908,17 +1474,9 @@ export interface paths {
                     locality: string | null;
                   })[];
                 truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -1947,12 +1505,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description ADDRESS_STREETS_NOT_FOUND */
@@ -2018,11 +1571,7 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": {
-            phone: string;
-            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-            country?: string | null;
-          };
+          "application/json": components["schemas"]["PhoneRequest"];
         };
       };
       responses: {
@@ -2032,51 +1581,8 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                phone: string;
-                valid: boolean;
-                possible: boolean;
-                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-                e164: string | null;
-                national_format: string | null;
-                international_format: string | null;
-                country: string | null;
-                calling_code: string | null;
-                /** @enum {string} */
-                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-                carrier: string | null;
-                location: string | null;
-                timezones: string[] | null;
-                disposable: boolean | null;
-                disposable_last_seen: string | null;
-                /** @constant */
-                network_checked: false;
-                network_status: null;
-                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                missing_datasets: string[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                  rules_hit: string[];
-                }) | null;
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                request_id: string;
-              };
+              data: components["schemas"]["PhoneAnswer"];
+              meta: components["schemas"]["AddressMeta"];
             };
           };
         };
@@ -2105,12 +1611,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2168,13 +1669,7 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
-          };
+          "application/json": components["schemas"]["PhoneBatchRequest"];
         };
       };
       responses: {
@@ -2185,66 +1680,14 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
-                    input: string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    });
-                    data: {
-                      phone: string;
-                      valid: boolean;
-                      possible: boolean;
-                      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-                      e164: string | null;
-                      national_format: string | null;
-                      international_format: string | null;
-                      country: string | null;
-                      calling_code: string | null;
-                      /** @enum {string} */
-                      line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-                      carrier: string | null;
-                      location: string | null;
-                      timezones: string[] | null;
-                      disposable: boolean | null;
-                      disposable_last_seen: string | null;
-                      /** @constant */
-                      network_checked: false;
-                      network_status: null;
-                      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
-                      risk_score: number;
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      missing_datasets: string[];
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                      policy: ({
-                        /** @enum {string} */
-                        action: "send" | "review" | "block";
-                        rules_hit: string[];
-                      }) | null;
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                    };
-                  })[];
+                    input: components["schemas"]["PhoneInput"];
+                    data: components["schemas"]["PhoneAnswer"];
+                    meta: components["schemas"]["AddressBatchMeta"];
+                  }[];
               };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBatchMeta"];
             };
           };
         };
@@ -2273,12 +1716,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2363,8 +1801,7 @@ export interface paths {
                 international_format: string | null;
                 country: string | null;
                 calling_code: string | null;
-                /** @enum {string} */
-                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                line_type: components["schemas"]["LineType"];
                 carrier: string | null;
                 location: string | null;
                 timezones: string[] | null;
@@ -2381,14 +1818,8 @@ export interface paths {
                   [key: string]: number;
                 };
                 missing_datasets: string[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                }) | null;
+                sources: components["schemas"]["Sources"];
+                policy: components["schemas"]["EmailPolicy"];
               };
             };
           };
@@ -2418,12 +1849,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2485,23 +1911,14 @@ export interface paths {
                 possible_lengths: number[];
                 blocks: ({
                     prefix: string;
-                    /** @enum {string} */
-                    line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                    line_type: components["schemas"]["LineType"];
                     carrier: string | null;
                     location: string | null;
                   })[];
                 truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -2530,12 +1947,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description PHONE_BLOCK_NOT_FOUND */
@@ -2613,79 +2025,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -2713,12 +2053,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2778,79 +2113,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -2878,12 +2141,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
@@ -2947,17 +2205,9 @@ export interface paths {
                 /** @description A decimal string: IPv6 counts pass 2^53. */
                 num_ipv6: string;
                 hosting: boolean | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -2986,12 +2236,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description ASN_NOT_FOUND */
@@ -3092,17 +2337,9 @@ export interface paths {
                     country: string | null;
                   })[];
                 truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -3131,12 +2368,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3204,76 +2436,12 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
                     input: string;
-                    data: {
-                      ip: string;
-                      version: (4 | 6) | null;
-                      valid: boolean;
-                      reserved: boolean;
-                      reserved_range: string | null;
-                      reserved_name: string | null;
-                      placed: boolean;
-                      country: string | null;
-                      country_name: string | null;
-                      continent: string | null;
-                      /** @description City of the address from `ip-city`; null when unknown. */
-                      city: string | null;
-                      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                      region: string | null;
-                      /** @description Postal code from `ip-city`; null when unknown. */
-                      postal_code: string | null;
-                      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                      latitude: number | null;
-                      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                      longitude: number | null;
-                      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                      accuracy_radius_km: number | null;
-                      asn: number | null;
-                      as_name: string | null;
-                      network: string | null;
-                      hosting: boolean | null;
-                      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                      hosting_provider: string | null;
-                      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                      tor: boolean | null;
-                      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                      vpn: boolean | null;
-                      /** @description Always null: no proxy list is installed. */
-                      proxy: boolean | null;
-                      anonymous: boolean | null;
-                      list: ({
-                        id: number;
-                        name: string;
-                        /** @enum {string} */
-                        kind: "allow" | "deny";
-                      }) | null;
-                      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                      feedback: ({
-                        /** @enum {string} */
-                        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                        /** Format: date-time */
-                        reported_at: string;
-                      }) | null;
-                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                      risk_score: number;
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                    };
-                  })[];
+                    data: components["schemas"]["PropertiesAnswer"];
+                    meta: components["schemas"]["AddressBatchMeta"];
+                  }[];
               };
               meta: {
                 requested: number;
@@ -3312,12 +2480,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3390,67 +2553,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
+              data: components["schemas"]["PropertiesAnswer"];
             };
           };
         };
@@ -3479,12 +2582,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3524,7 +2622,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/lists": {
-    /** The account's allow and deny lists, oldest first */
+    /**
+     * The account's allow and deny lists, oldest first
+     * @description The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny list over an allow list); a deny list adds to the risk (`deny_list`). Free.
+     */
     get: {
       responses: {
         /** @description Success */
@@ -3534,17 +2635,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                lists: ({
-                    id: number;
-                    name: string;
-                    /** @enum {string} */
-                    kind: "allow" | "deny";
-                    entries: string[];
-                    /** Format: date-time */
-                    created_at: string;
-                    /** Format: date-time */
-                    updated_at: string;
-                  })[];
+                lists: components["schemas"]["IpList"][];
               };
               meta: {
                 total: number;
@@ -3568,12 +2659,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -3611,7 +2697,10 @@ export interface paths {
         };
       };
     };
-    /** Create an allow or deny list (at most 10 per account) */
+    /**
+     * Create an allow or deny list (at most 10 per account)
+     * @description Creates a list of addresses and CIDR ranges (IPv4 and IPv6). Applies to lookups from the next request. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -3619,7 +2708,7 @@ export interface paths {
             name: string;
             /** @enum {string} */
             kind: "allow" | "deny";
-            entries: (string | number)[];
+            entries: components["schemas"]["Entries"];
           };
         };
       };
@@ -3627,26 +2716,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3663,12 +2733,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description IP_LIST_LIMIT_REACHED */
@@ -3730,7 +2795,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/lists/{listId}": {
-    /** One list */
+    /**
+     * One list
+     * @description The list with its entries. Another account's list is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -3741,26 +2809,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3777,12 +2826,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -3842,7 +2886,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a list */
+    /**
+     * Delete a list
+     * @description Deletes the list; answers it as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -3853,26 +2900,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3889,12 +2917,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -3954,7 +2977,10 @@ export interface paths {
         };
       };
     };
-    /** Rename a list, change its kind or replace its entries */
+    /**
+     * Rename a list, change its kind or replace its entries
+     * @description Changes the fields given; `entries` replaces the whole list. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -3967,7 +2993,7 @@ export interface paths {
             name?: string;
             /** @enum {string} */
             kind?: "allow" | "deny";
-            entries?: (string | number)[];
+            entries?: components["schemas"]["Entries"];
           };
         };
       };
@@ -3975,26 +3001,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4011,12 +3018,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -4085,28 +3087,7 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": {
-            /** @description An email address (answered without the mailbox handshake). */
-            email?: string | null;
-            /** @description A phone number: a string with `+`, or `{phone, country}`. */
-            phone?: (string | ({
-              phone: string;
-              /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-              country?: string | null;
-            })) | null;
-            /** @description An IPv4 or IPv6 address. */
-            ip?: string | null;
-            /** @description A postal address object with its `country` (or `{address, country}`). */
-            address?: unknown;
-            /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
-            entity?: ({
-              identifier: string;
-              /** @description Default `lei`. */
-              type?: ("lei" | "company_number") | null;
-              /** @description Two letters; required when type is `company_number`. */
-              country?: string | null;
-            }) | null;
-          };
+          "application/json": components["schemas"]["ConsistencyRequest"];
         };
       };
       responses: {
@@ -4158,8 +3139,7 @@ export interface paths {
                   }) | null;
                 };
                 checks: ({
-                    /** @enum {string} */
-                    name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
+                    name: components["schemas"]["Name"];
                     /** @enum {string} */
                     result: "agree" | "disagree" | "unknown" | "not_applicable";
                     weight: number;
@@ -4169,8 +3149,8 @@ export interface paths {
                     };
                     reason: string;
                   })[];
-                agreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
-                disagreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
+                agreements: components["schemas"]["Agreements"];
+                disagreements: components["schemas"]["Agreements"];
                 /** @description round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided. */
                 score: number | null;
                 level: ("consistent" | "mixed" | "inconsistent") | null;
@@ -4180,17 +3160,9 @@ export interface paths {
                 risk_components: {
                   [key: string]: number;
                 };
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -4219,12 +3191,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -4275,7 +3242,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk": {
-    /** List email bulk runs, newest first, 100 a page */
+    /**
+     * List email bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -4293,33 +3263,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["Job"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -4337,12 +3283,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -4391,7 +3332,10 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk email run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk email run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /email/bulk/{jobId}` or give `webhook_url`: `bulk_email_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
@@ -4412,25 +3356,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["Job"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -4453,12 +3379,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -4520,7 +3441,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -4531,34 +3455,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4575,12 +3472,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -4642,7 +3534,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -4653,34 +3548,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4697,12 +3565,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -4775,7 +3638,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -4786,34 +3652,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4830,12 +3669,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -4908,7 +3742,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -4922,14 +3759,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4946,12 +3776,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -5024,7 +3849,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -5035,34 +3863,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5079,12 +3880,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -5157,7 +3953,10 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors": {
-    /** The account's email monitors, newest first, 100 a page */
+    /**
+     * The account's email monitors, newest first, 100 a page
+     * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -5172,39 +3971,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    emails: string[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      deliverable: number;
-                      risky: number;
-                      undeliverable: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["Monitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -5222,12 +3991,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5276,7 +4040,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -5300,42 +4067,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5352,12 +4084,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5408,7 +4135,10 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -5419,42 +4149,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5471,12 +4166,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -5536,7 +4226,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -5547,42 +4240,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5599,12 +4257,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -5664,7 +4317,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -5689,42 +4345,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5741,12 +4362,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -5808,7 +4424,10 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -5823,51 +4442,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["Monitor"];
+                summary: components["schemas"]["AnyOfResponse16"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -5900,12 +4477,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -5967,7 +4539,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors": {
-    /** The account's email monitors, newest first, 100 a page */
+    /**
+     * The account's email monitors, newest first, 100 a page
+     * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -5982,37 +4557,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    domains: string[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      mx_found: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["EmailMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -6030,12 +4577,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6084,7 +4626,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -6108,40 +4653,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6158,12 +4670,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6214,7 +4721,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -6225,40 +4735,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6275,12 +4752,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -6340,7 +4812,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -6351,40 +4826,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6401,12 +4843,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -6466,7 +4903,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -6491,40 +4931,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6541,12 +4948,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -6608,7 +5010,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -6623,47 +5028,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  mx_found: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["EmailMonitor"];
+                summary: components["schemas"]["AnyOfResponse17"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -6696,12 +5063,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -6763,7 +5125,10 @@ export interface paths {
     };
   };
   "/api/v1/email/suppressions": {
-    /** The account's email suppression list, newest first, 100 a page */
+    /**
+     * The account's email suppression list, newest first, 100 a page
+     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -6779,22 +5144,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: ({
-                    id: number;
-                    email: string;
-                    reason: string;
-                    /** @enum {string} */
-                    source: "verdict" | "manual" | "feedback";
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
+                suppressions: components["schemas"]["Suppression"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -6812,12 +5164,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6866,7 +5213,10 @@ export interface paths {
         };
       };
     };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    /**
+     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -6880,18 +5230,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                added: number;
-                invalid: string[];
-                test_values: string[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6908,12 +5247,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6962,7 +5296,10 @@ export interface paths {
         };
       };
     };
-    /** Take values off the suppression list */
+    /**
+     * Take values off the suppression list
+     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+     */
     delete: {
       requestBody: {
         content: {
@@ -6975,16 +5312,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                removed: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7001,12 +5329,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7057,7 +5380,10 @@ export interface paths {
     };
   };
   "/api/v1/email/suppressions/{suppressionId}": {
-    /** Remove one suppression entry */
+    /**
+     * Remove one suppression entry
+     * @description Removes one entry by its id. Another account's entry is 404. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -7071,15 +5397,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                id: number;
-                email: string;
-                reason: string;
-                /** @enum {string} */
-                source: "verdict" | "manual" | "feedback";
-                /** Format: date-time */
-                created_at: string;
-              };
+              data: components["schemas"]["Suppression"];
               meta: {
                 request_id: string;
               };
@@ -7100,12 +5418,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -7167,7 +5480,10 @@ export interface paths {
     };
   };
   "/api/v1/email/history": {
-    /** Every email answer of the account (test values excepted), newest first, kept 90 days */
+    /**
+     * Every email answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's email lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -7197,17 +5513,10 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
+                    created_at: components["schemas"]["CreatedAt"];
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -7225,12 +5534,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7281,60 +5585,16 @@ export interface paths {
     };
   };
   "/api/v1/email/policy": {
-    /** The account's email sending policy, or null */
+    /**
+     * The account's email sending policy, or null
+     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every email answer of the account; null when none is set. Free.
+     */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    deliverable?: {
-                      /** @enum {string} */
-                      deliverable?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      risky?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      undeliverable?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    role?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    catch_all?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    free_provider?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    did_you_mean?: "send" | "review" | "block";
-                    allowed_domains?: unknown[];
-                    blocked_domains?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7351,12 +5611,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -7394,30 +5649,17 @@ export interface paths {
         };
       };
     };
-    /** Replace the email sending policy; it never changes a price */
+    /**
+     * Replace the email sending policy; it never changes a price
+     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+     */
     put: {
       requestBody: {
         content: {
           "application/json": {
-            deliverable?: {
-              /** @enum {string} */
-              deliverable?: "send" | "review" | "block";
-              /** @enum {string} */
-              risky?: "send" | "review" | "block";
-              /** @enum {string} */
-              undeliverable?: "send" | "review" | "block";
-            };
-            risk_level?: {
-              /** @enum {string} */
-              low?: "send" | "review" | "block";
-              /** @enum {string} */
-              medium?: "send" | "review" | "block";
-              /** @enum {string} */
-              high?: "send" | "review" | "block";
-            };
-            reasons?: {
-              [key: string]: "send" | "review" | "block";
-            };
+            deliverable?: components["schemas"]["Deliverable"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["Reasons"];
             /** @enum {string} */
             disposable?: "send" | "review" | "block";
             /** @enum {string} */
@@ -7437,54 +5679,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    deliverable?: {
-                      /** @enum {string} */
-                      deliverable?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      risky?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      undeliverable?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    role?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    catch_all?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    free_provider?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    did_you_mean?: "send" | "review" | "block";
-                    allowed_domains?: unknown[];
-                    blocked_domains?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7501,12 +5696,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7555,22 +5745,16 @@ export interface paths {
         };
       };
     };
-    /** Remove the sending policy; answers then carry policy: null */
+    /**
+     * Remove the sending policy; answers then carry policy: null
+     * @description Deletes the policy; `deleted` is false when there was none. Free.
+     */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                deleted: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7587,12 +5771,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -7632,7 +5811,10 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback": {
-    /** Report delivery outcomes of email values (normalized); free */
+    /**
+     * Report delivery outcomes of email values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -7641,8 +5823,7 @@ export interface paths {
                 email: string;
                 /** @enum {string} */
                 outcome: "delivered" | "bounced" | "complained";
-                /** Format: date-time */
-                occurred_at?: string;
+                occurred_at?: components["schemas"]["OccurredAt"];
                 detail?: string;
                 /** @enum {string} */
                 bounce_type?: "hard" | "soft";
@@ -7654,18 +5835,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7682,12 +5852,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7738,7 +5903,10 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback/summary": {
-    /** Feedback counts by outcome and by domain over a window (default the last 30 days) */
+    /**
+     * Feedback counts by outcome and by domain over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -7754,19 +5922,13 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
+                kinds: components["schemas"]["Kinds"];
                 by_domain: {
                     domain: string;
                     total: number;
@@ -7796,12 +5958,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7852,7 +6009,10 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback/{provider}/{feedbackKey}": {
-    /** Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL */
+    /**
+     * Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL
+     * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -7869,20 +6029,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-                ignored: number;
-                confirmed: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse2"];
           };
         };
         /** @description INVALID_FEEDBACK_KEY */
@@ -7944,7 +6091,10 @@ export interface paths {
     };
   };
   "/api/v1/entity/monitors": {
-    /** The account's entity monitors, newest first, 100 a page */
+    /**
+     * The account's entity monitors, newest first, 100 a page
+     * @description Every entity monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -7959,43 +6109,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    identifiers: (string | ({
-                        identifier: string;
-                        /** @description Default `lei`. */
-                        type?: ("lei" | "company_number") | null;
-                        /** @description Two letters; required when type is `company_number`. */
-                        country?: string | null;
-                      }))[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      found: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["EntityMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -8013,12 +6129,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8067,7 +6178,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -8083,13 +6197,7 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
-            identifiers: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
+            identifiers: components["schemas"]["Identifiers"];
           };
         };
       };
@@ -8097,46 +6205,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8153,12 +6222,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8209,7 +6273,10 @@ export interface paths {
     };
   };
   "/api/v1/entity/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -8220,46 +6287,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8276,12 +6304,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -8341,7 +6364,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -8352,46 +6378,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8408,12 +6395,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -8473,7 +6455,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -8490,13 +6475,7 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
-            identifiers?: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
+            identifiers?: components["schemas"]["Identifiers"];
           };
         };
       };
@@ -8504,46 +6483,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8560,12 +6500,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -8627,7 +6562,10 @@ export interface paths {
     };
   };
   "/api/v1/entity/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -8642,53 +6580,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  found: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["EntityMonitor"];
+                summary: components["schemas"]["AnyOfResponse19"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -8721,12 +6615,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -8788,7 +6677,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk": {
-    /** List address bulk runs, newest first, 100 a page */
+    /**
+     * List address bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -8806,37 +6698,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    valid: number;
-                    invalid: number;
-                    low: number;
-                    medium: number;
-                    high: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    country?: unknown;
-                    deliverability: boolean | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["AddressJob"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -8854,12 +6718,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8908,25 +6767,15 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk address run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk address run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /address/bulk/{jobId}` or give `webhook_url`: `bulk_address_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            addresses: (string | {
-                /** @description The whole address on one line (commas or line breaks between its parts). */
-                address: string;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              } | ({
-                line1?: string | null;
-                line2?: string | null;
-                locality?: string | null;
-                region?: string | null;
-                postcode?: string | null;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              }))[];
+            addresses: components["schemas"]["Address"][];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
@@ -8944,29 +6793,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["AddressJob"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -8989,12 +6816,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -9056,7 +6878,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -9067,38 +6892,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9115,12 +6909,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -9182,7 +6971,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -9193,38 +6985,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9241,12 +7002,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -9319,7 +7075,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -9330,38 +7089,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9378,12 +7106,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -9456,7 +7179,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -9470,14 +7196,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9494,12 +7213,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -9572,7 +7286,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -9583,38 +7300,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9631,12 +7317,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -9709,7 +7390,10 @@ export interface paths {
     };
   };
   "/api/v1/address/monitors": {
-    /** The account's address monitors, newest first, 100 a page */
+    /**
+     * The account's address monitors, newest first, 100 a page
+     * @description Every address monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -9724,37 +7408,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    addresses: unknown[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      verified: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["AddressMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -9772,12 +7428,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -9826,7 +7477,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -9842,7 +7496,7 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
-            addresses: unknown[];
+            addresses: components["schemas"]["AddressAddresses"];
           };
         };
       };
@@ -9850,40 +7504,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9900,12 +7521,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -9956,7 +7572,10 @@ export interface paths {
     };
   };
   "/api/v1/address/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -9967,40 +7586,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10017,12 +7603,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -10082,7 +7663,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -10093,40 +7677,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10143,12 +7694,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -10208,7 +7754,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -10225,7 +7774,7 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
-            addresses?: unknown[];
+            addresses?: components["schemas"]["AddressAddresses"];
           };
         };
       };
@@ -10233,40 +7782,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10283,12 +7799,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -10350,7 +7861,10 @@ export interface paths {
     };
   };
   "/api/v1/address/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -10365,47 +7879,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  verified: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["AddressMonitor"];
+                summary: components["schemas"]["AnyOfResponse20"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -10438,12 +7914,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -10505,7 +7976,10 @@ export interface paths {
     };
   };
   "/api/v1/address/suppressions": {
-    /** The account's address suppression list, newest first, 100 a page */
+    /**
+     * The account's address suppression list, newest first, 100 a page
+     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -10521,22 +7995,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: ({
-                    id: number;
-                    address: string;
-                    reason: string;
-                    /** @enum {string} */
-                    source: "verdict" | "manual" | "feedback";
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
+                suppressions: components["schemas"]["AddressSuppression"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -10554,12 +8015,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10608,12 +8064,15 @@ export interface paths {
         };
       };
     };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    /**
+     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            addresses: unknown[];
+            addresses: components["schemas"]["AddressAddresses2"];
             reason?: string;
           };
         };
@@ -10622,18 +8081,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                added: number;
-                invalid: string[];
-                test_values: string[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10650,12 +8098,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10704,12 +8147,15 @@ export interface paths {
         };
       };
     };
-    /** Take values off the suppression list */
+    /**
+     * Take values off the suppression list
+     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+     */
     delete: {
       requestBody: {
         content: {
           "application/json": {
-            addresses: unknown[];
+            addresses: components["schemas"]["AddressAddresses2"];
           };
         };
       };
@@ -10717,16 +8163,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                removed: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10743,12 +8180,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10799,7 +8231,10 @@ export interface paths {
     };
   };
   "/api/v1/address/suppressions/{suppressionId}": {
-    /** Remove one suppression entry */
+    /**
+     * Remove one suppression entry
+     * @description Removes one entry by its id. Another account's entry is 404. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -10813,15 +8248,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                id: number;
-                address: string;
-                reason: string;
-                /** @enum {string} */
-                source: "verdict" | "manual" | "feedback";
-                /** Format: date-time */
-                created_at: string;
-              };
+              data: components["schemas"]["AddressSuppression"];
               meta: {
                 request_id: string;
               };
@@ -10842,12 +8269,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -10909,7 +8331,10 @@ export interface paths {
     };
   };
   "/api/v1/address/history": {
-    /** Every address answer of the account (test values excepted), newest first, kept 90 days */
+    /**
+     * Every address answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's address lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -10939,17 +8364,10 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
+                    created_at: components["schemas"]["CreatedAt"];
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -10967,12 +8385,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11023,54 +8436,16 @@ export interface paths {
     };
   };
   "/api/v1/address/policy": {
-    /** The account's address sending policy, or null */
+    /**
+     * The account's address sending policy, or null
+     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every address answer of the account; null when none is set. Free.
+     */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    verification?: {
-                      /** @enum {string} */
-                      verified?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      format_only?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      invalid?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    po_box?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    corrections?: "send" | "review" | "block";
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressPolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11087,12 +8462,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -11130,30 +8500,17 @@ export interface paths {
         };
       };
     };
-    /** Replace the address sending policy; it never changes a price */
+    /**
+     * Replace the address sending policy; it never changes a price
+     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+     */
     put: {
       requestBody: {
         content: {
           "application/json": {
-            verification?: {
-              /** @enum {string} */
-              verified?: "send" | "review" | "block";
-              /** @enum {string} */
-              format_only?: "send" | "review" | "block";
-              /** @enum {string} */
-              invalid?: "send" | "review" | "block";
-            };
-            risk_level?: {
-              /** @enum {string} */
-              low?: "send" | "review" | "block";
-              /** @enum {string} */
-              medium?: "send" | "review" | "block";
-              /** @enum {string} */
-              high?: "send" | "review" | "block";
-            };
-            reasons?: {
-              [key: string]: "send" | "review" | "block";
-            };
+            verification?: components["schemas"]["Verification"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons"];
             /** @enum {string} */
             po_box?: "send" | "review" | "block";
             /** @enum {string} */
@@ -11167,48 +8524,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    verification?: {
-                      /** @enum {string} */
-                      verified?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      format_only?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      invalid?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    po_box?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    corrections?: "send" | "review" | "block";
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressPolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11225,12 +8541,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11279,22 +8590,16 @@ export interface paths {
         };
       };
     };
-    /** Remove the sending policy; answers then carry policy: null */
+    /**
+     * Remove the sending policy; answers then carry policy: null
+     * @description Deletes the policy; `deleted` is false when there was none. Free.
+     */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                deleted: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11311,12 +8616,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -11356,17 +8656,19 @@ export interface paths {
     };
   };
   "/api/v1/address/feedback": {
-    /** Report delivery outcomes of address values (normalized); free */
+    /**
+     * Report delivery outcomes of address values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
             events: ({
-                address: unknown;
+                address: components["schemas"]["AnyOfResponse13"];
                 /** @enum {string} */
                 outcome: "delivered" | "returned" | "undeliverable";
-                /** Format: date-time */
-                occurred_at?: string;
+                occurred_at?: components["schemas"]["OccurredAt"];
                 detail?: string;
               })[];
           };
@@ -11376,18 +8678,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11404,12 +8695,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11460,7 +8746,10 @@ export interface paths {
     };
   };
   "/api/v1/address/feedback/summary": {
-    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
+    /**
+     * Feedback counts by outcome and by country over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -11476,19 +8765,13 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
+                kinds: components["schemas"]["Kinds"];
                 by_country: {
                     country: string;
                     total: number;
@@ -11518,12 +8801,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11574,7 +8852,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk": {
-    /** List ip bulk runs, newest first, 100 a page */
+    /**
+     * List ip bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -11592,33 +8873,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    low: number;
-                    medium: number;
-                    high: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["IpJob"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -11636,12 +8893,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11690,7 +8942,10 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk ip run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk ip run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /ip/bulk/{jobId}` or give `webhook_url`: `bulk_ip_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
@@ -11710,25 +8965,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["IpJob"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -11751,12 +8988,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -11818,7 +9050,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -11829,34 +9064,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11873,12 +9081,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -11940,7 +9143,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -11951,34 +9157,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11995,12 +9174,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -12073,7 +9247,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -12084,34 +9261,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12128,12 +9278,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -12206,7 +9351,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -12220,14 +9368,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12244,12 +9385,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -12322,7 +9458,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -12333,34 +9472,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12377,12 +9489,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -12455,7 +9562,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/monitors": {
-    /** The account's ip monitors, newest first, 100 a page */
+    /**
+     * The account's ip monitors, newest first, 100 a page
+     * @description Every ip monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -12470,37 +9580,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    ips: string[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      placed: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["IpMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -12518,12 +9600,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12572,7 +9649,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -12596,40 +9676,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12646,12 +9693,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12702,7 +9744,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -12713,40 +9758,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12763,12 +9775,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -12828,7 +9835,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -12839,40 +9849,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12889,12 +9866,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -12954,7 +9926,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -12979,40 +9954,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13029,12 +9971,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -13096,7 +10033,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -13111,47 +10051,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  placed: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["IpMonitor"];
+                summary: components["schemas"]["AnyOfResponse22"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -13184,12 +10086,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -13251,7 +10148,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/history": {
-    /** Every ip answer of the account (test values excepted), newest first, kept 90 days */
+    /**
+     * Every ip answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's ip lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -13281,17 +10181,10 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
+                    created_at: components["schemas"]["CreatedAt"];
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -13309,12 +10202,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13365,7 +10253,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/feedback": {
-    /** Report delivery outcomes of ip values (normalized); free */
+    /**
+     * Report delivery outcomes of ip values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -13374,8 +10265,7 @@ export interface paths {
                 ip: string;
                 /** @enum {string} */
                 outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                /** Format: date-time */
-                occurred_at?: string;
+                occurred_at?: components["schemas"]["OccurredAt"];
                 detail?: string;
               })[];
           };
@@ -13385,18 +10275,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13413,12 +10292,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13469,7 +10343,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/feedback/summary": {
-    /** Feedback counts by outcome and by asn over a window (default the last 30 days) */
+    /**
+     * Feedback counts by outcome and by asn over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -13485,19 +10362,13 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
+                kinds: components["schemas"]["Kinds"];
                 by_asn: {
                     asn: string;
                     total: number;
@@ -13529,12 +10400,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13585,7 +10451,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk": {
-    /** List phone bulk runs, newest first, 100 a page */
+    /**
+     * List phone bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -13603,36 +10472,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    valid: number;
-                    invalid: number;
-                    mobile: number;
-                    fixed_line: number;
-                    voip: number;
-                    disposable: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["PhoneJob"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -13650,12 +10492,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13704,16 +10541,15 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk phone run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk phone run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /phone/bulk/{jobId}` or give `webhook_url`: `bulk_phone_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones: components["schemas"]["ItemsResponse3"][];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
@@ -13728,28 +10564,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["PhoneJob"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -13772,12 +10587,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -13839,7 +10649,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -13850,37 +10663,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13897,12 +10680,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -13964,7 +10742,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -13975,37 +10756,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14022,12 +10773,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -14100,7 +10846,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -14111,37 +10860,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14158,12 +10877,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -14236,7 +10950,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -14250,14 +10967,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14274,12 +10984,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -14352,7 +11057,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -14363,37 +11071,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14410,12 +11088,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -14488,7 +11161,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors": {
-    /** The account's phone monitors, newest first, 100 a page */
+    /**
+     * The account's phone monitors, newest first, 100 a page
+     * @description Every phone monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -14503,42 +11179,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    phones: (string | ({
-                        phone: string;
-                        /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                        country?: string | null;
-                      }))[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      valid: number;
-                      disposable: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["PhoneMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -14556,12 +11199,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -14610,7 +11248,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -14626,11 +11267,7 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones: components["schemas"]["Phones"];
           };
         };
       };
@@ -14638,45 +11275,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14693,12 +11292,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -14749,7 +11343,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -14760,45 +11357,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14815,12 +11374,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -14880,7 +11434,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -14891,45 +11448,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14946,12 +11465,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -15011,7 +11525,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -15028,11 +11545,7 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
-            phones?: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones?: components["schemas"]["Phones"];
           };
         };
       };
@@ -15040,45 +11553,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15095,12 +11570,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -15162,7 +11632,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -15177,53 +11650,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  valid: number;
-                  disposable: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["PhoneMonitor"];
+                summary: components["schemas"]["AnyOfResponse23"];
+                changes: components["schemas"]["Changes"];
                 flags: {
                   [key: string]: string[];
                 };
@@ -15259,12 +11688,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -15326,7 +11750,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/suppressions": {
-    /** The account's phone suppression list, newest first, 100 a page */
+    /**
+     * The account's phone suppression list, newest first, 100 a page
+     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -15342,22 +11769,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: ({
-                    id: number;
-                    phone: string;
-                    reason: string;
-                    /** @enum {string} */
-                    source: "verdict" | "manual" | "feedback";
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
+                suppressions: components["schemas"]["PhoneSuppression"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -15375,12 +11789,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15429,16 +11838,15 @@ export interface paths {
         };
       };
     };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    /**
+     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones: components["schemas"]["Phones"];
             reason?: string;
           };
         };
@@ -15447,18 +11855,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                added: number;
-                invalid: string[];
-                test_values: string[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15475,12 +11872,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15529,33 +11921,21 @@ export interface paths {
         };
       };
     };
-    /** Take values off the suppression list */
+    /**
+     * Take values off the suppression list
+     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+     */
     delete: {
       requestBody: {
         content: {
-          "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
-          };
+          "application/json": components["schemas"]["PhoneBatchRequest"];
         };
       };
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                removed: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15572,12 +11952,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15628,7 +12003,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/suppressions/{suppressionId}": {
-    /** Remove one suppression entry */
+    /**
+     * Remove one suppression entry
+     * @description Removes one entry by its id. Another account's entry is 404. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -15642,15 +12020,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                id: number;
-                phone: string;
-                reason: string;
-                /** @enum {string} */
-                source: "verdict" | "manual" | "feedback";
-                /** Format: date-time */
-                created_at: string;
-              };
+              data: components["schemas"]["PhoneSuppression"];
               meta: {
                 request_id: string;
               };
@@ -15671,12 +12041,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -15738,7 +12103,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/history": {
-    /** Every phone answer of the account (test values excepted), newest first, kept 90 days */
+    /**
+     * Every phone answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's phone lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -15768,17 +12136,10 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
+                    created_at: components["schemas"]["CreatedAt"];
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -15796,12 +12157,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15852,47 +12208,16 @@ export interface paths {
     };
   };
   "/api/v1/phone/policy": {
-    /** The account's phone sending policy, or null */
+    /**
+     * The account's phone sending policy, or null
+     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every phone answer of the account; null when none is set. Free.
+     */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                    line_types?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhonePolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15909,12 +12234,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -15952,27 +12272,19 @@ export interface paths {
         };
       };
     };
-    /** Replace the phone sending policy; it never changes a price */
+    /**
+     * Replace the phone sending policy; it never changes a price
+     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+     */
     put: {
       requestBody: {
         content: {
           "application/json": {
             allowed_countries?: string[];
             blocked_countries?: string[];
-            line_types?: {
-              [key: string]: "send" | "review" | "block";
-            };
-            risk_level?: {
-              /** @enum {string} */
-              low?: "send" | "review" | "block";
-              /** @enum {string} */
-              medium?: "send" | "review" | "block";
-              /** @enum {string} */
-              high?: "send" | "review" | "block";
-            };
-            reasons?: {
-              [key: string]: "send" | "review" | "block";
-            };
+            line_types?: components["schemas"]["LineTypes"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons2"];
             /** @enum {string} */
             disposable?: "send" | "review" | "block";
           };
@@ -15982,41 +12294,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                    line_types?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhonePolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16033,12 +12311,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16087,22 +12360,16 @@ export interface paths {
         };
       };
     };
-    /** Remove the sending policy; answers then carry policy: null */
+    /**
+     * Remove the sending policy; answers then carry policy: null
+     * @description Deletes the policy; `deleted` is false when there was none. Free.
+     */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                deleted: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16119,12 +12386,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -16164,21 +12426,19 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback": {
-    /** Report delivery outcomes of phone values (normalized); free */
+    /**
+     * Report delivery outcomes of phone values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
             events: ({
-                phone: string | ({
-                  phone: string;
-                  /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                  country?: string | null;
-                });
+                phone: components["schemas"]["ItemsResponse3"];
                 /** @enum {string} */
                 outcome: "delivered" | "failed" | "rejected" | "opted_out";
-                /** Format: date-time */
-                occurred_at?: string;
+                occurred_at?: components["schemas"]["OccurredAt"];
                 detail?: string;
                 /** @enum {string} */
                 failure?: "permanent" | "temporary";
@@ -16190,18 +12450,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16218,12 +12467,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16274,7 +12518,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback/summary": {
-    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
+    /**
+     * Feedback counts by outcome and by country over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -16290,19 +12537,13 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
+                kinds: components["schemas"]["Kinds"];
                 by_country: {
                     country: string;
                     total: number;
@@ -16333,12 +12574,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16389,7 +12625,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback/{provider}/{feedbackKey}": {
-    /** Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL */
+    /**
+     * Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL
+     * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -16406,20 +12645,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-                ignored: number;
-                confirmed: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse2"];
           };
         };
         /** @description INVALID_FEEDBACK_KEY */
@@ -16481,7 +12707,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk": {
-    /** List consistency bulk runs, newest first, 100 a page */
+    /**
+     * List consistency bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -16499,34 +12728,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    consistent: number;
-                    mixed: number;
-                    inconsistent: number;
-                    undecided: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["ConsistencyJob"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -16544,12 +12748,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16598,33 +12797,15 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /consistency/bulk/{jobId}` or give `webhook_url`: `bulk_consistency_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            rows: ({
-                /** @description An email address (answered without the mailbox handshake). */
-                email?: string | null;
-                /** @description A phone number: a string with `+`, or `{phone, country}`. */
-                phone?: (string | ({
-                  phone: string;
-                  /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                  country?: string | null;
-                })) | null;
-                /** @description An IPv4 or IPv6 address. */
-                ip?: string | null;
-                /** @description A postal address object with its `country` (or `{address, country}`). */
-                address?: unknown;
-                /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
-                entity?: ({
-                  identifier: string;
-                  /** @description Default `lei`. */
-                  type?: ("lei" | "company_number") | null;
-                  /** @description Two letters; required when type is `company_number`. */
-                  country?: string | null;
-                }) | null;
-              })[];
+            rows: components["schemas"]["ConsistencyRequest"][];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
@@ -16639,26 +12820,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["ConsistencyJob"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -16681,12 +12843,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -16748,7 +12905,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -16759,35 +12919,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16804,12 +12936,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -16871,7 +12998,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -16882,35 +13012,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16927,12 +13029,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -17005,7 +13102,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -17016,35 +13116,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17061,12 +13133,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -17139,7 +13206,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, agreements, disagreements, risk_score, risk_level, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, agreements, disagreements, risk_score, risk_level, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -17153,14 +13223,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17177,12 +13240,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -17255,7 +13313,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -17266,35 +13327,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17311,12 +13344,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description NOT_FOUND */
@@ -17407,7 +13435,7 @@ export interface paths {
                     /** @description Null: a refreshed dataset whose first import has not succeeded yet. */
                     version: string | null;
                     records: number | null;
-                    loaded_at: string | null;
+                    loaded_at: components["schemas"]["CancelledAt"];
                     /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. A refreshed dataset not installed yet covers nothing (`partial`). */
                     coverage: {
                       /** @enum {string} */
@@ -17420,8 +13448,8 @@ export interface paths {
                       /** @enum {string} */
                       status: "never" | "running" | "ok" | "failed";
                       phase: ("fetch" | "import" | "sweep") | null;
-                      last_attempt_at: string | null;
-                      last_success_at: string | null;
+                      last_attempt_at: components["schemas"]["CancelledAt"];
+                      last_success_at: components["schemas"]["CancelledAt"];
                       generation: number | null;
                       error: string | null;
                       stale: boolean;
@@ -17448,12 +13476,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["StatusDataResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -17493,7 +13516,10 @@ export interface paths {
     };
   };
   "/api/v1/webhooks/test": {
-    /** Send a signed test delivery; 10 a minute per key, free */
+    /**
+     * Send a signed test delivery; 10 a minute per key, free
+     * @description Posts a fixed sample body of the event (starting with `"test":true`) to `url`, signed with a secret minted for this call (`X-Service-Signature-V2`, and `X-Service-Signature` until 1 March 2027), with a `Webhook-Delivery-Id` of the form `whd_test_...`, and answers the outcome, the secret, the signatures and the body, so a receiver can be checked end to end. Up to 3 attempts. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -17542,12 +13568,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["StatusDataResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -17612,79 +13633,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17712,12 +13661,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -17786,6 +13730,964 @@ export interface components {
         };
       };
     };
+    /** Format: date-time */
+    CreatedAt: string;
+    CancelledAt: components["schemas"]["CreatedAt"] | null;
+    AccountResponse: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+      };
+    });
+    AccountLedgerMeta: {
+      page: number;
+      per_page: number;
+      total: number;
+      request_id: string;
+    };
+    /** @enum {string} */
+    AnyOfResponse: "unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained";
+    Reason: components["schemas"]["AnyOfResponse"] | null;
+    DomainRegisteredAt: string | null;
+    Sources: {
+        dataset: string;
+        version: string;
+      }[];
+    Policy: ({
+      /** @enum {string} */
+      action: "send" | "review" | "block";
+      rules_hit: string[];
+    }) | null;
+    EmailAnswer: {
+      email: string;
+      normalized_email: string;
+      is_alias: boolean;
+      is_gibberish: boolean;
+      /** @enum {string} */
+      deliverable: "deliverable" | "risky" | "undeliverable";
+      reason: components["schemas"]["Reason"];
+      risk_score: number;
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      risk_components: {
+        [key: string]: number;
+      };
+      syntax_valid: boolean;
+      domain: string;
+      mx_found: boolean;
+      mx_implicit: boolean;
+      mx_provider: string | null;
+      has_spf: boolean | null;
+      dmarc_policy: ("none" | "quarantine" | "reject") | null;
+      has_dmarc: boolean | null;
+      domain_registered_at: components["schemas"]["DomainRegisteredAt"];
+      domain_age_days: number | null;
+      disposable: boolean;
+      role: boolean;
+      free_provider: boolean;
+      smtp_checked: boolean;
+      smtp_checked_at: components["schemas"]["CancelledAt"];
+      mailbox_exists: boolean | null;
+      catch_all: boolean | null;
+      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+      mailbox_confidence: number | null;
+      did_you_mean: string | null;
+      sources: components["schemas"]["Sources"];
+      policy: components["schemas"]["Policy"];
+    };
+    EmailResponse: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+      };
+    });
+    EmailBatchMeta: {
+      requested: number;
+      processed: number;
+      credits_used: number;
+      credits_remaining: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      request_id: string;
+    };
+    EmailPolicy: ({
+      /** @enum {string} */
+      action: "send" | "review" | "block";
+    }) | null;
+    EmailPublicResponse: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+      };
+    });
+    EmailDomainMeta: {
+      credits_used: number;
+      credits_remaining: number;
+      cache_hit: boolean;
+      request_id: string;
+    };
+    EntityRequest: {
+      identifier: string;
+      /** @description Default `lei`. */
+      type?: ("lei" | "company_number") | null;
+      /** @description Two letters; required when type is `company_number`. */
+      country?: string | null;
+    };
+    EntityAnswer: {
+      identifier: string;
+      /** @enum {string} */
+      identifier_type: "lei" | "company_number";
+      found: boolean;
+      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
+      name: string | null;
+      status: string | null;
+      status_detail: string | null;
+      country: string | null;
+      checksum_valid: boolean | null;
+      registration_status: string | null;
+      flags: "dissolved_in_national_register"[];
+      sources: components["schemas"]["Sources"];
+    };
+    ItemsResponse: string | components["schemas"]["EntityRequest"];
+    Identifiers: components["schemas"]["ItemsResponse"][];
+    Address: string | {
+      /** @description The whole address on one line (commas or line breaks between its parts). */
+      address: string;
+      /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+      country?: string;
+    } | ({
+      line1?: string | null;
+      line2?: string | null;
+      locality?: string | null;
+      region?: string | null;
+      postcode?: string | null;
+      /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+      country?: string;
+    });
+    Input: string | ({
+      line1?: string | null;
+      line2?: string | null;
+      locality?: string | null;
+      region?: string | null;
+      postcode?: string | null;
+      country: string;
+    });
+    PropertiesAddress: {
+      line1: string | null;
+      line2: string | null;
+      locality: string | null;
+      region: string | null;
+      postcode: string | null;
+      country: string;
+    };
+    Corrections: ({
+        /** @enum {string} */
+        field: "line1" | "locality" | "region" | "postcode";
+        from: string | null;
+        to: string;
+      })[];
+    Geo: {
+      latitude: number;
+      longitude: number;
+      /** @constant */
+      precision: "postcode";
+    } | null;
+    /** @enum {string} */
+    AnyOfResponse8: "unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable";
+    PropertiesReason: components["schemas"]["AnyOfResponse8"] | null;
+    AddressAnswer: {
+      input: components["schemas"]["Input"];
+      country: string;
+      valid: boolean;
+      /** @enum {string} */
+      verification: "verified" | "format_only" | "invalid";
+      /** @enum {string} */
+      precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
+      address: components["schemas"]["PropertiesAddress"];
+      formatted: string | null;
+      postcode_format_valid: boolean | null;
+      postcode_found: boolean | null;
+      locality_matches_postcode: boolean | null;
+      region_matches_postcode: boolean | null;
+      po_box: boolean;
+      corrections: components["schemas"]["Corrections"];
+      missing_components: ("line1" | "locality" | "region" | "postcode")[];
+      geo: components["schemas"]["Geo"];
+      deliverable: boolean | null;
+      reason: components["schemas"]["PropertiesReason"];
+      risk_score: number;
+      risk_components: {
+        [key: string]: number;
+      };
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      sources: components["schemas"]["Sources"];
+      policy: components["schemas"]["Policy"];
+    };
+    AddressMeta: {
+      credits_used: number;
+      credits_remaining: number;
+      cache_hit: boolean;
+      suppressed: boolean;
+      request_id: string;
+    };
+    AddressBatchMeta: {
+      credits_used: number;
+      cache_hit: boolean;
+      suppressed: boolean;
+    };
+    PhoneRequest: {
+      phone: string;
+      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+      country?: string | null;
+    };
+    /** @enum {string} */
+    LineType: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+    PhoneAnswer: {
+      phone: string;
+      valid: boolean;
+      possible: boolean;
+      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+      e164: string | null;
+      national_format: string | null;
+      international_format: string | null;
+      country: string | null;
+      calling_code: string | null;
+      line_type: components["schemas"]["LineType"];
+      carrier: string | null;
+      location: string | null;
+      timezones: string[] | null;
+      disposable: boolean | null;
+      disposable_last_seen: string | null;
+      /** @constant */
+      network_checked: false;
+      network_status: null;
+      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+      risk_score: number;
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      risk_components: {
+        [key: string]: number;
+      };
+      missing_datasets: string[];
+      sources: components["schemas"]["Sources"];
+      policy: components["schemas"]["Policy"];
+    };
+    ItemsResponse3: string | components["schemas"]["PhoneRequest"];
+    Phones: components["schemas"]["ItemsResponse3"][];
+    PhoneBatchRequest: {
+      phones: components["schemas"]["Phones"];
+    };
+    PhoneInput: string | ({
+      phone: string;
+      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+      country?: string | null;
+    });
+    PropertiesAnswer: {
+      ip: string;
+      version: (4 | 6) | null;
+      valid: boolean;
+      reserved: boolean;
+      reserved_range: string | null;
+      reserved_name: string | null;
+      placed: boolean;
+      country: string | null;
+      country_name: string | null;
+      continent: string | null;
+      /** @description City of the address from `ip-city`; null when unknown. */
+      city: string | null;
+      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+      region: string | null;
+      /** @description Postal code from `ip-city`; null when unknown. */
+      postal_code: string | null;
+      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+      latitude: number | null;
+      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+      longitude: number | null;
+      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+      accuracy_radius_km: number | null;
+      asn: number | null;
+      as_name: string | null;
+      network: string | null;
+      hosting: boolean | null;
+      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+      hosting_provider: string | null;
+      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+      tor: boolean | null;
+      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+      vpn: boolean | null;
+      /** @description Always null: no proxy list is installed. */
+      proxy: boolean | null;
+      anonymous: boolean | null;
+      list: ({
+        id: number;
+        name: string;
+        /** @enum {string} */
+        kind: "allow" | "deny";
+      }) | null;
+      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+      feedback: ({
+        /** @enum {string} */
+        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+        reported_at: components["schemas"]["CreatedAt"];
+      }) | null;
+      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+      risk_score: number;
+      risk_components: {
+        [key: string]: number;
+      };
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      sources: components["schemas"]["Sources"];
+    };
+    IpResponse: {
+      /** @constant */
+      success: true;
+      data: components["schemas"]["PropertiesAnswer"];
+      meta: {
+        credits_used: number;
+        credits_remaining: number;
+        cache_hit: boolean;
+        suppressed: boolean;
+        ip_lookups_prepaid: number;
+        request_id: string;
+      };
+    };
+    IpList: {
+      id: number;
+      name: string;
+      /** @enum {string} */
+      kind: "allow" | "deny";
+      entries: string[];
+      created_at: components["schemas"]["CreatedAt"];
+      updated_at: components["schemas"]["CreatedAt"];
+    };
+    Entries: (string | number)[];
+    IpListsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        list: components["schemas"]["IpList"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse13: unknown;
+    ConsistencyRequest: {
+      /** @description An email address (answered without the mailbox handshake). */
+      email?: string | null;
+      /** @description A phone number: a string with `+`, or `{phone, country}`. */
+      phone?: components["schemas"]["ItemsResponse3"] | null;
+      /** @description An IPv4 or IPv6 address. */
+      ip?: string | null;
+      /** @description A postal address object with its `country` (or `{address, country}`). */
+      address?: components["schemas"]["AnyOfResponse13"] | null;
+      /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
+      entity?: components["schemas"]["EntityRequest"] | null;
+    };
+    /** @enum {string} */
+    Name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
+    Agreements: components["schemas"]["Name"][];
+    Job: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      deliverable: number;
+      risky: number;
+      undeliverable: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    EmailBulkMeta: {
+      page: number;
+      per_page: number;
+      total: number;
+      retention_days: number;
+      request_id: string;
+    };
+    EmailBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["Job"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    EmailBulkResultsResponse: {
+      /** @constant */
+      success: true;
+      data: unknown;
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse16: {
+      checked: number;
+      deliverable: number;
+      risky: number;
+      undeliverable: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    Monitor: {
+      id: number;
+      name: string;
+      emails: string[];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse16"] | null;
+      created_at: string;
+    };
+    EmailMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["Monitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Changes: {
+        identifier: string;
+        input: unknown;
+        changes: {
+            field: string;
+            from: unknown;
+            to: unknown;
+          }[];
+      }[];
+    AnyOfResponse17: {
+      checked: number;
+      mx_found: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    EmailMonitor: {
+      id: number;
+      name: string;
+      domains: string[];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse17"] | null;
+      created_at: string;
+    };
+    EmailDomainMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["EmailMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Suppression: {
+      id: number;
+      email: string;
+      reason: string;
+      /** @enum {string} */
+      source: "verdict" | "manual" | "feedback";
+      created_at: components["schemas"]["CreatedAt"];
+    };
+    EmailSuppressionsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        added: number;
+        invalid: string[];
+        test_values: string[];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    EmailSuppressionsResponse2: {
+      /** @constant */
+      success: true;
+      data: {
+        removed: number;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Deliverable: {
+      /** @enum {string} */
+      deliverable?: "send" | "review" | "block";
+      /** @enum {string} */
+      risky?: "send" | "review" | "block";
+      /** @enum {string} */
+      undeliverable?: "send" | "review" | "block";
+    };
+    RiskLevel: {
+      /** @enum {string} */
+      low?: "send" | "review" | "block";
+      /** @enum {string} */
+      medium?: "send" | "review" | "block";
+      /** @enum {string} */
+      high?: "send" | "review" | "block";
+    };
+    Reasons: {
+      [key: string]: "send" | "review" | "block";
+    };
+    EmailPolicyResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        policy: ({
+          rules: {
+            deliverable?: components["schemas"]["Deliverable"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["Reasons"];
+            /** @enum {string} */
+            disposable?: "send" | "review" | "block";
+            /** @enum {string} */
+            role?: "send" | "review" | "block";
+            /** @enum {string} */
+            catch_all?: "send" | "review" | "block";
+            /** @enum {string} */
+            free_provider?: "send" | "review" | "block";
+            /** @enum {string} */
+            did_you_mean?: "send" | "review" | "block";
+            allowed_domains?: unknown[];
+            blocked_domains?: unknown[];
+          };
+          created_at: components["schemas"]["CreatedAt"];
+          updated_at: components["schemas"]["CreatedAt"];
+        }) | null;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    EmailPolicyResponse2: {
+      /** @constant */
+      success: true;
+      data: {
+        deleted: boolean;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    /** Format: date-time */
+    OccurredAt: string;
+    EmailFeedbackResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        recorded: number;
+        suppressed: number;
+        invalid: number[];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Kinds: {
+      [key: string]: {
+        [key: string]: number;
+      };
+    };
+    EmailFeedbackResponse2: {
+      /** @constant */
+      success: true;
+      data: {
+        recorded: number;
+        suppressed: number;
+        invalid: number[];
+        ignored: number;
+        confirmed: boolean;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse19: {
+      checked: number;
+      found: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    EntityMonitor: {
+      id: number;
+      name: string;
+      identifiers: components["schemas"]["ItemsResponse"][];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse19"] | null;
+      created_at: string;
+    };
+    EntityMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["EntityMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AddressJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      valid: number;
+      invalid: number;
+      low: number;
+      medium: number;
+      high: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      country?: unknown;
+      deliverability: boolean | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    AddressBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["AddressJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse20: {
+      checked: number;
+      verified: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    AddressMonitor: {
+      id: number;
+      name: string;
+      addresses: components["schemas"]["AnyOfResponse13"][];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse20"] | null;
+      created_at: string;
+    };
+    AddressAddresses: components["schemas"]["AnyOfResponse13"][];
+    AddressMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["AddressMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AddressSuppression: {
+      id: number;
+      address: string;
+      reason: string;
+      /** @enum {string} */
+      source: "verdict" | "manual" | "feedback";
+      created_at: components["schemas"]["CreatedAt"];
+    };
+    AddressAddresses2: components["schemas"]["AnyOfResponse13"][];
+    Verification: {
+      /** @enum {string} */
+      verified?: "send" | "review" | "block";
+      /** @enum {string} */
+      format_only?: "send" | "review" | "block";
+      /** @enum {string} */
+      invalid?: "send" | "review" | "block";
+    };
+    PropertiesReasons: {
+      [key: string]: "send" | "review" | "block";
+    };
+    AddressPolicyResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        policy: ({
+          rules: {
+            verification?: components["schemas"]["Verification"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons"];
+            /** @enum {string} */
+            po_box?: "send" | "review" | "block";
+            /** @enum {string} */
+            corrections?: "send" | "review" | "block";
+            allowed_countries?: unknown[];
+            blocked_countries?: unknown[];
+          };
+          created_at: components["schemas"]["CreatedAt"];
+          updated_at: components["schemas"]["CreatedAt"];
+        }) | null;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    IpJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      low: number;
+      medium: number;
+      high: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    IpBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["IpJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse22: {
+      checked: number;
+      placed: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    IpMonitor: {
+      id: number;
+      name: string;
+      ips: string[];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse22"] | null;
+      created_at: string;
+    };
+    IpMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["IpMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    PhoneJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      valid: number;
+      invalid: number;
+      mobile: number;
+      fixed_line: number;
+      voip: number;
+      disposable: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    PhoneBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["PhoneJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse23: {
+      checked: number;
+      valid: number;
+      disposable: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    PhoneMonitor: {
+      id: number;
+      name: string;
+      phones: components["schemas"]["PhoneInput"][];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse23"] | null;
+      created_at: string;
+    };
+    PhoneMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["PhoneMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    PhoneSuppression: {
+      id: number;
+      phone: string;
+      reason: string;
+      /** @enum {string} */
+      source: "verdict" | "manual" | "feedback";
+      created_at: components["schemas"]["CreatedAt"];
+    };
+    LineTypes: {
+      [key: string]: "send" | "review" | "block";
+    };
+    PropertiesReasons2: {
+      [key: string]: "send" | "review" | "block";
+    };
+    PhonePolicyResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        policy: ({
+          rules: {
+            allowed_countries?: unknown[];
+            blocked_countries?: unknown[];
+            line_types?: components["schemas"]["LineTypes"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons2"];
+            /** @enum {string} */
+            disposable?: "send" | "review" | "block";
+          };
+          created_at: components["schemas"]["CreatedAt"];
+          updated_at: components["schemas"]["CreatedAt"];
+        }) | null;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    ConsistencyJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      consistent: number;
+      mixed: number;
+      inconsistent: number;
+      undecided: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    ConsistencyBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["ConsistencyJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    StatusDataResponse: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+      };
+    });
   };
   responses: never;
   parameters: never;
