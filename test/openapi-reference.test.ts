@@ -69,6 +69,18 @@ describe("the OpenAPI document", () => {
   });
 });
 
+describe("the webhooks of the document", () => {
+  it("show a delivery's headers: both signatures and Webhook-Delivery-Id", async () => {
+    const { doc } = (await load()) as unknown as { doc: { webhooks: Record<string, { post: { parameters: { name: string; in: string; required: boolean }[] } }> } };
+    const parameters = doc.webhooks.delivery!.post.parameters;
+    expect(parameters.map((p) => [p.name, p.in, p.required])).toEqual([
+      ["X-Service-Signature-V2", "header", true],
+      ["X-Service-Signature", "header", false],
+      ["Webhook-Delivery-Id", "header", true],
+    ]);
+  });
+});
+
 describe("GET /docs and GET /llms.txt", () => {
   it("renders the reference from the served document", async () => {
     const response = await SELF.fetch("https://api.test/docs");

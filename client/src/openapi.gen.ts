@@ -13713,7 +13713,39 @@ export interface paths {
   };
 }
 
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  "delivery": {
+    /**
+     * A signed delivery to your webhook_url or callback_url
+     * @description Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts).
+     */
+    post: {
+      parameters: {
+        header: {
+          /** @description `t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}` */
+          "X-Service-Signature-V2": string;
+          /** @description Hex HMAC-SHA256 of the raw body; sent until 1 March 2027. */
+          "X-Service-Signature"?: string;
+          /** @description `whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test delivery). Not signed: check it after the signature. */
+          "Webhook-Delivery-Id": string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            event: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx: delivered. 3xx and 4xx: failed at once. 5xx, timeouts: retried. */
+        200: {
+          content: never;
+        };
+      };
+    };
+  };
+}
 
 export interface components {
   schemas: {

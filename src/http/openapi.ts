@@ -107,6 +107,8 @@ export interface DocumentOptions {
   tagOf?: (tag: string | undefined, path: string) => string | undefined;
   /** Keyed like `POST /api/v1/email` (path as in the document). */
   examples?: Record<string, OperationExample[]>;
+  /** OpenAPI 3.1 `webhooks`: what the API posts to its users' receivers. */
+  webhooks?: Record<string, unknown>;
 }
 
 const SECURITY: Record<NonNullable<RouteDoc["auth"]>, Record<string, string[]>[]> = {
@@ -183,6 +185,7 @@ export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1
     servers: [{ url: "/" }],
     ...(options.tags ? { tags: options.tags } : {}),
     paths,
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     components: {
       schemas,
       securitySchemes: {

@@ -39,12 +39,33 @@ test values, repeats within 7 days, refusals and our own failures are free.
 
 **Errors.** \`{success: false, error: {code, message, request_id}}\` with the status of its code. Guides: \`/llms.txt\`.`;
 
+const header = (name: string, description: string, required = true) => ({ name, in: "header", required, description, schema: { type: "string" } });
+
+/** Every delivery (bulk run finished, monitor run, settled callback, test) carries the same headers. */
+const WEBHOOKS = {
+  delivery: {
+    post: {
+      summary: "A signed delivery to your webhook_url or callback_url",
+      description:
+        "Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts).",
+      tags: ["Webhooks"],
+      parameters: [
+        header("X-Service-Signature-V2", "`t={unix seconds},v2={lowercase hex HMAC-SHA256 of \"v2:{t}:{raw body}\"}`"),
+        header("X-Service-Signature", "Hex HMAC-SHA256 of the raw body; sent until 1 March 2027.", false),
+        header("Webhook-Delivery-Id", "`whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test delivery). Not signed: check it after the signature."),
+      ],
+      requestBody: { required: true, content: { "application/json": { schema: { type: "object", required: ["event"], properties: { event: { type: "string" } } } } } },
+      responses: { "200": { description: "Any 2xx: delivered. 3xx and 4xx: failed at once. 5xx, timeouts: retried." } },
+    },
+  },
+};
+
 /** The examples (test values, answers recorded from the app and checked by test/openapi-examples.test.ts). */
 export const OPERATION_EXAMPLES = examples as Record<string, OperationExample[]>;
 
 /** `GET /api/v1/openapi.json`, no key: built once from the finished route table. */
 export function openApiRoutes(routes: () => Routes) {
   let document: ReturnType<typeof openApiDocument> | undefined;
-  const build = () => openApiDocument(routes(), "/api/v1", { description: DESCRIPTION, tags: TAGS, tagOf, examples: OPERATION_EXAMPLES });
+  const build = () => openApiDocument(routes(), "/api/v1", { description: DESCRIPTION, tags: TAGS, tagOf, examples: OPERATION_EXAMPLES, webhooks: WEBHOOKS });
   return new Hono<AppEnv>().get("/openapi.json", (c) => c.json((document ??= build())));
 }
