@@ -4,7 +4,7 @@
 //   demo.html                      the demo sign-up form, only with WIDGET_DEMO=1 (`npm run dev` and the browser tests)
 // wrangler.toml's [build] runs this before every `wrangler dev` and `wrangler deploy`; `npm run build:widget` by hand.
 import { build } from "esbuild";
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -38,6 +38,9 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
   });
   writeFileSync(join(outDir, "_headers"), HEADERS);
   if (demo) copyFileSync(join(ROOT, "widget", "demo.html"), join(outDir, "demo.html"));
+  // The guides as static Markdown under /docs/ (linked from /llms.txt; /docs itself is the Worker's rendered reference).
+  mkdirSync(join(outDir, "docs"), { recursive: true });
+  for (const name of readdirSync(join(ROOT, "docs")).filter((n) => n.endsWith(".md"))) copyFileSync(join(ROOT, "docs", name), join(outDir, "docs", name));
   const code = readFileSync(file);
   return { file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
 }

@@ -26,6 +26,7 @@ import { mailLinkRoutes } from "./routes/mail-links";
 import { mailPreferenceRoutes } from "./routes/mail-preferences";
 import { adminRoundTripRoutes } from "./routes/admin/round-trips";
 import { openApiRoutes } from "./routes/openapi";
+import { referenceRoutes } from "./routes/reference";
 import { statusRoutes } from "./routes/status";
 import { webhookRoutes } from "./routes/webhooks";
 import { monitoredProduct, productNamed } from "./products/registry";
@@ -45,6 +46,7 @@ app.use("*", traceAnswer());
 app.get("/healthz", (c) => c.text("ok"));
 app.route("/", mailLinkRoutes);
 app.route("/", mailPreferenceRoutes);
+app.route("/", referenceRoutes);
 
 app.route("/api/v1", openApiRoutes(() => app.routes));
 app.route("/api/v1", accountRoutes);

@@ -113,7 +113,13 @@ describe("a dataset recorded as the publisher's complete file", () => {
 
 describe("the OpenAPI document", () => {
   it("describes coverage on /status/data (kind full|partial|sample, countries, note) and not_covered among the reasons", async () => {
-    const doc = (await (await call("/api/v1/openapi.json")).body) as unknown as { paths: Record<string, { get?: unknown; post?: unknown }> };
+    const doc = (await (await call("/api/v1/openapi.json")).body) as unknown as { paths: Record<string, { get?: unknown; post?: unknown }>; components: { schemas: Record<string, unknown> } };
+    // Shared schemas live under components: follow each $ref so the operation reads as one text.
+    const inline = (node: unknown): unknown =>
+      Array.isArray(node) ? node.map(inline)
+      : node && typeof node === "object" ? ("$ref" in node ? inline(doc.components.schemas[String(node.$ref).split("/").pop()!]) : Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)])))
+      : node;
+    doc.paths = inline(doc.paths) as typeof doc.paths;
     const status = JSON.stringify(doc.paths["/api/v1/status/data"]!.get);
     expect(status).toContain('"coverage"');
     expect(status).toContain('"enum":["full","partial","sample"]');

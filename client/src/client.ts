@@ -1,5 +1,5 @@
-import { ApiError, errorFrom } from "./errors";
-import type { AnswerOf, Method, OptionsArg, Operation, PathsWith, RequestOptions } from "./types";
+import { ApiError, errorFrom } from "./errors.js";
+import type { AnswerOf, Method, OptionsArg, Operation, PathsWith, RequestOptions } from "./types.js";
 
 export interface ClientOptions {
   /** Where the API is, e.g. `https://api.example.com` (paths carry `/api/v1`). */

@@ -5,62 +5,16 @@
 
 export interface paths {
   "/api/v1/account": {
-    /** Balance (plan/pack), plan, monthly grant and fair-use window */
+    /**
+     * Balance (plan/pack), plan, monthly grant and fair-use window
+     * @description The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.
+     */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: string;
-                email: string;
-                email_verified: boolean;
-                /** Format: date-time */
-                created_at: string;
-                plan: {
-                  /** @enum {string} */
-                  name: "free" | "starter" | "growth" | "enterprise";
-                  /** @enum {string} */
-                  status: "active" | "cancelled";
-                  monthly_credits: number;
-                  cancelled_at: string | null;
-                  plan_credits_expire_at: string | null;
-                };
-                balance: {
-                  total: number;
-                  plan: number;
-                  pack: number;
-                  reserved: number;
-                  available: number;
-                };
-                grant: {
-                  monthly_credits: number;
-                  rollover_cap: number;
-                  next_grant_at: string | null;
-                };
-                fair_use: {
-                  window_days: number;
-                  billed_answers: number;
-                  undeliverable_checked: number;
-                  free_undeliverable_limit: number;
-                  free_undeliverable_remaining: number;
-                };
-                mail: {
-                  /** @description Mail the members once when the balance (plan + pack credits) falls below this; null: never */
-                  low_balance_threshold: number | null;
-                  /** @description Mail the members when a bulk run of the account finishes */
-                  bulk_finished_emails: boolean;
-                };
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -77,12 +31,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -134,56 +83,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: string;
-                email: string;
-                email_verified: boolean;
-                /** Format: date-time */
-                created_at: string;
-                plan: {
-                  /** @enum {string} */
-                  name: "free" | "starter" | "growth" | "enterprise";
-                  /** @enum {string} */
-                  status: "active" | "cancelled";
-                  monthly_credits: number;
-                  cancelled_at: string | null;
-                  plan_credits_expire_at: string | null;
-                };
-                balance: {
-                  total: number;
-                  plan: number;
-                  pack: number;
-                  reserved: number;
-                  available: number;
-                };
-                grant: {
-                  monthly_credits: number;
-                  rollover_cap: number;
-                  next_grant_at: string | null;
-                };
-                fair_use: {
-                  window_days: number;
-                  billed_answers: number;
-                  undeliverable_checked: number;
-                  free_undeliverable_limit: number;
-                  free_undeliverable_remaining: number;
-                };
-                mail: {
-                  /** @description Mail the members once when the balance (plan + pack credits) falls below this; null: never */
-                  low_balance_threshold: number | null;
-                  /** @description Mail the members when a bulk run of the account finishes */
-                  bulk_finished_emails: boolean;
-                };
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -200,12 +100,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -256,7 +151,10 @@ export interface paths {
     };
   };
   "/api/v1/account/ledger": {
-    /** Every credit movement, newest first, 100 a page */
+    /**
+     * Every credit movement, newest first, 100 a page
+     * @description Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge is its row here; `GET /account/requests/{requestId}` explains it. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -273,8 +171,7 @@ export interface paths {
               data: {
                 entries: ({
                     id: number;
-                    /** Format: date-time */
-                    at: string;
+                    at: components["schemas"]["CreatedAt"];
                     request_id: string | null;
                     /** @enum {string} */
                     kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "expiry";
@@ -286,12 +183,7 @@ export interface paths {
                     note: string | null;
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -309,12 +201,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -365,7 +252,10 @@ export interface paths {
     };
   };
   "/api/v1/account/requests/{requestId}": {
-    /** What one request did */
+    /**
+     * What one request did
+     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -386,8 +276,7 @@ export interface paths {
                 code: string | null;
                 credits_used: number;
                 key_id: string | null;
-                /** Format: date-time */
-                created_at: string;
+                created_at: components["schemas"]["CreatedAt"];
               };
               meta: {
                 request_id: string;
@@ -409,12 +298,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -497,50 +381,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                email: string;
-                normalized_email: string;
-                is_alias: boolean;
-                is_gibberish: boolean;
-                /** @enum {string} */
-                deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                syntax_valid: boolean;
-                domain: string;
-                mx_found: boolean;
-                mx_implicit: boolean;
-                mx_provider: string | null;
-                has_spf: boolean | null;
-                dmarc_policy: ("none" | "quarantine" | "reject") | null;
-                has_dmarc: boolean | null;
-                domain_registered_at: string | null;
-                domain_age_days: number | null;
-                disposable: boolean;
-                role: boolean;
-                free_provider: boolean;
-                smtp_checked: boolean;
-                smtp_checked_at: string | null;
-                mailbox_exists: boolean | null;
-                catch_all: boolean | null;
-                smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
-                mailbox_confidence: number | null;
-                did_you_mean: string | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                  rules_hit: string[];
-                }) | null;
-              };
+              data: components["schemas"]["EmailAnswer"];
               meta: {
                 credits_used: number;
                 credits_remaining: number;
@@ -579,12 +420,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -655,53 +491,10 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
                     input: string;
-                    data: {
-                      email: string;
-                      normalized_email: string;
-                      is_alias: boolean;
-                      is_gibberish: boolean;
-                      /** @enum {string} */
-                      deliverable: "deliverable" | "risky" | "undeliverable";
-                      reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
-                      risk_score: number;
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      syntax_valid: boolean;
-                      domain: string;
-                      mx_found: boolean;
-                      mx_implicit: boolean;
-                      mx_provider: string | null;
-                      has_spf: boolean | null;
-                      dmarc_policy: ("none" | "quarantine" | "reject") | null;
-                      has_dmarc: boolean | null;
-                      domain_registered_at: string | null;
-                      domain_age_days: number | null;
-                      disposable: boolean;
-                      role: boolean;
-                      free_provider: boolean;
-                      smtp_checked: boolean;
-                      smtp_checked_at: string | null;
-                      mailbox_exists: boolean | null;
-                      catch_all: boolean | null;
-                      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
-                      mailbox_confidence: number | null;
-                      did_you_mean: string | null;
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                      policy: ({
-                        /** @enum {string} */
-                        action: "send" | "review" | "block";
-                        rules_hit: string[];
-                      }) | null;
-                    };
+                    data: components["schemas"]["EmailAnswer"];
                     meta: {
                       credits_used: number;
                       cache_hit: boolean;
@@ -709,16 +502,9 @@ export interface paths {
                       refreshed: boolean;
                       fair_use_billed: boolean;
                     };
-                  })[];
+                  }[];
               };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBatchMeta"];
             };
           };
         };
@@ -747,12 +533,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -832,7 +613,7 @@ export interface paths {
                 is_gibberish: boolean;
                 /** @enum {string} */
                 deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
+                reason: components["schemas"]["Reason"];
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -847,26 +628,20 @@ export interface paths {
                 has_spf: boolean | null;
                 dmarc_policy: ("none" | "quarantine" | "reject") | null;
                 has_dmarc: boolean | null;
-                domain_registered_at: string | null;
+                domain_registered_at: components["schemas"]["DomainRegisteredAt"];
                 domain_age_days: number | null;
                 disposable: boolean;
                 role: boolean;
                 free_provider: boolean;
                 smtp_checked: boolean;
-                smtp_checked_at: string | null;
+                smtp_checked_at: components["schemas"]["CancelledAt"];
                 mailbox_exists: boolean | null;
                 catch_all: boolean | null;
                 smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                 mailbox_confidence: number | null;
                 did_you_mean: string | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                }) | null;
+                sources: components["schemas"]["Sources"];
+                policy: components["schemas"]["EmailPolicy"];
               };
             };
           };
@@ -896,12 +671,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -965,21 +735,13 @@ export interface paths {
                 mx_provider: string | null;
                 has_spf: boolean | null;
                 dmarc_policy: string | null;
-                domain_registered_at: string | null;
+                domain_registered_at: components["schemas"]["DomainRegisteredAt"];
                 domain_age_days: number | null;
                 disposable: boolean | null;
                 free_provider: boolean | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[] | null;
+                sources: components["schemas"]["Sources"] | null;
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -1008,12 +770,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1068,13 +825,7 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": {
-            identifier: string;
-            /** @description Default `lei`. */
-            type?: ("lei" | "company_number") | null;
-            /** @description Two letters; required when type is `company_number`. */
-            country?: string | null;
-          };
+          "application/json": components["schemas"]["EntityRequest"];
         };
       };
       responses: {
@@ -1084,30 +835,8 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                identifier: string;
-                /** @enum {string} */
-                identifier_type: "lei" | "company_number";
-                found: boolean;
-                reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
-                name: string | null;
-                status: string | null;
-                status_detail: string | null;
-                country: string | null;
-                checksum_valid: boolean | null;
-                registration_status: string | null;
-                flags: "dissolved_in_national_register"[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              data: components["schemas"]["EntityAnswer"];
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -1136,12 +865,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1200,13 +924,7 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            identifiers: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
+            identifiers: components["schemas"]["Identifiers"];
           };
         };
       };
@@ -1227,24 +945,7 @@ export interface paths {
                       /** @description Two letters; required when type is `company_number`. */
                       country?: string | null;
                     });
-                    data: {
-                      identifier: string;
-                      /** @enum {string} */
-                      identifier_type: "lei" | "company_number";
-                      found: boolean;
-                      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
-                      name: string | null;
-                      status: string | null;
-                      status_detail: string | null;
-                      country: string | null;
-                      checksum_valid: boolean | null;
-                      registration_status: string | null;
-                      flags: "dissolved_in_national_register"[];
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                    };
+                    data: components["schemas"]["EntityAnswer"];
                     meta: {
                       credits_used: number;
                       cache_hit: boolean;
@@ -1288,12 +989,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1349,20 +1045,7 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            address: string | {
-              /** @description The whole address on one line (commas or line breaks between its parts). */
-              address: string;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            } | ({
-              line1?: string | null;
-              line2?: string | null;
-              locality?: string | null;
-              region?: string | null;
-              postcode?: string | null;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            });
+            address: components["schemas"]["Address"];
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
           };
@@ -1375,73 +1058,8 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                input: string | ({
-                  line1?: string | null;
-                  line2?: string | null;
-                  locality?: string | null;
-                  region?: string | null;
-                  postcode?: string | null;
-                  country: string;
-                });
-                country: string;
-                valid: boolean;
-                /** @enum {string} */
-                verification: "verified" | "format_only" | "invalid";
-                /** @enum {string} */
-                precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                address: {
-                  line1: string | null;
-                  line2: string | null;
-                  locality: string | null;
-                  region: string | null;
-                  postcode: string | null;
-                  country: string;
-                };
-                formatted: string | null;
-                postcode_format_valid: boolean | null;
-                postcode_found: boolean | null;
-                locality_matches_postcode: boolean | null;
-                region_matches_postcode: boolean | null;
-                po_box: boolean;
-                corrections: ({
-                    /** @enum {string} */
-                    field: "line1" | "locality" | "region" | "postcode";
-                    from: string | null;
-                    to: string;
-                  })[];
-                missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                geo: {
-                  latitude: number;
-                  longitude: number;
-                  /** @constant */
-                  precision: "postcode";
-                } | null;
-                deliverable: boolean | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                  rules_hit: string[];
-                }) | null;
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                request_id: string;
-              };
+              data: components["schemas"]["AddressAnswer"];
+              meta: components["schemas"]["AddressMeta"];
             };
           };
         };
@@ -1470,12 +1088,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1534,20 +1147,7 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            addresses: (string | {
-                /** @description The whole address on one line (commas or line breaks between its parts). */
-                address: string;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              } | ({
-                line1?: string | null;
-                line2?: string | null;
-                locality?: string | null;
-                region?: string | null;
-                postcode?: string | null;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              }))[];
+            addresses: components["schemas"]["Address"][];
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
           };
@@ -1561,84 +1161,14 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
                     input: unknown;
-                    data: {
-                      input: string | ({
-                        line1?: string | null;
-                        line2?: string | null;
-                        locality?: string | null;
-                        region?: string | null;
-                        postcode?: string | null;
-                        country: string;
-                      });
-                      country: string;
-                      valid: boolean;
-                      /** @enum {string} */
-                      verification: "verified" | "format_only" | "invalid";
-                      /** @enum {string} */
-                      precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                      address: {
-                        line1: string | null;
-                        line2: string | null;
-                        locality: string | null;
-                        region: string | null;
-                        postcode: string | null;
-                        country: string;
-                      };
-                      formatted: string | null;
-                      postcode_format_valid: boolean | null;
-                      postcode_found: boolean | null;
-                      locality_matches_postcode: boolean | null;
-                      region_matches_postcode: boolean | null;
-                      po_box: boolean;
-                      corrections: ({
-                          /** @enum {string} */
-                          field: "line1" | "locality" | "region" | "postcode";
-                          from: string | null;
-                          to: string;
-                        })[];
-                      missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                      geo: {
-                        latitude: number;
-                        longitude: number;
-                        /** @constant */
-                        precision: "postcode";
-                      } | null;
-                      deliverable: boolean | null;
-                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
-                      risk_score: number;
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                      policy: ({
-                        /** @enum {string} */
-                        action: "send" | "review" | "block";
-                        rules_hit: string[];
-                      }) | null;
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                    };
-                  })[];
+                    data: components["schemas"]["AddressAnswer"];
+                    meta: components["schemas"]["AddressBatchMeta"];
+                  }[];
               };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBatchMeta"];
             };
           };
         };
@@ -1667,12 +1197,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1734,20 +1259,7 @@ export interface paths {
             /** Format: starts_with */
             key: string;
             challenge_token?: string | null;
-            address: string | {
-              /** @description The whole address on one line (commas or line breaks between its parts). */
-              address: string;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            } | ({
-              line1?: string | null;
-              line2?: string | null;
-              locality?: string | null;
-              region?: string | null;
-              postcode?: string | null;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            });
+            address: components["schemas"]["Address"];
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
           };
@@ -1761,63 +1273,33 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                input: string | ({
-                  line1?: string | null;
-                  line2?: string | null;
-                  locality?: string | null;
-                  region?: string | null;
-                  postcode?: string | null;
-                  country: string;
-                });
+                input: components["schemas"]["Input"];
                 country: string;
                 valid: boolean;
                 /** @enum {string} */
                 verification: "verified" | "format_only" | "invalid";
                 /** @enum {string} */
                 precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                address: {
-                  line1: string | null;
-                  line2: string | null;
-                  locality: string | null;
-                  region: string | null;
-                  postcode: string | null;
-                  country: string;
-                };
+                address: components["schemas"]["PropertiesAddress"];
                 formatted: string | null;
                 postcode_format_valid: boolean | null;
                 postcode_found: boolean | null;
                 locality_matches_postcode: boolean | null;
                 region_matches_postcode: boolean | null;
                 po_box: boolean;
-                corrections: ({
-                    /** @enum {string} */
-                    field: "line1" | "locality" | "region" | "postcode";
-                    from: string | null;
-                    to: string;
-                  })[];
+                corrections: components["schemas"]["Corrections"];
                 missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                geo: {
-                  latitude: number;
-                  longitude: number;
-                  /** @constant */
-                  precision: "postcode";
-                } | null;
+                geo: components["schemas"]["Geo"];
                 deliverable: boolean | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
+                reason: components["schemas"]["PropertiesReason"];
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
                 };
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                }) | null;
+                sources: components["schemas"]["Sources"];
+                policy: components["schemas"]["EmailPolicy"];
               };
             };
           };
@@ -1847,12 +1329,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1919,17 +1396,9 @@ export interface paths {
                     latitude: number | null;
                     longitude: number | null;
                   })[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -1958,12 +1427,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2048,17 +1512,9 @@ export interface paths {
                     locality: string | null;
                   })[];
                 truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -2087,12 +1543,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description ADDRESS_STREETS_NOT_FOUND */
@@ -2158,11 +1609,7 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": {
-            phone: string;
-            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-            country?: string | null;
-          };
+          "application/json": components["schemas"]["PhoneRequest"];
         };
       };
       responses: {
@@ -2172,51 +1619,8 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                phone: string;
-                valid: boolean;
-                possible: boolean;
-                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-                e164: string | null;
-                national_format: string | null;
-                international_format: string | null;
-                country: string | null;
-                calling_code: string | null;
-                /** @enum {string} */
-                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-                carrier: string | null;
-                location: string | null;
-                timezones: string[] | null;
-                disposable: boolean | null;
-                disposable_last_seen: string | null;
-                /** @constant */
-                network_checked: false;
-                network_status: null;
-                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                missing_datasets: string[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                  rules_hit: string[];
-                }) | null;
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                request_id: string;
-              };
+              data: components["schemas"]["PhoneAnswer"];
+              meta: components["schemas"]["AddressMeta"];
             };
           };
         };
@@ -2245,12 +1649,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2308,13 +1707,7 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
-          };
+          "application/json": components["schemas"]["PhoneBatchRequest"];
         };
       };
       responses: {
@@ -2325,66 +1718,14 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
-                    input: string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    });
-                    data: {
-                      phone: string;
-                      valid: boolean;
-                      possible: boolean;
-                      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-                      e164: string | null;
-                      national_format: string | null;
-                      international_format: string | null;
-                      country: string | null;
-                      calling_code: string | null;
-                      /** @enum {string} */
-                      line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-                      carrier: string | null;
-                      location: string | null;
-                      timezones: string[] | null;
-                      disposable: boolean | null;
-                      disposable_last_seen: string | null;
-                      /** @constant */
-                      network_checked: false;
-                      network_status: null;
-                      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
-                      risk_score: number;
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      missing_datasets: string[];
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                      policy: ({
-                        /** @enum {string} */
-                        action: "send" | "review" | "block";
-                        rules_hit: string[];
-                      }) | null;
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                    };
-                  })[];
+                    input: components["schemas"]["PhoneInput"];
+                    data: components["schemas"]["PhoneAnswer"];
+                    meta: components["schemas"]["AddressBatchMeta"];
+                  }[];
               };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBatchMeta"];
             };
           };
         };
@@ -2413,12 +1754,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2503,8 +1839,7 @@ export interface paths {
                 international_format: string | null;
                 country: string | null;
                 calling_code: string | null;
-                /** @enum {string} */
-                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                line_type: components["schemas"]["LineType"];
                 carrier: string | null;
                 location: string | null;
                 timezones: string[] | null;
@@ -2521,14 +1856,8 @@ export interface paths {
                   [key: string]: number;
                 };
                 missing_datasets: string[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                }) | null;
+                sources: components["schemas"]["Sources"];
+                policy: components["schemas"]["EmailPolicy"];
               };
             };
           };
@@ -2558,12 +1887,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2625,23 +1949,14 @@ export interface paths {
                 possible_lengths: number[];
                 blocks: ({
                     prefix: string;
-                    /** @enum {string} */
-                    line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                    line_type: components["schemas"]["LineType"];
                     carrier: string | null;
                     location: string | null;
                   })[];
                 truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -2670,12 +1985,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description PHONE_BLOCK_NOT_FOUND */
@@ -2753,79 +2063,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -2853,12 +2091,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2918,79 +2151,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3018,12 +2179,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
@@ -3087,17 +2243,9 @@ export interface paths {
                 /** @description A decimal string: IPv6 counts pass 2^53. */
                 num_ipv6: string;
                 hosting: boolean | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -3126,12 +2274,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description ASN_NOT_FOUND */
@@ -3232,17 +2375,9 @@ export interface paths {
                     country: string | null;
                   })[];
                 truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -3271,12 +2406,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3344,76 +2474,12 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
                     input: string;
-                    data: {
-                      ip: string;
-                      version: (4 | 6) | null;
-                      valid: boolean;
-                      reserved: boolean;
-                      reserved_range: string | null;
-                      reserved_name: string | null;
-                      placed: boolean;
-                      country: string | null;
-                      country_name: string | null;
-                      continent: string | null;
-                      /** @description City of the address from `ip-city`; null when unknown. */
-                      city: string | null;
-                      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                      region: string | null;
-                      /** @description Postal code from `ip-city`; null when unknown. */
-                      postal_code: string | null;
-                      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                      latitude: number | null;
-                      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                      longitude: number | null;
-                      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                      accuracy_radius_km: number | null;
-                      asn: number | null;
-                      as_name: string | null;
-                      network: string | null;
-                      hosting: boolean | null;
-                      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                      hosting_provider: string | null;
-                      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                      tor: boolean | null;
-                      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                      vpn: boolean | null;
-                      /** @description Always null: no proxy list is installed. */
-                      proxy: boolean | null;
-                      anonymous: boolean | null;
-                      list: ({
-                        id: number;
-                        name: string;
-                        /** @enum {string} */
-                        kind: "allow" | "deny";
-                      }) | null;
-                      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                      feedback: ({
-                        /** @enum {string} */
-                        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                        /** Format: date-time */
-                        reported_at: string;
-                      }) | null;
-                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                      risk_score: number;
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                    };
-                  })[];
+                    data: components["schemas"]["PropertiesAnswer2"];
+                    meta: components["schemas"]["AddressBatchMeta"];
+                  }[];
               };
               meta: {
                 requested: number;
@@ -3452,12 +2518,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3530,67 +2591,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
+              data: components["schemas"]["PropertiesAnswer2"];
             };
           };
         };
@@ -3619,12 +2620,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3664,7 +2660,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/lists": {
-    /** The account's allow and deny lists, oldest first */
+    /**
+     * The account's allow and deny lists, oldest first
+     * @description The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny list over an allow list); a deny list adds to the risk (`deny_list`). Free.
+     */
     get: {
       responses: {
         /** @description Success */
@@ -3674,17 +2673,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                lists: ({
-                    id: number;
-                    name: string;
-                    /** @enum {string} */
-                    kind: "allow" | "deny";
-                    entries: string[];
-                    /** Format: date-time */
-                    created_at: string;
-                    /** Format: date-time */
-                    updated_at: string;
-                  })[];
+                lists: components["schemas"]["IpList"][];
               };
               meta: {
                 total: number;
@@ -3708,12 +2697,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -3751,7 +2735,10 @@ export interface paths {
         };
       };
     };
-    /** Create an allow or deny list (at most 10 per account) */
+    /**
+     * Create an allow or deny list (at most 10 per account)
+     * @description Creates a list of addresses and CIDR ranges (IPv4 and IPv6). Applies to lookups from the next request. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -3759,7 +2746,7 @@ export interface paths {
             name: string;
             /** @enum {string} */
             kind: "allow" | "deny";
-            entries: (string | number)[];
+            entries: components["schemas"]["Entries"];
           };
         };
       };
@@ -3767,26 +2754,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3803,12 +2771,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description IP_LIST_LIMIT_REACHED */
@@ -3870,7 +2833,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/lists/{listId}": {
-    /** One list */
+    /**
+     * One list
+     * @description The list with its entries. Another account's list is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -3881,26 +2847,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3917,12 +2864,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -3982,7 +2924,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a list */
+    /**
+     * Delete a list
+     * @description Deletes the list; answers it as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -3993,26 +2938,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4029,12 +2955,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -4094,7 +3015,10 @@ export interface paths {
         };
       };
     };
-    /** Rename a list, change its kind or replace its entries */
+    /**
+     * Rename a list, change its kind or replace its entries
+     * @description Changes the fields given; `entries` replaces the whole list. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -4107,7 +3031,7 @@ export interface paths {
             name?: string;
             /** @enum {string} */
             kind?: "allow" | "deny";
-            entries?: (string | number)[];
+            entries?: components["schemas"]["Entries"];
           };
         };
       };
@@ -4115,26 +3039,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4151,12 +3056,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -4225,28 +3125,7 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": {
-            /** @description An email address (answered without the mailbox handshake). */
-            email?: string | null;
-            /** @description A phone number: a string with `+`, or `{phone, country}`. */
-            phone?: (string | ({
-              phone: string;
-              /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-              country?: string | null;
-            })) | null;
-            /** @description An IPv4 or IPv6 address. */
-            ip?: string | null;
-            /** @description A postal address object with its `country` (or `{address, country}`). */
-            address?: unknown;
-            /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
-            entity?: ({
-              identifier: string;
-              /** @description Default `lei`. */
-              type?: ("lei" | "company_number") | null;
-              /** @description Two letters; required when type is `company_number`. */
-              country?: string | null;
-            }) | null;
-          };
+          "application/json": components["schemas"]["ConsistencyRequest"];
         };
       };
       responses: {
@@ -4298,8 +3177,7 @@ export interface paths {
                   }) | null;
                 };
                 checks: ({
-                    /** @enum {string} */
-                    name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
+                    name: components["schemas"]["Name"];
                     /** @enum {string} */
                     result: "agree" | "disagree" | "unknown" | "not_applicable";
                     weight: number;
@@ -4309,8 +3187,8 @@ export interface paths {
                     };
                     reason: string;
                   })[];
-                agreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
-                disagreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
+                agreements: components["schemas"]["Agreements"];
+                disagreements: components["schemas"]["Agreements"];
                 /** @description round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided. */
                 score: number | null;
                 level: ("consistent" | "mixed" | "inconsistent") | null;
@@ -4320,17 +3198,9 @@ export interface paths {
                 risk_components: {
                   [key: string]: number;
                 };
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -4359,12 +3229,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -4415,7 +3280,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk": {
-    /** List email bulk runs, newest first, 100 a page */
+    /**
+     * List email bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -4433,33 +3301,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["Job"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -4477,12 +3321,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -4531,7 +3370,10 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk email run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk email run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /email/bulk/{jobId}` or give `webhook_url`: `bulk_email_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
@@ -4552,25 +3394,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["Job"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -4593,12 +3417,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -4660,7 +3479,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -4671,34 +3493,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4715,12 +3510,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -4782,7 +3572,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -4793,34 +3586,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4837,12 +3603,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -4915,7 +3676,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -4926,34 +3690,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4970,12 +3707,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5048,7 +3780,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -5062,14 +3797,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5086,12 +3814,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5164,7 +3887,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -5175,34 +3901,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5219,12 +3918,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5297,7 +3991,10 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors": {
-    /** The account's email monitors, newest first, 100 a page */
+    /**
+     * The account's email monitors, newest first, 100 a page
+     * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -5312,39 +4009,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    emails: string[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      deliverable: number;
-                      risky: number;
-                      undeliverable: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["Monitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -5362,12 +4029,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5416,7 +4078,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -5440,42 +4105,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5492,12 +4122,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5548,7 +4173,10 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -5559,42 +4187,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5611,12 +4204,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5676,7 +4264,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -5687,42 +4278,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5739,12 +4295,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5804,7 +4355,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -5829,42 +4383,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5881,12 +4400,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5948,7 +4462,10 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -5963,51 +4480,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["Monitor"];
+                summary: components["schemas"]["AnyOfResponse16"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -6040,12 +4515,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -6107,7 +4577,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors": {
-    /** The account's email monitors, newest first, 100 a page */
+    /**
+     * The account's email monitors, newest first, 100 a page
+     * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -6122,37 +4595,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    domains: string[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      mx_found: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["EmailMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -6170,12 +4615,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6224,7 +4664,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -6248,40 +4691,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6298,12 +4708,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6354,7 +4759,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -6365,40 +4773,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6415,12 +4790,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -6480,7 +4850,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -6491,40 +4864,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6541,12 +4881,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -6606,7 +4941,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -6631,40 +4969,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6681,12 +4986,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -6748,7 +5048,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -6763,47 +5066,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  mx_found: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["EmailMonitor"];
+                summary: components["schemas"]["AnyOfResponse17"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -6836,12 +5101,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -6903,7 +5163,10 @@ export interface paths {
     };
   };
   "/api/v1/email/suppressions": {
-    /** The account's email suppression list, newest first, 100 a page */
+    /**
+     * The account's email suppression list, newest first, 100 a page
+     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -6919,22 +5182,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: ({
-                    id: number;
-                    email: string;
-                    reason: string;
-                    /** @enum {string} */
-                    source: "verdict" | "manual" | "feedback";
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
+                suppressions: components["schemas"]["Suppression"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -6952,12 +5202,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7006,7 +5251,10 @@ export interface paths {
         };
       };
     };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    /**
+     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -7020,18 +5268,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                added: number;
-                invalid: string[];
-                test_values: string[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7048,12 +5285,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7102,7 +5334,10 @@ export interface paths {
         };
       };
     };
-    /** Take values off the suppression list */
+    /**
+     * Take values off the suppression list
+     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+     */
     delete: {
       requestBody: {
         content: {
@@ -7115,16 +5350,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                removed: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7141,12 +5367,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7197,7 +5418,10 @@ export interface paths {
     };
   };
   "/api/v1/email/suppressions/{suppressionId}": {
-    /** Remove one suppression entry */
+    /**
+     * Remove one suppression entry
+     * @description Removes one entry by its id. Another account's entry is 404. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -7211,15 +5435,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                id: number;
-                email: string;
-                reason: string;
-                /** @enum {string} */
-                source: "verdict" | "manual" | "feedback";
-                /** Format: date-time */
-                created_at: string;
-              };
+              data: components["schemas"]["Suppression"];
               meta: {
                 request_id: string;
               };
@@ -7240,12 +5456,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -7307,7 +5518,10 @@ export interface paths {
     };
   };
   "/api/v1/email/history": {
-    /** Every email answer of the account (test values excepted), newest first, kept 90 days */
+    /**
+     * Every email answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's email lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -7337,17 +5551,10 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
+                    created_at: components["schemas"]["CreatedAt"];
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -7365,12 +5572,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7421,60 +5623,16 @@ export interface paths {
     };
   };
   "/api/v1/email/policy": {
-    /** The account's email sending policy, or null */
+    /**
+     * The account's email sending policy, or null
+     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every email answer of the account; null when none is set. Free.
+     */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    deliverable?: {
-                      /** @enum {string} */
-                      deliverable?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      risky?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      undeliverable?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    role?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    catch_all?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    free_provider?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    did_you_mean?: "send" | "review" | "block";
-                    allowed_domains?: unknown[];
-                    blocked_domains?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7491,12 +5649,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -7534,30 +5687,17 @@ export interface paths {
         };
       };
     };
-    /** Replace the email sending policy; it never changes a price */
+    /**
+     * Replace the email sending policy; it never changes a price
+     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+     */
     put: {
       requestBody: {
         content: {
           "application/json": {
-            deliverable?: {
-              /** @enum {string} */
-              deliverable?: "send" | "review" | "block";
-              /** @enum {string} */
-              risky?: "send" | "review" | "block";
-              /** @enum {string} */
-              undeliverable?: "send" | "review" | "block";
-            };
-            risk_level?: {
-              /** @enum {string} */
-              low?: "send" | "review" | "block";
-              /** @enum {string} */
-              medium?: "send" | "review" | "block";
-              /** @enum {string} */
-              high?: "send" | "review" | "block";
-            };
-            reasons?: {
-              [key: string]: "send" | "review" | "block";
-            };
+            deliverable?: components["schemas"]["Deliverable"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["Reasons"];
             /** @enum {string} */
             disposable?: "send" | "review" | "block";
             /** @enum {string} */
@@ -7577,54 +5717,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    deliverable?: {
-                      /** @enum {string} */
-                      deliverable?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      risky?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      undeliverable?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    role?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    catch_all?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    free_provider?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    did_you_mean?: "send" | "review" | "block";
-                    allowed_domains?: unknown[];
-                    blocked_domains?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7641,12 +5734,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7695,22 +5783,16 @@ export interface paths {
         };
       };
     };
-    /** Remove the sending policy; answers then carry policy: null */
+    /**
+     * Remove the sending policy; answers then carry policy: null
+     * @description Deletes the policy; `deleted` is false when there was none. Free.
+     */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                deleted: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7727,12 +5809,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -7772,7 +5849,10 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback": {
-    /** Report delivery outcomes of email values (normalized); free */
+    /**
+     * Report delivery outcomes of email values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -7781,8 +5861,7 @@ export interface paths {
                 email: string;
                 /** @enum {string} */
                 outcome: "delivered" | "bounced" | "complained";
-                /** Format: date-time */
-                occurred_at?: string;
+                occurred_at?: components["schemas"]["OccurredAt"];
                 detail?: string;
                 /** @enum {string} */
                 bounce_type?: "hard" | "soft";
@@ -7794,18 +5873,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7822,12 +5890,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7878,7 +5941,10 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback/summary": {
-    /** Feedback counts by outcome and by domain over a window (default the last 30 days) */
+    /**
+     * Feedback counts by outcome and by domain over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -7894,19 +5960,13 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
+                kinds: components["schemas"]["Kinds"];
                 by_domain: {
                     domain: string;
                     total: number;
@@ -7936,12 +5996,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7992,7 +6047,10 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback/{provider}/{feedbackKey}": {
-    /** Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL */
+    /**
+     * Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL
+     * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -8009,20 +6067,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-                ignored: number;
-                confirmed: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse2"];
           };
         };
         /** @description INVALID_FEEDBACK_KEY */
@@ -8084,7 +6129,10 @@ export interface paths {
     };
   };
   "/api/v1/entity/monitors": {
-    /** The account's entity monitors, newest first, 100 a page */
+    /**
+     * The account's entity monitors, newest first, 100 a page
+     * @description Every entity monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -8099,43 +6147,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    identifiers: (string | ({
-                        identifier: string;
-                        /** @description Default `lei`. */
-                        type?: ("lei" | "company_number") | null;
-                        /** @description Two letters; required when type is `company_number`. */
-                        country?: string | null;
-                      }))[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      found: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["EntityMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -8153,12 +6167,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8207,7 +6216,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -8223,13 +6235,7 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
-            identifiers: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
+            identifiers: components["schemas"]["Identifiers"];
           };
         };
       };
@@ -8237,46 +6243,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8293,12 +6260,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8349,7 +6311,10 @@ export interface paths {
     };
   };
   "/api/v1/entity/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -8360,46 +6325,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8416,12 +6342,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -8481,7 +6402,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -8492,46 +6416,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8548,12 +6433,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -8613,7 +6493,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -8630,13 +6513,7 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
-            identifiers?: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
+            identifiers?: components["schemas"]["Identifiers"];
           };
         };
       };
@@ -8644,46 +6521,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8700,12 +6538,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -8767,7 +6600,10 @@ export interface paths {
     };
   };
   "/api/v1/entity/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -8782,53 +6618,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  found: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["EntityMonitor"];
+                summary: components["schemas"]["AnyOfResponse19"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -8861,12 +6653,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -8928,7 +6715,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk": {
-    /** List address bulk runs, newest first, 100 a page */
+    /**
+     * List address bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -8946,37 +6736,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    valid: number;
-                    invalid: number;
-                    low: number;
-                    medium: number;
-                    high: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    country?: unknown;
-                    deliverability: boolean | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["AddressJob"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -8994,12 +6756,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -9048,25 +6805,15 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk address run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk address run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /address/bulk/{jobId}` or give `webhook_url`: `bulk_address_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            addresses: (string | {
-                /** @description The whole address on one line (commas or line breaks between its parts). */
-                address: string;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              } | ({
-                line1?: string | null;
-                line2?: string | null;
-                locality?: string | null;
-                region?: string | null;
-                postcode?: string | null;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              }))[];
+            addresses: components["schemas"]["Address"][];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
@@ -9084,29 +6831,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["AddressJob"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -9129,12 +6854,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -9196,7 +6916,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -9207,38 +6930,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9255,12 +6947,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -9322,7 +7009,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -9333,38 +7023,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9381,12 +7040,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -9459,7 +7113,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -9470,38 +7127,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9518,12 +7144,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -9596,7 +7217,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -9610,14 +7234,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9634,12 +7251,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -9712,7 +7324,10 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -9723,38 +7338,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9771,12 +7355,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -9849,7 +7428,10 @@ export interface paths {
     };
   };
   "/api/v1/address/monitors": {
-    /** The account's address monitors, newest first, 100 a page */
+    /**
+     * The account's address monitors, newest first, 100 a page
+     * @description Every address monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -9864,37 +7446,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    addresses: unknown[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      verified: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["AddressMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -9912,12 +7466,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -9966,7 +7515,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -9982,7 +7534,7 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
-            addresses: unknown[];
+            addresses: components["schemas"]["AddressAddresses"];
           };
         };
       };
@@ -9990,40 +7542,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10040,12 +7559,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10096,7 +7610,10 @@ export interface paths {
     };
   };
   "/api/v1/address/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -10107,40 +7624,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10157,12 +7641,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -10222,7 +7701,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -10233,40 +7715,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10283,12 +7732,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -10348,7 +7792,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -10365,7 +7812,7 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
-            addresses?: unknown[];
+            addresses?: components["schemas"]["AddressAddresses"];
           };
         };
       };
@@ -10373,40 +7820,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10423,12 +7837,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -10490,7 +7899,10 @@ export interface paths {
     };
   };
   "/api/v1/address/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -10505,47 +7917,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  verified: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["AddressMonitor"];
+                summary: components["schemas"]["AnyOfResponse20"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -10578,12 +7952,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -10645,7 +8014,10 @@ export interface paths {
     };
   };
   "/api/v1/address/suppressions": {
-    /** The account's address suppression list, newest first, 100 a page */
+    /**
+     * The account's address suppression list, newest first, 100 a page
+     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -10661,22 +8033,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: ({
-                    id: number;
-                    address: string;
-                    reason: string;
-                    /** @enum {string} */
-                    source: "verdict" | "manual" | "feedback";
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
+                suppressions: components["schemas"]["AddressSuppression"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -10694,12 +8053,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10748,12 +8102,15 @@ export interface paths {
         };
       };
     };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    /**
+     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            addresses: unknown[];
+            addresses: components["schemas"]["AddressAddresses2"];
             reason?: string;
           };
         };
@@ -10762,18 +8119,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                added: number;
-                invalid: string[];
-                test_values: string[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10790,12 +8136,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10844,12 +8185,15 @@ export interface paths {
         };
       };
     };
-    /** Take values off the suppression list */
+    /**
+     * Take values off the suppression list
+     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+     */
     delete: {
       requestBody: {
         content: {
           "application/json": {
-            addresses: unknown[];
+            addresses: components["schemas"]["AddressAddresses2"];
           };
         };
       };
@@ -10857,16 +8201,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                removed: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10883,12 +8218,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10939,7 +8269,10 @@ export interface paths {
     };
   };
   "/api/v1/address/suppressions/{suppressionId}": {
-    /** Remove one suppression entry */
+    /**
+     * Remove one suppression entry
+     * @description Removes one entry by its id. Another account's entry is 404. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -10953,15 +8286,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                id: number;
-                address: string;
-                reason: string;
-                /** @enum {string} */
-                source: "verdict" | "manual" | "feedback";
-                /** Format: date-time */
-                created_at: string;
-              };
+              data: components["schemas"]["AddressSuppression"];
               meta: {
                 request_id: string;
               };
@@ -10982,12 +8307,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -11049,7 +8369,10 @@ export interface paths {
     };
   };
   "/api/v1/address/history": {
-    /** Every address answer of the account (test values excepted), newest first, kept 90 days */
+    /**
+     * Every address answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's address lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -11079,17 +8402,10 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
+                    created_at: components["schemas"]["CreatedAt"];
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -11107,12 +8423,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11163,54 +8474,16 @@ export interface paths {
     };
   };
   "/api/v1/address/policy": {
-    /** The account's address sending policy, or null */
+    /**
+     * The account's address sending policy, or null
+     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every address answer of the account; null when none is set. Free.
+     */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    verification?: {
-                      /** @enum {string} */
-                      verified?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      format_only?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      invalid?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    po_box?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    corrections?: "send" | "review" | "block";
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressPolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11227,12 +8500,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -11270,30 +8538,17 @@ export interface paths {
         };
       };
     };
-    /** Replace the address sending policy; it never changes a price */
+    /**
+     * Replace the address sending policy; it never changes a price
+     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+     */
     put: {
       requestBody: {
         content: {
           "application/json": {
-            verification?: {
-              /** @enum {string} */
-              verified?: "send" | "review" | "block";
-              /** @enum {string} */
-              format_only?: "send" | "review" | "block";
-              /** @enum {string} */
-              invalid?: "send" | "review" | "block";
-            };
-            risk_level?: {
-              /** @enum {string} */
-              low?: "send" | "review" | "block";
-              /** @enum {string} */
-              medium?: "send" | "review" | "block";
-              /** @enum {string} */
-              high?: "send" | "review" | "block";
-            };
-            reasons?: {
-              [key: string]: "send" | "review" | "block";
-            };
+            verification?: components["schemas"]["Verification"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons"];
             /** @enum {string} */
             po_box?: "send" | "review" | "block";
             /** @enum {string} */
@@ -11307,48 +8562,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    verification?: {
-                      /** @enum {string} */
-                      verified?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      format_only?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      invalid?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    po_box?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    corrections?: "send" | "review" | "block";
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AddressPolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11365,12 +8579,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11419,22 +8628,16 @@ export interface paths {
         };
       };
     };
-    /** Remove the sending policy; answers then carry policy: null */
+    /**
+     * Remove the sending policy; answers then carry policy: null
+     * @description Deletes the policy; `deleted` is false when there was none. Free.
+     */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                deleted: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11451,12 +8654,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -11496,17 +8694,19 @@ export interface paths {
     };
   };
   "/api/v1/address/feedback": {
-    /** Report delivery outcomes of address values (normalized); free */
+    /**
+     * Report delivery outcomes of address values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
             events: ({
-                address: unknown;
+                address: components["schemas"]["AnyOfResponse13"];
                 /** @enum {string} */
                 outcome: "delivered" | "returned" | "undeliverable";
-                /** Format: date-time */
-                occurred_at?: string;
+                occurred_at?: components["schemas"]["OccurredAt"];
                 detail?: string;
               })[];
           };
@@ -11516,18 +8716,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11544,12 +8733,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11600,7 +8784,10 @@ export interface paths {
     };
   };
   "/api/v1/address/feedback/summary": {
-    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
+    /**
+     * Feedback counts by outcome and by country over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -11616,19 +8803,13 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
+                kinds: components["schemas"]["Kinds"];
                 by_country: {
                     country: string;
                     total: number;
@@ -11658,12 +8839,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11714,7 +8890,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk": {
-    /** List ip bulk runs, newest first, 100 a page */
+    /**
+     * List ip bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -11732,33 +8911,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    low: number;
-                    medium: number;
-                    high: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["IpJob"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -11776,12 +8931,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11830,7 +8980,10 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk ip run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk ip run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /ip/bulk/{jobId}` or give `webhook_url`: `bulk_ip_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
@@ -11850,25 +9003,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["IpJob"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -11891,12 +9026,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -11958,7 +9088,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -11969,34 +9102,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12013,12 +9119,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -12080,7 +9181,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -12091,34 +9195,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12135,12 +9212,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -12213,7 +9285,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -12224,34 +9299,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12268,12 +9316,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -12346,7 +9389,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -12360,14 +9406,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12384,12 +9423,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -12462,7 +9496,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -12473,34 +9510,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12517,12 +9527,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -12595,7 +9600,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/monitors": {
-    /** The account's ip monitors, newest first, 100 a page */
+    /**
+     * The account's ip monitors, newest first, 100 a page
+     * @description Every ip monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -12610,37 +9618,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    ips: string[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      placed: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["IpMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -12658,12 +9638,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12712,7 +9687,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -12736,40 +9714,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12786,12 +9731,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12842,7 +9782,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -12853,40 +9796,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12903,12 +9813,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -12968,7 +9873,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -12979,40 +9887,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13029,12 +9904,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -13094,7 +9964,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -13119,40 +9992,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13169,12 +10009,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -13236,7 +10071,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -13251,47 +10089,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  placed: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["IpMonitor"];
+                summary: components["schemas"]["AnyOfResponse22"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -13324,12 +10124,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -13391,7 +10186,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/history": {
-    /** Every ip answer of the account (test values excepted), newest first, kept 90 days */
+    /**
+     * Every ip answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's ip lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -13421,17 +10219,10 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
+                    created_at: components["schemas"]["CreatedAt"];
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -13449,12 +10240,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13505,7 +10291,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/feedback": {
-    /** Report delivery outcomes of ip values (normalized); free */
+    /**
+     * Report delivery outcomes of ip values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -13514,8 +10303,7 @@ export interface paths {
                 ip: string;
                 /** @enum {string} */
                 outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                /** Format: date-time */
-                occurred_at?: string;
+                occurred_at?: components["schemas"]["OccurredAt"];
                 detail?: string;
               })[];
           };
@@ -13525,18 +10313,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13553,12 +10330,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13609,7 +10381,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/feedback/summary": {
-    /** Feedback counts by outcome and by asn over a window (default the last 30 days) */
+    /**
+     * Feedback counts by outcome and by asn over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -13625,19 +10400,13 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
+                kinds: components["schemas"]["Kinds"];
                 by_asn: {
                     asn: string;
                     total: number;
@@ -13669,12 +10438,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13725,7 +10489,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk": {
-    /** List phone bulk runs, newest first, 100 a page */
+    /**
+     * List phone bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -13743,36 +10510,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    valid: number;
-                    invalid: number;
-                    mobile: number;
-                    fixed_line: number;
-                    voip: number;
-                    disposable: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["PhoneJob"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -13790,12 +10530,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13844,16 +10579,15 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk phone run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk phone run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /phone/bulk/{jobId}` or give `webhook_url`: `bulk_phone_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones: components["schemas"]["ItemsResponse3"][];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
@@ -13868,28 +10602,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["PhoneJob"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -13912,12 +10625,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -13979,7 +10687,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -13990,37 +10701,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14037,12 +10718,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14104,7 +10780,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -14115,37 +10794,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14162,12 +10811,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14240,7 +10884,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -14251,37 +10898,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14298,12 +10915,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14376,7 +10988,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -14390,14 +11005,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14414,12 +11022,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14492,7 +11095,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -14503,37 +11109,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14550,12 +11126,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14628,7 +11199,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors": {
-    /** The account's phone monitors, newest first, 100 a page */
+    /**
+     * The account's phone monitors, newest first, 100 a page
+     * @description Every phone monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -14643,42 +11217,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    phones: (string | ({
-                        phone: string;
-                        /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                        country?: string | null;
-                      }))[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      valid: number;
-                      disposable: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["PhoneMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -14696,12 +11237,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -14750,7 +11286,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -14766,11 +11305,7 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones: components["schemas"]["Phones"];
           };
         };
       };
@@ -14778,45 +11313,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14833,12 +11330,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -14889,7 +11381,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -14900,45 +11395,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14955,12 +11412,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -15020,7 +11472,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -15031,45 +11486,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15086,12 +11503,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -15151,7 +11563,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -15168,11 +11583,7 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
-            phones?: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones?: components["schemas"]["Phones"];
           };
         };
       };
@@ -15180,45 +11591,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15235,12 +11608,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -15302,7 +11670,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -15317,53 +11688,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  valid: number;
-                  disposable: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["PhoneMonitor"];
+                summary: components["schemas"]["AnyOfResponse23"];
+                changes: components["schemas"]["Changes"];
                 flags: {
                   [key: string]: string[];
                 };
@@ -15399,12 +11726,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -15466,7 +11788,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/suppressions": {
-    /** The account's phone suppression list, newest first, 100 a page */
+    /**
+     * The account's phone suppression list, newest first, 100 a page
+     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -15482,22 +11807,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: ({
-                    id: number;
-                    phone: string;
-                    reason: string;
-                    /** @enum {string} */
-                    source: "verdict" | "manual" | "feedback";
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
+                suppressions: components["schemas"]["PhoneSuppression"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -15515,12 +11827,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15569,16 +11876,15 @@ export interface paths {
         };
       };
     };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    /**
+     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones: components["schemas"]["Phones"];
             reason?: string;
           };
         };
@@ -15587,18 +11893,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                added: number;
-                invalid: string[];
-                test_values: string[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15615,12 +11910,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15669,33 +11959,21 @@ export interface paths {
         };
       };
     };
-    /** Take values off the suppression list */
+    /**
+     * Take values off the suppression list
+     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+     */
     delete: {
       requestBody: {
         content: {
-          "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
-          };
+          "application/json": components["schemas"]["PhoneBatchRequest"];
         };
       };
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                removed: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15712,12 +11990,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15768,7 +12041,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/suppressions/{suppressionId}": {
-    /** Remove one suppression entry */
+    /**
+     * Remove one suppression entry
+     * @description Removes one entry by its id. Another account's entry is 404. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -15782,15 +12058,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                id: number;
-                phone: string;
-                reason: string;
-                /** @enum {string} */
-                source: "verdict" | "manual" | "feedback";
-                /** Format: date-time */
-                created_at: string;
-              };
+              data: components["schemas"]["PhoneSuppression"];
               meta: {
                 request_id: string;
               };
@@ -15811,12 +12079,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -15878,7 +12141,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/history": {
-    /** Every phone answer of the account (test values excepted), newest first, kept 90 days */
+    /**
+     * Every phone answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's phone lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -15908,17 +12174,10 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
+                    created_at: components["schemas"]["CreatedAt"];
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -15936,12 +12195,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15992,47 +12246,16 @@ export interface paths {
     };
   };
   "/api/v1/phone/policy": {
-    /** The account's phone sending policy, or null */
+    /**
+     * The account's phone sending policy, or null
+     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every phone answer of the account; null when none is set. Free.
+     */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                    line_types?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhonePolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16049,12 +12272,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -16092,27 +12310,19 @@ export interface paths {
         };
       };
     };
-    /** Replace the phone sending policy; it never changes a price */
+    /**
+     * Replace the phone sending policy; it never changes a price
+     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+     */
     put: {
       requestBody: {
         content: {
           "application/json": {
             allowed_countries?: string[];
             blocked_countries?: string[];
-            line_types?: {
-              [key: string]: "send" | "review" | "block";
-            };
-            risk_level?: {
-              /** @enum {string} */
-              low?: "send" | "review" | "block";
-              /** @enum {string} */
-              medium?: "send" | "review" | "block";
-              /** @enum {string} */
-              high?: "send" | "review" | "block";
-            };
-            reasons?: {
-              [key: string]: "send" | "review" | "block";
-            };
+            line_types?: components["schemas"]["LineTypes"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons2"];
             /** @enum {string} */
             disposable?: "send" | "review" | "block";
           };
@@ -16122,41 +12332,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                    line_types?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhonePolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16173,12 +12349,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16227,22 +12398,16 @@ export interface paths {
         };
       };
     };
-    /** Remove the sending policy; answers then carry policy: null */
+    /**
+     * Remove the sending policy; answers then carry policy: null
+     * @description Deletes the policy; `deleted` is false when there was none. Free.
+     */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                deleted: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16259,12 +12424,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -16304,21 +12464,19 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback": {
-    /** Report delivery outcomes of phone values (normalized); free */
+    /**
+     * Report delivery outcomes of phone values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
             events: ({
-                phone: string | ({
-                  phone: string;
-                  /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                  country?: string | null;
-                });
+                phone: components["schemas"]["ItemsResponse3"];
                 /** @enum {string} */
                 outcome: "delivered" | "failed" | "rejected" | "opted_out";
-                /** Format: date-time */
-                occurred_at?: string;
+                occurred_at?: components["schemas"]["OccurredAt"];
                 detail?: string;
                 /** @enum {string} */
                 failure?: "permanent" | "temporary";
@@ -16330,18 +12488,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16358,12 +12505,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16414,7 +12556,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback/summary": {
-    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
+    /**
+     * Feedback counts by outcome and by country over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -16430,19 +12575,13 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
+                kinds: components["schemas"]["Kinds"];
                 by_country: {
                     country: string;
                     total: number;
@@ -16473,12 +12612,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16529,7 +12663,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback/{provider}/{feedbackKey}": {
-    /** Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL */
+    /**
+     * Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL
+     * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -16546,20 +12683,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-                ignored: number;
-                confirmed: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse2"];
           };
         };
         /** @description INVALID_FEEDBACK_KEY */
@@ -16621,7 +12745,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk": {
-    /** List consistency bulk runs, newest first, 100 a page */
+    /**
+     * List consistency bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -16639,34 +12766,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    consistent: number;
-                    mixed: number;
-                    inconsistent: number;
-                    undecided: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["ConsistencyJob"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -16684,12 +12786,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16738,33 +12835,15 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /consistency/bulk/{jobId}` or give `webhook_url`: `bulk_consistency_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            rows: ({
-                /** @description An email address (answered without the mailbox handshake). */
-                email?: string | null;
-                /** @description A phone number: a string with `+`, or `{phone, country}`. */
-                phone?: (string | ({
-                  phone: string;
-                  /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                  country?: string | null;
-                })) | null;
-                /** @description An IPv4 or IPv6 address. */
-                ip?: string | null;
-                /** @description A postal address object with its `country` (or `{address, country}`). */
-                address?: unknown;
-                /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
-                entity?: ({
-                  identifier: string;
-                  /** @description Default `lei`. */
-                  type?: ("lei" | "company_number") | null;
-                  /** @description Two letters; required when type is `company_number`. */
-                  country?: string | null;
-                }) | null;
-              })[];
+            rows: components["schemas"]["ConsistencyRequest"][];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
@@ -16779,26 +12858,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["ConsistencyJob"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -16821,12 +12881,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -16888,7 +12943,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -16899,35 +12957,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16944,12 +12974,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -17011,7 +13036,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -17022,35 +13050,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17067,12 +13067,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -17145,7 +13140,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -17156,35 +13154,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17201,12 +13171,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -17279,7 +13244,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, agreements, disagreements, risk_score, risk_level, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, agreements, disagreements, risk_score, risk_level, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -17293,14 +13261,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17317,12 +13278,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -17395,7 +13351,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -17406,35 +13365,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17451,12 +13382,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -17547,7 +13473,7 @@ export interface paths {
                     /** @description Null: a refreshed dataset whose first import has not succeeded yet. */
                     version: string | null;
                     records: number | null;
-                    loaded_at: string | null;
+                    loaded_at: components["schemas"]["CancelledAt"];
                     /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. A refreshed dataset not installed yet covers nothing (`partial`). */
                     coverage: {
                       /** @enum {string} */
@@ -17560,8 +13486,8 @@ export interface paths {
                       /** @enum {string} */
                       status: "never" | "running" | "ok" | "failed";
                       phase: ("fetch" | "import" | "sweep") | null;
-                      last_attempt_at: string | null;
-                      last_success_at: string | null;
+                      last_attempt_at: components["schemas"]["CancelledAt"];
+                      last_success_at: components["schemas"]["CancelledAt"];
                       generation: number | null;
                       error: string | null;
                       stale: boolean;
@@ -17588,12 +13514,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["StatusDataResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -17633,7 +13554,10 @@ export interface paths {
     };
   };
   "/api/v1/webhooks/test": {
-    /** Send a signed test delivery; 10 a minute per key, free */
+    /**
+     * Send a signed test delivery; 10 a minute per key, free
+     * @description Posts a fixed sample body of the event (starting with `"test":true`) to `url`, signed with a secret minted for this call (`X-Service-Signature-V2`, and `X-Service-Signature` until 1 March 2027), with a `Webhook-Delivery-Id` of the form `whd_test_...`, and answers the outcome, the secret, the signatures and the body, so a receiver can be checked end to end. Up to 3 attempts. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -17682,12 +13606,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["StatusDataResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -17752,79 +13671,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17852,12 +13699,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -17909,7 +13751,39 @@ export interface paths {
   };
 }
 
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  "delivery": {
+    /**
+     * A signed delivery to your webhook_url or callback_url
+     * @description Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts).
+     */
+    post: {
+      parameters: {
+        header: {
+          /** @description `t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}` */
+          "X-Service-Signature-V2": string;
+          /** @description Hex HMAC-SHA256 of the raw body; sent until 1 March 2027. */
+          "X-Service-Signature"?: string;
+          /** @description `whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test delivery). Not signed: check it after the signature. */
+          "Webhook-Delivery-Id": string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            event: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx: delivered. 3xx and 4xx: failed at once. 5xx, timeouts: retried. */
+        200: {
+          content: never;
+        };
+      };
+    };
+  };
+}
 
 export interface components {
   schemas: {
@@ -17926,6 +13800,1013 @@ export interface components {
         };
       };
     };
+    /** Format: date-time */
+    CreatedAt: string;
+    CancelledAt: components["schemas"]["CreatedAt"] | null;
+    AccountResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        id: string;
+        email: string;
+        email_verified: boolean;
+        created_at: components["schemas"]["CreatedAt"];
+        plan: {
+          /** @enum {string} */
+          name: "free" | "starter" | "growth" | "enterprise";
+          /** @enum {string} */
+          status: "active" | "cancelled";
+          monthly_credits: number;
+          cancelled_at: components["schemas"]["CancelledAt"];
+          plan_credits_expire_at: components["schemas"]["CancelledAt"];
+        };
+        balance: {
+          total: number;
+          plan: number;
+          pack: number;
+          reserved: number;
+          available: number;
+        };
+        grant: {
+          monthly_credits: number;
+          rollover_cap: number;
+          next_grant_at: components["schemas"]["CancelledAt"];
+        };
+        fair_use: {
+          window_days: number;
+          billed_answers: number;
+          undeliverable_checked: number;
+          free_undeliverable_limit: number;
+          free_undeliverable_remaining: number;
+        };
+        mail: {
+          /** @description Mail the members once when the balance (plan + pack credits) falls below this; null: never */
+          low_balance_threshold: number | null;
+          /** @description Mail the members when a bulk run of the account finishes */
+          bulk_finished_emails: boolean;
+        };
+      };
+      meta: {
+        credits_used: number;
+        credits_remaining: number;
+        request_id: string;
+      };
+    };
+    AccountResponse2: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+      };
+    });
+    AccountLedgerMeta: {
+      page: number;
+      per_page: number;
+      total: number;
+      request_id: string;
+    };
+    /** @enum {string} */
+    AnyOfResponse: "unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained";
+    Reason: components["schemas"]["AnyOfResponse"] | null;
+    DomainRegisteredAt: string | null;
+    Sources: {
+        dataset: string;
+        version: string;
+      }[];
+    Policy: ({
+      /** @enum {string} */
+      action: "send" | "review" | "block";
+      rules_hit: string[];
+    }) | null;
+    EmailAnswer: {
+      email: string;
+      normalized_email: string;
+      is_alias: boolean;
+      is_gibberish: boolean;
+      /** @enum {string} */
+      deliverable: "deliverable" | "risky" | "undeliverable";
+      reason: components["schemas"]["Reason"];
+      risk_score: number;
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      risk_components: {
+        [key: string]: number;
+      };
+      syntax_valid: boolean;
+      domain: string;
+      mx_found: boolean;
+      mx_implicit: boolean;
+      mx_provider: string | null;
+      has_spf: boolean | null;
+      dmarc_policy: ("none" | "quarantine" | "reject") | null;
+      has_dmarc: boolean | null;
+      domain_registered_at: components["schemas"]["DomainRegisteredAt"];
+      domain_age_days: number | null;
+      disposable: boolean;
+      role: boolean;
+      free_provider: boolean;
+      smtp_checked: boolean;
+      smtp_checked_at: components["schemas"]["CancelledAt"];
+      mailbox_exists: boolean | null;
+      catch_all: boolean | null;
+      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+      mailbox_confidence: number | null;
+      did_you_mean: string | null;
+      sources: components["schemas"]["Sources"];
+      policy: components["schemas"]["Policy"];
+    };
+    EmailResponse: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+      };
+    });
+    EmailBatchMeta: {
+      requested: number;
+      processed: number;
+      credits_used: number;
+      credits_remaining: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      request_id: string;
+    };
+    EmailPolicy: ({
+      /** @enum {string} */
+      action: "send" | "review" | "block";
+    }) | null;
+    EmailPublicResponse: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+      };
+    });
+    EmailDomainMeta: {
+      credits_used: number;
+      credits_remaining: number;
+      cache_hit: boolean;
+      request_id: string;
+    };
+    EntityRequest: {
+      identifier: string;
+      /** @description Default `lei`. */
+      type?: ("lei" | "company_number") | null;
+      /** @description Two letters; required when type is `company_number`. */
+      country?: string | null;
+    };
+    EntityAnswer: {
+      identifier: string;
+      /** @enum {string} */
+      identifier_type: "lei" | "company_number";
+      found: boolean;
+      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
+      name: string | null;
+      status: string | null;
+      status_detail: string | null;
+      country: string | null;
+      checksum_valid: boolean | null;
+      registration_status: string | null;
+      flags: "dissolved_in_national_register"[];
+      sources: components["schemas"]["Sources"];
+    };
+    ItemsResponse: string | components["schemas"]["EntityRequest"];
+    Identifiers: components["schemas"]["ItemsResponse"][];
+    Address: string | {
+      /** @description The whole address on one line (commas or line breaks between its parts). */
+      address: string;
+      /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+      country?: string;
+    } | ({
+      line1?: string | null;
+      line2?: string | null;
+      locality?: string | null;
+      region?: string | null;
+      postcode?: string | null;
+      /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+      country?: string;
+    });
+    Input: string | ({
+      line1?: string | null;
+      line2?: string | null;
+      locality?: string | null;
+      region?: string | null;
+      postcode?: string | null;
+      country: string;
+    });
+    PropertiesAddress: {
+      line1: string | null;
+      line2: string | null;
+      locality: string | null;
+      region: string | null;
+      postcode: string | null;
+      country: string;
+    };
+    Corrections: ({
+        /** @enum {string} */
+        field: "line1" | "locality" | "region" | "postcode";
+        from: string | null;
+        to: string;
+      })[];
+    Geo: {
+      latitude: number;
+      longitude: number;
+      /** @constant */
+      precision: "postcode";
+    } | null;
+    /** @enum {string} */
+    AnyOfResponse8: "unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable";
+    PropertiesReason: components["schemas"]["AnyOfResponse8"] | null;
+    AddressAnswer: {
+      input: components["schemas"]["Input"];
+      country: string;
+      valid: boolean;
+      /** @enum {string} */
+      verification: "verified" | "format_only" | "invalid";
+      /** @enum {string} */
+      precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
+      address: components["schemas"]["PropertiesAddress"];
+      formatted: string | null;
+      postcode_format_valid: boolean | null;
+      postcode_found: boolean | null;
+      locality_matches_postcode: boolean | null;
+      region_matches_postcode: boolean | null;
+      po_box: boolean;
+      corrections: components["schemas"]["Corrections"];
+      missing_components: ("line1" | "locality" | "region" | "postcode")[];
+      geo: components["schemas"]["Geo"];
+      deliverable: boolean | null;
+      reason: components["schemas"]["PropertiesReason"];
+      risk_score: number;
+      risk_components: {
+        [key: string]: number;
+      };
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      sources: components["schemas"]["Sources"];
+      policy: components["schemas"]["Policy"];
+    };
+    AddressMeta: {
+      credits_used: number;
+      credits_remaining: number;
+      cache_hit: boolean;
+      suppressed: boolean;
+      request_id: string;
+    };
+    AddressBatchMeta: {
+      credits_used: number;
+      cache_hit: boolean;
+      suppressed: boolean;
+    };
+    PhoneRequest: {
+      phone: string;
+      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+      country?: string | null;
+    };
+    /** @enum {string} */
+    LineType: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+    PhoneAnswer: {
+      phone: string;
+      valid: boolean;
+      possible: boolean;
+      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+      e164: string | null;
+      national_format: string | null;
+      international_format: string | null;
+      country: string | null;
+      calling_code: string | null;
+      line_type: components["schemas"]["LineType"];
+      carrier: string | null;
+      location: string | null;
+      timezones: string[] | null;
+      disposable: boolean | null;
+      disposable_last_seen: string | null;
+      /** @constant */
+      network_checked: false;
+      network_status: null;
+      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+      risk_score: number;
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      risk_components: {
+        [key: string]: number;
+      };
+      missing_datasets: string[];
+      sources: components["schemas"]["Sources"];
+      policy: components["schemas"]["Policy"];
+    };
+    ItemsResponse3: string | components["schemas"]["PhoneRequest"];
+    Phones: components["schemas"]["ItemsResponse3"][];
+    PhoneBatchRequest: {
+      phones: components["schemas"]["Phones"];
+    };
+    PhoneInput: string | ({
+      phone: string;
+      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+      country?: string | null;
+    });
+    PropertiesAnswer2: {
+      ip: string;
+      version: (4 | 6) | null;
+      valid: boolean;
+      reserved: boolean;
+      reserved_range: string | null;
+      reserved_name: string | null;
+      placed: boolean;
+      country: string | null;
+      country_name: string | null;
+      continent: string | null;
+      /** @description City of the address from `ip-city`; null when unknown. */
+      city: string | null;
+      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+      region: string | null;
+      /** @description Postal code from `ip-city`; null when unknown. */
+      postal_code: string | null;
+      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+      latitude: number | null;
+      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+      longitude: number | null;
+      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+      accuracy_radius_km: number | null;
+      asn: number | null;
+      as_name: string | null;
+      network: string | null;
+      hosting: boolean | null;
+      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+      hosting_provider: string | null;
+      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+      tor: boolean | null;
+      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+      vpn: boolean | null;
+      /** @description Always null: no proxy list is installed. */
+      proxy: boolean | null;
+      anonymous: boolean | null;
+      list: ({
+        id: number;
+        name: string;
+        /** @enum {string} */
+        kind: "allow" | "deny";
+      }) | null;
+      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+      feedback: ({
+        /** @enum {string} */
+        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+        reported_at: components["schemas"]["CreatedAt"];
+      }) | null;
+      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+      risk_score: number;
+      risk_components: {
+        [key: string]: number;
+      };
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      sources: components["schemas"]["Sources"];
+    };
+    IpResponse: {
+      /** @constant */
+      success: true;
+      data: components["schemas"]["PropertiesAnswer2"];
+      meta: {
+        credits_used: number;
+        credits_remaining: number;
+        cache_hit: boolean;
+        suppressed: boolean;
+        ip_lookups_prepaid: number;
+        request_id: string;
+      };
+    };
+    IpList: {
+      id: number;
+      name: string;
+      /** @enum {string} */
+      kind: "allow" | "deny";
+      entries: string[];
+      created_at: components["schemas"]["CreatedAt"];
+      updated_at: components["schemas"]["CreatedAt"];
+    };
+    Entries: (string | number)[];
+    IpListsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        list: components["schemas"]["IpList"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse13: unknown;
+    ConsistencyRequest: {
+      /** @description An email address (answered without the mailbox handshake). */
+      email?: string | null;
+      /** @description A phone number: a string with `+`, or `{phone, country}`. */
+      phone?: components["schemas"]["ItemsResponse3"] | null;
+      /** @description An IPv4 or IPv6 address. */
+      ip?: string | null;
+      /** @description A postal address object with its `country` (or `{address, country}`). */
+      address?: components["schemas"]["AnyOfResponse13"] | null;
+      /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
+      entity?: components["schemas"]["EntityRequest"] | null;
+    };
+    /** @enum {string} */
+    Name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
+    Agreements: components["schemas"]["Name"][];
+    Job: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      deliverable: number;
+      risky: number;
+      undeliverable: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    EmailBulkMeta: {
+      page: number;
+      per_page: number;
+      total: number;
+      retention_days: number;
+      request_id: string;
+    };
+    EmailBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["Job"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    EmailBulkResultsResponse: {
+      /** @constant */
+      success: true;
+      data: unknown;
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse16: {
+      checked: number;
+      deliverable: number;
+      risky: number;
+      undeliverable: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    Monitor: {
+      id: number;
+      name: string;
+      emails: string[];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse16"] | null;
+      created_at: string;
+    };
+    EmailMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["Monitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Changes: {
+        identifier: string;
+        input: unknown;
+        changes: {
+            field: string;
+            from: unknown;
+            to: unknown;
+          }[];
+      }[];
+    AnyOfResponse17: {
+      checked: number;
+      mx_found: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    EmailMonitor: {
+      id: number;
+      name: string;
+      domains: string[];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse17"] | null;
+      created_at: string;
+    };
+    EmailDomainMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["EmailMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Suppression: {
+      id: number;
+      email: string;
+      reason: string;
+      /** @enum {string} */
+      source: "verdict" | "manual" | "feedback";
+      created_at: components["schemas"]["CreatedAt"];
+    };
+    EmailSuppressionsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        added: number;
+        invalid: string[];
+        test_values: string[];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    EmailSuppressionsResponse2: {
+      /** @constant */
+      success: true;
+      data: {
+        removed: number;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Deliverable: {
+      /** @enum {string} */
+      deliverable?: "send" | "review" | "block";
+      /** @enum {string} */
+      risky?: "send" | "review" | "block";
+      /** @enum {string} */
+      undeliverable?: "send" | "review" | "block";
+    };
+    RiskLevel: {
+      /** @enum {string} */
+      low?: "send" | "review" | "block";
+      /** @enum {string} */
+      medium?: "send" | "review" | "block";
+      /** @enum {string} */
+      high?: "send" | "review" | "block";
+    };
+    Reasons: {
+      [key: string]: "send" | "review" | "block";
+    };
+    EmailPolicyResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        policy: ({
+          rules: {
+            deliverable?: components["schemas"]["Deliverable"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["Reasons"];
+            /** @enum {string} */
+            disposable?: "send" | "review" | "block";
+            /** @enum {string} */
+            role?: "send" | "review" | "block";
+            /** @enum {string} */
+            catch_all?: "send" | "review" | "block";
+            /** @enum {string} */
+            free_provider?: "send" | "review" | "block";
+            /** @enum {string} */
+            did_you_mean?: "send" | "review" | "block";
+            allowed_domains?: unknown[];
+            blocked_domains?: unknown[];
+          };
+          created_at: components["schemas"]["CreatedAt"];
+          updated_at: components["schemas"]["CreatedAt"];
+        }) | null;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    EmailPolicyResponse2: {
+      /** @constant */
+      success: true;
+      data: {
+        deleted: boolean;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    /** Format: date-time */
+    OccurredAt: string;
+    EmailFeedbackResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        recorded: number;
+        suppressed: number;
+        invalid: number[];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Kinds: {
+      [key: string]: {
+        [key: string]: number;
+      };
+    };
+    EmailFeedbackResponse2: {
+      /** @constant */
+      success: true;
+      data: {
+        recorded: number;
+        suppressed: number;
+        invalid: number[];
+        ignored: number;
+        confirmed: boolean;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse19: {
+      checked: number;
+      found: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    EntityMonitor: {
+      id: number;
+      name: string;
+      identifiers: components["schemas"]["ItemsResponse"][];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse19"] | null;
+      created_at: string;
+    };
+    EntityMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["EntityMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AddressJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      valid: number;
+      invalid: number;
+      low: number;
+      medium: number;
+      high: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      country?: unknown;
+      deliverability: boolean | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    AddressBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["AddressJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse20: {
+      checked: number;
+      verified: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    AddressMonitor: {
+      id: number;
+      name: string;
+      addresses: components["schemas"]["AnyOfResponse13"][];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse20"] | null;
+      created_at: string;
+    };
+    AddressAddresses: components["schemas"]["AnyOfResponse13"][];
+    AddressMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["AddressMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AddressSuppression: {
+      id: number;
+      address: string;
+      reason: string;
+      /** @enum {string} */
+      source: "verdict" | "manual" | "feedback";
+      created_at: components["schemas"]["CreatedAt"];
+    };
+    AddressAddresses2: components["schemas"]["AnyOfResponse13"][];
+    Verification: {
+      /** @enum {string} */
+      verified?: "send" | "review" | "block";
+      /** @enum {string} */
+      format_only?: "send" | "review" | "block";
+      /** @enum {string} */
+      invalid?: "send" | "review" | "block";
+    };
+    PropertiesReasons: {
+      [key: string]: "send" | "review" | "block";
+    };
+    AddressPolicyResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        policy: ({
+          rules: {
+            verification?: components["schemas"]["Verification"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons"];
+            /** @enum {string} */
+            po_box?: "send" | "review" | "block";
+            /** @enum {string} */
+            corrections?: "send" | "review" | "block";
+            allowed_countries?: unknown[];
+            blocked_countries?: unknown[];
+          };
+          created_at: components["schemas"]["CreatedAt"];
+          updated_at: components["schemas"]["CreatedAt"];
+        }) | null;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    IpJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      low: number;
+      medium: number;
+      high: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    IpBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["IpJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse22: {
+      checked: number;
+      placed: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    IpMonitor: {
+      id: number;
+      name: string;
+      ips: string[];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse22"] | null;
+      created_at: string;
+    };
+    IpMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["IpMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    PhoneJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      valid: number;
+      invalid: number;
+      mobile: number;
+      fixed_line: number;
+      voip: number;
+      disposable: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    PhoneBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["PhoneJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse23: {
+      checked: number;
+      valid: number;
+      disposable: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    PhoneMonitor: {
+      id: number;
+      name: string;
+      phones: components["schemas"]["PhoneInput"][];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse23"] | null;
+      created_at: string;
+    };
+    PhoneMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["PhoneMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    PhoneSuppression: {
+      id: number;
+      phone: string;
+      reason: string;
+      /** @enum {string} */
+      source: "verdict" | "manual" | "feedback";
+      created_at: components["schemas"]["CreatedAt"];
+    };
+    LineTypes: {
+      [key: string]: "send" | "review" | "block";
+    };
+    PropertiesReasons2: {
+      [key: string]: "send" | "review" | "block";
+    };
+    PhonePolicyResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        policy: ({
+          rules: {
+            allowed_countries?: unknown[];
+            blocked_countries?: unknown[];
+            line_types?: components["schemas"]["LineTypes"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons2"];
+            /** @enum {string} */
+            disposable?: "send" | "review" | "block";
+          };
+          created_at: components["schemas"]["CreatedAt"];
+          updated_at: components["schemas"]["CreatedAt"];
+        }) | null;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    ConsistencyJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      consistent: number;
+      mixed: number;
+      inconsistent: number;
+      undecided: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    ConsistencyBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["ConsistencyJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    StatusDataResponse: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+      };
+    });
   };
   responses: never;
   parameters: never;

@@ -2,7 +2,7 @@
  * Types of requests and answers, derived from the generated `paths` (openapi.gen.ts) so they follow the served
  * OpenAPI document: `npm run client:generate` after the API changes, and the compiler points at every caller it breaks.
  */
-import type { paths } from "./openapi.gen";
+import type { paths } from "./openapi.gen.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
+import { hoistSharedSchemas } from "./openapi-components";
 
 /** What a middleware contributes to its route's OpenAPI operation. Parts from all middleware of a route are merged. */
 export interface RouteDoc {
@@ -86,6 +87,52 @@ function successEnvelope(doc: RouteDoc) {
   return { type: "object", required: ["success", "data", "meta"], properties: { success: { const: true }, data, meta }, additionalProperties: false };
 }
 
+/** A request and the answer it gets, shown on the operation (values from the tests, so they are true). */
+export interface OperationExample {
+  summary: string;
+  /** Filled into the path's `{name}` segments. */
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** The answer's HTTP status; the operation's success status when absent. */
+  status?: number;
+  response: unknown;
+}
+
+/** What the document says beyond the routes: tags with their descriptions, and examples keyed `METHOD /path`. */
+export interface DocumentOptions {
+  description?: string;
+  tags?: { name: string; description: string }[];
+  /** The operation's tag from its route doc's `tag` and its path (e.g. engine routes grouped under their product). */
+  tagOf?: (tag: string | undefined, path: string) => string | undefined;
+  /** Keyed like `POST /api/v1/email` (path as in the document). */
+  examples?: Record<string, OperationExample[]>;
+  /** OpenAPI 3.1 `webhooks`: what the API posts to its users' receivers. */
+  webhooks?: Record<string, unknown>;
+}
+
+const SECURITY: Record<NonNullable<RouteDoc["auth"]>, Record<string, string[]>[]> = {
+  secret: [{ secretKey: [] }],
+  publishable: [{ publishableKey: [] }],
+  admin: [{ adminToken: [] }],
+  none: [],
+};
+
+function withExamples(op: ReturnType<typeof operation>, examples: OperationExample[] | undefined, successStatus: string) {
+  if (!examples?.length) return op;
+  const named = (pick: (example: OperationExample) => unknown, list: OperationExample[]) =>
+    Object.fromEntries(list.map((example, i) => [`example${i + 1}`, { summary: example.summary, value: pick(example) }]));
+  const withBody = examples.filter((example) => example.body !== undefined);
+  const body = op.requestBody as { content: Record<string, Record<string, unknown>> } | undefined;
+  if (body && withBody.length) body.content["application/json"]!.examples = named((example) => example.body, withBody);
+  const responses = op.responses as Record<string, { content: Record<string, Record<string, unknown>> }>;
+  for (const [status, list] of Map.groupBy(examples, (example) => String(example.status ?? successStatus))) {
+    const content = responses[status]?.content["application/json"];
+    if (content) content.examples = named((example) => example.response, list);
+  }
+  return op;
+}
+
 function operation(doc: RouteDoc) {
   const responses: Record<string, unknown> = {
     [String(doc.status ?? 200)]: { description: "Success", content: { "application/json": { schema: successEnvelope(doc) } } },
@@ -103,7 +150,7 @@ function operation(doc: RouteDoc) {
     ...(doc.summary ? { summary: doc.summary } : {}),
     ...(doc.description ? { description: doc.description } : {}),
     ...(doc.tag ? { tags: [doc.tag] } : {}),
-    security: doc.auth === "secret" ? [{ secretKey: [] }] : doc.auth === "admin" ? [{ adminToken: [] }] : [],
+    security: SECURITY[doc.auth ?? "none"],
     parameters: [...parameters(doc.params, "path"), ...parameters(doc.query, "query")],
     ...(doc.body
       ? { requestBody: { required: true, ...(doc.bodyBytes ? { "x-max-bytes": doc.bodyBytes } : {}), content: { "application/json": { schema: jsonSchema(doc.body, "input") } } } }
@@ -113,7 +160,7 @@ function operation(doc: RouteDoc) {
 }
 
 /** OpenAPI 3.1 for every documented route in `routes` under `prefix`: built from the schemas that validate requests. */
-export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1") {
+export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1", options: DocumentOptions = {}) {
   const docs = new Map<string, RouteDoc>();
   for (const route of routes) {
     const part = (route.handler as Documented)[DOC];
@@ -125,18 +172,32 @@ export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [id, doc] of docs) {
     const [method, path] = id.split(" ") as [string, string];
-    (paths[path] ??= {})[method] = operation(doc);
+    const tag = options.tagOf ? options.tagOf(doc.tag, path) : doc.tag;
+    const op = withExamples(operation({ ...doc, tag }), options.examples?.[`${method.toUpperCase()} ${path}`], String(doc.status ?? 200));
+    (paths[path] ??= {})[method] = op;
   }
+  const schemas: Record<string, unknown> = { Error: errorEnvelope };
+  // JSON Schema values are plain JSON: the hoisting pass only reads and rebuilds them.
+  hoistSharedSchemas(paths as Parameters<typeof hoistSharedSchemas>[0], schemas as Parameters<typeof hoistSharedSchemas>[1]);
   return {
     openapi: "3.1.0",
-    info: { title: "Verification API", version: "1.0.0" },
+    info: { title: "Verification API", version: "1.0.0", ...(options.description ? { description: options.description } : {}) },
     servers: [{ url: "/" }],
+    ...(options.tags ? { tags: options.tags } : {}),
     paths,
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     components: {
-      schemas: { Error: errorEnvelope },
+      schemas,
       securitySchemes: {
-        secretKey: { type: "http", scheme: "bearer", description: "A secret key `sk_live_...`." },
-        adminToken: { type: "http", scheme: "bearer", description: "The operator's ADMIN_TOKEN." },
+        secretKey: { type: "http", scheme: "bearer", description: "A secret key `sk_live_...` (or the sandbox key), as `Authorization: Bearer sk_live_...`. Server-side only." },
+        publishableKey: {
+          type: "apiKey",
+          in: "header",
+          name: "Origin",
+          description:
+            "A publishable key `pk_live_...`, sent as `key` in the JSON body of the four browser endpoints (OpenAPI has no body location for keys). The page's `Origin` must be one of the key's allowed domains; a key with a bot-challenge pair also needs `challenge_token`.",
+        },
+        adminToken: { type: "http", scheme: "bearer", description: "The operator's ADMIN_TOKEN (operator API under /admin/v1 only)." },
       },
     },
   };

@@ -44,6 +44,15 @@ export function signatureHeaders(signature: Signature, nowMs = Date.now()): Reco
   return headers;
 }
 
+/**
+ * `Webhook-Delivery-Id`: the same on every attempt of one delivery record (retries and redeliveries included), so a
+ * receiver can drop a delivery it already processed. It is not covered by the signature: dedupe after verifying.
+ */
+export const DELIVERY_ID_HEADER = "Webhook-Delivery-Id";
+
+/** The header value of an outbox record (`whd_` + its id). */
+export const deliveryIdOf = (recordId: number) => `whd_${recordId}`;
+
 /** Per-deployment delivery settings (vars); the defaults are the spec's. */
 export interface DeliveryConfig {
   dohUrl: string;

@@ -117,7 +117,7 @@ const accountId = (c: { var: AppEnv["Variables"] }) => {
 export const accountRoutes = new Hono<AppEnv>()
   .get(
     "/account",
-    describe({ tag: "Account", summary: "Balance (plan/pack), plan, monthly grant and fair-use window", response: accountSchema, meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }) }),
+    describe({ tag: "Account", summary: "Balance (plan/pack), plan, monthly grant and fair-use window", description: "The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.", response: accountSchema, meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }) }),
     secretKey({ scope: "account", admitOnFirstCall: true }),
     async (c) => {
       const id = accountId(c);
@@ -147,7 +147,7 @@ export const accountRoutes = new Hono<AppEnv>()
     "/account/ledger",
     describe({
       tag: "Account",
-      summary: "Every credit movement, newest first, 100 a page",
+      summary: "Every credit movement, newest first, 100 a page", description: "Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge is its row here; `GET /account/requests/{requestId}` explains it. Free.",
       response: z.object({ entries: z.array(ledgerRowSchema) }),
       meta: pageMeta,
     }),
@@ -161,7 +161,7 @@ export const accountRoutes = new Hono<AppEnv>()
   )
   .get(
     "/account/requests/:requestId",
-    describe({ tag: "Account", summary: "What one request did", response: requestRecordSchema, errors: ["NOT_FOUND"] }),
+    describe({ tag: "Account", summary: "What one request did", description: "The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.", response: requestRecordSchema, errors: ["NOT_FOUND"] }),
     secretKey({ scope: "account" }),
     pathParams(z.object({ requestId: z.string().max(64) })),
     async (c) => {

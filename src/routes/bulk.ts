@@ -66,7 +66,7 @@ export function bulkRoutes(product: Product) {
       `/${product.name}/bulk`,
       describe({
         tag: "Bulk",
-        summary: `Start a bulk ${product.name} run (up to 100,000 values); the webhook secret is returned once`,
+        summary: `Start a bulk ${product.name} run (up to 100,000 values); the webhook secret is returned once`, description: `Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). \`Idempotency-Key\` replays the first answer for the same list. Poll \`GET /${product.name}/bulk/{jobId}\` or give \`webhook_url\`: \`bulk_${product.name}_job.finished\` is posted there, signed with the \`webhook_secret\` returned only here.`,
         status: 202,
         response: z.object({ job: jobSchema(product), webhook_secret: z.string().nullable() }),
         errors: ["IDEMPOTENCY_KEY_REUSED"],

@@ -29,13 +29,13 @@ const accountOf = (c: Context<AppEnv>) => secretPrincipal(c).accountId;
 
 /** `GET, POST /ip/lists`, `GET, PATCH, DELETE /ip/lists/{listId}`: the account's allow and deny lists (docs/ip.md). */
 export const ipListRoutes = new Hono<AppEnv>()
-  .get("/ip/lists", describe({ tag: "IP lists", summary: "The account's allow and deny lists, oldest first", response: z.object({ lists: z.array(listSchema) }), meta: z.object({ total: z.int(), max_lists: z.int() }) }), scope, async (c) => {
+  .get("/ip/lists", describe({ tag: "IP lists", summary: "The account's allow and deny lists, oldest first", description: "The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny list over an allow list); a deny list adds to the risk (`deny_list`). Free.", response: z.object({ lists: z.array(listSchema) }), meta: z.object({ total: z.int(), max_lists: z.int() }) }), scope, async (c) => {
     const rows = await accountLists(database(c.env), accountOf(c));
     return ok(c, { lists: rows.map(view) }, { total: rows.length, max_lists: MAX_LISTS_PER_ACCOUNT });
   })
   .post(
     "/ip/lists",
-    describe({ tag: "IP lists", summary: `Create an allow or deny list (at most ${MAX_LISTS_PER_ACCOUNT} per account)`, status: 201, response: listResponse, errors: ["IP_LIST_LIMIT_REACHED"] }),
+    describe({ tag: "IP lists", summary: `Create an allow or deny list (at most ${MAX_LISTS_PER_ACCOUNT} per account)`, description: "Creates a list of addresses and CIDR ranges (IPv4 and IPv6). Applies to lookups from the next request. Free.", status: 201, response: listResponse, errors: ["IP_LIST_LIMIT_REACHED"] }),
     scope,
     jsonBody(z.object(listFields)),
     async (c) => {
@@ -45,14 +45,14 @@ export const ipListRoutes = new Hono<AppEnv>()
       return ok(c, { list: view(row) }, {}, 201);
     },
   )
-  .get("/ip/lists/:listId", describe({ tag: "IP lists", summary: "One list", response: listResponse, errors: ["NOT_FOUND"] }), scope, listParam, async (c) => {
+  .get("/ip/lists/:listId", describe({ tag: "IP lists", summary: "One list", description: "The list with its entries. Another account's list is 404. Free.", response: listResponse, errors: ["NOT_FOUND"] }), scope, listParam, async (c) => {
     const row = await findList(database(c.env), accountOf(c), c.req.valid("param").listId);
     if (!row) throw notFound("IP list");
     return ok(c, { list: view(row) });
   })
   .patch(
     "/ip/lists/:listId",
-    describe({ tag: "IP lists", summary: "Rename a list, change its kind or replace its entries", response: listResponse, errors: ["NOT_FOUND"] }),
+    describe({ tag: "IP lists", summary: "Rename a list, change its kind or replace its entries", description: "Changes the fields given; `entries` replaces the whole list. Free.", response: listResponse, errors: ["NOT_FOUND"] }),
     scope,
     listParam,
     jsonBody(z.object(listFields).partial().refine((b) => Object.keys(b).length > 0, "Name at least one of name, kind, entries.")),
@@ -64,7 +64,7 @@ export const ipListRoutes = new Hono<AppEnv>()
       return ok(c, { list: view(row) });
     },
   )
-  .on("DELETE", "/ip/lists/:listId", describe({ tag: "IP lists", summary: "Delete a list", response: listResponse, errors: ["NOT_FOUND"] }), scope, listParam, async (c) => {
+  .on("DELETE", "/ip/lists/:listId", describe({ tag: "IP lists", summary: "Delete a list", description: "Deletes the list; answers it as it was. Free.", response: listResponse, errors: ["NOT_FOUND"] }), scope, listParam, async (c) => {
     const row = await deleteList(database(c.env), accountOf(c), c.req.valid("param").listId);
     if (!row) throw notFound("IP list");
     return ok(c, { list: view(row) });

@@ -26,14 +26,14 @@ export function suppressionRoutes(product: Product) {
   const listed = (body: Record<string, unknown>) => body[lists.listField] as unknown[];
 
   return new Hono<AppEnv>()
-    .get(base, describe({ tag: "Lists", summary: `The account's ${product.name} suppression list, newest first, 100 a page`, response: z.object({ suppressions: z.array(entry) }), meta: pageMeta }), secretKey({ scope }), queryParams(z.object({ page, [lists.valueField]: z.string().max(254).optional() })), async (c) => {
+    .get(base, describe({ tag: "Lists", summary: `The account's ${product.name} suppression list, newest first, 100 a page`, description: `Values the account never wants answered: batch and bulk runs answer them free with reason \`suppressed\`. Filter by one value with the query. Free.`, response: z.object({ suppressions: z.array(entry) }), meta: pageMeta }), secretKey({ scope }), queryParams(z.object({ page, [lists.valueField]: z.string().max(254).optional() })), async (c) => {
       const q = c.req.valid("query") as { page: number } & Record<string, string | undefined>;
       const value = q[lists.valueField];
       await rekeyAll(database(c.env), "suppressions", secretPrincipal(c).accountId, product.name, product.keys);
       const { rows, total } = await listSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, q.page, value === undefined ? undefined : product.normalize(value));
       return ok(c, { suppressions: rows.map(view) }, { page: q.page, per_page: PER_PAGE, total });
     })
-    .post(base, describe({ tag: "Lists", summary: "Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`", status: 201, response: z.object({ added: z.int(), invalid: z.array(z.string()), test_values: z.array(z.string()) }) }), secretKey({ scope }), jsonBody(values.extend({ reason: z.string().min(1).max(64).optional() })), async (c) => {
+    .post(base, describe({ tag: "Lists", summary: "Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`", description: "Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.", status: 201, response: z.object({ added: z.int(), invalid: z.array(z.string()), test_values: z.array(z.string()) }) }), secretKey({ scope }), jsonBody(values.extend({ reason: z.string().min(1).max(64).optional() })), async (c) => {
       const body = c.req.valid("json") as Record<string, unknown> & { reason?: string };
       const inputs = listed(body);
       const samples = inputs.filter((input) => product.isSample(input));
@@ -44,12 +44,12 @@ export function suppressionRoutes(product: Product) {
       const spelled = (input: unknown) => (typeof input === "string" ? input : JSON.stringify(input));
       return ok(c, { added, invalid: manual.filter((m) => !m.entry).map((m) => spelled(m.input)), test_values: samples.map(spelled) }, {}, 201);
     })
-    .on("DELETE", base, describe({ tag: "Lists", summary: "Take values off the suppression list", response: z.object({ removed: z.int() }) }), secretKey({ scope }), jsonBody(values), async (c) => {
+    .on("DELETE", base, describe({ tag: "Lists", summary: "Take values off the suppression list", description: "Removes the given values (normalized like lookups); answers how many were removed. Free.", response: z.object({ removed: z.int() }) }), secretKey({ scope }), jsonBody(values), async (c) => {
       const keys = listed(c.req.valid("json") as Record<string, unknown>).flatMap((input) => lists.manual(input)?.key ?? []);
       await rekeyAll(database(c.env), "suppressions", secretPrincipal(c).accountId, product.name, product.keys);
       return ok(c, { removed: await removeSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, [...new Set(keys)]) });
     })
-    .on("DELETE", `${base}/:suppressionId`, describe({ tag: "Lists", summary: "Remove one suppression entry", response: entry, errors: ["NOT_FOUND"] }), secretKey({ scope }), pathParams(z.object({ suppressionId: z.coerce.number().int().min(1) })), async (c) => {
+    .on("DELETE", `${base}/:suppressionId`, describe({ tag: "Lists", summary: "Remove one suppression entry", description: "Removes one entry by its id. Another account's entry is 404. Free.", response: entry, errors: ["NOT_FOUND"] }), secretKey({ scope }), pathParams(z.object({ suppressionId: z.coerce.number().int().min(1) })), async (c) => {
       const row = await removeSuppression(database(c.env), secretPrincipal(c).accountId, product.name, c.req.valid("param").suppressionId);
       if (!row) throw notFound("Suppression entry");
       return ok(c, view(row));
@@ -65,7 +65,7 @@ export function historyRoutes(product: Product) {
   const query = z.object({ page, since: dateOrTimestamp(false).optional(), until: dateOrTimestamp(true).optional(), [f.verdict]: z.enum(shape.verdicts).optional(), [f.value]: z.string().max(254).optional() });
   return new Hono<AppEnv>().get(
     `/${product.name}/history`,
-    describe({ tag: "Lists", summary: `Every ${product.name} answer of the account (test values excepted), newest first, kept ${HISTORY_RETENTION_DAYS} days`, response: z.object({ lookups: z.array(row) }), meta: retainedPageMeta }),
+    describe({ tag: "Lists", summary: `Every ${product.name} answer of the account (test values excepted), newest first, kept ${HISTORY_RETENTION_DAYS} days`, description: `What the account's ${product.name} lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.`, response: z.object({ lookups: z.array(row) }), meta: retainedPageMeta }),
     secretKey({ scope: product.scope }),
     queryParams(query),
     async (c) => {

@@ -80,7 +80,7 @@ function collectionRoutes(mount: Mount) {
   return new Hono<AppEnv>()
     .get(
       base,
-      describe({ tag, summary: `The account's ${product.name} monitors, newest first, 100 a page`, response: z.object({ monitors: z.array(monitor.shape.monitor) }), meta: pageMeta }),
+      describe({ tag, summary: `The account's ${product.name} monitors, newest first, 100 a page`, description: `Every ${product.name} monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.`, response: z.object({ monitors: z.array(monitor.shape.monitor) }), meta: pageMeta }),
       auth,
       queryParams(z.object({ page })),
       async (c) => {
@@ -91,7 +91,7 @@ function collectionRoutes(mount: Mount) {
     )
     .post(
       base,
-      describe({ tag, summary: "Create a monitor; the webhook signing secret is returned once", status: 201, response: monitor }),
+      describe({ tag, summary: "Create a monitor; the webhook signing secret is returned once", description: `Saves a list of ${product.name} values to re-check on a schedule (\`cadence\`: \`weekly\` or \`monthly\`). The first run sets the baselines; later runs report the changes and post \`${product.name}_monitor.run\` to \`webhook_url\` when given. The answer carries \`webhook_secret\` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.`, status: 201, response: monitor }),
       auth,
       jsonBody(createBody),
       async (c) => {
@@ -111,12 +111,12 @@ function itemRoutes(mount: Mount) {
   const patchBody = withList(patchFields, shape.listField, list.optional());
   const one = `${base}/:monitorId`;
   return new Hono<AppEnv>()
-    .get(one, describe({ tag, summary: "One monitor", response: monitorResponse, errors: ["NOT_FOUND"] }), auth, monitorParam, async (c) =>
+    .get(one, describe({ tag, summary: "One monitor", description: "The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.", response: monitorResponse, errors: ["NOT_FOUND"] }), auth, monitorParam, async (c) =>
       ok(c, { monitor: await viewOf(c.env, product, await load(c, product, c.req.valid("param").monitorId)) }),
     )
     .patch(
       one,
-      describe({ tag, summary: "Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once", response: monitorResponse, errors: ["NOT_FOUND"] }),
+      describe({ tag, summary: "Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once", description: "Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.", response: monitorResponse, errors: ["NOT_FOUND"] }),
       auth,
       monitorParam,
       jsonBody(patchBody),
@@ -132,7 +132,7 @@ function itemRoutes(mount: Mount) {
         return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) });
       },
     )
-    .on("DELETE", one, describe({ tag, summary: "Delete a monitor and its baselines", response: monitorResponse, errors: ["NOT_FOUND"] }), auth, monitorParam, async (c) => {
+    .on("DELETE", one, describe({ tag, summary: "Delete a monitor and its baselines", description: "Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.", response: monitorResponse, errors: ["NOT_FOUND"] }), auth, monitorParam, async (c) => {
       const monitor = await load(c, product, c.req.valid("param").monitorId);
       const view = await viewOf(c.env, product, monitor);
       await removeMonitor(c.env, monitor);
@@ -142,7 +142,7 @@ function itemRoutes(mount: Mount) {
       `${one}/run`,
       describe({
         tag,
-        summary: "Run a monitor now (billed like a batch); the schedule is unchanged",
+        summary: "Run a monitor now (billed like a batch); the schedule is unchanged", description: "Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.",
         response: z.object({
           monitor: monitorSchema(product, shape),
           summary: runSummarySchema(shape),

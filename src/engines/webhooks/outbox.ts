@@ -2,7 +2,7 @@ import { and, count, desc, eq, inArray, lt, max } from "drizzle-orm";
 import { chunks } from "../../db/chunks";
 import { database, type Database } from "../../db/client";
 import { webhookDeliveries } from "../../db/schema";
-import { DEFAULT_ATTEMPTS, postOnce, retryDelayMs } from "../../platform/webhooks";
+import { DEFAULT_ATTEMPTS, DELIVERY_ID_HEADER, deliveryIdOf, postOnce, retryDelayMs } from "../../platform/webhooks";
 import { armRecovery } from "../recovery";
 import { deliveryConfig } from "./config";
 
@@ -106,7 +106,7 @@ export async function attemptDelivery(env: Env, deliveryId: number, attempt?: nu
     await db.update(webhookDeliveries).set({ status: "failed", updatedAt: Date.now() }).where(isCurrent);
     return;
   }
-  const result = await postOnce(row.url, row.body, row.secret, config);
+  const result = await postOnce(row.url, row.body, row.secret, config, { [DELIVERY_ID_HEADER]: deliveryIdOf(row.id) });
   const made = row.attempts + 1;
   const retry = result.retryable && made < maxAttempts;
   const status = result.delivered ? "delivered" : retry ? "pending" : "failed";

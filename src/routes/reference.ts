@@ -1,0 +1,61 @@
+import { Scalar } from "@scalar/hono-api-reference";
+import { Hono } from "hono";
+import type { AppEnv } from "../types";
+
+/** The guides served as Markdown under /docs/ (static assets built from docs/ by scripts/build-widget.mjs). */
+export const GUIDES: [file: string, title: string, note: string][] = [
+  ["authentication.md", "Authentication", "secret, publishable, sandbox and feedback keys; scopes; the order of checks"],
+  ["billing.md", "Billing", "what costs credits, repeats, caps, the ledger"],
+  ["test-addresses.md", "Test addresses", "the fixed email answers of service.test"],
+  ["email.md", "Email", "fields, reasons, scores"],
+  ["email-policy.md", "Email sending policy", ""],
+  ["email-feedback.md", "Email delivery feedback", ""],
+  ["email-monitors.md", "Email monitors", ""],
+  ["phone.md", "Phone", "fields, test numbers, network check"],
+  ["phone-feedback.md", "Phone feedback", ""],
+  ["ip.md", "IP", "fields, datasets, lists, test values"],
+  ["address.md", "Address", "fields, coverage, test addresses"],
+  ["entity.md", "Entity", "identifiers and registers"],
+  ["entity-monitors.md", "Entity monitors", ""],
+  ["consistency.md", "Consistency", "checks, score, test values"],
+  ["jobs-and-webhooks.md", "Bulk runs and webhooks", "jobs, CSV results, signatures, delivery ids"],
+  ["widget.md", "Sign-up form widget", ""],
+  ["client.md", "TypeScript client", "the npm package"],
+  ["offline.md", "Trying the API without internet", ""],
+];
+
+/** `/llms.txt` (llmstxt.org): what the API is, how to authenticate, where the reference and the guides are. */
+export function llmsText(origin: string): string {
+  const guide = ([file, title, note]: (typeof GUIDES)[number]) => `- [${title}](${origin}/docs/${file})${note ? `: ${note}` : ""}`;
+  return `# Verification API
+
+> Verifies email addresses, phone numbers, IP addresses, postal addresses and company identifiers, and cross-checks
+> them for one sign-up. JSON over HTTPS under ${origin}/api/v1; every answer lists its datasets in \`sources\`; a
+> lookup costs credits only when it answers.
+
+Authentication: \`Authorization: Bearer sk_live_...\` (a secret key, server side). The sandbox key
+\`sk_test_public_sandbox\` answers test values only, free: \`deliverable@service.test\` (and \`undeliverable@\`, \`role@\`,
+\`disposable@\`, \`catch-all@\`, \`unverified@\` on service.test), \`+447700900000\`, \`192.0.2.1\`, an address with
+country \`ZZ\` and line1 \`verified\`. Browser pages use a publishable key \`pk_live_...\` as \`key\` in the body of
+\`POST /api/v1/{email,phone,ip,address}/public\`.
+
+Answers are \`{success: true, data, meta}\` (\`meta.credits_used\`, \`meta.credits_remaining\`, \`meta.request_id\`);
+errors are \`{success: false, error: {code, message, request_id}}\` with the HTTP status of the code.
+
+Example: \`curl -s ${origin}/api/v1/email -H "Authorization: Bearer sk_test_public_sandbox" -H "Content-Type: application/json" -d '{"email":"deliverable@service.test"}'\`
+
+## Reference
+
+- [API reference](${origin}/docs): every operation with its schemas and examples, rendered
+- [OpenAPI 3.1 document](${origin}/api/v1/openapi.json): the same, as JSON
+
+## Guides
+
+${GUIDES.map(guide).join("\n")}
+`;
+}
+
+/** `GET /docs` (the rendered reference of the served OpenAPI document) and `GET /llms.txt`; no key. */
+export const referenceRoutes = new Hono<AppEnv>()
+  .get("/docs", Scalar({ url: "/api/v1/openapi.json", pageTitle: "Verification API reference" }))
+  .get("/llms.txt", (c) => c.text(llmsText(new URL(c.req.url).origin)));
