@@ -131,7 +131,7 @@ export const accountRoutes = new Hono<AppEnv>()
   )
   .patch(
     "/account",
-    describe({ tag: "Account", summary: "Change the account's mail settings: low_balance_threshold, bulk_finished_emails", response: accountSchema, meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }) }),
+    describe({ tag: "Account", summary: "Change the account's mail settings: low_balance_threshold, bulk_finished_emails", description: "Sets the balance below which the members get one low-balance email per crossing (null: never) and whether they get an email when a bulk run finishes. Only the fields sent change; answers the account as `GET /account` does. Free; needs the `account` scope.", response: accountSchema, meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }) }),
     secretKey({ scope: "account" }),
     jsonBody(accountPatchSchema),
     async (c) => {
