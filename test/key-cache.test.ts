@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { randomToken } from "../src/auth/keys";
+import { randomToken } from "../src/platform/tokens";
 import { keyRowsRead } from "../src/db/keys";
 import { UNKNOWN_KEYS } from "../src/limits/unknown-keys";
 import { admin, bearer, call, createAccount, json } from "./helpers";

@@ -6,7 +6,7 @@ import { mailLinks, mailMessages, mailSuppressions, memberships, users } from ".
 import { attemptMail, HOURLY_LIMITS, MAIL_ATTEMPTS, queueMail, type OutgoingMail } from "../src/engines/mail/outbox";
 import { sweepMail, sweepMailLinks } from "../src/engines/mail/retention";
 import { issueLink } from "../src/engines/mail/links";
-import { sweepStalled } from "../src/engines/recovery";
+import { sweepStalled } from "../workers/recovery";
 import { admin, call, createAccount } from "./helpers";
 import { caughtFor, waitForMail } from "./mail-catcher";
 
