@@ -44,14 +44,14 @@ export default defineConfig({
                 OPENAPI_COVERAGE: process.env.OPENAPI_COVERAGE ?? "",
                 WEBHOOK_TIMEOUT_MS: "400",
                 WEBHOOK_RETRY_BASE_MS: "20",
-                // Settling re-checks 1 s apart, so test/email-settle.test.ts follows the whole chain through the queue.
+                // Settling re-checks 1 s apart, so test/products/email/settle.test.ts follows the whole chain through the queue.
                 RECHECK_DELAYS_S: "1,1",
                 // The scheduled dataset refresh fetches from the publishers' stand-in (test/fixtures/publishers.ts).
                 ...publisherVars(inject("publishersUrl")),
                 PUBLISHERS_URL: inject("publishersUrl"),
               },
-              // An empty second database for test/migration.test.ts, which applies the migrations to it step by step, and
-              // one that stays empty: a real D1 that refuses writes (test/request-log.test.ts, the queue fallback).
+              // An empty second database for test/db/migration.test.ts, which applies the migrations to it step by step, and
+              // one that stays empty: a real D1 that refuses writes (test/http/request-log.test.ts, the queue fallback).
               d1Databases: { MIGRATION_DB: "migration-test", EMPTY_DB: "empty-test" },
             },
           })),

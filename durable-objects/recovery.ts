@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { RECOVERY_CHECK_MS, sweepStalled } from "../src/engines/recovery";
+import { RECOVERY_CHECK_MS } from "../src/engines/recovery";
+import { sweepStalled } from "../workers/recovery";
 
 /**
  * The recovery alarm (one instance). Work that starts (a run, a delivery) arms it for when that work would count as

@@ -1,4 +1,4 @@
-import { sweepStalled } from "./engines/recovery";
+import { sweepStalled } from "../workers/recovery";
 import { queueDueMonitors } from "../workers/monitors";
 import { refreshDatasets } from "../workers/dataset-refresh";
 import { sweepRetention } from "../workers/retention";

@@ -4,9 +4,10 @@ import type { RefreshMessage } from "./engines/datasets/refreshable";
 import type { NoticeMessage } from "./engines/mail/notices";
 import type { MailQueueMessage } from "./engines/mail/outbox";
 import type { MonitorMessage } from "./engines/monitors/messages";
-import { attemptDelivery, type DeliveryMessage } from "./engines/webhooks/outbox";
+import type { DeliveryMessage } from "./engines/webhooks/outbox";
 import { registeredProducts } from "./products/registry";
 import { runBulkJob } from "../workers/bulk-runner";
+import { deliverQueuedWebhook } from "../workers/deliveries";
 import { runRefreshMessage } from "../workers/dataset-refresh";
 import { mailAccountNotice, sendQueuedMail } from "../workers/mail";
 import { runDueMonitor } from "../workers/monitors";
@@ -23,7 +24,7 @@ const isEngineMessage = (body: JobMessage): body is EngineMessage =>
 async function handle(env: Env, body: JobMessage): Promise<void> {
   if (isEngineMessage(body)) {
     if (body.type === "run") return runBulkJob(env, body.jobId);
-    if (body.type === "delivery") return attemptDelivery(env, body.deliveryId, body.attempt);
+    if (body.type === "delivery") return deliverQueuedWebhook(env, body);
     if (body.type === "request_log") return storeQueuedRequestRecords(env, body);
     if (body.type === "dataset_refresh") return runRefreshMessage(env, body);
     if (body.type === "mail") return sendQueuedMail(env, body);

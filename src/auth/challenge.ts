@@ -1,7 +1,7 @@
 import { database } from "../db/client";
 import { usedChallengeTokens } from "../db/schema";
 import { ApiError } from "../http/errors";
-import { sha256Hex } from "./keys";
+import { sha256Hex } from "../platform/tokens";
 
 const challengeFailed = (message: string) => new ApiError("CHALLENGE_FAILED", message);
 

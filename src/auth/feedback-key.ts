@@ -2,7 +2,8 @@ import { accountIdByFeedbackKeyHash } from "../db/accounts";
 import type { Database } from "../db/client";
 import { ApiError } from "../http/errors";
 import { KeyLookup } from "./key-lookup";
-import { KEY_PATTERNS, sha256Hex } from "./keys";
+import { sha256Hex } from "../platform/tokens";
+import { KEY_PATTERNS } from "./keys";
 
 /**
  * Feedback keys are read from D1 on every call, so a rotation applies at once everywhere; what the isolate remembers

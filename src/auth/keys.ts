@@ -1,20 +1,4 @@
-const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-/** Uniform random base62 string (rejection sampling keeps every character equally likely). */
-export function randomToken(length: number): string {
-  let out = "";
-  while (out.length < length) {
-    for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {
-      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
-    }
-  }
-  return out;
-}
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+import { randomToken, sha256Hex } from "../platform/tokens";
 
 export const KEY_FORMATS = {
   secret: { prefix: "sk_live_", length: 40 },
@@ -47,5 +31,3 @@ export async function mintKey(kind: KeyKind): Promise<MintedKey> {
   const key = prefix + randomToken(length);
   return { key, hash: await sha256Hex(key), hint: `${key.slice(0, prefix.length + 4)}...${key.slice(-4)}` };
 }
-
-export const newId = (prefix: string) => `${prefix}_${randomToken(20)}`;

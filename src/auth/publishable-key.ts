@@ -10,7 +10,8 @@ import type { AppEnv } from "../types";
 import { admitRequest, expectAdmission } from "./admit";
 import { confirmChallenge } from "./challenge";
 import { findKeyByHash } from "./key-lookup";
-import { KEY_PATTERNS, sha256Hex } from "./keys";
+import { sha256Hex } from "../platform/tokens";
+import { KEY_PATTERNS } from "./keys";
 import { clientIp } from "./sandbox";
 
 /** Body fields every browser endpoint shares; merge them into the endpoint's own body schema. */

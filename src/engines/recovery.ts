@@ -1,13 +1,10 @@
-import { requeueStalledJobs, requeueUnsentEvents, openRuns } from "./bulk/recovery";
-import { openMail, requeueStalledMail, STALE_MAIL_MS } from "./mail/outbox";
-import { openDeliveries, requeueStalledDeliveries, STALE_DELIVERY_MS } from "./webhooks/outbox";
-
 /**
  * Crash recovery of queued work, one place for every engine. A run or a pending delivery untouched for
  * `RECOVERY_STALL_MS` (a delivery: `STALE_DELIVERY_MS`) lost its consumer or its message (a killed process, a failed
  * send): the sweep queues it again. A live run is touched at least every `HEARTBEAT_MS` while it works.
  * Re-running is safe: chunks settle once per operation id and record progress once, a delivery or mail attempt is
- * recorded once. Mail: a pending message `STALE_MAIL_MS` past its due time.
+ * recorded once. Mail: a pending message `STALE_MAIL_MS` past its due time. The sweep itself is a job:
+ * workers/recovery.ts.
  */
 export const RECOVERY_STALL_MS = 30_000;
 /** While any run or delivery is open, the alarm looks again this often; so recovery takes at most stall + check. */
@@ -27,16 +24,4 @@ export async function armRecovery(env: Env, now = Date.now()): Promise<void> {
   } catch (err) {
     console.error(JSON.stringify({ event: "recovery_arm_failed", error: String(err) }));
   }
-}
-
-/** Re-queues everything stalled; says whether any run or delivery is still open (so the alarm goes on). */
-export async function sweepStalled(env: Env, now = Date.now()) {
-  const [runs, deliveries, events, mail] = await Promise.all([
-    requeueStalledJobs(env, now, RECOVERY_STALL_MS),
-    requeueStalledDeliveries(env, now, STALE_DELIVERY_MS),
-    requeueUnsentEvents(env, now, RECOVERY_STALL_MS),
-    requeueStalledMail(env, now, STALE_MAIL_MS),
-  ]);
-  const [runsOpen, deliveriesOpen, mailOpen] = await Promise.all([openRuns(env), openDeliveries(env), openMail(env)]);
-  return { runs, deliveries, events, mail, open: runsOpen + deliveriesOpen + mailOpen > 0 };
 }

@@ -46,7 +46,7 @@ export function logRequest(env: Env, record: NewRequestRecord): Promise<void> {
   batch.records.push(record);
   // Not closed here: the write must start from the opener's own timer, in its own request. Started from this request's
   // handler it would do I/O with the opener's bindings, which Workers refuses ("Cannot perform I/O on behalf of a
-  // different request"), and the batch's records would be lost (found by test/hostile-pass.test.ts).
+  // different request"), and the batch's records would be lost (found by test/http/hostile-pass.test.ts).
   if (batch.records.length >= REQUEST_LOG_MAX_RECORDS && open === batch) open = null;
   return batch.written;
 }

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
-import { randomToken } from "../auth/keys";
+import { randomToken } from "../platform/tokens";
 import { database } from "../db/client";
 import { escapeHtml } from "../engines/mail/compose";
 import { isOptionalKind, OPTIONAL_KINDS, preferencesOf, recipientOfMessage, savePreferences, type OptionalKind, type Preferences } from "../engines/mail/preferences";

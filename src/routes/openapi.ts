@@ -60,7 +60,7 @@ const WEBHOOKS = {
   },
 };
 
-/** The examples (test values, answers recorded from the app and checked by test/openapi-examples.test.ts). */
+/** The examples (test values, answers recorded from the app and checked by test/http/openapi-examples.test.ts). */
 export const OPERATION_EXAMPLES = examples as Record<string, OperationExample[]>;
 
 /** `GET /api/v1/openapi.json`, no key: built once from the finished route table. */

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
-import { sha256Hex } from "../../auth/keys";
+import { sha256Hex } from "../../platform/tokens";
 import type { Database } from "../../db/client";
 import { iso, PER_PAGE } from "../../db/listing";
 import { bulkJobs } from "../../db/schema";

@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
-import { randomToken, sha256Hex } from "../../auth/keys";
+import { randomToken, sha256Hex } from "../../platform/tokens";
 import { database } from "../../db/client";
 import { mailLinks } from "../../db/schema";
 

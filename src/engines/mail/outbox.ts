@@ -1,5 +1,5 @@
 import { and, count, eq, gte, inArray, lt } from "drizzle-orm";
-import { newId } from "../../auth/keys";
+import { newId } from "../../platform/tokens";
 import { chunks } from "../../db/chunks";
 import { database } from "../../db/client";
 import { mailMessages, mailSuppressions } from "../../db/schema";

@@ -2,7 +2,7 @@ import { database } from "../../db/client";
 import { escapeHtml } from "../mail/compose";
 import { queueMail } from "../mail/outbox";
 import { accountRecipients } from "../mail/recipients";
-import type { EntryChanges, RunSummary } from "./run";
+import type { EntryChanges, RunSummary } from "./run-summary";
 import type { MonitorRow } from "./store";
 
 /**

@@ -1,4 +1,3 @@
-import type { StopReason } from "../credits/credits";
 import { storedPayer } from "../credits/payer";
 import type { MonitorShape, Product, WalkOptions } from "../product";
 import { walk, type WalkItem } from "../walk/walk";
@@ -7,36 +6,15 @@ import { queueMonitorAlert } from "./alert-mail";
 import { shouldPost } from "./schedule";
 import { baselinesOf, recordRun, type Baseline, type MonitorRow } from "./store";
 import { iso } from "../../db/listing";
+import type { EntryChanges, RunSummary } from "./run-summary";
+
+export type { Change, EntryChanges, RunSummary } from "./run-summary";
 
 /**
  * A monitor run reads each entry like a batch does: billed per fresh answer, repeats within 7 days free, suppressed
  * values answered from the stored answer, stopping where credits or the key's daily cap run out.
  */
 const RUN_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: true, extra: {} };
-
-/** Also the monitor's `last_summary`; the product's tallies (entity: `found`) follow `checked`. */
-export interface RunSummary {
-  checked: number;
-  [tally: string]: number | string | null;
-  changed: number;
-  new_baselines: number;
-  credits_used: number;
-  stopped_reason: StopReason | null;
-}
-
-/** One field that differs from the baseline. */
-export interface Change {
-  field: string;
-  from: unknown;
-  to: unknown;
-}
-
-/** One entry whose answer differs from its baseline, named by the product's `label`. */
-export interface EntryChanges {
-  identifier: string;
-  input: unknown;
-  changes: Change[];
-}
 
 /** Each entry (by label) that raised change flags in this run, with its flags; only for products with `flags`. */
 export type RunFlags = Record<string, string[]>;

@@ -1,4 +1,4 @@
-import { randomToken } from "../../auth/keys";
+import { randomToken } from "../../platform/tokens";
 
 /**
  * Mints a webhook signing secret (`whsec_` and 32 base62 characters). Every secret in the service comes from here, so

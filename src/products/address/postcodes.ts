@@ -20,7 +20,7 @@ export const hasPostcodes = (country: string) => Object.hasOwn(PATTERNS, country
 
 /**
  * Where the snapshot's pattern disagrees with the national operator's format, found by checking every country against a
- * second source (postal-codes-js, test/address-postcode-formats.test.ts; the differences kept are in docs/address.md,
+ * second source (postal-codes-js, test/products/address/postcode-formats.test.ts; the differences kept are in docs/address.md,
  * "Postcode formats"). GB: Royal Mail's format (BS 7666: no Q, V or X first, no I, J or Z second, fixed inward-code
  * letters), so `Q1 1AA` is malformed.
  */

@@ -1,5 +1,5 @@
 import type { AddressReason } from "./result";
-import { riskFields, riskLevel } from "../../engines/risk";
+import { riskFields, riskLevel } from "../risk";
 
 /**
  * The risk formula (docs/address.md): each component that applies adds its points, the score is their sum capped at

@@ -1,7 +1,7 @@
 import type { Source } from "../../engines/product";
 import { runChecks } from "./checks";
 import type { ConsistencyResult, Level, Signals } from "./result";
-import { riskLevel, riskScoreOf } from "../../engines/risk";
+import { riskLevel, riskScoreOf } from "../risk";
 
 /** Risk points of one disagreeing check: ten a unit of its weight (docs/consistency.md, "Risk"). */
 export const RISK_POINTS_PER_WEIGHT = 10;

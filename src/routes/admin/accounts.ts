@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { forgetAccountKeys, forgetMemberKeys } from "../../auth/key-lookup";
-import { mintKey, newId } from "../../auth/keys";
+import { mintKey } from "../../auth/keys";
+import { newId } from "../../platform/tokens";
 import { creditsStub } from "../../engines/credits/credits";
 import { sendAccountConfirmation } from "../../engines/mail/account-confirmation";
 import { PLAN_NAMES } from "../../engines/credits/plans";

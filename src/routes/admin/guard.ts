@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { sha256Hex } from "../../auth/keys";
+import { sha256Hex } from "../../platform/tokens";
 import { ApiError, notFound } from "../../http/errors";
 import type { AppEnv } from "../../types";
 

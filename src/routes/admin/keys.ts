@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { forgetKey } from "../../auth/key-lookup";
-import { mintKey, newId } from "../../auth/keys";
+import { mintKey } from "../../auth/keys";
+import { newId } from "../../platform/tokens";
 import { SCOPES } from "../../auth/scopes";
 import { parseRange } from "../../auth/source-allowlist";
 import { insertApiKey, revokeApiKey, type ApiKey } from "../../db/api-keys";

@@ -13,7 +13,7 @@ describe("request signing", () => {
     expect(fromWorker).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it("produces the same fixed vector as the Worker test (test/smtp-sidecar-client.test.ts)", () => {
+  it("produces the same fixed vector as the Worker test (test/platform/smtp-sidecar-client.test.ts)", () => {
     expect(signRequest("key", 1800000000, "{}")).toBe("7321475872b03ff21bdc2dfd86ea2d99ec29c479fbe4a77aa6acf4509505493f");
   });
 

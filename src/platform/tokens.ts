@@ -1,0 +1,23 @@
+/**
+ * Random tokens, ids and SHA-256 digests: shared by the key checks (src/auth) and the engines (bulk input hashes, mail
+ * links, webhook secrets), so they live below both.
+ */
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Uniform random base62 string (rejection sampling keeps every character equally likely). */
+export function randomToken(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export const newId = (prefix: string) => `${prefix}_${randomToken(20)}`;

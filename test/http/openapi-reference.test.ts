@@ -1,0 +1,108 @@
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { TAGS } from "../../src/routes/openapi";
+import { GUIDES } from "../../src/routes/reference";
+
+interface Operation {
+  tags?: string[];
+  description?: string;
+  security: Record<string, string[]>[];
+}
+interface Document {
+  tags: { name: string; description: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, { type: string }> };
+}
+
+const load = async () => {
+  const response = await SELF.fetch("https://api.test/api/v1/openapi.json");
+  return { text: await response.clone().text(), doc: (await response.json()) as Document };
+};
+const operations = (doc: Document) => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ id: `${method.toUpperCase()} ${path}`, path, op })));
+
+/** The product lookups themselves (routes/{email,phone,ip,address,entity,consistency}.ts) are described by the lookup surface's change. */
+const LOOKUP = /^\/api\/v1\/(email|phone|ip|address|entity|consistency)(\/batch|\/public|\/me|\/range|\/streets|\/\{ip\}|\/domain\/\{domain\}|\/postcode\/\{postcode\}|\/asn\/\{asn\}|\/block\/\{country\}\/\{prefix\})?$/;
+
+describe("the OpenAPI document", () => {
+  it("lists one tag per product and the account-wide parts, each described, and tags every operation with one of them", async () => {
+    const { doc } = await load();
+    expect(doc.tags.map((t) => t.name)).toEqual(["Email", "Phone", "IP", "Address", "Entity", "Consistency", "Account", "Status", "Webhooks"]);
+    expect(doc.tags).toEqual(TAGS);
+    for (const tag of doc.tags) expect(tag.description.length).toBeGreaterThan(20);
+    const names = new Set(doc.tags.map((t) => t.name));
+    for (const { id, op } of operations(doc)) expect(op.tags?.length === 1 && names.has(op.tags[0]!), id).toBe(true);
+    // Engine routes sit under their product, whatever their route doc's own tag says.
+    expect(doc.paths["/api/v1/phone/bulk/{jobId}"]!.get!.tags).toEqual(["Phone"]);
+    expect(doc.paths["/api/v1/ip/lists"]!.get!.tags).toEqual(["IP"]);
+    expect(doc.paths["/api/v1/account"]!.get!.tags).toEqual(["Account"]);
+  });
+
+  it("declares the secret, publishable and admin schemes and uses them per operation", async () => {
+    const { doc } = await load();
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["adminToken", "publishableKey", "secretKey"]);
+    expect(doc.components.securitySchemes.secretKey).toMatchObject({ type: "http", scheme: "bearer" });
+    const schemes = new Set(Object.keys(doc.components.securitySchemes));
+    for (const { id, op } of operations(doc)) for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes.has(name), id).toBe(true);
+    expect(doc.paths["/api/v1/email"]!.post!.security).toEqual([{ secretKey: [] }]);
+    expect(doc.paths["/api/v1/email/public"]!.post!.security).toEqual([{ publishableKey: [] }]);
+    expect(doc.paths["/api/v1/email/feedback/{provider}/{feedbackKey}"]!.post!.security).toEqual([]);
+  });
+
+  it("describes every operation outside the product lookups", async () => {
+    const { doc } = await load();
+    const missing = operations(doc).filter(({ path, op }) => !LOOKUP.test(path) && !op.description?.trim()).map(({ id }) => id);
+    expect(missing).toEqual([]);
+  });
+
+  it("keeps repeated schemas once under components, and every $ref resolves", async () => {
+    const { text, doc } = await load();
+    const names = Object.keys(doc.components.schemas);
+    expect(names.length).toBeGreaterThan(30);
+    const refs = [...text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    for (const ref of new Set(refs)) expect(names, ref).toContain(ref);
+    // Each component other than Error is used at least twice: a single use would have stayed inline.
+    const uses = new Map<string, number>();
+    for (const ref of refs) uses.set(ref, (uses.get(ref) ?? 0) + 1);
+    for (const name of names.filter((n) => n !== "Error")) expect(uses.get(name) ?? 0, name).toBeGreaterThanOrEqual(2);
+    expect(text).not.toContain("$defs");
+    expect(new TextEncoder().encode(text).byteLength).toBeLessThan(450_000);
+  });
+});
+
+describe("the webhooks of the document", () => {
+  it("show a delivery's headers: both signatures and Webhook-Delivery-Id", async () => {
+    const { doc } = (await load()) as unknown as { doc: { webhooks: Record<string, { post: { parameters: { name: string; in: string; required: boolean }[] } }> } };
+    const parameters = doc.webhooks.delivery!.post.parameters;
+    expect(parameters.map((p) => [p.name, p.in, p.required])).toEqual([
+      ["X-Service-Signature-V2", "header", true],
+      ["X-Service-Signature", "header", false],
+      ["Webhook-Delivery-Id", "header", true],
+    ]);
+  });
+});
+
+describe("GET /docs and GET /llms.txt", () => {
+  it("renders the reference from the served document", async () => {
+    const response = await SELF.fetch("https://api.test/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toContain("/api/v1/openapi.json");
+    expect(html).toContain("createApiReference");
+    expect(html).toContain("<title>Verification API reference</title>");
+  });
+
+  it("serves llms.txt: a title, a summary, auth, the reference, the OpenAPI document and every guide", async () => {
+    const response = await SELF.fetch("https://api.test/llms.txt");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+    const text = await response.text();
+    expect(text.startsWith("# Verification API\n\n> ")).toBe(true);
+    expect(text).toContain("Authorization: Bearer sk_live_...");
+    expect(text).toContain("sk_test_public_sandbox");
+    expect(text).toContain("- [API reference](https://api.test/docs)");
+    expect(text).toContain("- [OpenAPI 3.1 document](https://api.test/api/v1/openapi.json)");
+    for (const [file] of GUIDES) expect(text).toContain(`(https://api.test/docs/${file})`);
+    expect(text.match(/^## /gm)).toHaveLength(2);
+  });
+});
