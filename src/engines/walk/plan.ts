@@ -73,8 +73,9 @@ export async function recallStored<In, Out>(
     if (stored !== undefined) u.free = { result: stored as Out, cacheHit: false, suppressed: true, test: false, local: false };
     else if (repeat && !tooOld(u, repeat.createdAt)) {
       u.refreshed = false;
-      const mode = typeof product.repeats === "function" ? product.repeats(repeat.result as Out, u.input) : product.repeats;
-      if (mode === "stored") u.free = { result: repeat.result as Out, cacheHit: true, suppressed: false, test: false, local: false };
+      const mode = typeof product.repeats === "function" ? product.repeats(repeat.result as Out, u.input, options) : product.repeats;
+      if (mode === "renew") u.refreshed = true;
+      else if (mode === "stored") u.free = { result: repeat.result as Out, cacheHit: true, suppressed: false, test: false, local: false };
       else u.repeat = true;
     } else if (repeat) u.refreshed = true;
   }

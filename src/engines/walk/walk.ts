@@ -118,7 +118,8 @@ const CLAIM_ROUNDS = 3;
  * starts no repeat window) is paid for here; after a wait that timed out, or a third round, without claiming.
  */
 async function payAll<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], request: WalkRequest<In>, paid: Paid<In, Out>, db: Database, now: number) {
-  const pay = product.cost === "remote" ? payRemote : payLocal;
+  const cost = typeof product.cost === "function" ? product.cost(request.options) : product.cost;
+  const pay = cost === "remote" ? payRemote : payLocal;
   let waiting = await pay(product, ctx, credits, fresh, request.options, request.requestId, paid, true);
   for (let round = 1; waiting.length && request.payer; round++) {
     const started = Date.now();
