@@ -160,9 +160,10 @@ export interface Product<In = unknown, Out = unknown> {
    * and only its price is waived, so a monitor sees today's register. A function decides per repeat, from the stored
    * answer and the value as now asked (email: a stored mailbox answer serves only spellings of the same mailbox).
    * `renew`: the stored answer does not answer these options (phone: unchecked, and `network` is asked), so the value
-   * is answered fresh and billed, as with `refresh`.
+   * is answered fresh and billed, as with `refresh`; `env` tells what is configured (address: which countries a
+   * delivery-point partner covers).
    */
-  repeats: "stored" | "fresh" | ((stored: Out, input: In, options: WalkOptions) => "stored" | "fresh" | "renew");
+  repeats: "stored" | "fresh" | ((stored: Out, input: In, options: WalkOptions, env: Env) => "stored" | "fresh" | "renew");
   /** Products with a suppression list: which fresh answers join it, and the answer a manual entry gives. */
   suppressions?: {
     suppresses(result: Out): { reason: string } | null;

@@ -63,7 +63,7 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   const now = request.now ?? Date.now();
   const db = database(env);
   const plan = await planList(product, request.inputs);
-  await recallStored(db, product, payer, plan.uniques, options, now);
+  await recallStored(env, db, product, payer, plan.uniques, options, now);
   const credits = creditsFor(env, payer);
   const paid: Paid<In, Out> = { answered: [], stopIndex: request.inputs.length, limitedBy: null, holdId: null, spent: 0, allowance: { left: 0 } };
   try {
@@ -125,7 +125,7 @@ async function payAll<In, Out>(product: Product<In, Out>, ctx: ProductContext, c
     const started = Date.now();
     await credits.awaitClaims(product.name, waiting.map((u) => u.key), CLAIM_WAIT_MS);
     const claim = round < CLAIM_ROUNDS && Date.now() - started < CLAIM_WAIT_MS;
-    await recallStored(db, product, request.payer, waiting, request.options, now, true);
+    await recallStored(ctx.env, db, product, request.payer, waiting, request.options, now, true);
     const open = waiting.filter((u) => !u.free && u.index < paid.stopIndex);
     waiting = open.length ? await pay(product, ctx, credits, open, request.options, request.requestId, paid, claim) : [];
   }
