@@ -125,3 +125,18 @@ describe("POST /api/v1/address/batch with delivery_point: true", () => {
     expect([await callsFor("smarty", a), await callsFor("smarty", b)]).toEqual([1, 1]);
   });
 });
+
+describe("address policy requiring a confirmed delivery point", () => {
+  it("reviews unchecked and unconfirmed answers, sends confirmed ones, and never changes the price", async () => {
+    const acct = await createAccount({ pack: 20 });
+    const auth = bearer(acct.key).headers as Record<string, string>;
+    const put = await call("/api/v1/address/policy", json({ delivery_point: "review" }, auth, "PUT"));
+    expect(put.status).toBe(200);
+    const confirmed = await verify(acct.key, { address: us(street("Amphitheatre Pkwy")), delivery_point: true });
+    expect([confirmed.body.data.policy, confirmed.body.meta.credits_used]).toEqual([{ action: "send", rules_hit: [] }, 2]);
+    const unconfirmed = await verify(acct.key, { address: us(street("Nonexistent Blvd")), delivery_point: true });
+    expect(unconfirmed.body.data.policy).toEqual({ action: "review", rules_hit: ["delivery_point"] });
+    const unchecked = await verify(acct.key, { address: us(street("Amphitheatre Pkwy")) });
+    expect([unchecked.body.data.policy, unchecked.body.meta.credits_used]).toEqual([{ action: "review", rules_hit: ["delivery_point"] }, 1]);
+  });
+});
