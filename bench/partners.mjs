@@ -44,14 +44,6 @@ async function cleanup() {
   if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
 }
 
-await runBench({
-  main,
-  cleanup,
-  timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
-  logHint: "wrangler output: bench/results/partners-wrangler.log",
-  onExit: () => children.wrangler && isRunning(children.wrangler) && signalTree(children.wrangler, "SIGKILL"),
-});
-
 /** Fresh valid US numbers (NANP 650-2XX-XXXX; lines 1000-9999 are the stand-in's plain mobile answer), none twice. */
 let exchange = 201;
 let line = 999;
@@ -61,6 +53,14 @@ const freshNumber = () => {
 };
 
 const p90 = (values) => round2(percentile(Float64Array.from(values).sort(), 90));
+
+await runBench({
+  main,
+  cleanup,
+  timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
+  logHint: "wrangler output: bench/results/partners-wrangler.log",
+  onExit: () => children.wrangler && isRunning(children.wrangler) && signalTree(children.wrangler, "SIGKILL"),
+});
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
