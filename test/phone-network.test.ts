@@ -5,7 +5,11 @@
  */
 import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
+import { runMonitor } from "../src/engines/monitors/run";
+import { monitorById } from "../src/engines/monitors/store";
 import { resetBreakers } from "../src/platform/partners/guard";
+import { flags } from "../src/products/phone/monitor";
+import { phone } from "../src/products/phone/product";
 import { admin, bearer, call, createAccount, json } from "./helpers";
 
 let exchange = 200;
@@ -182,5 +186,32 @@ describe("POST /api/v1/phone/batch with network: true", () => {
     expect(shown).toMatchObject({ daily_calls: 2, today: { calls: 2 } });
     const reset = await admin<Record<string, unknown>>("PUT", `/accounts/${acct.accountId}/partner-ceiling`, { daily_calls: null });
     expect(reset).toMatchObject({ daily_calls: 1000, default: true });
+  });
+});
+
+describe("phone monitors with network: true", () => {
+  it("checks every number of a run and raises carrier_changed when the live network changed", async () => {
+    const acct = await createAccount({ pack: 20 });
+    const number = us("0888");
+    const auth = bearer(acct.key).headers as Record<string, string>;
+    const created = await call<{ monitor: { id: number; network: boolean } }>("/api/v1/phone/monitors", json({ name: "Live", phones: [number], cadence: "weekly", network: true }, auth));
+    expect([created.status, created.body.data.monitor.network]).toEqual([201, true]);
+    const id = created.body.data.monitor.id;
+    const first = await call<{ summary: Record<string, unknown> }>(`/api/v1/phone/monitors/${id}/run`, json({}, auth));
+    expect(first.body.data.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 2 });
+    // Eight days later the checked answer is past its repeat window: the run asks the partner again.
+    const row = (await monitorById(env, id))!;
+    const later = await runMonitor(env, phone, row, Date.now() + 8 * 86_400_000);
+    expect(later.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 2 });
+    expect(later.flags).toEqual({ [number]: ["carrier_changed"] });
+    expect(await callsFor("twilio", number)).toBe(2);
+    const patched = await call<{ monitor: { network: boolean } }>(`/api/v1/phone/monitors/${id}`, json({ network: false }, auth, "PATCH"));
+    expect(patched.body.data.monitor.network).toBe(false);
+  });
+
+  it("never compares an allocation holder with a live network", () => {
+    const seen = { valid: true, line_type: "mobile", carrier: "EE", carrier_source: "allocation", location: null, disposable: false, undelivered: false };
+    expect(flags(seen, { ...seen, carrier: "Vodafone", carrier_source: "network" })).toEqual([]);
+    expect(flags({ ...seen, carrier_source: "network" }, { ...seen, carrier: "Vodafone", carrier_source: "network" })).toEqual(["carrier_changed"]);
   });
 });

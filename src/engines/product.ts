@@ -101,6 +101,8 @@ export interface MonitorShape<In, Out> {
   /** The body field that carries the monitored list (`identifiers` for entity), and its size limit. */
   listField: string;
   maxEntries: number;
+  /** Options of the product's own every run uses (phone: `network`), set on create and PATCH, shown on the monitor. */
+  options?: Record<string, z.ZodType>;
   /**
    * For a second kind of monitor under one product (email's domain monitors): the name its rows and its
    * `<family>_monitor.run` event carry, and the path segment after `/{product}/`. Defaults: the product's name and

@@ -86,6 +86,8 @@ export const phone: Product<PhoneItem, PhoneResult> = {
     tally: { valid: (r) => r.valid, disposable: (r) => r.disposable === true },
     listField: "phones",
     maxEntries: 1_000,
+    // `network: true` checks every number of each run with the network partner (docs/phone.md, "Monitors").
+    options: { network: networkOption },
   },
   policy: phonePolicy,
   feedback: phoneFeedback,
