@@ -1225,6 +1225,11 @@ export interface paths {
             });
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
+            /**
+             * @description Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            delivery_point?: boolean;
           };
         };
       };
@@ -1278,7 +1283,21 @@ export interface paths {
                   precision: "postcode";
                 } | null;
                 deliverable: boolean | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
+                delivery_point: ({
+                  /** @enum {string} */
+                  match: "confirmed" | "confirmed_secondary_ignored" | "missing_secondary" | "not_confirmed";
+                  vacant: boolean | null;
+                  residential: boolean | null;
+                  standardized: ({
+                    line1: string | null;
+                    line2: string | null;
+                    locality: string | null;
+                    region: string | null;
+                    postcode: string | null;
+                  }) | null;
+                  footnotes: string[];
+                }) | null;
+                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -1410,6 +1429,11 @@ export interface paths {
               }))[];
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
+            /**
+             * @description Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            delivery_point?: boolean;
           };
         };
       };
@@ -1467,7 +1491,21 @@ export interface paths {
                         precision: "postcode";
                       } | null;
                       deliverable: boolean | null;
-                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
+                      delivery_point: ({
+                        /** @enum {string} */
+                        match: "confirmed" | "confirmed_secondary_ignored" | "missing_secondary" | "not_confirmed";
+                        vacant: boolean | null;
+                        residential: boolean | null;
+                        standardized: ({
+                          line1: string | null;
+                          line2: string | null;
+                          locality: string | null;
+                          region: string | null;
+                          postcode: string | null;
+                        }) | null;
+                        footnotes: string[];
+                      }) | null;
+                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable") | null;
                       risk_score: number;
                       risk_components: {
                         [key: string]: number;
@@ -1663,7 +1701,21 @@ export interface paths {
                   precision: "postcode";
                 } | null;
                 deliverable: boolean | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable") | null;
+                delivery_point: ({
+                  /** @enum {string} */
+                  match: "confirmed" | "confirmed_secondary_ignored" | "missing_secondary" | "not_confirmed";
+                  vacant: boolean | null;
+                  residential: boolean | null;
+                  standardized: ({
+                    line1: string | null;
+                    line2: string | null;
+                    locality: string | null;
+                    region: string | null;
+                    postcode: string | null;
+                  }) | null;
+                  footnotes: string[];
+                }) | null;
+                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -2022,6 +2074,11 @@ export interface paths {
             phone: string;
             /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
             country?: string | null;
+            /**
+             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            network?: boolean;
           };
         };
       };
@@ -2045,14 +2102,15 @@ export interface paths {
                 /** @enum {string} */
                 line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
                 carrier: string | null;
+                carrier_source: ("network" | "allocation") | null;
                 location: string | null;
                 timezones: string[] | null;
                 disposable: boolean | null;
                 disposable_last_seen: string | null;
-                /** @constant */
-                network_checked: false;
-                network_status: null;
-                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                network_checked: boolean;
+                network_status: ("active" | "inactive" | "unknown") | null;
+                sim_swapped: boolean | null;
+                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -2174,6 +2232,11 @@ export interface paths {
                 /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
                 country?: string | null;
               }))[];
+            /**
+             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            network?: boolean;
           };
         };
       };
@@ -2205,14 +2268,15 @@ export interface paths {
                       /** @enum {string} */
                       line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
                       carrier: string | null;
+                      carrier_source: ("network" | "allocation") | null;
                       location: string | null;
                       timezones: string[] | null;
                       disposable: boolean | null;
                       disposable_last_seen: string | null;
-                      /** @constant */
-                      network_checked: false;
-                      network_status: null;
-                      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                      network_checked: boolean;
+                      network_status: ("active" | "inactive" | "unknown") | null;
+                      sim_swapped: boolean | null;
+                      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
                       risk_score: number;
                       /** @enum {string} */
                       risk_level: "low" | "medium" | "high";
@@ -2366,14 +2430,15 @@ export interface paths {
                 /** @enum {string} */
                 line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
                 carrier: string | null;
+                carrier_source: ("network" | "allocation") | null;
                 location: string | null;
                 timezones: string[] | null;
                 disposable: boolean | null;
                 disposable_last_seen: string | null;
-                /** @constant */
-                network_checked: false;
-                network_status: null;
-                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                network_checked: boolean;
+                network_status: ("active" | "inactive" | "unknown") | null;
+                sim_swapped: boolean | null;
+                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -8933,6 +8998,8 @@ export interface paths {
             country?: string | null;
             /** @default false */
             deliverability?: boolean;
+            /** @default false */
+            delivery_point?: boolean;
           };
         };
       };
@@ -11058,6 +11125,8 @@ export interface paths {
                     po_box?: "send" | "review" | "block";
                     /** @enum {string} */
                     corrections?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    delivery_point?: "send" | "review" | "block";
                     allowed_countries?: unknown[];
                     blocked_countries?: unknown[];
                   };
@@ -11158,6 +11227,8 @@ export interface paths {
             po_box?: "send" | "review" | "block";
             /** @enum {string} */
             corrections?: "send" | "review" | "block";
+            /** @enum {string} */
+            delivery_point?: "send" | "review" | "block";
             allowed_countries?: string[];
             blocked_countries?: string[];
           };
@@ -11196,6 +11267,8 @@ export interface paths {
                     po_box?: "send" | "review" | "block";
                     /** @enum {string} */
                     corrections?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    delivery_point?: "send" | "review" | "block";
                     allowed_countries?: unknown[];
                     blocked_countries?: unknown[];
                   };
@@ -13717,6 +13790,11 @@ export interface paths {
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
+            /**
+             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            network?: boolean;
           };
         };
       };
@@ -14517,6 +14595,11 @@ export interface paths {
                     /** @enum {string} */
                     webhook_events: "changes" | "every_run";
                     alert_emails: boolean;
+                    /**
+                     * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                     * @default false
+                     */
+                    network: boolean;
                     webhook_status: ("pending" | "delivered" | "failed") | null;
                     webhook_detail: string | null;
                     last_run_at: string | null;
@@ -14626,6 +14709,11 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
+            /**
+             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            network?: boolean;
             phones: (string | ({
                 phone: string;
                 /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
@@ -14656,6 +14744,11 @@ export interface paths {
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
                   alert_emails: boolean;
+                  /**
+                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                   * @default false
+                   */
+                  network: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -14778,6 +14871,11 @@ export interface paths {
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
                   alert_emails: boolean;
+                  /**
+                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                   * @default false
+                   */
+                  network: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -14909,6 +15007,11 @@ export interface paths {
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
                   alert_emails: boolean;
+                  /**
+                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                   * @default false
+                   */
+                  network: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -15028,6 +15131,7 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
+            network?: boolean;
             phones?: (string | ({
                 phone: string;
                 /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
@@ -15058,6 +15162,11 @@ export interface paths {
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
                   alert_emails: boolean;
+                  /**
+                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                   * @default false
+                   */
+                  network: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
@@ -15191,6 +15300,11 @@ export interface paths {
                   /** @enum {string} */
                   webhook_events: "changes" | "every_run";
                   alert_emails: boolean;
+                  /**
+                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                   * @default false
+                   */
+                  network: boolean;
                   webhook_status: ("pending" | "delivered" | "failed") | null;
                   webhook_detail: string | null;
                   last_run_at: string | null;
