@@ -10,7 +10,7 @@ import { monitorById } from "../src/engines/monitors/store";
 import { resetBreakers } from "../src/platform/partners/guard";
 import { flags } from "../src/products/phone/monitor";
 import { phone } from "../src/products/phone/product";
-import { admin, bearer, call, createAccount, json } from "./helpers";
+import { admin, anotherKey, bearer, call, createAccount, json } from "./helpers";
 
 let exchange = 200;
 /** A fresh valid US number (NANP: the plan says `fixed_line_or_mobile`) ending in `tail`. */
@@ -213,5 +213,24 @@ describe("phone monitors with network: true", () => {
     const seen = { valid: true, line_type: "mobile", carrier: "EE", carrier_source: "allocation", location: null, disposable: false, undelivered: false };
     expect(flags(seen, { ...seen, carrier: "Vodafone", carrier_source: "network" })).toEqual([]);
     expect(flags({ ...seen, carrier_source: "network" }, { ...seen, carrier: "Vodafone", carrier_source: "network" })).toEqual(["carrier_changed"]);
+  });
+});
+
+describe("phone bulk runs with network: true", () => {
+  it("checks each distinct number once across the run's rows and bills checked rows 2", async () => {
+    const acct = await createAccount({ pack: 20 });
+    const [a, b] = [us("0000"), us("0300")];
+    const auth = bearer(acct.key).headers as Record<string, string>;
+    const created = await call<{ job: { id: number } }>("/api/v1/phone/bulk", json({ phones: [a, b, a, { phone: a.slice(2), country: "US" }], network: true }, auth));
+    expect(created.status).toBe(202);
+    const keys = [acct.key, await anotherKey(acct), await anotherKey(acct)];
+    let job: Record<string, unknown> = {};
+    for (let i = 0; i < 240; i++) {
+      job = (await call<{ job: Record<string, unknown> }>(`/api/v1/phone/bulk/${created.body.data.job.id}`, bearer(keys[i % keys.length]!))).body.data.job;
+      if (!["queued", "processing"].includes(job.status as string)) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(job).toMatchObject({ status: "completed", processed: 4, valid: 4, mobile: 3, voip: 1, credits_used: 4 });
+    expect([await callsFor("twilio", a), await callsFor("twilio", b)]).toEqual([1, 1]);
   });
 });
