@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { SIDECAR_SECRET } from "./test/fixtures/constants.ts";
+import { partnerVars } from "./test/fixtures/partners.ts";
 import { publisherVars } from "./test/fixtures/publishers.ts";
 
 const ADMIN_TOKEN = "test-admin-token";
@@ -49,6 +50,13 @@ export default defineConfig({
                 // The scheduled dataset refresh fetches from the publishers' stand-in (test/fixtures/publishers.ts).
                 ...publisherVars(inject("publishersUrl")),
                 PUBLISHERS_URL: inject("publishersUrl"),
+                // Partner checks against their stand-in (test/fixtures/partners.ts), with short timeouts so a slow partner
+                // (5 s) is a timeout and an open breaker closes again within a test.
+                ...partnerVars(inject("partnersUrl")),
+                PARTNERS_URL: inject("partnersUrl"),
+                PARTNER_TIMEOUT_MS: "400",
+                PARTNER_BUDGET_MS: "4000",
+                PARTNER_BREAKER_MS: "1500",
               },
               // An empty second database for test/db/migration.test.ts, which applies the migrations to it step by step, and
               // one that stays empty: a real D1 that refuses writes (test/http/request-log.test.ts, the queue fallback).

@@ -12,8 +12,9 @@
 //      in .dev-demo.json and reused on later runs while the local data still has the account
 //
 // `npm run dev -- --offline` also starts the tests' stand-ins for the public internet (DNS over HTTPS, RDAP, an SMTP
-// server, the datasets' publishers; test/fixtures/offline-internet.ts) on SIDECAR_PORT+1..+4 and points the Worker
-// and the sidecar at them.
+// server, the datasets' publishers; test/fixtures/offline-internet.ts) on SIDECAR_PORT+1..+4, the partners of the
+// network and delivery-point checks (Twilio, Vonage, Smarty, Google formats) on SIDECAR_PORT+7, and points the Worker
+// and the sidecar at them (the partners' stand-in credentials go in as vars: they open nothing real).
 //
 // Ctrl-C / SIGTERM are forwarded to wrangler; the sidecars are stopped with it; this process exits with wrangler's
 // exit code.
@@ -54,7 +55,7 @@ const SIDECAR_PORT = Number(process.env.SIDECAR_PORT || 8025);
 const SIDECAR_URL = `http://127.0.0.1:${SIDECAR_PORT}`;
 
 const OFFLINE = process.argv.includes("--offline");
-const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3, OFFLINE_PUBLISHERS_PORT: SIDECAR_PORT + 4 };
+const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3, OFFLINE_PUBLISHERS_PORT: SIDECAR_PORT + 4, OFFLINE_PARTNERS_PORT: SIDECAR_PORT + 7 };
 // The local mail catcher (docs/mail.md): every message the service sends lands there, shown at MAIL_CATCHER_URL.
 const MAIL_PORTS = { MAIL_CATCHER_SMTP_PORT: SIDECAR_PORT + 5, MAIL_CATCHER_HTTP_PORT: SIDECAR_PORT + 6 };
 const MAIL_CATCHER_URL = `http://127.0.0.1:${MAIL_PORTS.MAIL_CATCHER_HTTP_PORT}/`;
@@ -132,12 +133,15 @@ async function offlineInternet() {
   // The scheduled dataset refresh fetches from the publishers' stand-in (docs/operations.md, "Dataset refresh").
   const { publisherVars } = await import("../test/fixtures/publishers.ts");
   const refreshVars = Object.entries(publisherVars(`http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_PUBLISHERS_PORT}`)).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  // `network: true` and `delivery_point: true` ask the partners' stand-in (docs/partners.md, "Stand-ins").
+  const { partnerVars } = await import("../test/fixtures/partners.ts");
+  const partnerArgs = Object.entries(partnerVars(`http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_PARTNERS_PORT}`)).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   return {
     name: "offline-internet",
     script,
     env: Object.fromEntries(Object.entries(OFFLINE_PORTS).map(([name, port]) => [name, String(port)])),
     healthUrl: `${doh}?name=acme.example&type=MX`,
-    wranglerArgs: ["--var", `DOH_URL:${doh}`, "--var", `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`, ...refreshVars],
+    wranglerArgs: ["--var", `DOH_URL:${doh}`, "--var", `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`, ...refreshVars, ...partnerArgs],
   };
 }
 
@@ -329,6 +333,8 @@ function printDemo(demo) {
         ? [
             `  Offline           DNS, RDAP, SMTP and the dataset publishers are local stand-ins (SIDECAR_PORT+1..+4): try alice@acme.example (deliverable,`,
             `                    1 credit, then a free repeat), nobody@acme.example, z@catchall.example; docs/offline.md lists them.`,
+            `                    Partners (SIDECAR_PORT+7): POST /phone {"phone": "+16502530000", "network": true} (2 credits), and`,
+            `                    POST /address {"address": "99999 Nonexistent Blvd, Mountain View, CA 94043", "country": "US", "delivery_point": true}.`,
           ]
         : [
             `                    Mailbox checks go through it: it dials port ${process.env.SMTP_PORT || 25} of each MX. Most dev machines and`,

@@ -22,6 +22,7 @@ import { adminIpDatasetRoutes } from "./routes/admin/ip-datasets";
 import { adminDatasetRefreshRoutes } from "./routes/admin/dataset-refresh";
 import { adminPhoneDatasetRoutes } from "./routes/admin/phone-datasets";
 import { adminMailRoutes } from "./routes/admin/mail";
+import { adminPartnerRoutes } from "./routes/admin/partners";
 import { mailLinkRoutes } from "./routes/mail-links";
 import { mailPreferenceRoutes } from "./routes/mail-preferences";
 import { adminRoundTripRoutes } from "./routes/admin/round-trips";
@@ -75,6 +76,7 @@ app.route("/admin/v1", adminPhoneDatasetRoutes);
 app.route("/admin/v1", adminRoundTripRoutes);
 app.route("/admin/v1", adminDatasetRefreshRoutes);
 app.route("/admin/v1", adminMailRoutes);
+app.route("/admin/v1", adminPartnerRoutes);
 
 answerWrongMethods(app);
 app.onError(onError);

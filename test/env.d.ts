@@ -17,6 +17,8 @@ declare namespace Cloudflare {
     SNS_SIGNING_KEY: string;
     /** The datasets' publishers stand-in (test/fixtures/publishers.ts): `POST /control` changes what it serves. */
     PUBLISHERS_URL: string;
+    /** The partners' stand-in (test/fixtures/partners.ts): `GET /stats` counts the calls each value caused. */
+    PARTNERS_URL: string;
   }
 }
 

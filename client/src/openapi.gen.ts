@@ -5,16 +5,56 @@
 
 export interface paths {
   "/api/v1/account": {
-    /**
-     * Balance (plan/pack), plan, monthly grant and fair-use window
-     * @description The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.
-     */
+    /** Balance (plan/pack), plan, monthly grant and fair-use window */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["AccountResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                id: string;
+                email: string;
+                email_verified: boolean;
+                /** Format: date-time */
+                created_at: string;
+                plan: {
+                  /** @enum {string} */
+                  name: "free" | "starter" | "growth" | "enterprise";
+                  /** @enum {string} */
+                  status: "active" | "cancelled";
+                  monthly_credits: number;
+                  cancelled_at: string | null;
+                  plan_credits_expire_at: string | null;
+                };
+                balance: {
+                  total: number;
+                  plan: number;
+                  pack: number;
+                  reserved: number;
+                  available: number;
+                };
+                grant: {
+                  monthly_credits: number;
+                  rollover_cap: number;
+                  next_grant_at: string | null;
+                };
+                fair_use: {
+                  window_days: number;
+                  billed_answers: number;
+                  undeliverable_checked: number;
+                  free_undeliverable_limit: number;
+                  free_undeliverable_remaining: number;
+                };
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -31,87 +71,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
+            "application/json": components["schemas"]["Error"] & ({
               error?: {
                 /** @enum {unknown} */
-                code?: "RATE_LIMITED";
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
               };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Change the account's mail settings: low_balance_threshold, bulk_finished_emails */
-    patch: {
-      requestBody: {
-        content: {
-          "application/json": {
-            low_balance_threshold?: number | null;
-            bulk_finished_emails?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
+            });
           };
         };
         /** @description RATE_LIMITED */
@@ -151,10 +116,7 @@ export interface paths {
     };
   };
   "/api/v1/account/ledger": {
-    /**
-     * Every credit movement, newest first, 100 a page
-     * @description Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge is its row here; `GET /account/requests/{requestId}` explains it. Free.
-     */
+    /** Every credit movement, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -171,7 +133,8 @@ export interface paths {
               data: {
                 entries: ({
                     id: number;
-                    at: components["schemas"]["CreatedAt"];
+                    /** Format: date-time */
+                    at: string;
                     request_id: string | null;
                     /** @enum {string} */
                     kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "expiry";
@@ -183,7 +146,12 @@ export interface paths {
                     note: string | null;
                   })[];
               };
-              meta: components["schemas"]["AccountLedgerMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -201,7 +169,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -252,10 +225,7 @@ export interface paths {
     };
   };
   "/api/v1/account/requests/{requestId}": {
-    /**
-     * What one request did
-     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.
-     */
+    /** What one request did */
     get: {
       parameters: {
         path: {
@@ -276,7 +246,8 @@ export interface paths {
                 code: string | null;
                 credits_used: number;
                 key_id: string | null;
-                created_at: components["schemas"]["CreatedAt"];
+                /** Format: date-time */
+                created_at: string;
               };
               meta: {
                 request_id: string;
@@ -298,7 +269,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -381,7 +357,50 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: components["schemas"]["EmailAnswer"];
+              data: {
+                email: string;
+                normalized_email: string;
+                is_alias: boolean;
+                is_gibberish: boolean;
+                /** @enum {string} */
+                deliverable: "deliverable" | "risky" | "undeliverable";
+                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
+                risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                risk_components: {
+                  [key: string]: number;
+                };
+                syntax_valid: boolean;
+                domain: string;
+                mx_found: boolean;
+                mx_implicit: boolean;
+                mx_provider: string | null;
+                has_spf: boolean | null;
+                dmarc_policy: ("none" | "quarantine" | "reject") | null;
+                has_dmarc: boolean | null;
+                domain_registered_at: string | null;
+                domain_age_days: number | null;
+                disposable: boolean;
+                role: boolean;
+                free_provider: boolean;
+                smtp_checked: boolean;
+                smtp_checked_at: string | null;
+                mailbox_exists: boolean | null;
+                catch_all: boolean | null;
+                smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+                mailbox_confidence: number | null;
+                did_you_mean: string | null;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                  rules_hit: string[];
+                }) | null;
+              };
               meta: {
                 credits_used: number;
                 credits_remaining: number;
@@ -420,7 +439,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -491,10 +515,53 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: {
+                results: ({
                     index: number;
                     input: string;
-                    data: components["schemas"]["EmailAnswer"];
+                    data: {
+                      email: string;
+                      normalized_email: string;
+                      is_alias: boolean;
+                      is_gibberish: boolean;
+                      /** @enum {string} */
+                      deliverable: "deliverable" | "risky" | "undeliverable";
+                      reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
+                      risk_score: number;
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      syntax_valid: boolean;
+                      domain: string;
+                      mx_found: boolean;
+                      mx_implicit: boolean;
+                      mx_provider: string | null;
+                      has_spf: boolean | null;
+                      dmarc_policy: ("none" | "quarantine" | "reject") | null;
+                      has_dmarc: boolean | null;
+                      domain_registered_at: string | null;
+                      domain_age_days: number | null;
+                      disposable: boolean;
+                      role: boolean;
+                      free_provider: boolean;
+                      smtp_checked: boolean;
+                      smtp_checked_at: string | null;
+                      mailbox_exists: boolean | null;
+                      catch_all: boolean | null;
+                      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+                      mailbox_confidence: number | null;
+                      did_you_mean: string | null;
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                      policy: ({
+                        /** @enum {string} */
+                        action: "send" | "review" | "block";
+                        rules_hit: string[];
+                      }) | null;
+                    };
                     meta: {
                       credits_used: number;
                       cache_hit: boolean;
@@ -502,9 +569,16 @@ export interface paths {
                       refreshed: boolean;
                       fair_use_billed: boolean;
                     };
-                  }[];
+                  })[];
               };
-              meta: components["schemas"]["EmailBatchMeta"];
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                request_id: string;
+              };
             };
           };
         };
@@ -533,7 +607,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -613,7 +692,7 @@ export interface paths {
                 is_gibberish: boolean;
                 /** @enum {string} */
                 deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: components["schemas"]["Reason"];
+                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -628,20 +707,26 @@ export interface paths {
                 has_spf: boolean | null;
                 dmarc_policy: ("none" | "quarantine" | "reject") | null;
                 has_dmarc: boolean | null;
-                domain_registered_at: components["schemas"]["DomainRegisteredAt"];
+                domain_registered_at: string | null;
                 domain_age_days: number | null;
                 disposable: boolean;
                 role: boolean;
                 free_provider: boolean;
                 smtp_checked: boolean;
-                smtp_checked_at: components["schemas"]["CancelledAt"];
+                smtp_checked_at: string | null;
                 mailbox_exists: boolean | null;
                 catch_all: boolean | null;
                 smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                 mailbox_confidence: number | null;
                 did_you_mean: string | null;
-                sources: components["schemas"]["Sources"];
-                policy: components["schemas"]["EmailPolicy"];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                }) | null;
               };
             };
           };
@@ -671,7 +756,12 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailPublicResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -735,13 +825,21 @@ export interface paths {
                 mx_provider: string | null;
                 has_spf: boolean | null;
                 dmarc_policy: string | null;
-                domain_registered_at: components["schemas"]["DomainRegisteredAt"];
+                domain_registered_at: string | null;
                 domain_age_days: number | null;
                 disposable: boolean | null;
                 free_provider: boolean | null;
-                sources: components["schemas"]["Sources"] | null;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[] | null;
               };
-              meta: components["schemas"]["EmailDomainMeta"];
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
@@ -770,7 +868,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -825,7 +928,13 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": components["schemas"]["EntityRequest"];
+          "application/json": {
+            identifier: string;
+            /** @description Default `lei`. */
+            type?: ("lei" | "company_number") | null;
+            /** @description Two letters; required when type is `company_number`. */
+            country?: string | null;
+          };
         };
       };
       responses: {
@@ -835,8 +944,30 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: components["schemas"]["EntityAnswer"];
-              meta: components["schemas"]["EmailDomainMeta"];
+              data: {
+                identifier: string;
+                /** @enum {string} */
+                identifier_type: "lei" | "company_number";
+                found: boolean;
+                reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
+                name: string | null;
+                status: string | null;
+                status_detail: string | null;
+                country: string | null;
+                checksum_valid: boolean | null;
+                registration_status: string | null;
+                flags: "dissolved_in_national_register"[];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
@@ -865,7 +996,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -924,7 +1060,13 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            identifiers: components["schemas"]["Identifiers"];
+            identifiers: (string | ({
+                identifier: string;
+                /** @description Default `lei`. */
+                type?: ("lei" | "company_number") | null;
+                /** @description Two letters; required when type is `company_number`. */
+                country?: string | null;
+              }))[];
           };
         };
       };
@@ -945,7 +1087,24 @@ export interface paths {
                       /** @description Two letters; required when type is `company_number`. */
                       country?: string | null;
                     });
-                    data: components["schemas"]["EntityAnswer"];
+                    data: {
+                      identifier: string;
+                      /** @enum {string} */
+                      identifier_type: "lei" | "company_number";
+                      found: boolean;
+                      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
+                      name: string | null;
+                      status: string | null;
+                      status_detail: string | null;
+                      country: string | null;
+                      checksum_valid: boolean | null;
+                      registration_status: string | null;
+                      flags: "dissolved_in_national_register"[];
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                    };
                     meta: {
                       credits_used: number;
                       cache_hit: boolean;
@@ -989,7 +1148,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1045,9 +1209,27 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            address: components["schemas"]["Address"];
+            address: string | {
+              /** @description The whole address on one line (commas or line breaks between its parts). */
+              address: string;
+              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+              country?: string;
+            } | ({
+              line1?: string | null;
+              line2?: string | null;
+              locality?: string | null;
+              region?: string | null;
+              postcode?: string | null;
+              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+              country?: string;
+            });
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
+            /**
+             * @description Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            delivery_point?: boolean;
           };
         };
       };
@@ -1058,8 +1240,87 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: components["schemas"]["AddressAnswer"];
-              meta: components["schemas"]["AddressMeta"];
+              data: {
+                input: string | ({
+                  line1?: string | null;
+                  line2?: string | null;
+                  locality?: string | null;
+                  region?: string | null;
+                  postcode?: string | null;
+                  country: string;
+                });
+                country: string;
+                valid: boolean;
+                /** @enum {string} */
+                verification: "verified" | "format_only" | "invalid";
+                /** @enum {string} */
+                precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
+                address: {
+                  line1: string | null;
+                  line2: string | null;
+                  locality: string | null;
+                  region: string | null;
+                  postcode: string | null;
+                  country: string;
+                };
+                formatted: string | null;
+                postcode_format_valid: boolean | null;
+                postcode_found: boolean | null;
+                locality_matches_postcode: boolean | null;
+                region_matches_postcode: boolean | null;
+                po_box: boolean;
+                corrections: ({
+                    /** @enum {string} */
+                    field: "line1" | "locality" | "region" | "postcode";
+                    from: string | null;
+                    to: string;
+                  })[];
+                missing_components: ("line1" | "locality" | "region" | "postcode")[];
+                geo: {
+                  latitude: number;
+                  longitude: number;
+                  /** @constant */
+                  precision: "postcode";
+                } | null;
+                deliverable: boolean | null;
+                delivery_point: ({
+                  /** @enum {string} */
+                  match: "confirmed" | "confirmed_secondary_ignored" | "missing_secondary" | "not_confirmed";
+                  vacant: boolean | null;
+                  residential: boolean | null;
+                  standardized: ({
+                    line1: string | null;
+                    line2: string | null;
+                    locality: string | null;
+                    region: string | null;
+                    postcode: string | null;
+                  }) | null;
+                  footnotes: string[];
+                }) | null;
+                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                  rules_hit: string[];
+                }) | null;
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                request_id: string;
+              };
             };
           };
         };
@@ -1088,7 +1349,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1147,9 +1413,27 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            addresses: components["schemas"]["Address"][];
+            addresses: (string | {
+                /** @description The whole address on one line (commas or line breaks between its parts). */
+                address: string;
+                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+                country?: string;
+              } | ({
+                line1?: string | null;
+                line2?: string | null;
+                locality?: string | null;
+                region?: string | null;
+                postcode?: string | null;
+                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+                country?: string;
+              }))[];
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
+            /**
+             * @description Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            delivery_point?: boolean;
           };
         };
       };
@@ -1161,14 +1445,98 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: {
+                results: ({
                     index: number;
                     input: unknown;
-                    data: components["schemas"]["AddressAnswer"];
-                    meta: components["schemas"]["AddressBatchMeta"];
-                  }[];
+                    data: {
+                      input: string | ({
+                        line1?: string | null;
+                        line2?: string | null;
+                        locality?: string | null;
+                        region?: string | null;
+                        postcode?: string | null;
+                        country: string;
+                      });
+                      country: string;
+                      valid: boolean;
+                      /** @enum {string} */
+                      verification: "verified" | "format_only" | "invalid";
+                      /** @enum {string} */
+                      precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
+                      address: {
+                        line1: string | null;
+                        line2: string | null;
+                        locality: string | null;
+                        region: string | null;
+                        postcode: string | null;
+                        country: string;
+                      };
+                      formatted: string | null;
+                      postcode_format_valid: boolean | null;
+                      postcode_found: boolean | null;
+                      locality_matches_postcode: boolean | null;
+                      region_matches_postcode: boolean | null;
+                      po_box: boolean;
+                      corrections: ({
+                          /** @enum {string} */
+                          field: "line1" | "locality" | "region" | "postcode";
+                          from: string | null;
+                          to: string;
+                        })[];
+                      missing_components: ("line1" | "locality" | "region" | "postcode")[];
+                      geo: {
+                        latitude: number;
+                        longitude: number;
+                        /** @constant */
+                        precision: "postcode";
+                      } | null;
+                      deliverable: boolean | null;
+                      delivery_point: ({
+                        /** @enum {string} */
+                        match: "confirmed" | "confirmed_secondary_ignored" | "missing_secondary" | "not_confirmed";
+                        vacant: boolean | null;
+                        residential: boolean | null;
+                        standardized: ({
+                          line1: string | null;
+                          line2: string | null;
+                          locality: string | null;
+                          region: string | null;
+                          postcode: string | null;
+                        }) | null;
+                        footnotes: string[];
+                      }) | null;
+                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable") | null;
+                      risk_score: number;
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                      policy: ({
+                        /** @enum {string} */
+                        action: "send" | "review" | "block";
+                        rules_hit: string[];
+                      }) | null;
+                    };
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                      suppressed: boolean;
+                    };
+                  })[];
               };
-              meta: components["schemas"]["EmailBatchMeta"];
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                request_id: string;
+              };
             };
           };
         };
@@ -1197,7 +1565,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1259,7 +1632,20 @@ export interface paths {
             /** Format: starts_with */
             key: string;
             challenge_token?: string | null;
-            address: components["schemas"]["Address"];
+            address: string | {
+              /** @description The whole address on one line (commas or line breaks between its parts). */
+              address: string;
+              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+              country?: string;
+            } | ({
+              line1?: string | null;
+              line2?: string | null;
+              locality?: string | null;
+              region?: string | null;
+              postcode?: string | null;
+              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+              country?: string;
+            });
             /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
             country?: string;
           };
@@ -1273,33 +1659,77 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                input: components["schemas"]["Input"];
+                input: string | ({
+                  line1?: string | null;
+                  line2?: string | null;
+                  locality?: string | null;
+                  region?: string | null;
+                  postcode?: string | null;
+                  country: string;
+                });
                 country: string;
                 valid: boolean;
                 /** @enum {string} */
                 verification: "verified" | "format_only" | "invalid";
                 /** @enum {string} */
                 precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                address: components["schemas"]["PropertiesAddress"];
+                address: {
+                  line1: string | null;
+                  line2: string | null;
+                  locality: string | null;
+                  region: string | null;
+                  postcode: string | null;
+                  country: string;
+                };
                 formatted: string | null;
                 postcode_format_valid: boolean | null;
                 postcode_found: boolean | null;
                 locality_matches_postcode: boolean | null;
                 region_matches_postcode: boolean | null;
                 po_box: boolean;
-                corrections: components["schemas"]["Corrections"];
+                corrections: ({
+                    /** @enum {string} */
+                    field: "line1" | "locality" | "region" | "postcode";
+                    from: string | null;
+                    to: string;
+                  })[];
                 missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                geo: components["schemas"]["Geo"];
+                geo: {
+                  latitude: number;
+                  longitude: number;
+                  /** @constant */
+                  precision: "postcode";
+                } | null;
                 deliverable: boolean | null;
-                reason: components["schemas"]["PropertiesReason"];
+                delivery_point: ({
+                  /** @enum {string} */
+                  match: "confirmed" | "confirmed_secondary_ignored" | "missing_secondary" | "not_confirmed";
+                  vacant: boolean | null;
+                  residential: boolean | null;
+                  standardized: ({
+                    line1: string | null;
+                    line2: string | null;
+                    locality: string | null;
+                    region: string | null;
+                    postcode: string | null;
+                  }) | null;
+                  footnotes: string[];
+                }) | null;
+                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable") | null;
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
                 };
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
-                sources: components["schemas"]["Sources"];
-                policy: components["schemas"]["EmailPolicy"];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                }) | null;
               };
             };
           };
@@ -1329,7 +1759,12 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailPublicResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1396,9 +1831,17 @@ export interface paths {
                     latitude: number | null;
                     longitude: number | null;
                   })[];
-                sources: components["schemas"]["Sources"];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
               };
-              meta: components["schemas"]["EmailDomainMeta"];
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
@@ -1427,7 +1870,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1512,9 +1960,17 @@ export interface paths {
                     locality: string | null;
                   })[];
                 truncated: boolean;
-                sources: components["schemas"]["Sources"];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
               };
-              meta: components["schemas"]["EmailDomainMeta"];
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
@@ -1543,7 +1999,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description ADDRESS_STREETS_NOT_FOUND */
@@ -1609,7 +2070,16 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": components["schemas"]["PhoneRequest"];
+          "application/json": {
+            phone: string;
+            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+            country?: string | null;
+            /**
+             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            network?: boolean;
+          };
         };
       };
       responses: {
@@ -1619,8 +2089,52 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: components["schemas"]["PhoneAnswer"];
-              meta: components["schemas"]["AddressMeta"];
+              data: {
+                phone: string;
+                valid: boolean;
+                possible: boolean;
+                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                e164: string | null;
+                national_format: string | null;
+                international_format: string | null;
+                country: string | null;
+                calling_code: string | null;
+                /** @enum {string} */
+                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                carrier: string | null;
+                carrier_source: ("network" | "allocation") | null;
+                location: string | null;
+                timezones: string[] | null;
+                disposable: boolean | null;
+                disposable_last_seen: string | null;
+                network_checked: boolean;
+                network_status: ("active" | "inactive" | "unknown") | null;
+                sim_swapped: boolean | null;
+                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
+                risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                risk_components: {
+                  [key: string]: number;
+                };
+                missing_datasets: string[];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                  rules_hit: string[];
+                }) | null;
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                request_id: string;
+              };
             };
           };
         };
@@ -1649,7 +2163,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1707,7 +2226,18 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": components["schemas"]["PhoneBatchRequest"];
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+            /**
+             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            network?: boolean;
+          };
         };
       };
       responses: {
@@ -1718,14 +2248,67 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: {
+                results: ({
                     index: number;
-                    input: components["schemas"]["PhoneInput"];
-                    data: components["schemas"]["PhoneAnswer"];
-                    meta: components["schemas"]["AddressBatchMeta"];
-                  }[];
+                    input: string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    });
+                    data: {
+                      phone: string;
+                      valid: boolean;
+                      possible: boolean;
+                      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                      e164: string | null;
+                      national_format: string | null;
+                      international_format: string | null;
+                      country: string | null;
+                      calling_code: string | null;
+                      /** @enum {string} */
+                      line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                      carrier: string | null;
+                      carrier_source: ("network" | "allocation") | null;
+                      location: string | null;
+                      timezones: string[] | null;
+                      disposable: boolean | null;
+                      disposable_last_seen: string | null;
+                      network_checked: boolean;
+                      network_status: ("active" | "inactive" | "unknown") | null;
+                      sim_swapped: boolean | null;
+                      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
+                      risk_score: number;
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      missing_datasets: string[];
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                      policy: ({
+                        /** @enum {string} */
+                        action: "send" | "review" | "block";
+                        rules_hit: string[];
+                      }) | null;
+                    };
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                      suppressed: boolean;
+                    };
+                  })[];
               };
-              meta: components["schemas"]["EmailBatchMeta"];
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                request_id: string;
+              };
             };
           };
         };
@@ -1754,7 +2337,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1839,16 +2427,18 @@ export interface paths {
                 international_format: string | null;
                 country: string | null;
                 calling_code: string | null;
-                line_type: components["schemas"]["LineType"];
+                /** @enum {string} */
+                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
                 carrier: string | null;
+                carrier_source: ("network" | "allocation") | null;
                 location: string | null;
                 timezones: string[] | null;
                 disposable: boolean | null;
                 disposable_last_seen: string | null;
-                /** @constant */
-                network_checked: false;
-                network_status: null;
-                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                network_checked: boolean;
+                network_status: ("active" | "inactive" | "unknown") | null;
+                sim_swapped: boolean | null;
+                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -1856,8 +2446,14 @@ export interface paths {
                   [key: string]: number;
                 };
                 missing_datasets: string[];
-                sources: components["schemas"]["Sources"];
-                policy: components["schemas"]["EmailPolicy"];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                }) | null;
               };
             };
           };
@@ -1887,7 +2483,12 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailPublicResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -1949,14 +2550,23 @@ export interface paths {
                 possible_lengths: number[];
                 blocks: ({
                     prefix: string;
-                    line_type: components["schemas"]["LineType"];
+                    /** @enum {string} */
+                    line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
                     carrier: string | null;
                     location: string | null;
                   })[];
                 truncated: boolean;
-                sources: components["schemas"]["Sources"];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
               };
-              meta: components["schemas"]["EmailDomainMeta"];
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
@@ -1985,7 +2595,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description PHONE_BLOCK_NOT_FOUND */
@@ -2063,7 +2678,79 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+                tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+                vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -2091,7 +2778,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2151,7 +2843,79 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+                tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+                vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -2179,7 +2943,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
@@ -2243,9 +3012,17 @@ export interface paths {
                 /** @description A decimal string: IPv6 counts pass 2^53. */
                 num_ipv6: string;
                 hosting: boolean | null;
-                sources: components["schemas"]["Sources"];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
               };
-              meta: components["schemas"]["EmailDomainMeta"];
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
@@ -2274,7 +3051,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description ASN_NOT_FOUND */
@@ -2375,9 +3157,17 @@ export interface paths {
                     country: string | null;
                   })[];
                 truncated: boolean;
-                sources: components["schemas"]["Sources"];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
               };
-              meta: components["schemas"]["EmailDomainMeta"];
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
@@ -2406,7 +3196,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2474,12 +3269,76 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: {
+                results: ({
                     index: number;
                     input: string;
-                    data: components["schemas"]["PropertiesAnswer2"];
-                    meta: components["schemas"]["AddressBatchMeta"];
-                  }[];
+                    data: {
+                      ip: string;
+                      version: (4 | 6) | null;
+                      valid: boolean;
+                      reserved: boolean;
+                      reserved_range: string | null;
+                      reserved_name: string | null;
+                      placed: boolean;
+                      country: string | null;
+                      country_name: string | null;
+                      continent: string | null;
+                      /** @description City of the address from `ip-city`; null when unknown. */
+                      city: string | null;
+                      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                      region: string | null;
+                      /** @description Postal code from `ip-city`; null when unknown. */
+                      postal_code: string | null;
+                      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                      latitude: number | null;
+                      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                      longitude: number | null;
+                      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                      accuracy_radius_km: number | null;
+                      asn: number | null;
+                      as_name: string | null;
+                      network: string | null;
+                      hosting: boolean | null;
+                      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                      hosting_provider: string | null;
+                      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+                      tor: boolean | null;
+                      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+                      vpn: boolean | null;
+                      /** @description Always null: no proxy list is installed. */
+                      proxy: boolean | null;
+                      anonymous: boolean | null;
+                      list: ({
+                        id: number;
+                        name: string;
+                        /** @enum {string} */
+                        kind: "allow" | "deny";
+                      }) | null;
+                      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                      feedback: ({
+                        /** @enum {string} */
+                        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                        /** Format: date-time */
+                        reported_at: string;
+                      }) | null;
+                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                      risk_score: number;
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                    };
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                      suppressed: boolean;
+                    };
+                  })[];
               };
               meta: {
                 requested: number;
@@ -2518,7 +3377,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2591,7 +3455,67 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: components["schemas"]["PropertiesAnswer2"];
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+                tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+                vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
             };
           };
         };
@@ -2620,7 +3544,12 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailPublicResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2660,10 +3589,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/lists": {
-    /**
-     * The account's allow and deny lists, oldest first
-     * @description The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny list over an allow list); a deny list adds to the risk (`deny_list`). Free.
-     */
+    /** The account's allow and deny lists, oldest first */
     get: {
       responses: {
         /** @description Success */
@@ -2673,7 +3599,17 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                lists: components["schemas"]["IpList"][];
+                lists: ({
+                    id: number;
+                    name: string;
+                    /** @enum {string} */
+                    kind: "allow" | "deny";
+                    entries: string[];
+                    /** Format: date-time */
+                    created_at: string;
+                    /** Format: date-time */
+                    updated_at: string;
+                  })[];
               };
               meta: {
                 total: number;
@@ -2697,7 +3633,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description RATE_LIMITED */
@@ -2735,10 +3676,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Create an allow or deny list (at most 10 per account)
-     * @description Creates a list of addresses and CIDR ranges (IPv4 and IPv6). Applies to lookups from the next request. Free.
-     */
+    /** Create an allow or deny list (at most 10 per account) */
     post: {
       requestBody: {
         content: {
@@ -2746,7 +3684,7 @@ export interface paths {
             name: string;
             /** @enum {string} */
             kind: "allow" | "deny";
-            entries: components["schemas"]["Entries"];
+            entries: (string | number)[];
           };
         };
       };
@@ -2754,7 +3692,26 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": components["schemas"]["IpListsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -2771,7 +3728,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description IP_LIST_LIMIT_REACHED */
@@ -2833,10 +3795,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/lists/{listId}": {
-    /**
-     * One list
-     * @description The list with its entries. Another account's list is 404. Free.
-     */
+    /** One list */
     get: {
       parameters: {
         path: {
@@ -2847,7 +3806,26 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpListsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -2864,7 +3842,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -2924,10 +3907,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Delete a list
-     * @description Deletes the list; answers it as it was. Free.
-     */
+    /** Delete a list */
     delete: {
       parameters: {
         path: {
@@ -2938,7 +3918,26 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpListsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -2955,7 +3954,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -3015,10 +4019,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Rename a list, change its kind or replace its entries
-     * @description Changes the fields given; `entries` replaces the whole list. Free.
-     */
+    /** Rename a list, change its kind or replace its entries */
     patch: {
       parameters: {
         path: {
@@ -3031,7 +4032,7 @@ export interface paths {
             name?: string;
             /** @enum {string} */
             kind?: "allow" | "deny";
-            entries?: components["schemas"]["Entries"];
+            entries?: (string | number)[];
           };
         };
       };
@@ -3039,7 +4040,26 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpListsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                list: {
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                  entries: string[];
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3056,7 +4076,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -3125,7 +4150,28 @@ export interface paths {
     post: {
       requestBody: {
         content: {
-          "application/json": components["schemas"]["ConsistencyRequest"];
+          "application/json": {
+            /** @description An email address (answered without the mailbox handshake). */
+            email?: string | null;
+            /** @description A phone number: a string with `+`, or `{phone, country}`. */
+            phone?: (string | ({
+              phone: string;
+              /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+              country?: string | null;
+            })) | null;
+            /** @description An IPv4 or IPv6 address. */
+            ip?: string | null;
+            /** @description A postal address object with its `country` (or `{address, country}`). */
+            address?: unknown;
+            /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
+            entity?: ({
+              identifier: string;
+              /** @description Default `lei`. */
+              type?: ("lei" | "company_number") | null;
+              /** @description Two letters; required when type is `company_number`. */
+              country?: string | null;
+            }) | null;
+          };
         };
       };
       responses: {
@@ -3177,7 +4223,8 @@ export interface paths {
                   }) | null;
                 };
                 checks: ({
-                    name: components["schemas"]["Name"];
+                    /** @enum {string} */
+                    name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
                     /** @enum {string} */
                     result: "agree" | "disagree" | "unknown" | "not_applicable";
                     weight: number;
@@ -3187,8 +4234,8 @@ export interface paths {
                     };
                     reason: string;
                   })[];
-                agreements: components["schemas"]["Agreements"];
-                disagreements: components["schemas"]["Agreements"];
+                agreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
+                disagreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
                 /** @description round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided. */
                 score: number | null;
                 level: ("consistent" | "mixed" | "inconsistent") | null;
@@ -3198,9 +4245,17 @@ export interface paths {
                 risk_components: {
                   [key: string]: number;
                 };
-                sources: components["schemas"]["Sources"];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
               };
-              meta: components["schemas"]["EmailDomainMeta"];
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
@@ -3229,7 +4284,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3280,10 +4340,7 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk": {
-    /**
-     * List email bulk runs, newest first, 100 a page
-     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
-     */
+    /** List email bulk runs, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -3301,9 +4358,33 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: components["schemas"]["Job"][];
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
               };
-              meta: components["schemas"]["EmailBulkMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -3321,7 +4402,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3370,10 +4456,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Start a bulk email run (up to 100,000 values); the webhook secret is returned once
-     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /email/bulk/{jobId}` or give `webhook_url`: `bulk_email_job.finished` is posted there, signed with the `webhook_secret` returned only here.
-     */
+    /** Start a bulk email run (up to 100,000 values); the webhook secret is returned once */
     post: {
       requestBody: {
         content: {
@@ -3394,7 +4477,25 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: components["schemas"]["Job"];
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  deliverable: number;
+                  risky: number;
+                  undeliverable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
                 webhook_secret: string | null;
               };
               meta: {
@@ -3417,7 +4518,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -3479,10 +4585,7 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}": {
-    /**
-     * Poll one run
-     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
-     */
+    /** Poll one run */
     get: {
       parameters: {
         path: {
@@ -3493,7 +4596,34 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  deliverable: number;
+                  risky: number;
+                  undeliverable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3510,7 +4640,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -3572,10 +4707,7 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/cancel": {
-    /**
-     * Cancel a queued or running run
-     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
-     */
+    /** Cancel a queued or running run */
     post: {
       parameters: {
         path: {
@@ -3586,7 +4718,34 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  deliverable: number;
+                  risky: number;
+                  undeliverable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3603,7 +4762,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -3676,10 +4840,7 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/resume": {
-    /**
-     * Resume a run that stopped for lack of credits
-     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
-     */
+    /** Resume a run that stopped for lack of credits */
     post: {
       parameters: {
         path: {
@@ -3690,7 +4851,34 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  deliverable: number;
+                  risky: number;
+                  undeliverable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3707,7 +4895,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -3780,10 +4973,7 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/results": {
-    /**
-     * Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed
-     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
-     */
+    /** Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed */
     get: {
       parameters: {
         query?: {
@@ -3797,7 +4987,14 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailBulkResultsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3814,7 +5011,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -3887,10 +5089,7 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/webhook/redeliver": {
-    /**
-     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
-     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
-     */
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
     post: {
       parameters: {
         path: {
@@ -3901,7 +5100,34 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": components["schemas"]["EmailBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  deliverable: number;
+                  risky: number;
+                  undeliverable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3918,7 +5144,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -3991,10 +5222,7 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors": {
-    /**
-     * The account's email monitors, newest first, 100 a page
-     * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
-     */
+    /** The account's email monitors, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -4009,9 +5237,39 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: components["schemas"]["Monitor"][];
+                monitors: ({
+                    id: number;
+                    name: string;
+                    emails: string[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      deliverable: number;
+                      risky: number;
+                      undeliverable: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
               };
-              meta: components["schemas"]["AccountLedgerMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -4029,7 +5287,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -4078,10 +5341,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
-     */
+    /** Create a monitor; the webhook signing secret is returned once */
     post: {
       requestBody: {
         content: {
@@ -4105,7 +5365,42 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": components["schemas"]["EmailMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  emails: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4122,7 +5417,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -4173,10 +5473,7 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors/{monitorId}": {
-    /**
-     * One monitor
-     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
-     */
+    /** One monitor */
     get: {
       parameters: {
         path: {
@@ -4187,7 +5484,42 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  emails: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4204,7 +5536,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -4264,10 +5601,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Delete a monitor and its baselines
-     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
-     */
+    /** Delete a monitor and its baselines */
     delete: {
       parameters: {
         path: {
@@ -4278,7 +5612,42 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  emails: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4295,7 +5664,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -4355,10 +5729,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
-     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
-     */
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
     patch: {
       parameters: {
         path: {
@@ -4383,7 +5754,42 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  emails: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4400,7 +5806,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -4462,10 +5873,7 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors/{monitorId}/run": {
-    /**
-     * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
-     */
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
     post: {
       parameters: {
         path: {
@@ -4480,9 +5888,51 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: components["schemas"]["Monitor"];
-                summary: components["schemas"]["AnyOfResponse16"];
-                changes: components["schemas"]["Changes"];
+                monitor: {
+                  id: number;
+                  name: string;
+                  emails: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    deliverable: number;
+                    risky: number;
+                    undeliverable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  deliverable: number;
+                  risky: number;
+                  undeliverable: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
               };
               meta: {
                 request_id: string;
@@ -4515,7 +5965,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -4577,10 +6032,7 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors": {
-    /**
-     * The account's email monitors, newest first, 100 a page
-     * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
-     */
+    /** The account's email monitors, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -4595,9 +6047,37 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: components["schemas"]["EmailMonitor"][];
+                monitors: ({
+                    id: number;
+                    name: string;
+                    domains: string[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      mx_found: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
               };
-              meta: components["schemas"]["AccountLedgerMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -4615,7 +6095,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -4664,10 +6149,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
-     */
+    /** Create a monitor; the webhook signing secret is returned once */
     post: {
       requestBody: {
         content: {
@@ -4691,7 +6173,40 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  domains: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    mx_found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4708,7 +6223,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -4759,10 +6279,7 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors/{monitorId}": {
-    /**
-     * One monitor
-     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
-     */
+    /** One monitor */
     get: {
       parameters: {
         path: {
@@ -4773,7 +6290,40 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  domains: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    mx_found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4790,7 +6340,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -4850,10 +6405,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Delete a monitor and its baselines
-     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
-     */
+    /** Delete a monitor and its baselines */
     delete: {
       parameters: {
         path: {
@@ -4864,7 +6416,40 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  domains: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    mx_found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4881,7 +6466,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -4941,10 +6531,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
-     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
-     */
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
     patch: {
       parameters: {
         path: {
@@ -4969,7 +6556,40 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  domains: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    mx_found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4986,7 +6606,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -5048,10 +6673,7 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors/{monitorId}/run": {
-    /**
-     * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
-     */
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
     post: {
       parameters: {
         path: {
@@ -5066,9 +6688,47 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: components["schemas"]["EmailMonitor"];
-                summary: components["schemas"]["AnyOfResponse17"];
-                changes: components["schemas"]["Changes"];
+                monitor: {
+                  id: number;
+                  name: string;
+                  domains: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    mx_found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  mx_found: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
               };
               meta: {
                 request_id: string;
@@ -5101,7 +6761,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -5163,10 +6828,7 @@ export interface paths {
     };
   };
   "/api/v1/email/suppressions": {
-    /**
-     * The account's email suppression list, newest first, 100 a page
-     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
-     */
+    /** The account's email suppression list, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -5182,9 +6844,22 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: components["schemas"]["Suppression"][];
+                suppressions: ({
+                    id: number;
+                    email: string;
+                    reason: string;
+                    /** @enum {string} */
+                    source: "verdict" | "manual" | "feedback";
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
               };
-              meta: components["schemas"]["AccountLedgerMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -5202,7 +6877,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5251,10 +6931,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
-     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
-     */
+    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
     post: {
       requestBody: {
         content: {
@@ -5268,7 +6945,18 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                added: number;
+                invalid: string[];
+                test_values: string[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5285,7 +6973,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5334,10 +7027,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Take values off the suppression list
-     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
-     */
+    /** Take values off the suppression list */
     delete: {
       requestBody: {
         content: {
@@ -5350,7 +7040,16 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                removed: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5367,7 +7066,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5418,10 +7122,7 @@ export interface paths {
     };
   };
   "/api/v1/email/suppressions/{suppressionId}": {
-    /**
-     * Remove one suppression entry
-     * @description Removes one entry by its id. Another account's entry is 404. Free.
-     */
+    /** Remove one suppression entry */
     delete: {
       parameters: {
         path: {
@@ -5435,7 +7136,15 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: components["schemas"]["Suppression"];
+              data: {
+                id: number;
+                email: string;
+                reason: string;
+                /** @enum {string} */
+                source: "verdict" | "manual" | "feedback";
+                /** Format: date-time */
+                created_at: string;
+              };
               meta: {
                 request_id: string;
               };
@@ -5456,7 +7165,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -5518,10 +7232,7 @@ export interface paths {
     };
   };
   "/api/v1/email/history": {
-    /**
-     * Every email answer of the account (test values excepted), newest first, kept 90 days
-     * @description What the account's email lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
-     */
+    /** Every email answer of the account (test values excepted), newest first, kept 90 days */
     get: {
       parameters: {
         query?: {
@@ -5551,10 +7262,17 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    created_at: components["schemas"]["CreatedAt"];
+                    /** Format: date-time */
+                    created_at: string;
                   })[];
               };
-              meta: components["schemas"]["EmailBulkMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -5572,7 +7290,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5623,16 +7346,60 @@ export interface paths {
     };
   };
   "/api/v1/email/policy": {
-    /**
-     * The account's email sending policy, or null
-     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every email answer of the account; null when none is set. Free.
-     */
+    /** The account's email sending policy, or null */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailPolicyResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    deliverable?: {
+                      /** @enum {string} */
+                      deliverable?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      risky?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      undeliverable?: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    disposable?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    role?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    catch_all?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    free_provider?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    did_you_mean?: "send" | "review" | "block";
+                    allowed_domains?: unknown[];
+                    blocked_domains?: unknown[];
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5649,7 +7416,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description RATE_LIMITED */
@@ -5687,17 +7459,30 @@ export interface paths {
         };
       };
     };
-    /**
-     * Replace the email sending policy; it never changes a price
-     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
-     */
+    /** Replace the email sending policy; it never changes a price */
     put: {
       requestBody: {
         content: {
           "application/json": {
-            deliverable?: components["schemas"]["Deliverable"];
-            risk_level?: components["schemas"]["RiskLevel"];
-            reasons?: components["schemas"]["Reasons"];
+            deliverable?: {
+              /** @enum {string} */
+              deliverable?: "send" | "review" | "block";
+              /** @enum {string} */
+              risky?: "send" | "review" | "block";
+              /** @enum {string} */
+              undeliverable?: "send" | "review" | "block";
+            };
+            risk_level?: {
+              /** @enum {string} */
+              low?: "send" | "review" | "block";
+              /** @enum {string} */
+              medium?: "send" | "review" | "block";
+              /** @enum {string} */
+              high?: "send" | "review" | "block";
+            };
+            reasons?: {
+              [key: string]: "send" | "review" | "block";
+            };
             /** @enum {string} */
             disposable?: "send" | "review" | "block";
             /** @enum {string} */
@@ -5717,7 +7502,54 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailPolicyResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    deliverable?: {
+                      /** @enum {string} */
+                      deliverable?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      risky?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      undeliverable?: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    disposable?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    role?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    catch_all?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    free_provider?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    did_you_mean?: "send" | "review" | "block";
+                    allowed_domains?: unknown[];
+                    blocked_domains?: unknown[];
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5734,7 +7566,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5783,16 +7620,22 @@ export interface paths {
         };
       };
     };
-    /**
-     * Remove the sending policy; answers then carry policy: null
-     * @description Deletes the policy; `deleted` is false when there was none. Free.
-     */
+    /** Remove the sending policy; answers then carry policy: null */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailPolicyResponse2"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                deleted: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5809,7 +7652,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description RATE_LIMITED */
@@ -5849,10 +7697,7 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback": {
-    /**
-     * Report delivery outcomes of email values (normalized); free
-     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
-     */
+    /** Report delivery outcomes of email values (normalized); free */
     post: {
       requestBody: {
         content: {
@@ -5861,7 +7706,8 @@ export interface paths {
                 email: string;
                 /** @enum {string} */
                 outcome: "delivered" | "bounced" | "complained";
-                occurred_at?: components["schemas"]["OccurredAt"];
+                /** Format: date-time */
+                occurred_at?: string;
                 detail?: string;
                 /** @enum {string} */
                 bounce_type?: "hard" | "soft";
@@ -5873,7 +7719,18 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5890,7 +7747,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5941,10 +7803,7 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback/summary": {
-    /**
-     * Feedback counts by outcome and by domain over a window (default the last 30 days)
-     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
-     */
+    /** Feedback counts by outcome and by domain over a window (default the last 30 days) */
     get: {
       parameters: {
         query?: {
@@ -5960,13 +7819,19 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                since: components["schemas"]["CreatedAt"];
-                until: components["schemas"]["CreatedAt"];
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: components["schemas"]["Kinds"];
+                kinds: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
                 by_domain: {
                     domain: string;
                     total: number;
@@ -5996,7 +7861,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6047,10 +7917,7 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback/{provider}/{feedbackKey}": {
-    /**
-     * Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL
-     * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
-     */
+    /** Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL */
     post: {
       parameters: {
         path: {
@@ -6067,7 +7934,20 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse2"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+                ignored: number;
+                confirmed: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description INVALID_FEEDBACK_KEY */
@@ -6129,10 +8009,7 @@ export interface paths {
     };
   };
   "/api/v1/entity/monitors": {
-    /**
-     * The account's entity monitors, newest first, 100 a page
-     * @description Every entity monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
-     */
+    /** The account's entity monitors, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -6147,9 +8024,43 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: components["schemas"]["EntityMonitor"][];
+                monitors: ({
+                    id: number;
+                    name: string;
+                    identifiers: (string | ({
+                        identifier: string;
+                        /** @description Default `lei`. */
+                        type?: ("lei" | "company_number") | null;
+                        /** @description Two letters; required when type is `company_number`. */
+                        country?: string | null;
+                      }))[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      found: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
               };
-              meta: components["schemas"]["AccountLedgerMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -6167,7 +8078,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6216,10 +8132,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
-     */
+    /** Create a monitor; the webhook signing secret is returned once */
     post: {
       requestBody: {
         content: {
@@ -6235,7 +8148,13 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
-            identifiers: components["schemas"]["Identifiers"];
+            identifiers: (string | ({
+                identifier: string;
+                /** @description Default `lei`. */
+                type?: ("lei" | "company_number") | null;
+                /** @description Two letters; required when type is `company_number`. */
+                country?: string | null;
+              }))[];
           };
         };
       };
@@ -6243,7 +8162,46 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": components["schemas"]["EntityMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6260,7 +8218,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6311,10 +8274,7 @@ export interface paths {
     };
   };
   "/api/v1/entity/monitors/{monitorId}": {
-    /**
-     * One monitor
-     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
-     */
+    /** One monitor */
     get: {
       parameters: {
         path: {
@@ -6325,7 +8285,46 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EntityMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6342,7 +8341,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -6402,10 +8406,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Delete a monitor and its baselines
-     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
-     */
+    /** Delete a monitor and its baselines */
     delete: {
       parameters: {
         path: {
@@ -6416,7 +8417,46 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EntityMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6433,7 +8473,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -6493,10 +8538,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
-     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
-     */
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
     patch: {
       parameters: {
         path: {
@@ -6513,7 +8555,13 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
-            identifiers?: components["schemas"]["Identifiers"];
+            identifiers?: (string | ({
+                identifier: string;
+                /** @description Default `lei`. */
+                type?: ("lei" | "company_number") | null;
+                /** @description Two letters; required when type is `company_number`. */
+                country?: string | null;
+              }))[];
           };
         };
       };
@@ -6521,7 +8569,46 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EntityMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6538,7 +8625,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -6600,10 +8692,7 @@ export interface paths {
     };
   };
   "/api/v1/entity/monitors/{monitorId}/run": {
-    /**
-     * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
-     */
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
     post: {
       parameters: {
         path: {
@@ -6618,9 +8707,53 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: components["schemas"]["EntityMonitor"];
-                summary: components["schemas"]["AnyOfResponse19"];
-                changes: components["schemas"]["Changes"];
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  found: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
               };
               meta: {
                 request_id: string;
@@ -6653,7 +8786,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -6715,10 +8853,7 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk": {
-    /**
-     * List address bulk runs, newest first, 100 a page
-     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
-     */
+    /** List address bulk runs, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -6736,9 +8871,37 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: components["schemas"]["AddressJob"][];
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    valid: number;
+                    invalid: number;
+                    low: number;
+                    medium: number;
+                    high: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    country?: unknown;
+                    deliverability: boolean | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
               };
-              meta: components["schemas"]["EmailBulkMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -6756,7 +8919,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6805,21 +8973,33 @@ export interface paths {
         };
       };
     };
-    /**
-     * Start a bulk address run (up to 100,000 values); the webhook secret is returned once
-     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /address/bulk/{jobId}` or give `webhook_url`: `bulk_address_job.finished` is posted there, signed with the `webhook_secret` returned only here.
-     */
+    /** Start a bulk address run (up to 100,000 values); the webhook secret is returned once */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            addresses: components["schemas"]["Address"][];
+            addresses: (string | {
+                /** @description The whole address on one line (commas or line breaks between its parts). */
+                address: string;
+                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+                country?: string;
+              } | ({
+                line1?: string | null;
+                line2?: string | null;
+                locality?: string | null;
+                region?: string | null;
+                postcode?: string | null;
+                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+                country?: string;
+              }))[];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
             country?: string | null;
             /** @default false */
             deliverability?: boolean;
+            /** @default false */
+            delivery_point?: boolean;
           };
         };
       };
@@ -6831,7 +9011,29 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: components["schemas"]["AddressJob"];
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
                 webhook_secret: string | null;
               };
               meta: {
@@ -6854,7 +9056,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -6916,10 +9123,7 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}": {
-    /**
-     * Poll one run
-     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
-     */
+    /** Poll one run */
     get: {
       parameters: {
         path: {
@@ -6930,7 +9134,38 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["AddressBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6947,7 +9182,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -7009,10 +9249,7 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/cancel": {
-    /**
-     * Cancel a queued or running run
-     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
-     */
+    /** Cancel a queued or running run */
     post: {
       parameters: {
         path: {
@@ -7023,7 +9260,38 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["AddressBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7040,7 +9308,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -7113,10 +9386,7 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/resume": {
-    /**
-     * Resume a run that stopped for lack of credits
-     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
-     */
+    /** Resume a run that stopped for lack of credits */
     post: {
       parameters: {
         path: {
@@ -7127,7 +9397,38 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["AddressBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7144,7 +9445,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -7217,10 +9523,7 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/results": {
-    /**
-     * Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
-     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
-     */
+    /** Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
     get: {
       parameters: {
         query?: {
@@ -7234,7 +9537,14 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailBulkResultsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7251,7 +9561,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -7324,10 +9639,7 @@ export interface paths {
     };
   };
   "/api/v1/address/bulk/{jobId}/webhook/redeliver": {
-    /**
-     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
-     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
-     */
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
     post: {
       parameters: {
         path: {
@@ -7338,7 +9650,38 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": components["schemas"]["AddressBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7355,7 +9698,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -7428,10 +9776,7 @@ export interface paths {
     };
   };
   "/api/v1/address/monitors": {
-    /**
-     * The account's address monitors, newest first, 100 a page
-     * @description Every address monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
-     */
+    /** The account's address monitors, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -7446,9 +9791,37 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: components["schemas"]["AddressMonitor"][];
+                monitors: ({
+                    id: number;
+                    name: string;
+                    addresses: unknown[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      verified: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
               };
-              meta: components["schemas"]["AccountLedgerMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -7466,7 +9839,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7515,10 +9893,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
-     */
+    /** Create a monitor; the webhook signing secret is returned once */
     post: {
       requestBody: {
         content: {
@@ -7534,7 +9909,7 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
-            addresses: components["schemas"]["AddressAddresses"];
+            addresses: unknown[];
           };
         };
       };
@@ -7542,7 +9917,40 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": components["schemas"]["AddressMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7559,7 +9967,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7610,10 +10023,7 @@ export interface paths {
     };
   };
   "/api/v1/address/monitors/{monitorId}": {
-    /**
-     * One monitor
-     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
-     */
+    /** One monitor */
     get: {
       parameters: {
         path: {
@@ -7624,7 +10034,40 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["AddressMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7641,7 +10084,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -7701,10 +10149,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Delete a monitor and its baselines
-     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
-     */
+    /** Delete a monitor and its baselines */
     delete: {
       parameters: {
         path: {
@@ -7715,7 +10160,40 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["AddressMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7732,7 +10210,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -7792,10 +10275,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
-     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
-     */
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
     patch: {
       parameters: {
         path: {
@@ -7812,7 +10292,7 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
-            addresses?: components["schemas"]["AddressAddresses"];
+            addresses?: unknown[];
           };
         };
       };
@@ -7820,7 +10300,40 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["AddressMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7837,7 +10350,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -7899,10 +10417,7 @@ export interface paths {
     };
   };
   "/api/v1/address/monitors/{monitorId}/run": {
-    /**
-     * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
-     */
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
     post: {
       parameters: {
         path: {
@@ -7917,9 +10432,47 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: components["schemas"]["AddressMonitor"];
-                summary: components["schemas"]["AnyOfResponse20"];
-                changes: components["schemas"]["Changes"];
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  verified: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
               };
               meta: {
                 request_id: string;
@@ -7952,7 +10505,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -8014,10 +10572,7 @@ export interface paths {
     };
   };
   "/api/v1/address/suppressions": {
-    /**
-     * The account's address suppression list, newest first, 100 a page
-     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
-     */
+    /** The account's address suppression list, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -8033,9 +10588,22 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: components["schemas"]["AddressSuppression"][];
+                suppressions: ({
+                    id: number;
+                    address: string;
+                    reason: string;
+                    /** @enum {string} */
+                    source: "verdict" | "manual" | "feedback";
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
               };
-              meta: components["schemas"]["AccountLedgerMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -8053,7 +10621,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8102,15 +10675,12 @@ export interface paths {
         };
       };
     };
-    /**
-     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
-     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
-     */
+    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            addresses: components["schemas"]["AddressAddresses2"];
+            addresses: unknown[];
             reason?: string;
           };
         };
@@ -8119,7 +10689,18 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                added: number;
+                invalid: string[];
+                test_values: string[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8136,7 +10717,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8185,15 +10771,12 @@ export interface paths {
         };
       };
     };
-    /**
-     * Take values off the suppression list
-     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
-     */
+    /** Take values off the suppression list */
     delete: {
       requestBody: {
         content: {
           "application/json": {
-            addresses: components["schemas"]["AddressAddresses2"];
+            addresses: unknown[];
           };
         };
       };
@@ -8201,7 +10784,16 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                removed: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8218,7 +10810,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8269,10 +10866,7 @@ export interface paths {
     };
   };
   "/api/v1/address/suppressions/{suppressionId}": {
-    /**
-     * Remove one suppression entry
-     * @description Removes one entry by its id. Another account's entry is 404. Free.
-     */
+    /** Remove one suppression entry */
     delete: {
       parameters: {
         path: {
@@ -8286,7 +10880,15 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: components["schemas"]["AddressSuppression"];
+              data: {
+                id: number;
+                address: string;
+                reason: string;
+                /** @enum {string} */
+                source: "verdict" | "manual" | "feedback";
+                /** Format: date-time */
+                created_at: string;
+              };
               meta: {
                 request_id: string;
               };
@@ -8307,7 +10909,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -8369,10 +10976,7 @@ export interface paths {
     };
   };
   "/api/v1/address/history": {
-    /**
-     * Every address answer of the account (test values excepted), newest first, kept 90 days
-     * @description What the account's address lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
-     */
+    /** Every address answer of the account (test values excepted), newest first, kept 90 days */
     get: {
       parameters: {
         query?: {
@@ -8402,10 +11006,17 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    created_at: components["schemas"]["CreatedAt"];
+                    /** Format: date-time */
+                    created_at: string;
                   })[];
               };
-              meta: components["schemas"]["EmailBulkMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -8423,7 +11034,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8474,16 +11090,56 @@ export interface paths {
     };
   };
   "/api/v1/address/policy": {
-    /**
-     * The account's address sending policy, or null
-     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every address answer of the account; null when none is set. Free.
-     */
+    /** The account's address sending policy, or null */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["AddressPolicyResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    verification?: {
+                      /** @enum {string} */
+                      verified?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      format_only?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      invalid?: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    po_box?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    corrections?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    delivery_point?: "send" | "review" | "block";
+                    allowed_countries?: unknown[];
+                    blocked_countries?: unknown[];
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8500,7 +11156,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description RATE_LIMITED */
@@ -8538,21 +11199,36 @@ export interface paths {
         };
       };
     };
-    /**
-     * Replace the address sending policy; it never changes a price
-     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
-     */
+    /** Replace the address sending policy; it never changes a price */
     put: {
       requestBody: {
         content: {
           "application/json": {
-            verification?: components["schemas"]["Verification"];
-            risk_level?: components["schemas"]["RiskLevel"];
-            reasons?: components["schemas"]["PropertiesReasons"];
+            verification?: {
+              /** @enum {string} */
+              verified?: "send" | "review" | "block";
+              /** @enum {string} */
+              format_only?: "send" | "review" | "block";
+              /** @enum {string} */
+              invalid?: "send" | "review" | "block";
+            };
+            risk_level?: {
+              /** @enum {string} */
+              low?: "send" | "review" | "block";
+              /** @enum {string} */
+              medium?: "send" | "review" | "block";
+              /** @enum {string} */
+              high?: "send" | "review" | "block";
+            };
+            reasons?: {
+              [key: string]: "send" | "review" | "block";
+            };
             /** @enum {string} */
             po_box?: "send" | "review" | "block";
             /** @enum {string} */
             corrections?: "send" | "review" | "block";
+            /** @enum {string} */
+            delivery_point?: "send" | "review" | "block";
             allowed_countries?: string[];
             blocked_countries?: string[];
           };
@@ -8562,7 +11238,50 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["AddressPolicyResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    verification?: {
+                      /** @enum {string} */
+                      verified?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      format_only?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      invalid?: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    po_box?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    corrections?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    delivery_point?: "send" | "review" | "block";
+                    allowed_countries?: unknown[];
+                    blocked_countries?: unknown[];
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8579,7 +11298,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8628,16 +11352,22 @@ export interface paths {
         };
       };
     };
-    /**
-     * Remove the sending policy; answers then carry policy: null
-     * @description Deletes the policy; `deleted` is false when there was none. Free.
-     */
+    /** Remove the sending policy; answers then carry policy: null */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailPolicyResponse2"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                deleted: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8654,7 +11384,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description RATE_LIMITED */
@@ -8694,19 +11429,17 @@ export interface paths {
     };
   };
   "/api/v1/address/feedback": {
-    /**
-     * Report delivery outcomes of address values (normalized); free
-     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
-     */
+    /** Report delivery outcomes of address values (normalized); free */
     post: {
       requestBody: {
         content: {
           "application/json": {
             events: ({
-                address: components["schemas"]["AnyOfResponse13"];
+                address: unknown;
                 /** @enum {string} */
                 outcome: "delivered" | "returned" | "undeliverable";
-                occurred_at?: components["schemas"]["OccurredAt"];
+                /** Format: date-time */
+                occurred_at?: string;
                 detail?: string;
               })[];
           };
@@ -8716,7 +11449,18 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -8733,7 +11477,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8784,10 +11533,7 @@ export interface paths {
     };
   };
   "/api/v1/address/feedback/summary": {
-    /**
-     * Feedback counts by outcome and by country over a window (default the last 30 days)
-     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
-     */
+    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
     get: {
       parameters: {
         query?: {
@@ -8803,13 +11549,19 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                since: components["schemas"]["CreatedAt"];
-                until: components["schemas"]["CreatedAt"];
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: components["schemas"]["Kinds"];
+                kinds: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
                 by_country: {
                     country: string;
                     total: number;
@@ -8839,7 +11591,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8890,10 +11647,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk": {
-    /**
-     * List ip bulk runs, newest first, 100 a page
-     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
-     */
+    /** List ip bulk runs, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -8911,9 +11665,33 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: components["schemas"]["IpJob"][];
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    low: number;
+                    medium: number;
+                    high: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
               };
-              meta: components["schemas"]["EmailBulkMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -8931,7 +11709,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -8980,10 +11763,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Start a bulk ip run (up to 100,000 values); the webhook secret is returned once
-     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /ip/bulk/{jobId}` or give `webhook_url`: `bulk_ip_job.finished` is posted there, signed with the `webhook_secret` returned only here.
-     */
+    /** Start a bulk ip run (up to 100,000 values); the webhook secret is returned once */
     post: {
       requestBody: {
         content: {
@@ -9003,7 +11783,25 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: components["schemas"]["IpJob"];
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
                 webhook_secret: string | null;
               };
               meta: {
@@ -9026,7 +11824,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -9088,10 +11891,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}": {
-    /**
-     * Poll one run
-     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
-     */
+    /** Poll one run */
     get: {
       parameters: {
         path: {
@@ -9102,7 +11902,34 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9119,7 +11946,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -9181,10 +12013,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/cancel": {
-    /**
-     * Cancel a queued or running run
-     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
-     */
+    /** Cancel a queued or running run */
     post: {
       parameters: {
         path: {
@@ -9195,7 +12024,34 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9212,7 +12068,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -9285,10 +12146,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/resume": {
-    /**
-     * Resume a run that stopped for lack of credits
-     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
-     */
+    /** Resume a run that stopped for lack of credits */
     post: {
       parameters: {
         path: {
@@ -9299,7 +12157,34 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9316,7 +12201,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -9389,10 +12279,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/results": {
-    /**
-     * Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed
-     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
-     */
+    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
     get: {
       parameters: {
         query?: {
@@ -9406,7 +12293,14 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailBulkResultsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9423,7 +12317,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -9496,10 +12395,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/bulk/{jobId}/webhook/redeliver": {
-    /**
-     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
-     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
-     */
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
     post: {
       parameters: {
         path: {
@@ -9510,7 +12406,34 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": components["schemas"]["IpBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9527,7 +12450,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -9600,10 +12528,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/monitors": {
-    /**
-     * The account's ip monitors, newest first, 100 a page
-     * @description Every ip monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
-     */
+    /** The account's ip monitors, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -9618,9 +12543,37 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: components["schemas"]["IpMonitor"][];
+                monitors: ({
+                    id: number;
+                    name: string;
+                    ips: string[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      placed: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
               };
-              meta: components["schemas"]["AccountLedgerMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -9638,7 +12591,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -9687,10 +12645,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
-     */
+    /** Create a monitor; the webhook signing secret is returned once */
     post: {
       requestBody: {
         content: {
@@ -9714,7 +12669,40 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": components["schemas"]["IpMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9731,7 +12719,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -9782,10 +12775,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/monitors/{monitorId}": {
-    /**
-     * One monitor
-     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
-     */
+    /** One monitor */
     get: {
       parameters: {
         path: {
@@ -9796,7 +12786,40 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9813,7 +12836,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -9873,10 +12901,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Delete a monitor and its baselines
-     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
-     */
+    /** Delete a monitor and its baselines */
     delete: {
       parameters: {
         path: {
@@ -9887,7 +12912,40 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -9904,7 +12962,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -9964,10 +13027,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
-     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
-     */
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
     patch: {
       parameters: {
         path: {
@@ -9992,7 +13052,40 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10009,7 +13102,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -10071,10 +13169,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/monitors/{monitorId}/run": {
-    /**
-     * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
-     */
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
     post: {
       parameters: {
         path: {
@@ -10089,9 +13184,47 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: components["schemas"]["IpMonitor"];
-                summary: components["schemas"]["AnyOfResponse22"];
-                changes: components["schemas"]["Changes"];
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  placed: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
               };
               meta: {
                 request_id: string;
@@ -10124,7 +13257,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -10186,10 +13324,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/history": {
-    /**
-     * Every ip answer of the account (test values excepted), newest first, kept 90 days
-     * @description What the account's ip lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
-     */
+    /** Every ip answer of the account (test values excepted), newest first, kept 90 days */
     get: {
       parameters: {
         query?: {
@@ -10219,10 +13354,17 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    created_at: components["schemas"]["CreatedAt"];
+                    /** Format: date-time */
+                    created_at: string;
                   })[];
               };
-              meta: components["schemas"]["EmailBulkMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -10240,7 +13382,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10291,10 +13438,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/feedback": {
-    /**
-     * Report delivery outcomes of ip values (normalized); free
-     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
-     */
+    /** Report delivery outcomes of ip values (normalized); free */
     post: {
       requestBody: {
         content: {
@@ -10303,7 +13447,8 @@ export interface paths {
                 ip: string;
                 /** @enum {string} */
                 outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                occurred_at?: components["schemas"]["OccurredAt"];
+                /** Format: date-time */
+                occurred_at?: string;
                 detail?: string;
               })[];
           };
@@ -10313,7 +13458,18 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10330,7 +13486,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10381,10 +13542,7 @@ export interface paths {
     };
   };
   "/api/v1/ip/feedback/summary": {
-    /**
-     * Feedback counts by outcome and by asn over a window (default the last 30 days)
-     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
-     */
+    /** Feedback counts by outcome and by asn over a window (default the last 30 days) */
     get: {
       parameters: {
         query?: {
@@ -10400,13 +13558,19 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                since: components["schemas"]["CreatedAt"];
-                until: components["schemas"]["CreatedAt"];
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: components["schemas"]["Kinds"];
+                kinds: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
                 by_asn: {
                     asn: string;
                     total: number;
@@ -10438,7 +13602,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10489,10 +13658,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk": {
-    /**
-     * List phone bulk runs, newest first, 100 a page
-     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
-     */
+    /** List phone bulk runs, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -10510,9 +13676,36 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: components["schemas"]["PhoneJob"][];
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    valid: number;
+                    invalid: number;
+                    mobile: number;
+                    fixed_line: number;
+                    voip: number;
+                    disposable: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
               };
-              meta: components["schemas"]["EmailBulkMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -10530,7 +13723,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -10579,18 +13777,24 @@ export interface paths {
         };
       };
     };
-    /**
-     * Start a bulk phone run (up to 100,000 values); the webhook secret is returned once
-     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /phone/bulk/{jobId}` or give `webhook_url`: `bulk_phone_job.finished` is posted there, signed with the `webhook_secret` returned only here.
-     */
+    /** Start a bulk phone run (up to 100,000 values); the webhook secret is returned once */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phones: components["schemas"]["ItemsResponse3"][];
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
+            /**
+             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            network?: boolean;
           };
         };
       };
@@ -10602,7 +13806,28 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: components["schemas"]["PhoneJob"];
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
                 webhook_secret: string | null;
               };
               meta: {
@@ -10625,7 +13850,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -10687,10 +13917,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}": {
-    /**
-     * Poll one run
-     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
-     */
+    /** Poll one run */
     get: {
       parameters: {
         path: {
@@ -10701,7 +13928,37 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["PhoneBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10718,7 +13975,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -10780,10 +14042,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/cancel": {
-    /**
-     * Cancel a queued or running run
-     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
-     */
+    /** Cancel a queued or running run */
     post: {
       parameters: {
         path: {
@@ -10794,7 +14053,37 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["PhoneBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10811,7 +14100,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -10884,10 +14178,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/resume": {
-    /**
-     * Resume a run that stopped for lack of credits
-     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
-     */
+    /** Resume a run that stopped for lack of credits */
     post: {
       parameters: {
         path: {
@@ -10898,7 +14189,37 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["PhoneBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -10915,7 +14236,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -10988,10 +14314,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/results": {
-    /**
-     * Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
-     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
-     */
+    /** Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
     get: {
       parameters: {
         query?: {
@@ -11005,7 +14328,14 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailBulkResultsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11022,7 +14352,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -11095,10 +14430,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/webhook/redeliver": {
-    /**
-     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
-     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
-     */
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
     post: {
       parameters: {
         path: {
@@ -11109,7 +14441,37 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": components["schemas"]["PhoneBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  mobile: number;
+                  fixed_line: number;
+                  voip: number;
+                  disposable: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11126,7 +14488,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -11199,10 +14566,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors": {
-    /**
-     * The account's phone monitors, newest first, 100 a page
-     * @description Every phone monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
-     */
+    /** The account's phone monitors, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -11217,9 +14581,47 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: components["schemas"]["PhoneMonitor"][];
+                monitors: ({
+                    id: number;
+                    name: string;
+                    phones: (string | ({
+                        phone: string;
+                        /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                        country?: string | null;
+                      }))[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
+                    /**
+                     * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                     * @default false
+                     */
+                    network: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      valid: number;
+                      disposable: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
               };
-              meta: components["schemas"]["AccountLedgerMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -11237,7 +14639,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11286,10 +14693,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
-     */
+    /** Create a monitor; the webhook signing secret is returned once */
     post: {
       requestBody: {
         content: {
@@ -11305,7 +14709,16 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
-            phones: components["schemas"]["Phones"];
+            /**
+             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+             * @default false
+             */
+            network?: boolean;
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
           };
         };
       };
@@ -11313,7 +14726,50 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": components["schemas"]["PhoneMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  /**
+                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                   * @default false
+                   */
+                  network: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11330,7 +14786,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11381,10 +14842,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors/{monitorId}": {
-    /**
-     * One monitor
-     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
-     */
+    /** One monitor */
     get: {
       parameters: {
         path: {
@@ -11395,7 +14853,50 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["PhoneMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  /**
+                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                   * @default false
+                   */
+                  network: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11412,7 +14913,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -11472,10 +14978,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Delete a monitor and its baselines
-     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
-     */
+    /** Delete a monitor and its baselines */
     delete: {
       parameters: {
         path: {
@@ -11486,7 +14989,50 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["PhoneMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  /**
+                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                   * @default false
+                   */
+                  network: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11503,7 +15049,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -11563,10 +15114,7 @@ export interface paths {
         };
       };
     };
-    /**
-     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
-     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
-     */
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
     patch: {
       parameters: {
         path: {
@@ -11583,7 +15131,12 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
-            phones?: components["schemas"]["Phones"];
+            network?: boolean;
+            phones?: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
           };
         };
       };
@@ -11591,7 +15144,50 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["PhoneMonitorsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  /**
+                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                   * @default false
+                   */
+                  network: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11608,7 +15204,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -11670,10 +15271,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors/{monitorId}/run": {
-    /**
-     * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
-     */
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
     post: {
       parameters: {
         path: {
@@ -11688,9 +15286,58 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: components["schemas"]["PhoneMonitor"];
-                summary: components["schemas"]["AnyOfResponse23"];
-                changes: components["schemas"]["Changes"];
+                monitor: {
+                  id: number;
+                  name: string;
+                  phones: (string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  /**
+                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+                   * @default false
+                   */
+                  network: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    valid: number;
+                    disposable: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  valid: number;
+                  disposable: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
                 flags: {
                   [key: string]: string[];
                 };
@@ -11726,7 +15373,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -11788,10 +15440,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/suppressions": {
-    /**
-     * The account's phone suppression list, newest first, 100 a page
-     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
-     */
+    /** The account's phone suppression list, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -11807,9 +15456,22 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: components["schemas"]["PhoneSuppression"][];
+                suppressions: ({
+                    id: number;
+                    phone: string;
+                    reason: string;
+                    /** @enum {string} */
+                    source: "verdict" | "manual" | "feedback";
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
               };
-              meta: components["schemas"]["AccountLedgerMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -11827,7 +15489,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11876,15 +15543,16 @@ export interface paths {
         };
       };
     };
-    /**
-     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
-     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
-     */
+    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phones: components["schemas"]["Phones"];
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
             reason?: string;
           };
         };
@@ -11893,7 +15561,18 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                added: number;
+                invalid: string[];
+                test_values: string[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11910,7 +15589,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11959,21 +15643,33 @@ export interface paths {
         };
       };
     };
-    /**
-     * Take values off the suppression list
-     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
-     */
+    /** Take values off the suppression list */
     delete: {
       requestBody: {
         content: {
-          "application/json": components["schemas"]["PhoneBatchRequest"];
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+          };
         };
       };
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                removed: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -11990,7 +15686,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12041,10 +15742,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/suppressions/{suppressionId}": {
-    /**
-     * Remove one suppression entry
-     * @description Removes one entry by its id. Another account's entry is 404. Free.
-     */
+    /** Remove one suppression entry */
     delete: {
       parameters: {
         path: {
@@ -12058,7 +15756,15 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: components["schemas"]["PhoneSuppression"];
+              data: {
+                id: number;
+                phone: string;
+                reason: string;
+                /** @enum {string} */
+                source: "verdict" | "manual" | "feedback";
+                /** Format: date-time */
+                created_at: string;
+              };
               meta: {
                 request_id: string;
               };
@@ -12079,7 +15785,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -12141,10 +15852,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/history": {
-    /**
-     * Every phone answer of the account (test values excepted), newest first, kept 90 days
-     * @description What the account's phone lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
-     */
+    /** Every phone answer of the account (test values excepted), newest first, kept 90 days */
     get: {
       parameters: {
         query?: {
@@ -12174,10 +15882,17 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    created_at: components["schemas"]["CreatedAt"];
+                    /** Format: date-time */
+                    created_at: string;
                   })[];
               };
-              meta: components["schemas"]["EmailBulkMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -12195,7 +15910,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12246,16 +15966,47 @@ export interface paths {
     };
   };
   "/api/v1/phone/policy": {
-    /**
-     * The account's phone sending policy, or null
-     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every phone answer of the account; null when none is set. Free.
-     */
+    /** The account's phone sending policy, or null */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["PhonePolicyResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    allowed_countries?: unknown[];
+                    blocked_countries?: unknown[];
+                    line_types?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    disposable?: "send" | "review" | "block";
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12272,7 +16023,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description RATE_LIMITED */
@@ -12310,19 +16066,27 @@ export interface paths {
         };
       };
     };
-    /**
-     * Replace the phone sending policy; it never changes a price
-     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
-     */
+    /** Replace the phone sending policy; it never changes a price */
     put: {
       requestBody: {
         content: {
           "application/json": {
             allowed_countries?: string[];
             blocked_countries?: string[];
-            line_types?: components["schemas"]["LineTypes"];
-            risk_level?: components["schemas"]["RiskLevel"];
-            reasons?: components["schemas"]["PropertiesReasons2"];
+            line_types?: {
+              [key: string]: "send" | "review" | "block";
+            };
+            risk_level?: {
+              /** @enum {string} */
+              low?: "send" | "review" | "block";
+              /** @enum {string} */
+              medium?: "send" | "review" | "block";
+              /** @enum {string} */
+              high?: "send" | "review" | "block";
+            };
+            reasons?: {
+              [key: string]: "send" | "review" | "block";
+            };
             /** @enum {string} */
             disposable?: "send" | "review" | "block";
           };
@@ -12332,7 +16096,41 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["PhonePolicyResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    allowed_countries?: unknown[];
+                    blocked_countries?: unknown[];
+                    line_types?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    disposable?: "send" | "review" | "block";
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12349,7 +16147,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12398,16 +16201,22 @@ export interface paths {
         };
       };
     };
-    /**
-     * Remove the sending policy; answers then carry policy: null
-     * @description Deletes the policy; `deleted` is false when there was none. Free.
-     */
+    /** Remove the sending policy; answers then carry policy: null */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailPolicyResponse2"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                deleted: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12424,7 +16233,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description RATE_LIMITED */
@@ -12464,19 +16278,21 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback": {
-    /**
-     * Report delivery outcomes of phone values (normalized); free
-     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
-     */
+    /** Report delivery outcomes of phone values (normalized); free */
     post: {
       requestBody: {
         content: {
           "application/json": {
             events: ({
-                phone: components["schemas"]["ItemsResponse3"];
+                phone: string | ({
+                  phone: string;
+                  /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                  country?: string | null;
+                });
                 /** @enum {string} */
                 outcome: "delivered" | "failed" | "rejected" | "opted_out";
-                occurred_at?: components["schemas"]["OccurredAt"];
+                /** Format: date-time */
+                occurred_at?: string;
                 detail?: string;
                 /** @enum {string} */
                 failure?: "permanent" | "temporary";
@@ -12488,7 +16304,18 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12505,7 +16332,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12556,10 +16388,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback/summary": {
-    /**
-     * Feedback counts by outcome and by country over a window (default the last 30 days)
-     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
-     */
+    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
     get: {
       parameters: {
         query?: {
@@ -12575,13 +16404,19 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                since: components["schemas"]["CreatedAt"];
-                until: components["schemas"]["CreatedAt"];
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: components["schemas"]["Kinds"];
+                kinds: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
                 by_country: {
                     country: string;
                     total: number;
@@ -12612,7 +16447,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12663,10 +16503,7 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback/{provider}/{feedbackKey}": {
-    /**
-     * Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL
-     * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
-     */
+    /** Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL */
     post: {
       parameters: {
         path: {
@@ -12683,7 +16520,20 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse2"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+                ignored: number;
+                confirmed: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description INVALID_FEEDBACK_KEY */
@@ -12745,10 +16595,7 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk": {
-    /**
-     * List consistency bulk runs, newest first, 100 a page
-     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
-     */
+    /** List consistency bulk runs, newest first, 100 a page */
     get: {
       parameters: {
         query?: {
@@ -12766,9 +16613,34 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: components["schemas"]["ConsistencyJob"][];
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    consistent: number;
+                    mixed: number;
+                    inconsistent: number;
+                    undecided: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
               };
-              meta: components["schemas"]["EmailBulkMeta"];
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
             };
           };
         };
@@ -12786,7 +16658,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12835,15 +16712,33 @@ export interface paths {
         };
       };
     };
-    /**
-     * Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once
-     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /consistency/bulk/{jobId}` or give `webhook_url`: `bulk_consistency_job.finished` is posted there, signed with the `webhook_secret` returned only here.
-     */
+    /** Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            rows: components["schemas"]["ConsistencyRequest"][];
+            rows: ({
+                /** @description An email address (answered without the mailbox handshake). */
+                email?: string | null;
+                /** @description A phone number: a string with `+`, or `{phone, country}`. */
+                phone?: (string | ({
+                  phone: string;
+                  /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                  country?: string | null;
+                })) | null;
+                /** @description An IPv4 or IPv6 address. */
+                ip?: string | null;
+                /** @description A postal address object with its `country` (or `{address, country}`). */
+                address?: unknown;
+                /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
+                entity?: ({
+                  identifier: string;
+                  /** @description Default `lei`. */
+                  type?: ("lei" | "company_number") | null;
+                  /** @description Two letters; required when type is `company_number`. */
+                  country?: string | null;
+                }) | null;
+              })[];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
@@ -12858,7 +16753,26 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: components["schemas"]["ConsistencyJob"];
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  consistent: number;
+                  mixed: number;
+                  inconsistent: number;
+                  undecided: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
                 webhook_secret: string | null;
               };
               meta: {
@@ -12881,7 +16795,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -12943,10 +16862,7 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}": {
-    /**
-     * Poll one run
-     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
-     */
+    /** Poll one run */
     get: {
       parameters: {
         path: {
@@ -12957,7 +16873,35 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["ConsistencyBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  consistent: number;
+                  mixed: number;
+                  inconsistent: number;
+                  undecided: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -12974,7 +16918,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -13036,10 +16985,7 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/cancel": {
-    /**
-     * Cancel a queued or running run
-     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
-     */
+    /** Cancel a queued or running run */
     post: {
       parameters: {
         path: {
@@ -13050,7 +16996,35 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["ConsistencyBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  consistent: number;
+                  mixed: number;
+                  inconsistent: number;
+                  undecided: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13067,7 +17041,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -13140,10 +17119,7 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/resume": {
-    /**
-     * Resume a run that stopped for lack of credits
-     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
-     */
+    /** Resume a run that stopped for lack of credits */
     post: {
       parameters: {
         path: {
@@ -13154,7 +17130,35 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["ConsistencyBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  consistent: number;
+                  mixed: number;
+                  inconsistent: number;
+                  undecided: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13171,7 +17175,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -13244,10 +17253,7 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/results": {
-    /**
-     * Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, agreements, disagreements, risk_score, risk_level, credits_used, suppressed
-     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
-     */
+    /** Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, agreements, disagreements, risk_score, risk_level, credits_used, suppressed */
     get: {
       parameters: {
         query?: {
@@ -13261,7 +17267,14 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["EmailBulkResultsResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13278,7 +17291,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -13351,10 +17369,7 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/webhook/redeliver": {
-    /**
-     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
-     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
-     */
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
     post: {
       parameters: {
         path: {
@@ -13365,7 +17380,35 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": components["schemas"]["ConsistencyBulkResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  consistent: number;
+                  mixed: number;
+                  inconsistent: number;
+                  undecided: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13382,7 +17425,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["AccountResponse2"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description NOT_FOUND */
@@ -13473,7 +17521,7 @@ export interface paths {
                     /** @description Null: a refreshed dataset whose first import has not succeeded yet. */
                     version: string | null;
                     records: number | null;
-                    loaded_at: components["schemas"]["CancelledAt"];
+                    loaded_at: string | null;
                     /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. A refreshed dataset not installed yet covers nothing (`partial`). */
                     coverage: {
                       /** @enum {string} */
@@ -13486,8 +17534,8 @@ export interface paths {
                       /** @enum {string} */
                       status: "never" | "running" | "ok" | "failed";
                       phase: ("fetch" | "import" | "sweep") | null;
-                      last_attempt_at: components["schemas"]["CancelledAt"];
-                      last_success_at: components["schemas"]["CancelledAt"];
+                      last_attempt_at: string | null;
+                      last_success_at: string | null;
                       generation: number | null;
                       error: string | null;
                       stale: boolean;
@@ -13514,7 +17562,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["StatusDataResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description RATE_LIMITED */
@@ -13554,10 +17607,7 @@ export interface paths {
     };
   };
   "/api/v1/webhooks/test": {
-    /**
-     * Send a signed test delivery; 10 a minute per key, free
-     * @description Posts a fixed sample body of the event (starting with `"test":true`) to `url`, signed with a secret minted for this call (`X-Service-Signature-V2`, and `X-Service-Signature` until 1 March 2027), with a `Webhook-Delivery-Id` of the form `whd_test_...`, and answers the outcome, the secret, the signatures and the body, so a receiver can be checked end to end. Up to 3 attempts. Free.
-     */
+    /** Send a signed test delivery; 10 a minute per key, free */
     post: {
       requestBody: {
         content: {
@@ -13606,7 +17656,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["StatusDataResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13671,7 +17726,79 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": components["schemas"]["IpResponse"];
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+                tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+                vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13699,7 +17826,12 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["EmailResponse"];
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13751,39 +17883,7 @@ export interface paths {
   };
 }
 
-export interface webhooks {
-  "delivery": {
-    /**
-     * A signed delivery to your webhook_url or callback_url
-     * @description Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts).
-     */
-    post: {
-      parameters: {
-        header: {
-          /** @description `t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}` */
-          "X-Service-Signature-V2": string;
-          /** @description Hex HMAC-SHA256 of the raw body; sent until 1 March 2027. */
-          "X-Service-Signature"?: string;
-          /** @description `whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test delivery). Not signed: check it after the signature. */
-          "Webhook-Delivery-Id": string;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            event: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Any 2xx: delivered. 3xx and 4xx: failed at once. 5xx, timeouts: retried. */
-        200: {
-          content: never;
-        };
-      };
-    };
-  };
-}
+export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
@@ -13800,1013 +17900,6 @@ export interface components {
         };
       };
     };
-    /** Format: date-time */
-    CreatedAt: string;
-    CancelledAt: components["schemas"]["CreatedAt"] | null;
-    AccountResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        id: string;
-        email: string;
-        email_verified: boolean;
-        created_at: components["schemas"]["CreatedAt"];
-        plan: {
-          /** @enum {string} */
-          name: "free" | "starter" | "growth" | "enterprise";
-          /** @enum {string} */
-          status: "active" | "cancelled";
-          monthly_credits: number;
-          cancelled_at: components["schemas"]["CancelledAt"];
-          plan_credits_expire_at: components["schemas"]["CancelledAt"];
-        };
-        balance: {
-          total: number;
-          plan: number;
-          pack: number;
-          reserved: number;
-          available: number;
-        };
-        grant: {
-          monthly_credits: number;
-          rollover_cap: number;
-          next_grant_at: components["schemas"]["CancelledAt"];
-        };
-        fair_use: {
-          window_days: number;
-          billed_answers: number;
-          undeliverable_checked: number;
-          free_undeliverable_limit: number;
-          free_undeliverable_remaining: number;
-        };
-        mail: {
-          /** @description Mail the members once when the balance (plan + pack credits) falls below this; null: never */
-          low_balance_threshold: number | null;
-          /** @description Mail the members when a bulk run of the account finishes */
-          bulk_finished_emails: boolean;
-        };
-      };
-      meta: {
-        credits_used: number;
-        credits_remaining: number;
-        request_id: string;
-      };
-    };
-    AccountResponse2: components["schemas"]["Error"] & ({
-      error?: {
-        /** @enum {unknown} */
-        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-      };
-    });
-    AccountLedgerMeta: {
-      page: number;
-      per_page: number;
-      total: number;
-      request_id: string;
-    };
-    /** @enum {string} */
-    AnyOfResponse: "unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained";
-    Reason: components["schemas"]["AnyOfResponse"] | null;
-    DomainRegisteredAt: string | null;
-    Sources: {
-        dataset: string;
-        version: string;
-      }[];
-    Policy: ({
-      /** @enum {string} */
-      action: "send" | "review" | "block";
-      rules_hit: string[];
-    }) | null;
-    EmailAnswer: {
-      email: string;
-      normalized_email: string;
-      is_alias: boolean;
-      is_gibberish: boolean;
-      /** @enum {string} */
-      deliverable: "deliverable" | "risky" | "undeliverable";
-      reason: components["schemas"]["Reason"];
-      risk_score: number;
-      /** @enum {string} */
-      risk_level: "low" | "medium" | "high";
-      risk_components: {
-        [key: string]: number;
-      };
-      syntax_valid: boolean;
-      domain: string;
-      mx_found: boolean;
-      mx_implicit: boolean;
-      mx_provider: string | null;
-      has_spf: boolean | null;
-      dmarc_policy: ("none" | "quarantine" | "reject") | null;
-      has_dmarc: boolean | null;
-      domain_registered_at: components["schemas"]["DomainRegisteredAt"];
-      domain_age_days: number | null;
-      disposable: boolean;
-      role: boolean;
-      free_provider: boolean;
-      smtp_checked: boolean;
-      smtp_checked_at: components["schemas"]["CancelledAt"];
-      mailbox_exists: boolean | null;
-      catch_all: boolean | null;
-      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
-      mailbox_confidence: number | null;
-      did_you_mean: string | null;
-      sources: components["schemas"]["Sources"];
-      policy: components["schemas"]["Policy"];
-    };
-    EmailResponse: components["schemas"]["Error"] & ({
-      error?: {
-        /** @enum {unknown} */
-        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-      };
-    });
-    EmailBatchMeta: {
-      requested: number;
-      processed: number;
-      credits_used: number;
-      credits_remaining: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-      request_id: string;
-    };
-    EmailPolicy: ({
-      /** @enum {string} */
-      action: "send" | "review" | "block";
-    }) | null;
-    EmailPublicResponse: components["schemas"]["Error"] & ({
-      error?: {
-        /** @enum {unknown} */
-        code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-      };
-    });
-    EmailDomainMeta: {
-      credits_used: number;
-      credits_remaining: number;
-      cache_hit: boolean;
-      request_id: string;
-    };
-    EntityRequest: {
-      identifier: string;
-      /** @description Default `lei`. */
-      type?: ("lei" | "company_number") | null;
-      /** @description Two letters; required when type is `company_number`. */
-      country?: string | null;
-    };
-    EntityAnswer: {
-      identifier: string;
-      /** @enum {string} */
-      identifier_type: "lei" | "company_number";
-      found: boolean;
-      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
-      name: string | null;
-      status: string | null;
-      status_detail: string | null;
-      country: string | null;
-      checksum_valid: boolean | null;
-      registration_status: string | null;
-      flags: "dissolved_in_national_register"[];
-      sources: components["schemas"]["Sources"];
-    };
-    ItemsResponse: string | components["schemas"]["EntityRequest"];
-    Identifiers: components["schemas"]["ItemsResponse"][];
-    Address: string | {
-      /** @description The whole address on one line (commas or line breaks between its parts). */
-      address: string;
-      /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-      country?: string;
-    } | ({
-      line1?: string | null;
-      line2?: string | null;
-      locality?: string | null;
-      region?: string | null;
-      postcode?: string | null;
-      /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-      country?: string;
-    });
-    Input: string | ({
-      line1?: string | null;
-      line2?: string | null;
-      locality?: string | null;
-      region?: string | null;
-      postcode?: string | null;
-      country: string;
-    });
-    PropertiesAddress: {
-      line1: string | null;
-      line2: string | null;
-      locality: string | null;
-      region: string | null;
-      postcode: string | null;
-      country: string;
-    };
-    Corrections: ({
-        /** @enum {string} */
-        field: "line1" | "locality" | "region" | "postcode";
-        from: string | null;
-        to: string;
-      })[];
-    Geo: {
-      latitude: number;
-      longitude: number;
-      /** @constant */
-      precision: "postcode";
-    } | null;
-    /** @enum {string} */
-    AnyOfResponse8: "unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "not_covered" | "suppressed" | "returned" | "undeliverable";
-    PropertiesReason: components["schemas"]["AnyOfResponse8"] | null;
-    AddressAnswer: {
-      input: components["schemas"]["Input"];
-      country: string;
-      valid: boolean;
-      /** @enum {string} */
-      verification: "verified" | "format_only" | "invalid";
-      /** @enum {string} */
-      precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-      address: components["schemas"]["PropertiesAddress"];
-      formatted: string | null;
-      postcode_format_valid: boolean | null;
-      postcode_found: boolean | null;
-      locality_matches_postcode: boolean | null;
-      region_matches_postcode: boolean | null;
-      po_box: boolean;
-      corrections: components["schemas"]["Corrections"];
-      missing_components: ("line1" | "locality" | "region" | "postcode")[];
-      geo: components["schemas"]["Geo"];
-      deliverable: boolean | null;
-      reason: components["schemas"]["PropertiesReason"];
-      risk_score: number;
-      risk_components: {
-        [key: string]: number;
-      };
-      /** @enum {string} */
-      risk_level: "low" | "medium" | "high";
-      sources: components["schemas"]["Sources"];
-      policy: components["schemas"]["Policy"];
-    };
-    AddressMeta: {
-      credits_used: number;
-      credits_remaining: number;
-      cache_hit: boolean;
-      suppressed: boolean;
-      request_id: string;
-    };
-    AddressBatchMeta: {
-      credits_used: number;
-      cache_hit: boolean;
-      suppressed: boolean;
-    };
-    PhoneRequest: {
-      phone: string;
-      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-      country?: string | null;
-    };
-    /** @enum {string} */
-    LineType: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-    PhoneAnswer: {
-      phone: string;
-      valid: boolean;
-      possible: boolean;
-      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-      e164: string | null;
-      national_format: string | null;
-      international_format: string | null;
-      country: string | null;
-      calling_code: string | null;
-      line_type: components["schemas"]["LineType"];
-      carrier: string | null;
-      location: string | null;
-      timezones: string[] | null;
-      disposable: boolean | null;
-      disposable_last_seen: string | null;
-      /** @constant */
-      network_checked: false;
-      network_status: null;
-      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
-      risk_score: number;
-      /** @enum {string} */
-      risk_level: "low" | "medium" | "high";
-      risk_components: {
-        [key: string]: number;
-      };
-      missing_datasets: string[];
-      sources: components["schemas"]["Sources"];
-      policy: components["schemas"]["Policy"];
-    };
-    ItemsResponse3: string | components["schemas"]["PhoneRequest"];
-    Phones: components["schemas"]["ItemsResponse3"][];
-    PhoneBatchRequest: {
-      phones: components["schemas"]["Phones"];
-    };
-    PhoneInput: string | ({
-      phone: string;
-      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-      country?: string | null;
-    });
-    PropertiesAnswer2: {
-      ip: string;
-      version: (4 | 6) | null;
-      valid: boolean;
-      reserved: boolean;
-      reserved_range: string | null;
-      reserved_name: string | null;
-      placed: boolean;
-      country: string | null;
-      country_name: string | null;
-      continent: string | null;
-      /** @description City of the address from `ip-city`; null when unknown. */
-      city: string | null;
-      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-      region: string | null;
-      /** @description Postal code from `ip-city`; null when unknown. */
-      postal_code: string | null;
-      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-      latitude: number | null;
-      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-      longitude: number | null;
-      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-      accuracy_radius_km: number | null;
-      asn: number | null;
-      as_name: string | null;
-      network: string | null;
-      hosting: boolean | null;
-      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-      hosting_provider: string | null;
-      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-      tor: boolean | null;
-      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-      vpn: boolean | null;
-      /** @description Always null: no proxy list is installed. */
-      proxy: boolean | null;
-      anonymous: boolean | null;
-      list: ({
-        id: number;
-        name: string;
-        /** @enum {string} */
-        kind: "allow" | "deny";
-      }) | null;
-      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-      feedback: ({
-        /** @enum {string} */
-        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-        reported_at: components["schemas"]["CreatedAt"];
-      }) | null;
-      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-      risk_score: number;
-      risk_components: {
-        [key: string]: number;
-      };
-      /** @enum {string} */
-      risk_level: "low" | "medium" | "high";
-      sources: components["schemas"]["Sources"];
-    };
-    IpResponse: {
-      /** @constant */
-      success: true;
-      data: components["schemas"]["PropertiesAnswer2"];
-      meta: {
-        credits_used: number;
-        credits_remaining: number;
-        cache_hit: boolean;
-        suppressed: boolean;
-        ip_lookups_prepaid: number;
-        request_id: string;
-      };
-    };
-    IpList: {
-      id: number;
-      name: string;
-      /** @enum {string} */
-      kind: "allow" | "deny";
-      entries: string[];
-      created_at: components["schemas"]["CreatedAt"];
-      updated_at: components["schemas"]["CreatedAt"];
-    };
-    Entries: (string | number)[];
-    IpListsResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        list: components["schemas"]["IpList"];
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    AnyOfResponse13: unknown;
-    ConsistencyRequest: {
-      /** @description An email address (answered without the mailbox handshake). */
-      email?: string | null;
-      /** @description A phone number: a string with `+`, or `{phone, country}`. */
-      phone?: components["schemas"]["ItemsResponse3"] | null;
-      /** @description An IPv4 or IPv6 address. */
-      ip?: string | null;
-      /** @description A postal address object with its `country` (or `{address, country}`). */
-      address?: components["schemas"]["AnyOfResponse13"] | null;
-      /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
-      entity?: components["schemas"]["EntityRequest"] | null;
-    };
-    /** @enum {string} */
-    Name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
-    Agreements: components["schemas"]["Name"][];
-    Job: {
-      id: number;
-      /** @enum {string} */
-      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-      total: number;
-      duplicate_count: number;
-      processed: number;
-      deliverable: number;
-      risky: number;
-      undeliverable: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-      cancel_requested: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      created_at: components["schemas"]["CreatedAt"];
-      finished_at: components["schemas"]["CancelledAt"];
-    };
-    EmailBulkMeta: {
-      page: number;
-      per_page: number;
-      total: number;
-      retention_days: number;
-      request_id: string;
-    };
-    EmailBulkResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        job: components["schemas"]["Job"];
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    EmailBulkResultsResponse: {
-      /** @constant */
-      success: true;
-      data: unknown;
-      meta: {
-        request_id: string;
-      };
-    };
-    AnyOfResponse16: {
-      checked: number;
-      deliverable: number;
-      risky: number;
-      undeliverable: number;
-      changed: number;
-      new_baselines: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-    };
-    Monitor: {
-      id: number;
-      name: string;
-      emails: string[];
-      /** @enum {string} */
-      cadence: "weekly" | "monthly";
-      webhook_url: string | null;
-      /** @enum {string} */
-      webhook_events: "changes" | "every_run";
-      alert_emails: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      last_run_at: string | null;
-      next_run_at: string | null;
-      last_summary: components["schemas"]["AnyOfResponse16"] | null;
-      created_at: string;
-    };
-    EmailMonitorsResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        monitor: components["schemas"]["Monitor"];
-        webhook_secret?: string;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    Changes: {
-        identifier: string;
-        input: unknown;
-        changes: {
-            field: string;
-            from: unknown;
-            to: unknown;
-          }[];
-      }[];
-    AnyOfResponse17: {
-      checked: number;
-      mx_found: number;
-      changed: number;
-      new_baselines: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-    };
-    EmailMonitor: {
-      id: number;
-      name: string;
-      domains: string[];
-      /** @enum {string} */
-      cadence: "weekly" | "monthly";
-      webhook_url: string | null;
-      /** @enum {string} */
-      webhook_events: "changes" | "every_run";
-      alert_emails: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      last_run_at: string | null;
-      next_run_at: string | null;
-      last_summary: components["schemas"]["AnyOfResponse17"] | null;
-      created_at: string;
-    };
-    EmailDomainMonitorsResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        monitor: components["schemas"]["EmailMonitor"];
-        webhook_secret?: string;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    Suppression: {
-      id: number;
-      email: string;
-      reason: string;
-      /** @enum {string} */
-      source: "verdict" | "manual" | "feedback";
-      created_at: components["schemas"]["CreatedAt"];
-    };
-    EmailSuppressionsResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        added: number;
-        invalid: string[];
-        test_values: string[];
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    EmailSuppressionsResponse2: {
-      /** @constant */
-      success: true;
-      data: {
-        removed: number;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    Deliverable: {
-      /** @enum {string} */
-      deliverable?: "send" | "review" | "block";
-      /** @enum {string} */
-      risky?: "send" | "review" | "block";
-      /** @enum {string} */
-      undeliverable?: "send" | "review" | "block";
-    };
-    RiskLevel: {
-      /** @enum {string} */
-      low?: "send" | "review" | "block";
-      /** @enum {string} */
-      medium?: "send" | "review" | "block";
-      /** @enum {string} */
-      high?: "send" | "review" | "block";
-    };
-    Reasons: {
-      [key: string]: "send" | "review" | "block";
-    };
-    EmailPolicyResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        policy: ({
-          rules: {
-            deliverable?: components["schemas"]["Deliverable"];
-            risk_level?: components["schemas"]["RiskLevel"];
-            reasons?: components["schemas"]["Reasons"];
-            /** @enum {string} */
-            disposable?: "send" | "review" | "block";
-            /** @enum {string} */
-            role?: "send" | "review" | "block";
-            /** @enum {string} */
-            catch_all?: "send" | "review" | "block";
-            /** @enum {string} */
-            free_provider?: "send" | "review" | "block";
-            /** @enum {string} */
-            did_you_mean?: "send" | "review" | "block";
-            allowed_domains?: unknown[];
-            blocked_domains?: unknown[];
-          };
-          created_at: components["schemas"]["CreatedAt"];
-          updated_at: components["schemas"]["CreatedAt"];
-        }) | null;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    EmailPolicyResponse2: {
-      /** @constant */
-      success: true;
-      data: {
-        deleted: boolean;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    /** Format: date-time */
-    OccurredAt: string;
-    EmailFeedbackResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        recorded: number;
-        suppressed: number;
-        invalid: number[];
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    Kinds: {
-      [key: string]: {
-        [key: string]: number;
-      };
-    };
-    EmailFeedbackResponse2: {
-      /** @constant */
-      success: true;
-      data: {
-        recorded: number;
-        suppressed: number;
-        invalid: number[];
-        ignored: number;
-        confirmed: boolean;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    AnyOfResponse19: {
-      checked: number;
-      found: number;
-      changed: number;
-      new_baselines: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-    };
-    EntityMonitor: {
-      id: number;
-      name: string;
-      identifiers: components["schemas"]["ItemsResponse"][];
-      /** @enum {string} */
-      cadence: "weekly" | "monthly";
-      webhook_url: string | null;
-      /** @enum {string} */
-      webhook_events: "changes" | "every_run";
-      alert_emails: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      last_run_at: string | null;
-      next_run_at: string | null;
-      last_summary: components["schemas"]["AnyOfResponse19"] | null;
-      created_at: string;
-    };
-    EntityMonitorsResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        monitor: components["schemas"]["EntityMonitor"];
-        webhook_secret?: string;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    AddressJob: {
-      id: number;
-      /** @enum {string} */
-      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-      total: number;
-      duplicate_count: number;
-      processed: number;
-      valid: number;
-      invalid: number;
-      low: number;
-      medium: number;
-      high: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-      cancel_requested: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      country?: unknown;
-      deliverability: boolean | null;
-      created_at: components["schemas"]["CreatedAt"];
-      finished_at: components["schemas"]["CancelledAt"];
-    };
-    AddressBulkResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        job: components["schemas"]["AddressJob"];
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    AnyOfResponse20: {
-      checked: number;
-      verified: number;
-      changed: number;
-      new_baselines: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-    };
-    AddressMonitor: {
-      id: number;
-      name: string;
-      addresses: components["schemas"]["AnyOfResponse13"][];
-      /** @enum {string} */
-      cadence: "weekly" | "monthly";
-      webhook_url: string | null;
-      /** @enum {string} */
-      webhook_events: "changes" | "every_run";
-      alert_emails: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      last_run_at: string | null;
-      next_run_at: string | null;
-      last_summary: components["schemas"]["AnyOfResponse20"] | null;
-      created_at: string;
-    };
-    AddressAddresses: components["schemas"]["AnyOfResponse13"][];
-    AddressMonitorsResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        monitor: components["schemas"]["AddressMonitor"];
-        webhook_secret?: string;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    AddressSuppression: {
-      id: number;
-      address: string;
-      reason: string;
-      /** @enum {string} */
-      source: "verdict" | "manual" | "feedback";
-      created_at: components["schemas"]["CreatedAt"];
-    };
-    AddressAddresses2: components["schemas"]["AnyOfResponse13"][];
-    Verification: {
-      /** @enum {string} */
-      verified?: "send" | "review" | "block";
-      /** @enum {string} */
-      format_only?: "send" | "review" | "block";
-      /** @enum {string} */
-      invalid?: "send" | "review" | "block";
-    };
-    PropertiesReasons: {
-      [key: string]: "send" | "review" | "block";
-    };
-    AddressPolicyResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        policy: ({
-          rules: {
-            verification?: components["schemas"]["Verification"];
-            risk_level?: components["schemas"]["RiskLevel"];
-            reasons?: components["schemas"]["PropertiesReasons"];
-            /** @enum {string} */
-            po_box?: "send" | "review" | "block";
-            /** @enum {string} */
-            corrections?: "send" | "review" | "block";
-            allowed_countries?: unknown[];
-            blocked_countries?: unknown[];
-          };
-          created_at: components["schemas"]["CreatedAt"];
-          updated_at: components["schemas"]["CreatedAt"];
-        }) | null;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    IpJob: {
-      id: number;
-      /** @enum {string} */
-      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-      total: number;
-      duplicate_count: number;
-      processed: number;
-      low: number;
-      medium: number;
-      high: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-      cancel_requested: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      created_at: components["schemas"]["CreatedAt"];
-      finished_at: components["schemas"]["CancelledAt"];
-    };
-    IpBulkResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        job: components["schemas"]["IpJob"];
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    AnyOfResponse22: {
-      checked: number;
-      placed: number;
-      changed: number;
-      new_baselines: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-    };
-    IpMonitor: {
-      id: number;
-      name: string;
-      ips: string[];
-      /** @enum {string} */
-      cadence: "weekly" | "monthly";
-      webhook_url: string | null;
-      /** @enum {string} */
-      webhook_events: "changes" | "every_run";
-      alert_emails: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      last_run_at: string | null;
-      next_run_at: string | null;
-      last_summary: components["schemas"]["AnyOfResponse22"] | null;
-      created_at: string;
-    };
-    IpMonitorsResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        monitor: components["schemas"]["IpMonitor"];
-        webhook_secret?: string;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    PhoneJob: {
-      id: number;
-      /** @enum {string} */
-      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-      total: number;
-      duplicate_count: number;
-      processed: number;
-      valid: number;
-      invalid: number;
-      mobile: number;
-      fixed_line: number;
-      voip: number;
-      disposable: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-      cancel_requested: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      created_at: components["schemas"]["CreatedAt"];
-      finished_at: components["schemas"]["CancelledAt"];
-    };
-    PhoneBulkResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        job: components["schemas"]["PhoneJob"];
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    AnyOfResponse23: {
-      checked: number;
-      valid: number;
-      disposable: number;
-      changed: number;
-      new_baselines: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-    };
-    PhoneMonitor: {
-      id: number;
-      name: string;
-      phones: components["schemas"]["PhoneInput"][];
-      /** @enum {string} */
-      cadence: "weekly" | "monthly";
-      webhook_url: string | null;
-      /** @enum {string} */
-      webhook_events: "changes" | "every_run";
-      alert_emails: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      last_run_at: string | null;
-      next_run_at: string | null;
-      last_summary: components["schemas"]["AnyOfResponse23"] | null;
-      created_at: string;
-    };
-    PhoneMonitorsResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        monitor: components["schemas"]["PhoneMonitor"];
-        webhook_secret?: string;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    PhoneSuppression: {
-      id: number;
-      phone: string;
-      reason: string;
-      /** @enum {string} */
-      source: "verdict" | "manual" | "feedback";
-      created_at: components["schemas"]["CreatedAt"];
-    };
-    LineTypes: {
-      [key: string]: "send" | "review" | "block";
-    };
-    PropertiesReasons2: {
-      [key: string]: "send" | "review" | "block";
-    };
-    PhonePolicyResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        policy: ({
-          rules: {
-            allowed_countries?: unknown[];
-            blocked_countries?: unknown[];
-            line_types?: components["schemas"]["LineTypes"];
-            risk_level?: components["schemas"]["RiskLevel"];
-            reasons?: components["schemas"]["PropertiesReasons2"];
-            /** @enum {string} */
-            disposable?: "send" | "review" | "block";
-          };
-          created_at: components["schemas"]["CreatedAt"];
-          updated_at: components["schemas"]["CreatedAt"];
-        }) | null;
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    ConsistencyJob: {
-      id: number;
-      /** @enum {string} */
-      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-      total: number;
-      duplicate_count: number;
-      processed: number;
-      consistent: number;
-      mixed: number;
-      inconsistent: number;
-      undecided: number;
-      credits_used: number;
-      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-      cancel_requested: boolean;
-      webhook_status: ("pending" | "delivered" | "failed") | null;
-      webhook_detail: string | null;
-      created_at: components["schemas"]["CreatedAt"];
-      finished_at: components["schemas"]["CancelledAt"];
-    };
-    ConsistencyBulkResponse: {
-      /** @constant */
-      success: true;
-      data: {
-        job: components["schemas"]["ConsistencyJob"];
-      };
-      meta: {
-        request_id: string;
-      };
-    };
-    StatusDataResponse: components["schemas"]["Error"] & ({
-      error?: {
-        /** @enum {unknown} */
-        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-      };
-    });
   };
   responses: never;
   parameters: never;

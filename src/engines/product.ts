@@ -101,6 +101,8 @@ export interface MonitorShape<In, Out> {
   /** The body field that carries the monitored list (`identifiers` for entity), and its size limit. */
   listField: string;
   maxEntries: number;
+  /** Options of the product's own every run uses (phone: `network`), set on create and PATCH, shown on the monitor. */
+  options?: Record<string, z.ZodType>;
   /**
    * For a second kind of monitor under one product (email's domain monitors): the name its rows and its
    * `<family>_monitor.run` event carry, and the path segment after `/{product}/`. Defaults: the product's name and
@@ -134,7 +136,12 @@ export interface Product<In = unknown, Out = unknown> {
    * is looked up in waves no larger than the reservation. `local`: answers come from datasets, so the whole list is
    * looked up first and exactly its price is reserved.
    */
-  cost: "remote" | "local";
+  cost: "remote" | "local" | ((options: WalkOptions) => "remote" | "local");
+  /**
+   * Units a remote wave holds per value before looking it up (default 1): the most one answer can cost with these
+   * options, so a partner call is never made that the hold does not cover (phone with `network`: 2).
+   */
+  holdUnits?(options: WalkOptions): number;
   /** The repeat, suppression and dedupe key. Malformed values get a key too, so duplicates still dedupe. */
   normalize(input: In): string;
   /**
@@ -154,8 +161,11 @@ export interface Product<In = unknown, Out = unknown> {
    * `stored`: a repeat answers with the stored answer (email). `fresh`: a repeat is looked up again (a cheap local read)
    * and only its price is waived, so a monitor sees today's register. A function decides per repeat, from the stored
    * answer and the value as now asked (email: a stored mailbox answer serves only spellings of the same mailbox).
+   * `renew`: the stored answer does not answer these options (phone: unchecked, and `network` is asked), so the value
+   * is answered fresh and billed, as with `refresh`; `env` tells what is configured (address: which countries a
+   * delivery-point partner covers).
    */
-  repeats: "stored" | "fresh" | ((stored: Out, input: In) => "stored" | "fresh");
+  repeats: "stored" | "fresh" | ((stored: Out, input: In, options: WalkOptions, env: Env) => "stored" | "fresh" | "renew");
   /** Products with a suppression list: which fresh answers join it, and the answer a manual entry gives. */
   suppressions?: {
     suppresses(result: Out): { reason: string } | null;

@@ -12,7 +12,7 @@ import { jsonBody, pathParams, queryParams } from "../http/validation";
 import { postcodeListing, streetListing, type Place } from "../products/address/listings";
 import { address } from "../products/address/product";
 import type { AddressInput } from "../products/address/result";
-import { addressResultSchema, countrySchema, listItem, NO_COUNTRY, postcodeListingSchema, streetListingSchema, withCountry, type ListItem } from "../products/address/schemas";
+import { addressResultSchema, countrySchema, deliveryPointOption, listItem, NO_COUNTRY, postcodeListingSchema, streetListingSchema, withCountry, type ListItem } from "../products/address/schemas";
 import { isTestAddress } from "../products/address/test-addresses";
 import { isCountry } from "../products/address/postcodes";
 import type { AppEnv } from "../types";
@@ -20,8 +20,8 @@ import { LOOKUP_ERRORS, lookupKey, paidWalk } from "./paid-walk";
 
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 
-const singleBody = z.object({ address: listItem, country: countrySchema.optional() });
-const batchBody = z.object({ addresses: z.array(listItem).min(1).max(100), country: countrySchema.optional() });
+const singleBody = z.object({ address: listItem, country: countrySchema.optional(), delivery_point: deliveryPointOption });
+const batchBody = z.object({ addresses: z.array(listItem).min(1).max(100), country: countrySchema.optional(), delivery_point: deliveryPointOption });
 const publicBody = z.object({ ...publishableFields, address: listItem, country: countrySchema.optional() });
 /**
  * A listing's country must be a country (or `ZZ`, the test addresses'): a code that is none is a malformed request,
@@ -39,12 +39,12 @@ function resolve(items: ListItem[], country: string | undefined, field: (i: numb
   return inputs as AddressInput[];
 }
 
-const paid = <In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], honorSuppressions = false) =>
-  paidWalk(c, product, inputs, { ...OPTIONS, honorSuppressions });
+const paid = <In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], honorSuppressions = false, deliveryPoint = false) =>
+  paidWalk(c, product, inputs, { ...OPTIONS, honorSuppressions, extra: { delivery_point: deliveryPoint } });
 
-async function single(c: Context<AppEnv>, body: z.output<typeof singleBody>) {
+async function single(c: Context<AppEnv>, body: { address: ListItem; country?: string | undefined; delivery_point?: boolean }) {
   const [input] = resolve([body.address], body.country, () => "address.country");
-  return paid(c, address, [input!]);
+  return paid(c, address, [input!], false, body.delivery_point ?? false);
 }
 
 /** A listing through the walk; an answer no installed dataset could give is the route's error, charged nothing. */
@@ -88,7 +88,7 @@ export const addressRoutes = new Hono<AppEnv>()
       const body = c.req.valid("json");
       const inputs = resolve(body.addresses, body.country, (i) => `addresses.${i}`);
       assertSandboxValue(c, inputs.every(isTestAddress));
-      const run = await paid(c, address, inputs, true);
+      const run = await paid(c, address, inputs, true, body.delivery_point);
       const results = run.items.map(({ index, input, data, meta }) => ({ index, input, data, meta: { credits_used: meta.credits_used, cache_hit: meta.cache_hit, suppressed: meta.suppressed } }));
       return ok(c, { results }, { requested: run.requested, processed: run.processed, credits_used: run.creditsUsed, credits_remaining: run.creditsRemaining, stopped_reason: run.stoppedReason });
     },

@@ -43,6 +43,17 @@ function withList<S extends z.ZodObject>(base: S, listField: string, list: z.Zod
 
 const listOf = (body: object, listField: string) => (body as Record<string, unknown[] | undefined>)[listField];
 
+/** The product's own monitor options a body gave (MonitorShape.options: phone's `network`). */
+const optionsOf = (body: object, shape: MonitorShape<unknown, unknown>) =>
+  Object.fromEntries(Object.keys(shape.options ?? {}).flatMap((name) => ((body as Record<string, unknown>)[name] === undefined ? [] : [[name, (body as Record<string, unknown>)[name]]])));
+
+/** The options as a PATCH takes them: each optional, no default. */
+const partialOptions = (shape: MonitorShape<unknown, unknown>) =>
+  Object.fromEntries(Object.entries(shape.options ?? {}).map(([name, schema]) => [name, z.optional((schema instanceof z.ZodDefault ? schema.removeDefault() : schema) as z.ZodType)]));
+
+/** `base` plus the product's own options; typed as `base`, read back with `optionsOf` (as `withList`). */
+const withOptions = <S extends z.ZodObject>(base: S, options: Record<string, z.ZodType>): S => base.extend(options) as unknown as S;
+
 const monitorParam = pathParams(z.object({ monitorId: z.coerce.number().int().min(1) }));
 
 const ownerOf = (c: Context<AppEnv>, product: Product) => {
@@ -76,7 +87,7 @@ const withSecret = (secret: string | null) => (secret ? { webhook_secret: secret
 function collectionRoutes(mount: Mount) {
   const { product, shape, base, tag, auth, list } = mount;
   const monitor = monitorResponseSchema(mount);
-  const createBody = withList(createFields, shape.listField, list);
+  const createBody = withList(withOptions(createFields, shape.options ?? {}), shape.listField, list);
   return new Hono<AppEnv>()
     .get(
       base,
@@ -97,7 +108,7 @@ function collectionRoutes(mount: Mount) {
       async (c) => {
         const body = c.req.valid("json");
         if (body.webhook_url) assertWebhookUrl(c.env, "webhook_url", body.webhook_url);
-        const fields = { name: body.name, entries: listOf(body, shape.listField)!, cadence: body.cadence, webhookUrl: body.webhook_url ?? null, webhookEvents: body.webhook_events, alertEmails: body.alert_emails };
+        const fields = { name: body.name, entries: listOf(body, shape.listField)!, cadence: body.cadence, webhookUrl: body.webhook_url ?? null, webhookEvents: body.webhook_events, alertEmails: body.alert_emails, options: optionsOf(body, shape) };
         const { row, secret } = await createMonitor(c.env, product, ownerOf(c, product), fields);
         return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) }, {}, 201);
       },
@@ -108,7 +119,7 @@ function collectionRoutes(mount: Mount) {
 function itemRoutes(mount: Mount) {
   const { product, shape, base, tag, auth, list } = mount;
   const monitorResponse = monitorResponseSchema(mount);
-  const patchBody = withList(patchFields, shape.listField, list.optional());
+  const patchBody = withList(withOptions(patchFields, partialOptions(shape)), shape.listField, list.optional());
   const one = `${base}/:monitorId`;
   return new Hono<AppEnv>()
     .get(one, describe({ tag, summary: "One monitor", description: "The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.", response: monitorResponse, errors: ["NOT_FOUND"] }), auth, monitorParam, async (c) =>
@@ -123,11 +134,11 @@ function itemRoutes(mount: Mount) {
       async (c) => {
         const body = c.req.valid("json");
         if (Object.keys(body).length === 0) {
-          throw validationFailed({ body: [`Name at least one of name, ${shape.listField}, cadence, webhook_url, webhook_events, alert_emails.`] });
+          throw validationFailed({ body: [`Name at least one of name, ${shape.listField}, cadence, webhook_url, webhook_events, alert_emails${Object.keys(shape.options ?? {}).map((name) => `, ${name}`).join("")}.`] });
         }
         const monitor = await load(c, product, c.req.valid("param").monitorId);
         if (body.webhook_url) assertWebhookUrl(c.env, "webhook_url", body.webhook_url);
-        const patch: MonitorPatch = { name: body.name, entries: listOf(body, shape.listField), cadence: body.cadence, webhookUrl: body.webhook_url, webhookEvents: body.webhook_events, alertEmails: body.alert_emails };
+        const patch: MonitorPatch = { name: body.name, entries: listOf(body, shape.listField), cadence: body.cadence, webhookUrl: body.webhook_url, webhookEvents: body.webhook_events, alertEmails: body.alert_emails, options: optionsOf(body, shape) };
         const { row, secret } = await patchMonitor(c.env, product, monitor, patch);
         return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) });
       },

@@ -12,11 +12,10 @@ import { describe } from "../http/openapi";
 import { jsonBody, pathParams } from "../http/validation";
 import type { PhoneItem } from "../products/phone/numbering";
 import { phone, phoneBlocks } from "../products/phone/product";
-import { blockResultSchema, phoneItem, phoneObject, phoneResultSchema } from "../products/phone/schemas";
+import { blockResultSchema, phoneBatchRequest, phoneItem, phoneObject, phoneRequest, phoneResultSchema } from "../products/phone/schemas";
 import type { AppEnv } from "../types";
 import { LOOKUP_ERRORS, lookupKey, paidWalk } from "./paid-walk";
 
-const batchBody = z.object({ phones: z.array(phoneItem).min(1).max(1_000) });
 const publicBody = z.object({ ...publishableFields, ...phoneObject.shape });
 const blockParams = z.object({
   country: z.string().regex(/^[A-Za-z]{2}$/, "Two letters (ISO 3166-1 alpha-2)."),
@@ -25,12 +24,12 @@ const blockParams = z.object({
 
 
 /** A single lookup never consults the suppression list; a batch does (docs/phone.md, "Requests"). */
-const options = (honorSuppressions: boolean) => ({ refresh: false, maxAgeSeconds: null, honorSuppressions, extra: {} });
+const options = (honorSuppressions: boolean, network = false) => ({ refresh: false, maxAgeSeconds: null, honorSuppressions, extra: { network } });
 
-const lookup = <In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], honorSuppressions: boolean) => paidWalk(c, product, inputs, options(honorSuppressions));
+const lookup = <In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], honorSuppressions: boolean, network = false) => paidWalk(c, product, inputs, options(honorSuppressions, network));
 
-async function single(c: Context<AppEnv>, item: PhoneItem) {
-  const run = await lookup(c, phone, [item], false);
+async function single(c: Context<AppEnv>, item: PhoneItem, network = false) {
+  const run = await lookup(c, phone, [item], false, network);
   const { data, meta } = run.items[0]!;
   return { data, meta: { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit, suppressed: meta.suppressed } };
 }
@@ -41,11 +40,11 @@ export const phoneRoutes = new Hono<AppEnv>()
     "/phone",
     describe({ tag: "Phone", summary: "Look up one number; 1 credit for a fresh valid number", response: phoneResultSchema, meta: suppressibleLookupMeta, errors: [...LOOKUP_ERRORS] }),
     lookupKey({ scope: "phone", sandbox: true }),
-    jsonBody(phoneObject),
+    jsonBody(phoneRequest),
     async (c) => {
-      const item = c.req.valid("json");
+      const { network, ...item } = c.req.valid("json");
       assertSandboxValue(c, phone.isSample(item));
-      const { data, meta } = await single(c, item);
+      const { data, meta } = await single(c, item, network);
       return ok(c, data, meta);
     },
   )
@@ -62,11 +61,11 @@ export const phoneRoutes = new Hono<AppEnv>()
       errors: [...LOOKUP_ERRORS],
     }),
     lookupKey({ scope: "phone", sandbox: true }),
-    jsonBody(batchBody),
+    jsonBody(phoneBatchRequest),
     async (c) => {
-      const { phones } = c.req.valid("json");
+      const { phones, network } = c.req.valid("json");
       assertSandboxValue(c, phones.every((item) => phone.isSample(item)));
-      const run = await lookup(c, phone, phones, true);
+      const run = await lookup(c, phone, phones, true, network);
       const results = run.items.map(({ index, input, data, meta }) => ({ index, input, data, meta: { credits_used: meta.credits_used, cache_hit: meta.cache_hit, suppressed: meta.suppressed } }));
       return ok(c, { results }, { requested: run.requested, processed: run.processed, credits_used: run.creditsUsed, credits_remaining: run.creditsRemaining, stopped_reason: run.stoppedReason });
     },

@@ -147,6 +147,8 @@ describe("migration 0004_shared_engines keeps every row", () => {
       last_run_at: m.last_run_at, next_run_at: m.next_run_at, last_summary: m.last_summary, created_at: m.created_at,
       // 0018 adds alert_emails, off for every monitor that existed before it.
       alert_emails: 0,
+      // 0021 adds the product's own monitor options, none for monitors that existed before it.
+      options: null,
     });
     expect(await all("SELECT * FROM monitors ORDER BY id")).toEqual([copied(m4), copied(m9), copied(m12)]);
     expect(await all("SELECT * FROM monitors ORDER BY id")).toEqual([

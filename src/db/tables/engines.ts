@@ -107,6 +107,8 @@ export const monitors = sqliteTable(
     webhookEvents: text("webhook_events", { enum: ["changes", "every_run"] }).notNull().default("changes"),
     /** Mail each run that `webhook_events` would post to the account's members (src/engines/monitors/alert-mail.ts). */
     alertEmails: integer("alert_emails", { mode: "boolean" }).notNull().default(false),
+    /** The product's own options every run uses (phone: `network`), as given; null before options existed. */
+    options: text("options", { mode: "json" }).$type<Record<string, unknown>>(),
     lastRunAt: integer("last_run_at"),
     nextRunAt: integer("next_run_at").notNull(),
     lastSummary: text("last_summary", { mode: "json" }).$type<Record<string, unknown>>(),

@@ -12,6 +12,8 @@ export interface MonitorFields {
   webhookUrl: string | null;
   webhookEvents: WebhookEvents;
   alertEmails: boolean;
+  /** The product's own options (MonitorShape.options), validated. */
+  options?: Record<string, unknown>;
 }
 
 /** A PATCH: absent fields stay as they are; `webhookUrl: null` removes the webhook. */
@@ -38,6 +40,7 @@ export async function createMonitor(env: Env, product: Product, owner: { account
     webhookSecret: secret,
     webhookEvents: fields.webhookEvents,
     alertEmails: fields.alertEmails,
+    options: fields.options ?? null,
     nextRunAt: nextRunAfter(now, fields.cadence),
     createdAt: now,
   });
@@ -55,6 +58,7 @@ export async function patchMonitor(env: Env, product: Product, monitor: MonitorR
   if (patch.name !== undefined) changes.name = patch.name;
   if (patch.webhookEvents !== undefined) changes.webhookEvents = patch.webhookEvents;
   if (patch.alertEmails !== undefined) changes.alertEmails = patch.alertEmails;
+  if (patch.options && Object.keys(patch.options).length) changes.options = { ...(monitor.options ?? {}), ...patch.options };
   if (patch.cadence !== undefined && patch.cadence !== monitor.cadence) {
     changes.cadence = patch.cadence;
     changes.nextRunAt = rescheduled(monitor, patch.cadence);

@@ -108,7 +108,7 @@ export async function runMonitor<In, Out>(env: Env, product: Product<In, Out>, m
   const payer = await storedPayer(env, monitor.accountId, monitor.keyId);
   const operationId = `monitor:${monitor.id}:${now}`;
   const inputs = monitor.entries as In[];
-  const run = await walk(product, { env, payer, requestId: operationId, operationId, inputs, options: RUN_OPTIONS, now });
+  const run = await walk(product, { env, payer, requestId: operationId, operationId, inputs, options: { ...RUN_OPTIONS, extra: monitor.options ?? {} }, now });
   const stored = await baselinesOf(env, monitor.id);
   const compared = compareItems(shape, run.items, stored);
   const summary: RunSummary = {

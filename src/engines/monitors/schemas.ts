@@ -24,6 +24,7 @@ export function monitorSchema(product: Product, shape: MonitorShape<unknown, unk
     webhook_url: z.string().nullable(),
     webhook_events: z.enum(["changes", "every_run"]),
     alert_emails: z.boolean(),
+    ...(shape.options ?? {}),
     webhook_status: z.enum(["pending", "delivered", "failed"]).nullable(),
     webhook_detail: z.string().nullable(),
     last_run_at: z.string().nullable(),

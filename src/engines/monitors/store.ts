@@ -14,7 +14,7 @@ export type MonitorRow = typeof monitors.$inferSelect;
 export type NewMonitor = Omit<typeof monitors.$inferInsert, "id">;
 
 /** The columns a PATCH may change. */
-export type MonitorChanges = Partial<Pick<NewMonitor, "name" | "entries" | "cadence" | "webhookUrl" | "webhookSecret" | "webhookEvents" | "alertEmails" | "nextRunAt">>;
+export type MonitorChanges = Partial<Pick<NewMonitor, "name" | "entries" | "cadence" | "webhookUrl" | "webhookSecret" | "webhookEvents" | "alertEmails" | "options" | "nextRunAt">>;
 
 /** Whose monitors a route may see: one account's, of one product. */
 export interface MonitorOwner {

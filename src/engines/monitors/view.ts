@@ -26,6 +26,7 @@ export function monitorView(product: Product, m: MonitorRow, webhook: WebhookSta
     webhook_url: m.webhookUrl,
     webhook_events: m.webhookEvents,
     alert_emails: m.alertEmails,
+    ...monitorOptions(product, m),
     // A new or removed URL starts with no delivery state, whatever the earlier URL's deliveries left behind.
     webhook_status: m.webhookUrl && webhook.url === m.webhookUrl ? webhook.status : null,
     webhook_detail: m.webhookUrl && webhook.url === m.webhookUrl ? webhook.detail : null,
@@ -34,6 +35,12 @@ export function monitorView(product: Product, m: MonitorRow, webhook: WebhookSta
     last_summary: m.lastSummary,
     created_at: iso(m.createdAt),
   };
+}
+
+/** The product's own options as the monitor holds them, each with its default when never given. */
+export function monitorOptions(product: Product, m: Pick<MonitorRow, "options">): Record<string, unknown> {
+  const shapes = product.monitor?.options ?? {};
+  return Object.fromEntries(Object.entries(shapes).map(([name, schema]) => [name, m.options?.[name] ?? schema.parse(undefined)]));
 }
 
 /** The monitor object as the API answers it. */

@@ -71,14 +71,15 @@ async function lookUp<In, Out>(product: Product<In, Out>, ctx: ProductContext, w
  */
 export async function payRemote<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], options: WalkOptions, requestId: string, paid: Paid<In, Out>, claim: boolean): Promise<Unique<In, Out>[]> {
   const deferred: Unique<In, Out>[] = [];
+  const each = product.holdUnits?.(options) ?? 1;
   let pending = [...fresh];
   while (pending.length) {
-    const hold = await holdFor(product, credits, requestId, paid, pending.map((u) => ({ key: u.key, units: 1 })), true, claim);
+    const hold = await holdFor(product, credits, requestId, paid, pending.map((u) => ({ key: u.key, units: each })), true, claim);
     const busy = new Set(hold.busy);
     deferred.push(...pending.filter((u) => busy.has(u.key)));
     pending = pending.filter((u) => !busy.has(u.key));
     if (!pending.length) break;
-    const units = hold.ok ? (claim ? hold.claimed.length : hold.units) : 0;
+    const units = hold.ok ? (claim ? hold.claimed.length : Math.floor(hold.units / each)) : 0;
     if (units <= 0) {
       stopAt(paid, pending[0]!.index, hold.ok ? (hold.limitedBy ?? "insufficient_credits") : hold.reason);
       break;

@@ -48,6 +48,7 @@ export async function planList<In, Out>(product: Product<In, Out>, inputs: In[])
 
 /** Step 2: the account's suppressions (when honoured) and repeats answer what they can, free. */
 export async function recallStored<In, Out>(
+  env: Env,
   db: Database,
   product: Product<In, Out>,
   payer: Payer | null,
@@ -73,8 +74,9 @@ export async function recallStored<In, Out>(
     if (stored !== undefined) u.free = { result: stored as Out, cacheHit: false, suppressed: true, test: false, local: false };
     else if (repeat && !tooOld(u, repeat.createdAt)) {
       u.refreshed = false;
-      const mode = typeof product.repeats === "function" ? product.repeats(repeat.result as Out, u.input) : product.repeats;
-      if (mode === "stored") u.free = { result: repeat.result as Out, cacheHit: true, suppressed: false, test: false, local: false };
+      const mode = typeof product.repeats === "function" ? product.repeats(repeat.result as Out, u.input, options, env) : product.repeats;
+      if (mode === "renew") u.refreshed = true;
+      else if (mode === "stored") u.free = { result: repeat.result as Out, cacheHit: true, suppressed: false, test: false, local: false };
       else u.repeat = true;
     } else if (repeat) u.refreshed = true;
   }

@@ -63,7 +63,7 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   const now = request.now ?? Date.now();
   const db = database(env);
   const plan = await planList(product, request.inputs);
-  await recallStored(db, product, payer, plan.uniques, options, now);
+  await recallStored(env, db, product, payer, plan.uniques, options, now);
   const credits = creditsFor(env, payer);
   const paid: Paid<In, Out> = { answered: [], stopIndex: request.inputs.length, limitedBy: null, holdId: null, spent: 0, allowance: { left: 0 } };
   try {
@@ -118,13 +118,14 @@ const CLAIM_ROUNDS = 3;
  * starts no repeat window) is paid for here; after a wait that timed out, or a third round, without claiming.
  */
 async function payAll<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], request: WalkRequest<In>, paid: Paid<In, Out>, db: Database, now: number) {
-  const pay = product.cost === "remote" ? payRemote : payLocal;
+  const cost = typeof product.cost === "function" ? product.cost(request.options) : product.cost;
+  const pay = cost === "remote" ? payRemote : payLocal;
   let waiting = await pay(product, ctx, credits, fresh, request.options, request.requestId, paid, true);
   for (let round = 1; waiting.length && request.payer; round++) {
     const started = Date.now();
     await credits.awaitClaims(product.name, waiting.map((u) => u.key), CLAIM_WAIT_MS);
     const claim = round < CLAIM_ROUNDS && Date.now() - started < CLAIM_WAIT_MS;
-    await recallStored(db, product, request.payer, waiting, request.options, now, true);
+    await recallStored(ctx.env, db, product, request.payer, waiting, request.options, now, true);
     const open = waiting.filter((u) => !u.free && u.index < paid.stopIndex);
     waiting = open.length ? await pay(product, ctx, credits, open, request.options, request.requestId, paid, claim) : [];
   }

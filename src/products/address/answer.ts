@@ -159,6 +159,7 @@ function unsupported(p: Prepared): AddressResult {
     missing_components: [],
     geo: null,
     deliverable: null,
+    delivery_point: null,
     reason: "unsupported_country",
     ...risk({ failed: ["unsupported_country"], formatOnly: false, poBox: false }),
     sources: [COUNTRIES_SOURCE],
@@ -207,6 +208,7 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
     missing_components: missing,
     geo: found ? geoOf([...locality.matched, ...ref.rows]) : null,
     deliverable: null,
+    delivery_point: null,
     // Format-only means no installed dataset covers the address: said as a reason, so it is never read as a pass.
     reason: failed[0] ?? (verification === "format_only" ? "not_covered" : null),
     ...risk({ failed, formatOnly: verification === "format_only", poBox }),

@@ -24,6 +24,8 @@ export const addressPolicyRules = z.strictObject({
   po_box: action.optional(),
   /** The answer corrected a part of the address (postcode, locality or region). */
   corrections: action.optional(),
+  /** The answer has no confirmed delivery point (`deliverable` is not true): requires a delivery-point check. */
+  delivery_point: action.optional(),
   allowed_countries: countries.optional(),
   blocked_countries: countries.optional(),
 });
@@ -40,6 +42,7 @@ export function evaluateAddressPolicy(rules: AddressPolicyRules, r: AddressResul
   if (r.reason) hit(`reasons.${r.reason}`, rules.reasons?.[r.reason]);
   if (r.po_box) hit("po_box", rules.po_box);
   if (r.corrections.length) hit("corrections", rules.corrections);
+  if (r.deliverable !== true) hit("delivery_point", rules.delivery_point);
   return strictest(hits);
 }
 

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import type { Product } from "../../engines/product";
+import { DELIVERY_POINT_DATASETS } from "../../platform/delivery-points";
 import { answer, NO_REFERENCE, prepare } from "./answer";
 import { addressKey } from "./key";
 import { ADDRESS_DATASET_NAMES } from "./datasets";
 import { addressFeedback } from "./feedback";
-import { lookupAddresses } from "./lookup";
+import { checkable, lookupWithDeliveryPoints, unitsOf, wantsDeliveryPoint } from "./delivery";
 import { compare, label, observe } from "./monitor";
 import { addressPolicy } from "./policy";
 import { FORMATS_SOURCE, COUNTRIES_SOURCE } from "./postcodes";
@@ -30,7 +31,9 @@ export const address: Product<AddressInput, AddressResult> = {
   scope: "address",
   input: addressInput,
   unitsPerCredit: 1,
-  cost: "local",
+  // A partner call costs money: with `delivery_point` the walk holds before looking up, 2 units a value.
+  cost: (options) => (wantsDeliveryPoint(options) ? "remote" : "local"),
+  holdUnits: (options) => (wantsDeliveryPoint(options) ? 2 : 1),
   // List filters (`GET /address/suppressions?address=`) pass the key as listed.
   normalize: (input) => (typeof input === "string" ? input : addressKey(input)),
   // Version 2 folds street lines with the street table (docs/address.md, "Address keys"); rows keyed by version 1
@@ -43,10 +46,15 @@ export const address: Product<AddressInput, AddressResult> = {
     const prepared = prepare(input);
     return !prepared.supported || prepared.shapeValid === false ? { result: answer(prepared, NO_REFERENCE), test: false } : null;
   },
-  lookup: (ctx, inputs) => lookupAddresses(ctx.env, inputs).then((results) => results.map((result) => ({ result }))),
-  price: (result) => ({ units: result.verification === "verified" ? 1 : 0 }),
-  repeatable: (result) => result.verification === "verified",
-  repeats: "fresh",
+  lookup: (ctx, inputs, options) => lookupWithDeliveryPoints(ctx, inputs, options).then((results) => results.map((result) => ({ result }))),
+  price: (result) => ({ units: unitsOf(result) }),
+  repeatable: (result) => unitsOf(result) > 0,
+  // A checked answer serves `delivery_point` repeats as stored; an unchecked one is checked now when a partner covers it.
+  repeats: (stored, _input, options, env) => {
+    if (!wantsDeliveryPoint(options)) return "fresh";
+    if (stored.delivery_point) return "stored";
+    return checkable(env, stored) ? "renew" : "fresh";
+  },
   suppressions: {
     suppresses: () => null,
     manual: (input) => ({ key: addressKey(input), result: manualSuppression(input) }),
@@ -60,7 +68,7 @@ export const address: Product<AddressInput, AddressResult> = {
   },
   bulk: {
     field: "addresses",
-    options: { country: countrySchema.nullish(), deliverability: z.boolean().default(false) },
+    options: { country: countrySchema.nullish(), deliverability: z.boolean().default(false), delivery_point: z.boolean().default(false) },
     rows: {
       schema: listItem,
       resolve: (row, options) => {
@@ -90,5 +98,5 @@ export const address: Product<AddressInput, AddressResult> = {
   feedback: addressFeedback,
   monitor: { entryKey: addressKey, observe, compare, label, tally: { verified: (r) => r.verification === "verified" }, listField: "addresses", maxEntries: 500 },
   isSample: isTestAddress,
-  datasets: [FORMATS_SOURCE.dataset, COUNTRIES_SOURCE.dataset, ...ADDRESS_DATASET_NAMES, "delivery-feedback", "suppression-list", TEST_SOURCE.dataset],
+  datasets: [FORMATS_SOURCE.dataset, COUNTRIES_SOURCE.dataset, ...ADDRESS_DATASET_NAMES, "delivery-feedback", "suppression-list", TEST_SOURCE.dataset, ...DELIVERY_POINT_DATASETS],
 };

@@ -41,7 +41,9 @@ export const ADDRESS_REASONS = [
   "locality_mismatch",
   "region_mismatch",
   "missing_components",
+  "no_delivery_point",
   "not_covered",
+  "partner_unavailable",
   "suppressed",
   "returned",
   "undeliverable",
@@ -68,6 +70,17 @@ export interface Correction {
 
 export type RiskLevel = "low" | "medium" | "high";
 
+export const DELIVERY_MATCHES = ["confirmed", "confirmed_secondary_ignored", "missing_secondary", "not_confirmed"] as const;
+
+/** A delivery-point partner's answer (docs/address.md, "Delivery-point check"). */
+export interface DeliveryPoint {
+  match: (typeof DELIVERY_MATCHES)[number];
+  vacant: boolean | null;
+  residential: boolean | null;
+  standardized: { line1: string | null; line2: string | null; locality: string | null; region: string | null; postcode: string | null } | null;
+  footnotes: string[];
+}
+
 /** `data` of an address answer (docs/address.md lists every field). */
 export interface AddressResult {
   /** The `address` value exactly as sent: an object or the one-line string. */
@@ -89,8 +102,10 @@ export interface AddressResult {
   corrections: Correction[];
   missing_components: Component[];
   geo: { latitude: number; longitude: number; precision: "postcode" } | null;
-  /** No delivery-point data is installed: null, but false on an address delivery feedback suppressed. */
+  /** Checked by a delivery-point partner, or false on an address delivery feedback suppressed; else null. */
   deliverable: boolean | null;
+  /** What the delivery-point partner said (`delivery_point: true`); null when not checked. */
+  delivery_point: DeliveryPoint | null;
   reason: AddressReason | null;
   risk_score: number;
   risk_components: Record<string, number>;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { policyDecisionSchema } from "../../engines/policy/policy";
 import { countryCode } from "./parse";
-import { ADDRESS_REASONS, COMPONENTS, PRECISIONS, VERIFICATIONS, type AddressInput } from "./result";
+import { ADDRESS_REASONS, COMPONENTS, DELIVERY_MATCHES, PRECISIONS, VERIFICATIONS, type AddressInput } from "./result";
 
 /** Request and response schemas of the address product: they validate requests and build the OpenAPI document. */
 
@@ -87,6 +87,15 @@ export const addressResultSchema = z.object({
   missing_components: z.array(z.enum(COMPONENTS)),
   geo: z.object({ latitude: z.number(), longitude: z.number(), precision: z.literal("postcode") }).nullable(),
   deliverable: z.boolean().nullable(),
+  delivery_point: z
+    .object({
+      match: z.enum(DELIVERY_MATCHES),
+      vacant: z.boolean().nullable(),
+      residential: z.boolean().nullable(),
+      standardized: z.object({ line1: z.string().nullable(), line2: z.string().nullable(), locality: z.string().nullable(), region: z.string().nullable(), postcode: z.string().nullable() }).nullable(),
+      footnotes: z.array(z.string()),
+    })
+    .nullable(),
   reason: z.enum(ADDRESS_REASONS).nullable(),
   risk_score: z.int(),
   risk_components: z.record(z.string(), z.int()),
@@ -110,3 +119,6 @@ export const streetListingSchema = z.object({
   truncated: z.boolean(),
   sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
 });
+
+/** `delivery_point: true` asks a delivery-point partner (docs/address.md, "Delivery-point check"); secret-key lookups only. */
+export const deliveryPointOption = z.boolean().default(false).describe("Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).");

@@ -17,6 +17,10 @@ export const RISK_POINTS = {
   unverifiable: 30,
   po_box: 10,
   suppressed: 100,
+  /** A delivery-point partner confirmed no delivery point (`deliverable: false`). */
+  no_delivery_point: 60,
+  /** The partner reports the delivery point vacant. */
+  vacant: 30,
 } as const;
 
 export type RiskComponent = keyof typeof RISK_POINTS;

@@ -22,6 +22,7 @@ export function feedbackSuppression(input: AddressInput, reason: "returned" | "u
   return {
     ...manual,
     deliverable: false,
+    delivery_point: null,
     reason,
     sources: [{ dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) }, { dataset: "suppression-list", version: "account" }, ...manual.sources],
   };

@@ -52,6 +52,7 @@ export function testAnswer(input: AddressInput): AddressResult | null {
     missing_components: [],
     geo: found ? { latitude: 0, longitude: 0, precision: "postcode" } : null,
     deliverable: null,
+    delivery_point: null,
     reason: reason ?? (verification === "format_only" ? "not_covered" : null),
     ...risk({ failed: reason ? [reason] : [], formatOnly: verification === "format_only", poBox: kind === "po-box" }),
     sources: [TEST_SOURCE],

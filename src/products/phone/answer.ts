@@ -1,3 +1,5 @@
+import type { Checked } from "../../platform/partners/types";
+import type { NetworkAnswer } from "../../platform/phone-network";
 import { planSource } from "./datasets";
 import type { PlanReading } from "./numbering";
 import type { PhoneReason, PhoneResult } from "./result";
@@ -17,8 +19,10 @@ export interface PrefixFacts {
 const NO_FACTS: PrefixFacts = { carrier: null, location: null, timezones: null, disposable: false, disposable_last_seen: null, missing_datasets: [], sources: [] };
 
 /** The first that holds: invalid number, disposable, premium rate; a later `undelivered` (feedback) ranks before disposable. */
-export function reasonOf(r: Pick<PhoneResult, "valid" | "disposable" | "line_type">): PhoneReason | null {
+export function reasonOf(r: Pick<PhoneResult, "valid" | "disposable" | "line_type"> & Partial<Pick<PhoneResult, "network_status">>, unavailable = false): PhoneReason | null {
   if (!r.valid) return "invalid_number";
+  if (unavailable) return "partner_unavailable";
+  if (r.network_status === "inactive") return "inactive";
   if (r.disposable) return "disposable";
   if (r.line_type === "premium_rate") return "premium_rate";
   return null;
@@ -38,15 +42,42 @@ export function phoneAnswer(reading: PlanReading, facts: PrefixFacts = NO_FACTS,
     calling_code: reading.calling_code,
     line_type: reading.line_type,
     carrier: facts.carrier,
+    carrier_source: facts.carrier === null ? null : ("allocation" as const),
     location: facts.location,
     timezones: facts.timezones,
     disposable: facts.disposable,
     disposable_last_seen: facts.disposable_last_seen,
-    network_checked: false as const,
+    network_checked: false,
     network_status: null,
+    sim_swapped: null,
   };
   const withReason = { ...base, reason: reason ?? reasonOf(base) };
   return { ...withReason, ...scored(withReason), missing_datasets: facts.missing_datasets, sources: [planSource, ...facts.sources], policy: null };
+}
+
+/**
+ * The answer with the live network check applied (docs/phone.md, "Live network check"): the partner's line type and
+ * current carrier where it gives them, its status, and its `sources` entry; `null` (no partner answered) leaves the
+ * unchecked answer with `partner_unavailable`. Reason and risk are computed again from the answer's own fields.
+ */
+export function withNetwork(answer: PhoneResult, check: Checked<NetworkAnswer> | null): PhoneResult {
+  if (!answer.valid) return answer;
+  if (!check) {
+    const reason = reasonOf(answer, true);
+    return { ...answer, reason, ...scored({ ...answer, reason }) };
+  }
+  const { answer: n, source } = check;
+  const checked = {
+    ...answer,
+    line_type: n.lineType ?? answer.line_type,
+    carrier: n.carrier ?? answer.carrier,
+    carrier_source: n.carrier ? ("network" as const) : answer.carrier_source,
+    network_checked: true,
+    network_status: n.status,
+    sim_swapped: n.simSwapped,
+  };
+  const reason = reasonOf(checked);
+  return { ...checked, reason, ...scored({ ...checked, reason }), sources: [...answer.sources, source] };
 }
 
 /** The stored answer of a number suppressed by hand: the plan's reading, reason `suppressed`. */

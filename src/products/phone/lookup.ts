@@ -1,5 +1,7 @@
 import { database } from "../../db/client";
-import { phoneAnswer, type PrefixFacts } from "./answer";
+import type { ProductContext, WalkOptions } from "../../engines/product";
+import { checkNumbers } from "../../platform/phone-network";
+import { phoneAnswer, withNetwork, type PrefixFacts } from "./answer";
 import { TABLE_DATASETS, type TableDataset } from "./datasets";
 import { readItem, type PhoneItem, type PlanReading } from "./numbering";
 import type { PhoneResult } from "./result";
@@ -69,4 +71,17 @@ export async function lookupNumbers(env: Env, items: PhoneItem[]): Promise<Phone
   const { rows, installed } = await rowsForPrefixes(database(env), wanted);
   const index = indexRows(rows);
   return readings.map((r) => (r.valid ? phoneAnswer(r, factsFor(r, index, installed)) : phoneAnswer(r)));
+}
+
+/** Whether the lookup asks the live network check (`network: true`, in the walk's `extra`). */
+export const wantsNetwork = (options: WalkOptions) => options.extra.network === true;
+
+/** The lookup, then with `network: true` the partner's check of each distinct valid number (docs/phone.md). */
+export async function lookupPhones(ctx: ProductContext, items: PhoneItem[], options: WalkOptions): Promise<PhoneResult[]> {
+  const results = await lookupNumbers(ctx.env, items);
+  if (!wantsNetwork(options)) return results;
+  const numbers = results.flatMap((r) => (r.valid && r.e164 ? [r.e164] : []));
+  if (!numbers.length) return results;
+  const checks = await checkNumbers(ctx.env, ctx.accountId, numbers);
+  return results.map((r) => (r.valid && r.e164 ? withNetwork(r, checks.get(r.e164) ?? null) : r));
 }

@@ -1,15 +1,16 @@
 import { z } from "zod";
 import type { Product } from "../../engines/product";
+import { PHONE_NETWORK_DATASETS } from "../../platform/phone-network";
 import { manualSuppression, phoneAnswer } from "./answer";
 import { blockKey, localBlocks, lookupBlocks, type BlockQuery, type BlockResult } from "./blocks";
 import { PHONE_DATASET_NAMES, planSource } from "./datasets";
 import { phoneFeedback } from "./feedback";
-import { lookupNumbers } from "./lookup";
+import { lookupPhones, wantsNetwork } from "./lookup";
 import { compare, flags, observe } from "./monitor";
 import { cleanPhone, phoneKey, readItem, type PhoneItem } from "./numbering";
 import { phonePolicy } from "./policy";
 import type { PhoneResult } from "./result";
-import { phoneItem } from "./schemas";
+import { networkOption, phoneItem } from "./schemas";
 import { cannedAnswer, TEST_PHONE_NUMBERS } from "./test-numbers";
 
 const isTestNumber = (item: PhoneItem) => TEST_PHONE_NUMBERS.includes(readItem(item).parsed ?? "");
@@ -17,17 +18,23 @@ const isTestNumber = (item: PhoneItem) => TEST_PHONE_NUMBERS.includes(readItem(i
 /** The bulk counters a results row adds to: `valid` or `invalid`, its line type when counted, `disposable`. */
 const COUNTED_LINE_TYPES = ["mobile", "fixed_line", "voip"];
 
+/** What a fresh valid answer costs: 2 when a network partner answered, 0 when one was asked and none did, else 1. */
+const unitsOf = (result: PhoneResult) => (!result.valid || result.reason === "partner_unavailable" ? 0 : result.network_checked ? 2 : 1);
+
 /**
  * Phone numbers answered from the numbering plan (bundled) and the prefix tables in D1 (docs/phone.md): 1 credit for a
  * fresh valid number; invalid numbers, repeats within 7 days (keyed by E.164), suppressed and test numbers are free.
- * A repeat is read again (a cheap local read, so a monitor sees today's tables) and costs nothing.
+ * A repeat is read again (a cheap local read, so a monitor sees today's tables) and costs nothing. With `network: true`
+ * a partner is asked too: the walk then holds before looking up (a partner call costs money) and a checked repeat is
+ * answered as stored, never checked again within its 7 days.
  */
 export const phone: Product<PhoneItem, PhoneResult> = {
   name: "phone",
   scope: "phone",
   input: phoneItem,
   unitsPerCredit: 1,
-  cost: "local",
+  cost: (options) => (wantsNetwork(options) ? "remote" : "local"),
+  holdUnits: (options) => (wantsNetwork(options) ? 2 : 1),
   normalize: phoneKey,
   async local(item) {
     const reading = readItem(item);
@@ -35,10 +42,10 @@ export const phone: Product<PhoneItem, PhoneResult> = {
     if (canned) return { result: canned, test: true };
     return reading.valid ? null : { result: phoneAnswer(reading), test: false };
   },
-  lookup: (ctx, inputs) => lookupNumbers(ctx.env, inputs).then((results) => results.map((result) => ({ result }))),
-  price: (result) => ({ units: result.valid ? 1 : 0 }),
-  repeatable: (result) => result.valid,
-  repeats: "fresh",
+  lookup: (ctx, inputs, options) => lookupPhones(ctx, inputs, options).then((results) => results.map((result) => ({ result }))),
+  price: (result) => ({ units: unitsOf(result) }),
+  repeatable: (result) => unitsOf(result) > 0,
+  repeats: (stored, _input, options) => (wantsNetwork(options) ? (stored.network_checked ? "stored" : "renew") : "fresh"),
   suppressions: {
     // No answer joins the list by itself: numbers are added by hand, or by delivery feedback (`undelivered`).
     suppresses: () => null,
@@ -56,6 +63,7 @@ export const phone: Product<PhoneItem, PhoneResult> = {
   },
   bulk: {
     field: "phones",
+    options: { network: networkOption },
     counters: ["valid", "invalid", "mobile", "fixed_line", "voip", "disposable"],
     columns: ["phone", "valid", "e164", "country", "line_type", "carrier", "location", "disposable", "reason", "risk_score", "risk_level"],
     row: (r) => [r.phone, r.valid, r.e164, r.country, r.line_type, r.carrier, r.location, r.disposable, r.reason, r.risk_score, r.risk_level],
@@ -78,11 +86,13 @@ export const phone: Product<PhoneItem, PhoneResult> = {
     tally: { valid: (r) => r.valid, disposable: (r) => r.disposable === true },
     listField: "phones",
     maxEntries: 1_000,
+    // `network: true` checks every number of each run with the network partner (docs/phone.md, "Monitors").
+    options: { network: networkOption },
   },
   policy: phonePolicy,
   feedback: phoneFeedback,
   isSample: isTestNumber,
-  datasets: PHONE_DATASET_NAMES,
+  datasets: [...PHONE_DATASET_NAMES, ...PHONE_NETWORK_DATASETS],
 };
 
 /**

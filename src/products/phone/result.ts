@@ -1,7 +1,10 @@
 import type { PolicyDecision } from "../../engines/policy/policy";
 
-/** Why a phone answer is not clean (null when it is). Precedence: invalid_number, suppressed, disposable, premium_rate. */
-export const PHONE_REASONS = ["invalid_number", "disposable", "premium_rate", "undelivered", "suppressed"] as const;
+/**
+ * Why a phone answer is not clean (null when it is). Precedence: invalid_number, partner_unavailable, inactive,
+ * (undelivered, suppressed on stored answers), disposable, premium_rate.
+ */
+export const PHONE_REASONS = ["invalid_number", "disposable", "premium_rate", "undelivered", "suppressed", "partner_unavailable", "inactive"] as const;
 export type PhoneReason = (typeof PHONE_REASONS)[number];
 
 export const LINE_TYPES = [
@@ -23,6 +26,9 @@ export type LineType = (typeof LINE_TYPES)[number];
 export const VALIDATION_ERRORS = ["TOO_SHORT", "TOO_LONG", "INVALID_LENGTH", "INVALID_COUNTRY", "NOT_A_NUMBER"] as const;
 export type ValidationError = (typeof VALIDATION_ERRORS)[number];
 
+export const NETWORK_STATUSES = ["active", "inactive", "unknown"] as const;
+export type NetworkStatus = (typeof NETWORK_STATUSES)[number];
+
 /** `data` of a phone answer (docs/phone.md). */
 export interface PhoneResult {
   /** The input cleaned of wrappers (spaces, dots, dashes, brackets, `tel:`). */
@@ -36,17 +42,21 @@ export interface PhoneResult {
   country: string | null;
   calling_code: string | null;
   line_type: LineType;
-  /** The original allocation holder of the number's range (porting is not known). */
+  /** The original allocation holder of the number's range, or, checked, the network holding it now. */
   carrier: string | null;
+  /** `network` (a partner named the current network), `allocation` (the prefix table), null without a carrier. */
+  carrier_source: "network" | "allocation" | null;
   location: string | null;
   timezones: string[] | null;
   /** Seen on a public receive-SMS site; null when the disposable list is not installed. */
   disposable: boolean | null;
   /** The last day the list saw the number there (YYYY-MM-DD). */
   disposable_last_seen: string | null;
-  /** No live carrier-network check exists: always false / null. */
-  network_checked: false;
-  network_status: null;
+  /** A network partner answered for this number (`network: true`). */
+  network_checked: boolean;
+  network_status: NetworkStatus | null;
+  /** Checked with a partner reporting SIM swaps: a swap in its recent period; else null. */
+  sim_swapped: boolean | null;
   reason: PhoneReason | null;
   risk_score: number;
   risk_level: "low" | "medium" | "high";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { policyDecisionSchema } from "../../engines/policy/policy";
-import { LINE_TYPES, PHONE_REASONS, VALIDATION_ERRORS } from "./result";
+import { LINE_TYPES, NETWORK_STATUSES, PHONE_REASONS, VALIDATION_ERRORS } from "./result";
 
 /** Request and response schemas of the phone product: they validate requests and build the OpenAPI document. */
 const country = z
@@ -10,6 +10,9 @@ const country = z
   .describe("Region of a number written without `+` (ISO 3166-1 alpha-2).");
 
 export const phoneObject = z.object({ phone: z.string().max(64), country });
+
+/** `network: true` asks the live network check (docs/phone.md, "Live network check"); secret-key lookups only. */
+export const networkOption = z.boolean().default(false).describe("Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).");
 
 /** One number: a string (with `+`, or it answers INVALID_COUNTRY) or `{phone, country}`. */
 export const phoneItem = z.union([z.string().max(64), phoneObject]);
@@ -28,12 +31,14 @@ export const phoneResultSchema = z.object({
   calling_code: z.string().nullable(),
   line_type: z.enum(LINE_TYPES),
   carrier: z.string().nullable(),
+  carrier_source: z.enum(["network", "allocation"]).nullable(),
   location: z.string().nullable(),
   timezones: z.array(z.string()).nullable(),
   disposable: z.boolean().nullable(),
   disposable_last_seen: z.string().nullable(),
-  network_checked: z.literal(false),
-  network_status: z.null(),
+  network_checked: z.boolean(),
+  network_status: z.enum(NETWORK_STATUSES).nullable(),
+  sim_swapped: z.boolean().nullable(),
   reason: z.enum(PHONE_REASONS).nullable(),
   risk_score: z.int(),
   risk_level: z.enum(["low", "medium", "high"]),
@@ -52,3 +57,9 @@ export const blockResultSchema = z.object({
   truncated: z.boolean(),
   sources: z.array(source),
 });
+
+/** `POST /phone`: one number and the lookup's options. */
+export const phoneRequest = phoneObject.extend({ network: networkOption });
+
+/** `POST /phone/batch`: 1 to 1,000 numbers and the options every item shares. */
+export const phoneBatchRequest = z.object({ phones: z.array(phoneItem).min(1).max(1_000), network: networkOption });

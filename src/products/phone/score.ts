@@ -17,12 +17,13 @@ const LINE_TYPE_POINTS: Partial<Record<LineType, number>> = {
   unknown: 10,
 };
 
-type Scored = Pick<PhoneResult, "valid" | "line_type" | "disposable" | "reason">;
+type Scored = Pick<PhoneResult, "valid" | "line_type" | "disposable" | "reason"> & Partial<Pick<PhoneResult, "network_status">>;
 
 export function riskComponents(a: Scored): Record<string, number> {
   if (!a.valid) return { invalid_number: 100 };
   const parts: Record<string, number> = {};
   if (a.reason === "undelivered") parts.undelivered = 100;
+  if (a.network_status === "inactive") parts.inactive = 70;
   if (a.disposable) parts.disposable = 80;
   const points = LINE_TYPE_POINTS[a.line_type];
   if (points) parts[a.line_type] = points;

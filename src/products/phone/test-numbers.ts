@@ -42,12 +42,14 @@ export function cannedAnswer(e164: string | null, phone: string): PhoneResult | 
     calling_code: c.valid ? "44" : null,
     line_type: c.line_type,
     carrier: c.carrier,
+    carrier_source: c.carrier === null ? null : ("allocation" as const),
     location: c.line_type === "fixed_line" ? "London" : null,
     timezones: c.valid ? ["Europe/London"] : null,
     disposable: c.disposable,
     disposable_last_seen: c.disposable ? "2026-01-01" : null,
-    network_checked: false as const,
+    network_checked: false,
     network_status: null,
+    sim_swapped: null,
   };
   const withReason = { ...answer, reason: reasonOf(answer) };
   return { ...withReason, ...scored(withReason), missing_datasets: [], sources: [{ dataset: TEST_NUMBERS.name, version: TEST_NUMBERS.version }], policy: null };

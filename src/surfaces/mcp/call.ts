@@ -96,12 +96,12 @@ export async function estimate(caller: Caller, productName: string, values: unkn
   const plan = await planList(product, readable);
   // Repeats are read 90 keys a statement; past REPEAT_READ_LIMIT keys every value counts as chargeable instead, which
   // keeps the figure an upper bound without hundreds of reads (a Worker invocation has a budget of them).
-  if (plan.uniques.length <= REPEAT_READ_LIMIT) await recallStored(database(caller.c.env), product, payerOf(principal), plan.uniques, options, Date.now());
+  if (plan.uniques.length <= REPEAT_READ_LIMIT) await recallStored(caller.c.env, database(caller.c.env), product, payerOf(principal), plan.uniques, options, Date.now());
   const free = plan.uniques.filter((u) => u.free || u.repeat).length;
   // A value the product cannot read is answered 422 by the route, free; it is counted as chargeable all the same.
   const chargeable = plan.uniques.length - free + (inputs.length - readable.length);
   const distinct = plan.uniques.length + (inputs.length - readable.length);
-  return { values: values.length, distinct, free, chargeable, max_credits: Math.ceil(chargeable / product.unitsPerCredit) };
+  return { values: values.length, distinct, free, chargeable, max_credits: Math.ceil((chargeable * (product.holdUnits?.(options) ?? 1)) / product.unitsPerCredit) };
 }
 
 /** The key's scopes do not cover the product asked about: the quote answers KEY_SCOPE_DENIED as the call would. */
