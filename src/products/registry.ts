@@ -1,4 +1,11 @@
+import type { LookupShape } from "../engines/lookup-shape";
 import { asProduct, type Product, type ProductName } from "../engines/product";
+import { addressLookups } from "./address/lookups";
+import { consistencyLookups } from "./consistency/lookups";
+import { emailLookups } from "./email/lookups";
+import { entityLookups } from "./entity/lookups";
+import { ipLookups } from "./ip/lookups";
+import { phoneLookups } from "./phone/lookups";
 import { address } from "./address/product";
 import { consistencyProduct } from "./consistency/product";
 import { email } from "./email/product";
@@ -12,16 +19,25 @@ import { phone } from "./phone/product";
 export const consistency = consistencyProduct({ email, phone, ip, address, entity, emailWithoutHandshake: lookupWithoutHandshake, entityObject: objectItem });
 
 /**
+ * A product with its lookups attached. They are declared beside the product, not on its object, because they name its
+ * other product objects (phone's blocks, IP's ASN index): declaring them on it would make the two modules import each
+ * other. The object keeps its identity (the engines compare products by reference nowhere, but consistency holds them).
+ */
+function served<In, Out>(product: Product<In, Out>, lookups: LookupShape): Product {
+  return asProduct(Object.assign(product, { lookups }));
+}
+
+/**
  * Every product the engines serve. Adding a product is a folder under src/products and one line here: its bulk runs,
  * monitors, suppressions, history, webhooks and contract tests then come from the engines (docs/adding-a-product.md).
  */
 export const PRODUCTS: Partial<Record<ProductName, Product>> = {
-  email: asProduct(email),
-  entity: asProduct(entity),
-  address: asProduct(address),
-  ip: asProduct(ip),
-  phone: asProduct(phone),
-  consistency: asProduct(consistency),
+  email: served(email, emailLookups),
+  entity: served(entity, entityLookups),
+  address: served(address, addressLookups),
+  ip: served(ip, ipLookups),
+  phone: served(phone, phoneLookups),
+  consistency: served(consistency, consistencyLookups(consistency.input)),
 };
 
 export const registeredProducts = (): Product[] => Object.values(PRODUCTS);
