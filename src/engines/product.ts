@@ -1,12 +1,12 @@
 import type { z } from "zod";
-import type { Scope } from "../auth/scopes";
 import type { UsageCounter } from "../../durable-objects/account-credits";
 import type { RefreshableDataset } from "./datasets/refreshable";
 import type { FeedbackShape } from "./lists/feedback-shape";
 import type { LookupShape } from "./lookup-shape";
 import type { PolicyShape } from "./policy/policy";
 
-export type ProductName = "email" | "entity" | "phone" | "ip" | "address" | "consistency";
+/** A product's name: a key of the registry (src/products/registry.ts), the only place names are listed. */
+export type ProductName = string;
 
 export interface Source {
   dataset: string;
@@ -125,9 +125,10 @@ export interface HistoryShape<Out> {
  * does the rest, the same way for every product and every path (single, batch, browser, bulk row, monitor run).
  */
 export interface WalkProduct<In = unknown, Out = unknown> {
+  /** The product's key in the registry (src/products/registry.ts), its path segment and its event names' stem. */
   name: ProductName;
-  /** The key scope that reaches this product's lookups. */
-  scope: Scope;
+  /** The key scope that reaches this product's lookups and routes (its registry name). */
+  scope: string;
   /** One value as a request carries it: validates batch items, bulk rows and monitor entries. */
   input: z.ZodType<In>;
   /** Credit units: 1 for every product but IP, where five placing lookups cost one credit. */
