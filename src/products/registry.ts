@@ -21,7 +21,7 @@ export const consistency = consistencyProduct({ email, phone, ip, address, entit
 /**
  * A product with its lookups attached. They are declared beside the product, not on its object, because they name its
  * other product objects (phone's blocks, IP's ASN index): declaring them on it would make the two modules import each
- * other. The object keeps its identity (the engines compare products by reference nowhere, but consistency holds them).
+ * other. The object keeps its identity: consistency and other modules hold the same objects.
  */
 function served<In, Out>(product: Product<In, Out>, lookups: LookupShape): Product {
   return asProduct(Object.assign(product, { lookups }));
