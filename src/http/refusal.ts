@@ -2,8 +2,6 @@ import type { StopReason } from "../engines/credits/credits";
 import { refusalOf, type Refusal } from "../lookups/refusal";
 import { ApiError } from "./errors";
 
-export { secondsToUtcMidnight } from "../lookups/refusal";
-
 /** A lookup's refusal as the HTTP error the spec gives it (429 with `Retry-After` for limits and the daily cap, 402, 403). */
 export function refusalApiError(refusal: Refusal): ApiError {
   const headers = refusal.retryAfterSeconds === undefined ? undefined : { "Retry-After": String(refusal.retryAfterSeconds) };
