@@ -336,7 +336,10 @@ export interface paths {
     };
   };
   "/api/v1/email": {
-    /** Verify one address */
+    /**
+     * Verify one address
+     * @description Runs the full pipeline: syntax, lists, DNS, provider rules and the mailbox handshake. `deliverable`: the mailbox accepted the handshake; `risky`: it may bounce or be unwanted (catch-all, disposable, role, typo domain, full mailbox); `undeliverable`: it will bounce (`reason` says why: syntax, no MX, null MX, username rule, mailbox not found); `unverified`: nothing was decided (greylisting, timeout, provider outage), free, ask again later. `mailbox_confidence` and `risk_score` follow documented formulas (docs/email.md). 1 credit for a fresh `deliverable` or `risky` answer; `unverified`, undeliverable without a mailbox check, repeats within 7 days and test addresses are free; undeliverable after a mailbox check is free within fair use (`fair_use_billed` says when it was not). With `callback_url`, an `unverified` answer is re-checked and the settled answer posted there (`meta.settling`).
+     */
     post: {
       requestBody: {
         content: {
@@ -495,7 +498,10 @@ export interface paths {
     };
   };
   "/api/v1/email/batch": {
-    /** Verify 1 to 50 addresses in order; counts as one request */
+    /**
+     * Verify 1 to 50 addresses in order; counts as one request
+     * @description Each address is answered as `POST /email` answers it, in input order; suppressed addresses answer free from the stored answer. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); 402 only when the first address cannot be paid. 1 credit for a fresh `deliverable` or `risky` answer; `unverified`, undeliverable without a mailbox check, repeats within 7 days and test addresses are free; undeliverable after a mailbox check is free within fair use (`fair_use_billed` says when it was not).
+     */
     post: {
       requestBody: {
         content: {
@@ -665,7 +671,7 @@ export interface paths {
   "/api/v1/email/public": {
     /**
      * Browser lookup with a publishable key; answers without meta
-     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key.
+     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /email`. `deliverable`: the mailbox accepted the handshake; `risky`: it may bounce or be unwanted (catch-all, disposable, role, typo domain, full mailbox); `undeliverable`: it will bounce (`reason` says why: syntax, no MX, null MX, username rule, mailbox not found); `unverified`: nothing was decided (greylisting, timeout, provider outage), free, ask again later. `mailbox_confidence` and `risk_score` follow documented formulas (docs/email.md). Of a sending policy only its `action` is shown.
      */
     post: {
       requestBody: {
@@ -801,7 +807,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain/{domain}": {
-    /** Domain intelligence; 1 credit only when mx_found and fresh */
+    /**
+     * Domain intelligence; 1 credit only when mx_found and fresh
+     * @description MX, SPF, DMARC, disposable, free-provider and registration age of a domain, without any mailbox handshake. 1 credit when `mx_found` is true and the answer is not a 7-day repeat; free otherwise. Without an answer from DNS nothing is decided or billed: 500 SERVER_ERROR, retry.
+     */
     get: {
       parameters: {
         path: {
@@ -923,16 +932,17 @@ export interface paths {
       };
     };
   };
-  "/api/v1/entity": {
-    /** Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat */
+  "/api/v1/phone": {
+    /**
+     * Look up one number; 1 credit for a fresh valid number
+     * @description A number in international form, or national with `country`. Answered from the numbering plan (libphonenumber) and the installed prefix tables, never a live network check: `valid`, `e164`, `line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a documented `risk_score` (docs/phone.md). 1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free. A single lookup never consults the suppression list.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            identifier: string;
-            /** @description Default `lei`. */
-            type?: ("lei" | "company_number") | null;
-            /** @description Two letters; required when type is `company_number`. */
+            phone: string;
+            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
             country?: string | null;
           };
         };
@@ -945,18 +955,467 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                identifier: string;
-                /** @enum {string} */
-                identifier_type: "lei" | "company_number";
-                found: boolean;
-                reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
-                name: string | null;
-                status: string | null;
-                status_detail: string | null;
+                phone: string;
+                valid: boolean;
+                possible: boolean;
+                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                e164: string | null;
+                national_format: string | null;
+                international_format: string | null;
                 country: string | null;
-                checksum_valid: boolean | null;
-                registration_status: string | null;
-                flags: "dissolved_in_national_register"[];
+                calling_code: string | null;
+                /** @enum {string} */
+                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                carrier: string | null;
+                location: string | null;
+                timezones: string[] | null;
+                disposable: boolean | null;
+                disposable_last_seen: string | null;
+                /** @constant */
+                network_checked: false;
+                network_status: null;
+                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                risk_components: {
+                  [key: string]: number;
+                };
+                missing_datasets: string[];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                  rules_hit: string[];
+                }) | null;
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/batch": {
+    /**
+     * Look up 1 to 1,000 numbers in order; counts as one request
+     * @description Each item is a string or `{phone, country}`. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); suppressed numbers answer free from the stored answer. 1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            phones: (string | ({
+                phone: string;
+                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                results: ({
+                    index: number;
+                    input: string | ({
+                      phone: string;
+                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      country?: string | null;
+                    });
+                    data: {
+                      phone: string;
+                      valid: boolean;
+                      possible: boolean;
+                      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                      e164: string | null;
+                      national_format: string | null;
+                      international_format: string | null;
+                      country: string | null;
+                      calling_code: string | null;
+                      /** @enum {string} */
+                      line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                      carrier: string | null;
+                      location: string | null;
+                      timezones: string[] | null;
+                      disposable: boolean | null;
+                      disposable_last_seen: string | null;
+                      /** @constant */
+                      network_checked: false;
+                      network_status: null;
+                      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                      risk_score: number;
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      missing_datasets: string[];
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                      policy: ({
+                        /** @enum {string} */
+                        action: "send" | "review" | "block";
+                        rules_hit: string[];
+                      }) | null;
+                    };
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                      suppressed: boolean;
+                    };
+                  })[];
+              };
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/public": {
+    /**
+     * Browser lookup with a publishable key; answers without meta, never a live network check
+     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /phone`. Answered from the numbering plan (libphonenumber) and the installed prefix tables, never a live network check: `valid`, `e164`, `line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a documented `risk_score` (docs/phone.md).
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            /** Format: starts_with */
+            key: string;
+            challenge_token?: string | null;
+            phone: string;
+            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+            country?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                phone: string;
+                valid: boolean;
+                possible: boolean;
+                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+                e164: string | null;
+                national_format: string | null;
+                international_format: string | null;
+                country: string | null;
+                calling_code: string | null;
+                /** @enum {string} */
+                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                carrier: string | null;
+                location: string | null;
+                timezones: string[] | null;
+                disposable: boolean | null;
+                disposable_last_seen: string | null;
+                /** @constant */
+                network_checked: false;
+                network_status: null;
+                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
+                risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                risk_components: {
+                  [key: string]: number;
+                };
+                missing_datasets: string[];
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+                policy: ({
+                  /** @enum {string} */
+                  action: "send" | "review" | "block";
+                }) | null;
+              };
+            };
+          };
+        };
+        /** @description INVALID_PUBLISHABLE_KEY */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_PUBLISHABLE_KEY";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/phone/block/{country}/{prefix}": {
+    /**
+     * The numbering-plan blocks under a national prefix; 1 credit when found
+     * @description The blocks of the national numbering plan that start with `prefix` (no trunk 0), each with its line type, carrier and location where the tables assign them. 1 credit when blocks are found (a repeat of the same country and prefix within 7 days is free); 404 PHONE_BLOCK_NOT_FOUND, free, when none is.
+     */
+    get: {
+      parameters: {
+        path: {
+          country: string;
+          prefix: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                country: string;
+                calling_code: string | null;
+                prefix: string;
+                possible_lengths: number[];
+                blocks: ({
+                    prefix: string;
+                    /** @enum {string} */
+                    line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                    carrier: string | null;
+                    location: string | null;
+                  })[];
+                truncated: boolean;
                 sources: {
                     dataset: string;
                     version: string;
@@ -1004,6 +1463,17 @@ export interface paths {
             });
           };
         };
+        /** @description PHONE_BLOCK_NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "PHONE_BLOCK_NOT_FOUND";
+              };
+            };
+          };
+        };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
@@ -1051,22 +1521,16 @@ export interface paths {
       };
     };
   };
-  "/api/v1/entity/batch": {
+  "/api/v1/ip": {
     /**
-     * Look up 1 to 500 identifiers in order; counts as one request
-     * @description Strings are read as LEIs. Walks in order and stops where credits or the key's daily cap run out.
+     * Look up one IP address
+     * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
      */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            identifiers: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
+            ip: string;
           };
         };
       };
@@ -1078,46 +1542,237 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
-                    index: number;
-                    input: string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    });
-                    data: {
-                      identifier: string;
-                      /** @enum {string} */
-                      identifier_type: "lei" | "company_number";
-                      found: boolean;
-                      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
-                      name: string | null;
-                      status: string | null;
-                      status_detail: string | null;
-                      country: string | null;
-                      checksum_valid: boolean | null;
-                      registration_status: string | null;
-                      flags: "dissolved_in_national_register"[];
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                    };
-                  })[];
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+                tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+                vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
               };
               meta: {
-                requested: number;
-                processed: number;
                 credits_used: number;
                 credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                found: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/me": {
+    /**
+     * Look up the caller's own address (CF-Connecting-IP)
+     * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
+     */
+    get: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+                tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+                vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                suppressed: boolean;
+                ip_lookups_prepaid: number;
                 request_id: string;
               };
             };
@@ -1156,6 +1811,265 @@ export interface paths {
             });
           };
         };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/asn/{asn}": {
+    /**
+     * Prefixes an AS announces; 1 credit when found
+     * @description The name, country and announced IPv4 and IPv6 prefixes of an autonomous system, from the installed ASN index. 1 credit when the AS has a prefix (a 7-day repeat is free); 404 ASN_NOT_FOUND or 501 ASN_INDEX_UNAVAILABLE, free, otherwise.
+     */
+    get: {
+      parameters: {
+        path: {
+          asn: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                asn: number;
+                name: string | null;
+                country: string | null;
+                prefixes: string[];
+                prefixes6: string[];
+                num_ipv4: number;
+                /** @description A decimal string: IPv6 counts pass 2^53. */
+                num_ipv6: string;
+                hosting: boolean | null;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description ASN_NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "ASN_NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description ASN_INDEX_UNAVAILABLE */
+        501: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "ASN_INDEX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/range": {
+    /**
+     * The dataset blocks inside a CIDR block; 1 credit when any is found
+     * @description The rows of the installed range tables inside a CIDR block (country, ASN, network), truncated past a limit. 1 credit when any block is found (a 7-day repeat is free); free otherwise.
+     */
+    get: {
+      parameters: {
+        query: {
+          cidr: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                cidr: string;
+                first: string;
+                last: string;
+                /** @description A number, or a decimal string past 2^53. */
+                size: number | string;
+                blocks: ({
+                    start: string;
+                    end: string;
+                    asn: number | null;
+                    as_name: string | null;
+                    country: string | null;
+                  })[];
+                truncated: boolean;
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
@@ -1203,8 +2117,351 @@ export interface paths {
       };
     };
   };
+  "/api/v1/ip/batch": {
+    /**
+     * Look up 1 to 1,000 addresses in order; counts as one request
+     * @description Each address is answered as `POST /ip` answers it, in input order. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            ips: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                results: ({
+                    index: number;
+                    input: string;
+                    data: {
+                      ip: string;
+                      version: (4 | 6) | null;
+                      valid: boolean;
+                      reserved: boolean;
+                      reserved_range: string | null;
+                      reserved_name: string | null;
+                      placed: boolean;
+                      country: string | null;
+                      country_name: string | null;
+                      continent: string | null;
+                      /** @description City of the address from `ip-city`; null when unknown. */
+                      city: string | null;
+                      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                      region: string | null;
+                      /** @description Postal code from `ip-city`; null when unknown. */
+                      postal_code: string | null;
+                      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                      latitude: number | null;
+                      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                      longitude: number | null;
+                      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                      accuracy_radius_km: number | null;
+                      asn: number | null;
+                      as_name: string | null;
+                      network: string | null;
+                      hosting: boolean | null;
+                      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                      hosting_provider: string | null;
+                      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+                      tor: boolean | null;
+                      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+                      vpn: boolean | null;
+                      /** @description Always null: no proxy list is installed. */
+                      proxy: boolean | null;
+                      anonymous: boolean | null;
+                      list: ({
+                        id: number;
+                        name: string;
+                        /** @enum {string} */
+                        kind: "allow" | "deny";
+                      }) | null;
+                      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                      feedback: ({
+                        /** @enum {string} */
+                        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                        /** Format: date-time */
+                        reported_at: string;
+                      }) | null;
+                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                      risk_score: number;
+                      risk_components: {
+                        [key: string]: number;
+                      };
+                      /** @enum {string} */
+                      risk_level: "low" | "medium" | "high";
+                      sources: {
+                          dataset: string;
+                          version: string;
+                        }[];
+                    };
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                      suppressed: boolean;
+                    };
+                  })[];
+              };
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                ip_lookups_prepaid: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/public": {
+    /**
+     * Browser lookup with a publishable key; answers without meta
+     * @description Authenticated by `key` in the body and the `Origin` header. Without `ip`, the visitor's own address is looked up. Billed to the key's account like `POST /ip`. Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md).
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            /** Format: starts_with */
+            key: string;
+            challenge_token?: string | null;
+            ip?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                ip: string;
+                version: (4 | 6) | null;
+                valid: boolean;
+                reserved: boolean;
+                reserved_range: string | null;
+                reserved_name: string | null;
+                placed: boolean;
+                country: string | null;
+                country_name: string | null;
+                continent: string | null;
+                /** @description City of the address from `ip-city`; null when unknown. */
+                city: string | null;
+                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+                region: string | null;
+                /** @description Postal code from `ip-city`; null when unknown. */
+                postal_code: string | null;
+                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+                latitude: number | null;
+                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+                longitude: number | null;
+                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+                accuracy_radius_km: number | null;
+                asn: number | null;
+                as_name: string | null;
+                network: string | null;
+                hosting: boolean | null;
+                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+                hosting_provider: string | null;
+                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+                tor: boolean | null;
+                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+                vpn: boolean | null;
+                /** @description Always null: no proxy list is installed. */
+                proxy: boolean | null;
+                anonymous: boolean | null;
+                list: ({
+                  id: number;
+                  name: string;
+                  /** @enum {string} */
+                  kind: "allow" | "deny";
+                }) | null;
+                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+                feedback: ({
+                  /** @enum {string} */
+                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                  /** Format: date-time */
+                  reported_at: string;
+                }) | null;
+                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: {
+                    dataset: string;
+                    version: string;
+                  }[];
+              };
+            };
+          };
+        };
+        /** @description INVALID_PUBLISHABLE_KEY */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_PUBLISHABLE_KEY";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
   "/api/v1/address": {
-    /** Verify one address; 1 credit only when verified and not a 7-day repeat */
+    /**
+     * Verify one address; 1 credit only when verified and not a 7-day repeat
+     * @description An address on one line or in fields, with its `country` (inside the address or beside it). `verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` (well formed, but no installed dataset covers it: `reason: not_covered`), `invalid` (`reason` names what disagrees) or `unsupported_country`; the address comes back formatted, with `did_you_mean` where one fix makes it agree (docs/address.md). 1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free. A single lookup never consults the suppression list.
+     */
     post: {
       requestBody: {
         content: {
@@ -1388,7 +2645,7 @@ export interface paths {
   "/api/v1/address/batch": {
     /**
      * Verify 1 to 100 addresses in order; counts as one request
-     * @description `country` applies to every address that names none. Walks in order and stops where credits or the key's daily cap run out; suppressed addresses answer free.
+     * @description `country` applies to every address that names none. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); suppressed addresses answer free. 1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free.
      */
     post: {
       requestBody: {
@@ -1585,7 +2842,7 @@ export interface paths {
   "/api/v1/address/public": {
     /**
      * Browser lookup with a publishable key; answers without meta
-     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key.
+     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /address`. `verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` (well formed, but no installed dataset covers it: `reason: not_covered`), `invalid` (`reason` names what disagrees) or `unsupported_country`; the address comes back formatted, with `did_you_mean` where one fix makes it agree (docs/address.md).
      */
     post: {
       requestBody: {
@@ -1752,7 +3009,10 @@ export interface paths {
     };
   };
   "/api/v1/address/postcode/{postcode}": {
-    /** The localities of a postcode; 1 credit when found and fresh */
+    /**
+     * The localities of a postcode; 1 credit when found and fresh
+     * @description The localities (and regions) an installed dataset lists for a postcode of `country`. 1 credit when found and not a 7-day repeat; `found: false` is free; 501 ADDRESS_LIST_UNAVAILABLE, free, when no installed dataset covers the country's postcodes.
+     */
     get: {
       parameters: {
         query: {
@@ -1885,7 +3145,10 @@ export interface paths {
     };
   };
   "/api/v1/address/streets": {
-    /** Street names of a postcode from an installed street register; 1 credit when found and fresh */
+    /**
+     * Street names of a postcode from an installed street register; 1 credit when found and fresh
+     * @description The street names an installed street register lists for a postcode, with their locality, truncated past a limit. 1 credit when streets are found and not a 7-day repeat; 404 ADDRESS_STREETS_NOT_FOUND, free, when none is.
+     */
     get: {
       parameters: {
         query: {
@@ -2013,14 +3276,19 @@ export interface paths {
       };
     };
   };
-  "/api/v1/phone": {
-    /** Look up one number; 1 credit for a fresh valid number */
+  "/api/v1/entity": {
+    /**
+     * Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat
+     * @description `identifier` with its `type` and `country` where needed. Answered from registers synced locally (GLEIF for LEIs, national company registers): `found` with the legal name, status, address and register; `found: false` with a `reason` (unknown identifier, checksum failure, unsupported or not-installed register) (docs/entity.md). 1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phone: string;
-            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+            identifier: string;
+            /** @description Default `lei`. */
+            type?: ("lei" | "company_number") | null;
+            /** @description Two letters; required when type is `company_number`. */
             country?: string | null;
           };
         };
@@ -2033,48 +3301,27 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                phone: string;
-                valid: boolean;
-                possible: boolean;
-                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-                e164: string | null;
-                national_format: string | null;
-                international_format: string | null;
+                identifier: string;
+                /** @enum {string} */
+                identifier_type: "lei" | "company_number";
+                found: boolean;
+                reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
+                name: string | null;
+                status: string | null;
+                status_detail: string | null;
                 country: string | null;
-                calling_code: string | null;
-                /** @enum {string} */
-                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-                carrier: string | null;
-                location: string | null;
-                timezones: string[] | null;
-                disposable: boolean | null;
-                disposable_last_seen: string | null;
-                /** @constant */
-                network_checked: false;
-                network_status: null;
-                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                missing_datasets: string[];
+                checksum_valid: boolean | null;
+                registration_status: string | null;
+                flags: "dissolved_in_national_register"[];
                 sources: {
                     dataset: string;
                     version: string;
                   }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                  rules_hit: string[];
-                }) | null;
               };
               meta: {
                 credits_used: number;
                 credits_remaining: number;
                 cache_hit: boolean;
-                suppressed: boolean;
                 request_id: string;
               };
             };
@@ -2102,13 +3349,13 @@ export interface paths {
             };
           };
         };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
             "application/json": components["schemas"]["Error"] & ({
               error?: {
                 /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
               };
             });
           };
@@ -2160,18 +3407,20 @@ export interface paths {
       };
     };
   };
-  "/api/v1/phone/batch": {
+  "/api/v1/entity/batch": {
     /**
-     * Look up 1 to 1,000 numbers in order; counts as one request
-     * @description Each item is a string or `{phone, country}`. Walks in order and stops where credits or the key's daily cap run out.
+     * Look up 1 to 500 identifiers in order; counts as one request
+     * @description Strings are read as LEIs. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); `meta.found` counts the identifiers a register carried. 1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.
      */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+            identifiers: (string | ({
+                identifier: string;
+                /** @description Default `lei`. */
+                type?: ("lei" | "company_number") | null;
+                /** @description Two letters; required when type is `company_number`. */
                 country?: string | null;
               }))[];
           };
@@ -2188,52 +3437,33 @@ export interface paths {
                 results: ({
                     index: number;
                     input: string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
                       country?: string | null;
                     });
                     data: {
-                      phone: string;
-                      valid: boolean;
-                      possible: boolean;
-                      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-                      e164: string | null;
-                      national_format: string | null;
-                      international_format: string | null;
+                      identifier: string;
+                      /** @enum {string} */
+                      identifier_type: "lei" | "company_number";
+                      found: boolean;
+                      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
+                      name: string | null;
+                      status: string | null;
+                      status_detail: string | null;
                       country: string | null;
-                      calling_code: string | null;
-                      /** @enum {string} */
-                      line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-                      carrier: string | null;
-                      location: string | null;
-                      timezones: string[] | null;
-                      disposable: boolean | null;
-                      disposable_last_seen: string | null;
-                      /** @constant */
-                      network_checked: false;
-                      network_status: null;
-                      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
-                      risk_score: number;
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      missing_datasets: string[];
+                      checksum_valid: boolean | null;
+                      registration_status: string | null;
+                      flags: "dissolved_in_national_register"[];
                       sources: {
                           dataset: string;
                           version: string;
                         }[];
-                      policy: ({
-                        /** @enum {string} */
-                        action: "send" | "review" | "block";
-                        rules_hit: string[];
-                      }) | null;
                     };
                     meta: {
                       credits_used: number;
                       cache_hit: boolean;
-                      suppressed: boolean;
                     };
                   })[];
               };
@@ -2243,263 +3473,7 @@ export interface paths {
                 credits_used: number;
                 credits_remaining: number;
                 stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/phone/public": {
-    /**
-     * Browser lookup with a publishable key; answers without meta, never a live network check
-     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key.
-     */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** Format: starts_with */
-            key: string;
-            challenge_token?: string | null;
-            phone: string;
-            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-            country?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                phone: string;
-                valid: boolean;
-                possible: boolean;
-                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-                e164: string | null;
-                national_format: string | null;
-                international_format: string | null;
-                country: string | null;
-                calling_code: string | null;
-                /** @enum {string} */
-                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-                carrier: string | null;
-                location: string | null;
-                timezones: string[] | null;
-                disposable: boolean | null;
-                disposable_last_seen: string | null;
-                /** @constant */
-                network_checked: false;
-                network_status: null;
-                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                missing_datasets: string[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                }) | null;
-              };
-            };
-          };
-        };
-        /** @description INVALID_PUBLISHABLE_KEY */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INVALID_PUBLISHABLE_KEY";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/phone/block/{country}/{prefix}": {
-    /** The numbering-plan blocks under a national prefix; 1 credit when found */
-    get: {
-      parameters: {
-        path: {
-          country: string;
-          prefix: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                country: string;
-                calling_code: string | null;
-                prefix: string;
-                possible_lengths: number[];
-                blocks: ({
-                    prefix: string;
-                    /** @enum {string} */
-                    line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-                    carrier: string | null;
-                    location: string | null;
-                  })[];
-                truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
+                found: number;
                 request_id: string;
               };
             };
@@ -2538,17 +3512,6 @@ export interface paths {
             });
           };
         };
-        /** @description PHONE_BLOCK_NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "PHONE_BLOCK_NOT_FOUND";
-              };
-            };
-          };
-        };
         /** @description VALIDATION_FAILED */
         422: {
           content: {
@@ -2596,790 +3559,35 @@ export interface paths {
       };
     };
   };
-  "/api/v1/ip": {
+  "/api/v1/consistency": {
     /**
-     * Look up one IP address
-     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     * Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat
+     * @description Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed. `checks` says which pairs agree (e.g. the phone's country and the IP's), `score` sums the decided checks by a documented formula, null when nothing was decided (docs/consistency.md). 1 credit when a check was decided and the same signal set was not asked in the last 7 days; free otherwise.
      */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            ip: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/me": {
-    /**
-     * Look up the caller's own address (CF-Connecting-IP)
-     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
-     */
-    get: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/asn/{asn}": {
-    /** Prefixes an AS announces; 1 credit when found */
-    get: {
-      parameters: {
-        path: {
-          asn: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                asn: number;
-                name: string | null;
-                country: string | null;
-                prefixes: string[];
-                prefixes6: string[];
-                num_ipv4: number;
-                /** @description A decimal string: IPv6 counts pass 2^53. */
-                num_ipv6: string;
-                hosting: boolean | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description ASN_NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "ASN_NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description ASN_INDEX_UNAVAILABLE */
-        501: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "ASN_INDEX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/range": {
-    /** The dataset blocks inside a CIDR block; 1 credit when any is found */
-    get: {
-      parameters: {
-        query: {
-          cidr: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                cidr: string;
-                first: string;
-                last: string;
-                /** @description A number, or a decimal string past 2^53. */
-                size: number | string;
-                blocks: ({
-                    start: string;
-                    end: string;
-                    asn: number | null;
-                    as_name: string | null;
-                    country: string | null;
-                  })[];
-                truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/batch": {
-    /** Look up 1 to 1,000 addresses in order; counts as one request */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            ips: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                results: ({
-                    index: number;
-                    input: string;
-                    data: {
-                      ip: string;
-                      version: (4 | 6) | null;
-                      valid: boolean;
-                      reserved: boolean;
-                      reserved_range: string | null;
-                      reserved_name: string | null;
-                      placed: boolean;
-                      country: string | null;
-                      country_name: string | null;
-                      continent: string | null;
-                      /** @description City of the address from `ip-city`; null when unknown. */
-                      city: string | null;
-                      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                      region: string | null;
-                      /** @description Postal code from `ip-city`; null when unknown. */
-                      postal_code: string | null;
-                      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                      latitude: number | null;
-                      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                      longitude: number | null;
-                      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                      accuracy_radius_km: number | null;
-                      asn: number | null;
-                      as_name: string | null;
-                      network: string | null;
-                      hosting: boolean | null;
-                      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                      hosting_provider: string | null;
-                      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                      tor: boolean | null;
-                      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                      vpn: boolean | null;
-                      /** @description Always null: no proxy list is installed. */
-                      proxy: boolean | null;
-                      anonymous: boolean | null;
-                      list: ({
-                        id: number;
-                        name: string;
-                        /** @enum {string} */
-                        kind: "allow" | "deny";
-                      }) | null;
-                      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                      feedback: ({
-                        /** @enum {string} */
-                        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                        /** Format: date-time */
-                        reported_at: string;
-                      }) | null;
-                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                      risk_score: number;
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                    };
-                  })[];
-              };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/public": {
-    /**
-     * Browser lookup with a publishable key; answers without meta
-     * @description Authenticated by `key` in the body and the `Origin` header. Without `ip`, the visitor's own address is looked up.
-     */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** Format: starts_with */
-            key: string;
-            challenge_token?: string | null;
+            /** @description An email address (answered without the mailbox handshake). */
+            email?: string | null;
+            /** @description A phone number: a string with `+`, or `{phone, country}`. */
+            phone?: (string | ({
+              phone: string;
+              /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+              country?: string | null;
+            })) | null;
+            /** @description An IPv4 or IPv6 address. */
             ip?: string | null;
+            /** @description A postal address object with its `country` (or `{address, country}`). */
+            address?: unknown;
+            /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
+            entity?: ({
+              identifier: string;
+              /** @description Default `lei`. */
+              type?: ("lei" | "company_number") | null;
+              /** @description Two letters; required when type is `company_number`. */
+              country?: string | null;
+            }) | null;
           };
         };
       };
@@ -3391,76 +3599,90 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+                signals: {
+                  email: ({
+                    email: string;
+                    valid: boolean;
+                    domain: string | null;
+                    tld_country: string | null;
+                    free_provider: boolean;
+                    disposable: boolean;
+                  }) | null;
+                  phone: ({
+                    phone: string;
+                    valid: boolean;
+                    e164: string | null;
+                    country: string | null;
+                  }) | null;
+                  ip: ({
+                    ip: string;
+                    valid: boolean;
+                    reserved: boolean;
+                    placed: boolean;
+                    country: string | null;
+                    anonymous: boolean | null;
+                    tor: boolean | null;
+                    hosting: boolean | null;
+                  }) | null;
+                  address: ({
+                    country: string;
+                    country_supported: boolean;
+                    postcode: string | null;
+                    locality: string | null;
+                    postcode_found: boolean | null;
+                    locality_matches_postcode: boolean | null;
+                  }) | null;
+                  entity: ({
+                    identifier: string;
+                    found: boolean;
+                    name: string | null;
+                    country: string | null;
+                  }) | null;
+                };
+                checks: ({
+                    /** @enum {string} */
+                    name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
+                    /** @enum {string} */
+                    result: "agree" | "disagree" | "unknown" | "not_applicable";
+                    weight: number;
+                    /** @description Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`. */
+                    decided_by: {
+                      [key: string]: string | boolean | null;
+                    };
+                    reason: string;
+                  })[];
+                agreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
+                disagreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
+                /** @description round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided. */
+                score: number | null;
+                level: ("consistent" | "mixed" | "inconsistent") | null;
                 risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
                 risk_components: {
                   [key: string]: number;
                 };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
                 sources: {
                     dataset: string;
                     version: string;
                   }[];
               };
+              meta: {
+                credits_used: number;
+                credits_remaining: number;
+                cache_hit: boolean;
+                request_id: string;
+              };
             };
           };
         };
-        /** @description INVALID_PUBLISHABLE_KEY */
+        /** @description UNAUTHENTICATED */
         401: {
           content: {
             "application/json": components["schemas"]["Error"] & {
               error?: {
                 /** @enum {unknown} */
-                code?: "INVALID_PUBLISHABLE_KEY";
+                code?: "UNAUTHENTICATED";
               };
             };
           };
@@ -3476,13 +3698,13 @@ export interface paths {
             };
           };
         };
-        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
             "application/json": components["schemas"]["Error"] & ({
               error?: {
                 /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
               };
             });
           };
@@ -3516,6 +3738,17 @@ export interface paths {
               error?: {
                 /** @enum {unknown} */
                 code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
               };
             };
           };
@@ -4050,203 +4283,6 @@ export interface paths {
                 code?: "RATE_LIMITED";
               };
             };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/consistency": {
-    /**
-     * Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat
-     * @description Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed.
-     */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** @description An email address (answered without the mailbox handshake). */
-            email?: string | null;
-            /** @description A phone number: a string with `+`, or `{phone, country}`. */
-            phone?: (string | ({
-              phone: string;
-              /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-              country?: string | null;
-            })) | null;
-            /** @description An IPv4 or IPv6 address. */
-            ip?: string | null;
-            /** @description A postal address object with its `country` (or `{address, country}`). */
-            address?: unknown;
-            /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
-            entity?: ({
-              identifier: string;
-              /** @description Default `lei`. */
-              type?: ("lei" | "company_number") | null;
-              /** @description Two letters; required when type is `company_number`. */
-              country?: string | null;
-            }) | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                signals: {
-                  email: ({
-                    email: string;
-                    valid: boolean;
-                    domain: string | null;
-                    tld_country: string | null;
-                    free_provider: boolean;
-                    disposable: boolean;
-                  }) | null;
-                  phone: ({
-                    phone: string;
-                    valid: boolean;
-                    e164: string | null;
-                    country: string | null;
-                  }) | null;
-                  ip: ({
-                    ip: string;
-                    valid: boolean;
-                    reserved: boolean;
-                    placed: boolean;
-                    country: string | null;
-                    anonymous: boolean | null;
-                    tor: boolean | null;
-                    hosting: boolean | null;
-                  }) | null;
-                  address: ({
-                    country: string;
-                    country_supported: boolean;
-                    postcode: string | null;
-                    locality: string | null;
-                    postcode_found: boolean | null;
-                    locality_matches_postcode: boolean | null;
-                  }) | null;
-                  entity: ({
-                    identifier: string;
-                    found: boolean;
-                    name: string | null;
-                    country: string | null;
-                  }) | null;
-                };
-                checks: ({
-                    /** @enum {string} */
-                    name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
-                    /** @enum {string} */
-                    result: "agree" | "disagree" | "unknown" | "not_applicable";
-                    weight: number;
-                    /** @description Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`. */
-                    decided_by: {
-                      [key: string]: string | boolean | null;
-                    };
-                    reason: string;
-                  })[];
-                agreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
-                disagreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
-                /** @description round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided. */
-                score: number | null;
-                level: ("consistent" | "mixed" | "inconsistent") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
           };
         };
         /** @description SERVER_ERROR */
@@ -7943,5647 +7979,6 @@ export interface paths {
       };
     };
   };
-  "/api/v1/entity/monitors": {
-    /** The account's entity monitors, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    identifiers: (string | ({
-                        identifier: string;
-                        /** @description Default `lei`. */
-                        type?: ("lei" | "company_number") | null;
-                        /** @description Two letters; required when type is `company_number`. */
-                        country?: string | null;
-                      }))[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      found: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Create a monitor; the webhook signing secret is returned once */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            identifiers: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/entity/monitors/{monitorId}": {
-    /** One monitor */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Delete a monitor and its baselines */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            identifiers?: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/entity/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
-    post: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  found: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk": {
-    /** List address bulk runs, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
-          since?: string;
-          until?: string;
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    valid: number;
-                    invalid: number;
-                    low: number;
-                    medium: number;
-                    high: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    country?: unknown;
-                    deliverability: boolean | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Start a bulk address run (up to 100,000 values); the webhook secret is returned once */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: (string | {
-                /** @description The whole address on one line (commas or line breaks between its parts). */
-                address: string;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              } | ({
-                line1?: string | null;
-                line2?: string | null;
-                locality?: string | null;
-                region?: string | null;
-                postcode?: string | null;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              }))[];
-            webhook_url?: string | null;
-            refresh?: boolean | null;
-            max_age?: number | null;
-            country?: string | null;
-            /** @default false */
-            deliverability?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-                webhook_secret: string | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "IDEMPOTENCY_KEY_REUSED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk/{jobId}": {
-    /** Poll one run */
-    get: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_ALREADY_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_ALREADY_FINISHED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
-    get: {
-      parameters: {
-        query?: {
-          variant?: "valid" | "invalid" | "low" | "medium" | "high";
-        };
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/monitors": {
-    /** The account's address monitors, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    addresses: unknown[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      verified: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Create a monitor; the webhook signing secret is returned once */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            addresses: unknown[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/monitors/{monitorId}": {
-    /** One monitor */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Delete a monitor and its baselines */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            addresses?: unknown[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
-    post: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  verified: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/suppressions": {
-    /** The account's address suppression list, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          address?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                suppressions: ({
-                    id: number;
-                    address: string;
-                    reason: string;
-                    /** @enum {string} */
-                    source: "verdict" | "manual" | "feedback";
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: unknown[];
-            reason?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                added: number;
-                invalid: string[];
-                test_values: string[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Take values off the suppression list */
-    delete: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: unknown[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                removed: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/suppressions/{suppressionId}": {
-    /** Remove one suppression entry */
-    delete: {
-      parameters: {
-        path: {
-          suppressionId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: number;
-                address: string;
-                reason: string;
-                /** @enum {string} */
-                source: "verdict" | "manual" | "feedback";
-                /** Format: date-time */
-                created_at: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/history": {
-    /** Every address answer of the account (test values excepted), newest first, kept 90 days */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          since?: string;
-          until?: string;
-          verification?: "verified" | "format_only" | "invalid";
-          address?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                lookups: ({
-                    id: number;
-                    request_id: string;
-                    address: string;
-                    normalized_address: string;
-                    /** @enum {string} */
-                    verification: "verified" | "format_only" | "invalid";
-                    reason: string | null;
-                    credits_used: number;
-                    cache_hit: boolean;
-                    suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/policy": {
-    /** The account's address sending policy, or null */
-    get: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    verification?: {
-                      /** @enum {string} */
-                      verified?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      format_only?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      invalid?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    po_box?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    corrections?: "send" | "review" | "block";
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Replace the address sending policy; it never changes a price */
-    put: {
-      requestBody: {
-        content: {
-          "application/json": {
-            verification?: {
-              /** @enum {string} */
-              verified?: "send" | "review" | "block";
-              /** @enum {string} */
-              format_only?: "send" | "review" | "block";
-              /** @enum {string} */
-              invalid?: "send" | "review" | "block";
-            };
-            risk_level?: {
-              /** @enum {string} */
-              low?: "send" | "review" | "block";
-              /** @enum {string} */
-              medium?: "send" | "review" | "block";
-              /** @enum {string} */
-              high?: "send" | "review" | "block";
-            };
-            reasons?: {
-              [key: string]: "send" | "review" | "block";
-            };
-            /** @enum {string} */
-            po_box?: "send" | "review" | "block";
-            /** @enum {string} */
-            corrections?: "send" | "review" | "block";
-            allowed_countries?: string[];
-            blocked_countries?: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    verification?: {
-                      /** @enum {string} */
-                      verified?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      format_only?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      invalid?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    po_box?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    corrections?: "send" | "review" | "block";
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Remove the sending policy; answers then carry policy: null */
-    delete: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                deleted: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/feedback": {
-    /** Report delivery outcomes of address values (normalized); free */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            events: ({
-                address: unknown;
-                /** @enum {string} */
-                outcome: "delivered" | "returned" | "undeliverable";
-                /** Format: date-time */
-                occurred_at?: string;
-                detail?: string;
-              })[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/feedback/summary": {
-    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
-    get: {
-      parameters: {
-        query?: {
-          since?: string;
-          until?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
-                total: number;
-                outcomes: {
-                  [key: string]: number;
-                };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
-                by_country: {
-                    country: string;
-                    total: number;
-                    delivered: number;
-                    returned: number;
-                    undeliverable: number;
-                  }[];
-                ignored: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk": {
-    /** List ip bulk runs, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
-          since?: string;
-          until?: string;
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    low: number;
-                    medium: number;
-                    high: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Start a bulk ip run (up to 100,000 values); the webhook secret is returned once */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            ips: string[];
-            webhook_url?: string | null;
-            refresh?: boolean | null;
-            max_age?: number | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-                webhook_secret: string | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "IDEMPOTENCY_KEY_REUSED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk/{jobId}": {
-    /** Poll one run */
-    get: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_ALREADY_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_ALREADY_FINISHED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
-    get: {
-      parameters: {
-        query?: {
-          variant?: "low" | "medium" | "high";
-        };
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/monitors": {
-    /** The account's ip monitors, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    ips: string[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      placed: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Create a monitor; the webhook signing secret is returned once */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            ips: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/monitors/{monitorId}": {
-    /** One monitor */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Delete a monitor and its baselines */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            ips?: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
-    post: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  placed: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/history": {
-    /** Every ip answer of the account (test values excepted), newest first, kept 90 days */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          since?: string;
-          until?: string;
-          risk_level?: "low" | "medium" | "high";
-          ip?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                lookups: ({
-                    id: number;
-                    request_id: string;
-                    ip: string;
-                    normalized_ip: string;
-                    /** @enum {string} */
-                    risk_level: "low" | "medium" | "high";
-                    reason: string | null;
-                    credits_used: number;
-                    cache_hit: boolean;
-                    suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/feedback": {
-    /** Report delivery outcomes of ip values (normalized); free */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            events: ({
-                ip: string;
-                /** @enum {string} */
-                outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                /** Format: date-time */
-                occurred_at?: string;
-                detail?: string;
-              })[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/feedback/summary": {
-    /** Feedback counts by outcome and by asn over a window (default the last 30 days) */
-    get: {
-      parameters: {
-        query?: {
-          since?: string;
-          until?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
-                total: number;
-                outcomes: {
-                  [key: string]: number;
-                };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
-                by_asn: {
-                    asn: string;
-                    total: number;
-                    legit: number;
-                    fraud: number;
-                    chargeback: number;
-                    abuse: number;
-                    spam: number;
-                  }[];
-                ignored: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
   "/api/v1/phone/bulk": {
     /** List phone bulk runs, newest first, 100 a page */
     get: {
@@ -16480,6 +10875,5647 @@ export interface paths {
       };
     };
   };
+  "/api/v1/ip/bulk": {
+    /** List ip bulk runs, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+          since?: string;
+          until?: string;
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    low: number;
+                    medium: number;
+                    high: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Start a bulk ip run (up to 100,000 values); the webhook secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            ips: string[];
+            webhook_url?: string | null;
+            refresh?: boolean | null;
+            max_age?: number | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+                webhook_secret: string | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}": {
+    /** Poll one run */
+    get: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/cancel": {
+    /** Cancel a queued or running run */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_ALREADY_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/resume": {
+    /** Resume a run that stopped for lack of credits */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/results": {
+    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
+    get: {
+      parameters: {
+        query?: {
+          variant?: "low" | "medium" | "high";
+        };
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/webhook/redeliver": {
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors": {
+    /** The account's ip monitors, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: ({
+                    id: number;
+                    name: string;
+                    ips: string[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      placed: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create a monitor; the webhook signing secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
+            ips: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors/{monitorId}": {
+    /** One monitor */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a monitor and its baselines */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
+            ips?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors/{monitorId}/run": {
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  ips: string[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    placed: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  placed: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/history": {
+    /** Every ip answer of the account (test values excepted), newest first, kept 90 days */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          since?: string;
+          until?: string;
+          risk_level?: "low" | "medium" | "high";
+          ip?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lookups: ({
+                    id: number;
+                    request_id: string;
+                    ip: string;
+                    normalized_ip: string;
+                    /** @enum {string} */
+                    risk_level: "low" | "medium" | "high";
+                    reason: string | null;
+                    credits_used: number;
+                    cache_hit: boolean;
+                    suppressed: boolean;
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/feedback": {
+    /** Report delivery outcomes of ip values (normalized); free */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            events: ({
+                ip: string;
+                /** @enum {string} */
+                outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                /** Format: date-time */
+                occurred_at?: string;
+                detail?: string;
+              })[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/feedback/summary": {
+    /** Feedback counts by outcome and by asn over a window (default the last 30 days) */
+    get: {
+      parameters: {
+        query?: {
+          since?: string;
+          until?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
+                total: number;
+                outcomes: {
+                  [key: string]: number;
+                };
+                kinds: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
+                by_asn: {
+                    asn: string;
+                    total: number;
+                    legit: number;
+                    fraud: number;
+                    chargeback: number;
+                    abuse: number;
+                    spam: number;
+                  }[];
+                ignored: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk": {
+    /** List address bulk runs, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+          since?: string;
+          until?: string;
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                jobs: ({
+                    id: number;
+                    /** @enum {string} */
+                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                    total: number;
+                    duplicate_count: number;
+                    processed: number;
+                    valid: number;
+                    invalid: number;
+                    low: number;
+                    medium: number;
+                    high: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    cancel_requested: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    country?: unknown;
+                    deliverability: boolean | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    finished_at: string | null;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Start a bulk address run (up to 100,000 values); the webhook secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: (string | {
+                /** @description The whole address on one line (commas or line breaks between its parts). */
+                address: string;
+                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+                country?: string;
+              } | ({
+                line1?: string | null;
+                line2?: string | null;
+                locality?: string | null;
+                region?: string | null;
+                postcode?: string | null;
+                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+                country?: string;
+              }))[];
+            webhook_url?: string | null;
+            refresh?: boolean | null;
+            max_age?: number | null;
+            country?: string | null;
+            /** @default false */
+            deliverability?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+                webhook_secret: string | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}": {
+    /** Poll one run */
+    get: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/cancel": {
+    /** Cancel a queued or running run */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_ALREADY_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/resume": {
+    /** Resume a run that stopped for lack of credits */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/results": {
+    /** Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
+    get: {
+      parameters: {
+        query?: {
+          variant?: "valid" | "invalid" | "low" | "medium" | "high";
+        };
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: unknown;
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/webhook/redeliver": {
+    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: {
+                  id: number;
+                  /** @enum {string} */
+                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                  total: number;
+                  duplicate_count: number;
+                  processed: number;
+                  valid: number;
+                  invalid: number;
+                  low: number;
+                  medium: number;
+                  high: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  cancel_requested: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  country?: unknown;
+                  deliverability: boolean | null;
+                  /** Format: date-time */
+                  created_at: string;
+                  finished_at: string | null;
+                };
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/monitors": {
+    /** The account's address monitors, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: ({
+                    id: number;
+                    name: string;
+                    addresses: unknown[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      verified: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create a monitor; the webhook signing secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
+            addresses: unknown[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/monitors/{monitorId}": {
+    /** One monitor */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a monitor and its baselines */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
+            addresses?: unknown[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/monitors/{monitorId}/run": {
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  addresses: unknown[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    verified: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  verified: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/suppressions": {
+    /** The account's address suppression list, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          address?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                suppressions: ({
+                    id: number;
+                    address: string;
+                    reason: string;
+                    /** @enum {string} */
+                    source: "verdict" | "manual" | "feedback";
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: unknown[];
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                added: number;
+                invalid: string[];
+                test_values: string[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Take values off the suppression list */
+    delete: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: unknown[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                removed: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/suppressions/{suppressionId}": {
+    /** Remove one suppression entry */
+    delete: {
+      parameters: {
+        path: {
+          suppressionId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                id: number;
+                address: string;
+                reason: string;
+                /** @enum {string} */
+                source: "verdict" | "manual" | "feedback";
+                /** Format: date-time */
+                created_at: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/history": {
+    /** Every address answer of the account (test values excepted), newest first, kept 90 days */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          since?: string;
+          until?: string;
+          verification?: "verified" | "format_only" | "invalid";
+          address?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lookups: ({
+                    id: number;
+                    request_id: string;
+                    address: string;
+                    normalized_address: string;
+                    /** @enum {string} */
+                    verification: "verified" | "format_only" | "invalid";
+                    reason: string | null;
+                    credits_used: number;
+                    cache_hit: boolean;
+                    suppressed: boolean;
+                    /** Format: date-time */
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                retention_days: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/policy": {
+    /** The account's address sending policy, or null */
+    get: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    verification?: {
+                      /** @enum {string} */
+                      verified?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      format_only?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      invalid?: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    po_box?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    corrections?: "send" | "review" | "block";
+                    allowed_countries?: unknown[];
+                    blocked_countries?: unknown[];
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Replace the address sending policy; it never changes a price */
+    put: {
+      requestBody: {
+        content: {
+          "application/json": {
+            verification?: {
+              /** @enum {string} */
+              verified?: "send" | "review" | "block";
+              /** @enum {string} */
+              format_only?: "send" | "review" | "block";
+              /** @enum {string} */
+              invalid?: "send" | "review" | "block";
+            };
+            risk_level?: {
+              /** @enum {string} */
+              low?: "send" | "review" | "block";
+              /** @enum {string} */
+              medium?: "send" | "review" | "block";
+              /** @enum {string} */
+              high?: "send" | "review" | "block";
+            };
+            reasons?: {
+              [key: string]: "send" | "review" | "block";
+            };
+            /** @enum {string} */
+            po_box?: "send" | "review" | "block";
+            /** @enum {string} */
+            corrections?: "send" | "review" | "block";
+            allowed_countries?: string[];
+            blocked_countries?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                policy: ({
+                  rules: {
+                    verification?: {
+                      /** @enum {string} */
+                      verified?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      format_only?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      invalid?: "send" | "review" | "block";
+                    };
+                    risk_level?: {
+                      /** @enum {string} */
+                      low?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      medium?: "send" | "review" | "block";
+                      /** @enum {string} */
+                      high?: "send" | "review" | "block";
+                    };
+                    reasons?: {
+                      [key: string]: "send" | "review" | "block";
+                    };
+                    /** @enum {string} */
+                    po_box?: "send" | "review" | "block";
+                    /** @enum {string} */
+                    corrections?: "send" | "review" | "block";
+                    allowed_countries?: unknown[];
+                    blocked_countries?: unknown[];
+                  };
+                  /** Format: date-time */
+                  created_at: string;
+                  /** Format: date-time */
+                  updated_at: string;
+                }) | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Remove the sending policy; answers then carry policy: null */
+    delete: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                deleted: boolean;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/feedback": {
+    /** Report delivery outcomes of address values (normalized); free */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            events: ({
+                address: unknown;
+                /** @enum {string} */
+                outcome: "delivered" | "returned" | "undeliverable";
+                /** Format: date-time */
+                occurred_at?: string;
+                detail?: string;
+              })[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                recorded: number;
+                suppressed: number;
+                invalid: number[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/feedback/summary": {
+    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
+    get: {
+      parameters: {
+        query?: {
+          since?: string;
+          until?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
+                total: number;
+                outcomes: {
+                  [key: string]: number;
+                };
+                kinds: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
+                by_country: {
+                    country: string;
+                    total: number;
+                    delivered: number;
+                    returned: number;
+                    undeliverable: number;
+                  }[];
+                ignored: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/entity/monitors": {
+    /** The account's entity monitors, newest first, 100 a page */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: ({
+                    id: number;
+                    name: string;
+                    identifiers: (string | ({
+                        identifier: string;
+                        /** @description Default `lei`. */
+                        type?: ("lei" | "company_number") | null;
+                        /** @description Two letters; required when type is `company_number`. */
+                        country?: string | null;
+                      }))[];
+                    /** @enum {string} */
+                    cadence: "weekly" | "monthly";
+                    webhook_url: string | null;
+                    /** @enum {string} */
+                    webhook_events: "changes" | "every_run";
+                    alert_emails: boolean;
+                    webhook_status: ("pending" | "delivered" | "failed") | null;
+                    webhook_detail: string | null;
+                    last_run_at: string | null;
+                    next_run_at: string | null;
+                    last_summary: ({
+                      checked: number;
+                      found: number;
+                      changed: number;
+                      new_baselines: number;
+                      credits_used: number;
+                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                    }) | null;
+                    created_at: string;
+                  })[];
+              };
+              meta: {
+                page: number;
+                per_page: number;
+                total: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Create a monitor; the webhook signing secret is returned once */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
+            identifiers: (string | ({
+                identifier: string;
+                /** @description Default `lei`. */
+                type?: ("lei" | "company_number") | null;
+                /** @description Two letters; required when type is `company_number`. */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/entity/monitors/{monitorId}": {
+    /** One monitor */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Delete a monitor and its baselines */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
+            identifiers?: (string | ({
+                identifier: string;
+                /** @description Default `lei`. */
+                type?: ("lei" | "company_number") | null;
+                /** @description Two letters; required when type is `company_number`. */
+                country?: string | null;
+              }))[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                webhook_secret?: string;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/entity/monitors/{monitorId}/run": {
+    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: {
+                  id: number;
+                  name: string;
+                  identifiers: (string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    }))[];
+                  /** @enum {string} */
+                  cadence: "weekly" | "monthly";
+                  webhook_url: string | null;
+                  /** @enum {string} */
+                  webhook_events: "changes" | "every_run";
+                  alert_emails: boolean;
+                  webhook_status: ("pending" | "delivered" | "failed") | null;
+                  webhook_detail: string | null;
+                  last_run_at: string | null;
+                  next_run_at: string | null;
+                  last_summary: ({
+                    checked: number;
+                    found: number;
+                    changed: number;
+                    new_baselines: number;
+                    credits_used: number;
+                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                  }) | null;
+                  created_at: string;
+                };
+                summary: {
+                  checked: number;
+                  found: number;
+                  changed: number;
+                  new_baselines: number;
+                  credits_used: number;
+                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                };
+                changes: {
+                    identifier: string;
+                    input: unknown;
+                    changes: {
+                        field: string;
+                        from: unknown;
+                        to: unknown;
+                      }[];
+                  }[];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+              };
+            });
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
   "/api/v1/consistency/bulk": {
     /** List consistency bulk runs, newest first, 100 a page */
     get: {
@@ -17600,7 +17636,7 @@ export interface paths {
   "/api/v1/ip/{ip}": {
     /**
      * Look up one IP address given in the path
-     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
      */
     get: {
       parameters: {
