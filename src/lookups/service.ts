@@ -1,7 +1,6 @@
 import { payerOf } from "../engines/credits/payer";
-import type { StopReason } from "../engines/credits/credits";
 import type { Product, WalkOptions } from "../engines/product";
-import { walk, type WalkItem } from "../engines/walk/walk";
+import { walk, type WalkRun } from "../engines/walk/walk";
 import type { Admission } from "../limits/admission";
 import { rateLimitRefusal } from "../limits/admission";
 import type { Principal } from "../types";
@@ -18,17 +17,11 @@ export interface LookupCaller {
   requestId: string;
 }
 
-/** What the walk answered: items in input order up to where it stopped, and what it cost. */
-export interface LookupAnswer<In, Out> {
-  items: WalkItem<In, Out>[];
-  requested: number;
-  processed: number;
-  creditsUsed: number;
-  creditsRemaining: number;
-  stoppedReason: StopReason | null;
-  /** Prepaid units of the product left (IP's placing lookups), null for products billed in whole credits. */
-  prepaid: number | null;
-}
+/**
+ * What the walk answered: items in input order up to where it stopped (`{index, input, data, meta}`), `requested`,
+ * `processed`, `creditsUsed`, `creditsRemaining`, `stoppedReason`, and `prepaid` (IP's placing lookups left, else null).
+ */
+export type LookupAnswer<In, Out> = Omit<WalkRun<In, Out>, "refused">;
 
 export type LookupOutcome<In, Out> = { ok: true; answer: LookupAnswer<In, Out> } | { ok: false; refusal: Refusal };
 
