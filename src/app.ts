@@ -5,13 +5,8 @@ import { recordRequests } from "./http/request-log";
 import { requestId } from "./http/request-id";
 import { traceAnswer } from "./http/trace-answer";
 import { accountRoutes } from "./routes/account";
-import { addressRoutes } from "./routes/address";
-import { consistencyRoutes } from "./routes/consistency";
-import { emailRoutes } from "./routes/email";
-import { entityRoutes } from "./routes/entity";
-import { ipAddressRoute, ipRoutes } from "./routes/ip";
 import { ipListRoutes } from "./routes/ip-lists";
-import { phoneRoutes } from "./routes/phone";
+import { productLookupRoutes } from "./routes/lookups";
 import { productEngineRoutes } from "./routes/products";
 import { adminAccountRoutes } from "./routes/admin/accounts";
 import { adminAddressDatasetRoutes } from "./routes/admin/address-datasets";
@@ -51,18 +46,13 @@ app.route("/", referenceRoutes);
 
 app.route("/api/v1", openApiRoutes(() => app.routes));
 app.route("/api/v1", accountRoutes);
-app.route("/api/v1", emailRoutes);
-app.route("/api/v1", entityRoutes);
-app.route("/api/v1", addressRoutes);
-app.route("/api/v1", phoneRoutes);
-app.route("/api/v1", ipRoutes);
+app.route("/api/v1", productLookupRoutes());
 app.route("/api/v1", ipListRoutes);
-app.route("/api/v1", consistencyRoutes);
 app.route("/api/v1", productEngineRoutes());
 app.route("/api/v1", statusRoutes);
 app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
-// After every other /ip/... route, so `/ip/{ip}` never reads `lists`, `bulk` or `me` as an address.
-app.route("/api/v1", ipAddressRoute);
+// After every other route, so `/ip/{ip}` never reads `lists`, `bulk` or `me` as an address.
+app.route("/api/v1", productLookupRoutes(true));
 // The tool protocol: tools call the API above through src/surfaces/mcp/call.ts.
 app.route("/", mcpRoutes(() => app));
 

@@ -5,56 +5,16 @@
 
 export interface paths {
   "/api/v1/account": {
-    /** Balance (plan/pack), plan, monthly grant and fair-use window */
+    /**
+     * Balance (plan/pack), plan, monthly grant and fair-use window
+     * @description The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.
+     */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: string;
-                email: string;
-                email_verified: boolean;
-                /** Format: date-time */
-                created_at: string;
-                plan: {
-                  /** @enum {string} */
-                  name: "free" | "starter" | "growth" | "enterprise";
-                  /** @enum {string} */
-                  status: "active" | "cancelled";
-                  monthly_credits: number;
-                  cancelled_at: string | null;
-                  plan_credits_expire_at: string | null;
-                };
-                balance: {
-                  total: number;
-                  plan: number;
-                  pack: number;
-                  reserved: number;
-                  available: number;
-                };
-                grant: {
-                  monthly_credits: number;
-                  rollover_cap: number;
-                  next_grant_at: string | null;
-                };
-                fair_use: {
-                  window_days: number;
-                  billed_answers: number;
-                  undeliverable_checked: number;
-                  free_undeliverable_limit: number;
-                  free_undeliverable_remaining: number;
-                };
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["AccountResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -71,12 +31,90 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
               error?: {
                 /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+                code?: "RATE_LIMITED";
               };
-            });
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Change the account's mail settings: low_balance_threshold, bulk_finished_emails
+     * @description Sets the balance below which the members get one low-balance email per crossing (null: never) and whether they get an email when a bulk run finishes. Only the fields sent change; answers the account as `GET /account` does. Free; needs the `account` scope.
+     */
+    patch: {
+      requestBody: {
+        content: {
+          "application/json": {
+            low_balance_threshold?: number | null;
+            bulk_finished_emails?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
           };
         };
         /** @description RATE_LIMITED */
@@ -116,7 +154,10 @@ export interface paths {
     };
   };
   "/api/v1/account/ledger": {
-    /** Every credit movement, newest first, 100 a page */
+    /**
+     * Every credit movement, newest first, 100 a page
+     * @description Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge is its row here; `GET /account/requests/{requestId}` explains it. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -133,8 +174,7 @@ export interface paths {
               data: {
                 entries: ({
                     id: number;
-                    /** Format: date-time */
-                    at: string;
+                    at: components["schemas"]["CreatedAt"];
                     request_id: string | null;
                     /** @enum {string} */
                     kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "expiry";
@@ -146,12 +186,7 @@ export interface paths {
                     note: string | null;
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -169,12 +204,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -225,7 +255,10 @@ export interface paths {
     };
   };
   "/api/v1/account/requests/{requestId}": {
-    /** What one request did */
+    /**
+     * What one request did
+     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -246,8 +279,7 @@ export interface paths {
                 code: string | null;
                 credits_used: number;
                 key_id: string | null;
-                /** Format: date-time */
-                created_at: string;
+                created_at: components["schemas"]["CreatedAt"];
               };
               meta: {
                 request_id: string;
@@ -269,12 +301,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -336,7 +363,10 @@ export interface paths {
     };
   };
   "/api/v1/email": {
-    /** Verify one address */
+    /**
+     * Verify one address
+     * @description Runs the full pipeline: syntax, lists, DNS, provider rules and the mailbox handshake. `deliverable`: the mailbox accepted the handshake; `risky`: it may bounce or be unwanted (catch-all, disposable, role, typo domain, full mailbox); `undeliverable`: it will bounce (`reason` says why: syntax, no MX, null MX, username rule, mailbox not found); `unverified`: nothing was decided (greylisting, timeout, provider outage), free, ask again later. `mailbox_confidence` and `risk_score` follow documented formulas (docs/email.md). 1 credit for a fresh `deliverable` or `risky` answer; `unverified`, undeliverable without a mailbox check, repeats within 7 days and test addresses are free; undeliverable after a mailbox check is free within fair use (`fair_use_billed` says when it was not). With `callback_url`, an `unverified` answer is re-checked and the settled answer posted there (`meta.settling`).
+     */
     post: {
       requestBody: {
         content: {
@@ -357,50 +387,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                email: string;
-                normalized_email: string;
-                is_alias: boolean;
-                is_gibberish: boolean;
-                /** @enum {string} */
-                deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                syntax_valid: boolean;
-                domain: string;
-                mx_found: boolean;
-                mx_implicit: boolean;
-                mx_provider: string | null;
-                has_spf: boolean | null;
-                dmarc_policy: ("none" | "quarantine" | "reject") | null;
-                has_dmarc: boolean | null;
-                domain_registered_at: string | null;
-                domain_age_days: number | null;
-                disposable: boolean;
-                role: boolean;
-                free_provider: boolean;
-                smtp_checked: boolean;
-                smtp_checked_at: string | null;
-                mailbox_exists: boolean | null;
-                catch_all: boolean | null;
-                smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
-                mailbox_confidence: number | null;
-                did_you_mean: string | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                  rules_hit: string[];
-                }) | null;
-              };
+              data: components["schemas"]["EmailAnswer"];
               meta: {
                 credits_used: number;
                 credits_remaining: number;
@@ -439,12 +426,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -495,7 +477,10 @@ export interface paths {
     };
   };
   "/api/v1/email/batch": {
-    /** Verify 1 to 50 addresses in order; counts as one request */
+    /**
+     * Verify 1 to 50 addresses in order; counts as one request
+     * @description Each address is answered as `POST /email` answers it, in input order; suppressed addresses answer free from the stored answer. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); 402 only when the first address cannot be paid. 1 credit for a fresh `deliverable` or `risky` answer; `unverified`, undeliverable without a mailbox check, repeats within 7 days and test addresses are free; undeliverable after a mailbox check is free within fair use (`fair_use_billed` says when it was not).
+     */
     post: {
       requestBody: {
         content: {
@@ -515,53 +500,10 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
                     input: string;
-                    data: {
-                      email: string;
-                      normalized_email: string;
-                      is_alias: boolean;
-                      is_gibberish: boolean;
-                      /** @enum {string} */
-                      deliverable: "deliverable" | "risky" | "undeliverable";
-                      reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
-                      risk_score: number;
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      syntax_valid: boolean;
-                      domain: string;
-                      mx_found: boolean;
-                      mx_implicit: boolean;
-                      mx_provider: string | null;
-                      has_spf: boolean | null;
-                      dmarc_policy: ("none" | "quarantine" | "reject") | null;
-                      has_dmarc: boolean | null;
-                      domain_registered_at: string | null;
-                      domain_age_days: number | null;
-                      disposable: boolean;
-                      role: boolean;
-                      free_provider: boolean;
-                      smtp_checked: boolean;
-                      smtp_checked_at: string | null;
-                      mailbox_exists: boolean | null;
-                      catch_all: boolean | null;
-                      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
-                      mailbox_confidence: number | null;
-                      did_you_mean: string | null;
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                      policy: ({
-                        /** @enum {string} */
-                        action: "send" | "review" | "block";
-                        rules_hit: string[];
-                      }) | null;
-                    };
+                    data: components["schemas"]["EmailAnswer"];
                     meta: {
                       credits_used: number;
                       cache_hit: boolean;
@@ -569,16 +511,9 @@ export interface paths {
                       refreshed: boolean;
                       fair_use_billed: boolean;
                     };
-                  })[];
+                  }[];
               };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBatchMeta"];
             };
           };
         };
@@ -607,12 +542,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -665,7 +595,7 @@ export interface paths {
   "/api/v1/email/public": {
     /**
      * Browser lookup with a publishable key; answers without meta
-     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key.
+     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /email`. `deliverable`: the mailbox accepted the handshake; `risky`: it may bounce or be unwanted (catch-all, disposable, role, typo domain, full mailbox); `undeliverable`: it will bounce (`reason` says why: syntax, no MX, null MX, username rule, mailbox not found); `unverified`: nothing was decided (greylisting, timeout, provider outage), free, ask again later. `mailbox_confidence` and `risk_score` follow documented formulas (docs/email.md). Of a sending policy only its `action` is shown.
      */
     post: {
       requestBody: {
@@ -692,7 +622,7 @@ export interface paths {
                 is_gibberish: boolean;
                 /** @enum {string} */
                 deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: ("unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained") | null;
+                reason: components["schemas"]["Reason"];
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -707,26 +637,20 @@ export interface paths {
                 has_spf: boolean | null;
                 dmarc_policy: ("none" | "quarantine" | "reject") | null;
                 has_dmarc: boolean | null;
-                domain_registered_at: string | null;
+                domain_registered_at: components["schemas"]["DomainRegisteredAt"];
                 domain_age_days: number | null;
                 disposable: boolean;
                 role: boolean;
                 free_provider: boolean;
                 smtp_checked: boolean;
-                smtp_checked_at: string | null;
+                smtp_checked_at: components["schemas"]["CancelledAt"];
                 mailbox_exists: boolean | null;
                 catch_all: boolean | null;
                 smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                 mailbox_confidence: number | null;
                 did_you_mean: string | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                }) | null;
+                sources: components["schemas"]["Sources"];
+                policy: components["schemas"]["EmailPolicy"];
               };
             };
           };
@@ -756,12 +680,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -801,7 +720,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain/{domain}": {
-    /** Domain intelligence; 1 credit only when mx_found and fresh */
+    /**
+     * Domain intelligence; 1 credit only when mx_found and fresh
+     * @description MX, SPF, DMARC, disposable, free-provider and registration age of a domain, without any mailbox handshake. 1 credit when `mx_found` is true and the answer is not a 7-day repeat; free otherwise. Without an answer from DNS nothing is decided or billed: 500 SERVER_ERROR, retry.
+     */
     get: {
       parameters: {
         path: {
@@ -825,21 +747,13 @@ export interface paths {
                 mx_provider: string | null;
                 has_spf: boolean | null;
                 dmarc_policy: string | null;
-                domain_registered_at: string | null;
+                domain_registered_at: components["schemas"]["DomainRegisteredAt"];
                 domain_age_days: number | null;
                 disposable: boolean | null;
                 free_provider: boolean | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[] | null;
+                sources: components["schemas"]["Sources"] | null;
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -868,1154 +782,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/entity": {
-    /** Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            identifier: string;
-            /** @description Default `lei`. */
-            type?: ("lei" | "company_number") | null;
-            /** @description Two letters; required when type is `company_number`. */
-            country?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                identifier: string;
-                /** @enum {string} */
-                identifier_type: "lei" | "company_number";
-                found: boolean;
-                reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
-                name: string | null;
-                status: string | null;
-                status_detail: string | null;
-                country: string | null;
-                checksum_valid: boolean | null;
-                registration_status: string | null;
-                flags: "dissolved_in_national_register"[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/entity/batch": {
-    /**
-     * Look up 1 to 500 identifiers in order; counts as one request
-     * @description Strings are read as LEIs. Walks in order and stops where credits or the key's daily cap run out.
-     */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            identifiers: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                results: ({
-                    index: number;
-                    input: string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    });
-                    data: {
-                      identifier: string;
-                      /** @enum {string} */
-                      identifier_type: "lei" | "company_number";
-                      found: boolean;
-                      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
-                      name: string | null;
-                      status: string | null;
-                      status_detail: string | null;
-                      country: string | null;
-                      checksum_valid: boolean | null;
-                      registration_status: string | null;
-                      flags: "dissolved_in_national_register"[];
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                    };
-                  })[];
-              };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                found: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address": {
-    /** Verify one address; 1 credit only when verified and not a 7-day repeat */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            address: string | {
-              /** @description The whole address on one line (commas or line breaks between its parts). */
-              address: string;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            } | ({
-              line1?: string | null;
-              line2?: string | null;
-              locality?: string | null;
-              region?: string | null;
-              postcode?: string | null;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            });
-            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-            country?: string;
-            /**
-             * @description Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).
-             * @default false
-             */
-            delivery_point?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                input: string | ({
-                  line1?: string | null;
-                  line2?: string | null;
-                  locality?: string | null;
-                  region?: string | null;
-                  postcode?: string | null;
-                  country: string;
-                });
-                country: string;
-                valid: boolean;
-                /** @enum {string} */
-                verification: "verified" | "format_only" | "invalid";
-                /** @enum {string} */
-                precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                address: {
-                  line1: string | null;
-                  line2: string | null;
-                  locality: string | null;
-                  region: string | null;
-                  postcode: string | null;
-                  country: string;
-                };
-                formatted: string | null;
-                postcode_format_valid: boolean | null;
-                postcode_found: boolean | null;
-                locality_matches_postcode: boolean | null;
-                region_matches_postcode: boolean | null;
-                po_box: boolean;
-                corrections: ({
-                    /** @enum {string} */
-                    field: "line1" | "locality" | "region" | "postcode";
-                    from: string | null;
-                    to: string;
-                  })[];
-                missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                geo: {
-                  latitude: number;
-                  longitude: number;
-                  /** @constant */
-                  precision: "postcode";
-                } | null;
-                deliverable: boolean | null;
-                delivery_point: ({
-                  /** @enum {string} */
-                  match: "confirmed" | "confirmed_secondary_ignored" | "missing_secondary" | "not_confirmed";
-                  vacant: boolean | null;
-                  residential: boolean | null;
-                  standardized: ({
-                    line1: string | null;
-                    line2: string | null;
-                    locality: string | null;
-                    region: string | null;
-                    postcode: string | null;
-                  }) | null;
-                  footnotes: string[];
-                }) | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                  rules_hit: string[];
-                }) | null;
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/batch": {
-    /**
-     * Verify 1 to 100 addresses in order; counts as one request
-     * @description `country` applies to every address that names none. Walks in order and stops where credits or the key's daily cap run out; suppressed addresses answer free.
-     */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: (string | {
-                /** @description The whole address on one line (commas or line breaks between its parts). */
-                address: string;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              } | ({
-                line1?: string | null;
-                line2?: string | null;
-                locality?: string | null;
-                region?: string | null;
-                postcode?: string | null;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              }))[];
-            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-            country?: string;
-            /**
-             * @description Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).
-             * @default false
-             */
-            delivery_point?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                results: ({
-                    index: number;
-                    input: unknown;
-                    data: {
-                      input: string | ({
-                        line1?: string | null;
-                        line2?: string | null;
-                        locality?: string | null;
-                        region?: string | null;
-                        postcode?: string | null;
-                        country: string;
-                      });
-                      country: string;
-                      valid: boolean;
-                      /** @enum {string} */
-                      verification: "verified" | "format_only" | "invalid";
-                      /** @enum {string} */
-                      precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                      address: {
-                        line1: string | null;
-                        line2: string | null;
-                        locality: string | null;
-                        region: string | null;
-                        postcode: string | null;
-                        country: string;
-                      };
-                      formatted: string | null;
-                      postcode_format_valid: boolean | null;
-                      postcode_found: boolean | null;
-                      locality_matches_postcode: boolean | null;
-                      region_matches_postcode: boolean | null;
-                      po_box: boolean;
-                      corrections: ({
-                          /** @enum {string} */
-                          field: "line1" | "locality" | "region" | "postcode";
-                          from: string | null;
-                          to: string;
-                        })[];
-                      missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                      geo: {
-                        latitude: number;
-                        longitude: number;
-                        /** @constant */
-                        precision: "postcode";
-                      } | null;
-                      deliverable: boolean | null;
-                      delivery_point: ({
-                        /** @enum {string} */
-                        match: "confirmed" | "confirmed_secondary_ignored" | "missing_secondary" | "not_confirmed";
-                        vacant: boolean | null;
-                        residential: boolean | null;
-                        standardized: ({
-                          line1: string | null;
-                          line2: string | null;
-                          locality: string | null;
-                          region: string | null;
-                          postcode: string | null;
-                        }) | null;
-                        footnotes: string[];
-                      }) | null;
-                      reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable") | null;
-                      risk_score: number;
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                      policy: ({
-                        /** @enum {string} */
-                        action: "send" | "review" | "block";
-                        rules_hit: string[];
-                      }) | null;
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                    };
-                  })[];
-              };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/public": {
-    /**
-     * Browser lookup with a publishable key; answers without meta
-     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key.
-     */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** Format: starts_with */
-            key: string;
-            challenge_token?: string | null;
-            address: string | {
-              /** @description The whole address on one line (commas or line breaks between its parts). */
-              address: string;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            } | ({
-              line1?: string | null;
-              line2?: string | null;
-              locality?: string | null;
-              region?: string | null;
-              postcode?: string | null;
-              /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-              country?: string;
-            });
-            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-            country?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                input: string | ({
-                  line1?: string | null;
-                  line2?: string | null;
-                  locality?: string | null;
-                  region?: string | null;
-                  postcode?: string | null;
-                  country: string;
-                });
-                country: string;
-                valid: boolean;
-                /** @enum {string} */
-                verification: "verified" | "format_only" | "invalid";
-                /** @enum {string} */
-                precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                address: {
-                  line1: string | null;
-                  line2: string | null;
-                  locality: string | null;
-                  region: string | null;
-                  postcode: string | null;
-                  country: string;
-                };
-                formatted: string | null;
-                postcode_format_valid: boolean | null;
-                postcode_found: boolean | null;
-                locality_matches_postcode: boolean | null;
-                region_matches_postcode: boolean | null;
-                po_box: boolean;
-                corrections: ({
-                    /** @enum {string} */
-                    field: "line1" | "locality" | "region" | "postcode";
-                    from: string | null;
-                    to: string;
-                  })[];
-                missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                geo: {
-                  latitude: number;
-                  longitude: number;
-                  /** @constant */
-                  precision: "postcode";
-                } | null;
-                deliverable: boolean | null;
-                delivery_point: ({
-                  /** @enum {string} */
-                  match: "confirmed" | "confirmed_secondary_ignored" | "missing_secondary" | "not_confirmed";
-                  vacant: boolean | null;
-                  residential: boolean | null;
-                  standardized: ({
-                    line1: string | null;
-                    line2: string | null;
-                    locality: string | null;
-                    region: string | null;
-                    postcode: string | null;
-                  }) | null;
-                  footnotes: string[];
-                }) | null;
-                reason: ("unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                }) | null;
-              };
-            };
-          };
-        };
-        /** @description INVALID_PUBLISHABLE_KEY */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INVALID_PUBLISHABLE_KEY";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/postcode/{postcode}": {
-    /** The localities of a postcode; 1 credit when found and fresh */
-    get: {
-      parameters: {
-        query: {
-          country: string;
-        };
-        path: {
-          postcode: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                postcode: string;
-                country: string;
-                found: boolean;
-                localities: ({
-                    name: string;
-                    region: string | null;
-                    latitude: number | null;
-                    longitude: number | null;
-                  })[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description ADDRESS_LIST_UNAVAILABLE */
-        501: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "ADDRESS_LIST_UNAVAILABLE";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/streets": {
-    /** Street names of a postcode from an installed street register; 1 credit when found and fresh */
-    get: {
-      parameters: {
-        query: {
-          country: string;
-          postcode: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                country: string;
-                postcode: string;
-                streets: ({
-                    name: string;
-                    locality: string | null;
-                  })[];
-                truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description ADDRESS_STREETS_NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "ADDRESS_STREETS_NOT_FOUND";
-              };
-            };
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2066,7 +833,10 @@ export interface paths {
     };
   };
   "/api/v1/phone": {
-    /** Look up one number; 1 credit for a fresh valid number */
+    /**
+     * Look up one number; 1 credit for a fresh valid number
+     * @description A number in international form, or national with `country`. Answered from the numbering plan (libphonenumber) and the installed prefix tables: `valid`, `e164`, `line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a documented `risk_score` (docs/phone.md). 1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free. `network: true` adds the live carrier-network check through the configured partner (`network_checked`, `network_status`, the current carrier with `carrier_source: network`): 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). A single lookup never consults the suppression list.
+     */
     post: {
       requestBody: {
         content: {
@@ -2074,11 +844,7 @@ export interface paths {
             phone: string;
             /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
             country?: string | null;
-            /**
-             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
-             * @default false
-             */
-            network?: boolean;
+            network?: components["schemas"]["Network"];
           };
         };
       };
@@ -2089,52 +855,8 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                phone: string;
-                valid: boolean;
-                possible: boolean;
-                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-                e164: string | null;
-                national_format: string | null;
-                international_format: string | null;
-                country: string | null;
-                calling_code: string | null;
-                /** @enum {string} */
-                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-                carrier: string | null;
-                carrier_source: ("network" | "allocation") | null;
-                location: string | null;
-                timezones: string[] | null;
-                disposable: boolean | null;
-                disposable_last_seen: string | null;
-                network_checked: boolean;
-                network_status: ("active" | "inactive" | "unknown") | null;
-                sim_swapped: boolean | null;
-                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                missing_datasets: string[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                  rules_hit: string[];
-                }) | null;
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                request_id: string;
-              };
+              data: components["schemas"]["PhoneAnswer"];
+              meta: components["schemas"]["PhoneMeta"];
             };
           };
         };
@@ -2163,12 +885,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2221,22 +938,14 @@ export interface paths {
   "/api/v1/phone/batch": {
     /**
      * Look up 1 to 1,000 numbers in order; counts as one request
-     * @description Each item is a string or `{phone, country}`. Walks in order and stops where credits or the key's daily cap run out.
+     * @description Each item is a string or `{phone, country}`. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); suppressed numbers answer free from the stored answer. 1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free. `network: true` adds the live carrier-network check through the configured partner (`network_checked`, `network_status`, the current carrier with `carrier_source: network`): 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). Each distinct number is checked once.
      */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
-            /**
-             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
-             * @default false
-             */
-            network?: boolean;
+            phones: components["schemas"]["Phones"];
+            network?: components["schemas"]["Network"];
           };
         };
       };
@@ -2248,67 +957,14 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
-                    input: string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    });
-                    data: {
-                      phone: string;
-                      valid: boolean;
-                      possible: boolean;
-                      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-                      e164: string | null;
-                      national_format: string | null;
-                      international_format: string | null;
-                      country: string | null;
-                      calling_code: string | null;
-                      /** @enum {string} */
-                      line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
-                      carrier: string | null;
-                      carrier_source: ("network" | "allocation") | null;
-                      location: string | null;
-                      timezones: string[] | null;
-                      disposable: boolean | null;
-                      disposable_last_seen: string | null;
-                      network_checked: boolean;
-                      network_status: ("active" | "inactive" | "unknown") | null;
-                      sim_swapped: boolean | null;
-                      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
-                      risk_score: number;
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      missing_datasets: string[];
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                      policy: ({
-                        /** @enum {string} */
-                        action: "send" | "review" | "block";
-                        rules_hit: string[];
-                      }) | null;
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                    };
-                  })[];
+                    input: components["schemas"]["Input"];
+                    data: components["schemas"]["PhoneAnswer"];
+                    meta: components["schemas"]["PhoneBatchMeta"];
+                  }[];
               };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBatchMeta"];
             };
           };
         };
@@ -2337,12 +993,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2395,7 +1046,7 @@ export interface paths {
   "/api/v1/phone/public": {
     /**
      * Browser lookup with a publishable key; answers without meta, never a live network check
-     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key.
+     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /phone`. Answered from the numbering plan (libphonenumber) and the installed prefix tables: `valid`, `e164`, `line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a documented `risk_score` (docs/phone.md). Never runs the live network check: a `network` field is ignored.
      */
     post: {
       requestBody: {
@@ -2427,8 +1078,7 @@ export interface paths {
                 international_format: string | null;
                 country: string | null;
                 calling_code: string | null;
-                /** @enum {string} */
-                line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                line_type: components["schemas"]["LineType"];
                 carrier: string | null;
                 carrier_source: ("network" | "allocation") | null;
                 location: string | null;
@@ -2446,14 +1096,8 @@ export interface paths {
                   [key: string]: number;
                 };
                 missing_datasets: string[];
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-                policy: ({
-                  /** @enum {string} */
-                  action: "send" | "review" | "block";
-                }) | null;
+                sources: components["schemas"]["Sources"];
+                policy: components["schemas"]["EmailPolicy"];
               };
             };
           };
@@ -2483,12 +1127,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2528,7 +1167,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/block/{country}/{prefix}": {
-    /** The numbering-plan blocks under a national prefix; 1 credit when found */
+    /**
+     * The numbering-plan blocks under a national prefix; 1 credit when found
+     * @description The blocks of the national numbering plan that start with `prefix` (no trunk 0), each with its line type, carrier and location where the tables assign them. 1 credit when blocks are found (a repeat of the same country and prefix within 7 days is free); 404 PHONE_BLOCK_NOT_FOUND, free, when none is.
+     */
     get: {
       parameters: {
         path: {
@@ -2550,23 +1192,14 @@ export interface paths {
                 possible_lengths: number[];
                 blocks: ({
                     prefix: string;
-                    /** @enum {string} */
-                    line_type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+                    line_type: components["schemas"]["LineType"];
                     carrier: string | null;
                     location: string | null;
                   })[];
                 truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -2595,12 +1228,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description PHONE_BLOCK_NOT_FOUND */
@@ -2664,7 +1292,7 @@ export interface paths {
   "/api/v1/ip": {
     /**
      * Look up one IP address
-     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
      */
     post: {
       requestBody: {
@@ -2678,79 +1306,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -2778,12 +1334,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -2836,86 +1387,14 @@ export interface paths {
   "/api/v1/ip/me": {
     /**
      * Look up the caller's own address (CF-Connecting-IP)
-     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
      */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -2943,12 +1422,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
@@ -2988,7 +1462,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/asn/{asn}": {
-    /** Prefixes an AS announces; 1 credit when found */
+    /**
+     * Prefixes an AS announces; 1 credit when found
+     * @description The name, country and announced IPv4 and IPv6 prefixes of an autonomous system, from the installed ASN index. 1 credit when the AS has a prefix (a 7-day repeat is free); 404 ASN_NOT_FOUND or 501 ASN_INDEX_UNAVAILABLE, free, otherwise.
+     */
     get: {
       parameters: {
         path: {
@@ -3012,17 +1489,9 @@ export interface paths {
                 /** @description A decimal string: IPv6 counts pass 2^53. */
                 num_ipv6: string;
                 hosting: boolean | null;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -3051,12 +1520,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description ASN_NOT_FOUND */
@@ -3129,7 +1593,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/range": {
-    /** The dataset blocks inside a CIDR block; 1 credit when any is found */
+    /**
+     * The dataset blocks inside a CIDR block; 1 credit when any is found
+     * @description The rows of the installed range tables inside a CIDR block (country, ASN, network), truncated past a limit. 1 credit when any block is found (a 7-day repeat is free); free otherwise.
+     */
     get: {
       parameters: {
         query: {
@@ -3157,17 +1624,9 @@ export interface paths {
                     country: string | null;
                   })[];
                 truncated: boolean;
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
+                sources: components["schemas"]["Sources"];
               };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailDomainMeta"];
             };
           };
         };
@@ -3196,12 +1655,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3252,7 +1706,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/batch": {
-    /** Look up 1 to 1,000 addresses in order; counts as one request */
+    /**
+     * Look up 1 to 1,000 addresses in order; counts as one request
+     * @description Each address is answered as `POST /ip` answers it, in input order. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
+     */
     post: {
       requestBody: {
         content: {
@@ -3269,76 +1726,12 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                results: ({
+                results: {
                     index: number;
                     input: string;
-                    data: {
-                      ip: string;
-                      version: (4 | 6) | null;
-                      valid: boolean;
-                      reserved: boolean;
-                      reserved_range: string | null;
-                      reserved_name: string | null;
-                      placed: boolean;
-                      country: string | null;
-                      country_name: string | null;
-                      continent: string | null;
-                      /** @description City of the address from `ip-city`; null when unknown. */
-                      city: string | null;
-                      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                      region: string | null;
-                      /** @description Postal code from `ip-city`; null when unknown. */
-                      postal_code: string | null;
-                      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                      latitude: number | null;
-                      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                      longitude: number | null;
-                      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                      accuracy_radius_km: number | null;
-                      asn: number | null;
-                      as_name: string | null;
-                      network: string | null;
-                      hosting: boolean | null;
-                      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                      hosting_provider: string | null;
-                      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                      tor: boolean | null;
-                      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                      vpn: boolean | null;
-                      /** @description Always null: no proxy list is installed. */
-                      proxy: boolean | null;
-                      anonymous: boolean | null;
-                      list: ({
-                        id: number;
-                        name: string;
-                        /** @enum {string} */
-                        kind: "allow" | "deny";
-                      }) | null;
-                      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                      feedback: ({
-                        /** @enum {string} */
-                        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                        /** Format: date-time */
-                        reported_at: string;
-                      }) | null;
-                      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                      risk_score: number;
-                      risk_components: {
-                        [key: string]: number;
-                      };
-                      /** @enum {string} */
-                      risk_level: "low" | "medium" | "high";
-                      sources: {
-                          dataset: string;
-                          version: string;
-                        }[];
-                    };
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                    };
-                  })[];
+                    data: components["schemas"]["PropertiesAnswer2"];
+                    meta: components["schemas"]["PhoneBatchMeta"];
+                  }[];
               };
               meta: {
                 requested: number;
@@ -3377,12 +1770,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3435,7 +1823,7 @@ export interface paths {
   "/api/v1/ip/public": {
     /**
      * Browser lookup with a publishable key; answers without meta
-     * @description Authenticated by `key` in the body and the `Origin` header. Without `ip`, the visitor's own address is looked up.
+     * @description Authenticated by `key` in the body and the `Origin` header. Without `ip`, the visitor's own address is looked up. Billed to the key's account like `POST /ip`. Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md).
      */
     post: {
       requestBody: {
@@ -3455,67 +1843,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
+              data: components["schemas"]["PropertiesAnswer2"];
             };
           };
         };
@@ -3544,12 +1872,7 @@ export interface paths {
         /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
-              };
-            });
+            "application/json": components["schemas"]["EmailPublicResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -3588,8 +1911,972 @@ export interface paths {
       };
     };
   };
+  "/api/v1/address": {
+    /**
+     * Verify one address; 1 credit only when verified and not a 7-day repeat
+     * @description An address on one line or in fields, with its `country` (inside the address or beside it). `verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` (well formed, but no installed dataset covers it: `reason: not_covered`), `invalid` (`reason` names what disagrees) or `unsupported_country`; the address comes back formatted, with `did_you_mean` where one fix makes it agree (docs/address.md). 1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free. `delivery_point: true` asks the configured delivery-point partner: `deliverable` and a `delivery_point` block; 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). A single lookup never consults the suppression list.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            address: components["schemas"]["Address"];
+            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+            country?: string;
+            delivery_point?: components["schemas"]["DeliveryPoint"];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: components["schemas"]["AddressAnswer"];
+              meta: components["schemas"]["PhoneMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["EmailResponse"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/batch": {
+    /**
+     * Verify 1 to 100 addresses in order; counts as one request
+     * @description `country` applies to every address that names none. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); suppressed addresses answer free. 1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free. `delivery_point: true` asks the configured delivery-point partner: `deliverable` and a `delivery_point` block; 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). Each distinct address is checked once.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: components["schemas"]["Address"][];
+            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+            country?: string;
+            delivery_point?: components["schemas"]["DeliveryPoint"];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                results: {
+                    index: number;
+                    input: unknown;
+                    data: components["schemas"]["AddressAnswer"];
+                    meta: components["schemas"]["PhoneBatchMeta"];
+                  }[];
+              };
+              meta: components["schemas"]["EmailBatchMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["EmailResponse"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/public": {
+    /**
+     * Browser lookup with a publishable key; answers without meta
+     * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /address`. `verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` (well formed, but no installed dataset covers it: `reason: not_covered`), `invalid` (`reason` names what disagrees) or `unsupported_country`; the address comes back formatted, with `did_you_mean` where one fix makes it agree (docs/address.md). Never asks a delivery-point partner: a `delivery_point` field is ignored.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            /** Format: starts_with */
+            key: string;
+            challenge_token?: string | null;
+            address: components["schemas"]["Address"];
+            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+            country?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                input: components["schemas"]["PropertiesInput"];
+                country: string;
+                valid: boolean;
+                /** @enum {string} */
+                verification: "verified" | "format_only" | "invalid";
+                /** @enum {string} */
+                precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
+                address: components["schemas"]["PropertiesAddress"];
+                formatted: string | null;
+                postcode_format_valid: boolean | null;
+                postcode_found: boolean | null;
+                locality_matches_postcode: boolean | null;
+                region_matches_postcode: boolean | null;
+                po_box: boolean;
+                corrections: components["schemas"]["Corrections"];
+                missing_components: ("line1" | "locality" | "region" | "postcode")[];
+                geo: components["schemas"]["Geo"];
+                deliverable: boolean | null;
+                delivery_point: components["schemas"]["PropertiesDeliveryPoint"];
+                reason: components["schemas"]["PropertiesReason2"];
+                risk_score: number;
+                risk_components: {
+                  [key: string]: number;
+                };
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                sources: components["schemas"]["Sources"];
+                policy: components["schemas"]["EmailPolicy"];
+              };
+            };
+          };
+        };
+        /** @description INVALID_PUBLISHABLE_KEY */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INVALID_PUBLISHABLE_KEY";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["EmailPublicResponse"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/postcode/{postcode}": {
+    /**
+     * The localities of a postcode; 1 credit when found and fresh
+     * @description The localities (and regions) an installed dataset lists for a postcode of `country`. 1 credit when found and not a 7-day repeat; `found: false` is free; 501 ADDRESS_LIST_UNAVAILABLE, free, when no installed dataset covers the country's postcodes.
+     */
+    get: {
+      parameters: {
+        query: {
+          country: string;
+        };
+        path: {
+          postcode: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                postcode: string;
+                country: string;
+                found: boolean;
+                localities: ({
+                    name: string;
+                    region: string | null;
+                    latitude: number | null;
+                    longitude: number | null;
+                  })[];
+                sources: components["schemas"]["Sources"];
+              };
+              meta: components["schemas"]["EmailDomainMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description ADDRESS_LIST_UNAVAILABLE */
+        501: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "ADDRESS_LIST_UNAVAILABLE";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/streets": {
+    /**
+     * Street names of a postcode from an installed street register; 1 credit when found and fresh
+     * @description The street names an installed street register lists for a postcode, with their locality, truncated past a limit. 1 credit when streets are found and not a 7-day repeat; 404 ADDRESS_STREETS_NOT_FOUND, free, when none is.
+     */
+    get: {
+      parameters: {
+        query: {
+          country: string;
+          postcode: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                country: string;
+                postcode: string;
+                streets: ({
+                    name: string;
+                    locality: string | null;
+                  })[];
+                truncated: boolean;
+                sources: components["schemas"]["Sources"];
+              };
+              meta: components["schemas"]["EmailDomainMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description ADDRESS_STREETS_NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "ADDRESS_STREETS_NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/entity": {
+    /**
+     * Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat
+     * @description `identifier` with its `type` and `country` where needed. Answered from registers synced locally (GLEIF for LEIs, national company registers): `found` with the legal name, status, address and register; `found: false` with a `reason` (unknown identifier, checksum failure, unsupported or not-installed register) (docs/entity.md). 1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["EntityRequest"];
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: components["schemas"]["EntityAnswer"];
+              meta: components["schemas"]["EmailDomainMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/entity/batch": {
+    /**
+     * Look up 1 to 500 identifiers in order; counts as one request
+     * @description Strings are read as LEIs. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); `meta.found` counts the identifiers a register carried. 1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            identifiers: components["schemas"]["Identifiers"];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                results: ({
+                    index: number;
+                    input: string | ({
+                      identifier: string;
+                      /** @description Default `lei`. */
+                      type?: ("lei" | "company_number") | null;
+                      /** @description Two letters; required when type is `company_number`. */
+                      country?: string | null;
+                    });
+                    data: components["schemas"]["EntityAnswer"];
+                    meta: {
+                      credits_used: number;
+                      cache_hit: boolean;
+                    };
+                  })[];
+              };
+              meta: {
+                requested: number;
+                processed: number;
+                credits_used: number;
+                credits_remaining: number;
+                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+                found: number;
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/consistency": {
+    /**
+     * Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat
+     * @description Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed. `checks` says which pairs agree (e.g. the phone's country and the IP's), `score` sums the decided checks by a documented formula, null when nothing was decided (docs/consistency.md). 1 credit when a check was decided and the same signal set was not asked in the last 7 days; free otherwise.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["ConsistencyRequest"];
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                signals: {
+                  email: ({
+                    email: string;
+                    valid: boolean;
+                    domain: string | null;
+                    tld_country: string | null;
+                    free_provider: boolean;
+                    disposable: boolean;
+                  }) | null;
+                  phone: ({
+                    phone: string;
+                    valid: boolean;
+                    e164: string | null;
+                    country: string | null;
+                  }) | null;
+                  ip: ({
+                    ip: string;
+                    valid: boolean;
+                    reserved: boolean;
+                    placed: boolean;
+                    country: string | null;
+                    anonymous: boolean | null;
+                    tor: boolean | null;
+                    hosting: boolean | null;
+                  }) | null;
+                  address: ({
+                    country: string;
+                    country_supported: boolean;
+                    postcode: string | null;
+                    locality: string | null;
+                    postcode_found: boolean | null;
+                    locality_matches_postcode: boolean | null;
+                  }) | null;
+                  entity: ({
+                    identifier: string;
+                    found: boolean;
+                    name: string | null;
+                    country: string | null;
+                  }) | null;
+                };
+                checks: ({
+                    name: components["schemas"]["Name"];
+                    /** @enum {string} */
+                    result: "agree" | "disagree" | "unknown" | "not_applicable";
+                    weight: number;
+                    /** @description Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`. */
+                    decided_by: {
+                      [key: string]: string | boolean | null;
+                    };
+                    reason: string;
+                  })[];
+                agreements: components["schemas"]["Agreements"];
+                disagreements: components["schemas"]["Agreements"];
+                /** @description round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided. */
+                score: number | null;
+                level: ("consistent" | "mixed" | "inconsistent") | null;
+                risk_score: number;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high";
+                risk_components: {
+                  [key: string]: number;
+                };
+                sources: components["schemas"]["Sources"];
+              };
+              meta: components["schemas"]["EmailDomainMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["EmailResponse"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+              };
+            });
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
   "/api/v1/ip/lists": {
-    /** The account's allow and deny lists, oldest first */
+    /**
+     * The account's allow and deny lists, oldest first
+     * @description The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny list over an allow list); a deny list adds to the risk (`deny_list`). Free.
+     */
     get: {
       responses: {
         /** @description Success */
@@ -3599,17 +2886,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                lists: ({
-                    id: number;
-                    name: string;
-                    /** @enum {string} */
-                    kind: "allow" | "deny";
-                    entries: string[];
-                    /** Format: date-time */
-                    created_at: string;
-                    /** Format: date-time */
-                    updated_at: string;
-                  })[];
+                lists: components["schemas"]["IpList"][];
               };
               meta: {
                 total: number;
@@ -3633,12 +2910,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -3676,7 +2948,10 @@ export interface paths {
         };
       };
     };
-    /** Create an allow or deny list (at most 10 per account) */
+    /**
+     * Create an allow or deny list (at most 10 per account)
+     * @description Creates a list of addresses and CIDR ranges (IPv4 and IPv6). Applies to lookups from the next request. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -3684,7 +2959,7 @@ export interface paths {
             name: string;
             /** @enum {string} */
             kind: "allow" | "deny";
-            entries: (string | number)[];
+            entries: components["schemas"]["Entries"];
           };
         };
       };
@@ -3692,26 +2967,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3728,12 +2984,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description IP_LIST_LIMIT_REACHED */
@@ -3795,7 +3046,10 @@ export interface paths {
     };
   };
   "/api/v1/ip/lists/{listId}": {
-    /** One list */
+    /**
+     * One list
+     * @description The list with its entries. Another account's list is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -3806,26 +3060,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3842,12 +3077,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -3907,7 +3137,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a list */
+    /**
+     * Delete a list
+     * @description Deletes the list; answers it as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -3918,26 +3151,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -3954,12 +3168,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -4019,7 +3228,10 @@ export interface paths {
         };
       };
     };
-    /** Rename a list, change its kind or replace its entries */
+    /**
+     * Rename a list, change its kind or replace its entries
+     * @description Changes the fields given; `entries` replaces the whole list. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -4032,7 +3244,7 @@ export interface paths {
             name?: string;
             /** @enum {string} */
             kind?: "allow" | "deny";
-            entries?: (string | number)[];
+            entries?: components["schemas"]["Entries"];
           };
         };
       };
@@ -4040,26 +3252,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                list: {
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                  entries: string[];
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpListsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4076,12 +3269,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -4115,203 +3303,6 @@ export interface paths {
                 code?: "RATE_LIMITED";
               };
             };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/consistency": {
-    /**
-     * Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat
-     * @description Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed.
-     */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** @description An email address (answered without the mailbox handshake). */
-            email?: string | null;
-            /** @description A phone number: a string with `+`, or `{phone, country}`. */
-            phone?: (string | ({
-              phone: string;
-              /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-              country?: string | null;
-            })) | null;
-            /** @description An IPv4 or IPv6 address. */
-            ip?: string | null;
-            /** @description A postal address object with its `country` (or `{address, country}`). */
-            address?: unknown;
-            /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
-            entity?: ({
-              identifier: string;
-              /** @description Default `lei`. */
-              type?: ("lei" | "company_number") | null;
-              /** @description Two letters; required when type is `company_number`. */
-              country?: string | null;
-            }) | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                signals: {
-                  email: ({
-                    email: string;
-                    valid: boolean;
-                    domain: string | null;
-                    tld_country: string | null;
-                    free_provider: boolean;
-                    disposable: boolean;
-                  }) | null;
-                  phone: ({
-                    phone: string;
-                    valid: boolean;
-                    e164: string | null;
-                    country: string | null;
-                  }) | null;
-                  ip: ({
-                    ip: string;
-                    valid: boolean;
-                    reserved: boolean;
-                    placed: boolean;
-                    country: string | null;
-                    anonymous: boolean | null;
-                    tor: boolean | null;
-                    hosting: boolean | null;
-                  }) | null;
-                  address: ({
-                    country: string;
-                    country_supported: boolean;
-                    postcode: string | null;
-                    locality: string | null;
-                    postcode_found: boolean | null;
-                    locality_matches_postcode: boolean | null;
-                  }) | null;
-                  entity: ({
-                    identifier: string;
-                    found: boolean;
-                    name: string | null;
-                    country: string | null;
-                  }) | null;
-                };
-                checks: ({
-                    /** @enum {string} */
-                    name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
-                    /** @enum {string} */
-                    result: "agree" | "disagree" | "unknown" | "not_applicable";
-                    weight: number;
-                    /** @description Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`. */
-                    decided_by: {
-                      [key: string]: string | boolean | null;
-                    };
-                    reason: string;
-                  })[];
-                agreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
-                disagreements: ("phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous")[];
-                /** @description round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided. */
-                score: number | null;
-                level: ("consistent" | "mixed" | "inconsistent") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
           };
         };
         /** @description SERVER_ERROR */
@@ -4340,7 +3331,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk": {
-    /** List email bulk runs, newest first, 100 a page */
+    /**
+     * List email bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -4358,33 +3352,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["Job"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -4402,12 +3372,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -4456,7 +3421,10 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk email run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk email run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /email/bulk/{jobId}` or give `webhook_url`: `bulk_email_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
@@ -4477,25 +3445,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["Job"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -4518,12 +3468,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -4585,7 +3530,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -4596,34 +3544,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4640,12 +3561,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -4707,7 +3623,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -4718,34 +3637,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4762,12 +3654,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -4840,7 +3727,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -4851,34 +3741,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -4895,12 +3758,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -4973,7 +3831,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -4987,14 +3848,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5011,12 +3865,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5089,7 +3938,10 @@ export interface paths {
     };
   };
   "/api/v1/email/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -5100,34 +3952,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5144,12 +3969,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5222,7 +4042,10 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors": {
-    /** The account's email monitors, newest first, 100 a page */
+    /**
+     * The account's email monitors, newest first, 100 a page
+     * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -5237,39 +4060,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    emails: string[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      deliverable: number;
-                      risky: number;
-                      undeliverable: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["Monitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -5287,12 +4080,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5341,7 +4129,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -5365,42 +4156,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5417,12 +4173,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5473,7 +4224,10 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -5484,42 +4238,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5536,12 +4255,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5601,7 +4315,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -5612,42 +4329,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5664,12 +4346,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5729,7 +4406,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -5754,42 +4434,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -5806,12 +4451,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -5873,7 +4513,10 @@ export interface paths {
     };
   };
   "/api/v1/email/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -5888,51 +4531,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  emails: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    deliverable: number;
-                    risky: number;
-                    undeliverable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  deliverable: number;
-                  risky: number;
-                  undeliverable: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["Monitor"];
+                summary: components["schemas"]["AnyOfResponse19"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -5965,12 +4566,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -6032,7 +4628,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors": {
-    /** The account's email monitors, newest first, 100 a page */
+    /**
+     * The account's email monitors, newest first, 100 a page
+     * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -6047,37 +4646,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    domains: string[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      mx_found: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["EmailMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -6095,12 +4666,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6149,7 +4715,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -6173,40 +4742,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6223,12 +4759,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6279,7 +4810,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -6290,40 +4824,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6340,12 +4841,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -6405,7 +4901,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -6416,40 +4915,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6466,12 +4932,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -6531,7 +4992,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -6556,40 +5020,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6606,12 +5037,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -6673,7 +5099,10 @@ export interface paths {
     };
   };
   "/api/v1/email/domain-monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -6688,47 +5117,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  domains: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    mx_found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  mx_found: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["EmailMonitor"];
+                summary: components["schemas"]["AnyOfResponse20"];
+                changes: components["schemas"]["Changes"];
               };
               meta: {
                 request_id: string;
@@ -6761,12 +5152,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -6828,7 +5214,10 @@ export interface paths {
     };
   };
   "/api/v1/email/suppressions": {
-    /** The account's email suppression list, newest first, 100 a page */
+    /**
+     * The account's email suppression list, newest first, 100 a page
+     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -6844,22 +5233,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: ({
-                    id: number;
-                    email: string;
-                    reason: string;
-                    /** @enum {string} */
-                    source: "verdict" | "manual" | "feedback";
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
+                suppressions: components["schemas"]["Suppression"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -6877,12 +5253,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -6931,7 +5302,10 @@ export interface paths {
         };
       };
     };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    /**
+     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -6945,18 +5319,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                added: number;
-                invalid: string[];
-                test_values: string[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -6973,12 +5336,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7027,7 +5385,10 @@ export interface paths {
         };
       };
     };
-    /** Take values off the suppression list */
+    /**
+     * Take values off the suppression list
+     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+     */
     delete: {
       requestBody: {
         content: {
@@ -7040,16 +5401,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                removed: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7066,12 +5418,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7122,7 +5469,10 @@ export interface paths {
     };
   };
   "/api/v1/email/suppressions/{suppressionId}": {
-    /** Remove one suppression entry */
+    /**
+     * Remove one suppression entry
+     * @description Removes one entry by its id. Another account's entry is 404. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -7136,15 +5486,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                id: number;
-                email: string;
-                reason: string;
-                /** @enum {string} */
-                source: "verdict" | "manual" | "feedback";
-                /** Format: date-time */
-                created_at: string;
-              };
+              data: components["schemas"]["Suppression"];
               meta: {
                 request_id: string;
               };
@@ -7165,12 +5507,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -7232,7 +5569,10 @@ export interface paths {
     };
   };
   "/api/v1/email/history": {
-    /** Every email answer of the account (test values excepted), newest first, kept 90 days */
+    /**
+     * Every email answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's email lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -7262,17 +5602,10 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
+                    created_at: components["schemas"]["CreatedAt"];
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -7290,12 +5623,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7346,60 +5674,16 @@ export interface paths {
     };
   };
   "/api/v1/email/policy": {
-    /** The account's email sending policy, or null */
+    /**
+     * The account's email sending policy, or null
+     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every email answer of the account; null when none is set. Free.
+     */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    deliverable?: {
-                      /** @enum {string} */
-                      deliverable?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      risky?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      undeliverable?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    role?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    catch_all?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    free_provider?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    did_you_mean?: "send" | "review" | "block";
-                    allowed_domains?: unknown[];
-                    blocked_domains?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7416,12 +5700,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -7459,30 +5738,17 @@ export interface paths {
         };
       };
     };
-    /** Replace the email sending policy; it never changes a price */
+    /**
+     * Replace the email sending policy; it never changes a price
+     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+     */
     put: {
       requestBody: {
         content: {
           "application/json": {
-            deliverable?: {
-              /** @enum {string} */
-              deliverable?: "send" | "review" | "block";
-              /** @enum {string} */
-              risky?: "send" | "review" | "block";
-              /** @enum {string} */
-              undeliverable?: "send" | "review" | "block";
-            };
-            risk_level?: {
-              /** @enum {string} */
-              low?: "send" | "review" | "block";
-              /** @enum {string} */
-              medium?: "send" | "review" | "block";
-              /** @enum {string} */
-              high?: "send" | "review" | "block";
-            };
-            reasons?: {
-              [key: string]: "send" | "review" | "block";
-            };
+            deliverable?: components["schemas"]["Deliverable"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["Reasons"];
             /** @enum {string} */
             disposable?: "send" | "review" | "block";
             /** @enum {string} */
@@ -7502,54 +5768,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    deliverable?: {
-                      /** @enum {string} */
-                      deliverable?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      risky?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      undeliverable?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    role?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    catch_all?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    free_provider?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    did_you_mean?: "send" | "review" | "block";
-                    allowed_domains?: unknown[];
-                    blocked_domains?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7566,12 +5785,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7620,22 +5834,16 @@ export interface paths {
         };
       };
     };
-    /** Remove the sending policy; answers then carry policy: null */
+    /**
+     * Remove the sending policy; answers then carry policy: null
+     * @description Deletes the policy; `deleted` is false when there was none. Free.
+     */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                deleted: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7652,12 +5860,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -7697,7 +5900,10 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback": {
-    /** Report delivery outcomes of email values (normalized); free */
+    /**
+     * Report delivery outcomes of email values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -7706,8 +5912,7 @@ export interface paths {
                 email: string;
                 /** @enum {string} */
                 outcome: "delivered" | "bounced" | "complained";
-                /** Format: date-time */
-                occurred_at?: string;
+                occurred_at?: components["schemas"]["OccurredAt"];
                 detail?: string;
                 /** @enum {string} */
                 bounce_type?: "hard" | "soft";
@@ -7719,18 +5924,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -7747,12 +5941,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7803,7 +5992,10 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback/summary": {
-    /** Feedback counts by outcome and by domain over a window (default the last 30 days) */
+    /**
+     * Feedback counts by outcome and by domain over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -7819,19 +6011,13 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
+                kinds: components["schemas"]["Kinds"];
                 by_domain: {
                     domain: string;
                     total: number;
@@ -7861,12 +6047,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7917,7 +6098,10 @@ export interface paths {
     };
   };
   "/api/v1/email/feedback/{provider}/{feedbackKey}": {
-    /** Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL */
+    /**
+     * Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL
+     * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -7934,20 +6118,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-                ignored: number;
-                confirmed: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse2"];
           };
         };
         /** @description INVALID_FEEDBACK_KEY */
@@ -8008,5657 +6179,11 @@ export interface paths {
       };
     };
   };
-  "/api/v1/entity/monitors": {
-    /** The account's entity monitors, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    identifiers: (string | ({
-                        identifier: string;
-                        /** @description Default `lei`. */
-                        type?: ("lei" | "company_number") | null;
-                        /** @description Two letters; required when type is `company_number`. */
-                        country?: string | null;
-                      }))[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      found: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Create a monitor; the webhook signing secret is returned once */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            identifiers: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/entity/monitors/{monitorId}": {
-    /** One monitor */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Delete a monitor and its baselines */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            identifiers?: (string | ({
-                identifier: string;
-                /** @description Default `lei`. */
-                type?: ("lei" | "company_number") | null;
-                /** @description Two letters; required when type is `company_number`. */
-                country?: string | null;
-              }))[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/entity/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
-    post: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  identifiers: (string | ({
-                      identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    found: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  found: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk": {
-    /** List address bulk runs, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
-          since?: string;
-          until?: string;
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    valid: number;
-                    invalid: number;
-                    low: number;
-                    medium: number;
-                    high: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    country?: unknown;
-                    deliverability: boolean | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Start a bulk address run (up to 100,000 values); the webhook secret is returned once */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: (string | {
-                /** @description The whole address on one line (commas or line breaks between its parts). */
-                address: string;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              } | ({
-                line1?: string | null;
-                line2?: string | null;
-                locality?: string | null;
-                region?: string | null;
-                postcode?: string | null;
-                /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-                country?: string;
-              }))[];
-            webhook_url?: string | null;
-            refresh?: boolean | null;
-            max_age?: number | null;
-            country?: string | null;
-            /** @default false */
-            deliverability?: boolean;
-            /** @default false */
-            delivery_point?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-                webhook_secret: string | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "IDEMPOTENCY_KEY_REUSED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk/{jobId}": {
-    /** Poll one run */
-    get: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_ALREADY_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_ALREADY_FINISHED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
-    get: {
-      parameters: {
-        query?: {
-          variant?: "valid" | "invalid" | "low" | "medium" | "high";
-        };
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  country?: unknown;
-                  deliverability: boolean | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/monitors": {
-    /** The account's address monitors, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    addresses: unknown[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      verified: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Create a monitor; the webhook signing secret is returned once */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            addresses: unknown[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/monitors/{monitorId}": {
-    /** One monitor */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Delete a monitor and its baselines */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            addresses?: unknown[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
-    post: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  addresses: unknown[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    verified: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  verified: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/suppressions": {
-    /** The account's address suppression list, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          address?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                suppressions: ({
-                    id: number;
-                    address: string;
-                    reason: string;
-                    /** @enum {string} */
-                    source: "verdict" | "manual" | "feedback";
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: unknown[];
-            reason?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                added: number;
-                invalid: string[];
-                test_values: string[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Take values off the suppression list */
-    delete: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: unknown[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                removed: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/suppressions/{suppressionId}": {
-    /** Remove one suppression entry */
-    delete: {
-      parameters: {
-        path: {
-          suppressionId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: number;
-                address: string;
-                reason: string;
-                /** @enum {string} */
-                source: "verdict" | "manual" | "feedback";
-                /** Format: date-time */
-                created_at: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/history": {
-    /** Every address answer of the account (test values excepted), newest first, kept 90 days */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          since?: string;
-          until?: string;
-          verification?: "verified" | "format_only" | "invalid";
-          address?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                lookups: ({
-                    id: number;
-                    request_id: string;
-                    address: string;
-                    normalized_address: string;
-                    /** @enum {string} */
-                    verification: "verified" | "format_only" | "invalid";
-                    reason: string | null;
-                    credits_used: number;
-                    cache_hit: boolean;
-                    suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/policy": {
-    /** The account's address sending policy, or null */
-    get: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    verification?: {
-                      /** @enum {string} */
-                      verified?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      format_only?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      invalid?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    po_box?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    corrections?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    delivery_point?: "send" | "review" | "block";
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Replace the address sending policy; it never changes a price */
-    put: {
-      requestBody: {
-        content: {
-          "application/json": {
-            verification?: {
-              /** @enum {string} */
-              verified?: "send" | "review" | "block";
-              /** @enum {string} */
-              format_only?: "send" | "review" | "block";
-              /** @enum {string} */
-              invalid?: "send" | "review" | "block";
-            };
-            risk_level?: {
-              /** @enum {string} */
-              low?: "send" | "review" | "block";
-              /** @enum {string} */
-              medium?: "send" | "review" | "block";
-              /** @enum {string} */
-              high?: "send" | "review" | "block";
-            };
-            reasons?: {
-              [key: string]: "send" | "review" | "block";
-            };
-            /** @enum {string} */
-            po_box?: "send" | "review" | "block";
-            /** @enum {string} */
-            corrections?: "send" | "review" | "block";
-            /** @enum {string} */
-            delivery_point?: "send" | "review" | "block";
-            allowed_countries?: string[];
-            blocked_countries?: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    verification?: {
-                      /** @enum {string} */
-                      verified?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      format_only?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      invalid?: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    po_box?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    corrections?: "send" | "review" | "block";
-                    /** @enum {string} */
-                    delivery_point?: "send" | "review" | "block";
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Remove the sending policy; answers then carry policy: null */
-    delete: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                deleted: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/feedback": {
-    /** Report delivery outcomes of address values (normalized); free */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            events: ({
-                address: unknown;
-                /** @enum {string} */
-                outcome: "delivered" | "returned" | "undeliverable";
-                /** Format: date-time */
-                occurred_at?: string;
-                detail?: string;
-              })[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/address/feedback/summary": {
-    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
-    get: {
-      parameters: {
-        query?: {
-          since?: string;
-          until?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
-                total: number;
-                outcomes: {
-                  [key: string]: number;
-                };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
-                by_country: {
-                    country: string;
-                    total: number;
-                    delivered: number;
-                    returned: number;
-                    undeliverable: number;
-                  }[];
-                ignored: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk": {
-    /** List ip bulk runs, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
-          since?: string;
-          until?: string;
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    low: number;
-                    medium: number;
-                    high: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Start a bulk ip run (up to 100,000 values); the webhook secret is returned once */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            ips: string[];
-            webhook_url?: string | null;
-            refresh?: boolean | null;
-            max_age?: number | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-                webhook_secret: string | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "IDEMPOTENCY_KEY_REUSED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk/{jobId}": {
-    /** Poll one run */
-    get: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_ALREADY_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_ALREADY_FINISHED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed */
-    get: {
-      parameters: {
-        query?: {
-          variant?: "low" | "medium" | "high";
-        };
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  low: number;
-                  medium: number;
-                  high: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/monitors": {
-    /** The account's ip monitors, newest first, 100 a page */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    ips: string[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      placed: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Create a monitor; the webhook signing secret is returned once */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            ips: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/monitors/{monitorId}": {
-    /** One monitor */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Delete a monitor and its baselines */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            ips?: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
-    post: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  ips: string[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    placed: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  placed: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/history": {
-    /** Every ip answer of the account (test values excepted), newest first, kept 90 days */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          since?: string;
-          until?: string;
-          risk_level?: "low" | "medium" | "high";
-          ip?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                lookups: ({
-                    id: number;
-                    request_id: string;
-                    ip: string;
-                    normalized_ip: string;
-                    /** @enum {string} */
-                    risk_level: "low" | "medium" | "high";
-                    reason: string | null;
-                    credits_used: number;
-                    cache_hit: boolean;
-                    suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
-              };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/feedback": {
-    /** Report delivery outcomes of ip values (normalized); free */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            events: ({
-                ip: string;
-                /** @enum {string} */
-                outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                /** Format: date-time */
-                occurred_at?: string;
-                detail?: string;
-              })[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
-  "/api/v1/ip/feedback/summary": {
-    /** Feedback counts by outcome and by asn over a window (default the last 30 days) */
-    get: {
-      parameters: {
-        query?: {
-          since?: string;
-          until?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
-                total: number;
-                outcomes: {
-                  [key: string]: number;
-                };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
-                by_asn: {
-                    asn: string;
-                    total: number;
-                    legit: number;
-                    fraud: number;
-                    chargeback: number;
-                    abuse: number;
-                    spam: number;
-                  }[];
-                ignored: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
-  };
   "/api/v1/phone/bulk": {
-    /** List phone bulk runs, newest first, 100 a page */
+    /**
+     * List phone bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -13676,36 +6201,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    valid: number;
-                    invalid: number;
-                    mobile: number;
-                    fixed_line: number;
-                    voip: number;
-                    disposable: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["PhoneJob"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -13723,12 +6221,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -13777,24 +6270,19 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk phone run (up to 100,000 values); the webhook secret is returned once */
+    /**
+     * Start a bulk phone run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /phone/bulk/{jobId}` or give `webhook_url`: `bulk_phone_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones: components["schemas"]["ItemsResponse"][];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
-            /**
-             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
-             * @default false
-             */
-            network?: boolean;
+            network?: components["schemas"]["Network"];
           };
         };
       };
@@ -13806,28 +6294,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["PhoneJob"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -13850,12 +6317,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -13917,7 +6379,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -13928,37 +6393,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -13975,12 +6410,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14042,7 +6472,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -14053,37 +6486,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14100,12 +6503,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14178,7 +6576,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -14189,37 +6590,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14236,12 +6607,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14314,7 +6680,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -14328,14 +6697,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14352,12 +6714,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14430,7 +6787,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -14441,37 +6801,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  valid: number;
-                  invalid: number;
-                  mobile: number;
-                  fixed_line: number;
-                  voip: number;
-                  disposable: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14488,12 +6818,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14566,7 +6891,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors": {
-    /** The account's phone monitors, newest first, 100 a page */
+    /**
+     * The account's phone monitors, newest first, 100 a page
+     * @description Every phone monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -14581,47 +6909,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitors: ({
-                    id: number;
-                    name: string;
-                    phones: (string | ({
-                        phone: string;
-                        /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                        country?: string | null;
-                      }))[];
-                    /** @enum {string} */
-                    cadence: "weekly" | "monthly";
-                    webhook_url: string | null;
-                    /** @enum {string} */
-                    webhook_events: "changes" | "every_run";
-                    alert_emails: boolean;
-                    /**
-                     * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
-                     * @default false
-                     */
-                    network: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    last_run_at: string | null;
-                    next_run_at: string | null;
-                    last_summary: ({
-                      checked: number;
-                      valid: number;
-                      disposable: number;
-                      changed: number;
-                      new_baselines: number;
-                      credits_used: number;
-                      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    }) | null;
-                    created_at: string;
-                  })[];
+                monitors: components["schemas"]["PhoneMonitor"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -14639,12 +6929,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -14693,7 +6978,10 @@ export interface paths {
         };
       };
     };
-    /** Create a monitor; the webhook signing secret is returned once */
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
@@ -14709,16 +6997,8 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
-            /**
-             * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
-             * @default false
-             */
-            network?: boolean;
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            network?: components["schemas"]["Network"];
+            phones: components["schemas"]["Phones"];
           };
         };
       };
@@ -14726,50 +7006,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  /**
-                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
-                   * @default false
-                   */
-                  network: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14786,12 +7023,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -14842,7 +7074,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors/{monitorId}": {
-    /** One monitor */
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -14853,50 +7088,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  /**
-                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
-                   * @default false
-                   */
-                  network: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -14913,12 +7105,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -14978,7 +7165,10 @@ export interface paths {
         };
       };
     };
-    /** Delete a monitor and its baselines */
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -14989,50 +7179,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  /**
-                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
-                   * @default false
-                   */
-                  network: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15049,12 +7196,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -15114,7 +7256,10 @@ export interface paths {
         };
       };
     };
-    /** Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once */
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
     patch: {
       parameters: {
         path: {
@@ -15132,11 +7277,7 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
             network?: boolean;
-            phones?: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones?: components["schemas"]["Phones"];
           };
         };
       };
@@ -15144,50 +7285,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  /**
-                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
-                   * @default false
-                   */
-                  network: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                webhook_secret?: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhoneMonitorsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15204,12 +7302,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -15271,7 +7364,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/monitors/{monitorId}/run": {
-    /** Run a monitor now (billed like a batch); the schedule is unchanged */
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
     post: {
       parameters: {
         path: {
@@ -15286,58 +7382,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                monitor: {
-                  id: number;
-                  name: string;
-                  phones: (string | ({
-                      phone: string;
-                      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                      country?: string | null;
-                    }))[];
-                  /** @enum {string} */
-                  cadence: "weekly" | "monthly";
-                  webhook_url: string | null;
-                  /** @enum {string} */
-                  webhook_events: "changes" | "every_run";
-                  alert_emails: boolean;
-                  /**
-                   * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
-                   * @default false
-                   */
-                  network: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  last_run_at: string | null;
-                  next_run_at: string | null;
-                  last_summary: ({
-                    checked: number;
-                    valid: number;
-                    disposable: number;
-                    changed: number;
-                    new_baselines: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  }) | null;
-                  created_at: string;
-                };
-                summary: {
-                  checked: number;
-                  valid: number;
-                  disposable: number;
-                  changed: number;
-                  new_baselines: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                };
-                changes: {
-                    identifier: string;
-                    input: unknown;
-                    changes: {
-                        field: string;
-                        from: unknown;
-                        to: unknown;
-                      }[];
-                  }[];
+                monitor: components["schemas"]["PhoneMonitor"];
+                summary: components["schemas"]["AnyOfResponse22"];
+                changes: components["schemas"]["Changes"];
                 flags: {
                   [key: string]: string[];
                 };
@@ -15373,12 +7420,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -15440,7 +7482,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/suppressions": {
-    /** The account's phone suppression list, newest first, 100 a page */
+    /**
+     * The account's phone suppression list, newest first, 100 a page
+     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -15456,22 +7501,9 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                suppressions: ({
-                    id: number;
-                    phone: string;
-                    reason: string;
-                    /** @enum {string} */
-                    source: "verdict" | "manual" | "feedback";
-                    /** Format: date-time */
-                    created_at: string;
-                  })[];
+                suppressions: components["schemas"]["PhoneSuppression"][];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["AccountLedgerMeta"];
             };
           };
         };
@@ -15489,12 +7521,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15543,16 +7570,15 @@ export interface paths {
         };
       };
     };
-    /** Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values` */
+    /**
+     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones: components["schemas"]["Phones"];
             reason?: string;
           };
         };
@@ -15561,18 +7587,7 @@ export interface paths {
         /** @description Success */
         201: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                added: number;
-                invalid: string[];
-                test_values: string[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15589,12 +7604,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15643,16 +7653,15 @@ export interface paths {
         };
       };
     };
-    /** Take values off the suppression list */
+    /**
+     * Take values off the suppression list
+     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+     */
     delete: {
       requestBody: {
         content: {
           "application/json": {
-            phones: (string | ({
-                phone: string;
-                /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                country?: string | null;
-              }))[];
+            phones: components["schemas"]["Phones"];
           };
         };
       };
@@ -15660,16 +7669,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                removed: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -15686,12 +7686,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15742,7 +7737,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/suppressions/{suppressionId}": {
-    /** Remove one suppression entry */
+    /**
+     * Remove one suppression entry
+     * @description Removes one entry by its id. Another account's entry is 404. Free.
+     */
     delete: {
       parameters: {
         path: {
@@ -15756,15 +7754,7 @@ export interface paths {
             "application/json": {
               /** @constant */
               success: true;
-              data: {
-                id: number;
-                phone: string;
-                reason: string;
-                /** @enum {string} */
-                source: "verdict" | "manual" | "feedback";
-                /** Format: date-time */
-                created_at: string;
-              };
+              data: components["schemas"]["PhoneSuppression"];
               meta: {
                 request_id: string;
               };
@@ -15785,12 +7775,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -15852,7 +7837,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/history": {
-    /** Every phone answer of the account (test values excepted), newest first, kept 90 days */
+    /**
+     * Every phone answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's phone lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -15882,17 +7870,10 @@ export interface paths {
                     credits_used: number;
                     cache_hit: boolean;
                     suppressed: boolean;
-                    /** Format: date-time */
-                    created_at: string;
+                    created_at: components["schemas"]["CreatedAt"];
                   })[];
               };
-              meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
-                request_id: string;
-              };
+              meta: components["schemas"]["EmailBulkMeta"];
             };
           };
         };
@@ -15910,12 +7891,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -15966,47 +7942,16 @@ export interface paths {
     };
   };
   "/api/v1/phone/policy": {
-    /** The account's phone sending policy, or null */
+    /**
+     * The account's phone sending policy, or null
+     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every phone answer of the account; null when none is set. Free.
+     */
     get: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                    line_types?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhonePolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16023,12 +7968,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -16066,27 +8006,19 @@ export interface paths {
         };
       };
     };
-    /** Replace the phone sending policy; it never changes a price */
+    /**
+     * Replace the phone sending policy; it never changes a price
+     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+     */
     put: {
       requestBody: {
         content: {
           "application/json": {
             allowed_countries?: string[];
             blocked_countries?: string[];
-            line_types?: {
-              [key: string]: "send" | "review" | "block";
-            };
-            risk_level?: {
-              /** @enum {string} */
-              low?: "send" | "review" | "block";
-              /** @enum {string} */
-              medium?: "send" | "review" | "block";
-              /** @enum {string} */
-              high?: "send" | "review" | "block";
-            };
-            reasons?: {
-              [key: string]: "send" | "review" | "block";
-            };
+            line_types?: components["schemas"]["LineTypes"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons"];
             /** @enum {string} */
             disposable?: "send" | "review" | "block";
           };
@@ -16096,41 +8028,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                policy: ({
-                  rules: {
-                    allowed_countries?: unknown[];
-                    blocked_countries?: unknown[];
-                    line_types?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    risk_level?: {
-                      /** @enum {string} */
-                      low?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      medium?: "send" | "review" | "block";
-                      /** @enum {string} */
-                      high?: "send" | "review" | "block";
-                    };
-                    reasons?: {
-                      [key: string]: "send" | "review" | "block";
-                    };
-                    /** @enum {string} */
-                    disposable?: "send" | "review" | "block";
-                  };
-                  /** Format: date-time */
-                  created_at: string;
-                  /** Format: date-time */
-                  updated_at: string;
-                }) | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["PhonePolicyResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16147,12 +8045,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16201,22 +8094,16 @@ export interface paths {
         };
       };
     };
-    /** Remove the sending policy; answers then carry policy: null */
+    /**
+     * Remove the sending policy; answers then carry policy: null
+     * @description Deletes the policy; `deleted` is false when there was none. Free.
+     */
     delete: {
       responses: {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                deleted: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailPolicyResponse2"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16233,12 +8120,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description RATE_LIMITED */
@@ -16278,21 +8160,19 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback": {
-    /** Report delivery outcomes of phone values (normalized); free */
+    /**
+     * Report delivery outcomes of phone values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
             events: ({
-                phone: string | ({
-                  phone: string;
-                  /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                  country?: string | null;
-                });
+                phone: components["schemas"]["ItemsResponse"];
                 /** @enum {string} */
                 outcome: "delivered" | "failed" | "rejected" | "opted_out";
-                /** Format: date-time */
-                occurred_at?: string;
+                occurred_at?: components["schemas"]["OccurredAt"];
                 detail?: string;
                 /** @enum {string} */
                 failure?: "permanent" | "temporary";
@@ -16304,18 +8184,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16332,12 +8201,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16388,7 +8252,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback/summary": {
-    /** Feedback counts by outcome and by country over a window (default the last 30 days) */
+    /**
+     * Feedback counts by outcome and by country over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -16404,19 +8271,13 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                /** Format: date-time */
-                since: string;
-                /** Format: date-time */
-                until: string;
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
                 total: number;
                 outcomes: {
                   [key: string]: number;
                 };
-                kinds: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
+                kinds: components["schemas"]["Kinds"];
                 by_country: {
                     country: string;
                     total: number;
@@ -16447,12 +8308,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -16503,7 +8359,10 @@ export interface paths {
     };
   };
   "/api/v1/phone/feedback/{provider}/{feedbackKey}": {
-    /** Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL */
+    /**
+     * Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL
+     * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -16520,20 +8379,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                recorded: number;
-                suppressed: number;
-                invalid: number[];
-                ignored: number;
-                confirmed: boolean;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailFeedbackResponse2"];
           };
         };
         /** @description INVALID_FEEDBACK_KEY */
@@ -16594,8 +8440,11 @@ export interface paths {
       };
     };
   };
-  "/api/v1/consistency/bulk": {
-    /** List consistency bulk runs, newest first, 100 a page */
+  "/api/v1/ip/bulk": {
+    /**
+     * List ip bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -16613,32 +8462,102 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                jobs: ({
-                    id: number;
-                    /** @enum {string} */
-                    status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                    total: number;
-                    duplicate_count: number;
-                    processed: number;
-                    consistent: number;
-                    mixed: number;
-                    inconsistent: number;
-                    undecided: number;
-                    credits_used: number;
-                    stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                    cancel_requested: boolean;
-                    webhook_status: ("pending" | "delivered" | "failed") | null;
-                    webhook_detail: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    finished_at: string | null;
-                  })[];
+                jobs: components["schemas"]["IpJob"][];
+              };
+              meta: components["schemas"]["EmailBulkMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Start a bulk ip run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /ip/bulk/{jobId}` or give `webhook_url`: `bulk_ip_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            ips: string[];
+            webhook_url?: string | null;
+            refresh?: boolean | null;
+            max_age?: number | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: components["schemas"]["IpJob"];
+                webhook_secret: string | null;
               };
               meta: {
-                page: number;
-                per_page: number;
-                total: number;
-                retention_days: number;
                 request_id: string;
               };
             };
@@ -16658,10 +8577,317 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}": {
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
+    get: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["IpBulkResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/cancel": {
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["IpBulkResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_ALREADY_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/resume": {
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["IpBulkResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+        409: {
+          content: {
             "application/json": components["schemas"]["Error"] & ({
               error?: {
                 /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
               };
             });
           };
@@ -16712,36 +8938,1215 @@ export interface paths {
         };
       };
     };
-    /** Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once */
+  };
+  "/api/v1/ip/bulk/{jobId}/results": {
+    /**
+     * Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          variant?: "low" | "medium" | "high";
+        };
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/bulk/{jobId}/webhook/redeliver": {
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": components["schemas"]["IpBulkResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors": {
+    /**
+     * The account's ip monitors, newest first, 100 a page
+     * @description Every ip monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: components["schemas"]["IpMonitor"][];
+              };
+              meta: components["schemas"]["AccountLedgerMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
     post: {
       requestBody: {
         content: {
           "application/json": {
-            rows: ({
-                /** @description An email address (answered without the mailbox handshake). */
-                email?: string | null;
-                /** @description A phone number: a string with `+`, or `{phone, country}`. */
-                phone?: (string | ({
-                  phone: string;
-                  /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-                  country?: string | null;
-                })) | null;
-                /** @description An IPv4 or IPv6 address. */
-                ip?: string | null;
-                /** @description A postal address object with its `country` (or `{address, country}`). */
-                address?: unknown;
-                /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
-                entity?: ({
-                  identifier: string;
-                  /** @description Default `lei`. */
-                  type?: ("lei" | "company_number") | null;
-                  /** @description Two letters; required when type is `company_number`. */
-                  country?: string | null;
-                }) | null;
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
+            ips: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": components["schemas"]["IpMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors/{monitorId}": {
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["IpMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["IpMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
+            ips?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["IpMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/monitors/{monitorId}/run": {
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: components["schemas"]["IpMonitor"];
+                summary: components["schemas"]["AnyOfResponse24"];
+                changes: components["schemas"]["Changes"];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/history": {
+    /**
+     * Every ip answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's ip lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          since?: string;
+          until?: string;
+          risk_level?: "low" | "medium" | "high";
+          ip?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lookups: ({
+                    id: number;
+                    request_id: string;
+                    ip: string;
+                    normalized_ip: string;
+                    /** @enum {string} */
+                    risk_level: "low" | "medium" | "high";
+                    reason: string | null;
+                    credits_used: number;
+                    cache_hit: boolean;
+                    suppressed: boolean;
+                    created_at: components["schemas"]["CreatedAt"];
+                  })[];
+              };
+              meta: components["schemas"]["EmailBulkMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/feedback": {
+    /**
+     * Report delivery outcomes of ip values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            events: ({
+                ip: string;
+                /** @enum {string} */
+                outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+                occurred_at?: components["schemas"]["OccurredAt"];
+                detail?: string;
               })[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/ip/feedback/summary": {
+    /**
+     * Feedback counts by outcome and by asn over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          since?: string;
+          until?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
+                total: number;
+                outcomes: {
+                  [key: string]: number;
+                };
+                kinds: components["schemas"]["Kinds"];
+                by_asn: {
+                    asn: string;
+                    total: number;
+                    legit: number;
+                    fraud: number;
+                    chargeback: number;
+                    abuse: number;
+                    spam: number;
+                  }[];
+                ignored: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk": {
+    /**
+     * List address bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+          since?: string;
+          until?: string;
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                jobs: components["schemas"]["AddressJob"][];
+              };
+              meta: components["schemas"]["EmailBulkMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Start a bulk address run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /address/bulk/{jobId}` or give `webhook_url`: `bulk_address_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: components["schemas"]["Address"][];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
+            country?: string | null;
+            /** @default false */
+            deliverability?: boolean;
+            /** @default false */
+            delivery_point?: boolean;
           };
         };
       };
@@ -16753,26 +10158,7 @@ export interface paths {
               /** @constant */
               success: true;
               data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
+                job: components["schemas"]["AddressJob"];
                 webhook_secret: string | null;
               };
               meta: {
@@ -16795,12 +10181,2767 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description IDEMPOTENCY_KEY_REUSED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "IDEMPOTENCY_KEY_REUSED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}": {
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
+    get: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AddressBulkResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/cancel": {
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AddressBulkResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_ALREADY_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "JOB_ALREADY_FINISHED";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/resume": {
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AddressBulkResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+        409: {
+          content: {
             "application/json": components["schemas"]["Error"] & ({
               error?: {
                 /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
               };
             });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/results": {
+    /**
+     * Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          variant?: "valid" | "invalid" | "low" | "medium" | "high";
+        };
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/bulk/{jobId}/webhook/redeliver": {
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
+    post: {
+      parameters: {
+        path: {
+          jobId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": components["schemas"]["AddressBulkResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & ({
+              error?: {
+                /** @enum {unknown} */
+                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+              };
+            });
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/monitors": {
+    /**
+     * The account's address monitors, newest first, 100 a page
+     * @description Every address monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: components["schemas"]["AddressMonitor"][];
+              };
+              meta: components["schemas"]["AccountLedgerMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
+            addresses: components["schemas"]["AddressAddresses"];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/monitors/{monitorId}": {
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
+            addresses?: components["schemas"]["AddressAddresses"];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AddressMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/monitors/{monitorId}/run": {
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: components["schemas"]["AddressMonitor"];
+                summary: components["schemas"]["AnyOfResponse25"];
+                changes: components["schemas"]["Changes"];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/suppressions": {
+    /**
+     * The account's address suppression list, newest first, 100 a page
+     * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          address?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                suppressions: components["schemas"]["AddressSuppression"][];
+              };
+              meta: components["schemas"]["AccountLedgerMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+     * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: components["schemas"]["AddressAddresses2"];
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": components["schemas"]["EmailSuppressionsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Take values off the suppression list
+     * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+     */
+    delete: {
+      requestBody: {
+        content: {
+          "application/json": {
+            addresses: components["schemas"]["AddressAddresses2"];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/suppressions/{suppressionId}": {
+    /**
+     * Remove one suppression entry
+     * @description Removes one entry by its id. Another account's entry is 404. Free.
+     */
+    delete: {
+      parameters: {
+        path: {
+          suppressionId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: components["schemas"]["AddressSuppression"];
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/history": {
+    /**
+     * Every address answer of the account (test values excepted), newest first, kept 90 days
+     * @description What the account's address lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          since?: string;
+          until?: string;
+          verification?: "verified" | "format_only" | "invalid";
+          address?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                lookups: ({
+                    id: number;
+                    request_id: string;
+                    address: string;
+                    normalized_address: string;
+                    /** @enum {string} */
+                    verification: "verified" | "format_only" | "invalid";
+                    reason: string | null;
+                    credits_used: number;
+                    cache_hit: boolean;
+                    suppressed: boolean;
+                    created_at: components["schemas"]["CreatedAt"];
+                  })[];
+              };
+              meta: components["schemas"]["EmailBulkMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/policy": {
+    /**
+     * The account's address sending policy, or null
+     * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every address answer of the account; null when none is set. Free.
+     */
+    get: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AddressPolicyResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Replace the address sending policy; it never changes a price
+     * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+     */
+    put: {
+      requestBody: {
+        content: {
+          "application/json": {
+            verification?: components["schemas"]["Verification"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons2"];
+            /** @enum {string} */
+            po_box?: "send" | "review" | "block";
+            /** @enum {string} */
+            corrections?: "send" | "review" | "block";
+            /** @enum {string} */
+            delivery_point?: "send" | "review" | "block";
+            allowed_countries?: string[];
+            blocked_countries?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AddressPolicyResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Remove the sending policy; answers then carry policy: null
+     * @description Deletes the policy; `deleted` is false when there was none. Free.
+     */
+    delete: {
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["EmailPolicyResponse2"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/feedback": {
+    /**
+     * Report delivery outcomes of address values (normalized); free
+     * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            events: ({
+                address: components["schemas"]["AnyOfResponse16"];
+                /** @enum {string} */
+                outcome: "delivered" | "returned" | "undeliverable";
+                occurred_at?: components["schemas"]["OccurredAt"];
+                detail?: string;
+              })[];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["EmailFeedbackResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/address/feedback/summary": {
+    /**
+     * Feedback counts by outcome and by country over a window (default the last 30 days)
+     * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          since?: string;
+          until?: string;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                since: components["schemas"]["CreatedAt"];
+                until: components["schemas"]["CreatedAt"];
+                total: number;
+                outcomes: {
+                  [key: string]: number;
+                };
+                kinds: components["schemas"]["Kinds"];
+                by_country: {
+                    country: string;
+                    total: number;
+                    delivered: number;
+                    returned: number;
+                    undeliverable: number;
+                  }[];
+                ignored: number;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/entity/monitors": {
+    /**
+     * The account's entity monitors, newest first, 100 a page
+     * @description Every entity monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitors: components["schemas"]["EntityMonitor"][];
+              };
+              meta: components["schemas"]["AccountLedgerMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Create a monitor; the webhook signing secret is returned once
+     * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            cadence: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            webhook_events?: "changes" | "every_run";
+            /** @default false */
+            alert_emails?: boolean;
+            identifiers: components["schemas"]["Identifiers"];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          content: {
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/entity/monitors/{monitorId}": {
+    /**
+     * One monitor
+     * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+     */
+    get: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Delete a monitor and its baselines
+     * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+     */
+    delete: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+     * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+     */
+    patch: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name?: string;
+            /** @enum {string} */
+            cadence?: "weekly" | "monthly";
+            webhook_url?: string | null;
+            /** @enum {string} */
+            webhook_events?: "changes" | "every_run";
+            alert_emails?: boolean;
+            identifiers?: components["schemas"]["Identifiers"];
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": components["schemas"]["EntityMonitorsResponse"];
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/entity/monitors/{monitorId}/run": {
+    /**
+     * Run a monitor now (billed like a batch); the schedule is unchanged
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     */
+    post: {
+      parameters: {
+        path: {
+          monitorId: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                monitor: components["schemas"]["EntityMonitor"];
+                summary: components["schemas"]["AnyOfResponse27"];
+                changes: components["schemas"]["Changes"];
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description INSUFFICIENT_CREDITS */
+        402: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "INSUFFICIENT_CREDITS";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description NOT_FOUND */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "NOT_FOUND";
+              };
+            };
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/v1/consistency/bulk": {
+    /**
+     * List consistency bulk runs, newest first, 100 a page
+     * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+     */
+    get: {
+      parameters: {
+        query?: {
+          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+          since?: string;
+          until?: string;
+          page?: number;
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                jobs: components["schemas"]["ConsistencyJob"][];
+              };
+              meta: components["schemas"]["EmailBulkMeta"];
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description VALIDATION_FAILED */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "VALIDATION_FAILED";
+              };
+            };
+          };
+        };
+        /** @description RATE_LIMITED */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "RATE_LIMITED";
+              };
+            };
+          };
+        };
+        /** @description SERVER_ERROR */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SERVER_ERROR";
+              };
+            };
+          };
+        };
+        /** @description SANDBOX_UNAVAILABLE */
+        503: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "SANDBOX_UNAVAILABLE";
+              };
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once
+     * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /consistency/bulk/{jobId}` or give `webhook_url`: `bulk_consistency_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            rows: components["schemas"]["ConsistencyRequest"][];
+            webhook_url?: string | null;
+            refresh?: boolean | null;
+            max_age?: number | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                job: components["schemas"]["ConsistencyJob"];
+                webhook_secret: string | null;
+              };
+              meta: {
+                request_id: string;
+              };
+            };
+          };
+        };
+        /** @description UNAUTHENTICATED */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "UNAUTHENTICATED";
+              };
+            };
+          };
+        };
+        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+        403: {
+          content: {
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description IDEMPOTENCY_KEY_REUSED */
@@ -16862,7 +13003,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}": {
-    /** Poll one run */
+    /**
+     * Poll one run
+     * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+     */
     get: {
       parameters: {
         path: {
@@ -16873,35 +13017,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -16918,12 +13034,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -16985,7 +13096,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/cancel": {
-    /** Cancel a queued or running run */
+    /**
+     * Cancel a queued or running run
+     * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -16996,35 +13110,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17041,12 +13127,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -17119,7 +13200,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/resume": {
-    /** Resume a run that stopped for lack of credits */
+    /**
+     * Resume a run that stopped for lack of credits
+     * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+     */
     post: {
       parameters: {
         path: {
@@ -17130,35 +13214,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17175,12 +13231,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -17253,7 +13304,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/results": {
-    /** Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, agreements, disagreements, risk_score, risk_level, credits_used, suppressed */
+    /**
+     * Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, agreements, disagreements, risk_score, risk_level, credits_used, suppressed
+     * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+     */
     get: {
       parameters: {
         query?: {
@@ -17267,14 +13321,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: unknown;
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["EmailBulkResultsResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17291,12 +13338,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -17369,7 +13411,10 @@ export interface paths {
     };
   };
   "/api/v1/consistency/bulk/{jobId}/webhook/redeliver": {
-    /** Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user */
+    /**
+     * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+     * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+     */
     post: {
       parameters: {
         path: {
@@ -17380,35 +13425,7 @@ export interface paths {
         /** @description Success */
         202: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: {
-                  id: number;
-                  /** @enum {string} */
-                  status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                  total: number;
-                  duplicate_count: number;
-                  processed: number;
-                  consistent: number;
-                  mixed: number;
-                  inconsistent: number;
-                  undecided: number;
-                  credits_used: number;
-                  stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                  cancel_requested: boolean;
-                  webhook_status: ("pending" | "delivered" | "failed") | null;
-                  webhook_detail: string | null;
-                  /** Format: date-time */
-                  created_at: string;
-                  finished_at: string | null;
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["ConsistencyBulkResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17425,12 +13442,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["AccountResponse2"];
           };
         };
         /** @description NOT_FOUND */
@@ -17521,7 +13533,7 @@ export interface paths {
                     /** @description Null: a refreshed dataset whose first import has not succeeded yet. */
                     version: string | null;
                     records: number | null;
-                    loaded_at: string | null;
+                    loaded_at: components["schemas"]["CancelledAt"];
                     /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. A refreshed dataset not installed yet covers nothing (`partial`). */
                     coverage: {
                       /** @enum {string} */
@@ -17534,8 +13546,8 @@ export interface paths {
                       /** @enum {string} */
                       status: "never" | "running" | "ok" | "failed";
                       phase: ("fetch" | "import" | "sweep") | null;
-                      last_attempt_at: string | null;
-                      last_success_at: string | null;
+                      last_attempt_at: components["schemas"]["CancelledAt"];
+                      last_success_at: components["schemas"]["CancelledAt"];
                       generation: number | null;
                       error: string | null;
                       stale: boolean;
@@ -17562,12 +13574,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["StatusDataResponse"];
           };
         };
         /** @description RATE_LIMITED */
@@ -17607,7 +13614,10 @@ export interface paths {
     };
   };
   "/api/v1/webhooks/test": {
-    /** Send a signed test delivery; 10 a minute per key, free */
+    /**
+     * Send a signed test delivery; 10 a minute per key, free
+     * @description Posts a fixed sample body of the event (starting with `"test":true`) to `url`, signed with a secret minted for this call (`X-Service-Signature-V2`, and `X-Service-Signature` until 1 March 2027), with a `Webhook-Delivery-Id` of the form `whd_test_...`, and answers the outcome, the secret, the signatures and the body, so a receiver can be checked end to end. Up to 3 attempts. Free.
+     */
     post: {
       requestBody: {
         content: {
@@ -17656,12 +13666,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["StatusDataResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -17714,7 +13719,7 @@ export interface paths {
   "/api/v1/ip/{ip}": {
     /**
      * Look up one IP address given in the path
-     * @description Five fresh lookups that place an address cost 1 credit; see docs/ip.md.
+     * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
      */
     get: {
       parameters: {
@@ -17726,79 +13731,7 @@ export interface paths {
         /** @description Success */
         200: {
           content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                ip: string;
-                version: (4 | 6) | null;
-                valid: boolean;
-                reserved: boolean;
-                reserved_range: string | null;
-                reserved_name: string | null;
-                placed: boolean;
-                country: string | null;
-                country_name: string | null;
-                continent: string | null;
-                /** @description City of the address from `ip-city`; null when unknown. */
-                city: string | null;
-                /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
-                region: string | null;
-                /** @description Postal code from `ip-city`; null when unknown. */
-                postal_code: string | null;
-                /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
-                latitude: number | null;
-                /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
-                longitude: number | null;
-                /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
-                accuracy_radius_km: number | null;
-                asn: number | null;
-                as_name: string | null;
-                network: string | null;
-                hosting: boolean | null;
-                /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
-                hosting_provider: string | null;
-                /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
-                tor: boolean | null;
-                /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
-                vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
-                proxy: boolean | null;
-                anonymous: boolean | null;
-                list: ({
-                  id: number;
-                  name: string;
-                  /** @enum {string} */
-                  kind: "allow" | "deny";
-                }) | null;
-                /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
-                feedback: ({
-                  /** @enum {string} */
-                  outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                  /** Format: date-time */
-                  reported_at: string;
-                }) | null;
-                reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: {
-                    dataset: string;
-                    version: string;
-                  }[];
-              };
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                suppressed: boolean;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
+            "application/json": components["schemas"]["IpResponse"];
           };
         };
         /** @description UNAUTHENTICATED */
@@ -17826,12 +13759,7 @@ export interface paths {
         /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
         403: {
           content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
-              };
-            });
+            "application/json": components["schemas"]["EmailResponse"];
           };
         };
         /** @description VALIDATION_FAILED */
@@ -17883,7 +13811,39 @@ export interface paths {
   };
 }
 
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  "delivery": {
+    /**
+     * A signed delivery to your webhook_url or callback_url
+     * @description Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts).
+     */
+    post: {
+      parameters: {
+        header: {
+          /** @description `t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}` */
+          "X-Service-Signature-V2": string;
+          /** @description Hex HMAC-SHA256 of the raw body; sent until 1 March 2027. */
+          "X-Service-Signature"?: string;
+          /** @description `whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test delivery). Not signed: check it after the signature. */
+          "Webhook-Delivery-Id": string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            event: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx: delivered. 3xx and 4xx: failed at once. 5xx, timeouts: retried. */
+        200: {
+          content: never;
+        };
+      };
+    };
+  };
+}
 
 export interface components {
   schemas: {
@@ -17900,6 +13860,1038 @@ export interface components {
         };
       };
     };
+    /** Format: date-time */
+    CreatedAt: string;
+    CancelledAt: components["schemas"]["CreatedAt"] | null;
+    AccountResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        id: string;
+        email: string;
+        email_verified: boolean;
+        created_at: components["schemas"]["CreatedAt"];
+        plan: {
+          /** @enum {string} */
+          name: "free" | "starter" | "growth" | "enterprise";
+          /** @enum {string} */
+          status: "active" | "cancelled";
+          monthly_credits: number;
+          cancelled_at: components["schemas"]["CancelledAt"];
+          plan_credits_expire_at: components["schemas"]["CancelledAt"];
+        };
+        balance: {
+          total: number;
+          plan: number;
+          pack: number;
+          reserved: number;
+          available: number;
+        };
+        grant: {
+          monthly_credits: number;
+          rollover_cap: number;
+          next_grant_at: components["schemas"]["CancelledAt"];
+        };
+        fair_use: {
+          window_days: number;
+          billed_answers: number;
+          undeliverable_checked: number;
+          free_undeliverable_limit: number;
+          free_undeliverable_remaining: number;
+        };
+        mail: {
+          /** @description Mail the members once when the balance (plan + pack credits) falls below this; null: never */
+          low_balance_threshold: number | null;
+          /** @description Mail the members when a bulk run of the account finishes */
+          bulk_finished_emails: boolean;
+        };
+      };
+      meta: {
+        credits_used: number;
+        credits_remaining: number;
+        request_id: string;
+      };
+    };
+    AccountResponse2: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+      };
+    });
+    AccountLedgerMeta: {
+      page: number;
+      per_page: number;
+      total: number;
+      request_id: string;
+    };
+    /** @enum {string} */
+    AnyOfResponse: "unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained";
+    Reason: components["schemas"]["AnyOfResponse"] | null;
+    DomainRegisteredAt: string | null;
+    Sources: {
+        dataset: string;
+        version: string;
+      }[];
+    Policy: ({
+      /** @enum {string} */
+      action: "send" | "review" | "block";
+      rules_hit: string[];
+    }) | null;
+    EmailAnswer: {
+      email: string;
+      normalized_email: string;
+      is_alias: boolean;
+      is_gibberish: boolean;
+      /** @enum {string} */
+      deliverable: "deliverable" | "risky" | "undeliverable";
+      reason: components["schemas"]["Reason"];
+      risk_score: number;
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      risk_components: {
+        [key: string]: number;
+      };
+      syntax_valid: boolean;
+      domain: string;
+      mx_found: boolean;
+      mx_implicit: boolean;
+      mx_provider: string | null;
+      has_spf: boolean | null;
+      dmarc_policy: ("none" | "quarantine" | "reject") | null;
+      has_dmarc: boolean | null;
+      domain_registered_at: components["schemas"]["DomainRegisteredAt"];
+      domain_age_days: number | null;
+      disposable: boolean;
+      role: boolean;
+      free_provider: boolean;
+      smtp_checked: boolean;
+      smtp_checked_at: components["schemas"]["CancelledAt"];
+      mailbox_exists: boolean | null;
+      catch_all: boolean | null;
+      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+      mailbox_confidence: number | null;
+      did_you_mean: string | null;
+      sources: components["schemas"]["Sources"];
+      policy: components["schemas"]["Policy"];
+    };
+    EmailResponse: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "SANDBOX_VALUE_NOT_ALLOWED";
+      };
+    });
+    EmailBatchMeta: {
+      requested: number;
+      processed: number;
+      credits_used: number;
+      credits_remaining: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      request_id: string;
+    };
+    EmailPolicy: ({
+      /** @enum {string} */
+      action: "send" | "review" | "block";
+    }) | null;
+    EmailPublicResponse: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "KEY_ACCOUNT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "CHALLENGE_FAILED";
+      };
+    });
+    EmailDomainMeta: {
+      credits_used: number;
+      credits_remaining: number;
+      cache_hit: boolean;
+      request_id: string;
+    };
+    /**
+     * @description Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).
+     * @default false
+     */
+    Network: boolean;
+    /** @enum {string} */
+    LineType: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+    PhoneAnswer: {
+      phone: string;
+      valid: boolean;
+      possible: boolean;
+      validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+      e164: string | null;
+      national_format: string | null;
+      international_format: string | null;
+      country: string | null;
+      calling_code: string | null;
+      line_type: components["schemas"]["LineType"];
+      carrier: string | null;
+      carrier_source: ("network" | "allocation") | null;
+      location: string | null;
+      timezones: string[] | null;
+      disposable: boolean | null;
+      disposable_last_seen: string | null;
+      network_checked: boolean;
+      network_status: ("active" | "inactive" | "unknown") | null;
+      sim_swapped: boolean | null;
+      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
+      risk_score: number;
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      risk_components: {
+        [key: string]: number;
+      };
+      missing_datasets: string[];
+      sources: components["schemas"]["Sources"];
+      policy: components["schemas"]["Policy"];
+    };
+    PhoneMeta: {
+      credits_used: number;
+      credits_remaining: number;
+      cache_hit: boolean;
+      suppressed: boolean;
+      request_id: string;
+    };
+    ItemsResponse: string | ({
+      phone: string;
+      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+      country?: string | null;
+    });
+    Phones: components["schemas"]["ItemsResponse"][];
+    Input: string | ({
+      phone: string;
+      /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+      country?: string | null;
+    });
+    PhoneBatchMeta: {
+      credits_used: number;
+      cache_hit: boolean;
+      suppressed: boolean;
+    };
+    PropertiesAnswer2: {
+      ip: string;
+      version: (4 | 6) | null;
+      valid: boolean;
+      reserved: boolean;
+      reserved_range: string | null;
+      reserved_name: string | null;
+      placed: boolean;
+      country: string | null;
+      country_name: string | null;
+      continent: string | null;
+      /** @description City of the address from `ip-city`; null when unknown. */
+      city: string | null;
+      /** @description First-level subdivision (state, province, region) from `ip-city`; null when unknown. */
+      region: string | null;
+      /** @description Postal code from `ip-city`; null when unknown. */
+      postal_code: string | null;
+      /** @description Approximate latitude of the network (WGS 84, 4 decimals); null when unknown. */
+      latitude: number | null;
+      /** @description Approximate longitude of the network (WGS 84, 4 decimals); null when unknown. */
+      longitude: number | null;
+      /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
+      accuracy_radius_km: number | null;
+      asn: number | null;
+      as_name: string | null;
+      network: string | null;
+      hosting: boolean | null;
+      /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
+      hosting_provider: string | null;
+      /** @description On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null. */
+      tor: boolean | null;
+      /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
+      vpn: boolean | null;
+      /** @description Always null: no proxy list is installed. */
+      proxy: boolean | null;
+      anonymous: boolean | null;
+      list: ({
+        id: number;
+        name: string;
+        /** @enum {string} */
+        kind: "allow" | "deny";
+      }) | null;
+      /** @description The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none. */
+      feedback: ({
+        /** @enum {string} */
+        outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+        reported_at: components["schemas"]["CreatedAt"];
+      }) | null;
+      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+      risk_score: number;
+      risk_components: {
+        [key: string]: number;
+      };
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      sources: components["schemas"]["Sources"];
+    };
+    IpResponse: {
+      /** @constant */
+      success: true;
+      data: components["schemas"]["PropertiesAnswer2"];
+      meta: {
+        credits_used: number;
+        credits_remaining: number;
+        cache_hit: boolean;
+        suppressed: boolean;
+        ip_lookups_prepaid: number;
+        request_id: string;
+      };
+    };
+    Address: string | {
+      /** @description The whole address on one line (commas or line breaks between its parts). */
+      address: string;
+      /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+      country?: string;
+    } | ({
+      line1?: string | null;
+      line2?: string | null;
+      locality?: string | null;
+      region?: string | null;
+      postcode?: string | null;
+      /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+      country?: string;
+    });
+    /**
+     * @description Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).
+     * @default false
+     */
+    DeliveryPoint: boolean;
+    PropertiesInput: string | ({
+      line1?: string | null;
+      line2?: string | null;
+      locality?: string | null;
+      region?: string | null;
+      postcode?: string | null;
+      country: string;
+    });
+    PropertiesAddress: {
+      line1: string | null;
+      line2: string | null;
+      locality: string | null;
+      region: string | null;
+      postcode: string | null;
+      country: string;
+    };
+    Corrections: ({
+        /** @enum {string} */
+        field: "line1" | "locality" | "region" | "postcode";
+        from: string | null;
+        to: string;
+      })[];
+    Geo: {
+      latitude: number;
+      longitude: number;
+      /** @constant */
+      precision: "postcode";
+    } | null;
+    PropertiesDeliveryPoint: ({
+      /** @enum {string} */
+      match: "confirmed" | "confirmed_secondary_ignored" | "missing_secondary" | "not_confirmed";
+      vacant: boolean | null;
+      residential: boolean | null;
+      standardized: ({
+        line1: string | null;
+        line2: string | null;
+        locality: string | null;
+        region: string | null;
+        postcode: string | null;
+      }) | null;
+      footnotes: string[];
+    }) | null;
+    /** @enum {string} */
+    AnyOfResponse15: "unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable";
+    PropertiesReason2: components["schemas"]["AnyOfResponse15"] | null;
+    AddressAnswer: {
+      input: components["schemas"]["PropertiesInput"];
+      country: string;
+      valid: boolean;
+      /** @enum {string} */
+      verification: "verified" | "format_only" | "invalid";
+      /** @enum {string} */
+      precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
+      address: components["schemas"]["PropertiesAddress"];
+      formatted: string | null;
+      postcode_format_valid: boolean | null;
+      postcode_found: boolean | null;
+      locality_matches_postcode: boolean | null;
+      region_matches_postcode: boolean | null;
+      po_box: boolean;
+      corrections: components["schemas"]["Corrections"];
+      missing_components: ("line1" | "locality" | "region" | "postcode")[];
+      geo: components["schemas"]["Geo"];
+      deliverable: boolean | null;
+      delivery_point: components["schemas"]["PropertiesDeliveryPoint"];
+      reason: components["schemas"]["PropertiesReason2"];
+      risk_score: number;
+      risk_components: {
+        [key: string]: number;
+      };
+      /** @enum {string} */
+      risk_level: "low" | "medium" | "high";
+      sources: components["schemas"]["Sources"];
+      policy: components["schemas"]["Policy"];
+    };
+    EntityRequest: {
+      identifier: string;
+      /** @description Default `lei`. */
+      type?: ("lei" | "company_number") | null;
+      /** @description Two letters; required when type is `company_number`. */
+      country?: string | null;
+    };
+    EntityAnswer: {
+      identifier: string;
+      /** @enum {string} */
+      identifier_type: "lei" | "company_number";
+      found: boolean;
+      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
+      name: string | null;
+      status: string | null;
+      status_detail: string | null;
+      country: string | null;
+      checksum_valid: boolean | null;
+      registration_status: string | null;
+      flags: "dissolved_in_national_register"[];
+      sources: components["schemas"]["Sources"];
+    };
+    ItemsResponse3: string | components["schemas"]["EntityRequest"];
+    Identifiers: components["schemas"]["ItemsResponse3"][];
+    AnyOfResponse16: unknown;
+    ConsistencyRequest: {
+      /** @description An email address (answered without the mailbox handshake). */
+      email?: string | null;
+      /** @description A phone number: a string with `+`, or `{phone, country}`. */
+      phone?: components["schemas"]["ItemsResponse"] | null;
+      /** @description An IPv4 or IPv6 address. */
+      ip?: string | null;
+      /** @description A postal address object with its `country` (or `{address, country}`). */
+      address?: components["schemas"]["AnyOfResponse16"] | null;
+      /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
+      entity?: components["schemas"]["EntityRequest"] | null;
+    };
+    /** @enum {string} */
+    Name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
+    Agreements: components["schemas"]["Name"][];
+    IpList: {
+      id: number;
+      name: string;
+      /** @enum {string} */
+      kind: "allow" | "deny";
+      entries: string[];
+      created_at: components["schemas"]["CreatedAt"];
+      updated_at: components["schemas"]["CreatedAt"];
+    };
+    Entries: (string | number)[];
+    IpListsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        list: components["schemas"]["IpList"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Job: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      deliverable: number;
+      risky: number;
+      undeliverable: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    EmailBulkMeta: {
+      page: number;
+      per_page: number;
+      total: number;
+      retention_days: number;
+      request_id: string;
+    };
+    EmailBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["Job"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    EmailBulkResultsResponse: {
+      /** @constant */
+      success: true;
+      data: unknown;
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse19: {
+      checked: number;
+      deliverable: number;
+      risky: number;
+      undeliverable: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    Monitor: {
+      id: number;
+      name: string;
+      emails: string[];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse19"] | null;
+      created_at: string;
+    };
+    EmailMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["Monitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Changes: {
+        identifier: string;
+        input: unknown;
+        changes: {
+            field: string;
+            from: unknown;
+            to: unknown;
+          }[];
+      }[];
+    AnyOfResponse20: {
+      checked: number;
+      mx_found: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    EmailMonitor: {
+      id: number;
+      name: string;
+      domains: string[];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse20"] | null;
+      created_at: string;
+    };
+    EmailDomainMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["EmailMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Suppression: {
+      id: number;
+      email: string;
+      reason: string;
+      /** @enum {string} */
+      source: "verdict" | "manual" | "feedback";
+      created_at: components["schemas"]["CreatedAt"];
+    };
+    EmailSuppressionsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        added: number;
+        invalid: string[];
+        test_values: string[];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    EmailSuppressionsResponse2: {
+      /** @constant */
+      success: true;
+      data: {
+        removed: number;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Deliverable: {
+      /** @enum {string} */
+      deliverable?: "send" | "review" | "block";
+      /** @enum {string} */
+      risky?: "send" | "review" | "block";
+      /** @enum {string} */
+      undeliverable?: "send" | "review" | "block";
+    };
+    RiskLevel: {
+      /** @enum {string} */
+      low?: "send" | "review" | "block";
+      /** @enum {string} */
+      medium?: "send" | "review" | "block";
+      /** @enum {string} */
+      high?: "send" | "review" | "block";
+    };
+    Reasons: {
+      [key: string]: "send" | "review" | "block";
+    };
+    EmailPolicyResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        policy: ({
+          rules: {
+            deliverable?: components["schemas"]["Deliverable"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["Reasons"];
+            /** @enum {string} */
+            disposable?: "send" | "review" | "block";
+            /** @enum {string} */
+            role?: "send" | "review" | "block";
+            /** @enum {string} */
+            catch_all?: "send" | "review" | "block";
+            /** @enum {string} */
+            free_provider?: "send" | "review" | "block";
+            /** @enum {string} */
+            did_you_mean?: "send" | "review" | "block";
+            allowed_domains?: unknown[];
+            blocked_domains?: unknown[];
+          };
+          created_at: components["schemas"]["CreatedAt"];
+          updated_at: components["schemas"]["CreatedAt"];
+        }) | null;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    EmailPolicyResponse2: {
+      /** @constant */
+      success: true;
+      data: {
+        deleted: boolean;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    /** Format: date-time */
+    OccurredAt: string;
+    EmailFeedbackResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        recorded: number;
+        suppressed: number;
+        invalid: number[];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    Kinds: {
+      [key: string]: {
+        [key: string]: number;
+      };
+    };
+    EmailFeedbackResponse2: {
+      /** @constant */
+      success: true;
+      data: {
+        recorded: number;
+        suppressed: number;
+        invalid: number[];
+        ignored: number;
+        confirmed: boolean;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    PhoneJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      valid: number;
+      invalid: number;
+      mobile: number;
+      fixed_line: number;
+      voip: number;
+      disposable: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    PhoneBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["PhoneJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse22: {
+      checked: number;
+      valid: number;
+      disposable: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    PhoneMonitor: {
+      id: number;
+      name: string;
+      phones: components["schemas"]["Input"][];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      network: components["schemas"]["Network"];
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse22"] | null;
+      created_at: string;
+    };
+    PhoneMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["PhoneMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    PhoneSuppression: {
+      id: number;
+      phone: string;
+      reason: string;
+      /** @enum {string} */
+      source: "verdict" | "manual" | "feedback";
+      created_at: components["schemas"]["CreatedAt"];
+    };
+    LineTypes: {
+      [key: string]: "send" | "review" | "block";
+    };
+    PropertiesReasons: {
+      [key: string]: "send" | "review" | "block";
+    };
+    PhonePolicyResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        policy: ({
+          rules: {
+            allowed_countries?: unknown[];
+            blocked_countries?: unknown[];
+            line_types?: components["schemas"]["LineTypes"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons"];
+            /** @enum {string} */
+            disposable?: "send" | "review" | "block";
+          };
+          created_at: components["schemas"]["CreatedAt"];
+          updated_at: components["schemas"]["CreatedAt"];
+        }) | null;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    IpJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      low: number;
+      medium: number;
+      high: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    IpBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["IpJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse24: {
+      checked: number;
+      placed: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    IpMonitor: {
+      id: number;
+      name: string;
+      ips: string[];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse24"] | null;
+      created_at: string;
+    };
+    IpMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["IpMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AddressJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      valid: number;
+      invalid: number;
+      low: number;
+      medium: number;
+      high: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      country?: unknown;
+      deliverability: boolean | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    AddressBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["AddressJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse25: {
+      checked: number;
+      verified: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    AddressMonitor: {
+      id: number;
+      name: string;
+      addresses: components["schemas"]["AnyOfResponse16"][];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse25"] | null;
+      created_at: string;
+    };
+    AddressAddresses: components["schemas"]["AnyOfResponse16"][];
+    AddressMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["AddressMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AddressSuppression: {
+      id: number;
+      address: string;
+      reason: string;
+      /** @enum {string} */
+      source: "verdict" | "manual" | "feedback";
+      created_at: components["schemas"]["CreatedAt"];
+    };
+    AddressAddresses2: components["schemas"]["AnyOfResponse16"][];
+    Verification: {
+      /** @enum {string} */
+      verified?: "send" | "review" | "block";
+      /** @enum {string} */
+      format_only?: "send" | "review" | "block";
+      /** @enum {string} */
+      invalid?: "send" | "review" | "block";
+    };
+    PropertiesReasons2: {
+      [key: string]: "send" | "review" | "block";
+    };
+    AddressPolicyResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        policy: ({
+          rules: {
+            verification?: components["schemas"]["Verification"];
+            risk_level?: components["schemas"]["RiskLevel"];
+            reasons?: components["schemas"]["PropertiesReasons2"];
+            /** @enum {string} */
+            po_box?: "send" | "review" | "block";
+            /** @enum {string} */
+            corrections?: "send" | "review" | "block";
+            /** @enum {string} */
+            delivery_point?: "send" | "review" | "block";
+            allowed_countries?: unknown[];
+            blocked_countries?: unknown[];
+          };
+          created_at: components["schemas"]["CreatedAt"];
+          updated_at: components["schemas"]["CreatedAt"];
+        }) | null;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    AnyOfResponse27: {
+      checked: number;
+      found: number;
+      changed: number;
+      new_baselines: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+    };
+    EntityMonitor: {
+      id: number;
+      name: string;
+      identifiers: components["schemas"]["ItemsResponse3"][];
+      /** @enum {string} */
+      cadence: "weekly" | "monthly";
+      webhook_url: string | null;
+      /** @enum {string} */
+      webhook_events: "changes" | "every_run";
+      alert_emails: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      last_run_at: string | null;
+      next_run_at: string | null;
+      last_summary: components["schemas"]["AnyOfResponse27"] | null;
+      created_at: string;
+    };
+    EntityMonitorsResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        monitor: components["schemas"]["EntityMonitor"];
+        webhook_secret?: string;
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    ConsistencyJob: {
+      id: number;
+      /** @enum {string} */
+      status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+      total: number;
+      duplicate_count: number;
+      processed: number;
+      consistent: number;
+      mixed: number;
+      inconsistent: number;
+      undecided: number;
+      credits_used: number;
+      stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+      cancel_requested: boolean;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      webhook_detail: string | null;
+      created_at: components["schemas"]["CreatedAt"];
+      finished_at: components["schemas"]["CancelledAt"];
+    };
+    ConsistencyBulkResponse: {
+      /** @constant */
+      success: true;
+      data: {
+        job: components["schemas"]["ConsistencyJob"];
+      };
+      meta: {
+        request_id: string;
+      };
+    };
+    StatusDataResponse: components["schemas"]["Error"] & ({
+      error?: {
+        /** @enum {unknown} */
+        code?: "EMAIL_NOT_VERIFIED" | "KEY_ACCOUNT_MISMATCH" | "KEY_IP_NOT_ALLOWED" | "SANDBOX_ENDPOINT_NOT_ALLOWED";
+      };
+    });
   };
   responses: never;
   parameters: never;

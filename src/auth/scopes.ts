@@ -1,4 +1,11 @@
-/** Product families a secret key can be limited to (spec, Authentication 5). */
-export const SCOPES = ["email", "ip", "phone", "address", "entity", "consistency", "account"] as const;
+import { productNames } from "../products/registry";
 
-export type Scope = (typeof SCOPES)[number];
+/**
+ * What a secret key can be limited to (spec, Authentication 5): each registered product (its lookups and engine routes)
+ * and `account`. Derived from the registry, so a product that joins it is a scope at once.
+ */
+const scopes: string[] = [...productNames(), "account"];
+export const SCOPES = scopes as [string, ...string[]];
+
+/** One of SCOPES: a registered product's name, or `account`. */
+export type Scope = string;

@@ -1,11 +1,12 @@
 import type { z } from "zod";
-import type { Scope } from "../auth/scopes";
 import type { UsageCounter } from "../../durable-objects/account-credits";
 import type { RefreshableDataset } from "./datasets/refreshable";
 import type { FeedbackShape } from "./lists/feedback-shape";
+import type { LookupShape } from "./lookup-shape";
 import type { PolicyShape } from "./policy/policy";
 
-export type ProductName = "email" | "entity" | "phone" | "ip" | "address" | "consistency";
+/** A product's name: a key of the registry (src/products/registry.ts), the only place names are listed. */
+export type ProductName = string;
 
 export interface Source {
   dataset: string;
@@ -121,12 +122,15 @@ export interface HistoryShape<Out> {
 }
 
 /**
- * One product as the engines see it. Everything a product knows about its values is a plain function here; the
- * walk, repeat store, lists, bulk runs, monitors and webhooks do the rest, the same way for every product.
+ * What the paid walk needs of a product (src/engines/walk/): how its values are keyed, answered, priced, remembered,
+ * suppressed and stamped with a policy. Everything a product knows about its values is a plain function here; the walk
+ * does the rest, the same way for every product and every path (single, batch, browser, bulk row, monitor run).
  */
-export interface Product<In = unknown, Out = unknown> {
+export interface WalkProduct<In = unknown, Out = unknown> {
+  /** The product's key in the registry (src/products/registry.ts), its path segment and its event names' stem. */
   name: ProductName;
-  scope: Scope;
+  /** The key scope that reaches this product's lookups and routes (its registry name). */
+  scope: string;
   /** One value as a request carries it: validates batch items, bulk rows and monitor entries. */
   input: z.ZodType<In>;
   /** Credit units: 1 for every product but IP, where five placing lookups cost one credit. */
@@ -175,28 +179,41 @@ export interface Product<In = unknown, Out = unknown> {
     listField: string;
     valueField: string;
   };
+  /** The account's history rows the walk writes for fresh answers (and `GET /{product}/history`). */
   history?: HistoryShape<Out>;
-  bulk?: BulkShape<Out>;
-  monitor?: MonitorShape<In, Out>;
   /** The answer as this input spelled its value, when one answer serves several spellings of a key (email: `email`). */
   asAsked?(result: Out, input: In): Out;
-  /** Sample bodies of the product's own events for test deliveries (email: `email.settled`), built like the real ones. */
-  sampleEvents?: Partial<Record<string, () => string>>;
-  /** Sending policy: `GET, PUT, DELETE /{product}/policy`, and `policy` on every answer (src/engines/policy/). */
+  /** Sending policy: `policy` on every answer, stamped by the walk (and `GET, PUT, DELETE /{product}/policy`). */
   policy?: PolicyShape<Out>;
-  /** Delivery feedback: `POST /{product}/feedback`, its summary and the senders' inbound webhooks. */
-  feedback?: FeedbackShape<In, Out>;
-  /** Queue messages the product handles itself, by `type` (email: `recheck`, its settling re-checks). */
-  messages?: Record<string, (env: Env, message: { type: string }) => Promise<void>>;
-  /** Further product objects served under this one's name (email: its domain lookups, for domain monitors). */
-  companions?: readonly Product[];
   /** Sandbox samples: the values the published sandbox key may look up. */
   isSample(input: In): boolean;
   /** Dataset names this product's answers may cite in `sources`. */
   datasets: readonly string[];
+}
+
+/**
+ * What the registry serves beyond the walk: the surfaces' lookups and the engines' routes and jobs of a product. A
+ * member is declared only by the products that have the feature; those used by one product only are marked.
+ */
+export interface ProductServices<In = unknown, Out = unknown> {
+  /** Its lookups as data (single, batch, browser, its own reads): every surface mounts or calls them. */
+  lookups?: LookupShape;
+  bulk?: BulkShape<Out>;
+  monitor?: MonitorShape<In, Out>;
+  /** Delivery feedback: `POST /{product}/feedback`, its summary and the senders' inbound webhooks. */
+  feedback?: FeedbackShape<In, Out>;
   /** Datasets the scheduled refresh keeps current from their publishers (src/engines/datasets/refreshable.ts). */
   refreshable?: readonly RefreshableDataset[];
+  /** Email only: sample bodies of its own events for test deliveries (`email.settled`), built like the real ones. */
+  sampleEvents?: Partial<Record<string, () => string>>;
+  /** Email only: queue messages the product handles itself, by `type` (`recheck`, its settling re-checks). */
+  messages?: Record<string, (env: Env, message: { type: string }) => Promise<void>>;
+  /** Email only: further product objects served under this one's name (its domain lookups, for domain monitors). */
+  companions?: readonly Product[];
 }
+
+/** One product as the registry holds it: what the walk needs, and what the registry serves. */
+export interface Product<In = unknown, Out = unknown> extends WalkProduct<In, Out>, ProductServices<In, Out> {}
 
 /** Widens a concrete product to the registry's element type; the engines only pass a product's own values back to it. */
 export const asProduct = <In, Out>(product: Product<In, Out>) => product as unknown as Product;

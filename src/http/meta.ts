@@ -20,6 +20,3 @@ export const batchMeta = z.object({
   credits_remaining: z.int(),
   stopped_reason: z.enum(["insufficient_credits", "key_spend_cap"]).nullable(),
 });
-
-/** A single lookup of a product with a suppression list also says whether the list answered it. */
-export const suppressibleLookupMeta = lookupMeta.extend({ suppressed: z.boolean() });

@@ -1,17 +1,15 @@
 import type { StopReason } from "../engines/credits/credits";
+import { refusalOf, type Refusal } from "../lookups/refusal";
 import { ApiError } from "./errors";
 
-/** The walk's refusal of the first value, as the HTTP error the spec gives it: 429 for the key's daily cap, else 402. */
-export function refusalError(reason: StopReason, now = Date.now()): ApiError {
-  return reason === "key_spend_cap"
-    ? new ApiError("KEY_SPEND_CAP_REACHED", "This key has reached its daily credit cap; it resets at 00:00 UTC.", {
-        headers: { "Retry-After": String(secondsToUtcMidnight(now)) },
-      })
-    : new ApiError("INSUFFICIENT_CREDITS", "The balance is empty; the lookup did not run.");
+/** A lookup's refusal as the HTTP error the spec gives it (429 with `Retry-After` for limits and the daily cap, 402, 403). */
+export function refusalApiError(refusal: Refusal): ApiError {
+  const headers = refusal.retryAfterSeconds === undefined ? undefined : { "Retry-After": String(refusal.retryAfterSeconds) };
+  return new ApiError(refusal.code, refusal.message, headers ? { headers } : {});
 }
 
-/** Whole seconds until the next 00:00 UTC, when daily caps reset (at least 1). */
-export const secondsToUtcMidnight = (now: number) => Math.max(1, Math.ceil((new Date(now).setUTCHours(24, 0, 0, 0) - now) / 1000));
+/** The walk's refusal of the first value, as the HTTP error the spec gives it: 429 for the key's daily cap, else 402. */
+export const refusalError = (reason: StopReason, now = Date.now()): ApiError => refusalApiError(refusalOf(reason, now));
 
 /** Throws when the walk refused to start; otherwise hands the run back. */
 export function orRefuse<T extends { refused: StopReason | null }>(run: T): T {

@@ -1,5 +1,5 @@
 import type { AdmissionRequest, Entered, LimitHit } from "../../durable-objects/account-credits";
-import { rateLimited } from "../http/errors";
+import { ApiError, rateLimited } from "../http/errors";
 import { LIMITS, type LimitName } from "./limiter";
 
 /** One rate limit of the account's object, for `subject` (a key id, a visitor, a user). */
@@ -46,4 +46,13 @@ export class Admission {
     this.policies = entered.policies;
     return entered.value;
   }
+}
+
+/**
+ * The rate-limit refusal an admission threw, as a value (the lookup service reports refusals as values, so each surface
+ * renders them its own way); null for any other error.
+ */
+export function rateLimitRefusal(err: unknown): { message: string; retryAfterSeconds: number } | null {
+  if (!(err instanceof ApiError) || err.code !== "RATE_LIMITED") return null;
+  return { message: err.message, retryAfterSeconds: Number(err.headers["Retry-After"] ?? 1) };
 }

@@ -1,4 +1,11 @@
-import { asProduct, type Product, type ProductName } from "../engines/product";
+import type { LookupShape } from "../engines/lookup-shape";
+import { asProduct, type Product } from "../engines/product";
+import { addressLookups } from "./address/lookups";
+import { consistencyLookups } from "./consistency/lookups";
+import { emailLookups } from "./email/lookups";
+import { entityLookups } from "./entity/lookups";
+import { ipLookups } from "./ip/lookups";
+import { phoneLookups } from "./phone/lookups";
 import { address } from "./address/product";
 import { consistencyProduct } from "./consistency/product";
 import { email } from "./email/product";
@@ -12,21 +19,36 @@ import { phone } from "./phone/product";
 export const consistency = consistencyProduct({ email, phone, ip, address, entity, emailWithoutHandshake: lookupWithoutHandshake, entityObject: objectItem });
 
 /**
+ * A product with its lookups attached. They are declared beside the product, not on its object, because they name its
+ * other product objects (phone's blocks, IP's ASN index): declaring them on it would make the two modules import each
+ * other. The object keeps its identity: consistency and other modules hold the same objects.
+ */
+function served<In, Out>(product: Product<In, Out>, lookups: LookupShape): Product {
+  return asProduct(Object.assign(product, { lookups }));
+}
+
+/**
  * Every product the engines serve. Adding a product is a folder under src/products and one line here: its bulk runs,
  * monitors, suppressions, history, webhooks and contract tests then come from the engines (docs/adding-a-product.md).
  */
-export const PRODUCTS: Partial<Record<ProductName, Product>> = {
-  email: asProduct(email),
-  entity: asProduct(entity),
-  address: asProduct(address),
-  ip: asProduct(ip),
-  phone: asProduct(phone),
-  consistency: asProduct(consistency),
-};
+export const PRODUCTS = {
+  email: served(email, emailLookups),
+  phone: served(phone, phoneLookups),
+  ip: served(ip, ipLookups),
+  address: served(address, addressLookups),
+  entity: served(entity, entityLookups),
+  consistency: served(consistency, consistencyLookups(consistency.input)),
+} satisfies Record<string, Product>;
+
+/** A registered product's name: the registry's keys, the only list of them (scopes and event names derive from it). */
+export type RegisteredName = keyof typeof PRODUCTS;
+
+/** The registered products' names, in registry order (the order scopes, event names and the document list them in). */
+export const productNames = (): RegisteredName[] => Object.keys(PRODUCTS) as RegisteredName[];
 
 export const registeredProducts = (): Product[] => Object.values(PRODUCTS);
 
-export const productNamed = (name: string): Product | undefined => PRODUCTS[name as ProductName];
+export const productNamed = (name: string): Product | undefined => (Object.hasOwn(PRODUCTS, name) ? PRODUCTS[name as RegisteredName] : undefined);
 
 /** The product whose monitors carry this family name (a product's own, or a companion's such as `email_domain`). */
 export const monitoredProduct = (family: string): Product | undefined =>

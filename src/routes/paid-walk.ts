@@ -1,22 +1,30 @@
 import type { Context } from "hono";
 import { secretKey, type SecretKeyOptions } from "../auth/secret-key";
-import { payerOf } from "../engines/credits/payer";
 import type { Product, WalkOptions } from "../engines/product";
-import { walk } from "../engines/walk/walk";
-import { orRefuse } from "../http/refusal";
+import { refusalApiError } from "../http/refusal";
+import { WALK_REFUSALS } from "../lookups/refusal";
+import { lookup, type LookupCaller } from "../lookups/service";
 import type { AppEnv } from "../types";
 
 /** The errors a paid walk answers with when it refuses the first value (documented on every lookup route). */
-export const LOOKUP_ERRORS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
+export const LOOKUP_ERRORS = WALK_REFUSALS;
+
+/** The caller of a request whose key was checked: the lookup service's principal, admission and request id. */
+export function callerOf(c: Context<AppEnv>): LookupCaller {
+  const principal = c.var.principal;
+  if (!principal) throw new Error("a lookup route runs after its key check");
+  return { env: c.env, principal, requestId: c.var.requestId, ...(c.var.admission ? { admission: c.var.admission } : {}) };
+}
 
 /**
- * The paid walk for this request's payer, as every lookup route runs it: a refused first value becomes 402 or 429, and
- * what it charged is recorded for the request log.
+ * The lookup service as every lookup route runs it: a refusal becomes its HTTP error (402, 403, 429), and what the
+ * answers charged is recorded for the request log.
  */
-export async function paidWalk<In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], options: WalkOptions) {
-  const run = orRefuse(await walk(product, { env: c.env, payer: payerOf(c.var.principal, c.var.admission), requestId: c.var.requestId, inputs, options }));
-  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + run.creditsUsed);
-  return run;
+export async function paidWalk<In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], options: Partial<WalkOptions>) {
+  const outcome = await lookup(callerOf(c), product, inputs, options);
+  if (!outcome.ok) throw refusalApiError(outcome.refusal);
+  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + outcome.answer.creditsUsed);
+  return outcome.answer;
 }
 
 /**

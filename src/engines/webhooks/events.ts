@@ -1,24 +1,27 @@
+import type { Product } from "../product";
+import { registeredProducts } from "../../products/registry";
+
 /**
- * The events the service posts (spec, "Events"). Bodies are built by their owners (the bulk engine, monitors, settled
- * callbacks) and frozen in the outbox; test deliveries use the same builders (samples.ts).
+ * The events a set of products posts (spec, "Events"), derived from what each declares: `bulk_<name>_job.finished` for
+ * a bulk shape, its own sample events (email's `email.settled`), `<family>_monitor.run` for its monitors and then its
+ * companions'. Bodies are built by their owners (the bulk engine, monitors, settled callbacks) and frozen in the outbox;
+ * test deliveries use the same builders (samples.ts).
  */
-export const EVENTS = [
-  "bulk_email_job.finished",
-  "bulk_phone_job.finished",
-  "bulk_ip_job.finished",
-  "bulk_address_job.finished",
-  "bulk_consistency_job.finished",
-  "email.settled",
-  "email_monitor.run",
-  "phone_monitor.run",
-  "ip_monitor.run",
-  "address_monitor.run",
-  "entity_monitor.run",
-  "email_domain_monitor.run",
-] as const;
+export function eventNames(products: readonly Product[]): string[] {
+  const monitorEvent = (p: Product) => (p.monitor ? [`${p.monitor.family ?? p.name}_monitor.run`] : []);
+  return [
+    ...products.filter((p) => p.bulk).map((p) => `bulk_${p.name}_job.finished`),
+    ...products.flatMap((p) => Object.keys(p.sampleEvents ?? {})),
+    ...products.flatMap(monitorEvent),
+    ...products.flatMap((p) => (p.companions ?? []).flatMap(monitorEvent)),
+  ];
+}
+
+/** The events of the registered products (the registry is the one list of products; engines read it, never a product). */
+export const EVENTS = eventNames(registeredProducts()) as [string, ...string[]];
 
 /** One of the event names in EVENTS. */
-export type EventName = (typeof EVENTS)[number];
+export type EventName = string;
 
 const BULK_EVENT = /^bulk_([a-z]+)_job\.finished$/;
 

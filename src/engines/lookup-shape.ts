@@ -1,0 +1,89 @@
+import type { z } from "zod";
+import type { Payer } from "./credits/credits";
+import type { Product, WalkOptions } from "./product";
+
+/**
+ * A product's lookups as data: every surface (REST routes, the tool protocol, the dashboard) reads these declarations
+ * and calls the one lookup service (src/lookups/) with what they give. Products declare; they never build a response.
+ *
+ * - `single`: one value, answered with its meta (`POST /{product}`, and reads such as `GET /ip/{ip}`).
+ * - `batch`: a list walked in order, one request; `results` plus the walk's meta.
+ * - `browser`: `POST /{product}/public` with a publishable key: the answer without meta.
+ * - `read`: the product's own extra reads (email domain, phone blocks, IP ASN / range, address listings), each through
+ *   the walk of its own product object, answered like a single lookup.
+ */
+export type LookupKind = "single" | "batch" | "browser" | "read";
+
+/** Meta fields a lookup shows beyond its kind's base (single/read: credits_used, credits_remaining, cache_hit). */
+export type LookupMetaField = "suppressed" | "refreshed" | "fair_use_billed" | "ip_lookups_prepaid" | "settling";
+
+/** Per-item meta fields of a batch beyond credits_used and cache_hit. */
+export type ItemMetaField = "suppressed" | "refreshed" | "fair_use_billed";
+
+/** The validated request as a surface hands it to a declaration. */
+export interface LookupRequest<J = unknown, P = unknown, Q = unknown> {
+  json: J;
+  param: P;
+  query: Q;
+  /** The caller's own address (`CF-Connecting-IP`), empty when unknown. */
+  clientAddress: string;
+}
+
+/** A field-level rejection of the request (the surface answers VALIDATION_FAILED): field path -> messages. */
+export interface Invalid {
+  invalid: Record<string, string[]>;
+}
+
+/** What a read answers: its data, or one of its documented error codes (the surface turns it into its error). */
+export type ReadAnswer = { data: unknown } | { error: { code: string; message: string } };
+
+/** A single lookup's own follow-up (email: the settling re-check), given the answer; returns meta fields to add. */
+export type AfterLookup<J, Out> = (ctx: { env: Env; requestId: string; payer: Payer | null }, json: J, data: Out) => Promise<Record<string, unknown>>;
+
+export interface TypedLookupRoute<In, Out, J, P, Q> {
+  kind: LookupKind;
+  method: "get" | "post";
+  /** Path under the API base, in Hono's syntax (`/ip/:ip`). */
+  path: string;
+  /** The product object the walk runs (default: the product declaring the route); reads name their own. */
+  product?: Product<In, Out>;
+  /** For a model and a human: what it does and costs. `description` explains the verdicts and refers to docs/. */
+  summary: string;
+  description: string;
+  /** Secret-key routes: whether the published sandbox key may call it (documented sample values only). */
+  sandbox?: boolean;
+  request: { json?: z.ZodType<J>; param?: z.ZodType<P>; query?: z.ZodType<Q> };
+  /** JSON body fields holding a customer's URL, checked like every webhook URL before anything runs. */
+  urlFields?: readonly string[];
+  /** The values to look up, or a field-level rejection. */
+  inputs(request: LookupRequest<J, P, Q>): In[] | Invalid;
+  /** Walk options (default: no refresh, no max age, suppressions honoured by batches only). */
+  options?(request: LookupRequest<J, P, Q>): Partial<WalkOptions>;
+  /** Schema of `data` (of each item's `data` for a batch). */
+  response: z.ZodType;
+  /** Batches: schema of each item's `input`, and the item meta fields shown. */
+  item?: { input: z.ZodType; meta: readonly ItemMetaField[] };
+  meta?: readonly LookupMetaField[];
+  /** Batches: counts of answers that hold, added to the meta (entity: `found`). */
+  counts?: Record<string, (data: Out) => boolean>;
+  /** Reads: the answer's data, or one of `errors`. */
+  answer?(data: Out): ReadAnswer;
+  after?: AfterLookup<J, Out>;
+  /** Error codes of the route's own, beyond the walk's and the key check's. */
+  errors?: readonly string[];
+  /** Mounted after every other route: a path parameter that would otherwise read other routes' paths (`/ip/{ip}`). */
+  last?: boolean;
+}
+
+/** A declared route as the registry holds it (types erased: the surface hands each route's values back to it). */
+export type LookupRoute = TypedLookupRoute<unknown, unknown, unknown, unknown, unknown>;
+
+/** A product's lookups: the OpenAPI tag they are listed under, and the routes. */
+export interface LookupShape {
+  tag: string;
+  routes: readonly LookupRoute[];
+}
+
+/** Declares one route with its own types checked; the registry stores it erased. */
+export const lookupRoute = <In, Out, J = unknown, P = unknown, Q = unknown>(route: TypedLookupRoute<In, Out, J, P, Q>) =>
+  route as unknown as LookupRoute;

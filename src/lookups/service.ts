@@ -1,0 +1,60 @@
+import { payerOf } from "../engines/credits/payer";
+import type { Product, WalkOptions } from "../engines/product";
+import { walk, type WalkRun } from "../engines/walk/walk";
+import type { Admission } from "../limits/admission";
+import { rateLimitRefusal } from "../limits/admission";
+import type { Principal } from "../types";
+import { refusalOf, type Refusal } from "./refusal";
+
+/** Who asks, as every surface knows it once the key is checked. */
+export interface LookupCaller {
+  env: Env;
+  /** The checked key: secret (with scopes), publishable (browser lookups) or the sandbox key (samples only). */
+  principal: Principal;
+  /** The request's pending rate limits, counted by its first call to the account's object (absent: none left). */
+  admission?: Admission;
+  /** Ledger and history id of the answers (the HTTP request id, a tool call's id). */
+  requestId: string;
+}
+
+/**
+ * What the walk answered: items in input order up to where it stopped (`{index, input, data, meta}`), `requested`,
+ * `processed`, `creditsUsed`, `creditsRemaining`, `stoppedReason`, and `prepaid` (IP's placing lookups left, else null).
+ */
+export type LookupAnswer<In, Out> = Omit<WalkRun<In, Out>, "refused">;
+
+export type LookupOutcome<In, Out> = { ok: true; answer: LookupAnswer<In, Out> } | { ok: false; refusal: Refusal };
+
+const DEFAULT_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
+
+/**
+ * The one lookup service: a principal looks up `inputs` of `product`, with the same keys, limits, billing, repeats and
+ * policy on every surface. Refusals (scope, sandbox value, rate limit, balance, the key's daily cap) come back as values
+ * and nothing is held or charged for them; answers come back with what they cost. Validation of the request is the
+ * surface's (it knows its own field names).
+ */
+export async function lookup<In, Out>(caller: LookupCaller, product: Product<In, Out>, inputs: In[], options: Partial<WalkOptions> = {}): Promise<LookupOutcome<In, Out>> {
+  const { principal } = caller;
+  if (principal.kind === "secret" && !principal.scopes.includes(product.scope)) return refused({ code: "KEY_SCOPE_DENIED", message: `The key's scopes do not include \`${product.scope}\`.` });
+  if (principal.kind === "sandbox" && !inputs.every((input) => product.isSample(input))) {
+    return refused({ code: "SANDBOX_VALUE_NOT_ALLOWED", message: "The sandbox key only answers the documented sample values." });
+  }
+  try {
+    const run = await walk(product, {
+      env: caller.env,
+      payer: payerOf(principal, caller.admission),
+      requestId: caller.requestId,
+      inputs,
+      options: { ...DEFAULT_OPTIONS, ...options },
+    });
+    if (run.refused) return refused(refusalOf(run.refused));
+    const { refused: _none, ...answer } = run;
+    return { ok: true, answer };
+  } catch (err) {
+    const limited = rateLimitRefusal(err);
+    if (limited) return refused({ code: "RATE_LIMITED", ...limited });
+    throw err;
+  }
+}
+
+const refused = (refusal: Refusal) => ({ ok: false as const, refusal });

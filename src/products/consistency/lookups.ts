@@ -1,0 +1,23 @@
+import type { z } from "zod";
+import { lookupRoute, type LookupShape } from "../../engines/lookup-shape";
+import type { ConsistencyInput, ConsistencyResult } from "./result";
+import { consistencyResultSchema } from "./schemas";
+
+/** Consistency's one lookup (docs/consistency.md); its body is the product's input, built from the other products'. */
+export const consistencyLookups = (input: z.ZodType<ConsistencyInput>): LookupShape => ({
+  tag: "Consistency",
+  routes: [
+    lookupRoute<ConsistencyInput, ConsistencyResult, ConsistencyInput>({
+      kind: "single",
+      method: "post",
+      path: "/consistency",
+      summary: "Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat",
+      description:
+        "Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed. `checks` says which pairs agree (e.g. the phone's country and the IP's), `score` sums the decided checks by a documented formula, null when nothing was decided (docs/consistency.md). 1 credit when a check was decided and the same signal set was not asked in the last 7 days; free otherwise.",
+      sandbox: true,
+      request: { json: input },
+      inputs: ({ json }) => [json],
+      response: consistencyResultSchema,
+    }),
+  ],
+});

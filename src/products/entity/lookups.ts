@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { lookupRoute, type LookupShape } from "../../engines/lookup-shape";
+import type { EntityItem } from "./lookup";
+import type { EntityResult } from "./result";
+import { entityItem, entityResultSchema, objectItem, unionItem } from "./schemas";
+
+export const batchBody = z.object({ identifiers: z.array(entityItem).min(1).max(500) });
+
+const ANSWER =
+  "Answered from registers synced locally (GLEIF for LEIs, national company registers): `found` with the legal name, status, address and register; " +
+  "`found: false` with a `reason` (unknown identifier, checksum failure, unsupported or not-installed register) (docs/entity.md).";
+const COST = "1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.";
+
+/** Entity's lookups (docs/entity.md): single and batch. */
+export const entityLookups: LookupShape = {
+  tag: "Entity",
+  routes: [
+    lookupRoute<EntityItem, EntityResult, z.output<typeof objectItem>>({
+      kind: "single",
+      method: "post",
+      path: "/entity",
+      summary: "Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat",
+      description: `\`identifier\` with its \`type\` and \`country\` where needed. ${ANSWER} ${COST}`,
+      request: { json: objectItem },
+      inputs: ({ json }) => [json],
+      response: entityResultSchema,
+    }),
+    lookupRoute<EntityItem, EntityResult, z.output<typeof batchBody>>({
+      kind: "batch",
+      method: "post",
+      path: "/entity/batch",
+      summary: "Look up 1 to 500 identifiers in order; counts as one request",
+      description: `Strings are read as LEIs. Walks in order and stops where credits or the key's daily cap run out (\`stopped_reason\`); \`meta.found\` counts the identifiers a register carried. ${COST}`,
+      request: { json: batchBody },
+      inputs: ({ json }) => json.identifiers,
+      options: () => ({ honorSuppressions: false }),
+      response: entityResultSchema,
+      item: { input: unionItem, meta: [] },
+      counts: { found: (data) => data.found },
+    }),
+  ],
+};
