@@ -61,7 +61,7 @@ const entityLookup = (acct: TestAccount, identifier: string) => call<EntityResul
 const rowCount = async (sql: string, ...binds: unknown[]) => (await env.DB.prepare(sql).bind(...binds).first<{ n: number }>())!.n;
 
 const LISTS = ["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet"];
-const REFRESHED = ["ip-tor-exits", "ip-country", "gleif-lei", "uk-companies-house", ...LISTS];
+const REFRESHED = ["ip-tor-exits", "ip-country", "gleif-lei", "uk-companies-house", "uk-onspd", "uk-os-open-names", "fr-ban", ...LISTS];
 let acct: TestAccount;
 
 beforeAll(async () => {

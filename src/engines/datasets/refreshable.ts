@@ -26,6 +26,11 @@ export interface SourceFile {
   compression: Compression;
   /** A zip archive's member to read (the first member whose name matches; default: the first member). */
   zipEntry?: RegExp;
+  /**
+   * Read every member matching `zipEntry`, in the archive's order, as one text (each ending with a line feed): a
+   * publisher that splits one headerless table over many files (OS Open Names: one CSV per 100 km grid square).
+   */
+  zipAll?: boolean;
 }
 
 /**
