@@ -60,7 +60,7 @@ const ipLookup = (acct: TestAccount, ip: string) => call<IpResult>("/api/v1/ip",
 const entityLookup = (acct: TestAccount, identifier: string) => call<EntityResult>("/api/v1/entity", json({ identifier }, { Authorization: `Bearer ${acct.key}` }));
 const rowCount = async (sql: string, ...binds: unknown[]) => (await env.DB.prepare(sql).bind(...binds).first<{ n: number }>())!.n;
 
-const LISTS = ["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet"];
+const LISTS = ["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "proxy-firehol"];
 const REFRESHED = ["ip-tor-exits", "ip-country", "gleif-lei", "uk-companies-house", "uk-onspd", "uk-os-open-names", "fr-ban", ...LISTS];
 let acct: TestAccount;
 
@@ -103,7 +103,7 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     for (const name of LISTS) {
       const sample = listSample(name);
       expect(byName.get(name), name).toMatchObject({ records: sample.rows.length, refresh: { status: "ok", error: null } });
-      expect(byName.get(name)!.coverage.kind, name).toBe(name === "vpn-x4bnet" ? "partial" : "full");
+      expect(byName.get(name)!.coverage.kind, name).toBe(name === "vpn-x4bnet" || name === "proxy-firehol" ? "partial" : "full");
     }
     // Activation writes the declared coverage, so a refreshed file is never read as "not recorded".
     expect(byName.get("ip-tor-exits")!.coverage.kind).toBe("full");

@@ -2649,7 +2649,7 @@ export interface paths {
                 tor: boolean | null;
                 /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
+                /** @description In an installed open-proxy list: true; false only when a list with full coverage is installed; else null. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -2814,7 +2814,7 @@ export interface paths {
                 tor: boolean | null;
                 /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
+                /** @description In an installed open-proxy list: true; false only when a list with full coverage is installed; else null. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -3240,7 +3240,7 @@ export interface paths {
                       tor: boolean | null;
                       /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                       vpn: boolean | null;
-                      /** @description Always null: no proxy list is installed. */
+                      /** @description In an installed open-proxy list: true; false only when a list with full coverage is installed; else null. */
                       proxy: boolean | null;
                       anonymous: boolean | null;
                       list: ({
@@ -3423,7 +3423,7 @@ export interface paths {
                 tor: boolean | null;
                 /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
+                /** @description In an installed open-proxy list: true; false only when a list with full coverage is installed; else null. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
@@ -17648,7 +17648,7 @@ export interface paths {
                 tor: boolean | null;
                 /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
                 vpn: boolean | null;
-                /** @description Always null: no proxy list is installed. */
+                /** @description In an installed open-proxy list: true; false only when a list with full coverage is installed; else null. */
                 proxy: boolean | null;
                 anonymous: boolean | null;
                 list: ({
