@@ -1,5 +1,5 @@
 import { headerIndexes } from "../../../datasets/registers/csv.mjs";
-import { storedCoverage } from "../../db/coverage";
+import { activateGeneration, beginGeneration, currentGeneration } from "../../db/generations";
 import type { GenerationTable, RefreshableDataset, RowReader, SourceFile } from "../../engines/datasets/refreshable";
 import { ADDRESS_DATASETS, type AddressDatasetName, type PostcodeRow, type PremiseRow, type StreetRow } from "./datasets";
 import { placeKey, streetKey } from "./names";
@@ -21,22 +21,8 @@ const TABLE_KEYS = {
 
 function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
   return {
-    async current(db) {
-      return db
-        .prepare("SELECT coalesce(g.active, 0) AS generation, d.records, d.version FROM datasets d LEFT JOIN dataset_generations g ON g.name = d.name WHERE d.name = ?")
-        .bind(name)
-        .first<{ generation: number; records: number; version: string }>();
-    },
-    async begin(db) {
-      const row = await db
-        .prepare(
-          `INSERT INTO dataset_generations (name, active, staging) VALUES (?1, 0, 1)
-           ON CONFLICT (name) DO UPDATE SET staging = MAX(active, COALESCE(staging, 0)) + 1 RETURNING staging`,
-        )
-        .bind(name)
-        .first<{ staging: number }>();
-      return row!.staging;
-    },
+    current: (db) => currentGeneration(db, name),
+    begin: (db) => beginGeneration(db, name),
     // One statement per table, the rows as one JSON parameter (D1 binds at most 100 per statement).
     insert(db, generation, rows) {
       const postcodes: object[] = [];
@@ -85,15 +71,7 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
         );
       return statements;
     },
-    activate: (db, generation, version, records, now, coverage) => [
-      db.prepare("UPDATE dataset_generations SET active = staging, staging = NULL WHERE name = ?1 AND staging = ?2").bind(name, generation),
-      db
-        .prepare(
-          `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6 FROM dataset_generations WHERE name = ?1 AND active = ?2
-           ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records, loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
-        )
-        .bind(name, generation, version, records, now, storedCoverage(coverage)),
-    ],
+    activate: (db, generation, version, records, now, coverage) => activateGeneration(db, name, generation, version, records, now, coverage),
     // Rows of generations neither read nor being written (WITHOUT ROWID tables: rows are picked by their primary key).
     async sweep(db, budgetMs) {
       const started = Date.now();
