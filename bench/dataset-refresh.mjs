@@ -209,7 +209,7 @@ async function main() {
   const file = await buildGoldenCopy(workDir);
   console.log(`[bench] ${file.csvBytes} bytes of CSV, ${file.zipBytes} zipped, in ${Math.round(performance.now() - built) / 1000} s`);
   const url = await serve(file.path);
-  const vars = { ADMIN_TOKEN, REFRESH_URL_GLEIF_LEI: `${url}/latest.csv`, ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])) };
+  const vars = { ADMIN_TOKEN, ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])), REFRESH_URL_GLEIF_LEI: `${url}/latest.csv` };
   const { base } = await startWorker({ dir: workDir, vars, log: "refresh-wrangler.log", frozen: true, logLevel: "warn", track: (t) => ((worker = t.child), (logFd = t.logFd)) });
   const admin = adminClient(base, ADMIN_TOKEN);
   const first = await refresh(admin, worker.pid);
