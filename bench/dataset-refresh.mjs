@@ -12,6 +12,11 @@
 // steps; sweep), rows/s, and workerd's RSS before the run and its peak during it (sampled every 250 ms: the Worker's
 // isolate plus the local D1/R2 simulators, so an upper bound of what the Worker itself holds). Then refreshes again with the same file (a new
 // generation beside the first, the first swept). Knobs: BENCH_ROWS, BENCH_COLUMNS (340), BENCH_TIMEOUT_MS (60 min).
+//
+// BENCH_DATASET=uk-onspd | uk-os-open-names | fr-ban measures an address register instead (bench/lib/address-files.mjs
+// builds it in its publisher's format; BENCH_ROWS defaults to the real file's size), refreshed once; BENCH_DATASET=ip-city
+// refreshes the installed package's GeoLite2 City MMDB files (the publisher's full files). Every run also
+// reports workerd's CPU seconds per phase (the Worker with the local D1/R2 simulators: an upper bound of the Worker's).
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, closeSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { once } from "node:events";
@@ -19,6 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { crc32, createDeflateRaw } from "node:zlib";
+import { ADDRESS_BENCH } from "./lib/address-files.mjs";
 import { runBench } from "./lib/harness.mjs";
 import { sampleTree } from "./lib/proc.mjs";
 import { startWorker } from "./lib/stack.mjs";
@@ -27,12 +33,15 @@ import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/lo
 requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const ROWS = num("BENCH_ROWS", 500_000);
+const DATASET = process.env.BENCH_DATASET ?? "gleif-lei";
+const ADDRESS = ADDRESS_BENCH[DATASET];
+if (DATASET !== "gleif-lei" && !ADDRESS) throw new Error(`BENCH_DATASET: gleif-lei, ${Object.keys(ADDRESS_BENCH).join(", ")}`);
+const ROWS = num("BENCH_ROWS", ADDRESS?.fullRows ?? 500_000);
 const COLUMNS = num("BENCH_COLUMNS", 340);
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 60 * 60_000);
 const ADMIN_TOKEN = "bench-admin-token";
 const MEMBER = "20261125-0800-gleif-goldencopy-lei2-golden-copy.csv";
-const OFF = ["IP_TOR_EXITS", "IP_COUNTRY_V4", "IP_COUNTRY_V6", "IP_ASN_V4", "IP_ASN_V6", "UK_COMPANIES_HOUSE"];
+const OFF = ["IP_TOR_EXITS", "IP_COUNTRY_V4", "IP_COUNTRY_V6", "IP_CITY_V4", "IP_CITY_V6", "IP_ASN_V4", "IP_ASN_V6", "UK_COMPANIES_HOUSE", "GLEIF_LEI", "GLEIF_LEI_DELTA", "UK_ONSPD", "UK_OS_OPEN_NAMES", "FR_BAN"];
 
 let workDir = null;
 let worker = null;
@@ -119,12 +128,14 @@ async function buildGoldenCopy(dir) {
 }
 
 /** GLEIF's `latest.csv` redirecting to the dated archive, served from disk. */
-async function serve(path) {
+async function serve(path, name = `${MEMBER}.zip`, others = []) {
   server = createServer((req, res) => {
     if (req.url === "/latest.csv") return res.writeHead(302, { location: `/${MEMBER}.zip` }).end();
-    if (req.url !== `/${MEMBER}.zip`) return res.writeHead(404).end();
-    res.writeHead(200, { "content-type": "application/zip", "content-length": statSync(path).size, etag: `"bench-${Date.now()}"` });
-    createReadStream(path).pipe(res);
+    const other = others.find((f) => req.url === `/${f.name}`);
+    if (!other && req.url !== `/${name}`) return res.writeHead(404).end();
+    const file = other?.path ?? path;
+    res.writeHead(200, { "content-type": "application/zip", "content-length": statSync(file).size, etag: `"bench-${Date.now()}"` });
+    createReadStream(file).pipe(res);
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -132,7 +143,7 @@ async function serve(path) {
 }
 
 /** Starts a forced refresh and polls until it settles; times each phase and samples workerd's RSS. */
-async function refresh(admin, pid) {
+async function refresh(admin, pid, name = "gleif-lei") {
   const started = performance.now();
   const phases = {};
   let phase = "fetch";
@@ -140,24 +151,29 @@ async function refresh(admin, pid) {
   // workerd's RSS also holds the local D1 and R2 simulators: its size before the run is the reference.
   const before = sampleTree(pid).workerdRssBytes;
   let peak = 0;
+  const cpu = {};
+  let cpuMark = sampleTree(pid).workerdCpuSeconds;
   const sampler = setInterval(() => (peak = Math.max(peak, sampleTree(pid).workerdRssBytes)), 250);
   try {
-    await admin.call("POST", "/dataset-refresh/gleif-lei");
+    await admin.call("POST", `/dataset-refresh/${name}`);
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       // Locally one isolate serves everything: while a step inflates or parses, the poll waits (30 s timeout): retry.
       const { data } = await admin.call("GET", "/dataset-refresh").catch((err) => (err.name === "TimeoutError" ? { data: null } : Promise.reject(err)));
       if (!data) continue;
-      const view = data.datasets.find((d) => d.name === "gleif-lei").refresh;
+      const view = data.datasets.find((d) => d.name === name).refresh;
       const now = performance.now();
       if (view.phase !== phase) {
         phases[phase] = Math.round(now - mark) / 1000;
         mark = now;
+        const cpuNow = sampleTree(pid).workerdCpuSeconds;
+        cpu[phase] = Math.round((cpuNow - cpuMark) * 100) / 100;
+        cpuMark = cpuNow;
         phase = view.phase;
       }
       if (view.status !== "running" && view.phase === null) {
         if (view.status !== "ok") throw new Error(`refresh ${view.status}: ${view.error}`);
-        return { seconds: Math.round(now - started) / 1000, phases, generation: view.generation, workerd_rss_before_bytes: before, workerd_peak_rss_bytes: peak };
+        return { seconds: Math.round(now - started) / 1000, phases, workerd_cpu_seconds: cpu, generation: view.generation, workerd_rss_before_bytes: before, workerd_peak_rss_bytes: peak };
       }
     }
   } finally {
@@ -165,15 +181,35 @@ async function refresh(admin, pid) {
   }
 }
 
+/** An address register: built in its publisher's format, served as its file, refreshed once. */
+async function mainAddress() {
+  console.log(`[bench] writing ${DATASET} in its publisher's format, ${ROWS} records`);
+  const built = performance.now();
+  const file = await ADDRESS.build(workDir, ROWS);
+  console.log(`[bench] ${file.textBytes} bytes of CSV, ${file.fileBytes} compressed, in ${Math.round(performance.now() - built) / 1000} s`);
+  const files = file.files ?? [file];
+  const url = await serve(file.path, file.name, files);
+  const served = Object.fromEntries((ADDRESS.urlVars ?? [ADDRESS.urlVar]).map((v, i) => [v, `${url}/${files[i].name}`]));
+  const vars = { ADMIN_TOKEN, ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])), ...served };
+  const { base } = await startWorker({ dir: workDir, vars, log: "refresh-wrangler.log", frozen: true, logLevel: "warn", track: (t) => ((worker = t.child), (logFd = t.logFd)) });
+  const admin = adminClient(base, ADMIN_TOKEN);
+  const run = await refresh(admin, worker.pid, DATASET);
+  // ip-city's rows are what the walk wrote (the package's files are not built with a row count).
+  const records = DATASET === "ip-city" ? (await admin.call("GET", "/ip-datasets")).data.datasets.find((d) => d.name === "ip-city").records : ROWS;
+  console.log(JSON.stringify({ dataset: DATASET, records_in_file: records, text_bytes: file.textBytes, file_bytes: file.fileBytes, run: { ...run, records_per_second: Math.round(records / run.seconds) } }));
+  return 0;
+}
+
 async function main() {
   mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
   workDir = mkdtempSync(join(tmpdir(), "bench-refresh-"));
+  if (ADDRESS) return mainAddress();
   console.log(`[bench] writing a GLEIF-format golden copy of ${ROWS} rows x ${COLUMNS} columns`);
   const built = performance.now();
   const file = await buildGoldenCopy(workDir);
   console.log(`[bench] ${file.csvBytes} bytes of CSV, ${file.zipBytes} zipped, in ${Math.round(performance.now() - built) / 1000} s`);
   const url = await serve(file.path);
-  const vars = { ADMIN_TOKEN, REFRESH_URL_GLEIF_LEI: `${url}/latest.csv`, ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])) };
+  const vars = { ADMIN_TOKEN, ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])), REFRESH_URL_GLEIF_LEI: `${url}/latest.csv` };
   const { base } = await startWorker({ dir: workDir, vars, log: "refresh-wrangler.log", frozen: true, logLevel: "warn", track: (t) => ((worker = t.child), (logFd = t.logFd)) });
   const admin = adminClient(base, ADMIN_TOKEN);
   const first = await refresh(admin, worker.pid);

@@ -20,7 +20,7 @@ describe("import-ip", () => {
     const samples = ipSamples();
     expect(samples.map((s) => s.dataset)).toEqual([
       "ip-country", "ip-asn", "ip-city", "hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle",
-      "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "ip-tor-exits",
+      "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "proxy-firehol", "ip-tor-exits",
     ]);
     for (const s of samples) expect(s.version, s.dataset).toMatch(/^\d{4}-\d{2}-\d{2}-sample$/);
   });

@@ -11,6 +11,7 @@ import oracleJson from "../datasets/ip/oracle-public-ip-ranges.sample.json?raw";
 import samples from "../datasets/ip/samples.json";
 import torText from "../datasets/ip/tor-exit-addresses.sample.txt?raw";
 import vpnText from "../datasets/ip/x4bnet-vpn-ipv4.sample.txt?raw";
+import proxyText from "../datasets/ip/firehol-proxies.sample.netset?raw";
 import { rangeKey } from "../src/platform/ip-address";
 import { readRange, recordValues, RangeFlattener, SAMPLE_COVERAGE, torExitAddress, type IpDatasetName, type RangeDatasetName, type RangeRow } from "../src/products/ip/datasets";
 import type { Coverage } from "../src/db/coverage";
@@ -32,6 +33,7 @@ export const LIST_SAMPLES: Record<string, string> = {
   "hosting-digitalocean": digitalOceanCsv,
   "hosting-cloudflare": cloudflareText,
   "vpn-x4bnet": vpnText,
+  "proxy-firehol": proxyText,
   "ip-tor-exits": torText,
 };
 

@@ -14098,7 +14098,7 @@ export interface components {
       tor: boolean | null;
       /** @description In an installed VPN range list: true; false only when a list with full coverage is installed; else null. */
       vpn: boolean | null;
-      /** @description Always null: no proxy list is installed. */
+      /** @description In an installed open-proxy list: true; false only when a list with full coverage is installed; else null. */
       proxy: boolean | null;
       anonymous: boolean | null;
       list: ({

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { packageFiles } from "./build.mjs";
 import "../../scripts/lib/ts-imports.mjs";
 
-const { mmdbCityRows } = await import("../../src/products/ip/importers/city-mmdb.ts");
+const { mmdbCityRows, walkMmdbCity } = await import("../../src/products/ip/importers/city-mmdb.ts");
 const { cityValues } = await import("../../src/products/ip/datasets.ts");
 const { cityRecordOf } = await import("../../src/products/ip/importers/city-mmdb.ts");
 const { formatIp, fromRangeKey, parseIp } = await import("../../src/platform/ip-address.ts");
@@ -37,6 +37,23 @@ function expectRowsMatchLookups(rows, version) {
 }
 
 describe("ip-city from the geolite2-city mmdb", () => {
+  it("a walk resumed from its saved state (JSON, as the refresh stores it) writes exactly the uninterrupted walk's rows", () => {
+    const within = { value: parseIp("8.0.0.0").value, bits: 8 };
+    const whole = [...mmdbCityRows(files[4], { within })];
+    const resumed = [];
+    let saved = null;
+    let calls = 0;
+    do {
+      const step = walkMmdbCity(files[4], saved, 37, { within });
+      resumed.push(...step.rows);
+      saved = step.saved && JSON.parse(JSON.stringify(step.saved));
+      calls += 1;
+    } while (saved);
+    expect(whole.length).toBeGreaterThan(37 * 3);
+    expect(calls).toBeGreaterThan(3);
+    expect(resumed).toEqual(whole);
+  });
+
   it("walks an IPv4 slice in address order, one row per run of networks with the same place", () => {
     const rows = slice(4, "8.8.0.0/16");
     expect(rows.length).toBeGreaterThan(0);

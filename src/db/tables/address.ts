@@ -11,6 +11,8 @@ export const addressPostcodes = sqliteTable(
     country: text("country").notNull(),
     postcode: text("postcode").notNull(),
     dataset: text("dataset").notNull(),
+    /** The import the row belongs to: answers read the dataset's active one (`dataset_generations`, absent: 0). */
+    generation: integer("generation").notNull().default(0),
     /** '' when the dataset names no place for the postcode. */
     localityKey: text("locality_key").notNull(),
     locality: text("locality"),
@@ -23,7 +25,7 @@ export const addressPostcodes = sqliteTable(
     /** An accepted name the postcode listing does not show. */
     alias: integer("alias", { mode: "boolean" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.country, t.postcode, t.dataset, t.localityKey] }), index("address_postcodes_dataset").on(t.dataset)],
+  (t) => [primaryKey({ columns: [t.country, t.postcode, t.dataset, t.generation, t.localityKey] }), index("address_postcodes_dataset").on(t.dataset, t.generation)],
 );
 
 export const addressStreets = sqliteTable(
@@ -33,10 +35,11 @@ export const addressStreets = sqliteTable(
     postcode: text("postcode").notNull(),
     streetKey: text("street_key").notNull(),
     dataset: text("dataset").notNull(),
+    generation: integer("generation").notNull().default(0),
     street: text("street").notNull(),
     locality: text("locality"),
   },
-  (t) => [primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.dataset] }), index("address_streets_dataset").on(t.dataset)],
+  (t) => [primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.dataset, t.generation] }), index("address_streets_dataset").on(t.dataset, t.generation)],
 );
 
 /** House numbers a street register lists on a street of a postcode (migrations/0015_coverage.sql): premise precision. */
@@ -49,6 +52,7 @@ export const addressPremises = sqliteTable(
     /** `premiseNumber`'s spelling (src/products/address/datasets.ts). */
     number: text("number").notNull(),
     dataset: text("dataset").notNull(),
+    generation: integer("generation").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.number, t.dataset] }), index("address_premises_dataset").on(t.dataset)],
+  (t) => [primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.number, t.dataset, t.generation] }), index("address_premises_dataset").on(t.dataset, t.generation)],
 );

@@ -13,7 +13,7 @@ const QUOTE = 34;
 /** The number of bytes of `bytes` that hold whole records; 0 when none ends in it. `final`: the file ends here. */
 export function wholeRecordBytes(bytes: Uint8Array, format: RecordFormat, final: boolean): number {
   if (final) return bytes.length;
-  if (format.kind === "whole") return 0;
+  if (format.kind === "whole" || format.kind === "binary") return 0;
   if (format.kind === "lines") return bytes.lastIndexOf(LF) + 1;
   let quoted = false;
   let end = 0;
@@ -30,6 +30,7 @@ const decoder = new TextDecoder();
 /** The records of whole-record bytes (as `wholeRecordBytes` measured them). */
 export function parseRecords(bytes: Uint8Array, format: RecordFormat): string[][] {
   const text = decoder.decode(bytes);
+  if (format.kind === "binary") return [];
   if (format.kind === "whole") return [[text]];
   if (format.kind === "lines") {
     return text

@@ -26,15 +26,26 @@ export interface SourceFile {
   compression: Compression;
   /** A zip archive's member to read (the first member whose name matches; default: the first member). */
   zipEntry?: RegExp;
+  /**
+   * Read every member matching `zipEntry`, in the archive's order, as one text (each ending with a line feed): a
+   * publisher that splits one headerless table over many files (OS Open Names: one CSV per 100 km grid square).
+   */
+  zipAll?: boolean;
 }
 
 /**
  * How the staged text is cut into records before `RowReader.read` sees them:
  * - `lines`: one record per line, as `[line]` (blank lines dropped);
  * - `csv`: RFC 4180 records (quoted fields may hold line breaks), `delimiter` default `,`;
- * - `whole`: the whole file as one record `[text]` (JSON documents: cloud providers' range lists), at most `maxBytes`.
+ * - `whole`: the whole file as one record `[text]` (JSON documents: cloud providers' range lists), at most `maxBytes`;
+ * - `binary`: a file of no records (a MaxMind DB's search tree), at most `maxBytes`, read whole into every step and
+ *   walked by `RowReader.walk` from the position its state saved.
  */
-export type RecordFormat = { kind: "lines" } | { kind: "csv"; delimiter?: string } | { kind: "whole"; maxBytes: number };
+export type RecordFormat =
+  | { kind: "lines" }
+  | { kind: "csv"; delimiter?: string }
+  | { kind: "whole"; maxBytes: number }
+  | { kind: "binary"; maxBytes: number };
 
 /**
  * A reader's state between steps: JSON-serialisable (it is stored with the cursor), so an import resumes after a crash
@@ -50,6 +61,8 @@ export interface RowReader<Row> {
   read(records: string[][], state: ReaderState): { rows: Row[]; skipped: number };
   /** Rows still held when the file ends (an IP range flattener's open ranges). */
   end(state: ReaderState): Row[];
+  /** `binary` files: up to `maxRows` rows from where `state` stands (mutated); `done` once the file is walked. */
+  walk?(bytes: Uint8Array, state: ReaderState, maxRows: number): { rows: Row[]; skipped: number; done: boolean };
 }
 
 /**

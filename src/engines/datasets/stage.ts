@@ -1,6 +1,6 @@
 import { putStream } from "./r2-writer";
 import type { Compression, SourceFile } from "./refreshable";
-import { findZipMember } from "./zip";
+import { findZipMembers, type ZipMember } from "./zip";
 
 /**
  * The fetch phase of a refresh: a publisher's file is downloaded into R2 as it arrives (never held whole), then, when
@@ -85,16 +85,12 @@ async function stageUrl(bucket: R2Bucket, url: string, source: SourceFile, prefi
   const compression = rawSize === 0 ? "none" : await sniff(bucket, rawKey, source.compression);
   if (compression === "none") return { key: rawKey, size: rawSize, fileName, lastModified, tag: newTag };
 
-  let compressed: ReadableStream<Uint8Array>;
-  let format: "gzip" | "deflate-raw" | null = "gzip";
+  let members: ZipMember[] | null = null;
   try {
     if (compression === "zip") {
-      const member = await findZipMember(bucket, rawKey, rawSize, source.zipEntry);
-      fileName = member.name.split("/").pop() ?? member.name;
-      format = member.method === 8 ? "deflate-raw" : null;
-      compressed = (await bucket.get(rawKey, { range: { offset: member.dataOffset, length: member.compressedSize } }))!.body;
-    } else {
-      compressed = (await bucket.get(rawKey))!.body;
+      members = await findZipMembers(bucket, rawKey, rawSize, source.zipEntry, source.zipAll ?? false);
+      // One member: its name carries the publication date (GLEIF, ONSPD); many: the archive's name stands for them.
+      if (members.length === 1) fileName = members[0]!.name.split("/").pop() ?? members[0]!.name;
     }
   } catch (err) {
     throw new RefreshFailure(`reading ${fileName || url}: ${String(err)}`);
@@ -102,12 +98,49 @@ async function stageUrl(bucket: R2Bucket, url: string, source: SourceFile, prefi
   const textKey = `${prefix}.txt`;
   let size: number;
   try {
-    size = await putStream(bucket, textKey, format ? compressed.pipeThrough(new DecompressionStream(format)) : compressed);
+    size = await putStream(bucket, textKey, members ? membersText(bucket, rawKey, members) : (await bucket.get(rawKey))!.body.pipeThrough(new DecompressionStream("gzip")));
   } catch (err) {
     throw new RefreshFailure(`inflating ${fileName || url}: ${String(err)}`);
   }
   await bucket.delete(rawKey);
   return { key: textKey, size, fileName, lastModified, tag: newTag };
+}
+
+const LF = new Uint8Array([10]);
+
+/**
+ * The inflated text of zip members one after another, read as ranged streams of the staged archive (one member's
+ * stream open at a time); a member not ending in a line feed gets one, so the next one's first record stays whole.
+ */
+function membersText(bucket: R2Bucket, key: string, members: ZipMember[]): ReadableStream<Uint8Array> {
+  let index = 0;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  let last = 10;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        if (!reader) {
+          const member = members[index];
+          if (!member) return controller.close();
+          const body = (await bucket.get(key, { range: { offset: member.dataOffset, length: member.compressedSize } }))!.body;
+          reader = (member.method === 8 ? body.pipeThrough(new DecompressionStream("deflate-raw")) : body).getReader();
+          last = 10;
+        }
+        const { done, value } = await reader.read();
+        if (!done) {
+          if (value.byteLength === 0) continue;
+          last = value[value.byteLength - 1]!;
+          return controller.enqueue(value);
+        }
+        reader = null;
+        index += 1;
+        if (last !== 10) return controller.enqueue(LF);
+      }
+    },
+    async cancel(reason) {
+      await reader?.cancel(reason);
+    },
+  });
 }
 
 /**

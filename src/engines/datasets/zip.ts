@@ -22,7 +22,17 @@ const MAX = 0xffffffff;
 const view = (bytes: Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 const u64 = (v: DataView, at: number) => Number(v.getBigUint64(at, true));
 
+/** The first member whose name matches `wanted` (default: the first file). */
 export async function findZipMember(bucket: R2Bucket, key: string, size: number, wanted: RegExp | undefined): Promise<ZipMember> {
+  return (await findZipMembers(bucket, key, size, wanted, false))[0]!;
+}
+
+/**
+ * Members whose names match `wanted`, in the central directory's order: every one (`all`: OS Open Names' hundreds of
+ * grid-square files), else the first. Throws when none matches.
+ */
+export async function findZipMembers(bucket: R2Bucket, key: string, size: number, wanted: RegExp | undefined, all: boolean): Promise<ZipMember[]> {
+  const members: ZipMember[] = [];
   const tailLength = Math.min(size, 65_557);
   const tail = await readRange(bucket, key, size - tailLength, tailLength);
   const t = view(tail);
@@ -73,11 +83,13 @@ export async function findZipMember(bucket: R2Bucket, key: string, size: number,
     }
     at += 46 + nameLength + extraLength + commentLength;
     if (name.endsWith("/") || (wanted && !wanted.test(name))) continue;
+    if (!all && members.length) break;
     const local = view(await readRange(bucket, key, localOffset, 30));
     if (local.getUint32(0, true) !== LOCAL) throw new Error(`corrupt zip member ${name}`);
     const dataOffset = localOffset + 30 + local.getUint16(26, true) + local.getUint16(28, true);
     if (method !== 0 && method !== 8) throw new Error(`zip member ${name} uses compression method ${method} (stored or deflated only)`);
-    return { name, method, dataOffset, compressedSize };
+    members.push({ name, method, dataOffset, compressedSize });
   }
+  if (members.length) return members;
   throw new Error(wanted ? `the zip archive has no member matching ${wanted}` : "the zip archive is empty");
 }

@@ -1,9 +1,10 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { addressPremises } from "../../db/schema";
 import type { AddressDatasetName, PremiseRow } from "./datasets";
 import { streetKey } from "./names";
+import { activeGeneration } from "./store";
 
 /**
  * House numbers of the street registers in D1 (`address_premises`, one row per listed address: the BAN keeps about 26
@@ -11,10 +12,10 @@ import { streetKey } from "./names";
  * street was found.
  */
 
-const PREMISE_COLUMNS = 5;
+const PREMISE_COLUMNS = 6;
 
 export async function upsertPremises(db: Database, dataset: AddressDatasetName, rows: PremiseRow[]): Promise<void> {
-  const values = rows.map((r) => ({ country: r.country, postcode: r.postcode, streetKey: streetKey(r.street), number: r.number, dataset }));
+  const values = rows.map((r) => ({ country: r.country, postcode: r.postcode, streetKey: streetKey(r.street), number: r.number, dataset, generation: activeGeneration(dataset) }));
   const statements = chunks(values, Math.floor(MAX_PARAMS / PREMISE_COLUMNS)).map((part) => db.insert(addressPremises).values(part).onConflictDoNothing());
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
@@ -45,6 +46,7 @@ export async function findPremises(db: Database, country: string, datasetNames: 
             inArray(addressPremises.streetKey, keyPart),
             inArray(addressPremises.number, numbers),
             inArray(addressPremises.dataset, datasetNames),
+            eq(addressPremises.generation, activeGeneration(sql`${addressPremises.dataset}`)),
           ),
         ),
     );

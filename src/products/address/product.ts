@@ -13,6 +13,7 @@ import { isOneLine, type AddressInput, type AddressResult } from "./result";
 import { addressInput, countrySchema, listItem, NO_COUNTRY, withCountry, type ListItem } from "./schemas";
 import { manualSuppression } from "./suppressed";
 import { isTestAddress, testAnswer, TEST_SOURCE } from "./test-addresses";
+import { addressRefreshable } from "./refresh";
 
 /** The engines' value back from an answer: the input as sent, with its country. */
 const inputOf = (result: AddressResult): AddressInput => (typeof result.input === "string" ? { address: result.input, country: result.country } : { ...result.input, country: result.country });
@@ -98,5 +99,6 @@ export const address: Product<AddressInput, AddressResult> = {
   feedback: addressFeedback,
   monitor: { entryKey: addressKey, observe, compare, label, tally: { verified: (r) => r.verification === "verified" }, listField: "addresses", maxEntries: 500 },
   isSample: isTestAddress,
+  refreshable: addressRefreshable,
   datasets: [FORMATS_SOURCE.dataset, COUNTRIES_SOURCE.dataset, ...ADDRESS_DATASET_NAMES, "delivery-feedback", "suppression-list", TEST_SOURCE.dataset, ...DELIVERY_POINT_DATASETS],
 };

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { readCoverage, type Coverage } from "../../db/coverage";
@@ -10,6 +10,12 @@ import { placeKey, streetKey } from "./names";
  * What the address product keeps in D1: postcode and street rows of the reference datasets, and which datasets are
  * installed (`datasets`). D1 binds at most 100 parameters a statement, which sizes every chunk below.
  */
+
+/**
+ * The generation answers read of the dataset a column (or value) names: its `dataset_generations` row, which a refresh
+ * switches in one statement (src/products/address/refresh.ts), else 0 (rows loaded by hand before any refresh).
+ */
+export const activeGeneration = (dataset: SQL | string) => sql`coalesce((SELECT active FROM dataset_generations WHERE name = ${dataset}), 0)`;
 
 export type Installed = Map<AddressDatasetName, { version: string; coverage: Coverage }>;
 
@@ -32,7 +38,10 @@ export async function findPostcodes(db: Database, places: { country: string; pos
   for (const p of places) byCountry.set(p.country, (byCountry.get(p.country) ?? new Set()).add(p.postcode));
   const reads = [...byCountry].flatMap(([country, postcodes]) =>
     chunks([...postcodes], MAX_PARAMS - 10).map((part) =>
-      db.select().from(addressPostcodes).where(and(eq(addressPostcodes.country, country), inArray(addressPostcodes.postcode, part))),
+      db
+        .select()
+        .from(addressPostcodes)
+        .where(and(eq(addressPostcodes.country, country), inArray(addressPostcodes.postcode, part), eq(addressPostcodes.generation, activeGeneration(sql`${addressPostcodes.dataset}`)))),
     ),
   );
   const found = new Map<string, StoredPostcode[]>();
@@ -52,7 +61,14 @@ export async function findStreets(db: Database, country: string, postcodes: stri
       db
         .select({ postcode: addressStreets.postcode, key: addressStreets.streetKey })
         .from(addressStreets)
-        .where(and(eq(addressStreets.country, country), inArray(addressStreets.postcode, part), inArray(addressStreets.streetKey, keyPart))),
+        .where(
+          and(
+            eq(addressStreets.country, country),
+            inArray(addressStreets.postcode, part),
+            inArray(addressStreets.streetKey, keyPart),
+            eq(addressStreets.generation, activeGeneration(sql`${addressStreets.dataset}`)),
+          ),
+        ),
     ),
   );
   return new Set((await Promise.all(reads)).flat().map((r) => `${r.postcode}|${r.key}`));
@@ -63,20 +79,29 @@ export function listStreets(db: Database, country: string, postcode: string, dat
   return db
     .selectDistinct({ street: addressStreets.street, locality: addressStreets.locality, dataset: addressStreets.dataset })
     .from(addressStreets)
-    .where(and(eq(addressStreets.country, country), eq(addressStreets.postcode, postcode), inArray(addressStreets.dataset, datasetNames)))
+    .where(
+      and(
+        eq(addressStreets.country, country),
+        eq(addressStreets.postcode, postcode),
+        inArray(addressStreets.dataset, datasetNames),
+        eq(addressStreets.generation, activeGeneration(sql`${addressStreets.dataset}`)),
+      ),
+    )
     .orderBy(addressStreets.streetKey)
     .limit(limit + 1);
 }
 
-const POSTCODE_COLUMNS = 12;
-const STREET_COLUMNS = 6;
+// Bound parameters per row (the generation subquery binds the dataset once more).
+const POSTCODE_COLUMNS = 13;
+const STREET_COLUMNS = 7;
 
-/** Inserts or replaces postcode rows of one dataset: multi-row statements under D1's parameter limit, one D1 batch. */
+/** Inserts or replaces postcode rows of one dataset in the generation answers read: multi-row statements under D1's parameter limit, one D1 batch. */
 export async function upsertPostcodes(db: Database, dataset: AddressDatasetName, rows: PostcodeRow[]): Promise<void> {
   const values = rows.map((r) => ({
     country: r.country,
     postcode: r.postcode,
     dataset,
+    generation: activeGeneration(dataset),
     localityKey: r.locality ? placeKey(r.locality) : "",
     locality: r.locality,
     region: r.region,
@@ -92,7 +117,7 @@ export async function upsertPostcodes(db: Database, dataset: AddressDatasetName,
       .insert(addressPostcodes)
       .values(part)
       .onConflictDoUpdate({
-        target: [addressPostcodes.country, addressPostcodes.postcode, addressPostcodes.dataset, addressPostcodes.localityKey],
+        target: [addressPostcodes.country, addressPostcodes.postcode, addressPostcodes.dataset, addressPostcodes.generation, addressPostcodes.localityKey],
         set: {
           locality: sql`excluded.locality`,
           region: sql`excluded.region`,
@@ -110,13 +135,13 @@ export async function upsertPostcodes(db: Database, dataset: AddressDatasetName,
 }
 
 export async function upsertStreets(db: Database, dataset: AddressDatasetName, rows: StreetRow[]): Promise<void> {
-  const values = rows.map((r) => ({ country: r.country, postcode: r.postcode, streetKey: streetKey(r.street), dataset, street: r.street, locality: r.locality }));
+  const values = rows.map((r) => ({ country: r.country, postcode: r.postcode, streetKey: streetKey(r.street), dataset, generation: activeGeneration(dataset), street: r.street, locality: r.locality }));
   const statements = chunks(values, Math.floor(MAX_PARAMS / STREET_COLUMNS)).map((part) =>
     db
       .insert(addressStreets)
       .values(part)
       .onConflictDoUpdate({
-        target: [addressStreets.country, addressStreets.postcode, addressStreets.streetKey, addressStreets.dataset],
+        target: [addressStreets.country, addressStreets.postcode, addressStreets.streetKey, addressStreets.dataset, addressStreets.generation],
         set: { street: sql`excluded.street`, locality: sql`excluded.locality` },
       }),
   );
@@ -127,9 +152,9 @@ export async function upsertStreets(db: Database, dataset: AddressDatasetName, r
 const DELETE_CHUNK = 20_000;
 
 const KEYS = {
-  address_postcodes: "country, postcode, dataset, locality_key",
-  address_streets: "country, postcode, street_key, dataset",
-  address_premises: "country, postcode, street_key, number, dataset",
+  address_postcodes: "country, postcode, dataset, generation, locality_key",
+  address_streets: "country, postcode, street_key, dataset, generation",
+  address_premises: "country, postcode, street_key, number, dataset, generation",
 };
 
 /**

@@ -1,5 +1,5 @@
 import { headerIndexes } from "../../../datasets/registers/csv.mjs";
-import { storedCoverage } from "../../db/coverage";
+import { activateGeneration, beginGeneration, currentGeneration } from "../../db/generations";
 import type { GenerationTable, RefreshableDataset, RowReader } from "../../engines/datasets/refreshable";
 import { REGISTERS, type RegisterName, type RegisterRow } from "./registers";
 
@@ -10,23 +10,8 @@ import { REGISTERS, type RegisterName, type RegisterRow } from "./registers";
  */
 function registerTable(name: RegisterName): GenerationTable<RegisterRow> {
   return {
-    async current(db) {
-      const row = await db
-        .prepare("SELECT coalesce(g.active, 0) AS generation, d.records, d.version FROM datasets d LEFT JOIN dataset_generations g ON g.name = d.name WHERE d.name = ?")
-        .bind(name)
-        .first<{ generation: number; records: number; version: string }>();
-      return row ?? null;
-    },
-    async begin(db) {
-      const row = await db
-        .prepare(
-          `INSERT INTO dataset_generations (name, active, staging) VALUES (?1, 0, 1)
-           ON CONFLICT (name) DO UPDATE SET staging = MAX(active, COALESCE(staging, 0)) + 1 RETURNING staging`,
-        )
-        .bind(name)
-        .first<{ staging: number }>();
-      return row!.staging;
-    },
+    current: (db) => currentGeneration(db, name),
+    begin: (db) => beginGeneration(db, name),
     insert: (db, generation, rows) => [
       db
         .prepare(
@@ -38,15 +23,7 @@ function registerTable(name: RegisterName): GenerationTable<RegisterRow> {
         .bind(name, generation, JSON.stringify(rows)),
     ],
     // The register is listed with what the file covers (src/db/coverage.ts), as an operator's import records it.
-    activate: (db, generation, version, records, now, coverage) => [
-      db.prepare("UPDATE dataset_generations SET active = staging, staging = NULL WHERE name = ?1 AND staging = ?2").bind(name, generation),
-      db
-        .prepare(
-          `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6 FROM dataset_generations WHERE name = ?1 AND active = ?2
-           ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records, loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
-        )
-        .bind(name, generation, version, records, now, storedCoverage(coverage)),
-    ],
+    activate: (db, generation, version, records, now, coverage) => activateGeneration(db, name, generation, version, records, now, coverage),
     // Rows of generations neither read nor being written; a delta's (negative) generations are its own sweep's.
     sweep: (db, budgetMs) =>
       sweepRows(

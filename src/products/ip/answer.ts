@@ -4,7 +4,7 @@ import type { Source } from "../../engines/product";
 import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
 import type { Classification } from "../../platform/special-addresses";
 import { SPECIAL_RANGES_VERSION } from "../../platform/special-addresses";
-import { HOSTING_DATASETS, isHostingDataset, isVpnDataset, SIGNAL_DATASETS } from "./datasets";
+import { HOSTING_DATASETS, isHostingDataset, isProxyDataset, isVpnDataset, SIGNAL_DATASETS } from "./datasets";
 import type { IpOutcome } from "./feedback";
 import { COUNTRY_NAMES_VERSION, countryInfo, HOSTING_ASNS_VERSION, hostingOf } from "./reference";
 import type { IpReason, IpResult, ListMatch } from "./result";
@@ -86,6 +86,7 @@ export function buildAnswer(f: Facts): IpResult {
     hosting_provider: provider?.label ?? null,
     tor: listed(hit, torList ? [torList] : [], hit?.tor),
     vpn: listed(hit, installedLists.filter((d) => isVpnDataset(d.name)), hit?.signals.some((s) => isVpnDataset(s.dataset))),
+    proxy: listed(hit, installedLists.filter((d) => isProxyDataset(d.name)), hit?.signals.some((s) => isProxyDataset(s.dataset))),
     list: f.list ? { id: f.list.id, name: f.list.name, kind: f.list.kind } : null,
     feedback: f.feedback ? { outcome: f.feedback.outcome as IpOutcome, reported_at: new Date(f.feedback.at).toISOString() } : null,
   };
@@ -125,10 +126,10 @@ export function buildAnswer(f: Facts): IpResult {
     hosting_provider: facts.hosting_provider,
     tor: facts.tor,
     vpn: facts.vpn,
-    // No proxy list is installed: a VPN list does not say whether an address is an open proxy.
-    proxy: null,
+    // From an open-proxy list only: a VPN list does not say whether an address is an open proxy.
+    proxy: facts.proxy,
     // Known true when any signal says so; false when none does and at least one was checked; null when none could be.
-    anonymous: facts.tor === true || facts.vpn === true ? true : facts.tor === false || facts.vpn === false ? false : null,
+    anonymous: [facts.tor, facts.vpn, facts.proxy].includes(true) ? true : [facts.tor, facts.vpn, facts.proxy].includes(false) ? false : null,
     list: facts.list,
     feedback: facts.feedback,
     reason: reasonOf(facts, hit === null ? "full" : countryCoverage(f.installed.get("ip-country"))),

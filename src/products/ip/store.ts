@@ -59,9 +59,9 @@ LEFT JOIN ip_country_ranges c ON c.generation = g.cg AND c.start = ${seek("ip_co
 LEFT JOIN ip_asn_ranges a ON a.generation = g.ag AND a.start = ${seek("ip_asn_ranges", "g.ag")} AND a.end >= q.k
 LEFT JOIN ip_city_ranges y ON y.generation = g.yg AND y.start = ${seek("ip_city_ranges", "g.yg")} AND y.end >= q.k`;
 
-/** Every list dataset (hosting-*, vpn-*) holding each key: one seek per key and installed list, in the list's own rows. */
+/** Every list dataset (hosting-*, vpn-*, proxy-*) holding each key: one seek per key and installed list, in the list's own rows. */
 const SIGNALS = `
-WITH d AS (SELECT name, active FROM ip_datasets WHERE active IS NOT NULL AND (name LIKE 'hosting-%' OR name LIKE 'vpn-%')),
+WITH d AS (SELECT name, active FROM ip_datasets WHERE active IS NOT NULL AND (name LIKE 'hosting-%' OR name LIKE 'vpn-%' OR name LIKE 'proxy-%')),
      q AS (SELECT key AS i, value AS k FROM json_each(?1))
 SELECT q.i AS i, d.name AS dataset, r.label AS label
 FROM q CROSS JOIN d

@@ -17,7 +17,7 @@ const parse = (dataset: string, text = LIST_SAMPLES[dataset]!) => importerOf(dat
 
 describe("publisher list importers", () => {
   it("every importer names its dataset, sources, cadence, coverage and sample", () => {
-    expect(LIST_IMPORTERS.map((i) => i.dataset)).toEqual(["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "ip-tor-exits"]);
+    expect(LIST_IMPORTERS.map((i) => i.dataset)).toEqual(["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "proxy-firehol", "ip-tor-exits"]);
     for (const i of LIST_IMPORTERS) {
       // Azure publishes its file under a new name every week behind an HTML page: refreshed only once a URL is set.
       const url = i.dataset === "hosting-azure" ? "off" : "https://";
@@ -28,7 +28,19 @@ describe("publisher list importers", () => {
       expect(LIST_SAMPLES[i.dataset], i.dataset).toBeTruthy();
     }
     expect(importerOf("vpn-x4bnet")!.coverage.kind).toBe("partial");
+    expect(importerOf("proxy-firehol")!.coverage.kind).toBe("partial");
     expect(importerOf("ip-tor-exits")!.coverage.kind).toBe("full");
+  });
+
+  it("FireHOL firehol_proxies.netset: header skipped, addresses and blocks, dated by its `This File Date`", () => {
+    const { rows, version, skipped } = parse("proxy-firehol", `${LIST_SAMPLES["proxy-firehol"]}not-an-address\n`);
+    expect(version).toBe("2026-11-23");
+    expect(skipped).toBe(1);
+    expect(ends(rows)).toEqual([
+      ["47.88.3.19", "47.88.3.19", null],
+      ["103.152.112.0", "103.152.112.255", null],
+      ["185.199.229.156", "185.199.229.156", null],
+    ]);
   });
 
   it("AWS ip-ranges.json: IPv4 and IPv6 prefixes of every service, duplicates merged, dated by createDate", () => {

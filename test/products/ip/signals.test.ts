@@ -75,13 +75,35 @@ describe("tor and vpn from lists", () => {
     }
   });
 
+  it("answers proxy true for an address an open-proxy list holds (anonymous, 60 risk points), null elsewhere", async () => {
+    const acct = await createAccount({ pack: 10 });
+    const [proxy, other] = await answers(acct, ["103.152.112.20", "8.8.8.8"]);
+    expect(pick(proxy!, ["proxy", "anonymous"])).toEqual([true, true]);
+    expect(proxy!.risk_components).toMatchObject({ proxy: 60 });
+    expect(proxy!.sources).toContainEqual({ dataset: "proxy-firehol", version: listSample("proxy-firehol").version });
+    // The list is partial (not every proxy): an address it does not hold is unknown, not false.
+    expect(pick(other!, ["proxy"])).toEqual([null]);
+  });
+
+  it("answers proxy false only with a full open-proxy list installed", async () => {
+    const acct = await createAccount({ pack: 10 });
+    const sample = listSample("proxy-firehol");
+    await installIpDataset("proxy-firehol", sample.rows, "2026-11-23", { kind: "full" });
+    try {
+      const [other] = await answers(acct, ["8.8.8.8"]);
+      expect(pick(other!, ["proxy", "anonymous"])).toEqual([false, false]);
+    } finally {
+      await installIpDataset("proxy-firehol", sample.rows, sample.version);
+    }
+  });
+
   it("lists every IP dataset's coverage in /status/data", async () => {
     const acct = await createAccount();
     const { body } = await call<{ datasets: { name: string; version: string; coverage?: { kind: string } }[] }>("/api/v1/status/data", bearer(acct.key));
     const byName = new Map(body.data.datasets.map((d) => [d.name, d]));
     // The range tables stand in for the full package tables (test/ip-samples.ts), the lists are samples.
     for (const name of ["ip-country", "ip-asn", "ip-city"]) expect(byName.get(name)?.coverage?.kind, name).toBe("full");
-    for (const name of ["ip-tor-exits", "hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet"]) {
+    for (const name of ["ip-tor-exits", "hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "proxy-firehol"]) {
       expect(byName.get(name)?.coverage?.kind, name).toBe("sample");
     }
     expect(byName.get("hosting-aws")!.version).toBe("2026-11-20-sample");

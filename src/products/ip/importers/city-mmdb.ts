@@ -45,8 +45,39 @@ export interface MmdbWalkOptions {
   within?: { value: bigint; bits: number };
 }
 
+/**
+ * Where a walk stands between two calls (the scheduled refresh stores it with its cursor): the depth-first stack of
+ * records still to visit and the range not yet written, prefixes in hex. JSON-serialisable, a few KB at most.
+ */
+export interface SavedWalk {
+  stack: [record: number, depth: number, prefix: string][];
+  open: { start: string; end: string; values: (string | number | null)[] } | null;
+}
+
 /** Every network of an MMDB city file as `ip-city` rows `[startKey, endKey, city, region, postal, lat, lon, radius, country]`. */
 export function* mmdbCityRows(bytes: Uint8Array, options: MmdbWalkOptions = {}): Generator<RangeRow> {
+  const walk: SavedWalk = { stack: [[0, 0, "0"]], open: null };
+  yield* walkRows(bytes, walk, options);
+}
+
+/**
+ * Up to `maxRows` rows of the walk from where `saved` stands (null: the start); `saved` null in the answer when the tree
+ * is done. A walk resumed from a saved state writes exactly the rows an uninterrupted one would.
+ */
+export function walkMmdbCity(bytes: Uint8Array, saved: SavedWalk | null, maxRows: number, options: MmdbWalkOptions = {}): { rows: RangeRow[]; saved: SavedWalk | null } {
+  const walk: SavedWalk = saved ?? { stack: [[0, 0, "0"]], open: null };
+  const rows: RangeRow[] = [];
+  const walker = walkRows(bytes, walk, options);
+  while (rows.length < maxRows) {
+    const next = walker.next();
+    if (next.done) return { rows, saved: null };
+    rows.push(next.value);
+  }
+  return { rows, saved: walk };
+}
+
+/** The walk itself; `walk` is kept current at every yield (the rows before it written, the rest on its stack). */
+function* walkRows(bytes: Uint8Array, walk: SavedWalk, options: MmdbWalkOptions = {}): Generator<RangeRow> {
   const db = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const { metadata } = new Reader(db);
   const { nodeCount, nodeByteSize, searchTreeSize, ipVersion } = metadata;
@@ -78,16 +109,25 @@ export function* mmdbCityRows(bytes: Uint8Array, options: MmdbWalkOptions = {}):
     return prefix >> shift !== within.value >> shift;
   };
 
-  let open: { start: bigint; end: bigint; values: (string | number | null)[] } | null = null;
+  // A resumed walk's open range takes its values' shared identity, so it merges with its neighbours as before.
+  const intern = (values: (string | number | null)[]) => {
+    const text = JSON.stringify(values);
+    return byText.get(text) ?? (byText.set(text, values), values);
+  };
+  const hex = (value: bigint) => value.toString(16);
+  const big = (text: string) => BigInt(`0x${text}`);
+  let open = walk.open && { start: big(walk.open.start), end: big(walk.open.end), values: intern(walk.open.values) };
+  const save = () => (walk.open = open && { start: hex(open.start), end: hex(open.end), values: open.values });
   // Depth-first, left before right: records come out in address order. A record is a node number (< nodeCount),
   // "no data" (= nodeCount) or a pointer into the data section (> nodeCount).
-  const stack: [record: number, depth: number, prefix: bigint][] = [[0, 0, 0n]];
+  const stack = walk.stack;
   while (stack.length) {
-    const [record, depth, prefix] = stack.pop()!;
+    const [record, depth, prefixText] = stack.pop()!;
+    const prefix = big(prefixText);
     if (record === nodeCount || (depth === 96 && skipped(depth, prefix)) || outside(depth, prefix)) continue;
     if (record < nodeCount) {
       const offset = record * nodeByteSize;
-      stack.push([nodes.right(offset), depth + 1, prefix | bit[depth]!], [nodes.left(offset), depth + 1, prefix]);
+      stack.push([nodes.right(offset), depth + 1, hex(prefix | bit[depth]!)], [nodes.left(offset), depth + 1, prefixText]);
       continue;
     }
     const values = valuesAt(record);
@@ -95,9 +135,14 @@ export function* mmdbCityRows(bytes: Uint8Array, options: MmdbWalkOptions = {}):
     const end = prefix | host[depth]!;
     if (open && open.values === values && open.end + 1n === prefix) open.end = end;
     else {
-      if (open) yield [keyOf(open.start), keyOf(open.end), ...open.values];
+      const done = open;
       open = { start: prefix, end, values };
+      save();
+      if (done) yield [keyOf(done.start), keyOf(done.end), ...done.values];
     }
   }
-  if (open) yield [keyOf(open.start), keyOf(open.end), ...open.values];
+  const last = open;
+  open = null;
+  save();
+  if (last) yield [keyOf(last.start), keyOf(last.end), ...last.values];
 }
