@@ -2,8 +2,8 @@
 // before and after the answer, and the Worker-measured time to the answer, product time and the rest. Per isolate:
 // `wrangler dev` runs one, so they cover every request of a bench.
 
-export const KINDS = ["do", "d1", "queue", "r2"];
-const KIND_LABELS = { do: "DO", d1: "D1", queue: "queue", r2: "R2" };
+export const KINDS = ["do", "d1_primary", "d1_replica", "queue", "r2"];
+const KIND_LABELS = { do: "DO", d1_primary: "D1 pri", d1_replica: "D1 rep", queue: "queue", r2: "R2" };
 
 /** Starts the figures again (reading and resetting are not counted). */
 export async function resetRoundTrips(admin) {
@@ -37,14 +37,14 @@ export function printRoundTrips(rows) {
   const head = [
     "route".padEnd(36),
     "requests".padStart(9),
-    ...KINDS.map((k) => KIND_LABELS[k].padStart(6)),
+    ...KINDS.map((k) => KIND_LABELS[k].padStart(7)),
     " |",
-    ...KINDS.map((k) => KIND_LABELS[k].padStart(6)),
+    ...KINDS.map((k) => KIND_LABELS[k].padStart(7)),
     "  total p50".padStart(12),
     "product p50".padStart(12),
     "other p50".padStart(10),
   ];
-  console.log(`\n${"".padEnd(45)}${"before the answer".padStart(24)} |${"after the answer".padStart(24)}${"Worker-measured ms".padStart(34)}`);
+  console.log(`\n${"".padEnd(45)}${"before the answer".padStart(35)} |${"after the answer".padStart(35)}${"Worker-measured ms".padStart(34)}`);
   console.log(head.join(""));
   for (const [label, s] of rows) {
     if (!s) {
@@ -55,9 +55,9 @@ export function printRoundTrips(rows) {
       [
         label.padEnd(36),
         String(s.requests).padStart(9),
-        ...KINDS.map((k) => f(s.before_answer[k]).padStart(6)),
+        ...KINDS.map((k) => f(s.before_answer[k]).padStart(7)),
         " |",
-        ...KINDS.map((k) => f(s.after_answer[k]).padStart(6)),
+        ...KINDS.map((k) => f(s.after_answer[k]).padStart(7)),
         f(s.worker_total_ms.p50).padStart(12),
         f(s.worker_product_ms.p50).padStart(12),
         f(s.worker_other_ms.p50).padStart(10),

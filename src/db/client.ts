@@ -13,3 +13,15 @@ export function database(env: Env): Database {
   if (!db) instances.set(env.DB, (db = make(env.DB)));
   return db;
 }
+
+/**
+ * `env` with D1 behind a Sessions API session (`withSession("first-unconstrained")`): its reads may be answered by a
+ * read replica near the caller, its writes go to the primary, and a read after a write in the same session sees it.
+ * For reads that may lag the primary by replication delay: datasets and shared answers, never money or per-account
+ * state a request must see at once (repeats, suppressions, keys). The session has `prepare` and `batch`, all that
+ * drizzle and the products call.
+ */
+export function replicaReads(env: Env): Env {
+  const session = env.DB.withSession("first-unconstrained") as unknown as D1Database;
+  return new Proxy(env, { get: (target, key) => (key === "DB" ? session : Reflect.get(target, key)) });
+}

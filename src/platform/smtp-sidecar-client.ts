@@ -46,12 +46,30 @@ export type SidecarTarget = { url: string } | { fetcher: Pick<Fetcher, "fetch"> 
 
 /**
  * Where probes go: SMTP_SIDECAR_URL when set (dev, tests, or a sidecar run outside Cloudflare), else the production
- * Container (SMTP_SIDECAR, one named instance); null when neither exists, and every handshake is then unavailable.
+ * Container (SMTP_SIDECAR); null when neither exists, and every handshake is then unavailable. With `domain`, the
+ * Container instance is the domain's (`sidecarInstance`), so one domain's probes always meet the same sidecar: its
+ * connection reuse and per-domain politeness hold however many instances run. Without one (webhook attempts, mail
+ * submissions), instance 0.
  */
-export function sidecarTarget(env: Pick<Env, "SMTP_SIDECAR_URL" | "SMTP_SIDECAR">): SidecarTarget | null {
+export function sidecarTarget(env: Pick<Env, "SMTP_SIDECAR_URL" | "SMTP_SIDECAR"> & { SMTP_SIDECAR_INSTANCES?: string }, domain?: string): SidecarTarget | null {
   if (env.SMTP_SIDECAR_URL) return { url: env.SMTP_SIDECAR_URL };
-  if (env.SMTP_SIDECAR) return { fetcher: env.SMTP_SIDECAR.get(env.SMTP_SIDECAR.idFromName("smtp-sidecar")) };
-  return null;
+  if (!env.SMTP_SIDECAR) return null;
+  const instance = domain === undefined ? 0 : sidecarInstance(domain, Number(env.SMTP_SIDECAR_INSTANCES ?? 1));
+  return { fetcher: env.SMTP_SIDECAR.get(env.SMTP_SIDECAR.idFromName(sidecarName(instance))) };
+}
+
+/** Instance 0 keeps the name the single instance always had, so scaling out leaves it where it was. */
+export const sidecarName = (instance: number) => (instance === 0 ? "smtp-sidecar" : `smtp-sidecar-${instance}`);
+
+/**
+ * The instance (0 to `instances` - 1) that probes `domain`: FNV-1a of the lower-cased domain, modulo the count.
+ * Stable across isolates and deploys while the count stays; changing the count moves most domains once.
+ */
+export function sidecarInstance(domain: string, instances: number): number {
+  const count = Number.isInteger(instances) && instances > 1 ? instances : 1;
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(domain.toLowerCase())) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash % count;
 }
 
 type WireResult = { address: string; outcome: SidecarOutcome; smtp_code: number | null; smtp_message: string | null; enhanced_status?: string | null };

@@ -8,23 +8,29 @@ import { AsyncLocalStorage } from "node:async_hooks";
 
 /** Where a round trip goes; the index into a trace's counters. */
 export const DURABLE_OBJECT = 0;
-export const D1 = 1;
-export const QUEUE = 2;
-export const R2 = 3;
-export type RoundTripKind = typeof DURABLE_OBJECT | typeof D1 | typeof QUEUE | typeof R2;
+/** A D1 query the database's primary answers (every write, and reads outside a read-replica session). */
+export const D1_PRIMARY = 1;
+/** A read in a D1 Sessions API session, which a read replica near the caller may answer. */
+export const D1_REPLICA = 2;
+export const QUEUE = 3;
+export const R2 = 4;
+export type RoundTripKind = typeof DURABLE_OBJECT | typeof D1_PRIMARY | typeof D1_REPLICA | typeof QUEUE | typeof R2;
 
-const KIND_NAMES = ["do", "d1", "queue", "r2"] as const;
+const KIND_NAMES = ["do", "d1_primary", "d1_replica", "queue", "r2"] as const;
 type KindName = (typeof KIND_NAMES)[number];
 /** Counters after the answer sit at kind + AFTER. */
-const AFTER = 4;
+const AFTER = KIND_NAMES.length;
+/** Then the D1 primary queries that write (a subset of d1_primary): before the answer at WRITES, after at WRITES + 1. */
+const WRITES = 2 * AFTER;
+const SLOTS = WRITES + 2;
 
 /** Samples of (total ms, product ms) kept per route: a uniform sample (reservoir) of every request since the reset. */
 export const SAMPLE_SIZE = 2_048;
 
 class RequestTrace {
   readonly startedAt = performance.now();
-  /** Before the answer: [do, d1, queue, r2]; then the same after the answer. */
-  readonly counts = [0, 0, 0, 0, 0, 0, 0, 0];
+  /** Before the answer: [do, d1_primary, d1_replica, queue, r2]; then the same after the answer. */
+  readonly counts: number[] = new Array(SLOTS).fill(0);
   answered = false;
   /** Not folded into the figures (the round-trips routes themselves). */
   ignored = false;
@@ -55,17 +61,25 @@ export function runTraced<A extends unknown[], R>(handler: (...args: A) => R, ..
   return storage.run(new RequestTrace(), handler, ...args);
 }
 
-/** Counts one round trip of the current request (nothing outside a request: queue consumers, crons). */
-export function countRoundTrip(kind: RoundTripKind): void {
+/**
+ * Counts one round trip of the current request (nothing outside a request: queue consumers, crons); `write`: a D1
+ * primary query that writes (INSERT, UPDATE, DELETE, a batch holding one), also counted on its own.
+ */
+export function countRoundTrip(kind: RoundTripKind, write = false): void {
   const trace = storage.getStore();
   if (!trace) return;
   const counts = trace.counts;
   if (!trace.answered) {
     counts[kind] = counts[kind]! + 1;
+    if (write) counts[WRITES] = counts[WRITES]! + 1;
     return;
   }
-  const slot = kind + AFTER;
-  const n = (counts[slot] = counts[slot]! + 1);
+  addAfter(trace, kind + AFTER);
+  if (write) addAfter(trace, WRITES + 1);
+}
+
+function addAfter(trace: RequestTrace, slot: number) {
+  const n = (trace.counts[slot] = trace.counts[slot]! + 1);
   const totals = trace.totals;
   if (!totals) return;
   totals.sums[slot] = totals.sums[slot]! + 1;
@@ -104,7 +118,7 @@ export function markAnswered(method: string, path: string): void {
   const totals = totalsFor(method, path);
   trace.totals = totals;
   const n = ++totals.requests;
-  for (let kind = 0; kind < AFTER; kind++) {
+  for (const kind of [...KIND_NAMES.keys(), WRITES]) {
     const count = trace.counts[kind]!;
     totals.sums[kind] = totals.sums[kind]! + count;
     if (count > totals.maxes[kind]!) totals.maxes[kind] = count;
@@ -121,7 +135,7 @@ function totalsFor(method: string, path: string): RouteTotals {
   if (!byPath) routes.set(method, (byPath = new Map()));
   let totals = byPath.get(path);
   if (!totals) {
-    totals = { method, path, requests: 0, sums: new Array(8).fill(0), maxes: new Array(8).fill(0), totalMs: [], productMs: [] };
+    totals = { method, path, requests: 0, sums: new Array(SLOTS).fill(0), maxes: new Array(SLOTS).fill(0), totalMs: [], productMs: [] };
     byPath.set(path, totals);
   }
   return totals;
@@ -143,6 +157,8 @@ function percentiles(values: number[]) {
 
 type Counters = Record<KindName, { mean: number; max: number }>;
 
+const mean = (totals: RouteTotals, slot: number) => ({ mean: round(totals.sums[slot]! / totals.requests), max: totals.maxes[slot]! });
+
 function counters(totals: RouteTotals, offset: number): Counters {
   const entries = KIND_NAMES.map((name, kind) => [name, { mean: round(totals.sums[kind + offset]! / totals.requests), max: totals.maxes[kind + offset]! }]);
   return Object.fromEntries(entries) as Counters;
@@ -162,6 +178,7 @@ export function roundTrips() {
           requests: t.requests,
           before_answer: counters(t, 0),
           after_answer: counters(t, AFTER),
+          d1_primary_writes: { before_answer: mean(t, WRITES), after_answer: mean(t, WRITES + 1) },
           samples,
           total_ms: percentiles(t.totalMs),
           product_ms: percentiles(t.productMs),

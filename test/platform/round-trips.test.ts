@@ -14,24 +14,25 @@ const EXPECTED = {
    * and answers the snapshot (DO, src/routes/account.ts); after the answer the request log's batch (D1,
    * src/http/request-log.ts).
    */
-  accountFirst: { before: { do: 1, d1: 1, queue: 0, r2: 0 }, after: { do: 0, d1: 1, queue: 0, r2: 0 } },
+  accountFirst: { before: { do: 1, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 }, after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 } },
   /** The same request again: the key row comes from the per-isolate key cache. */
-  accountCached: { before: { do: 1, d1: 0, queue: 0, r2: 0 }, after: { do: 0, d1: 1, queue: 0, r2: 0 } },
+  accountCached: { before: { do: 1, d1_primary: 0, d1_replica: 0, queue: 0, r2: 0 }, after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 } },
   /**
    * POST /api/v1/email, the first fresh paid lookup of a new account with a new key. DO: the hold, which counts the
    * rate limit (src/engines/walk/pay.ts); the settle; and, once per account, teaching the object that the account has
-   * no email policy (engines/policy/apply.ts). D1: key row; the account's repeats (walk/plan.ts); the product's shared
-   * mailbox read and write (products/email/store.ts, inside product time); repeat markers and history (one batch each,
-   * walk/walk.ts); the policy version, once per account. After: the request log's batch.
+   * no email policy (engines/policy/apply.ts). D1 primary: key row; the account's repeats (walk/plan.ts); the product's
+   * shared mailbox write (products/email/store.ts, inside product time); repeat markers and history in one batch
+   * (walk/walk.ts); the policy version, once per account. D1 replica: the shared mailbox read, through the walk's
+   * read-replica session (db/client.ts replicaReads). After: the request log's batch.
    */
-  emailFirst: { before: { do: 3, d1: 7, queue: 0, r2: 0 }, after: { do: 0, d1: 1, queue: 0, r2: 0 } },
+  emailFirst: { before: { do: 3, d1_primary: 5, d1_replica: 1, queue: 0, r2: 0 }, after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 } },
   /** The next fresh lookup of that account: the key is cached and the policy version comes with the hold. */
-  emailFresh: { before: { do: 2, d1: 5, queue: 0, r2: 0 }, after: { do: 0, d1: 1, queue: 0, r2: 0 } },
+  emailFresh: { before: { do: 2, d1_primary: 3, d1_replica: 1, queue: 0, r2: 0 }, after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 } },
   /** A test address: no hold, so the balance read for `meta` counts the rate limit; nothing read from D1. */
-  testAddress: { before: { do: 1, d1: 0, queue: 0, r2: 0 }, after: { do: 0, d1: 1, queue: 0, r2: 0 } },
+  testAddress: { before: { do: 1, d1_primary: 0, d1_replica: 0, queue: 0, r2: 0 }, after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 } },
 };
 
-type Kinds = Record<"do" | "d1" | "queue" | "r2", { mean: number; max: number }>;
+type Kinds = Record<"do" | "d1_primary" | "d1_replica" | "queue" | "r2", { mean: number; max: number }>;
 type Percentiles = { p50: number | null; p90: number | null };
 interface RouteFigures {
   route: string;
@@ -76,7 +77,7 @@ function perRequest(figures: RouteFigures) {
   expect(figures.requests).toBe(1);
   const counts = (kinds: Kinds) => {
     for (const { mean, max } of Object.values(kinds)) expect(max).toBe(mean);
-    return { do: kinds.do.mean, d1: kinds.d1.mean, queue: kinds.queue.mean, r2: kinds.r2.mean };
+    return { do: kinds.do.mean, d1_primary: kinds.d1_primary.mean, d1_replica: kinds.d1_replica.mean, queue: kinds.queue.mean, r2: kinds.r2.mean };
   };
   return { before: counts(figures.before_answer), after: counts(figures.after_answer) };
 }

@@ -1,6 +1,6 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import type { UsageCounter } from "../../../durable-objects/account-credits";
-import { database, type Database } from "../../db/client";
+import { database, replicaReads, type Database } from "../../db/client";
 import { creditsFor, type Credits, type Payer, type Settled, type StopReason } from "../credits/credits";
 import { historyStatements } from "../lists/history";
 import { suppressStatements, unsuppressStatements } from "../lists/suppressions";
@@ -66,8 +66,10 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   await recallStored(env, db, product, payer, plan.uniques, options, now);
   const credits = creditsFor(env, payer);
   const paid: Paid<In, Out> = { answered: [], stopIndex: request.inputs.length, limitedBy: null, holdId: null, spent: 0, allowance: { left: 0 } };
+  // The product's own reads (datasets, the shared mailbox answers) may come from a read replica near the caller.
+  const ctx: ProductContext = { env: replicaReads(env), now, accountId: payer?.accountId ?? null };
   try {
-    await payAll(product, { env, now, accountId: payer?.accountId ?? null }, credits, plan.uniques.filter((u) => !u.free), request, paid, db, now);
+    await payAll(product, ctx, credits, plan.uniques.filter((u) => !u.free), request, paid, db, now);
   } catch (err) {
     if (paid.holdId) await credits.release(paid.holdId);
     throw err;
@@ -81,17 +83,27 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
     return { items: [], requested: request.inputs.length, processed: 0, creditsUsed: 0, creditsRemaining: 0, stoppedReason: refused, refused, prepaid: null };
   }
   // Repeat markers are written before settling: settling ends this walk's claims, and a walk that waited on them reads
-  // these markers next, so it must find them.
-  if (payer) await writeRepeats(db, product, payer, paid, now);
-  // With one unit per credit every item's charge is known before settling, so settling and remembering overlap.
-  const settling = settle(product, credits, paid, request);
-  const perItem = product.unitsPerCredit === 1 ? paid.answered.map((a) => (payer ? a.price.units : 0)) : (await settling).credits;
-  const built = buildItems(product, plan.keyOf, plan.uniques, paid, perItem, request.inputs, null);
-  const [settled] = await Promise.all([settling, payer ? remember(db, product, payer, request, paid, built, now) : null]);
+  // these markers next, so it must find them. With one unit per credit every item's charge is known before settling,
+  // so history and suppressions go in the same D1 batch as the markers (one primary write per call); otherwise (prepaid
+  // units) the settlement says which item bought a credit, and history follows it.
+  let built: WalkItem<In, Out>[];
+  let settled: Settled;
+  if (product.unitsPerCredit === 1) {
+    built = buildItems(product, plan.keyOf, plan.uniques, paid, paid.answered.map((a) => (payer ? a.price.units : 0)), request.inputs, null);
+    const writing = payer ? writeBatch(db, [...repeatStatements(db, product, payer, paid, now), ...rememberStatements(db, product, payer, request, paid, built, now)]) : null;
+    // Without a hold there are no claims to end, so the balance read for `meta` need not wait for the batch.
+    if (paid.holdId) await writing;
+    [settled] = await Promise.all([settle(product, credits, paid, request), writing]);
+  } else {
+    if (payer) await writeBatch(db, repeatStatements(db, product, payer, paid, now));
+    settled = await settle(product, credits, paid, request);
+    built = buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, null);
+    if (payer) await writeBatch(db, rememberStatements(db, product, payer, request, paid, built, now));
+  }
   // Queued work run again (its consumer died after settling): the settlement says what the operation was charged the
   // first time, and the items report that; its answers are repeats now and would read as free.
   const firstRun = settled.firstCharges;
-  const items = firstRun ? buildItems(product, plan.keyOf, plan.uniques, paid, perItem, request.inputs, firstRun) : built;
+  const items = firstRun ? buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, firstRun) : built;
   await applyPolicy(env, db, product, payer, items);
   return {
     items,
@@ -180,14 +192,19 @@ function buildItems<In, Out>(product: Product<In, Out>, keyOf: string[], uniques
 
 const freshAnswers = <In, Out>(paid: Paid<In, Out>) => paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result }));
 
-/** Starts the 7-day window of every repeatable fresh answer. */
-async function writeRepeats<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, paid: Paid<In, Out>, now: number) {
-  const [first, ...rest] = rememberRepeats(db, payer.accountId, product.name, freshAnswers(paid).filter((f) => product.repeatable(f.result)), now, product.keys?.version);
+/** One D1 batch (one round trip), or none. */
+async function writeBatch(db: Database, statements: BatchItem<"sqlite">[]) {
+  const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }
 
-/** What else one call learned, written in one D1 batch: suppressions and history. */
-async function remember<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, request: WalkRequest<In>, paid: Paid<In, Out>, items: WalkItem<In, Out>[], now: number) {
+/** Starts the 7-day window of every repeatable fresh answer. */
+function repeatStatements<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, paid: Paid<In, Out>, now: number) {
+  return rememberRepeats(db, payer.accountId, product.name, freshAnswers(paid).filter((f) => product.repeatable(f.result)), now, product.keys?.version);
+}
+
+/** What else one call learned: suppressions and history. */
+function rememberStatements<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, request: WalkRequest<In>, paid: Paid<In, Out>, items: WalkItem<In, Out>[], now: number): BatchItem<"sqlite">[] {
   const account = payer.accountId;
   const fresh = freshAnswers(paid);
   const statements: BatchItem<"sqlite">[] = [];
@@ -203,6 +220,5 @@ async function remember<In, Out>(db: Database, product: Product<In, Out>, payer:
     const entries = items.filter((item) => !item.test).map((item) => ({ ...shape.row(item.data), creditsUsed: item.meta.credits_used, cacheHit: item.meta.cache_hit, suppressed: item.meta.suppressed }));
     statements.push(...historyStatements(db, account, product.name, request.requestId, entries, now));
   }
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  return statements;
 }

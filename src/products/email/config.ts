@@ -14,11 +14,12 @@ export interface EmailExtra {
 
 /** DNS and the SMTP sidecar from vars and bindings; without a sidecar every handshake answers `provider_unavailable`. */
 export function emailConfig(env: Env): { dns: DnsConfig; prober: (timeoutSeconds: number) => MailboxProber } {
-  const target = sidecarTarget(env);
   return {
     dns: { dohUrl: env.DOH_URL, rdapBaseUrl: env.RDAP_BASE_URL || undefined },
     prober: (timeoutSeconds) => async (domain, mxHosts, addresses) => {
       const request = { domain, mxHosts, addresses, timeoutMs: timeoutSeconds * 1000 };
+      // Each domain's probes go to its own sidecar instance (session reuse, per-domain politeness).
+      const target = sidecarTarget(env, domain);
       if (target) return probeMailboxes(target, env.SMTP_SIDECAR_SECRET, request);
       const results = addresses.map((address) => ({ address, outcome: "provider_unavailable" as const, smtpCode: null, smtpMessage: null, enhancedStatus: null }));
       return { mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results };

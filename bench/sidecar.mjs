@@ -1,0 +1,92 @@
+// `npm run bench:sidecar`: probes per second one SMTP sidecar instance sustains (docs/architecture.md#scale-on-paper).
+//
+// Starts a real SMTP server (smtp-server, bench/lib/fixtures.mjs; every reply delayed BENCH_SMTP_LATENCY_MS, 0 by
+// default) and one sidecar process (workers/smtp-sidecar/server.mjs, as the Container runs it), then sends signed
+// POST /v1/probe requests, one address each at a domain nobody probed yet (so every probe is a full handshake with
+// its catch-all check, as a fresh lookup's is), BENCH_CONCURRENCY in flight, for BENCH_PROBES probes. Prints
+// probes/s, p50/p90 ms, and the instances a Kickbox-scale load (8,000 probes a minute) needs at that rate (one spare).
+// Writes bench/results/sidecar.json.
+import { createHmac, randomBytes } from "node:crypto";
+import { closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { runBench } from "./lib/harness.mjs";
+import { startSmtp } from "./lib/fixtures.mjs";
+import { keepAliveAgent, percentile, round2, send } from "./lib/load.mjs";
+import { ROOT, SIDECAR_SCRIPT, freePort, isRunning, requireNode22, signalTree, startNodeScript, stopProcess, waitForHttp } from "../scripts/lib/local.mjs";
+
+requireNode22();
+
+const num = (name, fallback) => Number(process.env[name] ?? fallback);
+const PROBES = num("BENCH_PROBES", 2_000);
+const CONCURRENCY = num("BENCH_CONCURRENCY", 32);
+const SMTP_LATENCY_MS = num("BENCH_SMTP_LATENCY_MS", 0);
+const KICKBOX_PER_MINUTE = 8_000;
+const SECRET = `bench-sidecar-${randomBytes(12).toString("hex")}`;
+const RESULTS_DIR = join(ROOT, "bench", "results");
+const TAG = randomBytes(3).toString("hex");
+
+let sidecar = null;
+let smtp = null;
+let logFd = null;
+
+await runBench({
+  main,
+  cleanup: async () => {
+    if (sidecar) await stopProcess(sidecar);
+    if (smtp) await smtp.close().catch(() => {});
+    if (logFd !== null) closeSync(logFd);
+  },
+  timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
+  logHint: "sidecar output: bench/results/sidecar.log",
+  onExit: () => sidecar && isRunning(sidecar) && signalTree(sidecar, "SIGKILL"),
+});
+
+function signedProbe(domain, addresses) {
+  const body = JSON.stringify({ domain, mx_hosts: [{ host: "127.0.0.1", preference: 10 }], addresses, timeout_ms: 10_000 });
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = createHmac("sha256", SECRET).update(`${timestamp}.${body}`).digest("hex");
+  return { method: "POST", body, headers: { "X-Sidecar-Timestamp": timestamp, "X-Sidecar-Signature": signature }, read: true };
+}
+
+async function main() {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  // Local parts with a "-" exist; the sidecar's random catch-all probe never has one, so no domain is catch-all.
+  smtp = await startSmtp((local) => local.includes("-"), SMTP_LATENCY_MS);
+  const port = await freePort();
+  logFd = openSync(join(RESULTS_DIR, "sidecar.log"), "w");
+  sidecar = startNodeScript(SIDECAR_SCRIPT, {
+    stdio: logFd,
+    env: { SIDECAR_SECRET: SECRET, SIDECAR_PORT: String(port), SIDECAR_HOST: "127.0.0.1", SIDECAR_ALLOW_LOOPBACK: "1", SMTP_PORT: String(smtp.port) },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/healthz`, { child: sidecar, name: "the SMTP sidecar", timeoutMs: 30_000 });
+  const agent = keepAliveAgent(CONCURRENCY);
+  let next = 0;
+  const latencies = [];
+  const failures = [];
+  const worker = async () => {
+    while (next < PROBES) {
+      const i = next++;
+      const domain = `bench-${TAG}-${i}.example`;
+      const address = `user-${i}@${domain}`;
+      const res = await send(agent, `${base}/v1/probe`, signedProbe(domain, [address]));
+      latencies.push(res.ms);
+      const outcome = res.status === 200 ? JSON.parse(res.text).results?.[0]?.outcome : null;
+      if (outcome !== "accepted") failures.push(`${address}: ${res.status} ${res.text.slice(0, 200)}`);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  const sorted = Float64Array.from(latencies).sort();
+  const perSecond = round2(PROBES / seconds);
+  const needed = Math.ceil(KICKBOX_PER_MINUTE / 60 / perSecond) + 1;
+  const results = { at: new Date().toISOString(), probes: PROBES, concurrency: CONCURRENCY, smtp_latency_ms: SMTP_LATENCY_MS, probes_per_second: perSecond, p50_ms: round2(percentile(sorted, 50)), p90_ms: round2(percentile(sorted, 90)), kickbox_instances: needed, failures: failures.length };
+  console.log(`one sidecar instance: ${perSecond} probes/s (${PROBES} probes, ${CONCURRENCY} in flight, SMTP +${SMTP_LATENCY_MS} ms a reply), p50 ${results.p50_ms} ms, p90 ${results.p90_ms} ms`);
+  console.log(`Kickbox scale (${KICKBOX_PER_MINUTE} a minute = ${round2(KICKBOX_PER_MINUTE / 60)}/s): ${needed} instances (one spare)`);
+  for (const f of failures.slice(0, 10)) console.error(`  ${f}`);
+  writeFileSync(join(RESULTS_DIR, "sidecar.json"), `${JSON.stringify(results, null, 2)}\n`);
+  return failures.length ? 1 : 0;
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:test";
+import { markAnswered, resetRoundTrips, roundTrips, runTraced } from "../../src/platform/trace";
+import { tracedEnv } from "../../src/platform/traced-env";
+
+/**
+ * The development switch DEV_ADDED_LATENCY_MS (docs/operations.md#round-trips) delays Durable Object calls and D1
+ * primary queries, never replica reads; the counters tell primary queries from session reads.
+ */
+const withLatency = (ms: string) => tracedEnv({ ...env, DEV_ADDED_LATENCY_MS: ms } as Env);
+
+async function timed(work: () => Promise<unknown>) {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+async function traced(work: () => Promise<void>) {
+  resetRoundTrips();
+  await runTraced(async () => {
+    await work();
+    markAnswered("GET", "/latency-test");
+  });
+  const route = roundTrips().routes.find((r) => r.route === "GET /latency-test")!;
+  return { ...route.before_answer, writes: route.d1_primary_writes.before_answer };
+}
+
+describe("DEV_ADDED_LATENCY_MS", () => {
+  it("adds the latency to every D1 primary query and Durable Object call", async () => {
+    const slow = withLatency("60");
+    expect(await timed(() => slow.DB.prepare("SELECT 1").first())).toBeGreaterThanOrEqual(55);
+    expect(await timed(() => slow.DB.batch([slow.DB.prepare("SELECT 1"), slow.DB.prepare("SELECT 2")]))).toBeGreaterThanOrEqual(55);
+    const stub = slow.CREDITS.get(slow.CREDITS.idFromName("acct_latency"));
+    expect(await timed(() => stub.balance(null))).toBeGreaterThanOrEqual(55);
+  });
+
+  it("leaves replica reads alone, and adds nothing at 0", async () => {
+    const slow = withLatency("200");
+    const session = slow.DB.withSession("first-unconstrained");
+    expect(await timed(() => session.prepare("SELECT 1").first())).toBeLessThan(150);
+    const plain = withLatency("0");
+    expect(await timed(() => plain.DB.prepare("SELECT 1").first())).toBeLessThan(150);
+  });
+
+  it("counts session reads as d1_replica, writes and plain queries as d1_primary, and the primary's writes apart", async () => {
+    const db = withLatency("0").DB;
+    const counts = await traced(async () => {
+      const session = db.withSession("first-unconstrained");
+      await session.prepare("SELECT 1").first();
+      await session.prepare("  with x as (select 1) select * from x").all();
+      await session.batch([session.prepare("SELECT 1"), session.prepare("SELECT 2")]);
+      await session.prepare("UPDATE settings SET value = value WHERE 0").run();
+      await session.batch([session.prepare("SELECT 1"), session.prepare("DELETE FROM settings WHERE 0")]);
+      await db.prepare("SELECT 1").first();
+    });
+    expect(counts.d1_replica).toEqual({ mean: 3, max: 3 });
+    expect(counts.d1_primary).toEqual({ mean: 3, max: 3 });
+    // The UPDATE and the batch holding a DELETE write; the plain SELECT on the primary does not.
+    expect(counts.writes).toEqual({ mean: 2, max: 2 });
+  });
+});
