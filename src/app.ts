@@ -23,6 +23,7 @@ import { adminDatasetRefreshRoutes } from "./routes/admin/dataset-refresh";
 import { adminPhoneDatasetRoutes } from "./routes/admin/phone-datasets";
 import { adminMailRoutes } from "./routes/admin/mail";
 import { mailLinkRoutes } from "./routes/mail-links";
+import { dashboardRoutes } from "./dashboard/app";
 import { adminRoundTripRoutes } from "./routes/admin/round-trips";
 import { openApiRoutes } from "./routes/openapi";
 import { statusRoutes } from "./routes/status";
@@ -42,6 +43,7 @@ app.use("/api/v1/*", recordRequests());
 app.use("*", traceAnswer());
 app.get("/healthz", (c) => c.text("ok"));
 app.route("/", mailLinkRoutes);
+app.route("/", dashboardRoutes);
 
 app.route("/api/v1", openApiRoutes(() => app.routes));
 app.route("/api/v1", accountRoutes);

@@ -9,3 +9,4 @@ export * from "./tables/ip";
 export * from "./tables/phone";
 export * from "./tables/refresh";
 export * from "./tables/mail";
+export * from "./tables/dashboard";

@@ -49,7 +49,7 @@ export const mailSuppressions = sqliteTable("mail_suppressions", {
  */
 export const mailLinks = sqliteTable("mail_links", {
   tokenHash: text("token_hash").primaryKey(),
-  purpose: text("purpose", { enum: ["confirm_email"] }).notNull(),
+  purpose: text("purpose", { enum: ["confirm_email", "sign_in"] }).notNull(),
   accountId: text("account_id").notNull(),
   recipient: text("recipient").notNull(),
   expiresAt: integer("expires_at").notNull(),

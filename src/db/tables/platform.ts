@@ -24,6 +24,8 @@ export const memberships = sqliteTable(
   {
     accountId: text("account_id").notNull().references(() => accounts.id),
     userId: text("user_id").notNull().references(() => users.id),
+    /** An owner manages members and billing; a member manages keys (docs/dashboard.md). */
+    role: text("role", { enum: ["owner", "member"] }).notNull().default("member"),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.userId] })],

@@ -8,7 +8,7 @@ import { mailLinks } from "../../db/schema";
  * never holds a usable link; it expires, it works once, and it names the recipient it was sent to (a link is void
  * once its account's address is no longer that recipient).
  */
-export type LinkPurpose = "confirm_email";
+export type LinkPurpose = "confirm_email" | "sign_in";
 
 export async function issueLink(env: Env, link: { purpose: LinkPurpose; accountId: string; recipient: string; ttlMs: number }, now = Date.now()): Promise<string> {
   const token = randomToken(43);
