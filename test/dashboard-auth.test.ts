@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { bearer, call } from "./helpers";
 import { caughtFor, waitForMail } from "./mail-catcher";
 import { Browser, createSecretKey, followLatestLink, signInByMail, signedUpOwner, uniqueEmail } from "./dashboard-browser";
+
+// Each sign-in waits for its mail to reach the local catcher (about a second through the queue and the sidecar).
+vi.setConfig({ testTimeout: 30_000 });
 
 const accountCall = (key: string) => call("/api/v1/account", bearer(key, { "CF-Connecting-IP": "198.51.100.78" }));
 
