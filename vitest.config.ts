@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { SIDECAR_SECRET } from "./test/fixtures/constants.ts";
 import { publisherVars } from "./test/fixtures/publishers.ts";
+import { STRIPE_TEST_PRICES, STRIPE_TEST_SECRET_KEY, STRIPE_TEST_WEBHOOK_SECRET } from "./test/fixtures/stripe.ts";
 
 const ADMIN_TOKEN = "test-admin-token";
 
@@ -46,6 +47,11 @@ export default defineConfig({
                 // The scheduled dataset refresh fetches from the publishers' stand-in (test/fixtures/publishers.ts).
                 ...publisherVars(inject("publishersUrl")),
                 PUBLISHERS_URL: inject("publishersUrl"),
+                // Purchases on, against the Stripe stand-in (test/fixtures/stripe.ts); webhooks signed with this secret.
+                STRIPE_API_URL: inject("stripeUrl"),
+                STRIPE_SECRET_KEY: STRIPE_TEST_SECRET_KEY,
+                STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
+                STRIPE_PRICES: STRIPE_TEST_PRICES,
               },
               // An empty second database for test/migration.test.ts, which applies the migrations to it step by step, and
               // one that stays empty: a real D1 that refuses writes (test/request-log.test.ts, the queue fallback).

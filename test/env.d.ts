@@ -17,6 +17,11 @@ declare namespace Cloudflare {
     SNS_SIGNING_KEY: string;
     /** The datasets' publishers stand-in (test/fixtures/publishers.ts): `POST /control` changes what it serves. */
     PUBLISHERS_URL: string;
+    /** Purchases (src/dashboard/billing): the Stripe stand-in (test/fixtures/stripe.ts) and its keys. */
+    STRIPE_API_URL: string;
+    STRIPE_SECRET_KEY: string;
+    STRIPE_WEBHOOK_SECRET: string;
+    STRIPE_PRICES: string;
   }
 }
 

@@ -11,6 +11,7 @@ declare module "vitest" {
     snsCertUrl: string;
     snsSigningKey: string;
     publishersUrl: string;
+    stripeUrl: string;
   }
 }
 export {};
