@@ -22,6 +22,7 @@ import { adminIpDatasetRoutes } from "./routes/admin/ip-datasets";
 import { adminDatasetRefreshRoutes } from "./routes/admin/dataset-refresh";
 import { adminPhoneDatasetRoutes } from "./routes/admin/phone-datasets";
 import { adminMailRoutes } from "./routes/admin/mail";
+import { adminDirectoryRoutes } from "./routes/admin/directory";
 import { mailLinkRoutes } from "./routes/mail-links";
 import { dashboardRoutes } from "./dashboard/app";
 import { adminRoundTripRoutes } from "./routes/admin/round-trips";
@@ -61,6 +62,7 @@ app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
 app.route("/api/v1", ipAddressRoute);
 
 app.use("/admin/v1/*", adminToken());
+app.route("/admin/v1", adminDirectoryRoutes);
 app.route("/admin/v1", adminAccountRoutes);
 app.route("/admin/v1", adminKeyRoutes);
 app.route("/admin/v1", adminRegisterRoutes);
