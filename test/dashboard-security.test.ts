@@ -39,7 +39,7 @@ describe("dashboard: CSRF protection on every state change", () => {
 });
 
 describe("dashboard: security headers on every page", () => {
-  it("CSP with frame-ancestors 'none', X-Frame-Options DENY, no referrer, no caching: signed out, signed in and refusals", async () => {
+  it("CSP with frame-ancestors 'none', X-Frame-Options DENY, referrer to this origin only, no caching: signed out, signed in and refusals", async () => {
     const { browser } = await signedUpOwner("headers");
     const pages = [
       await new Browser().fetch("/dashboard/sign-in"),
@@ -56,7 +56,7 @@ describe("dashboard: security headers on every page", () => {
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain("script-src 'self'");
       expect(page.headers.get("X-Frame-Options")).toBe("DENY");
-      expect(page.headers.get("Referrer-Policy")).toBe("no-referrer");
+      expect(page.headers.get("Referrer-Policy")).toBe("same-origin");
       expect(page.headers.get("X-Content-Type-Options")).toBe("nosniff");
       expect(page.headers.get("Cache-Control")).toBe("no-store");
     }

@@ -5,7 +5,8 @@ import { randomToken } from "../auth/keys";
 
 /**
  * Headers on every dashboard page (hono's secureHeaders): scripts, styles and form targets from this origin only, no
- * framing by anyone (CSP frame-ancestors and X-Frame-Options), no referrer (a sign-in link's token is in its path).
+ * framing by anyone (CSP frame-ancestors and X-Frame-Options), referrers only to this origin (a sign-in link's token
+ * is in its path; "no-referrer" would also make browsers send `Origin: null` on the forms, which the CSRF check refuses).
  */
 export const dashboardHeaders = (): MiddlewareHandler => {
   const headers = secureHeaders({
@@ -20,7 +21,7 @@ export const dashboardHeaders = (): MiddlewareHandler => {
       baseUri: ["'none'"],
     },
     xFrameOptions: "DENY",
-    referrerPolicy: "no-referrer",
+    referrerPolicy: "same-origin",
     crossOriginOpenerPolicy: "same-origin",
   });
   return async (c, next) => {

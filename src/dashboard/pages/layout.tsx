@@ -37,6 +37,7 @@ export function Page({ title, children }: { title: string; children: Child }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Verification API`}</title>
         <link rel="stylesheet" href="/dashboard/assets/app.css" />
+        <link rel="icon" href="data:," />
       </head>
       <body>{children}</body>
     </html>
