@@ -26,6 +26,10 @@ export const passkeySignInRoutes = new Hono<DashEnv>()
     const limit = await hitLimit(c.env, "signInAddress", c.req.header("CF-Connecting-IP") ?? "unknown");
     if (!limit.allowed) return c.json({ signed_in: false, error: "Too many sign-in attempts." }, 429, { "Retry-After": String(limit.retryAfterSeconds) });
     const body = await c.req.json<Signed<AuthenticationResponseJSON>>().catch(() => ({}) as Signed<AuthenticationResponseJSON>);
+    // Per account too: attempts with one credential count like attempts at one address's sign-in.
+    const credential = typeof body.response?.id === "string" ? body.response.id.slice(0, 200) : "none";
+    const byAccount = await hitLimit(c.env, "signInAccount", `passkey:${credential}`);
+    if (!byAccount.allowed) return c.json({ signed_in: false, error: "Too many sign-in attempts." }, 429, { "Retry-After": String(byAccount.retryAfterSeconds) });
     const who = body.challengeId && body.response ? await signInWithPasskey(c.env, originOf(c.req.url), body.challengeId, body.response) : null;
     if (!who) return c.json({ signed_in: false, error: "The passkey did not verify." }, 400);
     await startSession(c, who.userId, who.accountId);
