@@ -3,6 +3,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 import { SIDECAR_SECRET } from "./test/fixtures/constants.ts";
 import { partnerVars } from "./test/fixtures/partners.ts";
 import { publisherVars } from "./test/fixtures/publishers.ts";
+import { STRIPE_TEST_PRICES, STRIPE_TEST_SECRET_KEY, STRIPE_TEST_WEBHOOK_SECRET } from "./test/fixtures/stripe.ts";
 
 const ADMIN_TOKEN = "test-admin-token";
 const MAIL_LINK_SECRET = "test-mail-link-secret-0123456789abcdef";
@@ -57,6 +58,11 @@ export default defineConfig({
                 PARTNER_TIMEOUT_MS: "400",
                 PARTNER_BUDGET_MS: "4000",
                 PARTNER_BREAKER_MS: "1500",
+                // Purchases on, against the Stripe stand-in (test/fixtures/stripe.ts); webhooks signed with this secret.
+                STRIPE_API_URL: inject("stripeUrl"),
+                STRIPE_SECRET_KEY: STRIPE_TEST_SECRET_KEY,
+                STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
+                STRIPE_PRICES: STRIPE_TEST_PRICES,
               },
               // An empty second database for test/db/migration.test.ts, which applies the migrations to it step by step, and
               // one that stays empty: a real D1 that refuses writes (test/http/request-log.test.ts, the queue fallback).

@@ -72,6 +72,18 @@ export class AccountCredits extends DurableObject<Env> {
     return this.view(now);
   }
 
+  /**
+   * A payment's credits (a Stripe event: a pack bought, or refunded when `credits` is negative), applied once per
+   * `requestId`: the check and the movement run in one call with no await, so a redelivered event changes nothing.
+   */
+  applyPayment(requestId: string, credits: number, note: string | null, now = Date.now()) {
+    if (this.balances.hasMovement(requestId)) return { applied: false, credits: 0, snapshot: this.balances.snapshot(now) };
+    let moved = credits;
+    if (credits > 0) this.balances.addCredits("pack", credits, note, requestId, now);
+    else moved = -this.balances.removePackCredits(-credits, note, requestId, now);
+    return { applied: true, credits: moved, snapshot: this.balances.snapshot(now) };
+  }
+
   /** A request with nothing else to ask of the account yet (or ever): its rate limits only. */
   enter(admission: AdmissionRequest): Entered<null> {
     return this.admit(admission, () => null);

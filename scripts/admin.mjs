@@ -1,8 +1,8 @@
 // `npm run admin -- <command> ...`: the operator API (/admin/v1, src/routes/admin/*.ts) from the command line.
 // Prints the JSON response; exits 1 on an error envelope or an unreachable server, 2 on a usage error.
-// ADMIN_URL (default http://127.0.0.1:8787) and ADMIN_TOKEN (default: ADMIN_TOKEN in .dev.vars) come from the environment.
+// ADMIN_URL (default http://127.0.0.1:$PORT, PORT 8787; the importers read it too) and ADMIN_TOKEN (default: ADMIN_TOKEN in .dev.vars) come from the environment.
 import { parseArgs } from "node:util";
-import { adminClient, readDevVars, requireNode22 } from "./lib/local.mjs";
+import { adminClient, defaultAdminUrl, readDevVars, requireNode22 } from "./lib/local.mjs";
 
 requireNode22();
 
@@ -20,6 +20,21 @@ const COMMANDS = {
     options: { email: { type: "string" }, verified: { type: "boolean" }, plan: { type: "string" } },
     help: "--email E [--verified] [--plan free|starter|growth|enterprise]",
     request: (o) => ["POST", "/accounts", { email: required(o, "email"), email_verified: o.verified ?? false, ...(o.plan ? { plan: o.plan } : {}) }],
+    // Re-running the README sequence: an account with this email already exists, so print that one (said on stderr).
+    onConflict: (o) => ["GET", `/accounts?${new URLSearchParams({ email: o.email })}`],
+  },
+  "find-account": {
+    options: { email: { type: "string" } },
+    help: "--email E (the account whose own address is E; exit 1 when none)",
+    request: (o) => ["GET", `/accounts?${new URLSearchParams({ email: required(o, "email") })}`],
+  },
+  "list-keys": { args: ["ID"], help: "(every key of the account, revoked ones too, newest first)", request: (o, [id]) => ["GET", `/accounts/${path(id)}/keys`] },
+  "list-members": { args: ["ID"], help: "(user ids, emails and roles)", request: (o, [id]) => ["GET", `/accounts/${path(id)}/members`] },
+  "sign-in-link": {
+    args: ["ID"],
+    options: { email: { type: "string" } },
+    help: "--email E (a dashboard sign-in link for a member, valid once for 15 minutes)",
+    request: (o, [id]) => ["POST", `/accounts/${path(id)}/sign-in-link`, { email: required(o, "email") }],
   },
   "get-account": { args: ["ID"], request: (o, [id]) => ["GET", `/accounts/${path(id)}`] },
   "verify-email": { args: ["ID"], request: (o, [id]) => ["POST", `/accounts/${path(id)}/verify-email`] },
@@ -115,7 +130,7 @@ function help() {
       "  help",
       "",
       "Options: --get PATH before the command prints one field of the response (e.g. --get data.id).",
-      "Environment: ADMIN_URL (default http://127.0.0.1:8787), ADMIN_TOKEN (default: from .dev.vars).",
+      "Environment: ADMIN_URL (default http://127.0.0.1:$PORT, PORT 8787), ADMIN_TOKEN (default: from .dev.vars).",
       "Prints the JSON response; exit status 1 on an error response, 2 on a usage error.",
     ].join("\n"),
   );
@@ -154,14 +169,26 @@ if (parsed.positionals.length !== expected.length) {
   usage(`${name} takes ${expected.length ? expected.join(" ") : "no positional arguments"}, got ${parsed.positionals.length ? parsed.positionals.join(" ") : "none"}`);
 }
 
+// An empty argument is what a failed `$(npm run --silent admin -- --get ...)` leaves behind: say so instead of calling
+// the API with an empty id.
+parsed.positionals.forEach((value, i) => {
+  if (value.trim() === "") usage(`${name}: ${expected[i]} is empty (did the command that should have produced it fail?)`);
+});
+
 const [method, route, body] = command.request(parsed.values, parsed.positionals);
-const baseUrl = process.env.ADMIN_URL ?? "http://127.0.0.1:8787";
+const baseUrl = defaultAdminUrl();
 const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
 if (!token) usage("no operator token: set ADMIN_TOKEN or put ADMIN_TOKEN=... in .dev.vars");
 
 let response;
 try {
-  response = await adminClient(baseUrl, token).request(method, route, body);
+  const client = adminClient(baseUrl, token);
+  response = await client.request(method, route, body);
+  const exists = response.status === 422 && response.body?.error?.errors?.email?.some((m) => /already exists/.test(m));
+  if (exists && command.onConflict) {
+    console.error(`admin: ${name}: it already exists; printing the existing one`);
+    response = await client.request(...command.onConflict(parsed.values, parsed.positionals));
+  }
 } catch (err) {
   console.error(`admin: cannot reach ${baseUrl} (${err.cause?.code ?? err.cause?.message ?? err.message}). Is \`npm run dev\` running? (ADMIN_URL overrides the address.)`);
   process.exit(1);

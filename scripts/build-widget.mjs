@@ -2,6 +2,7 @@
 //   widget/v1/verify.js (+ .map)   the script sites embed
 //   _headers                       cache and CORS headers for it
 //   demo.html                      the demo sign-up form, only with WIDGET_DEMO=1 (`npm run dev` and the browser tests)
+//   dashboard/assets/passkeys.js   the dashboard's page script (widget/src/dashboard: passkeys, docs/dashboard.md)
 // wrangler.toml's [build] runs this before every `wrangler dev` and `wrangler deploy`; `npm run build:widget` by hand.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +20,9 @@ const HEADERS = `/widget/*
   Cache-Control: public, max-age=3600
   Access-Control-Allow-Origin: *
   X-Content-Type-Options: nosniff
+/dashboard/assets/*
+  Cache-Control: public, max-age=300
+  X-Content-Type-Options: nosniff
 `;
 
 /** @returns {Promise<{ file: string, bytes: number, gzipBytes: number }>} */
@@ -33,6 +37,16 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
     format: "iife",
     target: ["chrome100", "firefox100", "safari15"],
     sourcemap: "linked",
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  await build({
+    entryPoints: [join(ROOT, "widget", "src", "dashboard", "passkeys.ts")],
+    outfile: join(outDir, "dashboard", "assets", "passkeys.js"),
+    bundle: true,
+    minify: true,
+    format: "iife",
+    target: ["chrome100", "firefox100", "safari15"],
     legalComments: "none",
     logLevel: "warning",
   });

@@ -55,7 +55,8 @@ const SIDECAR_PORT = Number(process.env.SIDECAR_PORT || 8025);
 const SIDECAR_URL = `http://127.0.0.1:${SIDECAR_PORT}`;
 
 const OFFLINE = process.argv.includes("--offline");
-const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3, OFFLINE_PUBLISHERS_PORT: SIDECAR_PORT + 4, OFFLINE_PARTNERS_PORT: SIDECAR_PORT + 7 };
+// The mail catcher takes SIDECAR_PORT+5 and +6; the partners' stand-in +7; the Stripe stand-in (dashboard purchases) +8.
+const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3, OFFLINE_PUBLISHERS_PORT: SIDECAR_PORT + 4, OFFLINE_PARTNERS_PORT: SIDECAR_PORT + 7, OFFLINE_STRIPE_PORT: SIDECAR_PORT + 8 };
 // The local mail catcher (docs/mail.md): every message the service sends lands there, shown at MAIL_CATCHER_URL.
 const MAIL_PORTS = { MAIL_CATCHER_SMTP_PORT: SIDECAR_PORT + 5, MAIL_CATCHER_HTTP_PORT: SIDECAR_PORT + 6 };
 const MAIL_CATCHER_URL = `http://127.0.0.1:${MAIL_PORTS.MAIL_CATCHER_HTTP_PORT}/`;
@@ -136,12 +137,20 @@ async function offlineInternet() {
   // `network: true` and `delivery_point: true` ask the partners' stand-in (docs/partners.md, "Stand-ins").
   const { partnerVars } = await import("../test/fixtures/partners.ts");
   const partnerArgs = Object.entries(partnerVars(`http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_PARTNERS_PORT}`)).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  // Purchases in the dashboard go to the Stripe stand-in, with the tests' keys (docs/dashboard.md#purchases).
+  const stripe = await import("../test/fixtures/stripe.ts");
+  const stripeVars = Object.entries({
+    STRIPE_API_URL: `http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_STRIPE_PORT}`,
+    STRIPE_SECRET_KEY: stripe.STRIPE_TEST_SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET: stripe.STRIPE_TEST_WEBHOOK_SECRET,
+    STRIPE_PRICES: stripe.STRIPE_TEST_PRICES,
+  }).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   return {
     name: "offline-internet",
     script,
     env: Object.fromEntries(Object.entries(OFFLINE_PORTS).map(([name, port]) => [name, String(port)])),
     healthUrl: `${doh}?name=acme.example&type=MX`,
-    wranglerArgs: ["--var", `DOH_URL:${doh}`, "--var", `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`, ...refreshVars, ...partnerArgs],
+    wranglerArgs: ["--var", `DOH_URL:${doh}`, "--var", `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`, ...refreshVars, ...partnerArgs, ...stripeVars],
   };
 }
 
@@ -304,7 +313,9 @@ async function ensureDemo(admin) {
     Object.assign(demo, { publishable_key_id: key.id, publishable_key: key.key });
     save();
   }
-  return { ...demo, account };
+  // A fresh sign-in link each start (they work once, for 15 minutes): the demo member is the account's owner.
+  const signIn = (await admin.call("POST", `/accounts/${demo.account_id}/sign-in-link`, { email: DEMO_EMAIL })).data.url;
+  return { ...demo, account, signIn };
 }
 
 async function secretKeyWorks(key) {
@@ -321,6 +332,9 @@ function printDemo(demo) {
       "",
       line,
       `  Local API         ${BASE_URL}`,
+      `  Dashboard         ${BASE_URL}/dashboard`,
+      `  Sign in as demo   ${demo.signIn}`,
+      `                    (works once, for 15 minutes; a new one: npm run admin -- sign-in-link ${demo.account_id} --email ${DEMO_EMAIL})`,
       `  Demo account      ${demo.account_id}  (${demo.email}, ${plan.name} plan, balance ${balance.total}: plan ${balance.plan} + pack ${balance.pack})`,
       `  Member            ${demo.user_id}`,
       `  Secret key        ${demo.secret_key}  (${demo.secret_key_id}, all scopes)`,

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { csvRecords } from "../datasets/registers/csv.mjs";
 import { coverageFor } from "./lib/coverage.mjs";
-import { ROOT, adminClient, callWithRetry, readDevVars, rowPoster } from "./lib/local.mjs";
+import { ROOT, adminClient, callWithRetry, defaultAdminUrl, readDevVars, rowPoster } from "./lib/local.mjs";
 import "./lib/ts-imports.mjs";
 
 const { IP_DATASETS, RangeFlattener, SAMPLE_COVERAGE, familyFromFileName, isIpDataset, readRange, recordValues } = await import("../src/products/ip/datasets.ts");
@@ -159,7 +159,7 @@ export async function runIpImport(options) {
     files = packageFiles(dataset);
     version ??= packageDatasetVersion(dataset);
   }
-  const baseUrl = options.baseUrl ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+  const baseUrl = defaultAdminUrl(options.baseUrl);
   const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
   const summary = await importIpDataset({ ...options, dataset, files, version, baseUrl, token, log: options.json ? () => {} : console.log });
   if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));

@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { build, DEFAULT_OUT_DIR, PHONE_DIR, TABLE_NAMES } from "../datasets/phone/build.mjs";
 import { sampleCoverage } from "./lib/coverage.mjs";
-import { adminClient, readDevVars, rowPoster } from "./lib/local.mjs";
+import { adminClient, defaultAdminUrl, readDevVars, rowPoster } from "./lib/local.mjs";
 
 const BATCH_ROWS = 5_000;
 const CONCURRENCY = 4;
@@ -85,7 +85,7 @@ export async function importPhoneDatasets({ baseUrl, token, sample = false, log 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const args = process.argv.slice(2);
   const at = args.indexOf("--url");
-  const baseUrl = at >= 0 ? args[at + 1] : `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+  const baseUrl = defaultAdminUrl(at >= 0 ? args[at + 1] : undefined);
   const json = args.includes("--json");
   importPhoneDatasets({ baseUrl, token: process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN, sample: args.includes("--sample"), log: json ? () => {} : console.log }).then(
     (summary) => json && console.log(JSON.stringify({ tables: summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 })),

@@ -25,7 +25,7 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { csvBatches, headerIndexes } from "../datasets/registers/csv.mjs";
 import { coverageArg, coverageFor } from "./lib/coverage.mjs";
-import { ApiError, ROOT, adminClient, callWithRetry, readDevVars } from "./lib/local.mjs";
+import { ApiError, ROOT, adminClient, callWithRetry, defaultAdminUrl, readDevVars } from "./lib/local.mjs";
 import { runIpImport } from "./import-ip.mjs";
 import "./lib/ts-imports.mjs";
 
@@ -204,7 +204,7 @@ export function runImporter({ usage, load }) {
     for (const n of [options.batchSize, options.concurrency]) {
       if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 5_000)) throw new Error("--batch and --concurrency take a whole number from 1 to 5000");
     }
-    const baseUrl = options.baseUrl ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+    const baseUrl = defaultAdminUrl(options.baseUrl);
     const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
     const summary = await load(name, { ...options, baseUrl, token, log: options.json ? () => {} : console.log });
     if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));

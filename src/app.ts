@@ -20,6 +20,8 @@ import { adminMailRoutes } from "./routes/admin/mail";
 import { adminPartnerRoutes } from "./routes/admin/partners";
 import { mailLinkRoutes } from "./routes/mail-links";
 import { mailPreferenceRoutes } from "./routes/mail-preferences";
+import { adminDirectoryRoutes } from "./routes/admin/directory";
+import { dashboardRoutes } from "./dashboard/app";
 import { adminRoundTripRoutes } from "./routes/admin/round-trips";
 import { openApiRoutes } from "./routes/openapi";
 import { referenceRoutes } from "./routes/reference";
@@ -43,6 +45,7 @@ app.get("/healthz", (c) => c.text("ok"));
 app.route("/", mailLinkRoutes);
 app.route("/", mailPreferenceRoutes);
 app.route("/", referenceRoutes);
+app.route("/", dashboardRoutes);
 
 app.route("/api/v1", openApiRoutes(() => app.routes));
 app.route("/api/v1", accountRoutes);
@@ -57,6 +60,7 @@ app.route("/api/v1", productLookupRoutes(true));
 app.route("/", mcpRoutes(() => app));
 
 app.use("/admin/v1/*", adminToken());
+app.route("/admin/v1", adminDirectoryRoutes);
 app.route("/admin/v1", adminAccountRoutes);
 app.route("/admin/v1", adminKeyRoutes);
 app.route("/admin/v1", adminRegisterRoutes);

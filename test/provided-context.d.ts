@@ -12,6 +12,7 @@ declare module "vitest" {
     snsSigningKey: string;
     publishersUrl: string;
     partnersUrl: string;
+    stripeUrl: string;
   }
 }
 export {};

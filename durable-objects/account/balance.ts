@@ -72,6 +72,22 @@ export class Balance {
     this.write(now, requestId, bucket === "plan" ? "plan_credit" : "pack_credit", state, plan, pack, null, note);
   }
 
+  /** Whether a movement with this request id is in the ledger (a payment event applied before). */
+  hasMovement(requestId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM ledger WHERE request_id = ? LIMIT 1", requestId).toArray().length > 0;
+  }
+
+  /**
+   * Takes back refunded pack credits: a `pack_credit` row with a negative delta. Credits already spent cannot be
+   * taken back, so it takes at most what the pack bucket holds; returns what it took.
+   */
+  removePackCredits(amount: number, note: string | null, requestId: string, now: number): number {
+    const state = this.current(now);
+    const taken = Math.min(amount, state.pack_credits);
+    if (taken > 0) this.write(now, requestId, "pack_credit", state, state.plan_credits, state.pack_credits - taken, null, note);
+    return taken;
+  }
+
   /** Charges `credits` (plan credits first) against the reservation's key and writes the ledger row. */
   charge(now: number, reservation: { request_id: string; key_id: string | null }, credits: number): number {
     const state = this.current(now);

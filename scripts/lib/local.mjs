@@ -357,3 +357,9 @@ export function rowPoster({ admin, path, batchSize, concurrency, body = (rows) =
   };
 }
 
+
+/**
+ * Where the operator API runs, for the CLI and every importer alike: `--url`, else ADMIN_URL, else the local dev
+ * stack (http://127.0.0.1:$PORT, PORT 8787).
+ */
+export const defaultAdminUrl = (flag) => flag ?? process.env.ADMIN_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;

@@ -33,3 +33,8 @@ export async function setFeedbackKeyHash(db: Database, accountId: string, keyHas
 export async function accountIdByFeedbackKeyHash(db: Database, keyHash: string): Promise<string | null> {
   return (await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.feedbackKeyHash, keyHash)).get())?.id ?? null;
 }
+
+/** The account whose own address is this (lower-cased) email. */
+export function accountByEmail(db: Database, email: string): Promise<Account | undefined> {
+  return db.select().from(accounts).where(eq(accounts.email, email)).get();
+}

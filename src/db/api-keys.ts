@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Database } from "./client";
 import { apiKeys } from "./schema";
 
@@ -19,4 +19,14 @@ export async function revokeApiKey(db: Database, keyId: string, now: number): Pr
     .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
     .returning();
   return row ?? (await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get());
+}
+
+/** The account's keys, newest first (revoked ones too: lists show when they stopped). */
+export function accountKeys(db: Database, accountId: string): Promise<ApiKey[]> {
+  return db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt)).all();
+}
+
+/** The key with this id if it belongs to the account. */
+export function accountKey(db: Database, accountId: string, keyId: string): Promise<ApiKey | undefined> {
+  return db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId))).get();
 }

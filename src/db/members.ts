@@ -29,3 +29,41 @@ export async function removeMembership(db: Database, accountId: string, userId: 
 export async function isMember(db: Database, accountId: string, userId: string): Promise<boolean> {
   return (await db.select().from(memberships).where(membership(accountId, userId)).get()) !== undefined;
 }
+
+export type Role = "owner" | "member";
+
+/** Makes the user a member with this role (an existing membership keeps its role). */
+export async function addMemberWithRole(db: Database, accountId: string, userId: string, role: Role, now: number): Promise<void> {
+  await db.insert(memberships).values({ accountId, userId, role, createdAt: now }).onConflictDoNothing();
+}
+
+/** The user's role in the account, or undefined when not a member. */
+export async function memberRole(db: Database, accountId: string, userId: string): Promise<Role | undefined> {
+  return (await db.select({ role: memberships.role }).from(memberships).where(membership(accountId, userId)).get())?.role;
+}
+
+/** The account's members with their roles, oldest first. */
+export function accountMembers(db: Database, accountId: string) {
+  return db
+    .select({ userId: users.id, email: users.email, role: memberships.role, createdAt: memberships.createdAt })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.accountId, accountId))
+    .orderBy(memberships.createdAt)
+    .all();
+}
+
+/** The accounts the user belongs to, oldest membership first. */
+export function userAccounts(db: Database, userId: string) {
+  return db
+    .select({ accountId: memberships.accountId, role: memberships.role })
+    .from(memberships)
+    .where(eq(memberships.userId, userId))
+    .orderBy(memberships.createdAt)
+    .all();
+}
+
+/** Sets a member's role. */
+export async function updateMemberRole(db: Database, accountId: string, userId: string, role: Role): Promise<void> {
+  await db.update(memberships).set({ role }).where(membership(accountId, userId));
+}

@@ -10,3 +10,4 @@ export * from "./tables/phone";
 export * from "./tables/refresh";
 export * from "./tables/mail";
 export * from "./tables/partners";
+export * from "./tables/dashboard";

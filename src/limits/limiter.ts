@@ -13,14 +13,20 @@ export const LIMITS = {
   sandboxAddress: { limit: 30, windowMs: 60_000, message: "Over 30 sandbox requests a minute from this address." },
   redeliveryUser: { limit: 10, windowMs: 60_000, message: "Over 10 webhook redeliveries a minute." },
   testWebhookKey: { limit: 10, windowMs: 60_000, message: "Over 10 test webhooks a minute for this key." },
+  signInAddress: { limit: 10, windowMs: 15 * 60_000, message: "Over 10 sign-in attempts in 15 minutes from this address." },
+  signInAccount: { limit: 5, windowMs: 15 * 60_000, message: "Over 5 sign-in attempts in 15 minutes for this email address." },
 } as const;
 
 export type LimitName = keyof typeof LIMITS;
 
+/** Counts one request against `name` for `subject` in its own object and says whether it is within the limit. */
+export async function hitLimit(env: Env, name: LimitName, subject: string) {
+  const rule = LIMITS[name];
+  return env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`)).hit(rule.limit, rule.windowMs);
+}
+
 /** Counts one request against `name` for `subject` in its own object; throws 429 RATE_LIMITED with Retry-After when over. */
 export async function enforceLimit(env: Env, name: LimitName, subject: string): Promise<void> {
-  const rule = LIMITS[name];
-  const stub = env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`));
-  const result = await stub.hit(rule.limit, rule.windowMs);
-  if (!result.allowed) throw rateLimited(result.retryAfterSeconds, rule.message);
+  const result = await hitLimit(env, name, subject);
+  if (!result.allowed) throw rateLimited(result.retryAfterSeconds, LIMITS[name].message);
 }

@@ -27,6 +27,15 @@ const OLD = {
     { id: "acct_a", email: "owner-a@example.com", email_verified: 1, feedback_key_hash: null, created_at: T },
     { id: "acct_b", email: "owner-b@example.org", email_verified: 0, feedback_key_hash: null, created_at: T },
   ],
+  users: [
+    { id: "usr_owner", email: "owner-a@example.com", created_at: T },
+    { id: "usr_member", email: "member@example.com", created_at: T },
+  ],
+  memberships: [
+    { account_id: "acct_a", user_id: "usr_owner", created_at: T },
+    { account_id: "acct_a", user_id: "usr_member", created_at: T },
+    { account_id: "acct_b", user_id: "usr_owner", created_at: T },
+  ],
   email_answers: [
     { account_id: "acct_a", normalized_email: "ada@example.com", result: emailResult("ada@example.com", "deliverable"), created_at: min(1) },
     { account_id: "acct_a", normalized_email: "@example.com", result: JSON.stringify({ domain: "example.com", mx: true }), created_at: min(2) },
@@ -100,6 +109,14 @@ describe("migration 0004_shared_engines keeps every row", () => {
     expect(await tables()).toContain("email_answers");
     await db.batch(Object.entries(OLD).flatMap(([table, rows]: [string, readonly Record<string, unknown>[]]) => rows.map((row) => insert(table, row))));
     await applyD1Migrations(db, migrations);
+  });
+
+  it("memberships: 0022 makes whoever holds the account's own address its owner, everyone else a member", async () => {
+    expect(await all("SELECT account_id, user_id, role FROM memberships ORDER BY account_id, user_id")).toEqual([
+      { account_id: "acct_a", user_id: "usr_member", role: "member" },
+      { account_id: "acct_a", user_id: "usr_owner", role: "owner" },
+      { account_id: "acct_b", user_id: "usr_owner", role: "member" },
+    ]);
   });
 
   it("records every migration as applied", async () => {

@@ -24,6 +24,11 @@ export const memberships = sqliteTable(
   {
     accountId: text("account_id").notNull().references(() => accounts.id),
     userId: text("user_id").notNull().references(() => users.id),
+    /**
+     * An owner manages members and billing; a member manages keys (docs/dashboard.md). The default is SQL, so an insert
+     * leaving it out binds no parameter for it (D1 takes at most 100 per statement).
+     */
+    role: text("role", { enum: ["owner", "member"] }).notNull().default(sql`'member'`),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.userId] })],

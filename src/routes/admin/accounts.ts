@@ -8,7 +8,7 @@ import { sendAccountConfirmation } from "../../engines/mail/account-confirmation
 import { PLAN_NAMES } from "../../engines/credits/plans";
 import { accountById, accountEmailTaken, insertAccount, markEmailVerified, setFeedbackKeyHash, type Account } from "../../db/accounts";
 import { database, type Database } from "../../db/client";
-import { addMembership, insertUser, removeMembership, userIdByEmail } from "../../db/members";
+import { addMemberWithRole, insertUser, removeMembership, userIdByEmail } from "../../db/members";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
 import { jsonBody, pathParams } from "../../http/validation";
@@ -100,12 +100,13 @@ export const adminAccountRoutes = new Hono<AppEnv>()
   .post("/accounts/:accountId/members", accountParam, jsonBody(z.object({ email: z.email().max(254) })), async (c) => {
     const { accountId } = c.req.valid("param");
     const db = database(c.env);
-    await findAccount(db, accountId);
+    const account = await findAccount(db, accountId);
     const email = c.req.valid("json").email.toLowerCase();
     const existingId = await userIdByEmail(db, email);
     const userId = existingId ?? newId("usr");
     if (existingId === undefined) await insertUser(db, { id: userId, email, createdAt: Date.now() });
-    await addMembership(db, accountId, userId, Date.now());
+    // Whoever holds the account's own address owns it (docs/dashboard.md#roles).
+    await addMemberWithRole(db, accountId, userId, email === account.email ? "owner" : "member", Date.now());
     // A returning member's keys were remembered as "holder left"; they work again at once in this isolate.
     forgetMemberKeys(accountId, userId);
     return ok(c, { user_id: userId, email, account_id: accountId }, {}, 201);

@@ -42,7 +42,7 @@ async function assertMember(db: Database, accountId: string, userId: string) {
   if (!(await isMember(db, accountId, userId))) throw validationFailed({ user_id: ["Not a member of this account."] });
 }
 
-const keyView = (row: ApiKey) => ({
+export const keyView = (row: ApiKey) => ({
   id: row.id,
   account_id: row.accountId,
   user_id: row.userId,

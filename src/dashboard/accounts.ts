@@ -1,0 +1,103 @@
+import { forgetMemberKeys } from "../auth/key-lookup";
+import { newId } from "../platform/tokens";
+import { accountByEmail, insertAccount } from "../db/accounts";
+import { database } from "../db/client";
+import { accountMembers, addMemberWithRole, insertUser, memberRole, removeMembership, type Role, updateMemberRole, userAccounts, userIdByEmail } from "../db/members";
+import { deleteUserSessions } from "../db/sessions";
+import { creditsStub } from "../engines/credits/credits";
+import { sendAccountConfirmation } from "../engines/mail/account-confirmation";
+import { consumeLink } from "../engines/mail/links";
+import { sendInvitation, sendSignInLink } from "../engines/mail/sign-in";
+
+/**
+ * What the dashboard does to accounts and members. Every answer a signed-out person sees is the same whether or not
+ * their address is known: these functions return nothing that tells them apart.
+ */
+
+/** The user's first account, where a sign-in lands. */
+async function homeAccount(env: Env, userId: string): Promise<string | undefined> {
+  return (await userAccounts(database(env), userId))[0]?.accountId;
+}
+
+/**
+ * Signs up a new address: an account (free plan, unconfirmed), its first user as owner, and the confirmation mail.
+ * An address already in use gets a sign-in link instead, so the page says the same either way.
+ */
+export async function signUp(env: Env, email: string, now = Date.now()): Promise<void> {
+  const db = database(env);
+  const existingUser = await userIdByEmail(db, email);
+  if (existingUser || (await accountByEmail(db, email))) {
+    if (existingUser) await requestSignIn(env, email);
+    return;
+  }
+  const accountId = newId("acc");
+  const userId = newId("usr");
+  await insertAccount(db, { id: accountId, email, emailVerified: false, createdAt: now });
+  await insertUser(db, { id: userId, email, createdAt: now });
+  await addMemberWithRole(db, accountId, userId, "owner", now);
+  await creditsStub(env, accountId).setPlan("free");
+  await sendAccountConfirmation(env, accountId, email);
+}
+
+/** Mails a sign-in link to a member; an unknown address (or one in no account) gets nothing. */
+export async function requestSignIn(env: Env, email: string): Promise<void> {
+  const userId = await userIdByEmail(database(env), email);
+  const accountId = userId && (await homeAccount(env, userId));
+  if (accountId) await sendSignInLink(env, accountId, email);
+}
+
+/** Follows a sign-in link once: the user and the account to open, or null when the link is no good. */
+export async function signInWithLink(env: Env, token: string, now = Date.now()): Promise<{ userId: string; accountId: string } | null> {
+  const consumed = await consumeLink(env, "sign_in", token, now);
+  if (!consumed.ok) return null;
+  const db = database(env);
+  const userId = await userIdByEmail(db, consumed.recipient);
+  if (!userId) return null;
+  if (await memberRole(db, consumed.accountId, userId)) return { userId, accountId: consumed.accountId };
+  const accountId = await homeAccount(env, userId);
+  return accountId ? { userId, accountId } : null;
+}
+
+/** Adds a member (creating their user) and mails their invitation; an existing member changes nothing. */
+export async function inviteMember(env: Env, accountId: string, email: string, role: Role, invitedBy: string, now = Date.now()): Promise<"invited" | "already_member"> {
+  const db = database(env);
+  const existing = await userIdByEmail(db, email);
+  if (existing && (await memberRole(db, accountId, existing))) return "already_member";
+  const userId = existing ?? newId("usr");
+  if (!existing) await insertUser(db, { id: userId, email, createdAt: now });
+  await addMemberWithRole(db, accountId, userId, role, now);
+  // A returning member's keys were remembered as "holder left" in this isolate; they work again at once.
+  forgetMemberKeys(accountId, userId);
+  await sendInvitation(env, accountId, email, invitedBy);
+  return "invited";
+}
+
+export type RemoveOutcome = "removed" | "not_member" | "last_owner";
+
+/**
+ * Removes a member: their keys then answer KEY_ACCOUNT_MISMATCH (the key check joins the membership) and their
+ * sessions in this account end. The last owner cannot be removed, so an account always has someone to manage it.
+ */
+export async function removeMember(env: Env, accountId: string, userId: string): Promise<RemoveOutcome> {
+  const db = database(env);
+  const role = await memberRole(db, accountId, userId);
+  if (!role) return "not_member";
+  if (role === "owner" && (await accountMembers(db, accountId)).filter((m) => m.role === "owner").length < 2) return "last_owner";
+  await removeMembership(db, accountId, userId);
+  forgetMemberKeys(accountId, userId);
+  await deleteUserSessions(db, userId, accountId);
+  return "removed";
+}
+
+/** Changes a member's role; the last owner stays owner. */
+export async function setMemberRole(env: Env, accountId: string, userId: string, role: Role): Promise<RemoveOutcome | "changed"> {
+  const db = database(env);
+  const current = await memberRole(db, accountId, userId);
+  if (!current) return "not_member";
+  if (current === "owner" && role === "member" && (await accountMembers(db, accountId)).filter((m) => m.role === "owner").length < 2) return "last_owner";
+  await updateMemberRole(db, accountId, userId, role);
+  return "changed";
+}
+
+/** Ends every session of the user, in every browser. */
+export const signOutEverywhere = (env: Env, userId: string) => deleteUserSessions(database(env), userId);

@@ -1,0 +1,50 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import type { AppEnv } from "../types";
+import { handleStripeWebhook } from "./billing/webhook";
+import { anonymousCsrf, signedIn, type DashEnv } from "./context";
+import { STYLES } from "./pages/layout";
+import { accountRoutes } from "./routes/account";
+import { keyRoutes } from "./routes/keys";
+import { memberRoutes } from "./routes/members";
+import { passkeyRoutes, passkeySignInRoutes } from "./routes/passkeys";
+import { signInRoutes } from "./routes/sign-in";
+import { dashboardHeaders } from "./security";
+
+/** Pages for a browser without a session; every other dashboard path needs one. */
+const SIGNED_OUT = /^\/dashboard\/(sign-in|sign-up|assets)(\/|$)/;
+
+/**
+ * One gate for every dashboard path (a sub-app's own `use` would apply to the whole mount point): signed-out pages
+ * check the anonymous CSRF token on a post, the rest need a session and its token.
+ */
+const gate = (): MiddlewareHandler<DashEnv> => {
+  const [anonymous, session] = [anonymousCsrf(), signedIn()];
+  return (c, next) => (SIGNED_OUT.test(c.req.path) ? anonymous(c, next) : session(c, next));
+};
+
+/** Signed-in pages; a new page is one route file mounted here and one entry in NAV (pages/layout.tsx). */
+const signedInPages = new Hono<DashEnv>()
+  .get("/", (c) => c.redirect("/dashboard/keys", 303))
+  .route("/", keyRoutes)
+  .route("/", memberRoutes)
+  .route("/", accountRoutes)
+  .route("/", passkeyRoutes);
+
+const dashboard = new Hono<DashEnv>()
+  .use(dashboardHeaders(), gate())
+  .get("/assets/app.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8" }))
+  .route("/", signInRoutes)
+  .route("/", passkeySignInRoutes)
+  .route("/", signedInPages);
+
+/**
+ * The customer dashboard (docs/dashboard.md), served by this Worker: `/` leads to `/dashboard`, which shows the sign-in
+ * page to a browser without a session. Stripe posts its events to `/stripe/webhook`.
+ */
+export const dashboardRoutes = new Hono<AppEnv>()
+  .get("/", (c) => c.redirect("/dashboard", 302))
+  .route("/dashboard", dashboard as unknown as Hono<AppEnv>)
+  .post("/stripe/webhook", async (c) => {
+    const result = await handleStripeWebhook(c.env, await c.req.text(), c.req.header("Stripe-Signature"));
+    return "error" in result ? c.json({ received: false, error: result.error }, result.status) : c.json({ received: true, outcome: result.outcome });
+  });

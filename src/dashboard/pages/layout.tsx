@@ -1,0 +1,73 @@
+import type { Child } from "hono/jsx";
+import type { DashboardSession } from "../session";
+
+/**
+ * The dashboard's pages, in navigation order. A later page (usage, try it, bulk runs, monitors) is one entry here and
+ * one route file; nothing links to a page before it exists.
+ */
+export const NAV: { path: string; label: string; ownerOnly?: boolean }[] = [
+  { path: "/dashboard/keys", label: "API keys" },
+  { path: "/dashboard/members", label: "Members" },
+  { path: "/dashboard/account", label: "Account and billing" },
+];
+
+export const STYLES = `
+*{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#1d2330;background:#f6f7f9}
+header{display:flex;gap:1.5rem;align-items:center;padding:.75rem 1.5rem;background:#1d2330;color:#fff}
+header a{color:#cfd6e4;text-decoration:none;margin-right:1rem}header a[aria-current=page]{color:#fff;font-weight:600}
+header form{margin-left:auto}main{max-width:60rem;margin:1.5rem auto;padding:0 1.5rem}
+section{background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:1rem 1.25rem;margin-bottom:1.25rem}
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eceff3;vertical-align:top}
+label{display:block;margin:.5rem 0 .2rem;font-weight:500}input,select{font:inherit;padding:.35rem .5rem;border:1px solid #c4cad4;border-radius:4px}
+input[type=text],input[type=email],input[type=number]{width:100%}fieldset{border:1px solid #dde1e8;border-radius:4px;margin:.5rem 0}
+button{font:inherit;padding:.4rem .9rem;border-radius:4px;border:1px solid #2f5bd3;background:#2f5bd3;color:#fff;cursor:pointer}
+button.quiet{background:#fff;color:#2f5bd3}.secret{font-family:ui-monospace,monospace;background:#fff8dc;padding:.5rem;border:1px dashed #c9a400;word-break:break-all}
+.notice{padding:.6rem .9rem;border-radius:4px;background:#eef3ff;border:1px solid #c7d5fb}.warn{background:#fff4e5;border-color:#f3c98b}
+.inline{display:inline}.muted{color:#5d6678}.narrow{max-width:26rem;margin:4rem auto}
+`;
+
+/** The CSRF token every state-changing form of a session carries back (src/dashboard/security.ts). */
+export const Csrf = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
+
+export function Page({ title, children }: { title: string; children: Child }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · Verification API`}</title>
+        <link rel="stylesheet" href="/dashboard/assets/app.css" />
+        <link rel="icon" href="data:," />
+      </head>
+      <body>{children}</body>
+    </html>
+  );
+}
+
+/** A signed-in page: navigation, the account's address, sign out, then the page's own sections. */
+export function Layout({ title, session, path, children, script }: { title: string; session: DashboardSession; path: string; children: Child; script?: string }) {
+  return (
+    <Page title={title}>
+      <header>
+        <strong>Verification API</strong>
+        <nav>
+          {NAV.filter((item) => !item.ownerOnly || session.role === "owner").map((item) => (
+            <a href={item.path} aria-current={item.path === path ? "page" : undefined}>
+              {item.label}
+            </a>
+          ))}
+        </nav>
+        <form method="post" action="/dashboard/sign-out">
+          <Csrf token={session.csrfToken} />
+          <span class="muted">{session.email} </span>
+          <button class="quiet" type="submit">Sign out</button>
+        </form>
+      </header>
+      <main data-csrf={session.csrfToken}>
+        <h1>{title}</h1>
+        {children}
+      </main>
+      {script ? <script src={script} /> : null}
+    </Page>
+  );
+}

@@ -1,0 +1,54 @@
+import { escapeHtml } from "./compose";
+import { issueLink } from "./links";
+import { queueMail } from "./outbox";
+
+/** A sign-in link works for 15 minutes; one in an invitation for 7 days (docs/dashboard.md). */
+export const SIGN_IN_TTL_MS = 15 * 60_000;
+export const INVITE_TTL_MS = 7 * 24 * 3_600_000;
+
+const linkUrl = (env: Env, token: string) => `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/dashboard/sign-in/link/${token}`;
+
+interface SignInMail {
+  accountId: string;
+  to: string;
+  kind: "sign_in" | "member_invite";
+  subject: string;
+  lead: string;
+  ttlMs: number;
+  validity: string;
+}
+
+async function sendLinkMail(env: Env, mail: SignInMail): Promise<string | undefined> {
+  const token = await issueLink(env, { purpose: "sign_in", accountId: mail.accountId, recipient: mail.to, ttlMs: mail.ttlMs });
+  const url = linkUrl(env, token);
+  const text = [mail.lead, "", `Sign in: ${url}`, "", `The link works once, for ${mail.validity}.`, "If you did not ask for it, ignore this message.", ""].join("\n");
+  const html = [
+    `<p>${escapeHtml(mail.lead)}</p>`,
+    `<p><a href="${escapeHtml(url)}">Sign in to the dashboard</a></p>`,
+    `<p>The link works once, for ${escapeHtml(mail.validity)}. If you did not ask for it, ignore this message.</p>`,
+  ].join("\n");
+  const [id] = await queueMail(env, [{ accountId: mail.accountId, kind: mail.kind, to: mail.to, subject: mail.subject, text, html, optional: false }]);
+  return id;
+}
+
+/**
+ * A sign-in link handed to the operator instead of mailed (`npm run dev` prints one for the demo account); it works
+ * like a mailed one: once, for 15 minutes.
+ */
+export async function issueSignInUrl(env: Env, accountId: string, to: string): Promise<string> {
+  return linkUrl(env, await issueLink(env, { purpose: "sign_in", accountId, recipient: to, ttlMs: SIGN_IN_TTL_MS }));
+}
+
+/** Mails a member a single-use link that signs them in to the dashboard of this account. */
+export const sendSignInLink = (env: Env, accountId: string, to: string) =>
+  sendLinkMail(env, {
+    accountId, to, kind: "sign_in", subject: "Your sign-in link", ttlMs: SIGN_IN_TTL_MS, validity: "15 minutes",
+    lead: "Here is the link to sign in to your Verification API dashboard.",
+  });
+
+/** Mails a new member their invitation: a sign-in link that works for a week. */
+export const sendInvitation = (env: Env, accountId: string, to: string, invitedBy: string) =>
+  sendLinkMail(env, {
+    accountId, to, kind: "member_invite", subject: "You were invited to a Verification API account", ttlMs: INVITE_TTL_MS, validity: "7 days",
+    lead: `${invitedBy} invited you to their Verification API account.`,
+  });
