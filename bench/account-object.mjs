@@ -46,7 +46,7 @@ async function main() {
   const config = join(dir, "wrangler.toml");
   writeFileSync(
     config,
-    [
+    `${[
       'name = "account-object-bench"',
       `main = "${join(ROOT, "bench/lib/account-object-driver.ts")}"`,
       'compatibility_date = "2026-11-01"',
@@ -62,7 +62,7 @@ async function main() {
       'binding = "DB"',
       'database_name = "bench"',
       'database_id = "00000000-0000-0000-0000-000000000000"',
-    ].join("\n") + "\n",
+    ].join("\n")}\n`,
   );
   const port = await freePort();
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -97,7 +97,7 @@ async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(
     join(RESULTS_DIR, "account-object.json"),
-    JSON.stringify({ at: new Date().toISOString(), machine: { cpus: availableParallelism(), node: process.version }, config: { calls: CALLS, concurrency: CONCURRENCY, keys: KEYS, rounds: ROUNDS }, results: rows }, null, 2) + "\n",
+    `${JSON.stringify({ at: new Date().toISOString(), machine: { cpus: availableParallelism(), node: process.version }, config: { calls: CALLS, concurrency: CONCURRENCY, keys: KEYS, rounds: ROUNDS }, results: rows }, null, 2)}\n`,
   );
   console.log("[bench] wrote bench/results/account-object.json");
   return 0;

@@ -82,7 +82,7 @@ async function main() {
   const put = await send(agent, `${base}/api/v1/email/policy`, { method: "PUT", key, body: POLICY, read: true });
   if (put.status !== 200) throw new Error(`PUT /email/policy answered ${put.status}: ${put.text}`);
   const check = JSON.parse((await send(agent, `${base}/api/v1/email/batch`, { method: "POST", key: await policed.next(), body: { emails: BATCH }, read: true })).text);
-  const decided = check.data.results.every((r) => r.data.policy && r.data.policy.action);
+  const decided = check.data.results.every((r) => r.data.policy?.action);
   if (!decided) throw new Error("a policed answer carries no decision");
 
   const routes = () => [

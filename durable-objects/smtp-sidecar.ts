@@ -11,6 +11,7 @@ export class SmtpSidecar extends Container<Env> {
   override sleepAfter = "5m";
   override enableInternet = true;
 
+  // biome-ignore lint/complexity/noBannedTypes: the Container base class takes the state with no props, typed `{}` upstream
   constructor(ctx: DurableObjectState<{}>, env: Env) {
     super(ctx, env);
     this.envVars = {

@@ -28,17 +28,17 @@ const COMMANDS = {
     help: "--email E (the account whose own address is E; exit 1 when none)",
     request: (o) => ["GET", `/accounts?${new URLSearchParams({ email: required(o, "email") })}`],
   },
-  "list-keys": { args: ["ID"], help: "(every key of the account, revoked ones too, newest first)", request: (o, [id]) => ["GET", `/accounts/${path(id)}/keys`] },
-  "list-members": { args: ["ID"], help: "(user ids, emails and roles)", request: (o, [id]) => ["GET", `/accounts/${path(id)}/members`] },
+  "list-keys": { args: ["ID"], help: "(every key of the account, revoked ones too, newest first)", request: (_o, [id]) => ["GET", `/accounts/${path(id)}/keys`] },
+  "list-members": { args: ["ID"], help: "(user ids, emails and roles)", request: (_o, [id]) => ["GET", `/accounts/${path(id)}/members`] },
   "sign-in-link": {
     args: ["ID"],
     options: { email: { type: "string" } },
     help: "--email E (a dashboard sign-in link for a member, valid once for 15 minutes)",
     request: (o, [id]) => ["POST", `/accounts/${path(id)}/sign-in-link`, { email: required(o, "email") }],
   },
-  "get-account": { args: ["ID"], request: (o, [id]) => ["GET", `/accounts/${path(id)}`] },
-  "verify-email": { args: ["ID"], request: (o, [id]) => ["POST", `/accounts/${path(id)}/verify-email`] },
-  "send-confirmation": { args: ["ID"], request: (o, [id]) => ["POST", `/accounts/${path(id)}/confirmation-email`] },
+  "get-account": { args: ["ID"], request: (_o, [id]) => ["GET", `/accounts/${path(id)}`] },
+  "verify-email": { args: ["ID"], request: (_o, [id]) => ["POST", `/accounts/${path(id)}/verify-email`] },
+  "send-confirmation": { args: ["ID"], request: (_o, [id]) => ["POST", `/accounts/${path(id)}/confirmation-email`] },
   "list-mail": {
     options: { account: { type: "string" }, recipient: { type: "string" }, kind: { type: "string" }, limit: { type: "string" } },
     help: "[--account ID] [--recipient E] [--kind K] [--limit N]",
@@ -60,7 +60,7 @@ const COMMANDS = {
   "set-plan": {
     args: ["ID", "PLAN"],
     help: "(PLAN: free|starter|growth|enterprise|cancelled)",
-    request: (o, [id, plan]) => ["POST", `/accounts/${path(id)}/plan`, { plan }],
+    request: (_o, [id, plan]) => ["POST", `/accounts/${path(id)}/plan`, { plan }],
   },
   "add-member": {
     args: ["ID"],
@@ -68,7 +68,7 @@ const COMMANDS = {
     help: "--email E",
     request: (o, [id]) => ["POST", `/accounts/${path(id)}/members`, { email: required(o, "email") }],
   },
-  "remove-member": { args: ["ID", "USER_ID"], request: (o, [id, userId]) => ["DELETE", `/accounts/${path(id, "members", userId)}`] },
+  "remove-member": { args: ["ID", "USER_ID"], request: (_o, [id, userId]) => ["DELETE", `/accounts/${path(id, "members", userId)}`] },
   "create-secret-key": {
     args: ["ID"],
     options: { user: { type: "string" }, scopes: { type: "string" }, "allow-ip": { type: "string", multiple: true }, "daily-cap": { type: "string" } },
@@ -108,15 +108,15 @@ const COMMANDS = {
       ];
     },
   },
-  "revoke-key": { args: ["KEY_ID"], request: (o, [keyId]) => ["DELETE", `/keys/${path(keyId)}`] },
+  "revoke-key": { args: ["KEY_ID"], request: (_o, [keyId]) => ["DELETE", `/keys/${path(keyId)}`] },
   sandbox: {
     args: ["on|off"],
-    request: (o, [state]) => {
+    request: (_o, [state]) => {
       if (state !== "on" && state !== "off") usage('sandbox takes "on" or "off"');
       return ["PUT", "/sandbox", { enabled: state === "on" }];
     },
   },
-  "rotate-feedback-key": { args: ["ID"], request: (o, [id]) => ["POST", `/accounts/${path(id)}/feedback-key`] },
+  "rotate-feedback-key": { args: ["ID"], request: (_o, [id]) => ["POST", `/accounts/${path(id)}/feedback-key`] },
 };
 
 function help() {

@@ -31,6 +31,7 @@ export type RequestOptions<Op> = PathParams<Op> &
   JsonBody<Op> & { headers?: Record<string, string>; signal?: AbortSignal };
 
 /** Options may be left out when nothing in them is required. */
+// biome-ignore lint/complexity/noBannedTypes: `{}` here asks "are all options optional?", the type-level idiom for it
 export type OptionsArg<Op> = {} extends RequestOptions<Op> ? [options?: RequestOptions<Op>] : [options: RequestOptions<Op>];
 
 type SuccessContent<Op> = Op extends { responses: infer R }

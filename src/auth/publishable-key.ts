@@ -59,7 +59,7 @@ export function publishableKey(): MiddlewareHandler<AppEnv> {
     const body = publishableBody.parse(await c.req.json());
     if (!KEY_PATTERNS.publishable.test(body.key)) throw invalidKey();
     const key = await findKeyByHash(database(c.env), await sha256Hex(body.key), c.req.header("CF-Connecting-IP"));
-    if (!key || key.kind !== "publishable" || key.revokedAt !== null) throw invalidKey();
+    if (key?.kind !== "publishable" || key.revokedAt !== null) throw invalidKey();
     if (holderLeft(key)) throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
     if (!originAllowed(c.req.header("Origin"), key.allowedDomains)) {
       throw new ApiError("ORIGIN_NOT_ALLOWED", "The page's Origin is not one of this key's allowed domains.");

@@ -53,7 +53,7 @@ export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<App
     if (!KEY_PATTERNS.secret.test(token)) throw unauthenticated("The key is not a well-formed secret key.");
 
     const key = await findKeyByHash(database(c.env), await sha256Hex(token), c.req.header("CF-Connecting-IP"));
-    if (!key || key.kind !== "secret" || key.revokedAt !== null) throw unauthenticated("The key is unknown or revoked.");
+    if (key?.kind !== "secret" || key.revokedAt !== null) throw unauthenticated("The key is unknown or revoked.");
     if (!key.emailVerified) {
       throw new ApiError("EMAIL_NOT_VERIFIED", "Confirm the account's email address before using its keys.");
     }

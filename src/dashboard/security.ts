@@ -70,6 +70,6 @@ export async function sentCsrfToken(c: Context): Promise<string | undefined> {
   if (header) return header;
   const type = c.req.header("Content-Type") ?? "";
   if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) return undefined;
-  const field = (await c.req.parseBody())["_csrf"];
+  const field = (await c.req.parseBody())._csrf;
   return typeof field === "string" ? field : undefined;
 }

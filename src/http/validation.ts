@@ -1,6 +1,6 @@
 import { zValidator } from "@hono/zod-validator";
 import type { Context, ValidationTargets } from "hono";
-import { z } from "zod";
+import type { z } from "zod";
 import type { AppEnv } from "../types";
 import { BODY_BYTES, readBody } from "./body";
 import { validationFailed, type FieldErrors } from "./errors";

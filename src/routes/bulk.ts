@@ -83,7 +83,7 @@ export function bulkRoutes(product: Product) {
         if (replayed) return replayed;
         const principal = secretPrincipal(c);
         const rows = resolveRows(product, inputs as unknown[], options);
-        let created;
+        let created: Awaited<ReturnType<typeof createJob>>;
         try {
           created = await createJob(c.env, product, { accountId: principal.accountId, keyId: principal.keyId, inputs: rows, options, webhookUrl, idempotencyKey: key });
         } catch (err) {

@@ -37,7 +37,7 @@ export function policyRoutes(product: Product) {
       return ok(c, { policy: view(await readPolicy(db, accountId, product.name)) });
     })
     .put(path, describe({ tag, summary: `Replace the ${product.name} sending policy; it never changes a price`, description: "Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.", response }), auth, jsonBody(rules), async (c) => {
-      const { db, accountId } = ownPolicy(c);
+      const { accountId } = ownPolicy(c);
       const body = c.req.valid("json") as Record<string, unknown>;
       return ok(c, { policy: view(await writePolicy(c.env, accountId, product.name, body, Date.now())) });
     })

@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { secretKey } from "../auth/secret-key";
-import type { BulkShape } from "../engines/product";
 import { deliveryConfig } from "../engines/webhooks/config";
 import { assertWebhookUrl } from "../http/webhook-url";
 import { EVENTS } from "../engines/webhooks/events";

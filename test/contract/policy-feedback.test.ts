@@ -5,7 +5,6 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { database } from "../../src/db/client";
 import { receiveFeedback } from "../../src/engines/lists/feedback";
 import { writePolicy } from "../../src/engines/policy/store";
 import type { Product } from "../../src/engines/product";

@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+
 import { describe, expect, it } from "vitest";
 import { registeredProducts } from "../../src/products/registry";
 import { admin, anotherKey, bearer, call, createAccount, creditsStub, json } from "../helpers";

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SANDBOX_KEY } from "../../src/auth/keys";
 import { enforceLimit, LIMITS } from "../../src/limits/limiter";
-import { ApiError } from "../../src/http/errors";
+import type { ApiError } from "../../src/http/errors";
 import { bearer, call, createAccount } from "../helpers";
 
 async function outcomes(n: number, run: () => Promise<void>) {

@@ -44,7 +44,7 @@ export const accountRoutes = new Hono<DashEnv>()
     return render(c, `A confirmation link is on its way to ${account?.email}.`);
   })
   .post("/account/checkout", ownerOnly(), async (c) => {
-    const item = String((await c.req.parseBody())["item"] ?? "");
+    const item = String((await c.req.parseBody()).item ?? "");
     if (!isPack(item) && !isPaidPlan(item)) return render(c, "Choose a pack or a plan.", 422);
     const account = await accountById(database(c.env), c.var.session.accountId);
     const url = await checkoutUrl(c.env, account!, item, new URL(c.req.url).origin).catch((error: unknown) => {

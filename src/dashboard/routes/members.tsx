@@ -34,7 +34,7 @@ export const memberRoutes = new Hono<DashEnv>()
   .post("/members/:userId/remove", ownerOnly(), async (c) =>
     answer(c, await removeMember(c.env, c.var.session.accountId, c.req.param("userId")), "The member is removed."))
   .post("/members/:userId/role", ownerOnly(), async (c) => {
-    const role = z.enum(["owner", "member"]).safeParse((await c.req.parseBody())["role"]);
+    const role = z.enum(["owner", "member"]).safeParse((await c.req.parseBody()).role);
     if (!role.success) return render(c, { error: "Choose owner or member." }, 422);
     return answer(c, await setMemberRole(c.env, c.var.session.accountId, c.req.param("userId"), role.data), "The role is changed.");
   });

@@ -10,7 +10,7 @@ import { enqueueDelivery } from "../webhooks/outbox";
 import { csvCell, csvHeader, parseCsvLine, partRows, partText, rowCounters, type Cell } from "./csv";
 import type { Entry } from "./create";
 import { queueFinishedMail } from "./finished-mail";
-import { CHUNK_ENTRIES, FINISHED, inputKey, jobById, recordProgress, resultsPrefix, type JobRow } from "./jobs";
+import { CHUNK_ENTRIES, type FINISHED, inputKey, jobById, recordProgress, resultsPrefix, type JobRow } from "./jobs";
 import type { RunMessage } from "./messages";
 
 /** A consumer works on one run for at most this long, then queues its continuation so other runs get a turn. */
@@ -154,7 +154,7 @@ export async function runJob(env: Env, jobId: number, productNamed: ProductLooku
     // Let the event loop look at the network between chunks (a timer, not a microtask).
     await new Promise((resolve) => setTimeout(resolve, 0));
     const row = await jobById(db, jobId);
-    if (!row || row.status !== "processing") return;
+    if (row?.status !== "processing") return;
     if (row.cancelRequested) return finishJob(env, jobId, "cancelled");
     if (row.nextEntry >= row.entries) return finishJob(env, jobId, "completed");
     const product = productNamed(row.product);

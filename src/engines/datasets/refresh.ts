@@ -52,7 +52,7 @@ export async function runRefreshStep(env: Env, dataset: RefreshableDataset, run:
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-async function finishFailed(env: Env, dataset: RefreshableDataset, row: RefreshRow, run: string, error: string): Promise<void> {
+async function finishFailed(env: Env, dataset: RefreshableDataset, _row: RefreshRow, run: string, error: string): Promise<void> {
   await failRun(env.DB, dataset.name, run, error, Date.now());
   await removeStaged(env, dataset.name, run);
 }
@@ -200,7 +200,7 @@ async function checkAndActivate(env: Env, dataset: RefreshableDataset, row: Refr
   await enqueue(env, dataset.name, run);
 }
 
-async function sweepPhase(env: Env, dataset: RefreshableDataset, row: RefreshRow, run: string): Promise<void> {
+async function sweepPhase(env: Env, dataset: RefreshableDataset, _row: RefreshRow, run: string): Promise<void> {
   const { done } = await dataset.table.sweep(env.DB, SWEEP_BUDGET_MS);
   if (!done) return enqueue(env, dataset.name, run);
   await advance(env.DB, dataset.name, run, { run: null, phase: null, generation: null, cursor: null, step_at: Date.now() }).run();

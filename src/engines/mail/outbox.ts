@@ -108,7 +108,7 @@ export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string
 export async function attemptMail(env: Env, messageId: string, attempt?: number, transport: MailTransport | null = mailTransport(env)): Promise<void> {
   const db = database(env);
   const row = await db.select().from(mailMessages).where(eq(mailMessages.id, messageId)).get();
-  if (!row || row.status !== "pending") return;
+  if (row?.status !== "pending") return;
   if (attempt !== undefined && row.attempts >= attempt) return;
   const isCurrent = and(eq(mailMessages.id, messageId), eq(mailMessages.status, "pending"), eq(mailMessages.attempts, row.attempts));
   const now = Date.now();

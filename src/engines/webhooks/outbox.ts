@@ -98,7 +98,7 @@ export async function attemptDelivery(env: Env, deliveryId: number, attempt?: nu
   const config = deliveryConfig(env);
   const maxAttempts = config.attempts ?? DEFAULT_ATTEMPTS;
   const row = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
-  if (!row || row.status !== "pending") return;
+  if (row?.status !== "pending") return;
   if (attempt !== undefined && row.attempts >= attempt) return;
   const isCurrent = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attempts, row.attempts));
   if (row.attempts >= maxAttempts) {

@@ -139,12 +139,12 @@ const onspd: FileFormat = {
   header: true,
   columns: ["pcds", "doterm", "ctry", "rgn", "lat", "long"],
   parse(fields) {
-    const pcds = text(fields["pcds"]);
-    if (!pcds || text(fields["doterm"])) return null;
+    const pcds = text(fields.pcds);
+    if (!pcds || text(fields.doterm)) return null;
     const postcode = ukPostcode(pcds);
-    const ctry = text(fields["ctry"]);
-    const rgn = text(fields["rgn"]);
-    const latitude = coordinate(fields["lat"], 90);
+    const ctry = text(fields.ctry);
+    const rgn = text(fields.rgn);
+    const latitude = coordinate(fields.lat, 90);
     return {
       postcodes: [
         {
@@ -156,7 +156,7 @@ const onspd: FileFormat = {
           subregion: rgn ? (ENGLISH_REGIONS[rgn] ?? null) : null,
           subregion_code: rgn && ENGLISH_REGIONS[rgn] ? rgn : null,
           latitude,
-          longitude: latitude === null ? null : coordinate(fields["long"], 180),
+          longitude: latitude === null ? null : coordinate(fields.long, 180),
           alias: false,
         },
       ],
@@ -181,14 +181,14 @@ const osOpenNames: FileFormat = {
     "REGION", "REGION_URI", "COUNTRY", "COUNTRY_URI", "RELATED_SPATIAL_OBJECT", "SAME_AS_DBPEDIA", "SAME_AS_GEONAMES",
   ],
   parse(fields) {
-    const type = text(fields["LOCAL_TYPE"]);
-    const name = text(fields["NAME1"]);
-    const place = text(fields["POPULATED_PLACE"]);
+    const type = text(fields.LOCAL_TYPE);
+    const name = text(fields.NAME1);
+    const place = text(fields.POPULATED_PLACE);
     if (!name) return null;
     if (type === "Named Road") {
-      const district = text(fields["POSTCODE_DISTRICT"]);
+      const district = text(fields.POSTCODE_DISTRICT);
       if (!district) return null;
-      const streets = [name, text(fields["NAME2"])].filter((s): s is string => s !== null);
+      const streets = [name, text(fields.NAME2)].filter((s): s is string => s !== null);
       return { streets: streets.map((street) => ({ country: ukCountryOf(district), postcode: district.toUpperCase(), street, locality: place })) };
     }
     if (type !== "Postcode") return null;
@@ -196,14 +196,14 @@ const osOpenNames: FileFormat = {
     const base = {
       country: ukCountryOf(postcode),
       postcode,
-      region: text(fields["COUNTRY"]),
+      region: text(fields.COUNTRY),
       region_code: null,
-      subregion: text(fields["COUNTY_UNITARY"]) ?? text(fields["REGION"]),
+      subregion: text(fields.COUNTY_UNITARY) ?? text(fields.REGION),
       subregion_code: null,
       latitude: null,
       longitude: null,
     };
-    const borough = text(fields["DISTRICT_BOROUGH"]);
+    const borough = text(fields.DISTRICT_BOROUGH);
     const names = [
       ...(place ? [{ ...base, locality: place, alias: false }] : []),
       ...(borough && borough !== place ? [{ ...base, locality: borough, alias: place !== null }] : []),
@@ -222,14 +222,14 @@ const ban: FileFormat = {
   header: true,
   columns: ["numero", "rep", "nom_voie", "code_postal", "nom_commune", "nom_ld"],
   parse(fields) {
-    const postcode = text(fields["code_postal"]);
+    const postcode = text(fields.code_postal);
     if (!postcode || !/^\d{5}$/.test(postcode)) return null;
-    const locality = text(fields["nom_commune"]);
-    const voie = text(fields["nom_voie"]);
-    const names = [voie, text(fields["nom_ld"])].filter((s): s is string => s !== null);
+    const locality = text(fields.nom_commune);
+    const voie = text(fields.nom_voie);
+    const names = [voie, text(fields.nom_ld)].filter((s): s is string => s !== null);
     if (!names.length) return null;
     // The house number is kept on its street (not on a lieu-dit), so an address can be located to the premise.
-    const number = voie ? premiseNumber(fields["numero"] ?? "", fields["rep"] ?? "") : null;
+    const number = voie ? premiseNumber(fields.numero ?? "", fields.rep ?? "") : null;
     return {
       streets: [...new Set(names)].map((street) => ({ country: "FR", postcode, street, locality })),
       ...(number ? { premises: [{ country: "FR", postcode, street: voie!, number }] } : {}),

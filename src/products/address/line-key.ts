@@ -106,7 +106,7 @@ function germanRules(t: string[]): string[] {
   const out = [...t];
   const at = out.findLastIndex((word) => !hasDigit(word));
   const word = out[at];
-  if (word !== undefined && word.endsWith("STR")) out[at] = `${word}ASSE`;
+  if (word?.endsWith("STR")) out[at] = `${word}ASSE`;
   return out;
 }
 

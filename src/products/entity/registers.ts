@@ -88,7 +88,7 @@ export const gleifLei: Register = {
     return reading.wellFormed ? reading.lei : null;
   },
   parseRow(fields) {
-    const lei = readLei(fields["LEI"] ?? "");
+    const lei = readLei(fields.LEI ?? "");
     if (!lei.wellFormed) return null;
     const entityStatus = (fields["Entity.EntityStatus"] ?? "").trim().toUpperCase();
     const authority = text(fields["Entity.RegistrationAuthority.RegistrationAuthorityID"])?.toUpperCase() ?? null;
@@ -132,13 +132,13 @@ export const ukCompaniesHouse: Register = {
   columns: ["CompanyName", "CompanyNumber", "CompanyStatus", "DissolutionDate"],
   normalize: normalizeUkCompanyNumber,
   parseRow(fields) {
-    const identifier = normalizeUkCompanyNumber(fields["CompanyNumber"] ?? "");
+    const identifier = normalizeUkCompanyNumber(fields.CompanyNumber ?? "");
     if (!identifier) return null;
-    const companyStatus = text(fields["CompanyStatus"]);
-    const dissolutionDate = text(fields["DissolutionDate"]);
+    const companyStatus = text(fields.CompanyStatus);
+    const dissolutionDate = text(fields.DissolutionDate);
     return {
       identifier,
-      name: text(fields["CompanyName"]),
+      name: text(fields.CompanyName),
       status: ukStatus(companyStatus ?? "", dissolutionDate),
       status_detail: companyStatus ?? (dissolutionDate ? "Dissolved" : null),
       country: "GB",

@@ -91,7 +91,7 @@ export const ipAsn: Product<number, AsnAnswer> = {
 /** A range answer for a block inside 192.0.2.0/24: the canned test networks, free. */
 function testRange(cidr: string): RangeResult | null {
   const block = parseCidr(cidr);
-  if (!block || block.ip.version !== 4 || block.bits < TEST_NETWORK.bits || (block.ip.value & ~0xffn) !== TEST_NETWORK.ip.value) return null;
+  if (block?.ip.version !== 4 || block.bits < TEST_NETWORK.bits || (block.ip.value & ~0xffn) !== TEST_NETWORK.ip.value) return null;
   const size = 2 ** (32 - block.bits);
   const first = Number(block.ip.value & 0xffn);
   const last = first + size - 1;

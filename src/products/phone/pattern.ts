@@ -90,6 +90,7 @@ function ends(node: Node, digits: number[], start: number): Set<number> {
       return fits ? new Set([start + 1]) : new Set();
     }
     case "seq":
+      // biome-ignore lint/performance/noAccumulatingSpread: a pattern has a handful of end positions; clarity wins
       return node.items.reduce((at, item) => new Set([...at].flatMap((p) => [...ends(item, digits, p)])), new Set([start]));
     case "alt":
       return new Set(node.options.flatMap((option) => [...ends(option, digits, start)]));

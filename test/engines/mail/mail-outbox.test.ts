@@ -43,7 +43,7 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
     expect(caught!.text).toBe("Bonjour,\nvotre réponse est prête: https://verify.test/runs/1\n");
     expect(caught!.html).toContain('<a href="https://verify.test/runs/1">votre réponse</a> est prête.');
     expect(caught!.messageId).toBe(`<${id}@verify.test>`);
-    expect(caught!.headers["subject"]).toMatch(/^=\?utf-8\?B\?/i);
+    expect(caught!.headers.subject).toMatch(/^=\?utf-8\?B\?/i);
     expect(caught!.headers["list-unsubscribe"]).toBeUndefined();
     expect(await settled(id!)).toMatchObject({ status: "sent", attempts: 1 });
   });

@@ -39,7 +39,7 @@ describe("postcode formats against postal-codes-js", () => {
     const found = disagreements();
     expect(Object.keys(found).sort()).toEqual(Object.keys(documented).sort());
     for (const [country, diff] of Object.entries(found)) {
-      const expected = documented[country]!.direction === "narrower" ? false : true;
+      const expected = documented[country]!.direction !== "narrower";
       expect(diff.filter((d) => d.ours !== expected), `${country}: ${documented[country]!.why}`).toEqual([]);
     }
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { admin, anotherKey, bearer, call, createAccount, json, lookupEmail, type TestAccount } from "../../helpers";
+import { anotherKey, bearer, call, createAccount, json, lookupEmail, type TestAccount } from "../../helpers";
 
 type Received = { recorded: number; suppressed: number; invalid: number[] };
 const rand = () => crypto.randomUUID().slice(0, 8);

@@ -81,7 +81,7 @@ describe("IP datasets in D1", () => {
     expect((await lookup("10.0.0.1")).data.country).toBeNull();
     const swept = await admin<{ deleted: number; done: boolean }>("POST", "/ip-datasets/ip-country/sweep");
     expect(swept).toEqual({ dataset: "ip-country", deleted: sampleRows("ip-country").length, done: true });
-    const late = await call("/admin/v1/ip-datasets/ip-country/imports/" + generation + "/rows", json({ rows: everywhereFr }, { Authorization: "Bearer test-admin-token" }));
+    const late = await call(`/admin/v1/ip-datasets/ip-country/imports/${generation}/rows`, json({ rows: everywhereFr }, { Authorization: "Bearer test-admin-token" }));
     expect([late.status, late.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
     await installIpDataset("ip-country", sampleRows("ip-country"), SAMPLE_VERSIONS["ip-country"]);
   });

@@ -41,7 +41,7 @@ function examples(): Example[] {
   const found: Example[] = [];
   for (const region of getSupportedRegionCodes()) {
     for (const [name, type] of TYPES) {
-      let example;
+      let example: ReturnType<typeof getExample>;
       try {
         example = getExample(region, name);
       } catch {

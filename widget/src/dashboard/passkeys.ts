@@ -23,7 +23,7 @@ function wire(id: string, run: (csrf: string) => Promise<void>) {
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
-      await run(button.dataset["csrf"] ?? "");
+      await run(button.dataset.csrf ?? "");
     } catch (error) {
       alert(`Passkey: ${error instanceof Error ? error.message : String(error)}`);
     } finally {

@@ -19,14 +19,14 @@ export async function startSmtpServer({ rcpt = () => null, ...options } = {}) {
     disableReverseLookup: true,
     logger: false,
     ...options,
-    onConnect(session, callback) {
+    onConnect(_session, callback) {
       stats.sessions += 1;
       callback();
     },
     onClose() {
       stats.closed += 1;
     },
-    onMailFrom(address, session, callback) {
+    onMailFrom(address, _session, callback) {
       stats.mailFrom.push(address.address);
       callback();
     },
@@ -37,7 +37,7 @@ export async function startSmtpServer({ rcpt = () => null, ...options } = {}) {
       const error = Object.assign(new Error(refusal[1]), { responseCode: refusal[0] });
       callback(error);
     },
-    onData(stream, session, callback) {
+    onData(stream, _session, callback) {
       stats.dataCalls += 1;
       stream.resume();
       callback(new Error("DATA must never be sent"));

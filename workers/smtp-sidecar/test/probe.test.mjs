@@ -16,7 +16,7 @@ async function setup(rcpt, smtpOptions = {}) {
 
 const known = new Set(["alice@example.test", "bob@example.test"]);
 const onlyKnown = (address) => (known.has(address) ? null : [550, "5.1.1 No such user here"]);
-const byAddress = (body) => Object.fromEntries(body.results.map((result) => [result.address, result]));
+const _byAddress = (body) => Object.fromEntries(body.results.map((result) => [result.address, result]));
 
 describe("probe against a real SMTP server", () => {
   it("reports an existing mailbox as accepted, and catch_all false when the random address is rejected", async () => {
