@@ -47,7 +47,10 @@ app.route("/", mailPreferenceRoutes);
 app.route("/", referenceRoutes);
 app.route("/", dashboardRoutes);
 
-app.route("/api/v1", openApiRoutes(() => app.routes));
+app.route(
+  "/api/v1",
+  openApiRoutes(() => app.routes),
+);
 app.route("/api/v1", accountRoutes);
 app.route("/api/v1", productLookupRoutes());
 app.route("/api/v1", ipListRoutes);
@@ -57,7 +60,10 @@ app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
 // After every other route, so `/ip/{ip}` never reads `lists`, `bulk` or `me` as an address.
 app.route("/api/v1", productLookupRoutes(true));
 // The tool protocol: tools call the API above through src/surfaces/mcp/call.ts.
-app.route("/", mcpRoutes(() => app));
+app.route(
+  "/",
+  mcpRoutes(() => app),
+);
 
 app.use("/admin/v1/*", adminToken());
 app.route("/admin/v1", adminDirectoryRoutes);

@@ -57,7 +57,8 @@ export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<App
     if (!key.emailVerified) {
       throw new ApiError("EMAIL_NOT_VERIFIED", "Confirm the account's email address before using its keys.");
     }
-    if (holderLeft(key)) throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
+    if (holderLeft(key))
+      throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
     if (key.allowedIps.length > 0 && !isAllowedSource(key.allowedIps, c.req.header("CF-Connecting-IP"))) {
       throw new ApiError("KEY_IP_NOT_ALLOWED", `Requests from ${clientIp(c)} are not on this key's source allowlist.`);
     }

@@ -46,5 +46,7 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .route("/dashboard", dashboard as unknown as Hono<AppEnv>)
   .post("/stripe/webhook", async (c) => {
     const result = await handleStripeWebhook(c.env, await c.req.text(), c.req.header("Stripe-Signature"));
-    return "error" in result ? c.json({ received: false, error: result.error }, result.status) : c.json({ received: true, outcome: result.outcome });
+    return "error" in result
+      ? c.json({ received: false, error: result.error }, result.status)
+      : c.json({ received: true, outcome: result.outcome });
   });

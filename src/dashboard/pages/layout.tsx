@@ -45,7 +45,19 @@ export function Page({ title, children }: { title: string; children: Child }) {
 }
 
 /** A signed-in page: navigation, the account's address, sign out, then the page's own sections. */
-export function Layout({ title, session, path, children, script }: { title: string; session: DashboardSession; path: string; children: Child; script?: string }) {
+export function Layout({
+  title,
+  session,
+  path,
+  children,
+  script,
+}: {
+  title: string;
+  session: DashboardSession;
+  path: string;
+  children: Child;
+  script?: string;
+}) {
   return (
     <Page title={title}>
       <header>
@@ -60,7 +72,9 @@ export function Layout({ title, session, path, children, script }: { title: stri
         <form method="post" action="/dashboard/sign-out">
           <Csrf token={session.csrfToken} />
           <span class="muted">{session.email} </span>
-          <button class="quiet" type="submit">Sign out</button>
+          <button class="quiet" type="submit">
+            Sign out
+          </button>
         </form>
       </header>
       <main data-csrf={session.csrfToken}>
