@@ -8,6 +8,7 @@ import { keyRoutes } from "./routes/keys";
 import { memberRoutes } from "./routes/members";
 import { passkeyRoutes, passkeySignInRoutes } from "./routes/passkeys";
 import { signInRoutes } from "./routes/sign-in";
+import { usageRoutes } from "./routes/usage";
 import { dashboardHeaders } from "./security";
 
 /** Pages for a browser without a session; every other dashboard path needs one. */
@@ -26,6 +27,7 @@ const gate = (): MiddlewareHandler<DashEnv> => {
 const signedInPages = new Hono<DashEnv>()
   .get("/", (c) => c.redirect("/dashboard/keys", 303))
   .route("/", keyRoutes)
+  .route("/", usageRoutes)
   .route("/", memberRoutes)
   .route("/", accountRoutes)
   .route("/", passkeyRoutes);
