@@ -8,6 +8,7 @@ import type { DashboardSession } from "../session";
 export const NAV: { path: string; label: string; ownerOnly?: boolean }[] = [
   { path: "/dashboard/keys", label: "API keys" },
   { path: "/dashboard/usage", label: "Usage" },
+  { path: "/dashboard/try", label: "Try it" },
   { path: "/dashboard/members", label: "Members" },
   { path: "/dashboard/account", label: "Account and billing" },
 ];
@@ -20,7 +21,8 @@ header form{margin-left:auto}main{max-width:60rem;margin:1.5rem auto;padding:0 1
 section{background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:1rem 1.25rem;margin-bottom:1.25rem}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eceff3;vertical-align:top}
 label{display:block;margin:.5rem 0 .2rem;font-weight:500}input,select{font:inherit;padding:.35rem .5rem;border:1px solid #c4cad4;border-radius:4px}
-input[type=text],input[type=email],input[type=number]{width:100%}fieldset{border:1px solid #dde1e8;border-radius:4px;margin:.5rem 0}
+input[type=text],input[type=email],input[type=number],input[type=password],textarea{width:100%}textarea{font:13px/1.4 ui-monospace,monospace}
+pre{background:#f3f5f8;padding:.6rem;overflow:auto;font-size:13px}fieldset{border:1px solid #dde1e8;border-radius:4px;margin:.5rem 0}
 button{font:inherit;padding:.4rem .9rem;border-radius:4px;border:1px solid #2f5bd3;background:#2f5bd3;color:#fff;cursor:pointer}
 button.quiet{background:#fff;color:#2f5bd3}.secret{font-family:ui-monospace,monospace;background:#fff8dc;padding:.5rem;border:1px dashed #c9a400;word-break:break-all}
 .notice{padding:.6rem .9rem;border-radius:4px;background:#eef3ff;border:1px solid #c7d5fb}.warn{background:#fff4e5;border-color:#f3c98b}
