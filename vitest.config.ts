@@ -83,7 +83,12 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["workers/**/*.test.{ts,mjs}", "datasets/**/*.test.{ts,mjs}", "scripts/**/*.test.{ts,mjs}", "client/*.test.{ts,mjs}"],
+          include: [
+            "workers/**/*.test.{ts,mjs}",
+            "datasets/**/*.test.{ts,mjs}",
+            "scripts/**/*.test.{ts,mjs}",
+            "client/*.test.{ts,mjs}",
+          ],
         },
       },
       {

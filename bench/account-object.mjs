@@ -66,21 +66,41 @@ async function main() {
   );
   const port = await freePort();
   mkdirSync(RESULTS_DIR, { recursive: true });
-  wrangler = spawn(join(ROOT, "node_modules/.bin/wrangler"), ["dev", "-c", config, "--port", String(port), "--ip", "127.0.0.1", "--persist-to", join(dir, "state"), "--log-level", "warn", "--show-interactive-dev-session=false"], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  wrangler = spawn(
+    join(ROOT, "node_modules/.bin/wrangler"),
+    [
+      "dev",
+      "-c",
+      config,
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      join(dir, "state"),
+      "--log-level",
+      "warn",
+      "--show-interactive-dev-session=false",
+    ],
+    {
+      cwd: ROOT,
+      detached: true,
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/?kind=ping`, { child: wrangler, timeoutMs: 120_000 });
   const ask = async (query) => (await fetch(`${base}/?${new URLSearchParams(query)}`)).json();
   await ask({ kind: "setup" });
-  console.log(`[bench] one account's object: ${CALLS} requests per round, ${CONCURRENCY} in flight, ${KEYS} keys, ${ROUNDS} rounds per kind`);
+  console.log(
+    `[bench] one account's object: ${CALLS} requests per round, ${CONCURRENCY} in flight, ${KEYS} keys, ${ROUNDS} rounds per kind`,
+  );
   await ask({ kind: "free", calls: 2_000, concurrency: CONCURRENCY, keys: KEYS }); // warm-up
   const rows = [];
   for (const kind of ["free", "paid"]) {
     const rounds = [];
-    for (let r = 0; r < ROUNDS; r++) rounds.push(await ask({ kind, calls: CALLS, concurrency: CONCURRENCY, keys: KEYS }));
+    for (let r = 0; r < ROUNDS; r++)
+      rounds.push(await ask({ kind, calls: CALLS, concurrency: CONCURRENCY, keys: KEYS }));
     const best = rounds.reduce((a, b) => (a.seconds <= b.seconds ? a : b));
     const median = [...rounds].sort((a, b) => a.seconds - b.seconds)[Math.floor(rounds.length / 2)];
     rows.push({
@@ -93,11 +113,23 @@ async function main() {
     });
   }
   console.log("\nkind     requests/s   calls/s   (best requests/s)   refused by the 5/s key limit");
-  for (const r of rows) console.log(`${r.kind.padEnd(8)} ${String(r.requests_per_s).padStart(10)} ${String(r.calls_per_s).padStart(9)}   (${r.best_requests_per_s})${" ".repeat(12)}${r.refused}`);
+  for (const r of rows)
+    console.log(
+      `${r.kind.padEnd(8)} ${String(r.requests_per_s).padStart(10)} ${String(r.calls_per_s).padStart(9)}   (${r.best_requests_per_s})${" ".repeat(12)}${r.refused}`,
+    );
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(
     join(RESULTS_DIR, "account-object.json"),
-    JSON.stringify({ at: new Date().toISOString(), machine: { cpus: availableParallelism(), node: process.version }, config: { calls: CALLS, concurrency: CONCURRENCY, keys: KEYS, rounds: ROUNDS }, results: rows }, null, 2) + "\n",
+    JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        machine: { cpus: availableParallelism(), node: process.version },
+        config: { calls: CALLS, concurrency: CONCURRENCY, keys: KEYS, rounds: ROUNDS },
+        results: rows,
+      },
+      null,
+      2,
+    ) + "\n",
   );
   console.log("[bench] wrote bench/results/account-object.json");
   return 0;

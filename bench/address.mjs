@@ -51,17 +51,35 @@ let workDir = null;
 let serial = 0;
 
 /** A verified US address nobody looked up before (a new line 1 each time). */
-const freshUs = () => ({ line1: `${++serial} Bench Street`, locality: "Springfield", region: "IL", postcode: "62701", country: "US" });
+const freshUs = () => ({
+  line1: `${++serial} Bench Street`,
+  locality: "Springfield",
+  region: "IL",
+  postcode: "62701",
+  country: "US",
+});
 
 /** The bulk mix: every row's validity and risk level are known (see the file comment). */
 function bulkRows(n) {
   const kinds = [
     () => ({ row: freshUs(), validity: "valid", risk: "low" }),
     () => ({ row: `${++serial} Bench Street, Beverly Hills, CA 90210`, validity: "valid", risk: "low" }),
-    () => ({ row: { address: `${++serial} rue du Faubourg Saint-Honoré, 75008 Paris`, country: "FR" }, validity: "valid", risk: "low" }),
-    () => ({ row: { line1: `Unter den Linden ${++serial}`, locality: "Berlin", postcode: "10117", country: "DE" }, validity: "valid", risk: "low" }),
+    () => ({
+      row: { address: `${++serial} rue du Faubourg Saint-Honoré, 75008 Paris`, country: "FR" },
+      validity: "valid",
+      risk: "low",
+    }),
+    () => ({
+      row: { line1: `Unter den Linden ${++serial}`, locality: "Berlin", postcode: "10117", country: "DE" },
+      validity: "valid",
+      risk: "low",
+    }),
     () => ({ row: { address: `Via Roma ${++serial}, 00184 Roma`, country: "IT" }, validity: "valid", risk: "medium" }),
-    () => ({ row: { line1: `${++serial} Bench Street`, locality: "Springfield", region: "IL", postcode: "6270" }, validity: "invalid", risk: "high" }),
+    () => ({
+      row: { line1: `${++serial} Bench Street`, locality: "Springfield", region: "IL", postcode: "6270" },
+      validity: "invalid",
+      risk: "high",
+    }),
   ];
   const rows = [];
   const expected = { valid: 0, invalid: 0, low: 0, medium: 0, high: 0 };
@@ -79,7 +97,6 @@ async function cleanup() {
   for (const fd of logFds.splice(0)) closeSync(fd);
   if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
 }
-
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -104,26 +121,50 @@ async function main() {
   const agent = keepAliveAgent(4);
 
   // (a)
-  const single = route("POST /api/v1/address", "/api/v1/address", async () => ({ method: "POST", key: await pool.next(), body: { address: freshUs() } }));
+  const single = route("POST /api/v1/address", "/api/v1/address", async () => ({
+    method: "POST",
+    key: await pool.next(),
+    body: { address: freshUs() },
+  }));
   const trivial = route("GET /api/v1/account", "/api/v1/account", async () => ({ key: await pool.next() }));
   await single.run(agent, base, 30, 1, { record: false });
   await trivial.run(agent, base, 30, 1, { record: false });
   const [trivialSummary, singleSummary] = await alternate([trivial, single], agent, base, SINGLE_REQUESTS, ROUNDS, 1);
-  for (const s of [trivialSummary, singleSummary]) if (s.non_200) failures.push(`${s.route}: ${JSON.stringify(s.statuses)}`);
-  const a = { trivial: trivialSummary, single: singleSummary, ratio_p50: round2(singleSummary.p50_ms / trivialSummary.p50_ms) };
-  console.log(`[bench] (a) single p50 ${singleSummary.p50_ms} ms vs account p50 ${trivialSummary.p50_ms} ms: ${a.ratio_p50}x`);
+  for (const s of [trivialSummary, singleSummary])
+    if (s.non_200) failures.push(`${s.route}: ${JSON.stringify(s.statuses)}`);
+  const a = {
+    trivial: trivialSummary,
+    single: singleSummary,
+    ratio_p50: round2(singleSummary.p50_ms / trivialSummary.p50_ms),
+  };
+  console.log(
+    `[bench] (a) single p50 ${singleSummary.p50_ms} ms vs account p50 ${trivialSummary.p50_ms} ms: ${a.ratio_p50}x`,
+  );
 
   // (b)
   const batchTimes = [];
   for (let round = 0; round < ROUNDS * 2; round++) {
-    const res = await send(agent, `${base}/api/v1/address/batch`, { method: "POST", key: await pool.next(), body: { addresses: Array.from({ length: 100 }, freshUs) }, read: true });
+    const res = await send(agent, `${base}/api/v1/address/batch`, {
+      method: "POST",
+      key: await pool.next(),
+      body: { addresses: Array.from({ length: 100 }, freshUs) },
+      read: true,
+    });
     const meta = JSON.parse(res.text).meta;
-    if (res.status !== 200 || meta.credits_used !== 100) failures.push(`batch answered ${res.status} ${JSON.stringify(meta)}`);
+    if (res.status !== 200 || meta.credits_used !== 100)
+      failures.push(`batch answered ${res.status} ${JSON.stringify(meta)}`);
     batchTimes.push(res.ms);
   }
   const batch = stats(batchTimes);
-  const b = { batch_of_100: batch, per_address_ms: round2(batch.p50_ms / 100), single_p50_ms: singleSummary.p50_ms, ratio_per_address_vs_single: round2(batch.p50_ms / 100 / singleSummary.p50_ms) };
-  console.log(`[bench] (b) batch of 100 p50 ${batch.p50_ms} ms = ${b.per_address_ms} ms an address, ${b.ratio_per_address_vs_single}x a single lookup`);
+  const b = {
+    batch_of_100: batch,
+    per_address_ms: round2(batch.p50_ms / 100),
+    single_p50_ms: singleSummary.p50_ms,
+    ratio_per_address_vs_single: round2(batch.p50_ms / 100 / singleSummary.p50_ms),
+  };
+  console.log(
+    `[bench] (b) batch of 100 p50 ${batch.p50_ms} ms = ${b.per_address_ms} ms an address, ${b.ratio_per_address_vs_single}x a single lookup`,
+  );
 
   // (c)
   const c = [];
@@ -135,43 +176,76 @@ async function main() {
 
   const results = {
     at: new Date().toISOString(),
-    machine: { cpus: availableParallelism(), node: process.version, load_average_before: loadBefore, load_average_after: loadavg().map(round2) },
+    machine: {
+      cpus: availableParallelism(),
+      node: process.version,
+      load_average_before: loadBefore,
+      load_average_after: loadavg().map(round2),
+    },
     import: { seconds: importSeconds, log: imported },
     a_single_vs_trivial: a,
     b_batch_vs_single: b,
-    c_bulk: { runs: c, rss_ratio_large_over_small: flat, memory_flat: flat !== null && flat <= RSS_SLACK, target_rows_per_s: TARGET_ROWS_PER_S },
+    c_bulk: {
+      runs: c,
+      rss_ratio_large_over_small: flat,
+      memory_flat: flat !== null && flat <= RSS_SLACK,
+      target_rows_per_s: TARGET_ROWS_PER_S,
+    },
     d_accuracy: d,
     failures,
     seconds: Math.round((performance.now() - startedAt) / 1000),
   };
   writeFileSync(join(RESULTS_DIR, "address.json"), `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`[bench] (c) bulk: ${c.map((r) => `${r.rows} rows at ${r.rows_per_s} rows/s, workerd peak ${r.workerd_peak_rss_mb} MB`).join("; ")}; large/small RSS ${flat}x`);
-  console.log(`[bench] (d) accuracy: ${d.agree}/${d.pairs} pairs agree (${d.percent}%), mismatches flagged ${d.mismatches_flagged}/${d.mismatches}, malformed flagged ${d.malformed_flagged}/${d.malformed}`);
+  console.log(
+    `[bench] (c) bulk: ${c.map((r) => `${r.rows} rows at ${r.rows_per_s} rows/s, workerd peak ${r.workerd_peak_rss_mb} MB`).join("; ")}; large/small RSS ${flat}x`,
+  );
+  console.log(
+    `[bench] (d) accuracy: ${d.agree}/${d.pairs} pairs agree (${d.percent}%), mismatches flagged ${d.mismatches_flagged}/${d.mismatches}, malformed flagged ${d.malformed_flagged}/${d.malformed}`,
+  );
   console.log(`[bench] wrote bench/results/address.json (${results.seconds} s)`);
   const missed = c.some((r) => r.rows_per_s < TARGET_ROWS_PER_S) || !results.c_bulk.memory_flat;
-  if (failures.length) console.error(`[bench] ${failures.length} unexpected answer(s):\n  ${failures.slice(0, 10).join("\n  ")}`);
+  if (failures.length)
+    console.error(`[bench] ${failures.length} unexpected answer(s):\n  ${failures.slice(0, 10).join("\n  ")}`);
   return failures.length || (missed && process.env.BENCH_ENFORCE === "1") ? 1 : 0;
 }
 
 /** One bulk run of `size` rows: created, polled to the end, its counters checked, workerd's RSS sampled throughout. */
 async function bulkRun(agent, base, pool, size, failures) {
   const { rows, expected } = bulkRows(size);
-  const created = await send(agent, `${base}/api/v1/address/bulk`, { method: "POST", key: await pool.next(), body: { addresses: rows, country: "US" }, read: true, timeoutMs: 120_000 });
+  const created = await send(agent, `${base}/api/v1/address/bulk`, {
+    method: "POST",
+    key: await pool.next(),
+    body: { addresses: rows, country: "US" },
+    read: true,
+    timeoutMs: 120_000,
+  });
   if (created.status !== 202) throw new Error(`bulk create answered ${created.status}: ${created.text?.slice(0, 300)}`);
   const id = JSON.parse(created.text).data.job.id;
   let peak = 0;
   let job;
   for (;;) {
     peak = Math.max(peak, sampleTree(children.wrangler.pid).workerdRssBytes);
-    const polled = await send(agent, `${base}/api/v1/address/bulk/${id}`, { key: await pool.next(), read: true, timeoutMs: 120_000 });
+    const polled = await send(agent, `${base}/api/v1/address/bulk/${id}`, {
+      key: await pool.next(),
+      read: true,
+      timeoutMs: 120_000,
+    });
     job = JSON.parse(polled.text).data.job;
     if (!["queued", "processing"].includes(job.status)) break;
     await sleep(500);
   }
-  for (const [counter, n] of Object.entries(expected)) if (job[counter] !== n) failures.push(`bulk ${size}: ${counter} ${job[counter]}, expected ${n}`);
-  if (job.status !== "completed" || job.processed !== size) failures.push(`bulk ${size}: ${job.status}, ${job.processed} processed`);
+  for (const [counter, n] of Object.entries(expected))
+    if (job[counter] !== n) failures.push(`bulk ${size}: ${counter} ${job[counter]}, expected ${n}`);
+  if (job.status !== "completed" || job.processed !== size)
+    failures.push(`bulk ${size}: ${job.status}, ${job.processed} processed`);
   const seconds = (Date.parse(job.finished_at) - Date.parse(job.created_at)) / 1000;
-  const run = { rows: size, seconds: round2(seconds), rows_per_s: Math.round(size / seconds), credits_used: job.credits_used, workerd_peak_rss_mb: Math.round(peak / 2 ** 20) };
+  const run = {
+    rows: size,
+    seconds: round2(seconds),
+    rows_per_s: Math.round(size / seconds),
+    credits_used: job.credits_used,
+    workerd_peak_rss_mb: Math.round(peak / 2 ** 20),
+  };
   console.log(`[bench] (c) ${size} rows: ${run.rows_per_s} rows/s, workerd peak RSS ${run.workerd_peak_rss_mb} MB`);
   return run;
 }
@@ -181,8 +255,21 @@ async function accuracy(agent, base, pool) {
   const ask = async (items) => {
     const out = [];
     for (let i = 0; i < items.length; i += 100) {
-      const addresses = items.slice(i, i + 100).map((p) => ({ line1: "1 Test Street", locality: p.locality ?? "Testville", region: p.region ?? null, postcode: p.postcode, country: p.country }));
-      const res = await send(agent, `${base}/api/v1/address/batch`, { method: "POST", key: await pool.next(), body: { addresses }, read: true });
+      const addresses = items
+        .slice(i, i + 100)
+        .map((p) => ({
+          line1: "1 Test Street",
+          locality: p.locality ?? "Testville",
+          region: p.region ?? null,
+          postcode: p.postcode,
+          country: p.country,
+        }));
+      const res = await send(agent, `${base}/api/v1/address/batch`, {
+        method: "POST",
+        key: await pool.next(),
+        body: { addresses },
+        read: true,
+      });
       out.push(...JSON.parse(res.text).data.results.map((r) => r.data));
     }
     return out;
@@ -203,4 +290,9 @@ async function accuracy(agent, base, pool) {
   };
 }
 
-await runBench({ main, cleanup, timeoutMs: TIMEOUT_MS, logHint: "wrangler output: bench/results/address-wrangler.log" });
+await runBench({
+  main,
+  cleanup,
+  timeoutMs: TIMEOUT_MS,
+  logHint: "wrangler output: bench/results/address-wrangler.log",
+});

@@ -45,14 +45,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  ROOT,
-  adminClient,
-  isRunning,
-  requireNode22,
-  signalTree,
-  stopProcess,
-} from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
 import { startDoh, startRdap } from "./lib/fixtures.mjs";
 import { keepAliveAgent, keyPool, round2, send, stats } from "./lib/load.mjs";
 import { treeSampler } from "./lib/proc.mjs";
@@ -97,7 +90,24 @@ const TEST_LOCALS = {
   role: ["risky", "role"],
   undeliverable: ["undeliverable", "mailbox_not_found"],
 };
-const FIRST_NAMES = ["ann", "bob", "carla", "dev", "emil", "fatou", "greta", "hiro", "ines", "jon", "kemal", "lena", "mo", "nadia", "oskar", "priya"];
+const FIRST_NAMES = [
+  "ann",
+  "bob",
+  "carla",
+  "dev",
+  "emil",
+  "fatou",
+  "greta",
+  "hiro",
+  "ines",
+  "jon",
+  "kemal",
+  "lena",
+  "mo",
+  "nadia",
+  "oskar",
+  "priya",
+];
 // Strings parseAddress rejects (checked against src/products/email/{extract,syntax}.ts), each made unique by n.
 const INVALID_SHAPES = [
   (n) => `no-at-sign-${n}.example.com`,
@@ -130,9 +140,9 @@ await runBench({
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler output: bench/results/bulk-wrangler.log",
   onExit: () => {
-  for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
-  if (persistDir) rmSync(persistDir, { recursive: true, force: true });
-},
+    for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
+    if (persistDir) rmSync(persistDir, { recursive: true, force: true });
+  },
 });
 
 async function main() {
@@ -146,7 +156,8 @@ async function main() {
   );
 
   const zone = (name) => {
-    if (DISPOSABLE_DOMAINS.includes(name)) return { MX: [`10 mx1.${name}.`, `20 mx2.${name}.`], TXT: ['"v=spf1 -all"'] };
+    if (DISPOSABLE_DOMAINS.includes(name))
+      return { MX: [`10 mx1.${name}.`, `20 mx2.${name}.`], TXT: ['"v=spf1 -all"'] };
     return undefined;
   };
   const doh = await startDoh(zone, 0);
@@ -176,14 +187,30 @@ async function main() {
   // ── account, key, credits, suppressions ───────────────────────────────────────────────────────────────────────
   const admin = adminClient(base, ADMIN_TOKEN);
   const packCredits = num("BENCH_PACK_CREDITS", list.expected.credits_used + 10_000);
-  const account = (await admin.call("POST", "/accounts", { email: "bench-bulk@example.com", email_verified: true, plan: "free" })).data;
-  await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: packCredits, note: "bench:bulk" });
-  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-bulk@example.com" })).data;
-  const key = (await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["email"] })).data.key;
+  const account = (
+    await admin.call("POST", "/accounts", { email: "bench-bulk@example.com", email_verified: true, plan: "free" })
+  ).data;
+  await admin.call("POST", `/accounts/${account.id}/credits`, {
+    bucket: "pack",
+    amount: packCredits,
+    note: "bench:bulk",
+  });
+  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-bulk@example.com" }))
+    .data;
+  const key = (
+    await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["email"] })
+  ).data.key;
   const pool = keyPool([key]); // never a 5th request on the key within 1.1 s
   const agent = keepAliveAgent(4);
   const api = async (method, path, payload, options = {}) => {
-    const res = await send(agent, `${base}${path}`, { method, key: await pool.next(), body: payload, read: true, timeoutMs: 120_000, ...options });
+    const res = await send(agent, `${base}${path}`, {
+      method,
+      key: await pool.next(),
+      body: payload,
+      read: true,
+      timeoutMs: 120_000,
+      ...options,
+    });
     let parsed = null;
     try {
       parsed = JSON.parse(res.text);
@@ -195,13 +222,20 @@ async function main() {
   const seedStarted = performance.now();
   let added = 0;
   for (let i = 0; i < list.suppressed.length; i += SUPPRESS_PER_CALL) {
-    const res = await api("POST", "/api/v1/email/suppressions", { emails: list.suppressed.slice(i, i + SUPPRESS_PER_CALL), reason: "bench" });
-    if (res.status !== 201) throw new Error(`POST /api/v1/email/suppressions -> ${res.status} ${res.text.slice(0, 300)}`);
+    const res = await api("POST", "/api/v1/email/suppressions", {
+      emails: list.suppressed.slice(i, i + SUPPRESS_PER_CALL),
+      reason: "bench",
+    });
+    if (res.status !== 201)
+      throw new Error(`POST /api/v1/email/suppressions -> ${res.status} ${res.text.slice(0, 300)}`);
     added += res.body.data.added;
   }
   const seedSeconds = (performance.now() - seedStarted) / 1000;
-  if (added !== list.suppressed.length) throw new Error(`suppression list: ${added} added, expected ${list.suppressed.length}`);
-  console.log(`[bench] suppression list seeded with ${added} addresses in ${Math.ceil(list.suppressed.length / SUPPRESS_PER_CALL)} calls (${seedSeconds.toFixed(1)} s)`);
+  if (added !== list.suppressed.length)
+    throw new Error(`suppression list: ${added} added, expected ${list.suppressed.length}`);
+  console.log(
+    `[bench] suppression list seeded with ${added} addresses in ${Math.ceil(list.suppressed.length / SUPPRESS_PER_CALL)} calls (${seedSeconds.toFixed(1)} s)`,
+  );
 
   // ── the run ───────────────────────────────────────────────────────────────────────────────────────────────────
   const failures = [];
@@ -210,10 +244,13 @@ async function main() {
   console.log(`[bench] POST /api/v1/email/bulk with ${ROWS} addresses`);
   const created = await api("POST", "/api/v1/email/bulk", body);
   const createdAt = created.t0 + created.ms; // the create response is in
-  if (created.status !== 202 || !created.body?.data?.job?.id) throw new Error(`POST /api/v1/email/bulk -> ${created.status} ${created.text.slice(0, 500)}`);
+  if (created.status !== 202 || !created.body?.data?.job?.id)
+    throw new Error(`POST /api/v1/email/bulk -> ${created.status} ${created.text.slice(0, 500)}`);
   const jobId = created.body.data.job.id;
   sampler.mark("created");
-  console.log(`[bench] job ${jobId} created in ${created.ms.toFixed(0)} ms (status ${created.body.data.job.status}); polling every ${POLL_MS} ms`);
+  console.log(
+    `[bench] job ${jobId} created in ${created.ms.toFixed(0)} ms (status ${created.body.data.job.status}); polling every ${POLL_MS} ms`,
+  );
 
   const pollDeadline = startedAt + TIMEOUT_MS - TAIL_MS;
   const polls = [];
@@ -231,7 +268,9 @@ async function main() {
     if (wait > 0) await sleep(wait);
     lastPollStart = performance.now();
     if (performance.now() > pollDeadline) {
-      failures.push(`the run did not complete within the time budget (${job.processed}/${job.total} rows, status ${job.status})`);
+      failures.push(
+        `the run did not complete within the time budget (${job.processed}/${job.total} rows, status ${job.status})`,
+      );
       break;
     }
     const res = await api("GET", `/api/v1/email/bulk/${jobId}`);
@@ -242,16 +281,24 @@ async function main() {
       continue;
     }
     job = res.body.data.job;
-    polls.push({ t_s: round2((at - createdAt) / 1000), ms: round2(res.ms), status: job.status, processed: job.processed });
+    polls.push({
+      t_s: round2((at - createdAt) / 1000),
+      ms: round2(res.ms),
+      status: job.status,
+      processed: job.processed,
+    });
     if (firstRowAt === null && job.processed > 0) firstRowAt = at;
     if (performance.now() - lastPrint > 5_000) {
       lastPrint = performance.now();
       const s = (at - createdAt) / 1000;
-      console.log(`[bench] ${s.toFixed(1)} s: ${job.status}, ${job.processed}/${job.total} rows (${Math.round(job.processed / s)} rows/s so far)`);
+      console.log(
+        `[bench] ${s.toFixed(1)} s: ${job.status}, ${job.processed}/${job.total} rows (${Math.round(job.processed / s)} rows/s so far)`,
+      );
     }
     if (!["queued", "processing"].includes(job.status)) {
       completedAt = at;
-      if (job.status !== "completed" || job.stopped_reason) failures.push(`the run settled as ${job.status} (stopped_reason ${job.stopped_reason})`);
+      if (job.status !== "completed" || job.stopped_reason)
+        failures.push(`the run settled as ${job.status} (stopped_reason ${job.stopped_reason})`);
       break;
     }
   }
@@ -271,7 +318,9 @@ async function main() {
   let csv = null;
   if (completedAt && job.processed > 0) {
     sampler.mark("before_download");
-    const res = await api("GET", `/api/v1/email/bulk/${jobId}/results`, undefined, { timeoutMs: Math.max(10_000, pollDeadline + TAIL_MS - 20_000 - performance.now()) });
+    const res = await api("GET", `/api/v1/email/bulk/${jobId}/results`, undefined, {
+      timeoutMs: Math.max(10_000, pollDeadline + TAIL_MS - 20_000 - performance.now()),
+    });
     sampler.mark("downloaded");
     const bytes = Buffer.byteLength(res.text);
     download = { status: res.status, ms: round2(res.ms), bytes, mb_per_s: round2(bytes / 1e6 / (res.ms / 1000)) };
@@ -282,7 +331,10 @@ async function main() {
   sampler.stop();
   checkJob(job, list, failures);
   const consumerErrors = countLogLines(logBefore, /job_message_failed/);
-  if (consumerErrors) failures.push(`the queue consumer logged ${consumerErrors} job_message_failed line(s) (bench/results/bulk-wrangler.log)`);
+  if (consumerErrors)
+    failures.push(
+      `the queue consumer logged ${consumerErrors} job_message_failed line(s) (bench/results/bulk-wrangler.log)`,
+    );
 
   const cpu = sampler.cpuBetween("created", "completed");
   const results = {
@@ -299,7 +351,13 @@ async function main() {
       smtp_sidecar: "none (SMTP_SIDECAR_URL empty)",
       account: account.id,
     },
-    mix: { ...list.kinds, distinct: list.distinct, duplicates: list.duplicates, body_bytes: Buffer.byteLength(body), suppression_seed_seconds: round2(seedSeconds) },
+    mix: {
+      ...list.kinds,
+      distinct: list.distinct,
+      duplicates: list.duplicates,
+      body_bytes: Buffer.byteLength(body),
+      suppression_seed_seconds: round2(seedSeconds),
+    },
     job_id: jobId,
     completed: completedAt !== null && job.status === "completed",
     rows_per_s: Math.round(rowsPerSecond),
@@ -311,7 +369,19 @@ async function main() {
     first_row_after_s: firstRowAt === null ? null : round2((firstRowAt - createdAt) / 1000),
     create: { ms: round2(created.ms), status: created.status, body_bytes: Buffer.byteLength(body) },
     download,
-    job: pick(job, ["status", "total", "processed", "duplicate_count", "deliverable", "risky", "undeliverable", "credits_used", "stopped_reason", "created_at", "finished_at"]),
+    job: pick(job, [
+      "status",
+      "total",
+      "processed",
+      "duplicate_count",
+      "deliverable",
+      "risky",
+      "undeliverable",
+      "credits_used",
+      "stopped_reason",
+      "created_at",
+      "finished_at",
+    ]),
     expected: list.expected,
     csv,
     memory: {
@@ -423,10 +493,21 @@ function buildList(total, seed) {
   }
   for (let n = 0; n < counts.disposable; n++) {
     const domain = DISPOSABLE_DOMAINS[n % DISPOSABLE_DOMAINS.length];
-    distinct.push({ input: `${FIRST_NAMES[n % FIRST_NAMES.length]}.${n}@${domain}`, kind: "disposable", verdict: "risky", reason: "disposable" });
+    distinct.push({
+      input: `${FIRST_NAMES[n % FIRST_NAMES.length]}.${n}@${domain}`,
+      kind: "disposable",
+      verdict: "risky",
+      reason: "disposable",
+    });
   }
   for (let n = 0; n < counts.invalid; n++) {
-    distinct.push({ input: INVALID_SHAPES[n % INVALID_SHAPES.length](n), kind: "invalid", verdict: "undeliverable", reason: "invalid_syntax", exactOnly: true });
+    distinct.push({
+      input: INVALID_SHAPES[n % INVALID_SHAPES.length](n),
+      kind: "invalid",
+      verdict: "undeliverable",
+      reason: "invalid_syntax",
+      exactOnly: true,
+    });
   }
   const suppressed = [];
   for (let n = 0; n < counts.suppressed; n++) {
@@ -444,10 +525,31 @@ function buildList(total, seed) {
   shuffle(rows, random);
   // The CSV's input column is the first occurrence's input (the engine looks a distinct address up once).
   // The first occurrence of a distinct address is the one looked up; the rest count as duplicates.
-  const expected = { total, duplicate_count: counts.duplicate, deliverable: 0, risky: 0, undeliverable: 0, credits_used: counts.disposable };
+  const expected = {
+    total,
+    duplicate_count: counts.duplicate,
+    deliverable: 0,
+    risky: 0,
+    undeliverable: 0,
+    credits_used: counts.disposable,
+  };
   for (const row of rows) expected[row.verdict] += 1;
-  const kinds = { test: counts.test, disposable: counts.disposable, invalid: counts.invalid, suppressed: counts.suppressed, duplicate: counts.duplicate };
-  return { inputs: rows.map((r) => r.input), rows, suppressed, distinct: distinct.length, duplicates: counts.duplicate, kinds, expected };
+  const kinds = {
+    test: counts.test,
+    disposable: counts.disposable,
+    invalid: counts.invalid,
+    suppressed: counts.suppressed,
+    duplicate: counts.duplicate,
+  };
+  return {
+    inputs: rows.map((r) => r.input),
+    rows,
+    suppressed,
+    distinct: distinct.length,
+    duplicates: counts.duplicate,
+    kinds,
+    expected,
+  };
 }
 
 // ── checks ────────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -478,7 +580,14 @@ function checkCsv(text, list, failures) {
   const [header, ...data] = parseCsv(text);
   const col = Object.fromEntries(header.map((name, i) => [name, i]));
   const seen = new Uint8Array(list.rows.length);
-  const problems = { bad_index: 0, repeated_index: 0, wrong_verdict: 0, wrong_reason: 0, wrong_input: 0, wrong_suppressed_flag: 0 };
+  const problems = {
+    bad_index: 0,
+    repeated_index: 0,
+    wrong_verdict: 0,
+    wrong_reason: 0,
+    wrong_input: 0,
+    wrong_suppressed_flag: 0,
+  };
   let inputNotAsSubmitted = 0; // duplicates written with their first occurrence's spelling (by design, noted only)
   const samples = [];
   const byReason = {};
@@ -500,12 +609,16 @@ function checkCsv(text, list, failures) {
     if (!firstSeen.has(want.key)) firstSeen.add(want.key), (creditsFirst += Number(cells[col.credits_used]) || 0);
     const input = cells[col.input].replace(/^'/, "");
     let bad = null;
-    if (verdict !== want.verdict) (problems.wrong_verdict++, (bad = "verdict"));
-    else if (reason !== want.reason) (problems.wrong_reason++, (bad = "reason"));
-    else if (input !== want.input) (problems.wrong_input++, (bad = "input"));
-    else if ((cells[col.suppressed] === "true") !== (want.kind === "suppressed")) (problems.wrong_suppressed_flag++, (bad = "suppressed"));
+    if (verdict !== want.verdict) problems.wrong_verdict++, (bad = "verdict");
+    else if (reason !== want.reason) problems.wrong_reason++, (bad = "reason");
+    else if (input !== want.input) problems.wrong_input++, (bad = "input");
+    else if ((cells[col.suppressed] === "true") !== (want.kind === "suppressed"))
+      problems.wrong_suppressed_flag++, (bad = "suppressed");
     if (input !== want.input) inputNotAsSubmitted++;
-    if (bad && samples.length < 5) samples.push(`row ${index} (${want.kind} ${JSON.stringify(want.input)}): ${bad} wrong: ${cells.slice(1, 7).join(",")}`);
+    if (bad && samples.length < 5)
+      samples.push(
+        `row ${index} (${want.kind} ${JSON.stringify(want.input)}): ${bad} wrong: ${cells.slice(1, 7).join(",")}`,
+      );
   }
   const missing = seen.reduce((n, v) => n + (v === 0 ? 1 : 0), 0);
   const result = {
@@ -521,11 +634,15 @@ function checkCsv(text, list, failures) {
   };
   if (data.length !== list.rows.length) failures.push(`CSV has ${data.length} data rows, expected ${list.rows.length}`);
   if (missing) failures.push(`CSV misses ${missing} index(es)`);
-  for (const [what, n] of Object.entries(problems)) if (n) failures.push(`CSV: ${n} row(s) with ${what.replaceAll("_", " ")}`);
+  for (const [what, n] of Object.entries(problems))
+    if (n) failures.push(`CSV: ${n} row(s) with ${what.replaceAll("_", " ")}`);
   for (const s of samples) failures.push(`  e.g. ${s}`);
   // Duplicate rows repeat their first occurrence's cells, credits_used included, so the column sums to more than was
   // charged; counted once per distinct address it must equal the job's credits_used.
-  if (creditsFirst !== list.expected.credits_used) failures.push(`CSV credits_used over first occurrences sums to ${creditsFirst}, expected ${list.expected.credits_used}`);
+  if (creditsFirst !== list.expected.credits_used)
+    failures.push(
+      `CSV credits_used over first occurrences sums to ${creditsFirst}, expected ${list.expected.credits_used}`,
+    );
   return result;
 }
 
@@ -533,7 +650,8 @@ function checkJob(job, list, failures) {
   for (const [field, want] of Object.entries(list.expected)) {
     if (job[field] !== want) failures.push(`job ${field} = ${job[field]}, expected ${want}`);
   }
-  if (job.processed !== list.rows.length) failures.push(`job processed = ${job.processed}, expected ${list.rows.length}`);
+  if (job.processed !== list.rows.length)
+    failures.push(`job processed = ${job.processed}, expected ${list.rows.length}`);
 }
 
 // ── reporting ─────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -547,7 +665,8 @@ function summariseProgress(polls, total) {
   const marks = [];
   let next = 0.1;
   for (const p of polls) {
-    while (next <= 1.0001 && p.processed >= total * next) marks.push({ share: Math.round(next * 100), t_s: p.t_s }), (next += 0.1);
+    while (next <= 1.0001 && p.processed >= total * next)
+      marks.push({ share: Math.round(next * 100), t_s: p.t_s }), (next += 0.1);
   }
   let longestGap = polls.length ? polls[0].t_s : 0;
   for (let i = 1; i < polls.length; i++) longestGap = Math.max(longestGap, polls[i].t_s - polls[i - 1].t_s);
@@ -556,29 +675,76 @@ function summariseProgress(polls, total) {
 
 function report(r) {
   const line = (label, value) => console.log(`${label.padEnd(34)}${value}`);
-  console.log(`\nbulk email run, ${r.config.rows} rows (${r.mix.distinct} distinct + ${r.mix.duplicates} duplicates), ${r.machine.cpus} CPUs:`);
-  line("create (POST /email/bulk)", `${r.create.ms.toFixed(0)} ms for a ${(r.create.body_bytes / 1e6).toFixed(2)} MB body`);
-  line("run (create response -> completed)", `${r.run_seconds.toFixed(1)} s (server created_at -> finished_at: ${r.server_seconds ?? "-"} s); first rows after ${r.first_row_after_s ?? "-"} s`);
-  line("throughput", `${r.rows_per_s} rows/s (server clock: ${r.server_rows_per_s ?? "-"} rows/s)   target >= ${r.target_rows_per_s}: ${r.target_met ? "met" : "NOT met"}`);
-  if (r.download) line("results download", `${r.download.status}, ${(r.download.bytes / 1e6).toFixed(2)} MB in ${r.download.ms.toFixed(0)} ms (${r.download.mb_per_s} MB/s)`);
-  if (r.csv) line("CSV", `${r.csv.data_rows} data rows, ${r.csv.distinct_indexes} distinct indexes, ${r.csv.missing_indexes} missing; verdicts ${r.csv.wrong_verdict + r.csv.wrong_reason + r.csv.wrong_input} wrong`);
+  console.log(
+    `\nbulk email run, ${r.config.rows} rows (${r.mix.distinct} distinct + ${r.mix.duplicates} duplicates), ${r.machine.cpus} CPUs:`,
+  );
+  line(
+    "create (POST /email/bulk)",
+    `${r.create.ms.toFixed(0)} ms for a ${(r.create.body_bytes / 1e6).toFixed(2)} MB body`,
+  );
+  line(
+    "run (create response -> completed)",
+    `${r.run_seconds.toFixed(1)} s (server created_at -> finished_at: ${r.server_seconds ?? "-"} s); first rows after ${r.first_row_after_s ?? "-"} s`,
+  );
+  line(
+    "throughput",
+    `${r.rows_per_s} rows/s (server clock: ${r.server_rows_per_s ?? "-"} rows/s)   target >= ${r.target_rows_per_s}: ${r.target_met ? "met" : "NOT met"}`,
+  );
+  if (r.download)
+    line(
+      "results download",
+      `${r.download.status}, ${(r.download.bytes / 1e6).toFixed(2)} MB in ${r.download.ms.toFixed(0)} ms (${r.download.mb_per_s} MB/s)`,
+    );
+  if (r.csv)
+    line(
+      "CSV",
+      `${r.csv.data_rows} data rows, ${r.csv.distinct_indexes} distinct indexes, ${r.csv.missing_indexes} missing; verdicts ${r.csv.wrong_verdict + r.csv.wrong_reason + r.csv.wrong_input} wrong`,
+    );
   const j = r.job;
-  line("job counters", `deliverable ${j.deliverable}, risky ${j.risky}, undeliverable ${j.undeliverable}, duplicate_count ${j.duplicate_count}, credits_used ${j.credits_used}`);
+  line(
+    "job counters",
+    `deliverable ${j.deliverable}, risky ${j.risky}, undeliverable ${j.undeliverable}, duplicate_count ${j.duplicate_count}, credits_used ${j.credits_used}`,
+  );
   const e = r.expected;
-  line("expected", `deliverable ${e.deliverable}, risky ${e.risky}, undeliverable ${e.undeliverable}, duplicate_count ${e.duplicate_count}, credits_used ${e.credits_used}`);
+  line(
+    "expected",
+    `deliverable ${e.deliverable}, risky ${e.risky}, undeliverable ${e.undeliverable}, duplicate_count ${e.duplicate_count}, credits_used ${e.credits_used}`,
+  );
   const m = r.memory;
-  line("peak RSS", `workerd ${m.workerd_peak_rss_mb} MB (${m.workerd_processes} processes, summed), wrangler tree ${m.wrangler_tree_peak_rss_mb} MB, harness (Node) ${m.harness_peak_rss_mb} MB`);
+  line(
+    "peak RSS",
+    `workerd ${m.workerd_peak_rss_mb} MB (${m.workerd_processes} processes, summed), wrangler tree ${m.wrangler_tree_peak_rss_mb} MB, harness (Node) ${m.harness_peak_rss_mb} MB`,
+  );
   if (r.cpu_during_run) {
     const c = r.cpu_during_run;
-    const busiest = [...c.processes].sort((a, b) => b.cpu_seconds - a.cpu_seconds).slice(0, 4).map((p) => `${p.comm}[${p.pid}] ${p.cpu_seconds}`).join(", ");
-    line("CPU during the run", `workerd ${c.workerd_cpu_seconds} s, wrangler tree ${c.tree_cpu_seconds} s, harness ${c.harness_cpu_seconds} s over ${c.wall_seconds} s wall (${busiest})`);
+    const busiest = [...c.processes]
+      .sort((a, b) => b.cpu_seconds - a.cpu_seconds)
+      .slice(0, 4)
+      .map((p) => `${p.comm}[${p.pid}] ${p.cpu_seconds}`)
+      .join(", ");
+    line(
+      "CPU during the run",
+      `workerd ${c.workerd_cpu_seconds} s, wrangler tree ${c.tree_cpu_seconds} s, harness ${c.harness_cpu_seconds} s over ${c.wall_seconds} s wall (${busiest})`,
+    );
   }
   line("fixtures", `${r.fixtures.doh_queries} DNS queries, ${r.fixtures.rdap_requests} RDAP requests`);
-  if (r.progress.to_share_s.length) line("progress (share: s)", r.progress.to_share_s.map((p) => `${p.share}%: ${p.t_s}`).join("  "));
-  line("polls answered", `${r.progress.polls_answered}; longest gap between two answers ${r.progress.longest_gap_between_poll_answers_s} s (asked every ${r.config.poll_ms} ms)`);
+  if (r.progress.to_share_s.length)
+    line("progress (share: s)", r.progress.to_share_s.map((p) => `${p.share}%: ${p.t_s}`).join("  "));
+  line(
+    "polls answered",
+    `${r.progress.polls_answered}; longest gap between two answers ${r.progress.longest_gap_between_poll_answers_s} s (asked every ${r.config.poll_ms} ms)`,
+  );
   const rs = r.responsiveness;
-  if (rs.poll_ms) line("poll GET /email/bulk/{id} latency", `p50 ${rs.poll_ms.p50_ms} ms, max ${rs.poll_ms.max_ms} ms over ${rs.poll_ms.n} polls`);
-  if (rs.healthz_ms) line("GET /healthz during the run", `p50 ${rs.healthz_ms.p50_ms} ms, max ${rs.healthz_ms.max_ms} ms, ${rs.healthz_ms.over_1s} of ${rs.healthz_ms.n} over 1 s`);
+  if (rs.poll_ms)
+    line(
+      "poll GET /email/bulk/{id} latency",
+      `p50 ${rs.poll_ms.p50_ms} ms, max ${rs.poll_ms.max_ms} ms over ${rs.poll_ms.n} polls`,
+    );
+  if (rs.healthz_ms)
+    line(
+      "GET /healthz during the run",
+      `p50 ${rs.healthz_ms.p50_ms} ms, max ${rs.healthz_ms.max_ms} ms, ${rs.healthz_ms.over_1s} of ${rs.healthz_ms.n} over 1 s`,
+    );
 }
 
 function mb(bytes) {
@@ -613,4 +779,3 @@ function wranglerVersion() {
     return null;
   }
 }
-

@@ -56,7 +56,10 @@ const COMPANY = { identifier: "09900001", type: "company_number", country: "GB" 
 
 /** Each measured route: its path and a fresh body. */
 const ROUTES = {
-  consistency: ["/api/v1/consistency", () => ({ email: freshEmail(), phone: ukMobile(), ip: usIp(), address: LONDON, entity: COMPANY })],
+  consistency: [
+    "/api/v1/consistency",
+    () => ({ email: freshEmail(), phone: ukMobile(), ip: usIp(), address: LONDON, entity: COMPANY }),
+  ],
   email: ["/api/v1/email", () => ({ email: freshEmail() })],
   phone: ["/api/v1/phone", () => ({ phone: ukMobile() })],
   ip: ["/api/v1/ip", () => ({ ip: usIp() })],
@@ -71,11 +74,13 @@ async function cleanup() {
   if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
 }
 
-
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const loadBefore = loadavg().map(round2);
-  const doh = await startDoh((name) => (name === DOMAIN || name.endsWith(`.${DOMAIN}`) ? { MX: ["0 ."] } : undefined), DNS_MS);
+  const doh = await startDoh(
+    (name) => (name === DOMAIN || name.endsWith(`.${DOMAIN}`) ? { MX: ["0 ."] } : undefined),
+    DNS_MS,
+  );
   const rdap = await startRdap(() => "2015-04-02");
   fixtures.push(doh, rdap);
   workDir = mkdtempSync(join(tmpdir(), "consistency-bench-"));
@@ -99,14 +104,21 @@ async function main() {
   const times = Object.fromEntries(Object.keys(ROUTES).map((name) => [name, []]));
   const once = async (name, record) => {
     const [path, body] = ROUTES[name];
-    const res = await send(agent, `${base}${path}`, { method: "POST", key: await pool.next(), body: body(), read: true });
+    const res = await send(agent, `${base}${path}`, {
+      method: "POST",
+      key: await pool.next(),
+      body: body(),
+      read: true,
+    });
     if (res.status !== 200) failures.push(`${name}: ${res.status} ${res.text.slice(0, 200)}`);
     if (record) times[name].push(res.ms);
     return res;
   };
   for (const name of Object.keys(ROUTES)) for (let i = 0; i < 5; i++) await once(name, false);
   const sample = JSON.parse((await once("consistency", false)).text).data;
-  console.log(`[bench] a five-signal answer: score ${sample.score} (${sample.level}), ${sample.agreements.length} agreements, ${sample.disagreements.length} disagreements`);
+  console.log(
+    `[bench] a five-signal answer: score ${sample.score} (${sample.level}), ${sample.agreements.length} agreements, ${sample.disagreements.length} disagreements`,
+  );
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? Object.keys(ROUTES).reverse() : Object.keys(ROUTES);
     for (const name of order) for (let i = 0; i < Math.ceil(REQUESTS / ROUNDS); i++) await once(name, true);
@@ -115,30 +127,59 @@ async function main() {
   const singles = Object.keys(ROUTES).filter((name) => name !== "consistency");
   const slowest = singles.reduce((a, b) => (summary[a].p50_ms >= summary[b].p50_ms ? a : b));
   const ratio = round2(summary.consistency.p50_ms / summary[slowest].p50_ms);
-  for (const name of Object.keys(ROUTES)) console.log(`[bench] (a) ${name.padEnd(11)} p50 ${summary[name].p50_ms} ms  mean ${summary[name].mean_ms} ms`);
-  console.log(`[bench] (a) five-signal consistency p50 / slowest single (${slowest}) p50 = ${ratio}x (target <= ${TARGET_RATIO})`);
+  for (const name of Object.keys(ROUTES))
+    console.log(`[bench] (a) ${name.padEnd(11)} p50 ${summary[name].p50_ms} ms  mean ${summary[name].mean_ms} ms`);
+  console.log(
+    `[bench] (a) five-signal consistency p50 / slowest single (${slowest}) p50 = ${ratio}x (target <= ${TARGET_RATIO})`,
+  );
 
   // (b) one bulk run.
-  const rows = Array.from({ length: ROWS }, (_, i) => ({ phone: ukMobile(), ip: usIp(), address: LONDON, ...(i % 2 ? { entity: COMPANY } : {}) }));
-  const created = await send(agent, `${base}/api/v1/consistency/bulk`, { method: "POST", key: await pool.next(), body: { rows }, read: true });
+  const rows = Array.from({ length: ROWS }, (_, i) => ({
+    phone: ukMobile(),
+    ip: usIp(),
+    address: LONDON,
+    ...(i % 2 ? { entity: COMPANY } : {}),
+  }));
+  const created = await send(agent, `${base}/api/v1/consistency/bulk`, {
+    method: "POST",
+    key: await pool.next(),
+    body: { rows },
+    read: true,
+  });
   if (created.status !== 202) throw new Error(`bulk create answered ${created.status}: ${created.text.slice(0, 300)}`);
   const jobId = JSON.parse(created.text).data.job.id;
   const bulkStarted = performance.now();
   let job;
   do {
     await sleep(500);
-    job = JSON.parse((await send(agent, `${base}/api/v1/consistency/bulk/${jobId}`, { key: await pool.next(), read: true })).text).data.job;
+    job = JSON.parse(
+      (await send(agent, `${base}/api/v1/consistency/bulk/${jobId}`, { key: await pool.next(), read: true })).text,
+    ).data.job;
   } while (["queued", "processing"].includes(job.status));
   const seconds = (performance.now() - bulkStarted) / 1000;
   const rowsPerSecond = Math.round(job.processed / seconds);
-  if (job.status !== "completed" || job.processed !== ROWS) failures.push(`bulk ended ${job.status} with ${job.processed} of ${ROWS} rows`);
-  console.log(`[bench] (b) bulk ${ROWS} rows in ${round2(seconds)} s: ${rowsPerSecond} rows/s (${JSON.stringify({ consistent: job.consistent, mixed: job.mixed, inconsistent: job.inconsistent, undecided: job.undecided, credits_used: job.credits_used })})`);
+  if (job.status !== "completed" || job.processed !== ROWS)
+    failures.push(`bulk ended ${job.status} with ${job.processed} of ${ROWS} rows`);
+  console.log(
+    `[bench] (b) bulk ${ROWS} rows in ${round2(seconds)} s: ${rowsPerSecond} rows/s (${JSON.stringify({ consistent: job.consistent, mixed: job.mixed, inconsistent: job.inconsistent, undecided: job.undecided, credits_used: job.credits_used })})`,
+  );
 
-  const result = { machine: { cores: availableParallelism(), load_before: loadBefore, load_after: loadavg().map(round2) }, dns_ms: DNS_MS, a: { summary, slowest_single: slowest, ratio, target: TARGET_RATIO }, b: { rows: ROWS, seconds: round2(seconds), rows_per_second: rowsPerSecond, job }, failures };
+  const result = {
+    machine: { cores: availableParallelism(), load_before: loadBefore, load_after: loadavg().map(round2) },
+    dns_ms: DNS_MS,
+    a: { summary, slowest_single: slowest, ratio, target: TARGET_RATIO },
+    b: { rows: ROWS, seconds: round2(seconds), rows_per_second: rowsPerSecond, job },
+    failures,
+  };
   writeFileSync(join(RESULTS_DIR, "consistency.json"), `${JSON.stringify(result, null, 2)}\n`);
   for (const f of failures) console.error(`[bench] unexpected: ${f}`);
   if (failures.length) return 1;
   return process.env.BENCH_ENFORCE === "1" && ratio > TARGET_RATIO ? 1 : 0;
 }
 
-await runBench({ main, cleanup, timeoutMs: num("BENCH_TIMEOUT_MS", 15 * 60_000), logHint: "wrangler output: bench/results/consistency-wrangler.log" });
+await runBench({
+  main,
+  cleanup,
+  timeoutMs: num("BENCH_TIMEOUT_MS", 15 * 60_000),
+  logHint: "wrangler output: bench/results/consistency-wrangler.log",
+});

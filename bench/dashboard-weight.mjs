@@ -30,19 +30,33 @@ try {
   });
   const { pages, styles } = await import(pathToFileURL(bundle).href);
   const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
-  const asset = (path) => (path === "/dashboard/assets/app.css" ? Buffer.from(styles) : readFileSync(join(assets, path)));
+  const asset = (path) =>
+    path === "/dashboard/assets/app.css" ? Buffer.from(styles) : readFileSync(join(assets, path));
   const rows = [];
   for (const [name, render] of Object.entries(pages)) {
     const html = `<!DOCTYPE html>${String(await render())}`;
     const linked = [...html.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]);
     const parts = { html: gz(Buffer.from(html)), js: 0, css: 0 };
     for (const path of new Set(linked)) parts[path.endsWith(".js") ? "js" : "css"] += gz(asset(path));
-    rows.push({ page: name, html_gzip: parts.html, js_gzip: parts.js, css_gzip: parts.css, total_gzip: parts.html + parts.js + parts.css, assets: [...new Set(linked)] });
+    rows.push({
+      page: name,
+      html_gzip: parts.html,
+      js_gzip: parts.js,
+      css_gzip: parts.css,
+      total_gzip: parts.html + parts.js + parts.css,
+      assets: [...new Set(linked)],
+    });
   }
   console.log("page       html    js      css     total (bytes, gzip -9)");
-  for (const r of rows) console.log(`${r.page.padEnd(10)} ${String(r.html_gzip).padEnd(7)} ${String(r.js_gzip).padEnd(7)} ${String(r.css_gzip).padEnd(7)} ${r.total_gzip}`);
+  for (const r of rows)
+    console.log(
+      `${r.page.padEnd(10)} ${String(r.html_gzip).padEnd(7)} ${String(r.js_gzip).padEnd(7)} ${String(r.css_gzip).padEnd(7)} ${r.total_gzip}`,
+    );
   mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-  writeFileSync(join(ROOT, "bench", "results", "dashboard-weight.json"), `${JSON.stringify({ measured_at: new Date().toISOString(), pages: rows }, null, 2)}\n`);
+  writeFileSync(
+    join(ROOT, "bench", "results", "dashboard-weight.json"),
+    `${JSON.stringify({ measured_at: new Date().toISOString(), pages: rows }, null, 2)}\n`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -35,13 +35,28 @@ requireNode22();
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
 const DATASET = process.env.BENCH_DATASET ?? "gleif-lei";
 const ADDRESS = ADDRESS_BENCH[DATASET];
-if (DATASET !== "gleif-lei" && !ADDRESS) throw new Error(`BENCH_DATASET: gleif-lei, ${Object.keys(ADDRESS_BENCH).join(", ")}`);
+if (DATASET !== "gleif-lei" && !ADDRESS)
+  throw new Error(`BENCH_DATASET: gleif-lei, ${Object.keys(ADDRESS_BENCH).join(", ")}`);
 const ROWS = num("BENCH_ROWS", ADDRESS?.fullRows ?? 500_000);
 const COLUMNS = num("BENCH_COLUMNS", 340);
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 60 * 60_000);
 const ADMIN_TOKEN = "bench-admin-token";
 const MEMBER = "20261125-0800-gleif-goldencopy-lei2-golden-copy.csv";
-const OFF = ["IP_TOR_EXITS", "IP_COUNTRY_V4", "IP_COUNTRY_V6", "IP_CITY_V4", "IP_CITY_V6", "IP_ASN_V4", "IP_ASN_V6", "UK_COMPANIES_HOUSE", "GLEIF_LEI", "GLEIF_LEI_DELTA", "UK_ONSPD", "UK_OS_OPEN_NAMES", "FR_BAN"];
+const OFF = [
+  "IP_TOR_EXITS",
+  "IP_COUNTRY_V4",
+  "IP_COUNTRY_V6",
+  "IP_CITY_V4",
+  "IP_CITY_V6",
+  "IP_ASN_V4",
+  "IP_ASN_V6",
+  "UK_COMPANIES_HOUSE",
+  "GLEIF_LEI",
+  "GLEIF_LEI_DELTA",
+  "UK_ONSPD",
+  "UK_OS_OPEN_NAMES",
+  "FR_BAN",
+];
 
 let workDir = null;
 let worker = null;
@@ -53,7 +68,15 @@ const lei = (base18) => {
   return `${base18}${String(98 - Number(BigInt(digits) % 97n)).padStart(2, "0")}`;
 };
 
-const HEADER = ["LEI", "Entity.LegalName", "Entity.LegalAddress.Country", "Entity.EntityStatus", "Registration.RegistrationStatus", "Entity.RegistrationAuthority.RegistrationAuthorityID", "Entity.RegistrationAuthority.RegistrationAuthorityEntityID"];
+const HEADER = [
+  "LEI",
+  "Entity.LegalName",
+  "Entity.LegalAddress.Country",
+  "Entity.EntityStatus",
+  "Registration.RegistrationStatus",
+  "Entity.RegistrationAuthority.RegistrationAuthorityID",
+  "Entity.RegistrationAuthority.RegistrationAuthorityEntityID",
+];
 const COUNTRIES = ["GB", "DE", "FR", "US", "JP", "NL", "IT", "ES", "SE", "CA"];
 
 /** Writes the CSV straight into a zip's deflate stream; returns the archive's path and the CSV's size. */
@@ -134,7 +157,11 @@ async function serve(path, name = `${MEMBER}.zip`, others = []) {
     const other = others.find((f) => req.url === `/${f.name}`);
     if (!other && req.url !== `/${name}`) return res.writeHead(404).end();
     const file = other?.path ?? path;
-    res.writeHead(200, { "content-type": "application/zip", "content-length": statSync(file).size, etag: `"bench-${Date.now()}"` });
+    res.writeHead(200, {
+      "content-type": "application/zip",
+      "content-length": statSync(file).size,
+      etag: `"bench-${Date.now()}"`,
+    });
     createReadStream(file).pipe(res);
   });
   server.listen(0, "127.0.0.1");
@@ -159,7 +186,9 @@ async function refresh(admin, pid, name = "gleif-lei") {
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       // Locally one isolate serves everything: while a step inflates or parses, the poll waits (30 s timeout): retry.
-      const { data } = await admin.call("GET", "/dataset-refresh").catch((err) => (err.name === "TimeoutError" ? { data: null } : Promise.reject(err)));
+      const { data } = await admin
+        .call("GET", "/dataset-refresh")
+        .catch((err) => (err.name === "TimeoutError" ? { data: null } : Promise.reject(err)));
       if (!data) continue;
       const view = data.datasets.find((d) => d.name === name).refresh;
       const now = performance.now();
@@ -173,7 +202,14 @@ async function refresh(admin, pid, name = "gleif-lei") {
       }
       if (view.status !== "running" && view.phase === null) {
         if (view.status !== "ok") throw new Error(`refresh ${view.status}: ${view.error}`);
-        return { seconds: Math.round(now - started) / 1000, phases, workerd_cpu_seconds: cpu, generation: view.generation, workerd_rss_before_bytes: before, workerd_peak_rss_bytes: peak };
+        return {
+          seconds: Math.round(now - started) / 1000,
+          phases,
+          workerd_cpu_seconds: cpu,
+          generation: view.generation,
+          workerd_rss_before_bytes: before,
+          workerd_peak_rss_bytes: peak,
+        };
       }
     }
   } finally {
@@ -186,17 +222,39 @@ async function mainAddress() {
   console.log(`[bench] writing ${DATASET} in its publisher's format, ${ROWS} records`);
   const built = performance.now();
   const file = await ADDRESS.build(workDir, ROWS);
-  console.log(`[bench] ${file.textBytes} bytes of CSV, ${file.fileBytes} compressed, in ${Math.round(performance.now() - built) / 1000} s`);
+  console.log(
+    `[bench] ${file.textBytes} bytes of CSV, ${file.fileBytes} compressed, in ${Math.round(performance.now() - built) / 1000} s`,
+  );
   const files = file.files ?? [file];
   const url = await serve(file.path, file.name, files);
-  const served = Object.fromEntries((ADDRESS.urlVars ?? [ADDRESS.urlVar]).map((v, i) => [v, `${url}/${files[i].name}`]));
+  const served = Object.fromEntries(
+    (ADDRESS.urlVars ?? [ADDRESS.urlVar]).map((v, i) => [v, `${url}/${files[i].name}`]),
+  );
   const vars = { ADMIN_TOKEN, ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])), ...served };
-  const { base } = await startWorker({ dir: workDir, vars, log: "refresh-wrangler.log", frozen: true, logLevel: "warn", track: (t) => ((worker = t.child), (logFd = t.logFd)) });
+  const { base } = await startWorker({
+    dir: workDir,
+    vars,
+    log: "refresh-wrangler.log",
+    frozen: true,
+    logLevel: "warn",
+    track: (t) => ((worker = t.child), (logFd = t.logFd)),
+  });
   const admin = adminClient(base, ADMIN_TOKEN);
   const run = await refresh(admin, worker.pid, DATASET);
   // ip-city's rows are what the walk wrote (the package's files are not built with a row count).
-  const records = DATASET === "ip-city" ? (await admin.call("GET", "/ip-datasets")).data.datasets.find((d) => d.name === "ip-city").records : ROWS;
-  console.log(JSON.stringify({ dataset: DATASET, records_in_file: records, text_bytes: file.textBytes, file_bytes: file.fileBytes, run: { ...run, records_per_second: Math.round(records / run.seconds) } }));
+  const records =
+    DATASET === "ip-city"
+      ? (await admin.call("GET", "/ip-datasets")).data.datasets.find((d) => d.name === "ip-city").records
+      : ROWS;
+  console.log(
+    JSON.stringify({
+      dataset: DATASET,
+      records_in_file: records,
+      text_bytes: file.textBytes,
+      file_bytes: file.fileBytes,
+      run: { ...run, records_per_second: Math.round(records / run.seconds) },
+    }),
+  );
   return 0;
 }
 
@@ -207,10 +265,23 @@ async function main() {
   console.log(`[bench] writing a GLEIF-format golden copy of ${ROWS} rows x ${COLUMNS} columns`);
   const built = performance.now();
   const file = await buildGoldenCopy(workDir);
-  console.log(`[bench] ${file.csvBytes} bytes of CSV, ${file.zipBytes} zipped, in ${Math.round(performance.now() - built) / 1000} s`);
+  console.log(
+    `[bench] ${file.csvBytes} bytes of CSV, ${file.zipBytes} zipped, in ${Math.round(performance.now() - built) / 1000} s`,
+  );
   const url = await serve(file.path);
-  const vars = { ADMIN_TOKEN, ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])), REFRESH_URL_GLEIF_LEI: `${url}/latest.csv` };
-  const { base } = await startWorker({ dir: workDir, vars, log: "refresh-wrangler.log", frozen: true, logLevel: "warn", track: (t) => ((worker = t.child), (logFd = t.logFd)) });
+  const vars = {
+    ADMIN_TOKEN,
+    ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])),
+    REFRESH_URL_GLEIF_LEI: `${url}/latest.csv`,
+  };
+  const { base } = await startWorker({
+    dir: workDir,
+    vars,
+    log: "refresh-wrangler.log",
+    frozen: true,
+    logLevel: "warn",
+    track: (t) => ((worker = t.child), (logFd = t.logFd)),
+  });
   const admin = adminClient(base, ADMIN_TOKEN);
   const first = await refresh(admin, worker.pid);
   const second = await refresh(admin, worker.pid);
@@ -237,4 +308,9 @@ async function cleanup() {
   if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
 }
 
-await runBench({ main, cleanup, timeoutMs: TIMEOUT_MS, logHint: "wrangler output: bench/results/refresh-wrangler.log" });
+await runBench({
+  main,
+  cleanup,
+  timeoutMs: TIMEOUT_MS,
+  logHint: "wrangler output: bench/results/refresh-wrangler.log",
+});

@@ -98,7 +98,8 @@ const TEST_ADDRESS = "deliverable@service.test";
 const isBenchDomain = (name) => /^bench-[a-z0-9-]+\.example$/.test(name);
 const zone = (name) => {
   if (isBenchDomain(name)) return { MX: ["10 127.0.0.1."], TXT: ['"v=spf1 include:_spf.example -all"'] };
-  if (name.startsWith("_dmarc.") && isBenchDomain(name.slice(7))) return { TXT: ['"v=DMARC1; p=reject; rua=mailto:d@example.com"'] };
+  if (name.startsWith("_dmarc.") && isBenchDomain(name.slice(7)))
+    return { TXT: ['"v=DMARC1; p=reject; rua=mailto:d@example.com"'] };
   return undefined;
 };
 const accepts = (local, domain) => isBenchDomain(domain) && (local.includes("-") || BATCH_LOCALS.includes(local));
@@ -120,8 +121,8 @@ await runBench({
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler and sidecar output: bench/results/email-wrangler.log, bench/results/email-sidecar.log",
   onExit: () => {
-  for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
-},
+    for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
+  },
 });
 
 async function main() {
@@ -134,7 +135,9 @@ async function main() {
   fixtures.push(rdap);
   const smtp = await startSmtp(accepts, SMTP_LATENCY_MS);
   fixtures.push(smtp);
-  console.log(`[bench] fixtures: DoH ${doh.url} (+${DNS_LATENCY_MS} ms per answer), RDAP ${rdap.url}, SMTP 127.0.0.1:${smtp.port} (+${SMTP_LATENCY_MS} ms per reply)`);
+  console.log(
+    `[bench] fixtures: DoH ${doh.url} (+${DNS_LATENCY_MS} ms per answer), RDAP ${rdap.url}, SMTP 127.0.0.1:${smtp.port} (+${SMTP_LATENCY_MS} ms per reply)`,
+  );
 
   const sidecarPort = await freePort();
   const sidecarUrl = `http://127.0.0.1:${sidecarPort}`;
@@ -153,7 +156,13 @@ async function main() {
   console.log(`[bench] SMTP sidecar on ${sidecarUrl}`);
 
   persistDir = mkdtempSync(join(tmpdir(), "email-bench-"));
-  const vars = { ADMIN_TOKEN, DOH_URL: doh.url, RDAP_BASE_URL: rdap.url, SMTP_SIDECAR_URL: sidecarUrl, SMTP_SIDECAR_SECRET: SIDECAR_SECRET };
+  const vars = {
+    ADMIN_TOKEN,
+    DOH_URL: doh.url,
+    RDAP_BASE_URL: rdap.url,
+    SMTP_SIDECAR_URL: sidecarUrl,
+    SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
+  };
   const [{ base }] = await Promise.all([
     startWorker({
       dir: persistDir,
@@ -174,7 +183,9 @@ async function main() {
   await probeRoute.run(agent, base, WARMUP, CONCURRENCY, { record: false });
   const rate = await probeRoute.run(agent, base, Math.min(REQUESTS, 1_000), CONCURRENCY, { record: false });
   const keyCount = Math.max(CONCURRENCY * 2, keysFor(rate.count / rate.seconds));
-  console.log(`[bench] /healthz runs ~${Math.round(rate.count / rate.seconds)} req/s here; creating an account with ${keyCount} secret keys`);
+  console.log(
+    `[bench] /healthz runs ~${Math.round(rate.count / rate.seconds)} req/s here; creating an account with ${keyCount} secret keys`,
+  );
   const { accountId, keys } = await createAccount(admin, keyCount + SERIAL_KEYS);
   const pool = keyPool(keys.slice(0, keyCount));
   // (b) and (c) send one request at a time, like one client with one key: a few keys reused (rows cached, limiter
@@ -184,7 +195,12 @@ async function main() {
 
   const serialAgent = keepAliveAgent(4);
   const lookup = async (email, note) => {
-    const res = await send(serialAgent, `${base}/api/v1/email`, { method: "POST", key: await serialPool.next(), body: { email }, read: true });
+    const res = await send(serialAgent, `${base}/api/v1/email`, {
+      method: "POST",
+      key: await serialPool.next(),
+      body: { email },
+      read: true,
+    });
     checkSingle(res, email, note, failures);
     return res;
   };
@@ -202,16 +218,28 @@ async function main() {
   if (PARTS.has("a")) {
     const routesA = () => [
       route("GET /healthz", "/healthz", () => ({})),
-      route("POST /api/v1/email (test)", "/api/v1/email", async () => ({ method: "POST", key: await pool.next(), body: { email: TEST_ADDRESS } })),
+      route("POST /api/v1/email (test)", "/api/v1/email", async () => ({
+        method: "POST",
+        key: await pool.next(),
+        body: { email: TEST_ADDRESS },
+      })),
     ];
-    console.log(`[bench] (a) warm-up, then ${REQUESTS} requests per route in ${ROUNDS} alternating blocks, concurrency ${CONCURRENCY}`);
+    console.log(
+      `[bench] (a) warm-up, then ${REQUESTS} requests per route in ${ROUNDS} alternating blocks, concurrency ${CONCURRENCY}`,
+    );
     const [warmH, warmE] = routesA();
     await warmE.run(agent, base, Math.max(WARMUP, keyCount), CONCURRENCY, { record: false });
     await warmH.run(agent, base, WARMUP, CONCURRENCY, { record: false });
     // The canned answer really is the success path (checked once, outside the timing).
-    const sample = await send(agent, `${base}/api/v1/email`, { method: "POST", key: await pool.next(), body: { email: TEST_ADDRESS }, read: true });
+    const sample = await send(agent, `${base}/api/v1/email`, {
+      method: "POST",
+      key: await pool.next(),
+      body: { email: TEST_ADDRESS },
+      read: true,
+    });
     const sampleBody = JSON.parse(sample.text);
-    if (sample.status !== 200 || sampleBody.data?.deliverable !== "deliverable") failures.push(`(a) test address answered ${sample.status} ${sample.text.slice(0, 200)}`);
+    if (sample.status !== 200 || sampleBody.data?.deliverable !== "deliverable")
+      failures.push(`(a) test address answered ${sample.status} ${sample.text.slice(0, 200)}`);
     pool.waits = 0;
     const loaded = await alternate(routesA(), agent, base, REQUESTS, ROUNDS, CONCURRENCY);
     console.log(`[bench] (a) then ${SERIAL_REQUESTS} requests per route one at a time`);
@@ -225,21 +253,31 @@ async function main() {
       target_ratio: TARGET_A,
     };
     a.target_met = a.loaded.ratio_p50 <= TARGET_A;
-    for (const r of [...loaded, ...(serial ?? [])]) if (r.non_200 > 0) failures.push(`(a) ${r.route}: ${r.non_200} answers were not 200 (${JSON.stringify(r.statuses)})`);
+    for (const r of [...loaded, ...(serial ?? [])])
+      if (r.non_200 > 0)
+        failures.push(`(a) ${r.route}: ${r.non_200} answers were not 200 (${JSON.stringify(r.statuses)})`);
   }
 
   // ── (b) ──────────────────────────────────────────────────────────────────────────────────────────────────────
   if (PARTS.has("b")) {
-    console.log(`[bench] (b) warm-up: each of its ${SERIAL_KEYS} keys once, 3 fresh lookups and 3 sidecar probes (not measured)`);
+    console.log(
+      `[bench] (b) warm-up: each of its ${SERIAL_KEYS} keys once, 3 fresh lookups and 3 sidecar probes (not measured)`,
+    );
     for (let i = 0; i < SERIAL_KEYS; i++) {
-      const res = await send(serialAgent, `${base}/api/v1/email`, { method: "POST", key: await serialPool.next(), body: { email: TEST_ADDRESS } });
+      const res = await send(serialAgent, `${base}/api/v1/email`, {
+        method: "POST",
+        key: await serialPool.next(),
+        body: { email: TEST_ADDRESS },
+      });
       if (res.status !== 200) failures.push(`(b) warm-up: test address answered ${res.status}`);
     }
     for (let i = 0; i < 3; i++) {
       await lookup(`alice-w${i}@bench-w${i}-${TAG}.example`, "(b) warm-up");
       await probe(`bench-wp${i}-${TAG}.example`, [`alice-wp${i}@bench-wp${i}-${TAG}.example`], "(b) warm-up");
     }
-    console.log(`[bench] (b) ${FRESH_LOOKUPS} fresh lookups (fresh address at a fresh domain each) interleaved with ${FRESH_LOOKUPS} direct sidecar probes`);
+    console.log(
+      `[bench] (b) ${FRESH_LOOKUPS} fresh lookups (fresh address at a fresh domain each) interleaved with ${FRESH_LOOKUPS} direct sidecar probes`,
+    );
     const fresh = [];
     const probes = [];
     // The Worker's own figures for these lookups only (the probes do not reach it).
@@ -248,25 +286,38 @@ async function main() {
       const domain = `bench-f${i}-${TAG}.example`;
       const steps = [
         async () => fresh.push(timeline(events, await lookup(`alice-f${i}@${domain}`, "(b) fresh lookup"))),
-        async () => probes.push(timeline(events, await probe(`bench-p${i}-${TAG}.example`, [`alice-p${i}@bench-p${i}-${TAG}.example`], "(b) probe"))),
+        async () =>
+          probes.push(
+            timeline(
+              events,
+              await probe(`bench-p${i}-${TAG}.example`, [`alice-p${i}@bench-p${i}-${TAG}.example`], "(b) probe"),
+            ),
+          ),
       ];
       for (const step of i % 2 === 0 ? steps : steps.reverse()) await step();
     }
     const worker = summariseRoute((await readRoundTrips(admin))["POST /api/v1/email"]);
-    console.log(`[bench] (b) ${FRESH_LOOKUPS} lookups of fresh addresses at one domain whose DNS the Worker has cached`);
+    console.log(
+      `[bench] (b) ${FRESH_LOOKUPS} lookups of fresh addresses at one domain whose DNS the Worker has cached`,
+    );
     const warmDomain = `bench-warm-${TAG}.example`;
     await lookup(`alice-prime@${warmDomain}`, "(b) warm-DNS priming");
     const warm = [];
-    for (let i = 0; i < FRESH_LOOKUPS; i++) warm.push(timeline(events, await lookup(`alice-w${i}@${warmDomain}`, "(b) warm-DNS lookup")));
+    for (let i = 0; i < FRESH_LOOKUPS; i++)
+      warm.push(timeline(events, await lookup(`alice-w${i}@${warmDomain}`, "(b) warm-DNS lookup")));
     b = summariseB(fresh, probes, warm);
     b.worker_overhead = workerOverhead(worker);
   }
 
   // ── (c) ──────────────────────────────────────────────────────────────────────────────────────────────────────
   if (PARTS.has("c")) {
-    console.log(`[bench] (c) ${BATCH_ROUNDS} round(s): a batch of 50 (5 fresh domains x 10) and 50 single lookups in sequence (5 other fresh domains x 10)`);
+    console.log(
+      `[bench] (c) ${BATCH_ROUNDS} round(s): a batch of 50 (5 fresh domains x 10) and 50 single lookups in sequence (5 other fresh domains x 10)`,
+    );
     const shape = (prefix) =>
-      Array.from({ length: BATCH_DOMAINS }, (_, d) => `bench-${prefix}d${d}-${TAG}.example`).flatMap((domain) => BATCH_LOCALS.map((local) => `${local}@${domain}`));
+      Array.from({ length: BATCH_DOMAINS }, (_, d) => `bench-${prefix}d${d}-${TAG}.example`).flatMap((domain) =>
+        BATCH_LOCALS.map((local) => `${local}@${domain}`),
+      );
     const batches = [];
     const sequences = [];
     const probes10 = [];
@@ -274,7 +325,13 @@ async function main() {
       const steps = [
         async () => {
           const emails = shape(`b${r}`);
-          const res = await send(serialAgent, `${base}/api/v1/email/batch`, { method: "POST", key: await serialPool.next(), body: { emails }, read: true, timeoutMs: 60_000 });
+          const res = await send(serialAgent, `${base}/api/v1/email/batch`, {
+            method: "POST",
+            key: await serialPool.next(),
+            body: { emails },
+            read: true,
+            timeoutMs: 60_000,
+          });
           checkBatch(res, emails, failures);
           batches.push(timeline(events, res));
         },
@@ -287,7 +344,16 @@ async function main() {
       ];
       for (const step of r % 2 === 0 ? steps : steps.reverse()) await step();
       const domain = `bench-p10r${r}-${TAG}.example`;
-      probes10.push(timeline(events, await probe(domain, BATCH_LOCALS.map((local) => `${local}@${domain}`), "(c) 10-address probe")));
+      probes10.push(
+        timeline(
+          events,
+          await probe(
+            domain,
+            BATCH_LOCALS.map((local) => `${local}@${domain}`),
+            "(c) 10-address probe",
+          ),
+        ),
+      );
     }
     c = summariseC(batches, sequences, probes10);
     c.pacing_waits = serialPool.waits; // client-side waits for a key (before t0 of a request, but inside a sequence's wall time)
@@ -329,7 +395,9 @@ async function main() {
     for (const f of failures.slice(0, 10)) console.error(`  ${f}`);
     return 1;
   }
-  return process.env.BENCH_ENFORCE === "1" && [a, b, b?.worker_overhead].some((part) => part && !part.target_met) ? 1 : 0;
+  return process.env.BENCH_ENFORCE === "1" && [a, b, b?.worker_overhead].some((part) => part && !part.target_met)
+    ? 1
+    : 0;
 }
 
 /** healthz first, email second: email / healthz for p50 and p99, healthz / email for req/s. */
@@ -345,15 +413,27 @@ function ratiosOf([h, e]) {
 
 /** An account (verified, free plan, PACK_CREDITS pack credits) with one member and `count` email-scoped keys. */
 async function createAccount(admin, count) {
-  const account = (await admin.call("POST", "/accounts", { email: "bench-email@example.com", email_verified: true, plan: "free" })).data;
-  await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: PACK_CREDITS, note: "bench:email" });
-  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-email@example.com" })).data;
+  const account = (
+    await admin.call("POST", "/accounts", { email: "bench-email@example.com", email_verified: true, plan: "free" })
+  ).data;
+  await admin.call("POST", `/accounts/${account.id}/credits`, {
+    bucket: "pack",
+    amount: PACK_CREDITS,
+    note: "bench:email",
+  });
+  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-email@example.com" }))
+    .data;
   const keys = [];
   let left = count;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (left-- > 0) {
-        const key = (await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["email"] })).data;
+        const key = (
+          await admin.call("POST", `/accounts/${account.id}/keys/secret`, {
+            user_id: member.user_id,
+            scopes: ["email"],
+          })
+        ).data;
         keys.push(key.key);
       }
     }),
@@ -363,10 +443,20 @@ async function createAccount(admin, count) {
 
 /** Request options for the sidecar's POST /v1/probe, signed like the Worker signs it (same body shape and timeout). */
 function signedProbe(domain, addresses) {
-  const body = JSON.stringify({ domain, mx_hosts: [{ host: "127.0.0.1", preference: 10 }], addresses, timeout_ms: 10_000 });
+  const body = JSON.stringify({
+    domain,
+    mx_hosts: [{ host: "127.0.0.1", preference: 10 }],
+    addresses,
+    timeout_ms: 10_000,
+  });
   const timestamp = String(Math.floor(Date.now() / 1000));
   const signature = createHmac("sha256", SIDECAR_SECRET).update(`${timestamp}.${body}`).digest("hex");
-  return { method: "POST", body, headers: { "X-Sidecar-Timestamp": timestamp, "X-Sidecar-Signature": signature }, read: true };
+  return {
+    method: "POST",
+    body,
+    headers: { "X-Sidecar-Timestamp": timestamp, "X-Sidecar-Signature": signature },
+    read: true,
+  };
 }
 
 /** A paid single answer from a real handshake: 200, mailbox accepted, not catch-all, 1 credit. */
@@ -376,7 +466,13 @@ function checkSingle(res, email, note, failures) {
     body = JSON.parse(res.text);
   } catch {}
   const d = body?.data;
-  if (res.status !== 200 || d?.smtp_checked !== true || d?.mailbox_exists !== true || d?.catch_all !== false || body?.meta?.credits_used !== 1) {
+  if (
+    res.status !== 200 ||
+    d?.smtp_checked !== true ||
+    d?.mailbox_exists !== true ||
+    d?.catch_all !== false ||
+    body?.meta?.credits_used !== 1
+  ) {
     failures.push(`${note} ${email}: ${res.status} ${res.text.slice(0, 300)}`);
   }
 }
@@ -386,7 +482,11 @@ function checkProbe(res, addresses, note, failures) {
   try {
     body = JSON.parse(res.text);
   } catch {}
-  const ok = res.status === 200 && body?.catch_all === false && body.results?.length === addresses.length && body.results.every((r) => r.outcome === "accepted");
+  const ok =
+    res.status === 200 &&
+    body?.catch_all === false &&
+    body.results?.length === addresses.length &&
+    body.results.every((r) => r.outcome === "accepted");
   if (!ok) failures.push(`${note} ${addresses[0]}: ${res.status} ${res.text.slice(0, 300)}`);
 }
 
@@ -400,7 +500,9 @@ function checkBatch(res, emails, failures) {
     res.status === 200 &&
     body?.meta?.processed === emails.length &&
     results.length === emails.length &&
-    results.every((r) => r.data?.smtp_checked === true && r.data?.mailbox_exists === true && r.data?.catch_all === false);
+    results.every(
+      (r) => r.data?.smtp_checked === true && r.data?.mailbox_exists === true && r.data?.catch_all === false,
+    );
   if (!ok) failures.push(`(c) batch: ${res.status} ${res.text.slice(0, 300)}`);
 }
 
@@ -444,7 +546,21 @@ function medianOf(timelines, field) {
 }
 
 function breakdown(timelines) {
-  const fields = ["ms", "to_first_dns_ms", "dns_phase_ms", "to_smtp_ms", "smtp_ms", "greeting_pause_ms", "after_smtp_ms", "dns_queries", "dns_rounds", "rdap_requests", "smtp_sessions", "smtp_replies", "smtp_rcpts"];
+  const fields = [
+    "ms",
+    "to_first_dns_ms",
+    "dns_phase_ms",
+    "to_smtp_ms",
+    "smtp_ms",
+    "greeting_pause_ms",
+    "after_smtp_ms",
+    "dns_queries",
+    "dns_rounds",
+    "rdap_requests",
+    "smtp_sessions",
+    "smtp_replies",
+    "smtp_rcpts",
+  ];
   return Object.fromEntries(fields.map((f) => [f, medianOf(timelines, f)]));
 }
 
@@ -490,7 +606,12 @@ function summariseB(fresh, probes, warm) {
 function workerOverhead(worker) {
   if (!worker) return null;
   const p50 = worker.worker_other_ms.p50;
-  return { ...worker, other_p50_ms: p50, target_other_ms: TARGET_B_OTHER_MS, target_met: p50 !== null && p50 < TARGET_B_OTHER_MS };
+  return {
+    ...worker,
+    other_p50_ms: p50,
+    target_other_ms: TARGET_B_OTHER_MS,
+    target_met: p50 !== null && p50 < TARGET_B_OTHER_MS,
+  };
 }
 
 function summariseC(batches, sequences, probes10) {
@@ -515,7 +636,14 @@ function summariseC(batches, sequences, probes10) {
 }
 
 function report(a, b, c) {
-  const f = (v) => (v === null || v === undefined ? "-" : typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(1)) : String(v));
+  const f = (v) =>
+    v === null || v === undefined
+      ? "-"
+      : typeof v === "number"
+        ? Number.isInteger(v)
+          ? String(v)
+          : v.toFixed(1)
+        : String(v);
   const tl = (t) =>
     `start -> 1st DNS query ${f(t.to_first_dns_ms)} | DNS phase ${f(t.dns_phase_ms)} (${f(t.dns_queries)} queries, ${f(t.dns_rounds)} round(s), ${f(t.rdap_requests)} RDAP) | ` +
     `-> SMTP connect ${f(t.to_smtp_ms)} | SMTP ${f(t.smtp_ms)} (greeting pause ${f(t.greeting_pause_ms)}, ${f(t.smtp_replies)} replies, ${f(t.smtp_rcpts)} RCPT, ${f(t.smtp_sessions)} session(s)) | -> response ${f(t.after_smtp_ms)}   [ms, medians]`;
@@ -525,7 +653,9 @@ function report(a, b, c) {
 }
 
 function reportA(a) {
-  console.log(`\n(a) test-address lookup vs /healthz, concurrency ${a.concurrency}, ${a.loaded.routes[0].requests} requests per route:`);
+  console.log(
+    `\n(a) test-address lookup vs /healthz, concurrency ${a.concurrency}, ${a.loaded.routes[0].requests} requests per route:`,
+  );
   printTable(a.loaded.routes);
   const line = (r) =>
     `email/healthz: p50 ${r.ratio_p50.toFixed(2)}x, p99 ${r.ratio_p99.toFixed(2)}x, throughput ${r.ratio_throughput.toFixed(2)}x (healthz req/s / email req/s)` +
@@ -541,14 +671,34 @@ function reportA(a) {
 
 function reportB(b, tl) {
   const f1 = (v) => (v === null || v === undefined ? "-" : v.toFixed(1));
-  console.log(`\n(b) fresh lookup, DNS +${b.dns_latency_ms} ms per answer, SMTP +${b.smtp_latency_ms} ms per reply (${b.lookups} lookups, ${b.sidecar_probe_ms.n} probes):`);
+  console.log(
+    `\n(b) fresh lookup, DNS +${b.dns_latency_ms} ms per answer, SMTP +${b.smtp_latency_ms} ms per reply (${b.lookups} lookups, ${b.sidecar_probe_ms.n} probes):`,
+  );
   const rows = [
     ["", "p50 ms", "mean ms", "min ms", "max ms"],
     ["POST /api/v1/email (fresh)", b.lookup_ms.p50_ms, b.lookup_ms.mean_ms, b.lookup_ms.min_ms, b.lookup_ms.max_ms],
-    ["sidecar POST /v1/probe", b.sidecar_probe_ms.p50_ms, b.sidecar_probe_ms.mean_ms, b.sidecar_probe_ms.min_ms, b.sidecar_probe_ms.max_ms],
-    ["POST /api/v1/email (DNS cached)", b.warm_dns.lookup_ms.p50_ms, b.warm_dns.lookup_ms.mean_ms, b.warm_dns.lookup_ms.min_ms, b.warm_dns.lookup_ms.max_ms],
+    [
+      "sidecar POST /v1/probe",
+      b.sidecar_probe_ms.p50_ms,
+      b.sidecar_probe_ms.mean_ms,
+      b.sidecar_probe_ms.min_ms,
+      b.sidecar_probe_ms.max_ms,
+    ],
+    [
+      "POST /api/v1/email (DNS cached)",
+      b.warm_dns.lookup_ms.p50_ms,
+      b.warm_dns.lookup_ms.mean_ms,
+      b.warm_dns.lookup_ms.min_ms,
+      b.warm_dns.lookup_ms.max_ms,
+    ],
   ];
-  for (const r of rows) console.log(`${String(r[0]).padEnd(34)}${r.slice(1).map((v) => (typeof v === "number" ? v.toFixed(1) : v).padStart(9)).join("")}`);
+  for (const r of rows)
+    console.log(
+      `${String(r[0]).padEnd(34)}${r
+        .slice(1)
+        .map((v) => (typeof v === "number" ? v.toFixed(1) : v).padStart(9))
+        .join("")}`,
+    );
   console.log(
     `\ncritical path = DNS ${b.dns_latency_ms} ms + probe p50 ${b.sidecar_probe_ms.p50_ms.toFixed(1)} ms = ${b.critical_path_ms.toFixed(1)} ms` +
       `\nlookup p50 / critical path = ${b.ratio.toFixed(2)}   (means: ${b.ratio_mean.toFixed(2)})   added ${b.added_ms.toFixed(1)} ms   target <= ${TARGET_B}: ${b.target_met ? "met" : "NOT met"}` +
@@ -570,9 +720,15 @@ function reportB(b, tl) {
 
 function reportC(c, tl) {
   console.log(`\n(c) ${c.addresses} addresses over ${c.domains} domains, ${c.rounds} round(s):`);
-  console.log(`batch POST /api/v1/email/batch   p50 ${c.batch_ms.p50_ms.toFixed(1)} ms  (min ${c.batch_ms.min_ms.toFixed(1)}, max ${c.batch_ms.max_ms.toFixed(1)})`);
-  console.log(`50 single lookups in sequence    p50 ${c.sequence_ms.p50_ms.toFixed(1)} ms  (min ${c.sequence_ms.min_ms.toFixed(1)}, max ${c.sequence_ms.max_ms.toFixed(1)})`);
-  console.log(`batch / sequence = ${c.ratio.toFixed(3)}  (${c.speedup.toFixed(1)}x faster; key pacing waits: ${c.pacing_waits})`);
+  console.log(
+    `batch POST /api/v1/email/batch   p50 ${c.batch_ms.p50_ms.toFixed(1)} ms  (min ${c.batch_ms.min_ms.toFixed(1)}, max ${c.batch_ms.max_ms.toFixed(1)})`,
+  );
+  console.log(
+    `50 single lookups in sequence    p50 ${c.sequence_ms.p50_ms.toFixed(1)} ms  (min ${c.sequence_ms.min_ms.toFixed(1)}, max ${c.sequence_ms.max_ms.toFixed(1)})`,
+  );
+  console.log(
+    `batch / sequence = ${c.ratio.toFixed(3)}  (${c.speedup.toFixed(1)}x faster; key pacing waits: ${c.pacing_waits})`,
+  );
   console.log(
     `batch vs its critical path (DNS ${DNS_LATENCY_MS} ms + 10-address probe p50 ${c.probe_10_addresses_ms.p50_ms.toFixed(1)} ms = ${c.batch_critical_path_ms.toFixed(1)} ms): ${c.batch_ratio_vs_critical_path.toFixed(2)}`,
   );

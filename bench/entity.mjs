@@ -26,18 +26,21 @@
 import { runBench } from "./lib/harness.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { spawn } from "node:child_process";
-import { closeSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import {
-  ROOT,
-  adminClient,
-  isRunning,
-  requireNode22,
-  signalTree,
-  stopProcess,
-} from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
 import { keepAliveAgent, round2, send, stats } from "./lib/load.mjs";
 
 requireNode22();
@@ -97,7 +100,8 @@ async function main() {
   else await importPart(base, ROUNDS * 600, failures, { quiet: true });
   const installed = (await admin.call("GET", "/registers")).data.registers.find((r) => r.name === "gleif-lei");
   const expectedRecords = PARTS.has("b") ? ROWS : ROUNDS * 600;
-  if (installed?.version !== VERSION || installed?.records !== expectedRecords) failures.push(`gleif-lei installed as ${JSON.stringify(installed)}`);
+  if (installed?.version !== VERSION || installed?.records !== expectedRecords)
+    failures.push(`gleif-lei installed as ${JSON.stringify(installed)}`);
 
   const a = PARTS.has("a") ? await lookupPart(base, admin, failures) : null;
 
@@ -105,8 +109,21 @@ async function main() {
   const results = {
     at: new Date().toISOString(),
     // Other processes on the machine skew every figure; the 1-, 5- and 15-minute load averages say whether any ran.
-    machine: { cpus: availableParallelism(), node: process.version, wrangler: wranglerVersion(), load_average_before: loadBefore, load_average_after: loadavg().map(round2) },
-    config: { parts: [...PARTS], rows: PARTS.has("b") ? ROWS : null, rounds: ROUNDS, batch_size: BATCH_SIZE, frozen_bundle: FROZEN, wrangler_log_level: LOG_LEVEL },
+    machine: {
+      cpus: availableParallelism(),
+      node: process.version,
+      wrangler: wranglerVersion(),
+      load_average_before: loadBefore,
+      load_average_after: loadavg().map(round2),
+    },
+    config: {
+      parts: [...PARTS],
+      rows: PARTS.has("b") ? ROWS : null,
+      rounds: ROUNDS,
+      batch_size: BATCH_SIZE,
+      frozen_bundle: FROZEN,
+      wrangler_log_level: LOG_LEVEL,
+    },
     a_batch_vs_single: a,
     b_import: b,
     failures,
@@ -212,7 +229,10 @@ async function importPart(base, rows, failures, { quiet = false } = {}) {
   let t0 = performance.now();
   const bytes = await writeGleifCsv(file, rows);
   const generateSeconds = (performance.now() - t0) / 1000;
-  if (!quiet) console.log(`[bench] (b) generated ${rows.toLocaleString("en")} GLEIF-format rows (${(bytes / 1e6).toFixed(0)} MB) in ${generateSeconds.toFixed(1)} s`);
+  if (!quiet)
+    console.log(
+      `[bench] (b) generated ${rows.toLocaleString("en")} GLEIF-format rows (${(bytes / 1e6).toFixed(0)} MB) in ${generateSeconds.toFixed(1)} s`,
+    );
   else console.log(`[bench] loading ${rows} generated LEIs for (a)`);
 
   t0 = performance.now();
@@ -230,7 +250,10 @@ async function importPart(base, rows, failures, { quiet = false } = {}) {
   const peaks = { importer: 0, workerd: 0 };
   const sampler = setInterval(() => {
     peaks.importer = Math.max(peaks.importer, rssOf(importer.pid));
-    peaks.workerd = Math.max(peaks.workerd, workerdPids().reduce((sum, pid) => sum + rssOf(pid), 0));
+    peaks.workerd = Math.max(
+      peaks.workerd,
+      workerdPids().reduce((sum, pid) => sum + rssOf(pid), 0),
+    );
   }, 100);
   const timer = setTimeout(() => {
     failures.push(`(b) the import did not finish within ${IMPORT_TIMEOUT_MS / 1000} s`);
@@ -266,10 +289,19 @@ async function importPart(base, rows, failures, { quiet = false } = {}) {
 
 // ── (a) ──────────────────────────────────────────────────────────────────────────────────────────────────────────
 async function lookupPart(base, admin, failures) {
-  const account = (await admin.call("POST", "/accounts", { email: "bench-entity@example.com", email_verified: true, plan: "free" })).data;
-  await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: (ROUNDS + 1) * (BATCH_SIZE + 2), note: "bench:entity" });
-  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-entity@example.com" })).data;
-  const key = (await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["entity"] })).data.key;
+  const account = (
+    await admin.call("POST", "/accounts", { email: "bench-entity@example.com", email_verified: true, plan: "free" })
+  ).data;
+  await admin.call("POST", `/accounts/${account.id}/credits`, {
+    bucket: "pack",
+    amount: (ROUNDS + 1) * (BATCH_SIZE + 2),
+    note: "bench:entity",
+  });
+  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-entity@example.com" }))
+    .data;
+  const key = (
+    await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["entity"] })
+  ).data.key;
   const agent = keepAliveAgent(2);
   let next = 1; // generated LEIs are used once each: every lookup is fresh and billed
   const take = (n) => Array.from({ length: n }, () => benchLei(next++));
@@ -277,7 +309,13 @@ async function lookupPart(base, admin, failures) {
 
   const batch = async (note) => {
     const identifiers = take(BATCH_SIZE);
-    const res = await send(agent, `${base}/api/v1/entity/batch`, { method: "POST", key, body: { identifiers }, read: true, timeoutMs: 60_000 });
+    const res = await send(agent, `${base}/api/v1/entity/batch`, {
+      method: "POST",
+      key,
+      body: { identifiers },
+      read: true,
+      timeoutMs: 60_000,
+    });
     const body = JSON.parse(res.text);
     const m = body.meta ?? {};
     if (res.status !== 200 || m.processed !== BATCH_SIZE || m.found !== BATCH_SIZE || m.credits_used !== BATCH_SIZE) {
@@ -290,19 +328,25 @@ async function lookupPart(base, admin, failures) {
     const identifier = take(1)[0];
     const res = await send(agent, `${base}/api/v1/entity`, { method: "POST", key, body: { identifier }, read: true });
     const body = JSON.parse(res.text);
-    if (res.status !== 200 || body.data?.found !== true || body.meta?.credits_used !== 1) failures.push(`${note}: single answered ${res.status} ${res.text.slice(0, 300)}`);
+    if (res.status !== 200 || body.data?.found !== true || body.meta?.credits_used !== 1)
+      failures.push(`${note}: single answered ${res.status} ${res.text.slice(0, 300)}`);
     await pace();
     return res.ms;
   };
 
-  console.log(`[bench] (a) warm-up (one batch, two singles), then ${ROUNDS} rounds of one ${BATCH_SIZE}-LEI batch and one single lookup`);
+  console.log(
+    `[bench] (a) warm-up (one batch, two singles), then ${ROUNDS} rounds of one ${BATCH_SIZE}-LEI batch and one single lookup`,
+  );
   await batch("(a) warm-up");
   await single("(a) warm-up");
   await single("(a) warm-up");
   const batches = [];
   const singles = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const steps = [async () => batches.push(await batch(`(a) round ${r}`)), async () => singles.push(await single(`(a) round ${r}`))];
+    const steps = [
+      async () => batches.push(await batch(`(a) round ${r}`)),
+      async () => singles.push(await single(`(a) round ${r}`)),
+    ];
     for (const step of r % 2 === 0 ? steps : steps.reverse()) await step();
   }
   agent.destroy();
@@ -355,15 +399,29 @@ function workerdPids() {
 
 function report(a, b) {
   if (b) {
-    console.log(`\n(b) import of ${b.rows.toLocaleString("en")} GLEIF rows (${(b.csv_bytes / 1e6).toFixed(0)} MB CSV) through the operator API:`);
-    console.log(`    ${b.import_wall_seconds} s wall = ${b.rows_per_second.toLocaleString("en")} rows/s (${b.mb_per_second} MB/s of CSV)`);
-    console.log(`    peak RSS: importer ${b.importer_peak_rss_mb} MB, workerd ${b.workerd_sampled_peak_rss_mb} MB (sampled sum; VmHWM ${b.workerd_vm_hwm.map((w) => `${w.vm_hwm_mb} MB`).join(", ")})`);
+    console.log(
+      `\n(b) import of ${b.rows.toLocaleString("en")} GLEIF rows (${(b.csv_bytes / 1e6).toFixed(0)} MB CSV) through the operator API:`,
+    );
+    console.log(
+      `    ${b.import_wall_seconds} s wall = ${b.rows_per_second.toLocaleString("en")} rows/s (${b.mb_per_second} MB/s of CSV)`,
+    );
+    console.log(
+      `    peak RSS: importer ${b.importer_peak_rss_mb} MB, workerd ${b.workerd_sampled_peak_rss_mb} MB (sampled sum; VmHWM ${b.workerd_vm_hwm.map((w) => `${w.vm_hwm_mb} MB`).join(", ")})`,
+    );
   }
   if (a) {
-    console.log(`\n(a) ${a.rounds} rounds on a register of ${a.register_rows.toLocaleString("en")} LEIs, every identifier fresh and billed:`);
-    console.log(`    batch of ${a.batch_size}: p50 ${a.batch_ms.p50_ms} ms (min ${a.batch_ms.min_ms}, max ${a.batch_ms.max_ms})`);
-    console.log(`    single lookup: p50 ${a.single_ms.p50_ms} ms (min ${a.single_ms.min_ms}, max ${a.single_ms.max_ms})`);
-    console.log(`    per identifier: batch ${a.batch_per_identifier_ms} ms vs single ${a.single_ms.p50_ms} ms -> ratio ${a.per_identifier_ratio} (batch / single wall: ${a.batch_vs_single_ratio})`);
+    console.log(
+      `\n(a) ${a.rounds} rounds on a register of ${a.register_rows.toLocaleString("en")} LEIs, every identifier fresh and billed:`,
+    );
+    console.log(
+      `    batch of ${a.batch_size}: p50 ${a.batch_ms.p50_ms} ms (min ${a.batch_ms.min_ms}, max ${a.batch_ms.max_ms})`,
+    );
+    console.log(
+      `    single lookup: p50 ${a.single_ms.p50_ms} ms (min ${a.single_ms.min_ms}, max ${a.single_ms.max_ms})`,
+    );
+    console.log(
+      `    per identifier: batch ${a.batch_per_identifier_ms} ms vs single ${a.single_ms.p50_ms} ms -> ratio ${a.per_identifier_ratio} (batch / single wall: ${a.batch_vs_single_ratio})`,
+    );
   }
 }
 
@@ -381,6 +439,6 @@ await runBench({
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler output: bench/results/entity-wrangler.log",
   onExit: () => {
-  for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
-},
+    for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
+  },
 });

@@ -24,7 +24,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ROOT, SIDECAR_SCRIPT, adminClient, freePort, isRunning, requireNode22, signalTree, startNodeScript, stopProcess, waitForHttp } from "../scripts/lib/local.mjs";
+import {
+  ROOT,
+  SIDECAR_SCRIPT,
+  adminClient,
+  freePort,
+  isRunning,
+  requireNode22,
+  signalTree,
+  startNodeScript,
+  stopProcess,
+  waitForHttp,
+} from "../scripts/lib/local.mjs";
 import { loadIpSamples } from "../scripts/import-ip.mjs";
 import { loadAddressData } from "../scripts/import-address.mjs";
 
@@ -44,7 +55,8 @@ const TAG = randomBytes(3).toString("hex");
 const isBenchDomain = (name) => /^bench-[a-z0-9-]+\.example$/.test(name);
 const zone = (name) => {
   if (isBenchDomain(name)) return { MX: ["10 127.0.0.1."], TXT: ['"v=spf1 include:_spf.example -all"'] };
-  if (name.startsWith("_dmarc.") && isBenchDomain(name.slice(7))) return { TXT: ['"v=DMARC1; p=reject; rua=mailto:d@example.com"'] };
+  if (name.startsWith("_dmarc.") && isBenchDomain(name.slice(7)))
+    return { TXT: ['"v=DMARC1; p=reject; rua=mailto:d@example.com"'] };
   return undefined;
 };
 // Local parts with a "-" are accepted (the sidecar's random catch-all probe never has one).
@@ -59,7 +71,9 @@ const LONDON = { line1: "10 Downing Street", locality: "London", postcode: "SW1A
 const PRODUCTS = {
   phone: () => ({ phone: `+447400${String(++counter).padStart(6, "0")}` }),
   ip: () => ({ ip: `7.${octet()}.${octet()}.${octet()}` }),
-  address: () => ({ address: { line1: `${++counter} Main St`, locality: "Springfield", region: "IL", postcode: "62701", country: "US" } }),
+  address: () => ({
+    address: { line1: `${++counter} Main St`, locality: "Springfield", region: "IL", postcode: "62701", country: "US" },
+  }),
   email: () => ({ email: `user-${++counter}@bench-${TAG}.example` }),
   consistency: () => ({ phone: `+447401${digits(6)}`, address: LONDON }),
 };
@@ -98,7 +112,13 @@ async function main() {
   logFds.push(sidecarLog);
   children.sidecar = startNodeScript(SIDECAR_SCRIPT, {
     stdio: sidecarLog,
-    env: { SIDECAR_SECRET, SIDECAR_PORT: String(sidecarPort), SIDECAR_HOST: "127.0.0.1", SIDECAR_ALLOW_LOOPBACK: "1", SMTP_PORT: String(smtp.port) },
+    env: {
+      SIDECAR_SECRET,
+      SIDECAR_PORT: String(sidecarPort),
+      SIDECAR_HOST: "127.0.0.1",
+      SIDECAR_ALLOW_LOOPBACK: "1",
+      SMTP_PORT: String(smtp.port),
+    },
   });
   await waitForHttp(`${sidecarUrl}/healthz`, { child: children.sidecar, name: "the SMTP sidecar", timeoutMs: 30_000 });
 
@@ -107,7 +127,14 @@ async function main() {
   for (const added of [0, ADDED_MS]) {
     const dir = mkdtempSync(join(tmpdir(), "hot-path-bench-"));
     dirs.push(dir);
-    const vars = { ADMIN_TOKEN, DEV_ADDED_LATENCY_MS: String(added), DOH_URL: doh.url, RDAP_BASE_URL: rdap.url, SMTP_SIDECAR_URL: sidecarUrl, SMTP_SIDECAR_SECRET: SIDECAR_SECRET };
+    const vars = {
+      ADMIN_TOKEN,
+      DEV_ADDED_LATENCY_MS: String(added),
+      DOH_URL: doh.url,
+      RDAP_BASE_URL: rdap.url,
+      SMTP_SIDECAR_URL: sidecarUrl,
+      SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
+    };
     const { base } = await startWorker({
       dir,
       vars,
@@ -132,7 +159,9 @@ async function main() {
         repeat: await phase(agent, base, admin, pool, product, bodies, failures),
       };
       const { paid, repeat } = runs[added][product];
-      console.log(`[bench] +${added} ms ${product.padEnd(12)} paid p50 ${paid.p50_ms} ms (${paid.credits} credits)   repeat p50 ${repeat.p50_ms} ms (${repeat.credits} credits)`);
+      console.log(
+        `[bench] +${added} ms ${product.padEnd(12)} paid p50 ${paid.p50_ms} ms (${paid.credits} credits)   repeat p50 ${repeat.p50_ms} ms (${repeat.credits} credits)`,
+      );
     }
     agent.destroy();
     await stopProcess(children.wrangler);
@@ -141,11 +170,26 @@ async function main() {
 
   const products = Object.keys(PRODUCTS).map((product) => {
     const [near, far] = [runs[0][product], runs[ADDED_MS][product]];
-    const added = { paid: round2(far.paid.p50_ms - near.paid.p50_ms), repeat: round2(far.repeat.p50_ms - near.repeat.p50_ms) };
-    return { product, near, far, added_p50_ms: added, target_met: added.paid <= TARGET_ADDED_MS && added.repeat <= TARGET_ADDED_MS };
+    const added = {
+      paid: round2(far.paid.p50_ms - near.paid.p50_ms),
+      repeat: round2(far.repeat.p50_ms - near.repeat.p50_ms),
+    };
+    return {
+      product,
+      near,
+      far,
+      added_p50_ms: added,
+      target_met: added.paid <= TARGET_ADDED_MS && added.repeat <= TARGET_ADDED_MS,
+    };
   });
   print(products);
-  const results = { at: new Date().toISOString(), config: { lookups: LOOKUPS, added_ms: ADDED_MS, target_added_ms: TARGET_ADDED_MS }, products, failures, valid: failures.length === 0 };
+  const results = {
+    at: new Date().toISOString(),
+    config: { lookups: LOOKUPS, added_ms: ADDED_MS, target_added_ms: TARGET_ADDED_MS },
+    products,
+    failures,
+    valid: failures.length === 0,
+  };
   writeFileSync(join(RESULTS_DIR, "hot-path.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log("[bench] wrote bench/results/hot-path.json");
   for (const f of failures.slice(0, 20)) console.error(`  ${f}`);
@@ -154,17 +198,26 @@ async function main() {
 
 /** A verified account with pack credits and KEYS secret keys of every scope. */
 async function account(admin) {
-  const acct = (await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })).data;
+  const acct = (
+    await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })
+  ).data;
   await admin.call("POST", `/accounts/${acct.id}/credits`, { bucket: "pack", amount: 100_000 });
   const member = (await admin.call("POST", `/accounts/${acct.id}/members`, { email: "bench@example.com" })).data;
   const keys = [];
-  for (let i = 0; i < KEYS; i++) keys.push((await admin.call("POST", `/accounts/${acct.id}/keys/secret`, { user_id: member.user_id })).data.key);
+  for (let i = 0; i < KEYS; i++)
+    keys.push((await admin.call("POST", `/accounts/${acct.id}/keys/secret`, { user_id: member.user_id })).data.key);
   return keyPool(keys);
 }
 
 async function lookup(agent, base, pool, product, body, failures) {
-  const res = await send(agent, `${base}/api/v1/${product}`, { method: "POST", key: await pool.next(), body, read: true });
-  if (res.status !== 200) failures.push(`${product} ${JSON.stringify(body)} answered ${res.status}: ${res.text.slice(0, 200)}`);
+  const res = await send(agent, `${base}/api/v1/${product}`, {
+    method: "POST",
+    key: await pool.next(),
+    body,
+    read: true,
+  });
+  if (res.status !== 200)
+    failures.push(`${product} ${JSON.stringify(body)} answered ${res.status}: ${res.text.slice(0, 200)}`);
   const meta = res.status === 200 ? JSON.parse(res.text).meta : null;
   return { ms: res.ms, credits: meta?.credits_used ?? 0 };
 }
@@ -179,7 +232,9 @@ async function phase(agent, base, admin, pool, product, bodies, failures) {
   const figures = (await readRoundTrips(admin))[`POST /api/v1/${product}`];
   const sorted = Float64Array.from(answers.map((a) => a.ms)).sort();
   const side = (kinds) => Object.fromEntries(["do", "d1_primary", "d1_replica"].map((k) => [k, kinds[k].mean]));
-  const writes = figures ? figures.d1_primary_writes.before_answer.mean + figures.d1_primary_writes.after_answer.mean : null;
+  const writes = figures
+    ? figures.d1_primary_writes.before_answer.mean + figures.d1_primary_writes.after_answer.mean
+    : null;
   return {
     lookups: answers.length,
     p50_ms: round2(percentile(sorted, 50)),
@@ -194,8 +249,21 @@ async function phase(agent, base, admin, pool, product, bodies, failures) {
 function print(products) {
   const f = (n) => (n === null || n === undefined ? "-" : String(n));
   const trips = (side) => (side ? `${f(side.do)}/${f(side.d1_primary)}/${f(side.d1_replica)}` : "-");
-  console.log(`\nOne lookup at a time, ${LOOKUPS} per phase; round trips per request as DO/D1 primary/D1 replica, before | after the answer`);
-  console.log(["product".padEnd(12), "phase".padEnd(7), "p50 +0".padStart(9), `p50 +${ADDED_MS}`.padStart(9), "added".padStart(8), "credits".padStart(8), "  trips +0 before | after".padEnd(30), "D1 writes/1000".padStart(15)].join(""));
+  console.log(
+    `\nOne lookup at a time, ${LOOKUPS} per phase; round trips per request as DO/D1 primary/D1 replica, before | after the answer`,
+  );
+  console.log(
+    [
+      "product".padEnd(12),
+      "phase".padEnd(7),
+      "p50 +0".padStart(9),
+      `p50 +${ADDED_MS}`.padStart(9),
+      "added".padStart(8),
+      "credits".padStart(8),
+      "  trips +0 before | after".padEnd(30),
+      "D1 writes/1000".padStart(15),
+    ].join(""),
+  );
   for (const p of products) {
     for (const name of ["paid", "repeat"]) {
       const [near, far] = [p.near[name], p.far[name]];
@@ -213,5 +281,7 @@ function print(products) {
       );
     }
   }
-  console.log(`\ntarget: ${ADDED_MS} ms of distance adds at most ${TARGET_ADDED_MS} ms to any lookup's p50: ${products.every((p) => p.target_met) ? "met" : "NOT met"}`);
+  console.log(
+    `\ntarget: ${ADDED_MS} ms of distance adds at most ${TARGET_ADDED_MS} ms to any lookup's p50: ${products.every((p) => p.target_met) ? "met" : "NOT met"}`,
+  );
 }

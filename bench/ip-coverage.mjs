@@ -80,7 +80,13 @@ async function drawAddresses() {
 
 async function measure(base, key, addresses) {
   const agent = keepAliveAgent(1);
-  const res = await send(agent, `${base}/api/v1/ip/batch`, { method: "POST", key, body: { ips: addresses }, read: true, timeoutMs: 120_000 });
+  const res = await send(agent, `${base}/api/v1/ip/batch`, {
+    method: "POST",
+    key,
+    body: { ips: addresses },
+    read: true,
+    timeoutMs: 120_000,
+  });
   if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${res.text.slice(0, 300)}`);
   const all = JSON.parse(res.text).data.results.map((r) => r.data);
   const answers = all.filter((a) => !a.reserved);
@@ -132,12 +138,17 @@ async function main() {
   const pool = await benchAccount(adminClient(base, ADMIN_TOKEN), 1);
   const key = await pool.next();
   const samples = await measure(base, key, addresses);
-  console.log(`[bench] samples: placed ${samples.placed.share}%, AS ${samples.asn.share}%, city ${samples.city.share}%`);
+  console.log(
+    `[bench] samples: placed ${samples.placed.share}%, AS ${samples.asn.share}%, city ${samples.city.share}%`,
+  );
 
   await stopProcess(children.wrangler);
   children.wrangler = null;
   const loadStarted = performance.now();
-  await loadFullIpTables({ file: localD1File(ROOT, join(workDir, "state")), log: (line) => console.log(line.replace("[dev]", "[bench]")) });
+  await loadFullIpTables({
+    file: localD1File(ROOT, join(workDir, "state")),
+    log: (line) => console.log(line.replace("[dev]", "[bench]")),
+  });
   const loadSeconds = round2((performance.now() - loadStarted) / 1000);
   base = await start();
   const full = await measure(base, key, addresses);
@@ -154,10 +165,17 @@ async function main() {
   console.log("");
   console.log(`  ${addresses.length} real addresses      samples    full tables`);
   for (const field of ["placed", "asn", "city", "coordinates", "hosting_provider"]) {
-    console.log(`  ${field.padEnd(22)} ${`${samples[field].share}%`.padStart(7)}    ${`${full[field].share}%`.padStart(7)}`);
+    console.log(
+      `  ${field.padEnd(22)} ${`${samples[field].share}%`.padStart(7)}    ${`${full[field].share}%`.padStart(7)}`,
+    );
   }
   console.log("\n[bench] written to bench/results/ip-coverage.json");
   return 0;
 }
 
-await runBench({ main, cleanup, timeoutMs: 30 * 60_000, logHint: "wrangler output: bench/results/ip-coverage-wrangler.log" });
+await runBench({
+  main,
+  cleanup,
+  timeoutMs: 30 * 60_000,
+  logHint: "wrangler output: bench/results/ip-coverage-wrangler.log",
+});

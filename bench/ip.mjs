@@ -67,7 +67,8 @@ async function tenth(dataset) {
     const target = join(workDir, `${dataset}-${out.length}-tenth${file.includes("ipv6") ? "-ipv6" : "-ipv4"}.csv`);
     const writer = createWriteStream(target);
     let n = 0;
-    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) if (n++ % 10 === 0) writer.write(`${line}\n`);
+    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity }))
+      if (n++ % 10 === 0) writer.write(`${line}\n`);
     writer.end();
     await once(writer, "finish");
     out.push(target);
@@ -83,32 +84,59 @@ async function lookups(stacks, agent) {
   const times = stacks.map(() => ({ ip: [], healthz: [], batch: [] }));
   const request = async (stack, kind) => {
     const res =
-      kind === "ip" ? await send(agent, `${stack.base}/api/v1/ip`, { method: "POST", key: await stack.pool.next(), body: { ip: randomIp() } })
-      : kind === "batch" ? await send(agent, `${stack.base}/api/v1/ip/batch`, { method: "POST", key: await stack.pool.next(), body: { ips: Array.from({ length: 1_000 }, randomIp) } })
-      : await send(agent, `${stack.base}/healthz`);
+      kind === "ip"
+        ? await send(agent, `${stack.base}/api/v1/ip`, {
+            method: "POST",
+            key: await stack.pool.next(),
+            body: { ip: randomIp() },
+          })
+        : kind === "batch"
+          ? await send(agent, `${stack.base}/api/v1/ip/batch`, {
+              method: "POST",
+              key: await stack.pool.next(),
+              body: { ips: Array.from({ length: 1_000 }, randomIp) },
+            })
+          : await send(agent, `${stack.base}/healthz`);
     if (res.status !== 200) failures.push(`${stack.label}: ${kind} answered ${res.status}`);
     return res.ms;
   };
   for (let round = 0; round < 10; round++) {
     const order = round % 2 ? [...stacks.keys()].reverse() : [...stacks.keys()];
     for (const i of order) {
-      for (const kind of ["ip", "healthz"]) for (let n = 0; n < SINGLES / 10; n++) times[i][kind].push(await request(stacks[i], kind));
+      for (const kind of ["ip", "healthz"])
+        for (let n = 0; n < SINGLES / 10; n++) times[i][kind].push(await request(stacks[i], kind));
       if (round < BATCHES) times[i].batch.push(await request(stacks[i], "batch"));
     }
   }
   return stacks.map((stack, i) => {
     const [s, t, b] = [stats(times[i].ip), stats(times[i].healthz), stats(times[i].batch)];
-    console.log(`[bench] ${stack.label} (${stack.rows} rows): single p50 ${s.p50_ms} ms vs /healthz ${t.p50_ms} ms (x${round2(s.p50_ms / t.p50_ms)}); 1,000-IP batch p50 ${b.p50_ms} ms (${round2(b.p50_ms / 1000)} ms an address)`);
-    return { rows: stack.rows, single: s, healthz: t, single_over_healthz: round2(s.p50_ms / t.p50_ms), batch_1000: b, batch_ms_per_address: round2(b.p50_ms / 1000) };
+    console.log(
+      `[bench] ${stack.label} (${stack.rows} rows): single p50 ${s.p50_ms} ms vs /healthz ${t.p50_ms} ms (x${round2(s.p50_ms / t.p50_ms)}); 1,000-IP batch p50 ${b.p50_ms} ms (${round2(b.p50_ms / 1000)} ms an address)`,
+    );
+    return {
+      rows: stack.rows,
+      single: s,
+      healthz: t,
+      single_over_healthz: round2(s.p50_ms / t.p50_ms),
+      batch_1000: b,
+      batch_ms_per_address: round2(b.p50_ms / 1000),
+    };
   });
 }
 
 /** One dataset's full package import by the operator's command, with the importer's and workerd's peak memory. */
 async function fullImport({ base, label }, dataset) {
   const peak = { workerd: 0 };
-  const sampler = setInterval(() => (peak.workerd = Math.max(peak.workerd, sampleTree(children[label].pid).workerdRssBytes)), 250);
+  const sampler = setInterval(
+    () => (peak.workerd = Math.max(peak.workerd, sampleTree(children[label].pid).workerdRssBytes)),
+    250,
+  );
   const t0 = performance.now();
-  const importer = startNodeScript(join(ROOT, "scripts", "import-register.mjs"), { args: [dataset, "--package", "--json", "--url", base], env: { ADMIN_TOKEN }, stdio: "pipe" });
+  const importer = startNodeScript(join(ROOT, "scripts", "import-register.mjs"), {
+    args: [dataset, "--package", "--json", "--url", base],
+    env: { ADMIN_TOKEN },
+    stdio: "pipe",
+  });
   children.importer = importer;
   let stdout = "";
   importer.stdout.on("data", (chunk) => (stdout += chunk));
@@ -118,8 +146,17 @@ async function fullImport({ base, label }, dataset) {
   if (code !== 0) throw new Error(`importer of ${dataset} exited ${code}`);
   const summary = JSON.parse(stdout.trim().split("\n").pop());
   const seconds = (performance.now() - t0) / 1000;
-  console.log(`[bench] full ${dataset}: ${summary.records} rows in ${round2(seconds)} s (${Math.round(summary.records / seconds)} rows/s), importer peak RSS ${round2(summary.max_rss_bytes / 2 ** 20)} MB, workerd ${round2(peak.workerd / 2 ** 20)} MB`);
-  return { dataset, rows: summary.records, seconds: round2(seconds), rows_per_second: Math.round(summary.records / seconds), importer_peak_rss_mb: round2(summary.max_rss_bytes / 2 ** 20), workerd_sampled_peak_rss_mb: round2(peak.workerd / 2 ** 20) };
+  console.log(
+    `[bench] full ${dataset}: ${summary.records} rows in ${round2(seconds)} s (${Math.round(summary.records / seconds)} rows/s), importer peak RSS ${round2(summary.max_rss_bytes / 2 ** 20)} MB, workerd ${round2(peak.workerd / 2 ** 20)} MB`,
+  );
+  return {
+    dataset,
+    rows: summary.records,
+    seconds: round2(seconds),
+    rows_per_second: Math.round(summary.records / seconds),
+    importer_peak_rss_mb: round2(summary.max_rss_bytes / 2 ** 20),
+    workerd_sampled_peak_rss_mb: round2(peak.workerd / 2 ** 20),
+  };
 }
 
 /** A Worker on its own fresh database, with an account of plenty of credits and a pool of keys. */
@@ -135,11 +172,20 @@ async function stack(label, log) {
     track: ({ child, logFd }) => ((children[label] = child), logFds.push(logFd)),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
-  const account = (await admin.call("POST", "/accounts", { email: `bench-ip-${label}@example.com`, email_verified: true, plan: "enterprise" })).data;
+  const account = (
+    await admin.call("POST", "/accounts", {
+      email: `bench-ip-${label}@example.com`,
+      email_verified: true,
+      plan: "enterprise",
+    })
+  ).data;
   await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: 1_000_000 });
-  const user = (await admin.call("POST", `/accounts/${account.id}/members`, { email: `bench-ip-user-${label}@example.com` })).data.user_id;
+  const user = (
+    await admin.call("POST", `/accounts/${account.id}/members`, { email: `bench-ip-user-${label}@example.com` })
+  ).data.user_id;
   const keys = [];
-  for (let i = 0; i < KEYS; i++) keys.push((await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: user })).data.key);
+  for (let i = 0; i < KEYS; i++)
+    keys.push((await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: user })).data.key);
   return { label, base, pool: keyPool(keys), rows: 0 };
 }
 
@@ -149,7 +195,14 @@ async function main() {
   const small = await stack("1x", "ip-wrangler-1x.log");
   const full = await stack("10x", "ip-wrangler.log");
   for (const dataset of DATASETS) {
-    const summary = await importIpDataset({ dataset, files: await tenth(dataset), version: `${packageDatasetVersion(dataset)}-tenth`, baseUrl: small.base, token: ADMIN_TOKEN, log: () => {} });
+    const summary = await importIpDataset({
+      dataset,
+      files: await tenth(dataset),
+      version: `${packageDatasetVersion(dataset)}-tenth`,
+      baseUrl: small.base,
+      token: ADMIN_TOKEN,
+      log: () => {},
+    });
     small.rows += summary.records;
   }
   const imports = [];
@@ -162,18 +215,27 @@ async function main() {
     batch: round2(at10x.batch_1000.p50_ms / at1x.batch_1000.p50_ms),
     healthz: round2(at10x.healthz.p50_ms / at1x.healthz.p50_ms),
   };
-  console.log(`[bench] per-lookup time at ${growth.rows}x the rows: single x${growth.single}, batch x${growth.batch}, /healthz x${growth.healthz} (1.0 is flat; a scan would be x10)`);
+  console.log(
+    `[bench] per-lookup time at ${growth.rows}x the rows: single x${growth.single}, batch x${growth.batch}, /healthz x${growth.healthz} (1.0 is flat; a scan would be x10)`,
+  );
   const importSeconds = imports.reduce((s, i) => s + i.seconds, 0);
   const result = {
     at: new Date().toISOString(),
     lookups_1x: at1x,
     lookups_10x: at10x,
     growth_10x_over_1x: growth,
-    import: { datasets: imports, rows: full.rows, seconds: round2(importSeconds), rows_per_second: Math.round(full.rows / importSeconds) },
+    import: {
+      datasets: imports,
+      rows: full.rows,
+      seconds: round2(importSeconds),
+      rows_per_second: Math.round(full.rows / importSeconds),
+    },
     failures,
   };
   writeFileSync(join(RESULTS_DIR, "ip.json"), `${JSON.stringify(result, null, 2)}\n`);
-  console.log(`[bench] full import: ${full.rows} rows at ${result.import.rows_per_second} rows/s; written to bench/results/ip.json`);
+  console.log(
+    `[bench] full import: ${full.rows} rows at ${result.import.rows_per_second} rows/s; written to bench/results/ip.json`,
+  );
   for (const failure of failures) console.error(`[bench] ${failure}`);
   return failures.length ? 1 : 0;
 }

@@ -11,7 +11,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
 import { runBench } from "./lib/harness.mjs";
-import { adminClient, freePort, requireNode22, ROOT, SIDECAR_SCRIPT, startLocalWorker, startNodeScript, stopProcess, waitForHttp } from "../scripts/lib/local.mjs";
+import {
+  adminClient,
+  freePort,
+  requireNode22,
+  ROOT,
+  SIDECAR_SCRIPT,
+  startLocalWorker,
+  startNodeScript,
+  stopProcess,
+  waitForHttp,
+} from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -74,29 +84,57 @@ async function main() {
   const sidecarPort = await freePort();
   sidecar = startNodeScript(SIDECAR_SCRIPT, {
     stdio: "ignore",
-    env: { SIDECAR_SECRET: SECRET, SIDECAR_PORT: String(sidecarPort), SMTP_RELAY_HOST: "127.0.0.1", SMTP_RELAY_PORT: String(counter.port) },
+    env: {
+      SIDECAR_SECRET: SECRET,
+      SIDECAR_PORT: String(sidecarPort),
+      SMTP_RELAY_HOST: "127.0.0.1",
+      SMTP_RELAY_PORT: String(counter.port),
+    },
   });
   await waitForHttp(`http://127.0.0.1:${sidecarPort}/healthz`, { child: sidecar, name: "smtp sidecar" });
   const { base } = await startLocalWorker({
     persistTo: dir,
-    vars: { ADMIN_TOKEN, SMTP_SIDECAR_SECRET: SECRET, MAIL_LINK_SECRET: "bench-mail-link-secret-0123456789abcdef", SMTP_SIDECAR_URL: `http://127.0.0.1:${sidecarPort}`, MAIL_TRANSPORT: "smtp", MAIL_FROM: "Bench <mail@bench.test>" },
+    vars: {
+      ADMIN_TOKEN,
+      SMTP_SIDECAR_SECRET: SECRET,
+      MAIL_LINK_SECRET: "bench-mail-link-secret-0123456789abcdef",
+      SMTP_SIDECAR_URL: `http://127.0.0.1:${sidecarPort}`,
+      MAIL_TRANSPORT: "smtp",
+      MAIL_FROM: "Bench <mail@bench.test>",
+    },
     track: (child) => (wrangler = child),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
-  const account = (await admin.call("POST", "/accounts", { email: "owner@bench.test", email_verified: true, plan: "enterprise" })).data;
+  const account = (
+    await admin.call("POST", "/accounts", { email: "owner@bench.test", email_verified: true, plan: "enterprise" })
+  ).data;
   await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: 1000 });
   const owner = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "owner@bench.test" })).data;
   for (let i = 1; i < MEMBERS; i += 10) {
-    await Promise.all(Array.from({ length: Math.min(10, MEMBERS - i) }, (_, j) => admin.call("POST", `/accounts/${account.id}/members`, { email: `member-${i + j}@bench.test` })));
+    await Promise.all(
+      Array.from({ length: Math.min(10, MEMBERS - i) }, (_, j) =>
+        admin.call("POST", `/accounts/${account.id}/members`, { email: `member-${i + j}@bench.test` }),
+      ),
+    );
   }
   const { key } = (await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: owner.user_id })).data;
   const api = async (path, body) => {
-    const res = await fetch(new URL(path, base), { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body ?? {}) });
+    const res = await fetch(new URL(path, base), {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body ?? {}),
+    });
     const json = await res.json();
     if (!json.success) throw new Error(`${path}: ${res.status} ${JSON.stringify(json.error)}`);
     return json.data;
   };
-  const { monitor } = await api("/api/v1/email/monitors", { name: "Bench", emails: ["deliverable@service.test"], cadence: "weekly", webhook_events: "every_run", alert_emails: true });
+  const { monitor } = await api("/api/v1/email/monitors", {
+    name: "Bench",
+    emails: ["deliverable@service.test"],
+    cadence: "weekly",
+    webhook_events: "every_run",
+    alert_emails: true,
+  });
 
   console.log(`[bench] ${MEMBERS} recipients per run, ${ROUNDS} rounds`);
   const rounds = [];
@@ -109,13 +147,29 @@ async function main() {
     const mine = counter.arrivals.slice(before, before + MEMBERS);
     const first = mine[0] - started;
     const last = mine[MEMBERS - 1] - started;
-    const result = { recipients: MEMBERS, run_answer_ms: Math.round(answered - started), first_alert_ms: Math.round(first), last_alert_ms: Math.round(last), messages_per_second: +(MEMBERS / (last / 1000)).toFixed(1) };
+    const result = {
+      recipients: MEMBERS,
+      run_answer_ms: Math.round(answered - started),
+      first_alert_ms: Math.round(first),
+      last_alert_ms: Math.round(last),
+      messages_per_second: +(MEMBERS / (last / 1000)).toFixed(1),
+    };
     rounds.push(result);
-    console.log(`[bench] round ${round}: run answered in ${result.run_answer_ms} ms; first alert after ${result.first_alert_ms} ms, all ${MEMBERS} after ${result.last_alert_ms} ms: ${result.messages_per_second} messages/s`);
+    console.log(
+      `[bench] round ${round}: run answered in ${result.run_answer_ms} ms; first alert after ${result.first_alert_ms} ms, all ${MEMBERS} after ${result.last_alert_ms} ms: ${result.messages_per_second} messages/s`,
+    );
   }
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const summary = { first_alert_ms: median(rounds.map((r) => r.first_alert_ms)), messages_per_second: median(rounds.map((r) => r.messages_per_second)) };
-  console.log(`[bench] median: run -> first alert ${summary.first_alert_ms} ms; ${summary.messages_per_second} messages/s to the local catcher`);
-  writeFileSync(join(RESULTS_DIR, "mail.json"), `${JSON.stringify({ rounds, summary, measured_at: new Date().toISOString() }, null, 2)}\n`);
+  const summary = {
+    first_alert_ms: median(rounds.map((r) => r.first_alert_ms)),
+    messages_per_second: median(rounds.map((r) => r.messages_per_second)),
+  };
+  console.log(
+    `[bench] median: run -> first alert ${summary.first_alert_ms} ms; ${summary.messages_per_second} messages/s to the local catcher`,
+  );
+  writeFileSync(
+    join(RESULTS_DIR, "mail.json"),
+    `${JSON.stringify({ rounds, summary, measured_at: new Date().toISOString() }, null, 2)}\n`,
+  );
   return 0;
 }

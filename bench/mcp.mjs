@@ -45,7 +45,11 @@ async function cleanup() {
 
 async function connect(base, key) {
   const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", base), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL("/mcp", base), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
   state.clients.push(client);
   return client;
 }
@@ -97,14 +101,22 @@ async function main() {
     },
     get_account: { tool: (key) => tool(key, "get_account", {}), http: (key) => http(key, "GET", "/api/v1/account") },
   };
-  const samples = Object.fromEntries(Object.keys(pairs).flatMap((name) => [[`${name} tool`, []], [`${name} http`, []]]));
+  const samples = Object.fromEntries(
+    Object.keys(pairs).flatMap((name) => [
+      [`${name} tool`, []],
+      [`${name} http`, []],
+    ]),
+  );
   // Warm-up: every key once on every path, so no cold key row or account object is measured.
-  for (const pair of Object.values(pairs)) for (const side of ["tool", "http"]) for (let i = 0; i < keys.length; i++) await pair[side](await pool.next());
+  for (const pair of Object.values(pairs))
+    for (const side of ["tool", "http"]) for (let i = 0; i < keys.length; i++) await pair[side](await pool.next());
   const perBlock = Math.ceil(REQUESTS / ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, pair] of Object.entries(pairs)) {
       const order = round % 2 === 0 ? ["tool", "http"] : ["http", "tool"];
-      for (const side of order) for (let i = 0; i < perBlock; i++) samples[`${name} ${side}`].push(await timed(async () => pair[side](await pool.next())));
+      for (const side of order)
+        for (let i = 0; i < perBlock; i++)
+          samples[`${name} ${side}`].push(await timed(async () => pair[side](await pool.next())));
     }
   }
   const rows = Object.entries(samples).map(([route, values]) => {
@@ -112,13 +124,33 @@ async function main() {
     return { route, ...stats(values), p90_ms: round2(percentile(sorted, 90)), p99_ms: round2(percentile(sorted, 99)) };
   });
   console.log("\nroute                    requests   p50 ms   p90 ms   p99 ms");
-  for (const r of rows) console.log(`${r.route.padEnd(24)} ${String(r.n).padStart(8)} ${r.p50_ms.toFixed(2).padStart(8)} ${r.p90_ms.toFixed(2).padStart(8)} ${r.p99_ms.toFixed(2).padStart(8)}`);
+  for (const r of rows)
+    console.log(
+      `${r.route.padEnd(24)} ${String(r.n).padStart(8)} ${r.p50_ms.toFixed(2).padStart(8)} ${r.p90_ms.toFixed(2).padStart(8)} ${r.p99_ms.toFixed(2).padStart(8)}`,
+    );
   const added = Object.keys(pairs).map((name) => {
     const [t, h] = [rows.find((r) => r.route === `${name} tool`), rows.find((r) => r.route === `${name} http`)];
-    return { tool: name, tool_p50_ms: round2(t.p50_ms), http_p50_ms: round2(h.p50_ms), added_p50_ms: round2(t.p50_ms - h.p50_ms), ratio_p50: round2(t.p50_ms / h.p50_ms) };
+    return {
+      tool: name,
+      tool_p50_ms: round2(t.p50_ms),
+      http_p50_ms: round2(h.p50_ms),
+      added_p50_ms: round2(t.p50_ms - h.p50_ms),
+      ratio_p50: round2(t.p50_ms / h.p50_ms),
+    };
   });
-  for (const a of added) console.log(`[bench] ${a.tool}: tool call p50 ${a.tool_p50_ms} ms vs HTTP ${a.http_p50_ms} ms (+${a.added_p50_ms} ms, x${a.ratio_p50})`);
-  const result = { at: new Date().toISOString(), cpus: availableParallelism(), tools: tools.length, tool_names: tools.map((t) => t.name), rows, added, key_waits: pool.waits };
+  for (const a of added)
+    console.log(
+      `[bench] ${a.tool}: tool call p50 ${a.tool_p50_ms} ms vs HTTP ${a.http_p50_ms} ms (+${a.added_p50_ms} ms, x${a.ratio_p50})`,
+    );
+  const result = {
+    at: new Date().toISOString(),
+    cpus: availableParallelism(),
+    tools: tools.length,
+    tool_names: tools.map((t) => t.name),
+    rows,
+    added,
+    key_waits: pool.waits,
+  };
   writeFileSync(join(RESULTS_DIR, "mcp.json"), JSON.stringify(result, null, 2));
   console.log("[bench] wrote bench/results/mcp.json");
   return 0;

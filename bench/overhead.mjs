@@ -42,14 +42,7 @@ import { printRoundTrips, readRoundTrips, resetRoundTrips, summariseRoute } from
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  ROOT,
-  adminClient,
-  isRunning,
-  requireNode22,
-  signalTree,
-  stopProcess,
-} from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -108,7 +101,9 @@ async function main() {
   const probe = await healthzProbe.run(agent, base, Math.min(REQUESTS, 1_000), CONCURRENCY, { record: false });
   const keysNeeded = keysFor(probe.count / probe.seconds);
   const keyCount = Math.min(MAX_KEYS, Math.max(CONCURRENCY * 2, keysNeeded));
-  console.log(`[bench] /healthz runs ~${Math.round(probe.count / probe.seconds)} req/s here; creating ${keyCount} secret keys`);
+  console.log(
+    `[bench] /healthz runs ~${Math.round(probe.count / probe.seconds)} req/s here; creating ${keyCount} secret keys`,
+  );
 
   const keys = await createKeys(admin, keyCount);
   let pool = keyPool(keys);
@@ -116,18 +111,30 @@ async function main() {
   const routes = () => [
     route("GET /healthz", "/healthz", () => ({})),
     route("GET /api/v1/account", "/api/v1/account", async () => ({ key: await pool.next() })),
-    route("POST /api/v1/email", "/api/v1/email", async () => ({ method: "POST", key: await pool.next(), body: { email: TEST_ADDRESS } })),
+    route("POST /api/v1/email", "/api/v1/email", async () => ({
+      method: "POST",
+      key: await pool.next(),
+      body: { email: TEST_ADDRESS },
+    })),
   ];
 
-  console.log(`[bench] warm-up, then ${REQUESTS} requests per route in ${ROUNDS} alternating blocks, concurrency ${CONCURRENCY}`);
+  console.log(
+    `[bench] warm-up, then ${REQUESTS} requests per route in ${ROUNDS} alternating blocks, concurrency ${CONCURRENCY}`,
+  );
   const [warmHealthz, warmAccount, warmEmail] = routes();
   await warmAccount.run(agent, base, Math.max(WARMUP, keyCount), CONCURRENCY, { record: false });
   await warmEmail.run(agent, base, Math.max(WARMUP, keyCount), CONCURRENCY, { record: false });
   await warmHealthz.run(agent, base, WARMUP, CONCURRENCY, { record: false });
   const failures = [];
   // The canned answer really is the success path (checked once, outside the timing).
-  const sample = await send(agent, `${base}/api/v1/email`, { method: "POST", key: await pool.next(), body: { email: TEST_ADDRESS }, read: true });
-  if (sample.status !== 200 || JSON.parse(sample.text).data?.deliverable !== "deliverable") failures.push(`test address answered ${sample.status} ${sample.text.slice(0, 200)}`);
+  const sample = await send(agent, `${base}/api/v1/email`, {
+    method: "POST",
+    key: await pool.next(),
+    body: { email: TEST_ADDRESS },
+    read: true,
+  });
+  if (sample.status !== 200 || JSON.parse(sample.text).data?.deliverable !== "deliverable")
+    failures.push(`test address answered ${sample.status} ${sample.text.slice(0, 200)}`);
 
   pool.waits = 0;
   await resetRoundTrips(admin);
@@ -155,7 +162,11 @@ async function main() {
 
   const phases = [loaded, ...(serial ? [serial] : [])];
   for (const p of phases) {
-    for (const r of p.routes) if (r.non_200 > 0) failures.push(`${r.route} at concurrency ${p.concurrency}: ${r.non_200} answers were not 200 (${JSON.stringify(r.statuses)})`);
+    for (const r of p.routes)
+      if (r.non_200 > 0)
+        failures.push(
+          `${r.route} at concurrency ${p.concurrency}: ${r.non_200} answers were not 200 (${JSON.stringify(r.statuses)})`,
+        );
     console.log(`\nconcurrency ${p.concurrency}, ${p.routes[0].requests} requests per route:`);
     printTable(p.routes);
     console.log("");
@@ -167,9 +178,13 @@ async function main() {
     }
   }
   console.log("\nStorage round trips per request (mean), from the Worker's own counters (GET /admin/v1/round-trips):");
-  printRoundTrips(phases.flatMap((p) => p.routes.map((r) => [`${r.route} (c=${p.concurrency})`, p.round_trips[r.route]])));
+  printRoundTrips(
+    phases.flatMap((p) => p.routes.map((r) => [`${r.route} (c=${p.concurrency})`, p.round_trips[r.route]])),
+  );
   const all = phases.flatMap((p) => p.routes);
-  console.log(`\nkeys rotated: ${keyCount}; pacing waits while measuring: ${loadedWaits + pool.waits}; 429s: ${all.reduce((n, r) => n + (r.statuses["429"] ?? 0), 0)}`);
+  console.log(
+    `\nkeys rotated: ${keyCount}; pacing waits while measuring: ${loadedWaits + pool.waits}; 429s: ${all.reduce((n, r) => n + (r.statuses["429"] ?? 0), 0)}`,
+  );
   if (failures.length) {
     console.error("[bench] some requests were not answered as expected: the figures above are not the success path");
     for (const f of failures) console.error(`  ${f}`);
@@ -178,7 +193,15 @@ async function main() {
   const results = {
     at: new Date().toISOString(),
     machine: { cpus: availableParallelism(), node: process.version, wrangler: wranglerVersion() },
-    config: { concurrency: CONCURRENCY, requests_per_route: loaded.routes[0].requests, rounds: ROUNDS, warmup_per_route: WARMUP, keys: keyCount, wrangler_log_level: LOG_LEVEL, test_address: TEST_ADDRESS },
+    config: {
+      concurrency: CONCURRENCY,
+      requests_per_route: loaded.routes[0].requests,
+      rounds: ROUNDS,
+      warmup_per_route: WARMUP,
+      keys: keyCount,
+      wrangler_log_level: LOG_LEVEL,
+      test_address: TEST_ADDRESS,
+    },
     target_ratio: TARGET_RATIO,
     ...loaded,
     unloaded: serial,
@@ -199,7 +222,15 @@ function phase(routes, concurrency) {
   const ratios = Object.fromEntries(
     others.map((r) => {
       const ratio = r.p50_ms / h.p50_ms;
-      return [r.route, { ratio_p50: round2(ratio), added_p50_ms: round2(r.p50_ms - h.p50_ms), added_p99_ms: round2(r.p99_ms - h.p99_ms), target_met: ratio <= TARGET_RATIO }];
+      return [
+        r.route,
+        {
+          ratio_p50: round2(ratio),
+          added_p50_ms: round2(r.p50_ms - h.p50_ms),
+          added_p99_ms: round2(r.p99_ms - h.p99_ms),
+          target_met: ratio <= TARGET_RATIO,
+        },
+      ];
     }),
   );
   return { concurrency, routes, ratios };
@@ -213,14 +244,21 @@ async function workerFigures(admin, routes) {
 
 /** An account (verified, free plan) with one member and `count` secret keys for both keyed routes, created 8 at a time. */
 async function createKeys(admin, count) {
-  const account = (await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })).data;
+  const account = (
+    await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })
+  ).data;
   const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench@example.com" })).data;
   const keys = [];
   let left = count;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (left-- > 0) {
-        const key = (await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["account", "email"] })).data;
+        const key = (
+          await admin.call("POST", `/accounts/${account.id}/keys/secret`, {
+            user_id: member.user_id,
+            scopes: ["account", "email"],
+          })
+        ).data;
         keys.push(key.key);
       }
     }),

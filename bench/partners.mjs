@@ -77,11 +77,22 @@ async function main() {
     track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
-  const account = (await admin.call("POST", "/accounts", { email: "bench-partners@example.com", email_verified: true, plan: "free" })).data;
-  await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: 100_000, note: "bench:partners" });
-  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-partners@example.com" })).data;
+  const account = (
+    await admin.call("POST", "/accounts", { email: "bench-partners@example.com", email_verified: true, plan: "free" })
+  ).data;
+  await admin.call("POST", `/accounts/${account.id}/credits`, {
+    bucket: "pack",
+    amount: 100_000,
+    note: "bench:partners",
+  });
+  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-partners@example.com" }))
+    .data;
   const keys = [];
-  for (let i = 0; i < 4; i++) keys.push((await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["phone"] })).data.key);
+  for (let i = 0; i < 4; i++)
+    keys.push(
+      (await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["phone"] }))
+        .data.key,
+    );
   const pool = keyPool(keys);
   const agent = keepAliveAgent(4);
   const failures = [];
@@ -92,14 +103,28 @@ async function main() {
   const direct = [];
   const auth = `Basic ${Buffer.from(`${partnerVars("").TWILIO_ACCOUNT_SID}:${partnerVars("").TWILIO_AUTH_TOKEN}`).toString("base64")}`;
   for (let i = 0; i < REQUESTS; i++) {
-    const a = await send(agent, `${base}/api/v1/phone`, { method: "POST", key: await pool.next(), body: { phone: freshNumber(), network: true }, read: true });
+    const a = await send(agent, `${base}/api/v1/phone`, {
+      method: "POST",
+      key: await pool.next(),
+      body: { phone: freshNumber(), network: true },
+      read: true,
+    });
     const data = JSON.parse(a.text).data;
-    if (a.status !== 200 || data?.network_checked !== true) failures.push(`checked lookup: ${a.status} ${a.text.slice(0, 200)}`);
+    if (a.status !== 200 || data?.network_checked !== true)
+      failures.push(`checked lookup: ${a.status} ${a.text.slice(0, 200)}`);
     checked.push(a.ms);
-    const b = await send(agent, `${base}/api/v1/phone`, { method: "POST", key: await pool.next(), body: { phone: freshNumber() } });
+    const b = await send(agent, `${base}/api/v1/phone`, {
+      method: "POST",
+      key: await pool.next(),
+      body: { phone: freshNumber() },
+    });
     if (b.status !== 200) failures.push(`plain lookup: ${b.status}`);
     plain.push(b.ms);
-    const c = await send(agent, `${partners.url}/v2/PhoneNumbers/${encodeURIComponent(freshNumber())}?Fields=line_type_intelligence`, { headers: { Authorization: auth } });
+    const c = await send(
+      agent,
+      `${partners.url}/v2/PhoneNumbers/${encodeURIComponent(freshNumber())}?Fields=line_type_intelligence`,
+      { headers: { Authorization: auth } },
+    );
     direct.push(c.ms);
   }
   const sc = stats(checked);
@@ -114,7 +139,9 @@ async function main() {
     added_over_stand_in_p50_ms: round2(sc.p50_ms - sd.p50_ms),
     added_over_unchecked_p50_ms: round2(sc.p50_ms - sp.p50_ms),
   };
-  console.log(`[bench] (a) checked p50 ${latency.checked_lookup.p50_ms} ms, unchecked p50 ${latency.unchecked_lookup.p50_ms} ms, stand-in alone p50 ${latency.stand_in_direct.p50_ms} ms: added over the stand-in ${latency.added_over_stand_in_p50_ms} ms`);
+  console.log(
+    `[bench] (a) checked p50 ${latency.checked_lookup.p50_ms} ms, unchecked p50 ${latency.unchecked_lookup.p50_ms} ms, stand-in alone p50 ${latency.stand_in_direct.p50_ms} ms: added over the stand-in ${latency.added_over_stand_in_p50_ms} ms`,
+  );
 
   // (b) 1,000 rows, DISTINCT numbers, each four times in two spellings.
   const distinct = Array.from({ length: DISTINCT }, freshNumber);
@@ -125,12 +152,19 @@ async function main() {
   }
   const statsBefore = await (await fetch(`${partners.url}/stats`)).json();
   const before = Object.values(statsBefore.twilio).reduce((s, n) => s + n, 0);
-  const batch = await send(agent, `${base}/api/v1/phone/batch`, { method: "POST", key: await pool.next(), body: { phones: rows, network: true }, read: true, timeoutMs: 120_000 });
+  const batch = await send(agent, `${base}/api/v1/phone/batch`, {
+    method: "POST",
+    key: await pool.next(),
+    body: { phones: rows, network: true },
+    read: true,
+    timeoutMs: 120_000,
+  });
   const body = JSON.parse(batch.text);
   const statsAfter = await (await fetch(`${partners.url}/stats`)).json();
   const calls = Object.values(statsAfter.twilio).reduce((s, n) => s + n, 0) - before;
   const checkedRows = body.data?.results?.filter((r) => r.data.network_checked).length ?? 0;
-  if (batch.status !== 200 || checkedRows !== rows.length) failures.push(`batch: ${batch.status}, ${checkedRows} of ${rows.length} rows checked`);
+  if (batch.status !== 200 || checkedRows !== rows.length)
+    failures.push(`batch: ${batch.status}, ${checkedRows} of ${rows.length} rows checked`);
   const dedupe = {
     rows: rows.length,
     distinct: DISTINCT,
@@ -141,11 +175,25 @@ async function main() {
     credits_used: body.meta?.credits_used ?? null,
     batch_ms: round2(batch.ms),
   };
-  console.log(`[bench] (b) 1,000 rows, ${DISTINCT} distinct: ${calls} partner calls (${dedupe.calls_per_distinct} per distinct number), ${checkedRows} rows checked, ${dedupe.credits_used} credits, ${dedupe.batch_ms} ms`);
+  console.log(
+    `[bench] (b) 1,000 rows, ${DISTINCT} distinct: ${calls} partner calls (${dedupe.calls_per_distinct} per distinct number), ${checkedRows} rows checked, ${dedupe.credits_used} credits, ${dedupe.batch_ms} ms`,
+  );
 
-  const results = { at: new Date().toISOString(), machine: { cpus: availableParallelism(), node: process.version, load_average_before: loadBefore, load_average_after: loadavg().map(round2) }, latency, dedupe, failures };
+  const results = {
+    at: new Date().toISOString(),
+    machine: {
+      cpus: availableParallelism(),
+      node: process.version,
+      load_average_before: loadBefore,
+      load_average_after: loadavg().map(round2),
+    },
+    latency,
+    dedupe,
+    failures,
+  };
   writeFileSync(join(RESULTS_DIR, "partners.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log("[bench] wrote bench/results/partners.json");
-  if (failures.length) console.error(`[bench] ${failures.length} unexpected answers:\n${failures.slice(0, 5).join("\n")}`);
+  if (failures.length)
+    console.error(`[bench] ${failures.length} unexpected answers:\n${failures.slice(0, 5).join("\n")}`);
   return failures.length ? 1 : 0;
 }

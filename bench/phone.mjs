@@ -53,7 +53,14 @@ const FROZEN = process.env.BENCH_FROZEN !== "0";
 const LOG_LEVEL = process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn";
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
-const TEST_NUMBERS = ["+447700900000", "+447700900001", "+447700900002", "+447700900003", "+447700900004", "+447700900005"];
+const TEST_NUMBERS = [
+  "+447700900000",
+  "+447700900001",
+  "+447700900002",
+  "+447700900003",
+  "+447700900004",
+  "+447700900005",
+];
 /** Country code and the leading digits of ranges in use, completed with random digits to the length given. */
 const RANGES = [
   ["+44", "74", 10],
@@ -84,7 +91,7 @@ function freshNumber() {
     if (tries > 10_000) throw new Error("no fresh valid number after 10,000 tries: check RANGES");
     const [code, lead, length] = RANGES[Math.floor(random() * RANGES.length)];
     const number = `${code}${lead}${digits(length - lead.length)}`;
-    if (!used.has(number) && isValidPhoneNumber(number)) return used.add(number), number;
+    if (!used.has(number) && isValidPhoneNumber(number)) return (used.add(number), number);
   }
 }
 
@@ -155,16 +162,29 @@ async function main() {
   const tables = await importPhoneDatasets({ baseUrl: base, token: ADMIN_TOKEN, log: (line) => console.log(line) });
   const importSeconds = round2((performance.now() - importStarted) / 1000);
   const rowsImported = tables.reduce((sum, t) => sum + t.records, 0);
-  console.log(`[bench] prefix tables: ${rowsImported} rows in ${importSeconds} s (${Math.round(rowsImported / importSeconds)} rows/s)`);
+  console.log(
+    `[bench] prefix tables: ${rowsImported} rows in ${importSeconds} s (${Math.round(rowsImported / importSeconds)} rows/s)`,
+  );
 
   const admin = adminClient(base, ADMIN_TOKEN);
   const credits = 3 * REQUESTS + ROUNDS * 2 * BATCH + ROWS + SMALL_ROWS + 10_000;
-  const account = (await admin.call("POST", "/accounts", { email: "bench-phone@example.com", email_verified: true, plan: "free" })).data;
+  const account = (
+    await admin.call("POST", "/accounts", { email: "bench-phone@example.com", email_verified: true, plan: "free" })
+  ).data;
   await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: credits, note: "bench:phone" });
-  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-phone@example.com" })).data;
+  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-phone@example.com" }))
+    .data;
   const keyCount = keysFor(600);
   const keys = [];
-  for (let i = 0; i < keyCount; i++) keys.push((await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["phone", "account"] })).data.key);
+  for (let i = 0; i < keyCount; i++)
+    keys.push(
+      (
+        await admin.call("POST", `/accounts/${account.id}/keys/secret`, {
+          user_id: member.user_id,
+          scopes: ["phone", "account"],
+        })
+      ).data.key,
+    );
   const pool = keyPool(keys);
   const agent = keepAliveAgent(CONCURRENCY + 2);
   console.log(`[bench] account with ${credits} credits and ${keyCount} keys`);
@@ -176,8 +196,21 @@ async function main() {
 
   const results = {
     at: new Date().toISOString(),
-    machine: { cpus: availableParallelism(), node: process.version, load_average_before: loadBefore, load_average_after: loadavg().map(round2) },
-    config: { parts: [...PARTS], requests: REQUESTS, concurrency: CONCURRENCY, rounds: ROUNDS, rows: ROWS, small_rows: SMALL_ROWS, frozen_bundle: FROZEN },
+    machine: {
+      cpus: availableParallelism(),
+      node: process.version,
+      load_average_before: loadBefore,
+      load_average_after: loadavg().map(round2),
+    },
+    config: {
+      parts: [...PARTS],
+      requests: REQUESTS,
+      concurrency: CONCURRENCY,
+      rounds: ROUNDS,
+      rows: ROWS,
+      small_rows: SMALL_ROWS,
+      frozen_bundle: FROZEN,
+    },
     import: { rows: rowsImported, seconds: importSeconds, tables },
     a_single_vs_trivial: a,
     b_batch_vs_singles: b,
@@ -194,15 +227,30 @@ async function main() {
 
 /** (a) */
 async function singleVsTrivial(base, agent, pool, failures) {
-  const phoneRoute = route("POST /api/v1/phone", "/api/v1/phone", async () => ({ method: "POST", key: await pool.next(), body: { phone: freshNumber() } }));
-  const trivial = [route("GET /healthz", "/healthz", () => ({})), route("GET /api/v1/account", "/api/v1/account", async () => ({ key: await pool.next() })), phoneRoute];
+  const phoneRoute = route("POST /api/v1/phone", "/api/v1/phone", async () => ({
+    method: "POST",
+    key: await pool.next(),
+    body: { phone: freshNumber() },
+  }));
+  const trivial = [
+    route("GET /healthz", "/healthz", () => ({})),
+    route("GET /api/v1/account", "/api/v1/account", async () => ({ key: await pool.next() })),
+    phoneRoute,
+  ];
   for (const r of trivial) await r.run(agent, base, 50, CONCURRENCY, { record: false });
   const summaries = await alternate(trivial, agent, base, REQUESTS, ROUNDS * 2, CONCURRENCY);
   printTable(summaries);
   const [health, account_, phone] = summaries;
-  for (const s of summaries) if (s.non_200) failures.push(`${s.route}: ${s.non_200} answers were not 200 (${JSON.stringify(s.statuses)})`);
-  const a = { routes: summaries, phone_vs_healthz_p50: round2(phone.p50_ms / health.p50_ms), phone_vs_account_p50: round2(phone.p50_ms / account_.p50_ms) };
-  console.log(`[bench] (a) POST /phone p50 = ${a.phone_vs_healthz_p50}x GET /healthz, ${a.phone_vs_account_p50}x GET /api/v1/account`);
+  for (const s of summaries)
+    if (s.non_200) failures.push(`${s.route}: ${s.non_200} answers were not 200 (${JSON.stringify(s.statuses)})`);
+  const a = {
+    routes: summaries,
+    phone_vs_healthz_p50: round2(phone.p50_ms / health.p50_ms),
+    phone_vs_account_p50: round2(phone.p50_ms / account_.p50_ms),
+  };
+  console.log(
+    `[bench] (a) POST /phone p50 = ${a.phone_vs_healthz_p50}x GET /healthz, ${a.phone_vs_account_p50}x GET /api/v1/account`,
+  );
   return a;
 }
 
@@ -212,13 +260,24 @@ async function batchVsSingles(base, agent, pool, failures) {
   for (let round = 0; round < ROUNDS; round++) {
     const batchRun = async () => {
       const started = performance.now();
-      const res = await send(agent, `${base}/api/v1/phone/batch`, { method: "POST", key: await pool.next(), body: { phones: Array.from({ length: BATCH }, freshNumber) }, read: true, timeoutMs: 120_000 });
+      const res = await send(agent, `${base}/api/v1/phone/batch`, {
+        method: "POST",
+        key: await pool.next(),
+        body: { phones: Array.from({ length: BATCH }, freshNumber) },
+        read: true,
+        timeoutMs: 120_000,
+      });
       const body = JSON.parse(res.text);
-      if (res.status !== 200 || body.meta.credits_used !== BATCH) failures.push(`batch: ${res.status} ${res.text.slice(0, 200)}`);
+      if (res.status !== 200 || body.meta.credits_used !== BATCH)
+        failures.push(`batch: ${res.status} ${res.text.slice(0, 200)}`);
       return performance.now() - started;
     };
     const singlesRun = async () => {
-      const singles = route("singles", "/api/v1/phone", async () => ({ method: "POST", key: await pool.next(), body: { phone: freshNumber() } }));
+      const singles = route("singles", "/api/v1/phone", async () => ({
+        method: "POST",
+        key: await pool.next(),
+        body: { phone: freshNumber() },
+      }));
       const { seconds } = await singles.run(agent, base, BATCH, CONCURRENCY);
       if (singles.summary().non_200) failures.push(`singles: ${JSON.stringify(singles.summary().statuses)}`);
       return seconds * 1000;
@@ -226,12 +285,20 @@ async function batchVsSingles(base, agent, pool, failures) {
     const [first, second] = round % 2 === 0 ? [batchRun, singlesRun] : [singlesRun, batchRun];
     const x = await first();
     const y = await second();
-    rounds.push(round % 2 === 0 ? { batch_ms: round2(x), singles_ms: round2(y) } : { batch_ms: round2(y), singles_ms: round2(x) });
+    rounds.push(
+      round % 2 === 0 ? { batch_ms: round2(x), singles_ms: round2(y) } : { batch_ms: round2(y), singles_ms: round2(x) },
+    );
   }
   const median = (values) => [...values].sort((p, q) => p - q)[Math.floor(values.length / 2)];
-  const b = { rounds, batch_ms_p50: median(rounds.map((r) => r.batch_ms)), singles_ms_p50: median(rounds.map((r) => r.singles_ms)) };
+  const b = {
+    rounds,
+    batch_ms_p50: median(rounds.map((r) => r.batch_ms)),
+    singles_ms_p50: median(rounds.map((r) => r.singles_ms)),
+  };
   b.batch_vs_singles = round2(b.batch_ms_p50 / b.singles_ms_p50);
-  console.log(`[bench] (b) 1,000-number batch ${b.batch_ms_p50} ms vs 1,000 single lookups ${b.singles_ms_p50} ms (concurrency ${CONCURRENCY}): ratio ${b.batch_vs_singles}`);
+  console.log(
+    `[bench] (b) 1,000-number batch ${b.batch_ms_p50} ms vs 1,000 single lookups ${b.singles_ms_p50} ms (concurrency ${CONCURRENCY}): ratio ${b.batch_vs_singles}`,
+  );
   return b;
 }
 
@@ -240,7 +307,9 @@ async function bulkRuns(base, agent, pool, failures) {
   const c = [];
   for (const rows of [SMALL_ROWS, ROWS]) c.push(await bulkRun(base, agent, pool, rows, failures));
   const flat = round2(c[1].workerd_peak_rss_mb / c[0].workerd_peak_rss_mb);
-  console.log(`[bench] (c) workerd peak RSS ${c[0].workerd_peak_rss_mb} MB at ${SMALL_ROWS} rows, ${c[1].workerd_peak_rss_mb} MB at ${ROWS} rows (x${flat})`);
+  console.log(
+    `[bench] (c) workerd peak RSS ${c[0].workerd_peak_rss_mb} MB at ${SMALL_ROWS} rows, ${c[1].workerd_peak_rss_mb} MB at ${ROWS} rows (x${flat})`,
+  );
   if (c[1].rows_per_second < TARGET_ROWS_PER_S) {
     console.log(`[bench] below the ${TARGET_ROWS_PER_S} rows/s target`);
     if (process.env.BENCH_ENFORCE === "1") failures.push(`rows/s ${c[1].rows_per_second} < ${TARGET_ROWS_PER_S}`);
@@ -253,8 +322,15 @@ async function bulkRun(base, agent, pool, rows, failures) {
   const { list, expected } = bulkList(rows);
   const sampler = treeSampler(children.wrangler.pid, 250);
   sampler.mark("start");
-  const created = await send(agent, `${base}/api/v1/phone/bulk`, { method: "POST", key: await pool.next(), body: { phones: list }, read: true, timeoutMs: 120_000 });
-  if (created.status !== 202) throw new Error(`POST /api/v1/phone/bulk -> ${created.status} ${created.text.slice(0, 300)}`);
+  const created = await send(agent, `${base}/api/v1/phone/bulk`, {
+    method: "POST",
+    key: await pool.next(),
+    body: { phones: list },
+    read: true,
+    timeoutMs: 120_000,
+  });
+  if (created.status !== 202)
+    throw new Error(`POST /api/v1/phone/bulk -> ${created.status} ${created.text.slice(0, 300)}`);
   const createdAt = created.t0 + created.ms;
   const id = JSON.parse(created.text).data.job.id;
   let job;
@@ -276,11 +352,20 @@ async function bulkRun(base, agent, pool, rows, failures) {
     rows,
     seconds: round2(seconds),
     rows_per_second: Math.round(rows / seconds),
-    counters: { valid: job.valid, invalid: job.invalid, mobile: job.mobile, fixed_line: job.fixed_line, voip: job.voip, disposable: job.disposable },
+    counters: {
+      valid: job.valid,
+      invalid: job.invalid,
+      mobile: job.mobile,
+      fixed_line: job.fixed_line,
+      voip: job.voip,
+      disposable: job.disposable,
+    },
     workerd_peak_rss_mb: round2(sampler.peaks.workerd_rss_bytes / 2 ** 20),
     // Well below `seconds`: the run waited on something other than workerd's CPU (the disk, other processes).
     workerd_cpu_seconds: cpu?.workerd_cpu_seconds ?? null,
   };
-  console.log(`[bench] (c) bulk ${rows} rows: ${run.seconds} s, ${run.rows_per_second} rows/s, workerd peak ${run.workerd_peak_rss_mb} MB, workerd CPU ${run.workerd_cpu_seconds} s`);
+  console.log(
+    `[bench] (c) bulk ${rows} rows: ${run.seconds} s, ${run.rows_per_second} rows/s, workerd peak ${run.workerd_peak_rss_mb} MB, workerd CPU ${run.workerd_cpu_seconds} s`,
+  );
   return run;
 }

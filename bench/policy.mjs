@@ -76,20 +76,42 @@ async function main() {
     track: ({ child, logFd: fd }) => ((wrangler = child), (logFd = fd)),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
-  const [plain, policed] = [keyPool(await createKeys(admin, "plain", KEYS)), keyPool(await createKeys(admin, "policed", KEYS))];
+  const [plain, policed] = [
+    keyPool(await createKeys(admin, "plain", KEYS)),
+    keyPool(await createKeys(admin, "policed", KEYS)),
+  ];
   const agent = keepAliveAgent(CONCURRENCY);
   const key = await policed.next();
   const put = await send(agent, `${base}/api/v1/email/policy`, { method: "PUT", key, body: POLICY, read: true });
   if (put.status !== 200) throw new Error(`PUT /email/policy answered ${put.status}: ${put.text}`);
-  const check = JSON.parse((await send(agent, `${base}/api/v1/email/batch`, { method: "POST", key: await policed.next(), body: { emails: BATCH }, read: true })).text);
+  const check = JSON.parse(
+    (
+      await send(agent, `${base}/api/v1/email/batch`, {
+        method: "POST",
+        key: await policed.next(),
+        body: { emails: BATCH },
+        read: true,
+      })
+    ).text,
+  );
   const decided = check.data.results.every((r) => r.data.policy && r.data.policy.action);
   if (!decided) throw new Error("a policed answer carries no decision");
 
   const routes = () => [
-    route("batch, no policy", "/api/v1/email/batch", async () => ({ method: "POST", key: await plain.next(), body: { emails: BATCH } })),
-    route("batch, policy", "/api/v1/email/batch", async () => ({ method: "POST", key: await policed.next(), body: { emails: BATCH } })),
+    route("batch, no policy", "/api/v1/email/batch", async () => ({
+      method: "POST",
+      key: await plain.next(),
+      body: { emails: BATCH },
+    })),
+    route("batch, policy", "/api/v1/email/batch", async () => ({
+      method: "POST",
+      key: await policed.next(),
+      body: { emails: BATCH },
+    })),
   ];
-  console.log(`[bench] warm-up, then ${REQUESTS} batches of 50 per route in ${ROUNDS} alternating blocks, concurrency ${CONCURRENCY}`);
+  console.log(
+    `[bench] warm-up, then ${REQUESTS} batches of 50 per route in ${ROUNDS} alternating blocks, concurrency ${CONCURRENCY}`,
+  );
   for (const r of routes()) await r.run(agent, base, WARMUP, CONCURRENCY, { record: false });
   const loaded = await alternate(routes(), agent, base, REQUESTS, ROUNDS, CONCURRENCY);
   console.log(`[bench] then ${SERIAL_REQUESTS} per route one at a time`);
@@ -100,16 +122,26 @@ async function main() {
   const failed = [...loaded, ...(serial ?? [])].some((r) => r.non_200 > 0);
   console.log(`\nconcurrency ${CONCURRENCY}:`);
   printTable(loaded);
-  console.log(`\npolicy p50 / no-policy p50 = ${ratio.toFixed(2)}x   (target <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? "met" : "NOT met"})   added p50 = +${(loaded[1].p50_ms - loaded[0].p50_ms).toFixed(2)} ms`);
+  console.log(
+    `\npolicy p50 / no-policy p50 = ${ratio.toFixed(2)}x   (target <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? "met" : "NOT met"})   added p50 = +${(loaded[1].p50_ms - loaded[0].p50_ms).toFixed(2)} ms`,
+  );
   if (serial) {
     console.log(`\nconcurrency 1:`);
     printTable(serial);
-    console.log(`\npolicy p50 / no-policy p50 = ${(serial[1].p50_ms / serial[0].p50_ms).toFixed(2)}x   added p50 = +${(serial[1].p50_ms - serial[0].p50_ms).toFixed(2)} ms`);
+    console.log(
+      `\npolicy p50 / no-policy p50 = ${(serial[1].p50_ms / serial[0].p50_ms).toFixed(2)}x   added p50 = +${(serial[1].p50_ms - serial[0].p50_ms).toFixed(2)} ms`,
+    );
   }
   const results = {
     at: new Date().toISOString(),
     machine: { cpus: availableParallelism(), node: process.version },
-    config: { concurrency: CONCURRENCY, requests_per_route: loaded[0].requests, rounds: ROUNDS, batch: BATCH.length, policy_domains: 2000 },
+    config: {
+      concurrency: CONCURRENCY,
+      requests_per_route: loaded[0].requests,
+      rounds: ROUNDS,
+      batch: BATCH.length,
+      policy_domains: 2000,
+    },
     routes: loaded,
     ratio_p50: round2(ratio),
     target_ratio: TARGET_RATIO,
@@ -125,9 +157,17 @@ async function main() {
 
 /** A verified account with one member and `count` email-scoped secret keys. */
 async function createKeys(admin, label, count) {
-  const account = (await admin.call("POST", "/accounts", { email: `${label}@bench.example.com`, email_verified: true, plan: "free" })).data;
-  const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: `${label}-user@bench.example.com` })).data;
+  const account = (
+    await admin.call("POST", "/accounts", { email: `${label}@bench.example.com`, email_verified: true, plan: "free" })
+  ).data;
+  const member = (
+    await admin.call("POST", `/accounts/${account.id}/members`, { email: `${label}-user@bench.example.com` })
+  ).data;
   const keys = [];
-  for (let i = 0; i < count; i++) keys.push((await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["email"] })).data.key);
+  for (let i = 0; i < count; i++)
+    keys.push(
+      (await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, scopes: ["email"] }))
+        .data.key,
+    );
   return keys;
 }

@@ -13,7 +13,17 @@ import { performance } from "node:perf_hooks";
 import { runBench } from "./lib/harness.mjs";
 import { startSmtp } from "./lib/fixtures.mjs";
 import { keepAliveAgent, percentile, round2, send } from "./lib/load.mjs";
-import { ROOT, SIDECAR_SCRIPT, freePort, isRunning, requireNode22, signalTree, startNodeScript, stopProcess, waitForHttp } from "../scripts/lib/local.mjs";
+import {
+  ROOT,
+  SIDECAR_SCRIPT,
+  freePort,
+  isRunning,
+  requireNode22,
+  signalTree,
+  startNodeScript,
+  stopProcess,
+  waitForHttp,
+} from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -43,10 +53,20 @@ await runBench({
 });
 
 function signedProbe(domain, addresses) {
-  const body = JSON.stringify({ domain, mx_hosts: [{ host: "127.0.0.1", preference: 10 }], addresses, timeout_ms: 10_000 });
+  const body = JSON.stringify({
+    domain,
+    mx_hosts: [{ host: "127.0.0.1", preference: 10 }],
+    addresses,
+    timeout_ms: 10_000,
+  });
   const timestamp = String(Math.floor(Date.now() / 1000));
   const signature = createHmac("sha256", SECRET).update(`${timestamp}.${body}`).digest("hex");
-  return { method: "POST", body, headers: { "X-Sidecar-Timestamp": timestamp, "X-Sidecar-Signature": signature }, read: true };
+  return {
+    method: "POST",
+    body,
+    headers: { "X-Sidecar-Timestamp": timestamp, "X-Sidecar-Signature": signature },
+    read: true,
+  };
 }
 
 async function main() {
@@ -57,7 +77,13 @@ async function main() {
   logFd = openSync(join(RESULTS_DIR, "sidecar.log"), "w");
   sidecar = startNodeScript(SIDECAR_SCRIPT, {
     stdio: logFd,
-    env: { SIDECAR_SECRET: SECRET, SIDECAR_PORT: String(port), SIDECAR_HOST: "127.0.0.1", SIDECAR_ALLOW_LOOPBACK: "1", SMTP_PORT: String(smtp.port) },
+    env: {
+      SIDECAR_SECRET: SECRET,
+      SIDECAR_PORT: String(port),
+      SIDECAR_HOST: "127.0.0.1",
+      SIDECAR_ALLOW_LOOPBACK: "1",
+      SMTP_PORT: String(smtp.port),
+    },
   });
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/healthz`, { child: sidecar, name: "the SMTP sidecar", timeoutMs: 30_000 });
@@ -83,9 +109,23 @@ async function main() {
   const sorted = Float64Array.from(latencies).sort();
   const perSecond = round2(PROBES / seconds);
   const needed = Math.ceil(KICKBOX_PER_MINUTE / 60 / perSecond) + 1;
-  const results = { at: new Date().toISOString(), probes: PROBES, concurrency: CONCURRENCY, smtp_latency_ms: SMTP_LATENCY_MS, probes_per_second: perSecond, p50_ms: round2(percentile(sorted, 50)), p90_ms: round2(percentile(sorted, 90)), kickbox_instances: needed, failures: failures.length };
-  console.log(`one sidecar instance: ${perSecond} probes/s (${PROBES} probes, ${CONCURRENCY} in flight, SMTP +${SMTP_LATENCY_MS} ms a reply), p50 ${results.p50_ms} ms, p90 ${results.p90_ms} ms`);
-  console.log(`Kickbox scale (${KICKBOX_PER_MINUTE} a minute = ${round2(KICKBOX_PER_MINUTE / 60)}/s): ${needed} instances (one spare)`);
+  const results = {
+    at: new Date().toISOString(),
+    probes: PROBES,
+    concurrency: CONCURRENCY,
+    smtp_latency_ms: SMTP_LATENCY_MS,
+    probes_per_second: perSecond,
+    p50_ms: round2(percentile(sorted, 50)),
+    p90_ms: round2(percentile(sorted, 90)),
+    kickbox_instances: needed,
+    failures: failures.length,
+  };
+  console.log(
+    `one sidecar instance: ${perSecond} probes/s (${PROBES} probes, ${CONCURRENCY} in flight, SMTP +${SMTP_LATENCY_MS} ms a reply), p50 ${results.p50_ms} ms, p90 ${results.p90_ms} ms`,
+  );
+  console.log(
+    `Kickbox scale (${KICKBOX_PER_MINUTE} a minute = ${round2(KICKBOX_PER_MINUTE / 60)}/s): ${needed} instances (one spare)`,
+  );
   for (const f of failures.slice(0, 10)) console.error(`  ${f}`);
   writeFileSync(join(RESULTS_DIR, "sidecar.json"), `${JSON.stringify(results, null, 2)}\n`);
   return failures.length ? 1 : 0;

@@ -39,7 +39,13 @@ describe("client/ as an npm package", () => {
   it("imports by its name in the scratch project and calls a real HTTP server through it", async () => {
     const server = createServer((req, res) => {
       res.writeHead(200, { "Content-Type": "application/json", "X-Request-Id": "req_pack" });
-      res.end(JSON.stringify({ success: true, data: { path: req.url, auth: req.headers.authorization }, meta: { request_id: "req_pack" } }));
+      res.end(
+        JSON.stringify({
+          success: true,
+          data: { path: req.url, auth: req.headers.authorization },
+          meta: { request_id: "req_pack" },
+        }),
+      );
     });
     await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
     const secret = "whsec_0123456789abcdefghijklmnopqrstuv";
@@ -55,7 +61,9 @@ const event = await webhookVerifier({ secret: ${JSON.stringify(secret)} })(${JSO
 console.log(JSON.stringify({ data: answer.data, requestId: answer.requestId, event, apiError: typeof ApiError }));`,
     );
     try {
-      const { stdout } = await run(process.execPath, ["consumer.mjs", `http://127.0.0.1:${server.address().port}`], { cwd: scratch });
+      const { stdout } = await run(process.execPath, ["consumer.mjs", `http://127.0.0.1:${server.address().port}`], {
+        cwd: scratch,
+      });
       expect(JSON.parse(stdout)).toEqual({
         data: { path: "/api/v1/account", auth: "Bearer sk_live_pack" },
         requestId: "req_pack",
@@ -79,7 +87,18 @@ export const wrong = () => api.get("/api/v1/no-such-path");`,
     );
     writeFileSync(
       join(scratch, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom"], strict: true, noEmit: true, types: [] }, files: ["consumer.ts"] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2022",
+          lib: ["es2022", "dom"],
+          strict: true,
+          noEmit: true,
+          types: [],
+        },
+        files: ["consumer.ts"],
+      }),
     );
     await run(process.execPath, [TSC, "-p", "tsconfig.json"], { cwd: scratch });
   }, 60_000);

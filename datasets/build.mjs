@@ -55,11 +55,17 @@ export async function buildSnapshots({ log = () => {} } = {}) {
   const role = roleAddresses(inputs, log);
 
   // Every input that can change a list is named, including those that only protect or remove entries.
-  const listInputs = [p.disposable, p.mailchecker, p.free, p.misspelled, c.allowlist, c.typo, c.rules].map((x) => x.source);
+  const listInputs = [p.disposable, p.mailchecker, p.free, p.misspelled, c.allowlist, c.typo, c.rules].map(
+    (x) => x.source,
+  );
 
   return [
     snapshot("disposable-domains", listInputs, lists.disposable),
-    snapshot("free-provider-domains", listInputs.filter((s) => s.package !== "mailchecker"), lists.free),
+    snapshot(
+      "free-provider-domains",
+      listInputs.filter((s) => s.package !== "mailchecker"),
+      lists.free,
+    ),
     snapshot("mx-provider-patterns", [c.mx.source], mxProviderPatterns(inputs)),
     snapshot("provider-rules", [c.providerRules.source], providerRules(inputs)),
     snapshot("provider-username-rules", [c.rules.source], rules),
@@ -90,7 +96,10 @@ export async function build({ outDir = DEFAULT_OUT_DIR, log = console.log } = {}
     if (entry.endsWith(".json") && !keep.has(entry)) await rm(join(dir, entry));
   }
 
-  for (const w of written) log(`${w.name.padEnd(24)} ${w.version}  ${String(w.records).padStart(6)} records  ${(w.bytes / 1024).toFixed(1).padStart(7)} KiB`);
+  for (const w of written)
+    log(
+      `${w.name.padEnd(24)} ${w.version}  ${String(w.records).padStart(6)} records  ${(w.bytes / 1024).toFixed(1).padStart(7)} KiB`,
+    );
   return written;
 }
 

@@ -6,7 +6,17 @@ import { Balance } from "./account/balance";
 import { Notices, type MailSettings, type NoticeMessage } from "./account/notices";
 import { PolicyStamps } from "./account/policy-stamps";
 import { Reservations } from "./account/reservations";
-import type { AccountSnapshot, AdmissionRequest, Entered, LedgerRow, ReserveRequest, ReserveResult, ResizeRequest, Settlement, SettleResult } from "./account/types";
+import type {
+  AccountSnapshot,
+  AdmissionRequest,
+  Entered,
+  LedgerRow,
+  ReserveRequest,
+  ReserveResult,
+  ResizeRequest,
+  Settlement,
+  SettleResult,
+} from "./account/types";
 import { RateWindows } from "./account/windows";
 import { ClaimBook, type Claims } from "./claims";
 
@@ -44,7 +54,9 @@ export class AccountCredits extends DurableObject<Env> {
     this.balances = new Balance(sql);
     this.claims = new ClaimBook(sql);
     this.notices = new Notices(sql);
-    this.reservations = new Reservations(sql, this.balances, this.claims, (keyId, cap, now) => this.notices.capReached(keyId, cap, now));
+    this.reservations = new Reservations(sql, this.balances, this.claims, (keyId, cap, now) =>
+      this.notices.capReached(keyId, cap, now),
+    );
     this.policies = new PolicyStamps(sql);
   }
 
@@ -77,7 +89,8 @@ export class AccountCredits extends DurableObject<Env> {
    * `requestId`: the check and the movement run in one call with no await, so a redelivered event changes nothing.
    */
   applyPayment(requestId: string, credits: number, note: string | null, now = Date.now()) {
-    if (this.balances.hasMovement(requestId)) return { applied: false, credits: 0, snapshot: this.balances.snapshot(now) };
+    if (this.balances.hasMovement(requestId))
+      return { applied: false, credits: 0, snapshot: this.balances.snapshot(now) };
     let moved = credits;
     if (credits > 0) this.balances.addCredits("pack", credits, note, requestId, now);
     else moved = -this.balances.removePackCredits(-credits, note, requestId, now);
@@ -98,7 +111,10 @@ export class AccountCredits extends DurableObject<Env> {
   }
 
   /** A request answered without a hold (test values, repeats): rate limits, then the balance for its `meta`. */
-  enterBalance(admission: AdmissionRequest, product: string | null): Entered<{ available: number; prepaid: number | null }> {
+  enterBalance(
+    admission: AdmissionRequest,
+    product: string | null,
+  ): Entered<{ available: number; prepaid: number | null }> {
     return this.admit(admission, () => this.reservations.available(product, Date.now()));
   }
 
@@ -106,7 +122,11 @@ export class AccountCredits extends DurableObject<Env> {
     return this.admit(admission, () => this.view(Date.now()));
   }
 
-  enterLedger(admission: AdmissionRequest, page: number, perPage: number): Entered<{ rows: LedgerRow[]; total: number }> {
+  enterLedger(
+    admission: AdmissionRequest,
+    page: number,
+    perPage: number,
+  ): Entered<{ rows: LedgerRow[]; total: number }> {
     return this.admit(admission, () => this.balances.ledger(page, perPage, Date.now()));
   }
 
@@ -208,7 +228,9 @@ export class AccountCredits extends DurableObject<Env> {
     const accountId = this.ctx.id.name;
     if (!pending.length || !accountId) return;
     try {
-      await this.env.JOBS.sendBatch(pending.map((notice): { body: NoticeMessage } => ({ body: { type: "mail_notice", accountId, notice } })));
+      await this.env.JOBS.sendBatch(
+        pending.map((notice): { body: NoticeMessage } => ({ body: { type: "mail_notice", accountId, notice } })),
+      );
       this.notices.handedOver(pending.map((n) => n.id));
     } catch (err) {
       console.error(JSON.stringify({ event: "mail_notice_queue_failed", error: String(err) }));

@@ -9,7 +9,8 @@ const POLL_MS = 250;
 /** Keys per statement: Durable Object SQL binds at most 100 parameters. */
 const KEYS_PER_STATEMENT = 90;
 
-const slices = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+const slices = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 const marks = (n: number) => Array(n).fill("?").join(", ");
 
 /**
@@ -67,7 +68,10 @@ export class ClaimBook {
     }
     if (product === undefined) return claimed;
     for (const part of slices(claimed, KEYS_PER_STATEMENT / 3)) {
-      this.sql.exec(`INSERT OR REPLACE INTO claims (product, key, reservation_id) VALUES ${part.map(() => "(?, ?, ?)").join(", ")}`, ...part.flatMap((key) => [product, key, reservationId]));
+      this.sql.exec(
+        `INSERT OR REPLACE INTO claims (product, key, reservation_id) VALUES ${part.map(() => "(?, ?, ?)").join(", ")}`,
+        ...part.flatMap((key) => [product, key, reservationId]),
+      );
     }
     return claimed;
   }
@@ -83,7 +87,10 @@ export class ClaimBook {
   /** Resolves once none of `keys` is claimed, or after `timeoutMs`; returns the keys still claimed then. */
   async wait(product: string, keys: string[], timeoutMs: number): Promise<string[]> {
     const deadline = Date.now() + timeoutMs;
-    const claimed = () => keys.filter((key) => this.sql.exec("SELECT 1 FROM claims WHERE product = ? AND key = ?", product, key).toArray().length > 0);
+    const claimed = () =>
+      keys.filter(
+        (key) => this.sql.exec("SELECT 1 FROM claims WHERE product = ? AND key = ?", product, key).toArray().length > 0,
+      );
     let still = claimed();
     while (still.length && Date.now() < deadline) {
       await new Promise<void>((resolve) => {

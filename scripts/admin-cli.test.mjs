@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 /** Runs the CLI against `url` and resolves its exit status and output. */
 function admin(args, url = "http://127.0.0.1:9") {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["scripts/admin.mjs", ...args], { env: { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: "t" } });
+    const child = spawn(process.execPath, ["scripts/admin.mjs", ...args], {
+      env: { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: "t" },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -19,15 +21,28 @@ async function operatorApi() {
   const seen = [];
   const server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
-    const send = (status, body) => res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+    const send = (status, body) =>
+      res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
     if (req.method === "POST" && req.url === "/admin/v1/accounts") {
-      return send(422, { success: false, error: { code: "VALIDATION_FAILED", message: "The request has invalid fields.", errors: { email: ["An account with this email already exists."] } } });
+      return send(422, {
+        success: false,
+        error: {
+          code: "VALIDATION_FAILED",
+          message: "The request has invalid fields.",
+          errors: { email: ["An account with this email already exists."] },
+        },
+      });
     }
-    if (req.method === "GET" && req.url === "/admin/v1/accounts?email=taken%40example.com") return send(200, { success: true, data: { id: "acc_1", email: "taken@example.com" } });
+    if (req.method === "GET" && req.url === "/admin/v1/accounts?email=taken%40example.com")
+      return send(200, { success: true, data: { id: "acc_1", email: "taken@example.com" } });
     send(404, { success: false, error: { code: "NOT_FOUND", message: "Account not found." } });
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, seen, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    seen,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 describe("admin CLI: re-running the README sequence", () => {
@@ -40,7 +55,10 @@ describe("admin CLI: re-running the README sequence", () => {
   it("create-account of an existing email prints the existing account (--get data.id works twice)", async () => {
     const api = await operatorApi();
     try {
-      const run = await admin(["--get", "data.id", "create-account", "--email", "taken@example.com", "--verified"], api.url);
+      const run = await admin(
+        ["--get", "data.id", "create-account", "--email", "taken@example.com", "--verified"],
+        api.url,
+      );
       expect([run.status, run.stdout]).toEqual([0, "acc_1"]);
       expect(run.stderr).toContain("already exists");
       expect(api.seen).toEqual(["POST /admin/v1/accounts", "GET /admin/v1/accounts?email=taken%40example.com"]);

@@ -11,7 +11,13 @@ const int = (name) => (value) => {
   if (!/^\d+$/.test(value)) usage(`--${name} must be a whole number, got "${value}"`);
   return Number(value);
 };
-const list = (value) => (value === undefined ? undefined : value.split(",").map((s) => s.trim()).filter(Boolean));
+const list = (value) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
 const path = (...parts) => parts.map(encodeURIComponent).join("/");
 
 /** name -> { args: positionals, options: parseArgs options, help, request(values, positionals) -> [method, path, body?] } */
@@ -19,7 +25,11 @@ const COMMANDS = {
   "create-account": {
     options: { email: { type: "string" }, verified: { type: "boolean" }, plan: { type: "string" } },
     help: "--email E [--verified] [--plan free|starter|growth|enterprise]",
-    request: (o) => ["POST", "/accounts", { email: required(o, "email"), email_verified: o.verified ?? false, ...(o.plan ? { plan: o.plan } : {}) }],
+    request: (o) => [
+      "POST",
+      "/accounts",
+      { email: required(o, "email"), email_verified: o.verified ?? false, ...(o.plan ? { plan: o.plan } : {}) },
+    ],
     // Re-running the README sequence: an account with this email already exists, so print that one (said on stderr).
     onConflict: (o) => ["GET", `/accounts?${new URLSearchParams({ email: o.email })}`],
   },
@@ -28,8 +38,16 @@ const COMMANDS = {
     help: "--email E (the account whose own address is E; exit 1 when none)",
     request: (o) => ["GET", `/accounts?${new URLSearchParams({ email: required(o, "email") })}`],
   },
-  "list-keys": { args: ["ID"], help: "(every key of the account, revoked ones too, newest first)", request: (o, [id]) => ["GET", `/accounts/${path(id)}/keys`] },
-  "list-members": { args: ["ID"], help: "(user ids, emails and roles)", request: (o, [id]) => ["GET", `/accounts/${path(id)}/members`] },
+  "list-keys": {
+    args: ["ID"],
+    help: "(every key of the account, revoked ones too, newest first)",
+    request: (o, [id]) => ["GET", `/accounts/${path(id)}/keys`],
+  },
+  "list-members": {
+    args: ["ID"],
+    help: "(user ids, emails and roles)",
+    request: (o, [id]) => ["GET", `/accounts/${path(id)}/members`],
+  },
   "sign-in-link": {
     args: ["ID"],
     options: { email: { type: "string" } },
@@ -40,10 +58,19 @@ const COMMANDS = {
   "verify-email": { args: ["ID"], request: (o, [id]) => ["POST", `/accounts/${path(id)}/verify-email`] },
   "send-confirmation": { args: ["ID"], request: (o, [id]) => ["POST", `/accounts/${path(id)}/confirmation-email`] },
   "list-mail": {
-    options: { account: { type: "string" }, recipient: { type: "string" }, kind: { type: "string" }, limit: { type: "string" } },
+    options: {
+      account: { type: "string" },
+      recipient: { type: "string" },
+      kind: { type: "string" },
+      limit: { type: "string" },
+    },
     help: "[--account ID] [--recipient E] [--kind K] [--limit N]",
     request: (o) => {
-      const query = new URLSearchParams(Object.entries({ account_id: o.account, recipient: o.recipient, kind: o.kind, limit: o.limit }).filter(([, v]) => v !== undefined));
+      const query = new URLSearchParams(
+        Object.entries({ account_id: o.account, recipient: o.recipient, kind: o.kind, limit: o.limit }).filter(
+          ([, v]) => v !== undefined,
+        ),
+      );
       return ["GET", `/mail${query.size ? `?${query}` : ""}`];
     },
   },
@@ -54,7 +81,11 @@ const COMMANDS = {
     request: (o, [id]) => [
       "POST",
       `/accounts/${path(id)}/credits`,
-      { bucket: required(o, "bucket"), amount: int("amount")(required(o, "amount")), ...(o.note ? { note: o.note } : {}) },
+      {
+        bucket: required(o, "bucket"),
+        amount: int("amount")(required(o, "amount")),
+        ...(o.note ? { note: o.note } : {}),
+      },
     ],
   },
   "set-plan": {
@@ -68,10 +99,18 @@ const COMMANDS = {
     help: "--email E",
     request: (o, [id]) => ["POST", `/accounts/${path(id)}/members`, { email: required(o, "email") }],
   },
-  "remove-member": { args: ["ID", "USER_ID"], request: (o, [id, userId]) => ["DELETE", `/accounts/${path(id, "members", userId)}`] },
+  "remove-member": {
+    args: ["ID", "USER_ID"],
+    request: (o, [id, userId]) => ["DELETE", `/accounts/${path(id, "members", userId)}`],
+  },
   "create-secret-key": {
     args: ["ID"],
-    options: { user: { type: "string" }, scopes: { type: "string" }, "allow-ip": { type: "string", multiple: true }, "daily-cap": { type: "string" } },
+    options: {
+      user: { type: "string" },
+      scopes: { type: "string" },
+      "allow-ip": { type: "string", multiple: true },
+      "daily-cap": { type: "string" },
+    },
     help: "--user USER_ID [--scopes email,account,...] [--allow-ip CIDR]... [--daily-cap N]",
     request: (o, [id]) => [
       "POST",
@@ -95,7 +134,8 @@ const COMMANDS = {
     },
     help: "--domain D [--domain D]... [--daily-cap N] [--challenge-site-key K --challenge-secret S] [--user USER_ID]",
     request: (o, [id]) => {
-      if (!o["challenge-site-key"] !== !o["challenge-secret"]) usage("--challenge-site-key and --challenge-secret go together");
+      if (!o["challenge-site-key"] !== !o["challenge-secret"])
+        usage("--challenge-site-key and --challenge-secret go together");
       return [
         "POST",
         `/accounts/${path(id)}/keys/publishable`,
@@ -103,7 +143,9 @@ const COMMANDS = {
           allowed_domains: required(o, "domain").flatMap(list),
           ...(o.user ? { user_id: o.user } : {}),
           ...(o["daily-cap"] ? { daily_credit_cap: int("daily-cap")(o["daily-cap"]) } : {}),
-          ...(o["challenge-site-key"] ? { challenge: { site_key: o["challenge-site-key"], secret: o["challenge-secret"] } } : {}),
+          ...(o["challenge-site-key"]
+            ? { challenge: { site_key: o["challenge-site-key"], secret: o["challenge-secret"] } }
+            : {}),
         },
       ];
     },
@@ -120,7 +162,9 @@ const COMMANDS = {
 };
 
 function help() {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${[name, ...(c.args ?? []), c.help ?? ""].join(" ").trimEnd()}`);
+  const lines = Object.entries(COMMANDS).map(
+    ([name, c]) => `  ${[name, ...(c.args ?? []), c.help ?? ""].join(" ").trimEnd()}`,
+  );
   console.log(
     [
       "Usage: npm run admin -- <command> [arguments]",
@@ -166,13 +210,16 @@ try {
 }
 const expected = command.args ?? [];
 if (parsed.positionals.length !== expected.length) {
-  usage(`${name} takes ${expected.length ? expected.join(" ") : "no positional arguments"}, got ${parsed.positionals.length ? parsed.positionals.join(" ") : "none"}`);
+  usage(
+    `${name} takes ${expected.length ? expected.join(" ") : "no positional arguments"}, got ${parsed.positionals.length ? parsed.positionals.join(" ") : "none"}`,
+  );
 }
 
 // An empty argument is what a failed `$(npm run --silent admin -- --get ...)` leaves behind: say so instead of calling
 // the API with an empty id.
 parsed.positionals.forEach((value, i) => {
-  if (value.trim() === "") usage(`${name}: ${expected[i]} is empty (did the command that should have produced it fail?)`);
+  if (value.trim() === "")
+    usage(`${name}: ${expected[i]} is empty (did the command that should have produced it fail?)`);
 });
 
 const [method, route, body] = command.request(parsed.values, parsed.positionals);
@@ -190,7 +237,9 @@ try {
     response = await client.request(...command.onConflict(parsed.values, parsed.positionals));
   }
 } catch (err) {
-  console.error(`admin: cannot reach ${baseUrl} (${err.cause?.code ?? err.cause?.message ?? err.message}). Is \`npm run dev\` running? (ADMIN_URL overrides the address.)`);
+  console.error(
+    `admin: cannot reach ${baseUrl} (${err.cause?.code ?? err.cause?.message ?? err.message}). Is \`npm run dev\` running? (ADMIN_URL overrides the address.)`,
+  );
   process.exit(1);
 }
 const out = typeof response.body === "string" ? response.body : JSON.stringify(response.body, null, 2);

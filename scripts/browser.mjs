@@ -41,7 +41,10 @@ function aptRunner() {
 function installWithApt(log) {
   const apt = aptRunner();
   if (!apt) return "apt-get is not available to this user (not root, no password-less sudo)";
-  for (const args of [["update", "-qq"], ["install", "-y", "-qq", "--no-install-recommends", "chromium"]]) {
+  for (const args of [
+    ["update", "-qq"],
+    ["install", "-y", "-qq", "--no-install-recommends", "chromium"],
+  ]) {
     const [command, argv] = apt(args);
     log(`[browser] ${command} ${argv.join(" ")}`);
     const run = spawnSync(command, argv, {
@@ -49,7 +52,12 @@ function installWithApt(log) {
       env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
       timeout: INSTALL_TIMEOUT_MS,
     });
-    if (run.status !== 0) return `apt-get ${args[0]} failed: ${String(run.stderr ?? run.error ?? "").trim().split("\n").slice(-3).join(" ")}`;
+    if (run.status !== 0)
+      return `apt-get ${args[0]} failed: ${String(run.stderr ?? run.error ?? "")
+        .trim()
+        .split("\n")
+        .slice(-3)
+        .join(" ")}`;
   }
   return null;
 }
@@ -57,7 +65,8 @@ function installWithApt(log) {
 export async function ensureBrowser({ install = true, log = console.log } = {}) {
   let executablePath = findBrowser();
   if (executablePath) return { executablePath };
-  if (process.env.CHROMIUM_PATH) return { reason: `CHROMIUM_PATH=${process.env.CHROMIUM_PATH} is not an executable file` };
+  if (process.env.CHROMIUM_PATH)
+    return { reason: `CHROMIUM_PATH=${process.env.CHROMIUM_PATH} is not an executable file` };
   if (!install) return { reason: `no Chromium on PATH (${NAMES.join(", ")})` };
   log("[browser] no Chromium found: installing Debian's chromium package (once per machine)");
   const failure = installWithApt(log);

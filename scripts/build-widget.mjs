@@ -52,17 +52,23 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
     logLevel: "warning",
   });
   // The usage page's chart styles (uPlot's own sheet; the CSP allows styles from this origin only).
-  copyFileSync(join(ROOT, "node_modules", "uplot", "dist", "uPlot.min.css"), join(outDir, "dashboard", "assets", "uplot.css"));
+  copyFileSync(
+    join(ROOT, "node_modules", "uplot", "dist", "uPlot.min.css"),
+    join(outDir, "dashboard", "assets", "uplot.css"),
+  );
   writeFileSync(join(outDir, "_headers"), HEADERS);
   if (demo) copyFileSync(join(ROOT, "widget", "demo.html"), join(outDir, "demo.html"));
   // The guides as static Markdown under /docs/ (linked from /llms.txt; /docs itself is the Worker's rendered reference).
   mkdirSync(join(outDir, "docs"), { recursive: true });
-  for (const name of readdirSync(join(ROOT, "docs")).filter((n) => n.endsWith(".md"))) copyFileSync(join(ROOT, "docs", name), join(outDir, "docs", name));
+  for (const name of readdirSync(join(ROOT, "docs")).filter((n) => n.endsWith(".md")))
+    copyFileSync(join(ROOT, "docs", name), join(outDir, "docs", name));
   const code = readFileSync(file);
   return { file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const { bytes, gzipBytes } = await buildWidget();
-  console.log(`[widget] ${WIDGET_PATH}: ${bytes} bytes, ${gzipBytes} gzipped${process.env.WIDGET_DEMO === "1" ? " (+ /demo)" : ""}`);
+  console.log(
+    `[widget] ${WIDGET_PATH}: ${bytes} bytes, ${gzipBytes} gzipped${process.env.WIDGET_DEMO === "1" ? " (+ /demo)" : ""}`,
+  );
 }

@@ -10,8 +10,16 @@ describe("coverageFor", () => {
   it("takes the dataset's default for a real file, a sample's for a -sample version, and the operator's word over both", () => {
     expect(coverageFor({ version: "2026-11-01", fallback })).toEqual(fallback);
     expect(coverageFor({ version: "2026-11-22-sample", fallback, countries: ["GB"] })).toEqual(sampleCoverage(["GB"]));
-    expect(coverageFor({ version: "2026-11-22-sample", fallback, given: { kind: "partial", countries: ["GB"], note: "England" } })).toEqual({ kind: "partial", countries: ["GB"], note: "England" });
-    expect(() => coverageFor({ version: "2026-11-01", fallback, given: { kind: "most" } })).toThrow(/--coverage must be one of full, partial, sample/);
+    expect(
+      coverageFor({
+        version: "2026-11-22-sample",
+        fallback,
+        given: { kind: "partial", countries: ["GB"], note: "England" },
+      }),
+    ).toEqual({ kind: "partial", countries: ["GB"], note: "England" });
+    expect(() => coverageFor({ version: "2026-11-01", fallback, given: { kind: "most" } })).toThrow(
+      /--coverage must be one of full, partial, sample/,
+    );
   });
 
   it("reads --coverage, --countries and --coverage-note", () => {
@@ -26,13 +34,22 @@ describe("coverageFor", () => {
 describe("fileCoverage (address importer)", () => {
   it("records the whole BAN as full, département files as partial naming them, other datasets as declared", () => {
     expect(fileCoverage("fr-ban", ["/data/adresses-france.csv"])).toMatchObject({ kind: "full", countries: ["FR"] });
-    expect(fileCoverage("fr-ban", ["/data/adresses-92.csv", "/data/adresses-75.csv", "/data/adresses-2A.csv"])).toEqual({
+    expect(fileCoverage("fr-ban", ["/data/adresses-92.csv", "/data/adresses-75.csv", "/data/adresses-2A.csv"])).toEqual(
+      {
+        kind: "partial",
+        countries: ["FR"],
+        note: "BAN addresses of départements 2A, 75, 92 only.",
+      },
+    );
+    expect(fileCoverage("fr-ban", ["-"])).toEqual({
       kind: "partial",
       countries: ["FR"],
-      note: "BAN addresses of départements 2A, 75, 92 only.",
+      note: "BAN addresses of the files loaded only.",
     });
-    expect(fileCoverage("fr-ban", ["-"])).toEqual({ kind: "partial", countries: ["FR"], note: "BAN addresses of the files loaded only." });
-    expect(fileCoverage("uk-onspd", ["ONSPD_FEB_2026_UK.csv"])).toEqual({ kind: "full", countries: ["GB", "GG", "IM", "JE"] });
+    expect(fileCoverage("uk-onspd", ["ONSPD_FEB_2026_UK.csv"])).toEqual({
+      kind: "full",
+      countries: ["GB", "GG", "IM", "JE"],
+    });
     expect(fileCoverage("de-postcodes", [])).toMatchObject({ kind: "partial", countries: ["DE"] });
   });
 });

@@ -21,7 +21,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startDoh, startRdap } from "../bench/lib/fixtures.mjs";
-import { adminClient, applyMigrations, freePort, isRunning, requireNode22, SIDECAR_SCRIPT, signalTree, startNodeScript, startWranglerDev, waitForHttp } from "./lib/local.mjs";
+import {
+  adminClient,
+  applyMigrations,
+  freePort,
+  isRunning,
+  requireNode22,
+  SIDECAR_SCRIPT,
+  signalTree,
+  startNodeScript,
+  startWranglerDev,
+  waitForHttp,
+} from "./lib/local.mjs";
 
 requireNode22();
 
@@ -77,7 +88,12 @@ async function startReceiver() {
 /** wrangler dev + the sidecar on the same state directory and ports each time. */
 async function startStack(ports, fixtures) {
   const sidecar = startNodeScript(SIDECAR_SCRIPT, {
-    env: { SIDECAR_SECRET, SIDECAR_PORT: String(ports.sidecar), SIDECAR_HOST: "127.0.0.1", SIDECAR_ALLOW_LOOPBACK: "1" },
+    env: {
+      SIDECAR_SECRET,
+      SIDECAR_PORT: String(ports.sidecar),
+      SIDECAR_HOST: "127.0.0.1",
+      SIDECAR_ALLOW_LOOPBACK: "1",
+    },
     stdio: logFd,
   });
   const vars = {
@@ -100,7 +116,9 @@ async function startStack(ports, fixtures) {
 
 /** kill -9 of every process of the stack. */
 async function killStack() {
-  const exits = Object.values(stack).map((child) => (isRunning(child) ? new Promise((resolve) => child.once("exit", resolve)) : null));
+  const exits = Object.values(stack).map((child) =>
+    isRunning(child) ? new Promise((resolve) => child.once("exit", resolve)) : null,
+  );
   for (const child of Object.values(stack)) signalTree(child, "SIGKILL");
   await Promise.all(exits);
   return Date.now();
@@ -119,7 +137,9 @@ async function main() {
   log(`stack up on ${base} (logs: ${join(dir, "stack.log")}); ${ROWS} rows, ${list.paid} distinct paid`);
 
   const admin = adminClient(base, ADMIN_TOKEN);
-  const account = (await admin.call("POST", "/accounts", { email: "crash@example.com", email_verified: true, plan: "enterprise" })).data;
+  const account = (
+    await admin.call("POST", "/accounts", { email: "crash@example.com", email_verified: true, plan: "enterprise" })
+  ).data;
   await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: list.paid + 1_000 });
   const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "crash@example.com" })).data;
   const key = (await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id })).data.key;
@@ -127,12 +147,18 @@ async function main() {
   const api = async (path, init = {}) => {
     await sleep(Math.max(0, last + 300 - Date.now())); // under the key's 5 a second
     last = Date.now();
-    const res = await fetch(`${base}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" } });
+    const res = await fetch(`${base}${path}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    });
     return { status: res.status, text: await res.text() };
   };
   const job = async (id) => JSON.parse((await api(`/api/v1/email/bulk/${id}`)).text).data.job;
 
-  const created = await api("/api/v1/email/bulk", { method: "POST", body: JSON.stringify({ emails: list.inputs, webhook_url: receiver.url }) });
+  const created = await api("/api/v1/email/bulk", {
+    method: "POST",
+    body: JSON.stringify({ emails: list.inputs, webhook_url: receiver.url }),
+  });
   if (created.status !== 202) throw new Error(`create -> ${created.status} ${created.text.slice(0, 300)}`);
   const id = JSON.parse(created.text).data.job.id;
   let view = await job(id);
@@ -148,19 +174,27 @@ async function main() {
   const firstPost = receiver.next();
   while ((view = await job(id)).status !== "completed") {
     if (resumedAt === null && view.processed > atRestart) resumedAt = Date.now();
-    if (Date.now() - up1 > 8 * 60_000) throw new Error(`run not completed 8 minutes after the restart: ${JSON.stringify(view)}`);
+    if (Date.now() - up1 > 8 * 60_000)
+      throw new Error(`run not completed 8 minutes after the restart: ${JSON.stringify(view)}`);
   }
   resumedAt ??= Date.now();
-  log(`run resumed ${((resumedAt - up1) / 1000).toFixed(1)} s after the restart (${((resumedAt - killed1) / 1000).toFixed(1)} s after the kill), completed`);
+  log(
+    `run resumed ${((resumedAt - up1) / 1000).toFixed(1)} s after the restart (${((resumedAt - killed1) / 1000).toFixed(1)} s after the kill), completed`,
+  );
 
   await firstPost;
   const secondPost = receiver.next();
   const killed2 = await killStack();
   log("kill -9 #2 while the finished event's first attempt waited on the receiver");
   const up2 = await startStack(ports, { doh, rdap });
-  await Promise.race([secondPost, sleep(5 * 60_000).then(() => Promise.reject(new Error("no redelivery within 5 minutes of the restart")))]);
+  await Promise.race([
+    secondPost,
+    sleep(5 * 60_000).then(() => Promise.reject(new Error("no redelivery within 5 minutes of the restart"))),
+  ]);
   const redelivered = Date.now();
-  log(`webhook redelivered ${((redelivered - up2) / 1000).toFixed(1)} s after the restart (${((redelivered - killed2) / 1000).toFixed(1)} s after the kill)`);
+  log(
+    `webhook redelivered ${((redelivered - up2) / 1000).toFixed(1)} s after the restart (${((redelivered - killed2) / 1000).toFixed(1)} s after the kill)`,
+  );
   while ((view = await job(id)).webhook_status !== "delivered") await sleep(500);
 
   const charges = [];
@@ -173,10 +207,19 @@ async function main() {
   const [, ...lines] = (await api(`/api/v1/email/bulk/${id}/results`)).text.trim().split("\n");
   const csv = lines.reduce((sum, line) => sum + Number(line.split(",").at(-2)), 0);
   const hooked = JSON.parse(receiver.posts.at(-1).body).job.credits_used;
-  const figures = { expected: list.paid, ledger, job: view.credits_used, csv, webhook: hooked, csv_rows: lines.length, charge_rows: charges.length };
+  const figures = {
+    expected: list.paid,
+    ledger,
+    job: view.credits_used,
+    csv,
+    webhook: hooked,
+    csv_rows: lines.length,
+    charge_rows: charges.length,
+  };
   log(`charged: ${JSON.stringify(figures)}`);
   const distinctIds = new Set(charges.map((r) => r.request_id)).size === charges.length;
-  const ok = [ledger, view.credits_used, csv, hooked].every((n) => n === list.paid) && lines.length === ROWS && distinctIds;
+  const ok =
+    [ledger, view.credits_used, csv, hooked].every((n) => n === list.paid) && lines.length === ROWS && distinctIds;
   console.log(ok ? "1 passed, 0 failed" : "0 passed, 1 failed");
   return ok ? 0 : 1;
 }

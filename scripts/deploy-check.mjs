@@ -13,9 +13,13 @@ const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 const outDir = mkdtempSync(join(tmpdir(), "deploy-check-"));
 try {
-  await runWrangler(["deploy", "--dry-run", "--env", "production", "--outdir", outDir, "--containers-rollout=none"], { quiet: true });
+  await runWrangler(["deploy", "--dry-run", "--env", "production", "--outdir", outDir, "--containers-rollout=none"], {
+    quiet: true,
+  });
   // What is uploaded: the bundled modules (source maps and wrangler's README are not).
-  const modules = readdirSync(outDir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile() && !/\.map$|README\.md$/.test(f.name));
+  const modules = readdirSync(outDir, { recursive: true, withFileTypes: true }).filter(
+    (f) => f.isFile() && !/\.map$|README\.md$/.test(f.name),
+  );
   let raw = 0;
   let gzipped = 0;
   for (const file of modules) {
@@ -25,8 +29,12 @@ try {
   }
   // The dry run's [build] step has just built the widget into the static assets.
   const widget = readFileSync(join(ASSETS_DIR, WIDGET_PATH));
-  console.log(`[deploy:check] production Worker: ${modules.length} module(s), ${kib(raw)}, ${kib(gzipped)} gzipped (limit 3 MB = ${kib(LIMIT_BYTES)})`);
-  console.log(`[deploy:check] widget ${WIDGET_PATH}: ${widget.length} bytes, ${gzipSync(widget, { level: 9 }).length} gzipped (a static asset, not in the bundle)`);
+  console.log(
+    `[deploy:check] production Worker: ${modules.length} module(s), ${kib(raw)}, ${kib(gzipped)} gzipped (limit 3 MB = ${kib(LIMIT_BYTES)})`,
+  );
+  console.log(
+    `[deploy:check] widget ${WIDGET_PATH}: ${widget.length} bytes, ${gzipSync(widget, { level: 9 }).length} gzipped (a static asset, not in the bundle)`,
+  );
   if (gzipped > LIMIT_BYTES) {
     console.error(`[deploy:check] the bundle is over the limit: move a dataset to D1 or R2`);
     process.exitCode = 1;

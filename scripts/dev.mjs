@@ -58,7 +58,14 @@ const SIDECAR_URL = `http://127.0.0.1:${SIDECAR_PORT}`;
 
 const OFFLINE = process.argv.includes("--offline");
 // The mail catcher takes SIDECAR_PORT+5 and +6; the partners' stand-in +7; the Stripe stand-in (dashboard purchases) +8.
-const OFFLINE_PORTS = { OFFLINE_DOH_PORT: SIDECAR_PORT + 1, OFFLINE_RDAP_PORT: SIDECAR_PORT + 2, OFFLINE_SMTP_PORT: SIDECAR_PORT + 3, OFFLINE_PUBLISHERS_PORT: SIDECAR_PORT + 4, OFFLINE_PARTNERS_PORT: SIDECAR_PORT + 7, OFFLINE_STRIPE_PORT: SIDECAR_PORT + 8 };
+const OFFLINE_PORTS = {
+  OFFLINE_DOH_PORT: SIDECAR_PORT + 1,
+  OFFLINE_RDAP_PORT: SIDECAR_PORT + 2,
+  OFFLINE_SMTP_PORT: SIDECAR_PORT + 3,
+  OFFLINE_PUBLISHERS_PORT: SIDECAR_PORT + 4,
+  OFFLINE_PARTNERS_PORT: SIDECAR_PORT + 7,
+  OFFLINE_STRIPE_PORT: SIDECAR_PORT + 8,
+};
 // The local mail catcher (docs/mail.md): every message the service sends lands there, shown at MAIL_CATCHER_URL.
 const MAIL_PORTS = { MAIL_CATCHER_SMTP_PORT: SIDECAR_PORT + 5, MAIL_CATCHER_HTTP_PORT: SIDECAR_PORT + 6 };
 const MAIL_CATCHER_URL = `http://127.0.0.1:${MAIL_PORTS.MAIL_CATCHER_HTTP_PORT}/`;
@@ -70,10 +77,13 @@ if (SIDECAR_PORT === PORT) fail(`PORT and SIDECAR_PORT must differ (both ${PORT}
 
 const devVars = ensureDevVars();
 if (devVars.created) console.log("[dev] created .dev.vars from .dev.vars.example");
-if (devVars.added.length) console.log(`[dev] added ${devVars.added.join(", ")} to .dev.vars from .dev.vars.example (existing values kept)`);
+if (devVars.added.length)
+  console.log(`[dev] added ${devVars.added.join(", ")} to .dev.vars from .dev.vars.example (existing values kept)`);
 const { ADMIN_TOKEN, SMTP_SIDECAR_SECRET, WEBHOOKS_ALLOW_LOOPBACK } = readDevVars();
 if (!SMTP_SIDECAR_SECRET || SMTP_SIDECAR_SECRET.length < 16) {
-  fail("SMTP_SIDECAR_SECRET in .dev.vars must be set (at least 16 characters): the Worker signs sidecar requests with it");
+  fail(
+    "SMTP_SIDECAR_SECRET in .dev.vars must be set (at least 16 characters): the Worker signs sidecar requests with it",
+  );
 }
 
 /**
@@ -101,7 +111,9 @@ const SIDECARS = [
       // Customer mail (the Worker's MAIL_TRANSPORT=smtp) goes to the local catcher.
       SMTP_RELAY_HOST: "127.0.0.1",
       SMTP_RELAY_PORT: String(MAIL_PORTS.MAIL_CATCHER_SMTP_PORT),
-      ...(process.env.SIDECAR_ALLOW_LOOPBACK === undefined && WEBHOOKS_ALLOW_LOOPBACK === "true" ? { SIDECAR_ALLOW_LOOPBACK: "1" } : {}),
+      ...(process.env.SIDECAR_ALLOW_LOOPBACK === undefined && WEBHOOKS_ALLOW_LOOPBACK === "true"
+        ? { SIDECAR_ALLOW_LOOPBACK: "1" }
+        : {}),
       // Offline, every MX is the stand-in SMTP server on loopback, and MX names (mta5.am0.yahoodns.net for the
       // provider samples) resolve through the stand-in DNS-over-HTTPS resolver.
       ...(OFFLINE
@@ -113,7 +125,14 @@ const SIDECARS = [
         : {}),
     },
     healthUrl: `${SIDECAR_URL}/healthz`,
-    wranglerArgs: ["--var", `SMTP_SIDECAR_URL:${SIDECAR_URL}`, "--var", "MAIL_TRANSPORT:smtp", "--var", `MAIL_BASE_URL:${BASE_URL}`],
+    wranglerArgs: [
+      "--var",
+      `SMTP_SIDECAR_URL:${SIDECAR_URL}`,
+      "--var",
+      "MAIL_TRANSPORT:smtp",
+      "--var",
+      `MAIL_BASE_URL:${BASE_URL}`,
+    ],
   },
   await mailCatcher(),
   ...(OFFLINE ? [await offlineInternet()] : []),
@@ -123,22 +142,47 @@ const SIDECARS = [
 async function mailCatcher() {
   const { build } = await import("esbuild");
   const script = ".wrangler/mail-catcher.mjs";
-  await build({ entryPoints: [join(ROOT, "test/fixtures/mail-catcher-main.ts")], outfile: join(ROOT, script), bundle: true, platform: "node", format: "esm", packages: "external", logLevel: "warning" });
-  return { name: "mail-catcher", script, env: Object.fromEntries(Object.entries(MAIL_PORTS).map(([name, port]) => [name, String(port)])), healthUrl: `${MAIL_CATCHER_URL}messages` };
+  await build({
+    entryPoints: [join(ROOT, "test/fixtures/mail-catcher-main.ts")],
+    outfile: join(ROOT, script),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    logLevel: "warning",
+  });
+  return {
+    name: "mail-catcher",
+    script,
+    env: Object.fromEntries(Object.entries(MAIL_PORTS).map(([name, port]) => [name, String(port)])),
+    healthUrl: `${MAIL_CATCHER_URL}messages`,
+  };
 }
 
 /** The offline stand-ins, bundled from TypeScript (esbuild) into .wrangler/ and started like any other sidecar. */
 async function offlineInternet() {
   const { build } = await import("esbuild");
   const script = ".wrangler/offline-internet.mjs";
-  await build({ entryPoints: [join(ROOT, "test/fixtures/offline-internet.ts")], outfile: join(ROOT, script), bundle: true, platform: "node", format: "esm", packages: "external", logLevel: "warning" });
+  await build({
+    entryPoints: [join(ROOT, "test/fixtures/offline-internet.ts")],
+    outfile: join(ROOT, script),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    logLevel: "warning",
+  });
   const doh = `http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_DOH_PORT}/dns-query`;
   // The scheduled dataset refresh fetches from the publishers' stand-in (docs/operations.md, "Dataset refresh").
   const { publisherVars } = await import("../test/fixtures/publishers.ts");
-  const refreshVars = Object.entries(publisherVars(`http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_PUBLISHERS_PORT}`)).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const refreshVars = Object.entries(
+    publisherVars(`http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_PUBLISHERS_PORT}`),
+  ).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   // `network: true` and `delivery_point: true` ask the partners' stand-in (docs/partners.md, "Stand-ins").
   const { partnerVars } = await import("../test/fixtures/partners.ts");
-  const partnerArgs = Object.entries(partnerVars(`http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_PARTNERS_PORT}`)).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const partnerArgs = Object.entries(partnerVars(`http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_PARTNERS_PORT}`)).flatMap(
+    ([name, value]) => ["--var", `${name}:${value}`],
+  );
   // Purchases in the dashboard go to the Stripe stand-in, with the tests' keys (docs/dashboard.md#purchases).
   const stripe = await import("../test/fixtures/stripe.ts");
   const stripeVars = Object.entries({
@@ -152,21 +196,33 @@ async function offlineInternet() {
     script,
     env: Object.fromEntries(Object.entries(OFFLINE_PORTS).map(([name, port]) => [name, String(port)])),
     healthUrl: `${doh}?name=acme.example&type=MX`,
-    wranglerArgs: ["--var", `DOH_URL:${doh}`, "--var", `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`, ...refreshVars, ...partnerArgs, ...stripeVars],
+    wranglerArgs: [
+      "--var",
+      `DOH_URL:${doh}`,
+      "--var",
+      `RDAP_BASE_URL:http://127.0.0.1:${OFFLINE_PORTS.OFFLINE_RDAP_PORT}/`,
+      ...refreshVars,
+      ...partnerArgs,
+      ...stripeVars,
+    ],
   };
 }
 
 await assertPortFree(PORT).catch((err) => fail(err.message));
 await assertPortFree(SIDECAR_PORT, "SIDECAR_PORT").catch((err) => fail(err.message));
-if (OFFLINE) for (const [name, port] of Object.entries(OFFLINE_PORTS)) await assertPortFree(port, name).catch((err) => fail(err.message));
-for (const [name, port] of Object.entries(MAIL_PORTS)) await assertPortFree(port, name).catch((err) => fail(err.message));
+if (OFFLINE)
+  for (const [name, port] of Object.entries(OFFLINE_PORTS))
+    await assertPortFree(port, name).catch((err) => fail(err.message));
+for (const [name, port] of Object.entries(MAIL_PORTS))
+  await assertPortFree(port, name).catch((err) => fail(err.message));
 console.log("[dev] applying D1 migrations to the local database");
 await applyMigrations().catch((err) => fail(err.message));
 try {
   const file = localD1File(ROOT);
   if (!file) throw new Error("the local D1 database file was not found after the migrations");
   const { loaded } = await loadFullIpTables({ file, log: (line) => console.log(line) });
-  if (!loaded.length) console.log("[dev] full IP tables (country, ASN, city) already loaded at the installed package versions");
+  if (!loaded.length)
+    console.log("[dev] full IP tables (country, ASN, city) already loaded at the installed package versions");
 } catch (err) {
   // Answers then come from the shipped samples (loaded below): the server is still useful.
   console.error(`[dev] could not load the full IP tables: ${err.message}`);
@@ -188,7 +244,12 @@ const sidecars = SIDECARS.map((sidecar) => {
 
 console.log(`[dev] starting wrangler dev on ${BASE_URL}`);
 // WIDGET_DEMO: wrangler.toml's [build] step adds the widget's demo page (/demo) to the static assets.
-const wrangler = startWranglerDev({ port: PORT, env: { WIDGET_DEMO: "1" }, extraArgs: SIDECARS.flatMap((sidecar) => sidecar.wranglerArgs ?? []), stdio: "pipe" });
+const wrangler = startWranglerDev({
+  port: PORT,
+  env: { WIDGET_DEMO: "1" },
+  extraArgs: SIDECARS.flatMap((sidecar) => sidecar.wranglerArgs ?? []),
+  stdio: "pipe",
+});
 quietOutsideFailures(wrangler.stdout, process.stdout);
 quietOutsideFailures(wrangler.stderr, process.stderr);
 
@@ -214,7 +275,8 @@ function shutdown(signal, exitCode = null) {
   firstSignalAt = Date.now();
   if (isRunning(wrangler)) process.kill(wrangler.pid, signal);
 }
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => shutdown(signal === "SIGHUP" ? "SIGTERM" : signal));
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"])
+  process.on(signal, () => shutdown(signal === "SIGHUP" ? "SIGTERM" : signal));
 process.on("exit", () => {
   for (const child of [wrangler, ...sidecars]) if (isRunning(child)) signalTree(child, "SIGKILL");
 });
@@ -223,7 +285,11 @@ try {
   const timeoutMs = Number(process.env.DEV_READY_TIMEOUT_MS ?? 90_000);
   await Promise.all([
     waitForHttp(`${BASE_URL}/healthz`, { child: wrangler, timeoutMs }),
-    ...SIDECARS.map((sidecar, i) => sidecar.healthUrl && waitForHttp(sidecar.healthUrl, { child: sidecars[i], name: `sidecar ${sidecar.name}`, timeoutMs })),
+    ...SIDECARS.map(
+      (sidecar, i) =>
+        sidecar.healthUrl &&
+        waitForHttp(sidecar.healthUrl, { child: sidecars[i], name: `sidecar ${sidecar.name}`, timeoutMs }),
+    ),
   ]);
 } catch (err) {
   if (!shuttingDown) {
@@ -237,22 +303,38 @@ if (!shuttingDown) {
     console.error("[dev] ADMIN_TOKEN is not set in .dev.vars: the operator API is off, so no demo account was set up.");
   } else {
     try {
-      await loadSamples({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
+      await loadSamples({
+        baseUrl: BASE_URL,
+        token: ADMIN_TOKEN,
+        log: (line) => console.log(line.replace("[import]", "[dev]")),
+      });
     } catch (err) {
       console.error(`[dev] could not load the register samples: ${err.message}`);
     }
     try {
-      await loadAddressData({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
+      await loadAddressData({
+        baseUrl: BASE_URL,
+        token: ADMIN_TOKEN,
+        log: (line) => console.log(line.replace("[import]", "[dev]")),
+      });
     } catch (err) {
       console.error(`[dev] could not load the address datasets: ${err.message}`);
     }
     try {
-      await loadIpSamples({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[import]", "[dev]")) });
+      await loadIpSamples({
+        baseUrl: BASE_URL,
+        token: ADMIN_TOKEN,
+        log: (line) => console.log(line.replace("[import]", "[dev]")),
+      });
     } catch (err) {
       console.error(`[dev] could not load the IP dataset samples: ${err.message}`);
     }
     try {
-      await importPhoneDatasets({ baseUrl: BASE_URL, token: ADMIN_TOKEN, log: (line) => console.log(line.replace("[phone]", "[dev]")) });
+      await importPhoneDatasets({
+        baseUrl: BASE_URL,
+        token: ADMIN_TOKEN,
+        log: (line) => console.log(line.replace("[phone]", "[dev]")),
+      });
     } catch (err) {
       console.error(`[dev] could not load the phone prefix tables: ${err.message}`);
     }
@@ -293,12 +375,20 @@ async function ensureDemo(admin) {
     save();
   }
   if (!demo.pack_credits_added) {
-    account = (await admin.call("POST", `/accounts/${demo.account_id}/credits`, { bucket: "pack", amount: DEMO_PACK_CREDITS, note: "npm run dev demo credits" })).data;
+    account = (
+      await admin.call("POST", `/accounts/${demo.account_id}/credits`, {
+        bucket: "pack",
+        amount: DEMO_PACK_CREDITS,
+        note: "npm run dev demo credits",
+      })
+    ).data;
     demo.pack_credits_added = DEMO_PACK_CREDITS;
     save();
   }
   if (!demo.user_id) {
-    demo.user_id = (await admin.call("POST", `/accounts/${demo.account_id}/members`, { email: DEMO_EMAIL })).data.user_id;
+    demo.user_id = (
+      await admin.call("POST", `/accounts/${demo.account_id}/members`, { email: DEMO_EMAIL })
+    ).data.user_id;
     save();
   }
   if (demo.secret_key && !(await secretKeyWorks(demo.secret_key))) {
@@ -314,12 +404,15 @@ async function ensureDemo(admin) {
   // allowed is replaced by a new one.
   if (demo.publishable_key && !(demo.publishable_domains ?? []).includes("127.0.0.1")) delete demo.publishable_key;
   if (!demo.publishable_key) {
-    const key = (await admin.call("POST", `/accounts/${demo.account_id}/keys/publishable`, { allowed_domains: DEMO_PAGE_HOSTS })).data;
+    const key = (
+      await admin.call("POST", `/accounts/${demo.account_id}/keys/publishable`, { allowed_domains: DEMO_PAGE_HOSTS })
+    ).data;
     Object.assign(demo, { publishable_key_id: key.id, publishable_key: key.key, publishable_domains: DEMO_PAGE_HOSTS });
     save();
   }
   // A fresh sign-in link each start (they work once, for 15 minutes): the demo member is the account's owner.
-  const signIn = (await admin.call("POST", `/accounts/${demo.account_id}/sign-in-link`, { email: DEMO_EMAIL })).data.url;
+  const signIn = (await admin.call("POST", `/accounts/${demo.account_id}/sign-in-link`, { email: DEMO_EMAIL })).data
+    .url;
   return { ...demo, account, signIn };
 }
 

@@ -23,14 +23,20 @@ import { coverageFor } from "./lib/coverage.mjs";
 import { ROOT, adminClient, callWithRetry } from "./lib/local.mjs";
 import { runImporter } from "./import-register.mjs";
 
-const { ADDRESS_DATASETS, ADDRESS_DATASET_NAMES, isAddressDatasetName } = await import("../src/products/address/datasets.ts");
+const { ADDRESS_DATASETS, ADDRESS_DATASET_NAMES, isAddressDatasetName } = await import(
+  "../src/products/address/datasets.ts"
+);
 
 const SAMPLE_DIR = join(ROOT, "datasets", "address", "samples");
 
 /** Synthetic rows in the publishers' real formats (datasets/address/README.md). */
 export const SAMPLES = [
   { dataset: "uk-onspd", files: [join(SAMPLE_DIR, "uk-onspd.sample.csv")], version: "2026-11-23-sample" },
-  { dataset: "uk-os-open-names", files: [join(SAMPLE_DIR, "uk-os-open-names.sample.csv")], version: "2026-11-23-sample" },
+  {
+    dataset: "uk-os-open-names",
+    files: [join(SAMPLE_DIR, "uk-os-open-names.sample.csv")],
+    version: "2026-11-23-sample",
+  },
   { dataset: "fr-ban", files: [join(SAMPLE_DIR, "fr-ban.sample.csv")], version: "2026-11-23-sample" },
 ];
 
@@ -44,11 +50,17 @@ export function fileCoverage(dataset, files) {
   const own = ADDRESS_DATASETS[dataset].coverage;
   if (dataset !== "fr-ban" || files.some((f) => /adresses-france\.csv$/.test(f))) return own;
   const departements = files.map((f) => /adresses-([0-9][0-9AB][0-9]?)\.csv$/i.exec(f)?.[1]).filter(Boolean);
-  const named = departements.length === files.length ? `départements ${[...new Set(departements)].sort().join(", ")}` : "the files loaded";
+  const named =
+    departements.length === files.length
+      ? `départements ${[...new Set(departements)].sort().join(", ")}`
+      : "the files loaded";
   return { kind: "partial", countries: ["FR"], note: `BAN addresses of ${named} only.` };
 }
 
-const openText = (file) => (file === "-" ? process.stdin.setEncoding("utf8") : createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 16 }));
+const openText = (file) =>
+  file === "-"
+    ? process.stdin.setEncoding("utf8")
+    : createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 16 });
 
 /** Every row of a dataset: its package's rows, or its files' records. */
 async function* datasetRows(datasetName, files) {
@@ -65,15 +77,34 @@ async function* datasetRows(datasetName, files) {
 }
 
 /** Streams a dataset into the API; resolves `{dataset, version, records, skipped, seconds, rows_per_second}`. */
-export async function importAddressDataset({ dataset, files = [], version, coverage, baseUrl, token, batchSize = 1_000, concurrency = 4, replace = false, log = console.log }) {
-  if (!isAddressDatasetName(dataset)) throw new Error(`unknown dataset ${dataset} (one of ${ADDRESS_DATASET_NAMES.join(", ")})`);
+export async function importAddressDataset({
+  dataset,
+  files = [],
+  version,
+  coverage,
+  baseUrl,
+  token,
+  batchSize = 1_000,
+  concurrency = 4,
+  replace = false,
+  log = console.log,
+}) {
+  if (!isAddressDatasetName(dataset))
+    throw new Error(`unknown dataset ${dataset} (one of ${ADDRESS_DATASET_NAMES.join(", ")})`);
   const fromPackage = Boolean(PACKAGE_DATASETS[dataset]);
   if (!fromPackage && !files.length) throw new Error("name at least one file (or - for standard input)");
   if (!token) throw new Error("no operator token: set ADMIN_TOKEN in the environment or in .dev.vars");
-  version ??= fromPackage ? packageDataset(dataset).version : files.map((file) => ADDRESS_DATASETS[dataset].file.versionFromFileName(file)).find(Boolean);
+  version ??= fromPackage
+    ? packageDataset(dataset).version
+    : files.map((file) => ADDRESS_DATASETS[dataset].file.versionFromFileName(file)).find(Boolean);
   if (!version) throw new Error("the file name carries no publication date: pass --version YYYY-MM-DD");
   if (!VERSION.test(version)) throw new Error(`--version must be YYYY-MM-DD, got ${version}`);
-  const covers = coverageFor({ version, fallback: fileCoverage(dataset, files), given: coverage, countries: ADDRESS_DATASETS[dataset].countries });
+  const covers = coverageFor({
+    version,
+    fallback: fileCoverage(dataset, files),
+    given: coverage,
+    countries: ADDRESS_DATASETS[dataset].countries,
+  });
 
   const admin = adminClient(baseUrl, token);
   const started = performance.now();
@@ -110,8 +141,17 @@ export async function importAddressDataset({ dataset, files = [], version, cover
   if (failure) throw failure;
   await callWithRetry(admin, "POST", `/address-datasets/${dataset}/complete`, { version, records, coverage: covers });
   const seconds = (performance.now() - started) / 1000;
-  const summary = { dataset, version, records, skipped, seconds: Math.round(seconds * 100) / 100, rows_per_second: Math.round(records / seconds) };
-  log(`[import] ${dataset} ${version}: ${records} rows installed${skipped ? `, ${skipped} records skipped` : ""} in ${summary.seconds} s`);
+  const summary = {
+    dataset,
+    version,
+    records,
+    skipped,
+    seconds: Math.round(seconds * 100) / 100,
+    rows_per_second: Math.round(records / seconds),
+  };
+  log(
+    `[import] ${dataset} ${version}: ${records} rows installed${skipped ? `, ${skipped} records skipped` : ""} in ${summary.seconds} s`,
+  );
   return summary;
 }
 
@@ -122,10 +162,18 @@ export async function importAddressDataset({ dataset, files = [], version, cover
 export async function loadAddressData({ baseUrl, token, log = console.log }) {
   const { data } = await adminClient(baseUrl, token).call("GET", "/address-datasets");
   const current = new Map(data.datasets.map((d) => [d.name, d.version]));
-  const wanted = [...Object.keys(PACKAGE_DATASETS).map((dataset) => ({ dataset, files: [], version: packageDataset(dataset).version })), ...SAMPLES];
+  const wanted = [
+    ...Object.keys(PACKAGE_DATASETS).map((dataset) => ({
+      dataset,
+      files: [],
+      version: packageDataset(dataset).version,
+    })),
+    ...SAMPLES,
+  ];
   for (const item of wanted) {
     const version = current.get(item.dataset);
-    if (version === item.version || (version && item.version.endsWith("-sample") && !version.endsWith("-sample"))) continue;
+    if (version === item.version || (version && item.version.endsWith("-sample") && !version.endsWith("-sample")))
+      continue;
     const summary = await importAddressDataset({ ...item, baseUrl, token, log: () => {} });
     log(`[import] ${item.dataset}: ${summary.records} rows loaded (${item.version})`);
   }

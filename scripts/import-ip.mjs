@@ -22,14 +22,18 @@ import { coverageFor } from "./lib/coverage.mjs";
 import { ROOT, adminClient, callWithRetry, defaultAdminUrl, readDevVars, rowPoster } from "./lib/local.mjs";
 import "./lib/ts-imports.mjs";
 
-const { IP_DATASETS, RangeFlattener, SAMPLE_COVERAGE, familyFromFileName, isIpDataset, readRange, recordValues } = await import("../src/products/ip/datasets.ts");
+const { IP_DATASETS, RangeFlattener, SAMPLE_COVERAGE, familyFromFileName, isIpDataset, readRange, recordValues } =
+  await import("../src/products/ip/datasets.ts");
 const { LIST_IMPORTERS, importerOf } = await import("../src/products/ip/importers/index.ts");
 const { mmdbCityRows } = await import("../src/products/ip/importers/city-mmdb.ts");
 
 const VERSION = /^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/;
 const SAMPLE_DIR = join(ROOT, "datasets", "ip");
 
-const open = (file) => (file === "-" ? process.stdin.setEncoding("utf8") : createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 16 }));
+const open = (file) =>
+  file === "-"
+    ? process.stdin.setEncoding("utf8")
+    : createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 16 });
 
 const readText = async (file) => {
   let text = "";
@@ -70,7 +74,10 @@ export async function* fileRows(dataset, file, counts) {
 export const FILE_COVERAGE = {
   "ip-country": { kind: "full", note: "Every routed address the file places in a country." },
   "ip-asn": { kind: "full", note: "Every announced range the file maps to an ASN." },
-  "ip-city": { kind: "full", note: "Every network of GeoLite2 City placed below country level; the file publishes no accuracy radius." },
+  "ip-city": {
+    kind: "full",
+    note: "Every network of GeoLite2 City placed below country level; the file publishes no accuracy radius.",
+  },
 };
 
 /**
@@ -89,14 +96,28 @@ const today = () => new Date().toISOString().slice(0, 10);
  * Imports `files` as one version of `dataset` covering `coverage` (default: what the publisher's whole file covers);
  * resolves `{dataset, version, records, skipped, seconds, rows_per_second}`.
  */
-export async function importIpDataset({ dataset, files, version, coverage, baseUrl, token, batchSize = 2_000, concurrency = 4, log = console.log }) {
+export async function importIpDataset({
+  dataset,
+  files,
+  version,
+  coverage,
+  baseUrl,
+  token,
+  batchSize = 2_000,
+  concurrency = 4,
+  log = console.log,
+}) {
   if (!isIpDataset(dataset)) throw new Error(`unknown IP dataset ${dataset} (one of ${IP_DATASETS.join(", ")})`);
   if (!files?.length) throw new Error("name at least one file (or - for standard input), or --package");
   const list = importerOf(dataset) ? await listRows(dataset, files) : null;
   version ??= list ? (list.version ?? today()) : undefined;
   if (!version || !VERSION.test(version)) throw new Error("pass --version YYYY-MM-DD: the date the file was published");
   if (!token) throw new Error("no operator token: set ADMIN_TOKEN in the environment or in .dev.vars");
-  const covers = coverageFor({ version, fallback: FILE_COVERAGE[dataset] ?? importerOf(dataset).coverage, given: coverage });
+  const covers = coverageFor({
+    version,
+    fallback: FILE_COVERAGE[dataset] ?? importerOf(dataset).coverage,
+    given: coverage,
+  });
   const admin = adminClient(baseUrl, token);
   const started = performance.now();
   const { data } = await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports`);
@@ -104,13 +125,24 @@ export async function importIpDataset({ dataset, files, version, coverage, baseU
   const counts = { records: 0, skipped: 0 };
   const rate = (sent) => Math.round(sent / ((performance.now() - started) / 1000));
   const path = `/ip-datasets/${dataset}/imports/${generation}/rows`;
-  const poster = rowPoster({ admin, path, batchSize, concurrency, reportEvery: 200_000, progress: (sent) => log(`[import] ${dataset}: ${sent} rows sent (${rate(sent)} rows/s)`) });
+  const poster = rowPoster({
+    admin,
+    path,
+    batchSize,
+    concurrency,
+    reportEvery: 200_000,
+    progress: (sent) => log(`[import] ${dataset}: ${sent} rows sent (${rate(sent)} rows/s)`),
+  });
   if (list) {
     counts.skipped = list.skipped;
     for (const row of list.rows) await poster.push(row);
   } else for (const file of files) for await (const row of fileRows(dataset, file, counts)) await poster.push(row);
   counts.records = await poster.finish();
-  await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, { version, records: counts.records, coverage: covers });
+  await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, {
+    version,
+    records: counts.records,
+    coverage: covers,
+  });
   let swept = 0;
   for (let done = false; !done; ) {
     const { data: sweep } = await callWithRetry(admin, "POST", `/ip-datasets/${dataset}/sweep`);
@@ -118,20 +150,40 @@ export async function importIpDataset({ dataset, files, version, coverage, baseU
     done = sweep.done;
   }
   const seconds = (performance.now() - started) / 1000;
-  const summary = { dataset, version, generation, records: counts.records, skipped: counts.skipped, swept, seconds: Math.round(seconds * 100) / 100, rows_per_second: Math.round(counts.records / seconds) };
-  log(`[import] ${dataset} ${version}: ${counts.records} rows installed as generation ${generation}${counts.skipped ? `, ${counts.skipped} unreadable rows skipped` : ""} in ${summary.seconds} s`);
+  const summary = {
+    dataset,
+    version,
+    generation,
+    records: counts.records,
+    skipped: counts.skipped,
+    swept,
+    seconds: Math.round(seconds * 100) / 100,
+    rows_per_second: Math.round(counts.records / seconds),
+  };
+  log(
+    `[import] ${dataset} ${version}: ${counts.records} rows installed as generation ${generation}${counts.skipped ? `, ${counts.skipped} unreadable rows skipped` : ""} in ${summary.seconds} s`,
+  );
   return summary;
 }
 
 /** The version of a list sample: the date its file states (else the day the samples were made), tagged -sample. */
-export const listSampleVersion = (importer) => `${importer.parse(readFileSync(join(SAMPLE_DIR, importer.sample), "utf8")).version ?? "2026-11-22"}-sample`;
+export const listSampleVersion = (importer) =>
+  `${importer.parse(readFileSync(join(SAMPLE_DIR, importer.sample), "utf8")).version ?? "2026-11-22"}-sample`;
 
 /** Every shipped sample (datasets/ip): the range tables' (samples.json) and one per list importer. */
 export function ipSamples() {
   const manifest = JSON.parse(readFileSync(join(SAMPLE_DIR, "samples.json"), "utf8"));
   return [
-    ...Object.entries(manifest).map(([dataset, s]) => ({ dataset, file: join(SAMPLE_DIR, s.file), version: s.version })),
-    ...LIST_IMPORTERS.map((importer) => ({ dataset: importer.dataset, file: join(SAMPLE_DIR, importer.sample), version: listSampleVersion(importer) })),
+    ...Object.entries(manifest).map(([dataset, s]) => ({
+      dataset,
+      file: join(SAMPLE_DIR, s.file),
+      version: s.version,
+    })),
+    ...LIST_IMPORTERS.map((importer) => ({
+      dataset: importer.dataset,
+      file: join(SAMPLE_DIR, importer.sample),
+      version: listSampleVersion(importer),
+    })),
   ];
 }
 
@@ -144,7 +196,14 @@ export async function loadIpSamples({ baseUrl, token, log = console.log }) {
     const version = current.get(sample.dataset);
     // Installed from a real file (a version not `-sample`), or already at this sample: kept.
     if (version === sample.version || (version && !version.endsWith("-sample"))) continue;
-    await importIpDataset({ ...sample, files: [sample.file], coverage: SAMPLE_COVERAGE, baseUrl, token, log: () => {} });
+    await importIpDataset({
+      ...sample,
+      files: [sample.file],
+      coverage: SAMPLE_COVERAGE,
+      baseUrl,
+      token,
+      log: () => {},
+    });
     loaded.push(sample.dataset);
   }
   if (loaded.length) log(`[import] IP samples loaded: ${loaded.join(", ")}`);
@@ -161,7 +220,15 @@ export async function runIpImport(options) {
   }
   const baseUrl = defaultAdminUrl(options.baseUrl);
   const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
-  const summary = await importIpDataset({ ...options, dataset, files, version, baseUrl, token, log: options.json ? () => {} : console.log });
+  const summary = await importIpDataset({
+    ...options,
+    dataset,
+    files,
+    version,
+    baseUrl,
+    token,
+    log: options.json ? () => {} : console.log,
+  });
   if (options.json) console.log(JSON.stringify({ ...summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 }));
   return 0;
 }

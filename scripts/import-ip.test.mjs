@@ -9,7 +9,10 @@ const sample = (name) => join(ROOT, "datasets", "ip", name);
 
 describe("import-ip", () => {
   it("reads each publisher's file through its importer, the version from the file when it states one", async () => {
-    expect(await listRows("hosting-aws", [sample("aws-ip-ranges.sample.json")])).toMatchObject({ version: "2026-11-20", skipped: 0 });
+    expect(await listRows("hosting-aws", [sample("aws-ip-ranges.sample.json")])).toMatchObject({
+      version: "2026-11-20",
+      skipped: 0,
+    });
     const cloudflare = await listRows("hosting-cloudflare", [sample("cloudflare-ips.sample.txt")]);
     expect([cloudflare.rows.length, cloudflare.version]).toEqual([21, null]);
     const tor = await listRows("ip-tor-exits", [sample("tor-bulk-exit-list.sample.txt")]);
@@ -19,8 +22,18 @@ describe("import-ip", () => {
   it("lists every sample npm run dev loads, tagged -sample", () => {
     const samples = ipSamples();
     expect(samples.map((s) => s.dataset)).toEqual([
-      "ip-country", "ip-asn", "ip-city", "hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle",
-      "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "proxy-firehol", "ip-tor-exits",
+      "ip-country",
+      "ip-asn",
+      "ip-city",
+      "hosting-aws",
+      "hosting-google-cloud",
+      "hosting-azure",
+      "hosting-oracle",
+      "hosting-digitalocean",
+      "hosting-cloudflare",
+      "vpn-x4bnet",
+      "proxy-firehol",
+      "ip-tor-exits",
     ]);
     for (const s of samples) expect(s.version, s.dataset).toMatch(/^\d{4}-\d{2}-\d{2}-sample$/);
   });

@@ -22,7 +22,8 @@ import { adminClient, defaultAdminUrl, readDevVars, rowPoster } from "./lib/loca
 const BATCH_ROWS = 5_000;
 const CONCURRENCY = 4;
 
-const manifestVersions = () => new Map(JSON.parse(readFileSync(join(PHONE_DIR, "manifest.json"), "utf8")).datasets.map((d) => [d.name, d.version]));
+const manifestVersions = () =>
+  new Map(JSON.parse(readFileSync(join(PHONE_DIR, "manifest.json"), "utf8")).datasets.map((d) => [d.name, d.version]));
 
 /** The rows of every table: the full build (rebuilt when absent or not the manifest's versions) or the committed sample. */
 async function tables({ sample, log }) {
@@ -42,13 +43,27 @@ async function tables({ sample, log }) {
     log("[phone] building the prefix tables from the installed packages");
     await build({ log: () => {} });
   }
-  TABLE_NAMES.forEach((name, i) => rows.set(name, readFileSync(files[i], "utf8").split("\n").filter(Boolean).map((line) => line.split("\t"))));
+  TABLE_NAMES.forEach((name, i) =>
+    rows.set(
+      name,
+      readFileSync(files[i], "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => line.split("\t")),
+    ),
+  );
   return rows;
 }
 
 /** Posts `rows` of one version, a few batches in flight, each retried on transient failures. */
 async function postRows(admin, name, version, rows) {
-  const poster = rowPoster({ admin, path: `/phone-datasets/${name}/rows`, batchSize: BATCH_ROWS, concurrency: CONCURRENCY, body: (batch) => ({ version, rows: batch }) });
+  const poster = rowPoster({
+    admin,
+    path: `/phone-datasets/${name}/rows`,
+    batchSize: BATCH_ROWS,
+    concurrency: CONCURRENCY,
+    body: (batch) => ({ version, rows: batch }),
+  });
   for (const row of rows) await poster.push(row);
   await poster.finish();
 }
@@ -74,9 +89,16 @@ export async function importPhoneDatasets({ baseUrl, token, sample = false, log 
     // The full build is every prefix of libphonenumber's tables; the sample only GB and CH (datasets/phone/README.md).
     const coverage = sample ? sampleCoverage(["CH", "GB"]) : { kind: "full" };
     await admin.call("POST", `/phone-datasets/${name}/install`, { version, records: rows.get(name).length, coverage });
-    for (let done = false; !done; ) done = (await admin.call("DELETE", `/phone-datasets/${name}`, { keep: version })).data.done;
+    for (let done = false; !done; )
+      done = (await admin.call("DELETE", `/phone-datasets/${name}`, { keep: version })).data.done;
     const seconds = (performance.now() - started) / 1000;
-    summary.push({ name, version, records: rows.get(name).length, seconds: Math.round(seconds * 100) / 100, rows_per_second: Math.round(rows.get(name).length / seconds) });
+    summary.push({
+      name,
+      version,
+      records: rows.get(name).length,
+      seconds: Math.round(seconds * 100) / 100,
+      rows_per_second: Math.round(rows.get(name).length / seconds),
+    });
     log(`[phone] ${name} ${version}: ${rows.get(name).length} rows installed in ${summary.at(-1).seconds} s`);
   }
   return summary;
@@ -87,8 +109,14 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const at = args.indexOf("--url");
   const baseUrl = defaultAdminUrl(at >= 0 ? args[at + 1] : undefined);
   const json = args.includes("--json");
-  importPhoneDatasets({ baseUrl, token: process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN, sample: args.includes("--sample"), log: json ? () => {} : console.log }).then(
-    (summary) => json && console.log(JSON.stringify({ tables: summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 })),
+  importPhoneDatasets({
+    baseUrl,
+    token: process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN,
+    sample: args.includes("--sample"),
+    log: json ? () => {} : console.log,
+  }).then(
+    (summary) =>
+      json && console.log(JSON.stringify({ tables: summary, max_rss_bytes: process.resourceUsage().maxRSS * 1024 })),
     (err) => {
       console.error(`[phone] ${err.message}`);
       process.exitCode = 1;

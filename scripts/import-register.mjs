@@ -35,8 +35,16 @@ export { REGISTER_NAMES };
 
 /** The samples shipped in datasets/registers (synthetic rows in the real formats; see its README). */
 export const SAMPLES = [
-  { register: "uk-companies-house", file: join(ROOT, "datasets", "registers", "uk-companies-house.sample.csv"), version: "2026-11-22-sample" },
-  { register: "gleif-lei", file: join(ROOT, "datasets", "registers", "gleif-lei.sample.csv"), version: "2026-11-22-sample" },
+  {
+    register: "uk-companies-house",
+    file: join(ROOT, "datasets", "registers", "uk-companies-house.sample.csv"),
+    version: "2026-11-22-sample",
+  },
+  {
+    register: "gleif-lei",
+    file: join(ROOT, "datasets", "registers", "gleif-lei.sample.csv"),
+    version: "2026-11-22-sample",
+  },
 ];
 
 const VERSION = /^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/;
@@ -80,7 +88,18 @@ export async function* registerRows(registerName, chunks) {
  * Streams `files` of `register` into the API at `baseUrl`; resolves `{register, version, records, skipped, seconds,
  * rows_per_second}` once the register is installed at `version`.
  */
-export async function importRegister({ register, files, version, coverage, baseUrl, token, batchSize = 1_000, concurrency = 4, replace = false, log = console.log }) {
+export async function importRegister({
+  register,
+  files,
+  version,
+  coverage,
+  baseUrl,
+  token,
+  batchSize = 1_000,
+  concurrency = 4,
+  replace = false,
+  log = console.log,
+}) {
   if (!isRegisterName(register)) throw new Error(`unknown register ${register} (one of ${REGISTER_NAMES.join(", ")})`);
   if (!files?.length) throw new Error("name at least one file (or - for standard input)");
   if (!token) throw new Error("no operator token: set ADMIN_TOKEN in the environment or in .dev.vars");
@@ -88,7 +107,12 @@ export async function importRegister({ register, files, version, coverage, baseU
   version ??= fileVersions.find(Boolean);
   if (!version) throw new Error("the file name carries no publication date: pass --version YYYY-MM-DD");
   if (!VERSION.test(version)) throw new Error(`--version must be YYYY-MM-DD, got ${version}`);
-  const covers = coverageFor({ version, fallback: REGISTERS[register].coverage, given: coverage, countries: REGISTERS[register].countries });
+  const covers = coverageFor({
+    version,
+    fallback: REGISTERS[register].coverage,
+    given: coverage,
+    countries: REGISTERS[register].countries,
+  });
 
   const admin = adminClient(baseUrl, token);
   const started = performance.now();
@@ -119,7 +143,9 @@ export async function importRegister({ register, files, version, coverage, baseU
     inflight.add(sent);
     records += rows.length;
     if (records >= nextReport) {
-      log(`[import] ${register}: ${records} rows sent (${Math.round(records / ((performance.now() - started) / 1000))} rows/s)`);
+      log(
+        `[import] ${register}: ${records} rows sent (${Math.round(records / ((performance.now() - started) / 1000))} rows/s)`,
+      );
       nextReport += 100_000;
     }
     while (inflight.size >= concurrency) await Promise.race(inflight);
@@ -140,8 +166,17 @@ export async function importRegister({ register, files, version, coverage, baseU
   if (failure) throw failure;
   await callWithRetry(admin, "POST", `/registers/${register}/complete`, { version, records, coverage: covers });
   const seconds = (performance.now() - started) / 1000;
-  const summary = { register, version, records, skipped, seconds: Math.round(seconds * 100) / 100, rows_per_second: Math.round(records / seconds) };
-  log(`[import] ${register} ${version}: ${records} rows installed${skipped ? `, ${skipped} without a usable identifier skipped` : ""} in ${summary.seconds} s`);
+  const summary = {
+    register,
+    version,
+    records,
+    skipped,
+    seconds: Math.round(seconds * 100) / 100,
+    rows_per_second: Math.round(records / seconds),
+  };
+  log(
+    `[import] ${register} ${version}: ${records} rows installed${skipped ? `, ${skipped} without a usable identifier skipped` : ""} in ${summary.seconds} s`,
+  );
   return summary;
 }
 
@@ -198,11 +233,14 @@ export function runImporter({ usage, load }) {
     // IP datasets (ip-country, ip-asn, ip-city, ip-tor-exits, hosting-*, vpn-*) have their own importer: scripts/import-ip.mjs.
     if (/^(ip|hosting|vpn)-/.test(name ?? "")) return runIpImport({ ...options, register: name });
     if (options.help || !name) {
-      console.log(`usage: ${usage} [--version YYYY-MM-DD] [--coverage full|partial|sample] [--countries GB,JE] [--coverage-note TEXT] [--url URL] [--replace] [--batch N] [--concurrency N] [--json]`);
+      console.log(
+        `usage: ${usage} [--version YYYY-MM-DD] [--coverage full|partial|sample] [--countries GB,JE] [--coverage-note TEXT] [--url URL] [--replace] [--batch N] [--concurrency N] [--json]`,
+      );
       return options.help ? 0 : 1;
     }
     for (const n of [options.batchSize, options.concurrency]) {
-      if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 5_000)) throw new Error("--batch and --concurrency take a whole number from 1 to 5000");
+      if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 5_000))
+        throw new Error("--batch and --concurrency take a whole number from 1 to 5000");
     }
     const baseUrl = defaultAdminUrl(options.baseUrl);
     const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;

@@ -33,7 +33,10 @@ beforeAll(async () => {
   mkdirSync(d1, { recursive: true });
   const db = new DatabaseSync(join(d1, "0123abcd.sqlite"));
   db.exec("PRAGMA journal_mode = WAL"); // as miniflare keeps its D1 files
-  for (const migration of readdirSync(join(ROOT, "migrations")).filter((f) => f.endsWith(".sql")).sort()) db.exec(readFileSync(join(ROOT, "migrations", migration), "utf8"));
+  for (const migration of readdirSync(join(ROOT, "migrations"))
+    .filter((f) => f.endsWith(".sql"))
+    .sort())
+    db.exec(readFileSync(join(ROOT, "migrations", migration), "utf8"));
   db.close();
   file = localD1File(dir, join(dir, "state"));
   slices["ip-country"] = await Promise.all(packageFiles("ip-country").map((f) => head(f, 2_000)));
@@ -64,25 +67,44 @@ describe("npm run dev's full IP tables", () => {
       ["ip-country", 1, null, version],
     ]);
     for (const d of query("SELECT coverage FROM datasets")) expect(JSON.parse(d.coverage).kind).toBe("full");
-    const counts = Object.fromEntries(["ip_country_ranges", "ip_asn_ranges", "ip_city_ranges"].map((t) => [t, query(`SELECT count(*) AS n FROM ${t}`)[0].n]));
+    const counts = Object.fromEntries(
+      ["ip_country_ranges", "ip_asn_ranges", "ip_city_ranges"].map((t) => [
+        t,
+        query(`SELECT count(*) AS n FROM ${t}`)[0].n,
+      ]),
+    );
     expect(states.find((s) => s.name === "ip-country").records).toBe(counts.ip_country_ranges);
     expect(counts.ip_country_ranges).toBeGreaterThan(3_000); // 4,000 lines of both families, overlaps resolved
-    expect(query("SELECT name, version, records FROM datasets ORDER BY name").map((d) => d.name)).toEqual(["ip-asn", "ip-city", "ip-country"]);
+    expect(query("SELECT name, version, records FROM datasets ORDER BY name").map((d) => d.name)).toEqual([
+      "ip-asn",
+      "ip-city",
+      "ip-country",
+    ]);
     // The seek answers read: 1.0.0.1 is in the first rows of the IPv4 file (AU, Cloudflare).
     const key = "00000000000000000000ffff01000001";
-    const seek = (table) => query(`SELECT * FROM ${table} WHERE generation = 1 AND start <= ? ORDER BY start DESC LIMIT 1`, key)[0];
+    const seek = (table) =>
+      query(`SELECT * FROM ${table} WHERE generation = 1 AND start <= ? ORDER BY start DESC LIMIT 1`, key)[0];
     expect([seek("ip_country_ranges").country, seek("ip_asn_ranges").asn]).toEqual(["AU", 13335]);
     expect(lines.join("\n")).toMatch(/ip-country: \d+ rows of @ip-location-db\/geo-whois-asn-country@/);
   });
 
   it("loads nothing on a later start, and a new package version replaces the old generation", async () => {
-    expect(await loadFullIpTables({ file, files: slices, log: () => {} })).toEqual({ loaded: [], current: ["ip-country", "ip-asn", "ip-city"] });
+    expect(await loadFullIpTables({ file, files: slices, log: () => {} })).toEqual({
+      loaded: [],
+      current: ["ip-country", "ip-asn", "ip-city"],
+    });
     const db = new DatabaseSync(file);
     db.prepare("UPDATE ip_datasets SET version = '2020-01-01' WHERE name = 'ip-asn'").run();
     db.close();
-    expect(await loadFullIpTables({ file, files: slices, log: () => {} })).toEqual({ loaded: ["ip-asn"], current: ["ip-country", "ip-city"] });
+    expect(await loadFullIpTables({ file, files: slices, log: () => {} })).toEqual({
+      loaded: ["ip-asn"],
+      current: ["ip-country", "ip-city"],
+    });
     expect(query("SELECT DISTINCT generation FROM ip_asn_ranges").map((r) => r.generation)).toEqual([2]);
-    expect(query("SELECT active, version FROM ip_datasets WHERE name = 'ip-asn'")[0]).toEqual({ active: 2, version: packageDatasetVersion("ip-asn") });
+    expect(query("SELECT active, version FROM ip_datasets WHERE name = 'ip-asn'")[0]).toEqual({
+      active: 2,
+      version: packageDatasetVersion("ip-asn"),
+    });
     expect(query("PRAGMA journal_mode")[0].journal_mode).toBe("wal");
   });
 });

@@ -24,7 +24,8 @@ describe("wrangler.toml", () => {
 
   it("declares a migration for every Durable Object class, and production inherits the crons, build and assets", () => {
     const migrated = production.migrations.flatMap((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])]);
-    for (const { class_name } of [...top.durable_objects.bindings, ...production.durable_objects.bindings]) expect(migrated).toContain(class_name);
+    for (const { class_name } of [...top.durable_objects.bindings, ...production.durable_objects.bindings])
+      expect(migrated).toContain(class_name);
     expect(production.triggers.crons).toEqual(top.triggers.crons);
     expect(production.build.command).toBe(top.build.command);
     // The refresh's fetch step inflates GLEIF's full golden copy in one invocation (docs/operations.md, "Dataset refresh").
@@ -35,8 +36,13 @@ describe("wrangler.toml", () => {
   it("runs the SMTP sidecar as a container in production only, bound to its Durable Object", () => {
     expect(top.containers ?? []).toEqual([]);
     const [container] = production.containers;
-    expect(container).toMatchObject({ class_name: "SmtpSidecar", image: expect.stringMatching(/workers\/smtp-sidecar\/Dockerfile$/) });
-    expect(production.durable_objects.bindings).toContainEqual(expect.objectContaining({ name: "SMTP_SIDECAR", class_name: "SmtpSidecar" }));
+    expect(container).toMatchObject({
+      class_name: "SmtpSidecar",
+      image: expect.stringMatching(/workers\/smtp-sidecar\/Dockerfile$/),
+    });
+    expect(production.durable_objects.bindings).toContainEqual(
+      expect.objectContaining({ name: "SMTP_SIDECAR", class_name: "SmtpSidecar" }),
+    );
   });
 
   it("keeps development switches off in production", () => {

@@ -46,9 +46,15 @@ app.route("/", mailLinkRoutes);
 app.route("/", mailPreferenceRoutes);
 app.route("/", referenceRoutes);
 // Try it runs its lookups through this app, as the API requests they are.
-app.route("/", dashboardRoutes(() => app));
+app.route(
+  "/",
+  dashboardRoutes(() => app),
+);
 
-app.route("/api/v1", openApiRoutes(() => app.routes));
+app.route(
+  "/api/v1",
+  openApiRoutes(() => app.routes),
+);
 app.route("/api/v1", accountRoutes);
 app.route("/api/v1", productLookupRoutes());
 app.route("/api/v1", ipListRoutes);
@@ -58,7 +64,10 @@ app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
 // After every other route, so `/ip/{ip}` never reads `lists`, `bulk` or `me` as an address.
 app.route("/api/v1", productLookupRoutes(true));
 // The tool protocol: tools call the API above through src/surfaces/mcp/call.ts.
-app.route("/", mcpRoutes(() => app));
+app.route(
+  "/",
+  mcpRoutes(() => app),
+);
 
 app.use("/admin/v1/*", adminToken());
 app.route("/admin/v1", adminDirectoryRoutes);

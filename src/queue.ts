@@ -14,7 +14,14 @@ import { runDueMonitor } from "../workers/monitors";
 import { storeQueuedRequestRecords } from "../workers/request-log";
 
 /** The engines' and the platform's messages; products add their own (`Product.messages`), which carry at least a `type`. */
-export type EngineMessage = RunMessage | DeliveryMessage | MonitorMessage | RequestLogMessage | RefreshMessage | MailQueueMessage | NoticeMessage;
+export type EngineMessage =
+  | RunMessage
+  | DeliveryMessage
+  | MonitorMessage
+  | RequestLogMessage
+  | RefreshMessage
+  | MailQueueMessage
+  | NoticeMessage;
 export type JobMessage = EngineMessage | { type: string };
 
 const isEngineMessage = (body: JobMessage): body is EngineMessage =>
@@ -42,7 +49,14 @@ export async function handleJobMessages(batch: MessageBatch<JobMessage>, env: En
       await handle(env, message.body);
       message.ack();
     } catch (err) {
-      console.error(JSON.stringify({ event: "job_message_failed", message: message.id, type: message.body.type, error: String(err) }));
+      console.error(
+        JSON.stringify({
+          event: "job_message_failed",
+          message: message.id,
+          type: message.body.type,
+          error: String(err),
+        }),
+      );
       message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
     }
   }

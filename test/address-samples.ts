@@ -3,14 +3,23 @@ import onspdCsv from "../datasets/address/samples/uk-onspd.sample.csv?raw";
 import openNamesCsv from "../datasets/address/samples/uk-os-open-names.sample.csv?raw";
 import { fileRecords } from "../datasets/address/records.mjs";
 import type { Coverage } from "../src/db/coverage";
-import { ADDRESS_DATASETS, type AddressDatasetName, type PostcodeRow, type PremiseRow, type StreetRow } from "../src/products/address/datasets";
+import {
+  ADDRESS_DATASETS,
+  type AddressDatasetName,
+  type PostcodeRow,
+  type PremiseRow,
+  type StreetRow,
+} from "../src/products/address/datasets";
 import reference from "./fixtures/address-reference.json";
 import { admin } from "./helpers";
 
 export const SAMPLE_VERSION = "2026-11-23-sample";
 
 /** What scripts/lib/coverage.mjs records for a sample file. */
-export const SAMPLE_COVERAGE: Coverage = { kind: "sample", note: "Synthetic sample rows shipped with the code, not the publisher's file." };
+export const SAMPLE_COVERAGE: Coverage = {
+  kind: "sample",
+  note: "Synthetic sample rows shipped with the code, not the publisher's file.",
+};
 
 const SAMPLE_TEXT = { "uk-onspd": onspdCsv, "uk-os-open-names": openNamesCsv, "fr-ban": banCsv } as const;
 
@@ -41,14 +50,23 @@ export async function installRows(
   premises: PremiseRow[] = [],
 ) {
   for (let i = 0; i < Math.max(postcodes.length, streets.length, premises.length); i += 400) {
-    await admin("POST", `/address-datasets/${dataset}/rows`, { postcodes: postcodes.slice(i, i + 400), streets: streets.slice(i, i + 400), premises: premises.slice(i, i + 400) });
+    await admin("POST", `/address-datasets/${dataset}/rows`, {
+      postcodes: postcodes.slice(i, i + 400),
+      streets: streets.slice(i, i + 400),
+      premises: premises.slice(i, i + 400),
+    });
   }
-  await admin("POST", `/address-datasets/${dataset}/complete`, { version, records: postcodes.length + streets.length + premises.length, coverage });
+  await admin("POST", `/address-datasets/${dataset}/complete`, {
+    version,
+    records: postcodes.length + streets.length + premises.length,
+    coverage,
+  });
 }
 
 /** The reference rows of the accuracy set's postcodes (test/fixtures/address-reference.json), at the datasets' versions. */
 export async function installReference() {
-  for (const d of reference.datasets) await installRows(d.name as AddressDatasetName, d.version, d.rows as PostcodeRow[]);
+  for (const d of reference.datasets)
+    await installRows(d.name as AddressDatasetName, d.version, d.rows as PostcodeRow[]);
   return reference.datasets;
 }
 
@@ -61,6 +79,10 @@ export async function installSamples() {
 }
 
 /** Everything the address tests read. */
-export const installAddressData = async () => ({ reference: await installReference(), samples: await installSamples() });
+export const installAddressData = async () => ({
+  reference: await installReference(),
+  samples: await installSamples(),
+});
 
-export const versionOf = (dataset: string) => reference.datasets.find((d) => d.name === dataset)?.version ?? SAMPLE_VERSION;
+export const versionOf = (dataset: string) =>
+  reference.datasets.find((d) => d.name === dataset)?.version ?? SAMPLE_VERSION;

@@ -42,4 +42,10 @@ export const LONDON = { line1: "10 Downing Street", locality: "London", postcode
 export const UK_COMPANY = { identifier: "09900001", type: "company_number" as const, country: "GB" };
 
 /** A UK company with a .co.uk domain, a UK mobile, a London address and (given) an IP. */
-export const ukCompany = (ip?: string) => ({ email: "jane@samplewidgets.co.uk", phone: ukMobile(), address: LONDON, entity: UK_COMPANY, ...(ip ? { ip } : {}) });
+export const ukCompany = (ip?: string) => ({
+  email: "jane@samplewidgets.co.uk",
+  phone: ukMobile(),
+  address: LONDON,
+  entity: UK_COMPANY,
+  ...(ip ? { ip } : {}),
+});

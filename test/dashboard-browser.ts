@@ -12,9 +12,12 @@ let ipSequence = 0;
  */
 export class Browser {
   readonly cookies = new Map<string, string>();
-  readonly ip = `198.18.${Math.floor(++ipSequence / 250)}.${ipSequence % 250 + 1}`;
+  readonly ip = `198.18.${Math.floor(++ipSequence / 250)}.${(ipSequence % 250) + 1}`;
 
-  async fetch(path: string, init: RequestInit & { form?: Record<string, string | string[]>; origin?: string | null } = {}) {
+  async fetch(
+    path: string,
+    init: RequestInit & { form?: Record<string, string | string[]>; origin?: string | null } = {},
+  ) {
     const headers = new Headers(init.headers);
     headers.set("CF-Connecting-IP", this.ip);
     if (this.cookies.size) headers.set("Cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
@@ -51,7 +54,8 @@ export class Browser {
   }
 }
 
-export const signInLink = (text: string) => /https:\/\/verify\.test(\/dashboard\/sign-in\/link\/[0-9A-Za-z]+)/.exec(text)?.[1];
+export const signInLink = (text: string) =>
+  /https:\/\/verify\.test(\/dashboard\/sign-in\/link\/[0-9A-Za-z]+)/.exec(text)?.[1];
 
 /** Asks for a sign-in link, takes the `n`th mail to that address and follows it: the browser is signed in. */
 export async function signInByMail(browser: Browser, email: string, n = 1): Promise<Response> {
@@ -81,7 +85,10 @@ export async function signedUpOwner(label = "owner") {
 
 /** Creates a secret key on the keys page and returns it (shown once). */
 export async function createSecretKey(browser: Browser, form: Record<string, string | string[]> = {}) {
-  const response = await browser.submit("/dashboard/keys", "/dashboard/keys/secret", { scopes: ["account", "email"], ...form });
+  const response = await browser.submit("/dashboard/keys", "/dashboard/keys/secret", {
+    scopes: ["account", "email"],
+    ...form,
+  });
   const html = await response.text();
   const key = /id="new-key">(sk_live_[0-9A-Za-z]+)</.exec(html)?.[1];
   if (!key) throw new Error(`no key shown (${response.status}): ${html.slice(0, 600)}`);

@@ -14,7 +14,9 @@ export function sampleRows(register: RegisterName): RegisterRow[] {
   const [header, ...records] = [...parser.push(SAMPLE_TEXT[register]), ...parser.end()];
   const columns = header!.map((name) => name.trim());
   return records.flatMap((record) => {
-    const fields = Object.fromEntries(REGISTERS[register].columns.map((column) => [column, record[columns.indexOf(column)] ?? ""]));
+    const fields = Object.fromEntries(
+      REGISTERS[register].columns.map((column) => [column, record[columns.indexOf(column)] ?? ""]),
+    );
     const row = REGISTERS[register].parseRow(fields);
     return row ? [row] : [];
   });
@@ -27,15 +29,23 @@ export const SAMPLE_VERSION = "2026-11-22-sample";
  * for the whole register (`full`, as a real file is recorded), so a number it lacks is `unknown_identifier`; the
  * coverage tests install it as the `sample` it is.
  */
-export async function installSample(register: RegisterName, version = SAMPLE_VERSION, coverage: Coverage = REGISTERS[register].coverage) {
+export async function installSample(
+  register: RegisterName,
+  version = SAMPLE_VERSION,
+  coverage: Coverage = REGISTERS[register].coverage,
+) {
   const rows = sampleRows(register);
-  for (let i = 0; i < rows.length; i += 20) await admin("POST", `/registers/${register}/rows`, { rows: rows.slice(i, i + 20) });
+  for (let i = 0; i < rows.length; i += 20)
+    await admin("POST", `/registers/${register}/rows`, { rows: rows.slice(i, i + 20) });
   await admin("POST", `/registers/${register}/complete`, { version, records: rows.length, coverage });
   return rows;
 }
 
 /** Installs both samples. */
-export const installSamples = async () => ({ gleif: await installSample("gleif-lei"), uk: await installSample("uk-companies-house") });
+export const installSamples = async () => ({
+  gleif: await installSample("gleif-lei"),
+  uk: await installSample("uk-companies-house"),
+});
 
 /** Sample LEIs and company numbers the tests name (see datasets/registers/README.md). */
 export const LEI = {

@@ -64,7 +64,9 @@ export async function createAccount(options: AccountOptions = {}): Promise<TestA
     plan: options.plan ?? "enterprise",
   });
   if (options.pack) await admin("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: options.pack });
-  const member = await admin<{ user_id: string }>("POST", `/accounts/${account.id}/members`, { email: uniqueEmail("user") });
+  const member = await admin<{ user_id: string }>("POST", `/accounts/${account.id}/members`, {
+    email: uniqueEmail("user"),
+  });
   const key = await admin<{ id: string; key: string }>("POST", `/accounts/${account.id}/keys/secret`, {
     user_id: member.user_id,
     scopes: options.key?.scopes ?? [...SCOPES],
@@ -97,7 +99,9 @@ export const lookupEmail = <T = Record<string, unknown>>(key: string, body: Reco
 
 /** Another secret key for the same member: tests that make more than 5 calls a second spread them over keys. */
 export async function anotherKey(acct: TestAccount): Promise<string> {
-  const created = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, { user_id: acct.userId });
+  const created = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, {
+    user_id: acct.userId,
+  });
   return created.key;
 }
 

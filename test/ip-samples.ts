@@ -13,7 +13,16 @@ import torText from "../datasets/ip/tor-exit-addresses.sample.txt?raw";
 import vpnText from "../datasets/ip/x4bnet-vpn-ipv4.sample.txt?raw";
 import proxyText from "../datasets/ip/firehol-proxies.sample.netset?raw";
 import { rangeKey } from "../src/platform/ip-address";
-import { readRange, recordValues, RangeFlattener, SAMPLE_COVERAGE, torExitAddress, type IpDatasetName, type RangeDatasetName, type RangeRow } from "../src/products/ip/datasets";
+import {
+  readRange,
+  recordValues,
+  RangeFlattener,
+  SAMPLE_COVERAGE,
+  torExitAddress,
+  type IpDatasetName,
+  type RangeDatasetName,
+  type RangeRow,
+} from "../src/products/ip/datasets";
 import type { Coverage } from "../src/db/coverage";
 import { LIST_IMPORTERS } from "../src/products/ip/importers";
 import { admin } from "./helpers";
@@ -56,10 +65,11 @@ export function sampleRows(dataset: RangeDatasetName, text = TEXT[dataset]): Ran
   return [...rows, ...flatteners[4].end(), ...flatteners[6].end()];
 }
 
-export const torRows = (text = torText) => text.split("\n").flatMap((line) => {
-  const ip = torExitAddress(line);
-  return ip ? [rangeKey(ip)] : [];
-});
+export const torRows = (text = torText) =>
+  text.split("\n").flatMap((line) => {
+    const ip = torExitAddress(line);
+    return ip ? [rangeKey(ip)] : [];
+  });
 
 export const SAMPLE_VERSIONS = {
   "ip-country": samples["ip-country"].version,
@@ -72,17 +82,30 @@ export const SAMPLE_VERSIONS = {
  * Installs rows as one import of `dataset` (begin, rows, complete, sweep) covering `coverage` (the samples are
  * samples unless a test says otherwise); returns the generation.
  */
-export async function installIpDataset(dataset: IpDatasetName, rows: unknown[], version: string, coverage: Coverage = SAMPLE_COVERAGE) {
+export async function installIpDataset(
+  dataset: IpDatasetName,
+  rows: unknown[],
+  version: string,
+  coverage: Coverage = SAMPLE_COVERAGE,
+) {
   const { generation } = await admin<{ generation: number }>("POST", `/ip-datasets/${dataset}/imports`);
-  for (let i = 0; i < rows.length; i += 500) await admin("POST", `/ip-datasets/${dataset}/imports/${generation}/rows`, { rows: rows.slice(i, i + 500) });
-  await admin("POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, { version, records: rows.length, coverage });
+  for (let i = 0; i < rows.length; i += 500)
+    await admin("POST", `/ip-datasets/${dataset}/imports/${generation}/rows`, { rows: rows.slice(i, i + 500) });
+  await admin("POST", `/ip-datasets/${dataset}/imports/${generation}/complete`, {
+    version,
+    records: rows.length,
+    coverage,
+  });
   await admin("POST", `/ip-datasets/${dataset}/sweep`);
   return generation;
 }
 
 /** Every shipped sample (range tables and lists), each unless it is already installed at the sample's version and coverage. */
 export async function installIpSamples() {
-  const { datasets } = await admin<{ datasets: { name: string; version: string | null; coverage: Coverage | null }[] }>("GET", "/ip-datasets");
+  const { datasets } = await admin<{ datasets: { name: string; version: string | null; coverage: Coverage | null }[] }>(
+    "GET",
+    "/ip-datasets",
+  );
   const installed = new Map(datasets.map((d) => [d.name, `${d.version}/${d.coverage?.kind}`]));
   // As `npm run dev` has them: the range tables stand in for the full package tables it loads (coverage full), the
   // lists are the publishers' samples (coverage sample: an address they lack is null, not false).
@@ -90,7 +113,11 @@ export async function installIpSamples() {
     ["ip-country", () => ({ rows: sampleRows("ip-country"), version: SAMPLE_VERSIONS["ip-country"] }), FULL],
     ["ip-asn", () => ({ rows: sampleRows("ip-asn"), version: SAMPLE_VERSIONS["ip-asn"] }), FULL],
     ["ip-city", () => ({ rows: sampleRows("ip-city"), version: SAMPLE_VERSIONS["ip-city"] }), FULL],
-    ...LIST_IMPORTERS.map((i): [IpDatasetName, () => { rows: unknown[]; version: string }, Coverage] => [i.dataset, () => listSample(i.dataset), SAMPLE_COVERAGE]),
+    ...LIST_IMPORTERS.map((i): [IpDatasetName, () => { rows: unknown[]; version: string }, Coverage] => [
+      i.dataset,
+      () => listSample(i.dataset),
+      SAMPLE_COVERAGE,
+    ]),
   ];
   await Promise.all(
     wanted.map(async ([name, sample, coverage]) => {
@@ -112,4 +139,5 @@ export function placedIps(n: number): string[] {
 }
 
 /** A private address, different on every call: answered after the special-purpose table, free. */
-export const privateIp = () => `10.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}`;
+export const privateIp = () =>
+  `10.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}`;

@@ -8,7 +8,13 @@ export interface ToolAnswer<T = Record<string, unknown>> {
   isError: boolean;
   data: T;
   meta: Record<string, unknown>;
-  error: { code: string; message: string; request_id: string; errors?: Record<string, string[]>; quote?: Record<string, number> };
+  error: {
+    code: string;
+    message: string;
+    request_id: string;
+    errors?: Record<string, string[]>;
+    quote?: Record<string, number>;
+  };
 }
 
 /**
@@ -16,7 +22,10 @@ export interface ToolAnswer<T = Record<string, unknown>> {
  * workerd, the network's in the e2e project. Output is validated by the client against each tool's schema.
  */
 export async function connect(base: string, key: string, fetchImpl: typeof fetch = fetch, { paceMs = 0 } = {}) {
-  const client = new Client({ name: "test-agent", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const client = new Client(
+    { name: "test-agent", version: "1.0.0" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   const transport = new StreamableHTTPClientTransport(new URL("/mcp", base), {
     requestInit: { headers: { Authorization: `Bearer ${key}` } },
     fetch: (url, init) => fetchImpl(url, init),
@@ -24,12 +33,20 @@ export async function connect(base: string, key: string, fetchImpl: typeof fetch
   await client.connect(transport);
   // The client validates structured content only for tools it has listed.
   await client.listTools();
-  const tool = async <T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer<T>> => {
+  const tool = async <T = Record<string, unknown>>(
+    name: string,
+    args: Record<string, unknown> = {},
+  ): Promise<ToolAnswer<T>> => {
     // A key may make 5 requests a second; a test making many calls in a row spaces them.
     if (paceMs) await new Promise((resolve) => setTimeout(resolve, paceMs));
     const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
     const content = (result.structuredContent ?? {}) as Partial<ToolAnswer<T>>;
-    return { isError: result.isError === true, data: content.data as T, meta: content.meta ?? {}, error: content.error! };
+    return {
+      isError: result.isError === true,
+      data: content.data as T,
+      meta: content.meta ?? {},
+      error: content.error!,
+    };
   };
   return { client, tool, close: () => client.close() };
 }

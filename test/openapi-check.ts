@@ -26,7 +26,7 @@ async function loadDocument() {
       document,
       // Literal segments before templated ones, so /email/bulk/{jobId} never shadows /email/bulk/jobs-like literals.
       routes: Object.keys(document.paths)
-        .sort((a, b) => (a.split("{").length - b.split("{").length) || b.length - a.length)
+        .sort((a, b) => a.split("{").length - b.split("{").length || b.length - a.length)
         .map((path) => ({ path, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`) })),
     }));
   return served;
@@ -42,7 +42,12 @@ function validator(key: string, schema: Schema, components: Record<string, unkno
 }
 
 /** Throws when `body` (a parsed JSON response) is not what the served document says `method url` answers with `status`. */
-export async function assertDocumentedResponse(method: string, url: string, status: number, body: unknown): Promise<void> {
+export async function assertDocumentedResponse(
+  method: string,
+  url: string,
+  status: number,
+  body: unknown,
+): Promise<void> {
   const path = new URL(url).pathname;
   if (!path.startsWith("/api/v1/") || path === "/api/v1/openapi.json") return;
   const { document, routes } = await loadDocument();
@@ -53,7 +58,8 @@ export async function assertDocumentedResponse(method: string, url: string, stat
   if (operation) {
     key = `${method} ${route!.path} ${status}`;
     schema = operation.responses[String(status)]?.content?.["application/json"]?.schema;
-    if (!schema) throw new Error(`${method} ${route!.path} answered ${status}, which the OpenAPI document does not list`);
+    if (!schema)
+      throw new Error(`${method} ${route!.path} answered ${status}, which the OpenAPI document does not list`);
   } else if (status === 404 || status === 405) {
     key = `${method} (unrouted) ${status}`;
     schema = { $ref: "#/components/schemas/Error" };
@@ -64,7 +70,9 @@ export async function assertDocumentedResponse(method: string, url: string, stat
   const result = validator(key, schema, document.components).validate(body);
   if (!result.valid) {
     const errors = result.errors.slice(-4).map((e) => `${e.instanceLocation}: ${e.error}`);
-    throw new Error(`${key}: response does not match the OpenAPI document:\n  ${errors.join("\n  ")}\n${JSON.stringify(body).slice(0, 600)}`);
+    throw new Error(
+      `${key}: response does not match the OpenAPI document:\n  ${errors.join("\n  ")}\n${JSON.stringify(body).slice(0, 600)}`,
+    );
   }
 }
 

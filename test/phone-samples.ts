@@ -17,7 +17,8 @@ export function phoneSampleRows(): Map<TableDataset, [string, string, string][]>
 }
 
 /** The version a sample is installed as: the build's own version, tagged. */
-export const sampleVersion = (dataset: TableDataset) => `${manifest.datasets.find((d) => d.name === dataset)!.version}-sample`;
+export const sampleVersion = (dataset: TableDataset) =>
+  `${manifest.datasets.find((d) => d.name === dataset)!.version}-sample`;
 
 /** Installs the sample of `datasets` (default all four) at their sample versions. */
 export async function installPhoneSamples(datasets: readonly TableDataset[] = TABLE_DATASETS) {
@@ -25,8 +26,13 @@ export async function installPhoneSamples(datasets: readonly TableDataset[] = TA
   for (const dataset of datasets) {
     const rows = all.get(dataset)!;
     const version = sampleVersion(dataset);
-    for (let i = 0; i < rows.length; i += 2_000) await admin("POST", `/phone-datasets/${dataset}/rows`, { version, rows: rows.slice(i, i + 2_000) });
-    await admin("POST", `/phone-datasets/${dataset}/install`, { version, records: rows.length, coverage: { kind: "sample", countries: ["CH", "GB"] } });
+    for (let i = 0; i < rows.length; i += 2_000)
+      await admin("POST", `/phone-datasets/${dataset}/rows`, { version, rows: rows.slice(i, i + 2_000) });
+    await admin("POST", `/phone-datasets/${dataset}/install`, {
+      version,
+      records: rows.length,
+      coverage: { kind: "sample", countries: ["CH", "GB"] },
+    });
   }
 }
 
@@ -36,13 +42,16 @@ export async function uninstallPhoneDatasets(datasets: readonly TableDataset[]) 
 }
 
 /** Random digits, so values are unique per call and files sharing the database never race on counts. */
-export const digits = (n: number) => Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => String(b % 10)).join("");
+export const digits = (n: number) =>
+  Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => String(b % 10)).join("");
 
 /** A valid UK mobile number in +44 7400, a range the sample allocates to one carrier (Three). */
 export const ukMobile = () => `+447400${digits(6)}`;
 
 /** What the sample's `dataset` answers for a national number: the value of its longest prefix there, or null. */
 export function sampleValue(dataset: TableDataset, code: string, national: string): string | null {
-  const rows = phoneSampleRows().get(dataset)!.filter(([c, prefix]) => c === code && national.startsWith(prefix));
+  const rows = phoneSampleRows()
+    .get(dataset)!
+    .filter(([c, prefix]) => c === code && national.startsWith(prefix));
   return rows.sort((a, b) => b[1].length - a[1].length)[0]?.[2] ?? null;
 }

@@ -14,7 +14,10 @@ interface Format {
   TestData: { Valid: string[]; Invalid: string[] };
 }
 
-const files = import.meta.glob<Format>("../node_modules/postal-codes-js/formats/*.json", { eager: true, import: "default" });
+const files = import.meta.glob<Format>("../node_modules/postal-codes-js/formats/*.json", {
+  eager: true,
+  import: "default",
+});
 const formatNamed = (file: string) => files[`../node_modules/postal-codes-js/formats/${file}`]!;
 
 const COUNTRIES = byAlpha2 as Record<string, { postalCodeFormat?: string }>;
@@ -32,7 +35,9 @@ export function secondSourceValid(country: string, postcode: string): boolean | 
   if (!format) return null;
   let value = postcode.trim();
   for (const ch of format.RedundantCharacters) value = value.split(ch).join("");
-  const expression = Array.isArray(format.ValidationRegex) ? `^${format.ValidationRegex.join("|")}$` : format.ValidationRegex;
+  const expression = Array.isArray(format.ValidationRegex)
+    ? `^${format.ValidationRegex.join("|")}$`
+    : format.ValidationRegex;
   const match = new RegExp(expression, "i").exec(value);
   return match !== null && match[0].toLowerCase() === value.toLowerCase();
 }

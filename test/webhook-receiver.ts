@@ -20,8 +20,12 @@ export async function deliveredAt(prefix: string, count = 1, timeoutMs = 8_000):
 const encoder = new TextEncoder();
 
 async function hmacHex(secret: string, message: string) {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
+  return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message)))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }
 
 /**
@@ -33,13 +37,20 @@ export class WebhookVerifier {
 
   constructor(private readonly secret: string) {}
 
-  async verify(headers: Record<string, string>, rawBody: string, nowMs = Date.now()): Promise<"ok" | "malformed" | "stale" | "bad_signature" | "replay"> {
-    const parts = Object.fromEntries((headers["x-service-signature-v2"] ?? "").split(",").map((p) => p.split("=", 2) as [string, string]));
+  async verify(
+    headers: Record<string, string>,
+    rawBody: string,
+    nowMs = Date.now(),
+  ): Promise<"ok" | "malformed" | "stale" | "bad_signature" | "replay"> {
+    const parts = Object.fromEntries(
+      (headers["x-service-signature-v2"] ?? "").split(",").map((p) => p.split("=", 2) as [string, string]),
+    );
     if (!parts.t || !/^\d+$/.test(parts.t) || !parts.v2) return "malformed";
     if (Math.abs(nowMs / 1000 - Number(parts.t)) > 300) return "stale";
     const expected = encoder.encode(await hmacHex(this.secret, `v2:${parts.t}:${rawBody}`));
     const given = encoder.encode(parts.v2);
-    if (expected.byteLength !== given.byteLength || !crypto.subtle.timingSafeEqual(expected, given)) return "bad_signature";
+    if (expected.byteLength !== given.byteLength || !crypto.subtle.timingSafeEqual(expected, given))
+      return "bad_signature";
     if (this.seen.has(parts.v2)) return "replay";
     this.seen.add(parts.v2);
     return "ok";

@@ -12,8 +12,11 @@ const MESSAGES_PER_SEND = 100;
 /** Cron: queues a `monitor_run` for every monitor whose run is due, with the due time it is queued for. */
 export async function queueDueMonitors(env: Env, now = Date.now()): Promise<number> {
   const due = await dueMonitors(env, now, DUE_PER_TICK);
-  const messages = due.map((m) => ({ body: { type: "monitor_run", monitorId: m.id, dueAt: m.nextRunAt } satisfies MonitorMessage }));
-  for (let i = 0; i < messages.length; i += MESSAGES_PER_SEND) await env.JOBS.sendBatch(messages.slice(i, i + MESSAGES_PER_SEND));
+  const messages = due.map((m) => ({
+    body: { type: "monitor_run", monitorId: m.id, dueAt: m.nextRunAt } satisfies MonitorMessage,
+  }));
+  for (let i = 0; i < messages.length; i += MESSAGES_PER_SEND)
+    await env.JOBS.sendBatch(messages.slice(i, i + MESSAGES_PER_SEND));
   return due.length;
 }
 
@@ -26,7 +29,9 @@ export async function runDueMonitor(env: Env, monitorId: number, dueAt: number, 
   if (!monitor) return;
   const product = monitoredProduct(monitor.product);
   if (!product?.monitor) {
-    console.error(JSON.stringify({ event: "monitor_product_unknown", monitor_id: monitorId, product: monitor.product }));
+    console.error(
+      JSON.stringify({ event: "monitor_product_unknown", monitor_id: monitorId, product: monitor.product }),
+    );
     return;
   }
   const claimed = await claimDue(env, monitorId, dueAt, nextRunAfter(Math.max(dueAt, now), monitor.cadence));

@@ -108,7 +108,9 @@ export async function buildOnspd(dir, rows) {
   await zip.member("User Guide/ONSPD User Guide Nov 2026.txt", (write) => write("synthetic user guide\n"));
   const named = ["pcd", "pcd2", "pcds", "dointr", "doterm", "ctry", "rgn", "lat", "long"];
   const header = [...named, ...Array.from({ length: ONSPD_COLUMNS - named.length }, (_, i) => `col${i}`)];
-  const filler = Array.from({ length: ONSPD_COLUMNS - named.length }, (_, i) => (i % 3 ? '"E05000001"' : '""')).join(",");
+  const filler = Array.from({ length: ONSPD_COLUMNS - named.length }, (_, i) => (i % 3 ? '"E05000001"' : '""')).join(
+    ",",
+  );
   const csvBytes = await zip.member("Data/ONSPD_NOV_2026_UK.csv", async (write) => {
     await write(`${header.map((h) => `"${h}"`).join(",")}\n`);
     await lines(write, 0, rows, (i) => {
@@ -125,7 +127,9 @@ export async function buildOnspd(dir, rows) {
 export async function buildOsOpenNames(dir, rows, files = 819) {
   const path = join(dir, "opname_csv_gb.zip");
   const zip = new ZipWriter(path);
-  await zip.member("Doc/OS_Open_Names_Header.csv", (write) => write("ID,NAMES_URI,NAME1,NAME1_LANG,NAME2,NAME2_LANG,TYPE,LOCAL_TYPE\r\n"));
+  await zip.member("Doc/OS_Open_Names_Header.csv", (write) =>
+    write("ID,NAMES_URI,NAME1,NAME1_LANG,NAME2,NAME2_LANG,TYPE,LOCAL_TYPE\r\n"),
+  );
   let textBytes = 0;
   const per = Math.ceil(rows / files);
   for (let f = 0; f * per < rows; f++) {
@@ -134,7 +138,12 @@ export async function buildOsOpenNames(dir, rows, files = 819) {
         const id = `osgb${String(4000000000000 + i)}`;
         const kind = i % 20;
         const district = postcode(i).split(" ")[0];
-        const [name, type, local] = kind < 11 ? [postcode(i), "other", "Postcode"] : kind < 18 ? [`Bench Road ${i}`, "transportNetwork", "Named Road"] : [`Bench Hamlet ${i}`, "populatedPlace", "Hamlet"];
+        const [name, type, local] =
+          kind < 11
+            ? [postcode(i), "other", "Postcode"]
+            : kind < 18
+              ? [`Bench Road ${i}`, "transportNetwork", "Named Road"]
+              : [`Bench Hamlet ${i}`, "populatedPlace", "Hamlet"];
         return `${id},http://data.os.uk/id/${id},${name},,,,${type},${local},530000,180000,1000,25000,,,,,${district},http://data.os.uk/id/${district},Benchton,,,Bench District,,,Bench County,,,North West,,England,,,,\r\n`;
       }),
     );
@@ -154,7 +163,9 @@ export async function buildBan(dir, rows) {
     textBytes += Buffer.byteLength(text);
     if (!gzip.write(text)) await once(gzip, "drain");
   };
-  await write("id;id_fantoir;numero;rep;nom_voie;code_postal;code_insee;nom_commune;code_insee_ancienne_commune;nom_ancienne_commune;x;y;lon;lat;type_position;alias;nom_ld;libelle_acheminement;nom_afnor;source_position;source_nom_voie;certification_commune;cad_parcelles\n");
+  await write(
+    "id;id_fantoir;numero;rep;nom_voie;code_postal;code_insee;nom_commune;code_insee_ancienne_commune;nom_ancienne_commune;x;y;lon;lat;type_position;alias;nom_ld;libelle_acheminement;nom_afnor;source_position;source_nom_voie;certification_commune;cad_parcelles\n",
+  );
   await lines(write, 0, rows, (i) => {
     const street = Math.floor(i / 40);
     const cp = String(1000 + (Math.floor(street / 30) % 94000)).padStart(5, "0");
@@ -175,7 +186,12 @@ async function packageCity() {
 
 /** The bench's datasets besides GLEIF: builder, URL vars (one per file served) and the real file's size in records. */
 export const ADDRESS_BENCH = {
-  "ip-city": { build: packageCity, urlVar: "REFRESH_URL_IP_CITY_V4", urlVars: ["REFRESH_URL_IP_CITY_V4", "REFRESH_URL_IP_CITY_V6"], fullRows: 0 },
+  "ip-city": {
+    build: packageCity,
+    urlVar: "REFRESH_URL_IP_CITY_V4",
+    urlVars: ["REFRESH_URL_IP_CITY_V4", "REFRESH_URL_IP_CITY_V6"],
+    fullRows: 0,
+  },
   "uk-onspd": { build: buildOnspd, urlVar: "REFRESH_URL_UK_ONSPD", fullRows: 2_700_000 },
   "uk-os-open-names": { build: buildOsOpenNames, urlVar: "REFRESH_URL_UK_OS_OPEN_NAMES", fullRows: 3_000_000 },
   "fr-ban": { build: buildBan, urlVar: "REFRESH_URL_FR_BAN", fullRows: 26_000_000 },

@@ -13,7 +13,11 @@ export async function runBench({ main, cleanup, timeoutMs, logHint, onExit }) {
     process.exit(code);
   };
   if (onExit) process.on("exit", onExit);
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]]) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ]) {
     process.on(signal, () => stop(`\n[bench] ${signal}: stopping`, code));
   }
   const deadline = setTimeout(() => stop(`[bench] not done after ${timeoutMs / 1000} s; giving up`, 1), timeoutMs);

@@ -16,19 +16,32 @@ export const keepAliveAgent = (maxSockets) => new Agent({ keepAlive: true, maxSo
  * One HTTP request; resolves `{status, ms, text}` once the body has been read (`text` only with `read: true`).
  * `ms` is from just before the request is written to the end of the body.
  */
-export function send(agent, url, { method = "GET", key = null, body = undefined, headers = {}, read = false, timeoutMs = 30_000 } = {}) {
+export function send(
+  agent,
+  url,
+  { method = "GET", key = null, body = undefined, headers = {}, read = false, timeoutMs = 30_000 } = {},
+) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
     const allHeaders = {
       ...(key ? { Authorization: `Bearer ${key}` } : {}),
-      ...(payload === undefined ? {} : { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) }),
+      ...(payload === undefined
+        ? {}
+        : { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) }),
       ...headers,
     };
     const t0 = performance.now();
     const req = httpRequest(url, { method, agent, headers: allHeaders }, (res) => {
       const chunks = [];
       res.on("data", (chunk) => read && chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode, ms: performance.now() - t0, t0, text: read ? Buffer.concat(chunks).toString("utf8") : null }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode,
+          ms: performance.now() - t0,
+          t0,
+          text: read ? Buffer.concat(chunks).toString("utf8") : null,
+        }),
+      );
       res.on("error", reject);
     });
     req.on("error", reject);
@@ -139,16 +152,20 @@ export function keyPool(keys) {
 
 /** A verified account with a million pack credits and `keys` secret keys (every scope) of one member, as a key pool. */
 export async function benchAccount(admin, keys) {
-  const acct = (await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })).data;
+  const acct = (
+    await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })
+  ).data;
   await admin.call("POST", `/accounts/${acct.id}/credits`, { bucket: "pack", amount: 1_000_000 });
   const member = (await admin.call("POST", `/accounts/${acct.id}/members`, { email: "bench@example.com" })).data;
   const made = [];
-  for (let i = 0; i < keys; i++) made.push((await admin.call("POST", `/accounts/${acct.id}/keys/secret`, { user_id: member.user_id })).data.key);
+  for (let i = 0; i < keys; i++)
+    made.push((await admin.call("POST", `/accounts/${acct.id}/keys/secret`, { user_id: member.user_id })).data.key);
   return keyPool(made);
 }
 
 /** Keys needed so that `ratePerSecond` spread round-robin stays within the per-key budget (with 25% headroom). */
-export const keysFor = (ratePerSecond) => Math.ceil((ratePerSecond * 1.25) / (PER_KEY_PER_WINDOW / (KEY_WINDOW_MS / 1000)));
+export const keysFor = (ratePerSecond) =>
+  Math.ceil((ratePerSecond * 1.25) / (PER_KEY_PER_WINDOW / (KEY_WINDOW_MS / 1000)));
 
 export function printTable(rows) {
   const cols = [
@@ -161,7 +178,8 @@ export function printTable(rows) {
     ["max ms", (r) => r.max_ms.toFixed(2), 8],
     ["req/s", (r) => r.req_per_s, 7],
   ];
-  const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(cols[i][2]) : String(c).padStart(cols[i][2]))).join("  ");
+  const line = (cells) =>
+    cells.map((c, i) => (i === 0 ? String(c).padEnd(cols[i][2]) : String(c).padStart(cols[i][2]))).join("  ");
   console.log(`\n${line(cols.map((c) => c[0]))}`);
   for (const r of rows) console.log(line(cols.map((c) => c[1](r))));
 }

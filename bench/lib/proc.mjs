@@ -73,7 +73,13 @@ export function sampleTree(rootPid) {
  * the last sample; mark(name) snapshots CPU counters so a phase's CPU can be read back with cpuBetween(a, b).
  */
 export function treeSampler(rootPid, everyMs = 500) {
-  const peaks = { workerd_rss_bytes: 0, workerd_processes: 0, tree_rss_bytes: 0, node_rss_bytes: 0, node_heap_used_bytes: 0 };
+  const peaks = {
+    workerd_rss_bytes: 0,
+    workerd_processes: 0,
+    tree_rss_bytes: 0,
+    node_rss_bytes: 0,
+    node_heap_used_bytes: 0,
+  };
   const marks = new Map();
   let samples = 0;
   let last = null;
@@ -112,7 +118,11 @@ export function treeSampler(rootPid, everyMs = 500) {
         workerd_cpu_seconds: round(b.workerdCpuSeconds - a.workerdCpuSeconds),
         tree_cpu_seconds: round(b.treeCpuSeconds - a.treeCpuSeconds),
         harness_cpu_seconds: round(b.ownCpuSeconds - a.ownCpuSeconds),
-        processes: b.processes.map((p) => ({ pid: p.pid, comm: p.comm, cpu_seconds: round(p.cpuSeconds - (before.get(p.pid) ?? 0)) })),
+        processes: b.processes.map((p) => ({
+          pid: p.pid,
+          comm: p.comm,
+          cpu_seconds: round(p.cpuSeconds - (before.get(p.pid) ?? 0)),
+        })),
       };
     },
     get peaks() {

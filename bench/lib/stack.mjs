@@ -17,9 +17,13 @@ export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
   let script;
   if (frozen) {
     script = await bundleWorker(join(dir, "bundle"));
-    console.log("[bench] bundled the Worker (edits to the repository during the run do not restart it; BENCH_FROZEN=0 runs from src/)");
+    console.log(
+      "[bench] bundled the Worker (edits to the repository during the run do not restart it; BENCH_FROZEN=0 runs from src/)",
+    );
   }
-  console.log(`[bench] starting wrangler dev on a fresh local database in ${persistTo} (output in bench/results/${log})`);
+  console.log(
+    `[bench] starting wrangler dev on a fresh local database in ${persistTo} (output in bench/results/${log})`,
+  );
   const logFd = openSync(join(RESULTS_DIR, log), "w");
   const { base } = await startLocalWorker({
     persistTo,

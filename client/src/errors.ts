@@ -42,7 +42,15 @@ export async function errorFrom(response: Response): Promise<ApiError> {
   }
   const headerId = response.headers.get("X-Request-Id");
   const retryAfter = retryAfterSeconds(response.headers);
-  if (!envelope) return new ApiError(response.status, `HTTP_${response.status}`, text.slice(0, 200) || response.statusText, headerId, null, retryAfter);
+  if (!envelope)
+    return new ApiError(
+      response.status,
+      `HTTP_${response.status}`,
+      text.slice(0, 200) || response.statusText,
+      headerId,
+      null,
+      retryAfter,
+    );
   const { code, message, request_id, errors } = envelope.error;
   return new ApiError(response.status, code, message, request_id ?? headerId, errors ?? null, retryAfter);
 }

@@ -31,12 +31,18 @@ export type RequestOptions<Op> = PathParams<Op> &
   JsonBody<Op> & { headers?: Record<string, string>; signal?: AbortSignal };
 
 /** Options may be left out when nothing in them is required. */
-export type OptionsArg<Op> = {} extends RequestOptions<Op> ? [options?: RequestOptions<Op>] : [options: RequestOptions<Op>];
+export type OptionsArg<Op> =
+  {} extends RequestOptions<Op> ? [options?: RequestOptions<Op>] : [options: RequestOptions<Op>];
 
 type SuccessContent<Op> = Op extends { responses: infer R }
   ? { [S in keyof R]: S extends 200 | 201 | 202 ? (R[S] extends { content: infer C } ? C : never) : never }[keyof R]
   : never;
-type SuccessBody<Op> = SuccessContent<Op> extends infer C ? ("application/json" extends keyof C ? C["application/json"] : C[keyof C]) : never;
+type SuccessBody<Op> =
+  SuccessContent<Op> extends infer C
+    ? "application/json" extends keyof C
+      ? C["application/json"]
+      : C[keyof C]
+    : never;
 
 /** A success: `data` and `meta` of the envelope (a non-JSON answer, such as CSV, is `data` as text). */
 export interface Answer<Data, Meta> {
@@ -47,6 +53,7 @@ export interface Answer<Data, Meta> {
   requestId: string | null;
 }
 
-export type AnswerOf<Op> = SuccessBody<Op> extends { success: true; data: infer Data }
-  ? Answer<Data, SuccessBody<Op> extends { meta: infer Meta } ? Meta : undefined>
-  : Answer<SuccessBody<Op>, undefined>;
+export type AnswerOf<Op> =
+  SuccessBody<Op> extends { success: true; data: infer Data }
+    ? Answer<Data, SuccessBody<Op> extends { meta: infer Meta } ? Meta : undefined>
+    : Answer<SuccessBody<Op>, undefined>;

@@ -14,7 +14,10 @@ export type WebhookFailure = "malformed_header" | "stale_timestamp" | "bad_signa
 
 export class WebhookVerificationError extends Error {
   override readonly name = "WebhookVerificationError";
-  constructor(readonly reason: WebhookFailure, message: string) {
+  constructor(
+    readonly reason: WebhookFailure,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -60,15 +63,27 @@ function bytesOf(body: string | ArrayBuffer | Uint8Array): Uint8Array {
  * Returns `verify(rawBody, header)`: resolves to the parsed JSON body of a genuine, fresh, first-seen delivery and
  * throws WebhookVerificationError otherwise. Pass the body exactly as received (before any JSON parsing).
  */
-export function webhookVerifier({ secret, toleranceSeconds = 300, replay = memoryReplayStore(), now = Date.now }: WebhookVerifierOptions) {
-  const key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+export function webhookVerifier({
+  secret,
+  toleranceSeconds = 300,
+  replay = memoryReplayStore(),
+  now = Date.now,
+}: WebhookVerifierOptions) {
+  const key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "verify",
+  ]);
 
   return async (rawBody: string | ArrayBuffer | Uint8Array, header: string | null | undefined): Promise<unknown> => {
     const match = HEADER.exec(header?.trim() ?? "");
-    if (!match) throw new WebhookVerificationError("malformed_header", "X-Service-Signature-V2 is missing or not t=<digits>,v2=<hex>.");
+    if (!match)
+      throw new WebhookVerificationError(
+        "malformed_header",
+        "X-Service-Signature-V2 is missing or not t=<digits>,v2=<hex>.",
+      );
     const [, t, v2] = match as unknown as [string, string, string];
     const skew = Math.abs(now() / 1000 - Number(t));
-    if (skew > toleranceSeconds) throw new WebhookVerificationError("stale_timestamp", `The timestamp is ${Math.round(skew)} s from this clock.`);
+    if (skew > toleranceSeconds)
+      throw new WebhookVerificationError("stale_timestamp", `The timestamp is ${Math.round(skew)} s from this clock.`);
 
     const body = bytesOf(rawBody);
     const prefix = encoder.encode(`v2:${t}:`);

@@ -16,7 +16,11 @@ const sample = (name) => join(ADDRESS_DIR, "samples", `${name}.sample.csv`);
 
 async function read(dataset, file) {
   const rows = { postcodes: [], streets: [], premises: [], skipped: 0 };
-  for await (const part of fileRecords(ADDRESS_DATASETS[dataset].file, dataset, createReadStream(file, { encoding: "utf8", highWaterMark: 256 }))) {
+  for await (const part of fileRecords(
+    ADDRESS_DATASETS[dataset].file,
+    dataset,
+    createReadStream(file, { encoding: "utf8", highWaterMark: 256 }),
+  )) {
     rows.postcodes.push(...part.postcodes);
     rows.streets.push(...part.streets);
     rows.premises.push(...part.premises);
@@ -32,7 +36,9 @@ describe("bundled snapshots and fixtures", () => {
       expect(committed).toEqual(JSON.parse(canonicalJson(snapshot)));
     }
     const { set, reference } = buildAccuracy();
-    expect(JSON.parse(readFileSync(join(FIXTURE_DIR, "address-accuracy.json"), "utf8"))).toEqual(JSON.parse(canonicalJson(set)));
+    expect(JSON.parse(readFileSync(join(FIXTURE_DIR, "address-accuracy.json"), "utf8"))).toEqual(
+      JSON.parse(canonicalJson(set)),
+    );
     expect(readFileSync(join(FIXTURE_DIR, "address-reference.json"), "utf8")).toBe(`${canonicalJson(reference)}\n`);
   });
 
@@ -49,7 +55,15 @@ describe("package-built tables", () => {
 
   it("US: GeoNames ZIPs with place, state and coordinates", () => {
     expect(rowsOf("us-zip-codes", "62701")).toEqual([
-      expect.objectContaining({ country: "US", locality: "Springfield", region: "Illinois", region_code: "IL", subregion: "Sangamon", alias: false, latitude: expect.any(Number) }),
+      expect.objectContaining({
+        country: "US",
+        locality: "Springfield",
+        region: "Illinois",
+        region_code: "IL",
+        subregion: "Sangamon",
+        alias: false,
+        latitude: expect.any(Number),
+      }),
     ]);
   });
 
@@ -70,7 +84,13 @@ describe("publishers' formats", () => {
   it("ONSPD: live postcodes with their centroid; terminated ones and placeholder coordinates dropped", async () => {
     const { postcodes, skipped } = await read("uk-onspd", sample("uk-onspd"));
     expect(skipped).toBe(1);
-    expect(postcodes.find((r) => r.postcode === "SW1A 2AA")).toMatchObject({ country: "GB", region: "England", subregion: "London", latitude: 51.503541, longitude: -0.12767 });
+    expect(postcodes.find((r) => r.postcode === "SW1A 2AA")).toMatchObject({
+      country: "GB",
+      region: "England",
+      subregion: "London",
+      latitude: 51.503541,
+      longitude: -0.12767,
+    });
     expect(postcodes.find((r) => r.postcode === "SW1A 0AA")).toMatchObject({ latitude: null, longitude: null });
     expect(postcodes.find((r) => r.postcode === "JE2 3QA")).toMatchObject({ country: "JE" });
     expect(postcodes.some((r) => r.postcode === "SW1A 0PW")).toBe(false);
@@ -78,20 +98,36 @@ describe("publishers' formats", () => {
 
   it("OS Open Names: postcode places (the borough an accepted name) and roads by district, headerless", async () => {
     const { postcodes, streets } = await read("uk-os-open-names", sample("uk-os-open-names"));
-    expect(postcodes.filter((r) => r.postcode === "SW1A 2AA").map((r) => [r.locality, r.alias])).toEqual([["London", false], ["City of Westminster", true]]);
-    expect(streets.filter((s) => s.postcode === "CF10").map((s) => s.street)).toEqual(["Stryd y Frenhines", "Queen Street"]);
+    expect(postcodes.filter((r) => r.postcode === "SW1A 2AA").map((r) => [r.locality, r.alias])).toEqual([
+      ["London", false],
+      ["City of Westminster", true],
+    ]);
+    expect(streets.filter((s) => s.postcode === "CF10").map((s) => s.street)).toEqual([
+      "Stryd y Frenhines",
+      "Queen Street",
+    ]);
   });
 
   it("BAN: `;`-separated, one street per run of addresses, lieux-dits kept", async () => {
     const { streets } = await read("fr-ban", sample("fr-ban"));
-    expect(streets.filter((s) => s.postcode === "75008").map((s) => s.street)).toEqual(["Rue du Faubourg Saint-Honoré", "Avenue des Champs-Élysées", "Place de la Concorde"]);
-    expect(streets).toContainEqual({ country: "FR", postcode: "01400", street: "Le Bourg", locality: "L'Abergement-Clémenciat" });
+    expect(streets.filter((s) => s.postcode === "75008").map((s) => s.street)).toEqual([
+      "Rue du Faubourg Saint-Honoré",
+      "Avenue des Champs-Élysées",
+      "Place de la Concorde",
+    ]);
+    expect(streets).toContainEqual({
+      country: "FR",
+      postcode: "01400",
+      street: "Le Bourg",
+      locality: "L'Abergement-Clémenciat",
+    });
   });
 
   it("BAN: keeps every address's house number on its street (with its suffix), none for the 99999 placeholder", async () => {
     const text = `${readFileSync(sample("fr-ban"), "utf8")}75108_smpl_00010;75108_SMPL;55;bis;Rue du Faubourg Saint-Honoré;75008;75108;Paris 8e Arrondissement;;;0;0;2.3165;48.8705;entrée;;;PARIS;RUE;commune;commune;1;\n75108_smpl_00011;75108_SMPL;99999;;Rue Sans Numéro;75008;75108;Paris 8e Arrondissement;;;0;0;2.3;48.8;entrée;;;PARIS;RUE;commune;commune;1;\n`;
     const premises = [];
-    for await (const part of fileRecords(ADDRESS_DATASETS["fr-ban"].file, "fr-ban", [text])) premises.push(...part.premises);
+    for await (const part of fileRecords(ADDRESS_DATASETS["fr-ban"].file, "fr-ban", [text]))
+      premises.push(...part.premises);
     const faubourg = premises.filter((p) => p.street === "Rue du Faubourg Saint-Honoré").map((p) => p.number);
     expect(faubourg).toEqual(["55", "57", "55 BIS"]);
     expect(premises).toContainEqual({ country: "FR", postcode: "75001", street: "Rue de Rivoli", number: "1" });

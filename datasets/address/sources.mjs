@@ -19,7 +19,9 @@ export function packageSource(name) {
   const { version } = JSON.parse(readFileSync(join(packageDir(name), "package.json"), "utf8"));
   const pin = pins[name];
   if (!pin || pin.version !== version) {
-    throw new Error(`${name}@${version} is installed but datasets/address/package-releases.json pins ${pin ? pin.version : "nothing"}: pin its publish time`);
+    throw new Error(
+      `${name}@${version} is installed but datasets/address/package-releases.json pins ${pin ? pin.version : "nothing"}: pin its publish time`,
+    );
   }
   return { package: name, version, published: pin.published, license: pin.license };
 }

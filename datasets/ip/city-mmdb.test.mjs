@@ -59,7 +59,17 @@ describe("ip-city from the geolite2-city mmdb", () => {
     expect(rows.length).toBeGreaterThan(0);
     expectRowsMatchLookups(rows, 4);
     const ends = rows.map(([s, e, ...v]) => [formatIp(fromRangeKey(s)), formatIp(fromRangeKey(e)), ...v]);
-    expect(ends).toContainEqual(["8.8.0.0", "8.8.7.255", "Westfield", "Massachusetts", "01085", 42.1293, -72.7522, null, "US"]);
+    expect(ends).toContainEqual([
+      "8.8.0.0",
+      "8.8.7.255",
+      "Westfield",
+      "Massachusetts",
+      "01085",
+      42.1293,
+      -72.7522,
+      null,
+      "US",
+    ]);
     // 8.8.8.0/24 carries only the country's default point: no row.
     expect(ends.some(([s]) => s === "8.8.8.0")).toBe(false);
   });
@@ -70,6 +80,9 @@ describe("ip-city from the geolite2-city mmdb", () => {
     expectRowsMatchLookups(europe, 4);
     const google6 = slice(6, "2a00:1450::/32");
     expectRowsMatchLookups(google6, 6);
-    expect(google6.map(([s, , city]) => [formatIp(fromRangeKey(s)), city])).toContainEqual(["2a00:1450:4001::", "Frankfurt am Main"]);
+    expect(google6.map(([s, , city]) => [formatIp(fromRangeKey(s)), city])).toContainEqual([
+      "2a00:1450:4001::",
+      "Frankfurt am Main",
+    ]);
   });
 });

@@ -39,13 +39,23 @@ export function providerUsernameRules({ curated }) {
     const where = rule.provider;
     const extra = Object.keys(rule).filter((key) => !RULE_FIELDS.includes(key));
     const absent = RULE_FIELDS.filter((key) => !(key in rule));
-    if (extra.length || absent.length) problems.push(`${where}: unknown ${extra.join(",") || "-"}, missing ${absent.join(",") || "-"}`);
-    for (const key of ["allowed_pattern", "must_start_with", "must_end_with"]) compiles(rule[key], `${where}.${key}`, problems);
-    if (!Number.isInteger(rule.min_length) || !Number.isInteger(rule.max_length) || rule.min_length < 1 || rule.min_length > rule.max_length || rule.max_length > 64) {
+    if (extra.length || absent.length)
+      problems.push(`${where}: unknown ${extra.join(",") || "-"}, missing ${absent.join(",") || "-"}`);
+    for (const key of ["allowed_pattern", "must_start_with", "must_end_with"])
+      compiles(rule[key], `${where}.${key}`, problems);
+    if (
+      !Number.isInteger(rule.min_length) ||
+      !Number.isInteger(rule.max_length) ||
+      rule.min_length < 1 ||
+      rule.min_length > rule.max_length ||
+      rule.max_length > 64
+    ) {
       problems.push(`${where}: lengths must satisfy 1 <= min_length <= max_length <= 64`);
     }
-    for (const key of ["plus_tags", "dots_ignored", "hyphen_alias"]) if (typeof rule[key] !== "boolean") problems.push(`${where}.${key} must be boolean`);
-    if (rule.canonical_domain !== null && !rule.domains.includes(rule.canonical_domain)) problems.push(`${where}: canonical_domain is not one of its domains`);
+    for (const key of ["plus_tags", "dots_ignored", "hyphen_alias"])
+      if (typeof rule[key] !== "boolean") problems.push(`${where}.${key} must be boolean`);
+    if (rule.canonical_domain !== null && !rule.domains.includes(rule.canonical_domain))
+      problems.push(`${where}: canonical_domain is not one of its domains`);
     for (const domain of rule.domains) {
       if (owner.has(domain)) problems.push(`${domain} is under both ${owner.get(domain)} and ${where}`);
       owner.set(domain, where);
@@ -91,7 +101,9 @@ export function testAddresses({ curated }) {
   const { domain, local_parts: raw } = curated.test.content;
   const localParts = sortedUnique(raw.map((part) => part.toLowerCase()));
   fail(
-    localParts.filter((part) => !LOCAL_PART.test(part) || part.includes("+")).map((part) => `${part} is not a plain local part`),
+    localParts
+      .filter((part) => !LOCAL_PART.test(part) || part.includes("+"))
+      .map((part) => `${part} is not a plain local part`),
     "test-addresses.json",
   );
   return { domain, local_parts: localParts, addresses: localParts.map((part) => `${part}@${domain}`) };

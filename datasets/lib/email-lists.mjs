@@ -66,7 +66,9 @@ export function providerLists(inputs, { typo, ruleDomains, allowlist }, log) {
   const knownMailbox = new Set([...typo.targets, ...ruleDomains, ...allowlist]);
 
   fail(
-    [...typoKeys].filter((key) => knownMailbox.has(key)).map((key) => `${key} is a typo key and a known mailbox domain`),
+    [...typoKeys]
+      .filter((key) => knownMailbox.has(key))
+      .map((key) => `${key} is a typo key and a known mailbox domain`),
     "Curated files disagree",
   );
 
@@ -90,13 +92,24 @@ export function providerLists(inputs, { typo, ruleDomains, allowlist }, log) {
     else disposable.push(domain);
   }
 
-  log(`  free-email-domains: ${freeRaw.length} listed; ${freeDropped.listedDisposable} dropped as listed by disposable-email-domains-js, ${freeDropped.typo} dropped as curated typo domains`);
-  log(`  disposable union: ${union.length} (disposable-email-domains-js ${blocklist.size}, mailchecker ${mailchecker.length})`);
-  log(`  disposable: ${removed.allowlisted.length} removed by the relay allowlist (${removed.allowlisted.slice(0, 12).join(", ")}${removed.allowlisted.length > 12 ? ", ..." : ""})`);
-  log(`  disposable: ${removed.freeProvider.length} removed as free providers (mailchecker-only entries that free-email-domains lists)`);
+  log(
+    `  free-email-domains: ${freeRaw.length} listed; ${freeDropped.listedDisposable} dropped as listed by disposable-email-domains-js, ${freeDropped.typo} dropped as curated typo domains`,
+  );
+  log(
+    `  disposable union: ${union.length} (disposable-email-domains-js ${blocklist.size}, mailchecker ${mailchecker.length})`,
+  );
+  log(
+    `  disposable: ${removed.allowlisted.length} removed by the relay allowlist (${removed.allowlisted.slice(0, 12).join(", ")}${removed.allowlisted.length > 12 ? ", ..." : ""})`,
+  );
+  log(
+    `  disposable: ${removed.freeProvider.length} removed as free providers (mailchecker-only entries that free-email-domains lists)`,
+  );
   log(`  disposable: ${removed.knownMailbox.length} removed as well-known mailbox domains`);
 
-  fail(disposable.filter((domain) => freeSet.has(domain)), "Domains both free and disposable");
+  fail(
+    disposable.filter((domain) => freeSet.has(domain)),
+    "Domains both free and disposable",
+  );
   return { free, disposable, stats: { freeDropped, removed } };
 }
 

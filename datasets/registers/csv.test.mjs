@@ -9,7 +9,8 @@ function parse(chunks) {
   return [...records, ...parser.end()];
 }
 
-const TRICKY = 'LEI,Name,Note\r\n"A1","Acme, ""The"" Company","line one\r\nline two"\r\nB2,Plain,\n"C3","",""""\rD4,"x\ny",last';
+const TRICKY =
+  'LEI,Name,Note\r\n"A1","Acme, ""The"" Company","line one\r\nline two"\r\nB2,Plain,\n"C3","",""""\rD4,"x\ny",last';
 const TRICKY_RECORDS = [
   ["LEI", "Name", "Note"],
   ["A1", 'Acme, "The" Company', "line one\r\nline two"],
@@ -27,15 +28,24 @@ describe("CsvParser (RFC 4180, streamed)", () => {
     for (let a = 0; a <= TRICKY.length; a++) {
       expect(parse([TRICKY.slice(0, a), TRICKY.slice(a)]), `cut at ${a}`).toEqual(TRICKY_RECORDS);
       for (let b = a; b <= TRICKY.length; b += 3) {
-        expect(parse([TRICKY.slice(0, a), TRICKY.slice(a, b), TRICKY.slice(b)]), `cuts at ${a}, ${b}`).toEqual(TRICKY_RECORDS);
+        expect(parse([TRICKY.slice(0, a), TRICKY.slice(a, b), TRICKY.slice(b)]), `cuts at ${a}, ${b}`).toEqual(
+          TRICKY_RECORDS,
+        );
       }
     }
   });
 
-  it("holds a quoted field open across chunks, including a chunk boundary between the two quotes of \"\"", () => {
-    expect(parse(['id,name\n1,"Smith ', 'and, ""Sons', '""\nLtd"\n2,x\n'])).toEqual([["id", "name"], ["1", 'Smith and, "Sons"\nLtd'], ["2", "x"]]);
+  it('holds a quoted field open across chunks, including a chunk boundary between the two quotes of ""', () => {
+    expect(parse(['id,name\n1,"Smith ', 'and, ""Sons', '""\nLtd"\n2,x\n'])).toEqual([
+      ["id", "name"],
+      ["1", 'Smith and, "Sons"\nLtd'],
+      ["2", "x"],
+    ]);
     expect(parse(['1,"a"', '"b"\n'])).toEqual([["1", 'a"b']]);
-    expect(parse(["1,2\r", "\n3,4\r\n"])).toEqual([["1", "2"], ["3", "4"]]);
+    expect(parse(["1,2\r", "\n3,4\r\n"])).toEqual([
+      ["1", "2"],
+      ["3", "4"],
+    ]);
   });
 
   it("feeds one character at a time", () => {
@@ -44,13 +54,20 @@ describe("CsvParser (RFC 4180, streamed)", () => {
 
   it("keeps a last record without a line break, empty trailing fields and empty quoted lines", () => {
     expect(parse(["a,b"])).toEqual([["a", "b"]]);
-    expect(parse(["a,\n,b\n"])).toEqual([["a", ""], ["", "b"]]);
+    expect(parse(["a,\n,b\n"])).toEqual([
+      ["a", ""],
+      ["", "b"],
+    ]);
     expect(parse(['""\n'])).toEqual([[""]]);
     expect(parse(["a,"])).toEqual([["a", ""]]);
   });
 
   it("skips blank lines and a UTF-8 byte order mark", () => {
-    expect(parse(["\uFEFFh1,h2\n\n1,2\r\n\r\n3,4\n\n"])).toEqual([["h1", "h2"], ["1", "2"], ["3", "4"]]);
+    expect(parse(["\uFEFFh1,h2\n\n1,2\r\n\r\n3,4\n\n"])).toEqual([
+      ["h1", "h2"],
+      ["1", "2"],
+      ["3", "4"],
+    ]);
   });
 
   it("is lenient with quotes inside unquoted fields and text after a closing quote", () => {
@@ -71,7 +88,10 @@ describe("CsvParser (RFC 4180, streamed)", () => {
     stream.setEncoding("utf8");
     const records = [];
     for await (const record of csvRecords(stream)) records.push(record);
-    expect(records).toEqual([["name", "city"], ["サンプル株式会社", "Zürich"]]);
+    expect(records).toEqual([
+      ["name", "city"],
+      ["サンプル株式会社", "Zürich"],
+    ]);
   });
 
   it("streams many records in constant memory (only the current record is held)", () => {

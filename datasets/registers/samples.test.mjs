@@ -5,7 +5,16 @@ import { SAMPLES, registerRows } from "../../scripts/import-register.mjs";
 import { leiChecksumValid } from "../../src/products/entity/identifiers.ts";
 import { REGISTERS } from "../../src/products/entity/registers.ts";
 
-const ROW_FIELDS = ["identifier", "name", "status", "status_detail", "country", "registration_status", "linked_register", "linked_identifier"];
+const ROW_FIELDS = [
+  "identifier",
+  "name",
+  "status",
+  "status_detail",
+  "country",
+  "registration_status",
+  "linked_register",
+  "linked_identifier",
+];
 
 async function readSample(register, highWaterMark = 1 << 16) {
   const { file } = SAMPLES.find((s) => s.register === register);
@@ -26,7 +35,8 @@ describe("shipped register samples", () => {
       const whole = await readSample(register);
       expect(whole.rows.length, register).toBeGreaterThanOrEqual(30);
       expect(whole.skipped).toBe(0);
-      for (const size of [1, 7, 64, 1000]) expect((await readSample(register, size)).rows, `${register} in ${size}-byte reads`).toEqual(whole.rows);
+      for (const size of [1, 7, 64, 1000])
+        expect((await readSample(register, size)).rows, `${register} in ${size}-byte reads`).toEqual(whole.rows);
     }
   });
 
@@ -50,7 +60,9 @@ describe("shipped register samples", () => {
   it("link an ISSUED LEI to a company the UK sample holds as dissolved", async () => {
     const uk = new Map((await readSample("uk-companies-house")).rows.map((r) => [r.identifier, r]));
     const { rows } = await readSample("gleif-lei");
-    const flagged = rows.filter((r) => r.registration_status === "ISSUED" && uk.get(r.linked_identifier)?.status === "dissolved");
+    const flagged = rows.filter(
+      (r) => r.registration_status === "ISSUED" && uk.get(r.linked_identifier)?.status === "dissolved",
+    );
     expect(flagged.map((r) => r.name)).toContain("SAMPLE DISSOLVED LIMITED");
   });
 
@@ -64,7 +76,9 @@ describe("shipped register samples", () => {
   });
 
   it("read the Companies House header with its leading spaces and map statuses", async () => {
-    expect(readFileSync(SAMPLES.find((s) => s.register === "uk-companies-house").file, "utf8")).toMatch(/^CompanyName, CompanyNumber,/);
+    expect(readFileSync(SAMPLES.find((s) => s.register === "uk-companies-house").file, "utf8")).toMatch(
+      /^CompanyName, CompanyNumber,/,
+    );
     const rows = new Map((await readSample("uk-companies-house")).rows.map((r) => [r.identifier, r]));
     expect(rows.get("09900006")).toMatchObject({ status: "dissolved", status_detail: "Dissolved", country: "GB" });
     expect(rows.get("09900003")).toMatchObject({ status: "active", status_detail: "Active - Proposal to Strike off" });
@@ -88,7 +102,8 @@ describe("register files", () => {
       for await (const _ of registerRows("gleif-lei", fromText("CompanyName, CompanyNumber\nX,1\n")));
     }).rejects.toThrow(/lacks LEI/);
     const parts = [];
-    const csv = "CompanyName, CompanyNumber,CompanyStatus,DissolutionDate\nA LTD,123,Active,\nB LTD,not a number!,Active,\n";
+    const csv =
+      "CompanyName, CompanyNumber,CompanyStatus,DissolutionDate\nA LTD,123,Active,\nB LTD,not a number!,Active,\n";
     for await (const part of registerRows("uk-companies-house", fromText(csv))) parts.push(part);
     expect(parts.flatMap((p) => p.rows).map((r) => r.identifier)).toEqual(["00000123"]);
     expect(parts.reduce((n, p) => n + p.skipped, 0)).toBe(1);

@@ -62,9 +62,17 @@ describe("snapshot files", () => {
     for (const name of SNAPSHOT_NAMES) {
       for (const source of snapshots[name].sources) {
         if (source.package) {
-          expect(source).toEqual({ package: expect.any(String), version: expect.any(String), license: expect.any(String), published: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+          expect(source).toEqual({
+            package: expect.any(String),
+            version: expect.any(String),
+            license: expect.any(String),
+            published: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+          });
         } else {
-          expect(source).toEqual({ file: expect.stringMatching(/^datasets\/sources\/.+\.json$/), date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+          expect(source).toEqual({
+            file: expect.stringMatching(/^datasets\/sources\/.+\.json$/),
+            date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+          });
         }
       }
     }
@@ -72,7 +80,11 @@ describe("snapshot files", () => {
 
   it("dates a package-fed snapshot by its newest package publish time", () => {
     const { sources, version } = snapshots["disposable-domains"];
-    const newest = sources.filter((s) => s.package).map((s) => s.published).sort().at(-1);
+    const newest = sources
+      .filter((s) => s.package)
+      .map((s) => s.published)
+      .sort()
+      .at(-1);
     expect(version.slice(0, 10)).toBe(newest.replaceAll("-", "."));
   });
 
@@ -80,7 +92,12 @@ describe("snapshot files", () => {
     expect(manifest.snapshots.map((s) => s.name)).toEqual(SNAPSHOT_NAMES);
     for (const entry of manifest.snapshots) {
       const snapshot = snapshots[entry.name];
-      expect(entry).toEqual({ name: snapshot.name, version: snapshot.version, records: snapshot.records, file: `${entry.name}.json` });
+      expect(entry).toEqual({
+        name: snapshot.name,
+        version: snapshot.version,
+        records: snapshot.records,
+        file: `${entry.name}.json`,
+      });
     }
   });
 
@@ -104,10 +121,20 @@ describe("snapshot files", () => {
 describe("disposable and free-provider domains", () => {
   it("never reports relay services as disposable", () => {
     const disposable = new Set(data("disposable-domains"));
-    for (const domain of ["duck.com", "simplelogin.com", "mozmail.com", "addy.io", "anonaddy.me", "privaterelay.appleid.com", "passmail.net"]) {
+    for (const domain of [
+      "duck.com",
+      "simplelogin.com",
+      "mozmail.com",
+      "addy.io",
+      "anonaddy.me",
+      "privaterelay.appleid.com",
+      "passmail.net",
+    ]) {
       expect(disposable.has(domain), domain).toBe(false);
     }
-    expect(data("disposable-domains").some((d) => d.endsWith(".anonaddy.com") || d.endsWith(".33mail.com"))).toBe(false);
+    expect(data("disposable-domains").some((d) => d.endsWith(".anonaddy.com") || d.endsWith(".33mail.com"))).toBe(
+      false,
+    );
   });
 
   it("lists the big free providers as free and never as disposable", () => {
@@ -138,10 +165,12 @@ describe("typo domains", () => {
   it("maps known misspellings to a popular target", () => {
     const { corrections, targets } = data("typo-domains");
     expect(corrections["gmial.com"]).toBe("gmail.com");
-    for (const typo of ["gmail.con", "gmail.co", "hotmail.co", "yahoo.cm"]) expect(corrections[typo], typo).toBeDefined();
+    for (const typo of ["gmail.con", "gmail.co", "hotmail.co", "yahoo.cm"])
+      expect(corrections[typo], typo).toBeDefined();
     expect(Object.keys(corrections).length).toBeGreaterThanOrEqual(60);
     const targetSet = new Set(targets);
-    for (const target of ["gmail.com", "yahoo.com", "hotmail.com", "outlook.com", "icloud.com", "aol.com"]) expect(targetSet.has(target), target).toBe(true);
+    for (const target of ["gmail.com", "yahoo.com", "hotmail.com", "outlook.com", "icloud.com", "aol.com"])
+      expect(targetSet.has(target), target).toBe(true);
     for (const [typo, meant] of Object.entries(corrections)) {
       expect(targetSet.has(typo), typo).toBe(false);
       expect(targetSet.has(meant), meant).toBe(true);
@@ -166,7 +195,13 @@ describe("provider username rules", () => {
 
   it("encodes Gmail's rules", () => {
     const gmail = data("provider-username-rules").find((r) => r.provider === "gmail");
-    expect(gmail).toMatchObject({ min_length: 6, max_length: 30, plus_tags: true, dots_ignored: true, canonical_domain: "gmail.com" });
+    expect(gmail).toMatchObject({
+      min_length: 6,
+      max_length: 30,
+      plus_tags: true,
+      dots_ignored: true,
+      canonical_domain: "gmail.com",
+    });
     expect(gmail.domains).toEqual(expect.arrayContaining(["gmail.com", "googlemail.com"]));
     expect(new RegExp(gmail.allowed_pattern).test("john.doe")).toBe(true);
     expect(new RegExp(gmail.allowed_pattern).test("john_doe")).toBe(false);
@@ -203,18 +238,35 @@ describe("provider rules", () => {
     expect(rules.map((r) => r.id)).toEqual(["yahoo-aol", "microsoft-365", "outlook-com", "icloud", "proton", "yandex"]);
     const patterns = data("mx-provider-patterns");
     // Every rule's MX hosts are also recognised as that provider, so mx_provider and the rule agree.
-    for (const rule of rules) for (const suffix of rule.mx_suffixes) expect(mxProvider(`mx.${suffix}`, patterns), suffix).toBe(rule.provider);
+    for (const rule of rules)
+      for (const suffix of rule.mx_suffixes) expect(mxProvider(`mx.${suffix}`, patterns), suffix).toBe(rule.provider);
     expect(rules.filter((r) => r.accepts_all).map((r) => r.id)).toEqual(["yahoo-aol", "icloud", "proton"]);
-    expect(rules.find((r) => r.id === "microsoft-365").no_mailbox_replies).toEqual([{ code: 550, status: "5.4.1", text: "recipient address rejected" }]);
+    expect(rules.find((r) => r.id === "microsoft-365").no_mailbox_replies).toEqual([
+      { code: 550, status: "5.4.1", text: "recipient address rejected" },
+    ]);
   });
 
   it("refuses a rule with unknown fields or a reply that is not 5xx", async () => {
     const { providerRules } = await import("../lib/provider-rules.mjs");
-    const rule = { id: "x", provider: "x", mx_suffixes: ["x.example"], accepts_all: false, no_mailbox_replies: [{ code: 450 }], notes: "" };
+    const rule = {
+      id: "x",
+      provider: "x",
+      mx_suffixes: ["x.example"],
+      accepts_all: false,
+      no_mailbox_replies: [{ code: 450 }],
+      notes: "",
+    };
     const inputs = (rules) => ({ curated: { providerRules: { content: { rules } } } });
     expect(() => providerRules(inputs([rule]))).toThrow(/must be 5xx/);
     expect(() => providerRules(inputs([{ ...rule, no_mailbox_replies: [], extra: 1 }]))).toThrow(/unknown extra/);
-    expect(() => providerRules(inputs([{ ...rule, no_mailbox_replies: [] }, { ...rule, id: "y", no_mailbox_replies: [] }]))).toThrow(/under both/);
+    expect(() =>
+      providerRules(
+        inputs([
+          { ...rule, no_mailbox_replies: [] },
+          { ...rule, id: "y", no_mailbox_replies: [] },
+        ]),
+      ),
+    ).toThrow(/under both/);
   });
 });
 

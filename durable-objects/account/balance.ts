@@ -55,7 +55,8 @@ export class Balance {
   setPlan(plan: PlanName | "cancelled", now: number): void {
     if (plan === "cancelled") {
       const state = this.current(now);
-      if (state.plan_status === "active") this.sql.exec("UPDATE state SET plan_status = 'cancelled', cancelled_at = ?", now);
+      if (state.plan_status === "active")
+        this.sql.exec("UPDATE state SET plan_status = 'cancelled', cancelled_at = ?", now);
       this.state = null;
     } else {
       this.current(now, plan);
@@ -65,7 +66,13 @@ export class Balance {
   }
 
   /** Adds operator-granted plan credits or purchased pack credits. */
-  addCredits(bucket: "plan" | "pack", amount: number, note: string | null, requestId: string | null, now: number): void {
+  addCredits(
+    bucket: "plan" | "pack",
+    amount: number,
+    note: string | null,
+    requestId: string | null,
+    now: number,
+  ): void {
     const state = this.current(now);
     const plan = state.plan_credits + (bucket === "plan" ? amount : 0);
     const pack = state.pack_credits + (bucket === "pack" ? amount : 0);
@@ -84,7 +91,8 @@ export class Balance {
   removePackCredits(amount: number, note: string | null, requestId: string, now: number): number {
     const state = this.current(now);
     const taken = Math.min(amount, state.pack_credits);
-    if (taken > 0) this.write(now, requestId, "pack_credit", state, state.plan_credits, state.pack_credits - taken, null, note);
+    if (taken > 0)
+      this.write(now, requestId, "pack_credit", state, state.plan_credits, state.pack_credits - taken, null, note);
     return taken;
   }
 
@@ -94,7 +102,16 @@ export class Balance {
     const { fromPlan, fromPack } = splitCharge(credits, state.plan_credits, state.pack_credits);
     const charged = fromPlan + fromPack;
     if (charged <= 0) return 0;
-    this.write(now, reservation.request_id, "charge", state, state.plan_credits - fromPlan, state.pack_credits - fromPack, reservation.key_id, null);
+    this.write(
+      now,
+      reservation.request_id,
+      "charge",
+      state,
+      state.plan_credits - fromPlan,
+      state.pack_credits - fromPack,
+      reservation.key_id,
+      null,
+    );
     if (reservation.key_id) {
       this.sql.exec(
         "INSERT INTO key_spend (key_id, day, spent) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET spent = spent + excluded.spent",
@@ -111,7 +128,13 @@ export class Balance {
     this.prune(now);
     this.usage = null;
     for (const [counter, n] of Object.entries(usage)) {
-      if (n) this.sql.exec("INSERT INTO usage_hours (hour, counter, n) VALUES (?, ?, ?) ON CONFLICT (hour, counter) DO UPDATE SET n = n + excluded.n", hourOf(now), counter, n);
+      if (n)
+        this.sql.exec(
+          "INSERT INTO usage_hours (hour, counter, n) VALUES (?, ?, ?) ON CONFLICT (hour, counter) DO UPDATE SET n = n + excluded.n",
+          hourOf(now),
+          counter,
+          n,
+        );
     }
   }
 
@@ -126,11 +149,15 @@ export class Balance {
   }
 
   keyHeld(keyId: string): number {
-    return this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(amount), 0) AS n FROM reservations WHERE key_id = ?", keyId).one().n;
+    return this.sql
+      .exec<{ n: number }>("SELECT COALESCE(SUM(amount), 0) AS n FROM reservations WHERE key_id = ?", keyId)
+      .one().n;
   }
 
   keySpentToday(keyId: string, now: number): number {
-    const row = this.sql.exec<{ spent: number }>("SELECT spent FROM key_spend WHERE key_id = ? AND day = ?", keyId, utcDay(now)).toArray()[0];
+    const row = this.sql
+      .exec<{ spent: number }>("SELECT spent FROM key_spend WHERE key_id = ? AND day = ?", keyId, utcDay(now))
+      .toArray()[0];
     return row?.spent ?? 0;
   }
 
@@ -172,7 +199,13 @@ export class Balance {
     const hour = hourOf(now);
     if (this.usage?.hour === hour) return this.usage.sums;
     const sum = (counter: UsageCounter) =>
-      this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(n), 0) AS n FROM usage_hours WHERE counter = ? AND hour > ?", counter, now - FAIR_USE_WINDOW_MS).one().n;
+      this.sql
+        .exec<{ n: number }>(
+          "SELECT COALESCE(SUM(n), 0) AS n FROM usage_hours WHERE counter = ? AND hour > ?",
+          counter,
+          now - FAIR_USE_WINDOW_MS,
+        )
+        .one().n;
     const sums = { billed_answers: sum("billed_answers"), undeliverable_checked: sum("undeliverable_checked") };
     this.usage = { hour, sums };
     return sums;
@@ -187,16 +220,29 @@ export class Balance {
     this.current(now);
     const total = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM ledger").one().n;
     const rows = this.sql
-      .exec<Record<keyof LedgerRow, SqlStorageValue>>("SELECT * FROM ledger ORDER BY id DESC LIMIT ? OFFSET ?", perPage, (page - 1) * perPage)
+      .exec<Record<keyof LedgerRow, SqlStorageValue>>(
+        "SELECT * FROM ledger ORDER BY id DESC LIMIT ? OFFSET ?",
+        perPage,
+        (page - 1) * perPage,
+      )
       .toArray() as unknown as LedgerRow[];
     return { rows, total };
   }
 
   /** The state with every monthly grant and expiry due by `now` applied (lazily: no cron needed). */
   current(now: number, initialPlan: PlanName = "free"): State {
-    let state = this.state ?? (this.sql.exec<Record<keyof State, SqlStorageValue>>("SELECT * FROM state").toArray()[0] as State | undefined);
+    let state =
+      this.state ??
+      (this.sql.exec<Record<keyof State, SqlStorageValue>>("SELECT * FROM state").toArray()[0] as State | undefined);
     if (!state) {
-      const fresh: State = { plan: initialPlan, plan_status: "active", plan_credits: 0, pack_credits: 0, cancelled_at: null, granted_month: monthIndex(now) - 1 };
+      const fresh: State = {
+        plan: initialPlan,
+        plan_status: "active",
+        plan_credits: 0,
+        pack_credits: 0,
+        cancelled_at: null,
+        granted_month: monthIndex(now) - 1,
+      };
       this.sql.exec(
         "INSERT INTO state (id, plan, plan_status, plan_credits, pack_credits, cancelled_at, granted_month) VALUES (1, ?, 'active', 0, 0, NULL, ?)",
         fresh.plan,
@@ -206,23 +252,59 @@ export class Balance {
     }
     const month = monthIndex(now);
     if (state.plan_status === "active" && state.granted_month < month) {
-      const plan = applyMonthlyGrants(state.plan_credits, PLANS[state.plan].monthlyCredits, month - state.granted_month);
+      const plan = applyMonthlyGrants(
+        state.plan_credits,
+        PLANS[state.plan].monthlyCredits,
+        month - state.granted_month,
+      );
       this.sql.exec("UPDATE state SET granted_month = ?", month);
       state = { ...state, granted_month: month };
       if (plan !== state.plan_credits) {
-        this.write(monthStart(month), null, "monthly_grant", state, plan, state.pack_credits, null, `${state.plan} plan`);
+        this.write(
+          monthStart(month),
+          null,
+          "monthly_grant",
+          state,
+          plan,
+          state.pack_credits,
+          null,
+          `${state.plan} plan`,
+        );
         state = { ...state, plan_credits: plan };
       }
     }
-    if (state.plan_status === "cancelled" && state.cancelled_at !== null && now >= state.cancelled_at + CANCEL_GRACE_MS && state.plan_credits > 0) {
-      this.write(state.cancelled_at + CANCEL_GRACE_MS, null, "expiry", state, 0, state.pack_credits, null, "plan cancelled 60 days ago");
+    if (
+      state.plan_status === "cancelled" &&
+      state.cancelled_at !== null &&
+      now >= state.cancelled_at + CANCEL_GRACE_MS &&
+      state.plan_credits > 0
+    ) {
+      this.write(
+        state.cancelled_at + CANCEL_GRACE_MS,
+        null,
+        "expiry",
+        state,
+        0,
+        state.pack_credits,
+        null,
+        "plan cancelled 60 days ago",
+      );
       state = { ...state, plan_credits: 0 };
     }
     this.state = state;
     return state;
   }
 
-  private write(at: number, requestId: string | null, kind: LedgerRow["kind"], before: State, plan: number, pack: number, keyId: string | null, note: string | null) {
+  private write(
+    at: number,
+    requestId: string | null,
+    kind: LedgerRow["kind"],
+    before: State,
+    plan: number,
+    pack: number,
+    keyId: string | null,
+    note: string | null,
+  ) {
     this.sql.exec("UPDATE state SET plan_credits = ?, pack_credits = ?", plan, pack);
     if (this.state) this.state = { ...this.state, plan_credits: plan, pack_credits: pack };
     this.sql.exec(

@@ -77,20 +77,31 @@ export class Notices {
     if (below === s.warned) return;
     this.sql.exec("UPDATE mail_settings SET low_balance_warned = ?", below ? 1 : 0);
     this.cached = { ...s, warned: below };
-    if (below) this.record({ kind: "low_balance", id: crypto.randomUUID(), threshold: s.low_balance_threshold, balance, at: now });
+    if (below)
+      this.record({
+        kind: "low_balance",
+        id: crypto.randomUUID(),
+        threshold: s.low_balance_threshold,
+        balance,
+        at: now,
+      });
   }
 
   /** A key's daily cap refused or cut short a hold: one notice per key per UTC day. */
   capReached(keyId: string, cap: number, now: number): void {
     const day = utcDay(now);
-    const fresh = this.sql.exec("INSERT OR IGNORE INTO cap_notices (key_id, day) VALUES (?, ?)", keyId, day).rowsWritten > 0;
+    const fresh =
+      this.sql.exec("INSERT OR IGNORE INTO cap_notices (key_id, day) VALUES (?, ?)", keyId, day).rowsWritten > 0;
     if (!fresh) return;
     this.sql.exec("DELETE FROM cap_notices WHERE day < ?", utcDay(now - CAP_NOTICE_DAYS * 86_400_000));
     this.record({ kind: "key_spend_cap", id: `${keyId}:${day}`, keyId, cap, day, at: now });
   }
 
   pending(): Notice[] {
-    return this.sql.exec<{ body: string }>("SELECT body FROM notices ORDER BY at").toArray().map((r) => JSON.parse(r.body) as Notice);
+    return this.sql
+      .exec<{ body: string }>("SELECT body FROM notices ORDER BY at")
+      .toArray()
+      .map((r) => JSON.parse(r.body) as Notice);
   }
 
   handedOver(ids: string[]): void {
@@ -99,16 +110,27 @@ export class Notices {
   }
 
   private record(notice: Notice): void {
-    this.sql.exec("INSERT OR IGNORE INTO notices (id, at, body) VALUES (?, ?, ?)", notice.id, notice.at, JSON.stringify(notice));
+    this.sql.exec(
+      "INSERT OR IGNORE INTO notices (id, at, body) VALUES (?, ?, ?)",
+      notice.id,
+      notice.at,
+      JSON.stringify(notice),
+    );
     this.waiting = true;
   }
 
   private current(): MailSettings & { warned: boolean } {
     if (this.cached) return this.cached;
     const row = this.sql
-      .exec<{ low_balance_threshold: number | null; bulk_finished_emails: number; low_balance_warned: number }>("SELECT * FROM mail_settings")
+      .exec<{ low_balance_threshold: number | null; bulk_finished_emails: number; low_balance_warned: number }>(
+        "SELECT * FROM mail_settings",
+      )
       .toArray()[0];
-    this.cached = { low_balance_threshold: row?.low_balance_threshold ?? null, bulk_finished_emails: row?.bulk_finished_emails === 1, warned: row?.low_balance_warned === 1 };
+    this.cached = {
+      low_balance_threshold: row?.low_balance_threshold ?? null,
+      bulk_finished_emails: row?.bulk_finished_emails === 1,
+      warned: row?.low_balance_warned === 1,
+    };
     return this.cached;
   }
 }

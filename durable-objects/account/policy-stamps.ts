@@ -12,7 +12,12 @@ export class PolicyStamps {
   }
 
   all(): Record<string, number> {
-    this.known ??= Object.fromEntries(this.sql.exec<{ product: string; stamp: number }>("SELECT product, stamp FROM policy_stamps").toArray().map((r) => [r.product, r.stamp]));
+    this.known ??= Object.fromEntries(
+      this.sql
+        .exec<{ product: string; stamp: number }>("SELECT product, stamp FROM policy_stamps")
+        .toArray()
+        .map((r) => [r.product, r.stamp]),
+    );
     return this.known;
   }
 

@@ -1,6 +1,15 @@
 import type { ClaimBook } from "../claims";
 import type { Balance } from "./balance";
-import type { AdmissionRequest, ReserveRequest, UnfinishedRequest, ReserveResult, ResizeRequest, Settlement, SettleResult, UnitHold } from "./types";
+import type {
+  AdmissionRequest,
+  ReserveRequest,
+  UnfinishedRequest,
+  ReserveResult,
+  ResizeRequest,
+  Settlement,
+  SettleResult,
+  UnitHold,
+} from "./types";
 
 /** A settlement is remembered this long, so a settle retried after a lost answer gets the same answer back. */
 const SETTLED_RETENTION_MS = 86_400_000;
@@ -45,9 +54,17 @@ export class Reservations {
     const held = request.units ? Math.min(this.prepaidUnits(request.units.product), amount) : 0;
     const wanted = Math.ceil((amount - held) / perCredit);
     const minimum = Math.max(0, Math.ceil((Math.min(request.minimum ?? amount, amount) - held) / perCredit));
-    const grant = this.grant(now, { wanted, minimum, share: request.share === true, keyId: request.keyId ?? null, cap: request.dailyCreditCap ?? null, own: 0 });
+    const grant = this.grant(now, {
+      wanted,
+      minimum,
+      share: request.share === true,
+      keyId: request.keyId ?? null,
+      cap: request.dailyCreditCap ?? null,
+      own: 0,
+    });
     if (!grant.ok) return { ok: false, reason: grant.reason, available: grant.available, busy };
-    if (grant.granted + held <= 0 && amount > 0) return { ok: false, reason: "insufficient_credits", available: grant.available, busy };
+    if (grant.granted + held <= 0 && amount > 0)
+      return { ok: false, reason: "insufficient_credits", available: grant.available, busy };
     const reservationId = crypto.randomUUID();
     this.sql.exec(
       "INSERT INTO reservations (id, request_id, key_id, amount, created_at, request) VALUES (?, ?, ?, ?, ?, ?)",
@@ -63,13 +80,29 @@ export class Reservations {
     const bought = grant.granted * perCredit;
     const lent = request.units ? Math.max(0, bought - (amount - held)) : 0;
     if (request.units) {
-      this.sql.exec("INSERT INTO reservation_units (id, product, held, per_credit, lent) VALUES (?, ?, ?, ?, ?)", reservationId, request.units.product, held, perCredit, lent);
+      this.sql.exec(
+        "INSERT INTO reservation_units (id, product, held, per_credit, lent) VALUES (?, ?, ?, ?, ?)",
+        reservationId,
+        request.units.product,
+        held,
+        perCredit,
+        lent,
+      );
       this.addPrepaid(request.units.product, lent - held);
     }
     const grantedUnits = held + bought - lent;
     const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
     const fairUseRemaining = this.balance.fairUse(now).free_undeliverable_remaining;
-    return { ok: true, reservationId, granted: grant.granted, grantedUnits, limitedBy: grant.limitedBy, fairUseRemaining, busy, claimed };
+    return {
+      ok: true,
+      reservationId,
+      granted: grant.granted,
+      grantedUnits,
+      limitedBy: grant.limitedBy,
+      fairUseRemaining,
+      busy,
+      claimed,
+    };
   }
 
   /**
@@ -80,7 +113,10 @@ export class Reservations {
   resize(reservationId: string, request: ResizeRequest): ReserveResult {
     const now = request.now ?? Date.now();
     const reservation = this.sql
-      .exec<{ key_id: string | null; amount: number; request_id: string }>("SELECT key_id, amount, request_id FROM reservations WHERE id = ?", reservationId)
+      .exec<{ key_id: string | null; amount: number; request_id: string }>(
+        "SELECT key_id, amount, request_id FROM reservations WHERE id = ?",
+        reservationId,
+      )
       .toArray()[0];
     const { busy, open } = this.claims.sort(request.claims, reservationId, reservation?.request_id ?? null);
     if (!reservation) return { ok: false, reason: "insufficient_credits", available: 0, busy };
@@ -103,7 +139,16 @@ export class Reservations {
     if (!grant.ok) return { ok: false, reason: grant.reason, available: grant.available, busy };
     const grantedUnits = unitHold.held - unitHold.lent + amount * unitHold.perCredit - request.spent;
     const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
-    return { ok: true, reservationId, granted: grant.granted, grantedUnits, limitedBy: grant.limitedBy, fairUseRemaining: this.balance.fairUse(now).free_undeliverable_remaining, busy, claimed };
+    return {
+      ok: true,
+      reservationId,
+      granted: grant.granted,
+      grantedUnits,
+      limitedBy: grant.limitedBy,
+      fairUseRemaining: this.balance.fairUse(now).free_undeliverable_remaining,
+      busy,
+      claimed,
+    };
   }
 
   /**
@@ -111,14 +156,28 @@ export class Reservations {
    * holds), within the key's daily cap, and with `share` at most half of it (never less than the minimum), so work in
    * flight never shuts out a concurrent request. `limitedBy` names what cut the grant short, if anything did.
    */
-  private grant(now: number, g: { wanted: number; minimum: number; share: boolean; keyId: string | null; cap: number | null; own: number; spent?: number }):
+  private grant(
+    now: number,
+    g: {
+      wanted: number;
+      minimum: number;
+      share: boolean;
+      keyId: string | null;
+      cap: number | null;
+      own: number;
+      spent?: number;
+    },
+  ):
     | { ok: true; granted: number; limitedBy: "insufficient_credits" | "key_spend_cap" | null; available: number }
     | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number } {
     const available = this.balance.available(now) + g.own - (g.spent ?? 0);
     let granted = Math.min(g.wanted, available);
     let limitedBy: "insufficient_credits" | "key_spend_cap" | null = granted < g.wanted ? "insufficient_credits" : null;
     if (g.keyId && g.cap != null) {
-      const capLeft = Math.max(0, g.cap - this.balance.keySpentToday(g.keyId, now) - this.balance.keyHeld(g.keyId) + g.own - (g.spent ?? 0));
+      const capLeft = Math.max(
+        0,
+        g.cap - this.balance.keySpentToday(g.keyId, now) - this.balance.keyHeld(g.keyId) + g.own - (g.spent ?? 0),
+      );
       if (capLeft < g.minimum) {
         this.capReached(g.keyId, g.cap, now);
         return { ok: false, reason: "key_spend_cap", available };
@@ -161,30 +220,53 @@ export class Reservations {
     this.sql.exec("DELETE FROM reservations WHERE id = ?", reservationId);
     this.claims.drop(reservationId);
     if (settlement.operationId) {
-      const seen = this.sql.exec("SELECT id FROM settled_operations WHERE id = ?", settlement.operationId).toArray().length > 0;
+      const seen =
+        this.sql.exec("SELECT id FROM settled_operations WHERE id = ?", settlement.operationId).toArray().length > 0;
       // Work settled before uses nothing now; a credit whose lent units others used is still paid.
-      if (unitHold && seen) this.balance.charge(now, reservation, this.closeUnitHold(unitHold, [], reservation.amount).charge);
+      if (unitHold && seen)
+        this.balance.charge(now, reservation, this.closeUnitHold(unitHold, [], reservation.amount).charge);
       if (seen) return nothing(true);
       this.sql.exec("INSERT INTO settled_operations (id, at) VALUES (?, ?)", settlement.operationId, now);
     }
     const closed = unitHold ? this.closeUnitHold(unitHold, units, reservation.amount) : null;
     const perItem = closed ? closed.perItem : units.map((n) => Math.max(0, n));
-    const charged = this.balance.charge(now, reservation, closed ? closed.charge : Math.min(perItem.reduce((a, b) => a + b, 0), reservation.amount));
+    const charged = this.balance.charge(
+      now,
+      reservation,
+      closed
+        ? closed.charge
+        : Math.min(
+            perItem.reduce((a, b) => a + b, 0),
+            reservation.amount,
+          ),
+    );
     if (settlement.operationId && settlement.keys) {
       const charges = Object.fromEntries(settlement.keys.flatMap((key, i) => (perItem[i] ? [[key, perItem[i]]] : [])));
-      this.sql.exec("INSERT OR REPLACE INTO operation_charges (id, at, charges) VALUES (?, ?, ?)", settlement.operationId, now, JSON.stringify(charges));
+      this.sql.exec(
+        "INSERT OR REPLACE INTO operation_charges (id, at, charges) VALUES (?, ?, ?)",
+        settlement.operationId,
+        now,
+        JSON.stringify(charges),
+      );
       // Queued work is never run again once its run is gone (bulk runs are kept 30 days).
       this.sql.exec("DELETE FROM operation_charges WHERE at < ?", now - OPERATION_RETENTION_MS);
     }
     this.balance.countUsage(settlement.usage ?? {}, now);
     const prepaid = unitHold ? this.prepaidUnits(unitHold.product) : null;
     const answer = { charged, credits: perItem, prepaid };
-    this.sql.exec("INSERT OR REPLACE INTO settled_reservations (id, at, answer) VALUES (?, ?, ?)", reservationId, now, JSON.stringify(answer));
+    this.sql.exec(
+      "INSERT OR REPLACE INTO settled_reservations (id, at, answer) VALUES (?, ?, ?)",
+      reservationId,
+      now,
+      JSON.stringify(answer),
+    );
     return { ...answer, remaining: this.balance.available(now), alreadySettled: false, firstCharges: null };
   }
 
   private settledBefore(reservationId: string, now: number): SettleResult | null {
-    const row = this.sql.exec<{ answer: string }>("SELECT answer FROM settled_reservations WHERE id = ?", reservationId).toArray()[0];
+    const row = this.sql
+      .exec<{ answer: string }>("SELECT answer FROM settled_reservations WHERE id = ?", reservationId)
+      .toArray()[0];
     if (!row) return null;
     const answer = JSON.parse(row.answer) as Pick<SettleResult, "charged" | "credits" | "prepaid">;
     return { ...answer, remaining: this.balance.available(now), alreadySettled: true, firstCharges: null };
@@ -192,7 +274,12 @@ export class Reservations {
 
   /** The HTTP requests behind holds made before `cutoff` (their Worker died mid-request), with when they were made. */
   unfinished(cutoff: number): UnfinishedRequest[] {
-    const rows = this.sql.exec<{ request: string | null; created_at: number }>("SELECT request, created_at FROM reservations WHERE created_at <= ? AND request IS NOT NULL", cutoff).toArray();
+    const rows = this.sql
+      .exec<{ request: string | null; created_at: number }>(
+        "SELECT request, created_at FROM reservations WHERE created_at <= ? AND request IS NOT NULL",
+        cutoff,
+      )
+      .toArray();
     return rows.map((r) => ({ ...(JSON.parse(r.request!) as AdmissionRequest["request"]), at: r.created_at }));
   }
 
@@ -201,7 +288,9 @@ export class Reservations {
    * taken back, or their credit paid when others used them), and forgets settlements too old to be retried.
    */
   expire(cutoff: number, now: number): void {
-    const expired = this.sql.exec<{ id: string }>("SELECT id FROM reservations WHERE created_at <= ?", cutoff).toArray();
+    const expired = this.sql
+      .exec<{ id: string }>("SELECT id FROM reservations WHERE created_at <= ?", cutoff)
+      .toArray();
     for (const { id } of expired) this.settle(id, { now });
     this.sql.exec("DELETE FROM settled_reservations WHERE at < ?", now - SETTLED_RETENTION_MS);
   }
@@ -221,7 +310,9 @@ export class Reservations {
    * rerun of queued work (a bulk chunk after a crash) reports these, since its own answers are now free repeats.
    */
   operationCharges(operationId: string): Record<string, number> | null {
-    const row = this.sql.exec<{ charges: string }>("SELECT charges FROM operation_charges WHERE id = ?", operationId).toArray()[0];
+    const row = this.sql
+      .exec<{ charges: string }>("SELECT charges FROM operation_charges WHERE id = ?", operationId)
+      .toArray()[0];
     if (row) return JSON.parse(row.charges) as Record<string, number>;
     return this.sql.exec("SELECT 1 FROM settled_operations WHERE id = ?", operationId).toArray().length ? {} : null;
   }
@@ -252,7 +343,7 @@ export class Reservations {
       for (let u = 0; u < n; u++) {
         if (covered > 0) covered--;
         else if (open > 0) open--;
-        else if (opening > 0) (opening--, bought++, (open = hold.perCredit - 1));
+        else if (opening > 0) opening--, bought++, (open = hold.perCredit - 1);
       }
       return bought;
     });
@@ -261,7 +352,10 @@ export class Reservations {
 
   private readUnitHold(reservationId: string): UnitHold | null {
     const row = this.sql
-      .exec<{ product: string; held: number; per_credit: number; lent: number }>("SELECT product, held, per_credit, lent FROM reservation_units WHERE id = ?", reservationId)
+      .exec<{ product: string; held: number; per_credit: number; lent: number }>(
+        "SELECT product, held, per_credit, lent FROM reservation_units WHERE id = ?",
+        reservationId,
+      )
       .toArray()[0];
     return row ? { product: row.product, held: row.held, perCredit: row.per_credit, lent: row.lent } : null;
   }
@@ -273,7 +367,9 @@ export class Reservations {
   }
 
   private prepaidUnits(product: string): number {
-    return this.sql.exec<{ units: number }>("SELECT units FROM prepaid WHERE product = ?", product).toArray()[0]?.units ?? 0;
+    return (
+      this.sql.exec<{ units: number }>("SELECT units FROM prepaid WHERE product = ?", product).toArray()[0]?.units ?? 0
+    );
   }
 
   private addPrepaid(product: string, delta: number) {
@@ -284,7 +380,6 @@ export class Reservations {
       delta,
     );
   }
-
 }
 
 function addColumn(sql: SqlStorage, table: string, column: string, type: string) {

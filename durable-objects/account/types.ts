@@ -95,7 +95,6 @@ export interface LedgerRow {
   note: string | null;
 }
 
-
 export interface UnitHold {
   product: string;
   /** Prepaid units taken from the pool. */

@@ -13,18 +13,21 @@ import { FILE_COVERAGE, fileRows } from "../import-ip.mjs";
 
 // node:sqlite warns that it is experimental when it loads: one line of noise in every `npm run dev`, said once here.
 const warn = process.emitWarning;
-process.emitWarning = (warning, ...rest) => (/SQLite is an experimental/.test(String(warning)) ? undefined : warn.call(process, warning, ...rest));
+process.emitWarning = (warning, ...rest) =>
+  /SQLite is an experimental/.test(String(warning)) ? undefined : warn.call(process, warning, ...rest);
 const { DatabaseSync } = await import("node:sqlite");
 process.emitWarning = warn;
 
 export const FULL_TABLES = {
   "ip-country": {
     table: "ip_country_ranges",
-    insert: "INSERT INTO ip_country_ranges (generation, start, end, country) VALUES (?, ?, ?, ?) ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, country = excluded.country",
+    insert:
+      "INSERT INTO ip_country_ranges (generation, start, end, country) VALUES (?, ?, ?, ?) ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, country = excluded.country",
   },
   "ip-asn": {
     table: "ip_asn_ranges",
-    insert: "INSERT INTO ip_asn_ranges (generation, start, end, asn, name) VALUES (?, ?, ?, ?, ?) ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, asn = excluded.asn, name = excluded.name",
+    insert:
+      "INSERT INTO ip_asn_ranges (generation, start, end, asn, name) VALUES (?, ?, ?, ?, ?) ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, asn = excluded.asn, name = excluded.name",
   },
   "ip-city": {
     table: "ip_city_ranges",
@@ -46,7 +49,10 @@ export function localD1File(root, persistTo = join(root, ".wrangler", "state")) 
       db.close();
     }
   });
-  if (withIp.length > 1) throw new Error(`several local D1 databases hold ip_datasets (${withIp.join(", ")}): remove .wrangler/state to start over`);
+  if (withIp.length > 1)
+    throw new Error(
+      `several local D1 databases hold ip_datasets (${withIp.join(", ")}): remove .wrangler/state to start over`,
+    );
   return withIp[0] ? join(dir, withIp[0]) : null;
 }
 
@@ -89,7 +95,13 @@ async function loadDataset(db, dataset, { version, coverage, files, now }) {
  * which, `files` replaces a dataset's package files (tests load slices of them). Resolves `{loaded: [...names],
  * current: [...names]}` (current: already loaded at that version). Must run while no `wrangler dev` uses the file.
  */
-export async function loadFullIpTables({ file, datasets = Object.keys(FULL_TABLES), files = {}, log = console.log, now = Date.now() }) {
+export async function loadFullIpTables({
+  file,
+  datasets = Object.keys(FULL_TABLES),
+  files = {},
+  log = console.log,
+  now = Date.now(),
+}) {
   const db = new DatabaseSync(file);
   const loaded = [];
   const current = [];
@@ -108,9 +120,16 @@ export async function loadFullIpTables({ file, datasets = Object.keys(FULL_TABLE
         continue;
       }
       const started = performance.now();
-      const { records, skipped } = await loadDataset(db, dataset, { version, coverage: FILE_COVERAGE[dataset], files: files[dataset] ?? packageFiles(dataset), now });
+      const { records, skipped } = await loadDataset(db, dataset, {
+        version,
+        coverage: FILE_COVERAGE[dataset],
+        files: files[dataset] ?? packageFiles(dataset),
+        now,
+      });
       const seconds = Math.round((performance.now() - started) / 100) / 10;
-      log(`[dev] ${dataset}: ${records} rows of ${packageLabel(dataset)} loaded in ${seconds} s${skipped ? ` (${skipped} unreadable skipped)` : ""}`);
+      log(
+        `[dev] ${dataset}: ${records} rows of ${packageLabel(dataset)} loaded in ${seconds} s${skipped ? ` (${skipped} unreadable skipped)` : ""}`,
+      );
       loaded.push(dataset);
     }
   } finally {
@@ -119,4 +138,3 @@ export async function loadFullIpTables({ file, datasets = Object.keys(FULL_TABLE
   }
   return { loaded, current };
 }
-

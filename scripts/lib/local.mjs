@@ -16,13 +16,19 @@ export const DEV_VARS_EXAMPLE = join(ROOT, ".dev.vars.example");
 export const SIDECAR_SCRIPT = join(ROOT, "workers", "smtp-sidecar", "server.mjs");
 
 /** wrangler's own launcher, run with this same Node (22 under `npm run`), so no `npx` layer sits between us and it. */
-const WRANGLER_BIN = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+const WRANGLER_BIN = join(
+  dirname(createRequire(import.meta.url).resolve("wrangler/package.json")),
+  "bin",
+  "wrangler.js",
+);
 
 /** The project needs Node 22; `npm run` puts the `node@22` devDependency first on PATH. */
 export function requireNode22() {
   const major = Number(process.versions.node.split(".")[0]);
   if (major < 22) {
-    console.error(`Node ${process.versions.node} is too old: run this through npm (\`npm run ...\`) so node_modules' Node 22 is used.`);
+    console.error(
+      `Node ${process.versions.node} is too old: run this through npm (\`npm run ...\`) so node_modules' Node 22 is used.`,
+    );
     process.exit(1);
   }
 }
@@ -112,7 +118,9 @@ export function runWrangler(args, { quiet = false } = {}) {
 
 /** `wrangler d1 migrations apply DB --local` (non-interactive, see runWrangler). */
 export const applyMigrations = ({ persistTo, quiet = false } = {}) =>
-  runWrangler(["d1", "migrations", "apply", "DB", "--local", ...(persistTo ? ["--persist-to", persistTo] : [])], { quiet });
+  runWrangler(["d1", "migrations", "apply", "DB", "--local", ...(persistTo ? ["--persist-to", persistTo] : [])], {
+    quiet,
+  });
 
 /**
  * Bundles the Worker once, as `wrangler deploy` would, into `outDir` (`wrangler deploy --dry-run --outdir`, nothing is
@@ -153,11 +161,26 @@ export function startWranglerDev({ port, persistTo, script, extraArgs = [], stdi
  *   track?: (child: import("node:child_process").ChildProcess) => void }} options
  * @returns {Promise<{ base: string, child: import("node:child_process").ChildProcess }>}
  */
-export async function startLocalWorker({ persistTo, vars = {}, env = {}, script, stdio = "ignore", extraArgs = [], track = () => {} }) {
+export async function startLocalWorker({
+  persistTo,
+  vars = {},
+  env = {},
+  script,
+  stdio = "ignore",
+  extraArgs = [],
+  track = () => {},
+}) {
   await applyMigrations({ persistTo, quiet: true });
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
-  const child = startWranglerDev({ port, persistTo, script, stdio, env, extraArgs: [...varArgs, "--inspector-port", String(inspectorPort), ...extraArgs] });
+  const child = startWranglerDev({
+    port,
+    persistTo,
+    script,
+    stdio,
+    env,
+    extraArgs: [...varArgs, "--inspector-port", String(inspectorPort), ...extraArgs],
+  });
   track(child);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/healthz`, { child, timeoutMs: 120_000 });
@@ -212,7 +235,8 @@ export async function stopProcess(child, graceMs = 8_000) {
 export async function waitForHttp(url, { child, name = "wrangler dev", timeoutMs = 90_000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child && !isRunning(child)) throw new Error(`${name} exited (${child.signalCode ?? `exit ${child.exitCode}`}) before ${url} answered`);
+    if (child && !isRunning(child))
+      throw new Error(`${name} exited (${child.signalCode ?? `exit ${child.exitCode}`}) before ${url} answered`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       await res.arrayBuffer();
@@ -230,7 +254,13 @@ export function assertPortFree(port, envName = "PORT") {
   return new Promise((resolvePromise, reject) => {
     const server = createServer();
     server.once("error", (err) =>
-      reject(err.code === "EADDRINUSE" ? new Error(`Port ${port} on 127.0.0.1 is already in use (another \`npm run dev\`?). Set ${envName}=... to use another.`) : err),
+      reject(
+        err.code === "EADDRINUSE"
+          ? new Error(
+              `Port ${port} on 127.0.0.1 is already in use (another \`npm run dev\`?). Set ${envName}=... to use another.`,
+            )
+          : err,
+      ),
     );
     server.listen(port, "127.0.0.1", () => server.close(() => resolvePromise()));
   });
@@ -271,7 +301,9 @@ function listenOn(port) {
 export class ApiError extends Error {
   constructor(status, body, what) {
     const code = body?.error?.code ?? `HTTP_${status}`;
-    super(`${what} -> ${status} ${code}: ${body?.error?.message ?? (typeof body === "string" ? body.slice(0, 200) : "unexpected response")}`);
+    super(
+      `${what} -> ${status} ${code}: ${body?.error?.message ?? (typeof body === "string" ? body.slice(0, 200) : "unexpected response")}`,
+    );
     this.status = status;
     this.code = code;
     this.body = body;
@@ -286,7 +318,10 @@ export function adminClient(baseUrl, token) {
   const request = async (method, path, body) => {
     const res = await fetch(new URL(`/admin/v1${path}`, baseUrl), {
       method,
-      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
     });
@@ -322,7 +357,15 @@ export async function callWithRetry(admin, method, path, body, attempts = 4) {
  * Posts rows to `path` as `{rows}` (or `body(rows)`) in batches of `batchSize`, `concurrency` batches in flight, each
  * retried on transient failures; the first failure stops the import. `progress(sent)` is called every `reportEvery` rows.
  */
-export function rowPoster({ admin, path, batchSize, concurrency, body = (rows) => ({ rows }), reportEvery = 100_000, progress = () => {} }) {
+export function rowPoster({
+  admin,
+  path,
+  batchSize,
+  concurrency,
+  body = (rows) => ({ rows }),
+  reportEvery = 100_000,
+  progress = () => {},
+}) {
   const inflight = new Set();
   let failure = null;
   let batch = [];
@@ -357,9 +400,9 @@ export function rowPoster({ admin, path, batchSize, concurrency, body = (rows) =
   };
 }
 
-
 /**
  * Where the operator API runs, for the CLI and every importer alike: `--url`, else ADMIN_URL, else the local dev
  * stack (http://127.0.0.1:$PORT, PORT 8787).
  */
-export const defaultAdminUrl = (flag) => flag ?? process.env.ADMIN_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+export const defaultAdminUrl = (flag) =>
+  flag ?? process.env.ADMIN_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;

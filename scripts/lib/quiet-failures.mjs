@@ -4,7 +4,8 @@
 import { createInterface } from "node:readline";
 
 const ANSI = /\x1b\[[0-9;]*m/g;
-const OUTSIDE_FAILURE = /\[ERROR\].*(failed to lookup address information|Connection refused|Network connection lost|disconnected)/;
+const OUTSIDE_FAILURE =
+  /\[ERROR\].*(failed to lookup address information|Connection refused|Network connection lost|disconnected)/;
 
 /** Copies `input` to `output` line by line, without workerd's outside-fetch failure blocks. */
 export function quietOutsideFailures(input, output) {
@@ -16,7 +17,9 @@ export function quietOutsideFailures(input, output) {
       skipping = true;
       if (!told) {
         told = true;
-        output.write("[dev] an outside lookup (DNS over HTTPS, RDAP) failed: no internet here? Answers stay unverified and free; `npm run dev -- --offline` serves sample domains. Further failures are not shown.\n");
+        output.write(
+          "[dev] an outside lookup (DNS over HTTPS, RDAP) failed: no internet here? Answers stay unverified and free; `npm run dev -- --offline` serves sample domains. Further failures are not shown.\n",
+        );
       }
       return;
     }

@@ -6,7 +6,13 @@ import type { AppEnv } from "../types";
 
 /** Starts the request's admission once its key is known: its limits, and who it is should its hold outlive its Worker. */
 export function expectAdmission(c: Context<AppEnv>, key: { id: string; accountId: string }, hits: LimitHit[]): void {
-  const record = { requestId: c.var.requestId, accountId: key.accountId, keyId: key.id, method: c.req.method, path: c.req.path };
+  const record = {
+    requestId: c.var.requestId,
+    accountId: key.accountId,
+    keyId: key.id,
+    method: c.req.method,
+    path: c.req.path,
+  };
   c.set("admission", new Admission(key.accountId, hits, record));
 }
 

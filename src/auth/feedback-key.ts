@@ -15,7 +15,11 @@ const feedbackKeys = new KeyLookup<string>({ query: accountIdByFeedbackKeyHash, 
  * Resolves the `fb_` key of an inbound bounce-webhook URL to its account; unknown or rotated -> 401 INVALID_FEEDBACK_KEY,
  * and 429 RATE_LIMITED (no D1 read) for a key this isolate does not know from an address over its unknown-key budget.
  */
-export async function accountForFeedbackKey(db: Database, feedbackKey: string, sourceAddress: string | undefined): Promise<string> {
+export async function accountForFeedbackKey(
+  db: Database,
+  feedbackKey: string,
+  sourceAddress: string | undefined,
+): Promise<string> {
   const invalid = new ApiError("INVALID_FEEDBACK_KEY", "The feedback key in this URL is unknown or was rotated.");
   if (!KEY_PATTERNS.feedback.test(feedbackKey)) throw invalid;
   const accountId = await feedbackKeys.find(db, await sha256Hex(feedbackKey), sourceAddress);

@@ -27,7 +27,13 @@ const publishableBody = z.object(publishableFields);
  * it may read `Retry-After` (to back off after a 429) and `X-Request-Id`, which browsers hide cross-origin otherwise.
  */
 export const browserCors = () =>
-  cors({ origin: (origin) => origin, allowMethods: ["POST"], allowHeaders: ["Content-Type"], exposeHeaders: ["Retry-After", "X-Request-Id"], maxAge: 600 });
+  cors({
+    origin: (origin) => origin,
+    allowMethods: ["POST"],
+    allowHeaders: ["Content-Type"],
+    exposeHeaders: ["Retry-After", "X-Request-Id"],
+    maxAge: 600,
+  });
 
 /** `*.example.com` covers subdomains of example.com; any other entry must equal the Origin's host. */
 export function originAllowed(origin: string | undefined, allowedDomains: readonly string[]): boolean {
@@ -60,24 +66,38 @@ export function publishableKey(): MiddlewareHandler<AppEnv> {
     if (!KEY_PATTERNS.publishable.test(body.key)) throw invalidKey();
     const key = await findKeyByHash(database(c.env), await sha256Hex(body.key), c.req.header("CF-Connecting-IP"));
     if (!key || key.kind !== "publishable" || key.revokedAt !== null) throw invalidKey();
-    if (holderLeft(key)) throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
+    if (holderLeft(key))
+      throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
     if (!originAllowed(c.req.header("Origin"), key.allowedDomains)) {
       throw new ApiError("ORIGIN_NOT_ALLOWED", "The page's Origin is not one of this key's allowed domains.");
     }
-    c.set("principal", { kind: "publishable", keyId: key.id, accountId: key.accountId, dailyCreditCap: key.dailyCreditCap });
+    c.set("principal", {
+      kind: "publishable",
+      keyId: key.id,
+      accountId: key.accountId,
+      dailyCreditCap: key.dailyCreditCap,
+    });
     expectAdmission(c, key, [limitHit("browserVisitor", `${key.id}:${clientIp(c)}`)]);
     if (key.challengeSecret) {
-      await confirmChallenge(c.env, key.challengeSecret, body.challenge_token, visitorIp(c)).catch(async (err: unknown) => {
-        await admitRequest(c);
-        throw err;
-      });
+      await confirmChallenge(c.env, key.challengeSecret, body.challenge_token, visitorIp(c)).catch(
+        async (err: unknown) => {
+          await admitRequest(c);
+          throw err;
+        },
+      );
     }
     await next();
     await admitRequest(c);
   };
   return attachDoc(middleware, {
     auth: "publishable",
-    errors: ["INVALID_PUBLISHABLE_KEY", "KEY_ACCOUNT_MISMATCH", "ORIGIN_NOT_ALLOWED", "RATE_LIMITED", "CHALLENGE_FAILED"],
+    errors: [
+      "INVALID_PUBLISHABLE_KEY",
+      "KEY_ACCOUNT_MISMATCH",
+      "ORIGIN_NOT_ALLOWED",
+      "RATE_LIMITED",
+      "CHALLENGE_FAILED",
+    ],
   });
 }
 

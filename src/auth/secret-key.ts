@@ -53,11 +53,13 @@ export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<App
     if (!KEY_PATTERNS.secret.test(token)) throw unauthenticated("The key is not a well-formed secret key.");
 
     const key = await findKeyByHash(database(c.env), await sha256Hex(token), c.req.header("CF-Connecting-IP"));
-    if (!key || key.kind !== "secret" || key.revokedAt !== null) throw unauthenticated("The key is unknown or revoked.");
+    if (!key || key.kind !== "secret" || key.revokedAt !== null)
+      throw unauthenticated("The key is unknown or revoked.");
     if (!key.emailVerified) {
       throw new ApiError("EMAIL_NOT_VERIFIED", "Confirm the account's email address before using its keys.");
     }
-    if (holderLeft(key)) throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
+    if (holderLeft(key))
+      throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
     if (key.allowedIps.length > 0 && !isAllowedSource(key.allowedIps, c.req.header("CF-Connecting-IP"))) {
       throw new ApiError("KEY_IP_NOT_ALLOWED", `Requests from ${clientIp(c)} are not on this key's source allowlist.`);
     }

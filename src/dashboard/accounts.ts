@@ -2,7 +2,17 @@ import { forgetMemberKeys } from "../auth/key-lookup";
 import { newId } from "../platform/tokens";
 import { accountByEmail, insertAccount } from "../db/accounts";
 import { database } from "../db/client";
-import { accountMembers, addMemberWithRole, insertUser, memberRole, removeMembership, type Role, updateMemberRole, userAccounts, userIdByEmail } from "../db/members";
+import {
+  accountMembers,
+  addMemberWithRole,
+  insertUser,
+  memberRole,
+  removeMembership,
+  type Role,
+  updateMemberRole,
+  userAccounts,
+  userIdByEmail,
+} from "../db/members";
 import { deleteUserSessions } from "../db/sessions";
 import { creditsStub } from "../engines/credits/credits";
 import { sendAccountConfirmation } from "../engines/mail/account-confirmation";
@@ -47,7 +57,11 @@ export async function requestSignIn(env: Env, email: string): Promise<void> {
 }
 
 /** Follows a sign-in link once: the user and the account to open, or null when the link is no good. */
-export async function signInWithLink(env: Env, token: string, now = Date.now()): Promise<{ userId: string; accountId: string } | null> {
+export async function signInWithLink(
+  env: Env,
+  token: string,
+  now = Date.now(),
+): Promise<{ userId: string; accountId: string } | null> {
   const consumed = await consumeLink(env, "sign_in", token, now);
   if (!consumed.ok) return null;
   const db = database(env);
@@ -59,7 +73,14 @@ export async function signInWithLink(env: Env, token: string, now = Date.now()):
 }
 
 /** Adds a member (creating their user) and mails their invitation; an existing member changes nothing. */
-export async function inviteMember(env: Env, accountId: string, email: string, role: Role, invitedBy: string, now = Date.now()): Promise<"invited" | "already_member"> {
+export async function inviteMember(
+  env: Env,
+  accountId: string,
+  email: string,
+  role: Role,
+  invitedBy: string,
+  now = Date.now(),
+): Promise<"invited" | "already_member"> {
   const db = database(env);
   const existing = await userIdByEmail(db, email);
   if (existing && (await memberRole(db, accountId, existing))) return "already_member";
@@ -82,7 +103,8 @@ export async function removeMember(env: Env, accountId: string, userId: string):
   const db = database(env);
   const role = await memberRole(db, accountId, userId);
   if (!role) return "not_member";
-  if (role === "owner" && (await accountMembers(db, accountId)).filter((m) => m.role === "owner").length < 2) return "last_owner";
+  if (role === "owner" && (await accountMembers(db, accountId)).filter((m) => m.role === "owner").length < 2)
+    return "last_owner";
   await removeMembership(db, accountId, userId);
   forgetMemberKeys(accountId, userId);
   await deleteUserSessions(db, userId, accountId);
@@ -90,11 +112,21 @@ export async function removeMember(env: Env, accountId: string, userId: string):
 }
 
 /** Changes a member's role; the last owner stays owner. */
-export async function setMemberRole(env: Env, accountId: string, userId: string, role: Role): Promise<RemoveOutcome | "changed"> {
+export async function setMemberRole(
+  env: Env,
+  accountId: string,
+  userId: string,
+  role: Role,
+): Promise<RemoveOutcome | "changed"> {
   const db = database(env);
   const current = await memberRole(db, accountId, userId);
   if (!current) return "not_member";
-  if (current === "owner" && role === "member" && (await accountMembers(db, accountId)).filter((m) => m.role === "owner").length < 2) return "last_owner";
+  if (
+    current === "owner" &&
+    role === "member" &&
+    (await accountMembers(db, accountId)).filter((m) => m.role === "owner").length < 2
+  )
+    return "last_owner";
   await updateMemberRole(db, accountId, userId, role);
   return "changed";
 }

@@ -56,5 +56,7 @@ export const dashboardRoutes = (app: () => Hono<AppEnv>) =>
     .route("/dashboard", dashboard(app) as unknown as Hono<AppEnv>)
     .post("/stripe/webhook", async (c) => {
       const result = await handleStripeWebhook(c.env, await c.req.text(), c.req.header("Stripe-Signature"));
-      return "error" in result ? c.json({ received: false, error: result.error }, result.status) : c.json({ received: true, outcome: result.outcome });
+      return "error" in result
+        ? c.json({ received: false, error: result.error }, result.status)
+        : c.json({ received: true, outcome: result.outcome });
     });

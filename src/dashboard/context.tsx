@@ -14,11 +14,21 @@ export type DashContext = Context<DashEnv>;
 
 /** The answer to a refused state change: nothing was done. */
 export const csrfRefusal = (c: Context) =>
-  c.html(<MessagePage title="Request refused" message="This form was not sent from this dashboard, or it is too old. Reload the page and try again." />, 403);
+  c.html(
+    <MessagePage
+      title="Request refused"
+      message="This form was not sent from this dashboard, or it is too old. Reload the page and try again."
+    />,
+    403,
+  );
 
 /** Anonymous forms (sign-in, sign-up, following a link): same origin, and the token of the browser's CSRF cookie. */
 export const anonymousCsrf = (): MiddlewareHandler<DashEnv> => async (c, next) => {
-  if (c.req.method === "POST" && !(sameOrigin(c) && tokensMatch(await sentCsrfToken(c), getCookie(c, ANON_CSRF_COOKIE)))) return csrfRefusal(c);
+  if (
+    c.req.method === "POST" &&
+    !(sameOrigin(c) && tokensMatch(await sentCsrfToken(c), getCookie(c, ANON_CSRF_COOKIE)))
+  )
+    return csrfRefusal(c);
   await next();
 };
 
@@ -28,14 +38,19 @@ export const anonymousCsrf = (): MiddlewareHandler<DashEnv> => async (c, next) =
  */
 export const signedIn = (): MiddlewareHandler<DashEnv> => async (c, next) => {
   const session = await readSession(c);
-  if (!session) return c.req.method === "GET" ? c.redirect("/dashboard/sign-in", 303) : c.html(<MessagePage title="Signed out" message="Your session ended. Sign in again." />, 401);
-  if (c.req.method !== "GET" && !(sameOrigin(c) && tokensMatch(await sentCsrfToken(c), session.csrfToken))) return csrfRefusal(c);
+  if (!session)
+    return c.req.method === "GET"
+      ? c.redirect("/dashboard/sign-in", 303)
+      : c.html(<MessagePage title="Signed out" message="Your session ended. Sign in again." />, 401);
+  if (c.req.method !== "GET" && !(sameOrigin(c) && tokensMatch(await sentCsrfToken(c), session.csrfToken)))
+    return csrfRefusal(c);
   c.set("session", session);
   await next();
 };
 
 /** Pages only an owner may use (members, billing changes). */
 export const ownerOnly = (): MiddlewareHandler<DashEnv> => async (c, next) => {
-  if (c.var.session.role !== "owner") return c.html(<MessagePage title="Owners only" message="Only an owner of this account can do this." />, 403);
+  if (c.var.session.role !== "owner")
+    return c.html(<MessagePage title="Owners only" message="Only an owner of this account can do this." />, 403);
   await next();
 };

@@ -53,17 +53,33 @@ export async function registrationOptions(env: Env, at: Origin, user: { id: stri
 }
 
 /** Verifies and stores a new passkey; false when the response does not verify. */
-export async function registerPasskey(env: Env, at: Origin, userId: string, challengeId: string, response: RegistrationResponseJSON): Promise<boolean> {
+export async function registerPasskey(
+  env: Env,
+  at: Origin,
+  userId: string,
+  challengeId: string,
+  response: RegistrationResponseJSON,
+): Promise<boolean> {
   const db = database(env);
   const challenge = await takeChallenge(db, challengeId, Date.now());
   if (!challenge || challenge.userId !== userId) return false;
-  const result = await verifyRegistrationResponse({ response, expectedChallenge: challenge.challenge, expectedOrigin: at.origin, expectedRPID: at.rpID }).catch(() => null);
+  const result = await verifyRegistrationResponse({
+    response,
+    expectedChallenge: challenge.challenge,
+    expectedOrigin: at.origin,
+    expectedRPID: at.rpID,
+  }).catch(() => null);
   if (!result?.verified) return false;
   const { credential, credentialDeviceType } = result.registrationInfo;
   await insertPasskey(db, {
-    id: credential.id, userId, publicKey: isoBase64URL.fromBuffer(credential.publicKey), counter: credential.counter,
-    transports: credential.transports ?? [], name: credentialDeviceType === "multiDevice" ? "Synced passkey" : "Security key",
-    createdAt: Date.now(), lastUsedAt: null,
+    id: credential.id,
+    userId,
+    publicKey: isoBase64URL.fromBuffer(credential.publicKey),
+    counter: credential.counter,
+    transports: credential.transports ?? [],
+    name: credentialDeviceType === "multiDevice" ? "Synced passkey" : "Security key",
+    createdAt: Date.now(),
+    lastUsedAt: null,
   });
   return true;
 }
@@ -75,13 +91,29 @@ export async function authenticationOptions(env: Env, at: Origin) {
 }
 
 /** The user and account a passkey assertion signs in, or null when it does not verify. */
-export async function signInWithPasskey(env: Env, at: Origin, challengeId: string, response: AuthenticationResponseJSON) {
+export async function signInWithPasskey(
+  env: Env,
+  at: Origin,
+  challengeId: string,
+  response: AuthenticationResponseJSON,
+) {
   const db = database(env);
-  const [challenge, passkey] = await Promise.all([takeChallenge(db, challengeId, Date.now()), passkeyById(db, response.id)]);
+  const [challenge, passkey] = await Promise.all([
+    takeChallenge(db, challengeId, Date.now()),
+    passkeyById(db, response.id),
+  ]);
   if (!challenge || challenge.userId !== null || !passkey) return null;
   const result = await verifyAuthenticationResponse({
-    response, expectedChallenge: challenge.challenge, expectedOrigin: at.origin, expectedRPID: at.rpID,
-    credential: { id: passkey.id, publicKey: isoBase64URL.toBuffer(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] },
+    response,
+    expectedChallenge: challenge.challenge,
+    expectedOrigin: at.origin,
+    expectedRPID: at.rpID,
+    credential: {
+      id: passkey.id,
+      publicKey: isoBase64URL.toBuffer(passkey.publicKey),
+      counter: passkey.counter,
+      transports: passkey.transports as AuthenticatorTransport[],
+    },
   }).catch(() => null);
   if (!result?.verified) return null;
   await touchPasskey(db, passkey.id, passkey.userId, result.authenticationInfo.newCounter, Date.now());

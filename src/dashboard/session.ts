@@ -22,7 +22,13 @@ export interface DashboardSession {
  * The cookie: HttpOnly (page scripts never read it), Secure, SameSite=Lax (sent when a person follows a link to the
  * dashboard, never with a cross-site form post or fetch).
  */
-const cookieOptions = { httpOnly: true, secure: true, sameSite: "Lax", path: "/", maxAge: SESSION_TTL_MS / 1000 } as const;
+const cookieOptions = {
+  httpOnly: true,
+  secure: true,
+  sameSite: "Lax",
+  path: "/",
+  maxAge: SESSION_TTL_MS / 1000,
+} as const;
 
 /** Starts a session for the user in the account and sets its cookie; only the value's hash is stored. */
 export async function startSession(c: Context, userId: string, accountId: string, now = Date.now()): Promise<void> {
@@ -45,7 +51,14 @@ export async function readSession(c: Context, now = Date.now()): Promise<Dashboa
   const row = await liveSession(database(c.env), await sha256Hex(value), now);
   if (!row) return null;
   const { session, role, email } = row;
-  return { idHash: session.idHash, userId: session.userId, email, accountId: session.accountId, role, csrfToken: session.csrfToken };
+  return {
+    idHash: session.idHash,
+    userId: session.userId,
+    email,
+    accountId: session.accountId,
+    role,
+    csrfToken: session.csrfToken,
+  };
 }
 
 /** Ends this browser's session and clears its cookie. */

@@ -28,12 +28,26 @@ const exampleBody = (product: string, path: string): unknown => {
 export function tryForms(): TryForm[] {
   return productNames().flatMap((name) => {
     const route = productNamed(name)?.lookups?.routes.find((r) => r.kind === "single" && r.method === "post");
-    return route ? [{ product: name, path: route.path, summary: route.summary, example: JSON.stringify(exampleBody(name, route.path), null, 2) }] : [];
+    return route
+      ? [
+          {
+            product: name,
+            path: route.path,
+            summary: route.summary,
+            example: JSON.stringify(exampleBody(name, route.path), null, 2),
+          },
+        ]
+      : [];
   });
 }
 
 /** Whether a pasted secret key is a key of this account (revoked or not: the API answers for a revoked one). */
-export async function isAccountKey(env: Env, accountId: string, key: string, source: string | undefined): Promise<boolean> {
+export async function isAccountKey(
+  env: Env,
+  accountId: string,
+  key: string,
+  source: string | undefined,
+): Promise<boolean> {
   if (!KEY_PATTERNS.secret.test(key)) return false;
   const row = await findKeyByHash(database(env), await sha256Hex(key), source);
   return row?.accountId === accountId;
@@ -50,8 +64,18 @@ export interface TryAnswer {
  * daily cap, holds, repeats, billing and the request log are the HTTP route's (which calls the lookup service), by
  * construction. The browser's source address travels with it, so the key's allowlist judges the person trying.
  */
-export async function runTry(c: Context, app: () => Hono<AppEnv>, form: TryForm, key: string, body: string): Promise<TryAnswer> {
-  const headers = new Headers({ Authorization: `Bearer ${key}`, "Content-Type": "application/json", Accept: "application/json" });
+export async function runTry(
+  c: Context,
+  app: () => Hono<AppEnv>,
+  form: TryForm,
+  key: string,
+  body: string,
+): Promise<TryAnswer> {
+  const headers = new Headers({
+    Authorization: `Bearer ${key}`,
+    "Content-Type": "application/json",
+    Accept: "application/json",
+  });
   const source = c.req.header("CF-Connecting-IP");
   if (source) headers.set("CF-Connecting-IP", source);
   const request = new Request(new URL(`/api/v1${form.path}`, c.req.url), { method: "POST", headers, body });

@@ -24,7 +24,12 @@ export interface Usage {
 }
 
 /** Spreads daily figures over the window: every product has a number for every day (0 when nothing happened). */
-function spread(rows: readonly DailyFigure[], days: readonly number[], products: readonly string[], pick: (row: DailyFigure) => number): Series {
+function spread(
+  rows: readonly DailyFigure[],
+  days: readonly number[],
+  products: readonly string[],
+  pick: (row: DailyFigure) => number,
+): Series {
   const series: Series = Object.fromEntries(products.map((p) => [p, days.map(() => 0)]));
   for (const row of rows) {
     const index = days.indexOf(Number(row.day));
@@ -43,7 +48,10 @@ export async function usageOf(env: Env, accountId: string, now = Date.now()): Pr
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   const days = Array.from({ length: USAGE_DAYS }, (_, i) => today - (USAGE_DAYS - 1 - i) * DAY_MS);
   const db = database(env);
-  const [requests, answers] = await Promise.all([dailyRequests(db, accountId, days[0]!), dailyAnswers(db, accountId, days[0]!)]);
+  const [requests, answers] = await Promise.all([
+    dailyRequests(db, accountId, days[0]!),
+    dailyAnswers(db, accountId, days[0]!),
+  ]);
   const products: string[] = productNames();
   return {
     days,

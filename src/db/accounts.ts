@@ -15,7 +15,10 @@ export async function accountEmailTaken(db: Database, email: string): Promise<bo
 }
 
 /** Creates an account row; its plan and credits live in the AccountCredits Durable Object, not here. */
-export async function insertAccount(db: Database, account: { id: string; email: string; emailVerified: boolean; createdAt: number }): Promise<void> {
+export async function insertAccount(
+  db: Database,
+  account: { id: string; email: string; emailVerified: boolean; createdAt: number },
+): Promise<void> {
   await db.insert(accounts).values(account);
 }
 
@@ -31,7 +34,9 @@ export async function setFeedbackKeyHash(db: Database, accountId: string, keyHas
 
 /** The account whose current feedback key has this hash, or null. */
 export async function accountIdByFeedbackKeyHash(db: Database, keyHash: string): Promise<string | null> {
-  return (await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.feedbackKeyHash, keyHash)).get())?.id ?? null;
+  return (
+    (await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.feedbackKeyHash, keyHash)).get())?.id ?? null
+  );
 }
 
 /** The account whose own address is this (lower-cased) email. */

@@ -28,5 +28,9 @@ export function accountKeys(db: Database, accountId: string): Promise<ApiKey[]> 
 
 /** The key with this id if it belongs to the account. */
 export function accountKey(db: Database, accountId: string, keyId: string): Promise<ApiKey | undefined> {
-  return db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId))).get();
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+    .get();
 }

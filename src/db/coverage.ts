@@ -30,12 +30,19 @@ export interface Coverage {
 /** The `coverage` of an install request and of `/status/data` (the same shape). */
 export const coverageBody = z.strictObject({
   kind: z.enum(COVERAGE_KINDS),
-  countries: z.array(z.string().regex(/^[A-Z]{2}$/, "Two upper-case letters (ISO 3166-1 alpha-2).")).min(1).max(250).optional(),
+  countries: z
+    .array(z.string().regex(/^[A-Z]{2}$/, "Two upper-case letters (ISO 3166-1 alpha-2)."))
+    .min(1)
+    .max(250)
+    .optional(),
   note: z.string().min(1).max(300).optional(),
 });
 
 /** A row installed before coverage was recorded (migrations/0015_coverage.sql) is not trusted to be complete. */
-export const UNRECORDED: Coverage = { kind: "partial", note: "Installed before coverage was recorded; re-import to record it." };
+export const UNRECORDED: Coverage = {
+  kind: "partial",
+  note: "Installed before coverage was recorded; re-import to record it.",
+};
 
 /** The stored column (JSON text) as a Coverage; null or unreadable reads as `UNRECORDED`. */
 export function readCoverage(stored: string | null | undefined): Coverage {

@@ -21,7 +21,14 @@ export async function loadedDatasets(db: Database): Promise<Dataset[]> {
  * Marks a dataset installed at `version` (its file's publication date) covering `coverage` (src/db/coverage.ts: what
  * the importer loaded, the publisher's whole file or part of it): answers cite it and `/status/data` lists it.
  */
-export async function installDataset(db: Database, name: string, version: string, records: number, now: number, coverage: Coverage): Promise<Dataset> {
+export async function installDataset(
+  db: Database,
+  name: string,
+  version: string,
+  records: number,
+  now: number,
+  coverage: Coverage,
+): Promise<Dataset> {
   const stored = storedCoverage(coverage);
   await db
     .insert(datasets)
@@ -39,11 +46,18 @@ const DELETE_CHUNK = 20_000;
  * Deletes the rows of `table` that `where` selects, 20,000 a statement (a D1 statement may not run for long), until
  * none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
  */
-export async function deleteInChunks(db: Database, table: string, where: SQL, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+export async function deleteInChunks(
+  db: Database,
+  table: string,
+  where: SQL,
+  budgetMs: number,
+): Promise<{ deleted: number; done: boolean }> {
   const started = Date.now();
   let deleted = 0;
   for (;;) {
-    const result = await db.run(sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (SELECT rowid FROM ${sql.identifier(table)} WHERE ${where} LIMIT ${DELETE_CHUNK})`);
+    const result = await db.run(
+      sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (SELECT rowid FROM ${sql.identifier(table)} WHERE ${where} LIMIT ${DELETE_CHUNK})`,
+    );
     const changes = result.meta.changes ?? 0;
     deleted += changes;
     if (changes < DELETE_CHUNK) return { deleted, done: true };

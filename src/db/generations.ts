@@ -9,7 +9,9 @@ import { storedCoverage, type Coverage } from "./coverage";
 /** The generation answers read, with the `datasets` row's records and version (the sanity bounds' reference). */
 export const currentGeneration = (db: D1Database, name: string) =>
   db
-    .prepare("SELECT coalesce(g.active, 0) AS generation, d.records, d.version FROM datasets d LEFT JOIN dataset_generations g ON g.name = d.name WHERE d.name = ?")
+    .prepare(
+      "SELECT coalesce(g.active, 0) AS generation, d.records, d.version FROM datasets d LEFT JOIN dataset_generations g ON g.name = d.name WHERE d.name = ?",
+    )
     .bind(name)
     .first<{ generation: number; records: number; version: string }>();
 
@@ -29,8 +31,18 @@ export async function beginGeneration(db: D1Database, name: string): Promise<num
  * Makes `generation` the one answers read and lists the dataset at `version` with `coverage`; the first statement
  * changes nothing when another import replaced the staged generation (the engine then fails the run).
  */
-export const activateGeneration = (db: D1Database, name: string, generation: number, version: string, records: number, now: number, coverage: Coverage) => [
-  db.prepare("UPDATE dataset_generations SET active = staging, staging = NULL WHERE name = ?1 AND staging = ?2").bind(name, generation),
+export const activateGeneration = (
+  db: D1Database,
+  name: string,
+  generation: number,
+  version: string,
+  records: number,
+  now: number,
+  coverage: Coverage,
+) => [
+  db
+    .prepare("UPDATE dataset_generations SET active = staging, staging = NULL WHERE name = ?1 AND staging = ?2")
+    .bind(name, generation),
   db
     .prepare(
       `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6 FROM dataset_generations WHERE name = ?1 AND active = ?2

@@ -2,7 +2,8 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "./client";
 import { memberships, users } from "./schema";
 
-const membership = (accountId: string, userId: string) => and(eq(memberships.accountId, accountId), eq(memberships.userId, userId));
+const membership = (accountId: string, userId: string) =>
+  and(eq(memberships.accountId, accountId), eq(memberships.userId, userId));
 
 /** The id of the user with this (lower-cased) email, or undefined when there is none. */
 export async function userIdByEmail(db: Database, email: string): Promise<string | undefined> {
@@ -33,13 +34,20 @@ export async function isMember(db: Database, accountId: string, userId: string):
 export type Role = "owner" | "member";
 
 /** Makes the user a member with this role (an existing membership keeps its role). */
-export async function addMemberWithRole(db: Database, accountId: string, userId: string, role: Role, now: number): Promise<void> {
+export async function addMemberWithRole(
+  db: Database,
+  accountId: string,
+  userId: string,
+  role: Role,
+  now: number,
+): Promise<void> {
   await db.insert(memberships).values({ accountId, userId, role, createdAt: now }).onConflictDoNothing();
 }
 
 /** The user's role in the account, or undefined when not a member. */
 export async function memberRole(db: Database, accountId: string, userId: string): Promise<Role | undefined> {
-  return (await db.select({ role: memberships.role }).from(memberships).where(membership(accountId, userId)).get())?.role;
+  return (await db.select({ role: memberships.role }).from(memberships).where(membership(accountId, userId)).get())
+    ?.role;
 }
 
 /** The account's members with their roles, oldest first. */

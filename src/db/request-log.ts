@@ -21,14 +21,23 @@ const RECORDS_PER_STATEMENT = Math.floor(100 / 9);
 export async function insertRequestRecords(db: Database, records: readonly NewRequestRecord[]): Promise<void> {
   const statements = [];
   for (let i = 0; i < records.length; i += RECORDS_PER_STATEMENT) {
-    statements.push(db.insert(requestLog).values(records.slice(i, i + RECORDS_PER_STATEMENT)).onConflictDoNothing());
+    statements.push(
+      db
+        .insert(requestLog)
+        .values(records.slice(i, i + RECORDS_PER_STATEMENT))
+        .onConflictDoNothing(),
+    );
   }
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }
 
 /** The log line of one request, only when the account made it. */
-export function requestOfAccount(db: Database, accountId: string, requestId: string): Promise<RequestRecord | undefined> {
+export function requestOfAccount(
+  db: Database,
+  accountId: string,
+  requestId: string,
+): Promise<RequestRecord | undefined> {
   return db
     .select()
     .from(requestLog)
@@ -40,9 +49,22 @@ export function requestOfAccount(db: Database, accountId: string, requestId: str
  * Records requests whose Worker died holding credits (the account's object found their holds unsettled): free, and
  * answered as a server error, unless the Worker recorded them after all.
  */
-export async function recordUnfinished(db: Database, requests: { requestId: string; accountId: string; keyId: string | null; method: string; path: string; at: number }[]): Promise<void> {
+export async function recordUnfinished(
+  db: Database,
+  requests: { requestId: string; accountId: string; keyId: string | null; method: string; path: string; at: number }[],
+): Promise<void> {
   if (!requests.length) return;
-  const rows = requests.map((r) => ({ requestId: r.requestId, accountId: r.accountId, keyId: r.keyId, method: r.method, path: r.path, status: 500, code: "SERVER_ERROR", credits: 0, createdAt: r.at }));
+  const rows = requests.map((r) => ({
+    requestId: r.requestId,
+    accountId: r.accountId,
+    keyId: r.keyId,
+    method: r.method,
+    path: r.path,
+    status: 500,
+    code: "SERVER_ERROR",
+    credits: 0,
+    createdAt: r.at,
+  }));
   const [first, ...rest] = rows.map((row) => db.insert(requestLog).values(row).onConflictDoNothing());
   await db.batch([first!, ...rest]);
 }

@@ -17,7 +17,10 @@ export async function liveSession(db: Database, idHash: string, now: number) {
   return db
     .select({ session: dashboardSessions, role: memberships.role, email: users.email })
     .from(dashboardSessions)
-    .innerJoin(memberships, and(eq(memberships.accountId, dashboardSessions.accountId), eq(memberships.userId, dashboardSessions.userId)))
+    .innerJoin(
+      memberships,
+      and(eq(memberships.accountId, dashboardSessions.accountId), eq(memberships.userId, dashboardSessions.userId)),
+    )
     .innerJoin(users, eq(users.id, dashboardSessions.userId))
     .where(and(eq(dashboardSessions.idHash, idHash), gt(dashboardSessions.expiresAt, now)))
     .get();
@@ -30,7 +33,9 @@ export async function deleteSession(db: Database, idHash: string): Promise<void>
 
 /** Ends every session of a user (sign out everywhere); returns how many there were. */
 export async function deleteUserSessions(db: Database, userId: string, accountId?: string): Promise<number> {
-  const where = accountId ? and(eq(dashboardSessions.userId, userId), eq(dashboardSessions.accountId, accountId)) : eq(dashboardSessions.userId, userId);
+  const where = accountId
+    ? and(eq(dashboardSessions.userId, userId), eq(dashboardSessions.accountId, accountId))
+    : eq(dashboardSessions.userId, userId);
   return (await db.delete(dashboardSessions).where(where).returning({ id: dashboardSessions.idHash })).length;
 }
 
@@ -46,7 +51,11 @@ export async function insertChallenge(db: Database, row: typeof authChallenges.$
 }
 
 /** Takes a live challenge once: a second use finds nothing. */
-export async function takeChallenge(db: Database, id: string, now: number): Promise<typeof authChallenges.$inferSelect | undefined> {
+export async function takeChallenge(
+  db: Database,
+  id: string,
+  now: number,
+): Promise<typeof authChallenges.$inferSelect | undefined> {
   const [row] = await db.delete(authChallenges).where(eq(authChallenges.id, id)).returning();
   return row && row.expiresAt > now ? row : undefined;
 }

@@ -18,11 +18,21 @@ export const paymentByIntent = (db: Database, paymentIntent: string) =>
   db.select().from(stripePayments).where(eq(stripePayments.paymentIntent, paymentIntent)).get();
 
 export async function setRefundedCredits(db: Database, paymentIntent: string, credits: number): Promise<void> {
-  await db.update(stripePayments).set({ refundedCredits: credits }).where(eq(stripePayments.paymentIntent, paymentIntent));
+  await db
+    .update(stripePayments)
+    .set({ refundedCredits: credits })
+    .where(eq(stripePayments.paymentIntent, paymentIntent));
 }
 
 export async function upsertCustomer(db: Database, row: typeof stripeCustomers.$inferInsert): Promise<void> {
-  await db.insert(stripeCustomers).values(row).onConflictDoUpdate({ target: stripeCustomers.accountId, set: { customer: row.customer, subscription: row.subscription, plan: row.plan } });
+  await db
+    .insert(stripeCustomers)
+    .values(row)
+    .onConflictDoUpdate({
+      target: stripeCustomers.accountId,
+      set: { customer: row.customer, subscription: row.subscription, plan: row.plan },
+    });
 }
 
-export const customerOf = (db: Database, customer: string) => db.select().from(stripeCustomers).where(eq(stripeCustomers.customer, customer)).get();
+export const customerOf = (db: Database, customer: string) =>
+  db.select().from(stripeCustomers).where(eq(stripeCustomers.customer, customer)).get();

@@ -23,9 +23,20 @@ export function dailyRequests(db: Database, accountId: string, since: number): P
   const day = sql<number>`(${requestLog.createdAt} / ${DAY_MS}) * ${DAY_MS}`;
   const product = sql<string>`substr(${rest}, 1, instr(${rest} || '/', '/') - 1)`;
   return db
-    .select({ day, product, count: sql<number>`count(*)`, credits: sql<number>`coalesce(sum(${requestLog.credits}), 0)` })
+    .select({
+      day,
+      product,
+      count: sql<number>`count(*)`,
+      credits: sql<number>`coalesce(sum(${requestLog.credits}), 0)`,
+    })
     .from(requestLog)
-    .where(and(eq(requestLog.accountId, accountId), gte(requestLog.createdAt, since), sql`${requestLog.path} like '/api/v1/%'`))
+    .where(
+      and(
+        eq(requestLog.accountId, accountId),
+        gte(requestLog.createdAt, since),
+        sql`${requestLog.path} like '/api/v1/%'`,
+      ),
+    )
     .groupBy(day, product)
     .all();
 }
@@ -37,7 +48,12 @@ export function dailyRequests(db: Database, accountId: string, since: number): P
 export function dailyAnswers(db: Database, accountId: string, since: number): Promise<DailyFigure[]> {
   const day = sql<number>`(${history.createdAt} / ${DAY_MS}) * ${DAY_MS}`;
   return db
-    .select({ day, product: history.product, count: sql<number>`count(*)`, credits: sql<number>`coalesce(sum(${history.creditsUsed}), 0)` })
+    .select({
+      day,
+      product: history.product,
+      count: sql<number>`count(*)`,
+      credits: sql<number>`coalesce(sum(${history.creditsUsed}), 0)`,
+    })
     .from(history)
     .where(and(eq(history.accountId, accountId), gte(history.createdAt, since)))
     .groupBy(day, history.product)

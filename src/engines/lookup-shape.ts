@@ -38,7 +38,11 @@ export interface Invalid {
 export type ReadAnswer = { data: unknown } | { error: { code: string; message: string } };
 
 /** A single lookup's own follow-up (email: the settling re-check), given the answer; returns meta fields to add. */
-export type AfterLookup<J, Out> = (ctx: { env: Env; requestId: string; payer: Payer | null }, json: J, data: Out) => Promise<Record<string, unknown>>;
+export type AfterLookup<J, Out> = (
+  ctx: { env: Env; requestId: string; payer: Payer | null },
+  json: J,
+  data: Out,
+) => Promise<Record<string, unknown>>;
 
 export interface TypedLookupRoute<In, Out, J, P, Q> {
   kind: LookupKind;
@@ -85,5 +89,6 @@ export interface LookupShape {
 }
 
 /** Declares one route with its own types checked; the registry stores it erased. */
-export const lookupRoute = <In, Out, J = unknown, P = unknown, Q = unknown>(route: TypedLookupRoute<In, Out, J, P, Q>) =>
-  route as unknown as LookupRoute;
+export const lookupRoute = <In, Out, J = unknown, P = unknown, Q = unknown>(
+  route: TypedLookupRoute<In, Out, J, P, Q>,
+) => route as unknown as LookupRoute;

@@ -68,7 +68,10 @@ export interface BulkShape<Out> {
    * Rows as the create body may carry them when that differs from `input`, and how each becomes an input with the run's
    * options (address: a one-line row takes the run's `country`); an `error` rejects the row with a 422.
    */
-  rows?: { schema: z.ZodType; resolve(row: unknown, options: Record<string, unknown>): { input: unknown } | { error: string } };
+  rows?: {
+    schema: z.ZodType;
+    resolve(row: unknown, options: Record<string, unknown>): { input: unknown } | { error: string };
+  };
   /** Options of the run (from `options`) that the job object shows, as given, null when absent (address: `country`). */
   jobFields?: readonly string[];
   /**
@@ -89,7 +92,10 @@ export interface MonitorShape<In, Out> {
   /** The fields a run keeps as baseline. */
   observe(result: Out): Record<string, unknown>;
   /** The changes between a baseline and a new observation; none means no change. */
-  compare(baseline: Record<string, unknown>, now: Record<string, unknown>): { field: string; from: unknown; to: unknown }[];
+  compare(
+    baseline: Record<string, unknown>,
+    now: Record<string, unknown>,
+  ): { field: string; from: unknown; to: unknown }[];
   /** How an entry names itself in a run's `changes` list. */
   label(result: Out): string;
   /**
@@ -169,7 +175,10 @@ export interface WalkProduct<In = unknown, Out = unknown> {
    * is answered fresh and billed, as with `refresh`; `env` tells what is configured (address: which countries a
    * delivery-point partner covers).
    */
-  repeats: "stored" | "fresh" | ((stored: Out, input: In, options: WalkOptions, env: Env) => "stored" | "fresh" | "renew");
+  repeats:
+    | "stored"
+    | "fresh"
+    | ((stored: Out, input: In, options: WalkOptions, env: Env) => "stored" | "fresh" | "renew");
   /** Products with a suppression list: which fresh answers join it, and the answer a manual entry gives. */
   suppressions?: {
     suppresses(result: Out): { reason: string } | null;

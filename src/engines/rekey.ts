@@ -43,13 +43,22 @@ const MOVES_PER_STATEMENT = 200;
  * two old spellings fold to one key), the row there wins and the stale one goes. Raw statements: drizzle has no
  * `UPDATE OR IGNORE`. `table` is one of two fixed names, never input.
  */
-function moveStatements(d1: D1Database, table: KeyedTable, accountId: string, product: string, moves: [string, string][], version: number): D1PreparedStatement[] {
+function moveStatements(
+  d1: D1Database,
+  table: KeyedTable,
+  accountId: string,
+  product: string,
+  moves: [string, string][],
+  version: number,
+): D1PreparedStatement[] {
   const mine = `account_id = ?1 AND product = ?2`;
   const placeholders = `(SELECT 'rekey:' || json_extract(value, '$[0]') FROM json_each(?3))`;
   const parts = chunks(moves, MOVES_PER_STATEMENT).map((part) => JSON.stringify(part));
   const each = (query: string) => parts.map((m) => d1.prepare(query).bind(accountId, product, m, version));
   return [
-    ...each(`UPDATE ${table} SET "key" = 'rekey:' || "key" WHERE ${mine} AND key_version < ?4 AND "key" IN (SELECT json_extract(value, '$[0]') FROM json_each(?3))`),
+    ...each(
+      `UPDATE ${table} SET "key" = 'rekey:' || "key" WHERE ${mine} AND key_version < ?4 AND "key" IN (SELECT json_extract(value, '$[0]') FROM json_each(?3))`,
+    ),
     ...each(
       `UPDATE OR IGNORE ${table} SET "key" = (SELECT json_extract(n.value, '$[1]') FROM json_each(?3) n WHERE 'rekey:' || json_extract(n.value, '$[0]') = ${table}."key"), key_version = ?4 WHERE ${mine} AND "key" IN ${placeholders}`,
     ),
@@ -61,7 +70,15 @@ function moveStatements(d1: D1Database, table: KeyedTable, accountId: string, pr
  * Rows read for `wanted` keys, together with the account's stale rows: each by its current key, among `wanted`. Stale
  * rows are re-keyed in D1 on the way (once per account: afterwards none are left).
  */
-export async function currentRows<R extends Keyed>(db: Database, table: KeyedTable, accountId: string, product: string, rows: R[], wanted: Set<string>, keys: KeyVersion | undefined): Promise<Map<string, R>> {
+export async function currentRows<R extends Keyed>(
+  db: Database,
+  table: KeyedTable,
+  accountId: string,
+  product: string,
+  rows: R[],
+  wanted: Set<string>,
+  keys: KeyVersion | undefined,
+): Promise<Map<string, R>> {
   const found = new Map<string, R>();
   const stale = new Map<string, R>();
   for (const row of rows) {
@@ -70,8 +87,18 @@ export async function currentRows<R extends Keyed>(db: Database, table: KeyedTab
   }
   if (!keys || !stale.size) return found;
   const moves = [...stale.values()].map((row): [R, string] => [row, newKey(keys, row)]);
-  await db.$client.batch(moveStatements(db.$client, table, accountId, product, moves.map(([row, to]) => [row.key, to]), keys.version));
-  for (const [row, to] of moves) if (wanted.has(to) && !found.has(to)) found.set(to, { ...row, key: to, keyVersion: keys.version });
+  await db.$client.batch(
+    moveStatements(
+      db.$client,
+      table,
+      accountId,
+      product,
+      moves.map(([row, to]) => [row.key, to]),
+      keys.version,
+    ),
+  );
+  for (const [row, to] of moves)
+    if (wanted.has(to) && !found.has(to)) found.set(to, { ...row, key: to, keyVersion: keys.version });
   return found;
 }
 
@@ -80,11 +107,20 @@ const TABLES = { repeats, suppressions } as const;
 /** The stale rows of one account and product, as a query to read with others (`unionAll`). */
 export function staleRowsQuery(db: Database, table: KeyedTable, accountId: string, product: string, keys: KeyVersion) {
   const t = TABLES[table];
-  return db.select({ key: t.key, keyVersion: t.keyVersion, result: t.result }).from(t).where(and(eq(t.accountId, accountId), eq(t.product, product), lt(t.keyVersion, keys.version)));
+  return db
+    .select({ key: t.key, keyVersion: t.keyVersion, result: t.result })
+    .from(t)
+    .where(and(eq(t.accountId, accountId), eq(t.product, product), lt(t.keyVersion, keys.version)));
 }
 
 /** Re-keys every stale row of one account and product (before a list route reads or changes the list by key). */
-export async function rekeyAll(db: Database, table: KeyedTable, accountId: string, product: string, keys: KeyVersion | undefined): Promise<void> {
+export async function rekeyAll(
+  db: Database,
+  table: KeyedTable,
+  accountId: string,
+  product: string,
+  keys: KeyVersion | undefined,
+): Promise<void> {
   if (!keys) return;
   const rows = await staleRowsQuery(db, table, accountId, product, keys);
   await currentRows(db, table, accountId, product, rows, new Set(), keys);

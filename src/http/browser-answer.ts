@@ -22,4 +22,5 @@ export function browserData<T extends object>(data: T): T {
 }
 
 /** `{success: true, data}` for a browser endpoint. */
-export const browserOk = <T extends object>(c: Context<AppEnv>, data: T) => c.json({ success: true as const, data: browserData(data) });
+export const browserOk = <T extends object>(c: Context<AppEnv>, data: T) =>
+  c.json({ success: true as const, data: browserData(data) });

@@ -4,7 +4,12 @@ import type { AppEnv } from "../types";
 import type { ApiError } from "./errors";
 
 /** `{success: true, data, meta}`; `meta.request_id` is always present. */
-export function ok<T>(c: Context<AppEnv>, data: T, meta: Record<string, unknown> = {}, status: ContentfulStatusCode = 200) {
+export function ok<T>(
+  c: Context<AppEnv>,
+  data: T,
+  meta: Record<string, unknown> = {},
+  status: ContentfulStatusCode = 200,
+) {
   return c.json({ success: true as const, data, meta: { ...meta, request_id: c.var.requestId } }, status);
 }
 

@@ -11,11 +11,16 @@ type JsonObject = { [key: string]: Json };
 /** Subtrees smaller than this (serialized bytes) stay inline: a `$ref` would save next to nothing. */
 const MIN_BYTES = 160;
 
-const isObject = (value: Json): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: Json): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A JSON Schema node (not a `properties` map, whose keys are field names). */
 const isSchema = (node: JsonObject) =>
-  typeof node.type === "string" || Array.isArray(node.type) || Array.isArray(node.anyOf) || Array.isArray(node.oneOf) || Array.isArray(node.allOf);
+  typeof node.type === "string" ||
+  Array.isArray(node.type) ||
+  Array.isArray(node.anyOf) ||
+  Array.isArray(node.oneOf) ||
+  Array.isArray(node.allOf);
 
 /** Serializes every subtree once, bottom-up, so each node's text is built from its children's. */
 function serializer() {
@@ -26,7 +31,9 @@ function serializer() {
     if (known !== undefined) return known;
     const built = Array.isArray(node)
       ? `[${node.map(text).join(",")}]`
-      : `{${Object.entries(node).map(([key, value]) => `${JSON.stringify(key)}:${text(value)}`).join(",")}}`;
+      : `{${Object.entries(node)
+          .map(([key, value]) => `${JSON.stringify(key)}:${text(value)}`)
+          .join(",")}}`;
     texts.set(node, built);
     return built;
   };
@@ -40,7 +47,11 @@ const pascal = (words: string) =>
     .map((word) => word[0]!.toUpperCase() + word.slice(1))
     .join("");
 
-const singular = (word: string) => word.replace(/ies$/, "y").replace(/(ss|x|ch|sh)es$/, "$1").replace(/([^s])s$/, "$1");
+const singular = (word: string) =>
+  word
+    .replace(/ies$/, "y")
+    .replace(/(ss|x|ch|sh)es$/, "$1")
+    .replace(/([^s])s$/, "$1");
 
 const WRAPPERS = new Set(["anyOf", "oneOf", "allOf", "items", "additionalProperties"]);
 
@@ -61,7 +72,15 @@ function namesFor(trail: string[]): string[] {
     const name = pascal(item ? singular(field) : field);
     return [name, `${product}${name}`];
   }
-  const role = keys.includes("requestBody") ? "Request" : keys.includes("parameters") ? "Parameter" : field === "meta" ? "Meta" : field === "data" ? "Answer" : "Response";
+  const role = keys.includes("requestBody")
+    ? "Request"
+    : keys.includes("parameters")
+      ? "Parameter"
+      : field === "meta"
+        ? "Meta"
+        : field === "data"
+          ? "Answer"
+          : "Response";
   return [`${pascal(segments)}${role}`];
 }
 

@@ -41,7 +41,10 @@ interface RouteEntry {
 }
 
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 };
 
@@ -81,10 +84,20 @@ const errorEnvelope = {
 function successEnvelope(doc: RouteDoc) {
   const data = doc.response ? jsonSchema(doc.response, "output") : {};
   if (doc.meta === null) {
-    return { type: "object", required: ["success", "data"], properties: { success: { const: true }, data }, additionalProperties: false };
+    return {
+      type: "object",
+      required: ["success", "data"],
+      properties: { success: { const: true }, data },
+      additionalProperties: false,
+    };
   }
   const meta = jsonSchema((doc.meta ?? z.object({})).extend({ request_id: z.string() }), "output");
-  return { type: "object", required: ["success", "data", "meta"], properties: { success: { const: true }, data, meta }, additionalProperties: false };
+  return {
+    type: "object",
+    required: ["success", "data", "meta"],
+    properties: { success: { const: true }, data, meta },
+    additionalProperties: false,
+  };
 }
 
 /** A request and the answer it gets, shown on the operation (values from the tests, so they are true). */
@@ -118,10 +131,16 @@ const SECURITY: Record<NonNullable<RouteDoc["auth"]>, Record<string, string[]>[]
   none: [],
 };
 
-function withExamples(op: ReturnType<typeof operation>, examples: OperationExample[] | undefined, successStatus: string) {
+function withExamples(
+  op: ReturnType<typeof operation>,
+  examples: OperationExample[] | undefined,
+  successStatus: string,
+) {
   if (!examples?.length) return op;
   const named = (pick: (example: OperationExample) => unknown, list: OperationExample[]) =>
-    Object.fromEntries(list.map((example, i) => [`example${i + 1}`, { summary: example.summary, value: pick(example) }]));
+    Object.fromEntries(
+      list.map((example, i) => [`example${i + 1}`, { summary: example.summary, value: pick(example) }]),
+    );
   const withBody = examples.filter((example) => example.body !== undefined);
   const body = op.requestBody as { content: Record<string, Record<string, unknown>> } | undefined;
   if (body && withBody.length) body.content["application/json"]!.examples = named((example) => example.body, withBody);
@@ -135,15 +154,24 @@ function withExamples(op: ReturnType<typeof operation>, examples: OperationExamp
 
 function operation(doc: RouteDoc) {
   const responses: Record<string, unknown> = {
-    [String(doc.status ?? 200)]: { description: "Success", content: { "application/json": { schema: successEnvelope(doc) } } },
+    [String(doc.status ?? 200)]: {
+      description: "Success",
+      content: { "application/json": { schema: successEnvelope(doc) } },
+    },
   };
   const codes = new Set<ErrorCode>(["SERVER_ERROR", ...(doc.errors ?? [])]);
   if (doc.body || doc.query || doc.params) codes.add("VALIDATION_FAILED");
   const byStatus = new Map<string, ErrorCode[]>();
-  for (const code of codes) byStatus.set(String(ERROR_STATUS[code]), [...(byStatus.get(String(ERROR_STATUS[code])) ?? []), code]);
+  for (const code of codes)
+    byStatus.set(String(ERROR_STATUS[code]), [...(byStatus.get(String(ERROR_STATUS[code])) ?? []), code]);
   for (const [status, listed] of byStatus) {
     // The envelope, narrowed to the codes this operation can answer with this status.
-    const schema = { allOf: [{ $ref: "#/components/schemas/Error" }, { properties: { error: { properties: { code: { enum: listed } } } } }] };
+    const schema = {
+      allOf: [
+        { $ref: "#/components/schemas/Error" },
+        { properties: { error: { properties: { code: { enum: listed } } } } },
+      ],
+    };
     responses[status] = { description: listed.join(", "), content: { "application/json": { schema } } };
   }
   return {
@@ -153,7 +181,13 @@ function operation(doc: RouteDoc) {
     security: SECURITY[doc.auth ?? "none"],
     parameters: [...parameters(doc.params, "path"), ...parameters(doc.query, "query")],
     ...(doc.body
-      ? { requestBody: { required: true, ...(doc.bodyBytes ? { "x-max-bytes": doc.bodyBytes } : {}), content: { "application/json": { schema: jsonSchema(doc.body, "input") } } } }
+      ? {
+          requestBody: {
+            required: true,
+            ...(doc.bodyBytes ? { "x-max-bytes": doc.bodyBytes } : {}),
+            content: { "application/json": { schema: jsonSchema(doc.body, "input") } },
+          },
+        }
       : {}),
     responses,
   };
@@ -173,15 +207,26 @@ export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1
   for (const [id, doc] of docs) {
     const [method, path] = id.split(" ") as [string, string];
     const tag = options.tagOf ? options.tagOf(doc.tag, path) : doc.tag;
-    const op = withExamples(operation({ ...doc, tag }), options.examples?.[`${method.toUpperCase()} ${path}`], String(doc.status ?? 200));
+    const op = withExamples(
+      operation({ ...doc, tag }),
+      options.examples?.[`${method.toUpperCase()} ${path}`],
+      String(doc.status ?? 200),
+    );
     (paths[path] ??= {})[method] = op;
   }
   const schemas: Record<string, unknown> = { Error: errorEnvelope };
   // JSON Schema values are plain JSON: the hoisting pass only reads and rebuilds them.
-  hoistSharedSchemas(paths as Parameters<typeof hoistSharedSchemas>[0], schemas as Parameters<typeof hoistSharedSchemas>[1]);
+  hoistSharedSchemas(
+    paths as Parameters<typeof hoistSharedSchemas>[0],
+    schemas as Parameters<typeof hoistSharedSchemas>[1],
+  );
   return {
     openapi: "3.1.0",
-    info: { title: "Verification API", version: "1.0.0", ...(options.description ? { description: options.description } : {}) },
+    info: {
+      title: "Verification API",
+      version: "1.0.0",
+      ...(options.description ? { description: options.description } : {}),
+    },
     servers: [{ url: "/" }],
     ...(options.tags ? { tags: options.tags } : {}),
     paths,
@@ -189,7 +234,12 @@ export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1
     components: {
       schemas,
       securitySchemes: {
-        secretKey: { type: "http", scheme: "bearer", description: "A secret key `sk_live_...` (or the sandbox key), as `Authorization: Bearer sk_live_...`. Server-side only." },
+        secretKey: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "A secret key `sk_live_...` (or the sandbox key), as `Authorization: Bearer sk_live_...`. Server-side only.",
+        },
         publishableKey: {
           type: "apiKey",
           in: "header",
@@ -197,7 +247,11 @@ export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1
           description:
             "A publishable key `pk_live_...`, sent as `key` in the JSON body of the four browser endpoints (OpenAPI has no body location for keys). The page's `Origin` must be one of the key's allowed domains; a key with a bot-challenge pair also needs `challenge_token`.",
         },
-        adminToken: { type: "http", scheme: "bearer", description: "The operator's ADMIN_TOKEN (operator API under /admin/v1 only)." },
+        adminToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "The operator's ADMIN_TOKEN (operator API under /admin/v1 only).",
+        },
       },
     },
   };

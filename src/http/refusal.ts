@@ -4,7 +4,8 @@ import { ApiError } from "./errors";
 
 /** A lookup's refusal as the HTTP error the spec gives it (429 with `Retry-After` for limits and the daily cap, 402, 403). */
 export function refusalApiError(refusal: Refusal): ApiError {
-  const headers = refusal.retryAfterSeconds === undefined ? undefined : { "Retry-After": String(refusal.retryAfterSeconds) };
+  const headers =
+    refusal.retryAfterSeconds === undefined ? undefined : { "Retry-After": String(refusal.retryAfterSeconds) };
   return new ApiError(refusal.code, refusal.message, headers ? { headers } : {});
 }
 

@@ -82,7 +82,14 @@ export async function writeRequestRecords(env: Env, records: readonly NewRequest
       await Promise.all(messagesOf(records).map((message) => env.JOBS.send(message)));
     } catch (queueError) {
       const requestIds = records.map((r) => r.requestId);
-      console.error(JSON.stringify({ event: "request_log_lost", request_ids: requestIds, d1_error: String(d1Error), queue_error: String(queueError) }));
+      console.error(
+        JSON.stringify({
+          event: "request_log_lost",
+          request_ids: requestIds,
+          d1_error: String(d1Error),
+          queue_error: String(queueError),
+        }),
+      );
     }
   }
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 
 /** `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff]]` and a zone (`Z` or `±HH:MM`), which a timestamp must carry. */
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?$/;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?$/;
 
 /** Unix ms of an ISO date or timestamp whose calendar date exists (no 30 February), else NaN. */
 function parseIso(value: string): number {
@@ -9,7 +10,8 @@ function parseIso(value: string): number {
   if (!match || (match[4] !== undefined && match[7] === undefined)) return Number.NaN;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return Number.NaN;
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    return Number.NaN;
   return Date.parse(match[4] === undefined ? `${value}T00:00:00Z` : value);
 }
 

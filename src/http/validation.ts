@@ -57,4 +57,3 @@ export function jsonBody<T extends z.ZodType>(schema: T, maxBytes: number = BODY
 export const queryParams = <T extends z.ZodType>(schema: T) => attachDoc(validated("query", schema), { query: schema });
 
 export const pathParams = <T extends z.ZodType>(schema: T) => attachDoc(validated("param", schema), { params: schema });
-

@@ -11,7 +11,9 @@ const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"];
 export function assertWebhookUrl(env: Env, field: string, url: string): void {
   const parsed = new URL(url);
   const loopback = LOOPBACK_HOSTS.includes(parsed.hostname);
-  const allowed = parsed.protocol === "https:" || (env.WEBHOOKS_ALLOW_LOOPBACK === "true" && parsed.protocol === "http:" && loopback);
+  const allowed =
+    parsed.protocol === "https:" || (env.WEBHOOKS_ALLOW_LOOPBACK === "true" && parsed.protocol === "http:" && loopback);
   if (!allowed) throw validationFailed({ [field]: ["Must be an https URL."] });
-  if (parsed.username || parsed.password) throw validationFailed({ [field]: ["Must not carry a user name or password."] });
+  if (parsed.username || parsed.password)
+    throw validationFailed({ [field]: ["Must not carry a user name or password."] });
 }

@@ -3,7 +3,12 @@ import { ApiError, rateLimited } from "../http/errors";
 import { LIMITS, type LimitName } from "./limiter";
 
 /** One rate limit of the account's object, for `subject` (a key id, a visitor, a user). */
-export const limitHit = (name: LimitName, subject: string): LimitHit => ({ name, subject, limit: LIMITS[name].limit, windowMs: LIMITS[name].windowMs });
+export const limitHit = (name: LimitName, subject: string): LimitHit => ({
+  name,
+  subject,
+  limit: LIMITS[name].limit,
+  windowMs: LIMITS[name].windowMs,
+});
 
 /**
  * A request's admission by its account's object: the rate limits it counts, carried by the request's first call to

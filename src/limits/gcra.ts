@@ -24,7 +24,8 @@ export function gcra(bucket: Bucket, limit: number, windowMs: number, now: numbe
   const interval = windowMs / limit;
   const tat = Math.max(bucket.tat, now);
   const burst = windowMs - interval;
-  if (tat - now > burst) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((tat - now - burst) / 1000)) };
+  if (tat - now > burst)
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((tat - now - burst) / 1000)) };
   bucket.tat = tat + interval;
   return { allowed: true, retryAfterSeconds: 0 };
 }

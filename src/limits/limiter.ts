@@ -13,8 +13,16 @@ export const LIMITS = {
   sandboxAddress: { limit: 30, windowMs: 60_000, message: "Over 30 sandbox requests a minute from this address." },
   redeliveryUser: { limit: 10, windowMs: 60_000, message: "Over 10 webhook redeliveries a minute." },
   testWebhookKey: { limit: 10, windowMs: 60_000, message: "Over 10 test webhooks a minute for this key." },
-  signInAddress: { limit: 10, windowMs: 15 * 60_000, message: "Over 10 sign-in attempts in 15 minutes from this address." },
-  signInAccount: { limit: 5, windowMs: 15 * 60_000, message: "Over 5 sign-in attempts in 15 minutes for this email address." },
+  signInAddress: {
+    limit: 10,
+    windowMs: 15 * 60_000,
+    message: "Over 10 sign-in attempts in 15 minutes from this address.",
+  },
+  signInAccount: {
+    limit: 5,
+    windowMs: 15 * 60_000,
+    message: "Over 5 sign-in attempts in 15 minutes for this email address.",
+  },
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

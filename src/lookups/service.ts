@@ -33,11 +33,20 @@ const DEFAULT_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, hono
  * and nothing is held or charged for them; answers come back with what they cost. Validation of the request is the
  * surface's (it knows its own field names).
  */
-export async function lookup<In, Out>(caller: LookupCaller, product: Product<In, Out>, inputs: In[], options: Partial<WalkOptions> = {}): Promise<LookupOutcome<In, Out>> {
+export async function lookup<In, Out>(
+  caller: LookupCaller,
+  product: Product<In, Out>,
+  inputs: In[],
+  options: Partial<WalkOptions> = {},
+): Promise<LookupOutcome<In, Out>> {
   const { principal } = caller;
-  if (principal.kind === "secret" && !principal.scopes.includes(product.scope)) return refused({ code: "KEY_SCOPE_DENIED", message: `The key's scopes do not include \`${product.scope}\`.` });
+  if (principal.kind === "secret" && !principal.scopes.includes(product.scope))
+    return refused({ code: "KEY_SCOPE_DENIED", message: `The key's scopes do not include \`${product.scope}\`.` });
   if (principal.kind === "sandbox" && !inputs.every((input) => product.isSample(input))) {
-    return refused({ code: "SANDBOX_VALUE_NOT_ALLOWED", message: "The sandbox key only answers the documented sample values." });
+    return refused({
+      code: "SANDBOX_VALUE_NOT_ALLOWED",
+      message: "The sandbox key only answers the documented sample values.",
+    });
   }
   try {
     const run = await walk(product, {

@@ -19,7 +19,8 @@ export function deliveryPointPartners(env: Env): DeliveryPointPartner[] {
 export const DELIVERY_POINT_DATASETS = ["smarty-us-street", "google-address-validation"] as const;
 
 /** The partner that answers a country: the first configured one covering it (Smarty for the US, then Google). */
-export const partnerFor = (partners: DeliveryPointPartner[], country: string) => partners.find((p) => p.covers(country)) ?? null;
+export const partnerFor = (partners: DeliveryPointPartner[], country: string) =>
+  partners.find((p) => p.covers(country)) ?? null;
 
 /** Whether a configured partner covers the country (else an address there is not checked and pays no surcharge). */
 export const isCovered = (env: Env, country: string) => partnerFor(deliveryPointPartners(env), country) !== null;
@@ -31,7 +32,11 @@ const IN_FLIGHT = 4;
  * the partner takes (Smarty: 100 a call), within the account's daily ceiling (one call each) and the time budget.
  * Addresses no partner covers are absent from the map; covered ones no partner answered for map to null.
  */
-export async function checkAddresses(env: Env, accountId: string | null, asks: { key: string; query: DeliveryQuery }[]): Promise<Map<string, Checked<DeliveryAnswer> | null>> {
+export async function checkAddresses(
+  env: Env,
+  accountId: string | null,
+  asks: { key: string; query: DeliveryQuery }[],
+): Promise<Map<string, Checked<DeliveryAnswer> | null>> {
   const partners = deliveryPointPartners(env);
   const out = new Map<string, Checked<DeliveryAnswer> | null>();
   const groups = new Map<DeliveryPointPartner, { key: string; query: DeliveryQuery }[]>();
@@ -43,7 +48,12 @@ export async function checkAddresses(env: Env, accountId: string | null, asks: {
     out.set(ask.key, null);
     groups.set(partner, [...(groups.get(partner) ?? []), ask]);
   }
-  const calls = [...groups].flatMap(([partner, list]) => Array.from({ length: Math.ceil(list.length / partner.perCall) }, (_, i) => ({ partner, list: list.slice(i * partner.perCall, (i + 1) * partner.perCall) })));
+  const calls = [...groups].flatMap(([partner, list]) =>
+    Array.from({ length: Math.ceil(list.length / partner.perCall) }, (_, i) => ({
+      partner,
+      list: list.slice(i * partner.perCall, (i + 1) * partner.perCall),
+    })),
+  );
   if (!calls.length) return out;
   // The ceiling counts addresses, not HTTP requests: partners bill per address looked up.
   let granted = await takeCalls(env, accountId, seen.size);
@@ -55,7 +65,12 @@ export async function checkAddresses(env: Env, accountId: string | null, asks: {
   const settings = partnerSettings(env);
   const budget = budgetFor(env);
   await inPool(allowed, IN_FLIGHT, async ({ partner, list }) => {
-    const answers = await guarded(partner.name, settings, budget, (signal) => partner.check(list.map((a) => a.query), signal));
+    const answers = await guarded(partner.name, settings, budget, (signal) =>
+      partner.check(
+        list.map((a) => a.query),
+        signal,
+      ),
+    );
     if (!answers) return;
     const version = new Date().toISOString();
     list.forEach((ask, i) => out.set(ask.key, { answer: answers[i]!, source: { dataset: partner.dataset, version } }));

@@ -22,24 +22,45 @@ const isOutcome = (value: unknown): value is RelayOutcome =>
   typeof value === "object" &&
   value !== null &&
   (typeof (value as { status?: unknown }).status === "number" ||
-    (["refused", "timeout", "connection"].includes(String((value as { error?: unknown }).error)) && typeof (value as { detail?: unknown }).detail === "string"));
+    (["refused", "timeout", "connection"].includes(String((value as { error?: unknown }).error)) &&
+      typeof (value as { detail?: unknown }).detail === "string"));
 
 /** Asks the sidecar to make the attempt; a sidecar that cannot be reached or answers badly is a connection failure. */
-export async function relayDelivery(target: SidecarTarget, secret: string, request: RelayRequest): Promise<RelayOutcome> {
-  const body = JSON.stringify({ url: request.url, address: request.address, body: request.body, headers: request.headers, timeout_ms: request.timeoutMs });
+export async function relayDelivery(
+  target: SidecarTarget,
+  secret: string,
+  request: RelayRequest,
+): Promise<RelayOutcome> {
+  const body = JSON.stringify({
+    url: request.url,
+    address: request.address,
+    body: request.body,
+    headers: request.headers,
+    timeout_ms: request.timeoutMs,
+  });
   try {
     const timestamp = String(Math.floor(Date.now() / 1000));
     const init: RequestInit = {
       method: "POST",
       body,
-      headers: { "content-type": "application/json", "x-sidecar-timestamp": timestamp, "x-sidecar-signature": await signSidecarRequest(secret, timestamp, body) },
+      headers: {
+        "content-type": "application/json",
+        "x-sidecar-timestamp": timestamp,
+        "x-sidecar-signature": await signSidecarRequest(secret, timestamp, body),
+      },
       signal: AbortSignal.timeout(request.timeoutMs + 2_000),
     };
-    const response = "url" in target ? await fetch(`${target.url.replace(/\/+$/, "")}/v1/deliver`, init) : await target.fetcher.fetch("http://smtp-sidecar/v1/deliver", init);
+    const response =
+      "url" in target
+        ? await fetch(`${target.url.replace(/\/+$/, "")}/v1/deliver`, init)
+        : await target.fetcher.fetch("http://smtp-sidecar/v1/deliver", init);
     const answer: unknown = response.ok ? await response.json() : null;
     if (isOutcome(answer)) return answer;
     return { error: "connection", detail: `delivery relay answered ${response.status}` };
   } catch (err) {
-    return { error: "connection", detail: `delivery relay unreachable (${err instanceof Error ? err.message : String(err)})` };
+    return {
+      error: "connection",
+      detail: `delivery relay unreachable (${err instanceof Error ? err.message : String(err)})`,
+    };
   }
 }

@@ -41,7 +41,10 @@ async function queryResolver(dohUrl: string, name: string, type: DnsType, key: s
   url.searchParams.set("type", type);
   let body: DohJson;
   try {
-    const response = await fetch(url, { headers: { Accept: "application/dns-json" }, signal: AbortSignal.timeout(QUERY_TIMEOUT_MS) });
+    const response = await fetch(url, {
+      headers: { Accept: "application/dns-json" },
+      signal: AbortSignal.timeout(QUERY_TIMEOUT_MS),
+    });
     if (!response.ok) return { status: "error", records: [] };
     body = (await response.json()) as DohJson;
   } catch {

@@ -95,7 +95,8 @@ export function formatIp(ip: IpAddress): string {
 export const toMapped = (ip: IpAddress): bigint => (ip.version === 4 ? V4_MAPPED | ip.value : ip.value);
 
 /** The inverse of `toMapped`. */
-export const fromMapped = (value: bigint): IpAddress => (value >> 32n === 0xffffn ? { version: 4, value: value & MASK_32 } : { version: 6, value });
+export const fromMapped = (value: bigint): IpAddress =>
+  value >> 32n === 0xffffn ? { version: 4, value: value & MASK_32 } : { version: 6, value };
 
 /** Dataset key: the 128-bit value as 32 lower-case hex digits, so text order is numeric order in both families. */
 export const rangeKey = (ip: IpAddress): string => toMapped(ip).toString(16).padStart(32, "0");
@@ -116,7 +117,10 @@ export function parseCidr(text: string): Cidr | null {
   // by some tools, it is not one reading everywhere).
   if (bits !== undefined && !/^(0|[1-9]\d{0,2})$/.test(bits)) return null;
   // `::ffff:10.0.0.0/104` is the IPv4 block 10.0.0.0/8.
-  const mappedBits = address.includes(":") && ip.version === 4 && bits !== undefined ? Number(bits) - 96 : Number(bits ?? widthOf(ip.version));
+  const mappedBits =
+    address.includes(":") && ip.version === 4 && bits !== undefined
+      ? Number(bits) - 96
+      : Number(bits ?? widthOf(ip.version));
   if (mappedBits < 0 || mappedBits > widthOf(ip.version)) return null;
   return { ip: { version: ip.version, value: ip.value & ~hostMask(ip.version, mappedBits) }, bits: mappedBits };
 }
@@ -124,7 +128,10 @@ export function parseCidr(text: string): Cidr | null {
 export const formatCidr = (cidr: Cidr) => `${formatIp(cidr.ip)}/${cidr.bits}`;
 
 /** First and last address of a block. */
-export const cidrBounds = (cidr: Cidr): [IpAddress, IpAddress] => [cidr.ip, { version: cidr.ip.version, value: cidr.ip.value | hostMask(cidr.ip.version, cidr.bits) }];
+export const cidrBounds = (cidr: Cidr): [IpAddress, IpAddress] => [
+  cidr.ip,
+  { version: cidr.ip.version, value: cidr.ip.value | hostMask(cidr.ip.version, cidr.bits) },
+];
 
 export const cidrContains = (cidr: Cidr, ip: IpAddress) =>
   cidr.ip.version === ip.version && (ip.value & ~hostMask(ip.version, cidr.bits)) === cidr.ip.value;
@@ -148,7 +155,8 @@ export function blockHolding(first: IpAddress, last: IpAddress, ip: IpAddress): 
   const width = widthOf(ip.version);
   for (let bits = 0; bits <= width; bits++) {
     const base = ip.value & ~hostMask(ip.version, bits);
-    if (base >= first.value && (base | hostMask(ip.version, bits)) <= last.value) return { ip: { version: ip.version, value: base }, bits };
+    if (base >= first.value && (base | hostMask(ip.version, bits)) <= last.value)
+      return { ip: { version: ip.version, value: base }, bits };
   }
   return { ip, bits: width };
 }

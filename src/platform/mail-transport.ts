@@ -55,9 +55,13 @@ function cloudflareTransport(binding: SendEmail): MailTransport {
 type SubmitAnswer = { sent: true; response: string } | { sent: false; permanent: boolean; detail: string };
 
 const isSubmitAnswer = (v: unknown): v is SubmitAnswer =>
-  typeof v === "object" && v !== null && ((v as { sent?: unknown }).sent === true
+  typeof v === "object" &&
+  v !== null &&
+  ((v as { sent?: unknown }).sent === true
     ? typeof (v as { response?: unknown }).response === "string"
-    : (v as { sent?: unknown }).sent === false && typeof (v as { permanent?: unknown }).permanent === "boolean" && typeof (v as { detail?: unknown }).detail === "string");
+    : (v as { sent?: unknown }).sent === false &&
+      typeof (v as { permanent?: unknown }).permanent === "boolean" &&
+      typeof (v as { detail?: unknown }).detail === "string");
 
 function smtpRelayTransport(target: NonNullable<ReturnType<typeof sidecarTarget>>, secret: string): MailTransport {
   return {
@@ -69,15 +73,27 @@ function smtpRelayTransport(target: NonNullable<ReturnType<typeof sidecarTarget>
         const init: RequestInit = {
           method: "POST",
           body,
-          headers: { "content-type": "application/json", "x-sidecar-timestamp": timestamp, "x-sidecar-signature": await signSidecarRequest(secret, timestamp, body) },
+          headers: {
+            "content-type": "application/json",
+            "x-sidecar-timestamp": timestamp,
+            "x-sidecar-signature": await signSidecarRequest(secret, timestamp, body),
+          },
           signal: AbortSignal.timeout(SUBMIT_TIMEOUT_MS + 2_000),
         };
-        const response = "url" in target ? await fetch(`${target.url.replace(/\/+$/, "")}/v1/submit`, init) : await target.fetcher.fetch("http://smtp-sidecar/v1/submit", init);
+        const response =
+          "url" in target
+            ? await fetch(`${target.url.replace(/\/+$/, "")}/v1/submit`, init)
+            : await target.fetcher.fetch("http://smtp-sidecar/v1/submit", init);
         const answer: unknown = response.ok ? await response.json() : null;
-        if (!isSubmitAnswer(answer)) return { sent: false, permanent: false, detail: `mail relay answered ${response.status}` };
+        if (!isSubmitAnswer(answer))
+          return { sent: false, permanent: false, detail: `mail relay answered ${response.status}` };
         return answer.sent ? { sent: true, detail: answer.response } : answer;
       } catch (err) {
-        return { sent: false, permanent: false, detail: `mail relay unreachable (${err instanceof Error ? err.message : String(err)})` };
+        return {
+          sent: false,
+          permanent: false,
+          detail: `mail relay unreachable (${err instanceof Error ? err.message : String(err)})`,
+        };
       }
     },
   };

@@ -26,7 +26,11 @@ const IN_FLIGHT = 8;
  * within the account's daily ceiling and the lookup's time budget, each partner in order until one answers. A number
  * no partner answered for maps to null (the product answers it unchecked, `partner_unavailable`).
  */
-export async function checkNumbers(env: Env, accountId: string | null, numbers: string[]): Promise<Map<string, Checked<NetworkAnswer> | null>> {
+export async function checkNumbers(
+  env: Env,
+  accountId: string | null,
+  numbers: string[],
+): Promise<Map<string, Checked<NetworkAnswer> | null>> {
   const distinct = [...new Set(numbers)];
   const partners = phoneNetworkPartners(env);
   const out = new Map<string, Checked<NetworkAnswer> | null>(distinct.map((n) => [n, null]));

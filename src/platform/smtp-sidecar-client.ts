@@ -11,7 +11,14 @@
 
 /** Sidecar outcomes, plus `provider_unavailable` when the sidecar itself could not be reached or answered badly. */
 export type SidecarOutcome =
-  | "accepted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "greylisted" | "timeout" | "unavailable" | "refused_private"
+  | "accepted"
+  | "no_mailbox"
+  | "mailbox_full"
+  | "mailbox_disabled"
+  | "greylisted"
+  | "timeout"
+  | "unavailable"
+  | "refused_private"
   | "provider_unavailable";
 
 export interface SidecarProbeRequest {
@@ -51,7 +58,10 @@ export type SidecarTarget = { url: string } | { fetcher: Pick<Fetcher, "fetch"> 
  * connection reuse and per-domain politeness hold however many instances run. Without one (webhook attempts, mail
  * submissions), instance 0.
  */
-export function sidecarTarget(env: Pick<Env, "SMTP_SIDECAR_URL" | "SMTP_SIDECAR"> & { SMTP_SIDECAR_INSTANCES?: string }, domain?: string): SidecarTarget | null {
+export function sidecarTarget(
+  env: Pick<Env, "SMTP_SIDECAR_URL" | "SMTP_SIDECAR"> & { SMTP_SIDECAR_INSTANCES?: string },
+  domain?: string,
+): SidecarTarget | null {
   if (env.SMTP_SIDECAR_URL) return { url: env.SMTP_SIDECAR_URL };
   if (!env.SMTP_SIDECAR) return null;
   const instance = domain === undefined ? 0 : sidecarInstance(domain, Number(env.SMTP_SIDECAR_INSTANCES ?? 1));
@@ -72,10 +82,25 @@ export function sidecarInstance(domain: string, instances: number): number {
   return hash % count;
 }
 
-type WireResult = { address: string; outcome: SidecarOutcome; smtp_code: number | null; smtp_message: string | null; enhanced_status?: string | null };
+type WireResult = {
+  address: string;
+  outcome: SidecarOutcome;
+  smtp_code: number | null;
+  smtp_message: string | null;
+  enhanced_status?: string | null;
+};
 type WireResponse = { mx_host: string | null; catch_all: boolean | null; checked_at: string; results: WireResult[] };
 
-const SIDECAR_OUTCOMES = new Set<string>(["accepted", "no_mailbox", "mailbox_full", "mailbox_disabled", "greylisted", "timeout", "unavailable", "refused_private"]);
+const SIDECAR_OUTCOMES = new Set<string>([
+  "accepted",
+  "no_mailbox",
+  "mailbox_full",
+  "mailbox_disabled",
+  "greylisted",
+  "timeout",
+  "unavailable",
+  "refused_private",
+]);
 const encoder = new TextEncoder();
 
 /**
@@ -107,9 +132,10 @@ export async function probeMailboxes(
       },
       signal: AbortSignal.timeout(request.timeoutMs + 2000),
     };
-    const response = "url" in target
-      ? await fetchImpl(`${target.url.replace(/\/+$/, "")}/v1/probe`, init)
-      : await target.fetcher.fetch("http://smtp-sidecar/v1/probe", init);
+    const response =
+      "url" in target
+        ? await fetchImpl(`${target.url.replace(/\/+$/, "")}/v1/probe`, init)
+        : await target.fetcher.fetch("http://smtp-sidecar/v1/probe", init);
     const answer: unknown = response.ok ? await response.json() : null;
     if (response.status !== 200 || !isWireResponse(answer, request.addresses)) return unavailable(request.addresses);
     return {
@@ -131,25 +157,38 @@ export async function probeMailboxes(
 
 /** Lowercase hex HMAC-SHA256 of `${timestamp}.${body}`, the value of X-Sidecar-Signature. */
 export async function signSidecarRequest(secret: string, timestamp: string, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`));
   return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 function unavailable(addresses: string[]): SidecarProbeResult {
-  const results = addresses.map((address) => ({ address, outcome: "provider_unavailable" as const, smtpCode: null, smtpMessage: null, enhancedStatus: null }));
+  const results = addresses.map((address) => ({
+    address,
+    outcome: "provider_unavailable" as const,
+    smtpCode: null,
+    smtpMessage: null,
+    enhancedStatus: null,
+  }));
   return { mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results };
 }
 
 function isWireResponse(value: unknown, addresses: string[]): value is WireResponse {
   if (typeof value !== "object" || value === null) return false;
   const { mx_host, catch_all, checked_at, results } = value as Record<string, unknown>;
-  if (!(mx_host === null || typeof mx_host === "string") || !(catch_all === null || typeof catch_all === "boolean")) return false;
+  if (!(mx_host === null || typeof mx_host === "string") || !(catch_all === null || typeof catch_all === "boolean"))
+    return false;
   if (typeof checked_at !== "string" || !Array.isArray(results) || results.length !== addresses.length) return false;
   return results.every((item: Partial<WireResult> | null, index) => {
     const { address, outcome, smtp_code, smtp_message, enhanced_status } = item ?? {};
-    return address === addresses[index] && SIDECAR_OUTCOMES.has(String(outcome)) &&
-      (smtp_code === null || typeof smtp_code === "number") && (smtp_message === null || typeof smtp_message === "string") &&
-      (enhanced_status === undefined || enhanced_status === null || typeof enhanced_status === "string");
+    return (
+      address === addresses[index] &&
+      SIDECAR_OUTCOMES.has(String(outcome)) &&
+      (smtp_code === null || typeof smtp_code === "number") &&
+      (smtp_message === null || typeof smtp_message === "string") &&
+      (enhanced_status === undefined || enhanced_status === null || typeof enhanced_status === "string")
+    );
   });
 }

@@ -20,11 +20,19 @@ export function isSnsUrl(url: string, allowLoopback: boolean): boolean {
   } catch {
     return false;
   }
-  if (parsed.protocol === "https:" && SNS_HOST.test(parsed.hostname) && !parsed.port && !parsed.username && !parsed.password) return true;
+  if (
+    parsed.protocol === "https:" &&
+    SNS_HOST.test(parsed.hostname) &&
+    !parsed.port &&
+    !parsed.username &&
+    !parsed.password
+  )
+    return true;
   return allowLoopback && parsed.protocol === "http:" && LOOPBACK_HOSTS.includes(parsed.hostname);
 }
 
-const get = (url: string) => fetch(url, { method: "GET", redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+const get = (url: string) =>
+  fetch(url, { method: "GET", redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
 
 /** Fetches the SubscribeURL; true when SNS answered 2xx (the subscription is then confirmed). */
 export async function confirmSnsSubscription(url: string): Promise<boolean> {
@@ -88,7 +96,8 @@ export async function verifySnsMessage(message: Record<string, unknown>, allowLo
   const hash = HASH[String(message.SignatureVersion)];
   const certUrl = typeof message.SigningCertURL === "string" ? message.SigningCertURL : null;
   const text = snsStringToSign(message);
-  if (!hash || !certUrl || !text || typeof message.Signature !== "string" || !isSnsUrl(certUrl, allowLoopback)) return false;
+  if (!hash || !certUrl || !text || typeof message.Signature !== "string" || !isSnsUrl(certUrl, allowLoopback))
+    return false;
   const cacheKey = `${hash} ${certUrl}`;
   let loaded = keys.get(cacheKey) ?? null;
   if (!loaded) {
@@ -104,5 +113,7 @@ export async function verifySnsMessage(message: Record<string, unknown>, allowLo
   } catch {
     return false;
   }
-  return loaded !== null && crypto.subtle.verify("RSASSA-PKCS1-v1_5", loaded, signature, new TextEncoder().encode(text));
+  return (
+    loaded !== null && crypto.subtle.verify("RSASSA-PKCS1-v1_5", loaded, signature, new TextEncoder().encode(text))
+  );
 }

@@ -75,11 +75,19 @@ export function classifyAddress(ip: IpAddress): Classification {
     const inner = classifyAddress({ version: 4, value: rule.inverted ? raw ^ MASK_32 : raw });
     if (inner.reserved) {
       const innerCidr = parseCidr(inner.reservedRange!)!;
-      return { reserved: true, range, reservedRange: rule.inverted ? range.cidr : embeddedCidr(block, rule.bit, innerCidr), reservedName: `${range.name} of ${inner.reservedName}` };
+      return {
+        reserved: true,
+        range,
+        reservedRange: rule.inverted ? range.cidr : embeddedCidr(block, rule.bit, innerCidr),
+        reservedName: `${range.name} of ${inner.reservedName}`,
+      };
     }
   }
-  const reachable = range.globally_reachable === true || (range.globally_reachable === null && Boolean(range.embeds_ipv4));
-  return reachable ? { ...PUBLIC, range } : { reserved: true, range, reservedRange: range.cidr, reservedName: range.name };
+  const reachable =
+    range.globally_reachable === true || (range.globally_reachable === null && Boolean(range.embeds_ipv4));
+  return reachable
+    ? { ...PUBLIC, range }
+    : { reserved: true, range, reservedRange: range.cidr, reservedName: range.name };
 }
 
 const LOOPBACK = new Set(["127.0.0.0/8", "::1/128"]);

@@ -135,7 +135,15 @@ function totalsFor(method: string, path: string): RouteTotals {
   if (!byPath) routes.set(method, (byPath = new Map()));
   let totals = byPath.get(path);
   if (!totals) {
-    totals = { method, path, requests: 0, sums: new Array(SLOTS).fill(0), maxes: new Array(SLOTS).fill(0), totalMs: [], productMs: [] };
+    totals = {
+      method,
+      path,
+      requests: 0,
+      sums: new Array(SLOTS).fill(0),
+      maxes: new Array(SLOTS).fill(0),
+      totalMs: [],
+      productMs: [],
+    };
     byPath.set(path, totals);
   }
   return totals;
@@ -151,16 +159,23 @@ const round = (n: number) => Math.round(n * 1_000) / 1_000;
 
 function percentiles(values: number[]) {
   const sorted = Float64Array.from(values).sort();
-  const at = (p: number) => (sorted.length ? round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!) : null);
+  const at = (p: number) =>
+    sorted.length ? round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!) : null;
   return { p50: at(0.5), p90: at(0.9) };
 }
 
 type Counters = Record<KindName, { mean: number; max: number }>;
 
-const mean = (totals: RouteTotals, slot: number) => ({ mean: round(totals.sums[slot]! / totals.requests), max: totals.maxes[slot]! });
+const mean = (totals: RouteTotals, slot: number) => ({
+  mean: round(totals.sums[slot]! / totals.requests),
+  max: totals.maxes[slot]!,
+});
 
 function counters(totals: RouteTotals, offset: number): Counters {
-  const entries = KIND_NAMES.map((name, kind) => [name, { mean: round(totals.sums[kind + offset]! / totals.requests), max: totals.maxes[kind + offset]! }]);
+  const entries = KIND_NAMES.map((name, kind) => [
+    name,
+    { mean: round(totals.sums[kind + offset]! / totals.requests), max: totals.maxes[kind + offset]! },
+  ]);
   return Object.fromEntries(entries) as Counters;
 }
 

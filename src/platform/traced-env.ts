@@ -77,7 +77,10 @@ interface Wrapping {
 }
 
 /** A long-lived binding: each method is wrapped once, bound to the real binding (native methods need it as `this`). */
-function counted(target: object, { kind, counted = [], results = {}, args: rewrite = {}, later = (work) => work() }: Wrapping): object {
+function counted(
+  target: object,
+  { kind, counted = [], results = {}, args: rewrite = {}, later = (work) => work() }: Wrapping,
+): object {
   const methods = new Map<string | symbol, unknown>();
   return new Proxy(target, {
     get(real, key) {
@@ -106,7 +109,10 @@ function counted(target: object, { kind, counted = [], results = {}, args: rewri
   });
 }
 
-const realStatements = ([statements, ...rest]: unknown[]) => [(statements as Methods[]).map((s) => s[TARGET] ?? s), ...rest];
+const realStatements = ([statements, ...rest]: unknown[]) => [
+  (statements as Methods[]).map((s) => s[TARGET] ?? s),
+  ...rest,
+];
 
 /** Reads start with SELECT (or a WITH before one); anything else writes, and only the primary takes writes. */
 const READ = /^\s*(select|with)\b/i;
@@ -124,7 +130,10 @@ function d1Database(db: object, later: Later): object {
   return counted(db, {
     kind: D1_PRIMARY,
     counted: ["batch", "exec"],
-    results: { prepare: (real) => statement(real, D1_PRIMARY, later, !READ.test(sql)), withSession: (session) => d1Session(session as object, later) },
+    results: {
+      prepare: (real) => statement(real, D1_PRIMARY, later, !READ.test(sql)),
+      withSession: (session) => d1Session(session as object, later),
+    },
     args: { batch: realStatements, prepare: (args) => ((sql = String(args[0])), args) },
     later,
   });
@@ -135,7 +144,8 @@ function d1Database(db: object, later: Later): object {
  * writes go to the primary. A batch is a replica read only when every statement in it is.
  */
 function d1Session(session: object, later: Later): object {
-  const kindOf = ([statements]: unknown[]) => ((statements as Methods[]).every((s) => s[KIND] === D1_REPLICA) ? D1_REPLICA : D1_PRIMARY);
+  const kindOf = ([statements]: unknown[]) =>
+    (statements as Methods[]).every((s) => s[KIND] === D1_REPLICA) ? D1_REPLICA : D1_PRIMARY;
   let sql = "";
   return counted(session, {
     kind: kindOf,
@@ -147,7 +157,10 @@ function d1Session(session: object, later: Later): object {
         return args;
       },
     },
-    results: { prepare: (real) => (READ.test(sql) ? statement(real, D1_REPLICA, later, false) : statement(real, D1_PRIMARY, later, true)) },
+    results: {
+      prepare: (real) =>
+        READ.test(sql) ? statement(real, D1_REPLICA, later, false) : statement(real, D1_PRIMARY, later, true),
+    },
     later,
   });
 }
@@ -180,7 +193,9 @@ function statement(real: unknown, kind: RoundTripKind, later: Later, write: bool
 /** `get` and `getByName` hand out counted stubs; ids (`idFromName`, ...) are made locally and not counted. */
 function namespace(ns: object, later: Later): object {
   const stubOf = (real: unknown) => stub(real, later);
-  return counted(ns, { results: { get: stubOf, getByName: stubOf, jurisdiction: (sub) => namespace(sub as object, later) } });
+  return counted(ns, {
+    results: { get: stubOf, getByName: stubOf, jurisdiction: (sub) => namespace(sub as object, later) },
+  });
 }
 
 /** A stub lives for a request or less: its proxy is made per stub; every method call (RPC or fetch) is one round trip. */
@@ -202,7 +217,8 @@ function stub(real: unknown, later: Later): unknown {
 
 /** Every bucket method is a round trip except `resumeMultipartUpload`, whose upload's methods are. */
 function r2Bucket(bucket: object): object {
-  const upload = (u: unknown) => (typeof u === "object" && u !== null ? counted(u, { kind: R2, counted: ["uploadPart", "abort", "complete"] }) : u);
+  const upload = (u: unknown) =>
+    typeof u === "object" && u !== null ? counted(u, { kind: R2, counted: ["uploadPart", "abort", "complete"] }) : u;
   return counted(bucket, {
     kind: R2,
     counted: ["head", "get", "put", "list", "delete", "createMultipartUpload"],

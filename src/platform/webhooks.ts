@@ -16,7 +16,9 @@ export const OLD_SIGNATURE_UNTIL = Date.parse("2027-03-01T00:00:00Z");
 const encoder = new TextEncoder();
 
 async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(message));
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -76,7 +78,8 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRY_BASE_MS = 5_000;
 
 /** The wait before attempt `attempt` (2 or later), in milliseconds. */
-export const retryDelayMs = (attempt: number, config: DeliveryConfig) => (config.retryBaseMs ?? DEFAULT_RETRY_BASE_MS) * 3 ** (attempt - 2);
+export const retryDelayMs = (attempt: number, config: DeliveryConfig) =>
+  (config.retryBaseMs ?? DEFAULT_RETRY_BASE_MS) * 3 ** (attempt - 2);
 
 /** The outcome of a delivery (the test route's answer, and what the outbox records). */
 export interface DeliveryResult {
@@ -119,16 +122,23 @@ export const NO_ROUTE = "Not sent: no delivery route";
  * Where an attempt may go: `{address}`, the one address checked (the IP literal, or a resolved address when every A
  * and AAAA answer is public), or `{refused}` with the refusal detail. Checked before every attempt.
  */
-export async function checkDestination(url: URL, config: DeliveryConfig): Promise<{ address: string } | { refused: string }> {
+export async function checkDestination(
+  url: URL,
+  config: DeliveryConfig,
+): Promise<{ address: string } | { refused: string }> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const loopbackHttp = config.allowLoopback && url.protocol === "http:";
   if (url.protocol !== "https:" && !loopbackHttp) return { refused: "Refused: not https" };
-  if (parseLiteral(host)) return isPrivateAddress(host, config.allowLoopback) ? { refused: PRIVATE_REFUSAL } : { address: host };
+  if (parseLiteral(host))
+    return isPrivateAddress(host, config.allowLoopback) ? { refused: PRIVATE_REFUSAL } : { address: host };
   if (config.allowLoopback && host === "localhost") return { address: "127.0.0.1" };
   const [a, aaaa] = await Promise.all([resolve(config.dohUrl, host, "A"), resolve(config.dohUrl, host, "AAAA")]);
   const addresses = [...a.records, ...aaaa.records];
-  if (!addresses.length) return { refused: a.status === "error" && aaaa.status === "error" ? "DNS lookup failed" : "Host has no address" };
-  return addresses.some((ip) => isPrivateAddress(ip, config.allowLoopback)) ? { refused: PRIVATE_REFUSAL } : { address: addresses[0]! };
+  if (!addresses.length)
+    return { refused: a.status === "error" && aaaa.status === "error" ? "DNS lookup failed" : "Host has no address" };
+  return addresses.some((ip) => isPrivateAddress(ip, config.allowLoopback))
+    ? { refused: PRIVATE_REFUSAL }
+    : { address: addresses[0]! };
 }
 
 const parseLiteral = (host: string) => /^[\d.]+$/.test(host) || host.includes(":");
@@ -137,9 +147,16 @@ const parseLiteral = (host: string) => /^[\d.]+$/.test(host) || host.includes(":
 function relayed(outcome: RelayOutcome, timeoutMs: number, signature: Signature): AttemptResult {
   if ("status" in outcome) {
     const delivered = outcome.status >= 200 && outcome.status < 300;
-    return { delivered, statusCode: outcome.status, detail: String(outcome.status), signature, retryable: outcome.status >= 500 };
+    return {
+      delivered,
+      statusCode: outcome.status,
+      detail: String(outcome.status),
+      signature,
+      retryable: outcome.status >= 500,
+    };
   }
-  if (outcome.error === "refused") return { delivered: false, statusCode: 0, detail: PRIVATE_REFUSAL, signature, retryable: false };
+  if (outcome.error === "refused")
+    return { delivered: false, statusCode: 0, detail: PRIVATE_REFUSAL, signature, retryable: false };
   const detail = outcome.error === "timeout" ? `Timed out after ${timeoutMs} ms` : connectionFailure(outcome.detail);
   return { delivered: false, statusCode: 0, detail, signature, retryable: true };
 }
@@ -151,15 +168,33 @@ function relayed(outcome: RelayOutcome, timeoutMs: number, signature: Signature)
  * followed (a 3xx is a failure) and the response body is discarded unread. Only a connection failure, a timeout or a
  * 5xx is `retryable`: anything else is the receiver's final word, and a refusal would be refused again.
  */
-export async function postOnce(url: string, body: string, secret: string, config: DeliveryConfig, extraHeaders: Record<string, string> = {}): Promise<AttemptResult> {
+export async function postOnce(
+  url: string,
+  body: string,
+  secret: string,
+  config: DeliveryConfig,
+  extraHeaders: Record<string, string> = {},
+): Promise<AttemptResult> {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const signature = await sign(secret, body);
   const target = new URL(url);
   const destination = await checkDestination(target, config);
-  if ("refused" in destination) return { delivered: false, statusCode: 0, detail: destination.refused, signature, retryable: false };
-  const headers = { "Content-Type": "application/json", "User-Agent": "verification-api-webhooks/1", ...signatureHeaders(signature), ...extraHeaders };
+  if ("refused" in destination)
+    return { delivered: false, statusCode: 0, detail: destination.refused, signature, retryable: false };
+  const headers = {
+    "Content-Type": "application/json",
+    "User-Agent": "verification-api-webhooks/1",
+    ...signatureHeaders(signature),
+    ...extraHeaders,
+  };
   if (!config.relay) return { delivered: false, statusCode: 0, detail: NO_ROUTE, signature, retryable: false };
-  const outcome = await relayDelivery(config.relay.target, config.relay.secret, { url, address: destination.address, body, headers, timeoutMs });
+  const outcome = await relayDelivery(config.relay.target, config.relay.secret, {
+    url,
+    address: destination.address,
+    body,
+    headers,
+    timeoutMs,
+  });
   return relayed(outcome, timeoutMs, signature);
 }
 
@@ -170,7 +205,13 @@ const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSl
  * hand retries to the queue): up to 3 attempts with the real backoff, ending at the first answer that is not retryable.
  * Real deliveries use the outbox, which never sleeps in a consumer.
  */
-export async function deliver(url: string, body: string, secret: string, config: DeliveryConfig, extraHeaders: Record<string, string> = {}): Promise<DeliveryResult> {
+export async function deliver(
+  url: string,
+  body: string,
+  secret: string,
+  config: DeliveryConfig,
+  extraHeaders: Record<string, string> = {},
+): Promise<DeliveryResult> {
   const attempts = config.attempts ?? DEFAULT_ATTEMPTS;
   let last: AttemptResult | null = null;
   for (let attempt = 1; attempt <= attempts; attempt++) {

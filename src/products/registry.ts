@@ -16,7 +16,15 @@ import { ip } from "./ip/product";
 import { phone } from "./phone/product";
 
 /** Consistency compares the other products' answers; it imports none of them, they are handed to it here. */
-export const consistency = consistencyProduct({ email, phone, ip, address, entity, emailWithoutHandshake: lookupWithoutHandshake, entityObject: objectItem });
+export const consistency = consistencyProduct({
+  email,
+  phone,
+  ip,
+  address,
+  entity,
+  emailWithoutHandshake: lookupWithoutHandshake,
+  entityObject: objectItem,
+});
 
 /**
  * A product with its lookups attached. They are declared beside the product, not on its object, because they name its
@@ -48,7 +56,8 @@ export const productNames = (): RegisteredName[] => Object.keys(PRODUCTS) as Reg
 
 export const registeredProducts = (): Product[] => Object.values(PRODUCTS);
 
-export const productNamed = (name: string): Product | undefined => (Object.hasOwn(PRODUCTS, name) ? PRODUCTS[name as RegisteredName] : undefined);
+export const productNamed = (name: string): Product | undefined =>
+  Object.hasOwn(PRODUCTS, name) ? PRODUCTS[name as RegisteredName] : undefined;
 
 /** The product whose monitors carry this family name (a product's own, or a companion's such as `email_domain`). */
 export const monitoredProduct = (family: string): Product | undefined =>

@@ -8,7 +8,10 @@ export type RiskLevel = "low" | "medium" | "high";
 export const riskLevel = (score: number): RiskLevel => (score < 30 ? "low" : score < 70 ? "medium" : "high");
 
 export const riskScoreOf = (components: Record<string, number>): number =>
-  Math.min(100, Object.values(components).reduce((sum, points) => sum + points, 0));
+  Math.min(
+    100,
+    Object.values(components).reduce((sum, points) => sum + points, 0),
+  );
 
 /** The three risk fields of an answer from its components. */
 export function riskFields(risk_components: Record<string, number>) {

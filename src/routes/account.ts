@@ -41,7 +41,10 @@ const accountSchema = z.object({
     free_undeliverable_remaining: z.int(),
   }),
   mail: z.object({
-    low_balance_threshold: z.int().nullable().describe("Mail the members once when the balance (plan + pack credits) falls below this; null: never"),
+    low_balance_threshold: z
+      .int()
+      .nullable()
+      .describe("Mail the members once when the balance (plan + pack credits) falls below this; null: never"),
     bulk_finished_emails: z.boolean().describe("Mail the members when a bulk run of the account finishes"),
   }),
 });
@@ -88,8 +91,18 @@ export function accountView(account: AccountFields, s: AccountSnapshot): z.infer
       cancelled_at: iso(s.cancelled_at),
       plan_credits_expire_at: iso(s.plan_credits_expire_at),
     },
-    balance: { total: s.plan_credits + s.pack_credits, plan: s.plan_credits, pack: s.pack_credits, reserved: s.reserved, available: s.available },
-    grant: { monthly_credits: s.monthly_credits, rollover_cap: s.monthly_credits * 3, next_grant_at: iso(s.next_grant_at) },
+    balance: {
+      total: s.plan_credits + s.pack_credits,
+      plan: s.plan_credits,
+      pack: s.pack_credits,
+      reserved: s.reserved,
+      available: s.available,
+    },
+    grant: {
+      monthly_credits: s.monthly_credits,
+      rollover_cap: s.monthly_credits * 3,
+      next_grant_at: iso(s.next_grant_at),
+    },
     fair_use: { window_days: FAIR_USE_WINDOW_MS / 86_400_000, ...s.fair_use },
     mail: s.mail ?? { low_balance_threshold: null, bulk_finished_emails: false },
   };
@@ -117,7 +130,14 @@ const accountId = (c: { var: AppEnv["Variables"] }) => {
 export const accountRoutes = new Hono<AppEnv>()
   .get(
     "/account",
-    describe({ tag: "Account", summary: "Balance (plan/pack), plan, monthly grant and fair-use window", description: "The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.", response: accountSchema, meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }) }),
+    describe({
+      tag: "Account",
+      summary: "Balance (plan/pack), plan, monthly grant and fair-use window",
+      description:
+        "The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.",
+      response: accountSchema,
+      meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }),
+    }),
     secretKey({ scope: "account", admitOnFirstCall: true }),
     async (c) => {
       const id = accountId(c);
@@ -131,14 +151,25 @@ export const accountRoutes = new Hono<AppEnv>()
   )
   .patch(
     "/account",
-    describe({ tag: "Account", summary: "Change the account's mail settings: low_balance_threshold, bulk_finished_emails", description: "Sets the balance below which the members get one low-balance email per crossing (null: never) and whether they get an email when a bulk run finishes. Only the fields sent change; answers the account as `GET /account` does. Free; needs the `account` scope.", response: accountSchema, meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }) }),
+    describe({
+      tag: "Account",
+      summary: "Change the account's mail settings: low_balance_threshold, bulk_finished_emails",
+      description:
+        "Sets the balance below which the members get one low-balance email per crossing (null: never) and whether they get an email when a bulk run finishes. Only the fields sent change; answers the account as `GET /account` does. Free; needs the `account` scope.",
+      response: accountSchema,
+      meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }),
+    }),
     secretKey({ scope: "account" }),
     jsonBody(accountPatchSchema),
     async (c) => {
       const body = c.req.valid("json");
-      if (Object.keys(body).length === 0) throw validationFailed({ body: ["Name at least one of low_balance_threshold, bulk_finished_emails."] });
+      if (Object.keys(body).length === 0)
+        throw validationFailed({ body: ["Name at least one of low_balance_threshold, bulk_finished_emails."] });
       const id = accountId(c);
-      const [account, snapshot] = await Promise.all([accountFieldsOf(database(c.env), id), creditsStub(c.env, id).setMailSettings(body)]);
+      const [account, snapshot] = await Promise.all([
+        accountFieldsOf(database(c.env), id),
+        creditsStub(c.env, id).setMailSettings(body),
+      ]);
       if (!account) throw notFound("Account");
       return ok(c, accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });
     },
@@ -147,7 +178,9 @@ export const accountRoutes = new Hono<AppEnv>()
     "/account/ledger",
     describe({
       tag: "Account",
-      summary: "Every credit movement, newest first, 100 a page", description: "Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge is its row here; `GET /account/requests/{requestId}` explains it. Free.",
+      summary: "Every credit movement, newest first, 100 a page",
+      description:
+        "Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge is its row here; `GET /account/requests/{requestId}` explains it. Free.",
       response: z.object({ entries: z.array(ledgerRowSchema) }),
       meta: pageMeta,
     }),
@@ -161,7 +194,14 @@ export const accountRoutes = new Hono<AppEnv>()
   )
   .get(
     "/account/requests/:requestId",
-    describe({ tag: "Account", summary: "What one request did", description: "The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.", response: requestRecordSchema, errors: ["NOT_FOUND"] }),
+    describe({
+      tag: "Account",
+      summary: "What one request did",
+      description:
+        "The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.",
+      response: requestRecordSchema,
+      errors: ["NOT_FOUND"],
+    }),
     secretKey({ scope: "account" }),
     pathParams(z.object({ requestId: z.string().max(64) })),
     async (c) => {

@@ -4,7 +4,16 @@ import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
 import { csvHeader, resultsStream } from "../engines/bulk/csv";
-import { FINISHED, findJob, jobViewOf, listJobs, markResumed, requestCancel, RETENTION_DAYS, STATUSES } from "../engines/bulk/jobs";
+import {
+  FINISHED,
+  findJob,
+  jobViewOf,
+  listJobs,
+  markResumed,
+  requestCancel,
+  RETENTION_DAYS,
+  STATUSES,
+} from "../engines/bulk/jobs";
 import type { RunMessage } from "../engines/bulk/messages";
 import { finishJob } from "../engines/bulk/run";
 import type { Product } from "../engines/product";
@@ -43,7 +52,9 @@ export function jobSchema(product: Product) {
     cancel_requested: z.boolean(),
     webhook_status: z.enum(["pending", "delivered", "failed"]).nullable(),
     webhook_detail: z.string().nullable(),
-    ...Object.fromEntries((product.bulk?.jobFields ?? []).map((name) => [name, (product.bulk?.options?.[name] ?? z.unknown()).nullable()])),
+    ...Object.fromEntries(
+      (product.bulk?.jobFields ?? []).map((name) => [name, (product.bulk?.options?.[name] ?? z.unknown()).nullable()]),
+    ),
     created_at: z.iso.datetime(),
     finished_at: z.iso.datetime().nullable(),
   });
@@ -55,34 +66,100 @@ export function bulkRunRoutes(product: Product) {
   const scope = product.scope;
   const jobResponse = z.object({ job: jobSchema(product) });
   const load = (c: Context<AppEnv>, jobId: number) => loadJob(c, product, jobId);
-  const view = async (c: Context<AppEnv>, jobId: number) => ok(c, { job: await jobViewOf(database(c.env), await load(c, jobId), product) });
-  const listQuery = z.object({ status: z.enum(STATUSES).optional(), since: dateOrTimestamp(false).optional(), until: dateOrTimestamp(true).optional(), page });
+  const view = async (c: Context<AppEnv>, jobId: number) =>
+    ok(c, { job: await jobViewOf(database(c.env), await load(c, jobId), product) });
+  const listQuery = z.object({
+    status: z.enum(STATUSES).optional(),
+    since: dateOrTimestamp(false).optional(),
+    until: dateOrTimestamp(true).optional(),
+    page,
+  });
 
   return new Hono<AppEnv>()
-    .get(base, describe({ tag: "Bulk", summary: `List ${product.name} bulk runs, newest first, 100 a page`, description: "Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.", response: z.object({ jobs: z.array(jobResponse.shape.job) }), meta: retainedPageMeta }), secretKey({ scope }), queryParams(listQuery), async (c) => {
-      const q = c.req.valid("query");
-      const { jobs, total } = await listJobs(database(c.env), product, secretPrincipal(c).accountId, q);
-      return ok(c, { jobs }, { page: q.page, per_page: PER_PAGE, total, retention_days: RETENTION_DAYS });
-    })
-    .get(`${base}/:jobId`, describe({ tag: "Bulk", summary: "Poll one run", description: "The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.", response: jobResponse, errors: ["NOT_FOUND"] }), secretKey({ scope }), jobParam, async (c) => view(c, c.req.valid("param").jobId))
-    .post(`${base}/:jobId/cancel`, describe({ tag: "Bulk", summary: "Cancel a queued or running run", description: "Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.", response: jobResponse, errors: ["NOT_FOUND", "JOB_ALREADY_FINISHED"] }), secretKey({ scope }), jobParam, async (c) => {
-      const job = await load(c, c.req.valid("param").jobId);
-      if (!["queued", "processing"].includes(job.status)) throw new ApiError("JOB_ALREADY_FINISHED", `The run is already ${job.status}.`);
-      await requestCancel(database(c.env), job.id);
-      // A queued run has no consumer yet to notice the request: it settles now. A running one stops at its next step.
-      if (job.status === "queued") await finishJob(c.env, job.id, "cancelled");
-      return view(c, job.id);
-    })
-    .post(`${base}/:jobId/resume`, describe({ tag: "Bulk", summary: "Resume a run that stopped for lack of credits", description: "Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.", response: jobResponse, errors: ["NOT_FOUND", "JOB_NOT_RESUMABLE", "JOB_INPUT_EXPIRED"] }), secretKey({ scope }), jobParam, async (c) => {
-      const job = await load(c, c.req.valid("param").jobId);
-      const stoppedForCredits = job.status === "completed" && (job.stoppedReason === "insufficient_credits" || job.stoppedReason === "key_spend_cap");
-      if (!stoppedForCredits) throw new ApiError("JOB_NOT_RESUMABLE", "Only a settled run that stopped for lack of credits can be resumed.");
-      if (job.inputExpired) throw new ApiError("JOB_INPUT_EXPIRED", "The uploaded list has passed out of retention; submit it again.");
-      const resumed = await markResumed(database(c.env), job.id);
-      if (!resumed) throw new ApiError("JOB_NOT_RESUMABLE", "The run is already going again.");
-      await c.env.JOBS.send({ type: "run", jobId: job.id } satisfies RunMessage);
-      return ok(c, { job: await jobViewOf(database(c.env), resumed, product) });
-    })
+    .get(
+      base,
+      describe({
+        tag: "Bulk",
+        summary: `List ${product.name} bulk runs, newest first, 100 a page`,
+        description:
+          "Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.",
+        response: z.object({ jobs: z.array(jobResponse.shape.job) }),
+        meta: retainedPageMeta,
+      }),
+      secretKey({ scope }),
+      queryParams(listQuery),
+      async (c) => {
+        const q = c.req.valid("query");
+        const { jobs, total } = await listJobs(database(c.env), product, secretPrincipal(c).accountId, q);
+        return ok(c, { jobs }, { page: q.page, per_page: PER_PAGE, total, retention_days: RETENTION_DAYS });
+      },
+    )
+    .get(
+      `${base}/:jobId`,
+      describe({
+        tag: "Bulk",
+        summary: "Poll one run",
+        description:
+          "The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.",
+        response: jobResponse,
+        errors: ["NOT_FOUND"],
+      }),
+      secretKey({ scope }),
+      jobParam,
+      async (c) => view(c, c.req.valid("param").jobId),
+    )
+    .post(
+      `${base}/:jobId/cancel`,
+      describe({
+        tag: "Bulk",
+        summary: "Cancel a queued or running run",
+        description:
+          "Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.",
+        response: jobResponse,
+        errors: ["NOT_FOUND", "JOB_ALREADY_FINISHED"],
+      }),
+      secretKey({ scope }),
+      jobParam,
+      async (c) => {
+        const job = await load(c, c.req.valid("param").jobId);
+        if (!["queued", "processing"].includes(job.status))
+          throw new ApiError("JOB_ALREADY_FINISHED", `The run is already ${job.status}.`);
+        await requestCancel(database(c.env), job.id);
+        // A queued run has no consumer yet to notice the request: it settles now. A running one stops at its next step.
+        if (job.status === "queued") await finishJob(c.env, job.id, "cancelled");
+        return view(c, job.id);
+      },
+    )
+    .post(
+      `${base}/:jobId/resume`,
+      describe({
+        tag: "Bulk",
+        summary: "Resume a run that stopped for lack of credits",
+        description:
+          "Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.",
+        response: jobResponse,
+        errors: ["NOT_FOUND", "JOB_NOT_RESUMABLE", "JOB_INPUT_EXPIRED"],
+      }),
+      secretKey({ scope }),
+      jobParam,
+      async (c) => {
+        const job = await load(c, c.req.valid("param").jobId);
+        const stoppedForCredits =
+          job.status === "completed" &&
+          (job.stoppedReason === "insufficient_credits" || job.stoppedReason === "key_spend_cap");
+        if (!stoppedForCredits)
+          throw new ApiError(
+            "JOB_NOT_RESUMABLE",
+            "Only a settled run that stopped for lack of credits can be resumed.",
+          );
+        if (job.inputExpired)
+          throw new ApiError("JOB_INPUT_EXPIRED", "The uploaded list has passed out of retention; submit it again.");
+        const resumed = await markResumed(database(c.env), job.id);
+        if (!resumed) throw new ApiError("JOB_NOT_RESUMABLE", "The run is already going again.");
+        await c.env.JOBS.send({ type: "run", jobId: job.id } satisfies RunMessage);
+        return ok(c, { job: await jobViewOf(database(c.env), resumed, product) });
+      },
+    )
     .route("/", finishedRunRoutes(product));
 }
 
@@ -93,18 +170,47 @@ function finishedRunRoutes(product: Product) {
   const jobResponse = z.object({ job: jobSchema(product) });
   const load = (c: Context<AppEnv>, jobId: number) => loadJob(c, product, jobId);
   return new Hono<AppEnv>()
-    .get(`${base}/:jobId/results`, describe({ tag: "Bulk", summary: `Results as CSV (kept 30 days): ${csvHeader(product).join(", ")}`, description: "The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.", errors: ["NOT_FOUND", "RESULTS_NOT_READY", "JOB_CANCELLED", "JOB_FAILED"] }), secretKey({ scope }), jobParam, queryParams(z.object({ variant: z.enum(product.bulk!.counters as [string, ...string[]]).optional() })), async (c) => {
-      const job = await load(c, c.req.valid("param").jobId);
-      if (job.status === "queued" || job.status === "processing") throw new ApiError("RESULTS_NOT_READY", "The run is still going.");
-      if (job.status === "cancelled" && job.processed === 0) throw new ApiError("JOB_CANCELLED", "The run was cancelled before any row was processed.");
-      if (job.status === "failed" && job.processed === 0) throw new ApiError("JOB_FAILED", "The run failed before any row was written.");
-      const variant = c.req.valid("query").variant;
-      const filename = `${product.name}-bulk-${job.id}${variant ? `-${variant}` : ""}.csv`;
-      return new Response(resultsStream(c.env, job.id, product, variant), { headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${filename}"` } });
-    })
+    .get(
+      `${base}/:jobId/results`,
+      describe({
+        tag: "Bulk",
+        summary: `Results as CSV (kept 30 days): ${csvHeader(product).join(", ")}`,
+        description:
+          "The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.",
+        errors: ["NOT_FOUND", "RESULTS_NOT_READY", "JOB_CANCELLED", "JOB_FAILED"],
+      }),
+      secretKey({ scope }),
+      jobParam,
+      queryParams(z.object({ variant: z.enum(product.bulk!.counters as [string, ...string[]]).optional() })),
+      async (c) => {
+        const job = await load(c, c.req.valid("param").jobId);
+        if (job.status === "queued" || job.status === "processing")
+          throw new ApiError("RESULTS_NOT_READY", "The run is still going.");
+        if (job.status === "cancelled" && job.processed === 0)
+          throw new ApiError("JOB_CANCELLED", "The run was cancelled before any row was processed.");
+        if (job.status === "failed" && job.processed === 0)
+          throw new ApiError("JOB_FAILED", "The run failed before any row was written.");
+        const variant = c.req.valid("query").variant;
+        const filename = `${product.name}-bulk-${job.id}${variant ? `-${variant}` : ""}.csv`;
+        return new Response(resultsStream(c.env, job.id, product, variant), {
+          headers: {
+            "Content-Type": "text/csv; charset=utf-8",
+            "Content-Disposition": `attachment; filename="${filename}"`,
+          },
+        });
+      },
+    )
     .post(
       `${base}/:jobId/webhook/redeliver`,
-      describe({ tag: "Bulk", summary: "Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user", description: "Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.", status: 202, response: jobResponse, errors: ["NOT_FOUND", "WEBHOOK_NOT_CONFIGURED", "JOB_NOT_FINISHED", "RATE_LIMITED"] }),
+      describe({
+        tag: "Bulk",
+        summary: "Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user",
+        description:
+          "Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.",
+        status: 202,
+        response: jobResponse,
+        errors: ["NOT_FOUND", "WEBHOOK_NOT_CONFIGURED", "JOB_NOT_FINISHED", "RATE_LIMITED"],
+      }),
       secretKey({ scope, admitOnFirstCall: true }),
       jobParam,
       async (c) => {
@@ -113,7 +219,8 @@ function finishedRunRoutes(product: Product) {
         const job = await load(c, c.req.valid("param").jobId);
         if (!job.webhookUrl) throw new ApiError("WEBHOOK_NOT_CONFIGURED", "The run was created without webhook_url.");
         const finished = (FINISHED as readonly string[]).includes(job.status);
-        if (!finished || !(await redeliverLatest(c.env, "job", String(job.id)))) throw new ApiError("JOB_NOT_FINISHED", "The run is still queued or running.");
+        if (!finished || !(await redeliverLatest(c.env, "job", String(job.id))))
+          throw new ApiError("JOB_NOT_FINISHED", "The run is still queued or running.");
         return ok(c, { job: await jobViewOf(database(c.env), job, product) }, {}, 202);
       },
     );

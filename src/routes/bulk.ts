@@ -19,7 +19,10 @@ export const MAX_BULK_ROWS = 100_000;
 
 const idempotencyKey = (c: Context<AppEnv>) => {
   const key = c.req.header("Idempotency-Key");
-  if (key !== undefined && (key.length < 1 || key.length > 255)) throw new ApiError("VALIDATION_FAILED", "Idempotency-Key must be 1 to 255 characters.", { errors: { "Idempotency-Key": ["1 to 255 characters."] } });
+  if (key !== undefined && (key.length < 1 || key.length > 255))
+    throw new ApiError("VALIDATION_FAILED", "Idempotency-Key must be 1 to 255 characters.", {
+      errors: { "Idempotency-Key": ["1 to 255 characters."] },
+    });
   return key ?? null;
 };
 
@@ -27,7 +30,11 @@ const idempotencyKey = (c: Context<AppEnv>) => {
 async function replay(c: Context<AppEnv>, product: Product, key: string, hash: string) {
   const existing = await findByIdempotencyKey(database(c.env), product, secretPrincipal(c).accountId, key);
   if (!existing) return null;
-  if (existing.requestHash !== hash) throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with different values or webhook URL.");
+  if (existing.requestHash !== hash)
+    throw new ApiError(
+      "IDEMPOTENCY_KEY_REUSED",
+      "This Idempotency-Key was already used with different values or webhook URL.",
+    );
   return ok(c, JSON.parse(existing.createResponse ?? "{}") as unknown, {}, 202);
 }
 
@@ -35,7 +42,10 @@ async function replay(c: Context<AppEnv>, product: Product, key: string, hash: s
 function createBody(product: Product) {
   const shape = product.bulk!;
   return z.object({
-    [shape.field]: z.array(shape.rows?.schema ?? product.input).min(1).max(MAX_BULK_ROWS),
+    [shape.field]: z
+      .array(shape.rows?.schema ?? product.input)
+      .min(1)
+      .max(MAX_BULK_ROWS),
     webhook_url: z.url().max(2048).nullish(),
     refresh: z.boolean().nullish(),
     max_age: z.int().min(60).max(604_800).nullish(),
@@ -66,7 +76,8 @@ export function bulkRoutes(product: Product) {
       `/${product.name}/bulk`,
       describe({
         tag: "Bulk",
-        summary: `Start a bulk ${product.name} run (up to 100,000 values); the webhook secret is returned once`, description: `Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). \`Idempotency-Key\` replays the first answer for the same list. Poll \`GET /${product.name}/bulk/{jobId}\` or give \`webhook_url\`: \`bulk_${product.name}_job.finished\` is posted there, signed with the \`webhook_secret\` returned only here.`,
+        summary: `Start a bulk ${product.name} run (up to 100,000 values); the webhook secret is returned once`,
+        description: `Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). \`Idempotency-Key\` replays the first answer for the same list. Poll \`GET /${product.name}/bulk/{jobId}\` or give \`webhook_url\`: \`bulk_${product.name}_job.finished\` is posted there, signed with the \`webhook_secret\` returned only here.`,
         status: 202,
         response: z.object({ job: jobSchema(product), webhook_secret: z.string().nullable() }),
         errors: ["IDEMPOTENCY_KEY_REUSED"],
@@ -74,7 +85,11 @@ export function bulkRoutes(product: Product) {
       secretKey({ scope: product.scope }),
       jsonBody(body, BODY_BYTES.bulk),
       async (c) => {
-        const { [shape.field]: inputs, webhook_url, ...options } = c.req.valid("json") as Record<string, unknown> & { webhook_url?: string | null };
+        const {
+          [shape.field]: inputs,
+          webhook_url,
+          ...options
+        } = c.req.valid("json") as Record<string, unknown> & { webhook_url?: string | null };
         const webhookUrl = webhook_url ?? null;
         if (webhookUrl) assertWebhookUrl(c.env, "webhook_url", webhookUrl);
         const key = idempotencyKey(c);
@@ -85,7 +100,14 @@ export function bulkRoutes(product: Product) {
         const rows = resolveRows(product, inputs as unknown[], options);
         let created;
         try {
-          created = await createJob(c.env, product, { accountId: principal.accountId, keyId: principal.keyId, inputs: rows, options, webhookUrl, idempotencyKey: key });
+          created = await createJob(c.env, product, {
+            accountId: principal.accountId,
+            keyId: principal.keyId,
+            inputs: rows,
+            options,
+            webhookUrl,
+            idempotencyKey: key,
+          });
         } catch (err) {
           // Two requests raced with one Idempotency-Key: the loser answers like a replay.
           const raced = key ? await replay(c, product, key, hash) : null;
@@ -100,4 +122,3 @@ export function bulkRoutes(product: Product) {
     )
     .route("/", bulkRunRoutes(product));
 }
-

@@ -37,7 +37,11 @@ function eventSchema(product: Product) {
   return base.superRefine((event, ctx) => {
     const kind = kinds ? (event as Record<string, unknown>)[kinds.field] : undefined;
     if (kind !== undefined && !kinds?.of[event.outcome as string]?.includes(kind as string)) {
-      ctx.addIssue({ code: "custom", path: [kinds!.field], message: `Only for outcomes that have kinds: ${Object.keys(kinds!.of).join(", ")}.` });
+      ctx.addIssue({
+        code: "custom",
+        path: [kinds!.field],
+        message: `Only for outcomes that have kinds: ${Object.keys(kinds!.of).join(", ")}.`,
+      });
     }
   });
 }
@@ -49,7 +53,13 @@ function normalized<In>(product: Product<In>, event: Record<string, unknown>): F
   const outcome = event.outcome as string;
   const kind = kinds?.of[outcome] ? ((event[kinds.field] as string | undefined) ?? kinds.of[outcome]![0]) : null;
   const occurredAt = typeof event.occurred_at === "string" ? Date.parse(event.occurred_at) : null;
-  return { value: event[shape.valueField] as In, outcome, kind, occurredAt, detail: event.detail ? { note: event.detail } : {} };
+  return {
+    value: event[shape.valueField] as In,
+    outcome,
+    kind,
+    occurredAt,
+    detail: event.detail ? { note: event.detail } : {},
+  };
 }
 
 /**
@@ -66,7 +76,11 @@ export function feedbackRoutes(product: Product) {
   const tag = "Feedback";
   const body = z.object({ events: z.array(eventSchema(product)).min(1).max(FEEDBACK_EVENTS_MAX) });
   // Every outcome has its count in each row (zero included), so the row lists them instead of an open record.
-  const facetRow = z.object({ [shape.facet]: z.string(), total: z.int(), ...Object.fromEntries(shape.outcomes.map((o) => [o, z.int()])) });
+  const facetRow = z.object({
+    [shape.facet]: z.string(),
+    total: z.int(),
+    ...Object.fromEntries(shape.outcomes.map((o) => [o, z.int()])),
+  });
   const summarySchema = z.object({
     since: z.iso.datetime(),
     until: z.iso.datetime(),
@@ -78,14 +92,39 @@ export function feedbackRoutes(product: Product) {
   });
   const providers = Object.keys(shape.providers);
   const routes = new Hono<AppEnv>()
-    .post(base, describe({ tag, summary: `Report delivery outcomes of ${product.name} values (normalized); free`, description: "Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.", response: receivedSchema }), auth, jsonBody(body), async (c) => {
-      const events = c.req.valid("json").events.map((e) => normalized(product, e as Record<string, unknown>));
-      const received = await receiveFeedback(c.env, product, secretPrincipal(c).accountId, "api", events, 0, Date.now());
-      return ok(c, received);
-    })
+    .post(
+      base,
+      describe({
+        tag,
+        summary: `Report delivery outcomes of ${product.name} values (normalized); free`,
+        description:
+          "Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.",
+        response: receivedSchema,
+      }),
+      auth,
+      jsonBody(body),
+      async (c) => {
+        const events = c.req.valid("json").events.map((e) => normalized(product, e as Record<string, unknown>));
+        const received = await receiveFeedback(
+          c.env,
+          product,
+          secretPrincipal(c).accountId,
+          "api",
+          events,
+          0,
+          Date.now(),
+        );
+        return ok(c, received);
+      },
+    )
     .get(
       `${base}/summary`,
-      describe({ tag, summary: `Feedback counts by outcome and by ${shape.facet} over a window (default the last ${SUMMARY_DEFAULT_DAYS} days)`, description: "Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.", response: summarySchema }),
+      describe({
+        tag,
+        summary: `Feedback counts by outcome and by ${shape.facet} over a window (default the last ${SUMMARY_DEFAULT_DAYS} days)`,
+        description: "Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.",
+        response: summarySchema,
+      }),
       auth,
       queryParams(z.object({ since: dateOrTimestamp(false).optional(), until: dateOrTimestamp(true).optional() })),
       async (c) => {
@@ -96,7 +135,14 @@ export function feedbackRoutes(product: Product) {
         const s = await feedbackSummary(database(c.env), product, secretPrincipal(c).accountId, since, until);
         const facets = s.facets.map(({ facet, total, counts }) => ({ [shape.facet]: facet, total, ...counts }));
         const window = { since: new Date(since).toISOString(), until: new Date(until).toISOString() };
-        return ok(c, { ...window, total: s.total, outcomes: s.outcomes, kinds: s.kinds, [`by_${shape.facet}`]: facets, ignored: s.ignored });
+        return ok(c, {
+          ...window,
+          total: s.total,
+          outcomes: s.outcomes,
+          kinds: s.kinds,
+          [`by_${shape.facet}`]: facets,
+          ignored: s.ignored,
+        });
       },
     );
   // A product no sender reports for (address, IP: the account posts its own outcomes) has no inbound route.
@@ -106,7 +152,9 @@ export function feedbackRoutes(product: Product) {
     describe({
       tag,
       auth: "none",
-      summary: `Inbound delivery webhook from a sending provider (${providers.join(", ")}); authenticated by the fb_ key in the URL`, description: "Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.",
+      summary: `Inbound delivery webhook from a sending provider (${providers.join(", ")}); authenticated by the fb_ key in the URL`,
+      description:
+        "Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.",
       response: receivedSchema.extend({ ignored: z.int(), confirmed: z.boolean() }),
       errors: ["UNKNOWN_FEEDBACK_PROVIDER", "INVALID_FEEDBACK_KEY", "RATE_LIMITED"],
       // The sender's own format (SendGrid batches run to a few MB), read as counted, strict UTF-8 bytes.
@@ -124,7 +172,15 @@ export function feedbackRoutes(product: Product) {
       const batch = await parse(c.env, { headers: c.req.raw.headers, body: await readBody(c, BODY_BYTES.inbound) });
       if (!batch) throw validationFailed({ body: [`Not a ${provider} webhook body.`] });
       if (batch.invalid) throw validationFailed({ body: [batch.invalid] });
-      const received = await receiveFeedback(c.env, product, accountId, provider, batch.events, batch.ignored, Date.now());
+      const received = await receiveFeedback(
+        c.env,
+        product,
+        accountId,
+        provider,
+        batch.events,
+        batch.ignored,
+        Date.now(),
+      );
       return ok(c, { ...received, ignored: batch.ignored, confirmed: batch.confirmed ?? false });
     },
   );

@@ -11,23 +11,32 @@ const META_FIELDS: Record<LookupMetaField, z.ZodType> = {
   settling: z.boolean().optional(),
 };
 
-const fields = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, META_FIELDS[name as LookupMetaField]]));
+const fields = (names: readonly string[]) =>
+  Object.fromEntries(names.map((name) => [name, META_FIELDS[name as LookupMetaField]]));
 
 /** The `meta` schema a declared route answers with (none for the browser endpoints). */
 export function metaSchema(route: LookupRoute): z.ZodObject | null {
   if (route.kind === "browser") return null;
   const own = fields(route.meta ?? []);
   if (route.kind !== "batch") return lookupMeta.extend(own);
-  return batchMeta.extend({ ...own, ...Object.fromEntries(Object.keys(route.counts ?? {}).map((name) => [name, z.int()])) });
+  return batchMeta.extend({
+    ...own,
+    ...Object.fromEntries(Object.keys(route.counts ?? {}).map((name) => [name, z.int()])),
+  });
 }
 
-const itemMetaSchema = (names: readonly ItemMetaField[]) => z.object({ credits_used: z.int(), cache_hit: z.boolean(), ...fields(names) });
+const itemMetaSchema = (names: readonly ItemMetaField[]) =>
+  z.object({ credits_used: z.int(), cache_hit: z.boolean(), ...fields(names) });
 
 /** The `data` schema: a batch answers `{results: [{index, input, data, meta}]}`. */
 export function dataSchema(route: LookupRoute): z.ZodType {
   if (route.kind !== "batch") return route.response;
   const item = route.item ?? { input: z.unknown(), meta: [] };
-  return z.object({ results: z.array(z.object({ index: z.int(), input: item.input, data: route.response, meta: itemMetaSchema(item.meta) })) });
+  return z.object({
+    results: z.array(
+      z.object({ index: z.int(), input: item.input, data: route.response, meta: itemMetaSchema(item.meta) }),
+    ),
+  });
 }
 
 const pick = (values: Record<string, unknown>, names: readonly string[]) =>
@@ -42,7 +51,10 @@ export function singleMeta(route: LookupRoute, answer: LookupAnswer<unknown, unk
 
 /** A batch's meta: how far the walk got, what it cost, and the counts the route declares. */
 export function batchMetaOf(route: LookupRoute, answer: LookupAnswer<unknown, unknown>) {
-  const counts = Object.entries(route.counts ?? {}).map(([name, holds]) => [name, answer.items.filter((item) => holds(item.data)).length]);
+  const counts = Object.entries(route.counts ?? {}).map(([name, holds]) => [
+    name,
+    answer.items.filter((item) => holds(item.data)).length,
+  ]);
   const values = {
     requested: answer.requested,
     processed: answer.processed,
@@ -52,9 +64,22 @@ export function batchMetaOf(route: LookupRoute, answer: LookupAnswer<unknown, un
     ip_lookups_prepaid: answer.prepaid ?? 0,
     ...Object.fromEntries(counts),
   };
-  return pick(values, ["requested", "processed", ...Object.keys(route.counts ?? {}), "credits_used", "credits_remaining", "stopped_reason", ...(route.meta ?? [])]);
+  return pick(values, [
+    "requested",
+    "processed",
+    ...Object.keys(route.counts ?? {}),
+    "credits_used",
+    "credits_remaining",
+    "stopped_reason",
+    ...(route.meta ?? []),
+  ]);
 }
 
 /** A batch's results, each item with the meta fields the route declares. */
 export const batchResults = (route: LookupRoute, answer: LookupAnswer<unknown, unknown>) =>
-  answer.items.map(({ index, input, data, meta }) => ({ index, input, data, meta: pick({ ...meta }, ["credits_used", "cache_hit", ...(route.item?.meta ?? [])]) }));
+  answer.items.map(({ index, input, data, meta }) => ({
+    index,
+    input,
+    data,
+    meta: pick({ ...meta }, ["credits_used", "cache_hit", ...(route.item?.meta ?? [])]),
+  }));

@@ -33,17 +33,24 @@ const isErrorCode = (code: string): code is ErrorCode => code in ERROR_STATUS;
 async function answer(c: Context<AppEnv>, owner: Product, route: LookupRoute) {
   const request = requestOf(c, route);
   const json = (request.json ?? {}) as Record<string, unknown>;
-  for (const field of route.urlFields ?? []) if (typeof json[field] === "string") assertWebhookUrl(c.env, field, json[field]);
+  for (const field of route.urlFields ?? [])
+    if (typeof json[field] === "string") assertWebhookUrl(c.env, field, json[field]);
   const inputs = route.inputs(request);
   if (!Array.isArray(inputs)) throw validationFailed(inputs.invalid);
   const product = route.product ?? owner;
-  const run = await paidWalk(c, product, inputs, { honorSuppressions: route.kind === "batch", ...route.options?.(request) });
+  const run = await paidWalk(c, product, inputs, {
+    honorSuppressions: route.kind === "batch",
+    ...route.options?.(request),
+  });
   if (route.kind === "batch") return ok(c, { results: batchResults(route, run) }, batchMetaOf(route, run));
   const data = run.items[0]!.data;
   if (route.kind === "browser") return browserOk(c, data as object);
   const read = route.answer ? route.answer(data) : { data };
-  if ("error" in read) throw new ApiError(isErrorCode(read.error.code) ? read.error.code : "SERVER_ERROR", read.error.message);
-  const after = route.after ? await route.after({ env: c.env, requestId: c.var.requestId, payer: payerOf(c.var.principal) }, request.json, data) : {};
+  if ("error" in read)
+    throw new ApiError(isErrorCode(read.error.code) ? read.error.code : "SERVER_ERROR", read.error.message);
+  const after = route.after
+    ? await route.after({ env: c.env, requestId: c.var.requestId, payer: payerOf(c.var.principal) }, request.json, data)
+    : {};
   return ok(c, read.data, { ...singleMeta(route, run), ...after });
 }
 
@@ -64,7 +71,9 @@ function handlers(owner: Product, tag: string, route: LookupRoute): MiddlewareHa
     ...(query ? [queryParams(query)] : []),
     ...(json ? [jsonBody(browser ? z.object({ ...publishableFields, ...(json as z.ZodObject).shape }) : json)] : []),
   ] as unknown as MiddlewareHandler<AppEnv>[];
-  const key = browser ? [] : [lookupKey({ scope: (route.product ?? owner).scope, ...(route.sandbox ? { sandbox: true } : {}) })];
+  const key = browser
+    ? []
+    : [lookupKey({ scope: (route.product ?? owner).scope, ...(route.sandbox ? { sandbox: true } : {}) })];
   // A browser lookup reads its key from the validated body, so the body is checked first.
   const checks = browser ? [...validators, publishableKey()] : [...key, ...validators];
   return [doc, ...checks, (c) => answer(c, owner, route)];
@@ -82,7 +91,8 @@ function mount(routes: Hono<AppEnv>, owner: Product, tag: string, route: LookupR
 export function productLookupRoutes(last = false) {
   const routes = new Hono<AppEnv>();
   for (const product of registeredProducts()) {
-    for (const route of product.lookups?.routes ?? []) if (Boolean(route.last) === last) mount(routes, product, product.lookups!.tag, route);
+    for (const route of product.lookups?.routes ?? [])
+      if (Boolean(route.last) === last) mount(routes, product, product.lookups!.tag, route);
   }
   return routes;
 }

@@ -13,7 +13,11 @@ import { page, preferencesPage } from "./mail-preferences";
 
 const CONFIRM_PAGES: Record<Confirmation["status"], [number, string, string]> = {
   confirmed: [200, "Email address confirmed", "<p>Your account's API keys work now.</p>"],
-  already_confirmed: [200, "Email address already confirmed", "<p>This link was used before; your account's API keys work.</p>"],
+  already_confirmed: [
+    200,
+    "Email address already confirmed",
+    "<p>This link was used before; your account's API keys work.</p>",
+  ],
   used: [410, "Link already used", "<p>Ask for a new confirmation link.</p>"],
   expired: [410, "Link expired", "<p>Confirmation links work for 48 hours. Ask for a new one.</p>"],
   unknown: [404, "Unknown link", "<p>This link is not valid. Ask for a new confirmation link.</p>"],
@@ -35,6 +39,7 @@ export const mailLinkRoutes = new Hono<AppEnv>()
   .post("/mail/unsubscribe/:id", async (c) => {
     const id = c.req.param("id");
     const recipient = TOKEN.test(id.replace(/^msg_/, "")) ? await unsubscribeByMessage(c.env, id) : null;
-    if (!recipient) return c.html(page("Unknown link", "<p>This unsubscribe link is not valid (links last 30 days).</p>"), 404);
+    if (!recipient)
+      return c.html(page("Unknown link", "<p>This unsubscribe link is not valid (links last 30 days).</p>"), 404);
     return c.html(page("Unsubscribed", "<p>No more alert or warning emails will be sent to this address.</p>"), 200);
   });

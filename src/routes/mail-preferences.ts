@@ -5,7 +5,15 @@ import { HTTPException } from "hono/http-exception";
 import { randomToken } from "../platform/tokens";
 import { database } from "../db/client";
 import { escapeHtml } from "../engines/mail/compose";
-import { isOptionalKind, OPTIONAL_KINDS, preferencesOf, recipientOfMessage, savePreferences, type OptionalKind, type Preferences } from "../engines/mail/preferences";
+import {
+  isOptionalKind,
+  OPTIONAL_KINDS,
+  preferencesOf,
+  recipientOfMessage,
+  savePreferences,
+  type OptionalKind,
+  type Preferences,
+} from "../engines/mail/preferences";
 import type { AppEnv } from "../types";
 
 /**
@@ -24,12 +32,19 @@ export const page = (title: string, body: string) =>
 
 function form(id: string, prefs: Preferences, token: string, saved: boolean): string {
   const boxes = (Object.entries(OPTIONAL_KINDS) as [OptionalKind, string][])
-    .map(([kind, label]) => `<p><label><input type="checkbox" name="kinds" value="${kind}"${prefs.receives.includes(kind) ? " checked" : ""}> ${escapeHtml(label)}</label></p>`)
+    .map(
+      ([kind, label]) =>
+        `<p><label><input type="checkbox" name="kinds" value="${kind}"${prefs.receives.includes(kind) ? " checked" : ""}> ${escapeHtml(label)}</label></p>`,
+    )
     .join("");
   const notes = [
     saved ? "<p><strong>Saved.</strong></p>" : "",
-    prefs.unsubscribed ? "<p>This address is unsubscribed from every optional email. Tick a kind to get it again.</p>" : "",
-    prefs.undeliverable ? "<p>Mail to this address was refused for good by its mail server, so no optional email is sent to it.</p>" : "",
+    prefs.unsubscribed
+      ? "<p>This address is unsubscribed from every optional email. Tick a kind to get it again.</p>"
+      : "",
+    prefs.undeliverable
+      ? "<p>Mail to this address was refused for good by its mail server, so no optional email is sent to it.</p>"
+      : "",
   ].join("");
   return [
     `<p>Emails to <strong>${escapeHtml(prefs.recipient)}</strong>. Account confirmation and sign-in links are always sent.</p>`,
@@ -42,22 +57,39 @@ function form(id: string, prefs: Preferences, token: string, saved: boolean): st
 /** A fresh form token, also set as the cookie it must match (HttpOnly, SameSite=Strict, only under /mail/). */
 function issueToken(c: Context<AppEnv>): string {
   const token = randomToken(32);
-  setCookie(c, COOKIE, token, { path: "/mail/", httpOnly: true, sameSite: "Strict", secure: new URL(c.req.url).protocol === "https:", maxAge: 3600 });
+  setCookie(c, COOKIE, token, {
+    path: "/mail/",
+    httpOnly: true,
+    sameSite: "Strict",
+    secure: new URL(c.req.url).protocol === "https:",
+    maxAge: 3600,
+  });
   return token;
 }
 
 const noStore = { "Cache-Control": "no-store" };
-const unknown = (c: Context<AppEnv>) => c.html(page("Unknown link", "<p>This link is not valid (links last 30 days).</p>"), 404, noStore);
-const forbidden = (c: Context<AppEnv>) => c.html(page("Not saved", "<p>This form did not come from this page. Open the link from your email again.</p>"), 403, noStore);
+const unknown = (c: Context<AppEnv>) =>
+  c.html(page("Unknown link", "<p>This link is not valid (links last 30 days).</p>"), 404, noStore);
+const forbidden = (c: Context<AppEnv>) =>
+  c.html(
+    page("Not saved", "<p>This form did not come from this page. Open the link from your email again.</p>"),
+    403,
+    noStore,
+  );
 
 /** The site's own origins: the one the request reached, and the one links are sent with (MAIL_BASE_URL). */
-const ownOrigin = (origin: string, c: Context<AppEnv>) => origin === new URL(c.req.url).origin || origin === URL.parse(c.env.MAIL_BASE_URL)?.origin;
+const ownOrigin = (origin: string, c: Context<AppEnv>) =>
+  origin === new URL(c.req.url).origin || origin === URL.parse(c.env.MAIL_BASE_URL)?.origin;
 const checkOrigin = csrf({ origin: ownOrigin });
 
 export async function preferencesPage(c: Context<AppEnv>, id: string) {
   const recipient = ID.test(id) ? await recipientOfMessage(database(c.env), id) : null;
   if (!recipient) return unknown(c);
-  return c.html(page("Email preferences", form(id, await preferencesOf(database(c.env), recipient), issueToken(c), false)), 200, noStore);
+  return c.html(
+    page("Email preferences", form(id, await preferencesOf(database(c.env), recipient), issueToken(c), false)),
+    200,
+    noStore,
+  );
 }
 
 export const mailPreferenceRoutes = new Hono<AppEnv>().post(
@@ -79,7 +111,9 @@ export const mailPreferenceRoutes = new Hono<AppEnv>().post(
     const body = await c.req.parseBody({ all: true });
     const cookie = getCookie(c, COOKIE);
     if (!cookie || body.csrf !== cookie) return forbidden(c);
-    const chosen = ([] as unknown[]).concat(body.kinds ?? []).filter((k): k is OptionalKind => typeof k === "string" && isOptionalKind(k));
+    const chosen = ([] as unknown[])
+      .concat(body.kinds ?? [])
+      .filter((k): k is OptionalKind => typeof k === "string" && isOptionalKind(k));
     const prefs = await savePreferences(db, recipient, [...new Set(chosen)]);
     return c.html(page("Email preferences", form(id, prefs, issueToken(c), true)), 200, noStore);
   },

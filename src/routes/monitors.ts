@@ -45,14 +45,24 @@ const listOf = (body: object, listField: string) => (body as Record<string, unkn
 
 /** The product's own monitor options a body gave (MonitorShape.options: phone's `network`). */
 const optionsOf = (body: object, shape: MonitorShape<unknown, unknown>) =>
-  Object.fromEntries(Object.keys(shape.options ?? {}).flatMap((name) => ((body as Record<string, unknown>)[name] === undefined ? [] : [[name, (body as Record<string, unknown>)[name]]])));
+  Object.fromEntries(
+    Object.keys(shape.options ?? {}).flatMap((name) =>
+      (body as Record<string, unknown>)[name] === undefined ? [] : [[name, (body as Record<string, unknown>)[name]]],
+    ),
+  );
 
 /** The options as a PATCH takes them: each optional, no default. */
 const partialOptions = (shape: MonitorShape<unknown, unknown>) =>
-  Object.fromEntries(Object.entries(shape.options ?? {}).map(([name, schema]) => [name, z.optional((schema instanceof z.ZodDefault ? schema.removeDefault() : schema) as z.ZodType)]));
+  Object.fromEntries(
+    Object.entries(shape.options ?? {}).map(([name, schema]) => [
+      name,
+      z.optional((schema instanceof z.ZodDefault ? schema.removeDefault() : schema) as z.ZodType),
+    ]),
+  );
 
 /** `base` plus the product's own options; typed as `base`, read back with `optionsOf` (as `withList`). */
-const withOptions = <S extends z.ZodObject>(base: S, options: Record<string, z.ZodType>): S => base.extend(options) as unknown as S;
+const withOptions = <S extends z.ZodObject>(base: S, options: Record<string, z.ZodType>): S =>
+  base.extend(options) as unknown as S;
 
 const monitorParam = pathParams(z.object({ monitorId: z.coerce.number().int().min(1) }));
 
@@ -91,7 +101,13 @@ function collectionRoutes(mount: Mount) {
   return new Hono<AppEnv>()
     .get(
       base,
-      describe({ tag, summary: `The account's ${product.name} monitors, newest first, 100 a page`, description: `Every ${product.name} monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.`, response: z.object({ monitors: z.array(monitor.shape.monitor) }), meta: pageMeta }),
+      describe({
+        tag,
+        summary: `The account's ${product.name} monitors, newest first, 100 a page`,
+        description: `Every ${product.name} monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.`,
+        response: z.object({ monitors: z.array(monitor.shape.monitor) }),
+        meta: pageMeta,
+      }),
       auth,
       queryParams(z.object({ page })),
       async (c) => {
@@ -102,13 +118,27 @@ function collectionRoutes(mount: Mount) {
     )
     .post(
       base,
-      describe({ tag, summary: "Create a monitor; the webhook signing secret is returned once", description: `Saves a list of ${product.name} values to re-check on a schedule (\`cadence\`: \`weekly\` or \`monthly\`). The first run sets the baselines; later runs report the changes and post \`${product.name}_monitor.run\` to \`webhook_url\` when given. The answer carries \`webhook_secret\` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.`, status: 201, response: monitor }),
+      describe({
+        tag,
+        summary: "Create a monitor; the webhook signing secret is returned once",
+        description: `Saves a list of ${product.name} values to re-check on a schedule (\`cadence\`: \`weekly\` or \`monthly\`). The first run sets the baselines; later runs report the changes and post \`${product.name}_monitor.run\` to \`webhook_url\` when given. The answer carries \`webhook_secret\` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.`,
+        status: 201,
+        response: monitor,
+      }),
       auth,
       jsonBody(createBody),
       async (c) => {
         const body = c.req.valid("json");
         if (body.webhook_url) assertWebhookUrl(c.env, "webhook_url", body.webhook_url);
-        const fields = { name: body.name, entries: listOf(body, shape.listField)!, cadence: body.cadence, webhookUrl: body.webhook_url ?? null, webhookEvents: body.webhook_events, alertEmails: body.alert_emails, options: optionsOf(body, shape) };
+        const fields = {
+          name: body.name,
+          entries: listOf(body, shape.listField)!,
+          cadence: body.cadence,
+          webhookUrl: body.webhook_url ?? null,
+          webhookEvents: body.webhook_events,
+          alertEmails: body.alert_emails,
+          options: optionsOf(body, shape),
+        };
         const { row, secret } = await createMonitor(c.env, product, ownerOf(c, product), fields);
         return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) }, {}, 201);
       },
@@ -122,38 +152,88 @@ function itemRoutes(mount: Mount) {
   const patchBody = withList(withOptions(patchFields, partialOptions(shape)), shape.listField, list.optional());
   const one = `${base}/:monitorId`;
   return new Hono<AppEnv>()
-    .get(one, describe({ tag, summary: "One monitor", description: "The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.", response: monitorResponse, errors: ["NOT_FOUND"] }), auth, monitorParam, async (c) =>
-      ok(c, { monitor: await viewOf(c.env, product, await load(c, product, c.req.valid("param").monitorId)) }),
+    .get(
+      one,
+      describe({
+        tag,
+        summary: "One monitor",
+        description:
+          "The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.",
+        response: monitorResponse,
+        errors: ["NOT_FOUND"],
+      }),
+      auth,
+      monitorParam,
+      async (c) =>
+        ok(c, { monitor: await viewOf(c.env, product, await load(c, product, c.req.valid("param").monitorId)) }),
     )
     .patch(
       one,
-      describe({ tag, summary: "Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once", description: "Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.", response: monitorResponse, errors: ["NOT_FOUND"] }),
+      describe({
+        tag,
+        summary: "Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once",
+        description:
+          "Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.",
+        response: monitorResponse,
+        errors: ["NOT_FOUND"],
+      }),
       auth,
       monitorParam,
       jsonBody(patchBody),
       async (c) => {
         const body = c.req.valid("json");
         if (Object.keys(body).length === 0) {
-          throw validationFailed({ body: [`Name at least one of name, ${shape.listField}, cadence, webhook_url, webhook_events, alert_emails${Object.keys(shape.options ?? {}).map((name) => `, ${name}`).join("")}.`] });
+          throw validationFailed({
+            body: [
+              `Name at least one of name, ${shape.listField}, cadence, webhook_url, webhook_events, alert_emails${Object.keys(
+                shape.options ?? {},
+              )
+                .map((name) => `, ${name}`)
+                .join("")}.`,
+            ],
+          });
         }
         const monitor = await load(c, product, c.req.valid("param").monitorId);
         if (body.webhook_url) assertWebhookUrl(c.env, "webhook_url", body.webhook_url);
-        const patch: MonitorPatch = { name: body.name, entries: listOf(body, shape.listField), cadence: body.cadence, webhookUrl: body.webhook_url, webhookEvents: body.webhook_events, alertEmails: body.alert_emails, options: optionsOf(body, shape) };
+        const patch: MonitorPatch = {
+          name: body.name,
+          entries: listOf(body, shape.listField),
+          cadence: body.cadence,
+          webhookUrl: body.webhook_url,
+          webhookEvents: body.webhook_events,
+          alertEmails: body.alert_emails,
+          options: optionsOf(body, shape),
+        };
         const { row, secret } = await patchMonitor(c.env, product, monitor, patch);
         return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) });
       },
     )
-    .on("DELETE", one, describe({ tag, summary: "Delete a monitor and its baselines", description: "Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.", response: monitorResponse, errors: ["NOT_FOUND"] }), auth, monitorParam, async (c) => {
-      const monitor = await load(c, product, c.req.valid("param").monitorId);
-      const view = await viewOf(c.env, product, monitor);
-      await removeMonitor(c.env, monitor);
-      return ok(c, { monitor: view });
-    })
+    .on(
+      "DELETE",
+      one,
+      describe({
+        tag,
+        summary: "Delete a monitor and its baselines",
+        description: "Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.",
+        response: monitorResponse,
+        errors: ["NOT_FOUND"],
+      }),
+      auth,
+      monitorParam,
+      async (c) => {
+        const monitor = await load(c, product, c.req.valid("param").monitorId);
+        const view = await viewOf(c.env, product, monitor);
+        await removeMonitor(c.env, monitor);
+        return ok(c, { monitor: view });
+      },
+    )
     .post(
       `${one}/run`,
       describe({
         tag,
-        summary: "Run a monitor now (billed like a batch); the schedule is unchanged", description: "Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.",
+        summary: "Run a monitor now (billed like a batch); the schedule is unchanged",
+        description:
+          "Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.",
         response: z.object({
           monitor: monitorSchema(product, shape),
           summary: runSummarySchema(shape),
@@ -161,7 +241,8 @@ function itemRoutes(mount: Mount) {
           // Products that flag entries (phone): each newly flagged entry, by label, with the flags it raised.
           ...(shape.flags ? { flags: z.record(z.string(), z.array(z.string())) } : {}),
         }),
-        errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS"] }),
+        errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS"],
+      }),
       auth,
       monitorParam,
       async (c) => {

@@ -7,18 +7,49 @@ type Routes = Parameters<typeof openApiDocument>[0];
 
 /** One tag per product, then the account-wide parts; engine routes (bulk, monitors, lists...) sit under their product. */
 export const TAGS = [
-  { name: "Email", description: "Email addresses: syntax, DNS, disposable/role/free lists, the mailbox handshake, risk. Batches, bulk runs, monitors (addresses and domains), sending policy, delivery feedback, suppressions, history." },
-  { name: "Phone", description: "Phone numbers: numbering plan, line type, carrier, optional live network check. Batches, bulk runs, monitors, policy, feedback, suppressions, history." },
-  { name: "IP", description: "IP addresses: country and city, network (ASN), hosting, Tor, VPN and proxy lists, the caller's own allow and deny lists. ASN and range listings, batches, bulk runs, monitors, feedback, history." },
-  { name: "Address", description: "Postal addresses: format, postcode and locality against reference datasets, optional delivery-point check. Postcode and street listings, batches, bulk runs, monitors, policy, feedback, suppressions, history." },
-  { name: "Entity", description: "Company identifiers (LEI, national company numbers) against the installed registers. Batches, monitors, history." },
-  { name: "Consistency", description: "Cross-checks of one sign-up's signals (email, phone, IP, address, entity): agreements, a score and a level. Batches, bulk runs, monitors, history." },
+  {
+    name: "Email",
+    description:
+      "Email addresses: syntax, DNS, disposable/role/free lists, the mailbox handshake, risk. Batches, bulk runs, monitors (addresses and domains), sending policy, delivery feedback, suppressions, history.",
+  },
+  {
+    name: "Phone",
+    description:
+      "Phone numbers: numbering plan, line type, carrier, optional live network check. Batches, bulk runs, monitors, policy, feedback, suppressions, history.",
+  },
+  {
+    name: "IP",
+    description:
+      "IP addresses: country and city, network (ASN), hosting, Tor, VPN and proxy lists, the caller's own allow and deny lists. ASN and range listings, batches, bulk runs, monitors, feedback, history.",
+  },
+  {
+    name: "Address",
+    description:
+      "Postal addresses: format, postcode and locality against reference datasets, optional delivery-point check. Postcode and street listings, batches, bulk runs, monitors, policy, feedback, suppressions, history.",
+  },
+  {
+    name: "Entity",
+    description:
+      "Company identifiers (LEI, national company numbers) against the installed registers. Batches, monitors, history.",
+  },
+  {
+    name: "Consistency",
+    description:
+      "Cross-checks of one sign-up's signals (email, phone, IP, address, entity): agreements, a score and a level. Batches, bulk runs, monitors, history.",
+  },
   { name: "Account", description: "The key's account: balance, ledger, what one request did." },
   { name: "Status", description: "The datasets behind the answers, their versions and coverage. No key." },
   { name: "Webhooks", description: "Signed test deliveries to check a receiver." },
 ];
 
-const PRODUCT_TAGS: Record<string, string> = { email: "Email", phone: "Phone", ip: "IP", address: "Address", entity: "Entity", consistency: "Consistency" };
+const PRODUCT_TAGS: Record<string, string> = {
+  email: "Email",
+  phone: "Phone",
+  ip: "IP",
+  address: "Address",
+  entity: "Entity",
+  consistency: "Consistency",
+};
 
 /** A product's routes carry its tag whatever their route doc says (`Bulk`, `Lists`, `IP lists`...); others keep theirs. */
 export function tagOf(tag: string | undefined, path: string): string | undefined {
@@ -39,7 +70,13 @@ test values, repeats within 7 days, refusals and our own failures are free.
 
 **Errors.** \`{success: false, error: {code, message, request_id}}\` with the status of its code. Guides: \`/llms.txt\`.`;
 
-const header = (name: string, description: string, required = true) => ({ name, in: "header", required, description, schema: { type: "string" } });
+const header = (name: string, description: string, required = true) => ({
+  name,
+  in: "header",
+  required,
+  description,
+  schema: { type: "string" },
+});
 
 /** Every delivery (bulk run finished, monitor run, settled callback, test) carries the same headers. */
 const WEBHOOKS = {
@@ -50,11 +87,21 @@ const WEBHOOKS = {
         "Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts).",
       tags: ["Webhooks"],
       parameters: [
-        header("X-Service-Signature-V2", "`t={unix seconds},v2={lowercase hex HMAC-SHA256 of \"v2:{t}:{raw body}\"}`"),
+        header("X-Service-Signature-V2", '`t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}`'),
         header("X-Service-Signature", "Hex HMAC-SHA256 of the raw body; sent until 1 March 2027.", false),
-        header("Webhook-Delivery-Id", "`whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test delivery). Not signed: check it after the signature."),
+        header(
+          "Webhook-Delivery-Id",
+          "`whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test delivery). Not signed: check it after the signature.",
+        ),
       ],
-      requestBody: { required: true, content: { "application/json": { schema: { type: "object", required: ["event"], properties: { event: { type: "string" } } } } } },
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: { type: "object", required: ["event"], properties: { event: { type: "string" } } },
+          },
+        },
+      },
       responses: { "200": { description: "Any 2xx: delivered. 3xx and 4xx: failed at once. 5xx, timeouts: retried." } },
     },
   },
@@ -66,6 +113,13 @@ export const OPERATION_EXAMPLES = examples as Record<string, OperationExample[]>
 /** `GET /api/v1/openapi.json`, no key: built once from the finished route table. */
 export function openApiRoutes(routes: () => Routes) {
   let document: ReturnType<typeof openApiDocument> | undefined;
-  const build = () => openApiDocument(routes(), "/api/v1", { description: DESCRIPTION, tags: TAGS, tagOf, examples: OPERATION_EXAMPLES, webhooks: WEBHOOKS });
+  const build = () =>
+    openApiDocument(routes(), "/api/v1", {
+      description: DESCRIPTION,
+      tags: TAGS,
+      tagOf,
+      examples: OPERATION_EXAMPLES,
+      webhooks: WEBHOOKS,
+    });
   return new Hono<AppEnv>().get("/openapi.json", (c) => c.json((document ??= build())));
 }

@@ -13,14 +13,24 @@ export const LOOKUP_ERRORS = WALK_REFUSALS;
 export function callerOf(c: Context<AppEnv>): LookupCaller {
   const principal = c.var.principal;
   if (!principal) throw new Error("a lookup route runs after its key check");
-  return { env: c.env, principal, requestId: c.var.requestId, ...(c.var.admission ? { admission: c.var.admission } : {}) };
+  return {
+    env: c.env,
+    principal,
+    requestId: c.var.requestId,
+    ...(c.var.admission ? { admission: c.var.admission } : {}),
+  };
 }
 
 /**
  * The lookup service as every lookup route runs it: a refusal becomes its HTTP error (402, 403, 429), and what the
  * answers charged is recorded for the request log.
  */
-export async function paidWalk<In, Out>(c: Context<AppEnv>, product: Product<In, Out>, inputs: In[], options: Partial<WalkOptions>) {
+export async function paidWalk<In, Out>(
+  c: Context<AppEnv>,
+  product: Product<In, Out>,
+  inputs: In[],
+  options: Partial<WalkOptions>,
+) {
   const outcome = await lookup(callerOf(c), product, inputs, options);
   if (!outcome.ok) throw refusalApiError(outcome.refusal);
   c.set("creditsUsed", (c.var.creditsUsed ?? 0) + outcome.answer.creditsUsed);
@@ -31,4 +41,5 @@ export async function paidWalk<In, Out>(c: Context<AppEnv>, product: Product<In,
  * Secret-key auth for a lookup route: the walk's first call to the account's object (its hold, or its balance read when
  * every answer is free) counts the key's rate limit, so a lookup makes one round trip to that object before its work.
  */
-export const lookupKey = (options: Omit<SecretKeyOptions, "admitOnFirstCall">) => secretKey({ ...options, admitOnFirstCall: true });
+export const lookupKey = (options: Omit<SecretKeyOptions, "admitOnFirstCall">) =>
+  secretKey({ ...options, admitOnFirstCall: true });

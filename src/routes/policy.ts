@@ -13,9 +13,16 @@ import type { AppEnv } from "../types";
 
 /** Whether a rule says anything: a value that is not null, an empty list or an object of such. */
 const saysSomething = (value: unknown): boolean =>
-  value !== undefined && value !== null && (Array.isArray(value) ? value.length > 0 : typeof value === "object" ? Object.values(value).some(saysSomething) : true);
+  value !== undefined &&
+  value !== null &&
+  (Array.isArray(value)
+    ? value.length > 0
+    : typeof value === "object"
+      ? Object.values(value).some(saysSomething)
+      : true);
 
-const view = (row: PolicyRow | undefined) => (row ? { rules: row.rules, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) } : null);
+const view = (row: PolicyRow | undefined) =>
+  row ? { rules: row.rules, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) } : null;
 
 /**
  * `GET, PUT, DELETE /{product}/policy` for a product that declares a policy: one per account, replaced whole by PUT
@@ -29,20 +36,58 @@ export function policyRoutes(product: Product) {
   const tag = "Policy";
   // A policy with no rule would stamp `send` on every answer for nothing: `DELETE` is how a policy goes.
   const rules = shape.rules.refine(saysSomething, "A policy needs at least one rule; DELETE removes the policy.");
-  const response = z.object({ policy: z.object({ rules: shape.rules, created_at: z.iso.datetime(), updated_at: z.iso.datetime() }).nullable() });
-  const ownPolicy = (c: Parameters<typeof secretPrincipal>[0]) => ({ db: database(c.env), accountId: secretPrincipal(c).accountId });
+  const response = z.object({
+    policy: z.object({ rules: shape.rules, created_at: z.iso.datetime(), updated_at: z.iso.datetime() }).nullable(),
+  });
+  const ownPolicy = (c: Parameters<typeof secretPrincipal>[0]) => ({
+    db: database(c.env),
+    accountId: secretPrincipal(c).accountId,
+  });
   return new Hono<AppEnv>()
-    .get(path, describe({ tag, summary: `The account's ${product.name} sending policy, or null`, description: `The rules that decide \`policy.action\` (\`send\`, \`review\`, \`block\`) on every ${product.name} answer of the account; null when none is set. Free.`, response }), auth, async (c) => {
-      const { db, accountId } = ownPolicy(c);
-      return ok(c, { policy: view(await readPolicy(db, accountId, product.name)) });
-    })
-    .put(path, describe({ tag, summary: `Replace the ${product.name} sending policy; it never changes a price`, description: "Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.", response }), auth, jsonBody(rules), async (c) => {
-      const { db, accountId } = ownPolicy(c);
-      const body = c.req.valid("json") as Record<string, unknown>;
-      return ok(c, { policy: view(await writePolicy(c.env, accountId, product.name, body, Date.now())) });
-    })
-    .on("DELETE", path, describe({ tag, summary: "Remove the sending policy; answers then carry policy: null", description: "Deletes the policy; `deleted` is false when there was none. Free.", response: z.object({ deleted: z.boolean() }) }), auth, async (c) => {
-      const { accountId } = ownPolicy(c);
-      return ok(c, { deleted: await deletePolicy(c.env, accountId, product.name) });
-    });
+    .get(
+      path,
+      describe({
+        tag,
+        summary: `The account's ${product.name} sending policy, or null`,
+        description: `The rules that decide \`policy.action\` (\`send\`, \`review\`, \`block\`) on every ${product.name} answer of the account; null when none is set. Free.`,
+        response,
+      }),
+      auth,
+      async (c) => {
+        const { db, accountId } = ownPolicy(c);
+        return ok(c, { policy: view(await readPolicy(db, accountId, product.name)) });
+      },
+    )
+    .put(
+      path,
+      describe({
+        tag,
+        summary: `Replace the ${product.name} sending policy; it never changes a price`,
+        description:
+          "Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.",
+        response,
+      }),
+      auth,
+      jsonBody(rules),
+      async (c) => {
+        const { db, accountId } = ownPolicy(c);
+        const body = c.req.valid("json") as Record<string, unknown>;
+        return ok(c, { policy: view(await writePolicy(c.env, accountId, product.name, body, Date.now())) });
+      },
+    )
+    .on(
+      "DELETE",
+      path,
+      describe({
+        tag,
+        summary: "Remove the sending policy; answers then carry policy: null",
+        description: "Deletes the policy; `deleted` is false when there was none. Free.",
+        response: z.object({ deleted: z.boolean() }),
+      }),
+      auth,
+      async (c) => {
+        const { accountId } = ownPolicy(c);
+        return ok(c, { deleted: await deletePolicy(c.env, accountId, product.name) });
+      },
+    );
 }

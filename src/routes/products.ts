@@ -16,7 +16,8 @@ export function productEngineRoutes() {
   const routes = new Hono<AppEnv>();
   for (const product of registeredProducts()) {
     if (product.bulk) routes.route("/", bulkRoutes(product));
-    for (const monitored of [product, ...(product.companions ?? [])]) if (monitored.monitor) routes.route("/", monitorRoutes(monitored));
+    for (const monitored of [product, ...(product.companions ?? [])])
+      if (monitored.monitor) routes.route("/", monitorRoutes(monitored));
     if (product.suppressions) routes.route("/", suppressionRoutes(product));
     if (product.history) routes.route("/", historyRoutes(product));
     if (product.policy) routes.route("/", policyRoutes(product));

@@ -4,7 +4,11 @@ import type { AppEnv } from "../types";
 
 /** The guides served as Markdown under /docs/ (static assets built from docs/ by scripts/build-widget.mjs). */
 export const GUIDES: [file: string, title: string, note: string][] = [
-  ["authentication.md", "Authentication", "secret, publishable, sandbox and feedback keys; scopes; the order of checks"],
+  [
+    "authentication.md",
+    "Authentication",
+    "secret, publishable, sandbox and feedback keys; scopes; the order of checks",
+  ],
   ["billing.md", "Billing", "what costs credits, repeats, caps, the ledger"],
   ["test-addresses.md", "Test addresses", "the fixed email answers of service.test"],
   ["email.md", "Email", "fields, reasons, scores"],
@@ -26,7 +30,8 @@ export const GUIDES: [file: string, title: string, note: string][] = [
 
 /** `/llms.txt` (llmstxt.org): what the API is, how to authenticate, where the reference and the guides are. */
 export function llmsText(origin: string): string {
-  const guide = ([file, title, note]: (typeof GUIDES)[number]) => `- [${title}](${origin}/docs/${file})${note ? `: ${note}` : ""}`;
+  const guide = ([file, title, note]: (typeof GUIDES)[number]) =>
+    `- [${title}](${origin}/docs/${file})${note ? `: ${note}` : ""}`;
   return `# Verification API
 
 > Verifies email addresses, phone numbers, IP addresses, postal addresses and company identifiers, and cross-checks

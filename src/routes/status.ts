@@ -19,10 +19,18 @@ const bundledDatasets = () => [
   ...BUNDLED_SNAPSHOTS,
   ...BUNDLED_PHONE_DATASETS,
   // IANA's whole bootstrap file: a TLD it does not list has no RDAP service.
-  { name: "rdap-bootstrap", version: RDAP_BOOTSTRAP_VERSION, records: RDAP_BOOTSTRAP_RECORDS, coverage: { kind: "full" as const } },
+  {
+    name: "rdap-bootstrap",
+    version: RDAP_BOOTSTRAP_VERSION,
+    records: RDAP_BOOTSTRAP_RECORDS,
+    coverage: { kind: "full" as const },
+  },
 ];
 
-const NOT_INSTALLED: Coverage = { kind: "partial", note: "Not installed: its first scheduled refresh has not succeeded." };
+const NOT_INSTALLED: Coverage = {
+  kind: "partial",
+  note: "Not installed: its first scheduled refresh has not succeeded.",
+};
 
 const refreshSchema = z
   .object({
@@ -72,7 +80,13 @@ export const statusRoutes = new Hono<AppEnv>().get(
     // rows (what it covers once it has run is what it declares).
     const notYet = refreshed
       .filter((r) => !names.has(r.name))
-      .map((r) => ({ name: r.name, version: null, records: null, loaded_at: null, coverage: r.refresh.last_success_at ? r.coverage : NOT_INSTALLED }));
+      .map((r) => ({
+        name: r.name,
+        version: null,
+        records: null,
+        loaded_at: null,
+        coverage: r.refresh.last_success_at ? r.coverage : NOT_INSTALLED,
+      }));
     loadedAt ??= new Date().toISOString();
     const bundled = bundledDatasets().map((s) => ({ ...s, loaded_at: loadedAt! }));
     const all = [...bundled, ...loaded, ...notYet].map((d) => ({ ...d, refresh: refresh.get(d.name) ?? null }));

@@ -28,7 +28,9 @@ export function webhookRoutes(products: SampleProducts) {
     "/webhooks/test",
     describe({
       tag: "Webhooks",
-      summary: "Send a signed test delivery; 10 a minute per key, free", description: "Posts a fixed sample body of the event (starting with `\"test\":true`) to `url`, signed with a secret minted for this call (`X-Service-Signature-V2`, and `X-Service-Signature` until 1 March 2027), with a `Webhook-Delivery-Id` of the form `whd_test_...`, and answers the outcome, the secret, the signatures and the body, so a receiver can be checked end to end. Up to 3 attempts. Free.",
+      summary: "Send a signed test delivery; 10 a minute per key, free",
+      description:
+        'Posts a fixed sample body of the event (starting with `"test":true`) to `url`, signed with a secret minted for this call (`X-Service-Signature-V2`, and `X-Service-Signature` until 1 March 2027), with a `Webhook-Delivery-Id` of the form `whd_test_...`, and answers the outcome, the secret, the signatures and the body, so a receiver can be checked end to end. Up to 3 attempts. Free.',
       response: z.object({
         delivered: z.boolean(),
         status_code: z.int(),
@@ -51,7 +53,9 @@ export function webhookRoutes(products: SampleProducts) {
       const secret = mintSecret();
       const body = sampleBody(event, products);
       // The caller waits for the outcome, so this is the one delivery made inside a request rather than via the outbox.
-      const result = await deliver(url, body, secret, deliveryConfig(c.env), { [DELIVERY_ID_HEADER]: `whd_test_${crypto.randomUUID()}` });
+      const result = await deliver(url, body, secret, deliveryConfig(c.env), {
+        [DELIVERY_ID_HEADER]: `whd_test_${crypto.randomUUID()}`,
+      });
       const { signature } = result;
       return ok(c, {
         delivered: result.delivered,

@@ -98,7 +98,9 @@ describe("secret keys", () => {
 
     it("KEY_SCOPE_DENIED before RATE_LIMITED, and refused requests do not use up the rate", async () => {
       const acct = await createAccount({ key: { scopes: ["email"] } });
-      const codes = await Promise.all(Array.from({ length: 8 }, () => account(acct.key).then((r) => r.body.error.code)));
+      const codes = await Promise.all(
+        Array.from({ length: 8 }, () => account(acct.key).then((r) => r.body.error.code)),
+      );
       expect(new Set(codes)).toEqual(new Set(["KEY_SCOPE_DENIED"]));
     });
   });

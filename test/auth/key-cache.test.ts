@@ -35,10 +35,16 @@ describe("key cache: changes apply at once in the isolate that made them", () =>
   });
 
   it("a member's removal refuses their cached key at once, and adding them back restores it at once", async () => {
-    const { id } = await admin<{ id: string }>("POST", "/accounts", { email: `owner-${randomToken(8)}@example.com`, email_verified: true });
+    const { id } = await admin<{ id: string }>("POST", "/accounts", {
+      email: `owner-${randomToken(8)}@example.com`,
+      email_verified: true,
+    });
     const email = `member-${randomToken(8)}@example.com`;
     const { user_id } = await admin<{ user_id: string }>("POST", `/accounts/${id}/members`, { email });
-    const { key } = await admin<{ key: string }>("POST", `/accounts/${id}/keys/secret`, { user_id, scopes: ["account"] });
+    const { key } = await admin<{ key: string }>("POST", `/accounts/${id}/keys/secret`, {
+      user_id,
+      scopes: ["account"],
+    });
     expect((await account(key, "198.51.100.2")).status).toBe(200);
     await admin("DELETE", `/accounts/${id}/members/${user_id}`);
     expect((await account(key, "198.51.100.2")).body.error.code).toBe("KEY_ACCOUNT_MISMATCH");
@@ -80,9 +86,13 @@ describe("key cache: a flood of unknown keys from one address", () => {
     const flooder = "203.0.113.50";
     const reads = keyRowsRead();
     const answers = await inTurn(50, () => account(randomSecret(), flooder));
-    expect(answers.slice(0, UNKNOWN_KEYS.limit).map((a) => a.code)).toEqual(Array(UNKNOWN_KEYS.limit).fill("UNAUTHENTICATED"));
+    expect(answers.slice(0, UNKNOWN_KEYS.limit).map((a) => a.code)).toEqual(
+      Array(UNKNOWN_KEYS.limit).fill("UNAUTHENTICATED"),
+    );
     const refused = answers.slice(UNKNOWN_KEYS.limit);
-    expect(refused.map((a) => `${a.status} ${a.code}`)).toEqual(Array(50 - UNKNOWN_KEYS.limit).fill("429 RATE_LIMITED"));
+    expect(refused.map((a) => `${a.status} ${a.code}`)).toEqual(
+      Array(50 - UNKNOWN_KEYS.limit).fill("429 RATE_LIMITED"),
+    );
     for (const { retryAfter } of refused) expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     expect(Number(refused[0]!.retryAfter)).toBeLessThanOrEqual(UNKNOWN_KEYS.windowMs / UNKNOWN_KEYS.limit / 1000);
     expect(keyRowsRead()).toBe(reads + UNKNOWN_KEYS.limit);
@@ -114,8 +124,13 @@ describe("key cache: a flood of unknown keys from one address", () => {
     const repeated = randomSecret();
     const same = await Promise.all(Array.from({ length: 20 }, () => account(repeated, "2001:db8:5:1::1")));
     expect(new Set(same.map((r) => r.body.error.code))).toEqual(new Set(["UNAUTHENTICATED"]));
-    const answers = await inTurn(UNKNOWN_KEYS.limit, (i) => account(randomSecret(), `2001:db8:5:1::${(i + 2).toString(16)}`));
-    expect(answers.map((a) => a.code)).toEqual([...Array(UNKNOWN_KEYS.limit - 1).fill("UNAUTHENTICATED"), "RATE_LIMITED"]);
+    const answers = await inTurn(UNKNOWN_KEYS.limit, (i) =>
+      account(randomSecret(), `2001:db8:5:1::${(i + 2).toString(16)}`),
+    );
+    expect(answers.map((a) => a.code)).toEqual([
+      ...Array(UNKNOWN_KEYS.limit - 1).fill("UNAUTHENTICATED"),
+      "RATE_LIMITED",
+    ]);
     expect((await account(randomSecret(), "2001:db8:5:2::1")).body.error.code).toBe("UNAUTHENTICATED");
   });
 
@@ -123,7 +138,14 @@ describe("key cache: a flood of unknown keys from one address", () => {
     const acct = await createAccount({ plan: "enterprise" });
     const keys = [acct.key];
     for (let i = 1; i < 30; i++) {
-      keys.push((await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, { user_id: acct.userId, scopes: ["account"] })).key);
+      keys.push(
+        (
+          await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, {
+            user_id: acct.userId,
+            scopes: ["account"],
+          })
+        ).key,
+      );
     }
     const client = "203.0.113.55";
     const answers = await Promise.all(keys.map((key) => account(key, client)));
@@ -151,9 +173,19 @@ describe("key cache: a flood of unknown keys from one address", () => {
   it("applies to publishable keys on the browser endpoints", async () => {
     const visitor = "203.0.113.53";
     const answers = await inTurn(UNKNOWN_KEYS.limit + 2, () =>
-      call("/api/v1/email/public", json({ key: `pk_live_${randomToken(32)}`, email: "a@example.com" }, { Origin: "http://localhost", "CF-Connecting-IP": visitor })),
+      call(
+        "/api/v1/email/public",
+        json(
+          { key: `pk_live_${randomToken(32)}`, email: "a@example.com" },
+          { Origin: "http://localhost", "CF-Connecting-IP": visitor },
+        ),
+      ),
     );
-    expect(answers.map((a) => a.code)).toEqual([...Array(UNKNOWN_KEYS.limit).fill("INVALID_PUBLISHABLE_KEY"), "RATE_LIMITED", "RATE_LIMITED"]);
+    expect(answers.map((a) => a.code)).toEqual([
+      ...Array(UNKNOWN_KEYS.limit).fill("INVALID_PUBLISHABLE_KEY"),
+      "RATE_LIMITED",
+      "RATE_LIMITED",
+    ]);
     expect(answers.at(-1)!.retryAfter).not.toBeNull();
   });
 
@@ -161,10 +193,14 @@ describe("key cache: a flood of unknown keys from one address", () => {
     const sender = "203.0.113.54";
     const acct = await createAccount();
     const { feedback_key } = await admin<{ feedback_key: string }>("POST", `/accounts/${acct.accountId}/feedback-key`);
-    const post = (key: string) => call(`/api/v1/email/feedback/sendgrid/${key}`, json([], { "CF-Connecting-IP": sender }));
+    const post = (key: string) =>
+      call(`/api/v1/email/feedback/sendgrid/${key}`, json([], { "CF-Connecting-IP": sender }));
     expect((await post(feedback_key)).status).toBe(200);
     const answers = await inTurn(UNKNOWN_KEYS.limit + 1, () => post(`fb_${randomToken(40)}`));
-    expect(answers.map((a) => a.code)).toEqual([...Array(UNKNOWN_KEYS.limit).fill("INVALID_FEEDBACK_KEY"), "RATE_LIMITED"]);
+    expect(answers.map((a) => a.code)).toEqual([
+      ...Array(UNKNOWN_KEYS.limit).fill("INVALID_FEEDBACK_KEY"),
+      "RATE_LIMITED",
+    ]);
     expect((await post(feedback_key)).status).toBe(200);
   });
 });

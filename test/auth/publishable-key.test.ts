@@ -14,18 +14,28 @@ import { admin, BASE, createAccount, type Envelope } from "../helpers";
 /** A browser endpoint as products mount it: validate the body, then the publishable-key checks. */
 const browserApp = new Hono<AppEnv>();
 browserApp.use("*", requestId());
-browserApp.post("/lookup", jsonBody(z.object({ ...publishableFields, email: z.string().max(254) })), publishableKey(), (c) =>
-  ok(c, { principal: c.var.principal }),
+browserApp.post(
+  "/lookup",
+  jsonBody(z.object({ ...publishableFields, email: z.string().max(254) })),
+  publishableKey(),
+  (c) => ok(c, { principal: c.var.principal }),
 );
 browserApp.onError(onError);
 
 async function lookup(body: Record<string, unknown>, headers: Record<string, string> = {}) {
   const response = await browserApp.request(
     `${BASE}/lookup`,
-    { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify({ email: "a@b.c", ...body }) },
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: JSON.stringify({ email: "a@b.c", ...body }),
+    },
     env,
   );
-  return { status: response.status, body: (await response.json()) as Envelope<{ principal: { kind: string; accountId: string } }> };
+  return {
+    status: response.status,
+    body: (await response.json()) as Envelope<{ principal: { kind: string; accountId: string } }>,
+  };
 }
 
 async function publishable(options: { verified?: boolean; challenge?: boolean; domains?: string[] } = {}) {

@@ -23,7 +23,11 @@ lookupApp.get("/lookup/:value", secretKey({ scope: "email", sandbox: true }), (c
 lookupApp.onError(onError);
 
 async function sandboxLookup(value: string, ip: string) {
-  const response = await lookupApp.request(`${BASE}/lookup/${value}`, bearer(SANDBOX_KEY, { "CF-Connecting-IP": ip }), env);
+  const response = await lookupApp.request(
+    `${BASE}/lookup/${value}`,
+    bearer(SANDBOX_KEY, { "CF-Connecting-IP": ip }),
+    env,
+  );
   return { status: response.status, body: (await response.json()) as Envelope };
 }
 
@@ -78,7 +82,9 @@ describe("feedback keys", () => {
   it.each(["fb_unknownunknownunknownunknownunknownunk", "not-a-key", `sk_live_${"a".repeat(40)}`])(
     "reject %s with 401 INVALID_FEEDBACK_KEY",
     async (key) => {
-      await expect(accountForFeedbackKey(database(env), key, SENDER)).rejects.toMatchObject({ code: "INVALID_FEEDBACK_KEY" });
+      await expect(accountForFeedbackKey(database(env), key, SENDER)).rejects.toMatchObject({
+        code: "INVALID_FEEDBACK_KEY",
+      });
     },
   );
 });

@@ -16,7 +16,19 @@ import { RECOVERY_STALL_MS } from "../../src/engines/recovery";
 import { policyColumns } from "../../src/engines/policy/apply";
 import type { Product } from "../../src/engines/product";
 import { bearer, call, creditsStub } from "../helpers";
-import { capturedQueue, countersOf, DAY_MS, funded, ledgerCharges, lookupWith, setUp, subjectsWith, type Funded, type Kind, type Samples } from "./helpers";
+import {
+  capturedQueue,
+  countersOf,
+  DAY_MS,
+  funded,
+  ledgerCharges,
+  lookupWith,
+  setUp,
+  subjectsWith,
+  type Funded,
+  type Kind,
+  type Samples,
+} from "./helpers";
 
 const SUBJECTS = subjectsWith((p) => p.bulk);
 
@@ -26,21 +38,37 @@ beforeAll(() => setUp(SUBJECTS));
 
 async function started(product: Product, acct: Funded, inputs: unknown[]) {
   const queue = capturedQueue();
-  const { row } = await createJob(queue.env, product, { accountId: acct.accountId, keyId: acct.keyId, inputs, options: {}, webhookUrl: null, idempotencyKey: null });
+  const { row } = await createJob(queue.env, product, {
+    accountId: acct.accountId,
+    keyId: acct.keyId,
+    inputs,
+    options: {},
+    webhookUrl: null,
+    idempotencyKey: null,
+  });
   return { id: row.id, queue };
 }
 
-const run = (product: Product, queue: ReturnType<typeof capturedQueue>, id: number) => runJob(queue.env, id, lookupWith(product));
+const run = (product: Product, queue: ReturnType<typeof capturedQueue>, id: number) =>
+  runJob(queue.env, id, lookupWith(product));
 const view = async (id: number) => jobView((await jobById(database(env), id))!);
 const csv = (product: Product, id: number) => new Response(resultsStream(env, id, product, undefined)).text();
-const jobCharges = (accountId: string, id: number) => ledgerCharges(accountId, (requestId) => requestId.startsWith(`bulk:${id}:`));
+const jobCharges = (accountId: string, id: number) =>
+  ledgerCharges(accountId, (requestId) => requestId.startsWith(`bulk:${id}:`));
 const setJob = (id: number, column: "created_at" | "updated_at", at: number, status?: string) =>
-  env.DB.prepare(`UPDATE bulk_jobs SET ${column} = ?, status = COALESCE(?, status) WHERE id = ?`).bind(at, status ?? null, id).run();
+  env.DB.prepare(`UPDATE bulk_jobs SET ${column} = ?, status = COALESCE(?, status) WHERE id = ?`)
+    .bind(at, status ?? null, id)
+    .run();
 
 /** A list with every kind of value the product has, a respelled copy and an exact copy; the kinds in order. */
 function mixed(samples: Samples) {
   const [a, b] = samples.paid(2);
-  const kinds: [Kind, unknown][] = [["paid", a], ["paid", samples.respell(a)], ["free", samples.free()], ["malformed", samples.malformed()]];
+  const kinds: [Kind, unknown][] = [
+    ["paid", a],
+    ["paid", samples.respell(a)],
+    ["free", samples.free()],
+    ["malformed", samples.malformed()],
+  ];
   if (samples.test) kinds.push(["test", samples.test()]);
   kinds.push(["paid", b], ["paid", a]);
   return { inputs: kinds.map(([, v]) => v), kinds: kinds.map(([k]) => k), first: a };
@@ -53,8 +81,18 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     const { id, queue } = await started(product, acct, inputs);
     await run(product, queue, id);
     const job = (await view(id)) as Record<string, unknown>;
-    const expected = Object.fromEntries(product.bulk!.counters.map((c) => [c, kinds.filter((k) => countersOf(samples, k).includes(c)).length]));
-    expect(job).toMatchObject({ status: "completed", total: inputs.length, duplicate_count: 2, processed: inputs.length, ...expected, credits_used: 2, stopped_reason: null });
+    const expected = Object.fromEntries(
+      product.bulk!.counters.map((c) => [c, kinds.filter((k) => countersOf(samples, k).includes(c)).length]),
+    );
+    expect(job).toMatchObject({
+      status: "completed",
+      total: inputs.length,
+      duplicate_count: 2,
+      processed: inputs.length,
+      ...expected,
+      credits_used: 2,
+      stopped_reason: null,
+    });
     const rowCounts = kinds.reduce((sum, k) => sum + countersOf(samples, k).length, 0);
     expect(product.bulk!.counters.reduce((sum, c) => sum + (job[c] as number), 0)).toBe(rowCounts);
     expect(await jobCharges(acct.accountId, id)).toMatchObject({ credits: 2 });
@@ -67,7 +105,9 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     const { id, queue } = await started(product, acct, inputs);
     await run(product, queue, id);
     const [header, ...lines] = (await csv(product, id)).trim().split("\n");
-    expect(header).toBe(["index", "input", ...product.bulk!.columns, ...policyColumns(product), "credits_used", "suppressed"].join(","));
+    expect(header).toBe(
+      ["index", "input", ...product.bulk!.columns, ...policyColumns(product), "credits_used", "suppressed"].join(","),
+    );
     expect(header!.split(",")).toEqual(csvHeader(product));
     const rows = new Map(lines.map((line) => parseCsvLine(line)).map((cells) => [Number(cells[0]), cells]));
     // In input order, not grouped by duplicates.
@@ -77,7 +117,8 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     expect([credits(0), credits(1), credits(inputs.length - 1)]).toEqual([1, 0, 0]);
     expect(inputs.reduce<number>((sum, _, i) => sum + credits(i), 0)).toBe((await view(id)).credits_used);
     const own = product.bulk!.spell?.(String(inputs[1])) ?? {};
-    for (const [column, value] of Object.entries(own)) expect(rows.get(1)![2 + product.bulk!.columns.indexOf(column)]).toBe(value);
+    for (const [column, value] of Object.entries(own))
+      expect(rows.get(1)![2 + product.bulk!.columns.indexOf(column)]).toBe(value);
     expect(rows.get(inputs.length - 1)![1]).toBe(cell(first));
   });
 
@@ -85,7 +126,12 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     const acct = await funded(1);
     const { id, queue } = await started(product, acct, samples.paid(3));
     await run(product, queue, id);
-    expect(await view(id)).toMatchObject({ status: "completed", processed: 1, credits_used: 1, stopped_reason: "insufficient_credits" });
+    expect(await view(id)).toMatchObject({
+      status: "completed",
+      processed: 1,
+      credits_used: 1,
+      stopped_reason: "insufficient_credits",
+    });
     await creditsStub(acct.accountId).addCredits("pack", 5, null, null);
     expect(await markResumed(database(env), id)).toMatchObject({ status: "processing", stoppedReason: null });
     await run(product, queue, id);
@@ -118,7 +164,10 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     let entered!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const inside = new Promise<void>((resolve) => (entered = resolve));
-    const late: Product = { ...product, local: async (value) => (entered(), await gate, product.local ? product.local(value) : null) };
+    const late: Product = {
+      ...product,
+      local: async (value) => (entered(), await gate, product.local ? product.local(value) : null),
+    };
     const duplicate = runJob(queue.env, id, lookupWith(late));
     await inside;
     await run(product, queue, id);
@@ -133,12 +182,20 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     const acct = await funded(5);
     const { id, queue } = await started(product, acct, samples.paid(2));
     await run(product, queue, id);
-    await env.DB.prepare("UPDATE bulk_jobs SET status = 'processing', next_entry = 0, processed = 0, credits_used = 0, counts = ? WHERE id = ?")
+    await env.DB.prepare(
+      "UPDATE bulk_jobs SET status = 'processing', next_entry = 0, processed = 0, credits_used = 0, counts = ? WHERE id = ?",
+    )
       .bind(JSON.stringify(Object.fromEntries(product.bulk!.counters.map((c) => [c, 0]))), id)
       .run();
     await run(product, queue, id);
     expect(await view(id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
-    expect((await csv(product, id)).trim().split("\n").slice(1).map((line) => Number(parseCsvLine(line).at(-2)))).toEqual([1, 1]);
+    expect(
+      (await csv(product, id))
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((line) => Number(parseCsvLine(line).at(-2))),
+    ).toEqual([1, 1]);
   });
 
   it("reports what the ledger charged when a run died after a chunk was charged, before its part was written", async () => {
@@ -147,13 +204,21 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     await run(product, queue, id);
     // The state a kill -9 between the chunk's settlement and its part leaves: charged, but no part and no progress.
     await env.RESULTS.delete((await env.RESULTS.list({ prefix: `bulk/${id}/results/` })).objects.map((o) => o.key));
-    await env.DB.prepare("UPDATE bulk_jobs SET status = 'processing', finished_at = NULL, next_entry = 0, processed = 0, credits_used = 0, counts = ? WHERE id = ?")
+    await env.DB.prepare(
+      "UPDATE bulk_jobs SET status = 'processing', finished_at = NULL, next_entry = 0, processed = 0, credits_used = 0, counts = ? WHERE id = ?",
+    )
       .bind(JSON.stringify(Object.fromEntries(product.bulk!.counters.map((c) => [c, 0]))), id)
       .run();
     await run(product, queue, id);
     expect(await jobCharges(acct.accountId, id)).toMatchObject({ credits: 2 });
     expect(await view(id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
-    expect((await csv(product, id)).trim().split("\n").slice(1).map((line) => Number(parseCsvLine(line).at(-2)))).toEqual([1, 1]);
+    expect(
+      (await csv(product, id))
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((line) => Number(parseCsvLine(line).at(-2))),
+    ).toEqual([1, 1]);
   });
 
   it("expires a settled run's input after 7 days and deletes the run and its files after 30", async () => {

@@ -62,14 +62,28 @@ const EMAIL: Samples = {
   malformed: () => `bad-${rand()}`,
   test: () => `deliverable+${rand()}@service.test`,
   gone: () => `nobody${rand()}@acme.example`,
-  counters: { paid: "risky", free: "undeliverable", malformed: "undeliverable", test: "deliverable", gone: "undeliverable" },
-  policy: { rules: { deliverable: { risky: "block" } }, action: "block", on: ["paid"], rulesHit: ["deliverable.risky"] },
+  counters: {
+    paid: "risky",
+    free: "undeliverable",
+    malformed: "undeliverable",
+    test: "deliverable",
+    gone: "undeliverable",
+  },
+  policy: {
+    rules: { deliverable: { risky: "block" } },
+    action: "block",
+    on: ["paid"],
+    rulesHit: ["deliverable.risky"],
+  },
   feedback: { marking: { outcome: "bounced", kind: "hard" }, harmless: { outcome: "bounced", kind: "soft" } },
   batch: { path: "/api/v1/email/batch", field: "emails" },
 };
 
 const ENTITY: Samples = {
-  paid: (n) => sampleRows("gleif-lei").slice(0, n).map((row) => row.identifier),
+  paid: (n) =>
+    sampleRows("gleif-lei")
+      .slice(0, n)
+      .map((row) => row.identifier),
   respell: (value) => ` ${String(value).toLowerCase()} `,
   free: () => makeLei(`FREE${rand().toUpperCase()}00`),
   malformed: () => `bad-${rand()}`,
@@ -81,17 +95,40 @@ const ENTITY: Samples = {
 
 /** Verified US addresses differ by line 1; an Italian one can only be format-checked; a four-digit ZIP is malformed. */
 const ADDRESS: Samples = {
-  paid: (n) => Array.from({ length: n }, (_, i) => ({ line1: `${i} ${rand()} Main St`, locality: "Springfield", region: "IL", postcode: "62701", country: "US" })),
+  paid: (n) =>
+    Array.from({ length: n }, (_, i) => ({
+      line1: `${i} ${rand()} Main St`,
+      locality: "Springfield",
+      region: "IL",
+      postcode: "62701",
+      country: "US",
+    })),
   respell: (value) => {
     const a = value as Record<string, string>;
     return { ...a, line1: a.line1!.toUpperCase(), locality: "springfield", postcode: " 62701" };
   },
   free: () => ({ line1: `Via ${rand()} 1`, locality: "Roma", postcode: "00184", country: "IT" }),
-  malformed: () => ({ line1: `${rand()} Main St`, locality: "Springfield", region: "IL", postcode: "6270", country: "US" }),
+  malformed: () => ({
+    line1: `${rand()} Main St`,
+    locality: "Springfield",
+    region: "IL",
+    postcode: "6270",
+    country: "US",
+  }),
   test: () => ({ line1: "verified", locality: rand(), country: "ZZ" }),
   gone: null,
-  counters: { paid: ["valid", "low"], free: ["valid", "medium"], malformed: ["invalid", "high"], test: ["valid", "low"] },
-  policy: { rules: { verification: { format_only: "review" } }, action: "review", on: ["free"], rulesHit: ["verification.format_only"] },
+  counters: {
+    paid: ["valid", "low"],
+    free: ["valid", "medium"],
+    malformed: ["invalid", "high"],
+    test: ["valid", "low"],
+  },
+  policy: {
+    rules: { verification: { format_only: "review" } },
+    action: "review",
+    on: ["free"],
+    rulesHit: ["verification.format_only"],
+  },
   feedback: { marking: { outcome: "returned", kind: null }, harmless: { outcome: "delivered", kind: null } },
   batch: { path: "/api/v1/address/batch", field: "addresses" },
   setup: async () => void (await installAddressData()),
@@ -123,7 +160,12 @@ const PHONE: Samples = {
   // No phone answer joins the list by itself (delivery feedback adds `undelivered`): the manual list is tested.
   gone: null,
   counters: { paid: ["valid", "mobile"], free: "invalid", malformed: "invalid", test: ["valid", "mobile"] },
-  policy: { rules: { reasons: { invalid_number: "block" } }, action: "block", on: ["free", "malformed"], rulesHit: ["reasons.invalid_number"] },
+  policy: {
+    rules: { reasons: { invalid_number: "block" } },
+    action: "block",
+    on: ["free", "malformed"],
+    rulesHit: ["reasons.invalid_number"],
+  },
   feedback: { marking: { outcome: "failed", kind: "permanent" }, harmless: { outcome: "failed", kind: "temporary" } },
   batch: { path: "/api/v1/phone/batch", field: "phones" },
   setup: installPhoneSamples,
@@ -146,7 +188,11 @@ export const FAKE: Samples = {
  * signals are answered locally; the phone and IP test values disagree on country (docs/consistency.md, "Test values").
  */
 const CONSISTENCY: Samples = {
-  paid: (n) => Array.from({ length: n }, () => ({ phone: ukMobile(), address: { line1: "10 Downing Street", locality: "London", postcode: "SW1A 2AA", country: "GB" } })),
+  paid: (n) =>
+    Array.from({ length: n }, () => ({
+      phone: ukMobile(),
+      address: { line1: "10 Downing Street", locality: "London", postcode: "SW1A 2AA", country: "GB" },
+    })),
   respell: (value) => {
     const set = value as { phone: string };
     return { ...set, phone: PHONE.respell(set.phone) };
@@ -163,17 +209,30 @@ const CONSISTENCY: Samples = {
   },
 };
 
-const REGISTERED_SAMPLES: Record<string, Samples> = { email: EMAIL, entity: ENTITY, address: ADDRESS, ip: IP, phone: PHONE, consistency: CONSISTENCY };
+const REGISTERED_SAMPLES: Record<string, Samples> = {
+  email: EMAIL,
+  entity: ENTITY,
+  address: ADDRESS,
+  ip: IP,
+  phone: PHONE,
+  consistency: CONSISTENCY,
+};
 
 /** The counters a value of this kind adds to. */
 export const countersOf = (samples: Samples, kind: Kind): readonly string[] => [samples.counters![kind]!].flat();
 
 function samplesFor(product: Product): Samples {
   const samples = REGISTERED_SAMPLES[product.name];
-  if (!samples) throw new Error(`Contract tests: add sample values for the registered product "${product.name}" in test/contract/helpers.ts`);
-  if (product.bulk && !samples.counters) throw new Error(`Contract tests: name the bulk counter of each kind of "${product.name}" sample`);
-  if (product.policy && !samples.policy) throw new Error(`Contract tests: give "${product.name}" policy rules and the kinds they act on`);
-  if (product.feedback && !samples.feedback) throw new Error(`Contract tests: give "${product.name}" a marking and a harmless feedback outcome`);
+  if (!samples)
+    throw new Error(
+      `Contract tests: add sample values for the registered product "${product.name}" in test/contract/helpers.ts`,
+    );
+  if (product.bulk && !samples.counters)
+    throw new Error(`Contract tests: name the bulk counter of each kind of "${product.name}" sample`);
+  if (product.policy && !samples.policy)
+    throw new Error(`Contract tests: give "${product.name}" policy rules and the kinds they act on`);
+  if (product.feedback && !samples.feedback)
+    throw new Error(`Contract tests: give "${product.name}" a marking and a harmless feedback outcome`);
   return samples;
 }
 
@@ -181,12 +240,25 @@ function samplesFor(product: Product): Samples {
  * The walk, bulk and monitor rules are stated in credits, so a product whose credit buys several units (IP) runs them
  * at one unit a credit; test/contract/units.test.ts runs the units rule on the product as registered.
  */
-const perCredit = (product: Product): Product => (product.unitsPerCredit === 1 ? product : { ...product, unitsPerCredit: 1 });
+const perCredit = (product: Product): Product =>
+  product.unitsPerCredit === 1 ? product : { ...product, unitsPerCredit: 1 };
 
 export const SUBJECTS: Subject[] = [
-  ...registeredProducts().map((product) => ({ label: product.name, product: perCredit(product), unitsPerCredit: product.unitsPerCredit, registered: true, samples: samplesFor(product) })),
+  ...registeredProducts().map((product) => ({
+    label: product.name,
+    product: perCredit(product),
+    unitsPerCredit: product.unitsPerCredit,
+    registered: true,
+    samples: samplesFor(product),
+  })),
   { label: "fake (remote)", product: asProduct(fakeProduct()), unitsPerCredit: 1, registered: false, samples: FAKE },
-  { label: "fake (local)", product: asProduct(fakeProduct({ name: "fakelocal", cost: "local" })), unitsPerCredit: 1, registered: false, samples: FAKE },
+  {
+    label: "fake (local)",
+    product: asProduct(fakeProduct({ name: "fakelocal", cost: "local" })),
+    unitsPerCredit: 1,
+    registered: false,
+    samples: FAKE,
+  },
 ];
 
 /** Registered products whose credit buys several units, as registered, with their samples. */
@@ -203,7 +275,8 @@ export async function setUp(subjects: Subject[]) {
 }
 
 /** Finds a product by name the way queue consumers do, knowing the unregistered fake ones too. */
-export const lookupWith = (product: Product) => (name: string) => (name === product.name ? product : productNamed(name));
+export const lookupWith = (product: Product) => (name: string) =>
+  name === product.name ? product : productNamed(name);
 
 export const OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: true, extra: {} };
 
@@ -212,7 +285,11 @@ export interface Funded extends TestAccount {
 }
 
 /** A fresh account with `pack` credits and its paying key (optionally with a daily cap). */
-export async function funded(pack: number, dailyCreditCap: number | null = null, options: AccountOptions = {}): Promise<Funded> {
+export async function funded(
+  pack: number,
+  dailyCreditCap: number | null = null,
+  options: AccountOptions = {},
+): Promise<Funded> {
   const acct = await createAccount({ ...options, pack, key: { daily_credit_cap: dailyCreditCap } });
   return { ...acct, payer: { accountId: acct.accountId, keyId: acct.keyId, dailyCreditCap } };
 }
@@ -231,19 +308,33 @@ export function spied(product: Product) {
 }
 
 /** One paid walk with the default options, overridable. */
-export const walkOf = (product: Product, payer: Payer | null, inputs: unknown[], options: Partial<WalkOptions> = {}, requestId = `contract-${rand()}`) =>
-  walk(product, { env, payer, requestId, inputs, options: { ...OPTIONS, ...options } });
+export const walkOf = (
+  product: Product,
+  payer: Payer | null,
+  inputs: unknown[],
+  options: Partial<WalkOptions> = {},
+  requestId = `contract-${rand()}`,
+) => walk(product, { env, payer, requestId, inputs, options: { ...OPTIONS, ...options } });
 
 /** Credits the ledger charged for the request ids `match` accepts. */
-export async function ledgerCharges(accountId: string, match: (requestId: string) => boolean): Promise<{ rows: number; credits: number }> {
+export async function ledgerCharges(
+  accountId: string,
+  match: (requestId: string) => boolean,
+): Promise<{ rows: number; credits: number }> {
   const { rows } = await creditsStub(accountId).ledger(1, 1000);
   const charges = rows.filter((r) => r.kind === "charge" && r.request_id !== null && match(r.request_id));
   return { rows: charges.length, credits: charges.reduce((sum, r) => sum - r.plan_delta - r.pack_delta, 0) };
 }
 
 /** Rows of an engine table for one account and product. */
-export async function countRows(table: "repeats" | "history" | "suppressions", accountId: string, product: string): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ? AND product = ?`).bind(accountId, product).first<{ n: number }>();
+export async function countRows(
+  table: "repeats" | "history" | "suppressions",
+  accountId: string,
+  product: string,
+): Promise<number> {
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ? AND product = ?`)
+    .bind(accountId, product)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 

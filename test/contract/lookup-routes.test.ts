@@ -9,7 +9,9 @@ import { admin, anotherKey, bearer, call, createAccount, json, type TestAccount 
  * the key checks, 405 with `Allow`, the 422 envelope, CORS on browser endpoints and the billing meta. A product that
  * joins the registry is covered here without a line of its own, except one valid request per single and batch route.
  */
-const routes = registeredProducts().flatMap((product) => (product.lookups?.routes ?? []).map((route) => ({ product, route })));
+const routes = registeredProducts().flatMap((product) =>
+  (product.lookups?.routes ?? []).map((route) => ({ product, route })),
+);
 const secretRoutes = routes.filter(({ route }) => route.kind !== "browser");
 const browserRoutes = routes.filter(({ route }) => route.kind === "browser");
 const label = ({ route }: { route: LookupRoute }) => `${route.method.toUpperCase()} ${route.path}`;
@@ -45,8 +47,17 @@ let accountOnly: string;
 
 beforeAll(async () => {
   account = await createAccount({ pack: 100 });
-  publishable = (await admin<{ key: string }>("POST", `/accounts/${account.accountId}/keys/publishable`, { allowed_domains: ["shop.example.com"] })).key;
-  accountOnly = (await admin<{ key: string }>("POST", `/accounts/${account.accountId}/keys/secret`, { user_id: account.userId, scopes: ["account"] })).key;
+  publishable = (
+    await admin<{ key: string }>("POST", `/accounts/${account.accountId}/keys/publishable`, {
+      allowed_domains: ["shop.example.com"],
+    })
+  ).key;
+  accountOnly = (
+    await admin<{ key: string }>("POST", `/accounts/${account.accountId}/keys/secret`, {
+      user_id: account.userId,
+      scopes: ["account"],
+    })
+  ).key;
 });
 
 const send = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) =>
@@ -63,13 +74,17 @@ describe.each(secretRoutes)("$route.method $route.path (secret key)", (entry) =>
   });
 
   it("answers 403 KEY_SCOPE_DENIED to a key without the product's scope", async () => {
-    const { status, body } = await send(method, somePath(route.path), { headers: { Authorization: `Bearer ${accountOnly}` } });
+    const { status, body } = await send(method, somePath(route.path), {
+      headers: { Authorization: `Bearer ${accountOnly}` },
+    });
     expect(status).toBe(403);
     expect(body.error.code).toBe("KEY_SCOPE_DENIED");
   });
 
   it("answers 401 UNAUTHENTICATED to a publishable key", async () => {
-    const { status, body } = await send(method, somePath(route.path), { headers: { Authorization: `Bearer ${publishable}` } });
+    const { status, body } = await send(method, somePath(route.path), {
+      headers: { Authorization: `Bearer ${publishable}` },
+    });
     expect(status).toBe(401);
     expect(body.error.code).toBe("UNAUTHENTICATED");
   });
@@ -87,7 +102,10 @@ const validated = secretRoutes.filter(({ route }) => route.request.json || route
 describe.each(validated)("$route.method $route.path (validation)", ({ route }) => {
   it("answers an invalid request with the 422 envelope naming the fields", async () => {
     const key = await anotherKey(account);
-    const { status, body } = await send(route.method.toUpperCase(), badPath(route.path), { body: { unknown: true }, headers: { Authorization: `Bearer ${key}` } });
+    const { status, body } = await send(route.method.toUpperCase(), badPath(route.path), {
+      body: { unknown: true },
+      headers: { Authorization: `Bearer ${key}` },
+    });
     expect(status).toBe(422);
     expect(body.success).toBe(false);
     expect(body.error.code).toBe("VALIDATION_FAILED");
@@ -96,26 +114,33 @@ describe.each(validated)("$route.method $route.path (validation)", ({ route }) =
   });
 });
 
-describe.each(secretRoutes.filter(({ route }) => route.kind === "single" || route.kind === "batch"))("$route.method $route.path (billing meta)", ({ route }) => {
-  it("reports what it charged and what is left, in the meta its kind documents", async () => {
-    const valid = VALID[label({ route })];
-    expect(valid, "a valid request for this route in VALID").toBeDefined();
-    const key = await anotherKey(account);
-    const before = await call("/api/v1/account", bearer(key));
-    const { status, body } = await send(route.method.toUpperCase(), valid!.path ?? route.path, { body: valid!.body, headers: { Authorization: `Bearer ${key}`, ...valid!.headers } });
-    expect(status).toBe(200);
-    expect(Object.keys(body.meta)).toEqual(expect.arrayContaining(route.kind === "batch" ? BATCH_META : SINGLE_META));
-    const used = body.meta.credits_used as number;
-    expect(Number.isInteger(used) && used >= 0).toBe(true);
-    expect(body.meta.credits_remaining).toBe((before.body.meta.credits_remaining as number) - used);
-    if (route.kind === "batch") {
-      const results = (body.data as { results: { meta: Record<string, unknown> }[] }).results;
-      expect(results.length).toBe(body.meta.processed);
-      expect(results.reduce((sum, item) => sum + (item.meta.credits_used as number), 0)).toBe(used);
-      for (const item of results) expect(Object.keys(item.meta)).toEqual(expect.arrayContaining(["credits_used", "cache_hit"]));
-    }
-  });
-});
+describe.each(secretRoutes.filter(({ route }) => route.kind === "single" || route.kind === "batch"))(
+  "$route.method $route.path (billing meta)",
+  ({ route }) => {
+    it("reports what it charged and what is left, in the meta its kind documents", async () => {
+      const valid = VALID[label({ route })];
+      expect(valid, "a valid request for this route in VALID").toBeDefined();
+      const key = await anotherKey(account);
+      const before = await call("/api/v1/account", bearer(key));
+      const { status, body } = await send(route.method.toUpperCase(), valid!.path ?? route.path, {
+        body: valid!.body,
+        headers: { Authorization: `Bearer ${key}`, ...valid!.headers },
+      });
+      expect(status).toBe(200);
+      expect(Object.keys(body.meta)).toEqual(expect.arrayContaining(route.kind === "batch" ? BATCH_META : SINGLE_META));
+      const used = body.meta.credits_used as number;
+      expect(Number.isInteger(used) && used >= 0).toBe(true);
+      expect(body.meta.credits_remaining).toBe((before.body.meta.credits_remaining as number) - used);
+      if (route.kind === "batch") {
+        const results = (body.data as { results: { meta: Record<string, unknown> }[] }).results;
+        expect(results.length).toBe(body.meta.processed);
+        expect(results.reduce((sum, item) => sum + (item.meta.credits_used as number), 0)).toBe(used);
+        for (const item of results)
+          expect(Object.keys(item.meta)).toEqual(expect.arrayContaining(["credits_used", "cache_hit"]));
+      }
+    });
+  },
+);
 
 describe.each(browserRoutes)("$route.method $route.path (browser endpoint)", ({ route }) => {
   const origin = "https://shop.example.com";
@@ -123,7 +148,11 @@ describe.each(browserRoutes)("$route.method $route.path (browser endpoint)", ({ 
   it("answers the CORS preflight of a JSON POST from any page, without credentials", async () => {
     const response = await SELF.fetch(`https://api.test${url(route.path)}`, {
       method: "OPTIONS",
-      headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+      headers: {
+        Origin: origin,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get("Access-Control-Allow-Origin")).toBe(origin);

@@ -46,15 +46,34 @@ const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
   entity: async ({ samples }) => {
     const lei = makeLei(`CTR${rand().toUpperCase()}000`);
     await admin("POST", "/registers/gleif-lei/rows", { rows: [leiRow(lei, "Contract Watch Ltd")] });
-    return { entries: [lei, samples.free()], change: async () => void (await admin("POST", "/registers/gleif-lei/rows", { rows: [leiRow(lei, "Contract Watch Renamed Ltd")] })) };
+    return {
+      entries: [lei, samples.free()],
+      change: async () =>
+        void (await admin("POST", "/registers/gleif-lei/rows", { rows: [leiRow(lei, "Contract Watch Renamed Ltd")] })),
+    };
   },
   // A row of the ZIP table re-spelled: the entry written in lower case now gets another correction.
   address: async ({ samples }) => {
     const postcode = `000${String(Math.floor(Math.random() * 90) + 10)}`;
-    const row = (locality: string) => ({ country: "US", postcode, locality, region: "Illinois", region_code: "IL", subregion: null, subregion_code: null, latitude: null, longitude: null, alias: false });
+    const row = (locality: string) => ({
+      country: "US",
+      postcode,
+      locality,
+      region: "Illinois",
+      region_code: "IL",
+      subregion: null,
+      subregion_code: null,
+      latitude: null,
+      longitude: null,
+      alias: false,
+    });
     await admin("POST", "/address-datasets/us-zip-codes/rows", { postcodes: [row("Contract Town")] });
     const entry = { line1: `${rand()} Main St`, locality: "contract town", region: "IL", postcode, country: "US" };
-    return { entries: [entry, samples.free()], change: async () => void (await admin("POST", "/address-datasets/us-zip-codes/rows", { postcodes: [row("CONTRACT TOWN")] })) };
+    return {
+      entries: [entry, samples.free()],
+      change: async () =>
+        void (await admin("POST", "/address-datasets/us-zip-codes/rows", { postcodes: [row("CONTRACT TOWN")] })),
+    };
   },
   // A deny list that takes in the paid address changes its `list`, the one field that moves.
   ip: async ({ samples }) => {
@@ -62,7 +81,9 @@ const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
     return {
       entries: [watch, samples.free()],
       change: async () => {
-        const owner = env.DB.prepare("SELECT account_id FROM monitors WHERE product = 'ip' AND entries LIKE ?").bind(`%"${watch}"%`);
+        const owner = env.DB.prepare("SELECT account_id FROM monitors WHERE product = 'ip' AND entries LIKE ?").bind(
+          `%"${watch}"%`,
+        );
         const accountId = (await owner.first<{ account_id: string }>())!.account_id;
         const { matchers } = listMatchers([watch!]) as { matchers: ListMatchers };
         await createList(env.DB, accountId, { name: "Contract deny", kind: "deny", matchers }, Date.now());
@@ -75,7 +96,10 @@ const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
     const { datasets } = await admin<{ datasets: { name: string; version: string }[] }>("GET", "/phone-datasets");
     const version = datasets.find((d) => d.name === "phone-carriers")!.version;
     const row = ["44", number!.slice(3), "Contract Carrier"];
-    return { entries: [number, samples.free()], change: async () => void (await admin("POST", "/phone-datasets/phone-carriers/rows", { version, rows: [row] })) };
+    return {
+      entries: [number, samples.free()],
+      change: async () => void (await admin("POST", "/phone-datasets/phone-carriers/rows", { version, rows: [row] })),
+    };
   },
   // A stored repeat keeps its answer for 7 days, so the free (never repeated) entry is the one that sees the change.
   fake: async () => ({ entries: [...FAKE.paid(1), FAKE.free()], change: async () => void nextGeneration() }),
@@ -84,26 +108,47 @@ const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
   email: async ({ product, samples }) => {
     const [paid] = samples.paid(1);
     const bounce = { value: paid, outcome: "bounced", kind: "hard", occurredAt: null, detail: {} };
-    const change = async (acct: Funded) => void (await receiveFeedback(env, product, acct.accountId, "api", [bounce], 0, Date.now()));
+    const change = async (acct: Funded) =>
+      void (await receiveFeedback(env, product, acct.accountId, "api", [bounce], 0, Date.now()));
     return { entries: [paid, samples.free()], change };
   },
 };
 
 function watched(subject: Subject) {
   const make = WATCHED[subject.product.name];
-  if (!make) throw new Error(`Contract tests: add monitored entries for "${subject.product.name}" in test/contract/monitors.test.ts`);
+  if (!make)
+    throw new Error(
+      `Contract tests: add monitored entries for "${subject.product.name}" in test/contract/monitors.test.ts`,
+    );
   return make(subject);
 }
 
-async function monitored(product: Product, acct: Funded, entries: unknown[], webhookEvents: WebhookEvents = "changes", alertEmails = false) {
+async function monitored(
+  product: Product,
+  acct: Funded,
+  entries: unknown[],
+  webhookEvents: WebhookEvents = "changes",
+  alertEmails = false,
+) {
   const path = `/ok/contract-monitor-${rand()}`;
-  const fields = { name: "Contract", entries, cadence: "weekly" as const, webhookUrl: `${env.RECEIVER_URL}${path}`, webhookEvents, alertEmails };
+  const fields = {
+    name: "Contract",
+    entries,
+    cadence: "weekly" as const,
+    webhookUrl: `${env.RECEIVER_URL}${path}`,
+    webhookEvents,
+    alertEmails,
+  };
   const { row, secret } = await createMonitor(env, product, { accountId: acct.accountId, keyId: acct.keyId }, fields);
   return { monitor: row, secret: secret!, path };
 }
 
 const deliveries = async (monitorId: number) =>
-  (await env.DB.prepare("SELECT event, body FROM webhook_deliveries WHERE owner = 'monitor' AND owner_id = ?").bind(String(monitorId)).all<{ event: string; body: string }>()).results;
+  (
+    await env.DB.prepare("SELECT event, body FROM webhook_deliveries WHERE owner = 'monitor' AND owner_id = ?")
+      .bind(String(monitorId))
+      .all<{ event: string; body: string }>()
+  ).results;
 
 describe.each(SUBJECTS)("monitors: $label", (subject) => {
   const { product } = subject;
@@ -113,7 +158,13 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     const { entries } = await watched(subject);
     const { monitor } = await monitored(product, acct, entries);
     const first = await runMonitor(env, product, monitor);
-    expect(first.summary).toMatchObject({ checked: 2, changed: 0, new_baselines: 2, credits_used: 1, stopped_reason: null });
+    expect(first.summary).toMatchObject({
+      checked: 2,
+      changed: 0,
+      new_baselines: 2,
+      credits_used: 1,
+      stopped_reason: null,
+    });
     expect(first.changes).toEqual([]);
     expect((await baselinesOf(env, monitor.id)).size).toBe(2);
     expect(await deliveries(monitor.id)).toEqual([]);
@@ -130,7 +181,13 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     const second = await runMonitor(env, product, monitor, now + 1_000);
     const after = await baselinesOf(env, monitor.id);
     const expected = [...before].flatMap(([key, answer]) => product.monitor!.compare(answer, after.get(key)!));
-    expect(second.summary).toMatchObject({ checked: 2, changed: 1, new_baselines: 0, credits_used: 0, stopped_reason: null });
+    expect(second.summary).toMatchObject({
+      checked: 2,
+      changed: 1,
+      new_baselines: 0,
+      credits_used: 0,
+      stopped_reason: null,
+    });
     expect(second.changes.flatMap((c) => c.changes)).toEqual(expected);
     expect(expected).toHaveLength(1);
     const [delivery] = await deliveredAt(path, 1);
@@ -140,7 +197,12 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     expect(posted.summary).toEqual((await monitorById(env, monitor.id))!.lastSummary);
     expect(posted.summary).toEqual(second.summary);
     expect(posted.changes).toEqual(JSON.parse(JSON.stringify(second.changes)));
-    expect(posted.monitor).toMatchObject({ id: monitor.id, name: "Contract", cadence: "weekly", last_run_at: new Date(now + 1_000).toISOString() });
+    expect(posted.monitor).toMatchObject({
+      id: monitor.id,
+      name: "Contract",
+      cadence: "weekly",
+      last_run_at: new Date(now + 1_000).toISOString(),
+    });
   });
 
   it("with alert_emails, mails every member the run's changes: exactly the entries of the webhook body, once per run", async () => {
@@ -154,16 +216,23 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     // The same run again (a retried message): its mail is not queued twice.
     await runMonitor(env, product, { ...monitor, alertEmails: true }, now + 1_000);
     const [delivery] = await deliveredAt(path, 1);
-    const posted = JSON.parse(delivery!.body) as { changes: { identifier: string; changes: { field: string; from: unknown; to: unknown }[] }[] };
+    const posted = JSON.parse(delivery!.body) as {
+      changes: { identifier: string; changes: { field: string; from: unknown; to: unknown }[] }[];
+    };
     const recipients = await accountRecipients(database(env), acct.accountId);
     expect(recipients).toHaveLength(2);
     for (const to of recipients) {
       const [caught] = await waitForMail(to);
       expect(caught!.subject).toBe("Contract: 1 entry changed");
-      const listed = caught!.text.split("\n").filter((line) => line.startsWith("* ")).map((line) => line.slice(2));
+      const listed = caught!.text
+        .split("\n")
+        .filter((line) => line.startsWith("* "))
+        .map((line) => line.slice(2));
       expect(listed).toEqual(posted.changes.map((entry) => entry.identifier));
       for (const change of posted.changes.flatMap((entry) => entry.changes)) {
-        expect(caught!.text).toContain(`  ${change.field}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`);
+        expect(caught!.text).toContain(
+          `  ${change.field}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`,
+        );
         expect(caught!.html).toContain(`<code>${change.field}</code>`);
       }
       expect(caught!.headers["list-unsubscribe"]).toMatch(/^<https:\/\/verify\.test\/mail\/unsubscribe\/msg_\w+>$/);
@@ -173,7 +242,10 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
       expect(caught!.html).toContain(`<a href="${link}">`);
       // The link is the monitor itself (its last_summary is its latest run); the test-only fake products have no routes.
       if (!product.name.startsWith("fake")) {
-        const shown = await call<{ monitor: { id: number } }>(link.replace("https://verify.test", ""), bearer(acct.key));
+        const shown = await call<{ monitor: { id: number } }>(
+          link.replace("https://verify.test", ""),
+          bearer(acct.key),
+        );
         expect([shown.status, shown.body.data?.monitor.id]).toEqual([200, monitor.id]);
       }
     }
@@ -190,7 +262,10 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     await watch.change(acct);
     await runMonitor(env, product, monitor, now + 1_000);
     await deliveredAt(path, 1);
-    const { messages } = await admin<{ messages: unknown[] }>("GET", `/mail?account_id=${acct.accountId}&kind=monitor_alert`);
+    const { messages } = await admin<{ messages: unknown[] }>(
+      "GET",
+      `/mail?account_id=${acct.accountId}&kind=monitor_alert`,
+    );
     expect(messages).toEqual([]);
   });
 
@@ -201,7 +276,10 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     const now = Date.now();
     await runMonitor(env, product, monitor, now);
     await runMonitor(env, product, monitor, now + 1_000);
-    expect((await deliveries(monitor.id)).map((d) => d.event)).toEqual([`${product.name}_monitor.run`, `${product.name}_monitor.run`]);
+    expect((await deliveries(monitor.id)).map((d) => d.event)).toEqual([
+      `${product.name}_monitor.run`,
+      `${product.name}_monitor.run`,
+    ]);
     const posted = (await deliveredAt(path, 2)).map((d) => JSON.parse(d.body).summary.changed);
     expect(posted).toEqual([0, 0]);
   });
@@ -211,7 +289,13 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     const { entries } = await watched(subject);
     const { monitor, path } = await monitored(product, acct, entries);
     const stopped = await runMonitor(env, product, monitor);
-    expect(stopped.summary).toMatchObject({ checked: 0, changed: 0, new_baselines: 0, credits_used: 0, stopped_reason: "insufficient_credits" });
+    expect(stopped.summary).toMatchObject({
+      checked: 0,
+      changed: 0,
+      new_baselines: 0,
+      credits_used: 0,
+      stopped_reason: "insufficient_credits",
+    });
     expect((await monitorById(env, monitor.id))!.lastSummary).toEqual(stopped.summary);
     const [delivery] = await deliveredAt(path, 1);
     expect(JSON.parse(delivery!.body).summary).toEqual(stopped.summary);
@@ -221,7 +305,12 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     const acct = await funded(1);
     const { monitor } = await monitored(product, acct, [...subject.samples.paid(2)]);
     const stopped = await runMonitor(env, product, monitor);
-    expect(stopped.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 1, stopped_reason: "insufficient_credits" });
+    expect(stopped.summary).toMatchObject({
+      checked: 1,
+      new_baselines: 1,
+      credits_used: 1,
+      stopped_reason: "insufficient_credits",
+    });
     expect(await deliveries(monitor.id)).toHaveLength(1);
   });
 });

@@ -46,12 +46,30 @@ describe.each(POLICED)("sending policy: $label", ({ product, samples }) => {
     const policed = await funded(10);
     await writePolicy(env, policed.accountId, product.name, policy.rules as Record<string, unknown>, Date.now());
     const values = mix(samples);
-    const expected = values.map((v) => (policy.on.includes(v.kind) ? { action: policy.action, rules_hit: policy.rulesHit } : { action: "send", rules_hit: [] }));
+    const expected = values.map((v) =>
+      policy.on.includes(v.kind)
+        ? { action: policy.action, rules_hit: policy.rulesHit }
+        : { action: "send", rules_hit: [] },
+    );
     // The first walk answers fresh; the second answers repeats and suppressed values from what the first stored.
     for (const round of ["fresh", "stored"]) {
-      const [without, withPolicy] = await Promise.all([plain, policed].map((acct) => walkOf(product, acct.payer, values.map((v) => v.value))));
-      expect(withPolicy!.items.map((i) => decisionOf(i.data)), round).toEqual(expected);
-      expect(withPolicy!.items.map((i) => i.meta), round).toEqual(without!.items.map((i) => i.meta));
+      const [without, withPolicy] = await Promise.all(
+        [plain, policed].map((acct) =>
+          walkOf(
+            product,
+            acct.payer,
+            values.map((v) => v.value),
+          ),
+        ),
+      );
+      expect(
+        withPolicy!.items.map((i) => decisionOf(i.data)),
+        round,
+      ).toEqual(expected);
+      expect(
+        withPolicy!.items.map((i) => i.meta),
+        round,
+      ).toEqual(without!.items.map((i) => i.meta));
       expect(withPolicy!.creditsUsed, round).toBe(without!.creditsUsed);
     }
   });
@@ -60,8 +78,14 @@ describe.each(POLICED)("sending policy: $label", ({ product, samples }) => {
 /** Feedback that suppresses (email) or that the product reads into its own answers (IP). */
 const SUPPRESSING = FED.filter((s) => s.product.feedback!.suppresses);
 const ANSWERING = FED.filter((s) => !s.product.feedback!.suppresses);
-const event = (value: unknown, o: { outcome: string; kind: string | null }) => ({ value, ...o, occurredAt: null, detail: {} });
-const record = (product: Product, accountId: string, events: ReturnType<typeof event>[]) => receiveFeedback(env, product, accountId, "api", events, 0, Date.now());
+const event = (value: unknown, o: { outcome: string; kind: string | null }) => ({
+  value,
+  ...o,
+  occurredAt: null,
+  detail: {},
+});
+const record = (product: Product, accountId: string, events: ReturnType<typeof event>[]) =>
+  receiveFeedback(env, product, accountId, "api", events, 0, Date.now());
 const sourcesOf = (data: unknown) => (data as { sources: { dataset: string }[] }).sources.map((s) => s.dataset);
 
 describe.each(SUPPRESSING)("delivery feedback that suppresses: $label", ({ product, samples }) => {
@@ -70,10 +94,17 @@ describe.each(SUPPRESSING)("delivery feedback that suppresses: $label", ({ produ
   it("suppresses a value on a suppressing outcome only; later list answers are the stored answer, free, citing delivery-feedback", async () => {
     const acct = await funded(5);
     const [gone, kept] = samples.paid(2);
-    const received = await record(product, acct.accountId, [event(gone, outcomes.marking), event(kept, outcomes.harmless), event(samples.malformed(), outcomes.harmless)]);
+    const received = await record(product, acct.accountId, [
+      event(gone, outcomes.marking),
+      event(kept, outcomes.harmless),
+      event(samples.malformed(), outcomes.harmless),
+    ]);
     expect(received).toEqual({ recorded: 2, suppressed: 1, invalid: [2] });
     const run = await walkOf(product, acct.payer, [gone, kept]);
-    expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used])).toEqual([[true, 0], [false, 1]]);
+    expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used])).toEqual([
+      [true, 0],
+      [false, 1],
+    ]);
     expect(sourcesOf(run.items[0]!.data)).toContain("delivery-feedback");
   });
 
@@ -94,15 +125,24 @@ describe.each(ANSWERING)("feedback read into answers: $label", ({ product, sampl
   it("suppresses nothing; every later answer of the account, single lookups included, cites delivery-feedback, at the price it has without feedback", async () => {
     const [reporting, other] = await Promise.all([funded(5), funded(5)]);
     const [marked, kept, untouched] = samples.paid(3);
-    const received = await record(product, reporting.accountId, [event(marked, outcomes.marking), event(kept, outcomes.harmless), event(samples.malformed(), outcomes.harmless)]);
+    const received = await record(product, reporting.accountId, [
+      event(marked, outcomes.marking),
+      event(kept, outcomes.harmless),
+      event(samples.malformed(), outcomes.harmless),
+    ]);
     expect(received).toEqual({ recorded: 2, suppressed: 0, invalid: [2] });
-    const [run, plain] = await Promise.all([reporting, other].map((acct) => walkOf(product, acct.payer, [marked, kept, untouched])));
+    const [run, plain] = await Promise.all(
+      [reporting, other].map((acct) => walkOf(product, acct.payer, [marked, kept, untouched])),
+    );
     expect(run!.items.map((i) => i.meta)).toEqual(plain!.items.map((i) => i.meta));
     expect(run!.items.map((i) => sourcesOf(i.data).includes("delivery-feedback"))).toEqual([true, true, false]);
     expect(plain!.items.map((i) => sourcesOf(i.data).includes("delivery-feedback"))).toEqual([false, false, false]);
     expect(run!.items[0]!.data).not.toEqual(plain!.items[0]!.data);
     expect(run!.items[2]!.data).toEqual(plain!.items[2]!.data);
     const single = await walkOf(product, reporting.payer, [marked], { honorSuppressions: false });
-    expect([single.items[0]!.meta.suppressed, sourcesOf(single.items[0]!.data).includes("delivery-feedback")]).toEqual([false, true]);
+    expect([single.items[0]!.meta.suppressed, sourcesOf(single.items[0]!.data).includes("delivery-feedback")]).toEqual([
+      false,
+      true,
+    ]);
   });
 });

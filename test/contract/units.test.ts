@@ -12,7 +12,10 @@ import { creditsStub } from "../helpers";
 import { FAKE, funded, ledgerCharges, UNIT_SUBJECTS, walkOf } from "./helpers";
 
 const SUBJECTS = [
-  ...[asProduct(fakeProduct({ name: "units", unitsPerCredit: 5 })), asProduct(fakeProduct({ name: "unitslocal", cost: "local", unitsPerCredit: 5 }))].map((product) => ({ label: `${product.name} (${product.cost})`, product, samples: FAKE })),
+  ...[
+    asProduct(fakeProduct({ name: "units", unitsPerCredit: 5 })),
+    asProduct(fakeProduct({ name: "unitslocal", cost: "local", unitsPerCredit: 5 })),
+  ].map((product) => ({ label: `${product.name} (${product.cost})`, product, samples: FAKE })),
   ...UNIT_SUBJECTS,
 ];
 
@@ -56,12 +59,15 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
     const acct = await funded(4);
     const stub = creditsStub(acct.accountId);
     const units = { product: product.name, perCredit: 5 };
-    const holds = await Promise.all(Array.from({ length: 20 }, (_, i) => stub.reserve({ requestId: `r${i}`, amount: 1, units })));
+    const holds = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => stub.reserve({ requestId: `r${i}`, amount: 1, units })),
+    );
     expect(holds.every((h) => h.ok)).toBe(true);
     const ids = holds.map((h) => (h.ok ? h.reservationId : ""));
     // Seven answer, thirteen fail, settled in an order that releases the openers of credits first.
     const settled = [];
-    for (const [i, id] of ids.entries()) settled.push(await (i % 3 === 0 ? stub.settle(id, { units: [1] }) : stub.release(id)));
+    for (const [i, id] of ids.entries())
+      settled.push(await (i % 3 === 0 ? stub.settle(id, { units: [1] }) : stub.release(id)));
     const used = settled.filter((_, i) => i % 3 === 0).length;
     const charged = settled.reduce((sum, s) => sum + s.charged, 0);
     const { prepaid } = await stub.balance(product.name);
@@ -79,7 +85,14 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
   it("uses no slot for free answers", async () => {
     const acct = await funded(10);
     const [a, b] = samples.paid(2);
-    const run = await walkOf(product, acct.payer, [a, samples.free(), samples.malformed(), samples.test!(), samples.free(), b]);
+    const run = await walkOf(product, acct.payer, [
+      a,
+      samples.free(),
+      samples.malformed(),
+      samples.test!(),
+      samples.free(),
+      b,
+    ]);
     expect(run.items.map((i) => i.meta.credits_used)).toEqual([1, 0, 0, 0, 0, 0]);
     expect([run.creditsUsed, run.prepaid]).toEqual([1, 3]);
   });
@@ -95,7 +108,14 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
   it("answers 5 of 7 with 1 credit and no prepaid units, stopping with insufficient_credits", async () => {
     const acct = await funded(1);
     const run = await walkOf(product, acct.payer, samples.paid(7));
-    expect(run).toMatchObject({ requested: 7, processed: 5, creditsUsed: 1, creditsRemaining: 0, prepaid: 0, stoppedReason: "insufficient_credits" });
+    expect(run).toMatchObject({
+      requested: 7,
+      processed: 5,
+      creditsUsed: 1,
+      creditsRemaining: 0,
+      prepaid: 0,
+      stoppedReason: "insufficient_credits",
+    });
     expect(run.items.map((i) => i.meta.credits_used)).toEqual([1, 0, 0, 0, 0]);
   });
 
@@ -103,7 +123,13 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
     const acct = await funded(1);
     await walkOf(product, acct.payer, samples.paid(1));
     const run = await walkOf(product, acct.payer, samples.paid(6));
-    expect(run).toMatchObject({ processed: 4, creditsUsed: 0, prepaid: 0, stoppedReason: "insufficient_credits", refused: null });
+    expect(run).toMatchObject({
+      processed: 4,
+      creditsUsed: 0,
+      prepaid: 0,
+      stoppedReason: "insufficient_credits",
+      refused: null,
+    });
     expect((await walkOf(product, acct.payer, samples.paid(1))).refused).toBe("insufficient_credits");
   });
 
@@ -122,7 +148,12 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
     const acct = await funded(2);
     await walkOf(product, acct.payer, samples.paid(1));
     const stub = creditsStub(acct.accountId);
-    const held = await stub.reserve({ requestId: "abandoned", amount: 3, units: { product: product.name, perCredit: 5 }, now: Date.now() - 16 * 60_000 });
+    const held = await stub.reserve({
+      requestId: "abandoned",
+      amount: 3,
+      units: { product: product.name, perCredit: 5 },
+      now: Date.now() - 16 * 60_000,
+    });
     expect(held).toMatchObject({ ok: true, granted: 0, grantedUnits: 3 });
     await runDurableObjectAlarm(stub);
     expect((await stub.snapshot()).reserved).toBe(0);

@@ -13,7 +13,9 @@ import { countRows, DAY_MS, funded, ledgerCharges, rand, setUp, spied, SUBJECTS,
 beforeAll(() => setUp(SUBJECTS));
 
 const backdateRepeats = (accountId: string, product: string, ms: number) =>
-  env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ? AND product = ?").bind(Date.now() - ms, accountId, product).run();
+  env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ? AND product = ?")
+    .bind(Date.now() - ms, accountId, product)
+    .run();
 
 describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered, unitsPerCredit }) => {
   it("looks a repeat within the list up once; its copies cost 0 with cache_hit true", async () => {
@@ -21,9 +23,21 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
     const [a, b] = samples.paid(2);
     const spy = spied(product);
     const run = await walkOf(spy.product, acct.payer, [a, samples.respell(a), b, a]);
-    expect(run.items.map((i) => [i.meta.credits_used, i.meta.cache_hit])).toEqual([[1, false], [0, true], [1, false], [0, true]]);
+    expect(run.items.map((i) => [i.meta.credits_used, i.meta.cache_hit])).toEqual([
+      [1, false],
+      [0, true],
+      [1, false],
+      [0, true],
+    ]);
     expect(spy.looked.filter((key) => key === product.normalize(a))).toHaveLength(1);
-    expect(run).toMatchObject({ requested: 4, processed: 4, creditsUsed: 2, creditsRemaining: 8, stoppedReason: null, refused: null });
+    expect(run).toMatchObject({
+      requested: 4,
+      processed: 4,
+      creditsUsed: 2,
+      creditsRemaining: 8,
+      stoppedReason: null,
+      refused: null,
+    });
   });
 
   it("answers test and malformed values free, even with no credits, and never lists or remembers them", async () => {
@@ -31,7 +45,13 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
     const inputs = [samples.malformed(), ...(samples.test ? [samples.test()] : [])];
     const spy = spied(product);
     const run = await walkOf(spy.product, acct.payer, inputs);
-    expect(run).toMatchObject({ requested: inputs.length, processed: inputs.length, creditsUsed: 0, stoppedReason: null, refused: null });
+    expect(run).toMatchObject({
+      requested: inputs.length,
+      processed: inputs.length,
+      creditsUsed: 0,
+      stoppedReason: null,
+      refused: null,
+    });
     expect(run.items.map((i) => i.meta.credits_used)).toEqual(inputs.map(() => 0));
     expect(run.items.map((i) => i.test)).toEqual(inputs.map((_, n) => n === 1));
     if (product.local) expect(spy.looked).toEqual([]);
@@ -79,17 +99,39 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
     const [a, b, c] = samples.paid(3);
     const inputs = [a, samples.free(), b, c, samples.free()];
     const run = await walkOf(product, acct.payer, inputs);
-    expect(run).toMatchObject({ requested: 5, processed: 3, creditsUsed: 2, creditsRemaining: 0, stoppedReason: "insufficient_credits", refused: null });
-    expect(run.items.map((i) => [i.index, i.input, i.meta.credits_used])).toEqual([[0, a, 1], [1, inputs[1], 0], [2, b, 1]]);
+    expect(run).toMatchObject({
+      requested: 5,
+      processed: 3,
+      creditsUsed: 2,
+      creditsRemaining: 0,
+      stoppedReason: "insufficient_credits",
+      refused: null,
+    });
+    expect(run.items.map((i) => [i.index, i.input, i.meta.credits_used])).toEqual([
+      [0, a, 1],
+      [1, inputs[1], 0],
+      [2, b, 1],
+    ]);
   });
 
   it("refuses a walk whose first value cannot be paid, charging nothing; a free first value is answered", async () => {
     const acct = await funded(0);
     const [value] = samples.paid(1);
     const refused = await walkOf(product, acct.payer, [value, samples.free()]);
-    expect(refused).toMatchObject({ items: [], processed: 0, creditsUsed: 0, stoppedReason: "insufficient_credits", refused: "insufficient_credits" });
+    expect(refused).toMatchObject({
+      items: [],
+      processed: 0,
+      creditsUsed: 0,
+      stoppedReason: "insufficient_credits",
+      refused: "insufficient_credits",
+    });
     const partial = await walkOf(product, acct.payer, [samples.malformed(), value]);
-    expect(partial).toMatchObject({ processed: 1, creditsUsed: 0, stoppedReason: "insufficient_credits", refused: null });
+    expect(partial).toMatchObject({
+      processed: 1,
+      creditsUsed: 0,
+      stoppedReason: "insufficient_credits",
+      refused: null,
+    });
     expect(await ledgerCharges(acct.accountId, () => true)).toEqual({ rows: 0, credits: 0 });
   });
 
@@ -122,53 +164,74 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
   });
 
-  if (product.suppressions) describe("suppressions", () => {
-    it("answers a suppressed value from its stored answer, free, when the walk honours the list", async () => {
-      const acct = await funded(5);
-      // A product whose answers never suppress by themselves (address, phone: only feedback would) proves manual entries alone.
-      const gone = samples.gone ? [samples.gone()] : [];
-      const spy = spied(product);
-      if (gone.length) await walkOf(spy.product, acct.payer, gone, { honorSuppressions: false });
-      const [manual] = samples.paid(1);
-      const entry = product.suppressions!.manual(manual)!;
-      await addSuppressions(database(env), acct.accountId, product.name, [{ key: entry.key, reason: "manual", result: entry.result }], Date.now());
-      const run = await walkOf(spy.product, acct.payer, [...gone, manual]);
-      expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used, i.meta.cache_hit])).toEqual([...gone, manual].map(() => [true, 0, false]));
-      expect(run.items.at(-1)!.data).toEqual(entry.result);
-      expect(spy.looked).toEqual(gone.map((value) => product.normalize(value)));
-      expect(run.creditsRemaining).toBe(5);
+  if (product.suppressions)
+    describe("suppressions", () => {
+      it("answers a suppressed value from its stored answer, free, when the walk honours the list", async () => {
+        const acct = await funded(5);
+        // A product whose answers never suppress by themselves (address, phone: only feedback would) proves manual entries alone.
+        const gone = samples.gone ? [samples.gone()] : [];
+        const spy = spied(product);
+        if (gone.length) await walkOf(spy.product, acct.payer, gone, { honorSuppressions: false });
+        const [manual] = samples.paid(1);
+        const entry = product.suppressions!.manual(manual)!;
+        await addSuppressions(
+          database(env),
+          acct.accountId,
+          product.name,
+          [{ key: entry.key, reason: "manual", result: entry.result }],
+          Date.now(),
+        );
+        const run = await walkOf(spy.product, acct.payer, [...gone, manual]);
+        expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used, i.meta.cache_hit])).toEqual(
+          [...gone, manual].map(() => [true, 0, false]),
+        );
+        expect(run.items.at(-1)!.data).toEqual(entry.result);
+        expect(spy.looked).toEqual(gone.map((value) => product.normalize(value)));
+        expect(run.creditsRemaining).toBe(5);
+      });
+
+      it("looks a suppressed value up fresh when the list is not honoured, and a non-suppressing answer takes it off", async () => {
+        const acct = await funded(5);
+        const [value] = samples.paid(1);
+        const entry = product.suppressions!.manual(value)!;
+        await addSuppressions(
+          database(env),
+          acct.accountId,
+          product.name,
+          [{ key: entry.key, reason: "manual", result: entry.result }],
+          Date.now(),
+        );
+        const single = await walkOf(product, acct.payer, [value], { honorSuppressions: false });
+        expect(single.items[0]!.meta).toMatchObject({ suppressed: false, credits_used: 1 });
+        expect(await countRows("suppressions", acct.accountId, product.name)).toBe(0);
+      });
     });
 
-    it("looks a suppressed value up fresh when the list is not honoured, and a non-suppressing answer takes it off", async () => {
-      const acct = await funded(5);
-      const [value] = samples.paid(1);
-      const entry = product.suppressions!.manual(value)!;
-      await addSuppressions(database(env), acct.accountId, product.name, [{ key: entry.key, reason: "manual", result: entry.result }], Date.now());
-      const single = await walkOf(product, acct.payer, [value], { honorSuppressions: false });
-      expect(single.items[0]!.meta).toMatchObject({ suppressed: false, credits_used: 1 });
-      expect(await countRows("suppressions", acct.accountId, product.name)).toBe(0);
-    });
-  });
+  if (registered && samples.batch)
+    describe("over HTTP", () => {
+      const batch = (key: string, values: unknown[]) =>
+        call(samples.batch!.path, json({ [samples.batch!.field]: values }, { Authorization: `Bearer ${key}` }));
 
-  if (registered && samples.batch) describe("over HTTP", () => {
-    const batch = (key: string, values: unknown[]) => call(samples.batch!.path, json({ [samples.batch!.field]: values }, { Authorization: `Bearer ${key}` }));
+      it("answers 402 INSUFFICIENT_CREDITS only when the first value is refused", async () => {
+        const acct = await funded(0);
+        const [value] = samples.paid(1);
+        const refused = await batch(acct.key, [value, samples.malformed()]);
+        expect([refused.status, refused.body.error.code]).toEqual([402, "INSUFFICIENT_CREDITS"]);
+        const partial = await batch(acct.key, [samples.malformed(), value]);
+        expect([partial.status, partial.body.meta.processed, partial.body.meta.stopped_reason]).toEqual([
+          200,
+          1,
+          "insufficient_credits",
+        ]);
+      });
 
-    it("answers 402 INSUFFICIENT_CREDITS only when the first value is refused", async () => {
-      const acct = await funded(0);
-      const [value] = samples.paid(1);
-      const refused = await batch(acct.key, [value, samples.malformed()]);
-      expect([refused.status, refused.body.error.code]).toEqual([402, "INSUFFICIENT_CREDITS"]);
-      const partial = await batch(acct.key, [samples.malformed(), value]);
-      expect([partial.status, partial.body.meta.processed, partial.body.meta.stopped_reason]).toEqual([200, 1, "insufficient_credits"]);
+      it("answers 429 KEY_SPEND_CAP_REACHED when the key's cap is already spent", async () => {
+        const acct = await funded(5, 1);
+        // The first credit's units all used (IP: five placing lookups), so the next value needs a second credit.
+        const [b, ...first] = samples.paid(unitsPerCredit + 1);
+        expect((await batch(acct.key, first)).body.meta.credits_used).toBe(1);
+        const capped = await batch(acct.key, [b]);
+        expect([capped.status, capped.body.error.code]).toEqual([429, "KEY_SPEND_CAP_REACHED"]);
+      });
     });
-
-    it("answers 429 KEY_SPEND_CAP_REACHED when the key's cap is already spent", async () => {
-      const acct = await funded(5, 1);
-      // The first credit's units all used (IP: five placing lookups), so the next value needs a second credit.
-      const [b, ...first] = samples.paid(unitsPerCredit + 1);
-      expect((await batch(acct.key, first)).body.meta.credits_used).toBe(1);
-      const capped = await batch(acct.key, [b]);
-      expect([capped.status, capped.body.error.code]).toEqual([429, "KEY_SPEND_CAP_REACHED"]);
-    });
-  });
 });

@@ -25,7 +25,14 @@ async function finishedWithWebhook(product: Product, samples: Samples) {
   const path = `/ok/contract-bulk-${rand()}`;
   const queue = capturedQueue();
   const inputs = [...samples.paid(1), samples.free(), samples.malformed()];
-  const created = await createJob(queue.env, product, { accountId: acct.accountId, keyId: acct.keyId, inputs, options: {}, webhookUrl: `${env.RECEIVER_URL}${path}`, idempotencyKey: null });
+  const created = await createJob(queue.env, product, {
+    accountId: acct.accountId,
+    keyId: acct.keyId,
+    inputs,
+    options: {},
+    webhookUrl: `${env.RECEIVER_URL}${path}`,
+    idempotencyKey: null,
+  });
   await runJob(queue.env, created.row.id, lookupWith(product));
   const attempt = async () => {
     const message = queue.sent.filter((m): m is DeliveryMessage => (m as DeliveryMessage).type === "delivery").at(-1)!;
@@ -44,12 +51,34 @@ describe.each(SUBJECTS)("completion webhooks: $label", ({ product, samples }) =>
     const row = (await jobById(database(env), id))!;
     const body = JSON.parse(delivery!.body);
     expect(body.event).toBe(`bulk_${product.name}_job.finished`);
-    expect(Object.keys(body.job)).toEqual(["id", "status", "total", "processed", ...product.bulk!.counters, "credits_used", "stopped_reason", "finished_at"]);
-    expect(body.job).toMatchObject({ id, status: "completed", total: 3, processed: 3, ...row.counts, credits_used: 1, stopped_reason: null });
-    const rowCounts = (["paid", "free", "malformed"] as const).reduce((sum, k) => sum + countersOf(samples, k).length, 0);
+    expect(Object.keys(body.job)).toEqual([
+      "id",
+      "status",
+      "total",
+      "processed",
+      ...product.bulk!.counters,
+      "credits_used",
+      "stopped_reason",
+      "finished_at",
+    ]);
+    expect(body.job).toMatchObject({
+      id,
+      status: "completed",
+      total: 3,
+      processed: 3,
+      ...row.counts,
+      credits_used: 1,
+      stopped_reason: null,
+    });
+    const rowCounts = (["paid", "free", "malformed"] as const).reduce(
+      (sum, k) => sum + countersOf(samples, k).length,
+      0,
+    );
     expect(product.bulk!.counters.reduce((sum, c) => sum + body.job[c], 0)).toBe(rowCounts);
     expect(body.job.finished_at).toBe(new Date(row.finishedAt!).toISOString());
-    const stored = await env.DB.prepare("SELECT body FROM webhook_deliveries WHERE owner = 'job' AND owner_id = ?").bind(String(id)).first<{ body: string }>();
+    const stored = await env.DB.prepare("SELECT body FROM webhook_deliveries WHERE owner = 'job' AND owner_id = ?")
+      .bind(String(id))
+      .first<{ body: string }>();
     expect(stored!.body).toBe(delivery!.body);
     expect(await jobViewOf(database(env), row)).toMatchObject({ webhook_status: "delivered", webhook_detail: "200" });
   });
@@ -58,14 +87,19 @@ describe.each(SUBJECTS)("completion webhooks: $label", ({ product, samples }) =>
     const { id, secret, path, queue, attempt } = await finishedWithWebhook(product, samples);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await redeliverLatest(queue.env, "job", String(id))).toBe(true);
-    expect(await jobViewOf(database(env), (await jobById(database(env), id))!)).toMatchObject({ webhook_status: "pending" });
+    expect(await jobViewOf(database(env), (await jobById(database(env), id))!)).toMatchObject({
+      webhook_status: "pending",
+    });
     await attempt();
     const [first, second] = await receivedAt(path);
     expect(second!.body).toBe(first!.body);
     expect(second!.headers["x-service-signature"]).toBe(first!.headers["x-service-signature"]);
     expect(second!.headers["x-service-signature-v2"]).not.toBe(first!.headers["x-service-signature-v2"]);
     const verifier = new WebhookVerifier(secret);
-    expect([await verifier.verify(first!.headers, first!.body), await verifier.verify(second!.headers, second!.body)]).toEqual(["ok", "ok"]);
+    expect([
+      await verifier.verify(first!.headers, first!.body),
+      await verifier.verify(second!.headers, second!.body),
+    ]).toEqual(["ok", "ok"]);
   });
 });
 
@@ -77,7 +111,10 @@ describe.each(TEST_EVENTS)("POST /api/v1/webhooks/test: $event", ({ event, produ
   it("carries the product's sample counters, total and processed being the rows they count", async () => {
     const acct = await createAccount();
     const path = `/ok/contract-test-${rand()}`;
-    const { status, body } = await call<{ delivered: boolean; secret: string; body: string }>("/api/v1/webhooks/test", json({ url: `${env.RECEIVER_URL}${path}`, event }, { Authorization: `Bearer ${acct.key}` }));
+    const { status, body } = await call<{ delivered: boolean; secret: string; body: string }>(
+      "/api/v1/webhooks/test",
+      json({ url: `${env.RECEIVER_URL}${path}`, event }, { Authorization: `Bearer ${acct.key}` }),
+    );
     expect([status, body.data.delivered]).toEqual([200, true]);
     const posted = JSON.parse(body.data.body);
     const counts = product.bulk!.sampleCounts;

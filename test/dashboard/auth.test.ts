@@ -1,7 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import { bearer, call } from "../helpers";
 import { caughtFor, waitForMail } from "../mail-catcher";
-import { Browser, createSecretKey, followLatestLink, signInByMail, signedUpOwner, uniqueEmail } from "../dashboard-browser";
+import {
+  Browser,
+  createSecretKey,
+  followLatestLink,
+  signInByMail,
+  signedUpOwner,
+  uniqueEmail,
+} from "../dashboard-browser";
 
 // Each sign-in waits for its mail to reach the local catcher (about a second through the queue and the sidecar).
 vi.setConfig({ testTimeout: 30_000 });
@@ -72,14 +79,15 @@ describe("dashboard: sign-up, confirmation and sign-in by emailed link", () => {
     const [a, b] = [new Browser(), new Browser()];
     const known = await a.submit("/dashboard/sign-in", "/dashboard/sign-in", { email });
     const stranger = await b.submit("/dashboard/sign-in", "/dashboard/sign-in", { email: unknown });
-    expect([known.status, [...known.headers.keys()].filter((h) => h !== "x-request-id" && h !== "set-cookie")]).toEqual([
-      stranger.status,
-      [...stranger.headers.keys()].filter((h) => h !== "x-request-id" && h !== "set-cookie"),
-    ]);
+    expect([known.status, [...known.headers.keys()].filter((h) => h !== "x-request-id" && h !== "set-cookie")]).toEqual(
+      [stranger.status, [...stranger.headers.keys()].filter((h) => h !== "x-request-id" && h !== "set-cookie")],
+    );
     expect(await known.text()).toBe(await stranger.text());
     // Sign-up with a taken address answers the sign-up page's usual answer too.
     const signup = await new Browser().submit("/dashboard/sign-up", "/dashboard/sign-up", { email });
-    const fresh = await new Browser().submit("/dashboard/sign-up", "/dashboard/sign-up", { email: uniqueEmail("fresh") });
+    const fresh = await new Browser().submit("/dashboard/sign-up", "/dashboard/sign-up", {
+      email: uniqueEmail("fresh"),
+    });
     expect([signup.status, await signup.text()]).toEqual([fresh.status, await fresh.text()]);
     await waitForMail(email, 4);
     expect(await caughtFor(unknown)).toEqual([]);
@@ -89,9 +97,13 @@ describe("dashboard: sign-up, confirmation and sign-in by emailed link", () => {
 describe("dashboard: rate limits on sign-in attempts", () => {
   it("per email address: the 6th attempt in 15 minutes answers 429 with Retry-After, known or not", async () => {
     // The known address used two attempts already: its sign-up and its owner's sign-in.
-    for (const [email, used] of [[(await signedUpOwner("limited")).email, 2], [uniqueEmail("limited-unknown"), 0]] as const) {
+    for (const [email, used] of [
+      [(await signedUpOwner("limited")).email, 2],
+      [uniqueEmail("limited-unknown"), 0],
+    ] as const) {
       const statuses: number[] = [];
-      for (let i = used; i < 6; i++) statuses.push((await new Browser().submit("/dashboard/sign-in", "/dashboard/sign-in", { email })).status);
+      for (let i = used; i < 6; i++)
+        statuses.push((await new Browser().submit("/dashboard/sign-in", "/dashboard/sign-in", { email })).status);
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429].slice(used));
       const refused = await new Browser().submit("/dashboard/sign-in", "/dashboard/sign-in", { email });
       expect(refused.status).toBe(429);
@@ -102,7 +114,10 @@ describe("dashboard: rate limits on sign-in attempts", () => {
   it("per source address: the 11th attempt from one address answers 429 whatever the email", async () => {
     const browser = new Browser();
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await browser.submit("/dashboard/sign-in", "/dashboard/sign-in", { email: uniqueEmail("spray") })).status);
+    for (let i = 0; i < 11; i++)
+      statuses.push(
+        (await browser.submit("/dashboard/sign-in", "/dashboard/sign-in", { email: uniqueEmail("spray") })).status,
+      );
     expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
     expect(statuses[10]).toBe(429);
   });

@@ -15,19 +15,46 @@ const eventId = () => `evt_test_${Date.now()}_${++sequence}`;
 
 /** Posts an event the way Stripe does, signed with the library's own test helper (or with another secret). */
 async function deliver(event: Record<string, unknown>, secret = env.STRIPE_WEBHOOK_SECRET) {
-  const payload = JSON.stringify({ object: "event", api_version: "2025-01-01", created: Math.floor(Date.now() / 1000), livemode: false, ...event });
+  const payload = JSON.stringify({
+    object: "event",
+    api_version: "2025-01-01",
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    ...event,
+  });
   const signature = await stripe.webhooks.generateTestHeaderStringAsync({ payload, secret, cryptoProvider: crypto });
-  return SELF.fetch("https://api.test/stripe/webhook", { method: "POST", headers: { "Stripe-Signature": signature, "Content-Type": "application/json" }, body: payload });
+  return SELF.fetch("https://api.test/stripe/webhook", {
+    method: "POST",
+    headers: { "Stripe-Signature": signature, "Content-Type": "application/json" },
+    body: payload,
+  });
 }
 
 const packCompleted = (accountId: string, paymentIntent: string, amount = 1000) => ({
   id: eventId(),
   type: "checkout.session.completed",
-  data: { object: { id: `cs_test_${paymentIntent}`, object: "checkout.session", mode: "payment", payment_status: "paid", client_reference_id: accountId, metadata: { account_id: accountId, item: "pack_1000" }, payment_intent: paymentIntent, amount_total: amount, customer: null, subscription: null } },
+  data: {
+    object: {
+      id: `cs_test_${paymentIntent}`,
+      object: "checkout.session",
+      mode: "payment",
+      payment_status: "paid",
+      client_reference_id: accountId,
+      metadata: { account_id: accountId, item: "pack_1000" },
+      payment_intent: paymentIntent,
+      amount_total: amount,
+      customer: null,
+      subscription: null,
+    },
+  },
 });
 
 async function account() {
-  const { id } = await admin<{ id: string }>("POST", "/accounts", { email: uniqueEmail("buyer"), email_verified: true, plan: "enterprise" });
+  const { id } = await admin<{ id: string }>("POST", "/accounts", {
+    email: uniqueEmail("buyer"),
+    email_verified: true,
+    plan: "enterprise",
+  });
   return id;
 }
 const balance = async (accountId: string) => (await creditsStub(accountId).snapshot()).pack_credits;
@@ -37,7 +64,10 @@ describe("Stripe webhooks: credits only from verified events, each applied once"
     const id = await account();
     const forged = await deliver(packCompleted(id, `pi_forged_${Date.now()}`), "whsec_someone_else");
     expect([forged.status, ((await forged.json()) as { received: boolean }).received]).toEqual([400, false]);
-    const unsigned = await SELF.fetch("https://api.test/stripe/webhook", { method: "POST", body: JSON.stringify(packCompleted(id, "pi_x")) });
+    const unsigned = await SELF.fetch("https://api.test/stripe/webhook", {
+      method: "POST",
+      body: JSON.stringify(packCompleted(id, "pi_x")),
+    });
     expect(unsigned.status).toBe(400);
     expect(await balance(id)).toBe(0);
   });
@@ -58,11 +88,28 @@ describe("Stripe webhooks: credits only from verified events, each applied once"
     const id = await account();
     const paymentIntent = `pi_refund_${Date.now()}`;
     await deliver(packCompleted(id, paymentIntent, 2000));
-    const half = { id: eventId(), type: "charge.refunded", data: { object: { id: `ch_${paymentIntent}`, object: "charge", payment_intent: paymentIntent, amount: 2000, amount_refunded: 1000, refunded: false } } };
+    const half = {
+      id: eventId(),
+      type: "charge.refunded",
+      data: {
+        object: {
+          id: `ch_${paymentIntent}`,
+          object: "charge",
+          payment_intent: paymentIntent,
+          amount: 2000,
+          amount_refunded: 1000,
+          refunded: false,
+        },
+      },
+    };
     expect(await (await deliver(half)).json()).toEqual({ received: true, outcome: "refunded" });
     await deliver(half);
     expect(await balance(id)).toBe(500);
-    const rest = { ...half, id: eventId(), data: { object: { ...half.data.object, amount_refunded: 2000, refunded: true } } };
+    const rest = {
+      ...half,
+      id: eventId(),
+      data: { object: { ...half.data.object, amount_refunded: 2000, refunded: true } },
+    };
     await deliver(rest);
     expect(await balance(id)).toBe(0);
   });
@@ -70,11 +117,34 @@ describe("Stripe webhooks: credits only from verified events, each applied once"
   it("a plan bought by Checkout starts the plan; a failed renewal stops its grants; a paid renewal restores it", async () => {
     const id = await account();
     const customer = `cus_${Date.now()}`;
-    const completed = { id: eventId(), type: "checkout.session.completed", data: { object: { id: "cs_plan", object: "checkout.session", mode: "subscription", payment_status: "paid", metadata: { account_id: id, item: "growth" }, customer, subscription: "sub_1", payment_intent: null, amount_total: 4900 } } };
+    const completed = {
+      id: eventId(),
+      type: "checkout.session.completed",
+      data: {
+        object: {
+          id: "cs_plan",
+          object: "checkout.session",
+          mode: "subscription",
+          payment_status: "paid",
+          metadata: { account_id: id, item: "growth" },
+          customer,
+          subscription: "sub_1",
+          payment_intent: null,
+          amount_total: 4900,
+        },
+      },
+    };
     expect(await (await deliver(completed)).json()).toEqual({ received: true, outcome: "plan_started" });
     expect((await creditsStub(id).snapshot()).plan).toBe("growth");
-    const invoice = (type: string) => ({ id: eventId(), type, data: { object: { id: `in_${type}`, object: "invoice", customer, billing_reason: "subscription_cycle" } } });
-    expect(await (await deliver(invoice("invoice.payment_failed"))).json()).toEqual({ received: true, outcome: "renewal_failed" });
+    const invoice = (type: string) => ({
+      id: eventId(),
+      type,
+      data: { object: { id: `in_${type}`, object: "invoice", customer, billing_reason: "subscription_cycle" } },
+    });
+    expect(await (await deliver(invoice("invoice.payment_failed"))).json()).toEqual({
+      received: true,
+      outcome: "renewal_failed",
+    });
     expect((await creditsStub(id).snapshot()).plan_status).toBe("cancelled");
     expect(await (await deliver(invoice("invoice.paid"))).json()).toEqual({ received: true, outcome: "renewed" });
     expect((await creditsStub(id).snapshot()).plan_status).toBe("active");
@@ -83,7 +153,10 @@ describe("Stripe webhooks: credits only from verified events, each applied once"
   it("without the Stripe secrets purchases are off: the webhook answers 503 and nothing is configured", async () => {
     const off = { ...env, STRIPE_SECRET_KEY: "", STRIPE_WEBHOOK_SECRET: "" } as Env;
     expect(billing(off)).toBeNull();
-    expect(await handleStripeWebhook(off, "{}", "t=1,v1=00")).toEqual({ status: 503, error: "Purchases are off: no Stripe secrets are configured." });
+    expect(await handleStripeWebhook(off, "{}", "t=1,v1=00")).toEqual({
+      status: 503,
+      error: "Purchases are off: no Stripe secrets are configured.",
+    });
   });
 });
 
@@ -95,7 +168,12 @@ describe("Stripe Checkout from the dashboard", () => {
     const answer = await browser.submit("/dashboard/account", "/dashboard/account/checkout", { item: "pack_1000" });
     expect(answer.status).toBe(303);
     expect(answer.headers.get("Location")).toMatch(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_/);
-    const sessions = (await (await fetch(`${env.STRIPE_API_URL}/sessions`)).json()) as { url: string; mode: string; metadata: Record<string, string>; form: Record<string, string> }[];
+    const sessions = (await (await fetch(`${env.STRIPE_API_URL}/sessions`)).json()) as {
+      url: string;
+      mode: string;
+      metadata: Record<string, string>;
+      form: Record<string, string>;
+    }[];
     const mine = sessions.find((s) => s.url === answer.headers.get("Location"))!;
     expect(mine.mode).toBe("payment");
     expect(mine.metadata.item).toBe("pack_1000");

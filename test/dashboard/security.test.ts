@@ -15,8 +15,13 @@ describe("dashboard: CSRF protection on every state change", () => {
     const form = { scopes: "account" };
     const refusals = [
       await browser.fetch("/dashboard/keys/secret", { form }),
-      await browser.fetch("/dashboard/keys/secret", { form: { ...form, _csrf: await other.browser.token("/dashboard/keys") } }),
-      await browser.fetch("/dashboard/keys/secret", { form: { ...form, _csrf: token }, origin: "https://evil.example" }),
+      await browser.fetch("/dashboard/keys/secret", {
+        form: { ...form, _csrf: await other.browser.token("/dashboard/keys") },
+      }),
+      await browser.fetch("/dashboard/keys/secret", {
+        form: { ...form, _csrf: token },
+        origin: "https://evil.example",
+      }),
       await browser.fetch("/dashboard/keys/secret", { form: { ...form, _csrf: token }, origin: null }),
       await browser.fetch("/dashboard/sign-out-everywhere", { form: {} }),
     ];
@@ -32,7 +37,10 @@ describe("dashboard: CSRF protection on every state change", () => {
     expect((await fresh.fetch("/dashboard/sign-up", { form: { email } })).status).toBe(403);
     const browser = new Browser();
     const token = await browser.token("/dashboard/sign-up");
-    expect((await browser.fetch("/dashboard/sign-up", { form: { email, _csrf: token }, origin: "https://evil.example" })).status).toBe(403);
+    expect(
+      (await browser.fetch("/dashboard/sign-up", { form: { email, _csrf: token }, origin: "https://evil.example" }))
+        .status,
+    ).toBe(403);
     expect((await browser.fetch("/dashboard/sign-up", { form: { email, _csrf: "x".repeat(32) } })).status).toBe(403);
     expect((await browser.fetch("/dashboard/sign-up", { form: { email, _csrf: token } })).status).toBe(200);
   });
@@ -68,7 +76,10 @@ describe("dashboard: members", () => {
   it("an invited member signs in from the invitation; once removed, their keys answer 403 KEY_ACCOUNT_MISMATCH and their session ends", async () => {
     const owner = await signedUpOwner("team");
     const memberEmail = uniqueEmail("member");
-    const invited = await owner.browser.submit("/dashboard/members", "/dashboard/members", { email: memberEmail, role: "member" });
+    const invited = await owner.browser.submit("/dashboard/members", "/dashboard/members", {
+      email: memberEmail,
+      role: "member",
+    });
     expect(invited.status).toBe(200);
     const member = new Browser();
     expect((await followLatestLink(member, memberEmail)).status).toBe(303);
@@ -79,11 +90,15 @@ describe("dashboard: members", () => {
     const page = await member.fetch("/dashboard/members");
     const html = await page.text();
     expect(html).toContain(memberEmail);
-    const ownerId = /\/dashboard\/members\/(usr_[0-9A-Za-z]+)\/remove/.exec(await (await owner.browser.fetch("/dashboard/members")).text())![1]!;
+    const ownerId = /\/dashboard\/members\/(usr_[0-9A-Za-z]+)\/remove/.exec(
+      await (await owner.browser.fetch("/dashboard/members")).text(),
+    )![1]!;
     expect((await member.submit("/dashboard/members", `/dashboard/members/${ownerId}/remove`)).status).toBe(403);
 
     const members = await (await owner.browser.fetch("/dashboard/members")).text();
-    const memberId = new RegExp(`${memberEmail.replace(/[.]/g, "\\.")}</td><td>member</td><td>.*?/dashboard/members/(usr_[0-9A-Za-z]+)/role`).exec(members)![1]!;
+    const memberId = new RegExp(
+      `${memberEmail.replace(/[.]/g, "\\.")}</td><td>member</td><td>.*?/dashboard/members/(usr_[0-9A-Za-z]+)/role`,
+    ).exec(members)![1]!;
     const removed = await owner.browser.submit("/dashboard/members", `/dashboard/members/${memberId}/remove`);
     expect(removed.status).toBe(200);
     const refused = await accountCall(key);
@@ -94,7 +109,9 @@ describe("dashboard: members", () => {
 
   it("the last owner cannot be removed (422)", async () => {
     const owner = await signedUpOwner("solo");
-    const ownerId = /\/dashboard\/members\/(usr_[0-9A-Za-z]+)\/remove/.exec(await (await owner.browser.fetch("/dashboard/members")).text())![1]!;
+    const ownerId = /\/dashboard\/members\/(usr_[0-9A-Za-z]+)\/remove/.exec(
+      await (await owner.browser.fetch("/dashboard/members")).text(),
+    )![1]!;
     const refused = await owner.browser.submit("/dashboard/members", `/dashboard/members/${ownerId}/remove`);
     expect(refused.status).toBe(422);
     expect((await owner.browser.fetch("/dashboard/keys")).status).toBe(200);
@@ -119,6 +136,7 @@ describe("dashboard: signing out", () => {
 
     const everywhere = await first.browser.submit("/dashboard/account", "/dashboard/sign-out-everywhere");
     expect(everywhere.status).toBe(303);
-    for (const browser of [first.browser, second]) expect((await browser.fetch("/dashboard/keys")).headers.get("Location")).toBe("/dashboard/sign-in");
+    for (const browser of [first.browser, second])
+      expect((await browser.fetch("/dashboard/keys")).headers.get("Location")).toBe("/dashboard/sign-in");
   });
 });

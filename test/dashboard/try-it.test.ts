@@ -4,9 +4,22 @@ import { call, bearer, requestRecord } from "../helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
 
-const decode = (text: string) => text.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
-const envelopeOf = (html: string) => JSON.parse(decode(/<pre id="try-envelope">(.*?)<\/pre>/s.exec(html)![1]!)) as { success: boolean; data?: Record<string, unknown>; meta?: Record<string, unknown>; error?: { code: string } };
-const balance = async (key: string) => ((await call<{ balance: { total: number } }>("/api/v1/account", bearer(key))).body.data!.balance.total);
+const decode = (text: string) =>
+  text
+    .replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&amp;", "&");
+const envelopeOf = (html: string) =>
+  JSON.parse(decode(/<pre id="try-envelope">(.*?)<\/pre>/s.exec(html)![1]!)) as {
+    success: boolean;
+    data?: Record<string, unknown>;
+    meta?: Record<string, unknown>;
+    error?: { code: string };
+  };
+const balance = async (key: string) =>
+  (await call<{ balance: { total: number } }>("/api/v1/account", bearer(key))).body.data!.balance.total;
 
 describe("dashboard: try it", () => {
   it("shows one form per product with the product's documented example body", async () => {
@@ -14,7 +27,8 @@ describe("dashboard: try it", () => {
     const response = await browser.fetch("/dashboard/try");
     expect(response.status).toBe(200);
     const html = decode(await response.text());
-    for (const product of ["email", "phone", "ip", "address", "entity", "consistency"]) expect(html).toContain(`action="/dashboard/try/${product}#try-${product}"`);
+    for (const product of ["email", "phone", "ip", "address", "entity", "consistency"])
+      expect(html).toContain(`action="/dashboard/try/${product}#try-${product}"`);
     expect(html).toContain('"email": "deliverable@service.test"');
     expect(html).toContain('"identifier": "09900001"');
     expect(html).toContain("This account has no live secret key yet");
@@ -37,10 +51,16 @@ describe("dashboard: try it", () => {
     const requestId = String(envelope.meta!["request_id"]);
     expect(html).toContain(`href="/dashboard/usage?request=${requestId}#request"`);
     const record = await requestRecord(key, requestId);
-    expect([record.status, record.body.data!.endpoint, record.body.data!.credits_used]).toEqual([200, "POST /api/v1/email", 1]);
+    expect([record.status, record.body.data!.endpoint, record.body.data!.credits_used]).toEqual([
+      200,
+      "POST /api/v1/email",
+      1,
+    ]);
     expect(await balance(key)).toBe(before - 1);
 
-    const again = envelopeOf(await (await browser.submit("/dashboard/try", "/dashboard/try/email", { key, body })).text());
+    const again = envelopeOf(
+      await (await browser.submit("/dashboard/try", "/dashboard/try/email", { key, body })).text(),
+    );
     expect([again.meta!["credits_used"], again.meta!["cache_hit"]]).toEqual([0, true]);
     expect(await balance(key)).toBe(before - 1);
   });
@@ -49,7 +69,12 @@ describe("dashboard: try it", () => {
     const { browser } = await signedUpOwner("try-scope");
     const key = await createSecretKey(browser, { scopes: ["account", "email"] });
     const before = await balance(key);
-    const html = await (await browser.submit("/dashboard/try", "/dashboard/try/phone", { key, body: JSON.stringify({ phone: "+447700900000" }) })).text();
+    const html = await (
+      await browser.submit("/dashboard/try", "/dashboard/try/phone", {
+        key,
+        body: JSON.stringify({ phone: "+447700900000" }),
+      })
+    ).text();
     expect(html).toContain('data-status="403"');
     expect(envelopeOf(html).error!.code).toBe("KEY_SCOPE_DENIED");
     expect(await balance(key)).toBe(before);
@@ -60,7 +85,10 @@ describe("dashboard: try it", () => {
     const other = await signedUpOwner("try-other");
     const foreign = await createSecretKey(other.browser, { scopes: ["account", "email"] });
     const before = await balance(foreign);
-    const refused = await browser.submit("/dashboard/try", "/dashboard/try/email", { key: foreign, body: '{"email":"anything@catchall.example"}' });
+    const refused = await browser.submit("/dashboard/try", "/dashboard/try/email", {
+      key: foreign,
+      body: '{"email":"anything@catchall.example"}',
+    });
     expect(refused.status).toBe(422);
     expect(await refused.text()).toContain("key: Paste a secret key of this account (sk_live_...).");
     expect(await balance(foreign)).toBe(before);
@@ -78,7 +106,14 @@ describe("dashboard: try it", () => {
     const body = '{"email":"anything@catchall.example"}';
     expect((await browser.fetch("/dashboard/try/email", { form: { key, body } })).status).toBe(403);
     const token = await browser.token("/dashboard/try");
-    expect((await browser.fetch("/dashboard/try/email", { form: { _csrf: token, key, body }, origin: "https://evil.example" })).status).toBe(403);
+    expect(
+      (
+        await browser.fetch("/dashboard/try/email", {
+          form: { _csrf: token, key, body },
+          origin: "https://evil.example",
+        })
+      ).status,
+    ).toBe(403);
     expect(await balance(key)).toBe(before);
   });
 });

@@ -4,10 +4,25 @@ import { lookupEmail, requestRecord } from "../helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
 
-const decode = (text: string) => text.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
-const usageData = (html: string) => JSON.parse(decode(/data-usage="([^"]*)"/.exec(html)![1]!)) as { days: number[]; products: string[]; requests: Record<string, number[]>; answers: Record<string, number[]>; credits: Record<string, number[]> };
+const decode = (text: string) =>
+  text
+    .replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&amp;", "&");
+const usageData = (html: string) =>
+  JSON.parse(decode(/data-usage="([^"]*)"/.exec(html)![1]!)) as {
+    days: number[];
+    products: string[];
+    requests: Record<string, number[]>;
+    answers: Record<string, number[]>;
+    credits: Record<string, number[]>;
+  };
 const totals = (html: string, product: string) =>
-  [...new RegExp(`<tr data-product="${product}">(.*?)</tr>`).exec(html)![1]!.matchAll(/<td class="num">(\d+)<\/td>/g)].map((m) => Number(m[1]));
+  [
+    ...new RegExp(`<tr data-product="${product}">(.*?)</tr>`).exec(html)![1]!.matchAll(/<td class="num">(\d+)<\/td>/g),
+  ].map((m) => Number(m[1]));
 
 /** A signed-up owner with one paid email lookup made through the API, its record stored. */
 async function ownerWithOneLookup(label: string) {
@@ -44,7 +59,11 @@ describe("dashboard: the usage page", () => {
     const html = await (await browser.fetch("/dashboard/usage")).text();
     const ledger = /<table id="ledger">(.*?)<\/table>/s.exec(html)![1]!;
     expect(ledger).toContain("monthly_grant");
-    expect(ledger).toMatch(new RegExp(`<td>charge</td><td class="num">-1</td><td class="num">0</td><td class="num">99</td><td><a href="/dashboard/usage\\?request=${requestId}#request"><code>${requestId}</code>`));
+    expect(ledger).toMatch(
+      new RegExp(
+        `<td>charge</td><td class="num">-1</td><td class="num">0</td><td class="num">99</td><td><a href="/dashboard/usage\\?request=${requestId}#request"><code>${requestId}</code>`,
+      ),
+    );
     expect(html).toContain("Page 1 of 1 (2 entries)");
     const second = await (await browser.fetch("/dashboard/usage?page=2")).text();
     expect(second).toContain("No credit movements yet.");

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, createClient, webhookVerifier, WebhookVerificationError, type WebhookFailure } from "../../client/src";
+import {
+  ApiError,
+  createClient,
+  webhookVerifier,
+  WebhookVerificationError,
+  type WebhookFailure,
+} from "../../client/src";
 import { base, newAccount, receiverUrl } from "./stack";
 
 /** The TypeScript client (client/src) against the running local API. */
@@ -29,7 +35,9 @@ describe("typed client", () => {
   it("carries the per-field messages of a 422", async () => {
     const { secretKey } = await newAccount();
     const api = createClient({ baseUrl: base, apiKey: secretKey });
-    const error = (await api.post("/api/v1/email", { body: { email: "x".repeat(300) } }).catch((e: unknown) => e)) as ApiError;
+    const error = (await api
+      .post("/api/v1/email", { body: { email: "x".repeat(300) } })
+      .catch((e: unknown) => e)) as ApiError;
     expect(error).toMatchObject({ status: 422, code: "VALIDATION_FAILED" });
     expect(Object.keys(error.errors ?? {})).toEqual(["email"]);
   });
@@ -37,7 +45,12 @@ describe("typed client", () => {
   it("retries a 429 after the Retry-After the API sent, so a burst over 5 a second all succeeds", async () => {
     const { secretKey } = await newAccount();
     const retries: { delayMs: number; error: unknown }[] = [];
-    const api = createClient({ baseUrl: base, apiKey: secretKey, maxRetries: 4, onRetry: (retry) => retries.push(retry) });
+    const api = createClient({
+      baseUrl: base,
+      apiKey: secretKey,
+      maxRetries: 4,
+      onRetry: (retry) => retries.push(retry),
+    });
     const answers = await Promise.all(Array.from({ length: 10 }, () => api.get("/api/v1/account")));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(retries.length).toBeGreaterThanOrEqual(1); // 10 calls at once, 5 allowed a second
@@ -52,7 +65,9 @@ describe("typed client", () => {
     const retries: unknown[] = [];
     const api = createClient({ baseUrl: base, apiKey: secretKey, onRetry: (retry) => retries.push(retry) });
     expect((await api.post("/api/v1/email", { body: { email: "alice@acme.example" } })).meta.credits_used).toBe(1);
-    const capped = (await api.post("/api/v1/email", { body: { email: "bob@acme.example" } }).catch((e: unknown) => e)) as ApiError;
+    const capped = (await api
+      .post("/api/v1/email", { body: { email: "bob@acme.example" } })
+      .catch((e: unknown) => e)) as ApiError;
     expect(capped).toMatchObject({ status: 429, code: "KEY_SPEND_CAP_REACHED" });
     expect(retries).toEqual([]);
 
@@ -60,7 +75,11 @@ describe("typed client", () => {
     const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => impatient.get("/api/v1/account")));
     const refused = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as ApiError] : []));
     expect(refused.length).toBeGreaterThanOrEqual(1);
-    expect(refused[0]).toMatchObject({ code: "RATE_LIMITED", retryAfterSeconds: expect.any(Number), requestId: expect.stringMatching(/^req_/) });
+    expect(refused[0]).toMatchObject({
+      code: "RATE_LIMITED",
+      retryAfterSeconds: expect.any(Number),
+      requestId: expect.stringMatching(/^req_/),
+    });
   });
 });
 
@@ -70,9 +89,14 @@ describe("webhook verification", () => {
     const { secretKey } = await newAccount();
     const path = `/ok/client-${crypto.randomUUID()}`;
     const api = createClient({ baseUrl: base, apiKey: secretKey });
-    const { data } = await api.post("/api/v1/webhooks/test", { body: { url: `${receiverUrl}${path}`, event: "bulk_email_job.finished" } });
+    const { data } = await api.post("/api/v1/webhooks/test", {
+      body: { url: `${receiverUrl}${path}`, event: "bulk_email_job.finished" },
+    });
     expect(data.delivered).toBe(true);
-    const [received] = (await (await fetch(`${receiverUrl}/__log?prefix=${path}`)).json()) as { body: string; headers: Record<string, string> }[];
+    const [received] = (await (await fetch(`${receiverUrl}/__log?prefix=${path}`)).json()) as {
+      body: string;
+      headers: Record<string, string>;
+    }[];
     return { secret: data.secret, body: received!.body, header: received!.headers["x-service-signature-v2"]! };
   }
 
@@ -92,10 +116,16 @@ describe("webhook verification", () => {
   it("refuses a changed body, another secret, a stale or future timestamp and a malformed header", async () => {
     const { secret, body, header } = await delivery();
     const t = Number(/^t=(\d+)/.exec(header)![1]);
-    expect(await failure(webhookVerifier({ secret })(body.replace("bulk_email", "bulk_phone"), header))).toBe("bad_signature");
+    expect(await failure(webhookVerifier({ secret })(body.replace("bulk_email", "bulk_phone"), header))).toBe(
+      "bad_signature",
+    );
     expect(await failure(webhookVerifier({ secret: `${secret}x` })(body, header))).toBe("bad_signature");
-    expect(await failure(webhookVerifier({ secret, now: () => (t + 301) * 1000 })(body, header))).toBe("stale_timestamp");
-    expect(await failure(webhookVerifier({ secret, now: () => (t - 301) * 1000 })(body, header))).toBe("stale_timestamp");
+    expect(await failure(webhookVerifier({ secret, now: () => (t + 301) * 1000 })(body, header))).toBe(
+      "stale_timestamp",
+    );
+    expect(await failure(webhookVerifier({ secret, now: () => (t - 301) * 1000 })(body, header))).toBe(
+      "stale_timestamp",
+    );
     expect(await failure(webhookVerifier({ secret, now: () => (t + 299) * 1000 })(body, header))).toBe("accepted");
     for (const bad of [undefined, "", header.replace("t=", "t=x"), header.replace(",v2=", ";v2="), `${header},v3=00`]) {
       expect(await failure(webhookVerifier({ secret })(body, bad)), String(bad)).toBe("malformed_header");

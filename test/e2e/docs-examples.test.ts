@@ -21,7 +21,9 @@ function curlBlocks(markdown: string): string[] {
 const examples = readdirSync(DOCS)
   .filter((name) => name.endsWith(".md"))
   .sort()
-  .flatMap((name) => curlBlocks(readFileSync(join(DOCS, name), "utf8")).map((block, i) => ({ name: `${name} #${i + 1}`, block })));
+  .flatMap((name) =>
+    curlBlocks(readFileSync(join(DOCS, name), "utf8")).map((block, i) => ({ name: `${name} #${i + 1}`, block })),
+  );
 
 /**
  * The docs' curl examples, run as written (`sh -c`) against the local API the e2e set-up starts, with `API` its origin
@@ -35,8 +37,20 @@ describe("docs/*.md curl examples", () => {
   });
 
   it("finds examples on every product page", () => {
-    for (const page of ["email.md", "phone.md", "ip.md", "address.md", "entity.md", "consistency.md", "jobs-and-webhooks.md", "billing.md"]) {
-      expect(examples.some((e) => e.name.startsWith(`${page} `)), page).toBe(true);
+    for (const page of [
+      "email.md",
+      "phone.md",
+      "ip.md",
+      "address.md",
+      "entity.md",
+      "consistency.md",
+      "jobs-and-webhooks.md",
+      "billing.md",
+    ]) {
+      expect(
+        examples.some((e) => e.name.startsWith(`${page} `)),
+        page,
+      ).toBe(true);
     }
   });
 

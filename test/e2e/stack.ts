@@ -14,7 +14,8 @@ export async function admin<T>(method: string, path: string, body?: unknown): Pr
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const envelope = (await response.json()) as { success: boolean; data: T; error?: unknown };
-  if (!envelope.success) throw new Error(`admin ${method} ${path} -> ${response.status} ${JSON.stringify(envelope.error)}`);
+  if (!envelope.success)
+    throw new Error(`admin ${method} ${path} -> ${response.status} ${JSON.stringify(envelope.error)}`);
   return envelope.data;
 }
 
@@ -23,9 +24,18 @@ let sequence = 0;
 /** A verified account on the free plan (100 credits) with one member and one secret key. */
 export async function newAccount(key: { daily_credit_cap?: number } = {}) {
   const email = (label: string) => `${label}-${Date.now()}-${++sequence}@example.com`;
-  const account = await admin<{ id: string }>("POST", "/accounts", { email: email("e2e"), email_verified: true, plan: "free" });
-  const member = await admin<{ user_id: string }>("POST", `/accounts/${account.id}/members`, { email: email("member") });
-  const secret = await admin<{ key: string }>("POST", `/accounts/${account.id}/keys/secret`, { user_id: member.user_id, ...key });
+  const account = await admin<{ id: string }>("POST", "/accounts", {
+    email: email("e2e"),
+    email_verified: true,
+    plan: "free",
+  });
+  const member = await admin<{ user_id: string }>("POST", `/accounts/${account.id}/members`, {
+    email: email("member"),
+  });
+  const secret = await admin<{ key: string }>("POST", `/accounts/${account.id}/keys/secret`, {
+    user_id: member.user_id,
+    ...key,
+  });
   return { accountId: account.id, userId: member.user_id, secretKey: secret.key };
 }
 

@@ -29,7 +29,8 @@ describe.skipIf(!executablePath)("sign-up form widget", () => {
   }
 
   const state = (page: Page) => page.getByLabel("Email").getAttribute("data-verify-state");
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(outputDir, `widget-${name}.png`), fullPage: true });
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: join(outputDir, `widget-${name}.png`), fullPage: true });
 
   it("shows the verdict once typing pauses, one lookup per address, in a live region tied to the field", async () => {
     const { page, lookups, email, status } = await demo({ key: demoKey });
@@ -90,7 +91,15 @@ describe.skipIf(!executablePath)("sign-up form widget", () => {
         const statuses: number[] = [];
         for (let i = 0; i < 20; i++) {
           const body = JSON.stringify({ key, email: `deliverable+${i}@service.test` });
-          statuses.push((await fetch(`${api}/api/v1/email/public`, { method: "POST", headers: { "Content-Type": "application/json" }, body })).status);
+          statuses.push(
+            (
+              await fetch(`${api}/api/v1/email/public`, {
+                method: "POST",
+                headers: { "Content-Type": "application/json" },
+                body,
+              })
+            ).status,
+          );
         }
         return statuses;
       },

@@ -17,7 +17,8 @@ import { capturedQueue, funded, rand } from "../contract/helpers";
 
 const email = productNamed("email") as Product;
 const alarmAt = () => runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.getAlarm());
-const received = async (path: string) => ((await (await fetch(`${env.RECEIVER_URL}/__log?prefix=${path}`)).json()) as unknown[]).length;
+const received = async (path: string) =>
+  ((await (await fetch(`${env.RECEIVER_URL}/__log?prefix=${path}`)).json()) as unknown[]).length;
 
 async function until<T>(what: () => Promise<T>, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -39,43 +40,103 @@ describe("the recovery alarm", () => {
   it("is armed when a run is created and when a delivery is queued", async () => {
     await runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.deleteAlarm());
     const acct = await funded(1);
-    await createJob(capturedQueue().env, email, { accountId: acct.accountId, keyId: acct.keyId, inputs: ["deliverable@service.test"], options: {}, webhookUrl: null, idempotencyKey: null });
+    await createJob(capturedQueue().env, email, {
+      accountId: acct.accountId,
+      keyId: acct.keyId,
+      inputs: ["deliverable@service.test"],
+      options: {},
+      webhookUrl: null,
+      idempotencyKey: null,
+    });
     const armed = await alarmAt();
     expect(armed).not.toBeNull();
     expect(armed! - Date.now()).toBeLessThanOrEqual(RECOVERY_STALL_MS + 1_000);
     await runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.deleteAlarm());
-    await enqueueDelivery(capturedQueue().env, { owner: "callback", ownerId: `armed-${rand()}`, event: "email.settled", url: "https://example.com/", secret: mintSecret(), body: "{}" });
+    await enqueueDelivery(capturedQueue().env, {
+      owner: "callback",
+      ownerId: `armed-${rand()}`,
+      event: "email.settled",
+      url: "https://example.com/",
+      secret: mintSecret(),
+      body: "{}",
+    });
     expect(await alarmAt()).not.toBeNull();
   });
 
   it("re-queues a delivery whose attempt a crash lost, and it is delivered", async () => {
     const path = `/ok/lost-${rand()}`;
-    const id = await enqueueDelivery(capturedQueue().env, { owner: "callback", ownerId: `lost-${rand()}`, event: "email.settled", url: `${env.RECEIVER_URL}${path}`, secret: mintSecret(), body: '{"event":"email.settled"}' });
+    const id = await enqueueDelivery(capturedQueue().env, {
+      owner: "callback",
+      ownerId: `lost-${rand()}`,
+      event: "email.settled",
+      url: `${env.RECEIVER_URL}${path}`,
+      secret: mintSecret(),
+      body: '{"event":"email.settled"}',
+    });
     await env.DB.prepare("UPDATE webhook_deliveries SET updated_at = ? WHERE id = ?").bind(stale(), id).run();
     expect(await runDurableObjectAlarm(recoveryStub(env))).toBe(true);
-    expect(await until(() => received(path), (n) => n > 0)).toBe(1);
-    const status = await until(() => env.DB.prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(id).first<{ status: string }>(), (r) => r?.status === "delivered");
+    expect(
+      await until(
+        () => received(path),
+        (n) => n > 0,
+      ),
+    ).toBe(1);
+    const status = await until(
+      () => env.DB.prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(id).first<{ status: string }>(),
+      (r) => r?.status === "delivered",
+    );
     expect(status?.status).toBe("delivered");
   });
 
   it("re-queues a run whose consumer died, which then completes", async () => {
     const acct = await funded(5);
-    const { row } = await createJob(capturedQueue().env, email, { accountId: acct.accountId, keyId: acct.keyId, inputs: ["deliverable@service.test", "risky@service.test"], options: {}, webhookUrl: null, idempotencyKey: null });
-    await env.DB.prepare("UPDATE bulk_jobs SET status = 'processing', updated_at = ? WHERE id = ?").bind(stale(), row.id).run();
+    const { row } = await createJob(capturedQueue().env, email, {
+      accountId: acct.accountId,
+      keyId: acct.keyId,
+      inputs: ["deliverable@service.test", "risky@service.test"],
+      options: {},
+      webhookUrl: null,
+      idempotencyKey: null,
+    });
+    await env.DB.prepare("UPDATE bulk_jobs SET status = 'processing', updated_at = ? WHERE id = ?")
+      .bind(stale(), row.id)
+      .run();
     expect(await runDurableObjectAlarm(recoveryStub(env))).toBe(true);
-    const job = await until(() => jobById(database(env), row.id), (j) => j?.status === "completed");
+    const job = await until(
+      () => jobById(database(env), row.id),
+      (j) => j?.status === "completed",
+    );
     expect(job).toMatchObject({ status: "completed", processed: 2 });
   });
 
   it("hands a finished run's event to the outbox when a crash came between finishing and queueing it", async () => {
     const acct = await funded(5);
     const path = `/ok/finished-${rand()}`;
-    const { row } = await createJob(capturedQueue().env, email, { accountId: acct.accountId, keyId: acct.keyId, inputs: ["deliverable@service.test"], options: {}, webhookUrl: `${env.RECEIVER_URL}${path}`, idempotencyKey: null });
-    await env.DB.prepare("UPDATE bulk_jobs SET status = 'completed', processed = 1, finished_at = ?, updated_at = ? WHERE id = ?").bind(stale(), stale(), row.id).run();
+    const { row } = await createJob(capturedQueue().env, email, {
+      accountId: acct.accountId,
+      keyId: acct.keyId,
+      inputs: ["deliverable@service.test"],
+      options: {},
+      webhookUrl: `${env.RECEIVER_URL}${path}`,
+      idempotencyKey: null,
+    });
+    await env.DB.prepare(
+      "UPDATE bulk_jobs SET status = 'completed', processed = 1, finished_at = ?, updated_at = ? WHERE id = ?",
+    )
+      .bind(stale(), stale(), row.id)
+      .run();
     await runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.setAlarm(Date.now()));
     expect(await runDurableObjectAlarm(recoveryStub(env))).toBe(true);
-    expect(await until(() => received(path), (n) => n > 0)).toBe(1);
-    const status = await until(() => latestStatuses(database(env), "job", [String(row.id)]), (s) => s.get(String(row.id))?.status === "delivered");
+    expect(
+      await until(
+        () => received(path),
+        (n) => n > 0,
+      ),
+    ).toBe(1);
+    const status = await until(
+      () => latestStatuses(database(env), "job", [String(row.id)]),
+      (s) => s.get(String(row.id))?.status === "delivered",
+    );
     expect(status.get(String(row.id))?.status).toBe("delivered");
   });
 });

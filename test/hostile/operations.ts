@@ -40,7 +40,9 @@ interface RawOperation {
 }
 
 export async function servedOperations(): Promise<Operation[]> {
-  const doc = (await (await SELF.fetch("https://api.test/api/v1/openapi.json")).json()) as { paths: Record<string, Record<string, RawOperation>> };
+  const doc = (await (await SELF.fetch("https://api.test/api/v1/openapi.json")).json()) as {
+    paths: Record<string, Record<string, RawOperation>>;
+  };
   return Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({
       method: method.toUpperCase(),
@@ -54,7 +56,8 @@ export async function servedOperations(): Promise<Operation[]> {
 }
 
 /** The first branch of a union, the schema itself otherwise. */
-const branch = (schema: Schema): Schema => schema.anyOf?.find((s) => s.type !== "null") ?? schema.oneOf?.[0] ?? schema.allOf?.[0] ?? schema;
+const branch = (schema: Schema): Schema =>
+  schema.anyOf?.find((s) => s.type !== "null") ?? schema.oneOf?.[0] ?? schema.allOf?.[0] ?? schema;
 const typeOf = (schema: Schema) => [branch(schema).type].flat()[0];
 
 /** A plausible value for `schema` (required fields only): the shape a hostile variant starts from. */
@@ -64,9 +67,15 @@ export function sampleOf(input: Schema, depth = 0): unknown {
   if (schema.enum) return schema.enum[0];
   switch (typeOf(schema)) {
     case "object":
-      return Object.fromEntries((schema.required ?? []).filter((k) => schema.properties?.[k]).map((k) => [k, sampleOf(schema.properties![k]!, depth + 1)]));
+      return Object.fromEntries(
+        (schema.required ?? [])
+          .filter((k) => schema.properties?.[k])
+          .map((k) => [k, sampleOf(schema.properties![k]!, depth + 1)]),
+      );
     case "array":
-      return depth > 4 ? [] : Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => sampleOf(schema.items ?? {}, depth + 1));
+      return depth > 4
+        ? []
+        : Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => sampleOf(schema.items ?? {}, depth + 1));
     case "integer":
     case "number":
       return schema.minimum ?? 1;
@@ -95,7 +104,8 @@ export const HOSTILE_STRINGS: [string, string][] = [
 export function everyString(value: unknown, text: string): unknown {
   if (typeof value === "string") return text;
   if (Array.isArray(value)) return value.map((v) => everyString(v, text));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, everyString(v, text)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, everyString(v, text)]));
   return value;
 }
 
@@ -123,7 +133,10 @@ function overLimitLists(schema: Schema, sample: Record<string, unknown>): Record
   const lists = Object.entries(schema.properties ?? {}).filter(([, p]) => branch(p).maxItems !== undefined);
   if (!lists.length) return null;
   const body = { ...sample };
-  for (const [name, p] of lists) body[name] = Array.from({ length: branch(p).maxItems! + 1 }, () => everyString(sampleOf(branch(p).items ?? {}), "=1+1"));
+  for (const [name, p] of lists)
+    body[name] = Array.from({ length: branch(p).maxItems! + 1 }, () =>
+      everyString(sampleOf(branch(p).items ?? {}), "=1+1"),
+    );
   return body;
 }
 
@@ -137,18 +150,35 @@ export function hostileBodies(input: Schema): [string, string | Uint8Array][] {
   const bodies: [string, string | Uint8Array][] = [
     ["missing fields", "{}"],
     ["wrong types", JSON.stringify(Object.fromEntries(props.map(([k, p]) => [k, wrongType(p)])))],
-    ["extra fields and __proto__", `{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},${JSON.stringify({ ...sample, unexpected_field: "x" }).slice(1)}`],
+    [
+      "extra fields and __proto__",
+      `{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},${JSON.stringify({ ...sample, unexpected_field: "x" }).slice(1)}`,
+    ],
     ["deep nesting", `{"${props[0]?.[0] ?? "x"}":${nested(20_000)}}`],
     ["deep nesting (top level)", nested(20_000)],
     ["huge strings", JSON.stringify(everyString(sample, "h".repeat(400_000)))],
     ["invalid JSON", `{"${props[0]?.[0] ?? "x"}": "unterminated`],
-    ["invalid UTF-8", new Uint8Array([...new TextEncoder().encode(`{"${props[0]?.[0] ?? "x"}":"`), 0xff, 0xfe, 0xc0, 0xaf, 0xed, 0xa0, 0x80, ...new TextEncoder().encode('"}')])],
+    [
+      "invalid UTF-8",
+      new Uint8Array([
+        ...new TextEncoder().encode(`{"${props[0]?.[0] ?? "x"}":"`),
+        0xff,
+        0xfe,
+        0xc0,
+        0xaf,
+        0xed,
+        0xa0,
+        0x80,
+        ...new TextEncoder().encode('"}'),
+      ]),
+    ],
     ["top-level array", "[]"],
     ["top-level null", "null"],
   ];
   const lists = overLimitLists(schema, sample);
   if (lists) bodies.push(["over-limit lists", JSON.stringify(lists)]);
-  for (const [family, text] of HOSTILE_STRINGS) bodies.push([`hostile strings: ${family}`, JSON.stringify(everyString(sample, text))]);
+  for (const [family, text] of HOSTILE_STRINGS)
+    bodies.push([`hostile strings: ${family}`, JSON.stringify(everyString(sample, text))]);
   return bodies;
 }
 

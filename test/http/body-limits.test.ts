@@ -42,7 +42,8 @@ function streamed(size: number) {
 let sequence = 0;
 function urlOf(op: Operation) {
   let path = op.path;
-  for (const p of op.params.filter((p) => p.in === "path")) path = path.replace(`{${p.name}}`, encodeURIComponent(paramValue(op, p.name, p.schema, { fbKey })));
+  for (const p of op.params.filter((p) => p.in === "path"))
+    path = path.replace(`{${p.name}}`, encodeURIComponent(paramValue(op, p.name, p.schema, { fbKey })));
   return `https://api.test${path}`;
 }
 const headers = (extra: Record<string, string> = {}) => ({
@@ -54,7 +55,9 @@ const headers = (extra: Record<string, string> = {}) => ({
 });
 
 async function refused(response: Response, label: string) {
-  const body = (await response.json()) as { error?: { code: string; request_id: string; errors?: Record<string, string[]> } };
+  const body = (await response.json()) as {
+    error?: { code: string; request_id: string; errors?: Record<string, string[]> };
+  };
   expect(response.status, label).toBe(422);
   expect(body.error?.code, label).toBe("VALIDATION_FAILED");
   expect(body.error?.errors?.body?.[0], label).toMatch(/over the limit of \d+ bytes/);
@@ -69,7 +72,9 @@ describe("request body limits on every operation that takes a body", () => {
     expect(withBodies.filter((op) => !op.maxBytes).map((op) => `${op.method} ${op.path}`)).toEqual([]);
   });
 
-  it("refuses a streamed body (no length) one byte over the limit with 422, reading little past it, charging nothing", { timeout: 120_000 }, async () => {
+  it("refuses a streamed body (no length) one byte over the limit with 422, reading little past it, charging nothing", {
+    timeout: 120_000,
+  }, async () => {
     const before = { balance: await creditsStub(acct.accountId).snapshot(), ledger: await ledgerTotal() };
     for (const op of withBodies) {
       const { stream, pulled } = streamed(op.maxBytes! + 1);
@@ -83,7 +88,11 @@ describe("request body limits on every operation that takes a body", () => {
   it("refuses a body whose declared length is over the limit before reading it", { timeout: 120_000 }, async () => {
     for (const op of withBodies) {
       const { stream, pulled } = streamed(op.maxBytes! + 1);
-      const response = await SELF.fetch(urlOf(op), { method: op.method, headers: headers({ "Content-Length": String(op.maxBytes! + 7) }), body: stream });
+      const response = await SELF.fetch(urlOf(op), {
+        method: op.method,
+        headers: headers({ "Content-Length": String(op.maxBytes! + 7) }),
+        body: stream,
+      });
       await refused(response, `${op.method} ${op.path}`);
       expect(pulled(), `${op.method} ${op.path}`).toBeLessThanOrEqual(4 * CHUNK);
     }
@@ -91,8 +100,14 @@ describe("request body limits on every operation that takes a body", () => {
 
   it("still reads a body just under the limit (the inbound feedback route: 200)", async () => {
     const inbound = withBodies.find((op) => op.path === "/api/v1/email/feedback/{provider}/{feedbackKey}")!;
-    const body = JSON.stringify([{ email: "a@acme.example", event: "delivered", timestamp: 1700000000, pad: "p".repeat(inbound.maxBytes! - 200) }]);
-    const response = await SELF.fetch(urlOf(inbound).replace(/feedback\/[^/]+\//, "feedback/sendgrid/"), { method: "POST", headers: headers(), body });
+    const body = JSON.stringify([
+      { email: "a@acme.example", event: "delivered", timestamp: 1700000000, pad: "p".repeat(inbound.maxBytes! - 200) },
+    ]);
+    const response = await SELF.fetch(urlOf(inbound).replace(/feedback\/[^/]+\//, "feedback/sendgrid/"), {
+      method: "POST",
+      headers: headers(),
+      body,
+    });
     expect(response.status).toBe(200);
   });
 });

@@ -8,7 +8,9 @@ describe("browser endpoints across origins", () => {
 
   it("lets the page read Retry-After and X-Request-Id of a 429, so the widget can back off", async () => {
     const acct = await createAccount();
-    const { key } = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, { allowed_domains: ["*.example.com"] });
+    const { key } = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, {
+      allowed_domains: ["*.example.com"],
+    });
     const lookup = () =>
       SELF.fetch(`${BASE}/api/v1/email/public`, {
         method: "POST",
@@ -28,7 +30,11 @@ describe("browser endpoints across origins", () => {
   it("answers the preflight of a JSON POST without credentials", async () => {
     const response = await SELF.fetch(`${BASE}/api/v1/email/public`, {
       method: "OPTIONS",
-      headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+      headers: {
+        Origin: origin,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get("Access-Control-Allow-Origin")).toBe(origin);

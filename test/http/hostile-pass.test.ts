@@ -2,7 +2,15 @@ import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../../src/http/errors";
 import { admin, anotherKey, createAccount, creditsStub, type TestAccount } from "../helpers";
-import { HOSTILE_PARAMS, HOSTILE_STRINGS, hostileBodies, paramValue, sampleOf, servedOperations, type Operation } from "../hostile/operations";
+import {
+  HOSTILE_PARAMS,
+  HOSTILE_STRINGS,
+  hostileBodies,
+  paramValue,
+  sampleOf,
+  servedOperations,
+  type Operation,
+} from "../hostile/operations";
 
 /**
  * The hostile pass: every operation of the served OpenAPI document, found there (a new route is covered without being
@@ -46,14 +54,20 @@ function headers(): Record<string, string> {
   };
 }
 
-function urlOf(operation: Operation, pathValues: Record<string, string> = {}, query: Record<string, string[]> | null = null): string {
+function urlOf(
+  operation: Operation,
+  pathValues: Record<string, string> = {},
+  query: Record<string, string[]> | null = null,
+): string {
   let path = operation.path;
   for (const p of operation.params.filter((p) => p.in === "path")) {
     const value = pathValues[p.name] ?? encodeURIComponent(paramValue(operation, p.name, p.schema, { fbKey }));
     path = path.replace(`{${p.name}}`, value);
   }
   const search = new URLSearchParams();
-  const wanted = query ?? Object.fromEntries(operation.params.filter((p) => p.in === "query" && p.schema && p.name).map((p) => [p.name, []]));
+  const wanted =
+    query ??
+    Object.fromEntries(operation.params.filter((p) => p.in === "query" && p.schema && p.name).map((p) => [p.name, []]));
   for (const [name, values] of Object.entries(wanted)) for (const v of values) search.append(name, v);
   const text = search.toString();
   return `https://api.test${path}${text ? `?${text}` : ""}`;
@@ -65,20 +79,33 @@ function requestsOf(operation: Operation): Sent[] {
   const sampleBody = operation.body ? JSON.stringify(sampleOf(operation.body)) : undefined;
   const label = `${operation.method} ${operation.path}`;
   if (operation.body) {
-    for (const [family, body] of hostileBodies(operation.body)) sent.push({ label: `${label} body: ${family}`, url: urlOf(operation), init: { method: operation.method, body } });
+    for (const [family, body] of hostileBodies(operation.body))
+      sent.push({ label: `${label} body: ${family}`, url: urlOf(operation), init: { method: operation.method, body } });
   }
   const pathParams = operation.params.filter((p) => p.in === "path");
   for (const [family, value] of pathParams.length ? HOSTILE_PARAMS : []) {
     const raw = family.includes("traversal");
     const values = Object.fromEntries(pathParams.map((p) => [p.name, raw ? value : encodeURIComponent(value)]));
-    sent.push({ label: `${label} path: ${family}`, url: urlOf(operation, values), init: { method: operation.method, ...(sampleBody ? { body: sampleBody } : {}) } });
+    sent.push({
+      label: `${label} path: ${family}`,
+      url: urlOf(operation, values),
+      init: { method: operation.method, ...(sampleBody ? { body: sampleBody } : {}) },
+    });
   }
   const queryParams = operation.params.filter((p) => p.in === "query");
   if (queryParams.length) {
     for (const [family, text] of HOSTILE_STRINGS) {
-      sent.push({ label: `${label} query: ${family}`, url: urlOf(operation, {}, Object.fromEntries(queryParams.map((p) => [p.name, [text]]))), init: { method: operation.method } });
+      sent.push({
+        label: `${label} query: ${family}`,
+        url: urlOf(operation, {}, Object.fromEntries(queryParams.map((p) => [p.name, [text]]))),
+        init: { method: operation.method },
+      });
     }
-    sent.push({ label: `${label} query: repeated`, url: urlOf(operation, {}, Object.fromEntries(queryParams.map((p) => [p.name, ["1", "2"]]))), init: { method: operation.method } });
+    sent.push({
+      label: `${label} query: repeated`,
+      url: urlOf(operation, {}, Object.fromEntries(queryParams.map((p) => [p.name, ["1", "2"]]))),
+      init: { method: operation.method },
+    });
   }
   return sent;
 }
@@ -102,9 +129,11 @@ async function problemWith(response: Response): Promise<string | null> {
     return `${response.status} not JSON: ${text.slice(0, 120)}`;
   }
   const error = body.error;
-  if (body.success !== false || !error || typeof error.message !== "string") return `${response.status} not the error envelope: ${text.slice(0, 160)}`;
+  if (body.success !== false || !error || typeof error.message !== "string")
+    return `${response.status} not the error envelope: ${text.slice(0, 160)}`;
   if (!KNOWN_CODES.has(error.code ?? "")) return `unknown code ${error.code}`;
-  if (ERROR_STATUS[error.code as keyof typeof ERROR_STATUS] !== response.status) return `${error.code} with status ${response.status}`;
+  if (ERROR_STATUS[error.code as keyof typeof ERROR_STATUS] !== response.status)
+    return `${error.code} with status ${response.status}`;
   if (error.request_id !== requestId) return `request_id ${error.request_id} differs from X-Request-Id ${requestId}`;
   return null;
 }
@@ -115,7 +144,9 @@ async function ledgerTotal() {
 }
 
 describe("the hostile pass over every operation of the OpenAPI document", () => {
-  it("answers every hostile request with the envelope and a request id, never a 5xx, and charges nothing", { timeout: 120_000 }, async () => {
+  it("answers every hostile request with the envelope and a request id, never a 5xx, and charges nothing", {
+    timeout: 120_000,
+  }, async () => {
     const before = { balance: await creditsStub(acct.accountId).snapshot(), ledger: await ledgerTotal() };
     const requests = operations.flatMap(requestsOf);
     const problems: string[] = [];
@@ -132,7 +163,9 @@ describe("the hostile pass over every operation of the OpenAPI document", () => 
       }),
     );
     const seconds = (Date.now() - started) / 1000;
-    console.log(`hostile pass: ${requests.length} requests over ${operations.length} operations in ${seconds.toFixed(1)} s`);
+    console.log(
+      `hostile pass: ${requests.length} requests over ${operations.length} operations in ${seconds.toFixed(1)} s`,
+    );
     expect(problems.slice(0, 30)).toEqual([]);
     const after = { balance: await creditsStub(acct.accountId).snapshot(), ledger: await ledgerTotal() };
     expect(after).toEqual(before);

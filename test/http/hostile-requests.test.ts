@@ -13,17 +13,26 @@ describe("browser answers carry the policy's action only", () => {
   it("answers /email/public, /phone/public and /address/public with policy {action}, never rules_hit", async () => {
     const acct = await createAccount({ pack: 10 });
     const auth = { Authorization: `Bearer ${acct.key}` };
-    await call("/api/v1/email/policy", json({ role: "review", blocked_domains: ["secret-competitor.example"] }, auth, "PUT"));
+    await call(
+      "/api/v1/email/policy",
+      json({ role: "review", blocked_domains: ["secret-competitor.example"] }, auth, "PUT"),
+    );
     await call("/api/v1/phone/policy", json({ reasons: { invalid_number: "block" } }, auth, "PUT"));
     await call("/api/v1/address/policy", json({ po_box: "review" }, auth, "PUT"));
-    const pk = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, { user_id: acct.userId, allowed_domains: ["shop.example"] });
+    const pk = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, {
+      user_id: acct.userId,
+      allowed_domains: ["shop.example"],
+    });
     const cases: [string, Record<string, unknown>, string][] = [
       ["/api/v1/email/public", { email: "role@service.test" }, "review"],
       ["/api/v1/phone/public", { phone: "not a number" }, "block"],
       ["/api/v1/address/public", { address: "po-box", country: "ZZ" }, "review"],
     ];
     for (const [path, body, action] of cases) {
-      const { status, body: answer } = await call<{ policy: unknown }>(path, json({ key: pk.key, ...body }, { Origin: "https://shop.example", "CF-Connecting-IP": "192.0.2.93" }));
+      const { status, body: answer } = await call<{ policy: unknown }>(
+        path,
+        json({ key: pk.key, ...body }, { Origin: "https://shop.example", "CF-Connecting-IP": "192.0.2.93" }),
+      );
       expect([path, status, answer.data.policy]).toEqual([path, 200, { action }]);
       expect(JSON.stringify(answer), path).not.toContain("rules_hit");
     }
@@ -38,9 +47,20 @@ describe("validation the attack found missing", () => {
     for (const product of products) {
       // A key per product: three calls each stay under the key's 5 a second.
       const key = await anotherKey(acct);
-      for (const rules of [{}, { [Object.keys((product.policy!.rules as unknown as { shape: Record<string, unknown> }).shape)[0]!]: {} }]) {
-        const { status, body } = await call(`/api/v1/${product.name}/policy`, json(rules, { Authorization: `Bearer ${key}` }, "PUT"));
-        expect([product.name, JSON.stringify(rules), status, body.error.code]).toEqual([product.name, JSON.stringify(rules), 422, "VALIDATION_FAILED"]);
+      for (const rules of [
+        {},
+        { [Object.keys((product.policy!.rules as unknown as { shape: Record<string, unknown> }).shape)[0]!]: {} },
+      ]) {
+        const { status, body } = await call(
+          `/api/v1/${product.name}/policy`,
+          json(rules, { Authorization: `Bearer ${key}` }, "PUT"),
+        );
+        expect([product.name, JSON.stringify(rules), status, body.error.code]).toEqual([
+          product.name,
+          JSON.stringify(rules),
+          422,
+          "VALIDATION_FAILED",
+        ]);
       }
       const { body } = await call<{ policy: unknown }>(`/api/v1/${product.name}/policy`, bearer(key));
       expect(body.data.policy).toBeNull();
@@ -49,9 +69,18 @@ describe("validation the attack found missing", () => {
 
   it("answers country=XX (no ISO 3166-1 country) on the address listings with 422 keyed country, not 501, free", async () => {
     const acct = await createAccount({ pack: 5 });
-    for (const path of ["/api/v1/address/postcode/75001?country=XX", "/api/v1/address/streets?country=XX&postcode=75001", "/api/v1/address/postcode/75001?country=Q1"]) {
+    for (const path of [
+      "/api/v1/address/postcode/75001?country=XX",
+      "/api/v1/address/streets?country=XX&postcode=75001",
+      "/api/v1/address/postcode/75001?country=Q1",
+    ]) {
       const { status, body } = await call(path, bearer(acct.key));
-      expect([path, status, body.error.code, Object.keys(body.error.errors ?? {})]).toEqual([path, 422, "VALIDATION_FAILED", ["country"]]);
+      expect([path, status, body.error.code, Object.keys(body.error.errors ?? {})]).toEqual([
+        path,
+        422,
+        "VALIDATION_FAILED",
+        ["country"],
+      ]);
     }
     expect(await balance(acct.accountId)).toBe(5);
   });
@@ -60,7 +89,12 @@ describe("validation the attack found missing", () => {
     const acct = await createAccount({ pack: 5 });
     for (const cidr of ["8.8.8.0/08", "8.8.8.0/024", "2001:db8::/032", "8.8.8.0/+8", "8.8.8.0/ 8"]) {
       const { status, body } = await call(`/api/v1/ip/range?cidr=${encodeURIComponent(cidr)}`, bearer(acct.key));
-      expect([cidr, status, body.error.code, Object.keys(body.error.errors ?? {})]).toEqual([cidr, 422, "VALIDATION_FAILED", ["cidr"]]);
+      expect([cidr, status, body.error.code, Object.keys(body.error.errors ?? {})]).toEqual([
+        cidr,
+        422,
+        "VALIDATION_FAILED",
+        ["cidr"],
+      ]);
     }
     expect(await balance(acct.accountId)).toBe(5);
   });
@@ -79,9 +113,27 @@ describe("validation the attack found missing", () => {
     const targets = ["/api/v1/email", "/api/v1/email/public", `/api/v1/email/feedback/postmark/${feedback_key}`];
     for (const path of targets) {
       for (const [name, bytes] of invalid) {
-        const body = new Uint8Array([...encode('{"email":"ann'), ...bytes, ...encode('@acme.example","key":"pk_x","RecordType":"Delivery","Recipient":"ann@acme.example"}')]);
-        const { status, body: answer } = await call(path, { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${acct.key}`, Origin: "https://shop.example" }, body });
-        expect([path, name, status, answer.error.code, answer.error.errors?.body]).toEqual([path, name, 422, "VALIDATION_FAILED", ["The body is not valid UTF-8."]]);
+        const body = new Uint8Array([
+          ...encode('{"email":"ann'),
+          ...bytes,
+          ...encode('@acme.example","key":"pk_x","RecordType":"Delivery","Recipient":"ann@acme.example"}'),
+        ]);
+        const { status, body: answer } = await call(path, {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/json",
+            Authorization: `Bearer ${acct.key}`,
+            Origin: "https://shop.example",
+          },
+          body,
+        });
+        expect([path, name, status, answer.error.code, answer.error.errors?.body]).toEqual([
+          path,
+          name,
+          422,
+          "VALIDATION_FAILED",
+          ["The body is not valid UTF-8."],
+        ]);
       }
     }
     expect(await balance(acct.accountId)).toBe(5);

@@ -42,9 +42,12 @@ describe("HTTP contract", () => {
     const account = await createAccount();
     const { status, body } = await call(
       `/admin/v1/accounts/${account.accountId}/keys/secret`,
-      json({ user_id: account.userId, allowed_ips: ["10.0.0.0/8", "not-an-ip"], scopes: ["email", "bogus"] }, {
-        Authorization: "Bearer test-admin-token",
-      }),
+      json(
+        { user_id: account.userId, allowed_ips: ["10.0.0.0/8", "not-an-ip"], scopes: ["email", "bogus"] },
+        {
+          Authorization: "Bearer test-admin-token",
+        },
+      ),
     );
     expect(status).toBe(422);
     expect(body.error.code).toBe("VALIDATION_FAILED");
@@ -110,7 +113,12 @@ describe("HTTP contract", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0.0");
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(["/api/v1/account", "/api/v1/account/ledger", "/api/v1/account/requests/{requestId}", "/api/v1/status/data"]),
+      expect.arrayContaining([
+        "/api/v1/account",
+        "/api/v1/account/ledger",
+        "/api/v1/account/requests/{requestId}",
+        "/api/v1/status/data",
+      ]),
     );
     const page = doc.paths["/api/v1/account/ledger"]!.get!.parameters.find((p) => p.name === "page");
     expect(page?.schema.minimum).toBe(1);

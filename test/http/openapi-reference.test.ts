@@ -18,15 +18,29 @@ const load = async () => {
   const response = await SELF.fetch("https://api.test/api/v1/openapi.json");
   return { text: await response.clone().text(), doc: (await response.json()) as Document };
 };
-const operations = (doc: Document) => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ id: `${method.toUpperCase()} ${path}`, path, op })));
+const operations = (doc: Document) =>
+  Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ id: `${method.toUpperCase()} ${path}`, path, op })),
+  );
 
 /** The product lookups themselves (routes/{email,phone,ip,address,entity,consistency}.ts) are described by the lookup surface's change. */
-const LOOKUP = /^\/api\/v1\/(email|phone|ip|address|entity|consistency)(\/batch|\/public|\/me|\/range|\/streets|\/\{ip\}|\/domain\/\{domain\}|\/postcode\/\{postcode\}|\/asn\/\{asn\}|\/block\/\{country\}\/\{prefix\})?$/;
+const LOOKUP =
+  /^\/api\/v1\/(email|phone|ip|address|entity|consistency)(\/batch|\/public|\/me|\/range|\/streets|\/\{ip\}|\/domain\/\{domain\}|\/postcode\/\{postcode\}|\/asn\/\{asn\}|\/block\/\{country\}\/\{prefix\})?$/;
 
 describe("the OpenAPI document", () => {
   it("lists one tag per product and the account-wide parts, each described, and tags every operation with one of them", async () => {
     const { doc } = await load();
-    expect(doc.tags.map((t) => t.name)).toEqual(["Email", "Phone", "IP", "Address", "Entity", "Consistency", "Account", "Status", "Webhooks"]);
+    expect(doc.tags.map((t) => t.name)).toEqual([
+      "Email",
+      "Phone",
+      "IP",
+      "Address",
+      "Entity",
+      "Consistency",
+      "Account",
+      "Status",
+      "Webhooks",
+    ]);
     expect(doc.tags).toEqual(TAGS);
     for (const tag of doc.tags) expect(tag.description.length).toBeGreaterThan(20);
     const names = new Set(doc.tags.map((t) => t.name));
@@ -42,7 +56,9 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["adminToken", "publishableKey", "secretKey"]);
     expect(doc.components.securitySchemes.secretKey).toMatchObject({ type: "http", scheme: "bearer" });
     const schemes = new Set(Object.keys(doc.components.securitySchemes));
-    for (const { id, op } of operations(doc)) for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes.has(name), id).toBe(true);
+    for (const { id, op } of operations(doc))
+      for (const requirement of op.security)
+        for (const name of Object.keys(requirement)) expect(schemes.has(name), id).toBe(true);
     expect(doc.paths["/api/v1/email"]!.post!.security).toEqual([{ secretKey: [] }]);
     expect(doc.paths["/api/v1/email/public"]!.post!.security).toEqual([{ publishableKey: [] }]);
     expect(doc.paths["/api/v1/email/feedback/{provider}/{feedbackKey}"]!.post!.security).toEqual([]);
@@ -50,7 +66,9 @@ describe("the OpenAPI document", () => {
 
   it("describes every operation outside the product lookups", async () => {
     const { doc } = await load();
-    const missing = operations(doc).filter(({ path, op }) => !LOOKUP.test(path) && !op.description?.trim()).map(({ id }) => id);
+    const missing = operations(doc)
+      .filter(({ path, op }) => !LOOKUP.test(path) && !op.description?.trim())
+      .map(({ id }) => id);
     expect(missing).toEqual([]);
   });
 
@@ -71,7 +89,9 @@ describe("the OpenAPI document", () => {
 
 describe("the webhooks of the document", () => {
   it("show a delivery's headers: both signatures and Webhook-Delivery-Id", async () => {
-    const { doc } = (await load()) as unknown as { doc: { webhooks: Record<string, { post: { parameters: { name: string; in: string; required: boolean }[] } }> } };
+    const { doc } = (await load()) as unknown as {
+      doc: { webhooks: Record<string, { post: { parameters: { name: string; in: string; required: boolean }[] } }> };
+    };
     const parameters = doc.webhooks.delivery!.post.parameters;
     expect(parameters.map((p) => [p.name, p.in, p.required])).toEqual([
       ["X-Service-Signature-V2", "header", true],

@@ -1,4 +1,10 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  env,
+  getQueueResult,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newRequestId } from "../../src/http/request-id";
 import { logRequest, REQUEST_LOG_MAX_RECORDS, writeRequestRecords } from "../../src/http/request-log";
@@ -10,12 +16,16 @@ import { BASE, bearer, createAccount, json, type Envelope } from "../helpers";
 
 /** The stored record, read from D1 itself (not through the API, whose own request would be logged too). */
 const stored = (requestId: string) =>
-  env.DB.prepare("SELECT request_id, account_id, key_id, method, path, status, code, credits FROM request_log WHERE request_id = ?")
+  env.DB.prepare(
+    "SELECT request_id, account_id, key_id, method, path, status, code, credits FROM request_log WHERE request_id = ?",
+  )
     .bind(requestId)
     .first();
 /** Records of one account (each test makes its own). */
 const countFor = async (accountId: string) =>
-  (await env.DB.prepare("SELECT COUNT(*) AS n FROM request_log WHERE account_id = ?").bind(accountId).first<{ n: number }>())!.n;
+  (await env.DB.prepare("SELECT COUNT(*) AS n FROM request_log WHERE account_id = ?")
+    .bind(accountId)
+    .first<{ n: number }>())!.n;
 
 /**
  * One request as the runtime runs it: the response comes back, then the isolate may end as soon as the work handed to
@@ -56,7 +66,10 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 describe("request records are written after the response and not lost when the isolate ends", () => {
   it("stores a paid lookup's record, with its status and credits, by the time its waitUntil work is done", async () => {
     const acct = await createAccount({ pack: 5 });
-    const body = await answerThenEnd("/api/v1/email", json({ email: "anything@catchall.example" }, { Authorization: `Bearer ${acct.key}` }));
+    const body = await answerThenEnd(
+      "/api/v1/email",
+      json({ email: "anything@catchall.example" }, { Authorization: `Bearer ${acct.key}` }),
+    );
     expect(body.meta.credits_used).toBe(1);
     expect(await stored(String(body.meta.request_id))).toEqual({
       request_id: body.meta.request_id,
@@ -73,13 +86,21 @@ describe("request records are written after the response and not lost when the i
   it("stores a refused request's record with its error code", async () => {
     const acct = await createAccount();
     const body = await answerThenEnd("/api/v1/account/ledger?page=0", bearer(acct.key));
-    expect(await stored(body.error.request_id)).toMatchObject({ status: 422, code: "VALIDATION_FAILED", credits: 0, key_id: acct.keyId });
+    expect(await stored(body.error.request_id)).toMatchObject({
+      status: 422,
+      code: "VALIDATION_FAILED",
+      credits: 0,
+      key_id: acct.keyId,
+    });
   });
 
   it("stores every record of concurrent requests, each request waiting for the batch that holds its own", async () => {
     const acct = await createAccount();
-    const bodies = await Promise.all(Array.from({ length: 4 }, () => answerThenEnd("/api/v1/status/data", bearer(acct.key))));
-    for (const body of bodies) expect(await stored(String(body.meta.request_id))).toMatchObject({ status: 200, path: "/api/v1/status/data" });
+    const bodies = await Promise.all(
+      Array.from({ length: 4 }, () => answerThenEnd("/api/v1/status/data", bearer(acct.key))),
+    );
+    for (const body of bodies)
+      expect(await stored(String(body.meta.request_id))).toMatchObject({ status: 200, path: "/api/v1/status/data" });
     expect(await countFor(acct.accountId)).toBe(4);
   });
 });
@@ -110,19 +131,32 @@ describe("the per-isolate batch", () => {
 describe("when D1 refuses the flush, the records go through the JOBS queue", () => {
   it("a flush against a failing D1 still ends with every record stored, through the queue consumer", async () => {
     const acct = await createAccount();
-    const records = [record(acct.accountId, { status: 402, code: "INSUFFICIENT_CREDITS" }), record(acct.accountId, { credits: 1 })];
+    const records = [
+      record(acct.accountId, { status: 402, code: "INSUFFICIENT_CREDITS" }),
+      record(acct.accountId, { credits: 1 }),
+    ];
     await writeRequestRecords({ ...env, DB: env.EMPTY_DB }, records);
-    expect(await until(() => countFor(acct.accountId), (n) => n === 2)).toBe(2);
+    expect(
+      await until(
+        () => countFor(acct.accountId),
+        (n) => n === 2,
+      ),
+    ).toBe(2);
     expect(await stored(records[0]!.requestId)).toMatchObject({ status: 402, code: "INSUFFICIENT_CREDITS" });
   });
 
   it("the consumer inserts a message's records and acknowledges a redelivery without duplicating them", async () => {
     const acct = await createAccount();
-    const records = [record(acct.accountId, { credits: 1 }), record(acct.accountId, { status: 429, code: "RATE_LIMITED" })];
+    const records = [
+      record(acct.accountId, { credits: 1 }),
+      record(acct.accountId, { status: 429, code: "RATE_LIMITED" }),
+    ];
     const body: JobMessage = { type: "request_log", records } as JobMessage;
     for (const attempt of [1, 2]) {
       const ctx = createExecutionContext();
-      const batch = createMessageBatch<JobMessage>("verification-jobs", [{ id: `log-${attempt}`, timestamp: new Date(), attempts: attempt, body }]);
+      const batch = createMessageBatch<JobMessage>("verification-jobs", [
+        { id: `log-${attempt}`, timestamp: new Date(), attempts: attempt, body },
+      ]);
       await worker.queue(batch, env, ctx);
       expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual([`log-${attempt}`]);
     }

@@ -11,49 +11,73 @@ import { policies } from "../../src/db/schema";
 import { bearer, call, createAccount, creditsStub, json, lookupEmail, requestRecord } from "../helpers";
 
 const burst = <T>(n: number, send: () => Promise<T>) => Promise.all(Array.from({ length: n }, send));
-const codes = (responses: { status: number; body: { error?: { code: string } } }[]) => responses.map((r) => (r.status === 200 ? "ok" : r.body.error!.code));
+const codes = (responses: { status: number; body: { error?: { code: string } } }[]) =>
+  responses.map((r) => (r.status === 200 ? "ok" : r.body.error!.code));
 
 describe("admission with the first call to the account's object", () => {
   it("limits test-address lookups, which hold nothing, after they are answered: 5 then 429 with Retry-After", async () => {
     const acct = await createAccount();
     const responses = await burst(7, () => lookupEmail(acct.key, { email: "deliverable@service.test" }));
     expect(codes(responses).sort()).toEqual(["RATE_LIMITED", "RATE_LIMITED", "ok", "ok", "ok", "ok", "ok"]);
-    for (const r of responses.filter((r) => r.status === 429)) expect(Number(r.response.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    for (const r of responses.filter((r) => r.status === 429))
+      expect(Number(r.response.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
   });
 
   it("limits invalid requests too: a body that fails validation answers 429 once the key is over", async () => {
     const acct = await createAccount();
     const responses = await burst(7, () => lookupEmail(acct.key, { email: 42 }));
-    expect(codes(responses).sort()).toEqual(["RATE_LIMITED", "RATE_LIMITED", "VALIDATION_FAILED", "VALIDATION_FAILED", "VALIDATION_FAILED", "VALIDATION_FAILED", "VALIDATION_FAILED"]);
+    expect(codes(responses).sort()).toEqual([
+      "RATE_LIMITED",
+      "RATE_LIMITED",
+      "VALIDATION_FAILED",
+      "VALIDATION_FAILED",
+      "VALIDATION_FAILED",
+      "VALIDATION_FAILED",
+      "VALIDATION_FAILED",
+    ]);
   });
 
   it("refuses a paid lookup over the limit in the call that would hold for it: nothing held, nothing charged", async () => {
     const acct = await createAccount({ pack: 20 });
-    const responses = await burst(7, () => call("/api/v1/entity", json({ type: "lei", id: "5493001KJTIIGC8Y1R12" }, { Authorization: `Bearer ${acct.key}` })));
+    const responses = await burst(7, () =>
+      call(
+        "/api/v1/entity",
+        json({ type: "lei", id: "5493001KJTIIGC8Y1R12" }, { Authorization: `Bearer ${acct.key}` }),
+      ),
+    );
     expect(codes(responses).filter((c) => c === "RATE_LIMITED")).toHaveLength(2);
-    const charged = responses.filter((r) => r.status === 200).reduce((sum, r) => sum + (r.body.meta as { credits_used: number }).credits_used, 0);
+    const charged = responses
+      .filter((r) => r.status === 200)
+      .reduce((sum, r) => sum + (r.body.meta as { credits_used: number }).credits_used, 0);
     const snapshot = await creditsStub(acct.accountId).snapshot();
     expect(snapshot).toMatchObject({ reserved: 0, available: 20 - charged });
   });
 
   it("answers GET /account in the call that counts the limit, and refuses the sixth of a burst", async () => {
     const acct = await createAccount({ pack: 3 });
-    const responses = await burst(6, () => call<{ balance: { available: number } }>("/api/v1/account", bearer(acct.key)));
+    const responses = await burst(6, () =>
+      call<{ balance: { available: number } }>("/api/v1/account", bearer(acct.key)),
+    );
     expect(codes(responses).filter((c) => c === "ok")).toHaveLength(5);
     for (const r of responses.filter((r) => r.status === 200)) expect(r.body.data.balance.available).toBe(3);
   });
 });
 
 describe("policy versions from the account's object", () => {
-  const put = (key: string, rules: unknown) => call("/api/v1/email/policy", json(rules, { Authorization: `Bearer ${key}` }, "PUT"));
-  const policyOf = async (key: string) => (await lookupEmail<{ policy: unknown }>(key, { email: "deliverable@service.test" })).body.data.policy;
+  const put = (key: string, rules: unknown) =>
+    call("/api/v1/email/policy", json(rules, { Authorization: `Bearer ${key}` }, "PUT"));
+  const policyOf = async (key: string) =>
+    (await lookupEmail<{ policy: unknown }>(key, { email: "deliverable@service.test" })).body.data.policy;
 
   it("applies a PUT and a DELETE to the very next lookup", async () => {
     const acct = await createAccount();
     expect(await policyOf(acct.key)).toBeNull();
     expect((await put(acct.key, { blocked_domains: ["service.test"] })).status).toBe(200);
     expect(await policyOf(acct.key)).toEqual({ action: "block", rules_hit: ["blocked_domains"] });
-    expect((await call("/api/v1/email/policy", { method: "DELETE", headers: { Authorization: `Bearer ${acct.key}` } })).status).toBe(200);
+    expect(
+      (await call("/api/v1/email/policy", { method: "DELETE", headers: { Authorization: `Bearer ${acct.key}` } }))
+        .status,
+    ).toBe(200);
     expect(await policyOf(acct.key)).toBeNull();
   });
 
@@ -61,9 +85,19 @@ describe("policy versions from the account's object", () => {
     const acct = await createAccount();
     const now = Date.now();
     // Written straight to D1, as a policy stored before the object kept versions would be.
-    await database(env).insert(policies).values({ accountId: acct.accountId, product: "email", rules: { blocked_domains: ["service.test"] }, createdAt: now, updatedAt: now });
+    await database(env)
+      .insert(policies)
+      .values({
+        accountId: acct.accountId,
+        product: "email",
+        rules: { blocked_domains: ["service.test"] },
+        createdAt: now,
+        updatedAt: now,
+      });
     expect(await policyOf(acct.key)).toEqual({ action: "block", rules_hit: ["blocked_domains"] });
-    const known = await runInDurableObject(creditsStub(acct.accountId), (_instance, state) => state.storage.sql.exec<{ stamp: number }>("SELECT stamp FROM policy_stamps WHERE product = 'email'").toArray());
+    const known = await runInDurableObject(creditsStub(acct.accountId), (_instance, state) =>
+      state.storage.sql.exec<{ stamp: number }>("SELECT stamp FROM policy_stamps WHERE product = 'email'").toArray(),
+    );
     expect(known).toEqual([{ stamp: now }]);
   });
 });
@@ -73,7 +107,10 @@ describe("a hold whose settle never arrives", () => {
     const acct = await createAccount({ pack: 5 });
     const stub = creditsStub(acct.accountId);
     const requestId = `req_lost_${Date.now()}`;
-    const admission = { hits: [], request: { requestId, accountId: acct.accountId, keyId: acct.keyId, method: "POST", path: "/api/v1/email" } };
+    const admission = {
+      hits: [],
+      request: { requestId, accountId: acct.accountId, keyId: acct.keyId, method: "POST", path: "/api/v1/email" },
+    };
     const held = await stub.enterReserve(admission, { requestId, amount: 1, keyId: acct.keyId });
     expect(held).toMatchObject({ admitted: true, value: { ok: true, granted: 1 } });
     expect((await stub.snapshot()).available).toBe(4);
@@ -84,7 +121,14 @@ describe("a hold whose settle never arrives", () => {
     expect(await stub.snapshot()).toMatchObject({ available: 5, reserved: 0 });
     expect((await stub.ledger(1, 100)).rows.filter((r) => r.kind === "charge")).toEqual([]);
     const record = await requestRecord(acct.key, requestId);
-    expect(record.body.data).toMatchObject({ request_id: requestId, endpoint: "POST /api/v1/email", status: 500, code: "SERVER_ERROR", credits_used: 0, key_id: acct.keyId });
+    expect(record.body.data).toMatchObject({
+      request_id: requestId,
+      endpoint: "POST /api/v1/email",
+      status: 500,
+      code: "SERVER_ERROR",
+      credits_used: 0,
+      key_id: acct.keyId,
+    });
   });
 
   it("keeps what the Worker recorded when it did record the request", async () => {
@@ -93,7 +137,10 @@ describe("a hold whose settle never arrives", () => {
     const answered = await lookupEmail(acct.key, { email: "deliverable@service.test" });
     const requestId = answered.response.headers.get("X-Request-Id")!;
     expect((await requestRecord(acct.key, requestId)).body.data).toMatchObject({ status: 200 });
-    const admission = { hits: [], request: { requestId, accountId: acct.accountId, keyId: acct.keyId, method: "POST", path: "/api/v1/email" } };
+    const admission = {
+      hits: [],
+      request: { requestId, accountId: acct.accountId, keyId: acct.keyId, method: "POST", path: "/api/v1/email" },
+    };
     await stub.enterReserve(admission, { requestId, amount: 1, keyId: acct.keyId });
     await runInDurableObject(stub, (_instance, state) => {
       state.storage.sql.exec("UPDATE reservations SET created_at = created_at - 16 * 60 * 1000");

@@ -37,7 +37,8 @@ describe("limiter", () => {
   it("limits the sandbox key to 30 requests a minute per address", async () => {
     const headers = { "CF-Connecting-IP": "192.0.2.30" };
     const codes: string[] = [];
-    for (let i = 0; i < 31; i++) codes.push((await call("/api/v1/account", bearer(SANDBOX_KEY, headers))).body.error.code);
+    for (let i = 0; i < 31; i++)
+      codes.push((await call("/api/v1/account", bearer(SANDBOX_KEY, headers))).body.error.code);
     expect(codes.slice(0, 30).every((c) => c === "SANDBOX_ENDPOINT_NOT_ALLOWED")).toBe(true);
     const last = await call("/api/v1/account", bearer(SANDBOX_KEY, headers));
     expect(last.status).toBe(429);
@@ -89,14 +90,20 @@ describe("the per-key limit admits a steady 5 per second", () => {
     const limited = await Promise.all(
       subjects.map((subject, k) => {
         const noise = jitter(k + 1);
-        return paced(subject, Array.from({ length: 15 }, (_, i) => i * 200 + 90 + Math.round(noise() * 90)));
+        return paced(
+          subject,
+          Array.from({ length: 15 }, (_, i) => i * 200 + 90 + Math.round(noise() * 90)),
+        );
       }),
     );
     expect(limited).toEqual(Array(10).fill(0));
   });
 
   it("still limits a key sending 10 a second: about half are 429", async () => {
-    const limited = await paced(`fast-${crypto.randomUUID()}`, Array.from({ length: 20 }, (_, i) => i * 100));
+    const limited = await paced(
+      `fast-${crypto.randomUUID()}`,
+      Array.from({ length: 20 }, (_, i) => i * 100),
+    );
     // A burst of 5, then one every 200 ms: 5 + 10 of 20 over two seconds at most.
     expect(limited).toBeGreaterThanOrEqual(5);
     expect(limited).toBeLessThanOrEqual(12);

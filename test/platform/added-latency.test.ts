@@ -29,7 +29,9 @@ describe("DEV_ADDED_LATENCY_MS", () => {
   it("adds the latency to every D1 primary query and Durable Object call", async () => {
     const slow = withLatency("60");
     expect(await timed(() => slow.DB.prepare("SELECT 1").first())).toBeGreaterThanOrEqual(55);
-    expect(await timed(() => slow.DB.batch([slow.DB.prepare("SELECT 1"), slow.DB.prepare("SELECT 2")]))).toBeGreaterThanOrEqual(55);
+    expect(
+      await timed(() => slow.DB.batch([slow.DB.prepare("SELECT 1"), slow.DB.prepare("SELECT 2")])),
+    ).toBeGreaterThanOrEqual(55);
     const stub = slow.CREDITS.get(slow.CREDITS.idFromName("acct_latency"));
     expect(await timed(() => stub.balance(null))).toBeGreaterThanOrEqual(55);
   });

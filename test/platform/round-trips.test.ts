@@ -14,9 +14,15 @@ const EXPECTED = {
    * and answers the snapshot (DO, src/routes/account.ts); after the answer the request log's batch (D1,
    * src/http/request-log.ts).
    */
-  accountFirst: { before: { do: 1, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 }, after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 } },
+  accountFirst: {
+    before: { do: 1, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 },
+    after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 },
+  },
   /** The same request again: the key row comes from the per-isolate key cache. */
-  accountCached: { before: { do: 1, d1_primary: 0, d1_replica: 0, queue: 0, r2: 0 }, after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 } },
+  accountCached: {
+    before: { do: 1, d1_primary: 0, d1_replica: 0, queue: 0, r2: 0 },
+    after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 },
+  },
   /**
    * POST /api/v1/email, the first fresh paid lookup of a new account with a new key. DO: the hold, which counts the
    * rate limit (src/engines/walk/pay.ts); the settle; and, once per account, teaching the object that the account has
@@ -25,11 +31,20 @@ const EXPECTED = {
    * (walk/walk.ts); the policy version, once per account. D1 replica: the shared mailbox read, through the walk's
    * read-replica session (db/client.ts replicaReads). After: the request log's batch.
    */
-  emailFirst: { before: { do: 3, d1_primary: 5, d1_replica: 1, queue: 0, r2: 0 }, after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 } },
+  emailFirst: {
+    before: { do: 3, d1_primary: 5, d1_replica: 1, queue: 0, r2: 0 },
+    after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 },
+  },
   /** The next fresh lookup of that account: the key is cached and the policy version comes with the hold. */
-  emailFresh: { before: { do: 2, d1_primary: 3, d1_replica: 1, queue: 0, r2: 0 }, after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 } },
+  emailFresh: {
+    before: { do: 2, d1_primary: 3, d1_replica: 1, queue: 0, r2: 0 },
+    after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 },
+  },
   /** A test address: no hold, so the balance read for `meta` counts the rate limit; nothing read from D1. */
-  testAddress: { before: { do: 1, d1_primary: 0, d1_replica: 0, queue: 0, r2: 0 }, after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 } },
+  testAddress: {
+    before: { do: 1, d1_primary: 0, d1_replica: 0, queue: 0, r2: 0 },
+    after: { do: 0, d1_primary: 1, d1_replica: 0, queue: 0, r2: 0 },
+  },
 };
 
 type Kinds = Record<"do" | "d1_primary" | "d1_replica" | "queue" | "r2", { mean: number; max: number }>;
@@ -77,7 +92,13 @@ function perRequest(figures: RouteFigures) {
   expect(figures.requests).toBe(1);
   const counts = (kinds: Kinds) => {
     for (const { mean, max } of Object.values(kinds)) expect(max).toBe(mean);
-    return { do: kinds.do.mean, d1_primary: kinds.d1_primary.mean, d1_replica: kinds.d1_replica.mean, queue: kinds.queue.mean, r2: kinds.r2.mean };
+    return {
+      do: kinds.do.mean,
+      d1_primary: kinds.d1_primary.mean,
+      d1_replica: kinds.d1_replica.mean,
+      queue: kinds.queue.mean,
+      r2: kinds.r2.mean,
+    };
   };
   return { before: counts(figures.before_answer), after: counts(figures.after_answer) };
 }
@@ -132,7 +153,9 @@ describe("GET /admin/v1/round-trips", () => {
     expect(lookup.other_ms.p50).toBeCloseTo(lookup.total_ms.p50! - lookup.product_ms.p50!, 2);
     // The account's next fresh lookup and a test address: one call to the account's object before product work.
     await reset();
-    expect((await logged(await lookupEmail(acct.key, { email: "bob@acme.example" }))).body.meta).toMatchObject({ credits_used: 1 });
+    expect((await logged(await lookupEmail(acct.key, { email: "bob@acme.example" }))).body.meta).toMatchObject({
+      credits_used: 1,
+    });
     expect(perRequest(await routeFigures("POST /api/v1/email"))).toEqual(EXPECTED.emailFresh);
     await reset();
     expect((await logged(await lookupEmail(acct.key, { email: "deliverable@service.test" }))).status).toBe(200);

@@ -16,10 +16,22 @@ const sidecarAnswer = {
   checked_at: "2026-11-22T03:00:00.000Z",
   results: [
     { address: "alice@example.test", outcome: "accepted", smtp_code: 250, smtp_message: "2.1.5 Ok" },
-    { address: "bob@example.test", outcome: "no_mailbox", smtp_code: 550, smtp_message: "5.1.1 unknown", enhanced_status: "5.1.1" },
+    {
+      address: "bob@example.test",
+      outcome: "no_mailbox",
+      smtp_code: 550,
+      smtp_message: "5.1.1 unknown",
+      enhanced_status: "5.1.1",
+    },
   ],
 };
-const allUnavailable = request.addresses.map((address) => ({ address, outcome: "provider_unavailable", smtpCode: null, smtpMessage: null, enhancedStatus: null }));
+const allUnavailable = request.addresses.map((address) => ({
+  address,
+  outcome: "provider_unavailable",
+  smtpCode: null,
+  smtpMessage: null,
+  enhancedStatus: null,
+}));
 
 function answering(status: number, body: unknown, seen: Request[] = []): typeof fetch {
   return async (input, init) => {
@@ -31,12 +43,22 @@ function answering(status: number, body: unknown, seen: Request[] = []): typeof 
 describe("probeMailboxes", () => {
   it("posts the snake_case body signed over `${timestamp}.${rawBody}` and maps the answer", async () => {
     const seen: Request[] = [];
-    const result = await probeMailboxes({ url: "http://sidecar.test/" }, secret, request, answering(200, sidecarAnswer, seen));
+    const result = await probeMailboxes(
+      { url: "http://sidecar.test/" },
+      secret,
+      request,
+      answering(200, sidecarAnswer, seen),
+    );
     const sent = seen[0]!;
     const rawBody = await sent.text();
     const timestamp = sent.headers.get("x-sidecar-timestamp")!;
     expect(sent.url).toBe("http://sidecar.test/v1/probe");
-    expect(JSON.parse(rawBody)).toEqual({ domain: "example.test", mx_hosts: request.mxHosts, addresses: request.addresses, timeout_ms: 2000 });
+    expect(JSON.parse(rawBody)).toEqual({
+      domain: "example.test",
+      mx_hosts: request.mxHosts,
+      addresses: request.addresses,
+      timeout_ms: 2000,
+    });
     expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(5);
     expect(sent.headers.get("x-sidecar-signature")).toBe(await signSidecarRequest(secret, timestamp, rawBody));
     expect(result).toEqual({
@@ -45,15 +67,29 @@ describe("probeMailboxes", () => {
       checkedAt: "2026-11-22T03:00:00.000Z",
       results: [
         // A sidecar that sends no enhanced_status (an older one) maps to null.
-        { address: "alice@example.test", outcome: "accepted", smtpCode: 250, smtpMessage: "2.1.5 Ok", enhancedStatus: null },
-        { address: "bob@example.test", outcome: "no_mailbox", smtpCode: 550, smtpMessage: "5.1.1 unknown", enhancedStatus: "5.1.1" },
+        {
+          address: "alice@example.test",
+          outcome: "accepted",
+          smtpCode: 250,
+          smtpMessage: "2.1.5 Ok",
+          enhancedStatus: null,
+        },
+        {
+          address: "bob@example.test",
+          outcome: "no_mailbox",
+          smtpCode: 550,
+          smtpMessage: "5.1.1 unknown",
+          enhancedStatus: "5.1.1",
+        },
       ],
     });
   });
 
   it("signs with HMAC-SHA256 in lowercase hex (a fixed vector)", async () => {
     // printf '1800000000.{}' | openssl dgst -sha256 -hmac key
-    expect(await signSidecarRequest("key", "1800000000", "{}")).toBe("7321475872b03ff21bdc2dfd86ea2d99ec29c479fbe4a77aa6acf4509505493f");
+    expect(await signSidecarRequest("key", "1800000000", "{}")).toBe(
+      "7321475872b03ff21bdc2dfd86ea2d99ec29c479fbe4a77aa6acf4509505493f",
+    );
   });
 
   it("uses a Fetcher binding when given one", async () => {
@@ -68,9 +104,20 @@ describe("probeMailboxes", () => {
     ["a 401", answering(401, { error: "bad signature" })],
     ["a 500", answering(500, { error: "internal error" })],
     ["a malformed body", answering(200, { ...sidecarAnswer, results: [] })],
-    ["an enhanced_status that is not a string", answering(200, { ...sidecarAnswer, results: sidecarAnswer.results.map((r) => ({ ...r, enhanced_status: 5 })) })],
-    ["an unknown outcome", answering(200, { ...sidecarAnswer, results: sidecarAnswer.results.map((r) => ({ ...r, outcome: "maybe" })) })],
-    ["a network error", (async () => { throw new TypeError("fetch failed"); }) as typeof fetch],
+    [
+      "an enhanced_status that is not a string",
+      answering(200, { ...sidecarAnswer, results: sidecarAnswer.results.map((r) => ({ ...r, enhanced_status: 5 })) }),
+    ],
+    [
+      "an unknown outcome",
+      answering(200, { ...sidecarAnswer, results: sidecarAnswer.results.map((r) => ({ ...r, outcome: "maybe" })) }),
+    ],
+    [
+      "a network error",
+      (async () => {
+        throw new TypeError("fetch failed");
+      }) as typeof fetch,
+    ],
   ])("answers provider_unavailable for every address on %s, without throwing", async (_label, fetchImpl) => {
     const result = await probeMailboxes({ url: "http://sidecar.test" }, secret, request, fetchImpl);
     expect(result).toMatchObject({ mxHost: null, catchAll: null, results: allUnavailable });

@@ -43,7 +43,8 @@ describe("the special-purpose table", () => {
       ["2001:0:a00:1:8000:63bf:f7f7:f7f7", "2001:0:a00::/40", "TEREDO of Private-Use"],
       ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001::/32", "TEREDO of Documentation (TEST-NET-1)"],
     ];
-    for (const [ip, range, name] of cases) expect(classify(ip), ip).toMatchObject({ reserved: true, reservedRange: range, reservedName: name });
+    for (const [ip, range, name] of cases)
+      expect(classify(ip), ip).toMatchObject({ reserved: true, reservedRange: range, reservedName: name });
   });
 
   it("lets loopback through the webhook guard only with the development switch, in every spelling", () => {
@@ -51,7 +52,8 @@ describe("the special-purpose table", () => {
       expect(isPrivateAddress(ip), ip).toBe(true);
       expect(isPrivateAddress(ip, true), ip).toBe(false);
     }
-    for (const ip of ["10.0.0.1", "64:ff9b::7f00:1", "2002:7f00:1::"]) expect(isPrivateAddress(ip, true), ip).toBe(true);
+    for (const ip of ["10.0.0.1", "64:ff9b::7f00:1", "2002:7f00:1::"])
+      expect(isPrivateAddress(ip, true), ip).toBe(true);
   });
 
   it("refuses what is not an address", () => {

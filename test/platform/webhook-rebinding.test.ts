@@ -11,7 +11,8 @@ import { clearDnsCache } from "../../src/platform/doh";
 import { PRIVATE_REFUSAL, postOnce, type DeliveryConfig } from "../../src/platform/webhooks";
 import { mailStats } from "../helpers";
 
-const trap = async () => (await (await fetch(`${env.RECEIVER_URL}/__trap`)).json()) as { port: number; connections: number };
+const trap = async () =>
+  (await (await fetch(`${env.RECEIVER_URL}/__trap`)).json()) as { port: number; connections: number };
 
 /**
  * The production Container binding (SMTP_SIDECAR): a namespace whose one named instance runs the sidecar program. The
@@ -25,12 +26,19 @@ function containerBinding(): NonNullable<Env["SMTP_SIDECAR"]> {
     },
   };
   const names: string[] = [];
-  return { idFromName: (name: string) => (names.push(name), name), get: () => instance } as unknown as NonNullable<Env["SMTP_SIDECAR"]>;
+  return { idFromName: (name: string) => (names.push(name), name), get: () => instance } as unknown as NonNullable<
+    Env["SMTP_SIDECAR"]
+  >;
 }
 
 /** [env.production.vars] of wrangler.toml: no sidecar URL (the Container binding serves), loopback off. */
 const productionConfig = (): DeliveryConfig => ({
-  ...deliveryConfig({ ...env, SMTP_SIDECAR_URL: "", SMTP_SIDECAR: containerBinding(), WEBHOOKS_ALLOW_LOOPBACK: "false" }),
+  ...deliveryConfig({
+    ...env,
+    SMTP_SIDECAR_URL: "",
+    SMTP_SIDECAR: containerBinding(),
+    WEBHOOKS_ALLOW_LOOPBACK: "false",
+  }),
   timeoutMs: 2_000,
 });
 
@@ -40,8 +48,13 @@ async function rebind(port: number, config: DeliveryConfig) {
   const before = await trap();
   const dialsBefore = (await mailStats()).dials.length;
   const results = [];
-  for (let i = 0; i < 3; i++) results.push(await postOnce(`https://localhost:${port}/hook`, "{}", "whsec_test", config));
-  return { results, trapped: (await trap()).connections - before.connections, dials: (await mailStats()).dials.slice(dialsBefore) };
+  for (let i = 0; i < 3; i++)
+    results.push(await postOnce(`https://localhost:${port}/hook`, "{}", "whsec_test", config));
+  return {
+    results,
+    trapped: (await trap()).connections - before.connections,
+    dials: (await mailStats()).dials.slice(dialsBefore),
+  };
 }
 
 describe("webhook attempts connect to the address that was checked", () => {
@@ -66,7 +79,9 @@ describe("webhook attempts connect to the address that was checked", () => {
     const open = await rebind((await trap()).port, productionConfig());
     const closed = await rebind(1, productionConfig());
     expect(open.trapped).toBe(0);
-    expect(new Set([...open.results, ...closed.results].map((r) => r.detail))).toEqual(new Set([open.results[0]!.detail]));
+    expect(new Set([...open.results, ...closed.results].map((r) => r.detail))).toEqual(
+      new Set([open.results[0]!.detail]),
+    );
     expect(open.results[0]!.detail).not.toMatch(/127\.0\.0\.1|::1|localhost|93\.184/);
   });
 
@@ -74,7 +89,14 @@ describe("webhook attempts connect to the address that was checked", () => {
     const config = productionConfig();
     const dialsBefore = (await mailStats()).dials.length;
     const { port } = await trap();
-    for (const url of [`https://127.0.0.1:${port}/`, "https://127.0.0.1:1/", "https://10.0.0.1/", "https://[::1]/", "https://[fd00::1]:8443/", "https://169.254.169.254/latest"]) {
+    for (const url of [
+      `https://127.0.0.1:${port}/`,
+      "https://127.0.0.1:1/",
+      "https://10.0.0.1/",
+      "https://[::1]/",
+      "https://[fd00::1]:8443/",
+      "https://169.254.169.254/latest",
+    ]) {
       const result = await postOnce(url, "{}", "whsec_test", config);
       expect(result).toMatchObject({ delivered: false, statusCode: 0, detail: PRIVATE_REFUSAL, retryable: false });
     }
@@ -82,17 +104,29 @@ describe("webhook attempts connect to the address that was checked", () => {
   });
 
   it("with no sidecar at all, sends nothing rather than a fetch that resolves the name again", async () => {
-    const config = { ...deliveryConfig({ ...env, SMTP_SIDECAR_URL: "", SMTP_SIDECAR: undefined, WEBHOOKS_ALLOW_LOOPBACK: "false" }), timeoutMs: 2_000 };
+    const config = {
+      ...deliveryConfig({ ...env, SMTP_SIDECAR_URL: "", SMTP_SIDECAR: undefined, WEBHOOKS_ALLOW_LOOPBACK: "false" }),
+      timeoutMs: 2_000,
+    };
     const { results, trapped, dials } = await rebind((await trap()).port, config);
     expect(trapped).toBe(0);
     expect(dials).toEqual([]);
-    for (const result of results) expect(result).toMatchObject({ delivered: false, statusCode: 0, detail: "Not sent: no delivery route", retryable: false });
+    for (const result of results)
+      expect(result).toMatchObject({
+        delivered: false,
+        statusCode: 0,
+        detail: "Not sent: no delivery route",
+        retryable: false,
+      });
   });
 
   it("delivers through the sidecar to a loopback receiver when loopback is allowed (development)", async () => {
     const result = await postOnce(`${env.RECEIVER_URL}/ok/pinned`, '{"a":1}', "whsec_test", deliveryConfig(env));
     expect(result).toMatchObject({ delivered: true, statusCode: 200, detail: "200" });
-    const log = (await (await fetch(`${env.RECEIVER_URL}/__log?prefix=/ok/pinned`)).json()) as { headers: Record<string, string>; body: string }[];
+    const log = (await (await fetch(`${env.RECEIVER_URL}/__log?prefix=/ok/pinned`)).json()) as {
+      headers: Record<string, string>;
+      body: string;
+    }[];
     expect(log.at(-1)).toMatchObject({ body: '{"a":1}' });
     expect(log.at(-1)!.headers.host).toBe(new URL(env.RECEIVER_URL).host);
     expect(log.at(-1)!.headers["x-service-signature-v2"]).toMatch(/^t=\d+,v2=[0-9a-f]{64}$/);

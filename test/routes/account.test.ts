@@ -28,7 +28,9 @@ describe("GET /api/v1/account", () => {
       fair_use: { window_days: 30, billed_answers: 0, undeliverable_checked: 0, free_undeliverable_limit: 500 },
     });
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 140 });
-    expect(Date.parse((body.data as { grant: { next_grant_at: string } }).grant.next_grant_at)).toBeGreaterThan(Date.now());
+    expect(Date.parse((body.data as { grant: { next_grant_at: string } }).grant.next_grant_at)).toBeGreaterThan(
+      Date.now(),
+    );
   });
 });
 
@@ -42,7 +44,12 @@ describe("GET /api/v1/account/ledger", () => {
     );
     expect(first.body.meta).toMatchObject({ page: 1, per_page: 100, total: 101 });
     expect(first.body.data.entries).toHaveLength(100);
-    expect(first.body.data.entries[0]).toMatchObject({ kind: "pack_credit", note: "pack 100", request_id: "req_100", pack_balance: 101 });
+    expect(first.body.data.entries[0]).toMatchObject({
+      kind: "pack_credit",
+      note: "pack 100",
+      request_id: "req_100",
+      pack_balance: 101,
+    });
     const second = await call<{ entries: { note: string }[] }>("/api/v1/account/ledger?page=2", bearer(acct.key));
     expect(second.body.data.entries.map((e) => e.note)).toEqual(["pack 0"]);
   });
@@ -54,7 +61,13 @@ describe("GET /api/v1/account/requests/{requestId}", () => {
     const done = await fetchAndFlush("/api/v1/account", acct.key);
     const refused = await fetchAndFlush("/api/v1/account/ledger?page=0", acct.key);
     const ok = await call(`/api/v1/account/requests/${done.body.meta.request_id}`, bearer(acct.key));
-    expect(ok.body.data).toMatchObject({ endpoint: "GET /api/v1/account", status: 200, code: null, credits_used: 0, key_id: acct.keyId });
+    expect(ok.body.data).toMatchObject({
+      endpoint: "GET /api/v1/account",
+      status: 200,
+      code: null,
+      credits_used: 0,
+      key_id: acct.keyId,
+    });
     const bad = await call(`/api/v1/account/requests/${refused.body.error.request_id}`, bearer(acct.key));
     expect(bad.body.data).toMatchObject({ status: 422, code: "VALIDATION_FAILED" });
   });
@@ -71,8 +84,16 @@ describe("GET /api/v1/account/requests/{requestId}", () => {
 
 describe("GET /api/v1/status/data", () => {
   it("lists every loaded dataset with name, version, records, load time and coverage", async () => {
-    await env.DB.prepare("INSERT OR REPLACE INTO datasets (name, version, records, loaded_at, coverage) VALUES (?, ?, ?, ?, ?)")
-      .bind("registers-sample", "2026-11-01", 1234, Date.parse("2026-11-02T00:00:00Z"), JSON.stringify({ kind: "partial", countries: ["GB"], note: "England only" }))
+    await env.DB.prepare(
+      "INSERT OR REPLACE INTO datasets (name, version, records, loaded_at, coverage) VALUES (?, ?, ?, ?, ?)",
+    )
+      .bind(
+        "registers-sample",
+        "2026-11-01",
+        1234,
+        Date.parse("2026-11-02T00:00:00Z"),
+        JSON.stringify({ kind: "partial", countries: ["GB"], note: "England only" }),
+      )
       .run();
     const acct = await createAccount();
     const { body } = await call<{ datasets: unknown[] }>("/api/v1/status/data", bearer(acct.key));
@@ -87,24 +108,49 @@ describe("GET /api/v1/status/data", () => {
   });
 
   it("a dataset installed before coverage was recorded reads as partial, so no answer takes a miss in it as a negative", async () => {
-    await env.DB.prepare("INSERT OR REPLACE INTO datasets (name, version, records, loaded_at) VALUES (?, ?, ?, ?)").bind("old-import", "2026-01-01", 5, 0).run();
+    await env.DB.prepare("INSERT OR REPLACE INTO datasets (name, version, records, loaded_at) VALUES (?, ?, ?, ?)")
+      .bind("old-import", "2026-01-01", 5, 0)
+      .run();
     const acct = await createAccount();
-    const { body } = await call<{ datasets: { name: string; coverage: unknown }[] }>("/api/v1/status/data", bearer(acct.key));
-    expect(body.data.datasets.find((d) => d.name === "old-import")!.coverage).toEqual({ kind: "partial", note: "Installed before coverage was recorded; re-import to record it." });
+    const { body } = await call<{ datasets: { name: string; coverage: unknown }[] }>(
+      "/api/v1/status/data",
+      bearer(acct.key),
+    );
+    expect(body.data.datasets.find((d) => d.name === "old-import")!.coverage).toEqual({
+      kind: "partial",
+      note: "Installed before coverage was recorded; re-import to record it.",
+    });
   });
 
   it("every dataset carries coverage with a kind of full, partial or sample; the bundled ones are full", async () => {
     const acct = await createAccount();
-    const { body } = await call<{ datasets: { name: string; coverage: { kind: string } }[] }>("/api/v1/status/data", bearer(acct.key));
+    const { body } = await call<{ datasets: { name: string; coverage: { kind: string } }[] }>(
+      "/api/v1/status/data",
+      bearer(acct.key),
+    );
     for (const d of body.data.datasets) expect(["full", "partial", "sample"], d.name).toContain(d.coverage.kind);
-    for (const name of ["disposable-domains", "rdap-bootstrap", "phone-numbering-plan"]) expect(body.data.datasets.find((d) => d.name === name)!.coverage.kind, name).toBe("full");
+    for (const name of ["disposable-domains", "rdap-bootstrap", "phone-numbering-plan"])
+      expect(body.data.datasets.find((d) => d.name === name)!.coverage.kind, name).toBe("full");
   });
 
   it("lists the bundled email snapshots with the versions answers report in sources", async () => {
     const acct = await createAccount();
-    const { body } = await call<{ datasets: { name: string; version: string; records: number }[] }>("/api/v1/status/data", bearer(acct.key));
+    const { body } = await call<{ datasets: { name: string; version: string; records: number }[] }>(
+      "/api/v1/status/data",
+      bearer(acct.key),
+    );
     const names = body.data.datasets.map((d) => d.name);
-    for (const name of ["disposable-domains", "free-provider-domains", "role-addresses", "typo-domains", "provider-username-rules", "mx-provider-patterns", "provider-rules", "test-addresses", "rdap-bootstrap"]) {
+    for (const name of [
+      "disposable-domains",
+      "free-provider-domains",
+      "role-addresses",
+      "typo-domains",
+      "provider-username-rules",
+      "mx-provider-patterns",
+      "provider-rules",
+      "test-addresses",
+      "rdap-bootstrap",
+    ]) {
       expect(names, name).toContain(name);
     }
     const disposable = body.data.datasets.find((d) => d.name === "disposable-domains")!;
@@ -116,7 +162,10 @@ describe("GET /api/v1/status/data", () => {
 describe("operator API", () => {
   it("answers 404 on every admin path when ADMIN_TOKEN is not set", async () => {
     const ctx = createExecutionContext();
-    const request = new Request(`${BASE}/admin/v1/accounts`, { method: "POST", headers: { Authorization: "Bearer anything" } });
+    const request = new Request(`${BASE}/admin/v1/accounts`, {
+      method: "POST",
+      headers: { Authorization: "Bearer anything" },
+    });
     const response = await worker.fetch(request, { ...env, ADMIN_TOKEN: "" }, ctx);
     expect(response.status).toBe(404);
     expect(((await response.json()) as Envelope).error.code).toBe("NOT_FOUND");
@@ -138,12 +187,16 @@ describe("operator API", () => {
     });
     expect(dup.status).toBe(422);
     const acct = await createAccount();
-    await expect(admin("POST", `/accounts/${acct.accountId}/keys/secret`, { user_id: "usr_stranger" })).rejects.toThrow(/user_id/);
+    await expect(admin("POST", `/accounts/${acct.accountId}/keys/secret`, { user_id: "usr_stranger" })).rejects.toThrow(
+      /user_id/,
+    );
   });
 
   it("changes and cancels plans", async () => {
     const acct = await createAccount({ plan: "free" });
-    const upgraded = await admin<{ plan: { name: string } }>("POST", `/accounts/${acct.accountId}/plan`, { plan: "starter" });
+    const upgraded = await admin<{ plan: { name: string } }>("POST", `/accounts/${acct.accountId}/plan`, {
+      plan: "starter",
+    });
     expect(upgraded.plan.name).toBe("starter");
     const cancelled = await admin<{ plan: { status: string; plan_credits_expire_at: string } }>(
       "POST",

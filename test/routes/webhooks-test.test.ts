@@ -34,12 +34,18 @@ describe("POST /api/v1/webhooks/test", () => {
     expect(body.data).toMatchObject({ delivered: true, status_code: 200, detail: "200" });
     expect(body.data.secret).toMatch(/^whsec_/);
     expect(body.data.body.startsWith('{"test":true,')).toBe(true);
-    expect(JSON.parse(body.data.body)).toMatchObject({ test: true, event: "bulk_email_job.finished", job: { id: expect.any(Number) } });
+    expect(JSON.parse(body.data.body)).toMatchObject({
+      test: true,
+      event: "bulk_email_job.finished",
+      job: { id: expect.any(Number) },
+    });
 
     const [delivery] = await receivedAt(path);
     expect(delivery!.body).toBe(body.data.body);
     expect(delivery!.headers["x-service-signature-v2"]).toBe(body.data.timestamped_signature);
-    expect(body.data.timestamped_signature).toBe(`t=${body.data.timestamp},v2=${body.data.timestamped_signature.split("v2=")[1]}`);
+    expect(body.data.timestamped_signature).toBe(
+      `t=${body.data.timestamp},v2=${body.data.timestamped_signature.split("v2=")[1]}`,
+    );
     const verifier = new WebhookVerifier(body.data.secret);
     expect(await verifier.verify(delivery!.headers, delivery!.body)).toBe("ok");
     expect(await verifier.verify(delivery!.headers, delivery!.body)).toBe("replay");
@@ -78,15 +84,18 @@ describe("POST /api/v1/webhooks/test", () => {
     expect(body.data.detail).toMatch(/^Connection failed(: [a-z ]+)?$/);
   });
 
-  it.each(["https://10.0.0.1/hook", "https://[::ffff:10.0.0.1]/hook", "https://169.254.169.254/latest", "https://internal.example/hook", "https://mapped.example/hook"])(
-    "refuses %s with nothing sent: delivered false, detail Refused: private address",
-    async (url) => {
-      const acct = await createAccount();
-      const { status, body } = await sendTest(acct.key, url);
-      expect(status).toBe(200);
-      expect(body.data).toMatchObject({ delivered: false, status_code: 0, detail: "Refused: private address" });
-    },
-  );
+  it.each([
+    "https://10.0.0.1/hook",
+    "https://[::ffff:10.0.0.1]/hook",
+    "https://169.254.169.254/latest",
+    "https://internal.example/hook",
+    "https://mapped.example/hook",
+  ])("refuses %s with nothing sent: delivered false, detail Refused: private address", async (url) => {
+    const acct = await createAccount();
+    const { status, body } = await sendTest(acct.key, url);
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({ delivered: false, status_code: 0, detail: "Refused: private address" });
+  });
 
   it("does not accept a non-https URL", async () => {
     const acct = await createAccount();
@@ -149,7 +158,14 @@ describe("sample bodies", () => {
 
   it("entity_monitor.run carries the summary a real run carries", async () => {
     const sample = JSON.parse(sampleBody("entity_monitor.run", { productNamed, monitoredProduct }));
-    expect(Object.keys(sample.summary)).toEqual(["checked", "found", "changed", "new_baselines", "credits_used", "stopped_reason"]);
+    expect(Object.keys(sample.summary)).toEqual([
+      "checked",
+      "found",
+      "changed",
+      "new_baselines",
+      "credits_used",
+      "stopped_reason",
+    ]);
     expect(Object.keys(sample.monitor)).toEqual(["id", "name", "cadence", "last_run_at", "next_run_at"]);
   });
 
@@ -163,7 +179,10 @@ describe("sample bodies", () => {
 describe("signatures", () => {
   it("sends the old body-only header until 1 March 2027 and only the V2 header from then on", async () => {
     const signature = await sign("secret", "{}", OLD_SIGNATURE_UNTIL - 1000);
-    expect(Object.keys(signatureHeaders(signature, OLD_SIGNATURE_UNTIL - 1))).toEqual(["X-Service-Signature-V2", "X-Service-Signature"]);
+    expect(Object.keys(signatureHeaders(signature, OLD_SIGNATURE_UNTIL - 1))).toEqual([
+      "X-Service-Signature-V2",
+      "X-Service-Signature",
+    ]);
     expect(Object.keys(signatureHeaders(signature, OLD_SIGNATURE_UNTIL))).toEqual(["X-Service-Signature-V2"]);
   });
 
@@ -171,17 +190,36 @@ describe("signatures", () => {
     const signature = await sign("key", "{}", 1_800_000_000_000);
     expect(signature.timestamped).toMatch(/^t=1800000000,v2=[0-9a-f]{64}$/);
     const verifier = new WebhookVerifier("key");
-    expect(await verifier.verify({ "x-service-signature-v2": signature.timestamped }, "{}", 1_800_000_000_000)).toBe("ok");
+    expect(await verifier.verify({ "x-service-signature-v2": signature.timestamped }, "{}", 1_800_000_000_000)).toBe(
+      "ok",
+    );
     expect(await verifier.legacyMatches({ "x-service-signature": signature.legacy }, "{}")).toBe(true);
   });
 });
 
 describe("private address guard", () => {
   it.each([
-    ["0.1.2.3", true], ["10.9.9.9", true], ["100.64.0.1", true], ["127.0.0.1", true], ["169.254.1.1", true], ["172.16.5.5", true],
-    ["192.168.1.1", true], ["198.18.0.1", true], ["224.0.0.1", true], ["255.255.255.255", true], ["::1", true], ["fe80::1", true],
-    ["fc00::1", true], ["ff02::1", true], ["::ffff:10.0.0.1", true], ["::", true], ["2001:db8::1", true],
-    ["8.8.8.8", false], ["1.1.1.1", false], ["2606:4700:4700::1111", false], ["::ffff:8.8.8.8", false],
+    ["0.1.2.3", true],
+    ["10.9.9.9", true],
+    ["100.64.0.1", true],
+    ["127.0.0.1", true],
+    ["169.254.1.1", true],
+    ["172.16.5.5", true],
+    ["192.168.1.1", true],
+    ["198.18.0.1", true],
+    ["224.0.0.1", true],
+    ["255.255.255.255", true],
+    ["::1", true],
+    ["fe80::1", true],
+    ["fc00::1", true],
+    ["ff02::1", true],
+    ["::ffff:10.0.0.1", true],
+    ["::", true],
+    ["2001:db8::1", true],
+    ["8.8.8.8", false],
+    ["1.1.1.1", false],
+    ["2606:4700:4700::1111", false],
+    ["::ffff:8.8.8.8", false],
   ])("%s private: %s", (ip, expected) => {
     expect(isPrivateAddress(ip)).toBe(expected);
   });

@@ -15,7 +15,12 @@ export interface LookupConfig {
 export type Lookup = (product: string, fields: Record<string, string>, signal: AbortSignal) => Promise<unknown>;
 
 /** Codes that will not change within this page view: stop asking and tell the site's developer once. */
-const SETUP_ERRORS = new Set(["INVALID_PUBLISHABLE_KEY", "ORIGIN_NOT_ALLOWED", "KEY_ACCOUNT_MISMATCH", "INSUFFICIENT_CREDITS"]);
+const SETUP_ERRORS = new Set([
+  "INVALID_PUBLISHABLE_KEY",
+  "ORIGIN_NOT_ALLOWED",
+  "KEY_ACCOUNT_MISMATCH",
+  "INSUFFICIENT_CREDITS",
+]);
 
 export function createLookup(config: LookupConfig): Lookup {
   const answers = new Map<string, unknown>();
@@ -51,7 +56,9 @@ export function createLookup(config: LookupConfig): Lookup {
       }
       if (body.error && SETUP_ERRORS.has(body.error.code)) {
         pausedUntil = Infinity;
-        console.warn(`[verify] ${body.error.code} (request ${body.error.request_id}): lookups are off for this page view.`);
+        console.warn(
+          `[verify] ${body.error.code} (request ${body.error.request_id}): lookups are off for this page view.`,
+        );
       }
     } catch {
       // Unreachable, timed out, aborted or not JSON: the form carries on as if the widget were not there.

@@ -53,8 +53,10 @@ export const email: WidgetProduct = {
     const answer = data as EmailAnswer;
     const state = answer.deliverable;
     const invalid = state === "undeliverable";
-    if (answer.did_you_mean) return { state, tone: "warn", text: "Did you mean", suggestion: answer.did_you_mean, invalid };
-    const [tone, text] = EMAIL_TEXT[answer.reason ?? ""] ?? (state === "deliverable" ? ["ok", "Looks good."] : [null, ""]);
+    if (answer.did_you_mean)
+      return { state, tone: "warn", text: "Did you mean", suggestion: answer.did_you_mean, invalid };
+    const [tone, text] =
+      EMAIL_TEXT[answer.reason ?? ""] ?? (state === "deliverable" ? ["ok", "Looks good."] : [null, ""]);
     return { state, tone, text, suggestion: null, invalid };
   },
 };
@@ -86,7 +88,8 @@ export const address: WidgetProduct = {
     const answer = data as AddressAnswer;
     const state = answer.verification;
     const invalid = state === "invalid";
-    const [tone, text] = ADDRESS_TEXT[answer.reason ?? ""] ?? (state === "verified" ? ["ok", "Address confirmed."] : [null, ""]);
+    const [tone, text] =
+      ADDRESS_TEXT[answer.reason ?? ""] ?? (state === "verified" ? ["ok", "Address confirmed."] : [null, ""]);
     return { state, tone, text, suggestion: null, invalid };
   },
 };
@@ -122,7 +125,8 @@ export const phone: WidgetProduct = {
   view(data) {
     const answer = data as PhoneAnswer;
     const state = answer.valid ? "valid" : "invalid";
-    if (answer.validation_error === "INVALID_COUNTRY") return { state, tone: "bad", text: NEEDS_COUNTRY, suggestion: null, invalid: true };
+    if (answer.validation_error === "INVALID_COUNTRY")
+      return { state, tone: "bad", text: NEEDS_COUNTRY, suggestion: null, invalid: true };
     const [tone, text] = PHONE_TEXT[answer.reason ?? ""] ?? (answer.valid ? ["ok", "Looks good."] : [null, ""]);
     return { state, tone, text, suggestion: null, invalid: !answer.valid };
   },

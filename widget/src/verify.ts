@@ -63,7 +63,8 @@ function start() {
   }).observe(document.documentElement, { childList: true, subtree: true });
 }
 
-if (!option("key").startsWith("pk_")) console.warn("[verify] data-key must be a publishable key (pk_...); the widget is off.");
+if (!option("key").startsWith("pk_"))
+  console.warn("[verify] data-key must be a publishable key (pk_...); the widget is off.");
 else {
   (window as unknown as { VerifyWidget: unknown }).VerifyWidget = { attach, products: PRODUCTS.map((p) => p.name) };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

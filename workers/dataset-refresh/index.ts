@@ -8,7 +8,8 @@ import { handleRefreshMessage, refreshDueDatasets } from "../../src/engines/data
  */
 export async function refreshDatasets(env: Env): Promise<void> {
   const done = await refreshDueDatasets(env, Date.now());
-  if (done.started.length || done.nudged.length || done.failed.length) console.log(JSON.stringify({ event: "dataset_refresh", ...done }));
+  if (done.started.length || done.nudged.length || done.failed.length)
+    console.log(JSON.stringify({ event: "dataset_refresh", ...done }));
 }
 
 export const runRefreshMessage = (env: Env, message: RefreshMessage) => handleRefreshMessage(env, message);

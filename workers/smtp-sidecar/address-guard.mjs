@@ -26,7 +26,11 @@ for (const range of table.ranges) {
   if (range.maps_ipv4) continue;
   const [address, bits] = range.cidr.split("/");
   const family = isIPv4(address) ? 4 : 6;
-  BLOCKS[family].push({ range, bits: Number(bits), value: family === 4 ? ipv4ToBigInt(address) : ipv6ToBigInt(address) });
+  BLOCKS[family].push({
+    range,
+    bits: Number(bits),
+    value: family === 4 ? ipv4ToBigInt(address) : ipv6ToBigInt(address),
+  });
 }
 for (const family of [4, 6]) BLOCKS[family].sort((a, b) => b.bits - a.bits);
 
@@ -46,7 +50,9 @@ function judge(family, value) {
     const raw = (value >> BigInt(128 - rule.bit - 32)) & MASK_32;
     if (judge(4, rule.inverted ? raw ^ MASK_32 : raw).refused) return { range: block.range, refused: true };
   }
-  const reachable = block.range.globally_reachable === true || (block.range.globally_reachable === null && Boolean(block.range.embeds_ipv4));
+  const reachable =
+    block.range.globally_reachable === true ||
+    (block.range.globally_reachable === null && Boolean(block.range.embeds_ipv4));
   return { range: block.range, refused: !reachable };
 }
 

@@ -24,7 +24,8 @@ export function signRequest(secret, timestamp, rawBody) {
  */
 export function verifyRequest({ secret, timestamp, signature, rawBody, nowSeconds = Math.floor(Date.now() / 1000) }) {
   if (typeof timestamp !== "string" || !/^\d{1,12}$/.test(timestamp)) return "missing or malformed X-Sidecar-Timestamp";
-  if (typeof signature !== "string" || !/^[0-9a-f]{64}$/.test(signature)) return "missing or malformed X-Sidecar-Signature";
+  if (typeof signature !== "string" || !/^[0-9a-f]{64}$/.test(signature))
+    return "missing or malformed X-Sidecar-Signature";
   if (Math.abs(nowSeconds - Number(timestamp)) > MAX_CLOCK_SKEW_SECONDS) return "timestamp outside the allowed window";
   const expected = Buffer.from(signRequest(secret, timestamp, rawBody), "hex");
   return timingSafeEqual(expected, Buffer.from(signature, "hex")) ? null : "bad signature";

@@ -27,12 +27,19 @@ export function parseDeliverRequest(value) {
   } catch {
     return { ok: false, error: "url must be an absolute URL" };
   }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return { ok: false, error: "url must be http or https" };
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
+    return { ok: false, error: "url must be http or https" };
   if (typeof address !== "string" || !isIP(address)) return { ok: false, error: "address must be an IP address" };
-  if (typeof body !== "string" || Buffer.byteLength(body) > MAX_BODY_BYTES) return { ok: false, error: `body must be text of at most ${MAX_BODY_BYTES} bytes` };
+  if (typeof body !== "string" || Buffer.byteLength(body) > MAX_BODY_BYTES)
+    return { ok: false, error: `body must be text of at most ${MAX_BODY_BYTES} bytes` };
   if (typeof headers !== "object" || headers === null) return { ok: false, error: "headers must be an object" };
   const entries = Object.entries(headers);
-  if (entries.some(([name, v]) => !HEADER_NAME.test(name) || OWN_HEADERS.has(name.toLowerCase()) || typeof v !== "string" || /[\r\n]/.test(v))) {
+  if (
+    entries.some(
+      ([name, v]) =>
+        !HEADER_NAME.test(name) || OWN_HEADERS.has(name.toLowerCase()) || typeof v !== "string" || /[\r\n]/.test(v),
+    )
+  ) {
     return { ok: false, error: "headers must be plain name: value pairs" };
   }
   if (!Number.isInteger(timeoutMs) || timeoutMs < TIMEOUT_MS.min || timeoutMs > TIMEOUT_MS.max) {
@@ -67,12 +74,19 @@ export function deliver(request, settings) {
     const createConnection = () => {
       const socket = dial({ host: request.address, port });
       // The certificate must name the host the URL names, whatever address it was reached at.
-      return https ? tls.connect({ socket, servername: isIP(hostname) ? undefined : hostname, host: hostname }) : socket;
+      return https
+        ? tls.connect({ socket, servername: isIP(hostname) ? undefined : hostname, host: hostname })
+        : socket;
     };
     const outgoing = http.request({
       method: "POST",
       path: `${url.pathname}${url.search}`,
-      headers: { ...request.headers, Host: url.host, "Content-Length": String(Buffer.byteLength(request.body)), Connection: "close" },
+      headers: {
+        ...request.headers,
+        Host: url.host,
+        "Content-Length": String(Buffer.byteLength(request.body)),
+        Connection: "close",
+      },
       // No agent: a request with its own createConnection opens exactly that socket (an agent would dial by name).
       createConnection,
     });

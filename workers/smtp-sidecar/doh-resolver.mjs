@@ -15,10 +15,16 @@ export function createDohResolver(url, fetchImpl = fetch) {
     const target = new URL(url);
     target.searchParams.set("name", name);
     target.searchParams.set("type", type);
-    const response = await fetchImpl(target, { headers: { accept: "application/dns-json" }, signal: AbortSignal.timeout(3000) });
+    const response = await fetchImpl(target, {
+      headers: { accept: "application/dns-json" },
+      signal: AbortSignal.timeout(3000),
+    });
     if (!response.ok) throw new Error(`DoH answered ${response.status}`);
     const body = await response.json();
-    if (body.Status !== 0) throw Object.assign(new Error(`DoH status ${body.Status} for ${name}`), { code: body.Status === 3 ? "ENOTFOUND" : "ESERVFAIL" });
+    if (body.Status !== 0)
+      throw Object.assign(new Error(`DoH status ${body.Status} for ${name}`), {
+        code: body.Status === 3 ? "ENOTFOUND" : "ESERVFAIL",
+      });
     return (body.Answer ?? []).filter((record) => record.type === TYPES[type]).map((record) => String(record.data));
   };
   return { resolve4: (name) => query(name, "A"), resolve6: (name) => query(name, "AAAA") };

@@ -60,7 +60,12 @@ export async function probe(request, options) {
  * @returns {Answer}
  */
 export function answerForRcpt(reply) {
-  return { outcome: rcptOutcome(reply), smtp_code: reply.code, smtp_message: reply.message, enhanced_status: enhancedStatus(reply) };
+  return {
+    outcome: rcptOutcome(reply),
+    smtp_code: reply.code,
+    smtp_message: reply.message,
+    enhanced_status: enhancedStatus(reply),
+  };
 }
 
 /**
@@ -144,7 +149,12 @@ function answerForFailure(error) {
 }
 
 function answer(outcome, reply = null) {
-  return { outcome, smtp_code: reply?.code ?? null, smtp_message: reply?.message ?? null, enhanced_status: reply ? enhancedStatus(reply) : null };
+  return {
+    outcome,
+    smtp_code: reply?.code ?? null,
+    smtp_message: reply?.message ?? null,
+    enhanced_status: reply ? enhancedStatus(reply) : null,
+  };
 }
 
 function catchAllFrom(probeAnswer) {

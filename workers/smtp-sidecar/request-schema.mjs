@@ -61,7 +61,8 @@ export function parseProbeRequest(body) {
       return invalid("mx_hosts[].preference must be an integer from 0 to 65535");
     }
   }
-  if (!isListOf(addresses, LIMITS.addresses)) return invalid(`addresses must be an array of ${range(LIMITS.addresses)} strings`);
+  if (!isListOf(addresses, LIMITS.addresses))
+    return invalid(`addresses must be an array of ${range(LIMITS.addresses)} strings`);
   if (!addresses.every((address) => isSafeAddress(address, domain))) {
     return invalid("every address must be a plain dot-atom address (max 254 characters) at domain");
   }

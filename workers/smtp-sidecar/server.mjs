@@ -104,7 +104,8 @@ async function handle(request, response, settings) {
     response.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
     return response.end("ok");
   }
-  if (pathname !== "/v1/probe" && pathname !== "/v1/deliver" && pathname !== "/v1/submit") return sendJson(response, 404, { error: "not found" });
+  if (pathname !== "/v1/probe" && pathname !== "/v1/deliver" && pathname !== "/v1/submit")
+    return sendJson(response, 404, { error: "not found" });
   if (request.method !== "POST") return methodNotAllowed(response, "POST");
 
   // A whole message (HTML part included) is larger than any probe or webhook body.
@@ -164,7 +165,8 @@ function checkConfig(config) {
   return settings;
 }
 
-const isPort = (value, { allowZero = false } = {}) => Number.isInteger(value) && value >= (allowZero ? 0 : 1) && value <= 65535;
+const isPort = (value, { allowZero = false } = {}) =>
+  Number.isInteger(value) && value >= (allowZero ? 0 : 1) && value <= 65535;
 
 function readBody(request, maxBytes) {
   return new Promise((resolve, reject) => {

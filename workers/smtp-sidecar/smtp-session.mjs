@@ -38,10 +38,17 @@ export function connectSmtp({ ip, port, deadline, connectTimeoutMs = 10_000, con
     if (remaining <= 0) return reject(new SmtpError("timeout", "deadline passed before connecting"));
     const socket = connect({ host: ip, port });
     const hitsDeadline = remaining <= connectTimeoutMs;
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(hitsDeadline ? new SmtpError("timeout", "connect timed out") : new SmtpError("connection", "connect timed out"));
-    }, Math.min(remaining, connectTimeoutMs));
+    const timer = setTimeout(
+      () => {
+        socket.destroy();
+        reject(
+          hitsDeadline
+            ? new SmtpError("timeout", "connect timed out")
+            : new SmtpError("connection", "connect timed out"),
+        );
+      },
+      Math.min(remaining, connectTimeoutMs),
+    );
     const onError = (error) => {
       clearTimeout(timer);
       socket.destroy();
@@ -72,7 +79,9 @@ export class SmtpSession {
     this.#deadline = deadline;
     socket.setNoDelay(true);
     socket.on("data", (chunk) => this.#onData(chunk));
-    socket.on("error", (error) => this.#fail(new SmtpError("connection", `connection error: ${error.code ?? error.message}`)));
+    socket.on("error", (error) =>
+      this.#fail(new SmtpError("connection", `connection error: ${error.code ?? error.message}`)),
+    );
     socket.on("close", () => this.#fail(new SmtpError("connection", "connection closed by the server")));
   }
 
@@ -172,5 +181,8 @@ export class SmtpSession {
 
 /** Server text is untrusted: keep it printable and bounded before it is returned to callers. */
 function cleanMessage(text) {
-  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ").trim().slice(0, MAX_MESSAGE_CHARS);
+  return text
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ")
+    .trim()
+    .slice(0, MAX_MESSAGE_CHARS);
 }

@@ -44,7 +44,10 @@ export function parseSubmitRequest(value) {
 export async function submit(request, relay, pools) {
   if (!relay?.host) return { sent: false, permanent: false, detail: "no SMTP relay configured (SMTP_RELAY_HOST)" };
   try {
-    const info = await withTimeout(pools.transport(relay).sendMail({ envelope: { from: request.from, to: [request.to] }, raw: request.raw }), request.timeoutMs);
+    const info = await withTimeout(
+      pools.transport(relay).sendMail({ envelope: { from: request.from, to: [request.to] }, raw: request.raw }),
+      request.timeoutMs,
+    );
     return { sent: true, response: String(info.response ?? "accepted") };
   } catch (error) {
     const code = typeof error?.responseCode === "number" ? error.responseCode : null;

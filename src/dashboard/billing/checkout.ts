@@ -5,7 +5,12 @@ import { billing, isPack, isPaidPlan, PACKS, type Item } from "./config";
  * only with the verified webhook (./webhook.ts). The account id and item ride in metadata, on the session and on what
  * it creates (the PaymentIntent of a pack, the subscription of a plan), so every later event names its account.
  */
-export async function checkoutUrl(env: Env, account: { id: string; email: string }, item: Item, returnBase: string): Promise<string | null> {
+export async function checkoutUrl(
+  env: Env,
+  account: { id: string; email: string },
+  item: Item,
+  returnBase: string,
+): Promise<string | null> {
   const config = billing(env);
   const price = config?.prices[item];
   if (!config || !price) return null;
@@ -16,7 +21,9 @@ export async function checkoutUrl(env: Env, account: { id: string; email: string
     client_reference_id: account.id,
     customer_email: account.email,
     metadata,
-    ...(isPack(item) ? { payment_intent_data: { metadata: { ...metadata, credits: String(PACKS[item].credits) } } } : { subscription_data: { metadata } }),
+    ...(isPack(item)
+      ? { payment_intent_data: { metadata: { ...metadata, credits: String(PACKS[item].credits) } } }
+      : { subscription_data: { metadata } }),
     success_url: `${returnBase}/dashboard/account?purchase=done`,
     cancel_url: `${returnBase}/dashboard/account?purchase=cancelled`,
   });

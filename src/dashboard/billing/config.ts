@@ -9,7 +9,10 @@ export const PACKS = {
   pack_10000: { credits: 10_000, label: "10,000 credits" },
   pack_100000: { credits: 100_000, label: "100,000 credits" },
 } as const;
-export const PAID_PLANS = { starter: { label: "Starter: 1,000 credits a month" }, growth: { label: "Growth: 10,000 credits a month" } } as const;
+export const PAID_PLANS = {
+  starter: { label: "Starter: 1,000 credits a month" },
+  growth: { label: "Growth: 10,000 credits a month" },
+} as const;
 
 export type PackName = keyof typeof PACKS;
 export type PaidPlan = keyof typeof PAID_PLANS;
@@ -19,7 +22,12 @@ export const isPack = (item: string): item is PackName => item in PACKS;
 export const isPaidPlan = (item: string): item is PaidPlan => item in PAID_PLANS;
 
 /** The optional secrets and vars that switch purchases on (wrangler secrets; not in the generated Env). */
-type BillingEnv = Env & { STRIPE_SECRET_KEY?: string; STRIPE_WEBHOOK_SECRET?: string; STRIPE_PRICES?: string; STRIPE_API_URL?: string };
+type BillingEnv = Env & {
+  STRIPE_SECRET_KEY?: string;
+  STRIPE_WEBHOOK_SECRET?: string;
+  STRIPE_PRICES?: string;
+  STRIPE_API_URL?: string;
+};
 
 export interface Billing {
   stripe: Stripe;

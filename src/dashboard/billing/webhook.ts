@@ -1,27 +1,50 @@
 import type Stripe from "stripe";
 import { database } from "../../db/client";
-import { customerOf, insertPayment, paymentByIntent, recordStripeEvent, setRefundedCredits, stripeEventSeen, upsertCustomer } from "../../db/stripe";
+import {
+  customerOf,
+  insertPayment,
+  paymentByIntent,
+  recordStripeEvent,
+  setRefundedCredits,
+  stripeEventSeen,
+  upsertCustomer,
+} from "../../db/stripe";
 import { creditsStub } from "../../engines/credits/credits";
 import { billing, cryptoProvider, isPack, isPaidPlan, PACKS } from "./config";
 
 export type WebhookOutcome = { status: 200; outcome: string } | { status: 400 | 503; error: string };
 
 /** Verifies the Stripe-Signature header (HMAC of the raw body, 5-minute tolerance) and returns the event, or null. */
-export async function verifiedEvent(env: Env, body: string, signature: string | undefined): Promise<Stripe.Event | null> {
+export async function verifiedEvent(
+  env: Env,
+  body: string,
+  signature: string | undefined,
+): Promise<Stripe.Event | null> {
   const config = billing(env);
   if (!config || !signature) return null;
   try {
-    return await config.stripe.webhooks.constructEventAsync(body, signature, config.webhookSecret, undefined, cryptoProvider);
+    return await config.stripe.webhooks.constructEventAsync(
+      body,
+      signature,
+      config.webhookSecret,
+      undefined,
+      cryptoProvider,
+    );
   } catch {
     return null;
   }
 }
 
-const idOf = (value: string | { id: string } | null | undefined) => (typeof value === "string" ? value : value?.id ?? null);
+const idOf = (value: string | { id: string } | null | undefined) =>
+  typeof value === "string" ? value : (value?.id ?? null);
 const ledgerId = (event: Stripe.Event) => `stripe:${event.id}`;
 
 /** A completed Checkout: a pack's credits, or the plan it subscribed to. */
-async function checkoutCompleted(env: Env, event: Stripe.Event, session: Stripe.Checkout.Session): Promise<[string | null, string]> {
+async function checkoutCompleted(
+  env: Env,
+  event: Stripe.Event,
+  session: Stripe.Checkout.Session,
+): Promise<[string | null, string]> {
   const accountId = session.metadata?.account_id ?? session.client_reference_id;
   const item = session.metadata?.item ?? "";
   if (!accountId || session.payment_status === "unpaid") return [accountId ?? null, "ignored"];
@@ -29,13 +52,22 @@ async function checkoutCompleted(env: Env, event: Stripe.Event, session: Stripe.
   if (isPack(item)) {
     const paymentIntent = idOf(session.payment_intent);
     const credits = PACKS[item].credits;
-    if (paymentIntent) await insertPayment(db, { paymentIntent, accountId, pack: item, credits, amount: session.amount_total ?? 0, createdAt: Date.now() });
+    if (paymentIntent)
+      await insertPayment(db, {
+        paymentIntent,
+        accountId,
+        pack: item,
+        credits,
+        amount: session.amount_total ?? 0,
+        createdAt: Date.now(),
+      });
     await creditsStub(env, accountId).applyPayment(ledgerId(event), credits, `Stripe ${item}`);
     return [accountId, "pack_credited"];
   }
   if (isPaidPlan(item)) {
     const customer = idOf(session.customer);
-    if (customer) await upsertCustomer(db, { accountId, customer, subscription: idOf(session.subscription), plan: item });
+    if (customer)
+      await upsertCustomer(db, { accountId, customer, subscription: idOf(session.subscription), plan: item });
     await creditsStub(env, accountId).setPlan(item);
     return [accountId, "plan_started"];
   }
@@ -62,7 +94,11 @@ async function chargeRefunded(env: Env, event: Stripe.Event, charge: Stripe.Char
  * A subscription's renewal: a failed payment stops the monthly grants as a cancellation does (plan credits stay usable
  * for 60 days, packs untouched); a paid renewal, or a payment that succeeds after a failure, restores the plan.
  */
-async function subscriptionChange(env: Env, customerId: string | null, outcome: "renewal_failed" | "renewed" | "plan_cancelled"): Promise<[string | null, string]> {
+async function subscriptionChange(
+  env: Env,
+  customerId: string | null,
+  outcome: "renewal_failed" | "renewed" | "plan_cancelled",
+): Promise<[string | null, string]> {
   const customer = customerId ? await customerOf(database(env), customerId) : undefined;
   if (!customer) return [null, "ignored"];
   const plan = outcome === "renewed" && customer.plan && isPaidPlan(customer.plan) ? customer.plan : "cancelled";
@@ -78,9 +114,13 @@ async function apply(env: Env, event: Stripe.Event): Promise<[string | null, str
     case "charge.refunded":
       return chargeRefunded(env, event, event.data.object);
     case "invoice.payment_failed":
-      return event.data.object.billing_reason === "subscription_cycle" ? subscriptionChange(env, idOf(event.data.object.customer), "renewal_failed") : [null, "ignored"];
+      return event.data.object.billing_reason === "subscription_cycle"
+        ? subscriptionChange(env, idOf(event.data.object.customer), "renewal_failed")
+        : [null, "ignored"];
     case "invoice.paid":
-      return event.data.object.billing_reason === "subscription_cycle" ? subscriptionChange(env, idOf(event.data.object.customer), "renewed") : [null, "ignored"];
+      return event.data.object.billing_reason === "subscription_cycle"
+        ? subscriptionChange(env, idOf(event.data.object.customer), "renewed")
+        : [null, "ignored"];
     case "customer.subscription.deleted":
       return subscriptionChange(env, idOf(event.data.object.customer), "plan_cancelled");
     default:
@@ -92,7 +132,11 @@ async function apply(env: Env, event: Stripe.Event): Promise<[string | null, str
  * Applies a verified event once. A redelivered event finds its record and does nothing; two deliveries racing both
  * reach the account's object, which applies a credit movement once per event id (`applyPayment`).
  */
-export async function handleStripeWebhook(env: Env, body: string, signature: string | undefined): Promise<WebhookOutcome> {
+export async function handleStripeWebhook(
+  env: Env,
+  body: string,
+  signature: string | undefined,
+): Promise<WebhookOutcome> {
   if (!billing(env)) return { status: 503, error: "Purchases are off: no Stripe secrets are configured." };
   const event = await verifiedEvent(env, body, signature);
   if (!event) return { status: 400, error: "The Stripe-Signature header does not verify." };

@@ -14,25 +14,39 @@ export interface AccountPageProps {
 
 export function AccountPage({ session, account, balance, onSale, passkeys, notice }: AccountPageProps) {
   const csrf = session.csrfToken;
-  const label = (item: Item) => (item in PACKS ? PACKS[item as keyof typeof PACKS].label : PAID_PLANS[item as keyof typeof PAID_PLANS].label);
+  const label = (item: Item) =>
+    item in PACKS ? PACKS[item as keyof typeof PACKS].label : PAID_PLANS[item as keyof typeof PAID_PLANS].label;
   return (
-    <Layout title="Account and billing" session={session} path="/dashboard/account" script="/dashboard/assets/passkeys.js">
+    <Layout
+      title="Account and billing"
+      session={session}
+      path="/dashboard/account"
+      script="/dashboard/assets/passkeys.js"
+    >
       {notice ? <p class="notice">{notice}</p> : null}
       <section>
         <h2>Account</h2>
         <p>{`${account.email} (${account.id}), you are ${session.role === "owner" ? "an owner" : "a member"}.`}</p>
-        {account.emailVerified ? <p>Email address confirmed.</p> : (
+        {account.emailVerified ? (
+          <p>Email address confirmed.</p>
+        ) : (
           <form method="post" action="/dashboard/account/confirmation" class="notice warn">
             <Csrf token={csrf} />
             <span>The account's address is not confirmed: its keys answer 403 EMAIL_NOT_VERIFIED. </span>
-            <button class="quiet" type="submit">Send the confirmation link again</button>
+            <button class="quiet" type="submit">
+              Send the confirmation link again
+            </button>
           </form>
         )}
       </section>
       <section>
         <h2>Credits</h2>
         <p id="balance">{`Plan ${balance.plan} (${balance.planStatus}): ${balance.planCredits} plan credits, ${balance.packCredits} pack credits, ${balance.available} available.`}</p>
-        {onSale === null ? <p class="notice">Purchases are off on this installation.</p> : session.role !== "owner" ? <p class="muted">An owner can buy credits.</p> : (
+        {onSale === null ? (
+          <p class="notice">Purchases are off on this installation.</p>
+        ) : session.role !== "owner" ? (
+          <p class="muted">An owner can buy credits.</p>
+        ) : (
           onSale.map((item) => (
             <form method="post" action="/dashboard/account/checkout" class="inline">
               <Csrf token={csrf} />
@@ -44,14 +58,26 @@ export function AccountPage({ session, account, balance, onSale, passkeys, notic
       </section>
       <section>
         <h2>Passkeys</h2>
-        {passkeys.length ? <ul>{passkeys.map((p) => <li>{`${p.name}, added ${new Date(p.createdAt).toISOString().slice(0, 10)}`}</li>)}</ul> : <p class="muted">No passkey yet: sign in by emailed link.</p>}
-        <button type="button" id="passkey-register" data-csrf={csrf} hidden>Add a passkey</button>
+        {passkeys.length ? (
+          <ul>
+            {passkeys.map((p) => (
+              <li>{`${p.name}, added ${new Date(p.createdAt).toISOString().slice(0, 10)}`}</li>
+            ))}
+          </ul>
+        ) : (
+          <p class="muted">No passkey yet: sign in by emailed link.</p>
+        )}
+        <button type="button" id="passkey-register" data-csrf={csrf} hidden>
+          Add a passkey
+        </button>
       </section>
       <section>
         <h2>Sessions</h2>
         <form method="post" action="/dashboard/sign-out-everywhere">
           <Csrf token={csrf} />
-          <button class="quiet" type="submit">Sign out everywhere</button>
+          <button class="quiet" type="submit">
+            Sign out everywhere
+          </button>
         </form>
       </section>
     </Layout>

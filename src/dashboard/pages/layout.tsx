@@ -50,7 +50,21 @@ export function Page({ title, children, stylesheet }: { title: string; children:
 }
 
 /** A signed-in page: navigation, the account's address, sign out, then the page's own sections. */
-export function Layout({ title, session, path, children, script, stylesheet }: { title: string; session: DashboardSession; path: string; children: Child; script?: string; stylesheet?: string }) {
+export function Layout({
+  title,
+  session,
+  path,
+  children,
+  script,
+  stylesheet,
+}: {
+  title: string;
+  session: DashboardSession;
+  path: string;
+  children: Child;
+  script?: string;
+  stylesheet?: string;
+}) {
   return (
     <Page title={title} stylesheet={stylesheet}>
       <header>
@@ -65,7 +79,9 @@ export function Layout({ title, session, path, children, script, stylesheet }: {
         <form method="post" action="/dashboard/sign-out">
           <Csrf token={session.csrfToken} />
           <span class="muted">{session.email} </span>
-          <button class="quiet" type="submit">Sign out</button>
+          <button class="quiet" type="submit">
+            Sign out
+          </button>
         </form>
       </header>
       <main data-csrf={session.csrfToken}>

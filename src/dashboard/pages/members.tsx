@@ -7,7 +7,17 @@ export interface Member {
   role: "owner" | "member";
 }
 
-export function MembersPage({ session, members, notice, error }: { session: DashboardSession; members: Member[]; notice?: string; error?: string }) {
+export function MembersPage({
+  session,
+  members,
+  notice,
+  error,
+}: {
+  session: DashboardSession;
+  members: Member[];
+  notice?: string;
+  error?: string;
+}) {
   const owner = session.role === "owner";
   return (
     <Layout title="Members" session={session} path="/dashboard/members">
@@ -15,11 +25,20 @@ export function MembersPage({ session, members, notice, error }: { session: Dash
       {error ? <p class="notice warn">{error}</p> : null}
       <section>
         <table>
-          <thead><tr><th>Email</th><th>Role</th><th></th></tr></thead>
+          <thead>
+            <tr>
+              <th>Email</th>
+              <th>Role</th>
+              <th></th>
+            </tr>
+          </thead>
           <tbody>
             {members.map((m) => (
               <tr>
-                <td>{m.email}{m.userId === session.userId ? " (you)" : ""}</td>
+                <td>
+                  {m.email}
+                  {m.userId === session.userId ? " (you)" : ""}
+                </td>
                 <td>{m.role}</td>
                 <td>
                   {owner ? (
@@ -27,11 +46,15 @@ export function MembersPage({ session, members, notice, error }: { session: Dash
                       <form method="post" action={`/dashboard/members/${m.userId}/role`} class="inline">
                         <Csrf token={session.csrfToken} />
                         <input type="hidden" name="role" value={m.role === "owner" ? "member" : "owner"} />
-                        <button class="quiet" type="submit">{m.role === "owner" ? "Make member" : "Make owner"}</button>
+                        <button class="quiet" type="submit">
+                          {m.role === "owner" ? "Make member" : "Make owner"}
+                        </button>
                       </form>{" "}
                       <form method="post" action={`/dashboard/members/${m.userId}/remove`} class="inline">
                         <Csrf token={session.csrfToken} />
-                        <button class="quiet" type="submit">Remove</button>
+                        <button class="quiet" type="submit">
+                          Remove
+                        </button>
                       </form>
                     </>
                   ) : null}
@@ -50,8 +73,13 @@ export function MembersPage({ session, members, notice, error }: { session: Dash
             <label for="invite_email">Email address</label>
             <input id="invite_email" name="email" type="email" required />
             <label for="invite_role">Role</label>
-            <select id="invite_role" name="role"><option value="member">member</option><option value="owner">owner</option></select>
-            <p><button type="submit">Send invitation</button></p>
+            <select id="invite_role" name="role">
+              <option value="member">member</option>
+              <option value="owner">owner</option>
+            </select>
+            <p>
+              <button type="submit">Send invitation</button>
+            </p>
           </form>
         </section>
       ) : null}

@@ -56,7 +56,9 @@ export const SignUpPage = ({ csrf }: { csrf: string }) => (
 /** The answer to a sign-in or sign-up request, word for word the same whether or not the address is known. */
 export const CheckInboxPage = () => (
   <Anon title="Check your inbox">
-    <p class="notice">If this address can sign in or sign up, a message with a link is on its way. The link works once.</p>
+    <p class="notice">
+      If this address can sign in or sign up, a message with a link is on its way. The link works once.
+    </p>
     <p>
       <a href="/dashboard/sign-in">Back to sign in</a>
     </p>

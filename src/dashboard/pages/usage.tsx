@@ -19,7 +19,14 @@ export interface UsagePageProps {
 function Totals({ usage }: { usage: Usage }) {
   return (
     <table id="usage-totals">
-      <thead><tr><th>Product</th><th class="num">Requests</th><th class="num">Answers</th><th class="num">Credits</th></tr></thead>
+      <thead>
+        <tr>
+          <th>Product</th>
+          <th class="num">Requests</th>
+          <th class="num">Answers</th>
+          <th class="num">Credits</th>
+        </tr>
+      </thead>
       <tbody>
         {usage.products.map((p) => (
           <tr data-product={p}>
@@ -41,7 +48,17 @@ function Ledger({ ledger }: { ledger: UsagePageProps["ledger"] }) {
       <h2>Ledger</h2>
       {ledger.rows.length ? (
         <table id="ledger">
-          <thead><tr><th>At (UTC)</th><th>Kind</th><th class="num">Plan</th><th class="num">Pack</th><th class="num">Balance</th><th>Request</th><th>Note</th></tr></thead>
+          <thead>
+            <tr>
+              <th>At (UTC)</th>
+              <th>Kind</th>
+              <th class="num">Plan</th>
+              <th class="num">Pack</th>
+              <th class="num">Balance</th>
+              <th>Request</th>
+              <th>Note</th>
+            </tr>
+          </thead>
           <tbody>
             {ledger.rows.map((row) => (
               <tr>
@@ -50,17 +67,36 @@ function Ledger({ ledger }: { ledger: UsagePageProps["ledger"] }) {
                 <td class="num">{row.plan_delta}</td>
                 <td class="num">{row.pack_delta}</td>
                 <td class="num">{row.plan_after + row.pack_after}</td>
-                <td>{row.request_id ? <a href={`/dashboard/usage?request=${encodeURIComponent(row.request_id)}#request`}><code>{row.request_id}</code></a> : ""}</td>
+                <td>
+                  {row.request_id ? (
+                    <a href={`/dashboard/usage?request=${encodeURIComponent(row.request_id)}#request`}>
+                      <code>{row.request_id}</code>
+                    </a>
+                  ) : (
+                    ""
+                  )}
+                </td>
                 <td>{row.note ?? ""}</td>
               </tr>
             ))}
           </tbody>
         </table>
-      ) : <p class="muted">No credit movements yet.</p>}
+      ) : (
+        <p class="muted">No credit movements yet.</p>
+      )}
       <p class="pager">
-        {ledger.page > 1 ? <a rel="prev" href={`/dashboard/usage?page=${ledger.page - 1}#ledger`}>Newer</a> : null}
+        {ledger.page > 1 ? (
+          <a rel="prev" href={`/dashboard/usage?page=${ledger.page - 1}#ledger`}>
+            Newer
+          </a>
+        ) : null}
         <span class="muted">{`Page ${ledger.page} of ${pages} (${ledger.total} entries)`}</span>
-        {ledger.page < pages ? <a rel="next" href={`/dashboard/usage?page=${ledger.page + 1}#ledger`}> Older</a> : null}
+        {ledger.page < pages ? (
+          <a rel="next" href={`/dashboard/usage?page=${ledger.page + 1}#ledger`}>
+            {" "}
+            Older
+          </a>
+        ) : null}
       </p>
     </section>
   );
@@ -71,20 +107,48 @@ function RequestLookup({ lookup }: { lookup: UsagePageProps["lookup"] }) {
     <section id="request">
       <h2>A request by its id</h2>
       <form method="get" action="/dashboard/usage">
-        <label for="request-id">Request id (<code>meta.request_id</code> or the <code>X-Request-Id</code> header)</label>
+        <label for="request-id">
+          Request id (<code>meta.request_id</code> or the <code>X-Request-Id</code> header)
+        </label>
         <input id="request-id" name="request" type="text" maxlength={64} required />
-        <p><button type="submit">Look up</button></p>
+        <p>
+          <button type="submit">Look up</button>
+        </p>
       </form>
-      {lookup && "missing" in lookup ? <p class="notice warn">{`No request ${lookup.missing} in this account.`}</p> : null}
+      {lookup && "missing" in lookup ? (
+        <p class="notice warn">{`No request ${lookup.missing} in this account.`}</p>
+      ) : null}
       {lookup && "record" in lookup ? (
         <table id="request-record">
           <tbody>
-            <tr><th>Request</th><td><code>{lookup.record.requestId}</code></td></tr>
-            <tr><th>Endpoint</th><td><code>{`${lookup.record.method} ${lookup.record.path}`}</code></td></tr>
-            <tr><th>Status</th><td>{`${lookup.record.status}${lookup.record.code ? ` ${lookup.record.code}` : ""}`}</td></tr>
-            <tr><th>Credits used</th><td>{lookup.record.credits}</td></tr>
-            <tr><th>Key</th><td>{lookup.record.keyId ?? ""}</td></tr>
-            <tr><th>At (UTC)</th><td>{iso(lookup.record.createdAt)}</td></tr>
+            <tr>
+              <th>Request</th>
+              <td>
+                <code>{lookup.record.requestId}</code>
+              </td>
+            </tr>
+            <tr>
+              <th>Endpoint</th>
+              <td>
+                <code>{`${lookup.record.method} ${lookup.record.path}`}</code>
+              </td>
+            </tr>
+            <tr>
+              <th>Status</th>
+              <td>{`${lookup.record.status}${lookup.record.code ? ` ${lookup.record.code}` : ""}`}</td>
+            </tr>
+            <tr>
+              <th>Credits used</th>
+              <td>{lookup.record.credits}</td>
+            </tr>
+            <tr>
+              <th>Key</th>
+              <td>{lookup.record.keyId ?? ""}</td>
+            </tr>
+            <tr>
+              <th>At (UTC)</th>
+              <td>{iso(lookup.record.createdAt)}</td>
+            </tr>
           </tbody>
         </table>
       ) : null}
@@ -95,14 +159,26 @@ function RequestLookup({ lookup }: { lookup: UsagePageProps["lookup"] }) {
 /** The usage page: three charts (drawn by /dashboard/assets/usage.js with uPlot), totals, the ledger, a request. */
 export function UsagePage({ session, usage, ledger, lookup }: UsagePageProps) {
   return (
-    <Layout title="Usage" session={session} path="/dashboard/usage" script="/dashboard/assets/usage.js" stylesheet="/dashboard/assets/uplot.css">
+    <Layout
+      title="Usage"
+      session={session}
+      path="/dashboard/usage"
+      script="/dashboard/assets/usage.js"
+      stylesheet="/dashboard/assets/uplot.css"
+    >
       <section>
         <h2>Last 30 days</h2>
-        <p class="muted">Per UTC day and per product: API requests (try-it lookups included), answered values (lookups, bulk rows, monitor runs) and the credits requests charged.</p>
+        <p class="muted">
+          Per UTC day and per product: API requests (try-it lookups included), answered values (lookups, bulk rows,
+          monitor runs) and the credits requests charged.
+        </p>
         <div id="usage-charts" data-usage={JSON.stringify(usage)}>
-          <h3>Requests</h3><div class="chart" data-chart="requests" />
-          <h3>Answers</h3><div class="chart" data-chart="answers" />
-          <h3>Credits</h3><div class="chart" data-chart="credits" />
+          <h3>Requests</h3>
+          <div class="chart" data-chart="requests" />
+          <h3>Answers</h3>
+          <div class="chart" data-chart="answers" />
+          <h3>Credits</h3>
+          <div class="chart" data-chart="credits" />
         </div>
         <Totals usage={usage} />
       </section>

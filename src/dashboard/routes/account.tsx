@@ -19,14 +19,26 @@ const PURCHASE_NOTICES: Record<string, string> = {
 async function render(c: DashContext, notice?: string, status: 200 | 422 | 502 = 200) {
   const { accountId, userId } = c.var.session;
   const db = database(c.env);
-  const [account, snapshot, keys] = await Promise.all([accountById(db, accountId), creditsStub(c.env, accountId).snapshot(), userPasskeys(db, userId)]);
+  const [account, snapshot, keys] = await Promise.all([
+    accountById(db, accountId),
+    creditsStub(c.env, accountId).snapshot(),
+    userPasskeys(db, userId),
+  ]);
   const config = billing(c.env);
-  const onSale = config ? (Object.keys(config.prices) as Item[]).filter((item) => isPack(item) || isPaidPlan(item)) : null;
+  const onSale = config
+    ? (Object.keys(config.prices) as Item[]).filter((item) => isPack(item) || isPaidPlan(item))
+    : null;
   return c.html(
     <AccountPage
       session={c.var.session}
       account={account!}
-      balance={{ plan: snapshot.plan, planStatus: snapshot.plan_status, planCredits: snapshot.plan_credits, packCredits: snapshot.pack_credits, available: snapshot.available }}
+      balance={{
+        plan: snapshot.plan,
+        planStatus: snapshot.plan_status,
+        planCredits: snapshot.plan_credits,
+        packCredits: snapshot.pack_credits,
+        available: snapshot.available,
+      }}
       onSale={onSale}
       passkeys={keys}
       notice={notice ?? PURCHASE_NOTICES[c.req.query("purchase") ?? ""]}
@@ -51,7 +63,8 @@ export const accountRoutes = new Hono<DashEnv>()
       console.error(JSON.stringify({ at: "stripe checkout", error: String(error) }));
       return undefined;
     });
-    if (url === undefined) return render(c, "Stripe could not be reached; nothing was charged. Try again in a moment.", 502);
+    if (url === undefined)
+      return render(c, "Stripe could not be reached; nothing was charged. Try again in a moment.", 502);
     return url ? c.redirect(url, 303) : render(c, "Purchases are off on this installation.", 422);
   })
   .post("/sign-out", async (c) => {

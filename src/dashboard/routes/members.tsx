@@ -11,8 +11,19 @@ const OUTCOME_ERRORS: Record<string, [number, string]> = {
   last_owner: [422, "An account keeps at least one owner."],
 };
 
-const render = async (c: DashContext, message: { notice?: string; error?: string } = {}, status: 200 | 404 | 422 = 200) =>
-  c.html(<MembersPage session={c.var.session} members={await accountMembers(database(c.env), c.var.session.accountId)} {...message} />, status);
+const render = async (
+  c: DashContext,
+  message: { notice?: string; error?: string } = {},
+  status: 200 | 404 | 422 = 200,
+) =>
+  c.html(
+    <MembersPage
+      session={c.var.session}
+      members={await accountMembers(database(c.env), c.var.session.accountId)}
+      {...message}
+    />,
+    status,
+  );
 
 const answer = (c: DashContext, outcome: string, done: string) => {
   const refused = OUTCOME_ERRORS[outcome];
@@ -29,12 +40,21 @@ export const memberRoutes = new Hono<DashEnv>()
     if (!parsed.success) return render(c, { error: "Enter a valid email address." }, 422);
     const email = parsed.data.email.toLowerCase();
     const outcome = await inviteMember(c.env, c.var.session.accountId, email, parsed.data.role, c.var.session.email);
-    return render(c, outcome === "invited" ? { notice: `Invitation sent to ${email}.` } : { error: `${email} is already a member.` }, outcome === "invited" ? 200 : 422);
+    return render(
+      c,
+      outcome === "invited" ? { notice: `Invitation sent to ${email}.` } : { error: `${email} is already a member.` },
+      outcome === "invited" ? 200 : 422,
+    );
   })
   .post("/members/:userId/remove", ownerOnly(), async (c) =>
-    answer(c, await removeMember(c.env, c.var.session.accountId, c.req.param("userId")), "The member is removed."))
+    answer(c, await removeMember(c.env, c.var.session.accountId, c.req.param("userId")), "The member is removed."),
+  )
   .post("/members/:userId/role", ownerOnly(), async (c) => {
     const role = z.enum(["owner", "member"]).safeParse((await c.req.parseBody())["role"]);
     if (!role.success) return render(c, { error: "Choose owner or member." }, 422);
-    return answer(c, await setMemberRole(c.env, c.var.session.accountId, c.req.param("userId"), role.data), "The role is changed.");
+    return answer(
+      c,
+      await setMemberRole(c.env, c.var.session.accountId, c.req.param("userId"), role.data),
+      "The role is changed.",
+    );
   });

@@ -18,9 +18,15 @@ const sourceAddress = (c: DashContext) => c.req.header("CF-Connecting-IP") ?? "u
  * is known, so the refusal says nothing about it either.
  */
 async function attemptAllowed(c: DashContext, email: string): Promise<number | null> {
-  const [byAddress, byAccount] = await Promise.all([hitLimit(c.env, "signInAddress", sourceAddress(c)), hitLimit(c.env, "signInAccount", email)]);
+  const [byAddress, byAccount] = await Promise.all([
+    hitLimit(c.env, "signInAddress", sourceAddress(c)),
+    hitLimit(c.env, "signInAccount", email),
+  ]);
   if (byAddress.allowed && byAccount.allowed) return null;
-  return Math.max(byAddress.allowed ? 0 : byAddress.retryAfterSeconds, byAccount.allowed ? 0 : byAccount.retryAfterSeconds);
+  return Math.max(
+    byAddress.allowed ? 0 : byAddress.retryAfterSeconds,
+    byAccount.allowed ? 0 : byAccount.retryAfterSeconds,
+  );
 }
 
 /**
@@ -29,30 +35,55 @@ async function attemptAllowed(c: DashContext, email: string): Promise<number | n
  */
 async function mailRequest(c: DashContext, work: (env: Env, email: string) => Promise<void>) {
   const parsed = emailField.safeParse(await c.req.parseBody());
-  if (!parsed.success) return c.html(<SignInPage csrf={anonymousCsrfToken(c)} notice="Enter a valid email address." />, 422);
+  if (!parsed.success)
+    return c.html(<SignInPage csrf={anonymousCsrfToken(c)} notice="Enter a valid email address." />, 422);
   const email = parsed.data.email.toLowerCase();
   const retryAfter = await attemptAllowed(c, email);
   if (retryAfter !== null) {
     c.header("Retry-After", String(retryAfter));
-    return c.html(<MessagePage title="Too many attempts" message={`Too many sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minutes.`} />, 429);
+    return c.html(
+      <MessagePage
+        title="Too many attempts"
+        message={`Too many sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minutes.`}
+      />,
+      429,
+    );
   }
   c.executionCtx.waitUntil(
-    work(c.env, email).catch((error: unknown) => console.error(JSON.stringify({ at: "dashboard mail request", error: String(error) }))),
+    work(c.env, email).catch((error: unknown) =>
+      console.error(JSON.stringify({ at: "dashboard mail request", error: String(error) })),
+    ),
   );
   return c.html(<CheckInboxPage />, 200);
 }
 
 /** Signed-out pages: sign in (link or passkey), sign up, follow a link. */
 export const signInRoutes = new Hono<DashEnv>()
-  .get("/sign-in", async (c) => ((await readSession(c)) ? c.redirect("/dashboard", 303) : c.html(<SignInPage csrf={anonymousCsrfToken(c)} />)))
+  .get("/sign-in", async (c) =>
+    (await readSession(c)) ? c.redirect("/dashboard", 303) : c.html(<SignInPage csrf={anonymousCsrfToken(c)} />),
+  )
   .post("/sign-in", (c) => mailRequest(c, requestSignIn))
   .get("/sign-up", (c) => c.html(<SignUpPage csrf={anonymousCsrfToken(c)} />))
   .post("/sign-up", (c) => mailRequest(c, (env, email) => signUp(env, email)))
-  .get("/sign-in/link/:token", (c) => c.html(<FollowLinkPage csrf={anonymousCsrfToken(c)} action={`/dashboard/sign-in/link/${encodeURIComponent(c.req.param("token"))}`} />))
+  .get("/sign-in/link/:token", (c) =>
+    c.html(
+      <FollowLinkPage
+        csrf={anonymousCsrfToken(c)}
+        action={`/dashboard/sign-in/link/${encodeURIComponent(c.req.param("token"))}`}
+      />,
+    ),
+  )
   .post("/sign-in/link/:token", async (c) => {
     const token = c.req.param("token");
     const signedIn = TOKEN.test(token) ? await signInWithLink(c.env, token) : null;
-    if (!signedIn) return c.html(<MessagePage title="Link not valid" message="This sign-in link is unknown, used or expired. Ask for a new one." />, 410);
+    if (!signedIn)
+      return c.html(
+        <MessagePage
+          title="Link not valid"
+          message="This sign-in link is unknown, used or expired. Ask for a new one."
+        />,
+        410,
+      );
     await startSession(c, signedIn.userId, signedIn.accountId);
     return c.redirect("/dashboard", 303);
   });

@@ -9,7 +9,15 @@ import { isAccountKey, runTry, tryForms } from "../try-it";
 const BODY_MAX = 16_384;
 
 const render = async (c: DashContext, sent?: TryPageProps["sent"], status: 200 | 404 | 422 = 200) =>
-  c.html(<TryPage session={c.var.session} forms={tryForms()} keys={await listKeys(c.env, c.var.session.accountId)} sent={sent} />, status);
+  c.html(
+    <TryPage
+      session={c.var.session}
+      forms={tryForms()}
+      keys={await listKeys(c.env, c.var.session.accountId)}
+      sent={sent}
+    />,
+    status,
+  );
 
 /**
  * Try it: a form per product posts the key and a JSON body; the dashboard checks the key belongs to the account and
@@ -24,7 +32,8 @@ export const tryRoutes = (app: () => Hono<AppEnv>) =>
       const fields = await c.req.parseBody();
       const [key, body] = [String(fields["key"] ?? "").trim(), String(fields["body"] ?? "")];
       const errors: string[] = [];
-      if (!(await isAccountKey(c.env, c.var.session.accountId, key, c.req.header("CF-Connecting-IP")))) errors.push("key: Paste a secret key of this account (sk_live_...).");
+      if (!(await isAccountKey(c.env, c.var.session.accountId, key, c.req.header("CF-Connecting-IP"))))
+        errors.push("key: Paste a secret key of this account (sk_live_...).");
       if (body.length > BODY_MAX) errors.push(`body: At most ${BODY_MAX} characters.`);
       else {
         try {

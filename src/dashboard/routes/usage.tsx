@@ -19,5 +19,13 @@ export const usageRoutes = new Hono<DashEnv>().get("/usage", async (c) => {
     asked ? requestRecord(c.env, accountId, asked) : Promise.resolve(undefined),
   ]);
   const lookup = asked ? (record ? { record } : { missing: asked }) : undefined;
-  return c.html(<UsagePage session={c.var.session} usage={usage} ledger={{ ...ledger, page, perPage: LEDGER_PAGE }} lookup={lookup} />, asked && !record ? 404 : 200);
+  return c.html(
+    <UsagePage
+      session={c.var.session}
+      usage={usage}
+      ledger={{ ...ledger, page, perPage: LEDGER_PAGE }}
+      lookup={lookup}
+    />,
+    asked && !record ? 404 : 200,
+  );
 });

@@ -25,7 +25,10 @@ export const addressPostcodes = sqliteTable(
     /** An accepted name the postcode listing does not show. */
     alias: integer("alias", { mode: "boolean" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.country, t.postcode, t.dataset, t.generation, t.localityKey] }), index("address_postcodes_dataset").on(t.dataset, t.generation)],
+  (t) => [
+    primaryKey({ columns: [t.country, t.postcode, t.dataset, t.generation, t.localityKey] }),
+    index("address_postcodes_dataset").on(t.dataset, t.generation),
+  ],
 );
 
 export const addressStreets = sqliteTable(
@@ -39,7 +42,10 @@ export const addressStreets = sqliteTable(
     street: text("street").notNull(),
     locality: text("locality"),
   },
-  (t) => [primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.dataset, t.generation] }), index("address_streets_dataset").on(t.dataset, t.generation)],
+  (t) => [
+    primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.dataset, t.generation] }),
+    index("address_streets_dataset").on(t.dataset, t.generation),
+  ],
 );
 
 /** House numbers a street register lists on a street of a postcode (migrations/0015_coverage.sql): premise precision. */
@@ -54,5 +60,8 @@ export const addressPremises = sqliteTable(
     dataset: text("dataset").notNull(),
     generation: integer("generation").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.number, t.dataset, t.generation] }), index("address_premises_dataset").on(t.dataset, t.generation)],
+  (t) => [
+    primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.number, t.dataset, t.generation] }),
+    index("address_premises_dataset").on(t.dataset, t.generation),
+  ],
 );

@@ -10,7 +10,9 @@ export const mailboxAnswers = sqliteTable(
     email: text("email").primaryKey(),
     /** Lets the domain lookup tell whether the domain answered catch-all this week. */
     domain: text("domain").notNull(),
-    outcome: text("outcome", { enum: ["accepted", "no_mailbox", "mailbox_full", "mailbox_disabled", "catch_all", "greylisted", "timeout"] }).notNull(),
+    outcome: text("outcome", {
+      enum: ["accepted", "no_mailbox", "mailbox_full", "mailbox_disabled", "catch_all", "greylisted", "timeout"],
+    }).notNull(),
     checkedAt: integer("checked_at").notNull(),
     /** Whether the domain took a random address too in that handshake; null when that was not learnt. */
     catchAll: integer("catch_all", { mode: "boolean" }),

@@ -87,7 +87,10 @@ export const feedback = sqliteTable(
     source: text("source").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index("feedback_account").on(t.accountId, t.product, t.createdAt), index("feedback_key").on(t.accountId, t.product, t.key)],
+  (t) => [
+    index("feedback_account").on(t.accountId, t.product, t.createdAt),
+    index("feedback_key").on(t.accountId, t.product, t.key),
+  ],
 );
 
 /** Saved lists of any product re-checked weekly or monthly. */
@@ -104,7 +107,9 @@ export const monitors = sqliteTable(
     cadence: text("cadence", { enum: ["weekly", "monthly"] }).notNull(),
     webhookUrl: text("webhook_url"),
     webhookSecret: text("webhook_secret"),
-    webhookEvents: text("webhook_events", { enum: ["changes", "every_run"] }).notNull().default("changes"),
+    webhookEvents: text("webhook_events", { enum: ["changes", "every_run"] })
+      .notNull()
+      .default("changes"),
     /** Mail each run that `webhook_events` would post to the account's members (src/engines/monitors/alert-mail.ts). */
     alertEmails: integer("alert_emails", { mode: "boolean" }).notNull().default(false),
     /** The product's own options every run uses (phone: `network`), as given; null before options existed. */
@@ -149,7 +154,10 @@ export const webhookDeliveries = sqliteTable(
     createdAt: createdAt(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("webhook_deliveries_owner").on(t.owner, t.ownerId, t.id), index("webhook_deliveries_pending").on(t.status, t.updatedAt)],
+  (t) => [
+    index("webhook_deliveries_owner").on(t.owner, t.ownerId, t.id),
+    index("webhook_deliveries_pending").on(t.status, t.updatedAt),
+  ],
 );
 
 /** One bulk run of any product (email first). Inputs and results live in R2; counters and state here. */
@@ -192,4 +200,3 @@ export const bulkJobs = sqliteTable(
     uniqueIndex("bulk_jobs_idempotency").on(t.accountId, t.product, t.idempotencyKey),
   ],
 );
-

@@ -17,7 +17,12 @@ export const ipDatasets = sqliteTable("ip_datasets", {
 
 export const ipCountryRanges = sqliteTable(
   "ip_country_ranges",
-  { generation: integer("generation").notNull(), start: text("start").notNull(), end: text("end").notNull(), country: text("country").notNull() },
+  {
+    generation: integer("generation").notNull(),
+    start: text("start").notNull(),
+    end: text("end").notNull(),
+    country: text("country").notNull(),
+  },
   (t) => [primaryKey({ columns: [t.generation, t.start] })],
 );
 
@@ -30,7 +35,10 @@ export const ipAsnRanges = sqliteTable(
     asn: integer("asn").notNull(),
     name: text("name"),
   },
-  (t) => [primaryKey({ columns: [t.generation, t.start] }), index("ip_asn_ranges_asn").on(t.generation, t.asn, t.start)],
+  (t) => [
+    primaryKey({ columns: [t.generation, t.start] }),
+    index("ip_asn_ranges_asn").on(t.generation, t.asn, t.start),
+  ],
 );
 
 export const ipCityRanges = sqliteTable(
@@ -54,7 +62,13 @@ export const ipCityRanges = sqliteTable(
 /** Ranges of published lists (hosting-*, vpn-*): one table, each dataset with its own generations; `label` names the provider. */
 export const ipSignalRanges = sqliteTable(
   "ip_signal_ranges",
-  { dataset: text("dataset").notNull(), generation: integer("generation").notNull(), start: text("start").notNull(), end: text("end").notNull(), label: text("label") },
+  {
+    dataset: text("dataset").notNull(),
+    generation: integer("generation").notNull(),
+    start: text("start").notNull(),
+    end: text("end").notNull(),
+    label: text("label"),
+  },
   (t) => [primaryKey({ columns: [t.dataset, t.generation, t.start] })],
 );
 

@@ -22,13 +22,19 @@ export const users = sqliteTable("users", {
 export const memberships = sqliteTable(
   "memberships",
   {
-    accountId: text("account_id").notNull().references(() => accounts.id),
-    userId: text("user_id").notNull().references(() => users.id),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
     /**
      * An owner manages members and billing; a member manages keys (docs/dashboard.md). The default is SQL, so an insert
      * leaving it out binds no parameter for it (D1 takes at most 100 per statement).
      */
-    role: text("role", { enum: ["owner", "member"] }).notNull().default(sql`'member'`),
+    role: text("role", { enum: ["owner", "member"] })
+      .notNull()
+      .default(sql`'member'`),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.userId] })],
@@ -38,7 +44,9 @@ export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
     /** The member who holds the key; when they leave the account the key answers KEY_ACCOUNT_MISMATCH. */
     userId: text("user_id").references(() => users.id),
     kind: text("kind", { enum: ["secret", "publishable"] }).notNull(),
@@ -95,4 +103,3 @@ export const datasets = sqliteTable("datasets", {
   /** JSON `{kind, countries?, note?}` (src/db/coverage.ts); null on rows installed before it was recorded. */
   coverage: text("coverage"),
 });
-

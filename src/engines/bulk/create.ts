@@ -55,7 +55,11 @@ function chunkOffsets(lines: string[]): number[] {
 }
 
 /** Stores the input, then the job, then queues it: the input is durable before anyone is told the job exists. */
-export async function createJob(env: Env, product: Product, job: CreateJob): Promise<{ row: JobRow; webhookSecret: string | null }> {
+export async function createJob(
+  env: Env,
+  product: Product,
+  job: CreateJob,
+): Promise<{ row: JobRow; webhookSecret: string | null }> {
   const db = database(env);
   const entries = distinct(product, job.inputs);
   const lines = entries.map((e) => `${JSON.stringify(e)}\n`);

@@ -5,7 +5,14 @@ import { resultsPrefix } from "./jobs";
 export type Cell = string | number | boolean | null;
 
 /** The header every product's results share: `index`, `input`, the product's columns, its policy, then billing. */
-export const csvHeader = (product: Product) => ["index", "input", ...(product.bulk?.columns ?? []), ...policyColumns(product), "credits_used", "suppressed"];
+export const csvHeader = (product: Product) => [
+  "index",
+  "input",
+  ...(product.bulk?.columns ?? []),
+  ...policyColumns(product),
+  "credits_used",
+  "suppressed",
+];
 
 /**
  * Text a spreadsheet would run as a formula (CSV injection): a cell starting with `=`, `+`, `-` or `@`, also after
@@ -47,7 +54,6 @@ export function parseCsvLine(line: string): string[] {
   return cells;
 }
 
-
 /**
  * A stored part: one JSON string per row, one per line. A row is a whole CSV record, and a quoted cell may hold CR or
  * LF (RFC 4180), so rows are never split on line breaks of their own text. Parts written before this format held the
@@ -56,7 +62,10 @@ export function parseCsvLine(line: string): string[] {
 export const partText = (rows: readonly string[]): string => rows.map((row) => `${JSON.stringify(row)}\n`).join("");
 
 export function partRows(text: string): string[] {
-  return text.split("\n").filter(Boolean).map((line) => (line.startsWith('"') ? (JSON.parse(line) as string) : line));
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => (line.startsWith('"') ? (JSON.parse(line) as string) : line));
 }
 
 /** Rows are sent in pieces of this many records. */
@@ -70,7 +79,12 @@ const indexOf = (row: string) => Number(row.slice(0, row.indexOf(",")));
  * stored per chunk of distinct values (a later copy is written with its first occurrence), so the rows of all parts
  * are put back in input order here: one run is at most 100,000 short lines.
  */
-export function resultsStream(env: Env, jobId: number, product: Product, variant: string | undefined): ReadableStream<Uint8Array> {
+export function resultsStream(
+  env: Env,
+  jobId: number,
+  product: Product,
+  variant: string | undefined,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const header = csvHeader(product);
   return new ReadableStream({
@@ -80,14 +94,18 @@ export function resultsStream(env: Env, jobId: number, product: Product, variant
       let cursor: string | undefined;
       do {
         const listed = await env.RESULTS.list({ prefix: resultsPrefix(jobId), ...(cursor ? { cursor } : {}) });
-        const texts = await Promise.all(listed.objects.map(async ({ key }) => (await (await env.RESULTS.get(key))?.text()) ?? ""));
+        const texts = await Promise.all(
+          listed.objects.map(async ({ key }) => (await (await env.RESULTS.get(key))?.text()) ?? ""),
+        );
         for (const text of texts) {
-          for (const row of partRows(text)) if (!variant || rowCounters(product, header, parseCsvLine(row)).includes(variant)) rows.push(row);
+          for (const row of partRows(text))
+            if (!variant || rowCounters(product, header, parseCsvLine(row)).includes(variant)) rows.push(row);
         }
         cursor = listed.truncated ? listed.cursor : undefined;
       } while (cursor);
       rows.sort((a, b) => indexOf(a) - indexOf(b));
-      for (let i = 0; i < rows.length; i += ROWS_PER_PIECE) controller.enqueue(encoder.encode(`${rows.slice(i, i + ROWS_PER_PIECE).join("\n")}\n`));
+      for (let i = 0; i < rows.length; i += ROWS_PER_PIECE)
+        controller.enqueue(encoder.encode(`${rows.slice(i, i + ROWS_PER_PIECE).join("\n")}\n`));
       controller.close();
     },
   });

@@ -19,7 +19,8 @@ export function finishedMailBodies(env: Env, row: JobRow) {
     ...(row.stoppedReason ? [`It stopped early: ${row.stoppedReason}.`] : []),
     ...(counters.length ? [`Counts: ${counters.join(", ")}.`] : []),
   ];
-  const footer = "You get this because bulk_finished_emails is on for the account (PATCH /api/v1/account to turn it off).";
+  const footer =
+    "You get this because bulk_finished_emails is on for the account (PATCH /api/v1/account to turn it off).";
   const text = [...lines, "", `The run: GET ${link}`, `Results: GET ${link}/results`, "", footer, ""].join("\n");
   const html = [
     ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
@@ -36,5 +37,17 @@ export async function queueFinishedMail(env: Env, row: JobRow): Promise<void> {
   if (!settings.bulk_finished_emails) return;
   const recipients = await accountRecipients(database(env), row.accountId);
   const { subject, text, html } = finishedMailBodies(env, row);
-  await queueMail(env, recipients.map((to) => ({ accountId: row.accountId, kind: "bulk_finished", to, subject, text, html, optional: true, dedupeKey: `bulk_finished:${row.id}:${row.finishedAt}:${to}` })));
+  await queueMail(
+    env,
+    recipients.map((to) => ({
+      accountId: row.accountId,
+      kind: "bulk_finished",
+      to,
+      subject,
+      text,
+      html,
+      optional: true,
+      dedupeKey: `bulk_finished:${row.id}:${row.finishedAt}:${to}`,
+    })),
+  );
 }

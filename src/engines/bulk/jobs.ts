@@ -20,7 +20,8 @@ export const inputKey = (jobId: number) => `bulk/${jobId}/input.jsonl`;
 export const resultsPrefix = (jobId: number) => `bulk/${jobId}/results/`;
 
 /** Same inputs (in order) and same webhook URL: what decides whether an Idempotency-Key is reused. */
-export const requestHash = (inputs: unknown[], webhookUrl: string | null) => sha256Hex(JSON.stringify([inputs, webhookUrl]));
+export const requestHash = (inputs: unknown[], webhookUrl: string | null) =>
+  sha256Hex(JSON.stringify([inputs, webhookUrl]));
 
 /**
  * The job object (spec, "Bulk job object"), the same for every product but for its counters and the run options its
@@ -54,9 +55,15 @@ export async function jobViews(db: Database, rows: JobRow[], product?: Product):
   return rows.map((row) => jobView(row, statuses.get(String(row.id)) ?? null, product?.bulk?.jobFields));
 }
 
-export const jobViewOf = async (db: Database, row: JobRow, product?: Product) => (await jobViews(db, [row], product))[0]!;
+export const jobViewOf = async (db: Database, row: JobRow, product?: Product) =>
+  (await jobViews(db, [row], product))[0]!;
 
-export async function findJob(db: Database, product: Product, accountId: string, jobId: number): Promise<JobRow | undefined> {
+export async function findJob(
+  db: Database,
+  product: Product,
+  accountId: string,
+  jobId: number,
+): Promise<JobRow | undefined> {
   return db
     .select()
     .from(bulkJobs)
@@ -91,7 +98,13 @@ export async function listJobs(db: Database, product: Product, accountId: string
   ];
   const where = and(...filters);
   const [rows, [total]] = await Promise.all([
-    db.select().from(bulkJobs).where(where).orderBy(desc(bulkJobs.id)).limit(PER_PAGE).offset((q.page - 1) * PER_PAGE),
+    db
+      .select()
+      .from(bulkJobs)
+      .where(where)
+      .orderBy(desc(bulkJobs.id))
+      .limit(PER_PAGE)
+      .offset((q.page - 1) * PER_PAGE),
     db.select({ n: count() }).from(bulkJobs).where(where),
   ]);
   return { jobs: await jobViews(db, rows, product), total: total?.n ?? 0 };
@@ -102,27 +115,50 @@ export async function requestCancel(db: Database, jobId: number) {
 }
 
 export const saveCreateResponse = (db: Database, jobId: number, response: unknown) =>
-  db.update(bulkJobs).set({ createResponse: JSON.stringify(response) }).where(eq(bulkJobs.id, jobId));
+  db
+    .update(bulkJobs)
+    .set({ createResponse: JSON.stringify(response) })
+    .where(eq(bulkJobs.id, jobId));
 
 /** A settled run that stopped for credits goes back to processing, once: null when someone else resumed it first. */
 export async function markResumed(db: Database, jobId: number): Promise<JobRow | null> {
   const [resumed] = await db
     .update(bulkJobs)
     .set({ status: "processing", stoppedReason: null, finishedAt: null, updatedAt: Date.now() })
-    .where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.status, "completed"), inArray(bulkJobs.stoppedReason, ["insufficient_credits", "key_spend_cap"])))
+    .where(
+      and(
+        eq(bulkJobs.id, jobId),
+        eq(bulkJobs.status, "completed"),
+        inArray(bulkJobs.stoppedReason, ["insufficient_credits", "key_spend_cap"]),
+      ),
+    )
     .returning();
   return resumed ?? null;
 }
 
 /** Adds one chunk's rows to the counters, only if nobody recorded them first (a redelivered message). */
-export async function recordProgress(db: Database, job: JobRow, fromEntry: number, entriesDone: number, rows: number, credits: number, counts: Record<string, number>) {
+export async function recordProgress(
+  db: Database,
+  job: JobRow,
+  fromEntry: number,
+  entriesDone: number,
+  rows: number,
+  credits: number,
+  counts: Record<string, number>,
+) {
   let countsSql = sql`${bulkJobs.counts}`;
   for (const [key, n] of Object.entries(counts)) {
     countsSql = sql`json_set(${countsSql}, ${`$.${key}`}, coalesce(json_extract(${bulkJobs.counts}, ${`$.${key}`}), 0) + ${n})`;
   }
   const updated = await db
     .update(bulkJobs)
-    .set({ nextEntry: fromEntry + entriesDone, processed: sql`${bulkJobs.processed} + ${rows}`, creditsUsed: sql`${bulkJobs.creditsUsed} + ${credits}`, counts: countsSql, updatedAt: Date.now() })
+    .set({
+      nextEntry: fromEntry + entriesDone,
+      processed: sql`${bulkJobs.processed} + ${rows}`,
+      creditsUsed: sql`${bulkJobs.creditsUsed} + ${credits}`,
+      counts: countsSql,
+      updatedAt: Date.now(),
+    })
     .where(and(eq(bulkJobs.id, job.id), eq(bulkJobs.nextEntry, fromEntry)))
     .returning({ id: bulkJobs.id });
   return updated.length > 0;

@@ -20,7 +20,8 @@ export async function requeueStalledJobs(env: Env, now: number, staleMs: number)
     .set({ updatedAt: now })
     .where(and(inArray(bulkJobs.status, [...ACTIVE]), lt(bulkJobs.updatedAt, now - staleMs)))
     .returning({ id: bulkJobs.id });
-  if (stalled.length) await env.JOBS.sendBatch(stalled.map(({ id }) => ({ body: { type: "run", jobId: id } satisfies RunMessage })));
+  if (stalled.length)
+    await env.JOBS.sendBatch(stalled.map(({ id }) => ({ body: { type: "run", jobId: id } satisfies RunMessage })));
   return stalled.length;
 }
 
@@ -49,6 +50,9 @@ export async function requeueUnsentEvents(env: Env, now: number, staleMs: number
 
 /** Runs still queued or processing. */
 export async function openRuns(env: Env): Promise<number> {
-  const [row] = await database(env).select({ n: count() }).from(bulkJobs).where(inArray(bulkJobs.status, [...ACTIVE]));
+  const [row] = await database(env)
+    .select({ n: count() })
+    .from(bulkJobs)
+    .where(inArray(bulkJobs.status, [...ACTIVE]));
   return row?.n ?? 0;
 }

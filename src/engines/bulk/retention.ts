@@ -20,12 +20,21 @@ export async function sweepBulkRuns(env: Env, now = Date.now()) {
   const expiredInputs = await db
     .select({ id: bulkJobs.id })
     .from(bulkJobs)
-    .where(and(eq(bulkJobs.inputExpired, false), lt(bulkJobs.createdAt, now - INPUT_RETENTION_DAYS * DAY_MS), inArray(bulkJobs.status, [...FINISHED])));
+    .where(
+      and(
+        eq(bulkJobs.inputExpired, false),
+        lt(bulkJobs.createdAt, now - INPUT_RETENTION_DAYS * DAY_MS),
+        inArray(bulkJobs.status, [...FINISHED]),
+      ),
+    );
   for (const { id } of expiredInputs) {
     await env.RESULTS.delete(inputKey(id));
     await db.update(bulkJobs).set({ inputExpired: true }).where(eq(bulkJobs.id, id));
   }
-  const expiredRuns = await db.select({ id: bulkJobs.id }).from(bulkJobs).where(lt(bulkJobs.createdAt, now - RETENTION_DAYS * DAY_MS));
+  const expiredRuns = await db
+    .select({ id: bulkJobs.id })
+    .from(bulkJobs)
+    .where(lt(bulkJobs.createdAt, now - RETENTION_DAYS * DAY_MS));
   for (const { id } of expiredRuns) {
     await deletePrefix(env, `bulk/${id}/`);
     await db.delete(bulkJobs).where(eq(bulkJobs.id, id));

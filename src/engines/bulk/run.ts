@@ -19,7 +19,10 @@ const SLICE_MS = 20_000;
 export type ProductLookup = (name: string) => Product | undefined;
 
 /** The fields of a run its finished event reports. */
-export type FinishedFields = Pick<JobRow, "id" | "product" | "status" | "total" | "processed" | "counts" | "creditsUsed" | "stoppedReason" | "finishedAt">;
+export type FinishedFields = Pick<
+  JobRow,
+  "id" | "product" | "status" | "total" | "processed" | "counts" | "creditsUsed" | "stoppedReason" | "finishedAt"
+>;
 
 /**
  * The finished event exactly as first delivered; frozen in the outbox so redeliveries send the same bytes. Test
@@ -43,14 +46,26 @@ export function finishedBody(row: FinishedFields): string {
 export async function queueFinishedEvent(env: Env, row: JobRow) {
   if (!row.webhookUrl || !row.webhookSecret) return;
   const body = finishedBody(row);
-  await enqueueDelivery(env, { owner: "job", ownerId: String(row.id), event: `bulk_${row.product}_job.finished`, url: row.webhookUrl, secret: row.webhookSecret, body });
+  await enqueueDelivery(env, {
+    owner: "job",
+    ownerId: String(row.id),
+    event: `bulk_${row.product}_job.finished`,
+    url: row.webhookUrl,
+    secret: row.webhookSecret,
+    body,
+  });
 }
 
 /**
  * Settles a run once (whoever gets here first) and hands its completion webhook to the outbox. A crash between the
  * two leaves a finished run without a delivery record, which the recovery sweep finds (`requeueUnsentEvents`).
  */
-export async function finishJob(env: Env, jobId: number, status: (typeof FINISHED)[number], stoppedReason: string | null = null) {
+export async function finishJob(
+  env: Env,
+  jobId: number,
+  status: (typeof FINISHED)[number],
+  stoppedReason: string | null = null,
+) {
   const db = database(env);
   const now = Date.now();
   const [row] = await db
@@ -61,7 +76,9 @@ export async function finishJob(env: Env, jobId: number, status: (typeof FINISHE
   if (!row) return;
   await queueFinishedEvent(env, row);
   // The mail is a courtesy beside the webhook: a failure to queue it is logged, never a reason to redo the finish.
-  await queueFinishedMail(env, row).catch((err) => console.error(JSON.stringify({ event: "bulk_finished_mail_failed", job: row.id, error: String(err) })));
+  await queueFinishedMail(env, row).catch((err) =>
+    console.error(JSON.stringify({ event: "bulk_finished_mail_failed", job: row.id, error: String(err) })),
+  );
 }
 
 async function readChunk(env: Env, row: JobRow, chunk: number): Promise<Entry[] | null> {
@@ -69,7 +86,10 @@ async function readChunk(env: Env, row: JobRow, chunk: number): Promise<Entry[] 
   const length = row.chunkOffsets[chunk + 1]! - offset;
   const object = await env.RESULTS.get(inputKey(row.id), { range: { offset, length } });
   if (!object) return null;
-  return (await object.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as Entry);
+  return (await object.text())
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Entry);
 }
 
 const cellOf = (input: unknown): Cell => (typeof input === "string" ? input : JSON.stringify(input));
@@ -79,8 +99,20 @@ async function runChunk(env: Env, product: Product, row: JobRow, entries: Entry[
   const shape = product.bulk!;
   const payer = await storedPayer(env, row.accountId, row.keyId);
   const operationId = `bulk:${row.id}:${row.nextEntry}`;
-  const options = { refresh: row.options.refresh === true, maxAgeSeconds: (row.options.max_age as number | null) ?? null, honorSuppressions: true, extra: row.options };
-  const run = await walk(product, { env, payer, requestId: operationId, operationId, inputs: entries.map((e) => e.v), options });
+  const options = {
+    refresh: row.options.refresh === true,
+    maxAgeSeconds: (row.options.max_age as number | null) ?? null,
+    honorSuppressions: true,
+    extra: row.options,
+  };
+  const run = await walk(product, {
+    env,
+    payer,
+    requestId: operationId,
+    operationId,
+    inputs: entries.map((e) => e.v),
+    options,
+  });
   const header = ["input", ...shape.columns, ...policyColumns(product)];
   const lines: string[] = [];
   run.items.forEach((item, n) => {
@@ -128,7 +160,11 @@ function tallyPart(product: Product, lines: string[], entries: Entry[]) {
 /** Runs `work` while touching the run's `updated_at` every HEARTBEAT_MS, so the recovery sweep sees it is alive. */
 async function withHeartbeat<T>(db: ReturnType<typeof database>, jobId: number, work: () => Promise<T>): Promise<T> {
   const beat = setInterval(() => {
-    db.update(bulkJobs).set({ updatedAt: Date.now() }).where(eq(bulkJobs.id, jobId)).run().catch(() => {});
+    db.update(bulkJobs)
+      .set({ updatedAt: Date.now() })
+      .where(eq(bulkJobs.id, jobId))
+      .run()
+      .catch(() => {});
   }, HEARTBEAT_MS);
   try {
     return await work();
@@ -148,7 +184,10 @@ export async function runJob(env: Env, jobId: number, productNamed: ProductLooku
   // Should this consumer die, the recovery alarm picks the run up again.
   await Promise.all([
     armRecovery(env, started),
-    db.update(bulkJobs).set({ status: "processing", updatedAt: started }).where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.status, "queued"))),
+    db
+      .update(bulkJobs)
+      .set({ status: "processing", updatedAt: started })
+      .where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.status, "queued"))),
   ]);
   while (true) {
     // Let the event loop look at the network between chunks (a timer, not a microtask).
@@ -165,9 +204,14 @@ export async function runJob(env: Env, jobId: number, productNamed: ProductLooku
     if (!stored) return finishJob(env, jobId, "failed");
     const entries = stored.slice(row.nextEntry - chunk * CHUNK_ENTRIES);
     const { run, lines } = await withHeartbeat(db, jobId, () => runChunk(env, product, row, entries));
-    const part = await keepFirstPart(env, `${resultsPrefix(row.id)}${String(row.nextEntry).padStart(7, "0")}.csv`, lines);
+    const part = await keepFirstPart(
+      env,
+      `${resultsPrefix(row.id)}${String(row.nextEntry).padStart(7, "0")}.csv`,
+      lines,
+    );
     const tally = tallyPart(product, part, entries);
     await recordProgress(db, row, row.nextEntry, tally.entriesDone, tally.rows, tally.credits, tally.counts);
-    if (tally.entriesDone < entries.length) return finishJob(env, jobId, "completed", run.refused ?? run.stoppedReason ?? "insufficient_credits");
+    if (tally.entriesDone < entries.length)
+      return finishJob(env, jobId, "completed", run.refused ?? run.stoppedReason ?? "insufficient_credits");
   }
 }

@@ -1,4 +1,11 @@
-import type { AdmissionRequest, Entered, ReserveRequest, ReserveResult, SettleResult, UsageCounter } from "../../../durable-objects/account-credits";
+import type {
+  AdmissionRequest,
+  Entered,
+  ReserveRequest,
+  ReserveResult,
+  SettleResult,
+  UsageCounter,
+} from "../../../durable-objects/account-credits";
 import type { Admission } from "../../limits/admission";
 
 export type StopReason = "insufficient_credits" | "key_spend_cap";
@@ -97,17 +104,40 @@ export const creditsStub = (env: Env, accountId: string) => env.CREDITS.get(env.
 export function accountEntry(env: Env, accountId: string, admission?: Admission) {
   const stub = creditsStub(env, accountId);
   /** The `enter*` call while the request is not admitted yet, the plain one after. */
-  async function call<T>(entering: (entry: AdmissionRequest) => Promise<Entered<T>>, plain: () => Promise<T>): Promise<T> {
+  async function call<T>(
+    entering: (entry: AdmissionRequest) => Promise<Entered<T>>,
+    plain: () => Promise<T>,
+  ): Promise<T> {
     const entry = admission?.take();
     return entry ? admission!.value(await entering(entry)) : plain();
   }
   return {
     /** Admits the request if nothing admitted it yet (a route with nothing else to ask, or before its side effects). */
-    admit: () => call((entry) => stub.enter(entry), async () => null),
-    snapshot: () => call((entry) => stub.enterSnapshot(entry), () => stub.snapshot()),
-    ledger: (page: number, perPage: number) => call((entry) => stub.enterLedger(entry, page, perPage), () => stub.ledger(page, perPage)),
-    reserve: (request: ReserveRequest) => call<ReserveResult>((entry) => stub.enterReserve(entry, request), () => stub.reserve(request)),
-    balance: (product: string | null) => call((entry) => stub.enterBalance(entry, product), () => stub.balance(product)),
+    admit: () =>
+      call(
+        (entry) => stub.enter(entry),
+        async () => null,
+      ),
+    snapshot: () =>
+      call(
+        (entry) => stub.enterSnapshot(entry),
+        () => stub.snapshot(),
+      ),
+    ledger: (page: number, perPage: number) =>
+      call(
+        (entry) => stub.enterLedger(entry, page, perPage),
+        () => stub.ledger(page, perPage),
+      ),
+    reserve: (request: ReserveRequest) =>
+      call<ReserveResult>(
+        (entry) => stub.enterReserve(entry, request),
+        () => stub.reserve(request),
+      ),
+    balance: (product: string | null) =>
+      call(
+        (entry) => stub.enterBalance(entry, product),
+        () => stub.balance(product),
+      ),
   };
 }
 
@@ -131,7 +161,8 @@ function asHold(reserved: ReserveResult): Hold {
 export function accountCredits(env: Env, payer: Payer): Credits {
   const stub = creditsStub(env, payer.accountId);
   const entry = accountEntry(env, payer.accountId, payer.admission);
-  const claims = (product: string, items: { key: string; units: number }[] | undefined) => (items ? { claims: { product, items } } : {});
+  const claims = (product: string, items: { key: string; units: number }[] | undefined) =>
+    items ? { claims: { product, items } } : {};
   return {
     async hold(request) {
       const reserved = await entry.reserve({
@@ -142,13 +173,22 @@ export function accountCredits(env: Env, payer: Payer): Credits {
         dailyCreditCap: payer.dailyCreditCap,
         share: request.share ?? false,
         ...claims(request.product, request.claims),
-        ...(request.unitsPerCredit > 1 ? { units: { product: request.product, perCredit: request.unitsPerCredit } } : {}),
+        ...(request.unitsPerCredit > 1
+          ? { units: { product: request.product, perCredit: request.unitsPerCredit } }
+          : {}),
       });
       return asHold(reserved);
     },
     async resize(holdId, request) {
       const { product, claims: items, ...rest } = request;
-      return asHold(await stub.resize(holdId, { ...rest, minimum: 1, dailyCreditCap: payer.dailyCreditCap, ...claims(product, items) }));
+      return asHold(
+        await stub.resize(holdId, {
+          ...rest,
+          minimum: 1,
+          dailyCreditCap: payer.dailyCreditCap,
+          ...claims(product, items),
+        }),
+      );
     },
     async awaitClaims(product, keys, timeoutMs) {
       await stub.awaitClaims(product, keys, timeoutMs);
@@ -172,11 +212,27 @@ export function accountCredits(env: Env, payer: Payer): Credits {
 export const freeCredits: Credits = {
   async hold(request) {
     const claimed = (request.claims ?? []).map((c) => c.key);
-    return { ok: true, id: "free", units: request.units, limitedBy: null, fairUseRemaining: Number.POSITIVE_INFINITY, busy: [], claimed };
+    return {
+      ok: true,
+      id: "free",
+      units: request.units,
+      limitedBy: null,
+      fairUseRemaining: Number.POSITIVE_INFINITY,
+      busy: [],
+      claimed,
+    };
   },
   async resize(_holdId, request) {
     const claimed = (request.claims ?? []).map((c) => c.key);
-    return { ok: true, id: "free", units: request.units, limitedBy: null, fairUseRemaining: Number.POSITIVE_INFINITY, busy: [], claimed };
+    return {
+      ok: true,
+      id: "free",
+      units: request.units,
+      limitedBy: null,
+      fairUseRemaining: Number.POSITIVE_INFINITY,
+      busy: [],
+      claimed,
+    };
   },
   async awaitClaims() {},
   async settle(_holdId, charge) {
@@ -191,4 +247,5 @@ export const freeCredits: Credits = {
   },
 };
 
-export const creditsFor = (env: Env, payer: Payer | null): Credits => (payer ? accountCredits(env, payer) : freeCredits);
+export const creditsFor = (env: Env, payer: Payer | null): Credits =>
+  payer ? accountCredits(env, payer) : freeCredits;

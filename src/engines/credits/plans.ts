@@ -32,7 +32,8 @@ export const monthStart = (index: number) => Date.UTC(Math.floor(index / 12), in
 export function applyMonthlyGrants(planCredits: number, monthlyCredits: number, months: number): number {
   let credits = planCredits;
   const cap = monthlyCredits * ROLLOVER_MONTHS;
-  for (let i = 0; i < Math.min(months, ROLLOVER_MONTHS); i++) credits = Math.max(credits, Math.min(credits + monthlyCredits, cap));
+  for (let i = 0; i < Math.min(months, ROLLOVER_MONTHS); i++)
+    credits = Math.max(credits, Math.min(credits + monthlyCredits, cap));
   return credits;
 }
 

@@ -5,7 +5,12 @@
  */
 const PART_BYTES = 8 * 1024 * 1024;
 
-export async function putStream(bucket: R2Bucket, key: string, stream: ReadableStream<Uint8Array>, partBytes = PART_BYTES): Promise<number> {
+export async function putStream(
+  bucket: R2Bucket,
+  key: string,
+  stream: ReadableStream<Uint8Array>,
+  partBytes = PART_BYTES,
+): Promise<number> {
   const upload = await bucket.createMultipartUpload(key);
   const parts: R2UploadedPart[] = [];
   let part = new Uint8Array(partBytes);

@@ -28,17 +28,30 @@ function due(dataset: RefreshableDataset, row: RefreshRow | undefined, now: numb
 }
 
 /** The cron's work: start each due refresh, nudge stalled runs, fail runs stalled for good. */
-export async function refreshDueDatasets(env: Env, now: number): Promise<{ started: string[]; nudged: string[]; failed: string[] }> {
+export async function refreshDueDatasets(
+  env: Env,
+  now: number,
+): Promise<{ started: string[]; nudged: string[]; failed: string[] }> {
   const rows = new Map((await refreshRows(env.DB)).map((r) => [r.name, r]));
   const out = { started: [] as string[], nudged: [] as string[], failed: [] as string[] };
   for (const dataset of refreshableDatasets()) {
     const row = rows.get(dataset.name);
     const base = dataset.appliesTo === undefined ? null : rows.get(dataset.appliesTo);
-    if (dataset.appliesTo !== undefined && (!base?.last_success_at || base.run || out.started.includes(dataset.appliesTo))) continue;
+    if (
+      dataset.appliesTo !== undefined &&
+      (!base?.last_success_at || base.run || out.started.includes(dataset.appliesTo))
+    )
+      continue;
     if (row?.run) {
       const idle = now - (row.step_at ?? 0);
       if (idle > GIVE_UP_MS) {
-        await failRun(env.DB, dataset.name, row.run, `stalled: no progress since ${new Date(row.step_at ?? 0).toISOString()}`, now);
+        await failRun(
+          env.DB,
+          dataset.name,
+          row.run,
+          `stalled: no progress since ${new Date(row.step_at ?? 0).toISOString()}`,
+          now,
+        );
         out.failed.push(dataset.name);
       } else if (idle > STALL_MS) {
         await env.JOBS.send({ type: "dataset_refresh", name: dataset.name, run: row.run } satisfies RefreshMessage);

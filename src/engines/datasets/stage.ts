@@ -33,7 +33,8 @@ export function sourceUrl(env: Env, source: SourceFile): string {
 export function candidateUrls(url: string, now: number): string[] {
   if (!url.includes("{month}")) return [url];
   const date = new Date(now);
-  const month = (offset: number) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - offset, 1)).toISOString().slice(0, 10);
+  const month = (offset: number) =>
+    new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - offset, 1)).toISOString().slice(0, 10);
   return [url.replaceAll("{month}", month(0)), url.replaceAll("{month}", month(1))];
 }
 
@@ -48,7 +49,14 @@ function fileNameOf(response: Response, url: string): string {
  * Downloads `source` into `prefix`. Returns null when the publisher answered 304 to the `tag` of the last refresh.
  * A publisher's error (any other non-2xx answer, a network failure) is a RefreshFailure: the refresh fails visibly.
  */
-export async function stageFile(bucket: R2Bucket, template: string, source: SourceFile, prefix: string, tag: string | null, now = Date.now()): Promise<StagedFile | null> {
+export async function stageFile(
+  bucket: R2Bucket,
+  template: string,
+  source: SourceFile,
+  prefix: string,
+  tag: string | null,
+  now = Date.now(),
+): Promise<StagedFile | null> {
   const urls = candidateUrls(template, now);
   for (const [i, url] of urls.entries()) {
     try {
@@ -62,7 +70,13 @@ export async function stageFile(bucket: R2Bucket, template: string, source: Sour
 
 class NotPublished extends RefreshFailure {}
 
-async function stageUrl(bucket: R2Bucket, url: string, source: SourceFile, prefix: string, tag: string | null): Promise<StagedFile | null> {
+async function stageUrl(
+  bucket: R2Bucket,
+  url: string,
+  source: SourceFile,
+  prefix: string,
+  tag: string | null,
+): Promise<StagedFile | null> {
   const headers = new Headers({ "user-agent": "verification-api dataset refresh" });
   if (tag?.startsWith('"') || tag?.startsWith("W/")) headers.set("if-none-match", tag);
   else if (tag) headers.set("if-modified-since", tag);
@@ -98,7 +112,13 @@ async function stageUrl(bucket: R2Bucket, url: string, source: SourceFile, prefi
   const textKey = `${prefix}.txt`;
   let size: number;
   try {
-    size = await putStream(bucket, textKey, members ? membersText(bucket, rawKey, members) : (await bucket.get(rawKey))!.body.pipeThrough(new DecompressionStream("gzip")));
+    size = await putStream(
+      bucket,
+      textKey,
+      members
+        ? membersText(bucket, rawKey, members)
+        : (await bucket.get(rawKey))!.body.pipeThrough(new DecompressionStream("gzip")),
+    );
   } catch (err) {
     throw new RefreshFailure(`inflating ${fileName || url}: ${String(err)}`);
   }
@@ -122,7 +142,8 @@ function membersText(bucket: R2Bucket, key: string, members: ZipMember[]): Reada
         if (!reader) {
           const member = members[index];
           if (!member) return controller.close();
-          const body = (await bucket.get(key, { range: { offset: member.dataOffset, length: member.compressedSize } }))!.body;
+          const body = (await bucket.get(key, { range: { offset: member.dataOffset, length: member.compressedSize } }))!
+            .body;
           reader = (member.method === 8 ? body.pipeThrough(new DecompressionStream("deflate-raw")) : body).getReader();
           last = 10;
         }

@@ -41,12 +41,20 @@ export const START: Cursor = { file: 0, offset: 0, state: null, records: 0, skip
 export const readFiles = (row: RefreshRow): StagedFile[] => JSON.parse(row.files ?? "[]") as StagedFile[];
 export const readCursor = (row: RefreshRow): Cursor => (row.cursor ? (JSON.parse(row.cursor) as Cursor) : START);
 
-export const refreshRows = async (db: D1Database): Promise<RefreshRow[]> => (await db.prepare("SELECT * FROM dataset_refresh ORDER BY name").all<RefreshRow>()).results;
+export const refreshRows = async (db: D1Database): Promise<RefreshRow[]> =>
+  (await db.prepare("SELECT * FROM dataset_refresh ORDER BY name").all<RefreshRow>()).results;
 
-export const refreshRow = (db: D1Database, name: string) => db.prepare("SELECT * FROM dataset_refresh WHERE name = ?").bind(name).first<RefreshRow>();
+export const refreshRow = (db: D1Database, name: string) =>
+  db.prepare("SELECT * FROM dataset_refresh WHERE name = ?").bind(name).first<RefreshRow>();
 
 /** Starts run `run` unless one is in progress; false when one is. */
-export async function claimRun(db: D1Database, name: string, run: string, now: number, forced: boolean): Promise<boolean> {
+export async function claimRun(
+  db: D1Database,
+  name: string,
+  run: string,
+  now: number,
+  forced: boolean,
+): Promise<boolean> {
   const row = await db
     .prepare(
       `INSERT INTO dataset_refresh (name, run, phase, status, error, last_attempt_at, step_at, cursor, files, forced)
@@ -62,15 +70,36 @@ export async function claimRun(db: D1Database, name: string, run: string, now: n
 }
 
 /** The statement that moves run `run` on (`where` adds a condition, e.g. the cursor it read). */
-export function advance(db: D1Database, name: string, run: string, set: Partial<RefreshRow>, where: { cursor?: string | null } = {}): D1PreparedStatement {
+export function advance(
+  db: D1Database,
+  name: string,
+  run: string,
+  set: Partial<RefreshRow>,
+  where: { cursor?: string | null } = {},
+): D1PreparedStatement {
   const columns = Object.keys(set);
   const values = Object.values(set);
   const assignments = columns.map((c, i) => `${c} = ?${i + 3}`).join(", ");
-  const cursorCondition = where.cursor === undefined ? "" : where.cursor === null ? " AND cursor IS NULL" : ` AND cursor = ?${columns.length + 3}`;
+  const cursorCondition =
+    where.cursor === undefined
+      ? ""
+      : where.cursor === null
+        ? " AND cursor IS NULL"
+        : ` AND cursor = ?${columns.length + 3}`;
   const bound = [name, run, ...values, ...(where.cursor ? [where.cursor] : [])];
-  return db.prepare(`UPDATE dataset_refresh SET ${assignments} WHERE name = ?1 AND run = ?2${cursorCondition}`).bind(...bound);
+  return db
+    .prepare(`UPDATE dataset_refresh SET ${assignments} WHERE name = ?1 AND run = ?2${cursorCondition}`)
+    .bind(...bound);
 }
 
 /** Ends run `run` as failed: answers keep reading the generation they read; the error is shown until the next success. */
 export const failRun = (db: D1Database, name: string, run: string, error: string, now: number) =>
-  advance(db, name, run, { run: null, phase: null, status: "failed", error: error.slice(0, 1_000), step_at: now, cursor: null, files: null }).run();
+  advance(db, name, run, {
+    run: null,
+    phase: null,
+    status: "failed",
+    error: error.slice(0, 1_000),
+    step_at: now,
+    cursor: null,
+    files: null,
+  }).run();

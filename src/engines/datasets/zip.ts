@@ -23,7 +23,12 @@ const view = (bytes: Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset,
 const u64 = (v: DataView, at: number) => Number(v.getBigUint64(at, true));
 
 /** The first member whose name matches `wanted` (default: the first file). */
-export async function findZipMember(bucket: R2Bucket, key: string, size: number, wanted: RegExp | undefined): Promise<ZipMember> {
+export async function findZipMember(
+  bucket: R2Bucket,
+  key: string,
+  size: number,
+  wanted: RegExp | undefined,
+): Promise<ZipMember> {
   return (await findZipMembers(bucket, key, size, wanted, false))[0]!;
 }
 
@@ -31,7 +36,13 @@ export async function findZipMember(bucket: R2Bucket, key: string, size: number,
  * Members whose names match `wanted`, in the central directory's order: every one (`all`: OS Open Names' hundreds of
  * grid-square files), else the first. Throws when none matches.
  */
-export async function findZipMembers(bucket: R2Bucket, key: string, size: number, wanted: RegExp | undefined, all: boolean): Promise<ZipMember[]> {
+export async function findZipMembers(
+  bucket: R2Bucket,
+  key: string,
+  size: number,
+  wanted: RegExp | undefined,
+  all: boolean,
+): Promise<ZipMember[]> {
   const members: ZipMember[] = [];
   const tailLength = Math.min(size, 65_557);
   const tail = await readRange(bucket, key, size - tailLength, tailLength);
@@ -49,7 +60,8 @@ export async function findZipMembers(bucket: R2Bucket, key: string, size: number
   let cdOffset = t.getUint32(eocd + 16, true);
   if (cdOffset === MAX || entries === 0xffff) {
     const locator = eocd - 20;
-    if (locator < 0 || t.getUint32(locator, true) !== EOCD64_LOCATOR) throw new Error("zip64 archive without its locator");
+    if (locator < 0 || t.getUint32(locator, true) !== EOCD64_LOCATOR)
+      throw new Error("zip64 archive without its locator");
     const record = view(await readRange(bucket, key, u64(t, locator + 8), 56));
     entries = u64(record, 32);
     cdSize = u64(record, 40);
@@ -87,7 +99,8 @@ export async function findZipMembers(bucket: R2Bucket, key: string, size: number
     const local = view(await readRange(bucket, key, localOffset, 30));
     if (local.getUint32(0, true) !== LOCAL) throw new Error(`corrupt zip member ${name}`);
     const dataOffset = localOffset + 30 + local.getUint16(26, true) + local.getUint16(28, true);
-    if (method !== 0 && method !== 8) throw new Error(`zip member ${name} uses compression method ${method} (stored or deflated only)`);
+    if (method !== 0 && method !== 8)
+      throw new Error(`zip member ${name} uses compression method ${method} (stored or deflated only)`);
     members.push({ name, method, dataOffset, compressedSize });
   }
   if (members.length) return members;

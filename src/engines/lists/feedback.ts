@@ -26,8 +26,17 @@ interface FeedbackRow {
 }
 
 /** 9 parameters a row: 11 rows a statement stays under D1's 100. */
-function insertStatements(db: Database, accountId: string, product: string, source: string, rows: FeedbackRow[], now: number): BatchItem<"sqlite">[] {
-  return chunks(rows, 11).map((part) => db.insert(feedback).values(part.map((r) => ({ accountId, product, source, ...r, createdAt: now }))));
+function insertStatements(
+  db: Database,
+  accountId: string,
+  product: string,
+  source: string,
+  rows: FeedbackRow[],
+  now: number,
+): BatchItem<"sqlite">[] {
+  return chunks(rows, 11).map((part) =>
+    db.insert(feedback).values(part.map((r) => ({ accountId, product, source, ...r, createdAt: now }))),
+  );
 }
 
 /** What recording a list of events did. */
@@ -42,7 +51,15 @@ export interface Received {
  * Records events (and `ignored` inbound events as a count) and puts values on the suppression list where the product
  * says so, all in one D1 batch. `source` is `api` for posted outcomes, else the sender's name.
  */
-export async function receiveFeedback<In, Out>(env: Env, product: Product<In, Out>, accountId: string, source: string, events: FeedbackEvent<In>[], ignored: number, now: number): Promise<Received> {
+export async function receiveFeedback<In, Out>(
+  env: Env,
+  product: Product<In, Out>,
+  accountId: string,
+  source: string,
+  events: FeedbackEvent<In>[],
+  ignored: number,
+  now: number,
+): Promise<Received> {
   const shape = product.feedback!;
   const db = database(env);
   const rows: FeedbackRow[] = [];
@@ -51,18 +68,27 @@ export async function receiveFeedback<In, Out>(env: Env, product: Product<In, Ou
   events.forEach((event, index) => {
     const read = shape.read(event.value);
     if (!read) return void invalid.push(index);
-    const detail = { ...event.detail, ...(event.occurredAt === null ? {} : { occurred_at: new Date(event.occurredAt).toISOString() }) };
+    const detail = {
+      ...event.detail,
+      ...(event.occurredAt === null ? {} : { occurred_at: new Date(event.occurredAt).toISOString() }),
+    };
     rows.push({ key: read.key, facet: read.facet, outcome: event.outcome, kind: event.kind, detail });
     const suppressed = shape.suppresses?.(event, read.key);
     if (suppressed) suppress.set(read.key, { key: read.key, ...suppressed });
   });
   if (shape.facets && rows.length) {
-    const facets = await shape.facets(env, rows.map((r) => r.key));
+    const facets = await shape.facets(
+      env,
+      rows.map((r) => r.key),
+    );
     rows.forEach((row, i) => (row.facet = facets[i] ?? row.facet));
   }
   // One row per request, however many events it ignored.
   if (ignored > 0) rows.push({ key: "", facet: null, outcome: IGNORED, kind: null, detail: { count: ignored } });
-  const statements = [...insertStatements(db, accountId, product.name, source, rows, now), ...suppressStatements(db, accountId, product.name, [...suppress.values()], "feedback", now, product.keys?.version)];
+  const statements = [
+    ...insertStatements(db, accountId, product.name, source, rows, now),
+    ...suppressStatements(db, accountId, product.name, [...suppress.values()], "feedback", now, product.keys?.version),
+  ];
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
   return { recorded: rows.length - (ignored > 0 ? 1 : 0), suppressed: suppress.size, invalid };
@@ -82,23 +108,49 @@ export interface FeedbackSummary {
 
 const FACETS_SHOWN = 100;
 
-export async function feedbackSummary(db: Database, product: Product, accountId: string, since: number, until: number): Promise<FeedbackSummary> {
+export async function feedbackSummary(
+  db: Database,
+  product: Product,
+  accountId: string,
+  since: number,
+  until: number,
+): Promise<FeedbackSummary> {
   const shape = product.feedback!;
-  const window = and(eq(feedback.accountId, accountId), eq(feedback.product, product.name), gte(feedback.createdAt, since), lt(feedback.createdAt, until));
+  const window = and(
+    eq(feedback.accountId, accountId),
+    eq(feedback.product, product.name),
+    gte(feedback.createdAt, since),
+    lt(feedback.createdAt, until),
+  );
   const counted = and(window, ne(feedback.outcome, IGNORED));
   const [byOutcome, byFacet, [skipped]] = await Promise.all([
-    db.select({ outcome: feedback.outcome, kind: feedback.kind, n: count() }).from(feedback).where(counted).groupBy(feedback.outcome, feedback.kind),
+    db
+      .select({ outcome: feedback.outcome, kind: feedback.kind, n: count() })
+      .from(feedback)
+      .where(counted)
+      .groupBy(feedback.outcome, feedback.kind),
     db
       .select({ facet: feedback.facet, outcome: feedback.outcome, n: count() })
       .from(feedback)
-      .where(and(counted, sql`${feedback.facet} IN (${db.select({ facet: feedback.facet }).from(feedback).where(counted).groupBy(feedback.facet).orderBy(desc(count()), feedback.facet).limit(FACETS_SHOWN)})`))
+      .where(
+        and(
+          counted,
+          sql`${feedback.facet} IN (${db.select({ facet: feedback.facet }).from(feedback).where(counted).groupBy(feedback.facet).orderBy(desc(count()), feedback.facet).limit(FACETS_SHOWN)})`,
+        ),
+      )
       .groupBy(feedback.facet, feedback.outcome),
-    db.select({ n: sql<number>`coalesce(sum(json_extract(${feedback.detail}, '$.count')), 0)` }).from(feedback).where(and(window, eq(feedback.outcome, IGNORED))),
+    db
+      .select({ n: sql<number>`coalesce(sum(json_extract(${feedback.detail}, '$.count')), 0)` })
+      .from(feedback)
+      .where(and(window, eq(feedback.outcome, IGNORED))),
   ]);
   const zero = () => Object.fromEntries(shape.outcomes.map((o) => [o, 0])) as Record<string, number>;
   const outcomes = zero();
   const kinds: Record<string, Record<string, number>> = Object.fromEntries(
-    Object.entries(shape.kinds?.of ?? {}).map(([outcome, list]) => [outcome, Object.fromEntries((list ?? []).map((k) => [k, 0]))]),
+    Object.entries(shape.kinds?.of ?? {}).map(([outcome, list]) => [
+      outcome,
+      Object.fromEntries((list ?? []).map((k) => [k, 0])),
+    ]),
   );
   for (const row of byOutcome) {
     outcomes[row.outcome] = (outcomes[row.outcome] ?? 0) + row.n;
@@ -113,7 +165,13 @@ export async function feedbackSummary(db: Database, product: Product, accountId:
     facets.set(facet, entry);
   }
   const sorted = [...facets.values()].sort((a, b) => b.total - a.total || a.facet.localeCompare(b.facet));
-  return { total: Object.values(outcomes).reduce((a, b) => a + b, 0), outcomes, kinds, facets: sorted, ignored: Number(skipped?.n ?? 0) };
+  return {
+    total: Object.values(outcomes).reduce((a, b) => a + b, 0),
+    outcomes,
+    kinds,
+    facets: sorted,
+    ignored: Number(skipped?.n ?? 0),
+  };
 }
 
 /** The latest outcome recorded for a key, and when (Unix ms). */
@@ -128,7 +186,13 @@ export interface LatestFeedback {
  * outcomes recorded since `since`, newest first, to run in the product's own D1 batch; `latestByKey` reads its rows.
  * The `feedback_key` index (account, product, key) serves it.
  */
-export function latestFeedbackStatement(d1: D1Database, accountId: string, product: string, keys: string[], since: number): D1PreparedStatement {
+export function latestFeedbackStatement(
+  d1: D1Database,
+  accountId: string,
+  product: string,
+  keys: string[],
+  since: number,
+): D1PreparedStatement {
   return d1
     .prepare(
       `SELECT key, outcome, kind, created_at AS at FROM feedback

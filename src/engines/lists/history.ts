@@ -21,8 +21,17 @@ export interface HistoryEntry {
 }
 
 /** 12 parameters a row. */
-export function historyStatements(db: Database, accountId: string, product: string, requestId: string, entries: HistoryEntry[], now: number): BatchItem<"sqlite">[] {
-  return chunks(entries, 8).map((part) => db.insert(history).values(part.map((e) => ({ accountId, product, requestId, ...e, createdAt: now }))));
+export function historyStatements(
+  db: Database,
+  accountId: string,
+  product: string,
+  requestId: string,
+  entries: HistoryEntry[],
+  now: number,
+): BatchItem<"sqlite">[] {
+  return chunks(entries, 8).map((part) =>
+    db.insert(history).values(part.map((e) => ({ accountId, product, requestId, ...e, createdAt: now }))),
+  );
 }
 
 export interface HistoryFilter {
@@ -44,10 +53,17 @@ export async function listHistory(db: Database, accountId: string, product: stri
   ];
   const where = and(...filters);
   const [rows, [total]] = await Promise.all([
-    db.select().from(history).where(where).orderBy(desc(history.id)).limit(PER_PAGE).offset((q.page - 1) * PER_PAGE),
+    db
+      .select()
+      .from(history)
+      .where(where)
+      .orderBy(desc(history.id))
+      .limit(PER_PAGE)
+      .offset((q.page - 1) * PER_PAGE),
     db.select({ n: count() }).from(history).where(where),
   ]);
   return { rows, total: total?.n ?? 0 };
 }
 
-export const sweepHistory = (db: Database, now: number) => db.delete(history).where(lt(history.createdAt, now - HISTORY_RETENTION_DAYS * 86_400_000));
+export const sweepHistory = (db: Database, now: number) =>
+  db.delete(history).where(lt(history.createdAt, now - HISTORY_RETENTION_DAYS * 86_400_000));

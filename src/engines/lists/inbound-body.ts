@@ -4,7 +4,8 @@
  */
 export type Json = Record<string, unknown>;
 
-export const isRecord = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 export function parseJson(text: string): unknown {
   try {
@@ -40,5 +41,7 @@ export function instant(value: unknown): number | null {
 
 /** The named fields of a sender's event that are worth keeping for audit (absent ones left out). */
 export function pick(event: Json, fields: readonly string[]): Json {
-  return Object.fromEntries(fields.flatMap((f) => (event[f] === undefined || event[f] === null ? [] : [[f, event[f]]])));
+  return Object.fromEntries(
+    fields.flatMap((f) => (event[f] === undefined || event[f] === null ? [] : [[f, event[f]]])),
+  );
 }

@@ -14,7 +14,12 @@ const linkUrl = (env: Env, token: string) => `${env.MAIL_BASE_URL.replace(/\/+$/
  * suppressed address): until it is followed, the account's keys answer 403 EMAIL_NOT_VERIFIED.
  */
 export async function sendAccountConfirmation(env: Env, accountId: string, email: string): Promise<string> {
-  const token = await issueLink(env, { purpose: "confirm_email", accountId, recipient: email, ttlMs: CONFIRMATION_TTL_MS });
+  const token = await issueLink(env, {
+    purpose: "confirm_email",
+    accountId,
+    recipient: email,
+    ttlMs: CONFIRMATION_TTL_MS,
+  });
   const url = linkUrl(env, token);
   const text = [
     "Please confirm this email address for your Verification API account.",
@@ -31,11 +36,23 @@ export async function sendAccountConfirmation(env: Env, accountId: string, email
     "<p>The link works once, for 48 hours. Your API keys answer 403 EMAIL_NOT_VERIFIED until it is followed.</p>",
     "<p>If you did not create this account, ignore this message.</p>",
   ].join("\n");
-  const [id] = await queueMail(env, [{ accountId, kind: "account_confirmation", to: email, subject: "Confirm your email address", text, html, optional: false }]);
+  const [id] = await queueMail(env, [
+    {
+      accountId,
+      kind: "account_confirmation",
+      to: email,
+      subject: "Confirm your email address",
+      text,
+      html,
+      optional: false,
+    },
+  ]);
   return id!;
 }
 
-export type Confirmation = { status: "confirmed" | "already_confirmed"; accountId: string } | { status: "unknown" | "expired" | "used" };
+export type Confirmation =
+  | { status: "confirmed" | "already_confirmed"; accountId: string }
+  | { status: "unknown" | "expired" | "used" };
 
 /**
  * Follows a confirmation link: marks the account's email confirmed when the link is live and the account's address is
@@ -46,7 +63,8 @@ export async function confirmAccountEmail(env: Env, token: string, now = Date.no
   const consumed = await consumeLink(env, "confirm_email", token, now);
   if (!consumed.ok) {
     const account = consumed.accountId ? await accountById(db, consumed.accountId) : undefined;
-    if (consumed.reason === "used" && account?.emailVerified) return { status: "already_confirmed", accountId: account.id };
+    if (consumed.reason === "used" && account?.emailVerified)
+      return { status: "already_confirmed", accountId: account.id };
     return { status: consumed.reason };
   }
   const account = await accountById(db, consumed.accountId);

@@ -23,7 +23,8 @@ const encoder = new TextEncoder();
 /** MAIL_LINK_SECRET (at least 32 characters; `wrangler secret put`, .dev.vars locally): links are refused without it. */
 async function signingKey(env: Env): Promise<CryptoKey> {
   const secret = env.MAIL_LINK_SECRET;
-  if (!secret || secret.length < 32) throw new Error("MAIL_LINK_SECRET must be set (at least 32 characters) to sign mail links");
+  if (!secret || secret.length < 32)
+    throw new Error("MAIL_LINK_SECRET must be set (at least 32 characters) to sign mail links");
   return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
@@ -62,18 +63,32 @@ function sameText(a: string, b: string): boolean {
   return diff === 0;
 }
 
-export async function issueLink(env: Env, link: { purpose: LinkPurpose; accountId: string; recipient: string; ttlMs: number }, now = Date.now()): Promise<string> {
+export async function issueLink(
+  env: Env,
+  link: { purpose: LinkPurpose; accountId: string; recipient: string; ttlMs: number },
+  now = Date.now(),
+): Promise<string> {
   const id = randomToken(ID_LENGTH);
   const recipient = link.recipient.toLowerCase();
   const expiresAt = now + link.ttlMs;
   const sig = await signature(env, { purpose: link.purpose, accountId: link.accountId, recipient, expiresAt, id });
-  await database(env).insert(mailLinks).values({
-    tokenHash: await sha256Hex(id), purpose: link.purpose, accountId: link.accountId, recipient, expiresAt, usedAt: null, createdAt: now,
-  });
+  await database(env)
+    .insert(mailLinks)
+    .values({
+      tokenHash: await sha256Hex(id),
+      purpose: link.purpose,
+      accountId: link.accountId,
+      recipient,
+      expiresAt,
+      usedAt: null,
+      createdAt: now,
+    });
   return id + sig;
 }
 
-export type Consumed = { ok: true; accountId: string; recipient: string } | { ok: false; reason: "unknown" | "expired" | "used"; accountId?: string };
+export type Consumed =
+  | { ok: true; accountId: string; recipient: string }
+  | { ok: false; reason: "unknown" | "expired" | "used"; accountId?: string };
 
 /**
  * Uses the link once: the first caller within its lifetime gets it, every later one learns why not. A token whose
@@ -86,7 +101,13 @@ export async function consumeLink(env: Env, purpose: LinkPurpose, token: string,
   const mine = and(eq(mailLinks.tokenHash, await sha256Hex(id)), eq(mailLinks.purpose, purpose));
   const row = await db.select().from(mailLinks).where(mine).get();
   if (!row) return { ok: false, reason: "unknown" };
-  const expected = await signature(env, { purpose: row.purpose, accountId: row.accountId, recipient: row.recipient, expiresAt: row.expiresAt, id });
+  const expected = await signature(env, {
+    purpose: row.purpose,
+    accountId: row.accountId,
+    recipient: row.recipient,
+    expiresAt: row.expiresAt,
+    id,
+  });
   if (!sameText(expected, token.slice(ID_LENGTH))) return { ok: false, reason: "unknown" };
   if (row.usedAt !== null) return { ok: false, reason: "used", accountId: row.accountId };
   if (row.expiresAt <= now) return { ok: false, reason: "expired", accountId: row.accountId };

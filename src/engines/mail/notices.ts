@@ -13,7 +13,10 @@ export type { NoticeMessage };
 
 const base = (env: Env) => env.MAIL_BASE_URL.replace(/\/+$/, "");
 
-function bodies(env: Env, notice: Notice): { kind: string; subject: string; lines: string[]; link: { label: string; url: string } } {
+function bodies(
+  env: Env,
+  notice: Notice,
+): { kind: string; subject: string; lines: string[]; link: { label: string; url: string } } {
   if (notice.kind === "low_balance") {
     return {
       kind: "low_balance",
@@ -42,7 +45,22 @@ export async function mailNotice(env: Env, message: NoticeMessage): Promise<void
   const { notice, accountId } = message;
   const { kind, subject, lines, link } = bodies(env, notice);
   const text = [...lines, "", `${link.label}: ${link.url}`, ""].join("\n");
-  const html = [...lines.map((l) => `<p>${escapeHtml(l)}</p>`), `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>`].join("\n");
+  const html = [
+    ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
+    `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>`,
+  ].join("\n");
   const recipients = await accountRecipients(database(env), accountId);
-  await queueMail(env, recipients.map((to) => ({ accountId, kind, to, subject, text, html, optional: true, dedupeKey: `${kind}:${accountId}:${notice.id}:${to}` })));
+  await queueMail(
+    env,
+    recipients.map((to) => ({
+      accountId,
+      kind,
+      to,
+      subject,
+      text,
+      html,
+      optional: true,
+      dedupeKey: `${kind}:${accountId}:${notice.id}:${to}`,
+    })),
+  );
 }

@@ -29,7 +29,13 @@ const QUEUE_BATCH = 100;
  * At most this many messages of one kind to one recipient of one account per hour; beyond it a message is recorded as
  * `suppressed` ("hourly limit") and not sent, so no loop, retry storm or abuse of a route floods a mailbox.
  */
-export const HOURLY_LIMITS: Record<string, number> = { account_confirmation: 5, monitor_alert: 30, low_balance: 2, key_spend_cap: 10, bulk_finished: 30 };
+export const HOURLY_LIMITS: Record<string, number> = {
+  account_confirmation: 5,
+  monitor_alert: 30,
+  low_balance: 2,
+  key_spend_cap: 10,
+  bulk_finished: 30,
+};
 export const DEFAULT_HOURLY_LIMIT = 20;
 const HOUR_MS = 3_600_000;
 
@@ -51,7 +57,8 @@ export interface OutgoingMail {
  * The one-click unsubscribe link of an optional message: its own id (random, unguessable) names the recipient, so the
  * link works for that recipient only and carries no secret (src/routes/mail-unsubscribe.ts).
  */
-export const unsubscribeUrl = (env: Env, messageId: string) => `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/mail/unsubscribe/${messageId}`;
+export const unsubscribeUrl = (env: Env, messageId: string) =>
+  `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/mail/unsubscribe/${messageId}`;
 
 const retryBaseMs = (env: Env) => {
   const value = Number(env.MAIL_RETRY_BASE_MS);
@@ -69,16 +76,38 @@ export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string
   if (!mails.length) return [];
   const db = database(env);
   const allowed = new Map<string, Set<string>>();
-  for (const accountId of new Set(mails.map((m) => m.accountId))) allowed.set(accountId, new Set(await accountRecipients(db, accountId)));
+  for (const accountId of new Set(mails.map((m) => m.accountId)))
+    allowed.set(accountId, new Set(await accountRecipients(db, accountId)));
   const now = Date.now();
   const rows = mails.map((m) => {
     const to = m.to.toLowerCase();
-    if (!allowed.get(m.accountId)?.has(to)) throw new Error(`mail to ${to} refused: not a member of account ${m.accountId}`);
+    if (!allowed.get(m.accountId)?.has(to))
+      throw new Error(`mail to ${to} refused: not a member of account ${m.accountId}`);
     const id = newId("msg");
-    const raw = composeMime({ messageId: id, from: env.MAIL_FROM, to, subject: m.subject, text: m.text, html: m.html, unsubscribeUrl: m.optional ? unsubscribeUrl(env, id) : undefined });
+    const raw = composeMime({
+      messageId: id,
+      from: env.MAIL_FROM,
+      to,
+      subject: m.subject,
+      text: m.text,
+      html: m.html,
+      unsubscribeUrl: m.optional ? unsubscribeUrl(env, id) : undefined,
+    });
     return {
-      id, accountId: m.accountId, kind: m.kind, recipient: to, subject: m.subject, textBody: m.text, raw, optional: m.optional,
-      dedupeKey: m.dedupeKey ?? null, status: "pending" as const, attempts: 0, dueAt: now, createdAt: now, updatedAt: now,
+      id,
+      accountId: m.accountId,
+      kind: m.kind,
+      recipient: to,
+      subject: m.subject,
+      textBody: m.text,
+      raw,
+      optional: m.optional,
+      dedupeKey: m.dedupeKey ?? null,
+      status: "pending" as const,
+      attempts: 0,
+      dueAt: now,
+      createdAt: now,
+      updatedAt: now,
     };
   });
   const ids: string[] = [];
@@ -86,15 +115,29 @@ export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string
     const [sentThisHour] = await db
       .select({ n: count() })
       .from(mailMessages)
-      .where(and(eq(mailMessages.accountId, row.accountId), eq(mailMessages.kind, row.kind), eq(mailMessages.recipient, row.recipient), gte(mailMessages.createdAt, now - HOUR_MS)));
+      .where(
+        and(
+          eq(mailMessages.accountId, row.accountId),
+          eq(mailMessages.kind, row.kind),
+          eq(mailMessages.recipient, row.recipient),
+          gte(mailMessages.createdAt, now - HOUR_MS),
+        ),
+      );
     const limited = (sentThisHour?.n ?? 0) >= (HOURLY_LIMITS[row.kind] ?? DEFAULT_HOURLY_LIMIT);
-    const values = limited ? { ...row, status: "suppressed" as const, detail: "hourly limit for this kind of message reached" } : row;
-    const inserted = await db.insert(mailMessages).values(values).onConflictDoNothing({ target: mailMessages.dedupeKey }).returning({ id: mailMessages.id });
+    const values = limited
+      ? { ...row, status: "suppressed" as const, detail: "hourly limit for this kind of message reached" }
+      : row;
+    const inserted = await db
+      .insert(mailMessages)
+      .values(values)
+      .onConflictDoNothing({ target: mailMessages.dedupeKey })
+      .returning({ id: mailMessages.id });
     if (inserted.length && !limited) ids.push(row.id);
   }
   // A queue batch takes at most 100 messages (an alert to a large account has more recipients).
   const batches = [];
-  for (let i = 0; i < ids.length; i += QUEUE_BATCH) batches.push(env.JOBS.sendBatch(ids.slice(i, i + QUEUE_BATCH).map((id) => ({ body: message(id, 1) }))));
+  for (let i = 0; i < ids.length; i += QUEUE_BATCH)
+    batches.push(env.JOBS.sendBatch(ids.slice(i, i + QUEUE_BATCH).map((id) => ({ body: message(id, 1) }))));
   if (ids.length) await Promise.all([...batches, armRecovery(env, now)]);
   return ids;
 }
@@ -105,12 +148,21 @@ export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string
  * next attempt is queued after the backoff. Idempotent like the webhook outbox: a settled row or an attempt already
  * made is left alone, and the outcome is written only if nobody recorded this attempt first.
  */
-export async function attemptMail(env: Env, messageId: string, attempt?: number, transport: MailTransport | null = mailTransport(env)): Promise<void> {
+export async function attemptMail(
+  env: Env,
+  messageId: string,
+  attempt?: number,
+  transport: MailTransport | null = mailTransport(env),
+): Promise<void> {
   const db = database(env);
   const row = await db.select().from(mailMessages).where(eq(mailMessages.id, messageId)).get();
   if (!row || row.status !== "pending") return;
   if (attempt !== undefined && row.attempts >= attempt) return;
-  const isCurrent = and(eq(mailMessages.id, messageId), eq(mailMessages.status, "pending"), eq(mailMessages.attempts, row.attempts));
+  const isCurrent = and(
+    eq(mailMessages.id, messageId),
+    eq(mailMessages.status, "pending"),
+    eq(mailMessages.attempts, row.attempts),
+  );
   const now = Date.now();
   const blocked = row.optional ? await optionalMailBlocked(db, row.recipient, row.kind) : null;
   if (blocked) {
@@ -118,7 +170,15 @@ export async function attemptMail(env: Env, messageId: string, attempt?: number,
     return;
   }
   if (!transport) {
-    await db.update(mailMessages).set({ status: "failed", detail: "no mail transport configured (MAIL_TRANSPORT)", attempts: row.attempts + 1, updatedAt: now }).where(isCurrent);
+    await db
+      .update(mailMessages)
+      .set({
+        status: "failed",
+        detail: "no mail transport configured (MAIL_TRANSPORT)",
+        attempts: row.attempts + 1,
+        updatedAt: now,
+      })
+      .where(isCurrent);
     return;
   }
   const outcome = await transport.send({ from: addressOf(env.MAIL_FROM), to: row.recipient, raw: row.raw });
@@ -128,12 +188,21 @@ export async function attemptMail(env: Env, messageId: string, attempt?: number,
   const delay = retry ? retryDelayMs(env, made + 1) : 0;
   const recorded = await db
     .update(mailMessages)
-    .set({ status, detail: outcome.detail.slice(0, 500), attempts: made, dueAt: Date.now() + delay, updatedAt: Date.now() })
+    .set({
+      status,
+      detail: outcome.detail.slice(0, 500),
+      attempts: made,
+      dueAt: Date.now() + delay,
+      updatedAt: Date.now(),
+    })
     .where(isCurrent)
     .returning({ id: mailMessages.id });
   if (!recorded.length) return;
   if (!outcome.sent && outcome.permanent) {
-    await db.insert(mailSuppressions).values({ recipient: row.recipient, reason: outcome.detail.slice(0, 500), createdAt: Date.now() }).onConflictDoNothing();
+    await db
+      .insert(mailSuppressions)
+      .values({ recipient: row.recipient, reason: outcome.detail.slice(0, 500), createdAt: Date.now() })
+      .onConflictDoNothing();
   }
   // Queues take whole seconds; rounding up never retries sooner than the backoff asks.
   if (retry) await env.JOBS.send(message(messageId, made + 1), { delaySeconds: Math.ceil(delay / 1000) });

@@ -31,13 +31,21 @@ export interface Preferences {
 
 /** The recipient an optional message went to: its id is the capability the unsubscribe link carries. */
 export async function recipientOfMessage(db: Database, messageId: string): Promise<string | null> {
-  const row = await db.select({ recipient: mailMessages.recipient, optional: mailMessages.optional }).from(mailMessages).where(eq(mailMessages.id, messageId)).get();
+  const row = await db
+    .select({ recipient: mailMessages.recipient, optional: mailMessages.optional })
+    .from(mailMessages)
+    .where(eq(mailMessages.id, messageId))
+    .get();
   return row?.optional ? row.recipient : null;
 }
 
 export async function preferencesOf(db: Database, recipient: string): Promise<Preferences> {
   const [suppression, off] = await Promise.all([
-    db.select({ reason: mailSuppressions.reason }).from(mailSuppressions).where(eq(mailSuppressions.recipient, recipient)).get(),
+    db
+      .select({ reason: mailSuppressions.reason })
+      .from(mailSuppressions)
+      .where(eq(mailSuppressions.recipient, recipient))
+      .get(),
     db.select({ kind: mailPreferences.kind }).from(mailPreferences).where(eq(mailPreferences.recipient, recipient)),
   ]);
   const unsubscribed = suppression?.reason === UNSUBSCRIBED;
@@ -50,12 +58,25 @@ export async function preferencesOf(db: Database, recipient: string): Promise<Pr
  * Saves the page's choice: exactly `receives` are on. Choosing any kind lifts a one-click unsubscribe (the person
  * asked for mail again); a bounce suppression stays.
  */
-export async function savePreferences(db: Database, recipient: string, receives: OptionalKind[], now = Date.now()): Promise<Preferences> {
+export async function savePreferences(
+  db: Database,
+  recipient: string,
+  receives: OptionalKind[],
+  now = Date.now(),
+): Promise<Preferences> {
   const off = (Object.keys(OPTIONAL_KINDS) as OptionalKind[]).filter((k) => !receives.includes(k));
   await db.batch([
     db.delete(mailPreferences).where(eq(mailPreferences.recipient, recipient)),
-    ...(off.length ? [db.insert(mailPreferences).values(off.map((kind) => ({ recipient, kind, createdAt: now })))] : []),
-    ...(receives.length ? [db.delete(mailSuppressions).where(and(eq(mailSuppressions.recipient, recipient), eq(mailSuppressions.reason, UNSUBSCRIBED)))] : []),
+    ...(off.length
+      ? [db.insert(mailPreferences).values(off.map((kind) => ({ recipient, kind, createdAt: now })))]
+      : []),
+    ...(receives.length
+      ? [
+          db
+            .delete(mailSuppressions)
+            .where(and(eq(mailSuppressions.recipient, recipient), eq(mailSuppressions.reason, UNSUBSCRIBED))),
+        ]
+      : []),
   ]);
   return preferencesOf(db, recipient);
 }
@@ -63,8 +84,16 @@ export async function savePreferences(db: Database, recipient: string, receives:
 /** Why an optional message of `kind` must not go to `recipient`, or null when it may. */
 export async function optionalMailBlocked(db: Database, recipient: string, kind: string): Promise<string | null> {
   const [suppression, off] = await Promise.all([
-    db.select({ reason: mailSuppressions.reason }).from(mailSuppressions).where(eq(mailSuppressions.recipient, recipient)).get(),
-    db.select({ kind: mailPreferences.kind }).from(mailPreferences).where(and(eq(mailPreferences.recipient, recipient), inArray(mailPreferences.kind, [kind]))).get(),
+    db
+      .select({ reason: mailSuppressions.reason })
+      .from(mailSuppressions)
+      .where(eq(mailSuppressions.recipient, recipient))
+      .get(),
+    db
+      .select({ kind: mailPreferences.kind })
+      .from(mailPreferences)
+      .where(and(eq(mailPreferences.recipient, recipient), inArray(mailPreferences.kind, [kind])))
+      .get(),
   ]);
   if (suppression) return "recipient suppressed";
   if (off) return `recipient turned ${kind} mail off`;

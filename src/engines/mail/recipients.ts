@@ -9,7 +9,11 @@ import { accounts, memberships, users } from "../../db/schema";
 export async function accountRecipients(db: Database, accountId: string): Promise<string[]> {
   const [owner, members] = await Promise.all([
     db.select({ email: accounts.email }).from(accounts).where(eq(accounts.id, accountId)).get(),
-    db.select({ email: users.email }).from(memberships).innerJoin(users, eq(users.id, memberships.userId)).where(eq(memberships.accountId, accountId)),
+    db
+      .select({ email: users.email })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(eq(memberships.accountId, accountId)),
   ]);
   const all = [...(owner ? [owner.email] : []), ...members.map((m) => m.email)];
   return [...new Set(all.map((e) => e.toLowerCase()))];

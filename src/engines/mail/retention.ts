@@ -10,4 +10,5 @@ const WINDOW_MS = MAIL_RETENTION_DAYS * 86_400_000;
 export const sweepMail = (db: Database, now: number) =>
   db.delete(mailMessages).where(and(lt(mailMessages.updatedAt, now - WINDOW_MS), ne(mailMessages.status, "pending")));
 
-export const sweepMailLinks = (db: Database, now: number) => db.delete(mailLinks).where(lt(mailLinks.expiresAt, now - WINDOW_MS));
+export const sweepMailLinks = (db: Database, now: number) =>
+  db.delete(mailLinks).where(lt(mailLinks.expiresAt, now - WINDOW_MS));

@@ -19,15 +19,30 @@ interface SignInMail {
 }
 
 async function sendLinkMail(env: Env, mail: SignInMail): Promise<string | undefined> {
-  const token = await issueLink(env, { purpose: "sign_in", accountId: mail.accountId, recipient: mail.to, ttlMs: mail.ttlMs });
+  const token = await issueLink(env, {
+    purpose: "sign_in",
+    accountId: mail.accountId,
+    recipient: mail.to,
+    ttlMs: mail.ttlMs,
+  });
   const url = linkUrl(env, token);
-  const text = [mail.lead, "", `Sign in: ${url}`, "", `The link works once, for ${mail.validity}.`, "If you did not ask for it, ignore this message.", ""].join("\n");
+  const text = [
+    mail.lead,
+    "",
+    `Sign in: ${url}`,
+    "",
+    `The link works once, for ${mail.validity}.`,
+    "If you did not ask for it, ignore this message.",
+    "",
+  ].join("\n");
   const html = [
     `<p>${escapeHtml(mail.lead)}</p>`,
     `<p><a href="${escapeHtml(url)}">Sign in to the dashboard</a></p>`,
     `<p>The link works once, for ${escapeHtml(mail.validity)}. If you did not ask for it, ignore this message.</p>`,
   ].join("\n");
-  const [id] = await queueMail(env, [{ accountId: mail.accountId, kind: mail.kind, to: mail.to, subject: mail.subject, text, html, optional: false }]);
+  const [id] = await queueMail(env, [
+    { accountId: mail.accountId, kind: mail.kind, to: mail.to, subject: mail.subject, text, html, optional: false },
+  ]);
   return id;
 }
 
@@ -42,13 +57,23 @@ export async function issueSignInUrl(env: Env, accountId: string, to: string): P
 /** Mails a member a single-use link that signs them in to the dashboard of this account. */
 export const sendSignInLink = (env: Env, accountId: string, to: string) =>
   sendLinkMail(env, {
-    accountId, to, kind: "sign_in", subject: "Your sign-in link", ttlMs: SIGN_IN_TTL_MS, validity: "15 minutes",
+    accountId,
+    to,
+    kind: "sign_in",
+    subject: "Your sign-in link",
+    ttlMs: SIGN_IN_TTL_MS,
+    validity: "15 minutes",
     lead: "Here is the link to sign in to your Verification API dashboard.",
   });
 
 /** Mails a new member their invitation: a sign-in link that works for a week. */
 export const sendInvitation = (env: Env, accountId: string, to: string, invitedBy: string) =>
   sendLinkMail(env, {
-    accountId, to, kind: "member_invite", subject: "You were invited to a Verification API account", ttlMs: INVITE_TTL_MS, validity: "7 days",
+    accountId,
+    to,
+    kind: "member_invite",
+    subject: "You were invited to a Verification API account",
+    ttlMs: INVITE_TTL_MS,
+    validity: "7 days",
     lead: `${invitedBy} invited you to their Verification API account.`,
   });

@@ -9,8 +9,15 @@ import { mailMessages, mailSuppressions } from "../../db/schema";
  */
 export async function unsubscribeByMessage(env: Env, messageId: string): Promise<string | null> {
   const db = database(env);
-  const message = await db.select({ recipient: mailMessages.recipient, optional: mailMessages.optional }).from(mailMessages).where(eq(mailMessages.id, messageId)).get();
+  const message = await db
+    .select({ recipient: mailMessages.recipient, optional: mailMessages.optional })
+    .from(mailMessages)
+    .where(eq(mailMessages.id, messageId))
+    .get();
   if (!message?.optional) return null;
-  await db.insert(mailSuppressions).values({ recipient: message.recipient, reason: "unsubscribed", createdAt: Date.now() }).onConflictDoNothing();
+  await db
+    .insert(mailSuppressions)
+    .values({ recipient: message.recipient, reason: "unsubscribed", createdAt: Date.now() })
+    .onConflictDoNothing();
   return message.recipient;
 }

@@ -25,7 +25,12 @@ export interface AlertContext {
   link: string;
 }
 
-export function alertBodies({ family, link }: AlertContext, monitor: Pick<MonitorRow, "id" | "name">, summary: RunSummary, changes: EntryChanges[]) {
+export function alertBodies(
+  { family, link }: AlertContext,
+  monitor: Pick<MonitorRow, "id" | "name">,
+  summary: RunSummary,
+  changes: EntryChanges[],
+) {
   const head = `Your ${family} monitor "${monitor.name}" (id ${monitor.id}) ran: ${summary.checked} checked, ${summary.changed} changed, ${summary.credits_used} credits used.`;
   const see = `The run is the monitor's last_summary: GET ${link}`;
   const stopped = summary.stopped_reason ? `The run stopped early: ${summary.stopped_reason}.` : null;
@@ -34,7 +39,11 @@ export function alertBodies({ family, link }: AlertContext, monitor: Pick<Monito
     ...(stopped ? [stopped] : []),
     "",
     ...(changes.length ? ["Changed entries:"] : ["No entry changed."]),
-    ...changes.flatMap((entry) => ["", `* ${entry.identifier}`, ...entry.changes.map((c) => `  ${c.field}: ${show(c.from)} -> ${show(c.to)}`)]),
+    ...changes.flatMap((entry) => [
+      "",
+      `* ${entry.identifier}`,
+      ...entry.changes.map((c) => `  ${c.field}: ${show(c.from)} -> ${show(c.to)}`),
+    ]),
     "",
     see,
     "",
@@ -46,7 +55,8 @@ export function alertBodies({ family, link }: AlertContext, monitor: Pick<Monito
     ...(stopped ? [`<p>${escapeHtml(stopped)}</p>`] : []),
     changes.length ? "<p>Changed entries:</p><ul>" : "<p>No entry changed.</p>",
     ...changes.map(
-      (entry) => `<li><strong>${escapeHtml(entry.identifier)}</strong><ul>${entry.changes.map((c) => `<li><code>${escapeHtml(c.field)}</code>: ${escapeHtml(show(c.from))} &rarr; ${escapeHtml(show(c.to))}</li>`).join("")}</ul></li>`,
+      (entry) =>
+        `<li><strong>${escapeHtml(entry.identifier)}</strong><ul>${entry.changes.map((c) => `<li><code>${escapeHtml(c.field)}</code>: ${escapeHtml(show(c.from))} &rarr; ${escapeHtml(show(c.to))}</li>`).join("")}</ul></li>`,
     ),
     changes.length ? "</ul>" : "",
     `<p>The run is the monitor's last_summary: <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
@@ -56,13 +66,26 @@ export function alertBodies({ family, link }: AlertContext, monitor: Pick<Monito
 }
 
 /** Queues the run's alert to every member; one message per run and recipient, however often the run is retried. */
-export async function queueMonitorAlert(env: Env, context: AlertContext, monitor: MonitorRow, summary: RunSummary, changes: EntryChanges[], ranAt: number): Promise<void> {
+export async function queueMonitorAlert(
+  env: Env,
+  context: AlertContext,
+  monitor: MonitorRow,
+  summary: RunSummary,
+  changes: EntryChanges[],
+  ranAt: number,
+): Promise<void> {
   const recipients = await accountRecipients(database(env), monitor.accountId);
   const { subject, text, html } = alertBodies(context, monitor, summary, changes);
   await queueMail(
     env,
     recipients.map((to) => ({
-      accountId: monitor.accountId, kind: "monitor_alert", to, subject, text, html, optional: true,
+      accountId: monitor.accountId,
+      kind: "monitor_alert",
+      to,
+      subject,
+      text,
+      html,
+      optional: true,
       dedupeKey: `monitor_alert:${monitor.id}:${ranAt}:${to}`,
     })),
   );

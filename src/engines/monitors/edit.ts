@@ -1,7 +1,14 @@
 import type { Product } from "../product";
 import { mintSecret } from "../webhooks/secret";
 import { nextRunAfter, rescheduled, type Cadence, type WebhookEvents } from "./schedule";
-import { deleteMonitor, insertMonitor, keepBaselines, updateMonitor, type MonitorChanges, type MonitorRow } from "./store";
+import {
+  deleteMonitor,
+  insertMonitor,
+  keepBaselines,
+  updateMonitor,
+  type MonitorChanges,
+  type MonitorRow,
+} from "./store";
 import { monitorFamily, monitorShape } from "./run";
 
 /** A new monitor as a request gives it; `entries` already validated by the product's input schema. */
@@ -26,7 +33,13 @@ export interface Edited {
 }
 
 /** Creates a monitor owned by the key's account; the first run is one interval from now. */
-export async function createMonitor(env: Env, product: Product, owner: { accountId: string; keyId: string }, fields: MonitorFields, now = Date.now()): Promise<Edited> {
+export async function createMonitor(
+  env: Env,
+  product: Product,
+  owner: { accountId: string; keyId: string },
+  fields: MonitorFields,
+  now = Date.now(),
+): Promise<Edited> {
   monitorShape(product);
   const secret = fields.webhookUrl ? mintSecret() : null;
   const row = await insertMonitor(env, {
@@ -52,13 +65,19 @@ export async function createMonitor(env: Env, product: Product, owner: { account
  * earlier of the scheduled run and last run + new interval; a different URL mints a new secret, the same URL keeps
  * it, null removes it. Nothing is queued. Fields given with their current values change nothing.
  */
-export async function patchMonitor(env: Env, product: Product, monitor: MonitorRow, patch: MonitorPatch): Promise<Edited> {
+export async function patchMonitor(
+  env: Env,
+  product: Product,
+  monitor: MonitorRow,
+  patch: MonitorPatch,
+): Promise<Edited> {
   const shape = monitorShape(product);
   const changes: MonitorChanges = {};
   if (patch.name !== undefined) changes.name = patch.name;
   if (patch.webhookEvents !== undefined) changes.webhookEvents = patch.webhookEvents;
   if (patch.alertEmails !== undefined) changes.alertEmails = patch.alertEmails;
-  if (patch.options && Object.keys(patch.options).length) changes.options = { ...(monitor.options ?? {}), ...patch.options };
+  if (patch.options && Object.keys(patch.options).length)
+    changes.options = { ...(monitor.options ?? {}), ...patch.options };
   if (patch.cadence !== undefined && patch.cadence !== monitor.cadence) {
     changes.cadence = patch.cadence;
     changes.nextRunAt = rescheduled(monitor, patch.cadence);
@@ -71,7 +90,11 @@ export async function patchMonitor(env: Env, product: Product, monitor: MonitorR
   }
   if (patch.entries !== undefined) {
     changes.entries = patch.entries;
-    await keepBaselines(env, monitor.id, patch.entries.map((entry) => shape.entryKey(entry)));
+    await keepBaselines(
+      env,
+      monitor.id,
+      patch.entries.map((entry) => shape.entryKey(entry)),
+    );
   }
   const row = Object.keys(changes).length ? await updateMonitor(env, monitor.id, changes) : monitor;
   return { row: row ?? monitor, secret };

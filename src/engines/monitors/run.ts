@@ -37,7 +37,8 @@ export function monitorShape<In, Out>(product: Product<In, Out>): MonitorShape<I
 }
 
 /** The name a product's monitors go by: its own, or its monitor shape's `family` (email's domain monitors). */
-export const monitorFamily = (product: { name: string; monitor?: { family?: string } }) => product.monitor?.family ?? product.name;
+export const monitorFamily = (product: { name: string; monitor?: { family?: string } }) =>
+  product.monitor?.family ?? product.name;
 
 /** `<family>_monitor.run`. */
 export const runEvent = (product: Parameters<typeof monitorFamily>[0]) => `${monitorFamily(product)}_monitor.run`;
@@ -53,7 +54,11 @@ interface Compared {
  * Compares each answered entry with its baseline. An entry listed twice is one monitored entry: it is compared and
  * recorded once. An entry without a baseline only records one (PATCH rule 2: its first run sets it).
  */
-function compareItems<In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>[], stored: Map<string, Record<string, unknown>>): Compared {
+function compareItems<In, Out>(
+  shape: MonitorShape<In, Out>,
+  items: WalkItem<In, Out>[],
+  stored: Map<string, Record<string, unknown>>,
+): Compared {
   const out: Compared = { baselines: [], changes: [], flags: {}, newBaselines: 0 };
   const seen = new Set<string>();
   for (const item of items) {
@@ -76,7 +81,9 @@ function compareItems<In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In,
 
 /** The product's tallies over every answered item (an entry listed twice counts twice, as in `checked`). */
 const tallies = <In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>[]) =>
-  Object.fromEntries(Object.entries(shape.tally ?? {}).map(([name, holds]) => [name, items.filter((item) => holds(item.data)).length]));
+  Object.fromEntries(
+    Object.entries(shape.tally ?? {}).map(([name, holds]) => [name, items.filter((item) => holds(item.data)).length]),
+  );
 
 /** The posted body: `{event, monitor: {id, name, cadence, last_run_at, next_run_at}, summary, changes}`, plus `flags` when the product flags. */
 export function runBody(
@@ -103,12 +110,25 @@ export function runBody(
  * same run's alert email to the account's members).
  * A run whose first entry cannot be paid is a run that stopped early with nothing checked.
  */
-export async function runMonitor<In, Out>(env: Env, product: Product<In, Out>, monitor: MonitorRow, now = Date.now()): Promise<MonitorRunResult> {
+export async function runMonitor<In, Out>(
+  env: Env,
+  product: Product<In, Out>,
+  monitor: MonitorRow,
+  now = Date.now(),
+): Promise<MonitorRunResult> {
   const shape = monitorShape(product);
   const payer = await storedPayer(env, monitor.accountId, monitor.keyId);
   const operationId = `monitor:${monitor.id}:${now}`;
   const inputs = monitor.entries as In[];
-  const run = await walk(product, { env, payer, requestId: operationId, operationId, inputs, options: { ...RUN_OPTIONS, extra: monitor.options ?? {} }, now });
+  const run = await walk(product, {
+    env,
+    payer,
+    requestId: operationId,
+    operationId,
+    inputs,
+    options: { ...RUN_OPTIONS, extra: monitor.options ?? {} },
+    now,
+  });
   const stored = await baselinesOf(env, monitor.id);
   const compared = compareItems(shape, run.items, stored);
   const summary: RunSummary = {
@@ -119,11 +139,21 @@ export async function runMonitor<In, Out>(env: Env, product: Product<In, Out>, m
     credits_used: run.creditsUsed,
     stopped_reason: run.stoppedReason ?? run.refused,
   };
-  const current = (await recordRun(env, monitor.id, compared.baselines, { ...summary }, now)) ?? { ...monitor, lastRunAt: now };
+  const current = (await recordRun(env, monitor.id, compared.baselines, { ...summary }, now)) ?? {
+    ...monitor,
+    lastRunAt: now,
+  };
   const flags = shape.flags ? compared.flags : undefined;
   const body = runBody(product, current, summary, compared.changes, flags);
   if (current.webhookUrl && current.webhookSecret && shouldPost(current.webhookEvents, summary)) {
-    const delivery = { owner: "monitor" as const, ownerId: String(current.id), event: runEvent(product), url: current.webhookUrl, secret: current.webhookSecret, body };
+    const delivery = {
+      owner: "monitor" as const,
+      ownerId: String(current.id),
+      event: runEvent(product),
+      url: current.webhookUrl,
+      secret: current.webhookSecret,
+      body,
+    };
     await enqueueDelivery(env, delivery);
   }
   if (current.alertEmails && shouldPost(current.webhookEvents, summary)) {

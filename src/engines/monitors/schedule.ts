@@ -15,17 +15,29 @@ export function nextRunAfter(from: number, cadence: Cadence): number {
   const d = new Date(from);
   const targetMonth = d.getUTCMonth() + 1;
   const lastDay = new Date(Date.UTC(d.getUTCFullYear(), targetMonth + 1, 0)).getUTCDate();
-  return Date.UTC(d.getUTCFullYear(), targetMonth, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds());
+  return Date.UTC(
+    d.getUTCFullYear(),
+    targetMonth,
+    Math.min(d.getUTCDate(), lastDay),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+  );
 }
 
 /**
  * PATCH rule 3: the earlier of the run already scheduled and last run (or creation) + the new interval, so a run
  * already scheduled sooner still happens and a cadence change neither skips nor doubles a run.
  */
-export function rescheduled(current: { nextRunAt: number; lastRunAt: number | null; createdAt: number }, cadence: Cadence): number {
+export function rescheduled(
+  current: { nextRunAt: number; lastRunAt: number | null; createdAt: number },
+  cadence: Cadence,
+): number {
   return Math.min(current.nextRunAt, nextRunAfter(current.lastRunAt ?? current.createdAt, cadence));
 }
 
 /** `changes` posts only runs that found a change or stopped early; `every_run` posts every run. */
-export const shouldPost = (events: WebhookEvents, summary: { changed: number; stopped_reason: string | null }): boolean =>
-  events === "every_run" || summary.changed > 0 || summary.stopped_reason !== null;
+export const shouldPost = (
+  events: WebhookEvents,
+  summary: { changed: number; stopped_reason: string | null },
+): boolean => events === "every_run" || summary.changed > 0 || summary.stopped_reason !== null;

@@ -14,7 +14,20 @@ export type MonitorRow = typeof monitors.$inferSelect;
 export type NewMonitor = Omit<typeof monitors.$inferInsert, "id">;
 
 /** The columns a PATCH may change. */
-export type MonitorChanges = Partial<Pick<NewMonitor, "name" | "entries" | "cadence" | "webhookUrl" | "webhookSecret" | "webhookEvents" | "alertEmails" | "options" | "nextRunAt">>;
+export type MonitorChanges = Partial<
+  Pick<
+    NewMonitor,
+    | "name"
+    | "entries"
+    | "cadence"
+    | "webhookUrl"
+    | "webhookSecret"
+    | "webhookEvents"
+    | "alertEmails"
+    | "options"
+    | "nextRunAt"
+  >
+>;
 
 /** Whose monitors a route may see: one account's, of one product. */
 export interface MonitorOwner {
@@ -31,7 +44,8 @@ export interface Baseline {
 // D1 binds at most 100 parameters per statement; key lists are cut below that.
 const KEYS_PER_STATEMENT = 90;
 
-const owned = (owner: MonitorOwner) => and(eq(monitors.accountId, owner.accountId), eq(monitors.product, owner.product));
+const owned = (owner: MonitorOwner) =>
+  and(eq(monitors.accountId, owner.accountId), eq(monitors.product, owner.product));
 
 /** Inserts a monitor and returns its row. */
 export async function insertMonitor(env: Env, values: NewMonitor): Promise<MonitorRow> {
@@ -41,7 +55,11 @@ export async function insertMonitor(env: Env, values: NewMonitor): Promise<Monit
 
 /** The owner's monitor `id`, or undefined when it does not exist or belongs to another account or product. */
 export async function findMonitor(env: Env, owner: MonitorOwner, id: number): Promise<MonitorRow | undefined> {
-  return database(env).select().from(monitors).where(and(eq(monitors.id, id), owned(owner))).get();
+  return database(env)
+    .select()
+    .from(monitors)
+    .where(and(eq(monitors.id, id), owned(owner)))
+    .get();
 }
 
 /** A monitor by id alone: for the queue consumer, which acts for whoever owns it. */
@@ -50,10 +68,21 @@ export async function monitorById(env: Env, id: number): Promise<MonitorRow | un
 }
 
 /** One page of the owner's monitors, newest first, with the owner's total. */
-export async function pageMonitors(env: Env, owner: MonitorOwner, page: number, perPage: number): Promise<{ rows: MonitorRow[]; total: number }> {
+export async function pageMonitors(
+  env: Env,
+  owner: MonitorOwner,
+  page: number,
+  perPage: number,
+): Promise<{ rows: MonitorRow[]; total: number }> {
   const db = database(env);
   const [rows, [total]] = await Promise.all([
-    db.select().from(monitors).where(owned(owner)).orderBy(desc(monitors.id)).limit(perPage).offset((page - 1) * perPage),
+    db
+      .select()
+      .from(monitors)
+      .where(owned(owner))
+      .orderBy(desc(monitors.id))
+      .limit(perPage)
+      .offset((page - 1) * perPage),
     db.select({ n: count() }).from(monitors).where(owned(owner)),
   ]);
   return { rows, total: total?.n ?? 0 };
@@ -68,7 +97,10 @@ export async function updateMonitor(env: Env, id: number, changes: MonitorChange
 /** Deletes a monitor together with its baselines. */
 export async function deleteMonitor(env: Env, id: number): Promise<void> {
   const db = database(env);
-  await db.batch([db.delete(monitorBaselines).where(eq(monitorBaselines.monitorId, id)), db.delete(monitors).where(eq(monitors.id, id))]);
+  await db.batch([
+    db.delete(monitorBaselines).where(eq(monitorBaselines.monitorId, id)),
+    db.delete(monitors).where(eq(monitors.id, id)),
+  ]);
 }
 
 /** The monitor's baselines by entry key. */
@@ -81,39 +113,66 @@ export async function baselinesOf(env: Env, id: number): Promise<Map<string, Rec
 export async function keepBaselines(env: Env, id: number, keep: Iterable<string>): Promise<void> {
   const db = database(env);
   const kept = new Set(keep);
-  const stored = await db.select({ key: monitorBaselines.entryKey }).from(monitorBaselines).where(eq(monitorBaselines.monitorId, id));
+  const stored = await db
+    .select({ key: monitorBaselines.entryKey })
+    .from(monitorBaselines)
+    .where(eq(monitorBaselines.monitorId, id));
   const removed = stored.map((s) => s.key).filter((key) => !kept.has(key));
   const statements = chunks(removed, KEYS_PER_STATEMENT).map((keys) =>
-    db.delete(monitorBaselines).where(and(eq(monitorBaselines.monitorId, id), inArray(monitorBaselines.entryKey, keys))),
+    db
+      .delete(monitorBaselines)
+      .where(and(eq(monitorBaselines.monitorId, id), inArray(monitorBaselines.entryKey, keys))),
   );
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }
 
 /** Records a run in one batch: the new baselines, `last_run_at` and `last_summary`; returns the monitor as it now stands. */
-export async function recordRun(env: Env, id: number, baselines: Baseline[], summary: Record<string, unknown>, now: number): Promise<MonitorRow | undefined> {
+export async function recordRun(
+  env: Env,
+  id: number,
+  baselines: Baseline[],
+  summary: Record<string, unknown>,
+  now: number,
+): Promise<MonitorRow | undefined> {
   const db = database(env);
   const writes: BatchItem<"sqlite">[] = baselines.map((b) =>
     db
       .insert(monitorBaselines)
       .values({ monitorId: id, entryKey: b.entryKey, answer: b.answer, recordedAt: now })
-      .onConflictDoUpdate({ target: [monitorBaselines.monitorId, monitorBaselines.entryKey], set: { answer: b.answer, recordedAt: now } }),
+      .onConflictDoUpdate({
+        target: [monitorBaselines.monitorId, monitorBaselines.entryKey],
+        set: { answer: b.answer, recordedAt: now },
+      }),
   );
-  const update = db.update(monitors).set({ lastRunAt: now, lastSummary: summary }).where(eq(monitors.id, id)).returning();
+  const update = db
+    .update(monitors)
+    .set({ lastRunAt: now, lastSummary: summary })
+    .where(eq(monitors.id, id))
+    .returning();
   const results = await db.batch([update, ...writes]);
   return results[0][0];
 }
 
 /** Monitors whose run is due, with the due time each is queued for. */
 export async function dueMonitors(env: Env, now: number, limit: number): Promise<{ id: number; nextRunAt: number }[]> {
-  return database(env).select({ id: monitors.id, nextRunAt: monitors.nextRunAt }).from(monitors).where(lte(monitors.nextRunAt, now)).limit(limit);
+  return database(env)
+    .select({ id: monitors.id, nextRunAt: monitors.nextRunAt })
+    .from(monitors)
+    .where(lte(monitors.nextRunAt, now))
+    .limit(limit);
 }
 
 /**
  * Claims the run due at `dueAt` by moving `next_run_at` to `nextRunAt`; undefined when another message already did
  * (or a PATCH moved the schedule), so each due run happens once.
  */
-export async function claimDue(env: Env, id: number, dueAt: number, nextRunAt: number): Promise<MonitorRow | undefined> {
+export async function claimDue(
+  env: Env,
+  id: number,
+  dueAt: number,
+  nextRunAt: number,
+): Promise<MonitorRow | undefined> {
   const [row] = await database(env)
     .update(monitors)
     .set({ nextRunAt })

@@ -40,7 +40,9 @@ export function monitorView(product: Product, m: MonitorRow, webhook: WebhookSta
 /** The product's own options as the monitor holds them, each with its default when never given. */
 export function monitorOptions(product: Product, m: Pick<MonitorRow, "options">): Record<string, unknown> {
   const shapes = product.monitor?.options ?? {};
-  return Object.fromEntries(Object.entries(shapes).map(([name, schema]) => [name, m.options?.[name] ?? schema.parse(undefined)]));
+  return Object.fromEntries(
+    Object.entries(shapes).map(([name, schema]) => [name, m.options?.[name] ?? schema.parse(undefined)]),
+  );
 }
 
 /** The monitor object as the API answers it. */
@@ -48,7 +50,13 @@ export type MonitorView = ReturnType<typeof monitorView>;
 
 /** Monitor objects for `rows`, reading their delivery states from the outbox. */
 export async function monitorViews(env: Env, product: Product, rows: MonitorRow[]): Promise<MonitorView[]> {
-  const statuses = rows.length ? await latestStatuses(database(env), "monitor", rows.map((m) => String(m.id))) : new Map<string, WebhookState>();
+  const statuses = rows.length
+    ? await latestStatuses(
+        database(env),
+        "monitor",
+        rows.map((m) => String(m.id)),
+      )
+    : new Map<string, WebhookState>();
   return rows.map((m) => monitorView(product, m, statuses.get(String(m.id)) ?? NO_DELIVERY));
 }
 

@@ -26,7 +26,13 @@ async function versionOf(env: Env, db: Database, product: string, payer: Payer):
  * The account's rules, parsed (up to 2,000 domains) only when this isolate has not parsed that version yet. A PUT
  * anywhere changes `updated_at` and tells the account's object, so no isolate answers with an old policy.
  */
-async function rulesOf(env: Env, db: Database, product: string, schema: PolicyShape<unknown>["rules"], payer: Payer): Promise<unknown> {
+async function rulesOf(
+  env: Env,
+  db: Database,
+  product: string,
+  schema: PolicyShape<unknown>["rules"],
+  payer: Payer,
+): Promise<unknown> {
   const accountId = payer.accountId;
   const cacheKey = `${accountId}:${product}`;
   const stamp = await versionOf(env, db, product, payer);
@@ -46,7 +52,13 @@ async function rulesOf(env: Env, db: Database, product: string, schema: PolicySh
  * no policy (or nobody's account is behind the call: the sandbox). Runs on what the walk returns, after billing and
  * after the answers were remembered, so the price never depends on it and stored answers never carry a stale one.
  */
-export async function applyPolicy<In, Out>(env: Env, db: Database, product: Product<In, Out>, payer: Payer | null, items: { data: Out }[]): Promise<void> {
+export async function applyPolicy<In, Out>(
+  env: Env,
+  db: Database,
+  product: Product<In, Out>,
+  payer: Payer | null,
+  items: { data: Out }[],
+): Promise<void> {
   const shape = product.policy;
   if (!shape || !items.length) return;
   const rules = payer ? await rulesOf(env, db, product.name, shape.rules, payer) : null;
@@ -56,7 +68,8 @@ export async function applyPolicy<In, Out>(env: Env, db: Database, product: Prod
 }
 
 /** Bulk results of a product with a policy carry the decision in two columns, after the product's own. */
-export const policyColumns = (product: Pick<Product, "policy">): string[] => (product.policy ? ["policy_action", "policy_rules_hit"] : []);
+export const policyColumns = (product: Pick<Product, "policy">): string[] =>
+  product.policy ? ["policy_action", "policy_rules_hit"] : [];
 
 /** The two cells: the action and the rules hit, space-separated; empty when the account has no policy. */
 export function policyCells(product: Pick<Product, "policy">, data: unknown): (string | null)[] {

@@ -11,7 +11,9 @@ export const POLICY_ACTIONS = ["send", "review", "block"] as const;
 export type PolicyAction = (typeof POLICY_ACTIONS)[number];
 
 /** The decision every answer of a product with a policy carries (null without one), for response schemas. */
-export const policyDecisionSchema = z.object({ action: z.enum(POLICY_ACTIONS), rules_hit: z.array(z.string()) }).nullable();
+export const policyDecisionSchema = z
+  .object({ action: z.enum(POLICY_ACTIONS), rules_hit: z.array(z.string()) })
+  .nullable();
 
 /** What a policy says about one answer: the action and the names of the rules that decided it. */
 export interface PolicyDecision {
@@ -39,6 +41,9 @@ const SEVERITY: Record<PolicyAction, number> = { send: 0, review: 1, block: 2 };
  */
 export function strictest(hits: PolicyHit[]): PolicyDecision {
   const asking = hits.filter((h) => h.action !== "send");
-  const action = asking.reduce<PolicyAction>((worst, h) => (SEVERITY[h.action] > SEVERITY[worst] ? h.action : worst), "send");
+  const action = asking.reduce<PolicyAction>(
+    (worst, h) => (SEVERITY[h.action] > SEVERITY[worst] ? h.action : worst),
+    "send",
+  );
   return { action, rules_hit: asking.map((h) => h.rule) };
 }

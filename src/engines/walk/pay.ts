@@ -27,11 +27,27 @@ export interface Paid<In, Out> {
 }
 
 /** A wave's hold: the first of the walk, or its hold resized; `claim` off once waiting on others has run its course. */
-async function holdFor<In, Out>(product: Product<In, Out>, credits: Credits, requestId: string, paid: Paid<In, Out>, claims: { key: string; units: number }[], share: boolean, claim: boolean): Promise<Hold> {
+async function holdFor<In, Out>(
+  product: Product<In, Out>,
+  credits: Credits,
+  requestId: string,
+  paid: Paid<In, Out>,
+  claims: { key: string; units: number }[],
+  share: boolean,
+  claim: boolean,
+): Promise<Hold> {
   const units = claims.reduce((sum, c) => sum + c.units, 0);
   const claimed = claim ? { claims } : {};
-  if (paid.holdId !== null) return credits.resize(paid.holdId, { product: product.name, spent: paid.spent, units, share, ...claimed });
-  const hold = await credits.hold({ requestId, product: product.name, units, unitsPerCredit: product.unitsPerCredit, share, ...claimed });
+  if (paid.holdId !== null)
+    return credits.resize(paid.holdId, { product: product.name, spent: paid.spent, units, share, ...claimed });
+  const hold = await credits.hold({
+    requestId,
+    product: product.name,
+    units,
+    unitsPerCredit: product.unitsPerCredit,
+    share,
+    ...claimed,
+  });
   if (hold.ok) {
     paid.holdId = hold.id;
     paid.allowance.left = hold.fairUseRemaining;
@@ -50,16 +66,38 @@ function stopAt<In, Out>(paid: Paid<In, Out>, index: number, reason: StopReason)
 function applyPrice<In, Out>(product: Product<In, Out>, u: Unique<In, Out>, allowance: { left: number }): Priced {
   if (u.repeat) return { units: 0, fairUseBilled: false, fairUse: false };
   const price = product.price(u.looked!.result);
-  if (!price.fairUse) return { units: price.units, fairUseBilled: false, fairUse: false, ...(price.counter ? { counter: price.counter } : {}) };
+  if (!price.fairUse)
+    return {
+      units: price.units,
+      fairUseBilled: false,
+      fairUse: false,
+      ...(price.counter ? { counter: price.counter } : {}),
+    };
   if (allowance.left > 0) {
     allowance.left -= 1;
     return { units: 0, fairUseBilled: false, fairUse: true, ...(price.counter ? { counter: price.counter } : {}) };
   }
-  return { units: price.units, fairUseBilled: price.units > 0, fairUse: true, ...(price.counter ? { counter: price.counter } : {}) };
+  return {
+    units: price.units,
+    fairUseBilled: price.units > 0,
+    fairUse: true,
+    ...(price.counter ? { counter: price.counter } : {}),
+  };
 }
 
-async function lookUp<In, Out>(product: Product<In, Out>, ctx: ProductContext, wave: Unique<In, Out>[], options: WalkOptions) {
-  const looked = await timeProduct(() => product.lookup(ctx, wave.map((u) => u.input), options));
+async function lookUp<In, Out>(
+  product: Product<In, Out>,
+  ctx: ProductContext,
+  wave: Unique<In, Out>[],
+  options: WalkOptions,
+) {
+  const looked = await timeProduct(() =>
+    product.lookup(
+      ctx,
+      wave.map((u) => u.input),
+      options,
+    ),
+  );
   wave.forEach((u, i) => (u.looked = looked[i]!));
 }
 
@@ -69,12 +107,29 @@ async function lookUp<In, Out>(product: Product<In, Out>, ctx: ProductContext, w
  * what is available (`share`), so a long list never shuts out a concurrent request while its lookups are in flight,
  * and no handshake is made that nobody can pay for. Returns the values a concurrent walk is answering (busy).
  */
-export async function payRemote<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], options: WalkOptions, requestId: string, paid: Paid<In, Out>, claim: boolean): Promise<Unique<In, Out>[]> {
+export async function payRemote<In, Out>(
+  product: Product<In, Out>,
+  ctx: ProductContext,
+  credits: Credits,
+  fresh: Unique<In, Out>[],
+  options: WalkOptions,
+  requestId: string,
+  paid: Paid<In, Out>,
+  claim: boolean,
+): Promise<Unique<In, Out>[]> {
   const deferred: Unique<In, Out>[] = [];
   const each = product.holdUnits?.(options) ?? 1;
   let pending = [...fresh];
   while (pending.length) {
-    const hold = await holdFor(product, credits, requestId, paid, pending.map((u) => ({ key: u.key, units: each })), true, claim);
+    const hold = await holdFor(
+      product,
+      credits,
+      requestId,
+      paid,
+      pending.map((u) => ({ key: u.key, units: each })),
+      true,
+      claim,
+    );
     const busy = new Set(hold.busy);
     deferred.push(...pending.filter((u) => busy.has(u.key)));
     pending = pending.filter((u) => !busy.has(u.key));
@@ -100,10 +155,26 @@ export async function payRemote<In, Out>(product: Product<In, Out>, ctx: Product
  * held (claiming the priced values), and the list is answered in order up to where the held units run out. Returns
  * the values a concurrent walk is answering (busy).
  */
-export async function payLocal<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], options: WalkOptions, requestId: string, paid: Paid<In, Out>, claim: boolean): Promise<Unique<In, Out>[]> {
+export async function payLocal<In, Out>(
+  product: Product<In, Out>,
+  ctx: ProductContext,
+  credits: Credits,
+  fresh: Unique<In, Out>[],
+  options: WalkOptions,
+  requestId: string,
+  paid: Paid<In, Out>,
+  claim: boolean,
+): Promise<Unique<In, Out>[]> {
   if (!fresh.length) return [];
-  await lookUp(product, ctx, fresh.filter((u) => !u.looked), options);
-  const claims = fresh.map((u) => ({ key: u.key, units: applyPrice(product, u, { left: 0 }).units })).filter((c) => c.units > 0);
+  await lookUp(
+    product,
+    ctx,
+    fresh.filter((u) => !u.looked),
+    options,
+  );
+  const claims = fresh
+    .map((u) => ({ key: u.key, units: applyPrice(product, u, { left: 0 }).units }))
+    .filter((c) => c.units > 0);
   let budget = Number.POSITIVE_INFINITY;
   let busy = new Set<string>();
   let reason: StopReason = "insufficient_credits";

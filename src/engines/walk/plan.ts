@@ -40,7 +40,14 @@ export async function planList<In, Out>(product: Product<In, Out>, inputs: In[])
   if (product.local) {
     const locals = await Promise.all(uniques.map((u) => product.local!(u.input)));
     locals.forEach((answer, i) => {
-      if (answer) uniques[i]!.free = { result: answer.result, cacheHit: false, suppressed: false, test: answer.test, local: true };
+      if (answer)
+        uniques[i]!.free = {
+          result: answer.result,
+          cacheHit: false,
+          suppressed: false,
+          test: answer.test,
+          local: true,
+        };
     });
   }
   return { uniques, keyOf };
@@ -63,20 +70,28 @@ export async function recallStored<In, Out>(
   const keys = open.map((u) => u.key);
   const [repeats, suppressed] = await Promise.all([
     recallRepeats(db, payer.accountId, product.name, keys, now, product.keys),
-    options.honorSuppressions && product.suppressions ? suppressedAnswers(db, payer.accountId, product.name, keys, product.keys) : new Map<string, unknown>(),
+    options.honorSuppressions && product.suppressions
+      ? suppressedAnswers(db, payer.accountId, product.name, keys, product.keys)
+      : new Map<string, unknown>(),
   ]);
   const tooOld = (u: Unique<In, Out>, at: number) =>
-    !(waited && at !== u.repeatAt) && (options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000));
+    !(waited && at !== u.repeatAt) &&
+    (options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000));
   for (const u of open) {
     const stored = suppressed.get(u.key);
     const repeat = repeats.get(u.key);
     if (!waited) u.repeatAt = repeat?.createdAt;
-    if (stored !== undefined) u.free = { result: stored as Out, cacheHit: false, suppressed: true, test: false, local: false };
+    if (stored !== undefined)
+      u.free = { result: stored as Out, cacheHit: false, suppressed: true, test: false, local: false };
     else if (repeat && !tooOld(u, repeat.createdAt)) {
       u.refreshed = false;
-      const mode = typeof product.repeats === "function" ? product.repeats(repeat.result as Out, u.input, options, env) : product.repeats;
+      const mode =
+        typeof product.repeats === "function"
+          ? product.repeats(repeat.result as Out, u.input, options, env)
+          : product.repeats;
       if (mode === "renew") u.refreshed = true;
-      else if (mode === "stored") u.free = { result: repeat.result as Out, cacheHit: true, suppressed: false, test: false, local: false };
+      else if (mode === "stored")
+        u.free = { result: repeat.result as Out, cacheHit: true, suppressed: false, test: false, local: false };
       else u.repeat = true;
     } else if (repeat) u.refreshed = true;
   }

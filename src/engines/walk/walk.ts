@@ -65,11 +65,27 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   const plan = await planList(product, request.inputs);
   await recallStored(env, db, product, payer, plan.uniques, options, now);
   const credits = creditsFor(env, payer);
-  const paid: Paid<In, Out> = { answered: [], stopIndex: request.inputs.length, limitedBy: null, holdId: null, spent: 0, allowance: { left: 0 } };
+  const paid: Paid<In, Out> = {
+    answered: [],
+    stopIndex: request.inputs.length,
+    limitedBy: null,
+    holdId: null,
+    spent: 0,
+    allowance: { left: 0 },
+  };
   // The product's own reads (datasets, the shared mailbox answers) may come from a read replica near the caller.
   const ctx: ProductContext = { env: replicaReads(env), now, accountId: payer?.accountId ?? null };
   try {
-    await payAll(product, ctx, credits, plan.uniques.filter((u) => !u.free), request, paid, db, now);
+    await payAll(
+      product,
+      ctx,
+      credits,
+      plan.uniques.filter((u) => !u.free),
+      request,
+      paid,
+      db,
+      now,
+    );
   } catch (err) {
     if (paid.holdId) await credits.release(paid.holdId);
     throw err;
@@ -80,7 +96,16 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   if (paid.stopIndex === 0) {
     if (paid.holdId) await credits.release(paid.holdId);
     const refused = paid.limitedBy ?? "insufficient_credits";
-    return { items: [], requested: request.inputs.length, processed: 0, creditsUsed: 0, creditsRemaining: 0, stoppedReason: refused, refused, prepaid: null };
+    return {
+      items: [],
+      requested: request.inputs.length,
+      processed: 0,
+      creditsUsed: 0,
+      creditsRemaining: 0,
+      stoppedReason: refused,
+      refused,
+      prepaid: null,
+    };
   }
   // Repeat markers are written before settling: settling ends this walk's claims, and a walk that waited on them reads
   // these markers next, so it must find them. With one unit per credit every item's charge is known before settling,
@@ -89,8 +114,21 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   let built: WalkItem<In, Out>[];
   let settled: Settled;
   if (product.unitsPerCredit === 1) {
-    built = buildItems(product, plan.keyOf, plan.uniques, paid, paid.answered.map((a) => (payer ? a.price.units : 0)), request.inputs, null);
-    const writing = payer ? writeBatch(db, [...repeatStatements(db, product, payer, paid, now), ...rememberStatements(db, product, payer, request, paid, built, now)]) : null;
+    built = buildItems(
+      product,
+      plan.keyOf,
+      plan.uniques,
+      paid,
+      paid.answered.map((a) => (payer ? a.price.units : 0)),
+      request.inputs,
+      null,
+    );
+    const writing = payer
+      ? writeBatch(db, [
+          ...repeatStatements(db, product, payer, paid, now),
+          ...rememberStatements(db, product, payer, request, paid, built, now),
+        ])
+      : null;
     // Without a hold there are no claims to end, so the balance read for `meta` need not wait for the batch.
     if (paid.holdId) await writing;
     [settled] = await Promise.all([settle(product, credits, paid, request), writing]);
@@ -103,7 +141,9 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   // Queued work run again (its consumer died after settling): the settlement says what the operation was charged the
   // first time, and the items report that; its answers are repeats now and would read as free.
   const firstRun = settled.firstCharges;
-  const items = firstRun ? buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, firstRun) : built;
+  const items = firstRun
+    ? buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, firstRun)
+    : built;
   await applyPolicy(env, db, product, payer, items);
   return {
     items,
@@ -129,24 +169,47 @@ const CLAIM_ROUNDS = 3;
  * that answer and are then read as repeats, free. What is still unanswered then (the other walk failed, or its answer
  * starts no repeat window) is paid for here; after a wait that timed out, or a third round, without claiming.
  */
-async function payAll<In, Out>(product: Product<In, Out>, ctx: ProductContext, credits: Credits, fresh: Unique<In, Out>[], request: WalkRequest<In>, paid: Paid<In, Out>, db: Database, now: number) {
+async function payAll<In, Out>(
+  product: Product<In, Out>,
+  ctx: ProductContext,
+  credits: Credits,
+  fresh: Unique<In, Out>[],
+  request: WalkRequest<In>,
+  paid: Paid<In, Out>,
+  db: Database,
+  now: number,
+) {
   const cost = typeof product.cost === "function" ? product.cost(request.options) : product.cost;
   const pay = cost === "remote" ? payRemote : payLocal;
   let waiting = await pay(product, ctx, credits, fresh, request.options, request.requestId, paid, true);
   for (let round = 1; waiting.length && request.payer; round++) {
     const started = Date.now();
-    await credits.awaitClaims(product.name, waiting.map((u) => u.key), CLAIM_WAIT_MS);
+    await credits.awaitClaims(
+      product.name,
+      waiting.map((u) => u.key),
+      CLAIM_WAIT_MS,
+    );
     const claim = round < CLAIM_ROUNDS && Date.now() - started < CLAIM_WAIT_MS;
     await recallStored(ctx.env, db, product, request.payer, waiting, request.options, now, true);
     const open = waiting.filter((u) => !u.free && u.index < paid.stopIndex);
-    waiting = open.length ? await pay(product, ctx, credits, open, request.options, request.requestId, paid, claim) : [];
+    waiting = open.length
+      ? await pay(product, ctx, credits, open, request.options, request.requestId, paid, claim)
+      : [];
   }
 }
 
-async function settle<In, Out>(product: Product<In, Out>, credits: Credits, paid: Paid<In, Out>, request: WalkRequest<In>): Promise<Settled> {
+async function settle<In, Out>(
+  product: Product<In, Out>,
+  credits: Credits,
+  paid: Paid<In, Out>,
+  request: WalkRequest<In>,
+): Promise<Settled> {
   if (!paid.holdId) {
     const unitsOf = product.unitsPerCredit > 1 ? product.name : undefined;
-    const [{ credits: remaining, prepaid }, firstCharges] = await Promise.all([credits.remaining(unitsOf), request.operationId ? credits.operationCharges(request.operationId) : null]);
+    const [{ credits: remaining, prepaid }, firstCharges] = await Promise.all([
+      credits.remaining(unitsOf),
+      request.operationId ? credits.operationCharges(request.operationId) : null,
+    ]);
     return { charged: 0, credits: paid.answered.map(() => 0), remaining, prepaid, firstCharges };
   }
   const usage: Partial<Record<UsageCounter, number>> = {};
@@ -154,12 +217,22 @@ async function settle<In, Out>(product: Product<In, Out>, credits: Credits, paid
     if (price.counter && (price.fairUse || price.units > 0)) usage[price.counter] = (usage[price.counter] ?? 0) + 1;
   }
   const units = paid.answered.map((a) => a.price.units);
-  const operation = request.operationId ? { operationId: request.operationId, keys: paid.answered.map((a) => a.u.key) } : {};
+  const operation = request.operationId
+    ? { operationId: request.operationId, keys: paid.answered.map((a) => a.u.key) }
+    : {};
   return credits.settle(paid.holdId, { units, usage, ...operation });
 }
 
 /** `charged`: what an earlier run of the same operation charged by key, which each key's first item reports instead. */
-function buildItems<In, Out>(product: Product<In, Out>, keyOf: string[], uniques: Unique<In, Out>[], paid: Paid<In, Out>, credits: number[], inputs: In[], charged: Record<string, number> | null): WalkItem<In, Out>[] {
+function buildItems<In, Out>(
+  product: Product<In, Out>,
+  keyOf: string[],
+  uniques: Unique<In, Out>[],
+  paid: Paid<In, Out>,
+  credits: number[],
+  inputs: In[],
+  charged: Record<string, number> | null,
+): WalkItem<In, Out>[] {
   const byKey = new Map(uniques.map((u) => [u.key, u]));
   const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
   const seen = new Set<string>();
@@ -190,7 +263,8 @@ function buildItems<In, Out>(product: Product<In, Out>, keyOf: string[], uniques
   return items;
 }
 
-const freshAnswers = <In, Out>(paid: Paid<In, Out>) => paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result }));
+const freshAnswers = <In, Out>(paid: Paid<In, Out>) =>
+  paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result }));
 
 /** One D1 batch (one round trip), or none. */
 async function writeBatch(db: Database, statements: BatchItem<"sqlite">[]) {
@@ -199,25 +273,63 @@ async function writeBatch(db: Database, statements: BatchItem<"sqlite">[]) {
 }
 
 /** Starts the 7-day window of every repeatable fresh answer. */
-function repeatStatements<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, paid: Paid<In, Out>, now: number) {
-  return rememberRepeats(db, payer.accountId, product.name, freshAnswers(paid).filter((f) => product.repeatable(f.result)), now, product.keys?.version);
+function repeatStatements<In, Out>(
+  db: Database,
+  product: Product<In, Out>,
+  payer: Payer,
+  paid: Paid<In, Out>,
+  now: number,
+) {
+  return rememberRepeats(
+    db,
+    payer.accountId,
+    product.name,
+    freshAnswers(paid).filter((f) => product.repeatable(f.result)),
+    now,
+    product.keys?.version,
+  );
 }
 
 /** What else one call learned: suppressions and history. */
-function rememberStatements<In, Out>(db: Database, product: Product<In, Out>, payer: Payer, request: WalkRequest<In>, paid: Paid<In, Out>, items: WalkItem<In, Out>[], now: number): BatchItem<"sqlite">[] {
+function rememberStatements<In, Out>(
+  db: Database,
+  product: Product<In, Out>,
+  payer: Payer,
+  request: WalkRequest<In>,
+  paid: Paid<In, Out>,
+  items: WalkItem<In, Out>[],
+  now: number,
+): BatchItem<"sqlite">[] {
   const account = payer.accountId;
   const fresh = freshAnswers(paid);
   const statements: BatchItem<"sqlite">[] = [];
   const lists = product.suppressions;
   if (lists) {
     const verdicts = fresh.map((f) => ({ ...f, suppress: lists.suppresses(f.result) }));
-    const suppress = verdicts.flatMap((v) => (v.suppress ? [{ key: v.key, reason: v.suppress.reason, result: v.result }] : []));
+    const suppress = verdicts.flatMap((v) =>
+      v.suppress ? [{ key: v.key, reason: v.suppress.reason, result: v.result }] : [],
+    );
     statements.push(...suppressStatements(db, account, product.name, suppress, "verdict", now, product.keys?.version));
-    if (!request.options.honorSuppressions) statements.push(...unsuppressStatements(db, account, product.name, verdicts.filter((v) => !v.suppress).map((v) => v.key)));
+    if (!request.options.honorSuppressions)
+      statements.push(
+        ...unsuppressStatements(
+          db,
+          account,
+          product.name,
+          verdicts.filter((v) => !v.suppress).map((v) => v.key),
+        ),
+      );
   }
   if (product.history) {
     const shape = product.history;
-    const entries = items.filter((item) => !item.test).map((item) => ({ ...shape.row(item.data), creditsUsed: item.meta.credits_used, cacheHit: item.meta.cache_hit, suppressed: item.meta.suppressed }));
+    const entries = items
+      .filter((item) => !item.test)
+      .map((item) => ({
+        ...shape.row(item.data),
+        creditsUsed: item.meta.credits_used,
+        cacheHit: item.meta.cache_hit,
+        suppressed: item.meta.suppressed,
+      }));
     statements.push(...historyStatements(db, account, product.name, request.requestId, entries, now));
   }
   return statements;

@@ -36,7 +36,10 @@ const message = (deliveryId: number, attempt: number): DeliveryMessage => ({ typ
  * Inserts a pending delivery record (body frozen) and queues its first attempt. Returns the record id. Should the
  * queue send fail after the insert, the record stays pending and the cron sweep sends it later.
  */
-export async function enqueueDelivery(env: Env, d: { owner: Owner; ownerId: string; event: string; url: string; secret: string; body: string }): Promise<number> {
+export async function enqueueDelivery(
+  env: Env,
+  d: { owner: Owner; ownerId: string; event: string; url: string; secret: string; body: string },
+): Promise<number> {
   const now = Date.now();
   const [row] = await database(env)
     .insert(webhookDeliveries)
@@ -62,13 +65,20 @@ export async function redeliverLatest(env: Env, owner: Owner, ownerId: string): 
     .limit(1)
     .get();
   if (!latest) return false;
-  await db.update(webhookDeliveries).set({ status: "pending", detail: null, attempts: 0, updatedAt: Date.now() }).where(eq(webhookDeliveries.id, latest.id));
+  await db
+    .update(webhookDeliveries)
+    .set({ status: "pending", detail: null, attempts: 0, updatedAt: Date.now() })
+    .where(eq(webhookDeliveries.id, latest.id));
   await Promise.all([env.JOBS.send(message(latest.id, 1)), armRecovery(env)]);
   return true;
 }
 
 /** The latest record's status per owner id (for job and monitor views); ids without a record are absent. */
-export async function latestStatuses(db: Database, owner: Owner, ownerIds: string[]): Promise<Map<string, DeliveryStatus>> {
+export async function latestStatuses(
+  db: Database,
+  owner: Owner,
+  ownerIds: string[],
+): Promise<Map<string, DeliveryStatus>> {
   const statuses = new Map<string, DeliveryStatus>();
   for (const ids of chunks([...new Set(ownerIds)])) {
     // The newest record per owner id is the highest id: ids only grow.
@@ -78,7 +88,12 @@ export async function latestStatuses(db: Database, owner: Owner, ownerIds: strin
       .where(and(eq(webhookDeliveries.owner, owner), inArray(webhookDeliveries.ownerId, ids)))
       .groupBy(webhookDeliveries.ownerId);
     const rows = await db
-      .select({ ownerId: webhookDeliveries.ownerId, status: webhookDeliveries.status, detail: webhookDeliveries.detail, url: webhookDeliveries.url })
+      .select({
+        ownerId: webhookDeliveries.ownerId,
+        status: webhookDeliveries.status,
+        detail: webhookDeliveries.detail,
+        url: webhookDeliveries.url,
+      })
       .from(webhookDeliveries)
       .where(inArray(webhookDeliveries.id, newest));
     for (const row of rows) statuses.set(row.ownerId, { status: row.status, detail: row.detail, url: row.url });
@@ -100,7 +115,11 @@ export async function attemptDelivery(env: Env, deliveryId: number, attempt?: nu
   const row = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
   if (!row || row.status !== "pending") return;
   if (attempt !== undefined && row.attempts >= attempt) return;
-  const isCurrent = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attempts, row.attempts));
+  const isCurrent = and(
+    eq(webhookDeliveries.id, deliveryId),
+    eq(webhookDeliveries.status, "pending"),
+    eq(webhookDeliveries.attempts, row.attempts),
+  );
   if (row.attempts >= maxAttempts) {
     // Only reachable if the configured attempts shrank while a record waited: settle it rather than sweep it forever.
     await db.update(webhookDeliveries).set({ status: "failed", updatedAt: Date.now() }).where(isCurrent);
@@ -133,7 +152,10 @@ const SWEEP_LIMIT = 900;
 
 /** Deliveries still pending. */
 export async function openDeliveries(env: Env): Promise<number> {
-  const [row] = await database(env).select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending"));
+  const [row] = await database(env)
+    .select({ n: count() })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.status, "pending"));
   return row?.n ?? 0;
 }
 
@@ -143,7 +165,11 @@ export async function openDeliveries(env: Env): Promise<number> {
  * do not both send it and a long queue backlog gets one extra message per `staleMs`, not one per sweep. Returns how
  * many were queued.
  */
-export async function requeueStalledDeliveries(env: Env, now = Date.now(), staleMs: number = STALE_DELIVERY_MS): Promise<number> {
+export async function requeueStalledDeliveries(
+  env: Env,
+  now = Date.now(),
+  staleMs: number = STALE_DELIVERY_MS,
+): Promise<number> {
   const db = database(env);
   const cutoff = now - staleMs;
   const isStale = and(eq(webhookDeliveries.status, "pending"), lt(webhookDeliveries.updatedAt, cutoff));

@@ -29,17 +29,36 @@ export function sampleBody(event: EventName, products: SampleProducts): string {
     const counts = shape?.sampleCounts ?? FALLBACK_COUNTS;
     // A row may add to several counters (phone, address): such a product says how many rows its sample has.
     const total = shape?.sampleTotal ?? Object.values(counts).reduce((sum, n) => sum + n, 0);
-    const job = { id: 1, product: bulk, status: "completed" as const, total, processed: total, counts, creditsUsed: 1, stoppedReason: null, finishedAt: AT };
+    const job = {
+      id: 1,
+      product: bulk,
+      status: "completed" as const,
+      total,
+      processed: total,
+      counts,
+      creditsUsed: 1,
+      stoppedReason: null,
+      finishedAt: AT,
+    };
     return asTest(finishedBody(job));
   }
   const monitored = monitorEventProduct(event);
   if (monitored !== null) {
     const product = monitoredProduct(monitored);
     const tallies = Object.fromEntries(Object.keys(product?.monitor?.tally ?? {}).map((name) => [name, 1]));
-    const summary: RunSummary = { checked: 1, ...tallies, changed: 0, new_baselines: 1, credits_used: 1, stopped_reason: null };
+    const summary: RunSummary = {
+      checked: 1,
+      ...tallies,
+      changed: 0,
+      new_baselines: 1,
+      credits_used: 1,
+      stopped_reason: null,
+    };
     const monitor = { id: 1, name: "Test monitor", cadence: "weekly" as const, lastRunAt: AT, nextRunAt: AT + WEEK_MS };
     // A product that flags entries (phone) posts `flags`, empty when nothing was newly flagged.
-    return asTest(runBody(product ?? { name: monitored }, monitor, summary, [], product?.monitor?.flags ? {} : undefined));
+    return asTest(
+      runBody(product ?? { name: monitored }, monitor, summary, [], product?.monitor?.flags ? {} : undefined),
+    );
   }
   const [, product] = /^([a-z]+)\./.exec(event) ?? [];
   const own = product ? productNamed(product)?.sampleEvents?.[event] : undefined;

@@ -5,7 +5,9 @@ import type { DeliveryAnswer, DeliveryPointPartner, DeliveryQuery } from "./type
 interface Validation {
   result?: {
     verdict?: { validationGranularity?: string; addressComplete?: boolean; hasUnconfirmedComponents?: boolean };
-    address?: { postalAddress?: { addressLines?: string[]; locality?: string; administrativeArea?: string; postalCode?: string } };
+    address?: {
+      postalAddress?: { addressLines?: string[]; locality?: string; administrativeArea?: string; postalCode?: string };
+    };
     metadata?: { residential?: boolean; business?: boolean };
     uspsData?: { dpvConfirmation?: string; dpvVacant?: string; dpvFootnote?: string };
   };
@@ -19,17 +21,30 @@ function readResult(v: Validation): DeliveryAnswer {
   const verdict = result.verdict ?? {};
   const usps = result.uspsData;
   const granularity = verdict.validationGranularity ?? "OTHER";
-  const confirmed = PREMISE.has(granularity) && verdict.addressComplete === true && verdict.hasUnconfirmedComponents !== true;
+  const confirmed =
+    PREMISE.has(granularity) && verdict.addressComplete === true && verdict.hasUnconfirmedComponents !== true;
   const match = usps?.dpvConfirmation
-    ? ({ Y: "confirmed", S: "confirmed_secondary_ignored", D: "missing_secondary" } as const)[usps.dpvConfirmation as "Y" | "S" | "D"] ?? "not_confirmed"
-    : confirmed ? "confirmed" : "not_confirmed";
+    ? (({ Y: "confirmed", S: "confirmed_secondary_ignored", D: "missing_secondary" } as const)[
+        usps.dpvConfirmation as "Y" | "S" | "D"
+      ] ?? "not_confirmed")
+    : confirmed
+      ? "confirmed"
+      : "not_confirmed";
   const postal = result.address?.postalAddress;
   const lines = postal?.addressLines ?? [];
   return {
     match,
     vacant: usps?.dpvVacant === "Y" ? true : usps?.dpvVacant === "N" ? false : null,
     residential: result.metadata?.residential ?? (result.metadata?.business ? false : null),
-    standardized: postal ? { line1: lines[0] ?? null, line2: lines[1] ?? null, locality: postal.locality ?? null, region: postal.administrativeArea ?? null, postcode: postal.postalCode ?? null } : null,
+    standardized: postal
+      ? {
+          line1: lines[0] ?? null,
+          line2: lines[1] ?? null,
+          locality: postal.locality ?? null,
+          region: postal.administrativeArea ?? null,
+          postcode: postal.postalCode ?? null,
+        }
+      : null,
     footnotes: usps?.dpvFootnote ? (usps.dpvFootnote.match(/../g) ?? []) : [`granularity:${granularity}`],
   };
 }
@@ -58,7 +73,12 @@ export function google(env: Env & { GOOGLE_ADDRESS_VALIDATION_KEY?: string }): D
         ...(q.region ? { administrativeArea: q.region } : {}),
         ...(q.postcode ? { postalCode: q.postcode } : {}),
       };
-      const response = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", "X-Goog-Api-Key": key }, body: JSON.stringify({ address }), signal });
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Goog-Api-Key": key },
+        body: JSON.stringify({ address }),
+        signal,
+      });
       const failure = await failureOf(response);
       if (failure) throw failure;
       const body = await jsonOf<Validation>(response);

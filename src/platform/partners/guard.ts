@@ -53,7 +53,12 @@ const numberVar = (value: string | undefined, fallback: number) => {
 
 export function partnerSettings(env: Env): PartnerSettings {
   const vars = env as unknown as Record<string, string | undefined>;
-  return { timeoutMs: numberVar(vars.PARTNER_TIMEOUT_MS, 3_000), breakerMs: numberVar(vars.PARTNER_BREAKER_MS, 30_000), threshold: 5, maxRetries: 2 };
+  return {
+    timeoutMs: numberVar(vars.PARTNER_TIMEOUT_MS, 3_000),
+    breakerMs: numberVar(vars.PARTNER_BREAKER_MS, 30_000),
+    threshold: 5,
+    maxRetries: 2,
+  };
 }
 
 export function budgetFor(env: Env, now = Date.now()): Budget {
@@ -78,7 +83,12 @@ function failed(partner: string, settings: PartnerSettings, now: number) {
  * Runs `call` with the timeout and the retries; null when the partner did not answer (the caller answers unchecked).
  * An open breaker or a spent budget makes no call at all.
  */
-export async function guarded<T>(partner: string, settings: PartnerSettings, budget: Budget, call: (signal: AbortSignal) => Promise<T>): Promise<T | null> {
+export async function guarded<T>(
+  partner: string,
+  settings: PartnerSettings,
+  budget: Budget,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<T | null> {
   const state = stateOf(partner);
   for (let attempt = 0; ; attempt++) {
     const now = Date.now();
@@ -102,7 +112,13 @@ export async function guarded<T>(partner: string, settings: PartnerSettings, bud
         if (attempt < settings.maxRetries && Date.now() + wait < budget.deadline) continue;
       }
       failed(partner, settings, Date.now());
-      console.log(JSON.stringify({ partner, failure: err instanceof PartnerError ? err.kind : "timeout_or_network", message: String((err as Error).message ?? err) }));
+      console.log(
+        JSON.stringify({
+          partner,
+          failure: err instanceof PartnerError ? err.kind : "timeout_or_network",
+          message: String((err as Error).message ?? err),
+        }),
+      );
       return null;
     }
   }

@@ -11,8 +11,10 @@ export const basicAuth = (user: string, password: string) => `Basic ${btoa(`${us
 export async function failureOf(response: Response, accepted: number[] = [200]): Promise<PartnerError | null> {
   if (accepted.includes(response.status)) return null;
   const detail = (await response.text().catch(() => "")).slice(0, 200);
-  if (response.status === 429) return new PartnerError("rate_limited", `429 ${detail}`, retryAfterMs(response.headers.get("Retry-After")));
-  if (response.status === 401 || response.status === 403) return new PartnerError("auth", `${response.status} ${detail}`);
+  if (response.status === 429)
+    return new PartnerError("rate_limited", `429 ${detail}`, retryAfterMs(response.headers.get("Retry-After")));
+  if (response.status === 401 || response.status === 403)
+    return new PartnerError("auth", `${response.status} ${detail}`);
   return new PartnerError("error", `${response.status} ${detail}`);
 }
 

@@ -5,7 +5,12 @@ import type { DeliveryAnswer, DeliveryMatch, DeliveryPointPartner, DeliveryQuery
 /** The USPS areas Smarty's US Street Address API answers. */
 const COUNTRIES = new Set(["US", "PR", "VI", "GU", "AS", "MP"]);
 
-const MATCHES: Record<string, DeliveryMatch> = { Y: "confirmed", S: "confirmed_secondary_ignored", D: "missing_secondary", N: "not_confirmed" };
+const MATCHES: Record<string, DeliveryMatch> = {
+  Y: "confirmed",
+  S: "confirmed_secondary_ignored",
+  D: "missing_secondary",
+  N: "not_confirmed",
+};
 
 interface Candidate {
   input_index: number;
@@ -13,11 +18,19 @@ interface Candidate {
   delivery_line_2?: string;
   components?: { city_name?: string; state_abbreviation?: string; zipcode?: string; plus4_code?: string };
   metadata?: { rdi?: string };
-  analysis?: { dpv_match_code?: string | null; dpv_vacant?: string | null; dpv_footnotes?: string | null; footnotes?: string | null };
+  analysis?: {
+    dpv_match_code?: string | null;
+    dpv_vacant?: string | null;
+    dpv_footnotes?: string | null;
+    footnotes?: string | null;
+  };
 }
 
 /** Smarty's footnote strings are concatenated codes: DPV footnotes two letters each, the others ending in `#`. */
-const split = (dpv: string | null | undefined, other: string | null | undefined) => [...(dpv?.match(/../g) ?? []), ...(other?.match(/[A-Z0-9]+#/g) ?? [])];
+const split = (dpv: string | null | undefined, other: string | null | undefined) => [
+  ...(dpv?.match(/../g) ?? []),
+  ...(other?.match(/[A-Z0-9]+#/g) ?? []),
+];
 
 const yesNo = (value: string | null | undefined) => (value === "Y" ? true : value === "N" ? false : null);
 
@@ -30,7 +43,13 @@ function readCandidate(c: Candidate | undefined): DeliveryAnswer {
     match: MATCHES[a.dpv_match_code ?? ""] ?? "not_confirmed",
     vacant: yesNo(a.dpv_vacant),
     residential: c.metadata?.rdi === "Residential" ? true : c.metadata?.rdi === "Commercial" ? false : null,
-    standardized: { line1: c.delivery_line_1 ?? null, line2: c.delivery_line_2 ?? null, locality: parts.city_name ?? null, region: parts.state_abbreviation ?? null, postcode: zip },
+    standardized: {
+      line1: c.delivery_line_1 ?? null,
+      line2: c.delivery_line_2 ?? null,
+      locality: parts.city_name ?? null,
+      region: parts.state_abbreviation ?? null,
+      postcode: zip,
+    },
     footnotes: split(a.dpv_footnotes, a.footnotes),
   };
 }
@@ -40,7 +59,9 @@ function readCandidate(c: Candidate | undefined): DeliveryAnswer {
  * the answer is an array of candidates, each naming its `input_index`. With `match: strict` an address USPS does not
  * know has no candidate. Errors are status codes (400, 401, 402, 413, 422, 429 with Retry-After, 5xx).
  */
-export function smarty(env: Env & { SMARTY_AUTH_ID?: string; SMARTY_AUTH_TOKEN?: string }): DeliveryPointPartner | null {
+export function smarty(
+  env: Env & { SMARTY_AUTH_ID?: string; SMARTY_AUTH_TOKEN?: string },
+): DeliveryPointPartner | null {
   if (!env.SMARTY_AUTH_ID || !env.SMARTY_AUTH_TOKEN) return null;
   const url = `${env.SMARTY_US_STREET_URL.replace(/\/$/, "")}/street-address?auth-id=${encodeURIComponent(env.SMARTY_AUTH_ID)}&auth-token=${encodeURIComponent(env.SMARTY_AUTH_TOKEN)}`;
   return {
@@ -59,7 +80,12 @@ export function smarty(env: Env & { SMARTY_AUTH_ID?: string; SMARTY_AUTH_TOKEN?:
         candidates: 1,
         match: "strict",
       }));
-      const response = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json; charset=utf-8" }, body: JSON.stringify(body), signal });
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json; charset=utf-8" },
+        body: JSON.stringify(body),
+        signal,
+      });
       const failure = await failureOf(response);
       if (failure) throw failure;
       const candidates = await jsonOf<Candidate[]>(response);

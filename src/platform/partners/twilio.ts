@@ -23,7 +23,13 @@ const UNPROVISIONED = 60600;
 interface LookupV2 {
   phone_number?: string;
   valid?: boolean;
-  line_type_intelligence?: { carrier_name: string | null; type: string | null; mobile_country_code: string | null; mobile_network_code: string | null; error_code: number | null } | null;
+  line_type_intelligence?: {
+    carrier_name: string | null;
+    type: string | null;
+    mobile_country_code: string | null;
+    mobile_network_code: string | null;
+    error_code: number | null;
+  } | null;
   sim_swap?: { last_sim_swap: { swapped_in_period: boolean | null } | null; error_code: number | null } | null;
 }
 
@@ -32,7 +38,9 @@ interface LookupV2 {
  * account SID and auth token). Errors come as `{code, message, more_info, status}`; 404 (code 20404) is a number
  * Twilio does not know, an answer: inactive.
  */
-export function twilio(env: Env & { TWILIO_ACCOUNT_SID?: string; TWILIO_AUTH_TOKEN?: string }): PhoneNetworkPartner | null {
+export function twilio(
+  env: Env & { TWILIO_ACCOUNT_SID?: string; TWILIO_AUTH_TOKEN?: string },
+): PhoneNetworkPartner | null {
   if (!env.TWILIO_ACCOUNT_SID || !env.TWILIO_AUTH_TOKEN) return null;
   const auth = basicAuth(env.TWILIO_ACCOUNT_SID, env.TWILIO_AUTH_TOKEN);
   const simSwap = env.TWILIO_SIM_SWAP === "true";
@@ -42,15 +50,22 @@ export function twilio(env: Env & { TWILIO_ACCOUNT_SID?: string; TWILIO_AUTH_TOK
     dataset: "twilio-lookup",
     async check(e164, signal): Promise<NetworkAnswer> {
       const fields = simSwap ? "line_type_intelligence,sim_swap" : "line_type_intelligence";
-      const response = await fetch(`${base}/v2/PhoneNumbers/${encodeURIComponent(e164)}?Fields=${fields}`, { headers: { Authorization: auth, Accept: "application/json" }, signal });
+      const response = await fetch(`${base}/v2/PhoneNumbers/${encodeURIComponent(e164)}?Fields=${fields}`, {
+        headers: { Authorization: auth, Accept: "application/json" },
+        signal,
+      });
       const failure = await failureOf(response, [200, 404]);
       if (failure) throw failure;
       if (response.status === 404) return { status: "inactive", lineType: null, carrier: null, simSwapped: null };
       const body = await jsonOf<LookupV2>(response);
       if (typeof body.valid !== "boolean") throw new PartnerError("malformed", "no `valid` in the answer");
       const lti = body.line_type_intelligence ?? null;
-      if (!body.valid || lti?.error_code === UNPROVISIONED) return { status: "inactive", lineType: null, carrier: null, simSwapped: null };
-      const swap = body.sim_swap && body.sim_swap.error_code === null ? (body.sim_swap.last_sim_swap?.swapped_in_period ?? null) : null;
+      if (!body.valid || lti?.error_code === UNPROVISIONED)
+        return { status: "inactive", lineType: null, carrier: null, simSwapped: null };
+      const swap =
+        body.sim_swap && body.sim_swap.error_code === null
+          ? (body.sim_swap.last_sim_swap?.swapped_in_period ?? null)
+          : null;
       const carrier = lti?.error_code ? null : (lti?.carrier_name ?? null);
       return {
         // A number a network holds is provisioned (active); without a network Twilio cannot say.

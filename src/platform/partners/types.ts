@@ -1,6 +1,16 @@
 /** What partners answer, in the product-neutral terms the products read (docs/partners.md). */
 
-export type NetworkLineType = "mobile" | "fixed_line" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail";
+export type NetworkLineType =
+  | "mobile"
+  | "fixed_line"
+  | "voip"
+  | "toll_free"
+  | "premium_rate"
+  | "shared_cost"
+  | "personal_number"
+  | "pager"
+  | "uan"
+  | "voicemail";
 
 export interface NetworkAnswer {
   status: "active" | "inactive" | "unknown";
@@ -33,7 +43,13 @@ export interface DeliveryAnswer {
   match: DeliveryMatch;
   vacant: boolean | null;
   residential: boolean | null;
-  standardized: { line1: string | null; line2: string | null; locality: string | null; region: string | null; postcode: string | null } | null;
+  standardized: {
+    line1: string | null;
+    line2: string | null;
+    locality: string | null;
+    region: string | null;
+    postcode: string | null;
+  } | null;
   footnotes: string[];
 }
 

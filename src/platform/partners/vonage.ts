@@ -36,7 +36,10 @@ export function vonage(env: Env & { VONAGE_API_KEY?: string; VONAGE_API_SECRET?:
     name: "vonage",
     dataset: "vonage-number-insight",
     async check(e164, signal): Promise<NetworkAnswer> {
-      const response = await fetch(`${base}/ni/advanced/json?number=${encodeURIComponent(e164.replace(/^\+/, ""))}`, { headers: { Authorization: auth }, signal });
+      const response = await fetch(`${base}/ni/advanced/json?number=${encodeURIComponent(e164.replace(/^\+/, ""))}`, {
+        headers: { Authorization: auth },
+        signal,
+      });
       const failure = await failureOf(response);
       if (failure) throw failure;
       const body = await jsonOf<Advanced>(response);
@@ -45,8 +48,10 @@ export function vonage(env: Env & { VONAGE_API_KEY?: string; VONAGE_API_SECRET?:
       if (body.status === 4) throw new PartnerError("auth", `invalid credentials: ${message}`);
       if (body.status === 3) return { status: "inactive", lineType: null, carrier: null, simSwapped: null };
       // Status 43-45 ("lookup not available") still carry the standard fields; everything else non-zero is a failure.
-      if (body.status !== 0 && !(body.status >= 43 && body.status <= 45)) throw new PartnerError("error", `status ${body.status}: ${message}`);
-      if (body.valid_number === "not_valid") return { status: "inactive", lineType: null, carrier: null, simSwapped: null };
+      if (body.status !== 0 && !(body.status >= 43 && body.status <= 45))
+        throw new PartnerError("error", `status ${body.status}: ${message}`);
+      if (body.valid_number === "not_valid")
+        return { status: "inactive", lineType: null, carrier: null, simSwapped: null };
       const reachable = body.reachable ?? "unknown";
       const carrier = body.current_carrier ?? null;
       return {

@@ -4,8 +4,24 @@ import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
 import { formatted } from "./format";
 import { isPoBox, placeKey, samePlace } from "./names";
 import { REGION_REQUIRED, readInput } from "./parse";
-import { canonicalPostcode, COUNTRIES_SOURCE, FORMATS_SOURCE, isCountry, postcodeRequired, postcodeShapeValid, referenceKey } from "./postcodes";
-import { isOneLine, type AddressInput, type AddressResult, type Component, type Correction, type NormalizedAddress, type Precision } from "./result";
+import {
+  canonicalPostcode,
+  COUNTRIES_SOURCE,
+  FORMATS_SOURCE,
+  isCountry,
+  postcodeRequired,
+  postcodeShapeValid,
+  referenceKey,
+} from "./postcodes";
+import {
+  isOneLine,
+  type AddressInput,
+  type AddressResult,
+  type Component,
+  type Correction,
+  type NormalizedAddress,
+  type Precision,
+} from "./result";
 import { risk, type CheckFailure } from "./score";
 import type { Installed, StoredPostcode } from "./store";
 
@@ -34,7 +50,10 @@ export function prepare(input: AddressInput): Prepared {
     supported,
     postcode: canonical && shapeValid !== false ? canonical : read.postcode,
     shapeValid,
-    place: canonical && shapeValid !== false ? { country: read.country, postcode: referenceKey(read.country, canonical) } : null,
+    place:
+      canonical && shapeValid !== false
+        ? { country: read.country, postcode: referenceKey(read.country, canonical) }
+        : null,
   };
 }
 
@@ -53,10 +72,20 @@ export interface Reference {
 }
 
 /** What an answer knows when no dataset was read: only the address's form is checked. */
-export const NO_REFERENCE: Reference = { installed: new Map(), covering: [], rows: [], streetDatasets: [], streetFound: null, premiseDatasets: [], premiseFound: null };
+export const NO_REFERENCE: Reference = {
+  installed: new Map(),
+  covering: [],
+  rows: [],
+  streetDatasets: [],
+  streetFound: null,
+  premiseDatasets: [],
+  premiseFound: null,
+};
 
 export const coveringDatasets = (installed: Installed, country: string, holds: "postcodes" | "streets" | "premises") =>
-  [...installed.keys()].filter((name) => ADDRESS_DATASETS[name].holds.includes(holds) && ADDRESS_DATASETS[name].countries.includes(country));
+  [...installed.keys()].filter(
+    (name) => ADDRESS_DATASETS[name].holds.includes(holds) && ADDRESS_DATASETS[name].countries.includes(country),
+  );
 
 /**
  * Whether a postcode none of `covering` holds is unknown: only when one of them is the publisher's complete file for
@@ -70,7 +99,11 @@ function postcodeFound(ref: Reference, country: string): boolean | null {
 const distinct = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
 
 /** A French commune's leading article (`Le Mans`, `La Chaise`, `Les Mathes`, `L'Isle-Adam`, the register's `MANS (LE)`). */
-const withoutArticle = (name: string) => name.trim().replace(/^(le|la|les)\s+|^l\s*['’]\s*/i, "").replace(/\s*\((le|la|les|l['’])\)$/i, "");
+const withoutArticle = (name: string) =>
+  name
+    .trim()
+    .replace(/^(le|la|les)\s+|^l\s*['’]\s*/i, "")
+    .replace(/\s*\((le|la|les|l['’])\)$/i, "");
 
 /** Whether a written locality names a place: in France also with or without the commune's leading article. */
 function placeMatches(country: string, written: string, place: string): boolean {
@@ -97,15 +130,20 @@ const REGION_CHECKED = new Set(["US", "FR"]);
 
 /** Region against the postcode's divisions; the US keeps the USPS state code. */
 function checkRegion(country: string, written: string | null, rows: StoredPostcode[]) {
-  const divisions = rows.flatMap((r) => [r.region, r.regionCode, r.subregion, r.subregionCode]).filter((v): v is string => v !== null);
+  const divisions = rows
+    .flatMap((r) => [r.region, r.regionCode, r.subregion, r.subregionCode])
+    .filter((v): v is string => v !== null);
   const preferred = distinct(rows.map((r) => (country === "US" ? r.regionCode : r.region)));
   const single = preferred.length === 1 ? preferred[0]! : null;
   if (!divisions.length) return { matches: null, to: null };
   if (!written) return { matches: null, to: REGION_REQUIRED.has(country) ? single : null };
   const key = placeKey(written);
-  const row = rows.find((r) => [r.region, r.regionCode, r.subregion, r.subregionCode].some((v) => v !== null && placeKey(v) === key));
+  const row = rows.find((r) =>
+    [r.region, r.regionCode, r.subregion, r.subregionCode].some((v) => v !== null && placeKey(v) === key),
+  );
   // UK addresses need no county (Royal Mail), so a county the datasets do not name is not held against them.
-  if (!row) return { matches: REGION_CHECKED.has(country) ? false : null, to: REGION_CHECKED.has(country) ? single : null };
+  if (!row)
+    return { matches: REGION_CHECKED.has(country) ? false : null, to: REGION_CHECKED.has(country) ? single : null };
   return { matches: true, to: country === "US" && row.regionCode ? row.regionCode : written };
 }
 
@@ -119,7 +157,13 @@ function missingComponents(a: NormalizedAddress): Component[] {
 }
 
 /** The failed checks, what the reference data contradicts before what is only absent: the first is the `reason`. */
-function failures(p: Prepared, missing: Component[], found: boolean | null, locality: boolean | null, region: boolean | null): CheckFailure[] {
+function failures(
+  p: Prepared,
+  missing: Component[],
+  found: boolean | null,
+  locality: boolean | null,
+  region: boolean | null,
+): CheckFailure[] {
   const failed: CheckFailure[] = [];
   if (p.shapeValid === false) failed.push("invalid_postcode_format");
   if (found === false) failed.push("unknown_postcode");
@@ -129,7 +173,12 @@ function failures(p: Prepared, missing: Component[], found: boolean | null, loca
   return failed;
 }
 
-function precisionOf(found: boolean | null, locality: boolean | null, street: boolean | null, premise: boolean | null): Precision {
+function precisionOf(
+  found: boolean | null,
+  locality: boolean | null,
+  street: boolean | null,
+  premise: boolean | null,
+): Precision {
   if (!found) return "country";
   if (street) return premise ? "premise" : "street";
   return locality ? "locality" : "postcode";
@@ -173,8 +222,12 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
   const { read } = p;
   const looked = ref.covering.length > 0 && p.place !== null;
   const found = looked ? postcodeFound(ref, read.country) : null;
-  const locality = found ? checkLocality(read.country, read.locality, ref.rows) : { matches: null, matched: [], to: null };
-  const region = found ? checkRegion(read.country, read.region, locality.matched.length ? locality.matched : ref.rows) : { matches: null, to: null };
+  const locality = found
+    ? checkLocality(read.country, read.locality, ref.rows)
+    : { matches: null, matched: [], to: null };
+  const region = found
+    ? checkRegion(read.country, read.region, locality.matched.length ? locality.matched : ref.rows)
+    : { matches: null, to: null };
   const corrections: Correction[] = [];
   const correct = (field: Component, from: string | null, to: string | null) => {
     if (to !== null && to !== from) corrections.push({ field, from, to });
@@ -190,7 +243,13 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
   const failed = failures(p, missing, found, locality.matches, region.matches);
   const verification = failed.length ? "invalid" : found ? "verified" : "format_only";
   const poBox = isPoBox(read.line1) || isPoBox(read.line2);
-  const consulted = [...(p.shapeValid !== null ? [FORMATS_SOURCE] : []), COUNTRIES_SOURCE, ...(looked ? ref.covering : []), ...(ref.streetFound !== null ? ref.streetDatasets : []), ...(ref.premiseFound !== null ? ref.premiseDatasets : [])];
+  const consulted = [
+    ...(p.shapeValid !== null ? [FORMATS_SOURCE] : []),
+    COUNTRIES_SOURCE,
+    ...(looked ? ref.covering : []),
+    ...(ref.streetFound !== null ? ref.streetDatasets : []),
+    ...(ref.premiseFound !== null ? ref.premiseDatasets : []),
+  ];
   return {
     input: isOneLine(p.input) ? p.input.address : p.input,
     country: read.country,
@@ -212,7 +271,9 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
     // Format-only means no installed dataset covers the address: said as a reason, so it is never read as a pass.
     reason: failed[0] ?? (verification === "format_only" ? "not_covered" : null),
     ...risk({ failed, formatOnly: verification === "format_only", poBox }),
-    sources: [...new Set(consulted)].map((s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)!.version } : s)),
+    sources: [...new Set(consulted)].map(
+      (s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)!.version } : s),
+    ),
     policy: null,
   };
 }

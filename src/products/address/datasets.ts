@@ -6,7 +6,14 @@
  */
 import type { Coverage } from "../../db/coverage";
 
-export const ADDRESS_DATASET_NAMES = ["us-zip-codes", "fr-postcodes", "de-postcodes", "uk-onspd", "uk-os-open-names", "fr-ban"] as const;
+export const ADDRESS_DATASET_NAMES = [
+  "us-zip-codes",
+  "fr-postcodes",
+  "de-postcodes",
+  "uk-onspd",
+  "uk-os-open-names",
+  "fr-ban",
+] as const;
 
 export type AddressDatasetName = (typeof ADDRESS_DATASET_NAMES)[number];
 
@@ -105,7 +112,12 @@ export const ukPostcode = (value: string) => {
 export const ukCountryOf = (postcode: string) => ({ JE: "JE", GY: "GG", IM: "IM" })[postcode.slice(0, 2)] ?? "GB";
 
 /** ONS GSS codes of the UK's countries (ONSPD `ctry`) and of England's regions (`rgn`). */
-const UK_COUNTRIES: Record<string, string> = { E92000001: "England", W92000004: "Wales", S92000003: "Scotland", N92000002: "Northern Ireland" };
+const UK_COUNTRIES: Record<string, string> = {
+  E92000001: "England",
+  W92000004: "Wales",
+  S92000003: "Scotland",
+  N92000002: "Northern Ireland",
+};
 const ENGLISH_REGIONS: Record<string, string> = {
   E12000001: "North East",
   E12000002: "North West",
@@ -118,7 +130,20 @@ const ENGLISH_REGIONS: Record<string, string> = {
   E12000009: "South West",
 };
 
-const MONTHS: Record<string, string> = { JAN: "01", FEB: "02", MAR: "03", APR: "04", MAY: "05", JUN: "06", JUL: "07", AUG: "08", SEP: "09", OCT: "10", NOV: "11", DEC: "12" };
+const MONTHS: Record<string, string> = {
+  JAN: "01",
+  FEB: "02",
+  MAR: "03",
+  APR: "04",
+  MAY: "05",
+  JUN: "06",
+  JUL: "07",
+  AUG: "08",
+  SEP: "09",
+  OCT: "10",
+  NOV: "11",
+  DEC: "12",
+};
 
 /** `ONSPD_FEB_2026_UK.csv` -> 2026-02-01. */
 function onspdVersion(fileName: string): string | null {
@@ -174,11 +199,40 @@ const osOpenNames: FileFormat = {
   delimiter: ",",
   header: false,
   columns: [
-    "ID", "NAMES_URI", "NAME1", "NAME1_LANG", "NAME2", "NAME2_LANG", "TYPE", "LOCAL_TYPE", "GEOMETRY_X", "GEOMETRY_Y",
-    "MOST_DETAIL_VIEW_RES", "LEAST_DETAIL_VIEW_RES", "MBR_XMIN", "MBR_YMIN", "MBR_XMAX", "MBR_YMAX", "POSTCODE_DISTRICT",
-    "POSTCODE_DISTRICT_URI", "POPULATED_PLACE", "POPULATED_PLACE_URI", "POPULATED_PLACE_TYPE", "DISTRICT_BOROUGH",
-    "DISTRICT_BOROUGH_URI", "DISTRICT_BOROUGH_TYPE", "COUNTY_UNITARY", "COUNTY_UNITARY_URI", "COUNTY_UNITARY_TYPE",
-    "REGION", "REGION_URI", "COUNTRY", "COUNTRY_URI", "RELATED_SPATIAL_OBJECT", "SAME_AS_DBPEDIA", "SAME_AS_GEONAMES",
+    "ID",
+    "NAMES_URI",
+    "NAME1",
+    "NAME1_LANG",
+    "NAME2",
+    "NAME2_LANG",
+    "TYPE",
+    "LOCAL_TYPE",
+    "GEOMETRY_X",
+    "GEOMETRY_Y",
+    "MOST_DETAIL_VIEW_RES",
+    "LEAST_DETAIL_VIEW_RES",
+    "MBR_XMIN",
+    "MBR_YMIN",
+    "MBR_XMAX",
+    "MBR_YMAX",
+    "POSTCODE_DISTRICT",
+    "POSTCODE_DISTRICT_URI",
+    "POPULATED_PLACE",
+    "POPULATED_PLACE_URI",
+    "POPULATED_PLACE_TYPE",
+    "DISTRICT_BOROUGH",
+    "DISTRICT_BOROUGH_URI",
+    "DISTRICT_BOROUGH_TYPE",
+    "COUNTY_UNITARY",
+    "COUNTY_UNITARY_URI",
+    "COUNTY_UNITARY_TYPE",
+    "REGION",
+    "REGION_URI",
+    "COUNTRY",
+    "COUNTRY_URI",
+    "RELATED_SPATIAL_OBJECT",
+    "SAME_AS_DBPEDIA",
+    "SAME_AS_GEONAMES",
   ],
   parse(fields) {
     const type = text(fields["LOCAL_TYPE"]);
@@ -189,7 +243,14 @@ const osOpenNames: FileFormat = {
       const district = text(fields["POSTCODE_DISTRICT"]);
       if (!district) return null;
       const streets = [name, text(fields["NAME2"])].filter((s): s is string => s !== null);
-      return { streets: streets.map((street) => ({ country: ukCountryOf(district), postcode: district.toUpperCase(), street, locality: place })) };
+      return {
+        streets: streets.map((street) => ({
+          country: ukCountryOf(district),
+          postcode: district.toUpperCase(),
+          street,
+          locality: place,
+        })),
+      };
     }
     if (type !== "Postcode") return null;
     const postcode = ukPostcode(name);
@@ -260,9 +321,19 @@ export const ADDRESS_DATASETS: Readonly<Record<AddressDatasetName, AddressDatase
     countries: ["DE"],
     holds: ["postcodes"],
     origin: "package",
-    coverage: partial(["DE"], "OpenStreetMap's delivery-area Postleitzahlen; Großkunden and PO-box codes (11011 Berlin) are missing."),
+    coverage: partial(
+      ["DE"],
+      "OpenStreetMap's delivery-area Postleitzahlen; Großkunden and PO-box codes (11011 Berlin) are missing.",
+    ),
   },
-  "uk-onspd": { name: "uk-onspd", countries: ["GB", "JE", "GG", "IM"], holds: ["postcodes"], origin: "file", file: onspd, coverage: { kind: "full", countries: ["GB", "GG", "IM", "JE"] } },
+  "uk-onspd": {
+    name: "uk-onspd",
+    countries: ["GB", "JE", "GG", "IM"],
+    holds: ["postcodes"],
+    origin: "file",
+    file: onspd,
+    coverage: { kind: "full", countries: ["GB", "GG", "IM", "JE"] },
+  },
   "uk-os-open-names": {
     name: "uk-os-open-names",
     countries: ["GB"],
@@ -271,7 +342,15 @@ export const ADDRESS_DATASETS: Readonly<Record<AddressDatasetName, AddressDatase
     file: osOpenNames,
     coverage: partial(["GB"], "Great Britain's postcodes and named roads; Northern Ireland is not in OS Open Names."),
   },
-  "fr-ban": { name: "fr-ban", countries: ["FR"], holds: ["streets", "premises"], origin: "file", file: ban, coverage: { kind: "full", countries: ["FR"], note: "adresses-france.csv: every address of France." } },
+  "fr-ban": {
+    name: "fr-ban",
+    countries: ["FR"],
+    holds: ["streets", "premises"],
+    origin: "file",
+    file: ban,
+    coverage: { kind: "full", countries: ["FR"], note: "adresses-france.csv: every address of France." },
+  },
 };
 
-export const isAddressDatasetName = (name: string): name is AddressDatasetName => (ADDRESS_DATASET_NAMES as readonly string[]).includes(name);
+export const isAddressDatasetName = (name: string): name is AddressDatasetName =>
+  (ADDRESS_DATASET_NAMES as readonly string[]).includes(name);

@@ -14,7 +14,8 @@ export const wantsDeliveryPoint = (options: WalkOptions) => options.extra.delive
 export const checkable = (env: Env, r: AddressResult) => r.valid && isCovered(env, r.country);
 
 /** `deliverable` from the partner's match: a confirmed delivery point, none, or a building whose unit is missing. */
-const deliverableOf = (match: DeliveryAnswer["match"]) => (match === "missing_secondary" ? null : match !== "not_confirmed");
+const deliverableOf = (match: DeliveryAnswer["match"]) =>
+  match === "missing_secondary" ? null : match !== "not_confirmed";
 
 /**
  * The answer with the partner's delivery-point check applied (docs/address.md, "Delivery-point check"); `null` (no
@@ -31,7 +32,13 @@ export function withDeliveryPoint(r: AddressResult, check: Checked<DeliveryAnswe
   return {
     ...r,
     deliverable,
-    delivery_point: { match: point.match, vacant: point.vacant, residential: point.residential, standardized: point.standardized, footnotes: point.footnotes },
+    delivery_point: {
+      match: point.match,
+      vacant: point.vacant,
+      residential: point.residential,
+      standardized: point.standardized,
+      footnotes: point.footnotes,
+    },
     reason: deliverable === false && open ? "no_delivery_point" : r.reason,
     ...riskFields(components),
     sources: [...r.sources, check.source],
@@ -39,10 +46,16 @@ export function withDeliveryPoint(r: AddressResult, check: Checked<DeliveryAnswe
 }
 
 /** The lookup, then with `delivery_point: true` the partner's check of each distinct checkable address. */
-export async function lookupWithDeliveryPoints(ctx: ProductContext, inputs: AddressInput[], options: WalkOptions): Promise<AddressResult[]> {
+export async function lookupWithDeliveryPoints(
+  ctx: ProductContext,
+  inputs: AddressInput[],
+  options: WalkOptions,
+): Promise<AddressResult[]> {
   const results = await lookupAddresses(ctx.env, inputs);
   if (!wantsDeliveryPoint(options)) return results;
-  const asks = results.flatMap((r, i) => (checkable(ctx.env, r) ? [{ key: addressKey(inputs[i]!), query: { ...r.address, country: r.country } }] : []));
+  const asks = results.flatMap((r, i) =>
+    checkable(ctx.env, r) ? [{ key: addressKey(inputs[i]!), query: { ...r.address, country: r.country } }] : [],
+  );
   if (!asks.length) return results;
   const checks = await checkAddresses(ctx.env, ctx.accountId, asks);
   return results.map((r, i) => {
@@ -52,4 +65,5 @@ export async function lookupWithDeliveryPoints(ctx: ProductContext, inputs: Addr
 }
 
 /** Units of a fresh answer: 1 for verified, 1 more when a partner checked it, nothing when one was asked and none did. */
-export const unitsOf = (r: AddressResult) => (r.reason === "partner_unavailable" ? 0 : (r.verification === "verified" ? 1 : 0) + (r.delivery_point ? 1 : 0));
+export const unitsOf = (r: AddressResult) =>
+  r.reason === "partner_unavailable" ? 0 : (r.verification === "verified" ? 1 : 0) + (r.delivery_point ? 1 : 0);

@@ -21,7 +21,9 @@ export const addressFeedback: FeedbackShape<AddressInput, AddressResult> = {
   read(input) {
     if (isTestAddress(input)) return { key: addressKey(input), facet: "ZZ" };
     const prepared = prepare(input);
-    return prepared.supported && prepared.shapeValid !== false ? { key: addressKey(input), facet: prepared.read.country } : null;
+    return prepared.supported && prepared.shapeValid !== false
+      ? { key: addressKey(input), facet: prepared.read.country }
+      : null;
   },
   suppresses(event) {
     if (!SUPPRESSING.has(event.outcome) || isTestAddress(event.value)) return null;

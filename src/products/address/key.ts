@@ -12,5 +12,11 @@ import type { AddressInput } from "./result";
 export function addressKey(input: AddressInput): string {
   const { read, postcode } = prepare(input);
   const place = (value: string | null) => (value ? placeKey(value) : "");
-  return [read.country, postcode ?? "", place(read.locality), place(read.region), ...lineKeys(read.country, read.line1, read.line2)].join("|");
+  return [
+    read.country,
+    postcode ?? "",
+    place(read.locality),
+    place(read.region),
+    ...lineKeys(read.country, read.line1, read.line2),
+  ].join("|");
 }

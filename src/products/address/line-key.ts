@@ -23,7 +23,8 @@ import {
 const hasDigit = (word: string) => /\d/.test(word);
 /** A unit's identifier: `4`, `4B`, `B` (a word like `Anne` after `Ste` is a name, not a unit). */
 const isUnitId = (word: string) => hasDigit(word) || /^[A-Z]$/.test(word);
-const designator = (word: string | undefined) => (word === undefined ? undefined : (UNITS[word] ?? OTHER_DESIGNATORS[word]));
+const designator = (word: string | undefined) =>
+  word === undefined ? undefined : (UNITS[word] ?? OTHER_DESIGNATORS[word]);
 
 /** Upper-case words without punctuation; `#` stays a word, and `P.O. Box`, `POBox`, `Post Office Box` read `PO BOX`. */
 function words(line: string): string[] {
@@ -75,7 +76,8 @@ function suffixRules(t: string[]): string[] {
   let end = out.length;
   const suffixBefore = (at: number) => at - 1 > start && SUFFIXES[out[at - 1]!] !== undefined;
   const last = out[end - 1];
-  if (last !== undefined && DIRECTIONALS[last] && (suffixBefore(end - 1) || end - 1 - start >= 2)) out[--end] = DIRECTIONALS[last]!;
+  if (last !== undefined && DIRECTIONALS[last] && (suffixBefore(end - 1) || end - 1 - start >= 2))
+    out[--end] = DIRECTIONALS[last]!;
   const suffix = out[end - 1];
   if (suffix !== undefined && end - 1 > start && SUFFIXES[suffix]) out[--end] = SUFFIXES[suffix]!;
   let nameStart = start;

@@ -42,27 +42,46 @@ export interface Listed<T> {
 const place = z.object({ postcode: z.string().max(20), country: z.string().length(2) });
 
 const sourcesOf = (installed: Installed, names: string[]): Source[] =>
-  [...new Set(names)].filter(isAddressDatasetName).map((dataset) => ({ dataset, version: installed.get(dataset)!.version }));
+  [...new Set(names)]
+    .filter(isAddressDatasetName)
+    .map((dataset) => ({ dataset, version: installed.get(dataset)!.version }));
 
 async function listPostcode(env: Env, { postcode, country }: Place): Promise<Listed<PostcodeListing>> {
   const db = database(env);
   const canonical = canonicalPostcode(country, postcode);
   const shaped = postcodeShapeValid(country, canonical) !== false;
   const key = referenceKey(country, canonical);
-  const [installed, stored] = await Promise.all([installedDatasets(db), shaped ? findPostcodes(db, [{ country, postcode: key }]) : new Map<string, StoredPostcode[]>()]);
+  const [installed, stored] = await Promise.all([
+    installedDatasets(db),
+    shaped ? findPostcodes(db, [{ country, postcode: key }]) : new Map<string, StoredPostcode[]>(),
+  ]);
   const covering = coveringDatasets(installed, country, "postcodes");
-  const rows = (stored.get(placeOf(country, key)) ?? []).filter((r) => isAddressDatasetName(r.dataset) && covering.includes(r.dataset));
+  const rows = (stored.get(placeOf(country, key)) ?? []).filter(
+    (r) => isAddressDatasetName(r.dataset) && covering.includes(r.dataset),
+  );
   const centroid = rows.find((r) => r.latitude !== null);
   const localities = new Map<string, PostcodeListing["localities"][number]>();
   for (const r of rows) {
     if (r.alias || r.locality === null || localities.has(r.locality)) continue;
     const at = r.latitude !== null ? r : centroid;
-    localities.set(r.locality, { name: r.locality, region: r.region, latitude: at?.latitude ?? null, longitude: at?.longitude ?? null });
+    localities.set(r.locality, {
+      name: r.locality,
+      region: r.region,
+      latitude: at?.latitude ?? null,
+      longitude: at?.longitude ?? null,
+    });
   }
-  const data = { postcode: canonical, country, found: rows.length > 0, localities: [...localities.values()], sources: sourcesOf(installed, covering) };
+  const data = {
+    postcode: canonical,
+    country,
+    found: rows.length > 0,
+    localities: [...localities.values()],
+    sources: sourcesOf(installed, covering),
+  };
   // A well-formed postcode none of them holds is "not found" only from a complete file (src/db/coverage.ts); from a
   // sample or part of one it is outside what is installed: 501, as for a country no dataset covers.
-  const known = rows.length > 0 || !shaped || covering.some((name) => isExhaustive(installed.get(name)!.coverage, country));
+  const known =
+    rows.length > 0 || !shaped || covering.some((name) => isExhaustive(installed.get(name)!.coverage, country));
   return { data, covered: covering.length > 0 && known };
 }
 
@@ -76,12 +95,27 @@ async function listStreetsOf(env: Env, { postcode, country }: Place): Promise<Li
   // UK street datasets file roads by postcode district: `SW1A 2AA` lists the roads of `SW1A`.
   const filed = ["GB", "JE", "GG", "IM"].includes(country) ? canonical.split(" ")[0]! : canonical;
   const rows = covering.length ? await listStreets(db, country, filed, covering, STREETS_LIMIT) : [];
-  const streets = [...new Map(rows.slice(0, STREETS_LIMIT).map((r) => [r.street, { name: r.street, locality: r.locality }])).values()];
-  const data = { country, postcode: canonical, streets, truncated: rows.length > STREETS_LIMIT, sources: sourcesOf(installed, rows.map((r) => r.dataset)) };
+  const streets = [
+    ...new Map(rows.slice(0, STREETS_LIMIT).map((r) => [r.street, { name: r.street, locality: r.locality }])).values(),
+  ];
+  const data = {
+    country,
+    postcode: canonical,
+    streets,
+    truncated: rows.length > STREETS_LIMIT,
+    sources: sourcesOf(
+      installed,
+      rows.map((r) => r.dataset),
+    ),
+  };
   return { data, covered: streets.length > 0 };
 }
 
-function listing<T>(kind: "postcode" | "streets", list: (env: Env, p: Place) => Promise<Listed<T>>, found: (data: T) => boolean): Product<Place, Listed<T>> {
+function listing<T>(
+  kind: "postcode" | "streets",
+  list: (env: Env, p: Place) => Promise<Listed<T>>,
+  found: (data: T) => boolean,
+): Product<Place, Listed<T>> {
   return {
     name: "address",
     scope: "address",

@@ -1,12 +1,33 @@
 import { z } from "zod";
 import { lookupRoute, type Invalid, type LookupShape } from "../../engines/lookup-shape";
-import { postcodeListing, streetListing, type Listed, type Place, type PostcodeListing, type StreetListing } from "./listings";
+import {
+  postcodeListing,
+  streetListing,
+  type Listed,
+  type Place,
+  type PostcodeListing,
+  type StreetListing,
+} from "./listings";
 import { isCountry } from "./postcodes";
 import type { AddressInput, AddressResult } from "./result";
-import { addressResultSchema, countrySchema, deliveryPointOption, listItem, NO_COUNTRY, postcodeListingSchema, streetListingSchema, withCountry, type ListItem } from "./schemas";
+import {
+  addressResultSchema,
+  countrySchema,
+  deliveryPointOption,
+  listItem,
+  NO_COUNTRY,
+  postcodeListingSchema,
+  streetListingSchema,
+  withCountry,
+  type ListItem,
+} from "./schemas";
 
 export const singleBody = z.object({ address: listItem, country: countrySchema.optional() });
-export const batchBody = z.object({ addresses: z.array(listItem).min(1).max(100), country: countrySchema.optional(), delivery_point: deliveryPointOption });
+export const batchBody = z.object({
+  addresses: z.array(listItem).min(1).max(100),
+  country: countrySchema.optional(),
+  delivery_point: deliveryPointOption,
+});
 /** Secret-key lookups may ask the delivery-point partner; the browser endpoint never does (docs/partners.md). */
 const singleRequest = singleBody.extend({ delivery_point: deliveryPointOption });
 /**
@@ -14,20 +35,30 @@ const singleRequest = singleBody.extend({ delivery_point: deliveryPointOption })
  * 422, not 501 "no dataset covers it" (docs/address.md). In a lookup body it is part of the value, answered
  * `unsupported_country`.
  */
-const listedCountry = countrySchema.refine((code) => code === "ZZ" || isCountry(code), "Not an ISO 3166-1 alpha-2 country code.");
+const listedCountry = countrySchema.refine(
+  (code) => code === "ZZ" || isCountry(code),
+  "Not an ISO 3166-1 alpha-2 country code.",
+);
 const placeQuery = z.object({ country: listedCountry, postcode: z.string().min(1).max(20) });
 const postcodeParams = z.object({ postcode: z.string().min(1).max(20) });
 const countryQuery = placeQuery.pick({ country: true });
 
 /** Every item with its country (its own, else the request's); a 422 names each item that has none. */
-function resolve(items: ListItem[], country: string | undefined, field: (i: number) => string): AddressInput[] | Invalid {
+function resolve(
+  items: ListItem[],
+  country: string | undefined,
+  field: (i: number) => string,
+): AddressInput[] | Invalid {
   const invalid: Record<string, string[]> = {};
   const inputs = items.map((item, i) => withCountry(item, country) ?? ((invalid[field(i)] = [NO_COUNTRY]), null));
   return Object.keys(invalid).length ? { invalid } : (inputs as AddressInput[]);
 }
 
 /** A listing no installed dataset could give is the route's error, charged nothing. */
-const listed = <T>(code: string, message: string) => (answer: Listed<T>) => (answer.covered ? { data: answer.data } : { error: { code, message } });
+const listed =
+  <T>(code: string, message: string) =>
+  (answer: Listed<T>) =>
+    answer.covered ? { data: answer.data } : { error: { code, message } };
 
 const ANSWER =
   "`verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` (well formed, but no installed dataset " +
@@ -35,7 +66,8 @@ const ANSWER =
 const DELIVERY =
   "`delivery_point: true` asks the configured delivery-point partner: `deliverable` and a `delivery_point` block; 1 more credit when the partner answers, " +
   "and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md).";
-const COST = "1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free.";
+const COST =
+  "1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free.";
 
 /** Address's lookups (docs/address.md): single, batch, browser, and postcode and street listings. */
 export const addressLookups: LookupShape = {
@@ -77,7 +109,13 @@ export const addressLookups: LookupShape = {
       inputs: ({ json }) => resolve([json.address], json.country, () => "address.country"),
       response: addressResultSchema,
     }),
-    lookupRoute<Place, Listed<PostcodeListing>, unknown, z.output<typeof postcodeParams>, z.output<typeof countryQuery>>({
+    lookupRoute<
+      Place,
+      Listed<PostcodeListing>,
+      unknown,
+      z.output<typeof postcodeParams>,
+      z.output<typeof countryQuery>
+    >({
       kind: "read",
       method: "get",
       path: "/address/postcode/:postcode",
@@ -87,7 +125,10 @@ export const addressLookups: LookupShape = {
         "The localities (and regions) an installed dataset lists for a postcode of `country`. 1 credit when found and not a 7-day repeat; `found: false` is free; 501 ADDRESS_LIST_UNAVAILABLE, free, when no installed dataset covers the country's postcodes.",
       request: { param: postcodeParams, query: countryQuery },
       inputs: ({ param, query }) => [{ postcode: param.postcode, country: query.country }],
-      answer: listed("ADDRESS_LIST_UNAVAILABLE", "No installed dataset covers this postcode (or this country's postcodes)."),
+      answer: listed(
+        "ADDRESS_LIST_UNAVAILABLE",
+        "No installed dataset covers this postcode (or this country's postcodes).",
+      ),
       response: postcodeListingSchema,
       errors: ["ADDRESS_LIST_UNAVAILABLE"],
     }),

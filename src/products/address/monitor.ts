@@ -4,7 +4,14 @@ import type { AddressResult } from "./result";
  * What an address monitor watches (docs/address.md, "Monitors"): the verdict and what the reference data says about
  * the postcode, so a postcode that is retired, or a locality that is re-named, shows as a change.
  */
-const WATCHED = ["verification", "reason", "precision", "postcode_found", "locality_matches_postcode", "region_matches_postcode"] as const;
+const WATCHED = [
+  "verification",
+  "reason",
+  "precision",
+  "postcode_found",
+  "locality_matches_postcode",
+  "region_matches_postcode",
+] as const;
 
 export const observe = (result: AddressResult): Record<string, unknown> => ({
   ...Object.fromEntries(WATCHED.map((field) => [field, result[field]])),
@@ -14,10 +21,12 @@ export const observe = (result: AddressResult): Record<string, unknown> => ({
 export function compare(baseline: Record<string, unknown>, now: Record<string, unknown>) {
   const changes: { field: string; from: unknown; to: unknown }[] = [];
   for (const field of [...WATCHED, "corrections"]) {
-    if (JSON.stringify(baseline[field]) !== JSON.stringify(now[field])) changes.push({ field, from: baseline[field] ?? null, to: now[field] ?? null });
+    if (JSON.stringify(baseline[field]) !== JSON.stringify(now[field]))
+      changes.push({ field, from: baseline[field] ?? null, to: now[field] ?? null });
   }
   return changes;
 }
 
 /** The address on one line, as a run's `changes` name it. */
-export const label = (result: AddressResult) => (result.formatted ?? result.address.line1 ?? result.country).replace(/\n/g, ", ");
+export const label = (result: AddressResult) =>
+  (result.formatted ?? result.address.line1 ?? result.country).replace(/\n/g, ", ");

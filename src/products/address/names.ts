@@ -83,7 +83,8 @@ const expand = (folded: string, table: Record<string, string>) =>
 
 /** French registers write a leading article after the name in brackets: `MONT (LE)` is `Le Mont`. */
 /** The key of a place name. */
-export const placeKey = (name: string) => expand(fold(name.trim().replace(/^(.+?)\s*\((le|la|les|l')\)$/i, "$2 $1")), ABBREVIATIONS);
+export const placeKey = (name: string) =>
+  expand(fold(name.trim().replace(/^(.+?)\s*\((le|la|les|l')\)$/i, "$2 $1")), ABBREVIATIONS);
 
 /** The key of a street name. */
 export const streetKey = (name: string) => expand(expand(fold(name), STREET_ABBREVIATIONS), { ST: "STREET" });
@@ -103,7 +104,8 @@ export function baseKey(name: string): string {
     .trim();
 }
 
-const startsWithWords = (long: string, short: string) => short.length > 0 && (long === short || long.startsWith(`${short} `));
+const startsWithWords = (long: string, short: string) =>
+  short.length > 0 && (long === short || long.startsWith(`${short} `));
 
 /** Whether a locality as written names the same place as a reference name (see the file comment). */
 export function samePlace(written: string, reference: string): boolean {
@@ -114,6 +116,7 @@ export function samePlace(written: string, reference: string): boolean {
 }
 
 /** A PO box, boîte postale, Postfach, apartado or casilla in an address line. */
-const PO_BOX = /\b(P\s*\.?\s*O\s*\.?\s*BOX|POST\s+OFFICE\s+BOX|POBOX|PO\s+BOX|BOX\s+\d+|B\s*\.?\s*P\s*\.?\s*\d+|BOITE\s+POSTALE|POSTFACH|APARTADO(\s+DE\s+CORREOS)?|CASILLA(\s+DE\s+CORREO)?|CAIXA\s+POSTAL|CASELLA\s+POSTALE|POSTBUS|POSTBOKS)\b/;
+const PO_BOX =
+  /\b(P\s*\.?\s*O\s*\.?\s*BOX|POST\s+OFFICE\s+BOX|POBOX|PO\s+BOX|BOX\s+\d+|B\s*\.?\s*P\s*\.?\s*\d+|BOITE\s+POSTALE|POSTFACH|APARTADO(\s+DE\s+CORREOS)?|CASILLA(\s+DE\s+CORREO)?|CAIXA\s+POSTAL|CASELLA\s+POSTALE|POSTBUS|POSTBOKS)\b/;
 
 export const isPoBox = (line: string | null) => line !== null && PO_BOX.test(fold(line));

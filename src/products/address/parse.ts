@@ -32,12 +32,14 @@ function placeParts(rest: string | null, before: string[], country: string) {
   const needsRegion = REGION_REQUIRED.has(country);
   if (rest && needsRegion) {
     const words = rest.split(" ");
-    if (words.length > 1 && regionLike(words.at(-1)!)) return { locality: words.slice(0, -1).join(" "), region: words.at(-1)!, used: 0 };
+    if (words.length > 1 && regionLike(words.at(-1)!))
+      return { locality: words.slice(0, -1).join(" "), region: words.at(-1)!, used: 0 };
     if (before.length > 1) return { locality: before.at(-1)!, region: rest, used: 1 };
   }
   if (rest) return { locality: rest, region: null, used: 0 };
   const previous = before.at(-1) ?? null;
-  if (needsRegion && previous && regionLike(previous) && before.length > 2) return { locality: before.at(-2)!, region: previous, used: 2 };
+  if (needsRegion && previous && regionLike(previous) && before.length > 2)
+    return { locality: before.at(-2)!, region: previous, used: 2 };
   return before.length > 1 ? { locality: previous, region: null, used: 1 } : { locality: null, region: null, used: 0 };
 }
 
@@ -48,7 +50,10 @@ function placeParts(rest: string | null, before: string[], country: string) {
  * dropped.
  */
 export function readOneLine(text: string, country: string): Omit<NormalizedAddress, "country"> {
-  const segments = text.split(/[\n;,]+/).map(clean).filter((s): s is string => s !== null);
+  const segments = text
+    .split(/[\n;,]+/)
+    .map(clean)
+    .filter((s): s is string => s !== null);
   const countryWords = [...(COUNTRY_WORDS[country] ?? [country])];
   if (segments.length > 1 && countryWords.includes(fold(segments.at(-1)!))) segments.pop();
   let at = -1;
@@ -62,9 +67,18 @@ export function readOneLine(text: string, country: string): Omit<NormalizedAddre
     rest = clean(`${segments[i]!.slice(0, found.start)} ${segments[i]!.slice(found.end)}`);
   }
   const before = at === -1 ? segments : segments.slice(0, at);
-  const place = at === -1 ? { locality: before.length > 1 ? before.at(-1)! : null, region: null, used: before.length > 1 ? 1 : 0 } : placeParts(rest, before, country);
+  const place =
+    at === -1
+      ? { locality: before.length > 1 ? before.at(-1)! : null, region: null, used: before.length > 1 ? 1 : 0 }
+      : placeParts(rest, before, country);
   const lines = before.slice(0, before.length - place.used);
-  return { line1: lines[0] ?? null, line2: clean(lines.slice(1).join(", ")), locality: place.locality, region: place.region, postcode };
+  return {
+    line1: lines[0] ?? null,
+    line2: clean(lines.slice(1).join(", ")),
+    locality: place.locality,
+    region: place.region,
+    postcode,
+  };
 }
 
 /** The input's parts, cleaned; a one-line address is read first. */

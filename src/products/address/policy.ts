@@ -46,4 +46,7 @@ export function evaluateAddressPolicy(rules: AddressPolicyRules, r: AddressResul
   return strictest(hits);
 }
 
-export const addressPolicy: PolicyShape<AddressResult, AddressPolicyRules> = { rules: addressPolicyRules, evaluate: evaluateAddressPolicy };
+export const addressPolicy: PolicyShape<AddressResult, AddressPolicyRules> = {
+  rules: addressPolicyRules,
+  evaluate: evaluateAddressPolicy,
+};

@@ -100,11 +100,13 @@ export function canonicalPostcode(country: string, postcode: string): string {
   let value = postcode.trim().toUpperCase().replace(/\s+/g, " ");
   value = withoutPrefix(country, value);
   const compact = value.replace(/ /g, "");
-  for (const [shape, grouped, applies] of GROUPED) if (applies(country) && shape.test(compact)) return compact.replace(shape, grouped);
+  for (const [shape, grouped, applies] of GROUPED)
+    if (applies(country) && shape.test(compact)) return compact.replace(shape, grouped);
   if (country === "TW") return compact.replace(/-/g, "");
   if (SPACED_TAIL.has(country) && compact.length > 3) return `${compact.slice(0, -3)} ${compact.slice(-3)}`;
   const group = SPACED_AFTER[country];
-  if (group !== undefined && compact.length > group && !compact.includes("-")) return `${compact.slice(0, group)} ${compact.slice(group)}`;
+  if (group !== undefined && compact.length > group && !compact.includes("-"))
+    return `${compact.slice(0, group)} ${compact.slice(group)}`;
   if (["FR", "DE", "US", "IT", "ES"].includes(country)) return compact;
   return value;
 }
@@ -118,7 +120,8 @@ export function postcodeShapeValid(country: string, postcode: string): boolean |
 }
 
 /** The reference tables key US ZIP+4 codes by their five-digit ZIP. */
-export const referenceKey = (country: string, canonical: string) => (country === "US" ? canonical.slice(0, 5) : canonical);
+export const referenceKey = (country: string, canonical: string) =>
+  country === "US" ? canonical.slice(0, 5) : canonical;
 
 /**
  * The last stretch of `text` that is a postcode of the country, tried on runs of one to three words (a UK postcode is
@@ -132,7 +135,8 @@ export function findPostcode(country: string, text: string): { postcode: string;
       const first = words[last - size + 1]!;
       const end = words[last]!.index! + words[last]![0].length;
       const candidate = text.slice(first.index!, end);
-      if (/\d/.test(candidate) && postcodeShapeValid(country, candidate)) return { postcode: candidate, start: first.index!, end };
+      if (/\d/.test(candidate) && postcodeShapeValid(country, candidate))
+        return { postcode: candidate, start: first.index!, end };
     }
   }
   return null;

@@ -15,8 +15,17 @@ import { activeGeneration } from "./store";
 const PREMISE_COLUMNS = 6;
 
 export async function upsertPremises(db: Database, dataset: AddressDatasetName, rows: PremiseRow[]): Promise<void> {
-  const values = rows.map((r) => ({ country: r.country, postcode: r.postcode, streetKey: streetKey(r.street), number: r.number, dataset, generation: activeGeneration(dataset) }));
-  const statements = chunks(values, Math.floor(MAX_PARAMS / PREMISE_COLUMNS)).map((part) => db.insert(addressPremises).values(part).onConflictDoNothing());
+  const values = rows.map((r) => ({
+    country: r.country,
+    postcode: r.postcode,
+    streetKey: streetKey(r.street),
+    number: r.number,
+    dataset,
+    generation: activeGeneration(dataset),
+  }));
+  const statements = chunks(values, Math.floor(MAX_PARAMS / PREMISE_COLUMNS)).map((part) =>
+    db.insert(addressPremises).values(part).onConflictDoNothing(),
+  );
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }
@@ -29,7 +38,12 @@ export interface PremiseQuery {
 }
 
 /** `postcode|key|number` entries of the installed `datasetNames` that answer any of these queries of one country. */
-export async function findPremises(db: Database, country: string, datasetNames: string[], queries: PremiseQuery[]): Promise<Set<string>> {
+export async function findPremises(
+  db: Database,
+  country: string,
+  datasetNames: string[],
+  queries: PremiseQuery[],
+): Promise<Set<string>> {
   // A handful of addresses a statement keeps postcodes + keys + numbers under D1's 100 bound parameters.
   const reads = chunks(queries, 8).flatMap((part) => {
     const postcodes = [...new Set(part.map((q) => q.postcode))];

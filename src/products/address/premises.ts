@@ -26,11 +26,26 @@ export interface PremiseAsk {
  * For each address (null: no street found, or no premise register covers the country): whether its house number is
  * listed on one of its found streets. An address without a number answers false: it is not located to a premise.
  */
-export async function premisesFound(db: Database, datasetsOf: (country: string) => string[], asks: (PremiseAsk | null)[]): Promise<(boolean | null)[]> {
+export async function premisesFound(
+  db: Database,
+  datasetsOf: (country: string) => string[],
+  asks: (PremiseAsk | null)[],
+): Promise<(boolean | null)[]> {
   const queries = asks.map((a) => (a && datasetsOf(a.country).length ? { ...a, number: houseNumber(a.line1) } : null));
   const byCountry = new Map<string, PremiseQuery[]>();
-  for (const q of queries) if (q?.number) byCountry.set(q.country, [...(byCountry.get(q.country) ?? []), { postcode: q.postcode, keys: q.keys, number: q.number }]);
-  const listed = new Map(await Promise.all([...byCountry].map(async ([country, qs]) => [country, await findPremises(db, country, datasetsOf(country), qs)] as const)));
+  for (const q of queries)
+    if (q?.number)
+      byCountry.set(q.country, [
+        ...(byCountry.get(q.country) ?? []),
+        { postcode: q.postcode, keys: q.keys, number: q.number },
+      ]);
+  const listed = new Map(
+    await Promise.all(
+      [...byCountry].map(
+        async ([country, qs]) => [country, await findPremises(db, country, datasetsOf(country), qs)] as const,
+      ),
+    ),
+  );
   return queries.map((q) => {
     if (!q) return null;
     if (!q.number) return false;

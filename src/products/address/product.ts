@@ -16,11 +16,16 @@ import { isTestAddress, testAnswer, TEST_SOURCE } from "./test-addresses";
 import { addressRefreshable } from "./refresh";
 
 /** The engines' value back from an answer: the input as sent, with its country. */
-const inputOf = (result: AddressResult): AddressInput => (typeof result.input === "string" ? { address: result.input, country: result.country } : { ...result.input, country: result.country });
+const inputOf = (result: AddressResult): AddressInput =>
+  typeof result.input === "string"
+    ? { address: result.input, country: result.country }
+    : { ...result.input, country: result.country };
 
 /** One line of the input, for history and list views. */
 const oneLineOf = (input: AddressInput) =>
-  isOneLine(input) ? input.address : [input.line1, input.line2, input.locality, input.region, input.postcode].filter(Boolean).join(", ");
+  isOneLine(input)
+    ? input.address
+    : [input.line1, input.line2, input.locality, input.region, input.postcode].filter(Boolean).join(", ");
 
 /**
  * Postal addresses answered from reference data in D1 (docs/address.md): 1 credit only for `verified` (an address
@@ -45,9 +50,12 @@ export const address: Product<AddressInput, AddressResult> = {
     const canned = testAnswer(input);
     if (canned) return { result: canned, test: true };
     const prepared = prepare(input);
-    return !prepared.supported || prepared.shapeValid === false ? { result: answer(prepared, NO_REFERENCE), test: false } : null;
+    return !prepared.supported || prepared.shapeValid === false
+      ? { result: answer(prepared, NO_REFERENCE), test: false }
+      : null;
   },
-  lookup: (ctx, inputs, options) => lookupWithDeliveryPoints(ctx, inputs, options).then((results) => results.map((result) => ({ result }))),
+  lookup: (ctx, inputs, options) =>
+    lookupWithDeliveryPoints(ctx, inputs, options).then((results) => results.map((result) => ({ result }))),
   price: (result) => ({ units: unitsOf(result) }),
   repeatable: (result) => unitsOf(result) > 0,
   // A checked answer serves `delivery_point` repeats as stored; an unchecked one is checked now when a partner covers it.
@@ -63,13 +71,22 @@ export const address: Product<AddressInput, AddressResult> = {
     valueField: "address",
   },
   history: {
-    row: (r) => ({ value: oneLineOf(inputOf(r)), key: addressKey(inputOf(r)), verdict: r.verification, reason: r.reason }),
+    row: (r) => ({
+      value: oneLineOf(inputOf(r)),
+      key: addressKey(inputOf(r)),
+      verdict: r.verification,
+      reason: r.reason,
+    }),
     fields: { value: "address", key: "normalized_address", verdict: "verification" },
     verdicts: ["verified", "format_only", "invalid"],
   },
   bulk: {
     field: "addresses",
-    options: { country: countrySchema.nullish(), deliverability: z.boolean().default(false), delivery_point: z.boolean().default(false) },
+    options: {
+      country: countrySchema.nullish(),
+      deliverability: z.boolean().default(false),
+      delivery_point: z.boolean().default(false),
+    },
     rows: {
       schema: listItem,
       resolve: (row, options) => {
@@ -80,14 +97,50 @@ export const address: Product<AddressInput, AddressResult> = {
     jobFields: ["country", "deliverability"],
     counters: ["valid", "invalid", "low", "medium", "high"],
     columns: [
-      "country", "validity", "verification", "precision", "reason", "line1", "line2", "locality", "region", "postcode", "formatted",
-      "postcode_found", "locality_matches_postcode", "region_matches_postcode", "po_box", "missing_components", "latitude", "longitude",
-      "deliverable", "risk_score", "risk_level",
+      "country",
+      "validity",
+      "verification",
+      "precision",
+      "reason",
+      "line1",
+      "line2",
+      "locality",
+      "region",
+      "postcode",
+      "formatted",
+      "postcode_found",
+      "locality_matches_postcode",
+      "region_matches_postcode",
+      "po_box",
+      "missing_components",
+      "latitude",
+      "longitude",
+      "deliverable",
+      "risk_score",
+      "risk_level",
     ],
     row: (r) => [
-      r.country, r.valid ? "valid" : "invalid", r.verification, r.precision, r.reason, r.address.line1, r.address.line2, r.address.locality,
-      r.address.region, r.address.postcode, r.formatted?.replaceAll("\n", ", ") ?? null, r.postcode_found, r.locality_matches_postcode, r.region_matches_postcode, r.po_box,
-      r.missing_components.join(" "), r.geo?.latitude ?? null, r.geo?.longitude ?? null, r.deliverable, r.risk_score, r.risk_level,
+      r.country,
+      r.valid ? "valid" : "invalid",
+      r.verification,
+      r.precision,
+      r.reason,
+      r.address.line1,
+      r.address.line2,
+      r.address.locality,
+      r.address.region,
+      r.address.postcode,
+      r.formatted?.replaceAll("\n", ", ") ?? null,
+      r.postcode_found,
+      r.locality_matches_postcode,
+      r.region_matches_postcode,
+      r.po_box,
+      r.missing_components.join(" "),
+      r.geo?.latitude ?? null,
+      r.geo?.longitude ?? null,
+      r.deliverable,
+      r.risk_score,
+      r.risk_level,
     ],
     verdictColumn: "validity",
     // A row adds to its validity and to its risk level.
@@ -97,8 +150,24 @@ export const address: Product<AddressInput, AddressResult> = {
   },
   policy: addressPolicy,
   feedback: addressFeedback,
-  monitor: { entryKey: addressKey, observe, compare, label, tally: { verified: (r) => r.verification === "verified" }, listField: "addresses", maxEntries: 500 },
+  monitor: {
+    entryKey: addressKey,
+    observe,
+    compare,
+    label,
+    tally: { verified: (r) => r.verification === "verified" },
+    listField: "addresses",
+    maxEntries: 500,
+  },
   isSample: isTestAddress,
   refreshable: addressRefreshable,
-  datasets: [FORMATS_SOURCE.dataset, COUNTRIES_SOURCE.dataset, ...ADDRESS_DATASET_NAMES, "delivery-feedback", "suppression-list", TEST_SOURCE.dataset, ...DELIVERY_POINT_DATASETS],
+  datasets: [
+    FORMATS_SOURCE.dataset,
+    COUNTRIES_SOURCE.dataset,
+    ...ADDRESS_DATASET_NAMES,
+    "delivery-feedback",
+    "suppression-list",
+    TEST_SOURCE.dataset,
+    ...DELIVERY_POINT_DATASETS,
+  ],
 };

@@ -1,7 +1,13 @@
 import { headerIndexes } from "../../../datasets/registers/csv.mjs";
 import { activateGeneration, beginGeneration, currentGeneration } from "../../db/generations";
 import type { GenerationTable, RefreshableDataset, RowReader, SourceFile } from "../../engines/datasets/refreshable";
-import { ADDRESS_DATASETS, type AddressDatasetName, type PostcodeRow, type PremiseRow, type StreetRow } from "./datasets";
+import {
+  ADDRESS_DATASETS,
+  type AddressDatasetName,
+  type PostcodeRow,
+  type PremiseRow,
+  type StreetRow,
+} from "./datasets";
 import { placeKey, streetKey } from "./names";
 
 /**
@@ -29,7 +35,12 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
       const streets: object[] = [];
       const premises: object[] = [];
       for (const row of rows) {
-        if ("postcode" in row) postcodes.push({ ...row.postcode, locality_key: row.postcode.locality ? placeKey(row.postcode.locality) : "", alias: row.postcode.alias ? 1 : 0 });
+        if ("postcode" in row)
+          postcodes.push({
+            ...row.postcode,
+            locality_key: row.postcode.locality ? placeKey(row.postcode.locality) : "",
+            alias: row.postcode.alias ? 1 : 0,
+          });
         else if ("street" in row) streets.push({ ...row.street, street_key: streetKey(row.street.street) });
         else premises.push({ ...row.premise, street_key: streetKey(row.premise.street) });
       }
@@ -71,7 +82,8 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
         );
       return statements;
     },
-    activate: (db, generation, version, records, now, coverage) => activateGeneration(db, name, generation, version, records, now, coverage),
+    activate: (db, generation, version, records, now, coverage) =>
+      activateGeneration(db, name, generation, version, records, now, coverage),
     // Rows of generations neither read nor being written (WITHOUT ROWID tables: rows are picked by their primary key).
     async sweep(db, budgetMs) {
       const started = Date.now();
@@ -140,9 +152,18 @@ function addressReader(name: AddressDatasetName): RowReader<AddressRow> {
 }
 
 const DAY = 24 * 60;
-const source = (urlVar: string, defaultUrl: string, rest: Omit<SourceFile, "urlVar" | "defaultUrl">): SourceFile => ({ urlVar, defaultUrl, ...rest });
+const source = (urlVar: string, defaultUrl: string, rest: Omit<SourceFile, "urlVar" | "defaultUrl">): SourceFile => ({
+  urlVar,
+  defaultUrl,
+  ...rest,
+});
 
-const refreshable = (name: AddressDatasetName, sources: SourceFile[], cadence: RefreshableDataset["cadence"], sanity: RefreshableDataset["sanity"]): RefreshableDataset<AddressRow> => {
+const refreshable = (
+  name: AddressDatasetName,
+  sources: SourceFile[],
+  cadence: RefreshableDataset["cadence"],
+  sanity: RefreshableDataset["sanity"],
+): RefreshableDataset<AddressRow> => {
   const file = ADDRESS_DATASETS[name].file!;
   return {
     name,
@@ -172,14 +193,24 @@ export const addressRefreshable: RefreshableDataset[] = [
   // of some 820 headerless CSV files, one per 100 km grid square (`Data/SU40.csv`), all read into one staged file.
   refreshable(
     "uk-os-open-names",
-    [source("REFRESH_URL_UK_OS_OPEN_NAMES", "https://api.os.uk/downloads/v1/products/OpenNames/downloads?area=GB&format=CSV&redirect", { compression: "zip", zipEntry: /(^|\/)Data\/[^/]+\.csv$/i, zipAll: true })],
+    [
+      source(
+        "REFRESH_URL_UK_OS_OPEN_NAMES",
+        "https://api.os.uk/downloads/v1/products/OpenNames/downloads?area=GB&format=CSV&redirect",
+        { compression: "zip", zipEntry: /(^|\/)Data\/[^/]+\.csv$/i, zipAll: true },
+      ),
+    ],
     { everyMinutes: 7 * DAY, staleAfterMinutes: 100 * DAY },
     { minRecords: 100, minRatio: 0.9, maxRatio: 1.15 },
   ),
   // The BAN's national file, regenerated as the communes' address bases change; gzip-compressed CSV (`;`).
   refreshable(
     "fr-ban",
-    [source("REFRESH_URL_FR_BAN", "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv/adresses-france.csv.gz", { compression: "gzip" })],
+    [
+      source("REFRESH_URL_FR_BAN", "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv/adresses-france.csv.gz", {
+        compression: "gzip",
+      }),
+    ],
     { everyMinutes: 7 * DAY, staleAfterMinutes: 21 * DAY },
     { minRecords: 100, minRatio: 0.95, maxRatio: 1.1 },
   ),

@@ -20,7 +20,8 @@ export interface OneLineAddress {
 /** One address as the engines carry it: batch items, bulk rows and monitor entries are one of these. */
 export type AddressInput = AddressFields | OneLineAddress;
 
-export const isOneLine = (input: AddressInput): input is OneLineAddress => typeof (input as OneLineAddress).address === "string";
+export const isOneLine = (input: AddressInput): input is OneLineAddress =>
+  typeof (input as OneLineAddress).address === "string";
 
 export const VERIFICATIONS = ["verified", "format_only", "invalid"] as const;
 export type Verification = (typeof VERIFICATIONS)[number];
@@ -70,14 +71,25 @@ export interface Correction {
 
 export type RiskLevel = "low" | "medium" | "high";
 
-export const DELIVERY_MATCHES = ["confirmed", "confirmed_secondary_ignored", "missing_secondary", "not_confirmed"] as const;
+export const DELIVERY_MATCHES = [
+  "confirmed",
+  "confirmed_secondary_ignored",
+  "missing_secondary",
+  "not_confirmed",
+] as const;
 
 /** A delivery-point partner's answer (docs/address.md, "Delivery-point check"). */
 export interface DeliveryPoint {
   match: (typeof DELIVERY_MATCHES)[number];
   vacant: boolean | null;
   residential: boolean | null;
-  standardized: { line1: string | null; line2: string | null; locality: string | null; region: string | null; postcode: string | null } | null;
+  standardized: {
+    line1: string | null;
+    line2: string | null;
+    locality: string | null;
+    region: string | null;
+    postcode: string | null;
+  } | null;
   footnotes: string[];
 }
 

@@ -18,24 +18,34 @@ const fieldShape = { line1: part(200), line2: part(200), locality: part(100), re
 /** An address object; `country` may come from the request's own `country` instead. */
 export const looseFields = z.object({ ...fieldShape, country: countrySchema.optional() });
 
-export const oneLine = z.string().min(1).max(500).describe("The whole address on one line (commas or line breaks between its parts).");
+export const oneLine = z
+  .string()
+  .min(1)
+  .max(500)
+  .describe("The whole address on one line (commas or line breaks between its parts).");
 
 /**
  * A union validated by the branch the value's shape picks (a string, an object with `address`, another object), so
  * errors point inside the item (`addresses.3.postcode`) rather than at a bare "invalid union"; documented as the union.
  */
-function byShape<S extends z.ZodType, O extends z.ZodType, F extends z.ZodType>(string: S, oneLineObject: O, fields: F) {
+function byShape<S extends z.ZodType, O extends z.ZodType, F extends z.ZodType>(
+  string: S,
+  oneLineObject: O,
+  fields: F,
+) {
   const union = z.union([string, oneLineObject, fields]);
   const { $schema: _ignored, ...documented } = z.toJSONSchema(union, { io: "input" }) as Record<string, unknown>;
   return z
     .unknown()
     .transform((value, ctx): z.output<typeof union> => {
       const isObject = typeof value === "object" && value !== null && !Array.isArray(value);
-      const branch = typeof value === "string" ? string : isObject ? ("address" in value ? oneLineObject : fields) : null;
+      const branch =
+        typeof value === "string" ? string : isObject ? ("address" in value ? oneLineObject : fields) : null;
       const parsed = branch?.safeParse(value);
       if (parsed?.success) return parsed.data as z.output<typeof union>;
       if (!parsed) ctx.addIssue({ code: "custom", message: "Must be an address object or a one-line address string." });
-      for (const issue of parsed?.error.issues ?? []) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+      for (const issue of parsed?.error.issues ?? [])
+        ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
       return z.NEVER;
     })
     .meta(documented);
@@ -44,10 +54,18 @@ function byShape<S extends z.ZodType, O extends z.ZodType, F extends z.ZodType>(
 const noString = z.never({ error: "A one-line address goes in an object with its country: {address, country}." });
 
 /** One address with its country, as the engines carry it (bulk rows after the run's `country`, monitor entries, list values). */
-export const addressInput = byShape(noString, z.object({ address: oneLine, country: countrySchema }), z.object({ ...fieldShape, country: countrySchema })) as unknown as z.ZodType<AddressInput>;
+export const addressInput = byShape(
+  noString,
+  z.object({ address: oneLine, country: countrySchema }),
+  z.object({ ...fieldShape, country: countrySchema }),
+) as unknown as z.ZodType<AddressInput>;
 
 /** A row of a batch or bulk list: a one-line address (alone, or with its own country) or an object. */
-export const listItem = byShape(oneLine, z.object({ address: oneLine, country: countrySchema.optional() }), looseFields);
+export const listItem = byShape(
+  oneLine,
+  z.object({ address: oneLine, country: countrySchema.optional() }),
+  looseFields,
+);
 
 export type ListItem = z.output<typeof listItem>;
 
@@ -56,7 +74,9 @@ export function withCountry(item: ListItem, fallback: string | null | undefined)
   if (typeof item === "string") return fallback ? { address: item, country: fallback } : null;
   const country = item.country ?? fallback;
   if (!country) return null;
-  return "address" in item && typeof item.address === "string" ? { address: item.address, country } : { ...(item as z.output<typeof looseFields>), country };
+  return "address" in item && typeof item.address === "string"
+    ? { address: item.address, country }
+    : { ...(item as z.output<typeof looseFields>), country };
 }
 
 export const NO_COUNTRY = "Give the address's `country`, or the request's `country` for every address that has none.";
@@ -92,7 +112,15 @@ export const addressResultSchema = z.object({
       match: z.enum(DELIVERY_MATCHES),
       vacant: z.boolean().nullable(),
       residential: z.boolean().nullable(),
-      standardized: z.object({ line1: z.string().nullable(), line2: z.string().nullable(), locality: z.string().nullable(), region: z.string().nullable(), postcode: z.string().nullable() }).nullable(),
+      standardized: z
+        .object({
+          line1: z.string().nullable(),
+          line2: z.string().nullable(),
+          locality: z.string().nullable(),
+          region: z.string().nullable(),
+          postcode: z.string().nullable(),
+        })
+        .nullable(),
       footnotes: z.array(z.string()),
     })
     .nullable(),
@@ -108,7 +136,14 @@ export const postcodeListingSchema = z.object({
   postcode: z.string(),
   country: z.string(),
   found: z.boolean(),
-  localities: z.array(z.object({ name: z.string(), region: z.string().nullable(), latitude: z.number().nullable(), longitude: z.number().nullable() })),
+  localities: z.array(
+    z.object({
+      name: z.string(),
+      region: z.string().nullable(),
+      latitude: z.number().nullable(),
+      longitude: z.number().nullable(),
+    }),
+  ),
   sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
 });
 
@@ -121,4 +156,9 @@ export const streetListingSchema = z.object({
 });
 
 /** `delivery_point: true` asks a delivery-point partner (docs/address.md, "Delivery-point check"); secret-key lookups only. */
-export const deliveryPointOption = z.boolean().default(false).describe("Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).");
+export const deliveryPointOption = z
+  .boolean()
+  .default(false)
+  .describe(
+    "Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).",
+  );

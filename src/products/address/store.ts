@@ -15,7 +15,8 @@ import { placeKey, streetKey } from "./names";
  * The generation answers read of the dataset a column (or value) names: its `dataset_generations` row, which a refresh
  * switches in one statement (src/products/address/refresh.ts), else 0 (rows loaded by hand before any refresh).
  */
-export const activeGeneration = (dataset: SQL | string) => sql`coalesce((SELECT active FROM dataset_generations WHERE name = ${dataset}), 0)`;
+export const activeGeneration = (dataset: SQL | string) =>
+  sql`coalesce((SELECT active FROM dataset_generations WHERE name = ${dataset}), 0)`;
 
 export type Installed = Map<AddressDatasetName, { version: string; coverage: Coverage }>;
 
@@ -25,7 +26,9 @@ export async function installedDatasets(db: Database): Promise<Installed> {
     .select({ name: datasets.name, version: datasets.version, coverage: datasets.coverage })
     .from(datasets)
     .where(inArray(datasets.name, [...ADDRESS_DATASET_NAMES]));
-  return new Map(rows.map((r) => [r.name as AddressDatasetName, { version: r.version, coverage: readCoverage(r.coverage) }]));
+  return new Map(
+    rows.map((r) => [r.name as AddressDatasetName, { version: r.version, coverage: readCoverage(r.coverage) }]),
+  );
 }
 
 export type StoredPostcode = typeof addressPostcodes.$inferSelect;
@@ -33,7 +36,10 @@ export type StoredPostcode = typeof addressPostcodes.$inferSelect;
 export const placeOf = (country: string, postcode: string) => `${country}|${postcode}`;
 
 /** Every stored row of these (country, postcode) places, by place. */
-export async function findPostcodes(db: Database, places: { country: string; postcode: string }[]): Promise<Map<string, StoredPostcode[]>> {
+export async function findPostcodes(
+  db: Database,
+  places: { country: string; postcode: string }[],
+): Promise<Map<string, StoredPostcode[]>> {
   const byCountry = new Map<string, Set<string>>();
   for (const p of places) byCountry.set(p.country, (byCountry.get(p.country) ?? new Set()).add(p.postcode));
   const reads = [...byCountry].flatMap(([country, postcodes]) =>
@@ -41,7 +47,13 @@ export async function findPostcodes(db: Database, places: { country: string; pos
       db
         .select()
         .from(addressPostcodes)
-        .where(and(eq(addressPostcodes.country, country), inArray(addressPostcodes.postcode, part), eq(addressPostcodes.generation, activeGeneration(sql`${addressPostcodes.dataset}`)))),
+        .where(
+          and(
+            eq(addressPostcodes.country, country),
+            inArray(addressPostcodes.postcode, part),
+            eq(addressPostcodes.generation, activeGeneration(sql`${addressPostcodes.dataset}`)),
+          ),
+        ),
     ),
   );
   const found = new Map<string, StoredPostcode[]>();
@@ -53,7 +65,12 @@ export async function findPostcodes(db: Database, places: { country: string; pos
 }
 
 /** Which of these street keys a street dataset lists in these postcodes of one country: `postcode|key` entries. */
-export async function findStreets(db: Database, country: string, postcodes: string[], keys: string[]): Promise<Set<string>> {
+export async function findStreets(
+  db: Database,
+  country: string,
+  postcodes: string[],
+  keys: string[],
+): Promise<Set<string>> {
   const uniquePostcodes = [...new Set(postcodes)];
   const keyChunks = chunks([...new Set(keys)], MAX_PARAMS - 10 - Math.min(uniquePostcodes.length, 40));
   const reads = chunks(uniquePostcodes, 40).flatMap((part) =>
@@ -77,7 +94,11 @@ export async function findStreets(db: Database, country: string, postcodes: stri
 /** The streets listed in one postcode, by name, at most `limit` + 1 (the caller tells whether the list was cut). */
 export function listStreets(db: Database, country: string, postcode: string, datasetNames: string[], limit: number) {
   return db
-    .selectDistinct({ street: addressStreets.street, locality: addressStreets.locality, dataset: addressStreets.dataset })
+    .selectDistinct({
+      street: addressStreets.street,
+      locality: addressStreets.locality,
+      dataset: addressStreets.dataset,
+    })
     .from(addressStreets)
     .where(
       and(
@@ -117,7 +138,13 @@ export async function upsertPostcodes(db: Database, dataset: AddressDatasetName,
       .insert(addressPostcodes)
       .values(part)
       .onConflictDoUpdate({
-        target: [addressPostcodes.country, addressPostcodes.postcode, addressPostcodes.dataset, addressPostcodes.generation, addressPostcodes.localityKey],
+        target: [
+          addressPostcodes.country,
+          addressPostcodes.postcode,
+          addressPostcodes.dataset,
+          addressPostcodes.generation,
+          addressPostcodes.localityKey,
+        ],
         set: {
           locality: sql`excluded.locality`,
           region: sql`excluded.region`,
@@ -135,13 +162,27 @@ export async function upsertPostcodes(db: Database, dataset: AddressDatasetName,
 }
 
 export async function upsertStreets(db: Database, dataset: AddressDatasetName, rows: StreetRow[]): Promise<void> {
-  const values = rows.map((r) => ({ country: r.country, postcode: r.postcode, streetKey: streetKey(r.street), dataset, generation: activeGeneration(dataset), street: r.street, locality: r.locality }));
+  const values = rows.map((r) => ({
+    country: r.country,
+    postcode: r.postcode,
+    streetKey: streetKey(r.street),
+    dataset,
+    generation: activeGeneration(dataset),
+    street: r.street,
+    locality: r.locality,
+  }));
   const statements = chunks(values, Math.floor(MAX_PARAMS / STREET_COLUMNS)).map((part) =>
     db
       .insert(addressStreets)
       .values(part)
       .onConflictDoUpdate({
-        target: [addressStreets.country, addressStreets.postcode, addressStreets.streetKey, addressStreets.dataset, addressStreets.generation],
+        target: [
+          addressStreets.country,
+          addressStreets.postcode,
+          addressStreets.streetKey,
+          addressStreets.dataset,
+          addressStreets.generation,
+        ],
         set: { street: sql`excluded.street`, locality: sql`excluded.locality` },
       }),
   );
@@ -161,7 +202,11 @@ const KEYS = {
  * Uninstalls a dataset at once (its `datasets` row goes first, so answers stop citing it) and deletes its rows in
  * chunks until none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
  */
-export async function removeDataset(db: Database, dataset: AddressDatasetName, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+export async function removeDataset(
+  db: Database,
+  dataset: AddressDatasetName,
+  budgetMs: number,
+): Promise<{ deleted: number; done: boolean }> {
   const started = Date.now();
   await db.delete(datasets).where(eq(datasets.name, dataset));
   let deleted = 0;
@@ -169,7 +214,9 @@ export async function removeDataset(db: Database, dataset: AddressDatasetName, b
     // WITHOUT ROWID tables: rows are picked by their primary key.
     const key = sql.raw(KEYS[table]);
     for (;;) {
-      const result = await db.run(sql`DELETE FROM ${sql.identifier(table)} WHERE (${key}) IN (SELECT ${key} FROM ${sql.identifier(table)} WHERE dataset = ${dataset} LIMIT ${DELETE_CHUNK})`);
+      const result = await db.run(
+        sql`DELETE FROM ${sql.identifier(table)} WHERE (${key}) IN (SELECT ${key} FROM ${sql.identifier(table)} WHERE dataset = ${dataset} LIMIT ${DELETE_CHUNK})`,
+      );
       const changes = result.meta.changes ?? 0;
       deleted += changes;
       if (changes < DELETE_CHUNK) break;

@@ -55,7 +55,9 @@ export const SUFFIXES = groups(`
 `);
 
 /** USPS Publication 28, Appendix B (directionals): before the street name or after its suffix. */
-export const DIRECTIONALS = groups(`NORTH N; SOUTH S; EAST E; WEST W; NORTHEAST NE; NORTHWEST NW; SOUTHEAST SE; SOUTHWEST SW`);
+export const DIRECTIONALS = groups(
+  `NORTH N; SOUTH S; EAST E; WEST W; NORTHEAST NE; NORTHWEST NW; SOUTHEAST SE; SOUTHWEST SW`,
+);
 
 /**
  * Leading words of a street's name that stand for a word (`St Marks Pl` is `Saint Marks Place`): only as the first

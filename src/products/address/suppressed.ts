@@ -10,20 +10,34 @@ import { risk } from "./score";
 /** An address suppressed by hand (`POST /address/suppressions`). */
 export function manualSuppression(input: AddressInput): AddressResult {
   const read = answer(prepare(input), NO_REFERENCE);
-  return { ...read, valid: false, verification: "invalid", reason: "suppressed", ...risk({ failed: ["suppressed"], formatOnly: false, poBox: false }) };
+  return {
+    ...read,
+    valid: false,
+    verification: "invalid",
+    reason: "suppressed",
+    ...risk({ failed: ["suppressed"], formatOnly: false, poBox: false }),
+  };
 }
 
 /**
  * An address suppressed by delivery feedback (mail returned, or reported undeliverable): `deliverable: false` and the
  * outcome as `reason`, citing `delivery-feedback` with the day of the event and the account's suppression list.
  */
-export function feedbackSuppression(input: AddressInput, reason: "returned" | "undeliverable", at: number): AddressResult {
+export function feedbackSuppression(
+  input: AddressInput,
+  reason: "returned" | "undeliverable",
+  at: number,
+): AddressResult {
   const manual = manualSuppression(input);
   return {
     ...manual,
     deliverable: false,
     delivery_point: null,
     reason,
-    sources: [{ dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) }, { dataset: "suppression-list", version: "account" }, ...manual.sources],
+    sources: [
+      { dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) },
+      { dataset: "suppression-list", version: "account" },
+      ...manual.sources,
+    ],
   };
 }

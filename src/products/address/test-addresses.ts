@@ -10,11 +10,25 @@ import { risk } from "./score";
  */
 export const TEST_SOURCE = { dataset: "test-addresses", version: "2026-11-23" };
 
-const ADDRESS = { line1: "1 Test Street", line2: null, locality: "Testville", region: null, postcode: "ZZ1 1ZZ", country: "ZZ" };
+const ADDRESS = {
+  line1: "1 Test Street",
+  line2: null,
+  locality: "Testville",
+  region: null,
+  postcode: "ZZ1 1ZZ",
+  country: "ZZ",
+};
 
 type Kind = "verified" | "format-only" | "invalid-postcode" | "unknown-postcode" | "locality-mismatch" | "po-box";
 
-export const TEST_LINES: readonly Kind[] = ["verified", "format-only", "invalid-postcode", "unknown-postcode", "locality-mismatch", "po-box"];
+export const TEST_LINES: readonly Kind[] = [
+  "verified",
+  "format-only",
+  "invalid-postcode",
+  "unknown-postcode",
+  "locality-mismatch",
+  "po-box",
+];
 
 const kindOf = (input: AddressInput): Kind | null => {
   const read = readInput(input);
@@ -30,8 +44,16 @@ export function testAnswer(input: AddressInput): AddressResult | null {
   const kind = kindOf(input);
   if (!kind) return null;
   const found = kind !== "format-only" && kind !== "invalid-postcode" && kind !== "unknown-postcode";
-  const reason = ({ "invalid-postcode": "invalid_postcode_format", "unknown-postcode": "unknown_postcode", "locality-mismatch": "locality_mismatch" } as const)[kind as string] ?? null;
-  const corrections: Correction[] = kind === "locality-mismatch" ? [{ field: "locality", from: "Elsewhere", to: "Testville" }] : [];
+  const reason =
+    (
+      {
+        "invalid-postcode": "invalid_postcode_format",
+        "unknown-postcode": "unknown_postcode",
+        "locality-mismatch": "locality_mismatch",
+      } as const
+    )[kind as string] ?? null;
+  const corrections: Correction[] =
+    kind === "locality-mismatch" ? [{ field: "locality", from: "Elsewhere", to: "Testville" }] : [];
   const line1 = kind === "po-box" ? "PO Box 1" : ADDRESS.line1;
   const address = { ...ADDRESS, line1 };
   const verification = reason ? "invalid" : found ? "verified" : "format_only";

@@ -6,7 +6,8 @@ import { riskLevel, riskScoreOf } from "../risk";
 /** Risk points of one disagreeing check: ten a unit of its weight (docs/consistency.md, "Risk"). */
 export const RISK_POINTS_PER_WEIGHT = 10;
 
-const levelOf = (score: number | null): Level | null => (score === null ? null : score >= 80 ? "consistent" : score >= 50 ? "mixed" : "inconsistent");
+const levelOf = (score: number | null): Level | null =>
+  score === null ? null : score >= 80 ? "consistent" : score >= 50 ? "mixed" : "inconsistent";
 
 /** Each dataset+version once, in the order first cited. */
 export function unionOf(sources: Source[]): Source[] {
@@ -24,7 +25,9 @@ export function consistencyAnswer(signals: Signals, sources: Source[]): Consiste
   const agreeing = sum("agree");
   const decided = agreeing + sum("disagree");
   const score = decided ? Math.round((100 * agreeing) / decided) : null;
-  const risk_components = Object.fromEntries(checks.filter((c) => c.result === "disagree").map((c) => [c.name, c.weight * RISK_POINTS_PER_WEIGHT]));
+  const risk_components = Object.fromEntries(
+    checks.filter((c) => c.result === "disagree").map((c) => [c.name, c.weight * RISK_POINTS_PER_WEIGHT]),
+  );
   const risk_score = riskScoreOf(risk_components);
   return {
     signals,

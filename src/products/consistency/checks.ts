@@ -25,23 +25,39 @@ type CountryOf = { field: string; value: string | null; missing: Outcome | null 
 
 function countryOf(signals: Signals, signal: SignalName): CountryOf {
   const { email, phone, ip, address, entity } = signals;
-  const unknown = (field: string, reason: string, value: string | null = null): CountryOf => ({ field, value, missing: outcome("unknown", reason) });
+  const unknown = (field: string, reason: string, value: string | null = null): CountryOf => ({
+    field,
+    value,
+    missing: outcome("unknown", reason),
+  });
   switch (signal) {
     case "phone":
       if (!phone!.valid) return unknown("phone.country", "phone_invalid");
-      return phone!.country ? { field: "phone.country", value: phone!.country, missing: null } : unknown("phone.country", "phone_country_unknown");
+      return phone!.country
+        ? { field: "phone.country", value: phone!.country, missing: null }
+        : unknown("phone.country", "phone_country_unknown");
     case "ip":
       if (!ip!.valid) return unknown("ip.country", "ip_invalid");
       if (ip!.reserved) return unknown("ip.country", "ip_reserved");
-      return ip!.country ? { field: "ip.country", value: ip!.country, missing: null } : unknown("ip.country", "ip_not_placed");
+      return ip!.country
+        ? { field: "ip.country", value: ip!.country, missing: null }
+        : unknown("ip.country", "ip_not_placed");
     case "address":
-      return address!.country_supported ? { field: "address.country", value: address!.country, missing: null } : unknown("address.country", "address_country_unsupported", address!.country);
+      return address!.country_supported
+        ? { field: "address.country", value: address!.country, missing: null }
+        : unknown("address.country", "address_country_unsupported", address!.country);
     case "entity":
       if (!entity!.found) return unknown("entity.country", "entity_not_found");
-      return entity!.country ? { field: "entity.country", value: entity!.country, missing: null } : unknown("entity.country", "entity_country_unknown");
+      return entity!.country
+        ? { field: "entity.country", value: entity!.country, missing: null }
+        : unknown("entity.country", "entity_country_unknown");
     case "email":
       if (!email!.valid) return unknown("email.tld_country", "email_invalid");
-      return { field: "email.tld_country", value: email!.tld_country, missing: email!.tld_country ? null : outcome("not_applicable", "no_country_tld") };
+      return {
+        field: "email.tld_country",
+        value: email!.tld_country,
+        missing: email!.tld_country ? null : outcome("not_applicable", "no_country_tld"),
+      };
   }
 }
 
@@ -60,7 +76,12 @@ function ipNotAnonymous(ip: NonNullable<Signals["ip"]>): Outcome {
   return ip.anonymous === false ? outcome("agree", "not_anonymous") : outcome("unknown", "anonymity_unknown");
 }
 
-function countryCheck(signals: Signals, a: SignalName, b: SignalName, ipAnonymous: boolean): { outcome: Outcome; fields: Record<string, FieldValue> } {
+function countryCheck(
+  signals: Signals,
+  a: SignalName,
+  b: SignalName,
+  ipAnonymous: boolean,
+): { outcome: Outcome; fields: Record<string, FieldValue> } {
   const present = [a, b].filter((name) => signals[name] !== null).map((name) => countryOf(signals, name));
   const fields = Object.fromEntries(present.map((c) => [c.field, c.value]));
   if (present.length < 2) return { outcome: outcome("not_applicable", "signal_not_given"), fields };
@@ -68,7 +89,13 @@ function countryCheck(signals: Signals, a: SignalName, b: SignalName, ipAnonymou
   if (missing) return { outcome: missing, fields };
   // An anonymizing IP's country is where its exit or server is, not where the person is: no evidence either way.
   if ((a === "ip" || b === "ip") && ipAnonymous) return { outcome: outcome("unknown", "ip_anonymous"), fields };
-  return { outcome: present[0]!.value === present[1]!.value ? outcome("agree", "countries_match") : outcome("disagree", "countries_differ"), fields };
+  return {
+    outcome:
+      present[0]!.value === present[1]!.value
+        ? outcome("agree", "countries_match")
+        : outcome("disagree", "countries_differ"),
+    fields,
+  };
 }
 
 const COUNTRY_PAIRS: [CheckName, SignalName, SignalName][] = [
@@ -81,37 +108,72 @@ const COUNTRY_PAIRS: [CheckName, SignalName, SignalName][] = [
   ["email_tld_country_matches_address_country", "email", "address"],
 ];
 
-function emailEntityCheck(signals: Signals, name: "email_domain_resembles_entity_name" | "email_is_business_for_entity"): { outcome: Outcome; fields: Record<string, FieldValue> } {
+function emailEntityCheck(
+  signals: Signals,
+  name: "email_domain_resembles_entity_name" | "email_is_business_for_entity",
+): { outcome: Outcome; fields: Record<string, FieldValue> } {
   const { email, entity } = signals;
   const fields: Record<string, FieldValue> = {};
-  if (email) Object.assign(fields, name === "email_is_business_for_entity" ? { "email.free_provider": email.free_provider, "email.disposable": email.disposable } : { "email.domain": email.domain, "email.free_provider": email.free_provider });
-  if (entity) Object.assign(fields, name === "email_is_business_for_entity" ? { "entity.found": entity.found } : { "entity.name": entity.name });
+  if (email)
+    Object.assign(
+      fields,
+      name === "email_is_business_for_entity"
+        ? { "email.free_provider": email.free_provider, "email.disposable": email.disposable }
+        : { "email.domain": email.domain, "email.free_provider": email.free_provider },
+    );
+  if (entity)
+    Object.assign(
+      fields,
+      name === "email_is_business_for_entity" ? { "entity.found": entity.found } : { "entity.name": entity.name },
+    );
   if (!given(signals, ["email", "entity"])) return { outcome: outcome("not_applicable", "signal_not_given"), fields };
   if (!email!.valid) return { outcome: outcome("unknown", "email_invalid"), fields };
   if (name === "email_domain_resembles_entity_name") {
     // A free provider's domain is nobody's company name: the check is skipped (email_is_business_for_entity says it).
     if (email!.free_provider) return { outcome: outcome("not_applicable", "free_provider"), fields };
     if (!entity!.found || !entity!.name) return { outcome: outcome("unknown", "entity_not_found"), fields };
-    return { outcome: domainResemblesName(email!.domain!, entity!.name) ? outcome("agree", "domain_matches_name") : outcome("disagree", "domain_unlike_name"), fields };
+    return {
+      outcome: domainResemblesName(email!.domain!, entity!.name)
+        ? outcome("agree", "domain_matches_name")
+        : outcome("disagree", "domain_unlike_name"),
+      fields,
+    };
   }
   if (!entity!.found) return { outcome: outcome("unknown", "entity_not_found"), fields };
   if (email!.disposable) return { outcome: outcome("disagree", "disposable_domain"), fields };
-  return { outcome: email!.free_provider ? outcome("disagree", "free_provider") : outcome("agree", "business_domain"), fields };
+  return {
+    outcome: email!.free_provider ? outcome("disagree", "free_provider") : outcome("agree", "business_domain"),
+    fields,
+  };
 }
 
 function postcodeCheck(address: Signals["address"]): { outcome: Outcome; fields: Record<string, FieldValue> } {
   if (!address) return { outcome: outcome("not_applicable", "signal_not_given"), fields: {} };
-  const fields = { "address.postcode": address.postcode, "address.locality": address.locality, "address.locality_matches_postcode": address.locality_matches_postcode };
-  if (!address.postcode || !address.locality) return { outcome: outcome("not_applicable", "postcode_or_locality_missing"), fields };
+  const fields = {
+    "address.postcode": address.postcode,
+    "address.locality": address.locality,
+    "address.locality_matches_postcode": address.locality_matches_postcode,
+  };
+  if (!address.postcode || !address.locality)
+    return { outcome: outcome("not_applicable", "postcode_or_locality_missing"), fields };
   const matches = address.locality_matches_postcode;
-  if (matches === null) return { outcome: outcome("unknown", address.postcode_found === false ? "postcode_not_found" : "postcode_not_covered"), fields };
-  return { outcome: matches ? outcome("agree", "postcode_serves_locality") : outcome("disagree", "postcode_elsewhere"), fields };
+  if (matches === null)
+    return {
+      outcome: outcome("unknown", address.postcode_found === false ? "postcode_not_found" : "postcode_not_covered"),
+      fields,
+    };
+  return {
+    outcome: matches ? outcome("agree", "postcode_serves_locality") : outcome("disagree", "postcode_elsewhere"),
+    fields,
+  };
 }
 
 /** Every named check over the signals, in CHECK_NAMES order. */
 export function runChecks(signals: Signals): Check[] {
   const ip = signals.ip ? ipNotAnonymous(signals.ip) : outcome("not_applicable", "signal_not_given");
-  const ipFields: Record<string, FieldValue> = signals.ip ? { "ip.anonymous": signals.ip.anonymous, "ip.tor": signals.ip.tor, "ip.hosting": signals.ip.hosting } : {};
+  const ipFields: Record<string, FieldValue> = signals.ip
+    ? { "ip.anonymous": signals.ip.anonymous, "ip.tor": signals.ip.tor, "ip.hosting": signals.ip.hosting }
+    : {};
   const ipAnonymous = ip.result === "disagree";
   const decided = new Map<CheckName, { outcome: Outcome; fields: Record<string, FieldValue> }>([
     ...COUNTRY_PAIRS.map(([name, a, b]) => [name, countryCheck(signals, a, b, ipAnonymous)] as const),
@@ -120,5 +182,11 @@ export function runChecks(signals: Signals): Check[] {
     ["address_postcode_matches_locality", postcodeCheck(signals.address)],
     ["ip_not_anonymous", { outcome: ip, fields: ipFields }],
   ]);
-  return [...decided].map(([name, { outcome: o, fields }]) => ({ name, result: o.result, weight: WEIGHTS[name], decided_by: fields, reason: o.reason }));
+  return [...decided].map(([name, { outcome: o, fields }]) => ({
+    name,
+    result: o.result,
+    weight: WEIGHTS[name],
+    decided_by: fields,
+    reason: o.reason,
+  }));
 }

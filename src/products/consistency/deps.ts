@@ -57,7 +57,10 @@ export interface EntityAnswer {
  * One compared product as the engines see it, reduced to what consistency calls. Its values are opaque here
  * (`unknown`): consistency only hands them back to the product's own functions.
  */
-export type SignalProduct<Out> = Pick<Product<unknown, Out>, "input" | "normalize" | "local" | "lookup" | "isSample" | "datasets">;
+export type SignalProduct<Out> = Pick<
+  Product<unknown, Out>,
+  "input" | "normalize" | "local" | "lookup" | "isSample" | "datasets"
+>;
 
 export interface ConsistencyDeps {
   email: SignalProduct<EmailAnswer>;

@@ -2,14 +2,50 @@ import { getDomainWithoutSuffix } from "tldts";
 
 /** Words of a company name that say what kind of company it is, not which one (docs/consistency.md, "Name resemblance"). */
 export const LEGAL_FORM_WORDS = [
-  "the", "and", "of", "limited", "ltd", "plc", "llp", "lp", "llc", "inc", "incorporated", "corp", "corporation", "co", "company",
-  "gmbh", "mbh", "ag", "kg", "sa", "sas", "sarl", "srl", "spa", "bv", "nv", "ab", "as", "asa", "oy", "oyj", "pty", "pte", "kk",
+  "the",
+  "and",
+  "of",
+  "limited",
+  "ltd",
+  "plc",
+  "llp",
+  "lp",
+  "llc",
+  "inc",
+  "incorporated",
+  "corp",
+  "corporation",
+  "co",
+  "company",
+  "gmbh",
+  "mbh",
+  "ag",
+  "kg",
+  "sa",
+  "sas",
+  "sarl",
+  "srl",
+  "spa",
+  "bv",
+  "nv",
+  "ab",
+  "as",
+  "asa",
+  "oy",
+  "oyj",
+  "pty",
+  "pte",
+  "kk",
 ] as const;
 
 const IGNORED = new Set<string>(LEGAL_FORM_WORDS);
 
 /** Letters and digits only, lower case, accents dropped. */
-const fold = (text: string) => text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+const fold = (text: string) =>
+  text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase();
 
 export const nameWords = (name: string) =>
   fold(name.replace(/&/g, " and "))

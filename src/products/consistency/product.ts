@@ -4,7 +4,15 @@ import { CHECK_NAMES, type ConsistencyInput, type ConsistencyResult } from "./re
 import { consistencyInputSchema } from "./schemas";
 import { consistencySignals } from "./signals";
 
-const BULK_COLUMNS = ["score", "level", ...CHECK_NAMES, "agreements", "disagreements", "risk_score", "risk_level"] as const;
+const BULK_COLUMNS = [
+  "score",
+  "level",
+  ...CHECK_NAMES,
+  "agreements",
+  "disagreements",
+  "risk_score",
+  "risk_level",
+] as const;
 
 /**
  * Cross-signal consistency (docs/consistency.md): two or more signals, each answered by its own product (email without
@@ -33,7 +41,15 @@ export function consistencyProduct(deps: ConsistencyDeps): Product<ConsistencyIn
       field: "rows",
       counters: ["consistent", "mixed", "inconsistent", "undecided"],
       columns: BULK_COLUMNS,
-      row: (r) => [r.score, r.level, ...CHECK_NAMES.map((name) => r.checks.find((c) => c.name === name)!.result), r.agreements.join(" "), r.disagreements.join(" "), r.risk_score, r.risk_level],
+      row: (r) => [
+        r.score,
+        r.level,
+        ...CHECK_NAMES.map((name) => r.checks.find((c) => c.name === name)!.result),
+        r.agreements.join(" "),
+        r.disagreements.join(" "),
+        r.risk_score,
+        r.risk_level,
+      ],
       verdictColumn: "level",
       counts: (row) => [row.level || "undecided"],
       sampleCounts: { consistent: 1, mixed: 0, inconsistent: 1, undecided: 0 },

@@ -39,10 +39,33 @@ export type Level = (typeof LEVELS)[number];
 
 /** The fields of each signal the checks read (null: the signal was not given). */
 export interface Signals {
-  email: { email: string; valid: boolean; domain: string | null; tld_country: string | null; free_provider: boolean; disposable: boolean } | null;
+  email: {
+    email: string;
+    valid: boolean;
+    domain: string | null;
+    tld_country: string | null;
+    free_provider: boolean;
+    disposable: boolean;
+  } | null;
   phone: { phone: string; valid: boolean; e164: string | null; country: string | null } | null;
-  ip: { ip: string; valid: boolean; reserved: boolean; placed: boolean; country: string | null; anonymous: boolean | null; tor: boolean | null; hosting: boolean | null } | null;
-  address: { country: string; country_supported: boolean; postcode: string | null; locality: string | null; postcode_found: boolean | null; locality_matches_postcode: boolean | null } | null;
+  ip: {
+    ip: string;
+    valid: boolean;
+    reserved: boolean;
+    placed: boolean;
+    country: string | null;
+    anonymous: boolean | null;
+    tor: boolean | null;
+    hosting: boolean | null;
+  } | null;
+  address: {
+    country: string;
+    country_supported: boolean;
+    postcode: string | null;
+    locality: string | null;
+    postcode_found: boolean | null;
+    locality_matches_postcode: boolean | null;
+  } | null;
   entity: { identifier: string; found: boolean; name: string | null; country: string | null } | null;
 }
 

@@ -5,13 +5,19 @@ import { CHECK_NAMES, CHECK_RESULTS, LEVELS, SIGNAL_NAMES, type ConsistencyInput
 /** Request and response schemas of the consistency product: they validate requests and build the OpenAPI document. */
 
 /** Two or more signals: the body of `POST /consistency`, a row of a bulk run. Each value is validated by its product's schema. */
-export function consistencyInputSchema(deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">): z.ZodType<ConsistencyInput> {
+export function consistencyInputSchema(
+  deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">,
+): z.ZodType<ConsistencyInput> {
   const signalFields = {
     email: z.string().max(254).nullish().describe("An email address (answered without the mailbox handshake)."),
     phone: deps.phone.input.nullish().describe("A phone number: a string with `+`, or `{phone, country}`."),
     ip: z.string().max(100).nullish().describe("An IPv4 or IPv6 address."),
-    address: deps.address.input.nullish().describe("A postal address object with its `country` (or `{address, country}`)."),
-    entity: deps.entityObject.nullish().describe("A company identifier: `{identifier, type, country}` (type `lei` or `company_number`)."),
+    address: deps.address.input
+      .nullish()
+      .describe("A postal address object with its `country` (or `{address, country}`)."),
+    entity: deps.entityObject
+      .nullish()
+      .describe("A company identifier: `{identifier, type, country}` (type `lei` or `company_number`)."),
   };
   return z.object(signalFields).refine((body) => SIGNAL_NAMES.filter((name) => body[name] != null).length >= 2, {
     message: `Give two or more of ${SIGNAL_NAMES.join(", ")}.`,
@@ -21,11 +27,38 @@ export function consistencyInputSchema(deps: Pick<ConsistencyDeps, "phone" | "ad
 const country = z.string().nullable();
 
 export const signalsSchema = z.object({
-  email: z.object({ email: z.string(), valid: z.boolean(), domain: z.string().nullable(), tld_country: country, free_provider: z.boolean(), disposable: z.boolean() }).nullable(),
+  email: z
+    .object({
+      email: z.string(),
+      valid: z.boolean(),
+      domain: z.string().nullable(),
+      tld_country: country,
+      free_provider: z.boolean(),
+      disposable: z.boolean(),
+    })
+    .nullable(),
   phone: z.object({ phone: z.string(), valid: z.boolean(), e164: z.string().nullable(), country }).nullable(),
-  ip: z.object({ ip: z.string(), valid: z.boolean(), reserved: z.boolean(), placed: z.boolean(), country, anonymous: z.boolean().nullable(), tor: z.boolean().nullable(), hosting: z.boolean().nullable() }).nullable(),
+  ip: z
+    .object({
+      ip: z.string(),
+      valid: z.boolean(),
+      reserved: z.boolean(),
+      placed: z.boolean(),
+      country,
+      anonymous: z.boolean().nullable(),
+      tor: z.boolean().nullable(),
+      hosting: z.boolean().nullable(),
+    })
+    .nullable(),
   address: z
-    .object({ country: z.string(), country_supported: z.boolean(), postcode: z.string().nullable(), locality: z.string().nullable(), postcode_found: z.boolean().nullable(), locality_matches_postcode: z.boolean().nullable() })
+    .object({
+      country: z.string(),
+      country_supported: z.boolean(),
+      postcode: z.string().nullable(),
+      locality: z.string().nullable(),
+      postcode_found: z.boolean().nullable(),
+      locality_matches_postcode: z.boolean().nullable(),
+    })
     .nullable(),
   entity: z.object({ identifier: z.string(), found: z.boolean(), name: z.string().nullable(), country }).nullable(),
 });
@@ -34,7 +67,9 @@ export const checkSchema = z.object({
   name: z.enum(CHECK_NAMES),
   result: z.enum(CHECK_RESULTS),
   weight: z.int(),
-  decided_by: z.record(z.string(), z.union([z.string(), z.boolean(), z.null()])).describe('Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`.'),
+  decided_by: z
+    .record(z.string(), z.union([z.string(), z.boolean(), z.null()]))
+    .describe('Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`.'),
   reason: z.string(),
 });
 
@@ -43,7 +78,10 @@ export const consistencyResultSchema = z.object({
   checks: z.array(checkSchema),
   agreements: z.array(z.enum(CHECK_NAMES)),
   disagreements: z.array(z.enum(CHECK_NAMES)),
-  score: z.int().nullable().describe("round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided."),
+  score: z
+    .int()
+    .nullable()
+    .describe("round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided."),
   level: z.enum(LEVELS).nullable(),
   risk_score: z.int(),
   risk_level: z.enum(["low", "medium", "high"]),

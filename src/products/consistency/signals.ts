@@ -1,6 +1,14 @@
 import type { ProductContext, WalkOptions } from "../../engines/product";
 import { consistencyAnswer } from "./answer";
-import type { AddressAnswer, ConsistencyDeps, EmailAnswer, EntityAnswer, IpAnswer, PhoneAnswer, SignalProduct } from "./deps";
+import type {
+  AddressAnswer,
+  ConsistencyDeps,
+  EmailAnswer,
+  EntityAnswer,
+  IpAnswer,
+  PhoneAnswer,
+  SignalProduct,
+} from "./deps";
 import { SIGNAL_NAMES, type ConsistencyInput, type ConsistencyResult, type SignalName, type Signals } from "./result";
 import { CCTLD_SOURCE, tldCountry } from "./tld";
 
@@ -34,13 +42,47 @@ const givenSignals = (input: ConsistencyInput) => SIGNAL_NAMES.filter((name) => 
 export function signalsOf(a: SignalAnswers): Signals {
   const { email: e, phone: p, ip: i, address: ad, entity: en } = a;
   return {
-    email: e ? { email: e.email, valid: e.syntax_valid, domain: e.syntax_valid ? e.domain : null, tld_country: e.syntax_valid ? tldCountry(e.domain) : null, free_provider: e.free_provider, disposable: e.disposable } : null,
-    phone: p ? { phone: p.phone, valid: p.valid, e164: p.e164, country: p.valid ? p.country : null } : null,
-    ip: i ? { ip: i.ip, valid: i.valid, reserved: i.reserved, placed: i.placed, country: i.country, anonymous: i.anonymous, tor: i.tor, hosting: i.hosting } : null,
-    address: ad
-      ? { country: ad.country, country_supported: ad.reason !== "unsupported_country", postcode: ad.address.postcode, locality: ad.address.locality, postcode_found: ad.postcode_found, locality_matches_postcode: ad.locality_matches_postcode }
+    email: e
+      ? {
+          email: e.email,
+          valid: e.syntax_valid,
+          domain: e.syntax_valid ? e.domain : null,
+          tld_country: e.syntax_valid ? tldCountry(e.domain) : null,
+          free_provider: e.free_provider,
+          disposable: e.disposable,
+        }
       : null,
-    entity: en ? { identifier: en.identifier, found: en.found, name: en.found ? en.name : null, country: en.found ? en.country : null } : null,
+    phone: p ? { phone: p.phone, valid: p.valid, e164: p.e164, country: p.valid ? p.country : null } : null,
+    ip: i
+      ? {
+          ip: i.ip,
+          valid: i.valid,
+          reserved: i.reserved,
+          placed: i.placed,
+          country: i.country,
+          anonymous: i.anonymous,
+          tor: i.tor,
+          hosting: i.hosting,
+        }
+      : null,
+    address: ad
+      ? {
+          country: ad.country,
+          country_supported: ad.reason !== "unsupported_country",
+          postcode: ad.address.postcode,
+          locality: ad.address.locality,
+          postcode_found: ad.postcode_found,
+          locality_matches_postcode: ad.locality_matches_postcode,
+        }
+      : null,
+    entity: en
+      ? {
+          identifier: en.identifier,
+          found: en.found,
+          name: en.found ? en.name : null,
+          country: en.found ? en.country : null,
+        }
+      : null,
   };
 }
 
@@ -73,7 +115,10 @@ export function consistencySignals(deps: ConsistencyDeps) {
     await Promise.all(
       SIGNAL_NAMES.map(async (name) => {
         const asked = inputs.flatMap((input, i) => (input[name] != null ? [{ i, value: input[name] }] : []));
-        const results = await lookups[name](ctx, asked.map((x) => x.value));
+        const results = await lookups[name](
+          ctx,
+          asked.map((x) => x.value),
+        );
         asked.forEach(({ i }, n) => ((answers[i] as Record<SignalName, unknown>)[name] = results[n]!));
       }),
     );
@@ -84,7 +129,9 @@ export function consistencySignals(deps: ConsistencyDeps) {
    * The answer when every signal is answered without a dataset (test values, malformed values), else null. It is a test
    * answer when every signal is a test value.
    */
-  async function localConsistency(input: ConsistencyInput): Promise<{ result: ConsistencyResult; test: boolean } | null> {
+  async function localConsistency(
+    input: ConsistencyInput,
+  ): Promise<{ result: ConsistencyResult; test: boolean } | null> {
     const names = givenSignals(input);
     const locals = await Promise.all(names.map((name) => local(name, input[name])));
     if (locals.some((l) => !l)) return null;
@@ -99,7 +146,8 @@ export function consistencySignals(deps: ConsistencyDeps) {
       .join("\n");
 
   /** A sandbox sample: every signal is one of its product's samples. */
-  const isSampleSet = (input: ConsistencyInput) => givenSignals(input).every((name) => products[name].isSample(input[name]));
+  const isSampleSet = (input: ConsistencyInput) =>
+    givenSignals(input).every((name) => products[name].isSample(input[name]));
 
   const datasets = [...new Set([...SIGNAL_NAMES.flatMap((name) => products[name].datasets), CCTLD_SOURCE.dataset])];
 

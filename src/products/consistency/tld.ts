@@ -4,7 +4,29 @@ import { countryInfo } from "../../platform/countries";
  * Country-code TLDs sold and used as generic names (the list search engines treat as generic), so a domain under one
  * says nothing about where its owner is: docs/consistency.md, "Email TLD country".
  */
-export const GENERIC_USE_CCTLDS = ["ad", "ai", "as", "bz", "cc", "cd", "co", "dj", "fm", "gg", "io", "la", "me", "ms", "nu", "sc", "sr", "su", "tk", "tv", "ws"] as const;
+export const GENERIC_USE_CCTLDS = [
+  "ad",
+  "ai",
+  "as",
+  "bz",
+  "cc",
+  "cd",
+  "co",
+  "dj",
+  "fm",
+  "gg",
+  "io",
+  "la",
+  "me",
+  "ms",
+  "nu",
+  "sc",
+  "sr",
+  "su",
+  "tk",
+  "tv",
+  "ws",
+] as const;
 
 /** TLDs whose ISO 3166-1 code differs from the label. */
 const ISO_OF: Record<string, string> = { uk: "GB" };

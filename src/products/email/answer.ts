@@ -9,7 +9,14 @@ import type { checkTypo } from "./typo";
 
 /** What a mailbox handshake said about one address, fresh or remembered. */
 export type MailboxOutcome =
-  | "accepted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "catch_all" | "greylisted" | "timeout" | "provider_unavailable";
+  | "accepted"
+  | "no_mailbox"
+  | "mailbox_full"
+  | "mailbox_disabled"
+  | "catch_all"
+  | "greylisted"
+  | "timeout"
+  | "provider_unavailable";
 
 export interface MailboxAnswer {
   outcome: MailboxOutcome;
@@ -57,14 +64,22 @@ function sourcesFor(p: Prepared, mailbox: boolean): Source[] {
   if (p.usernameRuleApplied) sources.push(SOURCES.rules);
   if (p.facts.mxProvider !== null) sources.push(SOURCES.mx);
   if (p.facts.registeredAt !== null) sources.push({ dataset: "rdap-registration", version: "rdap" });
-  if (mailbox && p.known) sources.push({ dataset: "mailbox-smtp", version: new Date(p.known.checkedAt).toISOString().slice(0, 10) });
+  if (mailbox && p.known)
+    sources.push({ dataset: "mailbox-smtp", version: new Date(p.known.checkedAt).toISOString().slice(0, 10) });
   // The provider's rule decided how its answer was read (docs/email.md, "Provider rules").
   if (mailbox && p.known && providerRuleFor(p.facts.mxHosts)) sources.push(PROVIDER_RULES_SOURCE);
   return sources;
 }
 
-export function answer(p: Prepared, verdict: Verdict, reason: Reason | null, mailbox: MailboxAnswer | null): EmailResult {
-  const confirmed = mailbox !== null && ["accepted", "no_mailbox", "mailbox_full", "mailbox_disabled", "catch_all"].includes(mailbox.outcome);
+export function answer(
+  p: Prepared,
+  verdict: Verdict,
+  reason: Reason | null,
+  mailbox: MailboxAnswer | null,
+): EmailResult {
+  const confirmed =
+    mailbox !== null &&
+    ["accepted", "no_mailbox", "mailbox_full", "mailbox_disabled", "catch_all"].includes(mailbox.outcome);
   // RFC 3463 x.2.1 and x.2.2: the mailbox exists but is disabled or full.
   const exists = mailbox !== null && ["accepted", "mailbox_full", "mailbox_disabled"].includes(mailbox.outcome);
   const smtpReason = mailbox ? (SMTP_REASON[mailbox.outcome] ?? null) : null;
@@ -93,7 +108,11 @@ export function answer(p: Prepared, verdict: Verdict, reason: Reason | null, mai
     mailbox_exists: confirmed ? (exists ? true : mailbox.outcome === "no_mailbox" ? false : null) : null,
     // A rejected address proves the domain is no catch-all; an accepted one leaves it to the random address's answer;
     // without a mailbox answer nobody knows.
-    catch_all: confirmed ? (mailbox.outcome === "accepted" && mailbox.catchAll === null ? null : mailbox.outcome === "catch_all") : null,
+    catch_all: confirmed
+      ? mailbox.outcome === "accepted" && mailbox.catchAll === null
+        ? null
+        : mailbox.outcome === "catch_all"
+      : null,
     smtp_reason: smtpReason,
     did_you_mean: p.typo.suggestion ? `${p.local}@${p.typo.suggestion}` : null,
   };
@@ -111,10 +130,15 @@ export function answer(p: Prepared, verdict: Verdict, reason: Reason | null, mai
 }
 
 /** The verdict a handshake answer leads to. */
-export function fromMailbox(p: Prepared, mailbox: MailboxAnswer): { verdict: Verdict; reason: Reason | null; outcome: Outcome } {
+export function fromMailbox(
+  p: Prepared,
+  mailbox: MailboxAnswer,
+): { verdict: Verdict; reason: Reason | null; outcome: Outcome } {
   switch (mailbox.outcome) {
     case "accepted":
-      return p.role ? { verdict: "risky", reason: "role", outcome: "usable" } : { verdict: "deliverable", reason: null, outcome: "usable" };
+      return p.role
+        ? { verdict: "risky", reason: "role", outcome: "usable" }
+        : { verdict: "deliverable", reason: null, outcome: "usable" };
     case "catch_all":
       return { verdict: "risky", reason: "catch_all", outcome: "usable" };
     case "no_mailbox":
@@ -168,7 +192,6 @@ export function invalidSyntax(email: string): { result: EmailResult; outcome: Ou
   return { result, outcome: "undeliverable_unchecked", observed: null, test: false };
 }
 
-
 /**
  * The stored verdict of an address suppressed by hand (POST /email/suppressions): nothing was looked up, so every fact
  * is unknown and the verdict is the account's own decision.
@@ -187,10 +210,18 @@ export function manualSuppression(email: string, normalizedEmail: string): Email
  * The stored verdict of an address suppressed by delivery feedback (a hard bounce or a complaint the account's sending
  * reported): later batch, bulk and monitor answers give it, citing `delivery-feedback` with the day of the event.
  */
-export function feedbackSuppression(email: string, normalizedEmail: string, reason: "bounced" | "complained", at: number): EmailResult {
+export function feedbackSuppression(
+  email: string,
+  normalizedEmail: string,
+  reason: "bounced" | "complained",
+  at: number,
+): EmailResult {
   return {
     ...manualSuppression(email, normalizedEmail),
     reason,
-    sources: [{ dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) }, { dataset: "suppression-list", version: "account" }],
+    sources: [
+      { dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) },
+      { dataset: "suppression-list", version: "account" },
+    ],
   };
 }

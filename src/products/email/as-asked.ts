@@ -30,7 +30,9 @@ export function asAsked(stored: EmailResult, input: string): EmailResult {
     return { ...stored, email, normalized_email: normalizedEmail, is_alias: isAlias };
   }
   const storedSpelling = parseAddress(stored.email);
-  const sameMailbox = storedSpelling !== null && mailboxKey(storedSpelling.local, storedSpelling.domain) === mailboxKey(parsed.local, parsed.domain);
+  const sameMailbox =
+    storedSpelling !== null &&
+    mailboxKey(storedSpelling.local, storedSpelling.domain) === mailboxKey(parsed.local, parsed.domain);
   const mailbox = sameMailbox ? mailboxOf(stored) : null;
   const p = prepareSpelling(parsed.local, parsed.domain, factsOf(stored), mailbox);
   const settled = settledWithoutProbe(p);
@@ -45,5 +47,7 @@ export function emailRepeats(stored: EmailResult, input: string): "stored" | "fr
   const asked = parseAddress(extractAddress(input));
   const storedSpelling = parseAddress(stored.email);
   if (!asked || !storedSpelling || !stored.syntax_valid) return "stored";
-  return mailboxKey(asked.local, asked.domain) === mailboxKey(storedSpelling.local, storedSpelling.domain) ? "stored" : "fresh";
+  return mailboxKey(asked.local, asked.domain) === mailboxKey(storedSpelling.local, storedSpelling.domain)
+    ? "stored"
+    : "fresh";
 }

@@ -21,7 +21,13 @@ export function emailConfig(env: Env): { dns: DnsConfig; prober: (timeoutSeconds
       // Each domain's probes go to its own sidecar instance (session reuse, per-domain politeness).
       const target = sidecarTarget(env, domain);
       if (target) return probeMailboxes(target, env.SMTP_SIDECAR_SECRET, request);
-      const results = addresses.map((address) => ({ address, outcome: "provider_unavailable" as const, smtpCode: null, smtpMessage: null, enhancedStatus: null }));
+      const results = addresses.map((address) => ({
+        address,
+        outcome: "provider_unavailable" as const,
+        smtpCode: null,
+        smtpMessage: null,
+        enhancedStatus: null,
+      }));
       return { mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results };
     },
   };

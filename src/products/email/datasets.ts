@@ -31,7 +31,10 @@ export interface UsernameRule {
   hyphen_alias: boolean;
 }
 
-const source = (snapshot: { name: string; version: string }): Source => ({ dataset: snapshot.name, version: snapshot.version });
+const source = (snapshot: { name: string; version: string }): Source => ({
+  dataset: snapshot.name,
+  version: snapshot.version,
+});
 
 export const SOURCES = {
   disposable: source(disposableSnapshot),
@@ -47,9 +50,21 @@ export const SOURCES = {
  * Every bundled snapshot, for `GET /status/data`. Each is the whole of the lists and curated files it is built from
  * (datasets/README.md), hence `full`: a domain it does not list is one no source lists.
  */
-export const BUNDLED_SNAPSHOTS = [disposableSnapshot, freeSnapshot, roleSnapshot, typoSnapshot, rulesSnapshot, mxSnapshot, providerRulesSnapshot, testSnapshot].map(
-  (s) => ({ name: s.name, version: s.version, records: s.records, coverage: { kind: "full" as const, note: "Every entry of the published lists and curated files it is built from." } }),
-);
+export const BUNDLED_SNAPSHOTS = [
+  disposableSnapshot,
+  freeSnapshot,
+  roleSnapshot,
+  typoSnapshot,
+  rulesSnapshot,
+  mxSnapshot,
+  providerRulesSnapshot,
+  testSnapshot,
+].map((s) => ({
+  name: s.name,
+  version: s.version,
+  records: s.records,
+  coverage: { kind: "full" as const, note: "Every entry of the published lists and curated files it is built from." },
+}));
 
 const lazy = <T>(build: () => T) => {
   let value: T | undefined;
@@ -62,7 +77,11 @@ export const roleLocalParts = lazy(() => new Set<string>(roleSnapshot.data as st
 
 export const typoData = lazy(() => {
   const data = typoSnapshot.data as { targets: string[]; corrections: Record<string, string> };
-  return { targets: data.targets, targetSet: new Set(data.targets), corrections: new Map(Object.entries(data.corrections)) };
+  return {
+    targets: data.targets,
+    targetSet: new Set(data.targets),
+    corrections: new Map(Object.entries(data.corrections)),
+  };
 });
 
 export const usernameRules = lazy(() => {

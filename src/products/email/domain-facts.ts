@@ -36,10 +36,15 @@ export function mxProvider(hosts: readonly MxRecord[]): string | null {
 }
 
 async function spfAndDmarc(config: DnsConfig, domain: string) {
-  const [txt, dmarc] = await Promise.all([resolve(config.dohUrl, domain, "TXT"), resolve(config.dohUrl, `_dmarc.${domain}`, "TXT")]);
+  const [txt, dmarc] = await Promise.all([
+    resolve(config.dohUrl, domain, "TXT"),
+    resolve(config.dohUrl, `_dmarc.${domain}`, "TXT"),
+  ]);
   const hasSpf = txt.status === "error" ? null : txt.records.map(joinTxt).some((r) => /^v=spf1(\s|$)/i.test(r));
   const record = dmarc.records.map(joinTxt).find((r) => /^v=DMARC1\s*(;|$)/i.test(r));
-  const policy = record ? (/(?:^|;)\s*p\s*=\s*(none|quarantine|reject)\s*(;|$)/i.exec(record)?.[1]?.toLowerCase() ?? null) : null;
+  const policy = record
+    ? (/(?:^|;)\s*p\s*=\s*(none|quarantine|reject)\s*(;|$)/i.exec(record)?.[1]?.toLowerCase() ?? null)
+    : null;
   return { hasSpf, dmarcPolicy: policy, hasDmarc: dmarc.status === "error" ? null : policy !== null };
 }
 
@@ -60,7 +65,16 @@ export async function domainFacts(config: DnsConfig, domain: string, now = Date.
   const records = mx.records.map(parseMx).filter((r): r is MxRecord => r !== null);
   if (records.length === 1 && records[0]!.host === "") return { dnsAnswered: true, ...none, nullMx: true, ...base };
   const hosts = records.filter((r) => r.host !== "").sort((a, b) => a.preference - b.preference);
-  if (hosts.length) return { dnsAnswered: true, mxFound: true, mxImplicit: false, nullMx: false, mxHosts: hosts, mxProvider: mxProvider(hosts), ...base };
+  if (hosts.length)
+    return {
+      dnsAnswered: true,
+      mxFound: true,
+      mxImplicit: false,
+      nullMx: false,
+      mxHosts: hosts,
+      mxProvider: mxProvider(hosts),
+      ...base,
+    };
   const [a, aaaa] = await Promise.all([resolve(config.dohUrl, domain, "A"), resolve(config.dohUrl, domain, "AAAA")]);
   if (a.status === "error" && aaaa.status === "error") return { dnsAnswered: false, ...none, ...base };
   if (!a.records.length && !aaaa.records.length) return { dnsAnswered: true, ...none, ...base };
@@ -68,5 +82,13 @@ export async function domainFacts(config: DnsConfig, domain: string, now = Date.
   // this resolver answered.
   const implicit = [...a.records, ...aaaa.records].map((host) => ({ preference: 0, host }));
   const provider = mxProvider([{ preference: 0, host: domain }]);
-  return { dnsAnswered: true, mxFound: true, mxImplicit: true, nullMx: false, mxHosts: implicit, mxProvider: provider, ...base };
+  return {
+    dnsAnswered: true,
+    mxFound: true,
+    mxImplicit: true,
+    nullMx: false,
+    mxHosts: implicit,
+    mxProvider: provider,
+    ...base,
+  };
 }

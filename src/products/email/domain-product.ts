@@ -28,7 +28,11 @@ export const emailDomain: Product<string, DomainResult> = {
     return canned ? { result: canned, test: true } : null;
   },
   lookup: (ctx, inputs) =>
-    Promise.all(inputs.map(async (raw) => ({ result: await domainIntelligence(emailConfig(ctx.env).dns, database(ctx.env), normalizeDomain(raw)!, ctx.now) }))),
+    Promise.all(
+      inputs.map(async (raw) => ({
+        result: await domainIntelligence(emailConfig(ctx.env).dns, database(ctx.env), normalizeDomain(raw)!, ctx.now),
+      })),
+    ),
   price: (result) => ({ units: result.mx_found ? 1 : 0 }),
   repeatable: (result) => result.mx_found !== null,
   repeats: "stored",
@@ -37,5 +41,14 @@ export const emailDomain: Product<string, DomainResult> = {
     const domain = normalizeDomain(raw);
     return domain !== null && cannedDomain(domain) !== null;
   },
-  datasets: ["live-dns", "disposable-domains", "free-provider-domains", "mx-provider-patterns", "provider-rules", "rdap-registration", "mailbox-smtp", "test-addresses"],
+  datasets: [
+    "live-dns",
+    "disposable-domains",
+    "free-provider-domains",
+    "mx-provider-patterns",
+    "provider-rules",
+    "rdap-registration",
+    "mailbox-smtp",
+    "test-addresses",
+  ],
 };

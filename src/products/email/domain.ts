@@ -59,7 +59,12 @@ async function catchAll(db: Database, domain: string, now: number): Promise<bool
 }
 
 /** The domain answer from its facts: shared by live lookups and the canned `service.test` answer. */
-export function domainResult(domain: string, facts: DomainFacts, catchAll: boolean | null, sources: Source[]): DomainResult {
+export function domainResult(
+  domain: string,
+  facts: DomainFacts,
+  catchAll: boolean | null,
+  sources: Source[],
+): DomainResult {
   const known = facts.dnsAnswered;
   return {
     domain,
@@ -79,7 +84,12 @@ export function domainResult(domain: string, facts: DomainFacts, catchAll: boole
   };
 }
 
-export async function domainIntelligence(config: DnsConfig, db: Database, domain: string, now = Date.now()): Promise<DomainResult> {
+export async function domainIntelligence(
+  config: DnsConfig,
+  db: Database,
+  domain: string,
+  now = Date.now(),
+): Promise<DomainResult> {
   const [facts, isCatchAll] = await Promise.all([domainFacts(config, domain, now), catchAll(db, domain, now)]);
   const sources: Source[] = [{ dataset: "live-dns", version: "live" }, SOURCES.disposable, SOURCES.free];
   if (facts.mxProvider !== null) sources.push(SOURCES.mx);

@@ -11,7 +11,11 @@ import { cannedAnswer } from "./test-addresses";
 import { prepareSpelling } from "./spelling";
 
 /** Runs mailbox handshakes for addresses at one domain (one SMTP session where the server allows it). */
-export type MailboxProber = (domain: string, mxHosts: DomainFacts["mxHosts"], addresses: string[]) => Promise<SidecarProbeResult>;
+export type MailboxProber = (
+  domain: string,
+  mxHosts: DomainFacts["mxHosts"],
+  addresses: string[],
+) => Promise<SidecarProbeResult>;
 
 export interface LookupItem {
   input: string;
@@ -43,7 +47,12 @@ export function settledWithoutProbe(p: Prepared): { verdict: Verdict; reason: Re
   return null;
 }
 
-async function prepare(config: DnsConfig, local: string, domain: string, known: MailboxAnswer | null): Promise<Prepared> {
+async function prepare(
+  config: DnsConfig,
+  local: string,
+  domain: string,
+  known: MailboxAnswer | null,
+): Promise<Prepared> {
   return prepareSpelling(local, domain, await domainFacts(config, domain), known);
 }
 
@@ -52,7 +61,11 @@ async function prepare(config: DnsConfig, local: string, domain: string, known: 
  * null/implicit rules, SPF, DMARC), the lists, provider username rules, RDAP age, and last the mailbox handshake: one
  * prober call per domain for all addresses there that still need it.
  */
-export async function lookupAddresses(config: DnsConfig, prober: MailboxProber, items: LookupItem[]): Promise<LookupAnswer[]> {
+export async function lookupAddresses(
+  config: DnsConfig,
+  prober: MailboxProber,
+  items: LookupItem[],
+): Promise<LookupAnswer[]> {
   type Stage = { done: LookupAnswer; prepared?: undefined } | { done?: undefined; prepared: Prepared };
   const staged = await Promise.all(
     items.map(async (item): Promise<Stage> => {
@@ -80,7 +93,11 @@ export async function lookupAddresses(config: DnsConfig, prober: MailboxProber, 
       for (const p of group) {
         const found = probe.results.find((r) => r.address.toLowerCase() === p.email.toLowerCase());
         const outcome = mailboxOutcome(found, probe.catchAll, rule);
-        observed.set(p, { outcome, checkedAt, ...(outcome === "accepted" ? { catchAll: catchAllOf(probe.catchAll, rule) } : {}) });
+        observed.set(p, {
+          outcome,
+          checkedAt,
+          ...(outcome === "accepted" ? { catchAll: catchAllOf(probe.catchAll, rule) } : {}),
+        });
       }
     }),
   );

@@ -22,7 +22,10 @@ export const singleBody = z
     callback_secret: z.string().min(16).max(128).nullish(),
     ...lookupOptions,
   })
-  .refine((b) => !b.callback_url || b.callback_secret, { path: ["callback_secret"], message: "Required with callback_url." });
+  .refine((b) => !b.callback_url || b.callback_secret, {
+    path: ["callback_secret"],
+    message: "Required with callback_url.",
+  });
 
 export const batchBody = z.object({ emails: z.array(z.string().max(254)).min(1).max(50), ...lookupOptions });
 export const browserBody = z.object({ email: z.string().max(254) });
@@ -66,7 +69,16 @@ export const emailLookups: LookupShape = {
         const settling = Boolean(body.callback_secret && data.reason === "unverified" && payer && keyId);
         if (settling && payer && keyId) {
           const { accountId, dailyCreditCap } = payer;
-          await scheduleRecheck(env, { requestId, accountId, keyId, dailyCreditCap, email: body.email, callbackUrl: body.callback_url, callbackSecret: body.callback_secret!, timeout: body.timeout ?? null });
+          await scheduleRecheck(env, {
+            requestId,
+            accountId,
+            keyId,
+            dailyCreditCap,
+            email: body.email,
+            callbackUrl: body.callback_url,
+            callbackSecret: body.callback_secret!,
+            timeout: body.timeout ?? null,
+          });
         }
         return { settling };
       },
@@ -111,7 +123,12 @@ export const emailLookups: LookupShape = {
       // than handed booleans the spec promises but DNS never gave (docs/api-decisions.md).
       answer: (data) =>
         data.valid && data.mx_found === null
-          ? { error: { code: "SERVER_ERROR", message: "The DNS resolver did not answer, so nothing was decided or billed. Retry shortly." } }
+          ? {
+              error: {
+                code: "SERVER_ERROR",
+                message: "The DNS resolver did not answer, so nothing was decided or billed. Retry shortly.",
+              },
+            }
           : { data },
       response: domainResultSchema,
     }),

@@ -13,14 +13,21 @@ const FLAGS = ["disposable", "role"] as const;
 
 type Change = { field: string; from: unknown; to: unknown };
 
-export const observeAddress = (r: EmailResult) => ({ deliverable: r.deliverable, reason: r.reason, disposable: r.disposable, role: r.role });
+export const observeAddress = (r: EmailResult) => ({
+  deliverable: r.deliverable,
+  reason: r.reason,
+  disposable: r.disposable,
+  role: r.role,
+});
 
 export function compareAddress(baseline: Record<string, unknown>, now: Record<string, unknown>): Change[] {
   const changes: Change[] = [];
   const before = baseline.deliverable as Verdict;
   const after = now.deliverable as Verdict;
   if (RANK[after] > RANK[before]) changes.push({ field: "deliverable", from: before, to: after });
-  for (const flag of FLAGS) if (now[flag] === true && baseline[flag] !== true) changes.push({ field: flag, from: baseline[flag] ?? false, to: true });
+  for (const flag of FLAGS)
+    if (now[flag] === true && baseline[flag] !== true)
+      changes.push({ field: flag, from: baseline[flag] ?? false, to: true });
   return changes;
 }
 
@@ -30,7 +37,11 @@ export const observeDomain = (r: DomainResult) => Object.fromEntries(DOMAIN_FIEL
 
 export function compareDomain(baseline: Record<string, unknown>, now: Record<string, unknown>): Change[] {
   const known = (v: unknown) => v !== null && v !== undefined;
-  return DOMAIN_FIELDS.filter((f) => known(baseline[f]) && known(now[f]) && baseline[f] !== now[f]).map((field) => ({ field, from: baseline[field], to: now[field] }));
+  return DOMAIN_FIELDS.filter((f) => known(baseline[f]) && known(now[f]) && baseline[f] !== now[f]).map((field) => ({
+    field,
+    from: baseline[field],
+    to: now[field],
+  }));
 }
 
 /** Saved lists of at most 500 entries, like entity monitors: a run walks them as one batch. */
@@ -41,7 +52,11 @@ export const addressMonitor = (entryKey: (input: string) => string): MonitorShap
   observe: observeAddress,
   compare: compareAddress,
   label: (r) => r.email,
-  tally: { deliverable: (r) => r.deliverable === "deliverable", risky: (r) => r.deliverable === "risky", undeliverable: (r) => r.deliverable === "undeliverable" },
+  tally: {
+    deliverable: (r) => r.deliverable === "deliverable",
+    risky: (r) => r.deliverable === "risky",
+    undeliverable: (r) => r.deliverable === "undeliverable",
+  },
   listField: "emails",
   maxEntries: MONITOR_MAX_ENTRIES,
 });

@@ -12,11 +12,14 @@ const action = z.enum(POLICY_ACTIONS);
 
 const domains = z
   .array(
-    z.string().max(253).transform((value, ctx) => {
-      const host = toAsciiHostname(value.toLowerCase());
-      if (!host) ctx.addIssue({ code: "custom", message: "Must be a domain name." });
-      return host ?? value;
-    }),
+    z
+      .string()
+      .max(253)
+      .transform((value, ctx) => {
+        const host = toAsciiHostname(value.toLowerCase());
+        if (!host) ctx.addIssue({ code: "custom", message: "Must be a domain name." });
+        return host ?? value;
+      }),
   )
   .max(1000);
 
@@ -65,4 +68,7 @@ export function evaluateEmailPolicy(rules: EmailPolicyRules, r: EmailResult) {
   return strictest(hits);
 }
 
-export const emailPolicy: PolicyShape<EmailResult, EmailPolicyRules> = { rules: emailPolicyRules, evaluate: evaluateEmailPolicy };
+export const emailPolicy: PolicyShape<EmailResult, EmailPolicyRules> = {
+  rules: emailPolicyRules,
+  evaluate: evaluateEmailPolicy,
+};

@@ -24,7 +24,8 @@ const CHECKED_UNDELIVERABLE = new Set<string | null>(["mailbox_not_found", "mail
 /** How an answer bills (docs/billing.md), read from the answer itself so anyone can recompute it. */
 export function outcomeOf(r: EmailResult): Exclude<Outcome, "free"> {
   if (r.reason === "unverified") return "unverified";
-  if (r.deliverable === "undeliverable") return CHECKED_UNDELIVERABLE.has(r.reason) ? "undeliverable_checked" : "undeliverable_unchecked";
+  if (r.deliverable === "undeliverable")
+    return CHECKED_UNDELIVERABLE.has(r.reason) ? "undeliverable_checked" : "undeliverable_unchecked";
   return "usable";
 }
 
@@ -57,7 +58,8 @@ async function lookup(env: Env, now: number, inputs: string[], options: WalkOpti
   // Shared answers are keyed by the mailbox asked about, so a spelling reuses only what was asked of its own mailbox.
   const emails = inputs.map(mailboxKeyOf);
   const stored = await recallMailboxes(db, emails, now);
-  const tooOld = (at: number) => options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000);
+  const tooOld = (at: number) =>
+    options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000);
   const known = emails.map((email) => {
     const mailbox = stored.get(email);
     const usable = mailbox && (isConfirmed(mailbox) ? !tooOld(mailbox.checkedAt) : !extra.skipUncertainReuse);
@@ -65,7 +67,11 @@ async function lookup(env: Env, now: number, inputs: string[], options: WalkOpti
   });
   const config = emailConfig(env);
   const prober = config.prober(extra.timeout ?? DEFAULT_TIMEOUT_SECONDS);
-  const answers = await lookupAddresses(config.dns, prober, inputs.map((input, i) => ({ input, known: known[i]!.usable })));
+  const answers = await lookupAddresses(
+    config.dns,
+    prober,
+    inputs.map((input, i) => ({ input, known: known[i]!.usable })),
+  );
   const observed = new Map<string, MailboxAnswer>();
   answers.forEach((a, i) => a.observed && observed.set(emails[i]!, a.observed));
   await rememberMailboxes(db, observed);
@@ -92,7 +98,8 @@ export const email: Product<string, EmailResult> = {
   repeatable: (result) => outcomeOf(result) !== "unverified",
   repeats: emailRepeats,
   suppressions: {
-    suppresses: (result) => (result.deliverable === "undeliverable" ? { reason: result.reason ?? "undeliverable" } : null),
+    suppresses: (result) =>
+      result.deliverable === "undeliverable" ? { reason: result.reason ?? "undeliverable" } : null,
     manual: (input) => {
       const parsed = parseAddress(extractAddress(input));
       if (!parsed) return null;
@@ -111,8 +118,36 @@ export const email: Product<string, EmailResult> = {
     field: "emails",
     options: { timeout: z.int().min(2).max(60).nullish() },
     counters: ["deliverable", "risky", "undeliverable"],
-    columns: ["email", "normalized_email", "deliverable", "reason", "risk_score", "risk_level", "disposable", "role", "free_provider", "catch_all", "mx_found", "smtp_reason", "did_you_mean"],
-    row: (d) => [d.email, d.normalized_email, d.deliverable, d.reason, d.risk_score, d.risk_level, d.disposable, d.role, d.free_provider, d.catch_all, d.mx_found, d.smtp_reason, d.did_you_mean],
+    columns: [
+      "email",
+      "normalized_email",
+      "deliverable",
+      "reason",
+      "risk_score",
+      "risk_level",
+      "disposable",
+      "role",
+      "free_provider",
+      "catch_all",
+      "mx_found",
+      "smtp_reason",
+      "did_you_mean",
+    ],
+    row: (d) => [
+      d.email,
+      d.normalized_email,
+      d.deliverable,
+      d.reason,
+      d.risk_score,
+      d.risk_level,
+      d.disposable,
+      d.role,
+      d.free_provider,
+      d.catch_all,
+      d.mx_found,
+      d.smtp_reason,
+      d.did_you_mean,
+    ],
     spell: (input) => ({ email: extractAddress(input) }),
     verdictColumn: "deliverable",
     sampleCounts: { deliverable: 1, risky: 0, undeliverable: 1 },
@@ -124,5 +159,20 @@ export const email: Product<string, EmailResult> = {
   messages: { recheck: (env, message) => recheck(env, message as RecheckMessage) },
   sampleEvents: { "email.settled": settledSample },
   isSample: isTestAddress,
-  datasets: ["rfc-5322-syntax", "live-dns", "disposable-domains", "role-addresses", "free-provider-domains", "typo-domains", "provider-username-rules", "mx-provider-patterns", "provider-rules", "rdap-registration", "mailbox-smtp", "delivery-feedback", "suppression-list", "test-addresses"],
+  datasets: [
+    "rfc-5322-syntax",
+    "live-dns",
+    "disposable-domains",
+    "role-addresses",
+    "free-provider-domains",
+    "typo-domains",
+    "provider-username-rules",
+    "mx-provider-patterns",
+    "provider-rules",
+    "rdap-registration",
+    "mailbox-smtp",
+    "delivery-feedback",
+    "suppression-list",
+    "test-addresses",
+  ],
 };

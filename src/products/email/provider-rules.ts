@@ -48,7 +48,11 @@ const saysNoMailbox = (rule: ProviderRule, r: SidecarAddressResult) =>
  * disabled, greylisted and timed-out answers stand; anything else (policy or system refusals, no conversation) is
  * `provider_unavailable`.
  */
-export function mailboxOutcome(result: SidecarAddressResult | undefined, catchAll: boolean | null, rule: ProviderRule | null): MailboxOutcome {
+export function mailboxOutcome(
+  result: SidecarAddressResult | undefined,
+  catchAll: boolean | null,
+  rule: ProviderRule | null,
+): MailboxOutcome {
   if (!result) return "provider_unavailable";
   if (result.outcome === "accepted") return catchAll === true || rule?.accepts_all ? "catch_all" : "accepted";
   if (rule && saysNoMailbox(rule, result)) return "no_mailbox";
@@ -69,4 +73,4 @@ export function mailboxOutcome(result: SidecarAddressResult | undefined, catchAl
  * its own "no such user" replies refuses unknown recipients (its random-address refusal reads as a policy code).
  */
 export const catchAllOf = (probed: boolean | null, rule: ProviderRule | null): boolean | null =>
-  probed ?? (rule ? rule.accepts_all || rule.no_mailbox_replies.length === 0 ? null : false : null);
+  probed ?? (rule ? (rule.accepts_all || rule.no_mailbox_replies.length === 0 ? null : false) : null);

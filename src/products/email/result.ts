@@ -30,7 +30,14 @@ export const REASONS = [
 
 export type Reason = (typeof REASONS)[number];
 
-export const SMTP_REASONS = ["greylisted", "no_mailbox", "mailbox_full", "mailbox_disabled", "timeout", "provider_unavailable"] as const;
+export const SMTP_REASONS = [
+  "greylisted",
+  "no_mailbox",
+  "mailbox_full",
+  "mailbox_disabled",
+  "timeout",
+  "provider_unavailable",
+] as const;
 
 export type SmtpReason = (typeof SMTP_REASONS)[number];
 

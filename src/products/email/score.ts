@@ -21,7 +21,18 @@ export interface ScoreInputs {
 }
 
 /** Mail providers whose servers answer RCPT honestly, so an address there that cannot be checked now usually exists. */
-const MAJOR_PROVIDERS = new Set(["google", "microsoft", "yahoo", "icloud", "zoho", "fastmail", "proton", "yandex", "gmx", "mailru"]);
+const MAJOR_PROVIDERS = new Set([
+  "google",
+  "microsoft",
+  "yahoo",
+  "icloud",
+  "zoho",
+  "fastmail",
+  "proton",
+  "yandex",
+  "gmx",
+  "mailru",
+]);
 
 export const round2 = (x: number) => Math.round(x * 100) / 100;
 
@@ -50,7 +61,8 @@ export function riskComponents(a: ScoreInputs): Record<string, number> {
   if (a.catch_all) parts.catch_all = 35;
   // A full mailbox exists but bounces everything until its owner makes room.
   if (a.reason === "mailbox_full") parts.mailbox_full = 50;
-  if (a.reason === "unverified" && a.mailbox_confidence !== null) parts.unverified = Math.round(60 * (1 - a.mailbox_confidence));
+  if (a.reason === "unverified" && a.mailbox_confidence !== null)
+    parts.unverified = Math.round(60 * (1 - a.mailbox_confidence));
   if (a.role) parts.role = 25;
   if (a.is_gibberish) parts.gibberish = 15;
   if (a.domain_age_days !== null && a.domain_age_days < 30) parts.new_domain = 20;

@@ -42,24 +42,46 @@ export async function scheduleRecheck(env: Env, message: Omit<RecheckMessage, "t
 }
 
 /** The `email.settled` body; test deliveries (`settledSample`) are built by it too. */
-function settledEvent(requestId: string, attempt: number, settled: boolean, data: EmailResult | null, meta: Record<string, unknown>) {
+function settledEvent(
+  requestId: string,
+  attempt: number,
+  settled: boolean,
+  data: EmailResult | null,
+  meta: Record<string, unknown>,
+) {
   return { event: "email.settled", request_id: requestId, attempt, settled, data, meta };
 }
 
 async function settledBody(env: Env, m: RecheckMessage): Promise<Record<string, unknown> | null> {
   const payer = { accountId: m.accountId, keyId: m.keyId, dailyCreditCap: m.dailyCreditCap };
-  const options = { refresh: true, maxAgeSeconds: null, honorSuppressions: false, extra: { timeout: m.timeout, skipUncertainReuse: true } };
+  const options = {
+    refresh: true,
+    maxAgeSeconds: null,
+    honorSuppressions: false,
+    extra: { timeout: m.timeout, skipUncertainReuse: true },
+  };
   const operationId = `${m.requestId}:recheck${m.attempt}`;
   const run = await walk(email, { env, payer, requestId: operationId, operationId, inputs: [m.email], options });
   if (run.refused) {
     const remaining = (await creditsStub(env, m.accountId).snapshot()).available;
-    const meta = { credits_used: 0, credits_remaining: remaining, cache_hit: false, fair_use_billed: false, stopped_reason: "insufficient_credits" };
+    const meta = {
+      credits_used: 0,
+      credits_remaining: remaining,
+      cache_hit: false,
+      fair_use_billed: false,
+      stopped_reason: "insufficient_credits",
+    };
     return settledEvent(m.requestId, m.attempt, false, null, meta);
   }
   const { data, meta } = run.items[0]!;
   const settled = data.reason !== "unverified";
   if (!settled && m.attempt < RECHECK_DELAYS_S.length) return null;
-  const callbackMeta = { credits_used: meta.credits_used, credits_remaining: run.creditsRemaining, cache_hit: meta.cache_hit, fair_use_billed: meta.fair_use_billed };
+  const callbackMeta = {
+    credits_used: meta.credits_used,
+    credits_remaining: run.creditsRemaining,
+    cache_hit: meta.cache_hit,
+    fair_use_billed: meta.fair_use_billed,
+  };
   return settledEvent(m.requestId, m.attempt, settled, data, callbackMeta);
 }
 
@@ -74,5 +96,12 @@ export function settledSample(): string {
 export async function recheck(env: Env, m: RecheckMessage): Promise<void> {
   const body = await settledBody(env, m);
   if (!body) return scheduleRecheck(env, m, 2);
-  await enqueueDelivery(env, { owner: "callback", ownerId: m.requestId, event: "email.settled", url: m.callbackUrl, secret: m.callbackSecret, body: JSON.stringify(body) });
+  await enqueueDelivery(env, {
+    owner: "callback",
+    ownerId: m.requestId,
+    event: "email.settled",
+    url: m.callbackUrl,
+    secret: m.callbackSecret,
+    body: JSON.stringify(body),
+  });
 }

@@ -27,7 +27,12 @@ export function mailboxKeyOf(input: string): string {
 }
 
 /** Everything about one well-formed spelling, with its domain's facts and a remembered mailbox answer, if any. */
-export function prepareSpelling(local: string, domain: string, facts: DomainFacts, known: MailboxAnswer | null): Prepared {
+export function prepareSpelling(
+  local: string,
+  domain: string,
+  facts: DomainFacts,
+  known: MailboxAnswer | null,
+): Prepared {
   const normalized = normalizeAddress(local, domain);
   const tagless = local.toLowerCase().split("+")[0]!;
   return {
@@ -66,7 +71,11 @@ export function factsOf(r: EmailResult): DomainFacts {
   };
 }
 
-const UNCERTAIN: Partial<Record<string, MailboxOutcome>> = { greylisted: "greylisted", timeout: "timeout", provider_unavailable: "provider_unavailable" };
+const UNCERTAIN: Partial<Record<string, MailboxOutcome>> = {
+  greylisted: "greylisted",
+  timeout: "timeout",
+  provider_unavailable: "provider_unavailable",
+};
 
 /** The mailbox answer an answer reports, or null when it settled before any handshake. */
 export function mailboxOf(r: EmailResult): MailboxAnswer | null {

@@ -24,7 +24,13 @@ const FACTS: Prepared["facts"] = {
   ageDays: null,
 };
 
-type Canned = { verdict: Verdict; reason: Reason | null; mailbox: MailboxAnswer["outcome"] | null; role?: boolean; disposable?: boolean };
+type Canned = {
+  verdict: Verdict;
+  reason: Reason | null;
+  mailbox: MailboxAnswer["outcome"] | null;
+  role?: boolean;
+  disposable?: boolean;
+};
 
 const CANNED: Record<string, Canned> = {
   deliverable: { verdict: "deliverable", reason: null, mailbox: "accepted" },

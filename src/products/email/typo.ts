@@ -9,9 +9,30 @@ import { freeProviderDomains, typoData } from "./datasets";
 
 /** The major providers two-edit typos are matched against (a short list keeps two edits from reaching real domains). */
 export const MAJOR_PROVIDERS = [
-  "gmail.com", "googlemail.com", "yahoo.com", "hotmail.com", "outlook.com", "live.com", "msn.com", "icloud.com", "aol.com",
-  "protonmail.com", "proton.me", "gmx.com", "gmx.de", "web.de", "yandex.ru", "mail.ru", "comcast.net", "verizon.net",
-  "hotmail.co.uk", "yahoo.co.uk", "btinternet.com", "orange.fr", "libero.it", "zoho.com",
+  "gmail.com",
+  "googlemail.com",
+  "yahoo.com",
+  "hotmail.com",
+  "outlook.com",
+  "live.com",
+  "msn.com",
+  "icloud.com",
+  "aol.com",
+  "protonmail.com",
+  "proton.me",
+  "gmx.com",
+  "gmx.de",
+  "web.de",
+  "yandex.ru",
+  "mail.ru",
+  "comcast.net",
+  "verizon.net",
+  "hotmail.co.uk",
+  "yahoo.co.uk",
+  "btinternet.com",
+  "orange.fr",
+  "libero.it",
+  "zoho.com",
 ];
 export interface TypoCheck {
   suggestion: string | null;
@@ -28,7 +49,8 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
       d[i]![j] = best;
     }
   }
@@ -52,9 +74,12 @@ function computeTypo(domain: string): TypoCheck {
   const { corrections, targets, targetSet } = typoData();
   const corrected = corrections.get(domain);
   if (corrected) return { suggestion: corrected, typoSquat: true };
-  if (targetSet.has(domain) || freeProviderDomains().has(domain) || domain.length < 6) return { suggestion: null, typoSquat: false };
+  if (targetSet.has(domain) || freeProviderDomains().has(domain) || domain.length < 6)
+    return { suggestion: null, typoSquat: false };
   const near = targets.find((target) => editDistance(domain, target) === 1);
   if (near) return { suggestion: near, typoSquat: false };
-  const twoEdits = parse(domain).isIcann ? undefined : MAJOR_PROVIDERS.find((target) => editDistance(domain, target) === 2);
+  const twoEdits = parse(domain).isIcann
+    ? undefined
+    : MAJOR_PROVIDERS.find((target) => editDistance(domain, target) === 2);
   return { suggestion: twoEdits ?? null, typoSquat: false };
 }

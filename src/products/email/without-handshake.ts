@@ -4,7 +4,12 @@ import { lookupAddresses, type MailboxProber } from "./lookup";
 import type { EmailResult } from "./result";
 
 /** A prober that opens no SMTP session: every address it is asked about comes back unanswered. */
-const noHandshake: MailboxProber = async () => ({ mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results: [] });
+const noHandshake: MailboxProber = async () => ({
+  mxHost: null,
+  catchAll: null,
+  checkedAt: new Date().toISOString(),
+  results: [],
+});
 
 /**
  * The email pipeline up to, not including, the mailbox handshake (syntax, test addresses, DNS, the lists, RDAP): how
@@ -12,6 +17,10 @@ const noHandshake: MailboxProber = async () => ({ mxHost: null, catchAll: null, 
  */
 export async function lookupWithoutHandshake(ctx: ProductContext, inputs: string[]): Promise<EmailResult[]> {
   if (!inputs.length) return [];
-  const answers = await lookupAddresses(emailConfig(ctx.env).dns, noHandshake, inputs.map((input) => ({ input })));
+  const answers = await lookupAddresses(
+    emailConfig(ctx.env).dns,
+    noHandshake,
+    inputs.map((input) => ({ input })),
+  );
   return answers.map((a) => a.result);
 }

@@ -25,16 +25,37 @@ export function prepare(item: EntityItem): Prepared {
     const lei = readLei(given);
     // Spec, Entity result: nothing found is `unknown_identifier`; `checksum_valid: false` says the LEI is malformed.
     const problem = lei.wellFormed && lei.checksumValid ? null : "unknown_identifier";
-    return { type, identifier: lei.wellFormed ? lei.lei : given, country: null, register: gleifLei, checksumValid: lei.checksumValid, problem };
+    return {
+      type,
+      identifier: lei.wellFormed ? lei.lei : given,
+      country: null,
+      register: gleifLei,
+      checksumValid: lei.checksumValid,
+      problem,
+    };
   }
   const country = normalizeCountry(raw.country);
   const register = registerFor(type, country);
   if (!register) {
     const asGiven = raw.country?.trim().toUpperCase() || null;
-    return { type, identifier: given, country: country ?? asGiven, register: null, checksumValid: null, problem: "unsupported_register" };
+    return {
+      type,
+      identifier: given,
+      country: country ?? asGiven,
+      register: null,
+      checksumValid: null,
+      problem: "unsupported_register",
+    };
   }
   const identifier = register.normalize(given);
-  return { type, identifier: identifier ?? given, country, register, checksumValid: null, problem: identifier ? null : "invalid_identifier" };
+  return {
+    type,
+    identifier: identifier ?? given,
+    country,
+    register,
+    checksumValid: null,
+    problem: identifier ? null : "invalid_identifier",
+  };
 }
 
 /** The repeat key: the identifier in its register's spelling (malformed ones keyed as given, never billed). */
@@ -46,11 +67,18 @@ export function entityKey(item: EntityItem): string {
 
 /** The register asked (when installed) and, for a flag, the national register the LEI record points to. */
 function sourcesFor(p: Prepared, stored: StoredEntity | null, installed: Map<RegisterName, InstalledRegister>) {
-  const names = [p.register?.name, stored?.linked_register].filter((n): n is RegisterName => Boolean(n && installed.has(n as RegisterName)));
+  const names = [p.register?.name, stored?.linked_register].filter((n): n is RegisterName =>
+    Boolean(n && installed.has(n as RegisterName)),
+  );
   return [...new Set(names)].map((name) => ({ dataset: name, version: installed.get(name)!.version }));
 }
 
-function answer(p: Prepared, reason: EntityReason | null, stored: StoredEntity | null, installed: Map<RegisterName, InstalledRegister>): EntityResult {
+function answer(
+  p: Prepared,
+  reason: EntityReason | null,
+  stored: StoredEntity | null,
+  installed: Map<RegisterName, InstalledRegister>,
+): EntityResult {
   const base: EntityResult = {
     identifier: p.identifier,
     identifier_type: p.type,
@@ -101,7 +129,9 @@ export async function lookupIdentifiers(env: Env, items: EntityItem[]): Promise<
   }
   const [installed, stored] = await Promise.all([
     installedRegisters(db),
-    Promise.all([...wanted].map(async ([name, ids]) => [name, await findEntities(db, name, ids)] as const)).then((found) => new Map(found)),
+    Promise.all([...wanted].map(async ([name, ids]) => [name, await findEntities(db, name, ids)] as const)).then(
+      (found) => new Map(found),
+    ),
   ]);
   return prepared.map((p) => {
     if (p.problem || !p.register) return answer(p, p.problem, null, installed);

@@ -12,7 +12,12 @@ export interface Observed extends Record<string, unknown> {
   flags: string[];
 }
 
-export const observe = (result: EntityResult): Observed => ({ found: result.found, name: result.name, status: result.status, flags: result.flags });
+export const observe = (result: EntityResult): Observed => ({
+  found: result.found,
+  name: result.name,
+  status: result.status,
+  flags: result.flags,
+});
 
 export interface Change {
   field: string;
@@ -29,6 +34,7 @@ export function compare(baseline: Record<string, unknown>, now: Record<string, u
   }
   const flagsBefore = [...before.flags].sort();
   const flagsAfter = [...after.flags].sort();
-  if (flagsBefore.join(",") !== flagsAfter.join(",")) changes.push({ field: "flags", from: flagsBefore, to: flagsAfter });
+  if (flagsBefore.join(",") !== flagsAfter.join(","))
+    changes.push({ field: "flags", from: flagsBefore, to: flagsAfter });
   return changes;
 }

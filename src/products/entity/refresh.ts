@@ -23,17 +23,20 @@ function registerTable(name: RegisterName): GenerationTable<RegisterRow> {
         .bind(name, generation, JSON.stringify(rows)),
     ],
     // The register is listed with what the file covers (src/db/coverage.ts), as an operator's import records it.
-    activate: (db, generation, version, records, now, coverage) => activateGeneration(db, name, generation, version, records, now, coverage),
+    activate: (db, generation, version, records, now, coverage) =>
+      activateGeneration(db, name, generation, version, records, now, coverage),
     // Rows of generations neither read nor being written; a delta's (negative) generations are its own sweep's.
     sweep: (db, budgetMs) =>
       sweepRows(
-        db.prepare(
-          `DELETE FROM register_entities WHERE rowid IN (
+        db
+          .prepare(
+            `DELETE FROM register_entities WHERE rowid IN (
              SELECT rowid FROM register_entities WHERE register = ?1 AND generation >= 0
                AND generation IS NOT coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)
                AND generation IS NOT (SELECT staging FROM dataset_generations WHERE name = ?1)
              LIMIT ?2)`,
-        ).bind(name, SWEEP_CHUNK),
+          )
+          .bind(name, SWEEP_CHUNK),
         budgetMs,
       ),
   };
@@ -42,7 +45,10 @@ function registerTable(name: RegisterName): GenerationTable<RegisterRow> {
 const SWEEP_CHUNK = 20_000;
 
 /** Runs a DELETE of at most SWEEP_CHUNK rows until it deletes fewer or `budgetMs` has passed (`done` false: call again). */
-async function sweepRows(statement: D1PreparedStatement, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+async function sweepRows(
+  statement: D1PreparedStatement,
+  budgetMs: number,
+): Promise<{ deleted: number; done: boolean }> {
   const started = Date.now();
   let deleted = 0;
   for (;;) {
@@ -82,7 +88,9 @@ function deltaTable(name: RegisterName): GenerationTable<RegisterRow> {
     insert: full.insert,
     // The register keeps its own coverage: a delta changes records of the file it applies to, not what that file covers.
     activate: (db, generation, version, _records, now) => [
-      db.prepare("UPDATE dataset_generations SET staging = NULL WHERE name = ?1 AND staging = ?2").bind(counter, generation),
+      db
+        .prepare("UPDATE dataset_generations SET staging = NULL WHERE name = ?1 AND staging = ?2")
+        .bind(counter, generation),
       // Only onto an installed register (a delta alone is not a register) whose file is not newer than the delta (its
       // changes are in it already, and older records would undo later ones).
       db
@@ -103,12 +111,14 @@ function deltaTable(name: RegisterName): GenerationTable<RegisterRow> {
     ],
     sweep: (db, budgetMs) =>
       sweepRows(
-        db.prepare(
-          `DELETE FROM register_entities WHERE rowid IN (
+        db
+          .prepare(
+            `DELETE FROM register_entities WHERE rowid IN (
              SELECT rowid FROM register_entities WHERE register = ?1 AND generation < 0
                AND generation IS NOT (SELECT staging FROM dataset_generations WHERE name = ?2)
              LIMIT ?3)`,
-        ).bind(name, counter, SWEEP_CHUNK),
+          )
+          .bind(name, counter, SWEEP_CHUNK),
         budgetMs,
       ),
   };
@@ -149,7 +159,14 @@ export const entityRefreshable: RefreshableDataset[] = [
     name: "gleif-lei",
     // GLEIF publishes the LEI-CDF golden copy three times a day (00:00, 08:00, 16:00 UTC); `latest.csv` is the newest
     // as a zip of one CSV whose name carries the publication time (20261122-0800-gleif-goldencopy-lei2-golden-copy.csv).
-    sources: [{ urlVar: "REFRESH_URL_GLEIF_LEI", defaultUrl: "https://goldencopy.gleif.org/api/v2/golden-copies/publishes/lei2/latest.csv", compression: "zip", zipEntry: /\.csv$/i }],
+    sources: [
+      {
+        urlVar: "REFRESH_URL_GLEIF_LEI",
+        defaultUrl: "https://goldencopy.gleif.org/api/v2/golden-copies/publishes/lei2/latest.csv",
+        compression: "zip",
+        zipEntry: /\.csv$/i,
+      },
+    ],
     format: { kind: "csv" },
     reader: registerReader("gleif-lei"),
     table: registerTable("gleif-lei"),
@@ -162,7 +179,14 @@ export const entityRefreshable: RefreshableDataset[] = [
     name: "gleif-lei-delta",
     // The golden copy's delta of the last eight hours (`?delta=IntraDay`; LastDay, LastWeek and LastMonth also exist):
     // between two full refreshes answers follow GLEIF within its own publication cycle at a fraction of the cost.
-    sources: [{ urlVar: "REFRESH_URL_GLEIF_LEI_DELTA", defaultUrl: "https://goldencopy.gleif.org/api/v2/golden-copies/publishes/lei2/latest.csv?delta=IntraDay", compression: "zip", zipEntry: /\.csv$/i }],
+    sources: [
+      {
+        urlVar: "REFRESH_URL_GLEIF_LEI_DELTA",
+        defaultUrl: "https://goldencopy.gleif.org/api/v2/golden-copies/publishes/lei2/latest.csv?delta=IntraDay",
+        compression: "zip",
+        zipEntry: /\.csv$/i,
+      },
+    ],
     format: { kind: "csv" },
     reader: registerReader("gleif-lei"),
     table: deltaTable("gleif-lei"),
@@ -176,7 +200,14 @@ export const entityRefreshable: RefreshableDataset[] = [
     name: "uk-companies-house",
     // Companies House publishes its Free Company Data Product monthly, dated the first of the month; `{month}` is
     // replaced by the current month's first day (2026-11-01) so the default follows the release without an operator.
-    sources: [{ urlVar: "REFRESH_URL_UK_COMPANIES_HOUSE", defaultUrl: "https://download.companieshouse.gov.uk/BasicCompanyDataAsOneFile-{month}.zip", compression: "zip", zipEntry: /\.csv$/i }],
+    sources: [
+      {
+        urlVar: "REFRESH_URL_UK_COMPANIES_HOUSE",
+        defaultUrl: "https://download.companieshouse.gov.uk/BasicCompanyDataAsOneFile-{month}.zip",
+        compression: "zip",
+        zipEntry: /\.csv$/i,
+      },
+    ],
     format: { kind: "csv" },
     reader: registerReader("uk-companies-house"),
     table: registerTable("uk-companies-house"),

@@ -95,7 +95,8 @@ export const gleifLei: Register = {
     const authorityEntityId = text(fields["Entity.RegistrationAuthority.RegistrationAuthorityEntityID"]);
     const linkedRegister = authority ? (REGISTRATION_AUTHORITIES[authority] ?? authority) : null;
     const known = linkedRegister && isRegisterName(linkedRegister) ? REGISTERS[linkedRegister] : null;
-    const linkedIdentifier = authorityEntityId === null ? null : known ? known.normalize(authorityEntityId) : authorityEntityId;
+    const linkedIdentifier =
+      authorityEntityId === null ? null : known ? known.normalize(authorityEntityId) : authorityEntityId;
     return {
       identifier: lei.lei,
       name: text(fields["Entity.LegalName"]),
@@ -128,7 +129,11 @@ export const ukCompaniesHouse: Register = {
   name: "uk-companies-house",
   identifierType: "company_number",
   countries: ["GB"],
-  coverage: { kind: "full", countries: ["GB"], note: "Companies House's monthly product: every live company (dissolved ones leave it)." },
+  coverage: {
+    kind: "full",
+    countries: ["GB"],
+    note: "Companies House's monthly product: every live company (dissolved ones leave it).",
+  },
   columns: ["CompanyName", "CompanyNumber", "CompanyStatus", "DissolutionDate"],
   normalize: normalizeUkCompanyNumber,
   parseRow(fields) {
@@ -155,13 +160,16 @@ export const REGISTERS: Readonly<Record<RegisterName, Register>> = {
   "uk-companies-house": ukCompaniesHouse,
 };
 
-export const isRegisterName = (name: string): name is RegisterName => (REGISTER_NAMES as readonly string[]).includes(name);
+export const isRegisterName = (name: string): name is RegisterName =>
+  (REGISTER_NAMES as readonly string[]).includes(name);
 
 /** The register that holds identifiers of this type (and country, for company numbers); null when none does. */
 export function registerFor(type: IdentifierType, country: string | null): Register | null {
   return (
     Object.values(REGISTERS).find(
-      (register) => register.identifierType === type && (type === "lei" || (country !== null && register.countries.includes(country))),
+      (register) =>
+        register.identifierType === type &&
+        (type === "lei" || (country !== null && register.countries.includes(country))),
     ) ?? null
   );
 }

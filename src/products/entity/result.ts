@@ -8,7 +8,11 @@ import type { IdentifierType } from "./identifiers";
  * - `unsupported_register`: no register here holds company numbers of that country (billed 0)
  * - `register_not_installed`: the register exists but no file of it is loaded (billed 0)
  */
-export type EntityReason = "unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed";
+export type EntityReason =
+  | "unknown_identifier"
+  | "invalid_identifier"
+  | "unsupported_register"
+  | "register_not_installed";
 
 export const ENTITY_REASONS: readonly EntityReason[] = [
   "unknown_identifier",

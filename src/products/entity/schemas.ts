@@ -16,7 +16,10 @@ export const objectItem = z
 const leiItem = z.string().max(64).describe("An LEI.");
 
 export const unionItem = z.union([leiItem, objectItem]);
-const { $schema: _ignored, ...unionItemJsonSchema } = z.toJSONSchema(unionItem, { io: "input" }) as Record<string, unknown>;
+const { $schema: _ignored, ...unionItemJsonSchema } = z.toJSONSchema(unionItem, { io: "input" }) as Record<
+  string,
+  unknown
+>;
 
 /**
  * `unionItem`, validated by the item's own shape so that errors point inside it (`identifiers.3.country`) rather than

@@ -19,8 +19,16 @@ export interface InstalledRegister extends Dataset {
 
 /** Registers with a `datasets` row: a register whose import never completed is not installed. */
 export async function installedRegisters(db: Database): Promise<Map<RegisterName, InstalledRegister>> {
-  const rows = await db.select().from(datasets).where(inArray(datasets.name, [...REGISTER_NAMES]));
-  return new Map(rows.map((r) => [r.name as RegisterName, { ...r, name: r.name as RegisterName, coverage: readCoverage(r.coverage) }]));
+  const rows = await db
+    .select()
+    .from(datasets)
+    .where(inArray(datasets.name, [...REGISTER_NAMES]));
+  return new Map(
+    rows.map((r) => [
+      r.name as RegisterName,
+      { ...r, name: r.name as RegisterName, coverage: readCoverage(r.coverage) },
+    ]),
+  );
 }
 
 export interface StoredEntity extends RegisterRow {
@@ -34,7 +42,11 @@ const linked = alias(registerEntities, "linked");
 const activeOf = (register: SQL) => sql`coalesce((SELECT active FROM dataset_generations WHERE name = ${register}), 0)`;
 
 /** The stored rows of one register for these identifiers (register spelling), with their linked record's status. */
-export async function findEntities(db: Database, register: RegisterName, identifiers: string[]): Promise<Map<string, StoredEntity>> {
+export async function findEntities(
+  db: Database,
+  register: RegisterName,
+  identifiers: string[],
+): Promise<Map<string, StoredEntity>> {
   const found = new Map<string, StoredEntity>();
   const parts = chunks([...new Set(identifiers)], MAX_PARAMS - 10);
   const results = await Promise.all(
@@ -50,7 +62,13 @@ export async function findEntities(db: Database, register: RegisterName, identif
             eq(linked.generation, activeOf(sql`${linked.register}`)),
           ),
         )
-        .where(and(eq(registerEntities.register, register), eq(registerEntities.generation, activeOf(sql`${register}`)), inArray(registerEntities.identifier, part))),
+        .where(
+          and(
+            eq(registerEntities.register, register),
+            eq(registerEntities.generation, activeOf(sql`${register}`)),
+            inArray(registerEntities.identifier, part),
+          ),
+        ),
     ),
   );
   for (const { entity: e, linkedStatus } of results.flat()) {
@@ -76,7 +94,10 @@ const ROW_COLUMNS = 10;
  * multi-row statements of 9 rows (90 parameters), all in one D1 batch.
  */
 export async function upsertRows(db: Database, register: RegisterName, rows: RegisterRow[]): Promise<void> {
-  const active = await db.select({ active: datasetGenerations.active }).from(datasetGenerations).where(eq(datasetGenerations.name, register));
+  const active = await db
+    .select({ active: datasetGenerations.active })
+    .from(datasetGenerations)
+    .where(eq(datasetGenerations.name, register));
   const generation = active[0]?.active ?? 0;
   const statements = chunks(rows, Math.floor(MAX_PARAMS / ROW_COLUMNS)).map((part) =>
     db
@@ -113,7 +134,14 @@ export async function upsertRows(db: Database, register: RegisterName, rows: Reg
 }
 
 /** Marks a register installed at `version` (the publication date of the file loaded): `/status/data` lists it. */
-export async function completeImport(db: Database, register: RegisterName, version: string, records: number, now: number, coverage: Coverage): Promise<InstalledRegister> {
+export async function completeImport(
+  db: Database,
+  register: RegisterName,
+  version: string,
+  records: number,
+  now: number,
+  coverage: Coverage,
+): Promise<InstalledRegister> {
   return { ...(await installDataset(db, register, version, records, now, coverage)), name: register };
 }
 
@@ -121,7 +149,11 @@ export async function completeImport(db: Database, register: RegisterName, versi
  * Uninstalls a register at once (its `datasets` row goes first, so answers say `register_not_installed` from then on)
  * and deletes its rows in chunks until none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
  */
-export async function removeRegister(db: Database, register: RegisterName, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+export async function removeRegister(
+  db: Database,
+  register: RegisterName,
+  budgetMs: number,
+): Promise<{ deleted: number; done: boolean }> {
   await uninstallDataset(db, register);
   await db.delete(datasetGenerations).where(eq(datasetGenerations.name, register));
   return deleteInChunks(db, "register_entities", sql`register = ${register}`, budgetMs);

@@ -32,7 +32,8 @@ const source = (installed: Map<string, InstalledDataset>, name: string): Source[
 /** How far the installed country dataset answers for an address it does not place (src/db/coverage.ts). */
 type CountryCoverage = "none" | "partial" | "full";
 
-const countryCoverage = (dataset: InstalledDataset | undefined): CountryCoverage => (!dataset ? "none" : isExhaustive(dataset.coverage) ? "full" : "partial");
+const countryCoverage = (dataset: InstalledDataset | undefined): CountryCoverage =>
+  !dataset ? "none" : isExhaustive(dataset.coverage) ? "full" : "partial";
 
 /**
  * A yes/no signal read from lists: on one of them, true; on none, false only when one of the installed lists is the
@@ -43,7 +44,10 @@ function listed(hit: RangeHit | null, lists: InstalledDataset[], on: boolean | u
   return on ? true : lists.some((d) => isExhaustive(d.coverage)) ? false : null;
 }
 
-function reasonOf(a: Pick<IpResult, "reserved" | "tor" | "vpn" | "hosting" | "placed" | "list" | "feedback">, country: CountryCoverage): IpReason | null {
+function reasonOf(
+  a: Pick<IpResult, "reserved" | "tor" | "vpn" | "hosting" | "placed" | "list" | "feedback">,
+  country: CountryCoverage,
+): IpReason | null {
   if (a.list?.kind === "deny") return "deny_list";
   if (a.list?.kind === "allow") return "allow_list";
   if (a.feedback && a.feedback.outcome !== "legit") return "reported";
@@ -74,7 +78,10 @@ export function buildAnswer(f: Facts): IpResult {
   const torList = f.installed.get("ip-tor-exits");
   const placed = country !== null;
   const installedLists = SIGNAL_ORDER.flatMap((name) => f.installed.get(name) ?? []);
-  const provider = hit?.signals.filter((s) => isHostingDataset(s.dataset)).sort((a, b) => HOSTING_ORDER.indexOf(a.dataset) - HOSTING_ORDER.indexOf(b.dataset))[0] ?? null;
+  const provider =
+    hit?.signals
+      .filter((s) => isHostingDataset(s.dataset))
+      .sort((a, b) => HOSTING_ORDER.indexOf(a.dataset) - HOSTING_ORDER.indexOf(b.dataset))[0] ?? null;
   const byAsn = hit ? hostingOf(asn) : null;
   // A city is shown only inside the country the answer gives: where the two files disagree, one of them is wrong
   // about this network, and a city in another country would contradict `country`.
@@ -85,16 +92,31 @@ export function buildAnswer(f: Facts): IpResult {
     hosting: provider ? true : byAsn,
     hosting_provider: provider?.label ?? null,
     tor: listed(hit, torList ? [torList] : [], hit?.tor),
-    vpn: listed(hit, installedLists.filter((d) => isVpnDataset(d.name)), hit?.signals.some((s) => isVpnDataset(s.dataset))),
-    proxy: listed(hit, installedLists.filter((d) => isProxyDataset(d.name)), hit?.signals.some((s) => isProxyDataset(s.dataset))),
+    vpn: listed(
+      hit,
+      installedLists.filter((d) => isVpnDataset(d.name)),
+      hit?.signals.some((s) => isVpnDataset(s.dataset)),
+    ),
+    proxy: listed(
+      hit,
+      installedLists.filter((d) => isProxyDataset(d.name)),
+      hit?.signals.some((s) => isProxyDataset(s.dataset)),
+    ),
     list: f.list ? { id: f.list.id, name: f.list.name, kind: f.list.kind } : null,
-    feedback: f.feedback ? { outcome: f.feedback.outcome as IpOutcome, reported_at: new Date(f.feedback.at).toISOString() } : null,
+    feedback: f.feedback
+      ? { outcome: f.feedback.outcome as IpOutcome, reported_at: new Date(f.feedback.at).toISOString() }
+      : null,
   };
   const info = country ? countryInfo(country) : { name: null, continent: null };
   const sources: Source[] = [
     { dataset: "ip-special-purpose", version: SPECIAL_RANGES_VERSION },
     ...(hit
-      ? [...source(f.installed, "ip-country"), ...source(f.installed, "ip-asn"), ...source(f.installed, "ip-city"), ...source(f.installed, "ip-tor-exits")]
+      ? [
+          ...source(f.installed, "ip-country"),
+          ...source(f.installed, "ip-asn"),
+          ...source(f.installed, "ip-city"),
+          ...source(f.installed, "ip-tor-exits"),
+        ]
       : []),
     ...(hit ? installedLists.map((d) => ({ dataset: d.name, version: d.version })) : []),
     ...(placed ? [{ dataset: "country-names", version: COUNTRY_NAMES_VERSION }] : []),
@@ -129,7 +151,11 @@ export function buildAnswer(f: Facts): IpResult {
     // From an open-proxy list only: a VPN list does not say whether an address is an open proxy.
     proxy: facts.proxy,
     // Known true when any signal says so; false when none does and at least one was checked; null when none could be.
-    anonymous: [facts.tor, facts.vpn, facts.proxy].includes(true) ? true : [facts.tor, facts.vpn, facts.proxy].includes(false) ? false : null,
+    anonymous: [facts.tor, facts.vpn, facts.proxy].includes(true)
+      ? true
+      : [facts.tor, facts.vpn, facts.proxy].includes(false)
+        ? false
+        : null,
     list: facts.list,
     feedback: facts.feedback,
     reason: reasonOf(facts, hit === null ? "full" : countryCoverage(f.installed.get("ip-country"))),
@@ -171,4 +197,5 @@ export const UNKNOWN: Omit<IpResult, "risk_score" | "risk_components" | "risk_le
 };
 
 /** A value that is not an IP address: free, no dataset asked. */
-export const invalidAnswer = (input: string): IpResult => withRisk({ ...UNKNOWN, ip: input.trim(), reason: "invalid_ip" });
+export const invalidAnswer = (input: string): IpResult =>
+  withRisk({ ...UNKNOWN, ip: input.trim(), reason: "invalid_ip" });

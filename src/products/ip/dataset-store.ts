@@ -14,7 +14,9 @@ const TABLES: Record<IpDatasetName, { table: string; key: string; shared?: true 
   "ip-asn": { table: "ip_asn_ranges", key: "start" },
   "ip-city": { table: "ip_city_ranges", key: "start" },
   "ip-tor-exits": { table: "ip_tor_exits", key: "address" },
-  ...(Object.fromEntries(SIGNAL_DATASETS.map((name) => [name, { table: "ip_signal_ranges", key: "start", shared: true }])) as Record<(typeof SIGNAL_DATASETS)[number], { table: string; key: string; shared: true }>),
+  ...(Object.fromEntries(
+    SIGNAL_DATASETS.map((name) => [name, { table: "ip_signal_ranges", key: "start", shared: true }]),
+  ) as Record<(typeof SIGNAL_DATASETS)[number], { table: string; key: string; shared: true }>),
 };
 
 export interface DatasetState {
@@ -29,7 +31,11 @@ export interface DatasetState {
 }
 
 export async function datasetStates(d1: D1Database): Promise<DatasetState[]> {
-  return (await d1.prepare("SELECT i.*, d.coverage FROM ip_datasets i LEFT JOIN datasets d ON d.name = i.name ORDER BY i.name").all<DatasetState>()).results;
+  return (
+    await d1
+      .prepare("SELECT i.*, d.coverage FROM ip_datasets i LEFT JOIN datasets d ON d.name = i.name ORDER BY i.name")
+      .all<DatasetState>()
+  ).results;
 }
 
 /** Reserves the next generation of `name` for an import and returns it. */
@@ -46,7 +52,10 @@ export async function beginImport(d1: D1Database, name: IpDatasetName): Promise<
 }
 
 const isStaging = async (d1: D1Database, name: IpDatasetName, generation: number) =>
-  (await d1.prepare("SELECT 1 AS yes FROM ip_datasets WHERE name = ? AND staging = ?").bind(name, generation).first()) !== null;
+  (await d1
+    .prepare("SELECT 1 AS yes FROM ip_datasets WHERE name = ? AND staging = ?")
+    .bind(name, generation)
+    .first()) !== null;
 
 const SIGNAL_INSERT = `INSERT INTO ip_signal_ranges (dataset, generation, start, end, label)
     SELECT ?3, ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?2) WHERE true
@@ -68,19 +77,37 @@ const INSERTS: Record<Exclude<IpDatasetName, (typeof SIGNAL_DATASETS)[number]>, 
 };
 
 /** The statement writing rows (range rows, or exit addresses as keys) into a generation (the scheduled refresh's step). */
-export const insertStatement = (d1: D1Database, name: IpDatasetName, generation: number, rows: RangeRow[] | string[]) =>
-  isSignalDataset(name) ? d1.prepare(SIGNAL_INSERT).bind(generation, JSON.stringify(rows), name) : d1.prepare(INSERTS[name]).bind(generation, JSON.stringify(rows));
+export const insertStatement = (
+  d1: D1Database,
+  name: IpDatasetName,
+  generation: number,
+  rows: RangeRow[] | string[],
+) =>
+  isSignalDataset(name)
+    ? d1.prepare(SIGNAL_INSERT).bind(generation, JSON.stringify(rows), name)
+    : d1.prepare(INSERTS[name]).bind(generation, JSON.stringify(rows));
 
 /** Writes rows into a generation being imported; false when it is not. */
-export async function insertRows(d1: D1Database, name: IpDatasetName, generation: number, rows: RangeRow[] | string[]): Promise<boolean> {
+export async function insertRows(
+  d1: D1Database,
+  name: IpDatasetName,
+  generation: number,
+  rows: RangeRow[] | string[],
+): Promise<boolean> {
   if (!(await isStaging(d1, name, generation))) return false;
   await insertStatement(d1, name, generation, rows).run();
   return true;
 }
 
 /** The generation answers read, with its record count and version; null when none is installed. */
-export async function activeGeneration(d1: D1Database, name: IpDatasetName): Promise<{ generation: number; records: number; version: string } | null> {
-  const row = await d1.prepare("SELECT active, records, version FROM ip_datasets WHERE name = ? AND active IS NOT NULL").bind(name).first<{ active: number; records: number; version: string }>();
+export async function activeGeneration(
+  d1: D1Database,
+  name: IpDatasetName,
+): Promise<{ generation: number; records: number; version: string } | null> {
+  const row = await d1
+    .prepare("SELECT active, records, version FROM ip_datasets WHERE name = ? AND active IS NOT NULL")
+    .bind(name)
+    .first<{ active: number; records: number; version: string }>();
   return row ? { generation: row.active, records: row.records ?? 0, version: row.version ?? "" } : null;
 }
 
@@ -89,9 +116,21 @@ export async function activeGeneration(d1: D1Database, name: IpDatasetName): Pro
  * generation becomes the one answers read, and the dataset is listed at `version` with its `coverage` (what the file
  * holds, src/db/coverage.ts).
  */
-export function activateStatements(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number, coverage: Coverage): D1PreparedStatement[] {
+export function activateStatements(
+  d1: D1Database,
+  name: IpDatasetName,
+  generation: number,
+  version: string,
+  records: number,
+  now: number,
+  coverage: Coverage,
+): D1PreparedStatement[] {
   return [
-    d1.prepare("UPDATE ip_datasets SET active = staging, staging = NULL, version = ?3, records = ?4, loaded_at = ?5 WHERE name = ?1 AND staging = ?2").bind(name, generation, version, records, now),
+    d1
+      .prepare(
+        "UPDATE ip_datasets SET active = staging, staging = NULL, version = ?3, records = ?4, loaded_at = ?5 WHERE name = ?1 AND staging = ?2",
+      )
+      .bind(name, generation, version, records, now),
     d1
       .prepare(
         `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6 FROM ip_datasets WHERE name = ?1 AND active = ?2
@@ -102,7 +141,15 @@ export function activateStatements(d1: D1Database, name: IpDatasetName, generati
 }
 
 /** Makes the generation the one answers read and lists the dataset at `version` with its `coverage`; false when it is not being imported. */
-export async function completeImport(d1: D1Database, name: IpDatasetName, generation: number, version: string, records: number, now: number, coverage: Coverage): Promise<boolean> {
+export async function completeImport(
+  d1: D1Database,
+  name: IpDatasetName,
+  generation: number,
+  version: string,
+  records: number,
+  now: number,
+  coverage: Coverage,
+): Promise<boolean> {
   const [switched] = await d1.batch(activateStatements(d1, name, generation, version, records, now, coverage));
   return (switched?.meta.changes ?? 0) > 0;
 }
@@ -110,7 +157,11 @@ export async function completeImport(d1: D1Database, name: IpDatasetName, genera
 /** Stops answers reading `name` at once; its rows are left to `sweep`. */
 export async function uninstall(d1: D1Database, name: IpDatasetName): Promise<void> {
   await d1.batch([
-    d1.prepare("UPDATE ip_datasets SET active = NULL, staging = NULL, version = NULL, records = NULL, loaded_at = NULL WHERE name = ?").bind(name),
+    d1
+      .prepare(
+        "UPDATE ip_datasets SET active = NULL, staging = NULL, version = NULL, records = NULL, loaded_at = NULL WHERE name = ?",
+      )
+      .bind(name),
     d1.prepare("DELETE FROM datasets WHERE name = ?").bind(name),
   ]);
 }
@@ -121,7 +172,11 @@ const SWEEP_CHUNK = 20_000;
  * Deletes rows of generations neither active nor being imported, in chunks, until none are left or `budgetMs` has
  * passed; `done` false asks the caller to repeat.
  */
-export async function sweep(d1: D1Database, name: IpDatasetName, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+export async function sweep(
+  d1: D1Database,
+  name: IpDatasetName,
+  budgetMs: number,
+): Promise<{ deleted: number; done: boolean }> {
   const { table, key, shared } = TABLES[name];
   const started = Date.now();
   const [columns, mine] = shared ? [`dataset, generation, ${key}`, "dataset = ?1 AND "] : [`generation, ${key}`, ""];

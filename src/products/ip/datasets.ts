@@ -15,7 +15,14 @@ import { formatIp, fromMapped, parseIp, rangeKey, type IpAddress } from "../../p
  * - `hosting-*`, `vpn-*`, `proxy-*`: ranges published by a cloud provider, a VPN list or an open-proxy list (importers/, one module per publisher),
  *   stored together in `ip_signal_ranges`, each dataset with its own generation.
  */
-export const HOSTING_DATASETS = ["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare"] as const;
+export const HOSTING_DATASETS = [
+  "hosting-aws",
+  "hosting-google-cloud",
+  "hosting-azure",
+  "hosting-oracle",
+  "hosting-digitalocean",
+  "hosting-cloudflare",
+] as const;
 export const VPN_DATASETS = ["vpn-x4bnet"] as const;
 export const PROXY_DATASETS = ["proxy-firehol"] as const;
 export const SIGNAL_DATASETS = [...HOSTING_DATASETS, ...VPN_DATASETS, ...PROXY_DATASETS] as const;
@@ -25,16 +32,21 @@ export type IpDatasetName = (typeof IP_DATASETS)[number];
 export const RANGE_DATASETS = ["ip-country", "ip-asn", "ip-city"] as const;
 export type RangeDatasetName = (typeof RANGE_DATASETS)[number];
 
-export const isSignalDataset = (name: string): name is SignalDatasetName => (SIGNAL_DATASETS as readonly string[]).includes(name);
+export const isSignalDataset = (name: string): name is SignalDatasetName =>
+  (SIGNAL_DATASETS as readonly string[]).includes(name);
 export const isHostingDataset = (name: string) => (HOSTING_DATASETS as readonly string[]).includes(name);
 export const isVpnDataset = (name: string) => (VPN_DATASETS as readonly string[]).includes(name);
 export const isProxyDataset = (name: string) => (PROXY_DATASETS as readonly string[]).includes(name);
 
 /** What a shipped sample covers (src/db/coverage.ts): a few rows in the publisher's format, never a negative. */
-export const SAMPLE_COVERAGE: Coverage = { kind: "sample", note: "A few rows in the publisher's format shipped with the code, not the publisher's file." };
+export const SAMPLE_COVERAGE: Coverage = {
+  kind: "sample",
+  note: "A few rows in the publisher's format shipped with the code, not the publisher's file.",
+};
 
 export const isIpDataset = (name: string): name is IpDatasetName => (IP_DATASETS as readonly string[]).includes(name);
-export const isRangeDataset = (name: string): name is RangeDatasetName => (RANGE_DATASETS as readonly string[]).includes(name);
+export const isRangeDataset = (name: string): name is RangeDatasetName =>
+  (RANGE_DATASETS as readonly string[]).includes(name);
 
 /** A row as posted and stored: keys (`rangeKey`), then the dataset's values (`[country]` or `[asn, name]`). */
 export type RangeRow = [start: string, end: string, ...values: (string | number | null)[]];
@@ -59,11 +71,20 @@ export function readRange(startText: string, endText: string, family: 4 | 6 | nu
 }
 
 /** The family of a `-num` file from its name (`-ipv4-num.csv`, `-ipv6-num.csv`), null when the name does not say. */
-export const familyFromFileName = (fileName: string): 4 | 6 | null => (/ipv6/i.test(fileName) ? 6 : /ipv4/i.test(fileName) ? 4 : null);
+export const familyFromFileName = (fileName: string): 4 | 6 | null =>
+  /ipv6/i.test(fileName) ? 6 : /ipv4/i.test(fileName) ? 4 : null;
 
 /** One record of a dataset's CSV file as a row's values; null when the record is not a usable row. */
 export function recordValues(dataset: RangeDatasetName, record: string[]): (string | number | null)[] | null {
-  if (dataset === "ip-city") return cityValues({ country_code: record[2], state1: record[3], city: record[5], postcode: record[6], latitude: record[7], longitude: record[8] });
+  if (dataset === "ip-city")
+    return cityValues({
+      country_code: record[2],
+      state1: record[3],
+      city: record[5],
+      postcode: record[6],
+      latitude: record[7],
+      longitude: record[8],
+    });
   if (dataset === "ip-country") {
     const country = (record[2] ?? "").trim().toUpperCase();
     return /^[A-Z]{2}$/.test(country) ? [country] : null;
@@ -104,9 +125,18 @@ export function cityValues(record: CityRecord): (string | number | null)[] | nul
   const [city, region] = [text(record.city), text(record.state1)];
   // A record with neither city nor region carries the country's default point (the US one is a farm in Kansas):
   // not a location, so no coordinates.
-  const coordinates = (city !== null || region !== null) && lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
+  const coordinates =
+    (city !== null || region !== null) && lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
   const country = text(record.country_code)?.toUpperCase() ?? null;
-  const values = [city, region, text(record.postcode), coordinates ? round(lat) : null, coordinates ? round(lon) : null, number(record.accuracy_radius), country && /^[A-Z]{2}$/.test(country) ? country : null];
+  const values = [
+    city,
+    region,
+    text(record.postcode),
+    coordinates ? round(lat) : null,
+    coordinates ? round(lon) : null,
+    number(record.accuracy_radius),
+    country && /^[A-Z]{2}$/.test(country) ? country : null,
+  ];
   return city === null && region === null && values[2] === null ? null : values;
 }
 
@@ -160,7 +190,12 @@ export class RangeFlattener {
   /** The flattener's state as JSON values (the scheduled refresh stores it between steps), and back. */
   save(): SavedFlattener {
     const open = this.open.map((o) => [o.start.toString(), o.end.toString(), o.values] as const);
-    return { version: this.version, open: open.map(([start, end, values]) => ({ start, end, values })), cursor: this.cursor.toString(), lastStart: this.lastStart.toString() };
+    return {
+      version: this.version,
+      open: open.map(([start, end, values]) => ({ start, end, values })),
+      cursor: this.cursor.toString(),
+      lastStart: this.lastStart.toString(),
+    };
   }
 
   static load(saved: SavedFlattener): RangeFlattener {

@@ -31,7 +31,11 @@ export const ipFeedback: FeedbackShape<string, IpResult> = {
   async facets(env, keys) {
     // Test values answer their canned AS; every other address the installed `ip-asn` (one D1 batch for all of them).
     const looked = keys.filter((key) => !testAnswer(key));
-    const { hits } = await readRanges(env.DB, looked.map((key) => rangeKey(parseIp(key)!)), null);
+    const { hits } = await readRanges(
+      env.DB,
+      looked.map((key) => rangeKey(parseIp(key)!)),
+      null,
+    );
     const asnOf = new Map(looked.map((key, i) => [key, hits[i]?.asn?.asn]));
     return keys.map((key) => asnText(testAnswer(key)?.asn ?? asnOf.get(key)));
   },

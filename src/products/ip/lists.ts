@@ -22,7 +22,9 @@ export function readEntry(entry: string | number): { text: string; range?: [stri
   const asn = typeof entry === "number" ? String(entry) : /^\s*AS\s?(\d{1,10})\s*$/i.exec(entry)?.[1];
   if (asn !== undefined) {
     const number = Number(asn);
-    return Number.isInteger(number) && number >= 0 && number <= 4_294_967_295 ? { text: `AS${number}`, asn: number } : null;
+    return Number.isInteger(number) && number >= 0 && number <= 4_294_967_295
+      ? { text: `AS${number}`, asn: number }
+      : null;
   }
   const cidr = typeof entry === "string" ? parseCidr(entry) : null;
   if (!cidr) return null;
@@ -33,13 +35,17 @@ export function readEntry(entry: string | number): { text: string; range?: [stri
 }
 
 /** The matchers of a list's entries, or the positions of the entries that cannot be read. */
-export function listMatchers(raw: (string | number)[]): { ok: true; matchers: ListMatchers } | { ok: false; invalid: number[] } {
+export function listMatchers(
+  raw: (string | number)[],
+): { ok: true; matchers: ListMatchers } | { ok: false; invalid: number[] } {
   const read = raw.map(readEntry);
   const invalid = read.flatMap((entry, i) => (entry ? [] : [i]));
   if (invalid.length) return { ok: false, invalid };
   const entries = [...new Set(read.map((e) => e!.text))];
   const asns = [...new Set(read.flatMap((e) => (e!.asn === undefined ? [] : [e!.asn])))].sort((a, b) => a - b);
-  const sorted = read.flatMap((e) => (e!.range ? [e!.range] : [])).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const sorted = read
+    .flatMap((e) => (e!.range ? [e!.range] : []))
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const ranges: [string, string][] = [];
   for (const [start, end] of sorted) {
     const last = ranges[ranges.length - 1];
@@ -67,7 +73,11 @@ function holds(ranges: [string, string][], key: string): boolean {
  * The list an answer reports: a deny list that holds the address or its AS wins over an allow list (a deny is the
  * stronger statement), then the oldest list. Null when none holds it.
  */
-export function matchList(lists: StoredList[], key: string | null, asn: number | null): (ListMatch & { updatedAt: number }) | null {
+export function matchList(
+  lists: StoredList[],
+  key: string | null,
+  asn: number | null,
+): (ListMatch & { updatedAt: number }) | null {
   const hits = lists.filter((l) => (key !== null && holds(l.ranges, key)) || (asn !== null && l.asns.includes(asn)));
   const hit = hits.find((l) => l.kind === "deny") ?? hits[0];
   return hit ? { id: hit.id, name: hit.name, kind: hit.kind, updatedAt: hit.updatedAt } : null;

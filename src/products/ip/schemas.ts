@@ -19,19 +19,53 @@ export const ipResultSchema = z.object({
   country_name: z.string().nullable(),
   continent: z.string().nullable(),
   city: z.string().nullable().describe("City of the address from `ip-city`; null when unknown."),
-  region: z.string().nullable().describe("First-level subdivision (state, province, region) from `ip-city`; null when unknown."),
+  region: z
+    .string()
+    .nullable()
+    .describe("First-level subdivision (state, province, region) from `ip-city`; null when unknown."),
   postal_code: z.string().nullable().describe("Postal code from `ip-city`; null when unknown."),
-  latitude: z.number().nullable().describe("Approximate latitude of the network (WGS 84, 4 decimals); null when unknown."),
-  longitude: z.number().nullable().describe("Approximate longitude of the network (WGS 84, 4 decimals); null when unknown."),
-  accuracy_radius_km: z.int().nullable().describe("Radius around the coordinates within which the address likely is; null when the installed city data does not say."),
+  latitude: z
+    .number()
+    .nullable()
+    .describe("Approximate latitude of the network (WGS 84, 4 decimals); null when unknown."),
+  longitude: z
+    .number()
+    .nullable()
+    .describe("Approximate longitude of the network (WGS 84, 4 decimals); null when unknown."),
+  accuracy_radius_km: z
+    .int()
+    .nullable()
+    .describe(
+      "Radius around the coordinates within which the address likely is; null when the installed city data does not say.",
+    ),
   asn: z.int().nullable(),
   as_name: z.string().nullable(),
   network: z.string().nullable(),
   hosting: z.boolean().nullable(),
-  hosting_provider: z.string().nullable().describe("The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does."),
-  tor: z.boolean().nullable().describe("On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null."),
-  vpn: z.boolean().nullable().describe("In an installed VPN range list: true; false only when a list with full coverage is installed; else null."),
-  proxy: z.boolean().nullable().describe("In an installed open-proxy list: true; false only when a list with full coverage is installed; else null."),
+  hosting_provider: z
+    .string()
+    .nullable()
+    .describe(
+      "The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does.",
+    ),
+  tor: z
+    .boolean()
+    .nullable()
+    .describe(
+      "On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null.",
+    ),
+  vpn: z
+    .boolean()
+    .nullable()
+    .describe(
+      "In an installed VPN range list: true; false only when a list with full coverage is installed; else null.",
+    ),
+  proxy: z
+    .boolean()
+    .nullable()
+    .describe(
+      "In an installed open-proxy list: true; false only when a list with full coverage is installed; else null.",
+    ),
   anonymous: z.boolean().nullable(),
   list: listMatch.nullable(),
   feedback: z
@@ -62,12 +96,22 @@ export const rangeSchema = z.object({
   first: z.string(),
   last: z.string(),
   size: z.union([z.int(), z.string()]).describe("A number, or a decimal string past 2^53."),
-  blocks: z.array(z.object({ start: z.string(), end: z.string(), asn: z.int().nullable(), as_name: z.string().nullable(), country: z.string().nullable() })),
+  blocks: z.array(
+    z.object({
+      start: z.string(),
+      end: z.string(),
+      asn: z.int().nullable(),
+      as_name: z.string().nullable(),
+      country: z.string().nullable(),
+    }),
+  ),
   truncated: z.boolean(),
   sources,
 });
 
-export const listEntry = z.union([z.string().max(64), z.int().min(0).max(4_294_967_295)]).describe("An address, a CIDR block, or an AS number (`AS64496` or 64496).");
+export const listEntry = z
+  .union([z.string().max(64), z.int().min(0).max(4_294_967_295)])
+  .describe("An address, a CIDR block, or an AS number (`AS64496` or 64496).");
 
 export const listFields = {
   name: z.string().trim().min(1).max(100),

@@ -19,7 +19,10 @@ export const RISK_POINTS = {
 /** Points of the account's own latest report on the address (`feedback`); `legit` adds none. */
 export const REPORTED_POINTS = { fraud: 80, chargeback: 80, abuse: 60, spam: 40, legit: 0 } as const;
 
-type Signals = Pick<IpResult, "valid" | "reserved" | "placed" | "hosting" | "tor" | "vpn" | "proxy" | "list" | "feedback" | "reason">;
+type Signals = Pick<
+  IpResult,
+  "valid" | "reserved" | "placed" | "hosting" | "tor" | "vpn" | "proxy" | "list" | "feedback" | "reason"
+>;
 
 export function riskComponents(a: Signals): Record<string, number> {
   if (!a.valid) return { invalid_ip: RISK_POINTS.invalid_ip };
@@ -34,7 +37,8 @@ export function riskComponents(a: Signals): Record<string, number> {
   if (a.proxy) parts.proxy = RISK_POINTS.proxy;
   if (a.hosting) parts.hosting = RISK_POINTS.hosting;
   // An address the complete country file does not place; not counted while no such file is installed.
-  if (!a.reserved && !a.placed && a.reason !== "dataset_not_installed" && a.reason !== "not_covered") parts.unplaced = RISK_POINTS.unplaced;
+  if (!a.reserved && !a.placed && a.reason !== "dataset_not_installed" && a.reason !== "not_covered")
+    parts.unplaced = RISK_POINTS.unplaced;
   return parts;
 }
 

@@ -19,7 +19,10 @@ export interface InstalledDataset {
 type InstalledRow = Omit<InstalledDataset, "coverage"> & { coverage: string | null };
 
 /** An `ip-city` row's values, named as the answer names them. */
-export type CityHit = Pick<IpResult, "city" | "region" | "postal_code" | "latitude" | "longitude" | "accuracy_radius_km">;
+export type CityHit = Pick<
+  IpResult,
+  "city" | "region" | "postal_code" | "latitude" | "longitude" | "accuracy_radius_km"
+>;
 
 export interface RangeHit {
   country: { start: string; end: string; country: string } | null;
@@ -101,14 +104,24 @@ const INSTALLED = `SELECT i.name, i.active, i.version, d.coverage FROM ip_datase
  * it reported since `feedback.since` for the addresses `feedback.keys` (normalized), in one batch. `keys` are
  * `rangeKey`s; answers come back in the same order.
  */
-export async function readRanges(d1: D1Database, keys: string[], accountId: string | null, feedback: { keys: string[]; since: number } = { keys: [], since: 0 }) {
+export async function readRanges(
+  d1: D1Database,
+  keys: string[],
+  accountId: string | null,
+  feedback: { keys: string[]; since: number } = { keys: [], since: 0 },
+) {
   // Seeks in key order touch neighbouring index pages one after another: fewer page reads on a large table.
   const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
   const sortedKeys = JSON.stringify(order.map((i) => keys[i]));
   const statements = [d1.prepare(INSTALLED), d1.prepare(LOOKUP).bind(sortedKeys), d1.prepare(SIGNALS).bind(sortedKeys)];
   if (accountId) {
-    statements.push(d1.prepare("SELECT id, name, kind, ranges, asns, updated_at FROM ip_lists WHERE account_id = ? ORDER BY id").bind(accountId));
-    if (feedback.keys.length) statements.push(latestFeedbackStatement(d1, accountId, "ip", feedback.keys, feedback.since));
+    statements.push(
+      d1
+        .prepare("SELECT id, name, kind, ranges, asns, updated_at FROM ip_lists WHERE account_id = ? ORDER BY id")
+        .bind(accountId),
+    );
+    if (feedback.keys.length)
+      statements.push(latestFeedbackStatement(d1, accountId, "ip", feedback.keys, feedback.since));
   }
   const [installed, hits, signals, lists, reported] = await d1.batch(statements);
   const hitAt: RangeHit[] = keys.map(() => ({ country: null, asn: null, city: null, tor: false, signals: [] }));
@@ -117,24 +130,41 @@ export async function readRanges(d1: D1Database, keys: string[], accountId: stri
       country: row.c_start ? { start: row.c_start, end: row.c_end!, country: row.country! } : null,
       asn: row.a_start ? { start: row.a_start, end: row.a_end!, asn: row.asn!, name: row.as_name } : null,
       city: row.y_start
-        ? { city: row.city, region: row.region, postal_code: row.postal_code, latitude: row.latitude, longitude: row.longitude, accuracy_radius_km: row.accuracy_radius_km, country: row.y_country }
+        ? {
+            city: row.city,
+            region: row.region,
+            postal_code: row.postal_code,
+            latitude: row.latitude,
+            longitude: row.longitude,
+            accuracy_radius_km: row.accuracy_radius_km,
+            country: row.y_country,
+          }
         : null,
       tor: row.tor === 1,
       signals: [],
     };
   }
-  for (const row of (signals?.results ?? []) as { i: number; dataset: string; label: string | null }[]) hitAt[order[row.i]!]!.signals.push({ dataset: row.dataset, label: row.label });
+  for (const row of (signals?.results ?? []) as { i: number; dataset: string; label: string | null }[])
+    hitAt[order[row.i]!]!.signals.push({ dataset: row.dataset, label: row.label });
   return {
     installed: installedMap((installed?.results ?? []) as InstalledRow[]),
     hits: hitAt,
     lists: ((lists?.results ?? []) as ListRow[]).map(
-      (r): StoredList => ({ id: r.id, name: r.name, kind: r.kind, ranges: JSON.parse(r.ranges) as [string, string][], asns: JSON.parse(r.asns) as number[], updatedAt: r.updated_at }),
+      (r): StoredList => ({
+        id: r.id,
+        name: r.name,
+        kind: r.kind,
+        ranges: JSON.parse(r.ranges) as [string, string][],
+        asns: JSON.parse(r.asns) as number[],
+        updatedAt: r.updated_at,
+      }),
     ),
     feedback: latestByKey((reported?.results ?? []) as ({ key: string } & LatestFeedback)[]),
   };
 }
 
-const installedMap = (rows: InstalledRow[]) => new Map(rows.map((r) => [r.name, { ...r, coverage: readCoverage(r.coverage) }]));
+const installedMap = (rows: InstalledRow[]) =>
+  new Map(rows.map((r) => [r.name, { ...r, coverage: readCoverage(r.coverage) }]));
 
 export async function installedDatasets(d1: D1Database): Promise<Map<IpDatasetName, InstalledDataset>> {
   return installedMap((await d1.prepare(INSTALLED).all<InstalledRow>()).results);
@@ -150,9 +180,16 @@ export interface AsnRange {
 export async function asnRanges(d1: D1Database, asn: number) {
   const [installed, ranges] = await d1.batch([
     d1.prepare(INSTALLED),
-    d1.prepare("SELECT start, end, name FROM ip_asn_ranges WHERE generation = (SELECT active FROM ip_datasets WHERE name = 'ip-asn') AND asn = ? ORDER BY start").bind(asn),
+    d1
+      .prepare(
+        "SELECT start, end, name FROM ip_asn_ranges WHERE generation = (SELECT active FROM ip_datasets WHERE name = 'ip-asn') AND asn = ? ORDER BY start",
+      )
+      .bind(asn),
   ]);
-  return { installed: installedMap((installed?.results ?? []) as InstalledRow[]), ranges: (ranges?.results ?? []) as AsnRange[] };
+  return {
+    installed: installedMap((installed?.results ?? []) as InstalledRow[]),
+    ranges: (ranges?.results ?? []) as AsnRange[],
+  };
 }
 
 /** The country ranges holding each of these keys (the first addresses of an ASN's ranges), in order. */

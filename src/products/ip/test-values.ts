@@ -14,15 +14,41 @@ const SOURCES = [{ dataset: "ip-test-values", version: "1" }];
 
 type Canned = Partial<Omit<IpResult, "risk_score" | "risk_components" | "risk_level" | "sources">>;
 
-const BASE = { ...UNKNOWN, version: 4 as const, valid: true, placed: true, hosting: false, tor: false, anonymous: false, sources: SOURCES };
+const BASE = {
+  ...UNKNOWN,
+  version: 4 as const,
+  valid: true,
+  placed: true,
+  hosting: false,
+  tor: false,
+  anonymous: false,
+  sources: SOURCES,
+};
 
-const placed = (country: string, country_name: string, continent: string, asn: number, as_name: string, network: string): Canned => ({ country, country_name, continent, asn, as_name, network });
+const placed = (
+  country: string,
+  country_name: string,
+  continent: string,
+  asn: number,
+  as_name: string,
+  network: string,
+): Canned => ({ country, country_name, continent, asn, as_name, network });
 
 /** The four canned answers; any other address of the block gets `documentation`. */
 const CANNED: Record<string, Canned> = {
   "192.0.2.1": placed("US", "United States", "NA", TEST_ASN, "Example Network (test)", "192.0.2.1/32"),
-  "192.0.2.2": { ...placed("DE", "Germany", "EU", 64497, "Example Hosting (test)", "192.0.2.2/32"), hosting: true, hosting_provider: "Example Cloud (test)", reason: "hosting" },
-  "192.0.2.3": { ...placed("NL", "Netherlands", "EU", 64498, "Example Relays (test)", "192.0.2.3/32"), tor: true, anonymous: true, reason: "tor_exit" },
+  "192.0.2.2": {
+    ...placed("DE", "Germany", "EU", 64497, "Example Hosting (test)", "192.0.2.2/32"),
+    hosting: true,
+    hosting_provider: "Example Cloud (test)",
+    reason: "hosting",
+  },
+  "192.0.2.3": {
+    ...placed("NL", "Netherlands", "EU", 64498, "Example Relays (test)", "192.0.2.3/32"),
+    tor: true,
+    anonymous: true,
+    reason: "tor_exit",
+  },
   "192.0.2.4": { placed: false, hosting: null, anonymous: false, reason: "unplaced" },
 };
 

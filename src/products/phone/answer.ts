@@ -16,10 +16,21 @@ export interface PrefixFacts {
   sources: { dataset: string; version: string }[];
 }
 
-const NO_FACTS: PrefixFacts = { carrier: null, location: null, timezones: null, disposable: false, disposable_last_seen: null, missing_datasets: [], sources: [] };
+const NO_FACTS: PrefixFacts = {
+  carrier: null,
+  location: null,
+  timezones: null,
+  disposable: false,
+  disposable_last_seen: null,
+  missing_datasets: [],
+  sources: [],
+};
 
 /** The first that holds: invalid number, disposable, premium rate; a later `undelivered` (feedback) ranks before disposable. */
-export function reasonOf(r: Pick<PhoneResult, "valid" | "disposable" | "line_type"> & Partial<Pick<PhoneResult, "network_status">>, unavailable = false): PhoneReason | null {
+export function reasonOf(
+  r: Pick<PhoneResult, "valid" | "disposable" | "line_type"> & Partial<Pick<PhoneResult, "network_status">>,
+  unavailable = false,
+): PhoneReason | null {
   if (!r.valid) return "invalid_number";
   if (unavailable) return "partner_unavailable";
   if (r.network_status === "inactive") return "inactive";
@@ -52,7 +63,13 @@ export function phoneAnswer(reading: PlanReading, facts: PrefixFacts = NO_FACTS,
     sim_swapped: null,
   };
   const withReason = { ...base, reason: reason ?? reasonOf(base) };
-  return { ...withReason, ...scored(withReason), missing_datasets: facts.missing_datasets, sources: [planSource, ...facts.sources], policy: null };
+  return {
+    ...withReason,
+    ...scored(withReason),
+    missing_datasets: facts.missing_datasets,
+    sources: [planSource, ...facts.sources],
+    policy: null,
+  };
 }
 
 /**
@@ -82,11 +99,17 @@ export function withNetwork(answer: PhoneResult, check: Checked<NetworkAnswer> |
 
 /** The stored answer of a number suppressed by hand: the plan's reading, reason `suppressed`. */
 export function manualSuppression(reading: PlanReading): PhoneResult {
-  return { ...phoneAnswer(reading, NO_FACTS, "suppressed"), sources: [planSource, { dataset: "suppression-list", version: "account" }] };
+  return {
+    ...phoneAnswer(reading, NO_FACTS, "suppressed"),
+    sources: [planSource, { dataset: "suppression-list", version: "account" }],
+  };
 }
 
 /** The stored answer of a number whose delivery feedback reported a permanent failure: reason `undelivered`. */
 export function feedbackSuppression(reading: PlanReading, at: number): PhoneResult {
   const feedback = { dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) };
-  return { ...phoneAnswer(reading, NO_FACTS, "undelivered"), sources: [planSource, feedback, { dataset: "suppression-list", version: "account" }] };
+  return {
+    ...phoneAnswer(reading, NO_FACTS, "undelivered"),
+    sources: [planSource, feedback, { dataset: "suppression-list", version: "account" }],
+  };
 }

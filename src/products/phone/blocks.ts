@@ -59,7 +59,10 @@ export async function lookupBlocks(env: Env, q: BlockQuery): Promise<BlockResult
   const plan = planOf(q.country.toUpperCase())!;
   const ancestors = Array.from({ length: q.prefix.length + 1 }, (_, n) => q.prefix.slice(0, n));
   const db = database(env);
-  const [{ below, enclosing }, installed] = await Promise.all([blockRows(db, plan.callingCode, q.prefix, ancestors, MAX_BLOCKS * 2 + 1), installedTables(db)]);
+  const [{ below, enclosing }, installed] = await Promise.all([
+    blockRows(db, plan.callingCode, q.prefix, ancestors, MAX_BLOCKS * 2 + 1),
+    installedTables(db),
+  ]);
   const index = indexRows([...enclosing, ...below]);
   const prefixes = [...new Set(below.map((r) => r.prefix))].filter((p) => lengthsUnder(plan, p).length > 0);
   const listed = prefixes.length ? prefixes.slice(0, MAX_BLOCKS) : [q.prefix];
@@ -69,7 +72,9 @@ export async function lookupBlocks(env: Env, q: BlockQuery): Promise<BlockResult
     carrier: longest(index, "phone-carriers", plan.callingCode, prefix),
     location: longest(index, "phone-geocodes", plan.callingCode, prefix),
   }));
-  const tables = (["phone-carriers", "phone-geocodes"] as const).flatMap((name) => (installed.has(name) ? [{ dataset: name, version: installed.get(name)!.version }] : []));
+  const tables = (["phone-carriers", "phone-geocodes"] as const).flatMap((name) =>
+    installed.has(name) ? [{ dataset: name, version: installed.get(name)!.version }] : [],
+  );
   return {
     ...empty(q, plan, lengthsUnder(plan, q.prefix)),
     blocks,

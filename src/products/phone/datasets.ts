@@ -8,7 +8,8 @@ import manifest from "../../../datasets/phone/manifest.json";
 export const TABLE_DATASETS = ["phone-carriers", "phone-geocodes", "phone-timezones", "phone-disposable"] as const;
 export type TableDataset = (typeof TABLE_DATASETS)[number];
 
-export const isTableDataset = (name: string): name is TableDataset => (TABLE_DATASETS as readonly string[]).includes(name);
+export const isTableDataset = (name: string): name is TableDataset =>
+  (TABLE_DATASETS as readonly string[]).includes(name);
 
 const bundled = (name: string) => {
   const entry = manifest.datasets.find((d) => d.name === name);
@@ -23,6 +24,12 @@ export const TEST_NUMBERS = bundled("phone-test-numbers");
 /** Bundled with the Worker, listed by `GET /status/data` beside the email snapshots. */
 export const BUNDLED_PHONE_DATASETS = [NUMBERING_PLAN, TEST_NUMBERS];
 
-export const PHONE_DATASET_NAMES = [NUMBERING_PLAN.name, TEST_NUMBERS.name, ...TABLE_DATASETS, "suppression-list", "delivery-feedback"];
+export const PHONE_DATASET_NAMES = [
+  NUMBERING_PLAN.name,
+  TEST_NUMBERS.name,
+  ...TABLE_DATASETS,
+  "suppression-list",
+  "delivery-feedback",
+];
 
 export const planSource = { dataset: NUMBERING_PLAN.name, version: NUMBERING_PLAN.version };

@@ -49,7 +49,9 @@ function factsFor(reading: PlanReading, index: Index, installed: Map<TableDatase
     disposable: has("phone-disposable") ? lastSeen !== null : null,
     disposable_last_seen: lastSeen,
     missing_datasets: TABLE_DATASETS.filter((name) => !has(name)),
-    sources: TABLE_DATASETS.flatMap((name) => (has(name) ? [{ dataset: name, version: installed.get(name)!.version }] : [])),
+    sources: TABLE_DATASETS.flatMap((name) =>
+      has(name) ? [{ dataset: name, version: installed.get(name)!.version }] : [],
+    ),
   };
 }
 
@@ -77,7 +79,11 @@ export async function lookupNumbers(env: Env, items: PhoneItem[]): Promise<Phone
 export const wantsNetwork = (options: WalkOptions) => options.extra.network === true;
 
 /** The lookup, then with `network: true` the partner's check of each distinct valid number (docs/phone.md). */
-export async function lookupPhones(ctx: ProductContext, items: PhoneItem[], options: WalkOptions): Promise<PhoneResult[]> {
+export async function lookupPhones(
+  ctx: ProductContext,
+  items: PhoneItem[],
+  options: WalkOptions,
+): Promise<PhoneResult[]> {
   const results = await lookupNumbers(ctx.env, items);
   if (!wantsNetwork(options)) return results;
   const numbers = results.flatMap((r) => (r.valid && r.e164 ? [r.e164] : []));

@@ -4,7 +4,14 @@ import type { BlockQuery, BlockResult } from "./blocks";
 import type { PhoneItem } from "./numbering";
 import { phoneBlocks } from "./product";
 import type { PhoneResult } from "./result";
-import { blockResultSchema, phoneBatchRequest, phoneObject, phoneRequest, phoneResultSchema, phoneItem } from "./schemas";
+import {
+  blockResultSchema,
+  phoneBatchRequest,
+  phoneObject,
+  phoneRequest,
+  phoneResultSchema,
+  phoneItem,
+} from "./schemas";
 
 const blockParams = z.object({
   country: z.string().regex(/^[A-Za-z]{2}$/, "Two letters (ISO 3166-1 alpha-2)."),
@@ -14,7 +21,8 @@ const blockParams = z.object({
 const ANSWER =
   "Answered from the numbering plan (libphonenumber) and the installed prefix tables: `valid`, `e164`, " +
   "`line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a documented `risk_score` (docs/phone.md).";
-const COST = "1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free.";
+const COST =
+  "1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free.";
 const NETWORK =
   "`network: true` adds the live carrier-network check through the configured partner (`network_checked`, `network_status`, the current " +
   "carrier with `carrier_source: network`): 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md).";
@@ -70,7 +78,14 @@ export const phoneLookups: LookupShape = {
       request: { param: blockParams },
       inputs: ({ param }) => [{ country: param.country.toUpperCase(), prefix: param.prefix }],
       answer: (data) =>
-        data.blocks.length ? { data } : { error: { code: "PHONE_BLOCK_NOT_FOUND", message: `No numbering-plan block of ${data.country} starts with ${data.prefix}.` } },
+        data.blocks.length
+          ? { data }
+          : {
+              error: {
+                code: "PHONE_BLOCK_NOT_FOUND",
+                message: `No numbering-plan block of ${data.country} starts with ${data.prefix}.`,
+              },
+            },
       response: blockResultSchema,
       errors: ["PHONE_BLOCK_NOT_FOUND"],
     }),

@@ -29,14 +29,27 @@ export const observe = (r: PhoneResult): Observed => ({
 });
 
 /** Baselines recorded before `undelivered` was observed lack it: they read as not undelivered, not as a change. */
-const withDefaults = (observed: Record<string, unknown>): Record<string, unknown> => ({ undelivered: false, ...observed, carrier_source: observed.carrier_source ?? (observed.carrier ? "allocation" : null) });
+const withDefaults = (observed: Record<string, unknown>): Record<string, unknown> => ({
+  undelivered: false,
+  ...observed,
+  carrier_source: observed.carrier_source ?? (observed.carrier ? "allocation" : null),
+});
 
 export function compare(baseline: Record<string, unknown>, now: Record<string, unknown>) {
   const before = withDefaults(baseline);
-  return FIELDS.filter((field) => before[field] !== now[field]).map((field) => ({ field, from: before[field] ?? null, to: now[field] ?? null }));
+  return FIELDS.filter((field) => before[field] !== now[field]).map((field) => ({
+    field,
+    from: before[field] ?? null,
+    to: now[field] ?? null,
+  }));
 }
 
-export type ChangeFlag = "became_invalid" | "line_type_changed" | "carrier_changed" | "became_disposable" | "delivery_failed";
+export type ChangeFlag =
+  | "became_invalid"
+  | "line_type_changed"
+  | "carrier_changed"
+  | "became_disposable"
+  | "delivery_failed";
 
 /**
  * The change flags between a baseline and a new answer. A carrier that was or became unknown (a table not installed,
@@ -51,7 +64,8 @@ export function flags(baseline: Record<string, unknown>, now: Record<string, unk
   const raised: ChangeFlag[] = [];
   if (before.valid && after.valid && before.line_type !== after.line_type) raised.push("line_type_changed");
   const sameSource = before.carrier_source === (after.carrier_source ?? (after.carrier ? "allocation" : null));
-  if (before.carrier !== null && after.carrier !== null && sameSource && before.carrier !== after.carrier) raised.push("carrier_changed");
+  if (before.carrier !== null && after.carrier !== null && sameSource && before.carrier !== after.carrier)
+    raised.push("carrier_changed");
   if (after.disposable === true && before.disposable !== true) raised.push("became_disposable");
   if (after.undelivered && !before.undelivered) raised.push("delivery_failed");
   return raised;

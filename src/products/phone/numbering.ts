@@ -1,4 +1,10 @@
-import { isSupportedCountry, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode, type PhoneNumberType } from "libphonenumber-js/max";
+import {
+  isSupportedCountry,
+  parsePhoneNumberFromString,
+  validatePhoneNumberLength,
+  type CountryCode,
+  type PhoneNumberType,
+} from "libphonenumber-js/max";
 import type { LineType, ValidationError } from "./result";
 
 /** One number as requests carry it: a string, or `{phone, country}` where `country` is the region of a number written without `+`. */
@@ -46,7 +52,8 @@ export function cleanPhone(input: string): string {
 }
 
 export const itemPhone = (item: PhoneItem) => (typeof item === "string" ? item : item.phone);
-export const itemCountry = (item: PhoneItem) => (typeof item === "string" ? null : (item.country?.trim().toUpperCase() ?? null) || null);
+export const itemCountry = (item: PhoneItem) =>
+  typeof item === "string" ? null : (item.country?.trim().toUpperCase() ?? null) || null;
 
 function read(phone: string, country: string | null): PlanReading {
   const region = country && isSupportedCountry(country) ? (country as CountryCode) : undefined;

@@ -21,7 +21,8 @@ class Parser {
 
   parse(): Node {
     const node = this.alternation();
-    if (this.at !== this.source.length) throw new Error(`unexpected ${this.source[this.at]} at ${this.at} in ${this.source}`);
+    if (this.at !== this.source.length)
+      throw new Error(`unexpected ${this.source[this.at]} at ${this.at} in ${this.source}`);
     return node;
   }
 
@@ -36,7 +37,8 @@ class Parser {
 
   private sequence(): Node {
     const items: Node[] = [];
-    while (this.at < this.source.length && this.source[this.at] !== "|" && this.source[this.at] !== ")") items.push(this.quantified(this.atom()));
+    while (this.at < this.source.length && this.source[this.at] !== "|" && this.source[this.at] !== ")")
+      items.push(this.quantified(this.atom()));
     return { kind: "seq", items };
   }
 
@@ -72,7 +74,7 @@ class Parser {
 
   private quantified(node: Node): Node {
     const next = this.source[this.at];
-    if (next === "?") return this.at++, { kind: "repeat", node, min: 0, max: 1 };
+    if (next === "?") return (this.at++, { kind: "repeat", node, min: 0, max: 1 });
     if (next !== "{") return node;
     const close = this.source.indexOf("}", this.at);
     const [min, max] = this.source.slice(this.at + 1, close).split(",");
@@ -90,7 +92,10 @@ function ends(node: Node, digits: number[], start: number): Set<number> {
       return fits ? new Set([start + 1]) : new Set();
     }
     case "seq":
-      return node.items.reduce((at, item) => new Set([...at].flatMap((p) => [...ends(item, digits, p)])), new Set([start]));
+      return node.items.reduce(
+        (at, item) => new Set([...at].flatMap((p) => [...ends(item, digits, p)])),
+        new Set([start]),
+      );
     case "alt":
       return new Set(node.options.flatMap((option) => [...ends(option, digits, start)]));
     case "repeat": {

@@ -7,7 +7,18 @@ import type { LineType } from "./result";
  * A country's numbering plan as libphonenumber-js's max metadata holds it (format version 4: index 3 the possible
  * lengths, 11 the per-type descriptions `[pattern, lengths?]` in this order).
  */
-const TYPE_ORDER: LineType[] = ["fixed_line", "mobile", "toll_free", "premium_rate", "personal_number", "voicemail", "uan", "pager", "voip", "shared_cost"];
+const TYPE_ORDER: LineType[] = [
+  "fixed_line",
+  "mobile",
+  "toll_free",
+  "premium_rate",
+  "personal_number",
+  "voicemail",
+  "uan",
+  "pager",
+  "voip",
+  "shared_cost",
+];
 
 interface TypeDesc {
   type: LineType;
@@ -31,7 +42,9 @@ function readPlan(country: string): CountryPlan | null {
   if (!raw) return null;
   const lengths = (raw[3] as number[] | undefined) ?? [];
   const descs = ((raw[11] as unknown[] | undefined) ?? []).map((desc, i) =>
-    Array.isArray(desc) && typeof desc[0] === "string" ? { type: TYPE_ORDER[i]!, pattern: desc[0], lengths: (desc[1] as number[] | undefined) ?? lengths } : null,
+    Array.isArray(desc) && typeof desc[0] === "string"
+      ? { type: TYPE_ORDER[i]!, pattern: desc[0], lengths: (desc[1] as number[] | undefined) ?? lengths }
+      : null,
   );
   const types = descs.flatMap((d) => {
     if (!d) return [];
@@ -53,11 +66,15 @@ export function planOf(country: string): CountryPlan | null {
  * length starts so. Empty when none does (the country's general pattern alone is broader: GB's drama ranges).
  */
 export const lengthsUnder = (plan: CountryPlan, prefix: string) =>
-  [...new Set(plan.types.flatMap((t) => t.lengths.filter((length) => admitsPrefix(t.pattern, prefix, length))))].sort((a, b) => a - b);
+  [...new Set(plan.types.flatMap((t) => t.lengths.filter((length) => admitsPrefix(t.pattern, prefix, length))))].sort(
+    (a, b) => a - b,
+  );
 
 /** The kinds of number that can start with `prefix` (of `length` digits, when given). */
 export const typesUnder = (plan: CountryPlan, prefix: string, length?: number): LineType[] =>
-  plan.types.filter((t) => t.lengths.some((l) => (length === undefined || l === length) && admitsPrefix(t.pattern, prefix, l))).map((t) => t.type);
+  plan.types
+    .filter((t) => t.lengths.some((l) => (length === undefined || l === length) && admitsPrefix(t.pattern, prefix, l)))
+    .map((t) => t.type);
 
 /**
  * What numbers starting with `prefix` are: the one type they can all be, `fixed_line_or_mobile` when only those two

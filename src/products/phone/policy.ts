@@ -36,7 +36,8 @@ export type PhonePolicyRules = z.infer<typeof phonePolicyRules>;
 export function evaluatePhonePolicy(rules: PhonePolicyRules, r: PhoneResult) {
   const hits: PolicyHit[] = [];
   const hit = (rule: string, asked: PolicyHit["action"] | undefined) => asked && hits.push({ rule, action: asked });
-  if (r.country && rules.allowed_countries && !rules.allowed_countries.includes(r.country)) hit("allowed_countries", "block");
+  if (r.country && rules.allowed_countries && !rules.allowed_countries.includes(r.country))
+    hit("allowed_countries", "block");
   if (r.country && rules.blocked_countries?.includes(r.country)) hit("blocked_countries", "block");
   if (r.valid) hit(`line_types.${r.line_type}`, rules.line_types?.[r.line_type]);
   hit(`risk_level.${r.risk_level}`, rules.risk_level?.[r.risk_level]);
@@ -45,4 +46,7 @@ export function evaluatePhonePolicy(rules: PhonePolicyRules, r: PhoneResult) {
   return strictest(hits);
 }
 
-export const phonePolicy: PolicyShape<PhoneResult, PhonePolicyRules> = { rules: phonePolicyRules, evaluate: evaluatePhonePolicy };
+export const phonePolicy: PolicyShape<PhoneResult, PhonePolicyRules> = {
+  rules: phonePolicyRules,
+  evaluate: evaluatePhonePolicy,
+};

@@ -19,7 +19,8 @@ const isTestNumber = (item: PhoneItem) => TEST_PHONE_NUMBERS.includes(readItem(i
 const COUNTED_LINE_TYPES = ["mobile", "fixed_line", "voip"];
 
 /** What a fresh valid answer costs: 2 when a network partner answered, 0 when one was asked and none did, else 1. */
-const unitsOf = (result: PhoneResult) => (!result.valid || result.reason === "partner_unavailable" ? 0 : result.network_checked ? 2 : 1);
+const unitsOf = (result: PhoneResult) =>
+  !result.valid || result.reason === "partner_unavailable" ? 0 : result.network_checked ? 2 : 1;
 
 /**
  * Phone numbers answered from the numbering plan (bundled) and the prefix tables in D1 (docs/phone.md): 1 credit for a
@@ -42,10 +43,12 @@ export const phone: Product<PhoneItem, PhoneResult> = {
     if (canned) return { result: canned, test: true };
     return reading.valid ? null : { result: phoneAnswer(reading), test: false };
   },
-  lookup: (ctx, inputs, options) => lookupPhones(ctx, inputs, options).then((results) => results.map((result) => ({ result }))),
+  lookup: (ctx, inputs, options) =>
+    lookupPhones(ctx, inputs, options).then((results) => results.map((result) => ({ result }))),
   price: (result) => ({ units: unitsOf(result) }),
   repeatable: (result) => unitsOf(result) > 0,
-  repeats: (stored, _input, options) => (wantsNetwork(options) ? (stored.network_checked ? "stored" : "renew") : "fresh"),
+  repeats: (stored, _input, options) =>
+    wantsNetwork(options) ? (stored.network_checked ? "stored" : "renew") : "fresh",
   suppressions: {
     // No answer joins the list by itself: numbers are added by hand, or by delivery feedback (`undelivered`).
     suppresses: () => null,
@@ -65,8 +68,32 @@ export const phone: Product<PhoneItem, PhoneResult> = {
     field: "phones",
     options: { network: networkOption },
     counters: ["valid", "invalid", "mobile", "fixed_line", "voip", "disposable"],
-    columns: ["phone", "valid", "e164", "country", "line_type", "carrier", "location", "disposable", "reason", "risk_score", "risk_level"],
-    row: (r) => [r.phone, r.valid, r.e164, r.country, r.line_type, r.carrier, r.location, r.disposable, r.reason, r.risk_score, r.risk_level],
+    columns: [
+      "phone",
+      "valid",
+      "e164",
+      "country",
+      "line_type",
+      "carrier",
+      "location",
+      "disposable",
+      "reason",
+      "risk_score",
+      "risk_level",
+    ],
+    row: (r) => [
+      r.phone,
+      r.valid,
+      r.e164,
+      r.country,
+      r.line_type,
+      r.carrier,
+      r.location,
+      r.disposable,
+      r.reason,
+      r.risk_score,
+      r.risk_level,
+    ],
     spell: (input) => ({ phone: cleanPhone(input) }),
     verdictColumn: "valid",
     counts: (row) => [

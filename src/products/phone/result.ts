@@ -4,7 +4,15 @@ import type { PolicyDecision } from "../../engines/policy/policy";
  * Why a phone answer is not clean (null when it is). Precedence: invalid_number, partner_unavailable, inactive,
  * (undelivered, suppressed on stored answers), disposable, premium_rate.
  */
-export const PHONE_REASONS = ["invalid_number", "disposable", "premium_rate", "undelivered", "suppressed", "partner_unavailable", "inactive"] as const;
+export const PHONE_REASONS = [
+  "invalid_number",
+  "disposable",
+  "premium_rate",
+  "undelivered",
+  "suppressed",
+  "partner_unavailable",
+  "inactive",
+] as const;
 export type PhoneReason = (typeof PHONE_REASONS)[number];
 
 export const LINE_TYPES = [
@@ -23,7 +31,13 @@ export const LINE_TYPES = [
 ] as const;
 export type LineType = (typeof LINE_TYPES)[number];
 
-export const VALIDATION_ERRORS = ["TOO_SHORT", "TOO_LONG", "INVALID_LENGTH", "INVALID_COUNTRY", "NOT_A_NUMBER"] as const;
+export const VALIDATION_ERRORS = [
+  "TOO_SHORT",
+  "TOO_LONG",
+  "INVALID_LENGTH",
+  "INVALID_COUNTRY",
+  "NOT_A_NUMBER",
+] as const;
 export type ValidationError = (typeof VALIDATION_ERRORS)[number];
 
 export const NETWORK_STATUSES = ["active", "inactive", "unknown"] as const;

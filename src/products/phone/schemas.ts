@@ -12,7 +12,12 @@ const country = z
 export const phoneObject = z.object({ phone: z.string().max(64), country });
 
 /** `network: true` asks the live network check (docs/phone.md, "Live network check"); secret-key lookups only. */
-export const networkOption = z.boolean().default(false).describe("Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).");
+export const networkOption = z
+  .boolean()
+  .default(false)
+  .describe(
+    "Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).",
+  );
 
 /** One number: a string (with `+`, or it answers INVALID_COUNTRY) or `{phone, country}`. */
 export const phoneItem = z.union([z.string().max(64), phoneObject]);
@@ -53,7 +58,14 @@ export const blockResultSchema = z.object({
   calling_code: z.string().nullable(),
   prefix: z.string(),
   possible_lengths: z.array(z.int()),
-  blocks: z.array(z.object({ prefix: z.string(), line_type: z.enum(LINE_TYPES), carrier: z.string().nullable(), location: z.string().nullable() })),
+  blocks: z.array(
+    z.object({
+      prefix: z.string(),
+      line_type: z.enum(LINE_TYPES),
+      carrier: z.string().nullable(),
+      location: z.string().nullable(),
+    }),
+  ),
   truncated: z.boolean(),
   sources: z.array(source),
 });

@@ -17,7 +17,8 @@ const LINE_TYPE_POINTS: Partial<Record<LineType, number>> = {
   unknown: 10,
 };
 
-type Scored = Pick<PhoneResult, "valid" | "line_type" | "disposable" | "reason"> & Partial<Pick<PhoneResult, "network_status">>;
+type Scored = Pick<PhoneResult, "valid" | "line_type" | "disposable" | "reason"> &
+  Partial<Pick<PhoneResult, "network_status">>;
 
 export function riskComponents(a: Scored): Record<string, number> {
   if (!a.valid) return { invalid_number: 100 };

@@ -24,10 +24,19 @@ export interface PrefixRow {
   value: string;
 }
 
-const installedRows = (db: Database) => db.select().from(datasets).where(inArray(datasets.name, [...TABLE_DATASETS]));
+const installedRows = (db: Database) =>
+  db
+    .select()
+    .from(datasets)
+    .where(inArray(datasets.name, [...TABLE_DATASETS]));
 
 const asInstalled = (rows: Awaited<ReturnType<typeof installedRows>>) =>
-  new Map(rows.map((r) => [r.name as TableDataset, { name: r.name as TableDataset, version: r.version, records: r.records, loadedAt: r.loadedAt }]));
+  new Map(
+    rows.map((r) => [
+      r.name as TableDataset,
+      { name: r.name as TableDataset, version: r.version, records: r.records, loadedAt: r.loadedAt },
+    ]),
+  );
 
 export async function installedTables(db: Database): Promise<Map<TableDataset, Installed>> {
   return asInstalled(await installedRows(db));
@@ -37,7 +46,12 @@ const current = and(eq(datasets.name, phonePrefixes.dataset), eq(datasets.versio
 
 const selectRows = (db: Database) =>
   db
-    .select({ dataset: phonePrefixes.dataset, callingCode: phonePrefixes.callingCode, prefix: phonePrefixes.prefix, value: phonePrefixes.value })
+    .select({
+      dataset: phonePrefixes.dataset,
+      callingCode: phonePrefixes.callingCode,
+      prefix: phonePrefixes.prefix,
+      value: phonePrefixes.value,
+    })
     .from(phonePrefixes)
     .innerJoin(datasets, current);
 
@@ -46,9 +60,17 @@ const selectRows = (db: Database) =>
  * Each calling code's prefixes travel as one JSON array (`json_each`), so a bulk chunk's thousands of prefixes are one
  * statement with two bound parameters rather than dozens cut below D1's limit of 100.
  */
-export async function rowsForPrefixes(db: Database, prefixes: Map<string, Set<string>>): Promise<{ rows: PrefixRow[]; installed: Map<TableDataset, Installed> }> {
+export async function rowsForPrefixes(
+  db: Database,
+  prefixes: Map<string, Set<string>>,
+): Promise<{ rows: PrefixRow[]; installed: Map<TableDataset, Installed> }> {
   const reads = [...prefixes].map(([code, set]) =>
-    selectRows(db).where(and(eq(phonePrefixes.callingCode, code), sql`${phonePrefixes.prefix} IN (SELECT value FROM json_each(${JSON.stringify([...set])}))`)),
+    selectRows(db).where(
+      and(
+        eq(phonePrefixes.callingCode, code),
+        sql`${phonePrefixes.prefix} IN (SELECT value FROM json_each(${JSON.stringify([...set])}))`,
+      ),
+    ),
   );
   const [installed, ...found] = await db.batch([installedRows(db), ...reads]);
   return { installed: asInstalled(installed), rows: (found as PrefixRow[][]).flat() };
@@ -59,7 +81,10 @@ export async function blockRows(db: Database, code: string, prefix: string, ance
   const names: TableDataset[] = ["phone-carriers", "phone-geocodes"];
   const scope = and(eq(phonePrefixes.callingCode, code), inArray(phonePrefixes.dataset, names));
   // ':' sorts right after '9', so [prefix, prefix + ':') holds exactly the prefixes that start with it.
-  const under = selectRows(db).where(and(scope, gte(phonePrefixes.prefix, prefix), lt(phonePrefixes.prefix, `${prefix}:`))).orderBy(phonePrefixes.prefix).limit(limit);
+  const under = selectRows(db)
+    .where(and(scope, gte(phonePrefixes.prefix, prefix), lt(phonePrefixes.prefix, `${prefix}:`)))
+    .orderBy(phonePrefixes.prefix)
+    .limit(limit);
   const above = selectRows(db).where(and(scope, inArray(phonePrefixes.prefix, ancestors)));
   const [below, enclosing] = await db.batch([under, above]);
   return { below: below as PrefixRow[], enclosing: enclosing as PrefixRow[] };
@@ -68,12 +93,20 @@ export async function blockRows(db: Database, code: string, prefix: string, ance
 const ROW_COLUMNS = 5;
 
 /** Inserts rows of one dataset version (an import's batch): multi-row statements, all in one D1 batch. */
-export async function insertRows(db: Database, dataset: TableDataset, version: string, rows: [string, string, string][]): Promise<void> {
+export async function insertRows(
+  db: Database,
+  dataset: TableDataset,
+  version: string,
+  rows: [string, string, string][],
+): Promise<void> {
   const statements: BatchItem<"sqlite">[] = chunks(rows, Math.floor(MAX_PARAMS / ROW_COLUMNS)).map((part) =>
     db
       .insert(phonePrefixes)
       .values(part.map(([callingCode, prefix, value]) => ({ dataset, version, callingCode, prefix, value })))
-      .onConflictDoUpdate({ target: [phonePrefixes.callingCode, phonePrefixes.prefix, phonePrefixes.dataset, phonePrefixes.version], set: { value: sql`excluded.value` } }),
+      .onConflictDoUpdate({
+        target: [phonePrefixes.callingCode, phonePrefixes.prefix, phonePrefixes.dataset, phonePrefixes.version],
+        set: { value: sql`excluded.value` },
+      }),
   );
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
@@ -83,7 +116,12 @@ export async function insertRows(db: Database, dataset: TableDataset, version: s
  * Deletes rows of the dataset's versions other than `keep` (null: every version, and the dataset is uninstalled first)
  * until none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
  */
-export async function removeOtherVersions(db: Database, dataset: TableDataset, keep: string | null, budgetMs: number): Promise<{ deleted: number; done: boolean }> {
+export async function removeOtherVersions(
+  db: Database,
+  dataset: TableDataset,
+  keep: string | null,
+  budgetMs: number,
+): Promise<{ deleted: number; done: boolean }> {
   if (keep === null) await uninstallDataset(db, dataset);
   return deleteInChunks(db, "phone_prefixes", sql`dataset = ${dataset} AND version IS NOT ${keep}`, budgetMs);
 }

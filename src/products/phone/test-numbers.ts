@@ -52,5 +52,11 @@ export function cannedAnswer(e164: string | null, phone: string): PhoneResult | 
     sim_swapped: null,
   };
   const withReason = { ...answer, reason: reasonOf(answer) };
-  return { ...withReason, ...scored(withReason), missing_datasets: [], sources: [{ dataset: TEST_NUMBERS.name, version: TEST_NUMBERS.version }], policy: null };
+  return {
+    ...withReason,
+    ...scored(withReason),
+    missing_datasets: [],
+    sources: [{ dataset: TEST_NUMBERS.name, version: TEST_NUMBERS.version }],
+    policy: null,
+  };
 }

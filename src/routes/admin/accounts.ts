@@ -6,7 +6,14 @@ import { newId } from "../../platform/tokens";
 import { creditsStub } from "../../engines/credits/credits";
 import { sendAccountConfirmation } from "../../engines/mail/account-confirmation";
 import { PLAN_NAMES } from "../../engines/credits/plans";
-import { accountById, accountEmailTaken, insertAccount, markEmailVerified, setFeedbackKeyHash, type Account } from "../../db/accounts";
+import {
+  accountById,
+  accountEmailTaken,
+  insertAccount,
+  markEmailVerified,
+  setFeedbackKeyHash,
+  type Account,
+} from "../../db/accounts";
 import { database, type Database } from "../../db/client";
 import { addMemberWithRole, insertUser, removeMembership, userIdByEmail } from "../../db/members";
 import { ok } from "../../http/envelope";

@@ -7,7 +7,12 @@ import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
 import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
-import { ADDRESS_DATASET_NAMES, ADDRESS_DATASETS, isAddressDatasetName, type AddressDataset } from "../../products/address/datasets";
+import {
+  ADDRESS_DATASET_NAMES,
+  ADDRESS_DATASETS,
+  isAddressDatasetName,
+  type AddressDataset,
+} from "../../products/address/datasets";
 import { canonicalPostcode } from "../../products/address/postcodes";
 import { upsertPremises } from "../../products/address/premise-store";
 import { installedDatasets, removeDataset, upsertPostcodes, upsertStreets } from "../../products/address/store";
@@ -38,7 +43,12 @@ const postcodeRow = z.object({
 });
 const streetRow = z.object({ country, postcode: name(20), street: name(300), locality: name(200).nullable() });
 /** A listed house number in `premiseNumber`'s spelling (`12`, `12 BIS`). */
-const premiseRow = z.object({ country, postcode: name(20), street: name(300), number: z.string().regex(/^[1-9]\d{0,4}( [A-Z0-9]{1,10})?$/) });
+const premiseRow = z.object({
+  country,
+  postcode: name(20),
+  street: name(300),
+  number: z.string().regex(/^[1-9]\d{0,4}( [A-Z0-9]{1,10})?$/),
+});
 
 const rowsBody = z.object({
   postcodes: z.array(postcodeRow).max(5_000).default([]),
@@ -47,7 +57,9 @@ const rowsBody = z.object({
 });
 
 /** Publication date of the data, optionally tagged (`2026-11-22-sample`). */
-const versionSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/, "A date YYYY-MM-DD, optionally followed by -tag.");
+const versionSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/, "A date YYYY-MM-DD, optionally followed by -tag.");
 
 const REMOVE_BUDGET_MS = 20_000;
 
@@ -55,7 +67,14 @@ const REMOVE_BUDGET_MS = 20_000;
 export const adminAddressDatasetRoutes = new Hono<AppEnv>()
   .get("/address-datasets", async (c) => {
     const installed = await installedDatasets(database(c.env));
-    const datasets = ADDRESS_DATASET_NAMES.map((n) => ({ name: n, countries: ADDRESS_DATASETS[n].countries, holds: ADDRESS_DATASETS[n].holds, installed: installed.has(n), version: installed.get(n)?.version ?? null, coverage: installed.get(n)?.coverage ?? null }));
+    const datasets = ADDRESS_DATASET_NAMES.map((n) => ({
+      name: n,
+      countries: ADDRESS_DATASETS[n].countries,
+      holds: ADDRESS_DATASETS[n].holds,
+      installed: installed.has(n),
+      version: installed.get(n)?.version ?? null,
+      coverage: installed.get(n)?.coverage ?? null,
+    }));
     return ok(c, { datasets });
   })
   .post("/address-datasets/:dataset/rows", datasetParam, jsonBody(rowsBody, BODY_BYTES.bulk), async (c) => {
@@ -63,26 +82,52 @@ export const adminAddressDatasetRoutes = new Hono<AppEnv>()
     const { postcodes, streets, premises } = c.req.valid("json");
     const errors: Record<string, string[]> = {};
     postcodes.forEach((row, i) => {
-      if (!dataset.holds.includes("postcodes") || !dataset.countries.includes(row.country)) errors[`postcodes.${i}`] = [`${dataset.name} holds no postcodes of ${row.country}.`];
-      else if (canonicalPostcode(row.country, row.postcode) !== row.postcode) errors[`postcodes.${i}.postcode`] = [`Not in the country's spelling: ${canonicalPostcode(row.country, row.postcode)}.`];
+      if (!dataset.holds.includes("postcodes") || !dataset.countries.includes(row.country))
+        errors[`postcodes.${i}`] = [`${dataset.name} holds no postcodes of ${row.country}.`];
+      else if (canonicalPostcode(row.country, row.postcode) !== row.postcode)
+        errors[`postcodes.${i}.postcode`] = [
+          `Not in the country's spelling: ${canonicalPostcode(row.country, row.postcode)}.`,
+        ];
     });
     streets.forEach((row, i) => {
-      if (!dataset.holds.includes("streets") || !dataset.countries.includes(row.country)) errors[`streets.${i}`] = [`${dataset.name} holds no streets of ${row.country}.`];
+      if (!dataset.holds.includes("streets") || !dataset.countries.includes(row.country))
+        errors[`streets.${i}`] = [`${dataset.name} holds no streets of ${row.country}.`];
     });
     premises.forEach((row, i) => {
-      if (!dataset.holds.includes("premises") || !dataset.countries.includes(row.country)) errors[`premises.${i}`] = [`${dataset.name} holds no house numbers of ${row.country}.`];
+      if (!dataset.holds.includes("premises") || !dataset.countries.includes(row.country))
+        errors[`premises.${i}`] = [`${dataset.name} holds no house numbers of ${row.country}.`];
     });
     if (Object.keys(errors).length) throw validationFailed(errors);
     const db = database(c.env);
-    await Promise.all([upsertPostcodes(db, dataset.name, postcodes), upsertStreets(db, dataset.name, streets), upsertPremises(db, dataset.name, premises)]);
-    return ok(c, { dataset: dataset.name, postcodes: postcodes.length, streets: streets.length, premises: premises.length });
+    await Promise.all([
+      upsertPostcodes(db, dataset.name, postcodes),
+      upsertStreets(db, dataset.name, streets),
+      upsertPremises(db, dataset.name, premises),
+    ]);
+    return ok(c, {
+      dataset: dataset.name,
+      postcodes: postcodes.length,
+      streets: streets.length,
+      premises: premises.length,
+    });
   })
-  .post("/address-datasets/:dataset/complete", datasetParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0), coverage: coverageBody })), async (c) => {
-    const dataset = datasetNamed(c.req.valid("param").dataset);
-    const { version, records, coverage } = c.req.valid("json");
-    const installed = await installDataset(database(c.env), dataset.name, version, records, Date.now(), coverage);
-    return ok(c, { name: dataset.name, version, records, loaded_at: new Date(installed.loadedAt).toISOString(), coverage: installed.coverage });
-  })
+  .post(
+    "/address-datasets/:dataset/complete",
+    datasetParam,
+    jsonBody(z.object({ version: versionSchema, records: z.int().min(0), coverage: coverageBody })),
+    async (c) => {
+      const dataset = datasetNamed(c.req.valid("param").dataset);
+      const { version, records, coverage } = c.req.valid("json");
+      const installed = await installDataset(database(c.env), dataset.name, version, records, Date.now(), coverage);
+      return ok(c, {
+        name: dataset.name,
+        version,
+        records,
+        loaded_at: new Date(installed.loadedAt).toISOString(),
+        coverage: installed.coverage,
+      });
+    },
+  )
   .on("DELETE", "/address-datasets/:dataset", datasetParam, async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);
     const removed = await removeDataset(database(c.env), dataset.name, REMOVE_BUDGET_MS);

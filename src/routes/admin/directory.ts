@@ -22,7 +22,12 @@ export const adminDirectoryRoutes = new Hono<AppEnv>()
   .get("/accounts", queryParams(z.object({ email: z.email().max(254) })), async (c) => {
     const account = await accountByEmail(database(c.env), c.req.valid("query").email.toLowerCase());
     if (!account) throw notFound("Account");
-    return ok(c, { id: account.id, email: account.email, email_verified: account.emailVerified, created_at: iso(account.createdAt) });
+    return ok(c, {
+      id: account.id,
+      email: account.email,
+      email_verified: account.emailVerified,
+      created_at: iso(account.createdAt),
+    });
   })
   .get("/accounts/:accountId/keys", accountParam, async (c) => {
     const { accountId } = c.req.valid("param");
@@ -35,7 +40,9 @@ export const adminDirectoryRoutes = new Hono<AppEnv>()
     const db = database(c.env);
     await findAccount(db, accountId);
     const members = await accountMembers(db, accountId);
-    return ok(c, { members: members.map((m) => ({ user_id: m.userId, email: m.email, role: m.role, created_at: iso(m.createdAt) })) });
+    return ok(c, {
+      members: members.map((m) => ({ user_id: m.userId, email: m.email, role: m.role, created_at: iso(m.createdAt) })),
+    });
   })
   .post(
     "/accounts/:accountId/sign-in-link",
@@ -47,7 +54,8 @@ export const adminDirectoryRoutes = new Hono<AppEnv>()
       const db = database(c.env);
       await findAccount(db, accountId);
       const userId = await userIdByEmail(db, email);
-      if (!userId || !(await memberRole(db, accountId, userId))) throw validationFailed({ email: ["Not a member of this account."] });
+      if (!userId || !(await memberRole(db, accountId, userId)))
+        throw validationFailed({ email: ["Not a member of this account."] });
       return ok(c, { url: await issueSignInUrl(c.env, accountId, email), expires_in_seconds: 900 }, {}, 201);
     },
   );

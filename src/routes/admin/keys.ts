@@ -19,11 +19,17 @@ const dailyCreditCap = z.int().min(1).nullish();
 const hostname = z
   .string()
   .max(253)
-  .regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, "Must be a host name, optionally `*.` first.");
+  .regex(
+    /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i,
+    "Must be a host name, optionally `*.` first.",
+  );
 
 const secretKeyBody = z.object({
   user_id: z.string().max(64),
-  scopes: z.array(z.enum(SCOPES)).min(1).default([...SCOPES]),
+  scopes: z
+    .array(z.enum(SCOPES))
+    .min(1)
+    .default([...SCOPES]),
   allowed_ips: z
     .array(z.string().refine((entry) => parseRange(entry) !== null, "Must be an IPv4/IPv6 address or CIDR range."))
     .max(100)

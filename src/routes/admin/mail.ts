@@ -25,7 +25,10 @@ export const adminMailRoutes = new Hono<AppEnv>().get(
   async (c) => {
     const q = c.req.valid("query");
     const messages = await listMail(database(c.env), {
-      accountId: q.account_id, recipient: q.recipient, kind: q.kind, limit: q.limit,
+      accountId: q.account_id,
+      recipient: q.recipient,
+      kind: q.kind,
+      limit: q.limit,
       before: q.before === undefined ? undefined : Date.parse(q.before),
     });
     return ok(c, { messages });

@@ -19,7 +19,12 @@ function datasetNamed(name: string): TableDataset {
 }
 
 /** A build version (`2026.07.30-a3a83750`), optionally tagged (`-sample`). */
-const version = z.string().regex(/^\d{4}\.\d{2}\.\d{2}-[0-9a-f]{8}(-[a-z0-9]+)?$/, "A dataset version YYYY.MM.DD-hash8, optionally followed by -tag.");
+const version = z
+  .string()
+  .regex(
+    /^\d{4}\.\d{2}\.\d{2}-[0-9a-f]{8}(-[a-z0-9]+)?$/,
+    "A dataset version YYYY.MM.DD-hash8, optionally followed by -tag.",
+  );
 
 /** One row as datasets/phone/build.mjs writes it: calling code, national prefix, value. */
 const row = z.tuple([z.string().regex(/^\d{1,3}$/), z.string().regex(/^\d{0,17}$/), z.string().min(1).max(2_000)]);
@@ -36,25 +41,47 @@ export const adminPhoneDatasetRoutes = new Hono<AppEnv>()
     const installed = await installedTables(database(c.env));
     const list = TABLE_DATASETS.map((name) => {
       const loaded = installed.get(name);
-      return { name, installed: Boolean(loaded), version: loaded?.version ?? null, records: loaded?.records ?? null, loaded_at: loaded ? new Date(loaded.loadedAt).toISOString() : null };
+      return {
+        name,
+        installed: Boolean(loaded),
+        version: loaded?.version ?? null,
+        records: loaded?.records ?? null,
+        loaded_at: loaded ? new Date(loaded.loadedAt).toISOString() : null,
+      };
     });
     return ok(c, { datasets: list });
   })
-  .post("/phone-datasets/:dataset/rows", datasetParam, jsonBody(z.object({ version, rows: z.array(row).min(1).max(5_000) }), BODY_BYTES.bulk), async (c) => {
-    const dataset = datasetNamed(c.req.valid("param").dataset);
-    const body = c.req.valid("json");
-    await insertRows(database(c.env), dataset, body.version, body.rows);
-    return ok(c, { dataset, version: body.version, rows: body.rows.length });
-  })
-  .post("/phone-datasets/:dataset/install", datasetParam, jsonBody(z.object({ version, records: z.int().min(0), coverage: coverageBody })), async (c) => {
-    const dataset = datasetNamed(c.req.valid("param").dataset);
-    const { version: installed, records, coverage } = c.req.valid("json");
-    // Answers read only rows of the installed version: this switches them to the new rows in one step.
-    const row = await installDataset(database(c.env), dataset, installed, records, Date.now(), coverage);
-    return ok(c, { name: dataset, version: installed, records, coverage: row.coverage });
-  })
-  .on("DELETE", "/phone-datasets/:dataset", datasetParam, jsonBody(z.object({ keep: version.nullable() })), async (c) => {
-    const dataset = datasetNamed(c.req.valid("param").dataset);
-    const removed = await removeOtherVersions(database(c.env), dataset, c.req.valid("json").keep, REMOVE_BUDGET_MS);
-    return ok(c, { dataset, ...removed });
-  });
+  .post(
+    "/phone-datasets/:dataset/rows",
+    datasetParam,
+    jsonBody(z.object({ version, rows: z.array(row).min(1).max(5_000) }), BODY_BYTES.bulk),
+    async (c) => {
+      const dataset = datasetNamed(c.req.valid("param").dataset);
+      const body = c.req.valid("json");
+      await insertRows(database(c.env), dataset, body.version, body.rows);
+      return ok(c, { dataset, version: body.version, rows: body.rows.length });
+    },
+  )
+  .post(
+    "/phone-datasets/:dataset/install",
+    datasetParam,
+    jsonBody(z.object({ version, records: z.int().min(0), coverage: coverageBody })),
+    async (c) => {
+      const dataset = datasetNamed(c.req.valid("param").dataset);
+      const { version: installed, records, coverage } = c.req.valid("json");
+      // Answers read only rows of the installed version: this switches them to the new rows in one step.
+      const row = await installDataset(database(c.env), dataset, installed, records, Date.now(), coverage);
+      return ok(c, { name: dataset, version: installed, records, coverage: row.coverage });
+    },
+  )
+  .on(
+    "DELETE",
+    "/phone-datasets/:dataset",
+    datasetParam,
+    jsonBody(z.object({ keep: version.nullable() })),
+    async (c) => {
+      const dataset = datasetNamed(c.req.valid("param").dataset);
+      const removed = await removeOtherVersions(database(c.env), dataset, c.req.valid("json").keep, REMOVE_BUDGET_MS);
+      return ok(c, { dataset, ...removed });
+    },
+  );

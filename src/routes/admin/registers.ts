@@ -28,14 +28,19 @@ const rowSchema = z.object({
   name: nullableText(2_000),
   status: z.string().min(1).max(100),
   status_detail: nullableText(500),
-  country: z.string().regex(/^[A-Z]{2}$/).nullable(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .nullable(),
   registration_status: nullableText(100),
   linked_register: nullableText(100),
   linked_identifier: nullableText(500),
 });
 
 /** Publication date of the file, optionally tagged (`2026-11-22-sample`). */
-const versionSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/, "A date YYYY-MM-DD, optionally followed by -tag.");
+const versionSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(-[a-z0-9]+)?$/, "A date YYYY-MM-DD, optionally followed by -tag.");
 
 /** Time one DELETE may spend removing rows before it answers `done: false` (the caller repeats). */
 const REMOVE_BUDGET_MS = 20_000;
@@ -59,24 +64,43 @@ export const adminRegisterRoutes = new Hono<AppEnv>()
     });
     return ok(c, { registers });
   })
-  .post("/registers/:register/rows", registerParam, jsonBody(z.object({ rows: z.array(rowSchema).min(1).max(5_000) }), BODY_BYTES.bulk), async (c) => {
-    const register = registerNamed(c.req.valid("param").register);
-    const { rows } = c.req.valid("json");
-    const errors: FieldErrors = {};
-    rows.forEach((row, i) => {
-      const spelled = register.normalize(row.identifier);
-      if (spelled !== row.identifier) errors[`rows.${i}.identifier`] = [spelled ? `Not in the register's spelling: ${spelled}.` : "Not an identifier of this register."];
-    });
-    if (Object.keys(errors).length) throw validationFailed(errors);
-    await upsertRows(database(c.env), register.name, rows);
-    return ok(c, { register: register.name, rows: rows.length });
-  })
-  .post("/registers/:register/complete", registerParam, jsonBody(z.object({ version: versionSchema, records: z.int().min(0), coverage: coverageBody })), async (c) => {
-    const register = registerNamed(c.req.valid("param").register);
-    const { version, records, coverage } = c.req.valid("json");
-    const installed = await completeImport(database(c.env), register.name, version, records, Date.now(), coverage);
-    return ok(c, { name: installed.name, version, records, loaded_at: new Date(installed.loadedAt).toISOString(), coverage: installed.coverage });
-  })
+  .post(
+    "/registers/:register/rows",
+    registerParam,
+    jsonBody(z.object({ rows: z.array(rowSchema).min(1).max(5_000) }), BODY_BYTES.bulk),
+    async (c) => {
+      const register = registerNamed(c.req.valid("param").register);
+      const { rows } = c.req.valid("json");
+      const errors: FieldErrors = {};
+      rows.forEach((row, i) => {
+        const spelled = register.normalize(row.identifier);
+        if (spelled !== row.identifier)
+          errors[`rows.${i}.identifier`] = [
+            spelled ? `Not in the register's spelling: ${spelled}.` : "Not an identifier of this register.",
+          ];
+      });
+      if (Object.keys(errors).length) throw validationFailed(errors);
+      await upsertRows(database(c.env), register.name, rows);
+      return ok(c, { register: register.name, rows: rows.length });
+    },
+  )
+  .post(
+    "/registers/:register/complete",
+    registerParam,
+    jsonBody(z.object({ version: versionSchema, records: z.int().min(0), coverage: coverageBody })),
+    async (c) => {
+      const register = registerNamed(c.req.valid("param").register);
+      const { version, records, coverage } = c.req.valid("json");
+      const installed = await completeImport(database(c.env), register.name, version, records, Date.now(), coverage);
+      return ok(c, {
+        name: installed.name,
+        version,
+        records,
+        loaded_at: new Date(installed.loadedAt).toISOString(),
+        coverage: installed.coverage,
+      });
+    },
+  )
   .on("DELETE", "/registers/:register", registerParam, async (c) => {
     const register = registerNamed(c.req.valid("param").register);
     const removed = await removeRegister(database(c.env), register.name, REMOVE_BUDGET_MS);

@@ -38,18 +38,25 @@ export type ApiAnswer =
   | { ok: true; data: Record<string, unknown>; meta: Record<string, unknown> }
   | { ok: false; status: number; error: ApiFailure };
 
-type Envelope = { success: true; data: Record<string, unknown>; meta?: Record<string, unknown> } | { success: false; error: ApiFailure };
+type Envelope =
+  | { success: true; data: Record<string, unknown>; meta?: Record<string, unknown> }
+  | { success: false; error: ApiFailure };
 
 /** One API call as HTTP makes it; a CSV answer (bulk results) comes back as `data.csv`. */
 export async function callApi(caller: Caller, call: ApiCall): Promise<ApiAnswer> {
   const { c } = caller;
   const url = new URL(`/api/v1${call.path}`, c.req.url);
-  for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
+  for (const [name, value] of Object.entries(call.query ?? {}))
+    if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
   const headers = new Headers({ Authorization: c.req.header("Authorization") ?? "", Accept: "application/json" });
   const source = c.req.header("CF-Connecting-IP");
   if (source) headers.set("CF-Connecting-IP", source);
   if (call.body !== undefined) headers.set("Content-Type", "application/json");
-  const request = new Request(url, { method: call.method, headers, ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}) });
+  const request = new Request(url, {
+    method: call.method,
+    headers,
+    ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+  });
   // The API request counts the key's rate limit itself; the /mcp request carrying this call then does not count again.
   c.set("admission", undefined);
   const response = await caller.app().fetch(request, c.env, c.executionCtx);
@@ -57,12 +64,20 @@ export async function callApi(caller: Caller, call: ApiCall): Promise<ApiAnswer>
     const text = await response.text();
     const requestId = response.headers.get("X-Request-Id") ?? "";
     if (response.ok) return { ok: true, data: { csv: text }, meta: { request_id: requestId } };
-    return { ok: false, status: response.status, error: { code: "SERVER_ERROR", message: text.slice(0, 200), request_id: requestId } };
+    return {
+      ok: false,
+      status: response.status,
+      error: { code: "SERVER_ERROR", message: text.slice(0, 200), request_id: requestId },
+    };
   }
   const envelope = (await response.json()) as Envelope;
   if (envelope.success) return { ok: true, data: envelope.data, meta: envelope.meta ?? {} };
   const retryAfter = Number(response.headers.get("Retry-After"));
-  return { ok: false, status: response.status, error: { ...envelope.error, ...(retryAfter > 0 ? { retry_after_seconds: retryAfter } : {}) } };
+  return {
+    ok: false,
+    status: response.status,
+    error: { ...envelope.error, ...(retryAfter > 0 ? { retry_after_seconds: retryAfter } : {}) },
+  };
 }
 
 /** The most distinct values whose repeats a quote reads (100 statements). */
@@ -84,7 +99,12 @@ export interface Estimate {
  * and suppressions, read but not taken. Every value left may cost one unit (the price rules never charge more), so
  * the figure is an upper bound; a repeat that expires between this and the call is the one way it can move.
  */
-export async function estimate(caller: Caller, productName: string, values: unknown[], options: WalkOptions): Promise<Estimate> {
+export async function estimate(
+  caller: Caller,
+  productName: string,
+  values: unknown[],
+  options: WalkOptions,
+): Promise<Estimate> {
   const product = productNamed(productName) ?? monitoredProduct(productName);
   if (!product) throw new Error(`no product ${productName}`);
   const principal = caller.c.var.principal;
@@ -96,12 +116,27 @@ export async function estimate(caller: Caller, productName: string, values: unkn
   const plan = await planList(product, readable);
   // Repeats are read 90 keys a statement; past REPEAT_READ_LIMIT keys every value counts as chargeable instead, which
   // keeps the figure an upper bound without hundreds of reads (a Worker invocation has a budget of them).
-  if (plan.uniques.length <= REPEAT_READ_LIMIT) await recallStored(caller.c.env, database(caller.c.env), product, payerOf(principal), plan.uniques, options, Date.now());
+  if (plan.uniques.length <= REPEAT_READ_LIMIT)
+    await recallStored(
+      caller.c.env,
+      database(caller.c.env),
+      product,
+      payerOf(principal),
+      plan.uniques,
+      options,
+      Date.now(),
+    );
   const free = plan.uniques.filter((u) => u.free || u.repeat).length;
   // A value the product cannot read is answered 422 by the route, free; it is counted as chargeable all the same.
   const chargeable = plan.uniques.length - free + (inputs.length - readable.length);
   const distinct = plan.uniques.length + (inputs.length - readable.length);
-  return { values: values.length, distinct, free, chargeable, max_credits: Math.ceil((chargeable * (product.holdUnits?.(options) ?? 1)) / product.unitsPerCredit) };
+  return {
+    values: values.length,
+    distinct,
+    free,
+    chargeable,
+    max_credits: Math.ceil((chargeable * (product.holdUnits?.(options) ?? 1)) / product.unitsPerCredit),
+  };
 }
 
 /** The key's scopes do not cover the product asked about: the quote answers KEY_SCOPE_DENIED as the call would. */
@@ -127,6 +162,10 @@ export function catalog() {
     monitors: products
       .flatMap((p) => [p, ...(p.companions ?? [])])
       .filter((p) => p.monitor)
-      .map((p) => ({ kind: p.monitor!.family ?? p.name, base: `/${p.name}/${p.monitor!.path ?? "monitors"}`, listField: p.monitor!.listField })),
+      .map((p) => ({
+        kind: p.monitor!.family ?? p.name,
+        base: `/${p.name}/${p.monitor!.path ?? "monitors"}`,
+        listField: p.monitor!.listField,
+      })),
   };
 }

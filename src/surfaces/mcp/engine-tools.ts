@@ -4,8 +4,10 @@ import { callFor, docOf, Refusal, walkOptions, type Routes, type ToolSpec } from
 import { maxCredits } from "./lookup-tools";
 
 const enumOf = (values: string[]) => z.enum(values as [string, ...string[]]);
-const unionOf = (schemas: z.ZodType[]) => (schemas.length === 1 ? schemas[0]! : z.union(schemas as [z.ZodType, z.ZodType, ...z.ZodType[]]));
-const bodyShape = (schema: z.ZodType | undefined) => (schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {});
+const unionOf = (schemas: z.ZodType[]) =>
+  schemas.length === 1 ? schemas[0]! : z.union(schemas as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+const bodyShape = (schema: z.ZodType | undefined) =>
+  schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
 
 /** Bulk runs of every product that has them, one set of tools with `product` as an argument. */
 function bulkTools(routes: Routes): ToolSpec[] {
@@ -15,7 +17,8 @@ function bulkTools(routes: Routes): ToolSpec[] {
   const polls = bulk.map((b) => docOf(routes, "GET", `/${b.product}/bulk/:jobId`));
   // Each product's own run options (email's `timeout`, address's `country`), all optional: a product ignores the others'.
   const options: Record<string, z.ZodType> = {};
-  for (const { doc, field } of creates) for (const [name, schema] of Object.entries(bodyShape(doc.body))) if (name !== field) options[name] = schema;
+  for (const { doc, field } of creates)
+    for (const [name, schema] of Object.entries(bodyShape(doc.body))) if (name !== field) options[name] = schema;
   const items = creates.map(({ doc, field }) => (bodyShape(doc.body)[field] as z.ZodArray).element as z.ZodType);
   const fieldOf = (name: unknown) => bulk.find((b) => b.product === name)!.field;
   const jobId = z.int().min(1).describe("The run's id (data.job.id of start_bulk_run)");
@@ -27,19 +30,29 @@ function bulkTools(routes: Routes): ToolSpec[] {
         "Queues a list of up to 100,000 values (each as that product's single lookup takes it) and answers at once with the job; poll get_bulk_run, then read get_bulk_results. Billed per answer as the product's lookups (repeats, duplicates and test values free); a run that runs out of credits stops with stopped_reason `insufficient_credits` and keeps what it answered. Use quote first for a list of unknown cost.",
       readOnly: false,
       openWorld: true,
-      input: z.object({ product, values: z.array(unionOf(items)).min(1).max(100_000), ...options, max_credits: maxCredits }),
+      input: z.object({
+        product,
+        values: z.array(unionOf(items)).min(1).max(100_000),
+        ...options,
+        max_credits: maxCredits,
+      }),
       data: unionOf(creates.map(({ doc }) => doc.response ?? z.object({}))),
       meta: z.object({}),
       toCall: (args) => {
         const { product: name, values, ...rest } = args;
         return callFor("POST", `/${String(name)}/bulk`, { ...rest, [fieldOf(name)]: values });
       },
-      cost: async (args) => ({ product: String(args.product), values: args.values as unknown[], options: walkOptions(args, true, { country: args.country, timeout: args.timeout }) }),
+      cost: async (args) => ({
+        product: String(args.product),
+        values: args.values as unknown[],
+        options: walkOptions(args, true, { country: args.country, timeout: args.timeout }),
+      }),
     },
     {
       name: "get_bulk_run",
       title: "Poll a bulk run",
-      description: "The run's status (`queued`, `running`, `completed`, `cancelled`, `failed`), rows processed, counts per verdict, credits used and stopped_reason. Free.",
+      description:
+        "The run's status (`queued`, `running`, `completed`, `cancelled`, `failed`), rows processed, counts per verdict, credits used and stopped_reason. Free.",
       readOnly: true,
       openWorld: false,
       input: z.object({ product, job_id: jobId }),
@@ -50,13 +63,22 @@ function bulkTools(routes: Routes): ToolSpec[] {
     {
       name: "get_bulk_results",
       title: "Read a bulk run's results",
-      description: "The finished run's rows as CSV (`data.csv`: index, input, the product's columns, credits_used, suppressed), optionally only one verdict (`variant`, e.g. `deliverable`). Kept 30 days. Free; RESULTS_NOT_READY while the run is queued or running.",
+      description:
+        "The finished run's rows as CSV (`data.csv`: index, input, the product's columns, credits_used, suppressed), optionally only one verdict (`variant`, e.g. `deliverable`). Kept 30 days. Free; RESULTS_NOT_READY while the run is queued or running.",
       readOnly: true,
       openWorld: false,
-      input: z.object({ product, job_id: jobId, variant: z.string().optional().describe("Only rows of this counter (the job's counts name them)") }),
+      input: z.object({
+        product,
+        job_id: jobId,
+        variant: z.string().optional().describe("Only rows of this counter (the job's counts name them)"),
+      }),
       data: z.object({ csv: z.string() }),
       meta: z.object({}),
-      toCall: (args) => ({ method: "GET", path: `/${String(args.product)}/bulk/${Number(args.job_id)}/results`, query: { variant: args.variant } }),
+      toCall: (args) => ({
+        method: "GET",
+        path: `/${String(args.product)}/bulk/${Number(args.job_id)}/results`,
+        query: { variant: args.variant },
+      }),
     },
   ];
 }
@@ -64,7 +86,9 @@ function bulkTools(routes: Routes): ToolSpec[] {
 /** Monitors of every kind (a product's own, and email's domain monitors), `monitor_kind` as an argument. */
 function monitorTools(routes: Routes): ToolSpec[] {
   const kinds = catalog().monitors;
-  const kind = enumOf(kinds.map((k) => k.kind)).describe("Which kind of monitor (email_domain: email's domain monitors)");
+  const kind = enumOf(kinds.map((k) => k.kind)).describe(
+    "Which kind of monitor (email_domain: email's domain monitors)",
+  );
   const mount = (name: unknown) => kinds.find((k) => k.kind === name)!;
   const lists = kinds.map((k) => docOf(routes, "GET", k.base));
   const runs = kinds.map((k) => docOf(routes, "POST", `${k.base}/:monitorId/run`));
@@ -72,7 +96,8 @@ function monitorTools(routes: Routes): ToolSpec[] {
     {
       name: "list_monitors",
       title: "List monitors",
-      description: "The account's monitors of one kind, newest first, 100 a page: saved lists re-checked weekly or monthly, with their last run's summary. Free.",
+      description:
+        "The account's monitors of one kind, newest first, 100 a page: saved lists re-checked weekly or monthly, with their last run's summary. Free.",
       readOnly: true,
       openWorld: false,
       input: z.object({ monitor_kind: kind, page: z.int().min(1).optional() }),
@@ -83,7 +108,8 @@ function monitorTools(routes: Routes): ToolSpec[] {
     {
       name: "run_monitor",
       title: "Run a monitor now",
-      description: "Re-checks the monitor's whole list now and compares each entry with its baseline; answers the run's summary (credits_used, counts) and the changes found. Billed like a batch of its entries (repeats free); the schedule is unchanged.",
+      description:
+        "Re-checks the monitor's whole list now and compares each entry with its baseline; answers the run's summary (credits_used, counts) and the changes found. Billed like a batch of its entries (repeats free); the schedule is unchanged.",
       readOnly: false,
       openWorld: true,
       input: z.object({ monitor_kind: kind, monitor_id: z.int().min(1), max_credits: maxCredits }),
@@ -95,7 +121,11 @@ function monitorTools(routes: Routes): ToolSpec[] {
         const answer = await callApi(caller, { method: "GET", path: `${base}/${Number(args.monitor_id)}` });
         if (!answer.ok) throw new Refusal(answer.error);
         const monitor = answer.data.monitor as Record<string, unknown> | undefined;
-        return { product: String(args.monitor_kind), values: (monitor?.[listField] as unknown[] | undefined) ?? [], options: walkOptions({}, true) };
+        return {
+          product: String(args.monitor_kind),
+          values: (monitor?.[listField] as unknown[] | undefined) ?? [],
+          options: walkOptions({}, true),
+        };
       },
     },
   ];
@@ -108,7 +138,8 @@ function accountTools(routes: Routes): ToolSpec[] {
     {
       name: "get_account",
       title: "Account balance",
-      description: "The account's balance (plan and pack credits, reserved, available), plan, monthly grant and fair-use window. Free; needs the key's `account` scope.",
+      description:
+        "The account's balance (plan and pack credits, reserved, available), plan, monthly grant and fair-use window. Free; needs the key's `account` scope.",
       readOnly: true,
       openWorld: false,
       input: z.object({}),
@@ -119,7 +150,8 @@ function accountTools(routes: Routes): ToolSpec[] {
     {
       name: "get_ledger",
       title: "Account ledger",
-      description: "Every credit movement (grants, packs, holds, charges, releases), newest first, 100 a page, each with the request id that caused it. Free; needs the `account` scope.",
+      description:
+        "Every credit movement (grants, packs, holds, charges, releases), newest first, 100 a page, each with the request id that caused it. Free; needs the `account` scope.",
       readOnly: true,
       openWorld: false,
       input: z.object({ page: z.int().min(1).optional() }),
@@ -130,4 +162,8 @@ function accountTools(routes: Routes): ToolSpec[] {
   ];
 }
 
-export const engineTools = (routes: Routes): ToolSpec[] => [...accountTools(routes), ...bulkTools(routes), ...monitorTools(routes)];
+export const engineTools = (routes: Routes): ToolSpec[] => [
+  ...accountTools(routes),
+  ...bulkTools(routes),
+  ...monitorTools(routes),
+];

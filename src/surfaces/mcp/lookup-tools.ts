@@ -23,7 +23,8 @@ const without = (args: Record<string, unknown>, ...names: string[]) => {
 };
 const list = (field: string) => (args: Record<string, unknown>) => (args[field] as unknown[] | undefined) ?? [];
 
-const REPEAT = "A value this account looked up in the last 7 days answers free from the repeat window (meta.cache_hit).";
+const REPEAT =
+  "A value this account looked up in the last 7 days answers free from the repeat window (meta.cache_hit).";
 const TEST = "Test values (docs: test values) always answer the same way and cost nothing.";
 
 const LOOKUPS: Lookup[] = [
@@ -165,7 +166,9 @@ export const maxCredits = z
   .int()
   .min(0)
   .optional()
-  .describe("Refuse (MAX_CREDITS_EXCEEDED, nothing held or charged) if the call could cost more than this many credits");
+  .describe(
+    "Refuse (MAX_CREDITS_EXCEEDED, nothing held or charged) if the call could cost more than this many credits",
+  );
 
 /** The lookup tools: each over one documented route, its arguments that route's parameters and body. */
 export function lookupTools(routes: Routes): ToolSpec[] {

@@ -23,14 +23,20 @@ export function mcpRoutes(app: () => Hono<AppEnv>) {
       body = JSON.parse(await readBody(c, BODY_BYTES.bulk));
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      return c.json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON." }, id: null }, 400);
+      return c.json(
+        { jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON." }, id: null },
+        400,
+      );
     }
     // Rate limit: a tool call that reaches the API is counted by that API request (call.ts); anything else that
     // asks for an answer (initialize, tools/list, quote, a call refused before the API) is counted by this one once
     // answered, as secretKey() counts a request that never called the account's object. Notifications are not counted.
     if (!(Array.isArray(body) ? body : [body]).some((m: Message) => isRequest(m))) c.set("admission", undefined);
     const server = buildServer({ c, app }, { routes: () => app().routes });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await server.connect(transport);
     return transport.handleRequest(c.req.raw, { parsedBody: body });
   });

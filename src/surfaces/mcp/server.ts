@@ -22,9 +22,16 @@ export function toolSpecs(routes: Routes): ToolSpec[] {
 
 const text = (value: unknown) => [{ type: "text" as const, text: JSON.stringify(value) }];
 
-const succeeded = (data: unknown, meta: Record<string, unknown>): CallToolResult => ({ content: text({ data, meta }), structuredContent: { data, meta } });
+const succeeded = (data: unknown, meta: Record<string, unknown>): CallToolResult => ({
+  content: text({ data, meta }),
+  structuredContent: { data, meta },
+});
 
-const failed = (error: ErrorBody): CallToolResult => ({ isError: true, content: text({ error }), structuredContent: { error } });
+const failed = (error: ErrorBody): CallToolResult => ({
+  isError: true,
+  content: text({ error }),
+  structuredContent: { error },
+});
 
 async function priced(caller: Caller, spec: ToolSpec, args: Record<string, unknown>): Promise<Estimate> {
   const request = await spec.cost!(args, caller);
@@ -35,12 +42,22 @@ async function priced(caller: Caller, spec: ToolSpec, args: Record<string, unkno
  * Runs a tool: its arguments validated (VALIDATION_FAILED with field errors, as HTTP's 422), `max_credits` checked
  * (refused before anything is held), then the work; every refusal a tool error with the API's code.
  */
-async function run(caller: Caller, spec: ToolSpec, raw: Record<string, unknown>, work: (args: Record<string, unknown>) => Promise<CallToolResult>): Promise<CallToolResult> {
+async function run(
+  caller: Caller,
+  spec: ToolSpec,
+  raw: Record<string, unknown>,
+  work: (args: Record<string, unknown>) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
   const requestId = caller.c.var.requestId;
   try {
     const parsed = spec.input.safeParse(raw);
     if (!parsed.success) {
-      return failed({ code: "VALIDATION_FAILED", message: `The arguments are not valid for ${spec.name}.`, request_id: requestId, errors: fieldErrors(parsed.error, "arguments") });
+      return failed({
+        code: "VALIDATION_FAILED",
+        message: `The arguments are not valid for ${spec.name}.`,
+        request_id: requestId,
+        errors: fieldErrors(parsed.error, "arguments"),
+      });
     }
     if (spec.cost && typeof raw.max_credits === "number") {
       const quote = await priced(caller, spec, raw);
@@ -53,9 +70,21 @@ async function run(caller: Caller, spec: ToolSpec, raw: Record<string, unknown>,
     return await work(raw);
   } catch (err) {
     if (err instanceof Refusal) return failed(err.body);
-    if (err instanceof ScopeDenied) return failed({ code: "KEY_SCOPE_DENIED", message: err.message, request_id: requestId });
-    console.error(JSON.stringify({ request_id: requestId, event: "unhandled_error", tool: spec.name, error: err instanceof Error ? err.stack : String(err) }));
-    return failed({ code: "SERVER_ERROR", message: "The call failed on our side; it is logged against request_id.", request_id: requestId });
+    if (err instanceof ScopeDenied)
+      return failed({ code: "KEY_SCOPE_DENIED", message: err.message, request_id: requestId });
+    console.error(
+      JSON.stringify({
+        request_id: requestId,
+        event: "unhandled_error",
+        tool: spec.name,
+        error: err instanceof Error ? err.stack : String(err),
+      }),
+    );
+    return failed({
+      code: "SERVER_ERROR",
+      message: "The call failed on our side; it is logged against request_id.",
+      request_id: requestId,
+    });
   }
 }
 
@@ -63,8 +92,19 @@ async function run(caller: Caller, spec: ToolSpec, raw: Record<string, unknown>,
  * The SDK is handed an open input schema so that invalid arguments reach `run`, which answers them with the API's
  * VALIDATION_FAILED and field errors; clients see the real schemas in `tools/list` (toolListing).
  */
-function register(server: McpServer, caller: Caller, spec: ToolSpec, work: (args: Record<string, unknown>) => Promise<CallToolResult>) {
-  const config = { title: spec.title, description: spec.description, inputSchema: z.looseObject({}), outputSchema: outputOf(spec), annotations: annotations(spec) };
+function register(
+  server: McpServer,
+  caller: Caller,
+  spec: ToolSpec,
+  work: (args: Record<string, unknown>) => Promise<CallToolResult>,
+) {
+  const config = {
+    title: spec.title,
+    description: spec.description,
+    inputSchema: z.looseObject({}),
+    outputSchema: outputOf(spec),
+    annotations: annotations(spec),
+  };
   server.registerTool(spec.name, config, (args: Record<string, unknown>) => run(caller, spec, args, work));
 }
 
@@ -85,15 +125,30 @@ function registerQuote(server: McpServer, caller: Caller, tools: ToolSpec[]): To
       "The most a paid tool call would cost, without running it: its values deduplicated, test values and malformed ones free, values this account looked up in the last 7 days free (unless refresh/max_age asks for fresh answers), every other value at most one unit (IP: five per credit). Free, nothing held. Pass the same arguments you would pass the tool.",
     readOnly: true,
     openWorld: false,
-    input: z.object({ tool: z.enum(paid.map((t) => t.name) as [string, ...string[]]), arguments: z.record(z.string(), z.unknown()) }),
-    data: z.object({ tool: z.string(), values: z.int(), distinct: z.int(), free: z.int(), chargeable: z.int(), max_credits: z.int() }),
+    input: z.object({
+      tool: z.enum(paid.map((t) => t.name) as [string, ...string[]]),
+      arguments: z.record(z.string(), z.unknown()),
+    }),
+    data: z.object({
+      tool: z.string(),
+      values: z.int(),
+      distinct: z.int(),
+      free: z.int(),
+      chargeable: z.int(),
+      max_credits: z.int(),
+    }),
     meta: z.object({ credits_used: z.int() }),
   };
   register(server, caller, spec, async (args) => {
     const target = paid.find((t) => t.name === args.tool)!;
     const parsed = target.input.safeParse(args.arguments);
     if (!parsed.success) {
-      return failed({ code: "VALIDATION_FAILED", message: `The arguments are not valid for ${target.name}.`, request_id: caller.c.var.requestId, errors: fieldErrors(parsed.error, "arguments") });
+      return failed({
+        code: "VALIDATION_FAILED",
+        message: `The arguments are not valid for ${target.name}.`,
+        request_id: caller.c.var.requestId,
+        errors: fieldErrors(parsed.error, "arguments"),
+      });
     }
     const quote = await priced(caller, target, args.arguments as Record<string, unknown>);
     return succeeded({ tool: target.name, ...quote }, { credits_used: 0, request_id: caller.c.var.requestId });
@@ -103,7 +158,10 @@ function registerQuote(server: McpServer, caller: Caller, tools: ToolSpec[]): To
 
 /** A server for one request (stateless): every tool, each call through the adapter in ./call.ts. */
 export function buildServer(caller: Caller, routes: Routes): McpServer {
-  const server = new McpServer({ name: "verification-api", version: "1.0.0" }, { instructions: INSTRUCTIONS, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const server = new McpServer(
+    { name: "verification-api", version: "1.0.0" },
+    { instructions: INSTRUCTIONS, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   const tools = toolSpecs(routes);
   for (const spec of tools) {
     register(server, caller, spec, async (args) => {
@@ -127,7 +185,10 @@ let listed: { tools: ToolSpec[]; listing: Tool[] } | undefined;
 function toolListing(tools: ToolSpec[]): Tool[] {
   if (listed && listed.tools[0] === tools[0] && listed.tools.length === tools.length) return listed.listing;
   const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >;
     return rest as Tool["inputSchema"];
   };
   const listing = tools.map((spec) => ({

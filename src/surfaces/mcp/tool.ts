@@ -31,12 +31,18 @@ export interface ToolSpec {
 }
 
 export const errorSchema = z.object({
-  code: z.string().describe("The API's error code (UNAUTHENTICATED, KEY_SCOPE_DENIED, INSUFFICIENT_CREDITS, MAX_CREDITS_EXCEEDED, ...)"),
+  code: z
+    .string()
+    .describe(
+      "The API's error code (UNAUTHENTICATED, KEY_SCOPE_DENIED, INSUFFICIENT_CREDITS, MAX_CREDITS_EXCEEDED, ...)",
+    ),
   message: z.string(),
   request_id: z.string(),
   errors: z.record(z.string(), z.array(z.string())).optional().describe("VALIDATION_FAILED: messages by field"),
   retry_after_seconds: z.int().optional(),
-  quote: z.object({ values: z.int(), distinct: z.int(), free: z.int(), chargeable: z.int(), max_credits: z.int() }).optional(),
+  quote: z
+    .object({ values: z.int(), distinct: z.int(), free: z.int(), chargeable: z.int(), max_credits: z.int() })
+    .optional(),
 });
 
 /**
@@ -66,7 +72,8 @@ export function docOf(routes: Routes, method: string, path: string): RouteDoc {
 const shapeOf = (schema: z.ZodType | undefined) => (schema instanceof z.ZodObject ? schema.shape : {});
 
 /** The route's path parameters, then its body or query fields: one flat object of arguments. */
-export const argumentsOf = (doc: RouteDoc) => z.object({ ...shapeOf(doc.params), ...shapeOf(doc.query), ...shapeOf(doc.body) });
+export const argumentsOf = (doc: RouteDoc) =>
+  z.object({ ...shapeOf(doc.params), ...shapeOf(doc.query), ...shapeOf(doc.body) });
 
 /** `:name` segments filled from the arguments; the rest become the body (POST) or the query (GET). */
 export function callFor(method: "GET" | "POST", path: string, args: Record<string, unknown>): ApiCall {
@@ -80,7 +87,11 @@ export function callFor(method: "GET" | "POST", path: string, args: Record<strin
   return method === "GET" ? { method, path: filled, query: rest } : { method, path: filled, body: rest };
 }
 
-export const walkOptions = (args: Record<string, unknown>, honorSuppressions: boolean, extra: Record<string, unknown> = {}): WalkOptions => ({
+export const walkOptions = (
+  args: Record<string, unknown>,
+  honorSuppressions: boolean,
+  extra: Record<string, unknown> = {},
+): WalkOptions => ({
   refresh: args.refresh === true,
   maxAgeSeconds: typeof args.max_age === "number" ? args.max_age : null,
   honorSuppressions,

@@ -23,7 +23,10 @@ interface Job {
 }
 
 const create = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  call<{ job: Job; webhook_secret: string | null }>("/api/v1/email/bulk", json(body, { Authorization: `Bearer ${key}`, ...headers }));
+  call<{ job: Job; webhook_secret: string | null }>(
+    "/api/v1/email/bulk",
+    json(body, { Authorization: `Bearer ${key}`, ...headers }),
+  );
 
 /** Polls with a pool of keys (5 requests a second each) until the run settles. */
 async function settled(acct: TestAccount, jobId: number, timeoutMs = 20_000): Promise<Job> {
@@ -54,7 +57,15 @@ describe("POST /api/v1/email/bulk", () => {
     expect(body.data.job).toMatchObject({ status: "queued", total: 6, duplicate_count: 1, processed: 0 });
     expect(body.data.webhook_secret).toBeNull();
     const job = await settled(acct, body.data.job.id);
-    expect(job).toMatchObject({ status: "completed", processed: 6, deliverable: 3, risky: 1, undeliverable: 2, credits_used: 1, stopped_reason: null });
+    expect(job).toMatchObject({
+      status: "completed",
+      processed: 6,
+      deliverable: 3,
+      risky: 1,
+      undeliverable: 2,
+      credits_used: 1,
+      stopped_reason: null,
+    });
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(9);
 
     const key = await anotherKey(acct);
@@ -69,19 +80,33 @@ describe("POST /api/v1/email/bulk", () => {
     expect(byIndex.get(3)![1]).toBe("DELIVERABLE@service.test");
     expect(byIndex.get(3)![credits]).toBe("0");
     expect(rows.reduce((sum, r) => sum + Number(r.split(",")[credits]), 0)).toBe(1);
-    const undeliverable = await (await fetchRaw(`/api/v1/email/bulk/${job.id}/results?variant=undeliverable`, key)).text();
+    const undeliverable = await (
+      await fetchRaw(`/api/v1/email/bulk/${job.id}/results?variant=undeliverable`, key)
+    ).text();
     expect(undeliverable.trim().split("\n")).toHaveLength(3);
   });
 
   it("replays the first answer for the same Idempotency-Key and body, webhook_secret included; 409 otherwise", async () => {
     const acct = await createAccount({ pack: 10 });
     const url = `${env.RECEIVER_URL}/ok/idem-${crypto.randomUUID()}`;
-    const first = await create(acct.key, { emails: ["deliverable@service.test"], webhook_url: url }, { "Idempotency-Key": "abc" });
-    const again = await create(acct.key, { emails: ["deliverable@service.test"], webhook_url: url }, { "Idempotency-Key": "abc" });
+    const first = await create(
+      acct.key,
+      { emails: ["deliverable@service.test"], webhook_url: url },
+      { "Idempotency-Key": "abc" },
+    );
+    const again = await create(
+      acct.key,
+      { emails: ["deliverable@service.test"], webhook_url: url },
+      { "Idempotency-Key": "abc" },
+    );
     expect(again.status).toBe(202);
     expect(again.body.data).toEqual(first.body.data);
     expect(first.body.data.webhook_secret).toMatch(/^whsec_/);
-    const other = await create(acct.key, { emails: ["role@service.test"], webhook_url: url }, { "Idempotency-Key": "abc" });
+    const other = await create(
+      acct.key,
+      { emails: ["role@service.test"], webhook_url: url },
+      { "Idempotency-Key": "abc" },
+    );
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
     const otherUrl = await create(acct.key, { emails: ["deliverable@service.test"] }, { "Idempotency-Key": "abc" });
@@ -91,23 +116,50 @@ describe("POST /api/v1/email/bulk", () => {
   it("posts a signed completion webhook the receiver can verify, and redelivers the same bytes with a new timestamp", async () => {
     const acct = await createAccount({ pack: 10 });
     const path = `/ok/bulk-${crypto.randomUUID()}`;
-    const { body } = await create(acct.key, { emails: ["deliverable@service.test", "undeliverable@service.test"], webhook_url: `${env.RECEIVER_URL}${path}` });
+    const { body } = await create(acct.key, {
+      emails: ["deliverable@service.test", "undeliverable@service.test"],
+      webhook_url: `${env.RECEIVER_URL}${path}`,
+    });
     const job = await settled(acct, body.data.job.id);
-    let deliveries = await waitFor(() => receivedAt(path), (d) => d.length === 1);
+    let deliveries = await waitFor(
+      () => receivedAt(path),
+      (d) => d.length === 1,
+    );
     const verifier = new WebhookVerifier(body.data.webhook_secret!);
     expect(await verifier.verify(deliveries[0]!.headers, deliveries[0]!.body)).toBe("ok");
     expect(JSON.parse(deliveries[0]!.body)).toEqual({
       event: "bulk_email_job.finished",
-      job: { id: job.id, status: "completed", total: 2, processed: 2, deliverable: 1, risky: 0, undeliverable: 1, credits_used: 0, stopped_reason: null, finished_at: expect.any(String) },
+      job: {
+        id: job.id,
+        status: "completed",
+        total: 2,
+        processed: 2,
+        deliverable: 1,
+        risky: 0,
+        undeliverable: 1,
+        credits_used: 0,
+        stopped_reason: null,
+        finished_at: expect.any(String),
+      },
     });
-    const polled = await waitFor(async () => (await call<{ job: Job }>(`/api/v1/email/bulk/${job.id}`, bearer(await anotherKey(acct)))).body.data.job, (j) => j.webhook_status === "delivered");
+    const polled = await waitFor(
+      async () =>
+        (await call<{ job: Job }>(`/api/v1/email/bulk/${job.id}`, bearer(await anotherKey(acct)))).body.data.job,
+      (j) => j.webhook_status === "delivered",
+    );
     expect(polled.webhook_detail).toBe("200");
 
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const redeliver = await call<{ job: Job }>(`/api/v1/email/bulk/${job.id}/webhook/redeliver`, { method: "POST", ...bearer(await anotherKey(acct)) });
+    const redeliver = await call<{ job: Job }>(`/api/v1/email/bulk/${job.id}/webhook/redeliver`, {
+      method: "POST",
+      ...bearer(await anotherKey(acct)),
+    });
     expect(redeliver.status).toBe(202);
     expect(redeliver.body.data.job.webhook_status).toBe("pending");
-    deliveries = await waitFor(() => receivedAt(path), (d) => d.length === 2);
+    deliveries = await waitFor(
+      () => receivedAt(path),
+      (d) => d.length === 2,
+    );
     expect(deliveries[1]!.body).toBe(deliveries[0]!.body);
     expect(deliveries[1]!.headers["x-service-signature"]).toBe(deliveries[0]!.headers["x-service-signature"]);
     expect(deliveries[1]!.headers["x-service-signature-v2"]).not.toBe(deliveries[0]!.headers["x-service-signature-v2"]);
@@ -116,19 +168,32 @@ describe("POST /api/v1/email/bulk", () => {
 
   it("stops with insufficient_credits when the balance runs out, and resumes after a top-up", async () => {
     const acct = await createAccount({ pack: 1 });
-    const { body } = await create(acct.key, { emails: ["henry@acme.example", "ivy@acme.example", "jack@acme.example"] });
+    const { body } = await create(acct.key, {
+      emails: ["henry@acme.example", "ivy@acme.example", "jack@acme.example"],
+    });
     const stopped = await settled(acct, body.data.job.id);
-    expect(stopped).toMatchObject({ status: "completed", processed: 1, credits_used: 1, stopped_reason: "insufficient_credits" });
+    expect(stopped).toMatchObject({
+      status: "completed",
+      processed: 1,
+      credits_used: 1,
+      stopped_reason: "insufficient_credits",
+    });
     const key = await anotherKey(acct);
     const partial = await (await fetchRaw(`/api/v1/email/bulk/${stopped.id}/results`, key)).text();
     expect(partial.trim().split("\n")).toHaveLength(2);
     await creditsStub(acct.accountId).addCredits("pack", 5, null, null);
-    const resumed = await call<{ job: Job }>(`/api/v1/email/bulk/${stopped.id}/resume`, { method: "POST", ...bearer(key) });
+    const resumed = await call<{ job: Job }>(`/api/v1/email/bulk/${stopped.id}/resume`, {
+      method: "POST",
+      ...bearer(key),
+    });
     expect(resumed.status).toBe(200);
     expect(resumed.body.data.job.status).toBe("processing");
     const done = await settled(acct, stopped.id);
     expect(done).toMatchObject({ status: "completed", processed: 3, credits_used: 3, stopped_reason: null });
-    const again = await call(`/api/v1/email/bulk/${stopped.id}/resume`, { method: "POST", ...bearer(await anotherKey(acct)) });
+    const again = await call(`/api/v1/email/bulk/${stopped.id}/resume`, {
+      method: "POST",
+      ...bearer(await anotherKey(acct)),
+    });
     expect(again.body.error.code).toBe("JOB_NOT_RESUMABLE");
   });
 
@@ -142,7 +207,10 @@ describe("POST /api/v1/email/bulk", () => {
     expect(cancel.status).toBe(409);
     expect(cancel.body.error.code).toBe("JOB_ALREADY_FINISHED");
     expect((await call(`/api/v1/email/bulk/${body.data.job.id}`, bearer(other.key))).status).toBe(404);
-    const redeliver = await call(`/api/v1/email/bulk/${body.data.job.id}/webhook/redeliver`, { method: "POST", ...bearer(key) });
+    const redeliver = await call(`/api/v1/email/bulk/${body.data.job.id}/webhook/redeliver`, {
+      method: "POST",
+      ...bearer(key),
+    });
     expect(redeliver.body.error.code).toBe("WEBHOOK_NOT_CONFIGURED");
   });
 
@@ -153,7 +221,9 @@ describe("POST /api/v1/email/bulk", () => {
     await settled(acct, id);
     const key = await anotherKey(acct);
     const setState = (status: string) =>
-      env.DB.prepare("UPDATE bulk_jobs SET status = ?, processed = 0, next_entry = 0, finished_at = NULL WHERE id = ?").bind(status, id).run();
+      env.DB.prepare("UPDATE bulk_jobs SET status = ?, processed = 0, next_entry = 0, finished_at = NULL WHERE id = ?")
+        .bind(status, id)
+        .run();
     await setState("processing");
     expect((await call(`/api/v1/email/bulk/${id}/results`, bearer(key))).body.error.code).toBe("RESULTS_NOT_READY");
     await setState("failed");
@@ -162,15 +232,23 @@ describe("POST /api/v1/email/bulk", () => {
     const cancelled = await call<{ job: Job }>(`/api/v1/email/bulk/${id}/cancel`, { method: "POST", ...bearer(key) });
     expect(cancelled.body.data.job).toMatchObject({ status: "cancelled", cancel_requested: true });
     expect((await call(`/api/v1/email/bulk/${id}/results`, bearer(key))).body.error.code).toBe("JOB_CANCELLED");
-    expect((await call(`/api/v1/email/bulk/${id}/webhook/redeliver`, { method: "POST", ...bearer(key) })).body.error.code).toBe("WEBHOOK_NOT_CONFIGURED");
+    expect(
+      (await call(`/api/v1/email/bulk/${id}/webhook/redeliver`, { method: "POST", ...bearer(key) })).body.error.code,
+    ).toBe("WEBHOOK_NOT_CONFIGURED");
   });
 
   it("answers JOB_NOT_FINISHED to a redelivery while the run is going, after checking the webhook is configured", async () => {
     const acct = await createAccount({ pack: 5 });
-    const { body } = await create(acct.key, { emails: ["deliverable@service.test"], webhook_url: `${env.RECEIVER_URL}/ok/nf-${crypto.randomUUID()}` });
+    const { body } = await create(acct.key, {
+      emails: ["deliverable@service.test"],
+      webhook_url: `${env.RECEIVER_URL}/ok/nf-${crypto.randomUUID()}`,
+    });
     await settled(acct, body.data.job.id);
     await env.DB.prepare("UPDATE bulk_jobs SET status = 'processing' WHERE id = ?").bind(body.data.job.id).run();
-    const { status, body: error } = await call(`/api/v1/email/bulk/${body.data.job.id}/webhook/redeliver`, { method: "POST", ...bearer(await anotherKey(acct)) });
+    const { status, body: error } = await call(`/api/v1/email/bulk/${body.data.job.id}/webhook/redeliver`, {
+      method: "POST",
+      ...bearer(await anotherKey(acct)),
+    });
     expect(status).toBe(409);
     expect(error.error.code).toBe("JOB_NOT_FINISHED");
   });
@@ -196,8 +274,15 @@ describe("POST /api/v1/email/bulk", () => {
     const { body } = await create(acct.key, { emails: ["frank@acme.example", "grace@acme.example"] });
     const job = await settled(acct, body.data.job.id);
     expect(job).toMatchObject({ processed: 2, credits_used: 2 });
-    await env.DB.prepare("UPDATE bulk_jobs SET status = 'processing', next_entry = 0, finished_at = NULL WHERE id = ?").bind(job.id).run();
-    const message = { id: "redelivered", timestamp: new Date(), attempts: 2, body: { type: "run", jobId: job.id } as JobMessage };
+    await env.DB.prepare("UPDATE bulk_jobs SET status = 'processing', next_entry = 0, finished_at = NULL WHERE id = ?")
+      .bind(job.id)
+      .run();
+    const message = {
+      id: "redelivered",
+      timestamp: new Date(),
+      attempts: 2,
+      body: { type: "run", jobId: job.id } as JobMessage,
+    };
     for (const attempt of [1, 2]) {
       const ctx = createExecutionContext();
       const batch = createMessageBatch<JobMessage>("verification-jobs", [{ ...message, id: `m${attempt}` }]);

@@ -36,9 +36,15 @@ describe("account credits", () => {
 
   it("never goes negative: a reservation larger than the balance is refused", async () => {
     const { credits } = await freshAccount("enterprise", 3);
-    expect(await credits.reserve({ requestId: "r", amount: 4 })).toMatchObject({ ok: false, reason: "insufficient_credits" });
+    expect(await credits.reserve({ requestId: "r", amount: 4 })).toMatchObject({
+      ok: false,
+      reason: "insufficient_credits",
+    });
     expect(await credits.reserve({ requestId: "r", amount: 4, minimum: 1 })).toMatchObject({ ok: true, granted: 3 });
-    expect(await credits.reserve({ requestId: "r2", amount: 1 })).toMatchObject({ ok: false, reason: "insufficient_credits" });
+    expect(await credits.reserve({ requestId: "r2", amount: 1 })).toMatchObject({
+      ok: false,
+      reason: "insufficient_credits",
+    });
   });
 
   it("charges a settled reservation once, however often it is settled (a retry answers the first settlement again), and releases on failure", async () => {
@@ -46,7 +52,12 @@ describe("account credits", () => {
     const held = await credits.reserve({ requestId: "req_x", amount: 2 });
     if (!held.ok) throw new Error("reserve failed");
     expect(await credits.settle(held.reservationId, { credits: 1 })).toMatchObject({ charged: 1, remaining: 9 });
-    expect(await credits.settle(held.reservationId, { credits: 1 })).toMatchObject({ charged: 1, credits: [1], remaining: 9, alreadySettled: true });
+    expect(await credits.settle(held.reservationId, { credits: 1 })).toMatchObject({
+      charged: 1,
+      credits: [1],
+      remaining: 9,
+      alreadySettled: true,
+    });
     const other = await credits.reserve({ requestId: "req_y", amount: 5 });
     if (!other.ok) throw new Error("reserve failed");
     expect((await credits.snapshot()).available).toBe(4);
@@ -78,17 +89,28 @@ describe("account credits", () => {
     const cap = { keyId: "key_capped", dailyCreditCap: 3 };
     const first = await credits.reserve({ requestId: "a", amount: 2, now: day1, ...cap });
     if (!first.ok) throw new Error("reserve failed");
-    expect(await credits.reserve({ requestId: "b", amount: 2, now: day1, ...cap })).toMatchObject({ ok: false, reason: "key_spend_cap" });
+    expect(await credits.reserve({ requestId: "b", amount: 2, now: day1, ...cap })).toMatchObject({
+      ok: false,
+      reason: "key_spend_cap",
+    });
     const partial = await credits.reserve({ requestId: "b", amount: 2, minimum: 1, now: day1, ...cap });
     expect(partial).toMatchObject({ ok: true, granted: 1 });
     await credits.settle(first.reservationId, { credits: 2, now: day1 });
     if (partial.ok) await credits.release(partial.reservationId);
-    expect(await credits.reserve({ requestId: "b2", amount: 2, minimum: 1, now: day1, ...cap })).toMatchObject({ ok: true, granted: 1 });
+    expect(await credits.reserve({ requestId: "b2", amount: 2, minimum: 1, now: day1, ...cap })).toMatchObject({
+      ok: true,
+      granted: 1,
+    });
     const nextDay = at("2026-11-23T00:00:00Z");
     // The day rolled over: only the still-held reservation of 1 counts against the new day's cap.
-    expect(await credits.reserve({ requestId: "c", amount: 3, minimum: 1, now: nextDay, ...cap })).toMatchObject({ ok: true, granted: 2 });
+    expect(await credits.reserve({ requestId: "c", amount: 3, minimum: 1, now: nextDay, ...cap })).toMatchObject({
+      ok: true,
+      granted: 2,
+    });
     // Another key of the same account is not limited by this key's cap.
-    expect(await credits.reserve({ requestId: "d", amount: 5, now: day1, keyId: "key_other", dailyCreditCap: null })).toMatchObject({ ok: true });
+    expect(
+      await credits.reserve({ requestId: "d", amount: 5, now: day1, keyId: "key_other", dailyCreditCap: null }),
+    ).toMatchObject({ ok: true });
   });
 
   it("adds a monthly grant each calendar month and rolls plan credits over up to three months' allowance", async () => {

@@ -20,7 +20,15 @@ import { admin, call, createAccount, json, type TestAccount } from "../../helper
 interface View {
   name: string;
   url: string;
-  refresh: { status: string; phase: string | null; last_attempt_at: string | null; last_success_at: string | null; generation: number | null; error: string | null; stale: boolean };
+  refresh: {
+    status: string;
+    phase: string | null;
+    last_attempt_at: string | null;
+    last_success_at: string | null;
+    generation: number | null;
+    error: string | null;
+    stale: boolean;
+  };
 }
 interface StatusRow {
   name: string;
@@ -31,7 +39,9 @@ interface StatusRow {
 }
 
 const control = async (body: Record<string, unknown>) =>
-  (await (await fetch(`${env.PUBLISHERS_URL}/control`, { method: "POST", body: JSON.stringify(body) })).json()) as { served: Record<string, number> };
+  (await (await fetch(`${env.PUBLISHERS_URL}/control`, { method: "POST", body: JSON.stringify(body) })).json()) as {
+    served: Record<string, number>;
+  };
 
 const views = async () => (await admin<{ datasets: View[] }>("GET", "/dataset-refresh")).datasets;
 const view = async (name: string) => (await views()).find((v) => v.name === name)!;
@@ -42,8 +52,10 @@ async function settled(names: string[], timeoutMs = 20_000): Promise<Map<string,
   for (;;) {
     const all = await views();
     const wanted = all.filter((v) => names.includes(v.name));
-    if (wanted.every((v) => v.refresh.status !== "running" && v.refresh.phase === null)) return new Map(wanted.map((v) => [v.name, v]));
-    if (Date.now() - started > timeoutMs) throw new Error(`refresh did not settle: ${JSON.stringify(wanted.map((v) => [v.name, v.refresh]))}`);
+    if (wanted.every((v) => v.refresh.status !== "running" && v.refresh.phase === null))
+      return new Map(wanted.map((v) => [v.name, v]));
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`refresh did not settle: ${JSON.stringify(wanted.map((v) => [v.name, v.refresh]))}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -55,13 +67,37 @@ async function refreshNow(name: string): Promise<View> {
 }
 
 const statusData = async (key: string) =>
-  (await call<{ datasets: StatusRow[] }>("/api/v1/status/data", { headers: { Authorization: `Bearer ${key}` } })).body.data.datasets;
-const ipLookup = (acct: TestAccount, ip: string) => call<IpResult>("/api/v1/ip", json({ ip }, { Authorization: `Bearer ${acct.key}` }));
-const entityLookup = (acct: TestAccount, identifier: string) => call<EntityResult>("/api/v1/entity", json({ identifier }, { Authorization: `Bearer ${acct.key}` }));
-const rowCount = async (sql: string, ...binds: unknown[]) => (await env.DB.prepare(sql).bind(...binds).first<{ n: number }>())!.n;
+  (await call<{ datasets: StatusRow[] }>("/api/v1/status/data", { headers: { Authorization: `Bearer ${key}` } })).body
+    .data.datasets;
+const ipLookup = (acct: TestAccount, ip: string) =>
+  call<IpResult>("/api/v1/ip", json({ ip }, { Authorization: `Bearer ${acct.key}` }));
+const entityLookup = (acct: TestAccount, identifier: string) =>
+  call<EntityResult>("/api/v1/entity", json({ identifier }, { Authorization: `Bearer ${acct.key}` }));
+const rowCount = async (sql: string, ...binds: unknown[]) =>
+  (await env.DB.prepare(sql)
+    .bind(...binds)
+    .first<{ n: number }>())!.n;
 
-const LISTS = ["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "proxy-firehol"];
-const REFRESHED = ["ip-tor-exits", "ip-country", "gleif-lei", "uk-companies-house", "uk-onspd", "uk-os-open-names", "fr-ban", ...LISTS];
+const LISTS = [
+  "hosting-aws",
+  "hosting-google-cloud",
+  "hosting-azure",
+  "hosting-oracle",
+  "hosting-digitalocean",
+  "hosting-cloudflare",
+  "vpn-x4bnet",
+  "proxy-firehol",
+];
+const REFRESHED = [
+  "ip-tor-exits",
+  "ip-country",
+  "gleif-lei",
+  "uk-companies-house",
+  "uk-onspd",
+  "uk-os-open-names",
+  "fr-ban",
+  ...LISTS,
+];
 let acct: TestAccount;
 
 beforeAll(async () => {
@@ -83,15 +119,27 @@ beforeEach(async () => {
 describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
   it("the cron imports every due dataset and /status/data shows its generation, version and freshness", async () => {
     const byName = new Map((await statusData(acct.key)).map((d) => [d.name, d]));
-    expect(byName.get("ip-tor-exits")).toMatchObject({ version: "2026-11-25", records: 150, refresh: { status: "ok", error: null, stale: false, phase: null } });
+    expect(byName.get("ip-tor-exits")).toMatchObject({
+      version: "2026-11-25",
+      records: 150,
+      refresh: { status: "ok", error: null, stale: false, phase: null },
+    });
     expect(byName.get("ip-country")!.records).toBeGreaterThan(1_200);
     // GLEIF: the date of the zip member behind the `latest.csv` redirect; Companies House: the month in the file name.
     // The GLEIF sample holds 36 records (one spans two lines), Companies House 36 with a company number; the stand-in adds 120 to each.
-    expect(byName.get("gleif-lei")).toMatchObject({ version: "2026-11-25", records: 120 + 36, refresh: { status: "ok", stale: false } });
+    expect(byName.get("gleif-lei")).toMatchObject({
+      version: "2026-11-25",
+      records: 120 + 36,
+      refresh: { status: "ok", stale: false },
+    });
     expect(byName.get("uk-companies-house")!.version).toMatch(/^\d{4}-\d{2}-01$/);
     expect(byName.get("uk-companies-house")!.records).toBe(120 + 36);
     // Switched off by its URL var: never attempted, and flagged stale since nothing fresh backs it.
-    expect(byName.get("ip-asn")).toMatchObject({ version: null, records: null, refresh: { status: "never", last_attempt_at: null, generation: null, stale: true } });
+    expect(byName.get("ip-asn")).toMatchObject({
+      version: null,
+      records: null,
+      refresh: { status: "never", last_attempt_at: null, generation: null, stale: true },
+    });
     // The GLEIF delta waits for the golden copy it applies to: not started in the same pass.
     expect(byName.get("gleif-lei-delta")).toMatchObject({ version: null, refresh: { status: "never" } });
     // Datasets not refreshed on schedule say so.
@@ -102,8 +150,13 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     const byName = new Map((await statusData(acct.key)).map((d) => [d.name, d]));
     for (const name of LISTS) {
       const sample = listSample(name);
-      expect(byName.get(name), name).toMatchObject({ records: sample.rows.length, refresh: { status: "ok", error: null } });
-      expect(byName.get(name)!.coverage.kind, name).toBe(name === "vpn-x4bnet" || name === "proxy-firehol" ? "partial" : "full");
+      expect(byName.get(name), name).toMatchObject({
+        records: sample.rows.length,
+        refresh: { status: "ok", error: null },
+      });
+      expect(byName.get(name)!.coverage.kind, name).toBe(
+        name === "vpn-x4bnet" || name === "proxy-firehol" ? "partial" : "full",
+      );
     }
     // Activation writes the declared coverage, so a refreshed file is never read as "not recorded".
     expect(byName.get("ip-tor-exits")!.coverage.kind).toBe("full");
@@ -129,7 +182,10 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     const lei = await entityLookup(acct, makeLei("SMPL00REFRESH00007"));
     expect(lei.status, JSON.stringify(lei.body)).toBe(200);
     expect(lei.body.data).toMatchObject({ found: true, name: "REFRESHED ENTITY 7 LIMITED", status: "active" });
-    const company = await call<EntityResult>("/api/v1/entity", json({ identifier: "09800011", type: "company_number", country: "GB" }, { Authorization: `Bearer ${acct.key}` }));
+    const company = await call<EntityResult>(
+      "/api/v1/entity",
+      json({ identifier: "09800011", type: "company_number", country: "GB" }, { Authorization: `Bearer ${acct.key}` }),
+    );
     expect(company.status, JSON.stringify(company.body)).toBe(200);
     expect(company.body.data).toMatchObject({ found: true, name: "REFRESHED COMPANY 11 LIMITED" });
   });
@@ -169,7 +225,9 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
 
     await control({ tor: 400 });
     const tooMany = await refreshNow("ip-tor-exits");
-    expect(tooMany.refresh.error).toBe(`sanity check failed: 400 rows against 170 in generation ${before.refresh.generation} (accepted: 0.5x to 2x); answers keep generation ${before.refresh.generation}`);
+    expect(tooMany.refresh.error).toBe(
+      `sanity check failed: 400 rows against 170 in generation ${before.refresh.generation} (accepted: 0.5x to 2x); answers keep generation ${before.refresh.generation}`,
+    );
     // The refused generation's rows go with the next sweep; answers never saw them.
     expect((await ipLookup(acct, "185.220.101.40")).body.data.tor).toBe(false);
   });
@@ -177,8 +235,15 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
   it("a publisher outage fails the run visibly and changes nothing", async () => {
     await control({ tor: 170, status: { "/tor/exit-addresses": 503 } });
     const after = await refreshNow("ip-tor-exits");
-    expect(after.refresh).toMatchObject({ status: "failed", error: `fetching ${env.PUBLISHERS_URL}/tor/exit-addresses: HTTP 503` });
-    expect(await rowCount("SELECT COUNT(*) AS n FROM ip_tor_exits WHERE generation = (SELECT active FROM ip_datasets WHERE name = 'ip-tor-exits')")).toBe(170);
+    expect(after.refresh).toMatchObject({
+      status: "failed",
+      error: `fetching ${env.PUBLISHERS_URL}/tor/exit-addresses: HTTP 503`,
+    });
+    expect(
+      await rowCount(
+        "SELECT COUNT(*) AS n FROM ip_tor_exits WHERE generation = (SELECT active FROM ip_datasets WHERE name = 'ip-tor-exits')",
+      ),
+    ).toBe(170);
     await control({ status: {} });
   });
 
@@ -191,7 +256,10 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     expect(after.refresh.generation).toBe(before.refresh.generation);
     expect((await entityLookup(acct, makeLei("SMPL00REFRESH00007"))).body.data).toMatchObject({ found: true });
     await control({ corruptZip: false });
-    expect((await refreshNow("gleif-lei")).refresh).toMatchObject({ status: "ok", generation: before.refresh.generation! + 1 });
+    expect((await refreshNow("gleif-lei")).refresh).toMatchObject({
+      status: "ok",
+      generation: before.refresh.generation! + 1,
+    });
     expect(await rowCount("SELECT COUNT(*) AS n FROM register_entities WHERE register = 'gleif-lei'")).toBe(120 + 36);
   });
 
@@ -200,18 +268,33 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     const full = await view("gleif-lei");
     const after = await refreshNow("gleif-lei-delta");
     expect(after.refresh).toMatchObject({ status: "ok", error: null });
-    expect((await entityLookup(acct, makeLei("SMPL00REFRESH00002"))).body.data).toMatchObject({ found: true, name: "RENAMED ENTITY 2 LIMITED" });
-    expect((await entityLookup(acct, makeLei("SMPL00DELTANEW0003"))).body.data).toMatchObject({ found: true, name: "NEW ENTITY 3 LIMITED" });
+    expect((await entityLookup(acct, makeLei("SMPL00REFRESH00002"))).body.data).toMatchObject({
+      found: true,
+      name: "RENAMED ENTITY 2 LIMITED",
+    });
+    expect((await entityLookup(acct, makeLei("SMPL00DELTANEW0003"))).body.data).toMatchObject({
+      found: true,
+      name: "NEW ENTITY 3 LIMITED",
+    });
     const row = (await statusData(acct.key)).find((d) => d.name === "gleif-lei")!;
-    expect(row).toMatchObject({ version: "2026-11-26", records: 120 + 36 + 4, refresh: { generation: full.refresh.generation } });
+    expect(row).toMatchObject({
+      version: "2026-11-26",
+      records: 120 + 36 + 4,
+      refresh: { generation: full.refresh.generation },
+    });
     // The delta's own rows are swept once applied: only the generation answers read is left.
-    expect(await rowCount("SELECT COUNT(*) AS n FROM register_entities WHERE register = 'gleif-lei'")).toBe(120 + 36 + 4);
+    expect(await rowCount("SELECT COUNT(*) AS n FROM register_entities WHERE register = 'gleif-lei'")).toBe(
+      120 + 36 + 4,
+    );
 
     // A delta older than what the register holds is not applied: its records would undo later ones.
     await control({ delta: 6, deltaTime: "20261124-1600" });
     expect((await refreshNow("gleif-lei-delta")).refresh.status).toBe("ok");
     expect((await entityLookup(acct, makeLei("SMPL00DELTANEW0005"))).body.data).toMatchObject({ found: false });
-    expect((await statusData(acct.key)).find((d) => d.name === "gleif-lei")).toMatchObject({ version: "2026-11-26", records: 120 + 36 + 4 });
+    expect((await statusData(acct.key)).find((d) => d.name === "gleif-lei")).toMatchObject({
+      version: "2026-11-26",
+      records: 120 + 36 + 4,
+    });
     await control({ delta: 0, deltaTime: "20261126-0000" });
   });
 
@@ -234,7 +317,10 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     expect(first.started).toBe(true);
     expect(second).toEqual({ name: "ip-tor-exits", started: false, run: null });
     await settled(["ip-tor-exits"]);
-    const missing = await call("/admin/v1/dataset-refresh/nope", { method: "POST", headers: { Authorization: "Bearer test-admin-token" } });
+    const missing = await call("/admin/v1/dataset-refresh/nope", {
+      method: "POST",
+      headers: { Authorization: "Bearer test-admin-token" },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("NOT_FOUND");
   });
@@ -261,7 +347,10 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     const run = await startRefresh(env, dataset, Date.now(), true);
     await runRefreshStep(env, dataset, run!); // fetch: the list staged in R2
     await expect(runRefreshStep(env, dataset, run!)).rejects.toThrow("the Worker died here");
-    const state = await env.DB.prepare("SELECT phase, cursor FROM dataset_refresh WHERE name = 'refresh-test'").first<{ phase: string; cursor: string }>();
+    const state = await env.DB.prepare("SELECT phase, cursor FROM dataset_refresh WHERE name = 'refresh-test'").first<{
+      phase: string;
+      cursor: string;
+    }>();
     const cursor = JSON.parse(state!.cursor) as { file: number; offset: number; records: number };
     expect(state!.phase).toBe("import");
     expect(cursor.offset).toBeGreaterThan(1_000_000);
@@ -270,7 +359,9 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     crash = false;
     await runRefreshStep(env, dataset, run!); // resumes at the cursor, checks, switches
     await runRefreshStep(env, dataset, run!); // sweeps
-    const done = await env.DB.prepare("SELECT run, status, last_records FROM dataset_refresh WHERE name = 'refresh-test'").first();
+    const done = await env.DB.prepare(
+      "SELECT run, status, last_records FROM dataset_refresh WHERE name = 'refresh-test'",
+    ).first();
     expect(done).toEqual({ run: null, status: "ok", last_records: 60_000 });
     expect(await rowCount("SELECT COUNT(*) AS n FROM ip_tor_exits")).toBe(60_000);
     expect((await env.DATASETS.list({ prefix: `refresh/refresh-test/${run}/` })).objects).toEqual([]);

@@ -17,7 +17,10 @@ async function unconfirmedAccount() {
   const email = address();
   const { id } = await admin<{ id: string }>("POST", "/accounts", { email, email_verified: false, plan: "enterprise" });
   const member = await admin<{ user_id: string }>("POST", `/accounts/${id}/members`, { email: address() });
-  const { key } = await admin<{ key: string }>("POST", `/accounts/${id}/keys/secret`, { user_id: member.user_id, scopes: ["account"] });
+  const { key } = await admin<{ key: string }>("POST", `/accounts/${id}/keys/secret`, {
+    user_id: member.user_id,
+    scopes: ["account"],
+  });
   return { id, email, key };
 }
 
@@ -51,7 +54,11 @@ describe("account email confirmation by mail", () => {
   it("an expired link answers 410 and confirms nothing; an unknown one 404", async () => {
     const acct = await unconfirmedAccount();
     await waitForMail(acct.email);
-    const expired = await issueLink(env, { purpose: "confirm_email", accountId: acct.id, recipient: acct.email, ttlMs: 1_000 }, Date.now() - 10_000);
+    const expired = await issueLink(
+      env,
+      { purpose: "confirm_email", accountId: acct.id, recipient: acct.email, ttlMs: 1_000 },
+      Date.now() - 10_000,
+    );
     expect((await follow(`https://verify.test/mail/confirm/${expired}`)).status).toBe(410);
     expect((await accountCall(acct.key)).body.error.code).toBe("EMAIL_NOT_VERIFIED");
     expect((await follow("https://verify.test/mail/confirm/NotAToken123")).status).toBe(404);
@@ -65,7 +72,10 @@ describe("account email confirmation by mail", () => {
     const forged = token.slice(0, 22) + (token[22] === "A" ? "B" : "A") + token.slice(23);
     expect((await follow(`https://verify.test/mail/confirm/${forged}`)).status).toBe(404);
     const [row] = await database(env).select().from(mailLinks).where(eq(mailLinks.accountId, acct.id));
-    await database(env).update(mailLinks).set({ expiresAt: row!.expiresAt + 1 }).where(eq(mailLinks.accountId, acct.id));
+    await database(env)
+      .update(mailLinks)
+      .set({ expiresAt: row!.expiresAt + 1 })
+      .where(eq(mailLinks.accountId, acct.id));
     expect((await follow(link)).status).toBe(404);
     await database(env).update(mailLinks).set({ expiresAt: row!.expiresAt }).where(eq(mailLinks.accountId, acct.id));
     // The forged tries did not use the link up: the real one still works, once.
@@ -89,7 +99,10 @@ describe("account email confirmation by mail", () => {
     const [, second] = await waitForMail(acct.email, 2);
     await follow(confirmLink(second!.text)!);
     expect((await accountCall(acct.key)).status).toBe(200);
-    const refused = await call(`/admin/v1/accounts/${acct.id}/confirmation-email`, { method: "POST", headers: { Authorization: "Bearer test-admin-token" } });
+    const refused = await call(`/admin/v1/accounts/${acct.id}/confirmation-email`, {
+      method: "POST",
+      headers: { Authorization: "Bearer test-admin-token" },
+    });
     expect([refused.status, refused.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
 
     const verified = await admin<{ id: string }>("POST", "/accounts", { email: address(), email_verified: true });
@@ -101,14 +114,42 @@ describe("account email confirmation by mail", () => {
 describe("unsubscribe links", () => {
   it("GET shows a form, POST (one-click) suppresses the recipient of an optional message; a required message's id is 404", async () => {
     const acct = await unconfirmedAccount();
-    const [required] = await queueMail(env, [{ accountId: acct.id, kind: "test_notice", to: acct.email, subject: "s", text: "t", html: "<p>t</p>", optional: false }]);
-    const [optional] = await queueMail(env, [{ accountId: acct.id, kind: "test_notice", to: acct.email, subject: "s", text: "t", html: "<p>t</p>", optional: true }]);
+    const [required] = await queueMail(env, [
+      {
+        accountId: acct.id,
+        kind: "test_notice",
+        to: acct.email,
+        subject: "s",
+        text: "t",
+        html: "<p>t</p>",
+        optional: false,
+      },
+    ]);
+    const [optional] = await queueMail(env, [
+      {
+        accountId: acct.id,
+        kind: "test_notice",
+        to: acct.email,
+        subject: "s",
+        text: "t",
+        html: "<p>t</p>",
+        optional: true,
+      },
+    ]);
     const page = await follow(`https://verify.test/mail/unsubscribe/${optional}`);
     expect([page.status, (await page.text()).includes('method="post"')]).toEqual([200, true]);
-    expect(await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, acct.email)).get()).toBeUndefined();
-    const done = await follow(`https://verify.test/mail/unsubscribe/${optional}`, { method: "POST", body: "List-Unsubscribe=One-Click", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(
+      await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, acct.email)).get(),
+    ).toBeUndefined();
+    const done = await follow(`https://verify.test/mail/unsubscribe/${optional}`, {
+      method: "POST",
+      body: "List-Unsubscribe=One-Click",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
     expect(done.status).toBe(200);
-    expect(await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, acct.email)).get()).toMatchObject({ reason: "unsubscribed" });
+    expect(
+      await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, acct.email)).get(),
+    ).toMatchObject({ reason: "unsubscribed" });
     expect((await follow(`https://verify.test/mail/unsubscribe/${required}`, { method: "POST" })).status).toBe(404);
   });
 });

@@ -12,16 +12,28 @@ import { caughtFor, waitForMail } from "../../mail-catcher";
  * a key's daily cap (once per key per day), a bulk run finished (opt-in per account). Read back from the catcher.
  */
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const patchAccount = (key: string, body: unknown) => call<{ mail: Record<string, unknown>; balance: { total: number } }>("/api/v1/account", json(body, auth(key), "PATCH"));
-const entityBatch = (key: string, identifiers: string[]) => call<{ results: unknown[] }>("/api/v1/entity/batch", json({ identifiers }, auth(key)));
+const patchAccount = (key: string, body: unknown) =>
+  call<{ mail: Record<string, unknown>; balance: { total: number } }>(
+    "/api/v1/account",
+    json(body, auth(key), "PATCH"),
+  );
+const entityBatch = (key: string, identifiers: string[]) =>
+  call<{ results: unknown[] }>("/api/v1/entity/batch", json({ identifiers }, auth(key)));
 
 async function recipientsOf(acct: TestAccount) {
-  const owner = await database(env).select({ email: accounts.email }).from(accounts).where(eq(accounts.id, acct.accountId)).get();
+  const owner = await database(env)
+    .select({ email: accounts.email })
+    .from(accounts)
+    .where(eq(accounts.id, acct.accountId))
+    .get();
   return { owner: owner!.email };
 }
 
 const messagesOf = (accountId: string, kind: string) =>
-  database(env).select().from(mailMessages).where(and(eq(mailMessages.accountId, accountId), eq(mailMessages.kind, kind)));
+  database(env)
+    .select()
+    .from(mailMessages)
+    .where(and(eq(mailMessages.accountId, accountId), eq(mailMessages.kind, kind)));
 
 /** Gives the queue time to hand over anything more (a notice goes out after the call that caused it). */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 600));
@@ -38,11 +50,23 @@ describe("PATCH /api/v1/account: the account's mail settings", () => {
     expect(patched.body.data.mail).toEqual({ low_balance_threshold: 50, bulk_finished_emails: true });
     expect(patched.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 3 });
     const key2 = await anotherKey(acct);
-    expect((await call<{ mail: unknown }>("/api/v1/account", bearer(key2))).body.data.mail).toEqual({ low_balance_threshold: 50, bulk_finished_emails: true });
-    expect((await patchAccount(key2, { low_balance_threshold: null })).body.data.mail).toEqual({ low_balance_threshold: null, bulk_finished_emails: true });
+    expect((await call<{ mail: unknown }>("/api/v1/account", bearer(key2))).body.data.mail).toEqual({
+      low_balance_threshold: 50,
+      bulk_finished_emails: true,
+    });
+    expect((await patchAccount(key2, { low_balance_threshold: null })).body.data.mail).toEqual({
+      low_balance_threshold: null,
+      bulk_finished_emails: true,
+    });
 
     const key3 = await anotherKey(acct);
-    for (const bad of [{}, { low_balance_threshold: 0 }, { low_balance_threshold: 2.5 }, { bulk_finished_emails: "yes" }, { email: "x@example.com" }]) {
+    for (const bad of [
+      {},
+      { low_balance_threshold: 0 },
+      { low_balance_threshold: 2.5 },
+      { bulk_finished_emails: "yes" },
+      { email: "x@example.com" },
+    ]) {
       const refused = await patchAccount(key3, bad);
       expect([refused.status, refused.body.error?.code]).toEqual([422, "VALIDATION_FAILED"]);
     }
@@ -55,14 +79,20 @@ describe("low balance warning", () => {
     const { owner } = await recipientsOf(acct);
     await patchAccount(acct.key, { low_balance_threshold: 8 });
     // 3 credits: 10 -> 7, below 8.
-    expect((await entityBatch(acct.key, [LEI.widgets, LEI.holdings, LEI.energy])).body.meta).toMatchObject({ credits_used: 3 });
+    expect((await entityBatch(acct.key, [LEI.widgets, LEI.holdings, LEI.energy])).body.meta).toMatchObject({
+      credits_used: 3,
+    });
     const [warning] = await waitForMail(owner);
     expect(warning!.to).toEqual([owner]);
     expect(warning!.subject).toBe("Your balance is below 8 credits");
-    expect(warning!.text).toContain("Your Verification API balance is 7 credits, below the warning threshold of 8 you set.");
+    expect(warning!.text).toContain(
+      "Your Verification API balance is 7 credits, below the warning threshold of 8 you set.",
+    );
     expect(warning!.text).toContain("Your balance: https://verify.test/api/v1/account");
     expect(warning!.html).toContain('<a href="https://verify.test/api/v1/account">Your balance</a>');
-    expect(warning!.headers["list-unsubscribe"]).toMatch(/^<https:\/\/verify\.test\/mail\/unsubscribe\/msg_[0-9A-Za-z]+>$/);
+    expect(warning!.headers["list-unsubscribe"]).toMatch(
+      /^<https:\/\/verify\.test\/mail\/unsubscribe\/msg_[0-9A-Za-z]+>$/,
+    );
     expect(warning!.text).not.toContain(acct.key);
 
     // Still below: another paid lookup sends nothing more.
@@ -89,7 +119,9 @@ describe("daily spend cap reached", () => {
     expect(stopped.body.meta).toMatchObject({ processed: 2, credits_used: 2, stopped_reason: "key_spend_cap" });
     const [mail] = await waitForMail(owner);
     expect(mail!.subject).toBe(`Key ${acct.keyId} reached its daily credit cap`);
-    expect(mail!.text).toContain(`The API key ${acct.keyId} has spent its daily cap of 2 credits today (${new Date().toISOString().slice(0, 10)}, UTC).`);
+    expect(mail!.text).toContain(
+      `The API key ${acct.keyId} has spent its daily cap of 2 credits today (${new Date().toISOString().slice(0, 10)}, UTC).`,
+    );
     expect(mail!.text).toContain("The ledger, by key: https://verify.test/api/v1/account/ledger");
     expect(mail!.html).toContain('<a href="https://verify.test/api/v1/account/ledger">');
     expect(mail!.text).not.toContain(acct.key);
@@ -119,7 +151,9 @@ describe("bulk run finished", () => {
     const [mail] = await waitForMail(owner);
     expect(mail!.to).toEqual([owner]);
     expect(mail!.subject).toBe(`Bulk phone run ${jobId} completed`);
-    expect(mail!.text).toMatch(new RegExp(`^Your phone bulk run ${jobId} is completed: 3 of 3 entries processed, \\d+ credits used\\.`));
+    expect(mail!.text).toMatch(
+      new RegExp(`^Your phone bulk run ${jobId} is completed: 3 of 3 entries processed, \\d+ credits used\\.`),
+    );
     expect(mail!.text).toContain("valid: 2");
     expect(mail!.text).toContain(`The run: GET https://verify.test/api/v1/phone/bulk/${jobId}`);
     expect(mail!.html).toContain(`<a href="https://verify.test/api/v1/phone/bulk/${jobId}/results">`);

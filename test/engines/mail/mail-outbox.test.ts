@@ -3,7 +3,13 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { database } from "../../../src/db/client";
 import { mailLinks, mailMessages, mailSuppressions, memberships, users } from "../../../src/db/schema";
-import { attemptMail, HOURLY_LIMITS, MAIL_ATTEMPTS, queueMail, type OutgoingMail } from "../../../src/engines/mail/outbox";
+import {
+  attemptMail,
+  HOURLY_LIMITS,
+  MAIL_ATTEMPTS,
+  queueMail,
+  type OutgoingMail,
+} from "../../../src/engines/mail/outbox";
 import { sweepMail, sweepMailLinks } from "../../../src/engines/mail/retention";
 import { issueLink } from "../../../src/engines/mail/links";
 import { sweepStalled } from "../../../workers/recovery";
@@ -19,17 +25,26 @@ async function accountAt(domain = "example.com") {
 }
 
 const mail = (accountId: string, to: string, extra: Partial<OutgoingMail> = {}): OutgoingMail => ({
-  accountId, to, kind: "test_notice", subject: "Réponse prête ✓", text: `Bonjour,\nvotre réponse est prête: https://verify.test/runs/1\n`,
-  html: `<p>Bonjour,</p><p><a href="https://verify.test/runs/1">votre réponse</a> est prête.</p>`, optional: false, ...extra,
+  accountId,
+  to,
+  kind: "test_notice",
+  subject: "Réponse prête ✓",
+  text: `Bonjour,\nvotre réponse est prête: https://verify.test/runs/1\n`,
+  html: `<p>Bonjour,</p><p><a href="https://verify.test/runs/1">votre réponse</a> est prête.</p>`,
+  optional: false,
+  ...extra,
 });
 
 const row = (id: string) => database(env).select().from(mailMessages).where(eq(mailMessages.id, id)).get();
 const settled = (id: string) =>
-  vi.waitFor(async () => {
-    const r = await row(id);
-    if (!r || r.status === "pending") throw new Error("still pending");
-    return r;
-  }, { timeout: 10_000, interval: 50 });
+  vi.waitFor(
+    async () => {
+      const r = await row(id);
+      if (!r || r.status === "pending") throw new Error("still pending");
+      return r;
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 
 describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and parsed", () => {
   it("sends text + HTML with an encoded subject and sender name, the outbox's Message-ID, and no List-Unsubscribe on required mail", async () => {
@@ -79,23 +94,42 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
     const now = Date.now();
     for (let i = 0; i < emails.length; i += 30) {
       const part = emails.slice(i, i + 30).map((email, j) => ({ id: `usr_big_${stamp}_${i + j}`, email }));
-      await database(env).insert(users).values(part.map((u) => ({ ...u, createdAt: now })));
-      await database(env).insert(memberships).values(part.map((u) => ({ accountId, userId: u.id, createdAt: now })));
+      await database(env)
+        .insert(users)
+        .values(part.map((u) => ({ ...u, createdAt: now })));
+      await database(env)
+        .insert(memberships)
+        .values(part.map((u) => ({ accountId, userId: u.id, createdAt: now })));
     }
-    const ids = await queueMail(env, emails.map((to) => mail(accountId, to)));
+    const ids = await queueMail(
+      env,
+      emails.map((to) => mail(accountId, to)),
+    );
     expect(ids).toHaveLength(120);
-    await vi.waitFor(async () => {
-      const sent = await database(env).select({ id: mailMessages.id }).from(mailMessages).where(and(eq(mailMessages.accountId, accountId), eq(mailMessages.status, "sent")));
-      if (sent.length < 120) throw new Error(`${sent.length} of 120 sent`);
-    }, { timeout: 30_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        const sent = await database(env)
+          .select({ id: mailMessages.id })
+          .from(mailMessages)
+          .where(and(eq(mailMessages.accountId, accountId), eq(mailMessages.status, "sent")));
+        if (sent.length < 120) throw new Error(`${sent.length} of 120 sent`);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
     expect(await caughtFor(emails[119]!)).toHaveLength(1);
   }, 40_000);
 
   it("a permanent refusal (550) fails at once, suppresses the recipient, and later optional mail to it is not sent", async () => {
     const { accountId, email } = await accountAt("bounce.test");
     const [first] = await queueMail(env, [mail(accountId, email)]);
-    expect(await settled(first!)).toMatchObject({ status: "failed", attempts: 1, detail: expect.stringContaining("550") });
-    expect(await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, email)).get()).toMatchObject({ recipient: email });
+    expect(await settled(first!)).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      detail: expect.stringContaining("550"),
+    });
+    expect(
+      await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, email)).get(),
+    ).toMatchObject({ recipient: email });
     const [optional] = await queueMail(env, [mail(accountId, email, { optional: true })]);
     expect(await settled(optional!)).toMatchObject({ status: "suppressed", attempts: 0 });
     // Required mail is still attempted (a confirmation link must be able to reach a fixed mailbox).
@@ -106,13 +140,18 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
   it("a temporary refusal (451) is retried with backoff through the queue, then fails after the last attempt", async () => {
     const { accountId, email } = await accountAt("tempfail.test");
     const [id] = await queueMail(env, [mail(accountId, email)]);
-    const r = await vi.waitFor(async () => {
-      const current = await row(id!);
-      if (current?.status !== "failed") throw new Error(`still ${current?.status} after ${current?.attempts}`);
-      return current;
-    }, { timeout: 20_000, interval: 100 });
+    const r = await vi.waitFor(
+      async () => {
+        const current = await row(id!);
+        if (current?.status !== "failed") throw new Error(`still ${current?.status} after ${current?.attempts}`);
+        return current;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     expect(r).toMatchObject({ status: "failed", attempts: MAIL_ATTEMPTS, detail: expect.stringContaining("451") });
-    expect(await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, email)).get()).toBeUndefined();
+    expect(
+      await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, email)).get(),
+    ).toBeUndefined();
   }, 30_000);
 
   it("is idempotent per message id: a duplicate attempt message sends nothing more; a repeated dedupe key records nothing", async () => {
@@ -131,7 +170,14 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
     const [id] = await queueMail(env, [mail(accountId, email)]);
     await waitForMail(email);
     // A second message recorded but never queued (a crash between the insert and the send).
-    const lost = { ...(await row(id!))!, id: `msg_lost_${Date.now()}`, status: "pending" as const, attempts: 0, dueAt: Date.now() - 120_000, dedupeKey: null };
+    const lost = {
+      ...(await row(id!))!,
+      id: `msg_lost_${Date.now()}`,
+      status: "pending" as const,
+      attempts: 0,
+      dueAt: Date.now() - 120_000,
+      dedupeKey: null,
+    };
     await database(env).insert(mailMessages).values(lost);
     const swept = await sweepStalled(env);
     expect(swept.mail).toBeGreaterThanOrEqual(1);
@@ -144,7 +190,14 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
     const [id] = await queueMail(env, [mail(accountId, email)]);
     await settled(id!);
     const old = Date.now() - 31 * 86_400_000;
-    const pending = { ...(await row(id!))!, id: `msg_old_pending_${Date.now()}`, status: "pending" as const, dedupeKey: null, updatedAt: old, dueAt: Date.now() + 3_600_000 };
+    const pending = {
+      ...(await row(id!))!,
+      id: `msg_old_pending_${Date.now()}`,
+      status: "pending" as const,
+      dedupeKey: null,
+      updatedAt: old,
+      dueAt: Date.now() + 3_600_000,
+    };
     await database(env).insert(mailMessages).values(pending);
     await database(env).update(mailMessages).set({ updatedAt: old }).where(eq(mailMessages.id, id!));
     await sweepMail(database(env), Date.now());
@@ -175,10 +228,21 @@ describe("GET /admin/v1/mail", () => {
     const data = await admin<{ messages: Record<string, unknown>[] }>("GET", `/mail?account_id=${accountId}`);
     expect(data.messages.map((m) => m.id)).toEqual([second, first]);
     expect(data.messages[1]).toEqual({
-      id: first, account_id: accountId, recipient: email, subject: "first", kind: "test_notice", status: "sent",
-      detail: expect.any(String), attempts: 1, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), text: mail(accountId, email).text,
+      id: first,
+      account_id: accountId,
+      recipient: email,
+      subject: "first",
+      kind: "test_notice",
+      status: "sent",
+      detail: expect.any(String),
+      attempts: 1,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      text: mail(accountId, email).text,
     });
-    const filtered = await admin<{ messages: { id: string }[] }>("GET", `/mail?account_id=${accountId}&kind=other_notice`);
+    const filtered = await admin<{ messages: { id: string }[] }>(
+      "GET",
+      `/mail?account_id=${accountId}&kind=other_notice`,
+    );
     expect(filtered.messages.map((m) => m.id)).toEqual([second]);
   });
 
@@ -195,16 +259,25 @@ describe("hourly limits per account, kind and recipient", () => {
     const { accountId, email } = await accountAt();
     const limit = HOURLY_LIMITS.account_confirmation!;
     const queued: string[] = [];
-    for (let i = 0; i < limit + 2; i++) queued.push(...(await queueMail(env, [mail(accountId, email, { kind: "account_confirmation", subject: `n${i}` })])));
+    for (let i = 0; i < limit + 2; i++)
+      queued.push(
+        ...(await queueMail(env, [mail(accountId, email, { kind: "account_confirmation", subject: `n${i}` })])),
+      );
     expect(queued).toHaveLength(limit);
     const other = await queueMail(env, [mail(accountId, email, { kind: "test_notice" })]);
     expect(other).toHaveLength(1);
     await waitForMail(email, limit + 1);
-    const { messages } = await admin<{ messages: { subject: string; status: string; detail: string | null }[] }>("GET", `/mail?account_id=${accountId}&kind=account_confirmation`);
+    const { messages } = await admin<{ messages: { subject: string; status: string; detail: string | null }[] }>(
+      "GET",
+      `/mail?account_id=${accountId}&kind=account_confirmation`,
+    );
     // Several rows can share a millisecond, so the order among them is not asserted.
     const suppressed = messages.filter((m) => m.status === "suppressed");
     expect(suppressed.map((m) => m.subject).sort()).toEqual([`n${limit}`, `n${limit + 1}`].sort());
-    expect(suppressed.map((m) => m.detail)).toEqual(["hourly limit for this kind of message reached", "hourly limit for this kind of message reached"]);
+    expect(suppressed.map((m) => m.detail)).toEqual([
+      "hourly limit for this kind of message reached",
+      "hourly limit for this kind of message reached",
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await caughtFor(email)).toHaveLength(limit + 1);
   });

@@ -17,16 +17,25 @@ async function account() {
 }
 
 const mail = (accountId: string, to: string, kind: string, optional = true): OutgoingMail => ({
-  accountId, to, kind, subject: `A ${kind} message`, text: `About ${kind}.\n`, html: `<p>About ${kind}.</p>`, optional,
+  accountId,
+  to,
+  kind,
+  subject: `A ${kind} message`,
+  text: `About ${kind}.\n`,
+  html: `<p>About ${kind}.</p>`,
+  optional,
 });
 
 const fetchPage = (path: string, init: RequestInit = {}) => SELF.fetch(`${BASE}${path}`, init);
 const statusOf = (id: string) =>
-  vi.waitFor(async () => {
-    const row = await database(env).select().from(mailMessages).where(eq(mailMessages.id, id)).get();
-    if (!row || row.status === "pending") throw new Error("pending");
-    return row;
-  }, { timeout: 10_000, interval: 50 });
+  vi.waitFor(
+    async () => {
+      const row = await database(env).select().from(mailMessages).where(eq(mailMessages.id, id)).get();
+      if (!row || row.status === "pending") throw new Error("pending");
+      return row;
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 
 /** Opens the page as a browser would: its form token, and the cookie it must match. */
 async function openPage(messageId: string) {
@@ -44,7 +53,11 @@ function save(messageId: string, fields: { csrf?: string; kinds: string[] }, hea
   const body = new URLSearchParams();
   if (fields.csrf !== undefined) body.append("csrf", fields.csrf);
   for (const kind of fields.kinds) body.append("kinds", kind);
-  return fetchPage(`/mail/preferences/${messageId}`, { method: "POST", body, headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers } });
+  return fetchPage(`/mail/preferences/${messageId}`, {
+    method: "POST",
+    body,
+    headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
+  });
 }
 
 describe("the preferences page", () => {
@@ -52,24 +65,42 @@ describe("the preferences page", () => {
     const { accountId, email } = await account();
     const [alert] = await queueMail(env, [mail(accountId, email, "monitor_alert")]);
     const [caught] = await waitForMail(email);
-    const link = /^<https:\/\/verify\.test(\/mail\/unsubscribe\/msg_[0-9A-Za-z]+)>$/.exec(caught!.headers["list-unsubscribe"]!)![1]!;
+    const link = /^<https:\/\/verify\.test(\/mail\/unsubscribe\/msg_[0-9A-Za-z]+)>$/.exec(
+      caught!.headers["list-unsubscribe"]!,
+    )![1]!;
     expect(link).toBe(`/mail/unsubscribe/${alert}`);
     const { html, token, cookie } = await openPage(alert!);
     expect(html).toContain(`Emails to <strong>${email}</strong>`);
-    for (const kind of ["monitor_alert", "low_balance", "key_spend_cap", "bulk_finished"]) expect(html).toContain(`value="${kind}" checked`);
+    for (const kind of ["monitor_alert", "low_balance", "key_spend_cap", "bulk_finished"])
+      expect(html).toContain(`value="${kind}" checked`);
     expect(html).not.toContain("account_confirmation");
 
-    const saved = await save(alert!, { csrf: token, kinds: ["low_balance", "bulk_finished"] }, { Cookie: `mail_prefs_csrf=${cookie}`, Origin: BASE });
+    const saved = await save(
+      alert!,
+      { csrf: token, kinds: ["low_balance", "bulk_finished"] },
+      { Cookie: `mail_prefs_csrf=${cookie}`, Origin: BASE },
+    );
     expect(saved.status).toBe(200);
     const after = await saved.text();
     expect(after).toContain("Saved.");
     expect(after).toContain('value="low_balance" checked');
     expect(after).not.toContain('value="monitor_alert" checked');
-    const off = await database(env).select({ kind: mailPreferences.kind }).from(mailPreferences).where(eq(mailPreferences.recipient, email));
+    const off = await database(env)
+      .select({ kind: mailPreferences.kind })
+      .from(mailPreferences)
+      .where(eq(mailPreferences.recipient, email));
     expect(off.map((o) => o.kind).sort()).toEqual(["key_spend_cap", "monitor_alert"]);
 
-    const [blocked, allowed, required] = await queueMail(env, [mail(accountId, email, "monitor_alert"), mail(accountId, email, "low_balance"), mail(accountId, email, "account_confirmation", false)]);
-    expect(await statusOf(blocked!)).toMatchObject({ status: "suppressed", detail: "recipient turned monitor_alert mail off", attempts: 0 });
+    const [blocked, allowed, required] = await queueMail(env, [
+      mail(accountId, email, "monitor_alert"),
+      mail(accountId, email, "low_balance"),
+      mail(accountId, email, "account_confirmation", false),
+    ]);
+    expect(await statusOf(blocked!)).toMatchObject({
+      status: "suppressed",
+      detail: "recipient turned monitor_alert mail off",
+      attempts: 0,
+    });
     expect(await statusOf(allowed!)).toMatchObject({ status: "sent" });
     expect(await statusOf(required!)).toMatchObject({ status: "sent" });
   });
@@ -93,7 +124,15 @@ describe("the preferences page", () => {
     }
     expect(await database(env).select().from(mailPreferences).where(eq(mailPreferences.recipient, email))).toEqual([]);
     // The link's own origin (MAIL_BASE_URL) is this site too.
-    expect((await save(id!, { csrf: token, kinds: [] }, { Cookie: `mail_prefs_csrf=${cookie}`, Origin: "https://verify.test" })).status).toBe(200);
+    expect(
+      (
+        await save(
+          id!,
+          { csrf: token, kinds: [] },
+          { Cookie: `mail_prefs_csrf=${cookie}`, Origin: "https://verify.test" },
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it("answers 404 for an id that names no optional message (a required message, or none)", async () => {
@@ -107,18 +146,36 @@ describe("the preferences page", () => {
   it("shows a one-click unsubscribe; ticking a kind afterwards lifts it, a bounce suppression stays", async () => {
     const { accountId, email } = await account();
     const [id] = await queueMail(env, [mail(accountId, email, "monitor_alert")]);
-    await fetchPage(`/mail/unsubscribe/${id}`, { method: "POST", body: "List-Unsubscribe=One-Click", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    await fetchPage(`/mail/unsubscribe/${id}`, {
+      method: "POST",
+      body: "List-Unsubscribe=One-Click",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
     const { html, token, cookie } = await openPage(id!);
     expect(html).toContain("unsubscribed from every optional email");
     expect(html).not.toContain("checked");
     await save(id!, { csrf: token, kinds: ["monitor_alert"] }, { Cookie: `mail_prefs_csrf=${cookie}`, Origin: BASE });
-    expect(await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, email)).get()).toBeUndefined();
+    expect(
+      await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, email)).get(),
+    ).toBeUndefined();
 
-    await database(env).insert(mailSuppressions).values({ recipient: email, reason: "550 mailbox unavailable", createdAt: Date.now() });
+    await database(env)
+      .insert(mailSuppressions)
+      .values({ recipient: email, reason: "550 mailbox unavailable", createdAt: Date.now() });
     const again = await openPage(id!);
     expect(again.html).toContain("refused for good");
-    await save(id!, { csrf: again.token, kinds: ["monitor_alert"] }, { Cookie: `mail_prefs_csrf=${again.cookie}`, Origin: BASE });
-    expect(await database(env).select().from(mailSuppressions).where(and(eq(mailSuppressions.recipient, email))).get()).toMatchObject({ reason: "550 mailbox unavailable" });
+    await save(
+      id!,
+      { csrf: again.token, kinds: ["monitor_alert"] },
+      { Cookie: `mail_prefs_csrf=${again.cookie}`, Origin: BASE },
+    );
+    expect(
+      await database(env)
+        .select()
+        .from(mailSuppressions)
+        .where(and(eq(mailSuppressions.recipient, email)))
+        .get(),
+    ).toMatchObject({ reason: "550 mailbox unavailable" });
   });
 });
 
@@ -126,9 +183,15 @@ describe("hourly limits of the new kinds", () => {
   it("low_balance: at most 2 an hour per account and recipient; beyond it recorded as suppressed", async () => {
     const { accountId, email } = await account();
     expect(HOURLY_LIMITS).toMatchObject({ low_balance: 2, key_spend_cap: 10, bulk_finished: 30 });
-    const ids = await queueMail(env, [1, 2, 3].map(() => mail(accountId, email, "low_balance")));
+    const ids = await queueMail(
+      env,
+      [1, 2, 3].map(() => mail(accountId, email, "low_balance")),
+    );
     expect(ids).toHaveLength(2);
-    const rows = await database(env).select().from(mailMessages).where(and(eq(mailMessages.accountId, accountId), eq(mailMessages.status, "suppressed")));
+    const rows = await database(env)
+      .select()
+      .from(mailMessages)
+      .where(and(eq(mailMessages.accountId, accountId), eq(mailMessages.status, "suppressed")));
     expect(rows.map((r) => r.detail)).toEqual(["hourly limit for this kind of message reached"]);
   });
 });
@@ -136,13 +199,22 @@ describe("hourly limits of the new kinds", () => {
 describe("signed links", () => {
   it("sign_in links work once, only for their own purpose, and name their recipient", async () => {
     const { accountId, email } = await account();
-    const token = await issueLink(env, { purpose: "sign_in", accountId, recipient: email.toUpperCase(), ttlMs: 60_000 });
+    const token = await issueLink(env, {
+      purpose: "sign_in",
+      accountId,
+      recipient: email.toUpperCase(),
+      ttlMs: 60_000,
+    });
     expect(token).toMatch(/^[0-9A-Za-z]{44}$/);
     expect(await consumeLink(env, "confirm_email", token)).toEqual({ ok: false, reason: "unknown" });
     expect(await consumeLink(env, "sign_in", token)).toEqual({ ok: true, accountId, recipient: email });
     expect(await consumeLink(env, "sign_in", token)).toEqual({ ok: false, reason: "used", accountId });
     const late = await issueLink(env, { purpose: "sign_in", accountId, recipient: email, ttlMs: 60_000 });
-    expect(await consumeLink(env, "sign_in", late, Date.now() + 61_000)).toEqual({ ok: false, reason: "expired", accountId });
+    expect(await consumeLink(env, "sign_in", late, Date.now() + 61_000)).toEqual({
+      ok: false,
+      reason: "expired",
+      accountId,
+    });
   });
 
   it("concurrent uses of one link: exactly one succeeds", async () => {
@@ -154,7 +226,10 @@ describe("signed links", () => {
 
   it("a token signed with another secret is unknown", async () => {
     const { accountId, email } = await account();
-    const token = await issueLink({ ...env, MAIL_LINK_SECRET: "another-secret-of-at-least-32-characters" }, { purpose: "sign_in", accountId, recipient: email, ttlMs: 60_000 });
+    const token = await issueLink(
+      { ...env, MAIL_LINK_SECRET: "another-secret-of-at-least-32-characters" },
+      { purpose: "sign_in", accountId, recipient: email, ttlMs: 60_000 },
+    );
     expect(await consumeLink(env, "sign_in", token)).toEqual({ ok: false, reason: "unknown" });
   });
 });

@@ -23,8 +23,20 @@ function paidApp(accountId: string, keyId: string, dailyCreditCap: number | null
     await next();
   });
   const lookUp = (value: string) => async (c: Context<AppEnv>) => {
-    const run = orRefuse(await walk(product, { env, payer: payerOf(c.var.principal), requestId: c.var.requestId, inputs: [value], options: OPTIONS }));
-    return ok(c, { result: run.items[0]!.data }, { credits_used: run.creditsUsed, credits_remaining: run.creditsRemaining });
+    const run = orRefuse(
+      await walk(product, {
+        env,
+        payer: payerOf(c.var.principal),
+        requestId: c.var.requestId,
+        inputs: [value],
+        options: OPTIONS,
+      }),
+    );
+    return ok(
+      c,
+      { result: run.items[0]!.data },
+      { credits_used: run.creditsUsed, credits_remaining: run.creditsRemaining },
+    );
   };
   // Distinct values each time: a repeat within 7 days would be free.
   app.post("/paid", (c) => lookUp(`${cost ? "paid" : "free"}:${crypto.randomUUID()}`)(c));

@@ -1,6 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { attemptDelivery, enqueueDelivery, redeliverLatest, type DeliveryMessage } from "../../../src/engines/webhooks/outbox";
+import {
+  attemptDelivery,
+  enqueueDelivery,
+  redeliverLatest,
+  type DeliveryMessage,
+} from "../../../src/engines/webhooks/outbox";
 import { mintSecret } from "../../../src/engines/webhooks/secret";
 import { call, createAccount, json } from "../../helpers";
 import { receivedAt } from "../../webhook-receiver";
@@ -27,7 +32,14 @@ describe("Webhook-Delivery-Id (docs/jobs-and-webhooks.md)", () => {
     const { testEnv, next } = recordingEnv();
     const path = `/fail-once/delivery-id-${crypto.randomUUID()}`;
     const ownerId = crypto.randomUUID();
-    const id = await enqueueDelivery(testEnv, { owner: "job", ownerId, event: "bulk_email_job.finished", url: `${env.RECEIVER_URL}${path}`, secret: mintSecret(), body });
+    const id = await enqueueDelivery(testEnv, {
+      owner: "job",
+      ownerId,
+      event: "bulk_email_job.finished",
+      url: `${env.RECEIVER_URL}${path}`,
+      secret: mintSecret(),
+      body,
+    });
     await next(testEnv); // 500: retried
     await next(testEnv); // 200
     expect(await redeliverLatest(testEnv, "job", ownerId)).toBe(true);
@@ -42,7 +54,14 @@ describe("Webhook-Delivery-Id (docs/jobs-and-webhooks.md)", () => {
     const { testEnv, next } = recordingEnv();
     const path = `/ok/delivery-id-${crypto.randomUUID()}`;
     for (let i = 0; i < 2; i++) {
-      await enqueueDelivery(testEnv, { owner: "job", ownerId: crypto.randomUUID(), event: "bulk_email_job.finished", url: `${env.RECEIVER_URL}${path}`, secret: mintSecret(), body });
+      await enqueueDelivery(testEnv, {
+        owner: "job",
+        ownerId: crypto.randomUUID(),
+        event: "bulk_email_job.finished",
+        url: `${env.RECEIVER_URL}${path}`,
+        secret: mintSecret(),
+        body,
+      });
       await next(testEnv);
     }
     const ids = (await receivedAt(path)).map((a) => a.headers["webhook-delivery-id"]);
@@ -56,7 +75,13 @@ describe("Webhook-Delivery-Id (docs/jobs-and-webhooks.md)", () => {
     const acct = await createAccount();
     const path = `/ok/delivery-id-test-${crypto.randomUUID()}`;
     const sendTest = () =>
-      call("/api/v1/webhooks/test", json({ url: `${env.RECEIVER_URL}${path}`, event: "bulk_email_job.finished" }, { Authorization: `Bearer ${acct.key}` }));
+      call(
+        "/api/v1/webhooks/test",
+        json(
+          { url: `${env.RECEIVER_URL}${path}`, event: "bulk_email_job.finished" },
+          { Authorization: `Bearer ${acct.key}` },
+        ),
+      );
     expect((await sendTest()).status).toBe(200);
     expect((await sendTest()).status).toBe(200);
     const ids = (await receivedAt(path)).map((a) => a.headers["webhook-delivery-id"]);

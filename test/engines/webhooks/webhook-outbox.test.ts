@@ -41,7 +41,10 @@ class RecordingQueue implements Queue<unknown> {
     return { metadata: { metrics: { backlogCount: this.sent.length, backlogBytes: 0 } } };
   }
 
-  async sendBatch(messages: Iterable<MessageSendRequest<unknown>>, options?: QueueSendBatchOptions): Promise<QueueSendBatchResponse> {
+  async sendBatch(
+    messages: Iterable<MessageSendRequest<unknown>>,
+    options?: QueueSendBatchOptions,
+  ): Promise<QueueSendBatchResponse> {
     for (const m of messages) await this.send(m.body, { delaySeconds: m.delaySeconds ?? options?.delaySeconds });
     return { metadata: { metrics: { backlogCount: this.sent.length, backlogBytes: 0 } } };
   }
@@ -65,7 +68,8 @@ const record = (id: number) => database(env).select().from(webhookDeliveries).wh
 
 const uuid = () => crypto.randomUUID();
 
-const jobBody = (id: number) => JSON.stringify({ event: "bulk_email_job.finished", job: { id, status: "completed", total: 2, deliverable: 1 } });
+const jobBody = (id: number) =>
+  JSON.stringify({ event: "bulk_email_job.finished", job: { id, status: "completed", total: 2, deliverable: 1 } });
 
 async function enqueue(testEnv: Env, url: string, options: { owner?: Owner; ownerId?: string; body?: string } = {}) {
   const secret = mintSecret();
@@ -89,8 +93,19 @@ describe("webhook outbox", () => {
     const d = await enqueue(testEnv, `${env.RECEIVER_URL}${path}`);
     expect(d.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
     expect(queue.sent).toEqual([{ body: { type: "delivery", deliveryId: d.id, attempt: 1 }, delaySeconds: undefined }]);
-    expect(await record(d.id)).toMatchObject({ status: "pending", detail: null, attempts: 0, body: d.body, owner: "job", ownerId: d.ownerId });
-    expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({ status: "pending", detail: null, url: d.url });
+    expect(await record(d.id)).toMatchObject({
+      status: "pending",
+      detail: null,
+      attempts: 0,
+      body: d.body,
+      owner: "job",
+      ownerId: d.ownerId,
+    });
+    expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({
+      status: "pending",
+      detail: null,
+      url: d.url,
+    });
 
     await queue.deliverNext(testEnv);
     expect(await record(d.id)).toMatchObject({ status: "delivered", detail: "200", attempts: 1 });
@@ -103,7 +118,11 @@ describe("webhook outbox", () => {
     expect(await verifier.verify(delivery!.headers, delivery!.body)).toBe("ok");
     expect(await verifier.legacyMatches(delivery!.headers, delivery!.body)).toBe(true);
     expect(await new WebhookVerifier(mintSecret()).verify(delivery!.headers, delivery!.body)).toBe("bad_signature");
-    expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({ status: "delivered", detail: "200", url: d.url });
+    expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({
+      status: "delivered",
+      detail: "200",
+      url: d.url,
+    });
   });
 
   it("retries a 500 as a separate, delayed queue message and is delivered at the second attempt", async () => {
@@ -113,7 +132,12 @@ describe("webhook outbox", () => {
 
     expect((await queue.deliverNext(testEnv)).body.attempt).toBe(1);
     expect(await record(d.id)).toMatchObject({ status: "pending", detail: "500", attempts: 1 });
-    expect(queue.sent).toEqual([{ body: { type: "delivery", deliveryId: d.id, attempt: 2 }, delaySeconds: expectedDelay(2, Number(env.WEBHOOK_RETRY_BASE_MS)) }]);
+    expect(queue.sent).toEqual([
+      {
+        body: { type: "delivery", deliveryId: d.id, attempt: 2 },
+        delaySeconds: expectedDelay(2, Number(env.WEBHOOK_RETRY_BASE_MS)),
+      },
+    ]);
 
     await queue.deliverNext(testEnv);
     expect(await record(d.id)).toMatchObject({ status: "delivered", detail: "200", attempts: 2 });
@@ -190,14 +214,22 @@ describe("webhook outbox", () => {
     const path = `/ok/outbox-${uuid()}`;
     const d = await enqueue(testEnv, `${env.RECEIVER_URL}${path}`, { ownerId });
     await queue.deliverNext(testEnv);
-    expect((await latestStatuses(database(env), "job", [ownerId])).get(ownerId)).toEqual({ status: "delivered", detail: "200", url: `${env.RECEIVER_URL}${path}` });
+    expect((await latestStatuses(database(env), "job", [ownerId])).get(ownerId)).toEqual({
+      status: "delivered",
+      detail: "200",
+      url: `${env.RECEIVER_URL}${path}`,
+    });
 
     // V2 timestamps are whole seconds: let the clock move past the first one.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await redeliverLatest(testEnv, "job", ownerId)).toBe(true);
     expect(await record(d.id)).toMatchObject({ status: "pending", detail: null, attempts: 0 });
     expect(queue.sent).toEqual([{ body: { type: "delivery", deliveryId: d.id, attempt: 1 }, delaySeconds: undefined }]);
-    expect((await latestStatuses(database(env), "job", [ownerId])).get(ownerId)).toEqual({ status: "pending", detail: null, url: `${env.RECEIVER_URL}${path}` });
+    expect((await latestStatuses(database(env), "job", [ownerId])).get(ownerId)).toEqual({
+      status: "pending",
+      detail: null,
+      url: `${env.RECEIVER_URL}${path}`,
+    });
     await queue.deliverNext(testEnv);
     expect(await record(d.id)).toMatchObject({ status: "delivered", detail: "200", attempts: 1 });
     expect(await record(older.id)).toMatchObject({ status: "failed", detail: "404", attempts: 1 });
@@ -241,7 +273,10 @@ describe("webhook outbox", () => {
     queue.sent = [];
     // Interrupted after its first attempt, long ago: the sweep queues the second.
     const longAgo = Date.now() - STALE_DELIVERY_MS - 1_000;
-    await database(env).update(webhookDeliveries).set({ attempts: 1, detail: "500", updatedAt: longAgo }).where(eq(webhookDeliveries.id, d.id));
+    await database(env)
+      .update(webhookDeliveries)
+      .set({ attempts: 1, detail: "500", updatedAt: longAgo })
+      .where(eq(webhookDeliveries.id, d.id));
 
     expect(await requeueStalledDeliveries(testEnv)).toBeGreaterThanOrEqual(1);
     const mine = queue.sent.filter((s) => s.body.deliveryId === d.id);
@@ -262,7 +297,11 @@ describe("webhook outbox", () => {
     const owned = await enqueue(testEnv, `${env.RECEIVER_URL}/status/404/outbox-${uuid()}`, { owner: "monitor" });
     await queue.deliverNext(testEnv);
     const strangers = Array.from({ length: 150 }, () => uuid());
-    const statuses = await latestStatuses(database(env), "monitor", [...strangers.slice(0, 120), owned.ownerId, ...strangers.slice(120)]);
+    const statuses = await latestStatuses(database(env), "monitor", [
+      ...strangers.slice(0, 120),
+      owned.ownerId,
+      ...strangers.slice(120),
+    ]);
     expect([...statuses]).toEqual([[owned.ownerId, { status: "failed", detail: "404", url: owned.url }]]);
     expect((await latestStatuses(database(env), "job", [owned.ownerId])).size).toBe(0);
     expect((await latestStatuses(database(env), "monitor", [])).size).toBe(0);

@@ -25,7 +25,9 @@ describe("webhook delivery retention (daily cron)", () => {
     const monitorLatest = await insert("monitor", `m-${suffix}`, "failed", 35);
     await sweepRetention(env);
     const ids = [oldJob, oldCallback, stuck, recent, monitorOlder, monitorLatest];
-    const left = await env.DB.prepare(`SELECT id FROM webhook_deliveries WHERE id IN (${ids.join(",")}) ORDER BY id`).all<{ id: number }>();
+    const left = await env.DB.prepare(
+      `SELECT id FROM webhook_deliveries WHERE id IN (${ids.join(",")}) ORDER BY id`,
+    ).all<{ id: number }>();
     expect(left.results.map((r) => r.id)).toEqual([stuck, recent, monitorLatest]);
   });
 });

@@ -16,11 +16,24 @@ beforeAll(async () => {
 
 type Answer = { postcode_found: boolean | null; locality_matches_postcode: boolean | null; reason: string | null };
 
-async function answers(items: { country: string; postcode: string; locality?: string; region?: string | null }[]): Promise<Answer[]> {
+async function answers(
+  items: { country: string; postcode: string; locality?: string; region?: string | null }[],
+): Promise<Answer[]> {
   const out: Answer[] = [];
   for (let i = 0; i < items.length; i += 100) {
-    const addresses = items.slice(i, i + 100).map((p) => ({ line1: "1 Test Street", locality: p.locality ?? "Testville", region: p.region ?? null, postcode: p.postcode, country: p.country }));
-    const { body } = await call<{ results: { data: Answer }[] }>("/api/v1/address/batch", json({ addresses }, { Authorization: `Bearer ${await anotherKey(acct)}` }));
+    const addresses = items
+      .slice(i, i + 100)
+      .map((p) => ({
+        line1: "1 Test Street",
+        locality: p.locality ?? "Testville",
+        region: p.region ?? null,
+        postcode: p.postcode,
+        country: p.country,
+      }));
+    const { body } = await call<{ results: { data: Answer }[] }>(
+      "/api/v1/address/batch",
+      json({ addresses }, { Authorization: `Bearer ${await anotherKey(acct)}` }),
+    );
     out.push(...body.data.results.map((r) => r.data));
   }
   return out;
@@ -35,12 +48,23 @@ describe("accuracy set", () => {
       const own = accuracy.pairs.map((p, i) => [p, results[i]!] as const).filter(([p]) => p.country === country);
       const found = own.filter(([, r]) => r.postcode_found).length;
       const agree = own.filter(([, r]) => r.locality_matches_postcode).length;
-      return { country, pairs: own.length, found, agree, disagree: own.filter(([p, r]) => r.locality_matches_postcode === false && p).map(([p]) => `${p.postcode} ${p.locality}`) };
+      return {
+        country,
+        pairs: own.length,
+        found,
+        agree,
+        disagree: own
+          .filter(([p, r]) => r.locality_matches_postcode === false && p)
+          .map(([p]) => `${p.postcode} ${p.locality}`),
+      };
     });
     const total = byCountry.reduce((sum, c) => sum + c.pairs, 0);
     const agree = byCountry.reduce((sum, c) => sum + c.agree, 0);
-    console.log(`[accuracy] ${agree}/${total} pairs agree (${share(agree, total)}%): ${byCountry.map((c) => `${c.country} ${c.agree}/${c.pairs} found ${c.found}`).join(", ")}`);
-    for (const c of byCountry) if (c.disagree.length) console.log(`[accuracy] ${c.country} disagreements: ${c.disagree.join("; ")}`);
+    console.log(
+      `[accuracy] ${agree}/${total} pairs agree (${share(agree, total)}%): ${byCountry.map((c) => `${c.country} ${c.agree}/${c.pairs} found ${c.found}`).join(", ")}`,
+    );
+    for (const c of byCountry)
+      if (c.disagree.length) console.log(`[accuracy] ${c.country} disagreements: ${c.disagree.join("; ")}`);
     expect(total).toBeGreaterThanOrEqual(200);
     expect(agree / total).toBeGreaterThanOrEqual(0.95);
     for (const c of byCountry) expect(c.found / c.pairs).toBeGreaterThanOrEqual(0.95);

@@ -6,7 +6,14 @@
  */
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ADDRESS_DATASETS } from "../../../src/products/address/datasets";
-import { installReference, installRows, installSamples, SAMPLE_COVERAGE, SAMPLE_VERSION, sampleRows } from "../../address-samples";
+import {
+  installReference,
+  installRows,
+  installSamples,
+  SAMPLE_COVERAGE,
+  SAMPLE_VERSION,
+  sampleRows,
+} from "../../address-samples";
 import { anotherKey, bearer, call, createAccount, json, type TestAccount } from "../../helpers";
 
 let acct: TestAccount;
@@ -18,14 +25,29 @@ beforeAll(async () => {
 });
 beforeEach(async () => void (key = await anotherKey(acct)));
 
-const lookup = (body: unknown, as = key) => call<Record<string, any>>("/api/v1/address", json(body, { Authorization: `Bearer ${as}` }));
-const datasetsOf = (body: { data: Record<string, any> }) => (body.data.sources as { dataset: string }[]).map((s) => s.dataset);
+const lookup = (body: unknown, as = key) =>
+  call<Record<string, any>>("/api/v1/address", json(body, { Authorization: `Bearer ${as}` }));
+const datasetsOf = (body: { data: Record<string, any> }) =>
+  (body.data.sources as { dataset: string }[]).map((s) => s.dataset);
 
-const NOT_COVERED = { valid: true, verification: "format_only", reason: "not_covered", precision: "country", postcode_format_valid: true, postcode_found: null, risk_score: 30, risk_components: { unverifiable: 30 }, risk_level: "medium" };
+const NOT_COVERED = {
+  valid: true,
+  verification: "format_only",
+  reason: "not_covered",
+  precision: "country",
+  postcode_format_valid: true,
+  postcode_found: null,
+  risk_score: 30,
+  risk_components: { unverifiable: 30 },
+  risk_level: "medium",
+};
 
 describe("coverage in /status/data", () => {
   it("each address dataset shows the coverage its installer recorded: the packages' partial files, the samples as samples", async () => {
-    const { body } = await call<{ datasets: { name: string; version: string; coverage: unknown }[] }>("/api/v1/status/data", bearer(acct.key));
+    const { body } = await call<{ datasets: { name: string; version: string; coverage: unknown }[] }>(
+      "/api/v1/status/data",
+      bearer(acct.key),
+    );
     const of = (name: string) => body.data.datasets.find((d) => d.name === name)!;
     expect(of("de-postcodes").coverage).toEqual(ADDRESS_DATASETS["de-postcodes"].coverage);
     expect(of("de-postcodes").coverage).toMatchObject({ kind: "partial", countries: ["DE"] });
@@ -40,7 +62,11 @@ describe("a postcode outside every installed dataset's coverage", () => {
     const fresh = await createAccount({ pack: 5 });
     const { status, body } = await lookup({ address: "221B Baker Street, London NW1 6XE", country: "GB" }, fresh.key);
     expect(status).toBe(200);
-    expect(body.data).toMatchObject({ ...NOT_COVERED, address: { line1: "221B Baker Street", locality: "London", postcode: "NW1 6XE" }, geo: null });
+    expect(body.data).toMatchObject({
+      ...NOT_COVERED,
+      address: { line1: "221B Baker Street", locality: "London", postcode: "NW1 6XE" },
+      geo: null,
+    });
     expect(datasetsOf(body).sort()).toEqual(["address-countries", "postcode-formats", "uk-onspd", "uk-os-open-names"]);
     expect(body.data.sources).toContainEqual({ dataset: "uk-onspd", version: SAMPLE_VERSION });
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
@@ -54,14 +80,19 @@ describe("a postcode outside every installed dataset's coverage", () => {
   it("a postcode the sample holds is still verified (a sample answers for what it holds)", async () => {
     const { postcodes } = await sampleRows("uk-onspd");
     const held = postcodes.find((p) => p.country === "GB" && p.latitude !== null)!;
-    const { body } = await lookup({ address: { line1: "1 Any Street", locality: "London", postcode: held.postcode, country: "GB" } });
+    const { body } = await lookup({
+      address: { line1: "1 Any Street", locality: "London", postcode: held.postcode, country: "GB" },
+    });
     expect(body.data).toMatchObject({ postcode_found: true, verification: "verified" });
   });
 
   it("Platz der Republik 1, 11011 Berlin (a Großkunden code OpenStreetMap's list lacks): format_only, not_covered, not invalid", async () => {
     const fresh = await createAccount({ pack: 5 });
     const { body } = await lookup({ address: "Platz der Republik 1, 11011 Berlin", country: "DE" }, fresh.key);
-    expect(body.data).toMatchObject({ ...NOT_COVERED, address: { line1: "Platz der Republik 1", locality: "Berlin", postcode: "11011" } });
+    expect(body.data).toMatchObject({
+      ...NOT_COVERED,
+      address: { line1: "Platz der Republik 1", locality: "Berlin", postcode: "11011" },
+    });
     expect(datasetsOf(body)).toContain("de-postcodes");
     expect(body.meta.credits_used).toBe(0);
   });
@@ -73,8 +104,14 @@ describe("a postcode outside every installed dataset's coverage", () => {
   });
 
   it("a malformed postcode is still invalid: its form is checked whatever is installed", async () => {
-    const { body } = await lookup({ address: { line1: "Platz der Republik 1", locality: "Berlin", postcode: "1101", country: "DE" } });
-    expect(body.data).toMatchObject({ verification: "invalid", reason: "invalid_postcode_format", postcode_found: null });
+    const { body } = await lookup({
+      address: { line1: "Platz der Republik 1", locality: "Berlin", postcode: "1101", country: "DE" },
+    });
+    expect(body.data).toMatchObject({
+      verification: "invalid",
+      reason: "invalid_postcode_format",
+      postcode_found: null,
+    });
   });
 
   it("the batch answers the same and bills only the verified address", async () => {
@@ -84,7 +121,10 @@ describe("a postcode outside every installed dataset's coverage", () => {
       { address: "Platz der Republik 1, 11011 Berlin", country: "DE" },
       { address: "1 Main St, Springfield, IL 62701", country: "US" },
     ];
-    const { body } = await call<Record<string, any>>("/api/v1/address/batch", json({ addresses: items }, { Authorization: `Bearer ${fresh.key}` }));
+    const { body } = await call<Record<string, any>>(
+      "/api/v1/address/batch",
+      json({ addresses: items }, { Authorization: `Bearer ${fresh.key}` }),
+    );
     expect(body.data.results.map((r: any) => [r.data.verification, r.data.reason, r.meta.credits_used])).toEqual([
       ["format_only", "not_covered", 0],
       ["format_only", "not_covered", 0],
@@ -102,7 +142,13 @@ describe("a dataset recorded as the publisher's complete file", () => {
     try {
       const fresh = await createAccount({ pack: 5 });
       const { body } = await lookup({ address: "221B Baker Street, London NW1 6XE", country: "GB" }, fresh.key);
-      expect(body.data).toMatchObject({ valid: false, verification: "invalid", reason: "unknown_postcode", postcode_found: false, risk_score: 70 });
+      expect(body.data).toMatchObject({
+        valid: false,
+        verification: "invalid",
+        reason: "unknown_postcode",
+        postcode_found: false,
+        risk_score: 70,
+      });
       expect(body.data.sources).toContainEqual({ dataset: "uk-onspd", version: "2026-11-01" });
       expect(body.meta.credits_used).toBe(0);
     } finally {
@@ -113,12 +159,21 @@ describe("a dataset recorded as the publisher's complete file", () => {
 
 describe("the OpenAPI document", () => {
   it("describes coverage on /status/data (kind full|partial|sample, countries, note) and not_covered among the reasons", async () => {
-    const doc = (await (await call("/api/v1/openapi.json")).body) as unknown as { paths: Record<string, { get?: unknown; post?: unknown }>; components: { schemas: Record<string, unknown> } };
+    const doc = (await (
+      await call("/api/v1/openapi.json")
+    ).body) as unknown as {
+      paths: Record<string, { get?: unknown; post?: unknown }>;
+      components: { schemas: Record<string, unknown> };
+    };
     // Shared schemas live under components: follow each $ref so the operation reads as one text.
     const inline = (node: unknown): unknown =>
-      Array.isArray(node) ? node.map(inline)
-      : node && typeof node === "object" ? ("$ref" in node ? inline(doc.components.schemas[String(node.$ref).split("/").pop()!]) : Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)])))
-      : node;
+      Array.isArray(node)
+        ? node.map(inline)
+        : node && typeof node === "object"
+          ? "$ref" in node
+            ? inline(doc.components.schemas[String(node.$ref).split("/").pop()!])
+            : Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]))
+          : node;
     doc.paths = inline(doc.paths) as typeof doc.paths;
     const status = JSON.stringify(doc.paths["/api/v1/status/data"]!.get);
     expect(status).toContain('"coverage"');

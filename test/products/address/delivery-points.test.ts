@@ -9,7 +9,18 @@ import { resetBreakers } from "../../../src/platform/partners/guard";
 import { installRows } from "../../address-samples";
 import { bearer, call, createAccount, json } from "../../helpers";
 
-const ZIP = { alias: false, country: "US", latitude: 37.4184, locality: "Mountain View", longitude: -122.0880, postcode: "94043", region: "California", region_code: "CA", subregion: "Santa Clara", subregion_code: null };
+const ZIP = {
+  alias: false,
+  country: "US",
+  latitude: 37.4184,
+  locality: "Mountain View",
+  longitude: -122.088,
+  postcode: "94043",
+  region: "California",
+  region_code: "CA",
+  subregion: "Santa Clara",
+  subregion_code: null,
+};
 
 beforeAll(() => installRows("us-zip-codes", "2026-11-25-test", [ZIP], [], { kind: "full", countries: ["US"] }));
 beforeEach(() => resetBreakers());
@@ -19,8 +30,12 @@ let n = 0;
 const street = (words: string) => `${1000 + ++n} ${words}`;
 const us = (line1: string) => ({ line1, locality: "Mountain View", region: "CA", postcode: "94043", country: "US" });
 
-type Answer = Record<string, unknown> & { delivery_point: Record<string, unknown> | null; sources: { dataset: string; version: string }[] };
-const verify = (key: string, body: Record<string, unknown>) => call<Answer>("/api/v1/address", json(body, bearer(key).headers as Record<string, string>));
+type Answer = Record<string, unknown> & {
+  delivery_point: Record<string, unknown> | null;
+  sources: { dataset: string; version: string }[];
+};
+const verify = (key: string, body: Record<string, unknown>) =>
+  call<Answer>("/api/v1/address", json(body, bearer(key).headers as Record<string, string>));
 
 async function callsFor(partner: "smarty" | "google", line1: string): Promise<number> {
   const stats = (await (await fetch(`${env.PARTNERS_URL}/stats`)).json()) as Record<string, Record<string, number>>;
@@ -36,7 +51,13 @@ describe("POST /api/v1/address with delivery_point: true", () => {
     expect(body.data).toMatchObject({
       verification: "verified",
       deliverable: true,
-      delivery_point: { match: "confirmed", vacant: false, residential: false, standardized: { line1, locality: "Mountain View", region: "CA", postcode: "94043-1351" }, footnotes: ["AA", "BB", "N#"] },
+      delivery_point: {
+        match: "confirmed",
+        vacant: false,
+        residential: false,
+        standardized: { line1, locality: "Mountain View", region: "CA", postcode: "94043-1351" },
+        footnotes: ["AA", "BB", "N#"],
+      },
       reason: null,
       risk_score: 0,
     });
@@ -47,8 +68,19 @@ describe("POST /api/v1/address with delivery_point: true", () => {
 
   it("answers the issue's nonexistent street deliverable: false, no_delivery_point, risk 60, 2 credits", async () => {
     const acct = await createAccount({ pack: 10 });
-    const { body } = await verify(acct.key, { address: "99999 Nonexistent Blvd, Mountain View, CA 94043", country: "US", delivery_point: true });
-    expect(body.data).toMatchObject({ verification: "verified", deliverable: false, delivery_point: { match: "not_confirmed", vacant: null, residential: null, standardized: null, footnotes: [] }, reason: "no_delivery_point", risk_score: 60, risk_components: { no_delivery_point: 60 } });
+    const { body } = await verify(acct.key, {
+      address: "99999 Nonexistent Blvd, Mountain View, CA 94043",
+      country: "US",
+      delivery_point: true,
+    });
+    expect(body.data).toMatchObject({
+      verification: "verified",
+      deliverable: false,
+      delivery_point: { match: "not_confirmed", vacant: null, residential: null, standardized: null, footnotes: [] },
+      reason: "no_delivery_point",
+      risk_score: 60,
+      risk_components: { no_delivery_point: 60 },
+    });
     expect(body.meta).toMatchObject({ credits_used: 2 });
   });
 
@@ -56,7 +88,12 @@ describe("POST /api/v1/address with delivery_point: true", () => {
     const acct = await createAccount({ pack: 10 });
     const line1 = street("Nonexistent Blvd");
     const { body } = await verify(acct.key, { address: us(line1) });
-    expect(body.data).toMatchObject({ verification: "verified", deliverable: null, delivery_point: null, reason: null });
+    expect(body.data).toMatchObject({
+      verification: "verified",
+      deliverable: null,
+      delivery_point: null,
+      reason: null,
+    });
     expect(body.meta).toMatchObject({ credits_used: 1 });
     expect(await callsFor("smarty", line1)).toBe(0);
   });
@@ -64,11 +101,22 @@ describe("POST /api/v1/address with delivery_point: true", () => {
   it("reads vacant (risk 30), a missing unit (deliverable null) and an ignored unit (deliverable true)", async () => {
     const acct = await createAccount({ pack: 20 });
     const vacant = await verify(acct.key, { address: us(street("Vacant Lot Rd")), delivery_point: true });
-    expect(vacant.body.data).toMatchObject({ deliverable: true, delivery_point: { vacant: true, residential: true }, risk_components: { vacant: 30 } });
+    expect(vacant.body.data).toMatchObject({
+      deliverable: true,
+      delivery_point: { vacant: true, residential: true },
+      risk_components: { vacant: 30 },
+    });
     const missing = await verify(acct.key, { address: us(street("Missing Unit Ave")), delivery_point: true });
-    expect(missing.body.data).toMatchObject({ deliverable: null, delivery_point: { match: "missing_secondary", footnotes: ["AA", "N1", "N#"] }, reason: null });
+    expect(missing.body.data).toMatchObject({
+      deliverable: null,
+      delivery_point: { match: "missing_secondary", footnotes: ["AA", "N1", "N#"] },
+      reason: null,
+    });
     const ignored = await verify(acct.key, { address: us(street("Ignored Unit Ave")), delivery_point: true });
-    expect(ignored.body.data).toMatchObject({ deliverable: true, delivery_point: { match: "confirmed_secondary_ignored" } });
+    expect(ignored.body.data).toMatchObject({
+      deliverable: true,
+      delivery_point: { match: "confirmed_secondary_ignored" },
+    });
   });
 
   it("answers a checked repeat within 7 days from the stored answer: free, no second call", async () => {
@@ -84,7 +132,12 @@ describe("POST /api/v1/address with delivery_point: true", () => {
   it("answers unchecked with partner_unavailable, free, on a partner error, a timeout, and retries after a 429", async () => {
     const acct = await createAccount({ pack: 10 });
     const failed = await verify(acct.key, { address: us(street("500 Error St")), delivery_point: true });
-    expect(failed.body.data).toMatchObject({ verification: "verified", deliverable: null, delivery_point: null, reason: "partner_unavailable" });
+    expect(failed.body.data).toMatchObject({
+      verification: "verified",
+      deliverable: null,
+      delivery_point: null,
+      reason: "partner_unavailable",
+    });
     expect(failed.body.meta).toMatchObject({ credits_used: 0 });
     const slow = await verify(acct.key, { address: us(street("408 Slow St")), delivery_point: true });
     expect(slow.body.data).toMatchObject({ delivery_point: null, reason: "partner_unavailable" });
@@ -99,8 +152,16 @@ describe("POST /api/v1/address with delivery_point: true", () => {
   it("asks Google outside the US: a format-only German address is checked for 1 credit", async () => {
     const acct = await createAccount({ pack: 10 });
     const line1 = street("Hauptstraße");
-    const { body } = await verify(acct.key, { address: { line1, locality: "Berlin", postcode: "10115", country: "DE" }, delivery_point: true });
-    expect(body.data).toMatchObject({ verification: "format_only", reason: "not_covered", deliverable: true, delivery_point: { match: "confirmed", residential: true, footnotes: ["granularity:PREMISE"] } });
+    const { body } = await verify(acct.key, {
+      address: { line1, locality: "Berlin", postcode: "10115", country: "DE" },
+      delivery_point: true,
+    });
+    expect(body.data).toMatchObject({
+      verification: "format_only",
+      reason: "not_covered",
+      deliverable: true,
+      delivery_point: { match: "confirmed", residential: true, footnotes: ["granularity:PREMISE"] },
+    });
     expect(body.data.sources.map((s) => s.dataset)).toContain("google-address-validation");
     expect(body.meta).toMatchObject({ credits_used: 1 });
     expect(await callsFor("google", line1)).toBe(1);
@@ -114,7 +175,10 @@ describe("POST /api/v1/address/batch with delivery_point: true", () => {
     const b = street("Nonexistent Blvd");
     const { status, body } = await call<{ results: { data: Answer; meta: Record<string, unknown> }[] }>(
       "/api/v1/address/batch",
-      json({ addresses: [us(a), us(b), us(a)], delivery_point: true }, bearer(acct.key).headers as Record<string, string>),
+      json(
+        { addresses: [us(a), us(b), us(a)], delivery_point: true },
+        bearer(acct.key).headers as Record<string, string>,
+      ),
     );
     expect(status).toBe(200);
     expect(body.data.results.map((r) => [r.data.deliverable, r.meta.credits_used])).toEqual([
@@ -133,10 +197,16 @@ describe("address policy requiring a confirmed delivery point", () => {
     const put = await call("/api/v1/address/policy", json({ delivery_point: "review" }, auth, "PUT"));
     expect(put.status).toBe(200);
     const confirmed = await verify(acct.key, { address: us(street("Amphitheatre Pkwy")), delivery_point: true });
-    expect([confirmed.body.data.policy, confirmed.body.meta.credits_used]).toEqual([{ action: "send", rules_hit: [] }, 2]);
+    expect([confirmed.body.data.policy, confirmed.body.meta.credits_used]).toEqual([
+      { action: "send", rules_hit: [] },
+      2,
+    ]);
     const unconfirmed = await verify(acct.key, { address: us(street("Nonexistent Blvd")), delivery_point: true });
     expect(unconfirmed.body.data.policy).toEqual({ action: "review", rules_hit: ["delivery_point"] });
     const unchecked = await verify(acct.key, { address: us(street("Amphitheatre Pkwy")) });
-    expect([unchecked.body.data.policy, unchecked.body.meta.credits_used]).toEqual([{ action: "review", rules_hit: ["delivery_point"] }, 1]);
+    expect([unchecked.body.data.policy, unchecked.body.meta.credits_used]).toEqual([
+      { action: "review", rules_hit: ["delivery_point"] },
+      1,
+    ]);
   });
 });

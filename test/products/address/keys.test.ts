@@ -9,7 +9,14 @@ import { addressKey } from "../../../src/products/address/key";
 import { lineKeys } from "../../../src/products/address/line-key";
 import type { AddressInput } from "../../../src/products/address/result";
 
-const us = (line1: string, line2: string | null = null): AddressInput => ({ line1, line2, locality: "New York", region: "NY", postcode: "10001", country: "US" });
+const us = (line1: string, line2: string | null = null): AddressInput => ({
+  line1,
+  line2,
+  locality: "New York",
+  region: "NY",
+  postcode: "10001",
+  country: "US",
+});
 const US = (line1: string, line2 = "") => `US|10001|NEW YORK|NY|${line1}|${line2}`;
 
 /** [case, input, key]. */
@@ -78,35 +85,95 @@ const FOLDS: [string, AddressInput, string][] = [
   ["PO Box", us("PO Box 12"), US("PO BOX 12")],
   ["Post Office Box", us("Post Office Box 12"), US("PO BOX 12")],
   // Localities keep the place-name table: St Louis is Saint Louis.
-  ["locality St", { line1: "1 Market St", locality: "St. Louis", region: "MO", postcode: "63101", country: "US" }, "US|63101|SAINT LOUIS|MO|1 MARKET STREET|"],
+  [
+    "locality St",
+    { line1: "1 Market St", locality: "St. Louis", region: "MO", postcode: "63101", country: "US" },
+    "US|63101|SAINT LOUIS|MO|1 MARKET STREET|",
+  ],
   ["one line", { address: "350 fifth avenue, New York, NY 10001", country: "us" }, US("350 FIFTH AVENUE")],
   // United Kingdom (Royal Mail suffixes; a flat is a unit in either line).
   ["GB Rd", { address: "10 Downing Rd, London SW1A 2AA", country: "GB" }, "GB|SW1A 2AA|LONDON||10 DOWNING ROAD|"],
   ["GB Gdns", { line1: "4 Kensington Gdns", postcode: "w8 4pt", country: "GB" }, "GB|W8 4PT|||4 KENSINGTON GARDENS|"],
   ["GB Tce", { line1: "4 Royal Tce", postcode: "W8 4PT", country: "GB" }, "GB|W8 4PT|||4 ROYAL TERRACE|"],
   ["GB Cl", { line1: "4 Church Cl", postcode: "W8 4PT", country: "GB" }, "GB|W8 4PT|||4 CHURCH CLOSE|"],
-  ["GB flat first", { address: "Flat 2, 10 Downing Street, London SW1A 2AA", country: "GB" }, "GB|SW1A 2AA|LONDON||10 DOWNING STREET # 2|"],
-  ["GB flat second", { line1: "10 Downing St", line2: "Flat 2", locality: "London", postcode: "SW1A 2AA", country: "UK" }, "GB|SW1A 2AA|LONDON||10 DOWNING STREET # 2|"],
+  [
+    "GB flat first",
+    { address: "Flat 2, 10 Downing Street, London SW1A 2AA", country: "GB" },
+    "GB|SW1A 2AA|LONDON||10 DOWNING STREET # 2|",
+  ],
+  [
+    "GB flat second",
+    { line1: "10 Downing St", line2: "Flat 2", locality: "London", postcode: "SW1A 2AA", country: "UK" },
+    "GB|SW1A 2AA|LONDON||10 DOWNING STREET # 2|",
+  ],
   // France: the type leads the name; St is always Saint.
   ["FR Bd", { address: "12 Bd Haussmann, 75009 Paris", country: "FR" }, "FR|75009|PARIS||12 BOULEVARD HAUSSMANN|"],
-  ["FR boulevard", { address: "12 boulevard Haussmann, 75009 Paris", country: "FR" }, "FR|75009|PARIS||12 BOULEVARD HAUSSMANN|"],
-  ["FR av.", { address: "8 av. des Champs-Élysées, 75008 Paris", country: "FR" }, "FR|75008|PARIS||8 AVENUE DES CHAMPS ELYSEES|"],
+  [
+    "FR boulevard",
+    { address: "12 boulevard Haussmann, 75009 Paris", country: "FR" },
+    "FR|75009|PARIS||12 BOULEVARD HAUSSMANN|",
+  ],
+  [
+    "FR av.",
+    { address: "8 av. des Champs-Élysées, 75008 Paris", country: "FR" },
+    "FR|75008|PARIS||8 AVENUE DES CHAMPS ELYSEES|",
+  ],
   ["FR r St-Honoré", { address: "5 r. St-Honoré, 75001 Paris", country: "FR" }, "FR|75001|PARIS||5 RUE SAINT HONORE|"],
-  ["FR rue Saint Honoré", { address: "5 rue Saint Honoré, 75001 Paris", country: "FR" }, "FR|75001|PARIS||5 RUE SAINT HONORE|"],
-  ["FR bis", { address: "12 bis pl. de la Concorde, 75008 Paris", country: "FR" }, "FR|75008|PARIS||12 BIS PLACE DE LA CONCORDE|"],
-  ["FR 12B", { address: "12B place de la Concorde, 75008 Paris", country: "FR" }, "FR|75008|PARIS||12 BIS PLACE DE LA CONCORDE|"],
-  ["FR a type word inside the name stays", { address: "3 rue du Pl, 75008 Paris", country: "FR" }, "FR|75008|PARIS||3 RUE DU PL|"],
-  ["FR appartement", { address: "5 rue de la Paix Appt 12, 75002 Paris", country: "FR" }, "FR|75002|PARIS||5 RUE DE LA PAIX # 12|"],
+  [
+    "FR rue Saint Honoré",
+    { address: "5 rue Saint Honoré, 75001 Paris", country: "FR" },
+    "FR|75001|PARIS||5 RUE SAINT HONORE|",
+  ],
+  [
+    "FR bis",
+    { address: "12 bis pl. de la Concorde, 75008 Paris", country: "FR" },
+    "FR|75008|PARIS||12 BIS PLACE DE LA CONCORDE|",
+  ],
+  [
+    "FR 12B",
+    { address: "12B place de la Concorde, 75008 Paris", country: "FR" },
+    "FR|75008|PARIS||12 BIS PLACE DE LA CONCORDE|",
+  ],
+  [
+    "FR a type word inside the name stays",
+    { address: "3 rue du Pl, 75008 Paris", country: "FR" },
+    "FR|75008|PARIS||3 RUE DU PL|",
+  ],
+  [
+    "FR appartement",
+    { address: "5 rue de la Paix Appt 12, 75002 Paris", country: "FR" },
+    "FR|75002|PARIS||5 RUE DE LA PAIX # 12|",
+  ],
   // Germany: Str. is Straße at the end of the name.
   ["DE Str.", { address: "Hauptstr. 5, 10117 Berlin", country: "DE" }, "DE|10117|BERLIN||HAUPTSTRASSE 5|"],
   ["DE Straße", { address: "Hauptstraße 5, 10117 Berlin", country: "DE" }, "DE|10117|BERLIN||HAUPTSTRASSE 5|"],
   ["DE Strasse", { address: "Hauptstrasse 5, 10117 Berlin", country: "DE" }, "DE|10117|BERLIN||HAUPTSTRASSE 5|"],
-  ["DE Karl-Marx-Str.", { address: "Karl-Marx-Str. 12, 10117 Berlin", country: "DE" }, "DE|10117|BERLIN||KARL MARX STRASSE 12|"],
-  ["DE St is not expanded", { address: "St.-Anna-Platz 1, 10117 Berlin", country: "DE" }, "DE|10117|BERLIN||ST ANNA PLATZ 1|"],
+  [
+    "DE Karl-Marx-Str.",
+    { address: "Karl-Marx-Str. 12, 10117 Berlin", country: "DE" },
+    "DE|10117|BERLIN||KARL MARX STRASSE 12|",
+  ],
+  [
+    "DE St is not expanded",
+    { address: "St.-Anna-Platz 1, 10117 Berlin", country: "DE" },
+    "DE|10117|BERLIN||ST ANNA PLATZ 1|",
+  ],
   // Countries without street rules fold only case, punctuation, spaces and units.
-  ["IT", { line1: "Via Roma 1 int. 4", locality: "Roma", postcode: "00184", country: "IT" }, "IT|00184|ROMA||VIA ROMA 1 INT 4|"],
-  ["ES", { line1: "Calle Mayor 5, Apt 2", locality: "Madrid", postcode: "28013", country: "ES" }, "ES|28013|MADRID||CALLE MAYOR 5 # 2|"],
-  ["NL St stays", { line1: "Damrak 1 St", locality: "Amsterdam", postcode: "1012 LG", country: "NL" }, "NL|1012 LG|AMSTERDAM||DAMRAK 1 ST|"],
+  [
+    "IT",
+    { line1: "Via Roma 1 int. 4", locality: "Roma", postcode: "00184", country: "IT" },
+    "IT|00184|ROMA||VIA ROMA 1 INT 4|",
+  ],
+  [
+    "ES",
+    { line1: "Calle Mayor 5, Apt 2", locality: "Madrid", postcode: "28013", country: "ES" },
+    "ES|28013|MADRID||CALLE MAYOR 5 # 2|",
+  ],
+  [
+    "NL St stays",
+    { line1: "Damrak 1 St", locality: "Amsterdam", postcode: "1012 LG", country: "NL" },
+    "NL|1012 LG|AMSTERDAM||DAMRAK 1 ST|",
+  ],
 ];
 
 describe("addressKey", () => {
@@ -123,7 +190,11 @@ describe("addressKey", () => {
     ["12-14 is not 1214", us("12-14 Main St"), us("1214 Main St")],
     ["another unit", us("12 Main St Apt 4"), us("12 Main St Apt 5")],
     ["another postcode", us("12 Main St"), { ...us("12 Main St"), postcode: "10276" } as AddressInput],
-    ["another country's rules", { line1: "12 Elm St", postcode: "10117", country: "DE" }, { line1: "12 Elm Street", postcode: "10117", country: "DE" }],
+    [
+      "another country's rules",
+      { line1: "12 Elm St", postcode: "10117", country: "DE" },
+      { line1: "12 Elm Street", postcode: "10117", country: "DE" },
+    ],
   ];
   it.each(APART)("keeps apart: %s", (_case, a, b) => {
     expect(addressKey(a)).not.toBe(addressKey(b));
@@ -140,6 +211,7 @@ it("folds every input of docs/address.md's table to the key it shows", () => {
     const expected = /^`([^`]+)`/.exec(key!)![1]!;
     const inputs = [...written!.matchAll(/`([^`]+)`(?: \+ line 2 `([^`]+)`)?/g)];
     expect(inputs.length, row).toBeGreaterThan(0);
-    for (const [, line1, line2] of inputs) expect(lineKeys(country, line1!, line2 ?? null), `${country} ${line1} / ${line2}`).toEqual([expected, ""]);
+    for (const [, line1, line2] of inputs)
+      expect(lineKeys(country, line1!, line2 ?? null), `${country} ${line1} / ${line2}`).toEqual([expected, ""]);
   }
 });

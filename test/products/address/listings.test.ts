@@ -5,7 +5,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, anotherKey, call, createAccount, type TestAccount } from "../../helpers";
 import { ADDRESS_DATASETS } from "../../../src/products/address/datasets";
-import { installAddressData, installRows, SAMPLE_COVERAGE, SAMPLE_VERSION, sampleRows, versionOf } from "../../address-samples";
+import {
+  installAddressData,
+  installRows,
+  SAMPLE_COVERAGE,
+  SAMPLE_VERSION,
+  sampleRows,
+  versionOf,
+} from "../../address-samples";
 
 let acct: TestAccount;
 beforeAll(async () => {
@@ -13,7 +20,8 @@ beforeAll(async () => {
   acct = await createAccount({ pack: 20 });
 });
 
-const get = async (path: string) => call<Record<string, any>>(path, { headers: { Authorization: `Bearer ${await anotherKey(acct)}` } });
+const get = async (path: string) =>
+  call<Record<string, any>>(path, { headers: { Authorization: `Bearer ${await anotherKey(acct)}` } });
 
 describe("GET /address/postcode/{postcode}", () => {
   it("lists the places of a postcode with region and coordinates; 1 credit, a repeat free", async () => {
@@ -23,7 +31,9 @@ describe("GET /address/postcode/{postcode}", () => {
       postcode: "62701",
       country: "US",
       found: true,
-      localities: [{ name: "Springfield", region: "Illinois", latitude: expect.any(Number), longitude: expect.any(Number) }],
+      localities: [
+        { name: "Springfield", region: "Illinois", latitude: expect.any(Number), longitude: expect.any(Number) },
+      ],
       sources: [{ dataset: "us-zip-codes", version: versionOf("us-zip-codes") }],
     });
     expect(first.body.meta).toMatchObject({ credits_used: 1, cache_hit: false });
@@ -33,13 +43,19 @@ describe("GET /address/postcode/{postcode}", () => {
 
   it("lists a French postcode's communes without the accepted names it hides (arrondissements)", async () => {
     const { body } = await get("/api/v1/address/postcode/75%20008?country=FR");
-    expect(body.data).toMatchObject({ postcode: "75008", found: true, localities: [{ name: "Paris", region: "Île-de-France", latitude: null, longitude: null }] });
+    expect(body.data).toMatchObject({
+      postcode: "75008",
+      found: true,
+      localities: [{ name: "Paris", region: "Île-de-France", latitude: null, longitude: null }],
+    });
   });
 
   it("gives UK places from OS Open Names the ONSPD centroid of the postcode", async () => {
     const { body } = await get("/api/v1/address/postcode/sw1a2aa?country=GB");
     expect(body.data.postcode).toBe("SW1A 2AA");
-    expect(body.data.localities).toEqual([{ name: "London", region: "England", latitude: 51.503541, longitude: -0.12767 }]);
+    expect(body.data.localities).toEqual([
+      { name: "London", region: "England", latitude: 51.503541, longitude: -0.12767 },
+    ]);
     expect(body.data.sources).toEqual([
       { dataset: "uk-onspd", version: SAMPLE_VERSION },
       { dataset: "uk-os-open-names", version: SAMPLE_VERSION },
@@ -100,7 +116,10 @@ describe("GET /address/streets", () => {
   });
 
   it("answers 404 ADDRESS_STREETS_NOT_FOUND where no register lists streets, free", async () => {
-    for (const path of ["/api/v1/address/streets?country=FR&postcode=99999", "/api/v1/address/streets?country=US&postcode=62701"]) {
+    for (const path of [
+      "/api/v1/address/streets?country=FR&postcode=99999",
+      "/api/v1/address/streets?country=US&postcode=62701",
+    ]) {
       const { status, body } = await get(path);
       expect([status, body.error.code]).toEqual([404, "ADDRESS_STREETS_NOT_FOUND"]);
     }
@@ -111,13 +130,32 @@ describe("datasets", () => {
   it("lists every address dataset in /status/data with the version answers cite", async () => {
     const { body } = await get("/api/v1/status/data");
     const names = (body.data.datasets as { name: string; version: string }[]).map((d) => `${d.name}@${d.version}`);
-    expect(names).toEqual(expect.arrayContaining([`us-zip-codes@${versionOf("us-zip-codes")}`, `uk-onspd@${SAMPLE_VERSION}`, `fr-ban@${SAMPLE_VERSION}`]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        `us-zip-codes@${versionOf("us-zip-codes")}`,
+        `uk-onspd@${SAMPLE_VERSION}`,
+        `fr-ban@${SAMPLE_VERSION}`,
+      ]),
+    );
   });
 
   it("refuses rows a dataset cannot hold and postcodes not in the country's spelling", async () => {
-    const row = { country: "US", postcode: "62701", locality: "X", region: null, region_code: null, subregion: null, subregion_code: null, latitude: null, longitude: null, alias: false };
+    const row = {
+      country: "US",
+      postcode: "62701",
+      locality: "X",
+      region: null,
+      region_code: null,
+      subregion: null,
+      subregion_code: null,
+      latitude: null,
+      longitude: null,
+      alias: false,
+    };
     await expect(admin("POST", "/address-datasets/de-postcodes/rows", { postcodes: [row] })).rejects.toThrow(/422/);
-    await expect(admin("POST", "/address-datasets/uk-onspd/rows", { postcodes: [{ ...row, country: "GB", postcode: "sw1a2aa" }] })).rejects.toThrow(/SW1A 2AA/);
+    await expect(
+      admin("POST", "/address-datasets/uk-onspd/rows", { postcodes: [{ ...row, country: "GB", postcode: "sw1a2aa" }] }),
+    ).rejects.toThrow(/SW1A 2AA/);
     await expect(admin("POST", "/address-datasets/nowhere/rows", { postcodes: [] })).rejects.toThrow(/404/);
   });
 

@@ -16,7 +16,8 @@ const ours = (country: string, value: string) => postcodeShapeValid(country, can
 function candidates(country: string): string[] {
   const format = secondFormat(country)!;
   const values = new Set([...format.TestData.Valid, ...format.TestData.Invalid]);
-  for (const v of format.TestData.Valid) for (const variant of [`${v}1`, v.slice(0, -1), v.replace(/\d/, "A")]) values.add(variant);
+  for (const v of format.TestData.Valid)
+    for (const variant of [`${v}1`, v.slice(0, -1), v.replace(/\d/, "A")]) values.add(variant);
   for (let n = 2; n <= 10; n++) values.add("1234567890".slice(0, n));
   return [...values];
 }
@@ -26,7 +27,9 @@ function disagreements() {
   const found: Record<string, { value: string; ours: boolean | null }[]> = {};
   for (const country of Object.keys(formats.data)) {
     if (!secondFormat(country)) continue;
-    const diff = candidates(country).flatMap((value) => (ours(country, value) !== secondSourceValid(country, value) ? [{ value, ours: ours(country, value) }] : []));
+    const diff = candidates(country).flatMap((value) =>
+      ours(country, value) !== secondSourceValid(country, value) ? [{ value, ours: ours(country, value) }] : [],
+    );
     if (diff.length) found[country] = diff;
   }
   return found;
@@ -40,12 +43,17 @@ describe("postcode formats against postal-codes-js", () => {
     expect(Object.keys(found).sort()).toEqual(Object.keys(documented).sort());
     for (const [country, diff] of Object.entries(found)) {
       const expected = documented[country]!.direction === "narrower" ? false : true;
-      expect(diff.filter((d) => d.ours !== expected), `${country}: ${documented[country]!.why}`).toEqual([]);
+      expect(
+        diff.filter((d) => d.ours !== expected),
+        `${country}: ${documented[country]!.why}`,
+      ).toEqual([]);
     }
   });
 
   it("every country with a format is either known to the second source or documented as ours only", () => {
-    const unknown = Object.keys(formats.data).filter((c) => !secondFormat(c)).sort();
+    const unknown = Object.keys(formats.data)
+      .filter((c) => !secondFormat(c))
+      .sort();
     expect(unknown).toEqual(Object.keys(differences.ours_only).sort());
   });
 

@@ -16,21 +16,27 @@ beforeAll(async () => {
   acct = await createAccount({ pack: 50 });
 });
 
-const batch = (addresses: unknown[], key = acct.key) => call<Record<string, any>>("/api/v1/address/batch", json({ addresses, country: "FR" }, { Authorization: `Bearer ${key}` }));
+const batch = (addresses: unknown[], key = acct.key) =>
+  call<Record<string, any>>(
+    "/api/v1/address/batch",
+    json({ addresses, country: "FR" }, { Authorization: `Bearer ${key}` }),
+  );
 
 describe("house numbers", () => {
   it("reads line 1's number as the BAN writes numero and rep", () => {
-    expect(["55 rue X", "055, rue X", "55bis rue X", "55 BIS rue X", "12B rue X", "12-14 rue X", "rue X", "99999 rue X", "0 rue X"].map(houseNumber)).toEqual([
-      "55",
-      "55",
-      "55 BIS",
-      "55 BIS",
-      "12 B",
-      "12",
-      null,
-      null,
-      null,
-    ]);
+    expect(
+      [
+        "55 rue X",
+        "055, rue X",
+        "55bis rue X",
+        "55 BIS rue X",
+        "12B rue X",
+        "12-14 rue X",
+        "rue X",
+        "99999 rue X",
+        "0 rue X",
+      ].map(houseNumber),
+    ).toEqual(["55", "55", "55 BIS", "55 BIS", "12 B", "12", null, null, null]);
   });
 });
 
@@ -62,7 +68,10 @@ describe("POST /address/batch: France to the premise", () => {
 
   it("a number listed on another street of the postcode is not this street's premise", async () => {
     // 4 is listed on Place de la Concorde (75008), not on the Faubourg Saint-Honoré.
-    const { body } = await batch(["4 rue du Faubourg Saint-Honoré, 75008 Paris", "4 Place de la Concorde, 75008 Paris"]);
+    const { body } = await batch([
+      "4 rue du Faubourg Saint-Honoré, 75008 Paris",
+      "4 Place de la Concorde, 75008 Paris",
+    ]);
     expect(body.data.results.map((r: any) => r.data.precision)).toEqual(["street", "premise"]);
   });
 });
@@ -91,7 +100,13 @@ describe("French localities with or without their leading article", () => {
   });
 
   it("another commune of the postcode is still a mismatch, article or not", async () => {
-    const { body } = await batch([{ line1: "1 rue de l'Église", locality: "La Roche", postcode: "10500", country: "FR" }]);
-    expect(body.data.results[0].data).toMatchObject({ verification: "invalid", reason: "locality_mismatch", locality_matches_postcode: false });
+    const { body } = await batch([
+      { line1: "1 rue de l'Église", locality: "La Roche", postcode: "10500", country: "FR" },
+    ]);
+    expect(body.data.results[0].data).toMatchObject({
+      verification: "invalid",
+      reason: "locality_mismatch",
+      locality_matches_postcode: false,
+    });
   });
 });

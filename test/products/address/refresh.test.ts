@@ -24,14 +24,17 @@ interface StatusRow {
   refresh: Refresh | null;
 }
 
-const control = (body: Record<string, unknown>) => fetch(`${env.PUBLISHERS_URL}/control`, { method: "POST", body: JSON.stringify(body) });
+const control = (body: Record<string, unknown>) =>
+  fetch(`${env.PUBLISHERS_URL}/control`, { method: "POST", body: JSON.stringify(body) });
 
 async function refreshNow(name: string): Promise<Refresh> {
   const started = await admin<{ started: boolean }>("POST", `/dataset-refresh/${name}`);
   expect(started.started).toBe(true);
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const view = (await admin<{ datasets: { name: string; refresh: Refresh }[] }>("GET", "/dataset-refresh")).datasets.find((d) => d.name === name)!;
+    const view = (
+      await admin<{ datasets: { name: string; refresh: Refresh }[] }>("GET", "/dataset-refresh")
+    ).datasets.find((d) => d.name === name)!;
     if (view.refresh.status !== "running" && view.refresh.phase === null) return view.refresh;
     if (Date.now() > deadline) throw new Error(`refresh of ${name} did not settle: ${JSON.stringify(view.refresh)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -40,17 +43,28 @@ async function refreshNow(name: string): Promise<Refresh> {
 
 const statusRow = async (name: string) => {
   const acct = await createAccount({ pack: 1 });
-  const rows = (await call<{ datasets: StatusRow[] }>("/api/v1/status/data", { headers: { Authorization: `Bearer ${acct.key}` } })).body.data.datasets;
+  const rows = (
+    await call<{ datasets: StatusRow[] }>("/api/v1/status/data", { headers: { Authorization: `Bearer ${acct.key}` } })
+  ).body.data.datasets;
   return rows.find((d) => d.name === name)!;
 };
-const count = async (sql: string, ...binds: unknown[]) => (await env.DB.prepare(sql).bind(...binds).first<{ n: number }>())!.n;
+const count = async (sql: string, ...binds: unknown[]) =>
+  (await env.DB.prepare(sql)
+    .bind(...binds)
+    .first<{ n: number }>())!.n;
 /** Rows of `dataset` in `table` outside the generation answers read (the sweep leaves none). */
 const otherGenerations = (table: string, dataset: string) =>
-  count(`SELECT COUNT(*) AS n FROM ${table} WHERE dataset = ?1 AND generation IS NOT coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)`, dataset);
+  count(
+    `SELECT COUNT(*) AS n FROM ${table} WHERE dataset = ?1 AND generation IS NOT coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)`,
+    dataset,
+  );
 
 async function lookup(address: unknown, country: string) {
   const acct = await createAccount({ pack: 5 });
-  return call<Record<string, any>>("/api/v1/address", json({ address, country }, { Authorization: `Bearer ${acct.key}` }));
+  return call<Record<string, any>>(
+    "/api/v1/address",
+    json({ address, country }, { Authorization: `Bearer ${acct.key}` }),
+  );
 }
 
 beforeAll(async () => {
@@ -63,14 +77,22 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
     const refresh = await refreshNow("uk-onspd");
     expect(refresh).toMatchObject({ status: "ok", error: null, generation: 1 });
     const row = await statusRow("uk-onspd");
-    expect(row).toMatchObject({ version: "2026-11-01", coverage: { kind: "full", countries: ["GB", "GG", "IM", "JE"] } });
-    expect(row.records).toBe(await count("SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-onspd' AND generation = 1"));
+    expect(row).toMatchObject({
+      version: "2026-11-01",
+      coverage: { kind: "full", countries: ["GB", "GG", "IM", "JE"] },
+    });
+    expect(row.records).toBe(
+      await count("SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-onspd' AND generation = 1"),
+    );
     expect(await otherGenerations("address_postcodes", "uk-onspd")).toBe(0);
     const found = await lookup({ line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(7) }, "GB");
     expect(found.status, JSON.stringify(found.body)).toBe(200);
     expect(found.body.data).toMatchObject({ postcode_found: true });
     // The whole directory is installed now: a postcode it lacks is a confident negative.
-    const missing = await lookup({ line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(122) }, "GB");
+    const missing = await lookup(
+      { line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(122) },
+      "GB",
+    );
     expect(missing.body.data).toMatchObject({ postcode_found: false, reason: "unknown_postcode" });
   });
 
@@ -78,7 +100,10 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
     await control({ address: 125 });
     const refresh = await refreshNow("uk-onspd");
     expect(refresh).toMatchObject({ status: "ok", generation: 2 });
-    expect((await lookup({ line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(122) }, "GB")).body.data).toMatchObject({ postcode_found: true });
+    expect(
+      (await lookup({ line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(122) }, "GB")).body
+        .data,
+    ).toMatchObject({ postcode_found: true });
     expect(await otherGenerations("address_postcodes", "uk-onspd")).toBe(0);
   });
 
@@ -87,7 +112,10 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
     const refresh = await refreshNow("uk-onspd");
     expect(refresh).toMatchObject({ status: "failed", generation: 2 });
     expect(refresh.error).toMatch(/^sanity check failed: \d+ rows, fewer than the 100/);
-    expect((await lookup({ line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(122) }, "GB")).body.data).toMatchObject({ postcode_found: true });
+    expect(
+      (await lookup({ line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(122) }, "GB")).body
+        .data,
+    ).toMatchObject({ postcode_found: true });
     await control({ address: 125 });
   });
 
@@ -96,25 +124,57 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
     expect(refresh).toMatchObject({ status: "ok", error: null });
     const generation = refresh.generation!;
     const row = await statusRow("uk-os-open-names");
-    const postcodes = await count("SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND generation = ?", generation);
-    const streets = await count("SELECT COUNT(*) AS n FROM address_streets WHERE dataset = 'uk-os-open-names' AND generation = ?", generation);
+    const postcodes = await count(
+      "SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND generation = ?",
+      generation,
+    );
+    const streets = await count(
+      "SELECT COUNT(*) AS n FROM address_streets WHERE dataset = 'uk-os-open-names' AND generation = ?",
+      generation,
+    );
     expect(row.records).toBe(postcodes + streets);
     // The generated grid square (Data/SJ89.csv, no final line feed) and the sample's square (Data/TQ38.csv) are both in.
-    const generated = (i: number) => count("SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND generation = ? AND postcode = ? AND locality = 'Manchester'", generation, generatedPostcode(i));
+    const generated = (i: number) =>
+      count(
+        "SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND generation = ? AND postcode = ? AND locality = 'Manchester'",
+        generation,
+        generatedPostcode(i),
+      );
     expect([await generated(0), await generated(124)]).toEqual([1, 1]);
-    expect(await count("SELECT COUNT(*) AS n FROM address_streets WHERE dataset = 'uk-os-open-names' AND generation = ? AND street = 'Downing Street'", generation)).toBe(1);
-    expect(await count("SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND postcode LIKE '%NAME%'")).toBe(0);
+    expect(
+      await count(
+        "SELECT COUNT(*) AS n FROM address_streets WHERE dataset = 'uk-os-open-names' AND generation = ? AND street = 'Downing Street'",
+        generation,
+      ),
+    ).toBe(1);
+    expect(
+      await count(
+        "SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND postcode LIKE '%NAME%'",
+      ),
+    ).toBe(0);
     expect(await otherGenerations("address_streets", "uk-os-open-names")).toBe(0);
   });
 
   it("BAN: the gzip national file keeps house numbers; a refreshed number is located to the premise", async () => {
     const refresh = await refreshNow("fr-ban");
     expect(refresh).toMatchObject({ status: "ok", error: null });
-    expect(await statusRow("fr-ban")).toMatchObject({ version: "2026-11-25", coverage: { kind: "full", countries: ["FR"] } });
+    expect(await statusRow("fr-ban")).toMatchObject({
+      version: "2026-11-25",
+      coverage: { kind: "full", countries: ["FR"] },
+    });
     const acct = await createAccount({ pack: 5 });
     const { status, body } = await call<Record<string, any>>(
       "/api/v1/address/batch",
-      json({ addresses: ["1005 rue du Faubourg Saint-Honoré, 75008 Paris", "1300 rue du Faubourg Saint-Honoré, 75008 Paris"], country: "FR" }, { Authorization: `Bearer ${acct.key}` }),
+      json(
+        {
+          addresses: [
+            "1005 rue du Faubourg Saint-Honoré, 75008 Paris",
+            "1300 rue du Faubourg Saint-Honoré, 75008 Paris",
+          ],
+          country: "FR",
+        },
+        { Authorization: `Bearer ${acct.key}` },
+      ),
     );
     expect(status).toBe(200);
     expect(body.data.results.map((r: any) => [r.data.verification, r.data.precision])).toEqual([
@@ -126,10 +186,27 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
   });
 
   it("an operator's import after a refresh writes into the generation answers read", async () => {
-    const active = (await env.DB.prepare("SELECT active FROM dataset_generations WHERE name = 'uk-onspd'").first<{ active: number }>())!.active;
+    const active = (await env.DB.prepare("SELECT active FROM dataset_generations WHERE name = 'uk-onspd'").first<{
+      active: number;
+    }>())!.active;
     await admin("POST", "/address-datasets/uk-onspd/rows", {
-      postcodes: [{ country: "GB", postcode: "M3 9ZZ", locality: null, region: "England", region_code: "E92000001", subregion: null, subregion_code: null, latitude: 53.48, longitude: -2.25, alias: false }],
+      postcodes: [
+        {
+          country: "GB",
+          postcode: "M3 9ZZ",
+          locality: null,
+          region: "England",
+          region_code: "E92000001",
+          subregion: null,
+          subregion_code: null,
+          latitude: 53.48,
+          longitude: -2.25,
+          alias: false,
+        },
+      ],
     });
-    expect(await count("SELECT COUNT(*) AS n FROM address_postcodes WHERE postcode = 'M3 9ZZ' AND generation = ?", active)).toBe(1);
+    expect(
+      await count("SELECT COUNT(*) AS n FROM address_postcodes WHERE postcode = 'M3 9ZZ' AND generation = ?", active),
+    ).toBe(1);
   });
 });

@@ -24,7 +24,8 @@ async function settled(acct: TestAccount, jobId: number): Promise<Job> {
   throw new Error(`job ${jobId} did not settle`);
 }
 
-const csv = async (acct: TestAccount, path: string) => (await (await SELF.fetch(`https://api.test${path}`, bearer(await anotherKey(acct)))).text()).trim().split("\n");
+const csv = async (acct: TestAccount, path: string) =>
+  (await (await SELF.fetch(`https://api.test${path}`, bearer(await anotherKey(acct)))).text()).trim().split("\n");
 
 describe("POST /consistency/bulk", () => {
   it("counts consistent, mixed, inconsistent and undecided rows, bills decided ones, and writes a column per check", async () => {
@@ -38,16 +39,51 @@ describe("POST /consistency/bulk", () => {
       { phone: `tel:${phone}`, ip: "10.9.8.7" }, // the same set respelled
       { phone: ukMobile(), ip: hostingIpAbroad() }, // inconsistent: hosting network, IP country unknown
     ];
-    const { status, body } = await call<{ job: Job }>("/api/v1/consistency/bulk", json({ rows }, { Authorization: `Bearer ${acct.key}` }));
+    const { status, body } = await call<{ job: Job }>(
+      "/api/v1/consistency/bulk",
+      json({ rows }, { Authorization: `Bearer ${acct.key}` }),
+    );
     expect(status).toBe(202);
-    expect(body.data.job).toMatchObject({ status: "queued", total: 6, duplicate_count: 1, consistent: 0, mixed: 0, inconsistent: 0, undecided: 0 });
+    expect(body.data.job).toMatchObject({
+      status: "queued",
+      total: 6,
+      duplicate_count: 1,
+      consistent: 0,
+      mixed: 0,
+      inconsistent: 0,
+      undecided: 0,
+    });
     const job = await settled(acct, body.data.job.id);
-    expect(job).toMatchObject({ status: "completed", processed: 6, consistent: 1, mixed: 1, inconsistent: 2, undecided: 2, credits_used: 4 });
+    expect(job).toMatchObject({
+      status: "completed",
+      processed: 6,
+      consistent: 1,
+      mixed: 1,
+      inconsistent: 2,
+      undecided: 2,
+      credits_used: 4,
+    });
 
     const [header, ...lines] = await csv(acct, `/api/v1/consistency/bulk/${job.id}/results`);
-    expect(header).toBe(["index", "input", "score", "level", ...CHECK_NAMES, "agreements", "disagreements", "risk_score", "risk_level", "credits_used", "suppressed"].join(","));
+    expect(header).toBe(
+      [
+        "index",
+        "input",
+        "score",
+        "level",
+        ...CHECK_NAMES,
+        "agreements",
+        "disagreements",
+        "risk_score",
+        "risk_level",
+        "credits_used",
+        "suppressed",
+      ].join(","),
+    );
     expect(lines).toHaveLength(6);
-    expect(lines[1]).toMatch(/^1,".*",60,mixed,disagree,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,agree,ip_not_anonymous,phone_country_matches_ip_country,20,low,1,false$/);
+    expect(lines[1]).toMatch(
+      /^1,".*",60,mixed,disagree,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,agree,ip_not_anonymous,phone_country_matches_ip_country,20,low,1,false$/,
+    );
     expect(lines[3]).toMatch(/,,,unknown,.*,0,low,0,false$/);
     const undecided = await csv(acct, `/api/v1/consistency/bulk/${job.id}/results?variant=undecided`);
     expect(undecided.slice(1).map((line) => line.split(",")[0])).toEqual(["3", "4"]);
@@ -55,7 +91,17 @@ describe("POST /consistency/bulk", () => {
 
   it("refuses a row with fewer than two signals (422, nothing stored)", async () => {
     const acct = await createAccount({ pack: 1 });
-    const refused = await call("/api/v1/consistency/bulk", json({ rows: [{ phone: ukMobile(), ip: ukIp() }, { phone: ukMobile() }] }, { Authorization: `Bearer ${acct.key}` }));
-    expect([refused.status, refused.body.error.code, Object.keys(refused.body.error.errors!)]).toEqual([422, "VALIDATION_FAILED", ["rows.1"]]);
+    const refused = await call(
+      "/api/v1/consistency/bulk",
+      json(
+        { rows: [{ phone: ukMobile(), ip: ukIp() }, { phone: ukMobile() }] },
+        { Authorization: `Bearer ${acct.key}` },
+      ),
+    );
+    expect([refused.status, refused.body.error.code, Object.keys(refused.body.error.errors!)]).toEqual([
+      422,
+      "VALIDATION_FAILED",
+      ["rows.1"],
+    ]);
   });
 });

@@ -9,7 +9,8 @@ import { hostingIpAbroad, installConsistencySamples, TOR_EXIT, ukCompany, ukIp }
 
 beforeAll(installConsistencySamples);
 
-const consistency = (key: string, body: unknown) => call<ConsistencyResult>("/api/v1/consistency", json(body, { Authorization: `Bearer ${key}` }));
+const consistency = (key: string, body: unknown) =>
+  call<ConsistencyResult>("/api/v1/consistency", json(body, { Authorization: `Bearer ${key}` }));
 
 const A = "agree:countries_match";
 const IP_ANON = "unknown:ip_anonymous";
@@ -29,7 +30,13 @@ const CASES = [
   {
     label: "a UK company with a .co.uk domain, a UK mobile, a London address and a UK IP",
     body: () => ukCompany(ukIp()),
-    checks: { ...COMPANY, phone_country_matches_ip_country: A, ip_country_matches_address_country: A, entity_country_matches_ip_country: A, ip_not_anonymous: "agree:not_anonymous" },
+    checks: {
+      ...COMPANY,
+      phone_country_matches_ip_country: A,
+      ip_country_matches_address_country: A,
+      entity_country_matches_ip_country: A,
+      ip_not_anonymous: "agree:not_anonymous",
+    },
     score: 100,
     level: "consistent",
     risk: 0,
@@ -37,7 +44,13 @@ const CASES = [
   {
     label: "the same from a hosting network abroad (Hetzner, DE): the IP's country is no evidence",
     body: () => ukCompany(hostingIpAbroad()),
-    checks: { ...COMPANY, phone_country_matches_ip_country: IP_ANON, ip_country_matches_address_country: IP_ANON, entity_country_matches_ip_country: IP_ANON, ip_not_anonymous: "disagree:hosting_network" },
+    checks: {
+      ...COMPANY,
+      phone_country_matches_ip_country: IP_ANON,
+      ip_country_matches_address_country: IP_ANON,
+      entity_country_matches_ip_country: IP_ANON,
+      ip_not_anonymous: "disagree:hosting_network",
+    },
     score: 84, // 16 / (16 + 3)
     level: "consistent",
     risk: 30,
@@ -45,7 +58,13 @@ const CASES = [
   {
     label: "the same from a Tor exit",
     body: () => ukCompany(TOR_EXIT),
-    checks: { ...COMPANY, phone_country_matches_ip_country: IP_ANON, ip_country_matches_address_country: IP_ANON, entity_country_matches_ip_country: IP_ANON, ip_not_anonymous: "disagree:tor_exit" },
+    checks: {
+      ...COMPANY,
+      phone_country_matches_ip_country: IP_ANON,
+      ip_country_matches_address_country: IP_ANON,
+      entity_country_matches_ip_country: IP_ANON,
+      ip_not_anonymous: "disagree:tor_exit",
+    },
     score: 84,
     level: "consistent",
     risk: 30,
@@ -84,7 +103,14 @@ describe("worked examples (docs/consistency.md)", () => {
     const acct = await createAccount({ pack: 5 });
     const email = `nobody.${crypto.randomUUID().slice(0, 8)}@gmail.com`;
     const res = await consistency(acct.key, { email, phone: "+447400123456" });
-    expect(res.body.data.signals.email).toEqual({ email, valid: true, domain: "gmail.com", tld_country: null, free_provider: true, disposable: false });
+    expect(res.body.data.signals.email).toEqual({
+      email,
+      valid: true,
+      domain: "gmail.com",
+      tld_country: null,
+      free_provider: true,
+      disposable: false,
+    });
     expect(rcptCount(await mailStats(), email)).toBe(0);
   });
 });

@@ -17,7 +17,11 @@ const consistency = (key: string, body: unknown, headers: Record<string, string>
   call<ConsistencyResult>("/api/v1/consistency", json(body, { Authorization: `Bearer ${key}`, ...headers }));
 
 const repeatRows = async (accountId: string) =>
-  (await env.DB.prepare("SELECT product, COUNT(*) AS n FROM repeats WHERE account_id = ? GROUP BY product").bind(accountId).all<{ product: string; n: number }>()).results;
+  (
+    await env.DB.prepare("SELECT product, COUNT(*) AS n FROM repeats WHERE account_id = ? GROUP BY product")
+      .bind(accountId)
+      .all<{ product: string; n: number }>()
+  ).results;
 
 describe("POST /api/v1/consistency: requests", () => {
   it.each([
@@ -47,12 +51,23 @@ describe("POST /api/v1/consistency: requests", () => {
     expect(body.data.signals).toEqual({
       email: null,
       phone: { phone, valid: true, e164: phone, country: "GB" },
-      ip: { ip, valid: true, reserved: false, placed: true, country: "GB", anonymous: false, tor: false, hosting: null },
+      ip: {
+        ip,
+        valid: true,
+        reserved: false,
+        placed: true,
+        country: "GB",
+        anonymous: false,
+        tor: false,
+        hosting: null,
+      },
       address: null,
       entity: null,
     });
     const datasets = body.data.sources.map((s) => s.dataset);
-    expect(datasets).toEqual(expect.arrayContaining(["phone-numbering-plan", "ip-country", "ip-tor-exits", "ip-special-purpose"]));
+    expect(datasets).toEqual(
+      expect.arrayContaining(["phone-numbering-plan", "ip-country", "ip-tor-exits", "ip-special-purpose"]),
+    );
     expect(body.data.sources).toContainEqual({ dataset: "ip-country", version: "2026-06-17-sampleuk" });
     expect(new Set(datasets.map((d, i) => `${d}@${body.data.sources[i]!.version}`)).size).toBe(datasets.length);
   });
@@ -66,13 +81,22 @@ describe("POST /api/v1/consistency: billing", () => {
     expect(first.body.data).toMatchObject({ score: 100, level: "consistent" });
     expect(first.body.meta).toMatchObject({ credits_used: 1, credits_remaining: 4, cache_hit: false });
     const national = `0${phone.slice(3, 7)} ${phone.slice(7)}`;
-    const again = await consistency(acct.key, { address: { ...LONDON, postcode: "sw1a2aa", locality: "LONDON" }, phone: { phone: national, country: "GB" } });
+    const again = await consistency(acct.key, {
+      address: { ...LONDON, postcode: "sw1a2aa", locality: "LONDON" },
+      phone: { phone: national, country: "GB" },
+    });
     expect(again.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 4, cache_hit: true });
     expect(again.body.data.score).toBe(100);
     // Only the consistency answer opened a repeat window: the phone and address lookups inside were not billed.
     expect(await repeatRows(acct.accountId)).toEqual([{ product: "consistency", n: 1 }]);
-    await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?").bind(Date.now() - 7 * 86_400_000 - 60_000, acct.accountId).run();
-    expect((await consistency(acct.key, { phone, address: LONDON })).body.meta).toMatchObject({ credits_used: 1, credits_remaining: 3, cache_hit: false });
+    await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?")
+      .bind(Date.now() - 7 * 86_400_000 - 60_000, acct.accountId)
+      .run();
+    expect((await consistency(acct.key, { phone, address: LONDON })).body.meta).toMatchObject({
+      credits_used: 1,
+      credits_remaining: 3,
+      cache_hit: false,
+    });
   });
 
   it("answers free when no check was decided, even with no credits; refuses a decided answer with 402", async () => {
@@ -87,9 +111,15 @@ describe("POST /api/v1/consistency: billing", () => {
 
   it("answers test values canonically and free, with no credits, and they open no repeat window", async () => {
     const acct = await createAccount();
-    const res = await consistency(acct.key, { phone: "+447700900000", ip: "192.0.2.2", email: "deliverable@service.test" });
+    const res = await consistency(acct.key, {
+      phone: "+447700900000",
+      ip: "192.0.2.2",
+      email: "deliverable@service.test",
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data.checks.filter((c) => c.result !== "not_applicable").map((c) => [c.name, c.result, c.reason])).toEqual([
+    expect(
+      res.body.data.checks.filter((c) => c.result !== "not_applicable").map((c) => [c.name, c.result, c.reason]),
+    ).toEqual([
       ["phone_country_matches_ip_country", "unknown", "ip_anonymous"],
       ["ip_not_anonymous", "disagree", "hosting_network"],
     ]);
@@ -102,11 +132,14 @@ describe("POST /api/v1/consistency: billing", () => {
     [{ phone: "+447700900000", ip: "192.0.2.1" }, 60, "mixed"],
     [{ phone: "+447700900000", ip: "192.0.2.2" }, 0, "inconsistent"],
     [{ phone: "+447700900000", address: { line1: "verified", country: "ZZ" } }, 40, "inconsistent"],
-  ])("answers the documented test value %j with score %s (docs/consistency.md, Test values)", async (body, score, level) => {
-    const acct = await createAccount();
-    const res = await consistency(acct.key, body);
-    expect([res.body.data.score, res.body.data.level, res.body.meta.credits_used]).toEqual([score, level, 0]);
-  });
+  ])(
+    "answers the documented test value %j with score %s (docs/consistency.md, Test values)",
+    async (body, score, level) => {
+      const acct = await createAccount();
+      const res = await consistency(acct.key, body);
+      expect([res.body.data.score, res.body.data.level, res.body.meta.credits_used]).toEqual([score, level, 0]);
+    },
+  );
 
   it("lets the sandbox key look up test values only", async () => {
     const headers = { "CF-Connecting-IP": "192.0.2.91" };

@@ -16,13 +16,29 @@ const batch = (key: string, body: Record<string, unknown>) =>
 describe("POST /api/v1/email/batch", () => {
   it("answers in input order with index and input exactly as sent, billing each like a single lookup", async () => {
     const acct = await createAccount({ pack: 10 });
-    const emails = ["  Alice <alice@acme.example> ", "nobody@acme.example", "deliverable@service.test", "not-an-address"];
+    const emails = [
+      "  Alice <alice@acme.example> ",
+      "nobody@acme.example",
+      "deliverable@service.test",
+      "not-an-address",
+    ];
     const { status, body } = await batch(acct.key, { emails });
     expect(status).toBe(200);
     expect(body.data.results.map((r) => [r.index, r.input])).toEqual(emails.map((e, i) => [i, e]));
-    expect(body.data.results.map((r) => r.data.deliverable)).toEqual(["deliverable", "undeliverable", "deliverable", "undeliverable"]);
+    expect(body.data.results.map((r) => r.data.deliverable)).toEqual([
+      "deliverable",
+      "undeliverable",
+      "deliverable",
+      "undeliverable",
+    ]);
     expect(body.data.results.map((r) => r.meta.credits_used)).toEqual([1, 0, 0, 0]);
-    expect(body.meta).toMatchObject({ requested: 4, processed: 4, credits_used: 1, credits_remaining: 9, stopped_reason: null });
+    expect(body.meta).toMatchObject({
+      requested: 4,
+      processed: 4,
+      credits_used: 1,
+      credits_remaining: 9,
+      stopped_reason: null,
+    });
   });
 
   it("verifies repeats within the list once", async () => {
@@ -57,20 +73,36 @@ describe("POST /api/v1/email/batch", () => {
 
   it("takes an address off the suppression list when a single re-verify is no longer undeliverable", async () => {
     const acct = await createAccount({ pack: 10 });
-    await env.DB.prepare("INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', ?, 'mailbox_not_found', 'verdict', '{}', ?)")
+    await env.DB.prepare(
+      "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', ?, 'mailbox_not_found', 'verdict', '{}', ?)",
+    )
       .bind(acct.accountId, "alice@acme.example", Date.now())
       .run();
     await lookupEmail(acct.key, { email: "alice@acme.example" });
-    const row = await env.DB.prepare("SELECT id FROM suppressions WHERE account_id = ? AND product = 'email'").bind(acct.accountId).first();
+    const row = await env.DB.prepare("SELECT id FROM suppressions WHERE account_id = ? AND product = 'email'")
+      .bind(acct.accountId)
+      .first();
     expect(row).toBeNull();
   });
 
   it("walks in order and stops where credits run out, returning the paid results so far", async () => {
     const acct = await createAccount({ pack: 2 });
-    const emails = ["f@batch4.example", "deliverable@service.test", "g@batch4.example", "h@batch4.example", "i@batch4.example"];
+    const emails = [
+      "f@batch4.example",
+      "deliverable@service.test",
+      "g@batch4.example",
+      "h@batch4.example",
+      "i@batch4.example",
+    ];
     const { status, body } = await batch(acct.key, { emails });
     expect(status).toBe(200);
-    expect(body.meta).toMatchObject({ requested: 5, processed: 3, credits_used: 2, credits_remaining: 0, stopped_reason: "insufficient_credits" });
+    expect(body.meta).toMatchObject({
+      requested: 5,
+      processed: 3,
+      credits_used: 2,
+      credits_remaining: 0,
+      stopped_reason: "insufficient_credits",
+    });
     expect(body.data.results.map((r) => r.input)).toEqual(emails.slice(0, 3));
   });
 
@@ -119,9 +151,13 @@ describe("POST /api/v1/email/batch", () => {
 
   it("answers the sandbox key only when every address is a sample", async () => {
     await admin("PUT", "/sandbox", { enabled: true });
-    const sandbox = await batch("sk_test_public_sandbox", { emails: ["deliverable@service.test", "role+x@service.test"] });
+    const sandbox = await batch("sk_test_public_sandbox", {
+      emails: ["deliverable@service.test", "role+x@service.test"],
+    });
     expect(sandbox.status).toBe(200);
-    const refused = await batch("sk_test_public_sandbox", { emails: ["deliverable@service.test", "alice@acme.example"] });
+    const refused = await batch("sk_test_public_sandbox", {
+      emails: ["deliverable@service.test", "alice@acme.example"],
+    });
     expect(refused.body.error.code).toBe("SANDBOX_VALUE_NOT_ALLOWED");
   });
 });

@@ -35,8 +35,14 @@ describe("email caches", () => {
     await lookupEmail(acct.key, { email: "dave@acme.example" });
     const young = await lookupEmail<Lookup>(acct.key, { email: "dave@acme.example", max_age: 60 });
     expect(young.body.meta).toMatchObject({ cache_hit: true, credits_used: 0 });
-    await env.DB.prepare("UPDATE repeats SET created_at = created_at - 120000 WHERE account_id = ? AND product = 'email'").bind(acct.accountId).run();
-    await env.DB.prepare("UPDATE mailbox_answers SET checked_at = checked_at - 120000 WHERE email = ?").bind("dave@acme.example").run();
+    await env.DB.prepare(
+      "UPDATE repeats SET created_at = created_at - 120000 WHERE account_id = ? AND product = 'email'",
+    )
+      .bind(acct.accountId)
+      .run();
+    await env.DB.prepare("UPDATE mailbox_answers SET checked_at = checked_at - 120000 WHERE email = ?")
+      .bind("dave@acme.example")
+      .run();
     const old = await lookupEmail<Lookup>(acct.key, { email: "dave@acme.example", max_age: 60 });
     expect(old.body.meta).toMatchObject({ cache_hit: false, credits_used: 1, refreshed: true });
   });
@@ -58,7 +64,9 @@ describe("email caches", () => {
     const acct = await createAccount({ pack: 5 });
     const first = await lookupEmail<Lookup>(acct.key, { email: "x@dnsfail.example" });
     expect(first.body.data.smtp_reason).toBe("provider_unavailable");
-    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM repeats WHERE account_id = ?").bind(acct.accountId).first<{ n: number }>();
+    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM repeats WHERE account_id = ?")
+      .bind(acct.accountId)
+      .first<{ n: number }>();
     expect(rows?.n).toBe(0);
     const again = await lookupEmail<Lookup>(acct.key, { email: "x@dnsfail.example" });
     expect(again.body.meta.cache_hit).toBe(false);
@@ -73,17 +81,24 @@ describe("test addresses", () => {
     ["disposable", { deliverable: "risky", reason: "disposable", risk_score: 90 }],
     ["role", { deliverable: "risky", reason: "role" }],
     ["undeliverable", { deliverable: "undeliverable", reason: "mailbox_not_found", smtp_reason: "no_mailbox" }],
-  ])("%s@service.test gives its canonical answer free, with no DNS, SMTP, history or suppression", async (local, expected) => {
-    const acct = await createAccount({ pack: 0 });
-    const { status, body } = await lookupEmail<Lookup>(acct.key, { email: `${local}+tag@service.test` });
-    expect(status).toBe(200);
-    expect(body.data).toMatchObject({ ...expected, email: `${local}+tag@service.test` });
-    expect(body.meta.credits_used).toBe(0);
-    expect(body.data.sources.map((s) => s.dataset)).toEqual(["test-addresses"]);
-    const history = await env.DB.prepare("SELECT COUNT(*) AS n FROM history WHERE account_id = ?").bind(acct.accountId).first<{ n: number }>();
-    const suppressions = await env.DB.prepare("SELECT COUNT(*) AS n FROM suppressions WHERE account_id = ?").bind(acct.accountId).first<{ n: number }>();
-    expect([history?.n, suppressions?.n]).toEqual([0, 0]);
-  });
+  ])(
+    "%s@service.test gives its canonical answer free, with no DNS, SMTP, history or suppression",
+    async (local, expected) => {
+      const acct = await createAccount({ pack: 0 });
+      const { status, body } = await lookupEmail<Lookup>(acct.key, { email: `${local}+tag@service.test` });
+      expect(status).toBe(200);
+      expect(body.data).toMatchObject({ ...expected, email: `${local}+tag@service.test` });
+      expect(body.meta.credits_used).toBe(0);
+      expect(body.data.sources.map((s) => s.dataset)).toEqual(["test-addresses"]);
+      const history = await env.DB.prepare("SELECT COUNT(*) AS n FROM history WHERE account_id = ?")
+        .bind(acct.accountId)
+        .first<{ n: number }>();
+      const suppressions = await env.DB.prepare("SELECT COUNT(*) AS n FROM suppressions WHERE account_id = ?")
+        .bind(acct.accountId)
+        .first<{ n: number }>();
+      expect([history?.n, suppressions?.n]).toEqual([0, 0]);
+    },
+  );
 
   it("are the sandbox key's samples", async () => {
     const sample = await lookupEmail<Lookup>("sk_test_public_sandbox", { email: "deliverable@service.test" });
@@ -99,13 +114,19 @@ describe("suppressions and history from single lookups", () => {
   it("adds an undeliverable verdict to the suppression list and records history; a single lookup never consults the list", async () => {
     const acct = await createAccount({ pack: 5 });
     await lookupEmail(acct.key, { email: "gone@acme.example" });
-    const row = await env.DB.prepare("SELECT reason, source FROM suppressions WHERE account_id = ? AND product = 'email' AND key = ?")
+    const row = await env.DB.prepare(
+      "SELECT reason, source FROM suppressions WHERE account_id = ? AND product = 'email' AND key = ?",
+    )
       .bind(acct.accountId, "gone@acme.example")
       .first();
     expect(row).toEqual({ reason: "mailbox_not_found", source: "verdict" });
     const again = await lookupEmail<Lookup>(acct.key, { email: "gone@acme.example", refresh: true });
     expect(again.body.meta.suppressed).toBe(false);
-    const history = await env.DB.prepare("SELECT verdict AS deliverable FROM history WHERE account_id = ? AND product = 'email'").bind(acct.accountId).all();
+    const history = await env.DB.prepare(
+      "SELECT verdict AS deliverable FROM history WHERE account_id = ? AND product = 'email'",
+    )
+      .bind(acct.accountId)
+      .all();
     expect(history.results).toHaveLength(2);
   });
 });

@@ -4,7 +4,9 @@ import doc from "../../../docs/test-addresses.md?raw";
 
 /** docs/test-addresses.md promises byte-identical answers: keep the documented JSON equal to what the code returns. */
 it("documents every canonical answer exactly as the API gives it", () => {
-  const blocks = [...doc.matchAll(/^## `([^`]+)`\n\n```json\n([\s\S]*?)\n```/gm)].map(([, title, body]) => [title!, JSON.parse(body!)] as const);
+  const blocks = [...doc.matchAll(/^## `([^`]+)`\n\n```json\n([\s\S]*?)\n```/gm)].map(
+    ([, title, body]) => [title!, JSON.parse(body!)] as const,
+  );
   expect(blocks.map(([title]) => title)).toEqual([
     "deliverable@service.test",
     "unverified@service.test",
@@ -15,7 +17,9 @@ it("documents every canonical answer exactly as the API gives it", () => {
     "GET /api/v1/email/domain/service.test",
   ]);
   for (const [title, documented] of blocks) {
-    const actual = title.startsWith("GET") ? cannedDomain("service.test") : cannedAnswer(title.split("@")[0]!, "service.test", title);
+    const actual = title.startsWith("GET")
+      ? cannedDomain("service.test")
+      : cannedAnswer(title.split("@")[0]!, "service.test", title);
     expect(documented, title).toEqual(JSON.parse(JSON.stringify(actual)));
   }
 });

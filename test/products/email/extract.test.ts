@@ -171,7 +171,10 @@ describe("extractAddress", () => {
   });
 
   it("a quoted local part survives extraction and parses as valid syntax", () => {
-    expect(parseAddress(extractAddress('  "john smith"@Example.com.'))).toEqual({ local: '"john smith"', domain: "example.com" });
+    expect(parseAddress(extractAddress('  "john smith"@Example.com.'))).toEqual({
+      local: '"john smith"',
+      domain: "example.com",
+    });
   });
 
   it("keeps a question mark that is part of the local part (valid atext)", () => {

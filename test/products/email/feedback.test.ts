@@ -4,8 +4,10 @@ import { admin, anotherKey, bearer, call, createAccount, json, lookupEmail, type
 type Received = { recorded: number; suppressed: number; invalid: number[] };
 const rand = () => crypto.randomUUID().slice(0, 8);
 
-const post = (key: string, events: unknown[]) => call<Received>("/api/v1/email/feedback", json({ events }, { Authorization: `Bearer ${key}` }));
-const summary = (key: string, query = "") => call<Record<string, unknown>>(`/api/v1/email/feedback/summary${query}`, bearer(key));
+const post = (key: string, events: unknown[]) =>
+  call<Received>("/api/v1/email/feedback", json({ events }, { Authorization: `Bearer ${key}` }));
+const summary = (key: string, query = "") =>
+  call<Record<string, unknown>>(`/api/v1/email/feedback/summary${query}`, bearer(key));
 
 async function keys(acct: TestAccount) {
   const pool = [acct.key, await anotherKey(acct), await anotherKey(acct)];
@@ -20,7 +22,12 @@ describe("POST /api/v1/email/feedback", () => {
     const tag = rand();
     const events = [
       { email: `ok-${tag}@acme.example`, outcome: "delivered" },
-      { email: `Hard <hard-${tag}@Acme.Example>`, outcome: "bounced", bounce_type: "hard", occurred_at: "2026-05-04T10:00:00Z" },
+      {
+        email: `Hard <hard-${tag}@Acme.Example>`,
+        outcome: "bounced",
+        bounce_type: "hard",
+        occurred_at: "2026-05-04T10:00:00Z",
+      },
       { email: `soft-${tag}@acme.example`, outcome: "bounced", bounce_type: "soft" },
       { email: `default-${tag}@other.example`, outcome: "bounced" },
       { email: `spam-${tag}@other.example`, outcome: "complained", detail: "feedback loop" },
@@ -31,7 +38,10 @@ describe("POST /api/v1/email/feedback", () => {
     expect(body.data).toEqual({ recorded: 5, suppressed: 3, invalid: [5] });
     expect(body.meta).toMatchObject({ request_id: expect.any(String) });
 
-    const listed = await call<{ suppressions: { email: string; reason: string; source: string }[] }>("/api/v1/email/suppressions", bearer(key()));
+    const listed = await call<{ suppressions: { email: string; reason: string; source: string }[] }>(
+      "/api/v1/email/suppressions",
+      bearer(key()),
+    );
     const entries = listed.body.data.suppressions.map(({ email, reason, source }) => ({ email, reason, source }));
     expect(entries).toEqual(
       expect.arrayContaining([
@@ -48,10 +58,9 @@ describe("POST /api/v1/email/feedback", () => {
     const key = await keys(acct);
     const email = "bob@acme.example";
     await post(key(), [{ email, outcome: "bounced", bounce_type: "hard", occurred_at: "2026-05-04T10:00:00Z" }]);
-    const batch = await call<{ results: { data: { reason: string; deliverable: string; sources: unknown[] }; meta: Record<string, unknown> }[] }>(
-      "/api/v1/email/batch",
-      json({ emails: [email] }, { Authorization: `Bearer ${key()}` }),
-    );
+    const batch = await call<{
+      results: { data: { reason: string; deliverable: string; sources: unknown[] }; meta: Record<string, unknown> }[];
+    }>("/api/v1/email/batch", json({ emails: [email] }, { Authorization: `Bearer ${key()}` }));
     const item = batch.body.data.results[0]!;
     expect(item.meta).toMatchObject({ suppressed: true, credits_used: 0 });
     expect(item.data).toMatchObject({ deliverable: "undeliverable", reason: "bounced" });
@@ -60,14 +69,25 @@ describe("POST /api/v1/email/feedback", () => {
     const single = await lookupEmail<{ deliverable: string }>(key(), { email });
     expect(single.body.data.deliverable).toBe("deliverable");
     expect(single.body.meta).toMatchObject({ suppressed: false, credits_used: 1 });
-    const again = await call<{ results: { meta: { suppressed: boolean } }[] }>("/api/v1/email/batch", json({ emails: [email] }, { Authorization: `Bearer ${key()}` }));
+    const again = await call<{ results: { meta: { suppressed: boolean } }[] }>(
+      "/api/v1/email/batch",
+      json({ emails: [email] }, { Authorization: `Bearer ${key()}` }),
+    );
     expect(again.body.data.results[0]!.meta.suppressed).toBe(true);
   });
 
   it.each([
     ["an unknown outcome", [{ email: "a@acme.example", outcome: "opened" }], "events.0.outcome"],
-    ["a bounce_type on a delivery", [{ email: "a@acme.example", outcome: "delivered", bounce_type: "hard" }], "events.0.bounce_type"],
-    ["an unknown bounce_type", [{ email: "a@acme.example", outcome: "bounced", bounce_type: "medium" }], "events.0.bounce_type"],
+    [
+      "a bounce_type on a delivery",
+      [{ email: "a@acme.example", outcome: "delivered", bounce_type: "hard" }],
+      "events.0.bounce_type",
+    ],
+    [
+      "an unknown bounce_type",
+      [{ email: "a@acme.example", outcome: "bounced", bounce_type: "medium" }],
+      "events.0.bounce_type",
+    ],
     ["no events", [], "events"],
   ])("answers %s with 422 VALIDATION_FAILED", async (_label, events, field) => {
     const acct = await createAccount();
@@ -102,7 +122,11 @@ describe("GET /api/v1/email/feedback/summary", () => {
     });
     expect(Date.parse(body.data.until as string) - Date.parse(body.data.since as string)).toBe(30 * 86_400_000);
     const future = await summary(key(), "?since=2999-01-01&until=2999-01-02");
-    expect(future.body.data).toMatchObject({ total: 0, outcomes: { delivered: 0, bounced: 0, complained: 0 }, by_domain: [] });
+    expect(future.body.data).toMatchObject({
+      total: 0,
+      outcomes: { delivered: 0, bounced: 0, complained: 0 },
+      by_domain: [],
+    });
     const backwards = await summary(key(), "?since=2026-02-01&until=2026-01-01");
     expect(backwards.status).toBe(422);
   });

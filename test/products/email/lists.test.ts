@@ -11,7 +11,10 @@ describe("suppressions", () => {
     await call("/api/v1/email/suppressions", json({ emails: ["Carol@acme.example"] }, auth(acct.key)));
     const batch = await call<{ results: { data: { email: string; reason: string } }[] }>(
       "/api/v1/email/batch",
-      json({ emails: ["carol@acme.example", "CAROL@ACME.EXAMPLE", "Alice@acme.example", "alice@acme.example"] }, auth(acct.key)),
+      json(
+        { emails: ["carol@acme.example", "CAROL@ACME.EXAMPLE", "Alice@acme.example", "alice@acme.example"] },
+        auth(acct.key),
+      ),
     );
     expect(batch.body.data.results.map((r) => [r.data.email, r.data.reason])).toEqual([
       ["carol@acme.example", "suppressed"],
@@ -26,12 +29,18 @@ describe("suppressions", () => {
 
   it("never suppresses a test address: it comes back in test_values and keeps its canonical answer", async () => {
     const acct = await createAccount({ pack: 5 });
-    const added = await call("/api/v1/email/suppressions", json({ emails: ["undeliverable+x@service.test", "carol@acme.example"] }, auth(acct.key)));
+    const added = await call(
+      "/api/v1/email/suppressions",
+      json({ emails: ["undeliverable+x@service.test", "carol@acme.example"] }, auth(acct.key)),
+    );
     expect(added.status).toBe(201);
     expect(added.body.data).toEqual({ added: 1, invalid: [], test_values: ["undeliverable+x@service.test"] });
     const list = await call<{ suppressions: { email: string }[] }>("/api/v1/email/suppressions", bearer(acct.key));
     expect(list.body.data.suppressions.map((s) => s.email)).toEqual(["carol@acme.example"]);
-    const batch = await call<{ results: { data: { reason: string } }[] }>("/api/v1/email/batch", json({ emails: ["undeliverable+x@service.test"] }, auth(acct.key)));
+    const batch = await call<{ results: { data: { reason: string } }[] }>(
+      "/api/v1/email/batch",
+      json({ emails: ["undeliverable+x@service.test"] }, auth(acct.key)),
+    );
     expect(batch.body.data.results[0]!.data.reason).not.toBe("suppressed");
   });
 
@@ -39,26 +48,37 @@ describe("suppressions", () => {
     const acct = await createAccount({ pack: 5 });
     const added = await call<{ added: number; invalid: string[] }>(
       "/api/v1/email/suppressions",
-      json({ emails: ["Alice <ALICE@acme.example>", "bob@acme.example", "nonsense"], reason: "unsubscribed" }, auth(acct.key)),
+      json(
+        { emails: ["Alice <ALICE@acme.example>", "bob@acme.example", "nonsense"], reason: "unsubscribed" },
+        auth(acct.key),
+      ),
     );
     expect(added.status).toBe(201);
     expect(added.body.data).toEqual({ added: 2, invalid: ["nonsense"], test_values: [] });
 
-    const list = await call<{ suppressions: { id: number; email: string; reason: string; source: string }[] }>("/api/v1/email/suppressions", bearer(acct.key));
+    const list = await call<{ suppressions: { id: number; email: string; reason: string; source: string }[] }>(
+      "/api/v1/email/suppressions",
+      bearer(acct.key),
+    );
     expect(list.body.meta).toMatchObject({ page: 1, per_page: 100, total: 2 });
     expect(list.body.data.suppressions.map((s) => [s.email, s.reason, s.source])).toEqual([
       ["bob@acme.example", "unsubscribed", "manual"],
       ["alice@acme.example", "unsubscribed", "manual"],
     ]);
 
-    const batch = await call<{ results: { data: { reason: string }; meta: { suppressed: boolean; credits_used: number } }[] }>(
-      "/api/v1/email/batch",
-      json({ emails: ["alice@acme.example"] }, auth(acct.key)),
-    );
-    expect(batch.body.data.results[0]).toMatchObject({ data: { reason: "suppressed" }, meta: { suppressed: true, credits_used: 0 } });
+    const batch = await call<{
+      results: { data: { reason: string }; meta: { suppressed: boolean; credits_used: number } }[];
+    }>("/api/v1/email/batch", json({ emails: ["alice@acme.example"] }, auth(acct.key)));
+    expect(batch.body.data.results[0]).toMatchObject({
+      data: { reason: "suppressed" },
+      meta: { suppressed: true, credits_used: 0 },
+    });
 
     const key = await anotherKey(acct);
-    const byAddress = await call("/api/v1/email/suppressions", json({ emails: ["alice@acme.example"] }, auth(key), "DELETE"));
+    const byAddress = await call(
+      "/api/v1/email/suppressions",
+      json({ emails: ["alice@acme.example"] }, auth(key), "DELETE"),
+    );
     expect(byAddress.body.data).toEqual({ removed: 1 });
     const bobId = list.body.data.suppressions[0]!.id;
     const byId = await call(`/api/v1/email/suppressions/${bobId}`, { method: "DELETE", ...bearer(key) });
@@ -84,7 +104,10 @@ describe("GET /api/v1/email/history", () => {
     await lookupEmail(acct.key, { email: "alice@acme.example" });
     await lookupEmail(acct.key, { email: "nobody9@acme.example" });
     await lookupEmail(acct.key, { email: "deliverable@service.test" });
-    const all = await call<{ lookups: { email: string; deliverable: string; credits_used: number }[] }>("/api/v1/email/history", bearer(acct.key));
+    const all = await call<{ lookups: { email: string; deliverable: string; credits_used: number }[] }>(
+      "/api/v1/email/history",
+      bearer(acct.key),
+    );
     expect(all.body.data.lookups.map((l) => l.email)).toEqual(["nobody9@acme.example", "alice@acme.example"]);
     expect(all.body.meta).toMatchObject({ page: 1, per_page: 100, total: 2, retention_days: 90 });
     const today = new Date().toISOString().slice(0, 10);

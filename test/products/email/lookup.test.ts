@@ -3,7 +3,16 @@ import { describe, expect, it } from "vitest";
 import worker from "../../../src/index";
 import type { EmailResult } from "../../../src/products/email/result";
 import { mailboxConfidence, riskLevel, riskScore } from "../../../src/products/email/score";
-import { BASE, createAccount, creditsStub, json, lookupEmail, mailStats, rcptCount, type Envelope } from "../../helpers";
+import {
+  BASE,
+  createAccount,
+  creditsStub,
+  json,
+  lookupEmail,
+  mailStats,
+  rcptCount,
+  type Envelope,
+} from "../../helpers";
 
 type Lookup = EmailResult;
 
@@ -49,16 +58,35 @@ describe("POST /api/v1/email", () => {
       smtp_reason: null,
       mailbox_confidence: null,
     });
-    expect(body.meta).toMatchObject({ credits_used: 1, credits_remaining: 4, cache_hit: false, refreshed: false, suppressed: false, fair_use_billed: false });
+    expect(body.meta).toMatchObject({
+      credits_used: 1,
+      credits_remaining: 4,
+      cache_hit: false,
+      refreshed: false,
+      suppressed: false,
+      fair_use_billed: false,
+    });
     expect(body.data.sources.map((s) => s.dataset)).toEqual(
-      expect.arrayContaining(["rfc-5322-syntax", "live-dns", "disposable-domains", "rdap-registration", "mailbox-smtp"]),
+      expect.arrayContaining([
+        "rfc-5322-syntax",
+        "live-dns",
+        "disposable-domains",
+        "rdap-registration",
+        "mailbox-smtp",
+      ]),
     );
   });
 
   it("answers an unknown mailbox undeliverable (mailbox_not_found), free within fair use, and counts it", async () => {
     const acct = await createAccount({ pack: 5 });
     const { body } = await lookupEmail<Lookup>(acct.key, { email: "nobody@acme.example" });
-    expect(body.data).toMatchObject({ deliverable: "undeliverable", reason: "mailbox_not_found", smtp_reason: "no_mailbox", mailbox_exists: false, smtp_checked: true });
+    expect(body.data).toMatchObject({
+      deliverable: "undeliverable",
+      reason: "mailbox_not_found",
+      smtp_reason: "no_mailbox",
+      mailbox_exists: false,
+      smtp_checked: true,
+    });
     expect(body.meta).toMatchObject({ credits_used: 0, fair_use_billed: false });
     expect((await creditsStub(acct.accountId).snapshot()).fair_use.undeliverable_checked).toBe(1);
   });
@@ -77,14 +105,25 @@ describe("POST /api/v1/email", () => {
   it("answers a catch-all domain risky with mailbox_exists null", async () => {
     const acct = await createAccount({ pack: 5 });
     const { body } = await lookupEmail<Lookup>(acct.key, { email: "anything@catchall.example" });
-    expect(body.data).toMatchObject({ deliverable: "risky", reason: "catch_all", catch_all: true, mailbox_exists: null });
+    expect(body.data).toMatchObject({
+      deliverable: "risky",
+      reason: "catch_all",
+      catch_all: true,
+      mailbox_exists: null,
+    });
     expect(body.meta.credits_used).toBe(1);
   });
 
   it("answers greylisting as unverified: risky, smtp_checked false, confidence set, free, no repeat marker", async () => {
     const acct = await createAccount({ pack: 5 });
     const { body } = await lookupEmail<Lookup>(acct.key, { email: "someone@greylist.example" });
-    expect(body.data).toMatchObject({ deliverable: "risky", reason: "unverified", smtp_checked: false, mailbox_exists: null, smtp_reason: "greylisted" });
+    expect(body.data).toMatchObject({
+      deliverable: "risky",
+      reason: "unverified",
+      smtp_checked: false,
+      mailbox_exists: null,
+      smtp_reason: "greylisted",
+    });
     expect(body.data.mailbox_confidence).toEqual(expect.any(Number));
     expect(body.meta.credits_used).toBe(0);
     const again = await lookupEmail<Lookup>(acct.key, { email: "someone@greylist.example" });
@@ -103,7 +142,12 @@ describe("POST /api/v1/email", () => {
   it("applies the null-MX rule: undeliverable without any handshake", async () => {
     const acct = await createAccount({ pack: 5 });
     const { body } = await lookupEmail<Lookup>(acct.key, { email: "x@nullmx.example" });
-    expect(body.data).toMatchObject({ deliverable: "undeliverable", reason: "null_mx", mx_found: false, smtp_checked: false });
+    expect(body.data).toMatchObject({
+      deliverable: "undeliverable",
+      reason: "null_mx",
+      mx_found: false,
+      smtp_checked: false,
+    });
     expect(body.meta.credits_used).toBe(0);
     expect(rcptCount(await mailStats(), "x@nullmx.example")).toBe(0);
     expect((await creditsStub(acct.accountId).snapshot()).fair_use.undeliverable_checked).toBe(0);
@@ -128,7 +172,12 @@ describe("POST /api/v1/email", () => {
     const acct = await createAccount({ pack: 5 });
     const { status, body } = await lookupEmail<Lookup>(acct.key, { email: "a@dnsfail.example" });
     expect(status).toBe(200);
-    expect(body.data).toMatchObject({ deliverable: "risky", reason: "unverified", smtp_reason: "provider_unavailable", mx_found: false });
+    expect(body.data).toMatchObject({
+      deliverable: "risky",
+      reason: "unverified",
+      smtp_reason: "provider_unavailable",
+      mx_found: false,
+    });
     expect(body.meta.credits_used).toBe(0);
   });
 
@@ -152,7 +201,12 @@ describe("POST /api/v1/email", () => {
   it("normalizes Gmail aliases and reports them", async () => {
     const acct = await createAccount({ pack: 5 });
     const { body } = await lookupEmail<Lookup>(acct.key, { email: "John.Smith+news@gmail.com" });
-    expect(body.data).toMatchObject({ normalized_email: "johnsmith@gmail.com", is_alias: true, mx_provider: expect.any(String), dmarc_policy: "none" });
+    expect(body.data).toMatchObject({
+      normalized_email: "johnsmith@gmail.com",
+      is_alias: true,
+      mx_provider: expect.any(String),
+      dmarc_policy: "none",
+    });
   });
 
   it("answers a role address that exists risky with reason role", async () => {
@@ -170,7 +224,13 @@ describe("POST /api/v1/email", () => {
   });
 
   it("returns scores a caller can recompute from the answer's own fields", async () => {
-    const emails = ["alice@acme.example", "anything@catchall.example", "someone@greylist.example", "newbie@young.example", "temp@mailinator.com"];
+    const emails = [
+      "alice@acme.example",
+      "anything@catchall.example",
+      "someone@greylist.example",
+      "newbie@young.example",
+      "temp@mailinator.com",
+    ];
     // A typo domain on the disposable list, an unanswered DMARC question, a resolver that answers nothing.
     emails.push("bob@gmial.com", "alice@dmarcfail.example", "a@dnsfail.example");
     for (const email of emails) {
@@ -183,7 +243,10 @@ describe("POST /api/v1/email", () => {
       expect(d.risk_score, email).toBe(riskScore(d));
       expect(d.risk_components, email).toEqual(documentedComponents(d));
       expect(d.risk_level, email).toBe(riskLevel(d.risk_score));
-      expect(Object.values(d.risk_components).reduce((a, b) => a + b, 0), email).toBe(Math.min(100, d.risk_score) === 100 ? 100 : d.risk_score);
+      expect(
+        Object.values(d.risk_components).reduce((a, b) => a + b, 0),
+        email,
+      ).toBe(Math.min(100, d.risk_score) === 100 ? 100 : d.risk_score);
     }
   });
 
@@ -231,11 +294,24 @@ describe("free signals with the resolver unreachable", () => {
 
   it("still decides disposable, typo and provider-username answers, billed as usual; the rest stays unverified and free", async () => {
     const acct = await createAccount({ pack: 5 });
-    expect((await lookupWithoutDns(acct.key, "admin@mailinator.com")).data).toMatchObject({ deliverable: "risky", reason: "disposable" });
-    expect((await lookupWithoutDns(acct.key, "user@gmai.com")).data).toMatchObject({ reason: "typo_domain", did_you_mean: "user@gmail.com" });
-    expect((await lookupWithoutDns(acct.key, "ab@gmail.com")).data).toMatchObject({ deliverable: "undeliverable", reason: "invalid_username" });
+    expect((await lookupWithoutDns(acct.key, "admin@mailinator.com")).data).toMatchObject({
+      deliverable: "risky",
+      reason: "disposable",
+    });
+    expect((await lookupWithoutDns(acct.key, "user@gmai.com")).data).toMatchObject({
+      reason: "typo_domain",
+      did_you_mean: "user@gmail.com",
+    });
+    expect((await lookupWithoutDns(acct.key, "ab@gmail.com")).data).toMatchObject({
+      deliverable: "undeliverable",
+      reason: "invalid_username",
+    });
     const open = await lookupWithoutDns(acct.key, "a@batch5.example");
-    expect(open.data).toMatchObject({ deliverable: "risky", reason: "unverified", smtp_reason: "provider_unavailable" });
+    expect(open.data).toMatchObject({
+      deliverable: "risky",
+      reason: "unverified",
+      smtp_reason: "provider_unavailable",
+    });
     expect(open.meta.credits_used).toBe(0);
     // Two usable (risky) answers at 1 each; invalid_username and unverified are free, as with DNS up.
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(3);

@@ -20,14 +20,26 @@ async function keys(acct: TestAccount) {
 }
 
 const create = (key: string, path: string, body: Record<string, unknown>) =>
-  call<{ monitor: Record<string, unknown> & { id: number }; webhook_secret?: string }>(`/api/v1/email/${path}`, json({ name: "Watch", cadence: "weekly", ...body }, { Authorization: `Bearer ${key}` }));
-const run = (key: string, path: string, id: number) => call<RunBody>(`/api/v1/email/${path}/${id}/run`, { method: "POST", ...bearer(key) });
+  call<{ monitor: Record<string, unknown> & { id: number }; webhook_secret?: string }>(
+    `/api/v1/email/${path}`,
+    json({ name: "Watch", cadence: "weekly", ...body }, { Authorization: `Bearer ${key}` }),
+  );
+const run = (key: string, path: string, id: number) =>
+  call<RunBody>(`/api/v1/email/${path}/${id}/run`, { method: "POST", ...bearer(key) });
 
 describe("email monitors: what counts as a change", () => {
   const seen = { deliverable: "deliverable", reason: null, disposable: false, role: false };
   it.each([
-    ["deliverable -> risky", { ...seen, deliverable: "risky", reason: "catch_all" }, [{ field: "deliverable", from: "deliverable", to: "risky" }]],
-    ["deliverable -> undeliverable", { ...seen, deliverable: "undeliverable", reason: "mailbox_not_found" }, [{ field: "deliverable", from: "deliverable", to: "undeliverable" }]],
+    [
+      "deliverable -> risky",
+      { ...seen, deliverable: "risky", reason: "catch_all" },
+      [{ field: "deliverable", from: "deliverable", to: "risky" }],
+    ],
+    [
+      "deliverable -> undeliverable",
+      { ...seen, deliverable: "undeliverable", reason: "mailbox_not_found" },
+      [{ field: "deliverable", from: "deliverable", to: "undeliverable" }],
+    ],
     ["a new disposable flag", { ...seen, disposable: true }, [{ field: "disposable", from: false, to: true }]],
     ["a new role flag", { ...seen, role: true }, [{ field: "role", from: false, to: true }]],
     ["nothing", seen, []],
@@ -36,11 +48,21 @@ describe("email monitors: what counts as a change", () => {
   });
 
   it("does not report an improvement or a flag that went away", () => {
-    expect(compareAddress({ ...seen, deliverable: "undeliverable", role: true }, { ...seen, deliverable: "deliverable" })).toEqual([]);
+    expect(
+      compareAddress({ ...seen, deliverable: "undeliverable", role: true }, { ...seen, deliverable: "deliverable" }),
+    ).toEqual([]);
   });
 
   it("reports domain set-up changes, leaving out fields unknown on either side", () => {
-    const before = { valid: true, mx_found: true, null_mx: false, has_spf: true, dmarc_policy: "none", catch_all: null, disposable: false };
+    const before = {
+      valid: true,
+      mx_found: true,
+      null_mx: false,
+      has_spf: true,
+      dmarc_policy: "none",
+      catch_all: null,
+      disposable: false,
+    };
     const after = { ...before, mx_found: false, null_mx: true, has_spf: null, dmarc_policy: "reject", catch_all: true };
     expect(compareDomain(before, after)).toEqual([
       { field: "mx_found", from: true, to: false },
@@ -56,40 +78,84 @@ describe("GET, POST /api/v1/email/monitors and .../run", () => {
     const key = await keys(acct);
     const path = `/ok/email-monitor-${rand()}`;
     const paid = `p${rand()}@catchall.example`;
-    const created = await create(key(), "monitors", { emails: [paid, "deliverable@service.test", "bob@acme.example"], webhook_url: `${env.RECEIVER_URL}${path}` });
+    const created = await create(key(), "monitors", {
+      emails: [paid, "deliverable@service.test", "bob@acme.example"],
+      webhook_url: `${env.RECEIVER_URL}${path}`,
+    });
     expect(created.status).toBe(201);
-    expect(created.body.data.monitor).toMatchObject({ emails: [paid, "deliverable@service.test", "bob@acme.example"], cadence: "weekly", webhook_events: "changes" });
+    expect(created.body.data.monitor).toMatchObject({
+      emails: [paid, "deliverable@service.test", "bob@acme.example"],
+      cadence: "weekly",
+      webhook_events: "changes",
+    });
     const id = created.body.data.monitor.id;
 
     const first = await run(key(), "monitors", id);
-    expect(first.body.data.summary).toEqual({ checked: 3, deliverable: 2, risky: 1, undeliverable: 0, changed: 0, new_baselines: 3, credits_used: 2, stopped_reason: null });
+    expect(first.body.data.summary).toEqual({
+      checked: 3,
+      deliverable: 2,
+      risky: 1,
+      undeliverable: 0,
+      changed: 0,
+      new_baselines: 3,
+      credits_used: 2,
+      stopped_reason: null,
+    });
     expect(first.body.meta).toMatchObject({ request_id: expect.any(String) });
 
     const repeat = await run(key(), "monitors", id);
     expect(repeat.body.data.summary).toMatchObject({ changed: 0, new_baselines: 0, credits_used: 0 });
 
-    await call("/api/v1/email/feedback", json({ events: [{ email: "bob@acme.example", outcome: "complained" }] }, { Authorization: `Bearer ${key()}` }));
+    await call(
+      "/api/v1/email/feedback",
+      json({ events: [{ email: "bob@acme.example", outcome: "complained" }] }, { Authorization: `Bearer ${key()}` }),
+    );
     const decayed = await run(key(), "monitors", id);
-    expect(decayed.body.data.summary).toMatchObject({ checked: 3, deliverable: 1, undeliverable: 1, changed: 1, credits_used: 0, stopped_reason: null });
-    expect(decayed.body.data.changes).toEqual([{ identifier: "bob@acme.example", input: "bob@acme.example", changes: [{ field: "deliverable", from: "deliverable", to: "undeliverable" }] }]);
+    expect(decayed.body.data.summary).toMatchObject({
+      checked: 3,
+      deliverable: 1,
+      undeliverable: 1,
+      changed: 1,
+      credits_used: 0,
+      stopped_reason: null,
+    });
+    expect(decayed.body.data.changes).toEqual([
+      {
+        identifier: "bob@acme.example",
+        input: "bob@acme.example",
+        changes: [{ field: "deliverable", from: "deliverable", to: "undeliverable" }],
+      },
+    ]);
     expect(decayed.body.data.monitor.last_summary).toEqual(decayed.body.data.summary);
 
     const [delivery] = await deliveredAt(path, 1);
-    expect(await new WebhookVerifier(created.body.data.webhook_secret!).verify(delivery!.headers, delivery!.body)).toBe("ok");
+    expect(await new WebhookVerifier(created.body.data.webhook_secret!).verify(delivery!.headers, delivery!.body)).toBe(
+      "ok",
+    );
     const posted = JSON.parse(delivery!.body);
-    expect(posted).toMatchObject({ event: "email_monitor.run", monitor: { id, name: "Watch", cadence: "weekly" }, summary: decayed.body.data.summary });
+    expect(posted).toMatchObject({
+      event: "email_monitor.run",
+      monitor: { id, name: "Watch", cadence: "weekly" },
+      summary: decayed.body.data.summary,
+    });
     expect(posted.changes).toEqual(decayed.body.data.changes);
   });
 
   it("refuses more than 500 addresses and a malformed cadence with 422, and a run of an empty balance stops early", async () => {
     const acct = await createAccount();
     const key = await keys(acct);
-    const tooMany = await create(key(), "monitors", { emails: Array.from({ length: 501 }, (_, i) => `a${i}@acme.example`) });
+    const tooMany = await create(key(), "monitors", {
+      emails: Array.from({ length: 501 }, (_, i) => `a${i}@acme.example`),
+    });
     expect(tooMany.status).toBe(422);
     expect((await create(key(), "monitors", { emails: ["a@acme.example"], cadence: "daily" })).status).toBe(422);
     const created = await create(key(), "monitors", { emails: [`p${rand()}@catchall.example`] });
     const stopped = await run(key(), "monitors", created.body.data.monitor.id);
-    expect(stopped.body.data.summary).toMatchObject({ checked: 0, credits_used: 0, stopped_reason: "insufficient_credits" });
+    expect(stopped.body.data.summary).toMatchObject({
+      checked: 0,
+      credits_used: 0,
+      stopped_reason: "insufficient_credits",
+    });
   });
 
   it("keeps baselines of addresses a PATCH keeps, and answers another account's monitor with 404", async () => {
@@ -98,7 +164,14 @@ describe("GET, POST /api/v1/email/monitors and .../run", () => {
     const created = await create(key(), "monitors", { emails: ["deliverable@service.test", "role@service.test"] });
     const id = created.body.data.monitor.id;
     await run(key(), "monitors", id);
-    const patched = await call<{ monitor: { emails: string[] } }>(`/api/v1/email/monitors/${id}`, json({ emails: ["deliverable@service.test", "catch-all@service.test"] }, { Authorization: `Bearer ${key()}` }, "PATCH"));
+    const patched = await call<{ monitor: { emails: string[] } }>(
+      `/api/v1/email/monitors/${id}`,
+      json(
+        { emails: ["deliverable@service.test", "catch-all@service.test"] },
+        { Authorization: `Bearer ${key()}` },
+        "PATCH",
+      ),
+    );
     expect(patched.body.data.monitor.emails).toEqual(["deliverable@service.test", "catch-all@service.test"]);
     expect((await run(key(), "monitors", id)).body.data.summary).toMatchObject({ checked: 2, new_baselines: 1 });
     const other = await createAccount();
@@ -111,12 +184,26 @@ describe("GET, POST /api/v1/email/domain-monitors and .../run", () => {
     const acct = await createAccount({ pack: 5 });
     const key = await keys(acct);
     const path = `/ok/domain-monitor-${rand()}`;
-    const created = await create(key(), "domain-monitors", { domains: ["acme.example", "NullMX.example"], webhook_url: `${env.RECEIVER_URL}${path}`, webhook_events: "every_run" });
+    const created = await create(key(), "domain-monitors", {
+      domains: ["acme.example", "NullMX.example"],
+      webhook_url: `${env.RECEIVER_URL}${path}`,
+      webhook_events: "every_run",
+    });
     expect(created.status).toBe(201);
-    expect(created.body.data.monitor).toMatchObject({ domains: ["acme.example", "NullMX.example"], webhook_events: "every_run" });
+    expect(created.body.data.monitor).toMatchObject({
+      domains: ["acme.example", "NullMX.example"],
+      webhook_events: "every_run",
+    });
     const id = created.body.data.monitor.id;
     const first = await run(key(), "domain-monitors", id);
-    expect(first.body.data.summary).toEqual({ checked: 2, mx_found: 1, changed: 0, new_baselines: 2, credits_used: 1, stopped_reason: null });
+    expect(first.body.data.summary).toEqual({
+      checked: 2,
+      mx_found: 1,
+      changed: 0,
+      new_baselines: 2,
+      credits_used: 1,
+      stopped_reason: null,
+    });
     const second = await run(key(), "domain-monitors", id);
     expect(second.body.data.summary).toMatchObject({ checked: 2, changed: 0, new_baselines: 0, credits_used: 0 });
     const posted = (await deliveredAt(path, 2)).map((d) => JSON.parse(d.body));
@@ -130,7 +217,10 @@ describe("GET, POST /api/v1/email/domain-monitors and .../run", () => {
     const monitor = created.body.data.monitor as { id: number; next_run_at: string };
     const dueAt = Date.parse(monitor.next_run_at);
     await runDueMonitor(env, monitor.id, dueAt, dueAt);
-    const after = await call<{ monitor: { last_run_at: string; last_summary: Record<string, unknown> } }>(`/api/v1/email/domain-monitors/${monitor.id}`, bearer(acct.key));
+    const after = await call<{ monitor: { last_run_at: string; last_summary: Record<string, unknown> } }>(
+      `/api/v1/email/domain-monitors/${monitor.id}`,
+      bearer(acct.key),
+    );
     expect(after.body.data.monitor.last_run_at).toBe(new Date(dueAt).toISOString());
     expect(after.body.data.monitor.last_summary).toMatchObject({ checked: 1, mx_found: 1, new_baselines: 1 });
   });
@@ -141,7 +231,9 @@ describe("GET, POST /api/v1/email/domain-monitors and .../run", () => {
     const domains = await create(key(), "domain-monitors", { domains: ["acme.example"] });
     const addresses = await create(key(), "monitors", { emails: ["deliverable@service.test"] });
     expect((await call(`/api/v1/email/monitors/${domains.body.data.monitor.id}`, bearer(key()))).status).toBe(404);
-    expect((await call(`/api/v1/email/domain-monitors/${addresses.body.data.monitor.id}`, bearer(key()))).status).toBe(404);
+    expect((await call(`/api/v1/email/domain-monitors/${addresses.body.data.monitor.id}`, bearer(key()))).status).toBe(
+      404,
+    );
     const listed = await call<{ monitors: { id: number }[] }>("/api/v1/email/domain-monitors", bearer(key()));
     expect(listed.body.data.monitors.map((m) => m.id)).toEqual([domains.body.data.monitor.id]);
   });
@@ -155,7 +247,11 @@ describe("email monitors: alert_emails on create and PATCH", () => {
     expect(plain.body.data.monitor.alert_emails).toBe(false);
     const on = await create(acct.key, "monitors", { emails: ["bob@acme.example"], alert_emails: true });
     expect(on.body.data.monitor.alert_emails).toBe(true);
-    const patch = (body: unknown) => call<{ monitor: { alert_emails: boolean } }>(`/api/v1/email/monitors/${on.body.data.monitor.id}`, json(body, { Authorization: `Bearer ${acct.key}` }, "PATCH"));
+    const patch = (body: unknown) =>
+      call<{ monitor: { alert_emails: boolean } }>(
+        `/api/v1/email/monitors/${on.body.data.monitor.id}`,
+        json(body, { Authorization: `Bearer ${acct.key}` }, "PATCH"),
+      );
     const off = await patch({ alert_emails: false });
     expect([off.status, off.body.data.monitor.alert_emails]).toEqual([200, false]);
     const bad = await patch({ alert_emails: "yes" });
@@ -165,4 +261,3 @@ describe("email monitors: alert_emails on create and PATCH", () => {
     expect([domain.status, domain.body.data.monitor.alert_emails]).toEqual([201, true]);
   });
 });
-

@@ -13,9 +13,17 @@ async function keys(acct: TestAccount, n = 3) {
   return () => pool[i++ % pool.length]!;
 }
 
-const put = (key: string, rules: unknown) => call<{ policy: { rules: Record<string, unknown> } | null }>("/api/v1/email/policy", json(rules, { Authorization: `Bearer ${key}` }, "PUT"));
+const put = (key: string, rules: unknown) =>
+  call<{ policy: { rules: Record<string, unknown> } | null }>(
+    "/api/v1/email/policy",
+    json(rules, { Authorization: `Bearer ${key}` }, "PUT"),
+  );
 const get = (key: string) => call<{ policy: unknown }>("/api/v1/email/policy", bearer(key));
-const batch = (key: string, emails: string[]) => call<{ results: { data: Answer; meta: { credits_used: number } }[] }>("/api/v1/email/batch", json({ emails }, { Authorization: `Bearer ${key}` }));
+const batch = (key: string, emails: string[]) =>
+  call<{ results: { data: Answer; meta: { credits_used: number } }[] }>(
+    "/api/v1/email/batch",
+    json({ emails }, { Authorization: `Bearer ${key}` }),
+  );
 
 const RULES = {
   disposable: "block",
@@ -42,9 +50,19 @@ describe("GET, PUT, DELETE /api/v1/email/policy", () => {
     const saved = await put(key(), RULES);
     expect(saved.status).toBe(200);
     expect(saved.body.data.policy!.rules).toEqual({ ...RULES, allowed_domains: ["catchall.example"] });
-    expect((await get(key())).body.data.policy).toMatchObject({ rules: saved.body.data.policy!.rules, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect((await get(key())).body.data.policy).toMatchObject({
+      rules: saved.body.data.policy!.rules,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
 
-    const { body } = await batch(key(), ["disposable@service.test", "role@service.test", "deliverable@service.test", "catch-all@service.test", "x@blocked.example"]);
+    const { body } = await batch(key(), [
+      "disposable@service.test",
+      "role@service.test",
+      "deliverable@service.test",
+      "catch-all@service.test",
+      "x@blocked.example",
+    ]);
     expect(body.data.results.map((r) => r.data.policy)).toEqual([
       { action: "block", rules_hit: ["risk_level.high", "disposable"] },
       { action: "review", rules_hit: ["role"] },
@@ -56,8 +74,14 @@ describe("GET, PUT, DELETE /api/v1/email/policy", () => {
 
   it("lets allowed_domains outrank every other rule", async () => {
     const acct = await createAccount({ pack: 5 });
-    await put(acct.key, { catch_all: "block", blocked_domains: ["catchall.example"], allowed_domains: ["catchall.example"] });
-    const { body } = await lookupEmail<Answer>(acct.key, { email: `p${crypto.randomUUID().slice(0, 8)}@catchall.example` });
+    await put(acct.key, {
+      catch_all: "block",
+      blocked_domains: ["catchall.example"],
+      allowed_domains: ["catchall.example"],
+    });
+    const { body } = await lookupEmail<Answer>(acct.key, {
+      email: `p${crypto.randomUUID().slice(0, 8)}@catchall.example`,
+    });
     expect(body.data.policy).toEqual({ action: "send", rules_hit: ["allowed_domains"] });
   });
 
@@ -70,7 +94,10 @@ describe("GET, PUT, DELETE /api/v1/email/policy", () => {
     const b = await lookupEmail<Answer>(withPolicy.key, { email: address() });
     expect(a.body.data.policy).toBeNull();
     expect(b.body.data.policy).toEqual({ action: "block", rules_hit: ["deliverable.risky", "catch_all"] });
-    expect(b.body.meta).toMatchObject({ credits_used: a.body.meta.credits_used, credits_remaining: a.body.meta.credits_remaining });
+    expect(b.body.meta).toMatchObject({
+      credits_used: a.body.meta.credits_used,
+      credits_remaining: a.body.meta.credits_remaining,
+    });
     expect(b.body.meta.credits_used).toBe(1);
   });
 
@@ -79,7 +106,10 @@ describe("GET, PUT, DELETE /api/v1/email/policy", () => {
     const key = await keys(acct);
     const email = `p${crypto.randomUUID().slice(0, 8)}@catchall.example`;
     await put(key(), { catch_all: "review" });
-    expect((await lookupEmail<Answer>(key(), { email })).body.data.policy).toEqual({ action: "review", rules_hit: ["catch_all"] });
+    expect((await lookupEmail<Answer>(key(), { email })).body.data.policy).toEqual({
+      action: "review",
+      rules_hit: ["catch_all"],
+    });
     await put(key(), { catch_all: "block" });
     const repeat = await lookupEmail<Answer>(key(), { email });
     expect(repeat.body.meta).toMatchObject({ cache_hit: true, credits_used: 0 });
@@ -87,7 +117,9 @@ describe("GET, PUT, DELETE /api/v1/email/policy", () => {
     const deleted = await call("/api/v1/email/policy", { method: "DELETE", ...bearer(key()) });
     expect(deleted.body.data).toEqual({ deleted: true });
     expect((await lookupEmail<Answer>(key(), { email })).body.data.policy).toBeNull();
-    expect((await call("/api/v1/email/policy", { method: "DELETE", ...bearer(key()) })).body.data).toEqual({ deleted: false });
+    expect((await call("/api/v1/email/policy", { method: "DELETE", ...bearer(key()) })).body.data).toEqual({
+      deleted: false,
+    });
   });
 
   it.each([
@@ -109,15 +141,30 @@ describe("GET, PUT, DELETE /api/v1/email/policy", () => {
     await put(mine.key, { role: "block" });
     expect((await lookupEmail<Answer>(other.key, { email: "role@service.test" })).body.data.policy).toBeNull();
     expect((await get(other.key)).body.data.policy).toBeNull();
-    const sandbox = await call<Answer>("/api/v1/email", json({ email: "role@service.test" }, { Authorization: `Bearer ${SANDBOX_KEY}`, "CF-Connecting-IP": "192.0.2.77" }));
+    const sandbox = await call<Answer>(
+      "/api/v1/email",
+      json(
+        { email: "role@service.test" },
+        { Authorization: `Bearer ${SANDBOX_KEY}`, "CF-Connecting-IP": "192.0.2.77" },
+      ),
+    );
     expect(sandbox.body.data.policy).toBeNull();
   });
 
   it("stamps the browser endpoint's answers with the key owner's policy action, without rules_hit", async () => {
     const acct = await createAccount();
     await put(acct.key, { role: "review" });
-    const pk = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, { user_id: acct.userId, allowed_domains: ["localhost"] });
-    const response = await SELF.fetch("https://api.test/api/v1/email/public", json({ key: pk.key, email: "role@service.test" }, { Origin: "http://localhost:3000", "CF-Connecting-IP": "192.0.2.78" }));
+    const pk = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, {
+      user_id: acct.userId,
+      allowed_domains: ["localhost"],
+    });
+    const response = await SELF.fetch(
+      "https://api.test/api/v1/email/public",
+      json(
+        { key: pk.key, email: "role@service.test" },
+        { Origin: "http://localhost:3000", "CF-Connecting-IP": "192.0.2.78" },
+      ),
+    );
     expect(response.status).toBe(200);
     expect(((await response.json()) as { data: Answer }).data.policy).toEqual({ action: "review" });
   });
@@ -133,21 +180,35 @@ describe("policy in bulk results", () => {
     const acct = await createAccount({ pack: 5 });
     const key = await keys(acct);
     await put(key(), { role: "review", disposable: "block", risk_level: { high: "block" } });
-    const created = await call<{ job: { id: number } }>("/api/v1/email/bulk", json({ emails: ["role@service.test", "disposable@service.test", "deliverable@service.test"] }, { Authorization: `Bearer ${key()}` }));
+    const created = await call<{ job: { id: number } }>(
+      "/api/v1/email/bulk",
+      json(
+        { emails: ["role@service.test", "disposable@service.test", "deliverable@service.test"] },
+        { Authorization: `Bearer ${key()}` },
+      ),
+    );
     expect(created.status).toBe(202);
     const id = created.body.data.job.id;
     const deadline = Date.now() + 15_000;
     let status = "queued";
     while (["queued", "processing"].includes(status) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      status = (await call<{ job: { status: string } }>(`/api/v1/email/bulk/${id}`, bearer(key()))).body.data.job.status;
+      status = (await call<{ job: { status: string } }>(`/api/v1/email/bulk/${id}`, bearer(key()))).body.data.job
+        .status;
     }
     const csv = await (await SELF.fetch(`https://api.test/api/v1/email/bulk/${id}/results`, bearer(key()))).text();
-    const [header, ...rows] = csv.trim().split("\n").map((line) => line.split(","));
+    const [header, ...rows] = csv
+      .trim()
+      .split("\n")
+      .map((line) => line.split(","));
     const action = header!.indexOf("policy_action");
     const hit = header!.indexOf("policy_rules_hit");
     expect(header!.slice(-4)).toEqual(["policy_action", "policy_rules_hit", "credits_used", "suppressed"]);
     const byIndex = Object.fromEntries(rows.map((r) => [r[0], [r[action], r[hit]]]));
-    expect(byIndex).toEqual({ "0": ["review", "role"], "1": ["block", "risk_level.high disposable"], "2": ["send", ""] });
+    expect(byIndex).toEqual({
+      "0": ["review", "role"],
+      "1": ["block", "risk_level.high disposable"],
+      "2": ["send", ""],
+    });
   });
 });

@@ -33,7 +33,11 @@ describe("POST /api/v1/email/public", () => {
   it("answers a CORS preflight", async () => {
     const response = await fetchChecked(`${BASE}/api/v1/email/public`, {
       method: "OPTIONS",
-      headers: { Origin: "http://localhost:5173", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+      headers: {
+        Origin: "http://localhost:5173",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get("Access-Control-Allow-Methods")).toContain("POST");
@@ -61,7 +65,8 @@ describe("POST /api/v1/email/public", () => {
   it("limits a visitor to 20 lookups a minute", async () => {
     const { pk } = await publishable(0);
     const statuses: number[] = [];
-    for (let i = 0; i < 21; i++) statuses.push((await browserLookup(pk, "deliverable@service.test", undefined, "203.0.113.99")).status);
+    for (let i = 0; i < 21; i++)
+      statuses.push((await browserLookup(pk, "deliverable@service.test", undefined, "203.0.113.99")).status);
     expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
     expect(statuses[20]).toBe(429);
   });
@@ -70,7 +75,11 @@ describe("POST /api/v1/email/public", () => {
     const acct = await createAccount({ pack: 1 });
     expect((await browserLookup(acct.key, "alice@acme.example")).status).toBe(422);
     const { pk } = await publishable(1);
-    const bearerUse = await call("/api/v1/email", { method: "POST", headers: { Authorization: `Bearer ${pk}`, "Content-Type": "application/json" }, body: "{}" });
+    const bearerUse = await call("/api/v1/email", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${pk}`, "Content-Type": "application/json" },
+      body: "{}",
+    });
     expect(bearerUse.status).toBe(401);
   });
 });
@@ -109,13 +118,21 @@ describe("GET /api/v1/email/domain/{domain}", () => {
     expect(status).toBe(200);
     const data = body.data as Record<string, unknown>;
     expect(data.valid).toBe(false);
-    expect(Object.entries(data).filter(([k]) => k !== "domain" && k !== "valid").every(([, v]) => v === null)).toBe(true);
+    expect(
+      Object.entries(data)
+        .filter(([k]) => k !== "domain" && k !== "valid")
+        .every(([, v]) => v === null),
+    ).toBe(true);
     expect(body.meta.credits_used).toBe(0);
   });
 
   it("reports catch_all when an address there answered catch-all this week", async () => {
     const acct = await createAccount({ pack: 5 });
-    await call("/api/v1/email", { method: "POST", headers: { Authorization: `Bearer ${acct.key}`, "Content-Type": "application/json" }, body: JSON.stringify({ email: "z@catchall.example" }) });
+    await call("/api/v1/email", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${acct.key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "z@catchall.example" }),
+    });
     const { body } = await call("/api/v1/email/domain/catchall.example", bearer(acct.key));
     expect(body.data).toMatchObject({ catch_all: true });
   });

@@ -3,7 +3,14 @@
  * addresses", "POST /api/v1/email" rules) and the bundled dataset snapshots.
  */
 import { describe, expect, it } from "vitest";
-import { mailboxConfidence, riskComponents, riskLevel, riskScore, round2, type ScoreInputs } from "../../../src/products/email/score";
+import {
+  mailboxConfidence,
+  riskComponents,
+  riskLevel,
+  riskScore,
+  round2,
+  type ScoreInputs,
+} from "../../../src/products/email/score";
 
 /** A clean deliverable answer: no risk signal at all (SPF published, DMARC reject). */
 const clean = (over: Partial<ScoreInputs> = {}): ScoreInputs => ({
@@ -26,7 +33,12 @@ const clean = (over: Partial<ScoreInputs> = {}): ScoreInputs => ({
 
 type ConfidenceInputs = Parameters<typeof mailboxConfidence>[0];
 const neutral = (over: Partial<ConfidenceInputs> = {}): ConfidenceInputs => {
-  const { deliverable: _d, reason: _r, mailbox_confidence: _m, ...rest } = clean({ has_spf: false, dmarc_policy: null, has_dmarc: false });
+  const {
+    deliverable: _d,
+    reason: _r,
+    mailbox_confidence: _m,
+    ...rest
+  } = clean({ has_spf: false, dmarc_policy: null, has_dmarc: false });
   return { ...rest, ...over };
 };
 
@@ -45,7 +57,14 @@ describe("riskComponents and riskScore", () => {
   });
 
   it("an undeliverable answer ignores every other signal", () => {
-    const a = clean({ deliverable: "undeliverable", disposable: true, role: true, has_spf: false, dmarc_policy: null, has_dmarc: false });
+    const a = clean({
+      deliverable: "undeliverable",
+      disposable: true,
+      role: true,
+      has_spf: false,
+      dmarc_policy: null,
+      has_dmarc: false,
+    });
     expect(riskComponents(a)).toEqual({ undeliverable: 100 });
   });
 
@@ -130,7 +149,9 @@ describe("riskComponents and riskScore", () => {
   });
 
   it("unknown catch-all (no mailbox answer) scores nothing", () => {
-    expect(riskComponents(clean({ deliverable: "risky", reason: "disposable", disposable: true, catch_all: null }))).toEqual({ disposable: 90 });
+    expect(
+      riskComponents(clean({ deliverable: "risky", reason: "disposable", disposable: true, catch_all: null })),
+    ).toEqual({ disposable: 90 });
   });
 
   it("any DMARC policy, even none, removes the no_dmarc points", () => {
@@ -138,7 +159,16 @@ describe("riskComponents and riskScore", () => {
   });
 
   it("the score is the sum of the components", () => {
-    const a = clean({ deliverable: "risky", reason: "role", role: true, is_gibberish: true, has_spf: false, dmarc_policy: null, has_dmarc: false, domain_age_days: 100 });
+    const a = clean({
+      deliverable: "risky",
+      reason: "role",
+      role: true,
+      is_gibberish: true,
+      has_spf: false,
+      dmarc_policy: null,
+      has_dmarc: false,
+      domain_age_days: 100,
+    });
     expect(riskComponents(a)).toEqual({ role: 25, gibberish: 15, young_domain: 10, no_spf: 5, no_dmarc: 5 });
     expect(riskScore(a)).toBe(60);
   });
@@ -212,7 +242,9 @@ describe("mailboxConfidence", () => {
 
   it("clamps at the lower bound 0.05", () => {
     // 0.5 - 0.25 - 0.2 - 0.1 = -0.05 before the clamp.
-    expect(mailboxConfidence(neutral({ is_gibberish: true, did_you_mean: "a@gmail.com", domain_age_days: 1 }))).toBe(0.05);
+    expect(mailboxConfidence(neutral({ is_gibberish: true, did_you_mean: "a@gmail.com", domain_age_days: 1 }))).toBe(
+      0.05,
+    );
   });
 
   it("the most favourable answer stays within the upper bound 0.95", () => {

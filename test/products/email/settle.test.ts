@@ -22,7 +22,9 @@ async function runRecheck(acct: TestAccount, email: string, attempt: 1 | 2, path
     timeout: 5,
   };
   const ctx = createExecutionContext();
-  const batch = createMessageBatch<JobMessage>("verification-jobs", [{ id: "r1", timestamp: new Date(), attempts: 1, body }]);
+  const batch = createMessageBatch<JobMessage>("verification-jobs", [
+    { id: "r1", timestamp: new Date(), attempts: 1, body },
+  ]);
   await worker.queue(batch, env, ctx);
   expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["r1"]);
   return body.requestId;
@@ -64,7 +66,11 @@ describe("settling unverified answers", () => {
   async function followChain(address: string) {
     const acct = await createAccount({ pack: 5 });
     const path = unique("chain");
-    const lookup = await lookupEmail(acct.key, { email: address, callback_url: `${env.RECEIVER_URL}${path}`, callback_secret: SECRET });
+    const lookup = await lookupEmail(acct.key, {
+      email: address,
+      callback_url: `${env.RECEIVER_URL}${path}`,
+      callback_secret: SECRET,
+    });
     expect(lookup.body.meta).toMatchObject({ settling: true, credits_used: 0 });
     const [delivery] = await deliveredAt(path, 1, 20_000);
     await new Promise((resolve) => setTimeout(resolve, 2_500));
@@ -74,14 +80,32 @@ describe("settling unverified answers", () => {
     return { acct, requestId: lookup.body.meta.request_id, body: JSON.parse(delivery!.body) };
   }
 
-  it("follows an answer that never settles: two re-checks, then one email.settled with settled false", { timeout: 40_000 }, async () => {
+  it("follows an answer that never settles: two re-checks, then one email.settled with settled false", {
+    timeout: 40_000,
+  }, async () => {
     const { requestId, body } = await followChain("chain1@greylist.example");
-    expect(body).toMatchObject({ event: "email.settled", request_id: requestId, settled: false, attempt: 2, data: { reason: "unverified" }, meta: { credits_used: 0 } });
+    expect(body).toMatchObject({
+      event: "email.settled",
+      request_id: requestId,
+      settled: false,
+      attempt: 2,
+      data: { reason: "unverified" },
+      meta: { credits_used: 0 },
+    });
   });
 
-  it("follows an answer the second re-check settles: one email.settled with settled true, billed once", { timeout: 40_000 }, async () => {
+  it("follows an answer the second re-check settles: one email.settled with settled true, billed once", {
+    timeout: 40_000,
+  }, async () => {
     const { acct, requestId, body } = await followChain("chain2@settles.example");
-    expect(body).toMatchObject({ event: "email.settled", request_id: requestId, settled: true, attempt: 2, data: { deliverable: "deliverable" }, meta: { credits_used: 1, credits_remaining: 4 } });
+    expect(body).toMatchObject({
+      event: "email.settled",
+      request_id: requestId,
+      settled: true,
+      attempt: 2,
+      data: { deliverable: "deliverable" },
+      meta: { credits_used: 1, credits_remaining: 4 },
+    });
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);
   });
 

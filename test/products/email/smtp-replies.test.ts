@@ -15,7 +15,9 @@ import { bearer, call, createAccount, creditsStub, lookupEmail, type TestAccount
 const PROVIDER_RULES = { dataset: "provider-rules", version: rulesSnapshot.version };
 
 async function suppression(acct: TestAccount, email: string) {
-  return env.DB.prepare("SELECT reason, source FROM suppressions WHERE account_id = ? AND product = 'email' AND key = ?")
+  return env.DB.prepare(
+    "SELECT reason, source FROM suppressions WHERE account_id = ? AND product = 'email' AND key = ?",
+  )
     .bind(acct.accountId, email)
     .first();
 }
@@ -75,7 +77,13 @@ describe("mailbox status replies (mailstatus.example)", () => {
 
   it("5.7.1: a policy refusal says nothing about the mailbox: risky / unverified, free, not suppressed", async () => {
     const { d, meta, fairUse, suppressed } = await look("blocked@mailstatus.example");
-    expect(d).toMatchObject({ deliverable: "risky", reason: "unverified", smtp_reason: "provider_unavailable", smtp_checked: false, mailbox_exists: null });
+    expect(d).toMatchObject({
+      deliverable: "risky",
+      reason: "unverified",
+      smtp_reason: "provider_unavailable",
+      smtp_checked: false,
+      mailbox_exists: null,
+    });
     expect(d.mailbox_confidence).toBe(0.6);
     expect(meta.credits_used).toBe(0);
     expect(fairUse.undeliverable_checked).toBe(0);
@@ -84,13 +92,20 @@ describe("mailbox status replies (mailstatus.example)", () => {
 
   it("5.1.1 stays undeliverable / mailbox_not_found", async () => {
     const { d, suppressed } = await look("nobody@mailstatus.example");
-    expect(d).toMatchObject({ deliverable: "undeliverable", reason: "mailbox_not_found", smtp_reason: "no_mailbox", mailbox_exists: false });
+    expect(d).toMatchObject({
+      deliverable: "undeliverable",
+      reason: "mailbox_not_found",
+      smtp_reason: "no_mailbox",
+      mailbox_exists: false,
+    });
     expect(suppressed).toEqual({ reason: "mailbox_not_found", source: "verdict" });
   });
 
   it("a full mailbox lifts an earlier verdict suppression of the address", async () => {
     const acct = await createAccount({ pack: 5 });
-    await env.DB.prepare("INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', ?, 'mailbox_not_found', 'verdict', '{}', ?)")
+    await env.DB.prepare(
+      "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', ?, 'mailbox_not_found', 'verdict', '{}', ?)",
+    )
       .bind(acct.accountId, "full@mailstatus.example", Date.now() - 60_000)
       .run();
     const { body } = await lookupEmail<EmailResult>(acct.key, { email: "full@mailstatus.example" });
@@ -104,55 +119,78 @@ describe("provider rules (provider-rules dataset)", () => {
     ["someone@yahoo-mx.example", "yahoo"],
     ["someone@icloud-mx.example", "icloud"],
     ["someone@proton-mx.example", "proton"],
-  ])("%s: an accept-all provider is never a confirmed mailbox: risky / catch_all, billed 1, rule cited", async (email, provider) => {
-    const { d, meta, suppressed } = await look(email);
-    expect(d).toMatchObject({
-      deliverable: "risky",
-      reason: "catch_all",
-      mx_provider: provider,
-      smtp_checked: true,
-      mailbox_exists: null,
-      catch_all: true,
-      smtp_reason: null,
-      risk_score: 35,
-      risk_components: { catch_all: 35 },
-    });
-    expect(d.sources).toContainEqual(PROVIDER_RULES);
-    expect(meta.credits_used).toBe(1);
-    expect(suppressed).toBeNull();
+  ])(
+    "%s: an accept-all provider is never a confirmed mailbox: risky / catch_all, billed 1, rule cited",
+    async (email, provider) => {
+      const { d, meta, suppressed } = await look(email);
+      expect(d).toMatchObject({
+        deliverable: "risky",
+        reason: "catch_all",
+        mx_provider: provider,
+        smtp_checked: true,
+        mailbox_exists: null,
+        catch_all: true,
+        smtp_reason: null,
+        risk_score: 35,
+        risk_components: { catch_all: 35 },
+      });
+      expect(d.sources).toContainEqual(PROVIDER_RULES);
+      expect(meta.credits_used).toBe(1);
+      expect(suppressed).toBeNull();
 
-    const domain = await call<{ catch_all: boolean | null; sources: { dataset: string; version: string }[] }>(
-      `/api/v1/email/domain/${d.domain}`,
-      bearer((await createAccount({ pack: 2 })).key),
-    );
-    expect(domain.body.data.catch_all).toBe(true);
-    expect(domain.body.data.sources).toContainEqual(PROVIDER_RULES);
-  });
+      const domain = await call<{ catch_all: boolean | null; sources: { dataset: string; version: string }[] }>(
+        `/api/v1/email/domain/${d.domain}`,
+        bearer((await createAccount({ pack: 2 })).key),
+      );
+      expect(domain.body.data.catch_all).toBe(true);
+      expect(domain.body.data.sources).toContainEqual(PROVIDER_RULES);
+    },
+  );
 
   it.each([
     ["m365-mx.example", "550 5.4.1 Recipient address rejected"],
     ["outlook-mx.example", "550 5.5.0 mailbox unavailable"],
     ["yandex-mx.example", "550 5.7.1 No such user!"],
-  ])("%s (%s): the provider's own 'no such user' is undeliverable / mailbox_not_found, its mailboxes deliverable", async (domain) => {
-    const gone = await look(`nobody@${domain}`);
-    expect(gone.d).toMatchObject({ deliverable: "undeliverable", reason: "mailbox_not_found", smtp_reason: "no_mailbox", mailbox_exists: false, risk_score: 100 });
-    expect(gone.d.sources).toContainEqual(PROVIDER_RULES);
-    expect(gone.meta.credits_used).toBe(0);
-    expect(gone.fairUse.undeliverable_checked).toBe(1);
-    expect(gone.suppressed).toEqual({ reason: "mailbox_not_found", source: "verdict" });
+  ])(
+    "%s (%s): the provider's own 'no such user' is undeliverable / mailbox_not_found, its mailboxes deliverable",
+    async (domain) => {
+      const gone = await look(`nobody@${domain}`);
+      expect(gone.d).toMatchObject({
+        deliverable: "undeliverable",
+        reason: "mailbox_not_found",
+        smtp_reason: "no_mailbox",
+        mailbox_exists: false,
+        risk_score: 100,
+      });
+      expect(gone.d.sources).toContainEqual(PROVIDER_RULES);
+      expect(gone.meta.credits_used).toBe(0);
+      expect(gone.fairUse.undeliverable_checked).toBe(1);
+      expect(gone.suppressed).toEqual({ reason: "mailbox_not_found", source: "verdict" });
 
-    const alice = await look(`alice@${domain}`);
-    expect(alice.d).toMatchObject({ deliverable: "deliverable", reason: null, mailbox_exists: true, catch_all: false, risk_score: 0 });
-    expect(alice.d.sources).toContainEqual(PROVIDER_RULES);
-    expect(alice.meta.credits_used).toBe(1);
-  });
+      const alice = await look(`alice@${domain}`);
+      expect(alice.d).toMatchObject({
+        deliverable: "deliverable",
+        reason: null,
+        mailbox_exists: true,
+        catch_all: false,
+        risk_score: 0,
+      });
+      expect(alice.d.sources).toContainEqual(PROVIDER_RULES);
+      expect(alice.meta.credits_used).toBe(1);
+    },
+  );
 
   it("applies one rule per MX host and reads what a rule does not name by the general rules", () => {
     const yahoo = providerRuleFor([{ host: "mta5.am0.yahoodns.net." }]);
     expect(yahoo?.id).toBe("yahoo-aol");
     expect(providerRuleFor([{ host: "aspmx.l.google.com" }])).toBeNull();
     expect(providerRuleFor([{ host: "HOTMAIL-COM.olc.protection.outlook.com" }])?.id).toBe("outlook-com");
-    const reply = (outcome: "accepted" | "unavailable" | "mailbox_full", smtpCode: number, smtpMessage: string, enhancedStatus: string | null) => ({
+    const reply = (
+      outcome: "accepted" | "unavailable" | "mailbox_full",
+      smtpCode: number,
+      smtpMessage: string,
+      enhancedStatus: string | null,
+    ) => ({
       address: "a@x.example",
       outcome,
       smtpCode,
@@ -164,8 +202,12 @@ describe("provider rules (provider-rules dataset)", () => {
     expect(mailboxOutcome(reply("accepted", 250, "ok", null), false, null)).toBe("accepted");
     const yandex = providerRuleFor([{ host: "mx.yandex.net" }]);
     expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), false, yandex)).toBe("no_mailbox");
-    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 Blocked by policy", "5.7.1"), false, yandex)).toBe("provider_unavailable");
-    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), false, null)).toBe("provider_unavailable");
+    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 Blocked by policy", "5.7.1"), false, yandex)).toBe(
+      "provider_unavailable",
+    );
+    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), false, null)).toBe(
+      "provider_unavailable",
+    );
     expect(mailboxOutcome(reply("mailbox_full", 552, "5.2.2 full", "5.2.2"), false, yandex)).toBe("mailbox_full");
     expect(mailboxOutcome(undefined, null, yandex)).toBe("provider_unavailable");
   });

@@ -31,7 +31,9 @@ describe("validator.js isEmail corpus", () => {
 
   it("agrees with isEmail (default options) on every distinct address", () => {
     const disagreements = CORPUS.filter((address) => (parseAddress(address) !== null) !== accepts(address));
-    console.log(`validator.js isEmail corpus: we agree on ${CORPUS.length - disagreements.length} of ${CORPUS.length} addresses`);
+    console.log(
+      `validator.js isEmail corpus: we agree on ${CORPUS.length - disagreements.length} of ${CORPUS.length} addresses`,
+    );
     expect(disagreements.map((d) => ({ address: d, ours: parseAddress(d) !== null }))).toEqual([]);
   });
 

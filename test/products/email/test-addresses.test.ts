@@ -46,7 +46,14 @@ const canned = (local: string) => cannedAnswer(local, "service.test", `${local}@
 describe("cannedAnswer (test addresses on service.test)", () => {
   it("the snapshot lists exactly the six spec local parts on service.test", () => {
     expect(testData.domain).toBe("service.test");
-    expect([...testData.local_parts].sort()).toEqual(["catch-all", "deliverable", "disposable", "role", "undeliverable", "unverified"]);
+    expect([...testData.local_parts].sort()).toEqual([
+      "catch-all",
+      "deliverable",
+      "disposable",
+      "role",
+      "undeliverable",
+      "unverified",
+    ]);
   });
 
   it("deliverable@service.test is deliverable, mailbox confirmed, risk_score 0", () => {
@@ -120,7 +127,8 @@ describe("cannedAnswer (test addresses on service.test)", () => {
   });
 
   it("only the catch-all answer has catch_all true; answers without a mailbox answer have it null", () => {
-    const expected = (local: string) => (local === "catch-all" ? true : local === "disposable" || local === "unverified" ? null : false);
+    const expected = (local: string) =>
+      local === "catch-all" ? true : local === "disposable" || local === "unverified" ? null : false;
     for (const local of testData.local_parts) expect(canned(local)!.catch_all, local).toBe(expected(local));
   });
 

@@ -13,7 +13,9 @@ describe("normalizeAddress", () => {
   it("the bundled dataset has rules for gmail, microsoft, yahoo and icloud", () => {
     const providers = rules.map((r) => r.provider);
     expect(providers).toEqual(expect.arrayContaining(["gmail", "microsoft", "yahoo", "icloud"]));
-    expect(rules.find((r) => r.provider === "gmail")!.domains).toEqual(expect.arrayContaining(["gmail.com", "googlemail.com"]));
+    expect(rules.find((r) => r.provider === "gmail")!.domains).toEqual(
+      expect.arrayContaining(["gmail.com", "googlemail.com"]),
+    );
   });
 
   it("Gmail: drops dots and the plus tag and folds googlemail.com into gmail.com", () => {

@@ -46,13 +46,33 @@ describe("POST /api/v1/entity/batch", () => {
       [false, "unknown_identifier", 0],
     ]);
     expect(body.data.results[3]!.data.identifier).toBe("SC990001");
-    expect(Object.keys(body.meta).sort()).toEqual(["credits_remaining", "credits_used", "found", "processed", "request_id", "requested", "stopped_reason"]);
-    expect(body.meta).toMatchObject({ requested: 7, processed: 7, found: 3, credits_used: 3, credits_remaining: 7, stopped_reason: null });
+    expect(Object.keys(body.meta).sort()).toEqual([
+      "credits_remaining",
+      "credits_used",
+      "found",
+      "processed",
+      "request_id",
+      "requested",
+      "stopped_reason",
+    ]);
+    expect(body.meta).toMatchObject({
+      requested: 7,
+      processed: 7,
+      found: 3,
+      credits_used: 3,
+      credits_remaining: 7,
+      stopped_reason: null,
+    });
   });
 
   it("bills a repeat within the list once, whatever its spelling", async () => {
     const acct = await createAccount({ pack: 10 });
-    const { body } = await batch(acct.key, [LEI.holdings, ` ${LEI.holdings.toLowerCase()}`, GB("9900002"), GB("09900002")]);
+    const { body } = await batch(acct.key, [
+      LEI.holdings,
+      ` ${LEI.holdings.toLowerCase()}`,
+      GB("9900002"),
+      GB("09900002"),
+    ]);
     expect(body.data.results.map((r) => [r.meta.credits_used, r.meta.cache_hit])).toEqual([
       [1, false],
       [0, true],
@@ -72,9 +92,19 @@ describe("POST /api/v1/entity/batch", () => {
       [1, false],
     ]);
     expect(again.body.meta).toMatchObject({ found: 3, credits_used: 1, credits_remaining: 7 });
-    const markers = await env.DB.prepare("SELECT key FROM repeats WHERE account_id = ? AND product = 'entity' ORDER BY key").bind(acct.accountId).all<{ key: string }>();
-    expect(markers.results.map((m) => m.key)).toEqual([`company_number:GB:09900014`, `lei:${LEI.retail}`, `lei:${LEI.scottish}`]);
-    await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?").bind(Date.now() - 8 * 86_400_000, acct.accountId).run();
+    const markers = await env.DB.prepare(
+      "SELECT key FROM repeats WHERE account_id = ? AND product = 'entity' ORDER BY key",
+    )
+      .bind(acct.accountId)
+      .all<{ key: string }>();
+    expect(markers.results.map((m) => m.key)).toEqual([
+      `company_number:GB:09900014`,
+      `lei:${LEI.retail}`,
+      `lei:${LEI.scottish}`,
+    ]);
+    await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?")
+      .bind(Date.now() - 8 * 86_400_000, acct.accountId)
+      .run();
     const later = await batch(acct.key, [LEI.scottish]);
     expect(later.body.data.results[0]!.meta).toEqual({ credits_used: 1, cache_hit: false });
   });
@@ -84,14 +114,26 @@ describe("POST /api/v1/entity/batch", () => {
     const identifiers = [LEI.widgets, UNKNOWN_LEI, LEI.holdings, "bad", LEI.german, LEI.energy];
     const { status, body } = await batch(acct.key, identifiers);
     expect(status).toBe(200);
-    expect(body.meta).toMatchObject({ requested: 6, processed: 4, found: 2, credits_used: 2, credits_remaining: 0, stopped_reason: "insufficient_credits" });
+    expect(body.meta).toMatchObject({
+      requested: 6,
+      processed: 4,
+      found: 2,
+      credits_used: 2,
+      credits_remaining: 0,
+      stopped_reason: "insufficient_credits",
+    });
     expect(body.data.results.map((r) => r.input)).toEqual(identifiers.slice(0, 4));
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(0);
   });
 
   it("answers free identifiers with no credits at all, and 402 only when the first identifier is a refused paid one", async () => {
     const acct = await createAccount({ pack: 0 });
-    const free = await batch(acct.key, [UNKNOWN_LEI, "bad", GB("00000000"), { identifier: "1", type: "company_number", country: "FR" }]);
+    const free = await batch(acct.key, [
+      UNKNOWN_LEI,
+      "bad",
+      GB("00000000"),
+      { identifier: "1", type: "company_number", country: "FR" },
+    ]);
     expect(free.status).toBe(200);
     expect(free.body.meta).toMatchObject({ processed: 4, found: 0, credits_used: 0, stopped_reason: null });
     const refused = await batch(acct.key, [LEI.widgets, UNKNOWN_LEI]);
@@ -99,7 +141,12 @@ describe("POST /api/v1/entity/batch", () => {
     expect(refused.body.error.code).toBe("INSUFFICIENT_CREDITS");
     const partial = await batch(acct.key, [UNKNOWN_LEI, LEI.widgets, "bad"]);
     expect(partial.status).toBe(200);
-    expect(partial.body.meta).toMatchObject({ requested: 3, processed: 1, credits_used: 0, stopped_reason: "insufficient_credits" });
+    expect(partial.body.meta).toMatchObject({
+      requested: 3,
+      processed: 1,
+      credits_used: 0,
+      stopped_reason: "insufficient_credits",
+    });
   });
 
   it("stops with key_spend_cap at the key's daily cap, and answers 429 when the cap is spent at the start", async () => {
@@ -123,27 +170,43 @@ describe("POST /api/v1/entity/batch", () => {
       expect(status).toBe(422);
       return Object.keys(body.error.errors!);
     };
-    expect(await errorsOf(acct.key, [LEI.widgets, LEI.widgets, LEI.widgets, { identifier: "09900001", type: "company_number" }])).toEqual(["identifiers.3.country"]);
+    expect(
+      await errorsOf(acct.key, [
+        LEI.widgets,
+        LEI.widgets,
+        LEI.widgets,
+        { identifier: "09900001", type: "company_number" },
+      ]),
+    ).toEqual(["identifiers.3.country"]);
     expect(await errorsOf(acct.key, ["X".repeat(65), { identifier: "X".repeat(65) }, { identifier: 5 }])).toEqual([
       "identifiers.0",
       "identifiers.1.identifier",
       "identifiers.2.identifier",
     ]);
-    expect(await errorsOf(acct.key, [{ identifier: "1", type: "duns" }, { identifier: "1", type: "company_number", country: "GBR" }, 42, null])).toEqual([
-      "identifiers.0.type",
-      "identifiers.1.country",
-      "identifiers.2",
-      "identifiers.3",
-    ]);
+    expect(
+      await errorsOf(acct.key, [
+        { identifier: "1", type: "duns" },
+        { identifier: "1", type: "company_number", country: "GBR" },
+        42,
+        null,
+      ]),
+    ).toEqual(["identifiers.0.type", "identifiers.1.country", "identifiers.2", "identifiers.3"]);
     expect(await errorsOf(key2, [])).toEqual(["identifiers"]);
-    expect(await errorsOf(key2, Array.from({ length: 501 }, () => UNKNOWN_LEI))).toEqual(["identifiers"]);
+    expect(
+      await errorsOf(
+        key2,
+        Array.from({ length: 501 }, () => UNKNOWN_LEI),
+      ),
+    ).toEqual(["identifiers"]);
     expect(await errorsOf(key2, "SMPL")).toEqual(["identifiers"]);
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(1);
   });
 
   it("answers 500 identifiers in one call, counted as one request for rate limiting", async () => {
     const acct = await createAccount({ pack: 1_000 });
-    const identifiers = Array.from({ length: 500 }, (_, i) => (i % 2 ? LEI.software : makeLei(`SMPL00MISS${String(i).padStart(8, "0")}`)));
+    const identifiers = Array.from({ length: 500 }, (_, i) =>
+      i % 2 ? LEI.software : makeLei(`SMPL00MISS${String(i).padStart(8, "0")}`),
+    );
     const responses = await Promise.all(Array.from({ length: 5 }, () => batch(acct.key, identifiers)));
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     for (const { body } of responses) expect(body.meta).toMatchObject({ requested: 500, processed: 500, found: 250 });
@@ -166,7 +229,9 @@ describe("registers not installed", () => {
     const removed = await admin<{ deleted: number; done: boolean }>("DELETE", "/registers/uk-companies-house");
     expect(removed).toMatchObject({ deleted: 36, done: true });
     const without = await batch(acct.key, [GB("09900001"), LEI.dissolved]);
-    expect(without.body.data.results.map((r) => [r.data.found, r.data.reason, r.meta.credits_used, r.data.flags])).toEqual([
+    expect(
+      without.body.data.results.map((r) => [r.data.found, r.data.reason, r.meta.credits_used, r.data.flags]),
+    ).toEqual([
       [false, "register_not_installed", 0, []],
       [true, null, 1, []],
     ]);
@@ -188,20 +253,38 @@ describe("registers not installed", () => {
 });
 
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: true, extra: {} };
-const lookupEntities = (payer: { accountId: string; keyId: null; dailyCreditCap: null } | null, inputs: EntityItem[], requestId = "entity-test") =>
-  walk(entity, { env, payer, requestId, inputs, options: OPTIONS });
+const lookupEntities = (
+  payer: { accountId: string; keyId: null; dailyCreditCap: null } | null,
+  inputs: EntityItem[],
+  requestId = "entity-test",
+) => walk(entity, { env, payer, requestId, inputs, options: OPTIONS });
 
 describe("the paid walk over entity (as monitors use it)", () => {
   it("answers without billing when there is no payer, and bills a payer like the batch does", async () => {
-    const free = await lookupEntities(null, [LEI.widgets, { identifier: "09900006", type: "company_number", country: "GB" }]);
-    expect(free).toMatchObject({ requested: 2, processed: 2, creditsUsed: 0, creditsRemaining: 0, stoppedReason: null, refused: null });
+    const free = await lookupEntities(null, [
+      LEI.widgets,
+      { identifier: "09900006", type: "company_number", country: "GB" },
+    ]);
+    expect(free).toMatchObject({
+      requested: 2,
+      processed: 2,
+      creditsUsed: 0,
+      creditsRemaining: 0,
+      stoppedReason: null,
+      refused: null,
+    });
     expect(free.items.filter((i) => i.data.found)).toHaveLength(2);
     expect(free.items[1]!.data.status).toBe("dissolved");
 
     const acct = await createAccount({ pack: 1 });
     const payer = { accountId: acct.accountId, keyId: null, dailyCreditCap: null };
     const run = await lookupEntities(payer, [LEI.widgets, LEI.holdings], "monitor-run-1");
-    expect(run).toMatchObject({ processed: 1, creditsUsed: 1, creditsRemaining: 0, stoppedReason: "insufficient_credits" });
+    expect(run).toMatchObject({
+      processed: 1,
+      creditsUsed: 1,
+      creditsRemaining: 0,
+      stoppedReason: "insufficient_credits",
+    });
     const refused = await lookupEntities(payer, [LEI.holdings]);
     expect(refused).toMatchObject({ refused: "insufficient_credits", processed: 0, creditsUsed: 0, items: [] });
   });

@@ -10,12 +10,16 @@ import type { EntityResult } from "../../../src/products/entity/result";
 import { installSample, LEI, SAMPLE_VERSION } from "../../entity-samples";
 import { bearer, call, createAccount, json } from "../../helpers";
 
-const SAMPLE: Coverage = { kind: "sample", note: "Synthetic sample rows shipped with the code, not the publisher's file." };
+const SAMPLE: Coverage = {
+  kind: "sample",
+  note: "Synthetic sample rows shipped with the code, not the publisher's file.",
+};
 /** Apple Inc.'s LEI and the company number of a real UK company: neither is in the synthetic samples. */
 const APPLE = "HWUPKR0MPOU8FGXBT394";
 const REAL_NUMBER = "00445790";
 
-const lookup = (key: string, body: unknown) => call<EntityResult>("/api/v1/entity", json(body, { Authorization: `Bearer ${key}` }));
+const lookup = (key: string, body: unknown) =>
+  call<EntityResult>("/api/v1/entity", json(body, { Authorization: `Bearer ${key}` }));
 
 describe("registers installed as samples", () => {
   beforeAll(async () => {
@@ -25,16 +29,28 @@ describe("registers installed as samples", () => {
 
   it("/status/data shows each register's coverage as installed", async () => {
     const acct = await createAccount();
-    const { body } = await call<{ datasets: { name: string; coverage: Coverage }[] }>("/api/v1/status/data", bearer(acct.key));
+    const { body } = await call<{ datasets: { name: string; coverage: Coverage }[] }>(
+      "/api/v1/status/data",
+      bearer(acct.key),
+    );
     expect(body.data.datasets.find((d) => d.name === "gleif-lei")!.coverage).toEqual(SAMPLE);
-    expect(body.data.datasets.find((d) => d.name === "uk-companies-house")!.coverage).toEqual({ ...SAMPLE, countries: ["GB"] });
+    expect(body.data.datasets.find((d) => d.name === "uk-companies-house")!.coverage).toEqual({
+      ...SAMPLE,
+      countries: ["GB"],
+    });
   });
 
   it("a real LEI: found false, register_not_installed, free, citing the sample it was looked up in", async () => {
     const acct = await createAccount({ pack: 5 });
     const { status, body } = await lookup(acct.key, { identifier: APPLE });
     expect(status).toBe(200);
-    expect(body.data).toMatchObject({ identifier: APPLE, found: false, reason: "register_not_installed", checksum_valid: true, name: null });
+    expect(body.data).toMatchObject({
+      identifier: APPLE,
+      found: false,
+      reason: "register_not_installed",
+      checksum_valid: true,
+      name: null,
+    });
     expect(body.data.sources).toEqual([{ dataset: "gleif-lei", version: SAMPLE_VERSION }]);
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
   });
@@ -42,7 +58,12 @@ describe("registers installed as samples", () => {
   it("a real UK company number: found false, register_not_installed, free", async () => {
     const acct = await createAccount({ pack: 5 });
     const { body } = await lookup(acct.key, { identifier: REAL_NUMBER, type: "company_number", country: "GB" });
-    expect(body.data).toMatchObject({ identifier: REAL_NUMBER, found: false, reason: "register_not_installed", country: "GB" });
+    expect(body.data).toMatchObject({
+      identifier: REAL_NUMBER,
+      found: false,
+      reason: "register_not_installed",
+      country: "GB",
+    });
     expect(body.meta.credits_used).toBe(0);
   });
 
@@ -69,7 +90,11 @@ describe("registers installed as the publisher's complete file", () => {
 
   it("an LEI or company number it does not hold is unknown_identifier, free", async () => {
     const acct = await createAccount({ pack: 5 });
-    expect((await lookup(acct.key, { identifier: APPLE })).body.data).toMatchObject({ found: false, reason: "unknown_identifier", sources: [{ dataset: "gleif-lei", version: "2026-11-22" }] });
+    expect((await lookup(acct.key, { identifier: APPLE })).body.data).toMatchObject({
+      found: false,
+      reason: "unknown_identifier",
+      sources: [{ dataset: "gleif-lei", version: "2026-11-22" }],
+    });
     const number = await lookup(acct.key, { identifier: REAL_NUMBER, type: "company_number", country: "GB" });
     expect(number.body.data).toMatchObject({ found: false, reason: "unknown_identifier" });
     expect(number.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });

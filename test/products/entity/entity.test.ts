@@ -1,6 +1,12 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { leiCheckDigits, leiChecksumValid, normalizeCountry, normalizeUkCompanyNumber, readLei } from "../../../src/products/entity/identifiers";
+import {
+  leiCheckDigits,
+  leiChecksumValid,
+  normalizeCountry,
+  normalizeUkCompanyNumber,
+  readLei,
+} from "../../../src/products/entity/identifiers";
 import type { EntityResult } from "../../../src/products/entity/result";
 import { admin, anotherKey, call, createAccount, creditsStub, json, requestRecord } from "../../helpers";
 import { installSamples, LEI, makeLei, SAMPLE_VERSION, UNKNOWN_LEI } from "../../entity-samples";
@@ -20,7 +26,8 @@ const RESULT_FIELDS = [
   "sources",
 ];
 
-const lookup = (key: string, body: unknown) => call<EntityResult>("/api/v1/entity", json(body, { Authorization: `Bearer ${key}` }));
+const lookup = (key: string, body: unknown) =>
+  call<EntityResult>("/api/v1/entity", json(body, { Authorization: `Bearer ${key}` }));
 
 beforeAll(installSamples);
 
@@ -52,8 +59,16 @@ describe("identifiers", () => {
   });
 
   it("reads LEIs as people write them", () => {
-    expect(readLei(" 5493 001k jtii gc8y 1r12 ")).toEqual({ lei: "5493001KJTIIGC8Y1R12", wellFormed: true, checksumValid: true });
-    expect(readLei("5493001KJTIIGC8Y1R13")).toEqual({ lei: "5493001KJTIIGC8Y1R13", wellFormed: true, checksumValid: false });
+    expect(readLei(" 5493 001k jtii gc8y 1r12 ")).toEqual({
+      lei: "5493001KJTIIGC8Y1R12",
+      wellFormed: true,
+      checksumValid: true,
+    });
+    expect(readLei("5493001KJTIIGC8Y1R13")).toEqual({
+      lei: "5493001KJTIIGC8Y1R13",
+      wellFormed: true,
+      checksumValid: false,
+    });
     expect(readLei("ACME")).toMatchObject({ wellFormed: false, checksumValid: false });
   });
 
@@ -77,14 +92,14 @@ describe("identifiers", () => {
   });
 
   it("reads two-letter countries, UK as GB", () => {
-    expect([normalizeCountry("gb"), normalizeCountry(" UK "), normalizeCountry("de"), normalizeCountry("G"), normalizeCountry("GBR"), normalizeCountry(null)]).toEqual([
-      "GB",
-      "GB",
-      "DE",
-      null,
-      null,
-      null,
-    ]);
+    expect([
+      normalizeCountry("gb"),
+      normalizeCountry(" UK "),
+      normalizeCountry("de"),
+      normalizeCountry("G"),
+      normalizeCountry("GBR"),
+      normalizeCountry(null),
+    ]).toEqual(["GB", "GB", "DE", null, null, null]);
   });
 });
 
@@ -164,7 +179,13 @@ describe("POST /api/v1/entity", () => {
       [false, "unknown_identifier", null],
     ]);
     expect(answers.every((a) => a.body.meta.credits_used === 0 && a.body.meta.cache_hit === false)).toBe(true);
-    expect(answers[3]!.body.data).toMatchObject({ identifier: "HRB 12345", country: "DE", name: null, status: null, flags: [] });
+    expect(answers[3]!.body.data).toMatchObject({
+      identifier: "HRB 12345",
+      country: "DE",
+      name: null,
+      status: null,
+      flags: [],
+    });
   });
 
   it("answers 402 when a register carries the identifier and the balance is empty", async () => {
@@ -183,7 +204,12 @@ describe("POST /api/v1/entity", () => {
       lookup(key2, { identifier: LEI.widgets }),
       lookup(key2, { identifier: LEI.german }),
     ]);
-    expect(dissolved.body.data).toMatchObject({ found: true, status: "active", registration_status: "ISSUED", flags: ["dissolved_in_national_register"] });
+    expect(dissolved.body.data).toMatchObject({
+      found: true,
+      status: "active",
+      registration_status: "ISSUED",
+      flags: ["dissolved_in_national_register"],
+    });
     expect(lapsed.body.data).toMatchObject({ found: true, registration_status: "LAPSED", flags: [] });
     expect(active.body.data.flags).toEqual([]);
     expect(elsewhere.body.data.flags).toEqual([]);
@@ -193,15 +219,31 @@ describe("POST /api/v1/entity", () => {
 
   it("never returns a registered address", async () => {
     const acct = await createAccount({ pack: 5 });
-    const answers = [await lookup(acct.key, { identifier: LEI.japanese }), await lookup(acct.key, { identifier: "09900009", type: "company_number", country: "GB" })];
+    const answers = [
+      await lookup(acct.key, { identifier: LEI.japanese }),
+      await lookup(acct.key, { identifier: "09900009", type: "company_number", country: "GB" }),
+    ];
     for (const { body } of answers) {
       expect(body.data.found).toBe(true);
       expect(Object.keys(body.data)).toEqual(RESULT_FIELDS);
       expect(JSON.stringify(body)).not.toMatch(/STREET|BUSINESS PARK|ZZ9|SAMPLETOWN|サンプル市/);
     }
     expect(answers[0]!.body.data.name).toBe("サンプル株式会社");
-    const stored = await env.DB.prepare("SELECT * FROM register_entities WHERE identifier = ?").bind("09900009").first();
-    expect(Object.keys(stored!).sort()).toEqual(["country", "generation", "identifier", "linked_identifier", "linked_register", "name", "register", "registration_status", "status", "status_detail"]);
+    const stored = await env.DB.prepare("SELECT * FROM register_entities WHERE identifier = ?")
+      .bind("09900009")
+      .first();
+    expect(Object.keys(stored!).sort()).toEqual([
+      "country",
+      "generation",
+      "identifier",
+      "linked_identifier",
+      "linked_register",
+      "name",
+      "register",
+      "registration_status",
+      "status",
+      "status_detail",
+    ]);
   });
 
   it("validates the body: identifier at most 64, country required for company numbers, known types", async () => {
@@ -212,7 +254,11 @@ describe("POST /api/v1/entity", () => {
       lookup(acct.key, { identifier: "X".repeat(65) }),
       lookup(acct.key, { identifier: "X", type: "vat" }),
       lookup(key2, { identifier: "09900001", type: "company_number", country: "GBR" }),
-      call("/api/v1/entity", { method: "POST", headers: { Authorization: `Bearer ${key2}`, "Content-Type": "application/json" }, body: "{" }),
+      call("/api/v1/entity", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key2}`, "Content-Type": "application/json" },
+        body: "{",
+      }),
     ]);
     expect([noCountry, tooLong, badType, longCountry, notJson].map((r) => r.status)).toEqual([422, 422, 422, 422, 422]);
     expect(Object.keys(noCountry.body.error.errors!)).toEqual(["country"]);
@@ -239,13 +285,20 @@ describe("POST /api/v1/entity", () => {
 
 describe("operator routes for registers", () => {
   const adminFetch = (method: string, path: string, body?: unknown, token = "test-admin-token") =>
-    call(`/admin/v1${path}`, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    call(`/admin/v1${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
 
   it("lists installed registers in /status/data with the file's version and record count", async () => {
     const acct = await createAccount({ key: { scopes: ["account"] } });
-    const { body } = await call<{ datasets: { name: string; version: string; records: number }[] }>("/api/v1/status/data", {
-      headers: { Authorization: `Bearer ${acct.key}` },
-    });
+    const { body } = await call<{ datasets: { name: string; version: string; records: number }[] }>(
+      "/api/v1/status/data",
+      {
+        headers: { Authorization: `Bearer ${acct.key}` },
+      },
+    );
     const registers = body.data.datasets.filter((d) => d.name === "gleif-lei" || d.name === "uk-companies-house");
     expect(registers.map(({ name, version, records }) => ({ name, version, records }))).toEqual([
       { name: "gleif-lei", version: SAMPLE_VERSION, records: 36 },
@@ -272,19 +325,38 @@ describe("operator routes for registers", () => {
     await admin("POST", "/registers/gleif-lei/rows", { rows: rows.slice(0, 1_000) });
     await admin("POST", "/registers/gleif-lei/rows", { rows: rows.slice(1_000) });
     await admin("POST", "/registers/gleif-lei/rows", { rows: [{ ...rows[5]!, name: "RENAMED" }] });
-    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM register_entities WHERE identifier LIKE 'SMPL00BULK%'").first<{ n: number }>();
+    const count = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM register_entities WHERE identifier LIKE 'SMPL00BULK%'",
+    ).first<{ n: number }>();
     expect(count!.n).toBe(1_200);
-    const renamed = await env.DB.prepare("SELECT name FROM register_entities WHERE identifier = ?").bind(rows[5]!.identifier).first<{ name: string }>();
+    const renamed = await env.DB.prepare("SELECT name FROM register_entities WHERE identifier = ?")
+      .bind(rows[5]!.identifier)
+      .first<{ name: string }>();
     expect(renamed!.name).toBe("RENAMED");
   });
 
   it("refuses rows not in the register's spelling, unknown registers and a missing token", async () => {
-    const row = { identifier: "9900001", name: "X", status: "active", status_detail: null, country: "GB", registration_status: null, linked_register: null, linked_identifier: null };
-    const misspelled = await adminFetch("POST", "/registers/uk-companies-house/rows", { rows: [{ ...row, identifier: "09900001" }, row] });
+    const row = {
+      identifier: "9900001",
+      name: "X",
+      status: "active",
+      status_detail: null,
+      country: "GB",
+      registration_status: null,
+      linked_register: null,
+      linked_identifier: null,
+    };
+    const misspelled = await adminFetch("POST", "/registers/uk-companies-house/rows", {
+      rows: [{ ...row, identifier: "09900001" }, row],
+    });
     expect(misspelled.status).toBe(422);
-    expect(misspelled.body.error.errors).toEqual({ "rows.1.identifier": ["Not in the register's spelling: 09900001."] });
+    expect(misspelled.body.error.errors).toEqual({
+      "rows.1.identifier": ["Not in the register's spelling: 09900001."],
+    });
     expect((await adminFetch("POST", "/registers/fr-sirene/rows", { rows: [row] })).status).toBe(404);
-    expect((await adminFetch("POST", "/registers/gleif-lei/complete", { version: "latest", records: 1 })).status).toBe(422);
+    expect((await adminFetch("POST", "/registers/gleif-lei/complete", { version: "latest", records: 1 })).status).toBe(
+      422,
+    );
     expect((await adminFetch("GET", "/registers", undefined, "wrong")).status).toBe(401);
   });
 });

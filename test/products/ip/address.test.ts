@@ -3,7 +3,15 @@
  * IPv6 is written back as RFC 5952 says, IPv4-mapped IPv6 is IPv4, and range keys sort in numeric order.
  */
 import { describe, expect, it } from "vitest";
-import { blockHolding, formatCidr, formatIp, parseCidr, parseIp, rangeKey, rangeToCidrs } from "../../../src/platform/ip-address";
+import {
+  blockHolding,
+  formatCidr,
+  formatIp,
+  parseCidr,
+  parseIp,
+  rangeKey,
+  rangeToCidrs,
+} from "../../../src/platform/ip-address";
 import { ipKey } from "../../../src/products/ip/lookup";
 
 const spell = (text: string) => {
@@ -42,7 +50,21 @@ describe("ip addresses", () => {
   });
 
   it("refuses what is not an address", () => {
-    for (const bad of ["", "1.2.3", "1.2.3.256", "01.2.3.4", "1.2.3.4/24", "::1::", "1:2:3:4:5:6:7:8:9", "12345::", "fe80::1%eth0", "g::1", "example.com", "::ffff:1.2.3", ":::"]) {
+    for (const bad of [
+      "",
+      "1.2.3",
+      "1.2.3.256",
+      "01.2.3.4",
+      "1.2.3.4/24",
+      "::1::",
+      "1:2:3:4:5:6:7:8:9",
+      "12345::",
+      "fe80::1%eth0",
+      "g::1",
+      "example.com",
+      "::ffff:1.2.3",
+      ":::",
+    ]) {
       expect(parseIp(bad), bad).toBeNull();
     }
   });
@@ -55,7 +77,17 @@ describe("ip addresses", () => {
   });
 
   it("keys both families in one space whose text order is numeric order", () => {
-    const order = ["::", "::1", "0.0.0.0", "1.1.1.1", "8.8.8.8", "255.255.255.255", "2001:db8::", "2606:4700:4700::1111", "ffff::"];
+    const order = [
+      "::",
+      "::1",
+      "0.0.0.0",
+      "1.1.1.1",
+      "8.8.8.8",
+      "255.255.255.255",
+      "2001:db8::",
+      "2606:4700:4700::1111",
+      "ffff::",
+    ];
     const keys = order.map((text) => rangeKey(parseIp(text)!));
     expect([...keys].sort()).toEqual(keys);
     expect(keys.every((k) => /^[0-9a-f]{32}$/.test(k))).toBe(true);
@@ -66,12 +98,21 @@ describe("ip addresses", () => {
     expect(formatCidr(parseCidr("10.1.2.3/8")!)).toBe("10.0.0.0/8");
     expect(formatCidr(parseCidr("::ffff:10.0.0.0/104")!)).toBe("10.0.0.0/8");
     expect(formatCidr(parseCidr("2001:db8::1/32")!)).toBe("2001:db8::/32");
-    for (const bad of ["10.0.0.0/33", "::/129", "10.0.0.0/", "10.0.0.0/8/8", "x/8"]) expect(parseCidr(bad), bad).toBeNull();
+    for (const bad of ["10.0.0.0/33", "::/129", "10.0.0.0/", "10.0.0.0/8/8", "x/8"])
+      expect(parseCidr(bad), bad).toBeNull();
     const cidrs = (a: string, b: string) => rangeToCidrs(parseIp(a)!, parseIp(b)!).map(formatCidr);
     expect(cidrs("1.0.0.0", "1.0.0.255")).toEqual(["1.0.0.0/24"]);
-    expect(cidrs("6.0.0.0", "8.10.5.255")).toEqual(["6.0.0.0/7", "8.0.0.0/13", "8.8.0.0/15", "8.10.0.0/22", "8.10.4.0/23"]);
+    expect(cidrs("6.0.0.0", "8.10.5.255")).toEqual([
+      "6.0.0.0/7",
+      "8.0.0.0/13",
+      "8.8.0.0/15",
+      "8.10.0.0/22",
+      "8.10.4.0/23",
+    ]);
     expect(cidrs("0.0.0.0", "255.255.255.255")).toEqual(["0.0.0.0/0"]);
     expect(cidrs("2001:4860::", "2001:4860:ffff:ffff:ffff:ffff:ffff:ffff")).toEqual(["2001:4860::/32"]);
-    expect(formatCidr(blockHolding(parseIp("6.0.0.0")!, parseIp("8.10.5.255")!, parseIp("8.8.8.8")!))).toBe("8.8.0.0/15");
+    expect(formatCidr(blockHolding(parseIp("6.0.0.0")!, parseIp("8.10.5.255")!, parseIp("8.8.8.8")!))).toBe(
+      "8.8.0.0/15",
+    );
   });
 });

@@ -7,7 +7,8 @@ import type { IpResult } from "../../../src/products/ip/result";
 import { admin, anotherKey, bearer, call, createAccount, creditsStub, json } from "../../helpers";
 import { installIpSamples, placedIps, privateIp } from "../../ip-samples";
 
-const lookup = (key: string, ip: string) => call<IpResult>("/api/v1/ip", json({ ip }, { Authorization: `Bearer ${key}` }));
+const lookup = (key: string, ip: string) =>
+  call<IpResult>("/api/v1/ip", json({ ip }, { Authorization: `Bearer ${key}` }));
 
 beforeAll(installIpSamples);
 
@@ -28,7 +29,9 @@ describe("IP billing", () => {
     // A key that took no part in the burst, so its 5-a-second limit cannot answer before the balance does.
     const rested = await anotherKey(acct);
     const next = await lookup(rested, privateIp());
-    expect([next.body.meta.credits_used, next.body.meta.ip_lookups_prepaid, next.body.meta.credits_remaining]).toEqual([0, 0, 0]);
+    expect([next.body.meta.credits_used, next.body.meta.ip_lookups_prepaid, next.body.meta.credits_remaining]).toEqual([
+      0, 0, 0,
+    ]);
     const refused = await lookup(rested, placedIps(1)[0]!);
     expect([refused.status, refused.body.error?.code]).toEqual([402, "INSUFFICIENT_CREDITS"]);
   });
@@ -42,7 +45,17 @@ describe("IP billing", () => {
       const { body } = await lookup(keys[i % keys.length]!, ip);
       seen.push([body.meta.credits_used, body.meta.ip_lookups_prepaid]);
     }
-    expect(seen).toEqual([[1, 4], [0, 3], [0, 2], [0, 1], [0, 0], [0, 0], [0, 0], [0, 0], [1, 4]]);
+    expect(seen).toEqual([
+      [1, 4],
+      [0, 3],
+      [0, 2],
+      [0, 1],
+      [0, 0],
+      [0, 0],
+      [0, 0],
+      [0, 0],
+      [1, 4],
+    ]);
   });
 
   it("bills an ASN lookup 1 credit when found, a repeat nothing; 404 ASN_NOT_FOUND free", async () => {
@@ -65,9 +78,18 @@ describe("IP billing", () => {
 
   it("cuts a range at every dataset boundary, 1 credit when any block is found, free when none", async () => {
     const acct = await createAccount({ pack: 5 });
-    const range = await call<{ blocks: Record<string, unknown>[] } & Record<string, unknown>>("/api/v1/ip/range?cidr=8.8.8.0/23", bearer(acct.key));
+    const range = await call<{ blocks: Record<string, unknown>[] } & Record<string, unknown>>(
+      "/api/v1/ip/range?cidr=8.8.8.0/23",
+      bearer(acct.key),
+    );
     expect(range.status).toBe(200);
-    expect(range.body.data).toMatchObject({ cidr: "8.8.8.0/23", first: "8.8.8.0", last: "8.8.9.255", size: 512, truncated: false });
+    expect(range.body.data).toMatchObject({
+      cidr: "8.8.8.0/23",
+      first: "8.8.8.0",
+      last: "8.8.9.255",
+      size: 512,
+      truncated: false,
+    });
     expect(range.body.data.blocks).toEqual([
       { start: "8.8.8.0", end: "8.8.8.255", asn: 15169, as_name: "Google LLC", country: "US" },
       { start: "8.8.9.0", end: "8.8.9.255", asn: null, as_name: null, country: "US" },
@@ -83,9 +105,15 @@ describe("IP billing", () => {
 
   it("answers the browser endpoint without meta, for the given address or the visitor's own", async () => {
     const acct = await createAccount({ pack: 5 });
-    const { key } = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, { user_id: acct.userId, allowed_domains: ["shop.example"] });
+    const { key } = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, {
+      user_id: acct.userId,
+      allowed_domains: ["shop.example"],
+    });
     const browser = (body: Record<string, unknown>) =>
-      call<IpResult>("/api/v1/ip/public", json({ key, ...body }, { Origin: "https://shop.example", "CF-Connecting-IP": "1.1.1.1" }));
+      call<IpResult>(
+        "/api/v1/ip/public",
+        json({ key, ...body }, { Origin: "https://shop.example", "CF-Connecting-IP": "1.1.1.1" }),
+      );
     const given = await browser({ ip: "9.9.9.9" });
     expect([given.status, given.body.data.asn, "meta" in given.body]).toEqual([200, 19281, false]);
     const own = await browser({});
@@ -97,7 +125,8 @@ describe("IP billing", () => {
 
   it("lets the sandbox key look up the test values only", async () => {
     await admin("PUT", "/sandbox", { enabled: true });
-    const sandbox = (path: string) => call<IpResult>(path, bearer("sk_test_public_sandbox", { "CF-Connecting-IP": "203.0.113.77" }));
+    const sandbox = (path: string) =>
+      call<IpResult>(path, bearer("sk_test_public_sandbox", { "CF-Connecting-IP": "203.0.113.77" }));
     const sample = await sandbox("/api/v1/ip/192.0.2.3");
     expect([sample.status, sample.body.data.tor, sample.body.meta.credits_used]).toEqual([200, true, 0]);
     expect((await sandbox("/api/v1/ip/asn/64496")).status).toBe(200);
@@ -110,10 +139,19 @@ describe("IP billing", () => {
   it("keeps every answer but test values in history, by risk level", async () => {
     const acct = await createAccount({ pack: 5 });
     const [placed] = placedIps(1);
-    await call("/api/v1/ip/batch", json({ ips: [placed, "10.1.1.1", "192.0.2.1", "nope"] }, { Authorization: `Bearer ${acct.key}` }));
+    await call(
+      "/api/v1/ip/batch",
+      json({ ips: [placed, "10.1.1.1", "192.0.2.1", "nope"] }, { Authorization: `Bearer ${acct.key}` }),
+    );
     const history = await call<{ lookups: Record<string, unknown>[] }>("/api/v1/ip/history", bearer(acct.key));
     expect(history.status).toBe(200);
     const rows = history.body.data.lookups.map((r) => [r.ip, r.risk_level, r.reason, r.credits_used]).sort();
-    expect(rows).toEqual([["10.1.1.1", "medium", "reserved", 0], [placed, "low", null, 1], ["nope", "high", "invalid_ip", 0]].sort());
+    expect(rows).toEqual(
+      [
+        ["10.1.1.1", "medium", "reserved", 0],
+        [placed, "low", null, 1],
+        ["nope", "high", "invalid_ip", 0],
+      ].sort(),
+    );
   });
 });

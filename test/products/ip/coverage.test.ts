@@ -10,7 +10,10 @@ import type { IpResult } from "../../../src/products/ip/result";
 import { bearer, call, createAccount, json } from "../../helpers";
 import { installIpDataset, sampleRows, SAMPLE_VERSIONS, torRows } from "../../ip-samples";
 
-const SAMPLE: Coverage = { kind: "sample", note: "Synthetic sample rows shipped with the code, not the publisher's file." };
+const SAMPLE: Coverage = {
+  kind: "sample",
+  note: "Synthetic sample rows shipped with the code, not the publisher's file.",
+};
 
 /** A public address neither sample holds. */
 const OUTSIDE = "151.101.1.1";
@@ -24,9 +27,24 @@ const lookup = async (ip: string) => {
 };
 
 const install = async (coverage: Coverage) => {
-  await installIpDataset("ip-country", sampleRows("ip-country"), coverage.kind === "sample" ? SAMPLE_VERSIONS["ip-country"] : "2026-11-01", coverage);
-  await installIpDataset("ip-asn", sampleRows("ip-asn"), coverage.kind === "sample" ? SAMPLE_VERSIONS["ip-asn"] : "2026-11-01", coverage);
-  await installIpDataset("ip-tor-exits", torRows(), coverage.kind === "sample" ? SAMPLE_VERSIONS["ip-tor-exits"] : "2026-11-01", coverage);
+  await installIpDataset(
+    "ip-country",
+    sampleRows("ip-country"),
+    coverage.kind === "sample" ? SAMPLE_VERSIONS["ip-country"] : "2026-11-01",
+    coverage,
+  );
+  await installIpDataset(
+    "ip-asn",
+    sampleRows("ip-asn"),
+    coverage.kind === "sample" ? SAMPLE_VERSIONS["ip-asn"] : "2026-11-01",
+    coverage,
+  );
+  await installIpDataset(
+    "ip-tor-exits",
+    torRows(),
+    coverage.kind === "sample" ? SAMPLE_VERSIONS["ip-tor-exits"] : "2026-11-01",
+    coverage,
+  );
 };
 
 describe("IP datasets installed as samples", () => {
@@ -34,8 +52,12 @@ describe("IP datasets installed as samples", () => {
 
   it("/status/data shows their coverage", async () => {
     const acct = await createAccount();
-    const { body } = await call<{ datasets: { name: string; coverage: Coverage }[] }>("/api/v1/status/data", bearer(acct.key));
-    for (const name of ["ip-country", "ip-asn", "ip-tor-exits"]) expect(body.data.datasets.find((d) => d.name === name)!.coverage, name).toEqual(SAMPLE);
+    const { body } = await call<{ datasets: { name: string; coverage: Coverage }[] }>(
+      "/api/v1/status/data",
+      bearer(acct.key),
+    );
+    for (const name of ["ip-country", "ip-asn", "ip-tor-exits"])
+      expect(body.data.datasets.find((d) => d.name === name)!.coverage, name).toEqual(SAMPLE);
   });
 
   it("an address outside the sample: country null, reason not_covered, tor null, no risk, free", async () => {
@@ -59,7 +81,12 @@ describe("IP datasets installed as samples", () => {
   });
 
   it("an address the samples hold is placed, and one the Tor sample lists is a Tor exit", async () => {
-    expect((await lookup("8.8.8.8")).body.data).toMatchObject({ placed: true, country: "US", tor: null, anonymous: null });
+    expect((await lookup("8.8.8.8")).body.data).toMatchObject({
+      placed: true,
+      country: "US",
+      tor: null,
+      anonymous: null,
+    });
     expect((await lookup(TOR_LISTED)).body.data).toMatchObject({ tor: true, anonymous: true, reason: "tor_exit" });
   });
 });
@@ -69,8 +96,22 @@ describe("IP datasets installed as the complete published files", () => {
 
   it("an address the country file does not place is unplaced (20 points), and off the exit list tor is false", async () => {
     const { body } = await lookup(OUTSIDE);
-    expect(body.data).toMatchObject({ placed: false, country: null, tor: false, vpn: null, proxy: null, anonymous: false, reason: "unplaced", risk_components: { unplaced: 20 } });
+    expect(body.data).toMatchObject({
+      placed: false,
+      country: null,
+      tor: false,
+      vpn: null,
+      proxy: null,
+      anonymous: false,
+      reason: "unplaced",
+      risk_components: { unplaced: 20 },
+    });
     expect(body.meta.credits_used).toBe(0);
-    expect((await lookup("8.8.8.8")).body.data).toMatchObject({ placed: true, country: "US", tor: false, anonymous: false });
+    expect((await lookup("8.8.8.8")).body.data).toMatchObject({
+      placed: true,
+      country: "US",
+      tor: false,
+      anonymous: false,
+    });
   });
 });

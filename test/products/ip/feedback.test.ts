@@ -11,7 +11,8 @@ import { installIpSamples, placedIps } from "../../ip-samples";
 type Received = { recorded: number; suppressed: number; invalid: number[] };
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
 const report = (key: string, events: unknown[]) => call<Received>("/api/v1/ip/feedback", json({ events }, auth(key)));
-const summary = (key: string, query = "") => call<Record<string, unknown>>(`/api/v1/ip/feedback/summary${query}`, bearer(key));
+const summary = (key: string, query = "") =>
+  call<Record<string, unknown>>(`/api/v1/ip/feedback/summary${query}`, bearer(key));
 const lookup = (key: string, ip: string) => call<IpResult>("/api/v1/ip", json({ ip }, auth(key)));
 
 beforeAll(installIpSamples);
@@ -87,7 +88,10 @@ describe("GET /api/v1/ip/feedback/summary", () => {
       ],
       ignored: 0,
     });
-    const later = await summary(acct.key, `?since=${new Date(Date.now() + 60_000).toISOString()}&until=${new Date(Date.now() + 120_000).toISOString()}`);
+    const later = await summary(
+      acct.key,
+      `?since=${new Date(Date.now() + 60_000).toISOString()}&until=${new Date(Date.now() + 120_000).toISOString()}`,
+    );
     expect([later.body.data.total, later.body.data.by_asn]).toEqual([0, []]);
   });
 });
@@ -106,12 +110,38 @@ describe("feedback in later answers", () => {
     await report(acct.key, [{ ip: cleared, outcome: "legit" }]);
     const single = await lookup(acct.key, fraud!);
     expect(single.status).toBe(200);
-    expect(single.body.data).toMatchObject({ placed: true, feedback: { outcome: "fraud", reported_at: expect.any(String) }, reason: "reported", risk_components: { reported_fraud: 80 }, risk_score: 80, risk_level: "high" });
-    expect(single.body.data.sources).toContainEqual({ dataset: "delivery-feedback", version: single.body.data.feedback!.reported_at });
-    expect(single.body.meta).toMatchObject({ credits_used: 1, cache_hit: false, suppressed: false, ip_lookups_prepaid: 4 });
+    expect(single.body.data).toMatchObject({
+      placed: true,
+      feedback: { outcome: "fraud", reported_at: expect.any(String) },
+      reason: "reported",
+      risk_components: { reported_fraud: 80 },
+      risk_score: 80,
+      risk_level: "high",
+    });
+    expect(single.body.data.sources).toContainEqual({
+      dataset: "delivery-feedback",
+      version: single.body.data.feedback!.reported_at,
+    });
+    expect(single.body.meta).toMatchObject({
+      credits_used: 1,
+      cache_hit: false,
+      suppressed: false,
+      ip_lookups_prepaid: 4,
+    });
 
-    const batch = await call<{ results: { data: IpResult; meta: { credits_used: number } }[] }>("/api/v1/ip/batch", json({ ips: [chargeback, abuse, spam, cleared] }, auth(acct.key)));
-    expect(batch.body.data.results.map(({ data }) => [data.feedback?.outcome, data.reason, data.risk_components, data.risk_score, data.risk_level])).toEqual([
+    const batch = await call<{ results: { data: IpResult; meta: { credits_used: number } }[] }>(
+      "/api/v1/ip/batch",
+      json({ ips: [chargeback, abuse, spam, cleared] }, auth(acct.key)),
+    );
+    expect(
+      batch.body.data.results.map(({ data }) => [
+        data.feedback?.outcome,
+        data.reason,
+        data.risk_components,
+        data.risk_score,
+        data.risk_level,
+      ]),
+    ).toEqual([
       ["chargeback", "reported", { reported_chargeback: 80 }, 80, "high"],
       ["abuse", "reported", { reported_abuse: 60 }, 60, "medium"],
       ["spam", "reported", { reported_spam: 40 }, 40, "medium"],
@@ -130,13 +160,23 @@ describe("feedback in later answers", () => {
     expect(theirs.body.data.sources.map((s) => s.dataset)).not.toContain("delivery-feedback");
     await call("/api/v1/ip/lists", json({ name: "Known", kind: "allow", entries: [ip] }, auth(owner.key)));
     const mine = await lookup(owner.key, ip!);
-    expect(mine.body.data).toMatchObject({ feedback: { outcome: "fraud" }, reason: "allow_list", risk_components: { allow_list: 0 }, risk_score: 0 });
+    expect(mine.body.data).toMatchObject({
+      feedback: { outcome: "fraud" },
+      reason: "allow_list",
+      risk_components: { allow_list: 0 },
+      risk_score: 0,
+    });
   });
 
   it("leaves test values canonical: feedback on them is counted, never in their answer", async () => {
     const acct = await createAccount();
     await report(acct.key, [{ ip: "192.0.2.1", outcome: "fraud" }]);
     const answer = await lookup(acct.key, "192.0.2.1");
-    expect(answer.body.data).toMatchObject({ feedback: null, reason: null, risk_score: 0, sources: [{ dataset: "ip-test-values", version: "1" }] });
+    expect(answer.body.data).toMatchObject({
+      feedback: null,
+      reason: null,
+      risk_score: 0,
+      sources: [{ dataset: "ip-test-values", version: "1" }],
+    });
   });
 });

@@ -12,16 +12,30 @@ import { wholeReader } from "../../../src/products/ip/importers/importer";
 import { LIST_SAMPLES, sampleRows } from "../../ip-samples";
 
 /** Rows with their ends as addresses, for reading. */
-const ends = (rows: RangeRow[] | string[]) => (rows as RangeRow[]).map(([s, e, ...v]) => [formatIp(fromRangeKey(s)), formatIp(fromRangeKey(e)), ...v]);
+const ends = (rows: RangeRow[] | string[]) =>
+  (rows as RangeRow[]).map(([s, e, ...v]) => [formatIp(fromRangeKey(s)), formatIp(fromRangeKey(e)), ...v]);
 const parse = (dataset: string, text = LIST_SAMPLES[dataset]!) => importerOf(dataset as never)!.parse(text);
 
 describe("publisher list importers", () => {
   it("every importer names its dataset, sources, cadence, coverage and sample", () => {
-    expect(LIST_IMPORTERS.map((i) => i.dataset)).toEqual(["hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "proxy-firehol", "ip-tor-exits"]);
+    expect(LIST_IMPORTERS.map((i) => i.dataset)).toEqual([
+      "hosting-aws",
+      "hosting-google-cloud",
+      "hosting-azure",
+      "hosting-oracle",
+      "hosting-digitalocean",
+      "hosting-cloudflare",
+      "vpn-x4bnet",
+      "proxy-firehol",
+      "ip-tor-exits",
+    ]);
     for (const i of LIST_IMPORTERS) {
       // Azure publishes its file under a new name every week behind an HTML page: refreshed only once a URL is set.
       const url = i.dataset === "hosting-azure" ? "off" : "https://";
-      expect(i.sources.every((s) => s.defaultUrl.startsWith(url) && /^REFRESH_URL_[A-Z0-9_]+$/.test(s.urlVar)), i.dataset).toBe(true);
+      expect(
+        i.sources.every((s) => s.defaultUrl.startsWith(url) && /^REFRESH_URL_[A-Z0-9_]+$/.test(s.urlVar)),
+        i.dataset,
+      ).toBe(true);
       expect([60, 1_440, 10_080], i.dataset).toContain(i.cadence.everyMinutes);
       expect(i.cadence.staleAfterMinutes, i.dataset).toBe(3 * i.cadence.everyMinutes);
       expect(i.format.kind, i.dataset).toBe(i.dataset === "ip-tor-exits" ? "lines" : "whole");
@@ -75,7 +89,11 @@ describe("publisher list importers", () => {
       ["2603:1000::", "2603:10ff:ffff:ffff:ffff:ffff:ffff:ffff", "Microsoft Azure"],
     ]);
     // A file without the AzureCloud tag: every tag's prefixes.
-    const regional = JSON.stringify({ changeNumber: 1, cloud: "Public", values: [{ name: "AzureCloud.westeurope", id: "x", properties: { addressPrefixes: ["40.68.0.0/14"] } }] });
+    const regional = JSON.stringify({
+      changeNumber: 1,
+      cloud: "Public",
+      values: [{ name: "AzureCloud.westeurope", id: "x", properties: { addressPrefixes: ["40.68.0.0/14"] } }],
+    });
     expect(ends(parse("hosting-azure", regional).rows)).toEqual([["40.68.0.0", "40.71.255.255", "Microsoft Azure"]]);
   });
 
@@ -102,7 +120,12 @@ describe("publisher list importers", () => {
 
   it("reads as the scheduled refresh does: each whole file parsed in read, nothing kept in the state", () => {
     const cloudflare = importerOf("hosting-cloudflare")!;
-    const [v4, v6] = [LIST_SAMPLES["hosting-cloudflare"]!.split("\n").filter((l) => l.includes(".")).join("\n"), "2400:cb00::/32\n2606:4700::/32\n"];
+    const [v4, v6] = [
+      LIST_SAMPLES["hosting-cloudflare"]!.split("\n")
+        .filter((l) => l.includes("."))
+        .join("\n"),
+      "2400:cb00::/32\n2606:4700::/32\n",
+    ];
     const reader = wholeReader(cloudflare);
     const rows = [v4, v6].flatMap((text, file) => {
       const state = reader.begin(file, `ips-v${file === 0 ? 4 : 6}`);
@@ -111,7 +134,11 @@ describe("publisher list importers", () => {
       return read.rows;
     });
     expect(rows).toEqual(cloudflare.parse(`${v4}\n${v6}`).rows);
-    expect(ends(rows as RangeRow[]).slice(-2).map((r) => r[0])).toEqual(["2400:cb00::", "2606:4700::"]);
+    expect(
+      ends(rows as RangeRow[])
+        .slice(-2)
+        .map((r) => r[0]),
+    ).toEqual(["2400:cb00::", "2606:4700::"]);
   });
 
   it("the Tor list streams a line at a time: the refresh's reader gives the rows parse gives, relay lines not skipped", () => {
@@ -135,17 +162,69 @@ describe("publisher list importers", () => {
 describe("ip-city", () => {
   it("reads the geolite2-city CSV edition: city, region, postcode and coordinates; nothing for a country-only network", () => {
     const rows = ends(sampleRows("ip-city"));
-    expect(rows).toContainEqual(["8.8.0.0", "8.8.7.255", "Westfield", "Massachusetts", "01085", 42.1293, -72.7522, null, "US"]);
-    expect(rows).toContainEqual(["2a00:1450:4001::", "2a00:1450:4001:ffff:ffff:ffff:ffff:ffff", "Frankfurt am Main", "Hesse", "60313", 50.1169, 8.6837, null, "DE"]);
+    expect(rows).toContainEqual([
+      "8.8.0.0",
+      "8.8.7.255",
+      "Westfield",
+      "Massachusetts",
+      "01085",
+      42.1293,
+      -72.7522,
+      null,
+      "US",
+    ]);
+    expect(rows).toContainEqual([
+      "2a00:1450:4001::",
+      "2a00:1450:4001:ffff:ffff:ffff:ffff:ffff",
+      "Frankfurt am Main",
+      "Hesse",
+      "60313",
+      50.1169,
+      8.6837,
+      null,
+      "DE",
+    ]);
     // 8.8.8.0/24 is placed in the US only (the file's default point for the country): no row.
     expect(rows.find((r) => r[0] === "8.8.8.0")).toBeUndefined();
   });
 
   it("reads both record shapes of an mmdb: ip-location-db's flat one and MaxMind's own (with an accuracy radius)", () => {
-    expect(cityValues(cityRecordOf({ city: "Ashburn", country_code: "US", state1: "Virginia", postcode: "20149", latitude: 39.04690170288086, longitude: -77.49030303955078 }))).toEqual(["Ashburn", "Virginia", "20149", 39.0469, -77.4903, null, "US"]);
-    const maxmind = { country: { iso_code: "DE" }, city: { names: { en: "Frankfurt am Main" } }, subdivisions: [{ names: { en: "Hesse" } }], postal: { code: "60313" }, location: { latitude: 50.1169, longitude: 8.6837, accuracy_radius: 20 } };
-    expect(cityValues(cityRecordOf(maxmind))).toEqual(["Frankfurt am Main", "Hesse", "60313", 50.1169, 8.6837, 20, "DE"]);
-    expect(cityValues(cityRecordOf({ country: { iso_code: "US" }, location: { latitude: 37.751, longitude: -97.822, accuracy_radius: 1000 } }))).toBeNull();
+    expect(
+      cityValues(
+        cityRecordOf({
+          city: "Ashburn",
+          country_code: "US",
+          state1: "Virginia",
+          postcode: "20149",
+          latitude: 39.04690170288086,
+          longitude: -77.49030303955078,
+        }),
+      ),
+    ).toEqual(["Ashburn", "Virginia", "20149", 39.0469, -77.4903, null, "US"]);
+    const maxmind = {
+      country: { iso_code: "DE" },
+      city: { names: { en: "Frankfurt am Main" } },
+      subdivisions: [{ names: { en: "Hesse" } }],
+      postal: { code: "60313" },
+      location: { latitude: 50.1169, longitude: 8.6837, accuracy_radius: 20 },
+    };
+    expect(cityValues(cityRecordOf(maxmind))).toEqual([
+      "Frankfurt am Main",
+      "Hesse",
+      "60313",
+      50.1169,
+      8.6837,
+      20,
+      "DE",
+    ]);
+    expect(
+      cityValues(
+        cityRecordOf({
+          country: { iso_code: "US" },
+          location: { latitude: 37.751, longitude: -97.822, accuracy_radius: 1000 },
+        }),
+      ),
+    ).toBeNull();
     expect(cityValues(cityRecordOf({ country_code: "US", latitude: 37.751, longitude: -97.822 }))).toBeNull();
   });
 });

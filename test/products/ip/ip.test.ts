@@ -10,8 +10,13 @@ import { anotherKey, bearer, call, createAccount, json, type TestAccount } from 
 import { installIpDataset, installIpSamples, listSample, SAMPLE_VERSIONS } from "../../ip-samples";
 import { SIGNAL_DATASETS } from "../../../src/products/ip/datasets";
 
-const post = (acct: TestAccount, path: string, body: unknown) => call<IpResult>(path, json(body, { Authorization: `Bearer ${acct.key}` }));
-const batch = (acct: TestAccount, ips: string[]) => call<{ results: { index: number; input: string; data: IpResult; meta: Record<string, unknown> }[] }>("/api/v1/ip/batch", json({ ips }, { Authorization: `Bearer ${acct.key}` }));
+const post = (acct: TestAccount, path: string, body: unknown) =>
+  call<IpResult>(path, json(body, { Authorization: `Bearer ${acct.key}` }));
+const batch = (acct: TestAccount, ips: string[]) =>
+  call<{ results: { index: number; input: string; data: IpResult; meta: Record<string, unknown> }[] }>(
+    "/api/v1/ip/batch",
+    json({ ips }, { Authorization: `Bearer ${acct.key}` }),
+  );
 
 const SPECIAL = { dataset: "ip-special-purpose", version: "2025.1" };
 const DATASETS = [
@@ -63,9 +68,21 @@ describe("IP lookups", () => {
       risk_score: 40,
       risk_components: { hosting: 40 },
       risk_level: "medium",
-      sources: [SPECIAL, ...DATASETS, { dataset: "country-names", version: "countries-list@3.4.1" }, { dataset: "hosting-asns", version: "2026-11-23" }],
+      sources: [
+        SPECIAL,
+        ...DATASETS,
+        { dataset: "country-names", version: "countries-list@3.4.1" },
+        { dataset: "hosting-asns", version: "2026-11-23" },
+      ],
     });
-    expect(body.meta).toEqual({ credits_used: 1, credits_remaining: 9, cache_hit: false, suppressed: false, ip_lookups_prepaid: 4, request_id: body.meta.request_id });
+    expect(body.meta).toEqual({
+      credits_used: 1,
+      credits_remaining: 9,
+      cache_hit: false,
+      suppressed: false,
+      ip_lookups_prepaid: 4,
+      request_id: body.meta.request_id,
+    });
   });
 
   it("places public resolvers and networks by the dataset's country and AS", async () => {
@@ -86,48 +103,105 @@ describe("IP lookups", () => {
       ["2620:fe::fe", "US", 19281, "Quad9", "2620:fe::/48", false],
       ["2a00:1450:4001:800::200e", "IE", 15169, "Google LLC", "2a00:1450::/32", true],
     ];
-    const { body } = await batch(acct, expected.map(([ip]) => ip));
+    const { body } = await batch(
+      acct,
+      expected.map(([ip]) => ip),
+    );
     const got = body.data.results.map(({ data: d }) => [d.ip, d.country, d.asn, d.as_name, d.network, d.hosting]);
     expect(got).toEqual(expected);
-    expect(body.meta).toMatchObject({ requested: 14, processed: 14, credits_used: 3, ip_lookups_prepaid: 1, stopped_reason: null });
+    expect(body.meta).toMatchObject({
+      requested: 14,
+      processed: 14,
+      credits_used: 3,
+      ip_lookups_prepaid: 1,
+      stopped_reason: null,
+    });
     expect(body.data.results.map((r) => r.meta.credits_used)).toEqual([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0]);
   });
 
   it("reads every spelling of an address as that address, and a repeat within 7 days is free", async () => {
     const acct = await createAccount({ pack: 10 });
-    const spellings = ["2001:4860:4860::8888", "2001:4860:4860:0:0:0:0:8888", "2001:4860:4860:0000:0000:0000:0000:8888", "2001:4860:4860::8888".toUpperCase(), "[2001:4860:4860::8888]"];
+    const spellings = [
+      "2001:4860:4860::8888",
+      "2001:4860:4860:0:0:0:0:8888",
+      "2001:4860:4860:0000:0000:0000:0000:8888",
+      "2001:4860:4860::8888".toUpperCase(),
+      "[2001:4860:4860::8888]",
+    ];
     const { body } = await batch(acct, [...spellings, "::ffff:8.8.8.8", "8.8.8.8", "::ffff:808:808"]);
-    expect(body.data.results.map((r) => r.data.ip)).toEqual([...spellings.map(() => "2001:4860:4860::8888"), "8.8.8.8", "8.8.8.8", "8.8.8.8"]);
+    expect(body.data.results.map((r) => r.data.ip)).toEqual([
+      ...spellings.map(() => "2001:4860:4860::8888"),
+      "8.8.8.8",
+      "8.8.8.8",
+      "8.8.8.8",
+    ]);
     expect(body.data.results.map((r) => r.meta.cache_hit)).toEqual([false, true, true, true, true, false, true, true]);
     const again = await call<IpResult>("/api/v1/ip/2001:4860:4860:0:0:0:0:8888", bearer(acct.key));
-    expect([again.body.data.ip, again.body.meta.cache_hit, again.body.meta.credits_used, again.body.meta.ip_lookups_prepaid]).toEqual(["2001:4860:4860::8888", true, 0, 3]);
+    expect([
+      again.body.data.ip,
+      again.body.meta.cache_hit,
+      again.body.meta.credits_used,
+      again.body.meta.ip_lookups_prepaid,
+    ]).toEqual(["2001:4860:4860::8888", true, 0, 3]);
   });
 
   it("answers every reserved block from the special-purpose table, never from a dataset, free", async () => {
     const acct = await createAccount({ pack: 0 });
     // Every reserved probe but TEST-NET-1's, whose addresses are the product's test values.
-    const reserved = [...IPV4_SPECIAL, ...IPV6_SPECIAL, ...ADDRESS_SPACE].flatMap(([cidr, , probes]) => (cidr === "192.0.2.0/24" ? [] : probes.filter((p) => p.reserved).map((p) => p.ip)));
+    const reserved = [...IPV4_SPECIAL, ...IPV6_SPECIAL, ...ADDRESS_SPACE].flatMap(([cidr, , probes]) =>
+      cidr === "192.0.2.0/24" ? [] : probes.filter((p) => p.reserved).map((p) => p.ip),
+    );
     // The published files place some of these (2001:2::/48, 2001:10::/28 and 2001:db8::/32 as JP; 192.88.99.0/24 and
     // 2001::/32 under AS6939): the samples carry those rows, and the table still decides first.
     expect(reserved).toEqual(expect.arrayContaining(["2001:2::", "2001:10::", "2001:db8::"]));
     const { status, body } = await batch(acct, [...reserved, "2001:2::1", "2001:db8::1", "192.88.99.1", "2001::1"]);
     expect(status).toBe(200);
     for (const { data } of body.data.results) {
-      expect(data, data.ip).toMatchObject({ valid: true, reserved: true, placed: false, country: null, asn: null, network: null, hosting: null, tor: null, anonymous: null, reason: "reserved", risk_score: 50 });
+      expect(data, data.ip).toMatchObject({
+        valid: true,
+        reserved: true,
+        placed: false,
+        country: null,
+        asn: null,
+        network: null,
+        hosting: null,
+        tor: null,
+        anonymous: null,
+        reason: "reserved",
+        risk_score: 50,
+      });
       expect(data.reserved_range, data.ip).toMatch(/\//);
       expect(data.sources).toEqual([SPECIAL]);
     }
     expect(body.meta).toMatchObject({ credits_used: 0, processed: reserved.length + 4, ip_lookups_prepaid: 0 });
     const named = body.data.results.find((r) => r.input === "64:ff9b::a00:1")!.data;
-    expect([named.reserved_range, named.reserved_name]).toEqual(["64:ff9b::a00:0/104", "IPv4-IPv6 Translat. of Private-Use"]);
+    expect([named.reserved_range, named.reserved_name]).toEqual([
+      "64:ff9b::a00:0/104",
+      "IPv4-IPv6 Translat. of Private-Use",
+    ]);
   });
 
   it("answers special blocks IANA marks globally reachable from the datasets (AS112)", async () => {
     const acct = await createAccount({ pack: 10 });
     const { body } = await batch(acct, ["2620:4f:8000::1", "192.31.196.1"]);
     const [v6, v4] = body.data.results.map((r) => r.data);
-    expect(v6).toMatchObject({ reserved: false, placed: true, country: "US", asn: 112, as_name: "DNS-OARC", reason: null, risk_score: 0 });
-    expect(v4).toMatchObject({ reserved: false, placed: false, country: null, asn: 112, reason: "unplaced", risk_components: { unplaced: 20 } });
+    expect(v6).toMatchObject({
+      reserved: false,
+      placed: true,
+      country: "US",
+      asn: 112,
+      as_name: "DNS-OARC",
+      reason: null,
+      risk_score: 0,
+    });
+    expect(v4).toMatchObject({
+      reserved: false,
+      placed: false,
+      country: null,
+      asn: 112,
+      reason: "unplaced",
+      risk_components: { unplaced: 20 },
+    });
     expect(body.data.results.map((r) => r.meta.credits_used)).toEqual([1, 0]);
   });
 
@@ -135,7 +209,14 @@ describe("IP lookups", () => {
     const acct = await createAccount({ pack: 10 });
     const { body } = await batch(acct, ["185.220.101.1", "2a0b:f4c2::1", "185.220.101.9"]);
     const [exit4, exit6, other] = body.data.results.map((r) => r.data);
-    expect(exit4).toMatchObject({ country: "DE", tor: true, anonymous: true, reason: "tor_exit", risk_components: { tor_exit: 80 }, risk_level: "high" });
+    expect(exit4).toMatchObject({
+      country: "DE",
+      tor: true,
+      anonymous: true,
+      reason: "tor_exit",
+      risk_components: { tor_exit: 80 },
+      risk_level: "high",
+    });
     expect(exit6).toMatchObject({ tor: true, anonymous: true, reason: "tor_exit" });
     // The sample list: an address it does not hold is unknown, not "not an exit".
     expect(other).toMatchObject({ country: "DE", tor: null, anonymous: null });
@@ -143,8 +224,14 @@ describe("IP lookups", () => {
     await installIpDataset("ip-tor-exits", tor.rows, "2026-11-22-full", { kind: "full" });
     try {
       const full = await batch(acct, ["185.220.101.1", "185.220.101.9"]);
-      expect(full.body.data.results.map((r) => [r.data.tor, r.data.anonymous])).toEqual([[true, true], [false, false]]);
-      expect(full.body.data.results[1]!.data.sources).toContainEqual({ dataset: "ip-tor-exits", version: "2026-11-22-full" });
+      expect(full.body.data.results.map((r) => [r.data.tor, r.data.anonymous])).toEqual([
+        [true, true],
+        [false, false],
+      ]);
+      expect(full.body.data.results[1]!.data.sources).toContainEqual({
+        dataset: "ip-tor-exits",
+        version: "2026-11-22-full",
+      });
     } finally {
       await installIpDataset("ip-tor-exits", tor.rows, tor.version);
     }
@@ -152,7 +239,14 @@ describe("IP lookups", () => {
 
   it("answers test values canonically, free, with no dataset", async () => {
     const acct = await createAccount({ pack: 0 });
-    const { body } = await batch(acct, ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4", "192.0.2.200", "::ffff:192.0.2.1"]);
+    const { body } = await batch(acct, [
+      "192.0.2.1",
+      "192.0.2.2",
+      "192.0.2.3",
+      "192.0.2.4",
+      "192.0.2.200",
+      "::ffff:192.0.2.1",
+    ]);
     const answers = body.data.results.map((r) => r.data);
     expect(answers.map((a) => [a.ip, a.placed, a.country, a.asn, a.reason, a.risk_score, a.risk_level])).toEqual([
       ["192.0.2.1", true, "US", 64496, null, 0, "low"],
@@ -169,17 +263,31 @@ describe("IP lookups", () => {
   it("looks up the caller's own address at /ip/me and an address in the path at /ip/{ip}", async () => {
     const acct = await createAccount({ pack: 10 });
     const me = await call<IpResult>("/api/v1/ip/me", bearer(acct.key, { "CF-Connecting-IP": "9.9.9.9" }));
-    expect([me.status, me.body.data.ip, me.body.data.asn, me.body.meta.credits_used]).toEqual([200, "9.9.9.9", 19281, 1]);
+    expect([me.status, me.body.data.ip, me.body.data.asn, me.body.meta.credits_used]).toEqual([
+      200,
+      "9.9.9.9",
+      19281,
+      1,
+    ]);
     const path = await call<IpResult>("/api/v1/ip/2606:4700:4700::1111", bearer(acct.key));
-    expect([path.status, path.body.data.asn, path.body.meta.credits_used, path.body.meta.ip_lookups_prepaid]).toEqual([200, 13335, 0, 3]);
+    expect([path.status, path.body.data.asn, path.body.meta.credits_used, path.body.meta.ip_lookups_prepaid]).toEqual([
+      200, 13335, 0, 3,
+    ]);
   });
 
   it("answers a value that is not an address with valid false, free; a malformed request is 422", async () => {
     const acct = await createAccount({ pack: 0 });
     const values = ["not an ip", "1.2.3.256", "fe80::1%eth0", "010.1.1.1", ""];
     const { body } = await batch(acct, values);
-    for (const { data } of body.data.results) expect([data.valid, data.reason, data.risk_score, data.sources], data.ip).toEqual([false, "invalid_ip", 100, []]);
-    expect(body.data.results.map((r) => r.data.ip)).toEqual(["not an ip", "1.2.3.256", "fe80::1%eth0", "010.1.1.1", ""]);
+    for (const { data } of body.data.results)
+      expect([data.valid, data.reason, data.risk_score, data.sources], data.ip).toEqual([false, "invalid_ip", 100, []]);
+    expect(body.data.results.map((r) => r.data.ip)).toEqual([
+      "not an ip",
+      "1.2.3.256",
+      "fe80::1%eth0",
+      "010.1.1.1",
+      "",
+    ]);
     expect(body.meta).toMatchObject({ credits_used: 0, processed: 5 });
     const path = await call<IpResult>("/api/v1/ip/nonsense", bearer(acct.key));
     expect([path.status, path.body.data.valid, path.body.meta.credits_used]).toEqual([200, false, 0]);
@@ -188,7 +296,10 @@ describe("IP lookups", () => {
       const { status, body: envelope } = await post({ ...acct, key }, "/api/v1/ip", bad);
       expect([status, envelope.error.code]).toEqual([422, "VALIDATION_FAILED"]);
     }
-    const tooMany = await batch({ ...acct, key }, Array.from({ length: 1_001 }, () => "8.8.8.8"));
+    const tooMany = await batch(
+      { ...acct, key },
+      Array.from({ length: 1_001 }, () => "8.8.8.8"),
+    );
     expect([tooMany.status, tooMany.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
   });
 

@@ -10,8 +10,12 @@ import { installIpSamples } from "../../ip-samples";
 type ListView = { id: number; name: string; kind: string; entries: string[]; created_at: string; updated_at: string };
 
 const send = (key: string, method: string, path: string, body?: unknown) =>
-  call<{ list: ListView; lists: ListView[] }>(`/api/v1${path}`, body === undefined ? { method, ...bearer(key) } : json(body, { Authorization: `Bearer ${key}` }, method));
-const batch = (key: string, ips: string[]) => call<{ results: { data: IpResult }[] }>("/api/v1/ip/batch", json({ ips }, { Authorization: `Bearer ${key}` }));
+  call<{ list: ListView; lists: ListView[] }>(
+    `/api/v1${path}`,
+    body === undefined ? { method, ...bearer(key) } : json(body, { Authorization: `Bearer ${key}` }, method),
+  );
+const batch = (key: string, ips: string[]) =>
+  call<{ results: { data: IpResult }[] }>("/api/v1/ip/batch", json({ ips }, { Authorization: `Bearer ${key}` }));
 
 beforeAll(installIpSamples);
 
@@ -25,13 +29,31 @@ describe("IP lists", () => {
   it("creates, reads, renames, replaces and deletes a list, spelling entries canonically", async () => {
     const acct = await createAccount({ pack: 5 });
     const [k1, k2] = await keys(acct, 2);
-    const created = await send(k1!, "POST", "/ip/lists", { name: "Office", kind: "allow", entries: ["203.0.113.7", "10.1.2.3/8", "2001:DB8:0:0::/32", "as64496", 64497, "::ffff:198.51.100.1"] });
+    const created = await send(k1!, "POST", "/ip/lists", {
+      name: "Office",
+      kind: "allow",
+      entries: ["203.0.113.7", "10.1.2.3/8", "2001:DB8:0:0::/32", "as64496", 64497, "::ffff:198.51.100.1"],
+    });
     expect(created.status).toBe(201);
     const list = created.body.data.list;
-    expect(list).toMatchObject({ name: "Office", kind: "allow", entries: ["203.0.113.7", "10.0.0.0/8", "2001:db8::/32", "AS64496", "AS64497", "198.51.100.1"] });
+    expect(list).toMatchObject({
+      name: "Office",
+      kind: "allow",
+      entries: ["203.0.113.7", "10.0.0.0/8", "2001:db8::/32", "AS64496", "AS64497", "198.51.100.1"],
+    });
     expect((await send(k1!, "GET", `/ip/lists/${list.id}`)).body.data.list).toEqual(list);
-    const patched = await send(k1!, "PATCH", `/ip/lists/${list.id}`, { name: "Blocked", kind: "deny", entries: ["1.1.1.0/24"] });
-    expect(patched.body.data.list).toMatchObject({ id: list.id, name: "Blocked", kind: "deny", entries: ["1.1.1.0/24"], created_at: list.created_at });
+    const patched = await send(k1!, "PATCH", `/ip/lists/${list.id}`, {
+      name: "Blocked",
+      kind: "deny",
+      entries: ["1.1.1.0/24"],
+    });
+    expect(patched.body.data.list).toMatchObject({
+      id: list.id,
+      name: "Blocked",
+      kind: "deny",
+      entries: ["1.1.1.0/24"],
+      created_at: list.created_at,
+    });
     const listed = await send(k2!, "GET", "/ip/lists");
     expect([listed.body.data.lists.map((l) => l.id), listed.body.meta.max_lists]).toEqual([[list.id], 10]);
     expect((await send(k2!, "DELETE", `/ip/lists/${list.id}`)).body.data.list.id).toBe(list.id);
@@ -40,8 +62,18 @@ describe("IP lists", () => {
 
   it("refuses entries that are not addresses, blocks or AS numbers, naming each", async () => {
     const acct = await createAccount();
-    const { status, body } = await call("/api/v1/ip/lists", json({ name: "x", kind: "deny", entries: ["1.2.3.4", "example.com", "10.0.0.0/40", "AS"] }, { Authorization: `Bearer ${acct.key}` }));
-    expect([status, body.error.code, Object.keys(body.error.errors!)]).toEqual([422, "VALIDATION_FAILED", ["entries.1", "entries.2", "entries.3"]]);
+    const { status, body } = await call(
+      "/api/v1/ip/lists",
+      json(
+        { name: "x", kind: "deny", entries: ["1.2.3.4", "example.com", "10.0.0.0/40", "AS"] },
+        { Authorization: `Bearer ${acct.key}` },
+      ),
+    );
+    expect([status, body.error.code, Object.keys(body.error.errors!)]).toEqual([
+      422,
+      "VALIDATION_FAILED",
+      ["entries.1", "entries.2", "entries.3"],
+    ]);
     const empty = await send(acct.key, "PATCH", "/ip/lists/1", {});
     expect(empty.status).toBe(422);
   });
@@ -49,9 +81,14 @@ describe("IP lists", () => {
   it("answers 409 IP_LIST_LIMIT_REACHED for the eleventh list, even when created at once", async () => {
     const acct = await createAccount();
     const all = await keys(acct, 3);
-    const attempts = await Promise.all(Array.from({ length: 12 }, (_, i) => send(all[i % 3]!, "POST", "/ip/lists", { name: `L${i}`, kind: "deny", entries: [] })));
+    const attempts = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        send(all[i % 3]!, "POST", "/ip/lists", { name: `L${i}`, kind: "deny", entries: [] }),
+      ),
+    );
     expect(attempts.filter((a) => a.status === 201)).toHaveLength(10);
-    for (const refused of attempts.filter((a) => a.status !== 201)) expect([refused.status, refused.body.error.code]).toEqual([409, "IP_LIST_LIMIT_REACHED"]);
+    for (const refused of attempts.filter((a) => a.status !== 201))
+      expect([refused.status, refused.body.error.code]).toEqual([409, "IP_LIST_LIMIT_REACHED"]);
   });
 
   it("keeps lists to their account: another account's list is 404 and never matches", async () => {
@@ -67,9 +104,24 @@ describe("IP lists", () => {
   it("is consulted by every answer: by address, block and AS, deny over allow, reserved addresses included", async () => {
     const acct = await createAccount({ pack: 5 });
     const [k1, k2] = await keys(acct, 2);
-    const allow = (await send(k1!, "POST", "/ip/lists", { name: "Partners", kind: "allow", entries: ["AS15169", "192.168.0.0/16", "2606:4700::/32"] })).body.data.list;
-    const deny = (await send(k1!, "POST", "/ip/lists", { name: "Abuse", kind: "deny", entries: ["8.8.4.4", "AS19281"] })).body.data.list;
-    const { body } = await batch(k2!, ["8.8.8.8", "8.8.4.4", "9.9.9.9", "192.168.1.20", "2606:4700:4700::1111", "1.1.1.1"]);
+    const allow = (
+      await send(k1!, "POST", "/ip/lists", {
+        name: "Partners",
+        kind: "allow",
+        entries: ["AS15169", "192.168.0.0/16", "2606:4700::/32"],
+      })
+    ).body.data.list;
+    const deny = (
+      await send(k1!, "POST", "/ip/lists", { name: "Abuse", kind: "deny", entries: ["8.8.4.4", "AS19281"] })
+    ).body.data.list;
+    const { body } = await batch(k2!, [
+      "8.8.8.8",
+      "8.8.4.4",
+      "9.9.9.9",
+      "192.168.1.20",
+      "2606:4700:4700::1111",
+      "1.1.1.1",
+    ]);
     const answers = body.data.results.map((r) => r.data);
     expect(answers.map((a) => [a.ip, a.list?.name ?? null, a.reason, a.risk_score, a.risk_level])).toEqual([
       ["8.8.8.8", "Partners", "allow_list", 0, "low"],

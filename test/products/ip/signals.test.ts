@@ -9,8 +9,12 @@ import { bearer, call, createAccount, json, type TestAccount } from "../../helpe
 import { installIpDataset, installIpSamples, listSample, SAMPLE_VERSIONS } from "../../ip-samples";
 
 const batch = (acct: TestAccount, ips: string[]) =>
-  call<{ results: { index: number; input: string; data: IpResult; meta: Record<string, unknown> }[] }>("/api/v1/ip/batch", json({ ips }, { Authorization: `Bearer ${acct.key}` }));
-const answers = async (acct: TestAccount, ips: string[]) => (await batch(acct, ips)).body.data.results.map((r) => r.data);
+  call<{ results: { index: number; input: string; data: IpResult; meta: Record<string, unknown> }[] }>(
+    "/api/v1/ip/batch",
+    json({ ips }, { Authorization: `Bearer ${acct.key}` }),
+  );
+const answers = async (acct: TestAccount, ips: string[]) =>
+  (await batch(acct, ips)).body.data.results.map((r) => r.data);
 const pick = <K extends keyof IpResult>(a: IpResult, keys: K[]) => keys.map((k) => a[k]);
 
 beforeAll(installIpSamples);
@@ -18,10 +22,23 @@ beforeAll(installIpSamples);
 describe("IP location below the country", () => {
   it("answers city, region, postal code and coordinates from ip-city, null where it knows only the country", async () => {
     const acct = await createAccount({ pack: 10 });
-    const [westfield, ashburn, countryOnly, unknown] = await answers(acct, ["8.8.4.4", "52.94.236.250", "8.8.8.8", "1.1.1.1"]);
+    const [westfield, ashburn, countryOnly, unknown] = await answers(acct, [
+      "8.8.4.4",
+      "52.94.236.250",
+      "8.8.8.8",
+      "1.1.1.1",
+    ]);
     const fields: (keyof IpResult)[] = ["city", "region", "postal_code", "latitude", "longitude", "accuracy_radius_km"];
     expect(pick(westfield!, fields)).toEqual(["Westfield", "Massachusetts", "01085", 42.1293, -72.7522, null]);
-    expect(pick(ashburn!, ["country", ...fields])).toEqual(["US", "Ashburn", "Virginia", "20149", 39.0469, -77.4903, null]);
+    expect(pick(ashburn!, ["country", ...fields])).toEqual([
+      "US",
+      "Ashburn",
+      "Virginia",
+      "20149",
+      39.0469,
+      -77.4903,
+      null,
+    ]);
     expect(pick(countryOnly!, fields)).toEqual([null, null, null, null, null, null]);
     expect(pick(unknown!, fields)).toEqual([null, null, null, null, null, null]);
     expect(westfield!.sources).toContainEqual({ dataset: "ip-city", version: SAMPLE_VERSIONS["ip-city"] });
@@ -30,7 +47,14 @@ describe("IP location below the country", () => {
   it("shows no city in another country than the answer's: GeoLite2 puts 2a00:1450:4001::/48 in Frankfurt, ip-country in IE", async () => {
     const acct = await createAccount({ pack: 10 });
     const [google] = await answers(acct, ["2a00:1450:4001:800::200e"]);
-    expect(pick(google!, ["country", "city", "region", "postal_code", "latitude", "longitude"])).toEqual(["IE", null, null, null, null, null]);
+    expect(pick(google!, ["country", "city", "region", "postal_code", "latitude", "longitude"])).toEqual([
+      "IE",
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 });
 
@@ -39,11 +63,28 @@ describe("hosting providers from their published ranges", () => {
     const acct = await createAccount({ pack: 10 });
     const { body } = await batch(acct, ["52.94.236.250", "167.99.0.1", "104.16.0.1", "8.8.8.8", "9.9.9.9"]);
     const [aws, droplet, cloudflare, google, quad9] = body.data.results.map((r) => r.data);
-    expect(pick(aws!, ["placed", "country", "hosting", "hosting_provider", "reason", "risk_score"])).toEqual([true, "US", true, "Amazon Web Services", "hosting", 40]);
+    expect(pick(aws!, ["placed", "country", "hosting", "hosting_provider", "reason", "risk_score"])).toEqual([
+      true,
+      "US",
+      true,
+      "Amazon Web Services",
+      "hosting",
+      40,
+    ]);
     expect(aws!.sources).toContainEqual({ dataset: "hosting-aws", version: listSample("hosting-aws").version });
-    expect(pick(droplet!, ["placed", "hosting", "hosting_provider", "reason"])).toEqual([true, true, "DigitalOcean", "hosting"]);
+    expect(pick(droplet!, ["placed", "hosting", "hosting_provider", "reason"])).toEqual([
+      true,
+      true,
+      "DigitalOcean",
+      "hosting",
+    ]);
     // Not placed by the country sample: hosting all the same, and free as every unplaced answer.
-    expect(pick(cloudflare!, ["placed", "hosting", "hosting_provider", "reason"])).toEqual([false, true, "Cloudflare", "hosting"]);
+    expect(pick(cloudflare!, ["placed", "hosting", "hosting_provider", "reason"])).toEqual([
+      false,
+      true,
+      "Cloudflare",
+      "hosting",
+    ]);
     // Google's AS is on the curated hosting list, but 8.8.8.8 is in no cloud's published customer ranges.
     expect(pick(google!, ["hosting", "hosting_provider"])).toEqual([true, null]);
     expect(pick(quad9!, ["hosting", "hosting_provider", "reason"])).toEqual([false, null, null]);
@@ -57,7 +98,12 @@ describe("tor and vpn from lists", () => {
     const acct = await createAccount({ pack: 10 });
     const [vpn, other] = await answers(acct, ["146.70.1.1", "8.8.8.8"]);
     // 146.70.0.0/16 is in no row of the country sample: unplaced as well.
-    expect(pick(vpn!, ["vpn", "anonymous", "reason", "risk_components"])).toEqual([true, true, "vpn", { vpn: 60, unplaced: 20 }]);
+    expect(pick(vpn!, ["vpn", "anonymous", "reason", "risk_components"])).toEqual([
+      true,
+      true,
+      "vpn",
+      { vpn: 60, unplaced: 20 },
+    ]);
     expect(pick(other!, ["vpn", "tor", "proxy", "anonymous"])).toEqual([null, null, null, null]);
     expect(other!.sources).toContainEqual({ dataset: "vpn-x4bnet", version: listSample("vpn-x4bnet").version });
   });
@@ -99,11 +145,24 @@ describe("tor and vpn from lists", () => {
 
   it("lists every IP dataset's coverage in /status/data", async () => {
     const acct = await createAccount();
-    const { body } = await call<{ datasets: { name: string; version: string; coverage?: { kind: string } }[] }>("/api/v1/status/data", bearer(acct.key));
+    const { body } = await call<{ datasets: { name: string; version: string; coverage?: { kind: string } }[] }>(
+      "/api/v1/status/data",
+      bearer(acct.key),
+    );
     const byName = new Map(body.data.datasets.map((d) => [d.name, d]));
     // The range tables stand in for the full package tables (test/ip-samples.ts), the lists are samples.
     for (const name of ["ip-country", "ip-asn", "ip-city"]) expect(byName.get(name)?.coverage?.kind, name).toBe("full");
-    for (const name of ["ip-tor-exits", "hosting-aws", "hosting-google-cloud", "hosting-azure", "hosting-oracle", "hosting-digitalocean", "hosting-cloudflare", "vpn-x4bnet", "proxy-firehol"]) {
+    for (const name of [
+      "ip-tor-exits",
+      "hosting-aws",
+      "hosting-google-cloud",
+      "hosting-azure",
+      "hosting-oracle",
+      "hosting-digitalocean",
+      "hosting-cloudflare",
+      "vpn-x4bnet",
+      "proxy-firehol",
+    ]) {
       expect(byName.get(name)?.coverage?.kind, name).toBe("sample");
     }
     expect(byName.get("hosting-aws")!.version).toBe("2026-11-20-sample");

@@ -28,7 +28,12 @@ const TYPES: [PhoneNumberTypes, LineType][] = [
  * Examples whose range the newer plan changed (9.0.24 -> 9.0.43). Listed so the test proves every other example; it
  * also fails when one of these starts to pass, so the list shrinks as the two packages line up.
  */
-const CHANGED_SINCE_EXAMPLES = ["BJ voip +22985751234", "BJ uan +22981123456", "BW voip +26779101234", "ZW fixed_line +2631312345"];
+const CHANGED_SINCE_EXAMPLES = [
+  "BJ voip +22985751234",
+  "BJ uan +22981123456",
+  "BW voip +26779101234",
+  "ZW fixed_line +2631312345",
+];
 
 interface Example {
   region: string;
@@ -62,7 +67,8 @@ for (const region of getCountries()) {
   if (plan) lengthsOfCode.set(plan.callingCode, [...(lengthsOfCode.get(plan.callingCode) ?? []), ...plan.lengths]);
 }
 const label = (e: Example) => `${e.region} ${e.type} ${e.e164}`;
-const sameType = (e: Example, type: LineType) => type === e.type || (type === "fixed_line_or_mobile" && (e.type === "fixed_line" || e.type === "mobile"));
+const sameType = (e: Example, type: LineType) =>
+  type === e.type || (type === "fixed_line_or_mobile" && (e.type === "fixed_line" || e.type === "mobile"));
 
 describe("libphonenumber's example numbers", () => {
   it("reads every example as valid, of its type, with its E.164 (counts in docs/phone.md)", () => {
@@ -72,7 +78,9 @@ describe("libphonenumber's example numbers", () => {
       return !(r.valid && r.e164 === e.e164 && sameType(e, r.line_type));
     });
     expect(wrong.map(label)).toEqual(CHANGED_SINCE_EXAMPLES);
-    console.log(`phone accuracy: ${EXAMPLES.length - wrong.length} of ${EXAMPLES.length} example numbers right; ${wrong.length} changed since`);
+    console.log(
+      `phone accuracy: ${EXAMPLES.length - wrong.length} of ${EXAMPLES.length} example numbers right; ${wrong.length} changed since`,
+    );
   });
 
   it("reads each example written nationally with its region the same as in E.164", () => {
@@ -107,7 +115,10 @@ describe("libphonenumber's example numbers", () => {
     const current = EXAMPLES.filter((e) => !CHANGED_SINCE_EXAMPLES.includes(label(e)));
     const wrong = current.filter((e) => {
       const plan = planOf(readItem(e.e164).country ?? e.region)!;
-      return !typesUnder(plan, e.national, e.national.length).includes(e.type) || !lengthsUnder(plan, e.national).includes(e.national.length);
+      return (
+        !typesUnder(plan, e.national, e.national.length).includes(e.type) ||
+        !lengthsUnder(plan, e.national).includes(e.national.length)
+      );
     });
     expect(wrong.map(label)).toEqual([]);
   });

@@ -19,7 +19,8 @@ interface Blocks {
   sources: { dataset: string; version: string }[];
 }
 
-const blocks = (key: string, country: string, prefix: string) => call<Blocks>(`/api/v1/phone/block/${country}/${prefix}`, bearer(key));
+const blocks = (key: string, country: string, prefix: string) =>
+  call<Blocks>(`/api/v1/phone/block/${country}/${prefix}`, bearer(key));
 
 beforeAll(() => installPhoneSamples());
 
@@ -28,9 +29,19 @@ describe("GET /api/v1/phone/block/{country}/{prefix}", () => {
     const acct = await createAccount({ pack: 3 });
     const { status, body } = await blocks(acct.key, "gb", "7406");
     expect(status).toBe(200);
-    expect(body.data).toMatchObject({ country: "GB", calling_code: "44", prefix: "7406", possible_lengths: [10], truncated: false });
+    expect(body.data).toMatchObject({
+      country: "GB",
+      calling_code: "44",
+      prefix: "7406",
+      possible_lengths: [10],
+      truncated: false,
+    });
     expect(body.data.blocks.length).toBeGreaterThan(1);
-    expect(body.data.blocks.every((b) => b.prefix.startsWith("7406") && b.line_type === "mobile" && b.carrier !== null && b.location === null)).toBe(true);
+    expect(
+      body.data.blocks.every(
+        (b) => b.prefix.startsWith("7406") && b.line_type === "mobile" && b.carrier !== null && b.location === null,
+      ),
+    ).toBe(true);
     expect(body.data.blocks.map((b) => b.prefix)).toEqual([...body.data.blocks.map((b) => b.prefix)].sort());
     expect(body.data.sources).toEqual([
       { dataset: "phone-numbering-plan", version: manifest.datasets[0]!.version },
@@ -45,9 +56,13 @@ describe("GET /api/v1/phone/block/{country}/{prefix}", () => {
   it("answers a prefix inside one allocation as that one block, with the carrier and place of the range holding it", async () => {
     const acct = await createAccount({ pack: 3 });
     const mobile = await blocks(acct.key, "GB", "740012");
-    expect(mobile.body.data.blocks).toEqual([{ prefix: "740012", line_type: "mobile", carrier: "Three", location: null }]);
+    expect(mobile.body.data.blocks).toEqual([
+      { prefix: "740012", line_type: "mobile", carrier: "Three", location: null },
+    ]);
     const london = await blocks(acct.key, "GB", "2079");
-    expect(london.body.data.blocks).toEqual([{ prefix: "2079", line_type: "fixed_line", carrier: null, location: "London" }]);
+    expect(london.body.data.blocks).toEqual([
+      { prefix: "2079", line_type: "fixed_line", carrier: null, location: "London" },
+    ]);
   });
 
   it("says a range holding several kinds of number is unknown, and truncates long listings", async () => {
@@ -74,7 +89,11 @@ describe("GET /api/v1/phone/block/{country}/{prefix}", () => {
 
   it("answers 422 for a prefix that is not digits or a country that is not two letters", async () => {
     const acct = await createAccount({ pack: 1 });
-    for (const [country, prefix] of [["GB", "7a"], ["GBR", "7"], ["GB", "1".repeat(16)]]) {
+    for (const [country, prefix] of [
+      ["GB", "7a"],
+      ["GBR", "7"],
+      ["GB", "1".repeat(16)],
+    ]) {
       const { status, body } = await blocks(acct.key, country!, prefix!);
       expect([status, body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
     }

@@ -19,21 +19,40 @@ async function account() {
   return { ...acct, fb: feedback_key };
 }
 
-const form = (fields: Record<string, string>) => ({ type: "application/x-www-form-urlencoded", body: new URLSearchParams(fields).toString() });
+const form = (fields: Record<string, string>) => ({
+  type: "application/x-www-form-urlencoded",
+  body: new URLSearchParams(fields).toString(),
+});
 const asJson = (body: unknown) => ({ type: "application/json", body: JSON.stringify(body) });
 
 async function inbound(provider: string, fb: string, payload: { type: string; body: string }) {
-  const response = await call<Inbound>(`/api/v1/phone/feedback/${provider}/${fb}`, { method: "POST", headers: { "Content-Type": payload.type }, body: payload.body });
-  return { status: response.status, data: response.body.data, error: (response.body as { error?: { code: string } }).error };
+  const response = await call<Inbound>(`/api/v1/phone/feedback/${provider}/${fb}`, {
+    method: "POST",
+    headers: { "Content-Type": payload.type },
+    body: payload.body,
+  });
+  return {
+    status: response.status,
+    data: response.body.data,
+    error: (response.body as { error?: { code: string } }).error,
+  };
 }
 
 async function suppressed(key: string) {
-  const { body } = await call<{ suppressions: { phone: string; reason: string; source: string }[] }>("/api/v1/phone/suppressions", bearer(key));
+  const { body } = await call<{ suppressions: { phone: string; reason: string; source: string }[] }>(
+    "/api/v1/phone/suppressions",
+    bearer(key),
+  );
   return body.data.suppressions.map((s) => `${s.phone}:${s.reason}:${s.source}`).sort();
 }
 
 async function summary(key: string) {
-  return (await call<{ outcomes: Record<string, number>; kinds: { failed: Record<string, number> }; ignored: number }>("/api/v1/phone/feedback/summary", bearer(key))).body.data;
+  return (
+    await call<{ outcomes: Record<string, number>; kinds: { failed: Record<string, number> }; ignored: number }>(
+      "/api/v1/phone/feedback/summary",
+      bearer(key),
+    )
+  ).body.data;
 }
 
 async function balance(accountId: string) {
@@ -43,8 +62,13 @@ async function balance(accountId: string) {
 describe("POST /api/v1/phone/feedback/{provider}/{fb_key}", () => {
   it("answers an unknown provider with 404, an unknown key with 401, and a body not in the sender's format with 422", async () => {
     const acct = await account();
-    expect(await inbound("sendgrid", acct.fb, asJson([]))).toMatchObject({ status: 404, error: { code: "UNKNOWN_FEEDBACK_PROVIDER" } });
-    expect(await inbound("twilio", `fb_${"x".repeat(40)}`, form({ MessageStatus: "delivered", To: ukMobile() }))).toMatchObject({ status: 401, error: { code: "INVALID_FEEDBACK_KEY" } });
+    expect(await inbound("sendgrid", acct.fb, asJson([]))).toMatchObject({
+      status: 404,
+      error: { code: "UNKNOWN_FEEDBACK_PROVIDER" },
+    });
+    expect(
+      await inbound("twilio", `fb_${"x".repeat(40)}`, form({ MessageStatus: "delivered", To: ukMobile() })),
+    ).toMatchObject({ status: 401, error: { code: "INVALID_FEEDBACK_KEY" } });
     expect((await inbound("twilio", acct.fb, asJson({ not: "a callback" }))).status).toBe(422);
     expect((await inbound("vonage", acct.fb, form({ to: "Acme" }))).status).toBe(422);
     expect((await inbound("plivo", acct.fb, { type: "text/plain", body: "hello" })).status).toBe(422);
@@ -73,7 +97,11 @@ describe("Twilio status callback", () => {
       [200, { recorded: 0, suppressed: 0, ignored: 1, confirmed: false, invalid: [] }],
     ]);
     expect(await suppressed(acct.key)).toEqual([`${gone}:undelivered:feedback`]);
-    expect(await summary(acct.key)).toMatchObject({ outcomes: { delivered: 1, failed: 2, rejected: 1, opted_out: 1 }, kinds: { failed: { permanent: 1, temporary: 1 } }, ignored: 1 });
+    expect(await summary(acct.key)).toMatchObject({
+      outcomes: { delivered: 1, failed: 2, rejected: 1, opted_out: 1 },
+      kinds: { failed: { permanent: 1, temporary: 1 } },
+      ignored: 1,
+    });
     expect(await balance(acct.accountId)).toBe(3);
   });
 });
@@ -104,9 +132,22 @@ describe("Vonage SMS API delivery receipt", () => {
     ];
     const answers = [];
     for (const payload of posts) answers.push((await inbound("vonage", acct.fb, payload)).data);
-    expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([[1, 1, 0], [1, 1, 0], [1, 0, 0], [1, 0, 0], [1, 0, 0], [0, 0, 1]]);
-    expect(await suppressed(acct.key)).toEqual([`${absent}:undelivered:feedback`, `${barred}:undelivered:feedback`].sort());
-    expect(await summary(acct.key)).toMatchObject({ outcomes: { delivered: 1, failed: 3, rejected: 0, opted_out: 1 }, kinds: { failed: { permanent: 2, temporary: 1 } }, ignored: 1 });
+    expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([
+      [1, 1, 0],
+      [1, 1, 0],
+      [1, 0, 0],
+      [1, 0, 0],
+      [1, 0, 0],
+      [0, 0, 1],
+    ]);
+    expect(await suppressed(acct.key)).toEqual(
+      [`${absent}:undelivered:feedback`, `${barred}:undelivered:feedback`].sort(),
+    );
+    expect(await summary(acct.key)).toMatchObject({
+      outcomes: { delivered: 1, failed: 3, rejected: 0, opted_out: 1 },
+      kinds: { failed: { permanent: 2, temporary: 1 } },
+      ignored: 1,
+    });
   });
 });
 
@@ -129,12 +170,30 @@ describe("Plivo message status callback", () => {
       DeliveryReportTime: "2026-05-04 10:00:00.123456",
     });
     const answers = [];
-    for (const fields of [callback(invalid, "undelivered", "50"), callback(network, "failed", "20"), callback(spam, "undelivered", "30"), callback(ok, "delivered", ""), callback(queued, "queued", ""), callback(whatsapp, "undelivered", "50", "whatsapp")]) {
+    for (const fields of [
+      callback(invalid, "undelivered", "50"),
+      callback(network, "failed", "20"),
+      callback(spam, "undelivered", "30"),
+      callback(ok, "delivered", ""),
+      callback(queued, "queued", ""),
+      callback(whatsapp, "undelivered", "50", "whatsapp"),
+    ]) {
       answers.push((await inbound("plivo", acct.fb, form(fields))).data);
     }
-    expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([[1, 1, 0], [1, 0, 0], [1, 0, 0], [1, 0, 0], [0, 0, 1], [0, 0, 1]]);
+    expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([
+      [1, 1, 0],
+      [1, 0, 0],
+      [1, 0, 0],
+      [1, 0, 0],
+      [0, 0, 1],
+      [0, 0, 1],
+    ]);
     expect(await suppressed(acct.key)).toEqual([`${invalid}:undelivered:feedback`]);
-    expect(await summary(acct.key)).toMatchObject({ outcomes: { delivered: 1, failed: 2, rejected: 1, opted_out: 0 }, kinds: { failed: { permanent: 1, temporary: 1 } }, ignored: 2 });
+    expect(await summary(acct.key)).toMatchObject({
+      outcomes: { delivered: 1, failed: 2, rejected: 1, opted_out: 0 },
+      kinds: { failed: { permanent: 1, temporary: 1 } },
+      ignored: 2,
+    });
   });
 });
 
@@ -160,11 +219,31 @@ describe("Sinch SMS delivery report callback", () => {
       report(ok, "Delivered", 0),
       report(dispatched, "Dispatched", 401),
       report(ok, "Delivered", 0, "recipient_delivery_report_mms"),
-      { type: "delivery_report_sms", batch_id: "01FC66621XXXXX119Z8PMV1QPQ", total_message_count: 2, statuses: [{ code: 0, count: 1, recipients: [full.slice(1)], status: "Delivered" }, { code: 401, count: 1, recipients: [dispatched.slice(1)], status: "Dispatched" }] },
+      {
+        type: "delivery_report_sms",
+        batch_id: "01FC66621XXXXX119Z8PMV1QPQ",
+        total_message_count: 2,
+        statuses: [
+          { code: 0, count: 1, recipients: [full.slice(1)], status: "Delivered" },
+          { code: 401, count: 1, recipients: [dispatched.slice(1)], status: "Dispatched" },
+        ],
+      },
     ];
     for (const body of bodies) answers.push((await inbound("sinch", acct.fb, asJson(body))).data);
-    expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([[1, 1, 0], [1, 0, 0], [1, 0, 0], [1, 0, 0], [0, 0, 1], [0, 0, 1], [1, 0, 1]]);
+    expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([
+      [1, 1, 0],
+      [1, 0, 0],
+      [1, 0, 0],
+      [1, 0, 0],
+      [0, 0, 1],
+      [0, 0, 1],
+      [1, 0, 1],
+    ]);
     expect(await suppressed(acct.key)).toEqual([`${deleted}:undelivered:feedback`]);
-    expect(await summary(acct.key)).toMatchObject({ outcomes: { delivered: 2, failed: 2, rejected: 1, opted_out: 0 }, kinds: { failed: { permanent: 1, temporary: 1 } }, ignored: 3 });
+    expect(await summary(acct.key)).toMatchObject({
+      outcomes: { delivered: 2, failed: 2, rejected: 1, opted_out: 0 },
+      kinds: { failed: { permanent: 1, temporary: 1 } },
+      ignored: 3,
+    });
   });
 });

@@ -16,9 +16,13 @@ let exchange = 200;
 /** A fresh valid US number (NANP: the plan says `fixed_line_or_mobile`) ending in `tail`. */
 const us = (tail: string) => `+1650${++exchange}${tail}`;
 
-const lookup = (key: string, body: Record<string, unknown>) => call<Record<string, unknown>>("/api/v1/phone", json(body, bearer(key).headers as Record<string, string>));
+const lookup = (key: string, body: Record<string, unknown>) =>
+  call<Record<string, unknown>>("/api/v1/phone", json(body, bearer(key).headers as Record<string, string>));
 const batch = (key: string, body: Record<string, unknown>) =>
-  call<{ results: { data: Record<string, unknown>; meta: Record<string, unknown> }[] }>("/api/v1/phone/batch", json(body, bearer(key).headers as Record<string, string>));
+  call<{ results: { data: Record<string, unknown>; meta: Record<string, unknown> }[] }>(
+    "/api/v1/phone/batch",
+    json(body, bearer(key).headers as Record<string, string>),
+  );
 
 async function callsFor(partner: "twilio" | "vonage", e164: string): Promise<number> {
   const stats = (await (await fetch(`${env.PARTNERS_URL}/stats`)).json()) as Record<string, Record<string, number>>;
@@ -34,8 +38,20 @@ describe("POST /api/v1/phone with network: true", () => {
     const before = Date.now();
     const { status, body } = await lookup(acct.key, { phone: number, network: true });
     expect(status).toBe(200);
-    expect(body.data).toMatchObject({ valid: true, line_type: "mobile", carrier: "Verizon Wireless", carrier_source: "network", network_checked: true, network_status: "active", sim_swapped: null, reason: null, risk_score: 0 });
-    const source = (body.data.sources as { dataset: string; version: string }[]).find((s) => s.dataset === "twilio-lookup")!;
+    expect(body.data).toMatchObject({
+      valid: true,
+      line_type: "mobile",
+      carrier: "Verizon Wireless",
+      carrier_source: "network",
+      network_checked: true,
+      network_status: "active",
+      sim_swapped: null,
+      reason: null,
+      risk_score: 0,
+    });
+    const source = (body.data.sources as { dataset: string; version: string }[]).find(
+      (s) => s.dataset === "twilio-lookup",
+    )!;
     expect(Date.parse(source.version)).toBeGreaterThanOrEqual(before - 1_000);
     expect(body.meta).toMatchObject({ credits_used: 2, credits_remaining: 8, cache_hit: false });
     expect(await callsFor("twilio", number)).toBe(1);
@@ -55,7 +71,12 @@ describe("POST /api/v1/phone with network: true", () => {
     const acct = await createAccount({ pack: 10 });
     const number = us("0000");
     const plain = await lookup(acct.key, { phone: number });
-    expect(plain.body.data).toMatchObject({ line_type: "fixed_line_or_mobile", network_checked: false, network_status: null, carrier_source: null });
+    expect(plain.body.data).toMatchObject({
+      line_type: "fixed_line_or_mobile",
+      network_checked: false,
+      network_status: null,
+      carrier_source: null,
+    });
     expect(plain.body.meta).toMatchObject({ credits_used: 1 });
     const checked = await lookup(acct.key, { phone: number, network: true });
     expect(checked.body.data).toMatchObject({ network_checked: true, line_type: "mobile" });
@@ -73,7 +94,14 @@ describe("POST /api/v1/phone with network: true", () => {
   it("answers an unprovisioned number inactive, with its reason and risk", async () => {
     const acct = await createAccount({ pack: 10 });
     const { body } = await lookup(acct.key, { phone: us("0600"), network: true });
-    expect(body.data).toMatchObject({ network_checked: true, network_status: "inactive", reason: "inactive", risk_score: 70, risk_level: "high", risk_components: { inactive: 70 } });
+    expect(body.data).toMatchObject({
+      network_checked: true,
+      network_status: "inactive",
+      reason: "inactive",
+      risk_score: 70,
+      risk_level: "high",
+      risk_components: { inactive: 70 },
+    });
     expect(body.meta).toMatchObject({ credits_used: 2 });
   });
 
@@ -91,7 +119,13 @@ describe("POST /api/v1/phone with network: true", () => {
     const acct = await createAccount({ pack: 10 });
     const number = us("0500");
     const { body } = await lookup(acct.key, { phone: number, network: true });
-    expect(body.data).toMatchObject({ valid: true, network_checked: false, network_status: null, reason: "partner_unavailable", line_type: "fixed_line_or_mobile" });
+    expect(body.data).toMatchObject({
+      valid: true,
+      network_checked: false,
+      network_status: null,
+      reason: "partner_unavailable",
+      line_type: "fixed_line_or_mobile",
+    });
     expect((body.data.sources as { dataset: string }[]).map((s) => s.dataset)).not.toContain("twilio-lookup");
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 10 });
     const again = await lookup(acct.key, { phone: number, network: true });
@@ -155,7 +189,12 @@ describe("POST /api/v1/phone/batch with network: true", () => {
     const a = us("0000");
     const b = us("0200");
     const phones = [a, a.replace("+1", "1 "), b, { phone: a.slice(2), country: "US" }, b, "nonsense"];
-    const { status, body } = await batch(acct.key, { phones: phones.map((p) => (typeof p === "string" && !p.startsWith("+") && p !== "nonsense" ? { phone: p, country: "US" } : p)), network: true });
+    const { status, body } = await batch(acct.key, {
+      phones: phones.map((p) =>
+        typeof p === "string" && !p.startsWith("+") && p !== "nonsense" ? { phone: p, country: "US" } : p,
+      ),
+      network: true,
+    });
     expect(status).toBe(200);
     expect(body.data.results.map((r) => [r.data.network_checked, r.meta.credits_used])).toEqual([
       [true, 2],
@@ -172,7 +211,9 @@ describe("POST /api/v1/phone/batch with network: true", () => {
 
   it("stops checking at the account's daily partner ceiling the operator set: the rest answer partner_unavailable, free", async () => {
     const acct = await createAccount({ pack: 20 });
-    const set = await admin<Record<string, unknown>>("PUT", `/accounts/${acct.accountId}/partner-ceiling`, { daily_calls: 2 });
+    const set = await admin<Record<string, unknown>>("PUT", `/accounts/${acct.accountId}/partner-ceiling`, {
+      daily_calls: 2,
+    });
     expect(set).toMatchObject({ daily_calls: 2, default: false, today: { calls: 0 } });
     const phones = [us("0000"), us("0000"), us("0000")];
     const { body } = await batch(acct.key, { phones, network: true });
@@ -184,7 +225,9 @@ describe("POST /api/v1/phone/batch with network: true", () => {
     expect(await callsFor("twilio", phones[2]!)).toBe(0);
     const shown = await admin<Record<string, unknown>>("GET", `/accounts/${acct.accountId}/partner-ceiling`);
     expect(shown).toMatchObject({ daily_calls: 2, today: { calls: 2 } });
-    const reset = await admin<Record<string, unknown>>("PUT", `/accounts/${acct.accountId}/partner-ceiling`, { daily_calls: null });
+    const reset = await admin<Record<string, unknown>>("PUT", `/accounts/${acct.accountId}/partner-ceiling`, {
+      daily_calls: null,
+    });
     expect(reset).toMatchObject({ daily_calls: 1000, default: true });
   });
 });
@@ -194,7 +237,10 @@ describe("phone monitors with network: true", () => {
     const acct = await createAccount({ pack: 20 });
     const number = us("0888");
     const auth = bearer(acct.key).headers as Record<string, string>;
-    const created = await call<{ monitor: { id: number; network: boolean } }>("/api/v1/phone/monitors", json({ name: "Live", phones: [number], cadence: "weekly", network: true }, auth));
+    const created = await call<{ monitor: { id: number; network: boolean } }>(
+      "/api/v1/phone/monitors",
+      json({ name: "Live", phones: [number], cadence: "weekly", network: true }, auth),
+    );
     expect([created.status, created.body.data.monitor.network]).toEqual([201, true]);
     const id = created.body.data.monitor.id;
     const first = await call<{ summary: Record<string, unknown> }>(`/api/v1/phone/monitors/${id}/run`, json({}, auth));
@@ -205,14 +251,27 @@ describe("phone monitors with network: true", () => {
     expect(later.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 2 });
     expect(later.flags).toEqual({ [number]: ["carrier_changed"] });
     expect(await callsFor("twilio", number)).toBe(2);
-    const patched = await call<{ monitor: { network: boolean } }>(`/api/v1/phone/monitors/${id}`, json({ network: false }, auth, "PATCH"));
+    const patched = await call<{ monitor: { network: boolean } }>(
+      `/api/v1/phone/monitors/${id}`,
+      json({ network: false }, auth, "PATCH"),
+    );
     expect(patched.body.data.monitor.network).toBe(false);
   });
 
   it("never compares an allocation holder with a live network", () => {
-    const seen = { valid: true, line_type: "mobile", carrier: "EE", carrier_source: "allocation", location: null, disposable: false, undelivered: false };
+    const seen = {
+      valid: true,
+      line_type: "mobile",
+      carrier: "EE",
+      carrier_source: "allocation",
+      location: null,
+      disposable: false,
+      undelivered: false,
+    };
     expect(flags(seen, { ...seen, carrier: "Vodafone", carrier_source: "network" })).toEqual([]);
-    expect(flags({ ...seen, carrier_source: "network" }, { ...seen, carrier: "Vodafone", carrier_source: "network" })).toEqual(["carrier_changed"]);
+    expect(
+      flags({ ...seen, carrier_source: "network" }, { ...seen, carrier: "Vodafone", carrier_source: "network" }),
+    ).toEqual(["carrier_changed"]);
   });
 });
 
@@ -221,12 +280,20 @@ describe("phone bulk runs with network: true", () => {
     const acct = await createAccount({ pack: 20 });
     const [a, b] = [us("0000"), us("0300")];
     const auth = bearer(acct.key).headers as Record<string, string>;
-    const created = await call<{ job: { id: number } }>("/api/v1/phone/bulk", json({ phones: [a, b, a, { phone: a.slice(2), country: "US" }], network: true }, auth));
+    const created = await call<{ job: { id: number } }>(
+      "/api/v1/phone/bulk",
+      json({ phones: [a, b, a, { phone: a.slice(2), country: "US" }], network: true }, auth),
+    );
     expect(created.status).toBe(202);
     const keys = [acct.key, await anotherKey(acct), await anotherKey(acct)];
     let job: Record<string, unknown> = {};
     for (let i = 0; i < 240; i++) {
-      job = (await call<{ job: Record<string, unknown> }>(`/api/v1/phone/bulk/${created.body.data.job.id}`, bearer(keys[i % keys.length]!))).body.data.job;
+      job = (
+        await call<{ job: Record<string, unknown> }>(
+          `/api/v1/phone/bulk/${created.body.data.job.id}`,
+          bearer(keys[i % keys.length]!),
+        )
+      ).body.data.job;
       if (!["queued", "processing"].includes(job.status as string)) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }

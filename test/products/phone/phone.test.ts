@@ -6,11 +6,19 @@ import { beforeAll, describe, expect, it } from "vitest";
 import manifest from "../../../datasets/phone/manifest.json";
 import { readItem } from "../../../src/products/phone/numbering";
 import { admin, bearer, call, createAccount, json } from "../../helpers";
-import { installPhoneSamples, phoneSampleRows, sampleValue, sampleVersion, ukMobile, uninstallPhoneDatasets } from "../../phone-samples";
+import {
+  installPhoneSamples,
+  phoneSampleRows,
+  sampleValue,
+  sampleVersion,
+  ukMobile,
+  uninstallPhoneDatasets,
+} from "../../phone-samples";
 
 const PLAN = manifest.datasets.find((d) => d.name === "phone-numbering-plan")!;
 
-const lookup = (key: string, body: Record<string, unknown>) => call<Record<string, unknown>>("/api/v1/phone", json(body, { Authorization: `Bearer ${key}` }));
+const lookup = (key: string, body: Record<string, unknown>) =>
+  call<Record<string, unknown>>("/api/v1/phone", json(body, { Authorization: `Bearer ${key}` }));
 
 /** A disposable GB number the sample carries, and the day it was last seen. */
 function sampleDisposable() {
@@ -55,10 +63,21 @@ describe("POST /api/v1/phone", () => {
     expect(first.body.data.carrier).toEqual(expect.any(String));
     expect(first.body.data.sources).toEqual([
       { dataset: "phone-numbering-plan", version: PLAN.version },
-      ...(["phone-carriers", "phone-geocodes", "phone-timezones", "phone-disposable"] as const).map((dataset) => ({ dataset, version: sampleVersion(dataset) })),
+      ...(["phone-carriers", "phone-geocodes", "phone-timezones", "phone-disposable"] as const).map((dataset) => ({
+        dataset,
+        version: sampleVersion(dataset),
+      })),
     ]);
-    expect(first.body.meta).toMatchObject({ credits_used: 1, credits_remaining: 4, cache_hit: false, suppressed: false, request_id: expect.any(String) });
-    const repeat = await lookup(acct.key, { phone: `tel:${number.slice(0, 3)} (${number.slice(3, 7)}) ${number.slice(7)}` });
+    expect(first.body.meta).toMatchObject({
+      credits_used: 1,
+      credits_remaining: 4,
+      cache_hit: false,
+      suppressed: false,
+      request_id: expect.any(String),
+    });
+    const repeat = await lookup(acct.key, {
+      phone: `tel:${number.slice(0, 3)} (${number.slice(3, 7)}) ${number.slice(7)}`,
+    });
     expect(repeat.body.data).toMatchObject({ e164: number, phone: number });
     expect(repeat.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 4, cache_hit: true });
   });
@@ -66,16 +85,40 @@ describe("POST /api/v1/phone", () => {
   it("reads a number written without + in its country, with the place of its prefix", async () => {
     const acct = await createAccount({ pack: 5 });
     const { body } = await lookup(acct.key, { phone: "020 7946 0123", country: "gb" });
-    expect(body.data).toMatchObject({ phone: "02079460123", valid: true, e164: "+442079460123", line_type: "fixed_line", location: "London", country: "GB" });
+    expect(body.data).toMatchObject({
+      phone: "02079460123",
+      valid: true,
+      e164: "+442079460123",
+      line_type: "fixed_line",
+      location: "London",
+      country: "GB",
+    });
     const swiss = await lookup(acct.key, { phone: "+41 44 668 18 00" });
-    expect(swiss.body.data).toMatchObject({ valid: true, country: "CH", location: "Zurich", timezones: ["Europe/Zurich"], line_type: "fixed_line" });
+    expect(swiss.body.data).toMatchObject({
+      valid: true,
+      country: "CH",
+      location: "Zurich",
+      timezones: ["Europe/Zurich"],
+      line_type: "fixed_line",
+    });
   });
 
   it("answers INVALID_COUNTRY, free, for a number without + and without country", async () => {
     const acct = await createAccount({ pack: 5 });
     const { status, body } = await lookup(acct.key, { phone: "020 7946 0123" });
     expect(status).toBe(200);
-    expect(body.data).toMatchObject({ phone: "02079460123", valid: false, possible: false, validation_error: "INVALID_COUNTRY", e164: null, country: null, line_type: "unknown", reason: "invalid_number", risk_score: 100, risk_level: "high" });
+    expect(body.data).toMatchObject({
+      phone: "02079460123",
+      valid: false,
+      possible: false,
+      validation_error: "INVALID_COUNTRY",
+      e164: null,
+      country: null,
+      line_type: "unknown",
+      reason: "invalid_number",
+      risk_score: 100,
+      risk_level: "high",
+    });
     expect(body.data.sources).toEqual([{ dataset: "phone-numbering-plan", version: PLAN.version }]);
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
   });
@@ -88,7 +131,13 @@ describe("POST /api/v1/phone", () => {
   ])("answers %s with validation_error %s, free", async (phone, error) => {
     const acct = await createAccount({ pack: 1 });
     const { status, body } = await lookup(acct.key, { phone });
-    expect([status, body.data.valid, body.data.validation_error, body.data.reason, body.meta.credits_used]).toEqual([200, false, error, "invalid_number", 0]);
+    expect([status, body.data.valid, body.data.validation_error, body.data.reason, body.meta.credits_used]).toEqual([
+      200,
+      false,
+      error,
+      "invalid_number",
+      0,
+    ]);
   });
 
   it("answers a possible number the plan does not assign invalid with no length error, free", async () => {
@@ -102,7 +151,13 @@ describe("POST /api/v1/phone", () => {
     const acct = await createAccount({ pack: 5 });
     const { e164, lastSeen } = sampleDisposable();
     const { body } = await lookup(acct.key, { phone: e164 });
-    expect(body.data).toMatchObject({ valid: true, disposable: true, disposable_last_seen: lastSeen, reason: "disposable", risk_components: { disposable: 80 } });
+    expect(body.data).toMatchObject({
+      valid: true,
+      disposable: true,
+      disposable_last_seen: lastSeen,
+      reason: "disposable",
+      risk_components: { disposable: 80 },
+    });
     expect(body.data.risk_score).toBeGreaterThanOrEqual(80);
     expect(body.meta.credits_used).toBe(1);
   });
@@ -110,12 +165,24 @@ describe("POST /api/v1/phone", () => {
   it("gives premium-rate numbers reason premium_rate and their risk points", async () => {
     const acct = await createAccount({ pack: 5 });
     const { body } = await lookup(acct.key, { phone: "+44 909 879 0123" });
-    expect(body.data).toMatchObject({ valid: true, line_type: "premium_rate", reason: "premium_rate", risk_score: 60, risk_level: "medium", risk_components: { premium_rate: 60 } });
+    expect(body.data).toMatchObject({
+      valid: true,
+      line_type: "premium_rate",
+      reason: "premium_rate",
+      risk_score: 60,
+      risk_level: "medium",
+      risk_components: { premium_rate: 60 },
+    });
   });
 
   it("answers 422 for a malformed request, free", async () => {
     const acct = await createAccount({ pack: 1 });
-    for (const body of [{}, { phone: "1".repeat(65) }, { phone: "+447400123456", country: "GBR" }, { phone: 447400123456 }]) {
+    for (const body of [
+      {},
+      { phone: "1".repeat(65) },
+      { phone: "+447400123456", country: "GBR" },
+      { phone: 447400123456 },
+    ]) {
       const res = await lookup(acct.key, body);
       expect([res.status, res.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
     }
@@ -138,8 +205,18 @@ describe("datasets not installed", () => {
       const acct = await createAccount({ pack: 5 });
       const { status, body } = await lookup(acct.key, { phone: ukMobile() });
       expect(status).toBe(200);
-      expect(body.data).toMatchObject({ valid: true, carrier: null, disposable: null, missing_datasets: ["phone-carriers", "phone-disposable"], reason: null });
-      expect((body.data.sources as { dataset: string }[]).map((s) => s.dataset)).toEqual(["phone-numbering-plan", "phone-geocodes", "phone-timezones"]);
+      expect(body.data).toMatchObject({
+        valid: true,
+        carrier: null,
+        disposable: null,
+        missing_datasets: ["phone-carriers", "phone-disposable"],
+        reason: null,
+      });
+      expect((body.data.sources as { dataset: string }[]).map((s) => s.dataset)).toEqual([
+        "phone-numbering-plan",
+        "phone-geocodes",
+        "phone-timezones",
+      ]);
       expect(body.meta.credits_used).toBe(1);
     } finally {
       await installPhoneSamples(["phone-carriers", "phone-disposable"]);
@@ -152,15 +229,25 @@ describe("loading a new version of a table", () => {
     const acct = await createAccount({ pack: 5 });
     const number = ukMobile();
     const next = `${sampleVersion("phone-carriers").slice(0, 19)}-next`;
-    await admin("POST", "/phone-datasets/phone-carriers/rows", { version: next, rows: [["44", "7400", "Next Carrier"]] });
+    await admin("POST", "/phone-datasets/phone-carriers/rows", {
+      version: next,
+      rows: [["44", "7400", "Next Carrier"]],
+    });
     const before = await lookup(acct.key, { phone: number });
     expect(before.body.data.carrier).toBe(sampleValue("phone-carriers", "44", number.slice(3)));
     try {
-      await admin("POST", "/phone-datasets/phone-carriers/install", { version: next, records: 1, coverage: { kind: "full" } });
+      await admin("POST", "/phone-datasets/phone-carriers/install", {
+        version: next,
+        records: 1,
+        coverage: { kind: "full" },
+      });
       const after = await lookup(acct.key, { phone: ukMobile() });
       expect(after.body.data.carrier).toBe("Next Carrier");
       expect(after.body.data.sources).toContainEqual({ dataset: "phone-carriers", version: next });
-      expect(await admin("DELETE", "/phone-datasets/phone-carriers", { keep: next })).toMatchObject({ deleted: phoneSampleRows().get("phone-carriers")!.length, done: true });
+      expect(await admin("DELETE", "/phone-datasets/phone-carriers", { keep: next })).toMatchObject({
+        deleted: phoneSampleRows().get("phone-carriers")!.length,
+        done: true,
+      });
     } finally {
       await uninstallPhoneDatasets(["phone-carriers"]);
       await installPhoneSamples(["phone-carriers"]);
@@ -171,7 +258,10 @@ describe("loading a new version of a table", () => {
 describe("GET /api/v1/status/data", () => {
   it("lists the bundled plan and test numbers and the installed prefix tables with their versions", async () => {
     const acct = await createAccount();
-    const { body } = await call<{ datasets: { name: string; version: string; records: number }[] }>("/api/v1/status/data", bearer(acct.key));
+    const { body } = await call<{ datasets: { name: string; version: string; records: number }[] }>(
+      "/api/v1/status/data",
+      bearer(acct.key),
+    );
     const phone = body.data.datasets.filter((d) => d.name.startsWith("phone-"));
     expect(phone.map((d) => [d.name, d.version])).toEqual([
       ["phone-carriers", sampleVersion("phone-carriers")],
@@ -181,6 +271,8 @@ describe("GET /api/v1/status/data", () => {
       ["phone-test-numbers", manifest.datasets.find((d) => d.name === "phone-test-numbers")!.version],
       ["phone-timezones", sampleVersion("phone-timezones")],
     ]);
-    expect(phone.find((d) => d.name === "phone-carriers")!.records).toBe(phoneSampleRows().get("phone-carriers")!.length);
+    expect(phone.find((d) => d.name === "phone-carriers")!.records).toBe(
+      phoneSampleRows().get("phone-carriers")!.length,
+    );
   });
 });

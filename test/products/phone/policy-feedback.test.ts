@@ -8,7 +8,12 @@ import { installPhoneSamples, ukMobile } from "../../phone-samples";
  * Phone sending policy and posted delivery feedback over HTTP (docs/phone.md "Sending policy", docs/phone-feedback.md):
  * the decision on every path without changing a price; permanent failures answered `undelivered` by lists and monitors.
  */
-type Answer = { valid: boolean; reason: string | null; policy: { action: string; rules_hit: string[] } | null; sources: { dataset: string; version: string }[] };
+type Answer = {
+  valid: boolean;
+  reason: string | null;
+  policy: { action: string; rules_hit: string[] } | null;
+  sources: { dataset: string; version: string }[];
+};
 type Batch = { results: { data: Answer; meta: { credits_used: number; cache_hit: boolean; suppressed: boolean } }[] };
 
 beforeAll(() => installPhoneSamples());
@@ -16,7 +21,11 @@ beforeAll(() => installPhoneSamples());
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
 const single = (key: string, phone: string) => call<Answer>("/api/v1/phone", json({ phone }, auth(key)));
 const batch = (key: string, phones: unknown[]) => call<Batch>("/api/v1/phone/batch", json({ phones }, auth(key)));
-const feedback = (key: string, events: unknown[]) => call<{ recorded: number; suppressed: number; invalid: number[] }>("/api/v1/phone/feedback", json({ events }, auth(key)));
+const feedback = (key: string, events: unknown[]) =>
+  call<{ recorded: number; suppressed: number; invalid: number[] }>(
+    "/api/v1/phone/feedback",
+    json({ events }, auth(key)),
+  );
 
 async function keyPool(acct: TestAccount) {
   const pool = [acct.key, await anotherKey(acct), await anotherKey(acct)];
@@ -27,11 +36,16 @@ async function keyPool(acct: TestAccount) {
 async function bulkRows(key: () => string, phones: string[]) {
   const created = await call<{ job: { id: number } }>("/api/v1/phone/bulk", json({ phones }, auth(key())));
   for (let i = 0; i < 240; i++) {
-    const { body } = await call<{ job: { status: string } }>(`/api/v1/phone/bulk/${created.body.data.job.id}`, bearer(key()));
+    const { body } = await call<{ job: { status: string } }>(
+      `/api/v1/phone/bulk/${created.body.data.job.id}`,
+      bearer(key()),
+    );
     if (!["queued", "processing"].includes(body.data.job.status)) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  const text = await (await SELF.fetch(`https://api.test/api/v1/phone/bulk/${created.body.data.job.id}/results`, bearer(key()))).text();
+  const text = await (
+    await SELF.fetch(`https://api.test/api/v1/phone/bulk/${created.body.data.job.id}/results`, bearer(key()))
+  ).text();
   return text.trim().split("\n").map(parseCsvLine);
 }
 
@@ -40,11 +54,23 @@ describe("GET, PUT, DELETE /api/v1/phone/policy", () => {
     const acct = await createAccount({ pack: 20 });
     const key = await keyPool(acct);
     expect((await call("/api/v1/phone/policy", bearer(key()))).body.data).toEqual({ policy: null });
-    expect((await call("/api/v1/phone/policy", json({ blocked_line_types: ["voip"] }, auth(key()), "PUT"))).status).toBe(422);
-    expect((await call("/api/v1/phone/policy", json({ allowed_countries: ["GBR"] }, auth(key()), "PUT"))).status).toBe(422);
+    expect(
+      (await call("/api/v1/phone/policy", json({ blocked_line_types: ["voip"] }, auth(key()), "PUT"))).status,
+    ).toBe(422);
+    expect((await call("/api/v1/phone/policy", json({ allowed_countries: ["GBR"] }, auth(key()), "PUT"))).status).toBe(
+      422,
+    );
 
-    const rules = { allowed_countries: ["gb"], line_types: { fixed_line: "review" }, reasons: { invalid_number: "block" }, risk_level: { high: "block" } };
-    const put = await call<{ policy: { rules: Record<string, unknown> } }>("/api/v1/phone/policy", json(rules, auth(key()), "PUT"));
+    const rules = {
+      allowed_countries: ["gb"],
+      line_types: { fixed_line: "review" },
+      reasons: { invalid_number: "block" },
+      risk_level: { high: "block" },
+    };
+    const put = await call<{ policy: { rules: Record<string, unknown> } }>(
+      "/api/v1/phone/policy",
+      json(rules, auth(key()), "PUT"),
+    );
     expect(put.status).toBe(200);
     expect(put.body.data.policy.rules).toEqual({ ...rules, allowed_countries: ["GB"] });
 
@@ -62,17 +88,36 @@ describe("GET, PUT, DELETE /api/v1/phone/policy", () => {
     expect(body.meta).toMatchObject({ credits_used: 3, credits_remaining: 17 });
 
     const one = await single(key(), other);
-    expect([one.body.data.policy, one.body.meta]).toEqual([{ action: "send", rules_hit: [] }, { credits_used: 1, credits_remaining: 16, cache_hit: false, suppressed: false, request_id: expect.any(String) }]);
+    expect([one.body.data.policy, one.body.meta]).toEqual([
+      { action: "send", rules_hit: [] },
+      { credits_used: 1, credits_remaining: 16, cache_hit: false, suppressed: false, request_id: expect.any(String) },
+    ]);
 
-    const pk = (await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, { allowed_domains: ["shop.example"] })).key;
-    const browser = await call<Answer>("/api/v1/phone/public", json({ key: pk, phone: "+41446681800" }, { Origin: "https://shop.example" }));
+    const pk = (
+      await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, {
+        allowed_domains: ["shop.example"],
+      })
+    ).key;
+    const browser = await call<Answer>(
+      "/api/v1/phone/public",
+      json({ key: pk, phone: "+41446681800" }, { Origin: "https://shop.example" }),
+    );
     // A browser answer carries the action only: the site's rules are not every visitor's to read.
     expect(browser.body.data.policy).toEqual({ action: "block" });
 
     const rows = await bulkRows(key, [mobile, "+41 44 668 18 00"]);
     const header = rows[0]!;
-    const cells = rows.slice(1).map((row) => [row[header.indexOf("policy_action")], row[header.indexOf("policy_rules_hit")], row[header.indexOf("credits_used")]]);
-    expect(cells).toEqual([["send", "", "0"], ["block", "allowed_countries line_types.fixed_line", "0"]]);
+    const cells = rows
+      .slice(1)
+      .map((row) => [
+        row[header.indexOf("policy_action")],
+        row[header.indexOf("policy_rules_hit")],
+        row[header.indexOf("credits_used")],
+      ]);
+    expect(cells).toEqual([
+      ["send", "", "0"],
+      ["block", "allowed_countries line_types.fixed_line", "0"],
+    ]);
 
     expect((await call("/api/v1/phone/policy", json({}, auth(key()), "DELETE"))).body.data).toEqual({ deleted: true });
     expect((await batch(key(), [mobile])).body.data.results[0]!.data.policy).toBeNull();
@@ -85,7 +130,13 @@ describe("POST /api/v1/phone/feedback", () => {
     const key = await keyPool(acct);
     const [gone, away, ok] = [ukMobile(), ukMobile(), ukMobile()];
     const events = [
-      { phone: gone, outcome: "failed", failure: "permanent", occurred_at: "2026-05-04T10:00:00Z", detail: "number not in service" },
+      {
+        phone: gone,
+        outcome: "failed",
+        failure: "permanent",
+        occurred_at: "2026-05-04T10:00:00Z",
+        detail: "number not in service",
+      },
       { phone: { phone: away.replace("+44", "0"), country: "GB" }, outcome: "failed", failure: "temporary" },
       { phone: ok, outcome: "delivered" },
       { phone: "+41 44 668 18 00", outcome: "rejected" },
@@ -126,14 +177,29 @@ describe("phone monitors and delivery feedback", () => {
     const acct = await createAccount({ pack: 10 });
     const key = await keyPool(acct);
     const [watched, quiet] = [ukMobile(), ukMobile()];
-    const created = await call<{ monitor: { id: number } }>("/api/v1/phone/monitors", json({ name: "SMS list", phones: [watched, quiet], cadence: "weekly" }, auth(key())));
-    const run = () => call<{ summary: Record<string, unknown>; changes: { identifier: string; changes: unknown[] }[]; flags: Record<string, string[]> }>(`/api/v1/phone/monitors/${created.body.data.monitor.id}/run`, json({}, auth(key())));
+    const created = await call<{ monitor: { id: number } }>(
+      "/api/v1/phone/monitors",
+      json({ name: "SMS list", phones: [watched, quiet], cadence: "weekly" }, auth(key())),
+    );
+    const run = () =>
+      call<{
+        summary: Record<string, unknown>;
+        changes: { identifier: string; changes: unknown[] }[];
+        flags: Record<string, string[]>;
+      }>(`/api/v1/phone/monitors/${created.body.data.monitor.id}/run`, json({}, auth(key())));
     expect((await run()).body.data.flags).toEqual({});
 
-    await feedback(key(), [{ phone: watched, outcome: "failed", failure: "permanent" }, { phone: quiet, outcome: "failed", failure: "temporary" }]);
+    await feedback(key(), [
+      { phone: watched, outcome: "failed", failure: "permanent" },
+      { phone: quiet, outcome: "failed", failure: "temporary" },
+    ]);
     const second = await run();
     expect(second.body.data.flags).toEqual({ [watched]: ["delivery_failed"] });
-    expect(second.body.data.changes.find((c) => c.identifier === watched)!.changes).toContainEqual({ field: "undelivered", from: false, to: true });
+    expect(second.body.data.changes.find((c) => c.identifier === watched)!.changes).toContainEqual({
+      field: "undelivered",
+      from: false,
+      to: true,
+    });
     expect(second.body.data.summary).toMatchObject({ checked: 2, changed: 1, credits_used: 0 });
     expect((await run()).body.data.flags).toEqual({});
   });

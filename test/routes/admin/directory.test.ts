@@ -11,7 +11,11 @@ describe("operator directory: accounts by email, keys and members of an account,
   it("finds an account by its email (any case); 404 when none", async () => {
     const email = address();
     const { id } = await admin<{ id: string }>("POST", "/accounts", { email, email_verified: true });
-    expect(await admin("GET", `/accounts?email=${encodeURIComponent(email.toUpperCase())}`)).toMatchObject({ id, email, email_verified: true });
+    expect(await admin("GET", `/accounts?email=${encodeURIComponent(email.toUpperCase())}`)).toMatchObject({
+      id,
+      email,
+      email_verified: true,
+    });
     const missing = await call(`/admin/v1/accounts?email=${encodeURIComponent(address())}`, { headers: adminHeaders });
     expect([missing.status, missing.body.error.code]).toEqual([404, "NOT_FOUND"]);
   });
@@ -21,11 +25,20 @@ describe("operator directory: accounts by email, keys and members of an account,
     const { id } = await admin<{ id: string }>("POST", "/accounts", { email, email_verified: true });
     const owner = await admin<{ user_id: string }>("POST", `/accounts/${id}/members`, { email });
     const member = await admin<{ user_id: string }>("POST", `/accounts/${id}/members`, { email: address() });
-    const key = await admin<{ id: string }>("POST", `/accounts/${id}/keys/secret`, { user_id: member.user_id, scopes: ["account"] });
+    const key = await admin<{ id: string }>("POST", `/accounts/${id}/keys/secret`, {
+      user_id: member.user_id,
+      scopes: ["account"],
+    });
     await admin("DELETE", `/keys/${key.id}`);
     const { members } = await admin<{ members: { user_id: string; role: string }[] }>("GET", `/accounts/${id}/members`);
-    expect(members.map((m) => [m.user_id, m.role])).toEqual([[owner.user_id, "owner"], [member.user_id, "member"]]);
-    const { keys } = await admin<{ keys: { id: string; revoked_at: string | null; user_id: string }[] }>("GET", `/accounts/${id}/keys`);
+    expect(members.map((m) => [m.user_id, m.role])).toEqual([
+      [owner.user_id, "owner"],
+      [member.user_id, "member"],
+    ]);
+    const { keys } = await admin<{ keys: { id: string; revoked_at: string | null; user_id: string }[] }>(
+      "GET",
+      `/accounts/${id}/keys`,
+    );
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatchObject({ id: key.id, user_id: member.user_id });
     expect(keys[0]!.revoked_at).not.toBeNull();
@@ -40,7 +53,11 @@ describe("operator directory: accounts by email, keys and members of an account,
     const browser = new Browser();
     expect((await browser.submit(path, path)).status).toBe(303);
     expect((await browser.fetch("/dashboard/keys")).status).toBe(200);
-    const refused = await call(`/admin/v1/accounts/${id}/sign-in-link`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ email: address() }) });
+    const refused = await call(`/admin/v1/accounts/${id}/sign-in-link`, {
+      method: "POST",
+      headers: adminHeaders,
+      body: JSON.stringify({ email: address() }),
+    });
     expect([refused.status, refused.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
   });
 });

@@ -33,14 +33,20 @@ function wire(id: string, run: (csrf: string) => Promise<void>) {
 }
 
 wire("passkey-sign-in", async (csrf) => {
-  const { challengeId, options } = await post<{ challengeId: string; options: Parameters<typeof startAuthentication>[0]["optionsJSON"] }>("/dashboard/sign-in/passkey/options", csrf);
+  const { challengeId, options } = await post<{
+    challengeId: string;
+    options: Parameters<typeof startAuthentication>[0]["optionsJSON"];
+  }>("/dashboard/sign-in/passkey/options", csrf);
   const response = await startAuthentication({ optionsJSON: options });
   const done = await post<{ location: string }>("/dashboard/sign-in/passkey", csrf, { challengeId, response });
   location.assign(done.location);
 });
 
 wire("passkey-register", async (csrf) => {
-  const { challengeId, options } = await post<{ challengeId: string; options: Parameters<typeof startRegistration>[0]["optionsJSON"] }>("/dashboard/passkeys/options", csrf);
+  const { challengeId, options } = await post<{
+    challengeId: string;
+    options: Parameters<typeof startRegistration>[0]["optionsJSON"];
+  }>("/dashboard/passkeys/options", csrf);
   const response = await startRegistration({ optionsJSON: options });
   await post("/dashboard/passkeys", csrf, { challengeId, response });
   location.reload();

@@ -17,7 +17,10 @@ const COLOURS = ["#2f5bd3", "#d3492f", "#2f9e5b", "#b07b0c", "#7b3fb0", "#0c8fa3
 
 function draw(element: HTMLElement, usage: Usage, series: Record<string, number[]>) {
   const width = Math.max(320, element.clientWidth || 600);
-  const data: uPlot.AlignedData = [usage.days.map((ms) => ms / 1000), ...usage.products.map((p) => series[p] ?? usage.days.map(() => 0))];
+  const data: uPlot.AlignedData = [
+    usage.days.map((ms) => ms / 1000),
+    ...usage.products.map((p) => series[p] ?? usage.days.map(() => 0)),
+  ];
   new uPlot(
     {
       width,

@@ -3,7 +3,9 @@ import { isRefusedAddress, refusalReason } from "../address-guard.mjs";
 import { ADDRESS_SPACE, IPV4_SPECIAL, IPV6_SPECIAL, PUBLIC } from "../../../test/fixtures/iana-special-registries.mjs";
 
 // The same IANA blocks and probes as the Worker's test/platform/special-addresses.test.ts: both guards read one table.
-const PROBES = [...IPV4_SPECIAL, ...IPV6_SPECIAL, ...ADDRESS_SPACE].flatMap(([cidr, , probes]) => probes.map((probe) => ({ cidr, ...probe })));
+const PROBES = [...IPV4_SPECIAL, ...IPV6_SPECIAL, ...ADDRESS_SPACE].flatMap(([cidr, , probes]) =>
+  probes.map((probe) => ({ cidr, ...probe })),
+);
 
 describe("address guard", () => {
   it.each(PROBES)("$ip ($cidr): refused $reserved", ({ ip, reserved }) => {

@@ -14,7 +14,9 @@ describe("request signing", () => {
   });
 
   it("produces the same fixed vector as the Worker test (test/platform/smtp-sidecar-client.test.ts)", () => {
-    expect(signRequest("key", 1800000000, "{}")).toBe("7321475872b03ff21bdc2dfd86ea2d99ec29c479fbe4a77aa6acf4509505493f");
+    expect(signRequest("key", 1800000000, "{}")).toBe(
+      "7321475872b03ff21bdc2dfd86ea2d99ec29c479fbe4a77aa6acf4509505493f",
+    );
   });
 
   it("accepts a fresh, correctly signed request", () => {
@@ -25,8 +27,12 @@ describe("request signing", () => {
 
   it("rejects a timestamp more than 300 seconds away in either direction", () => {
     const signature = signRequest(secret, now, rawBody);
-    expect(verifyRequest({ secret, timestamp: String(now), signature, rawBody, nowSeconds: now + 301 })).toMatch(/window/);
-    expect(verifyRequest({ secret, timestamp: String(now), signature, rawBody, nowSeconds: now - 301 })).toMatch(/window/);
+    expect(verifyRequest({ secret, timestamp: String(now), signature, rawBody, nowSeconds: now + 301 })).toMatch(
+      /window/,
+    );
+    expect(verifyRequest({ secret, timestamp: String(now), signature, rawBody, nowSeconds: now - 301 })).toMatch(
+      /window/,
+    );
   });
 
   it("rejects a signature over another body, another secret or another timestamp", () => {
@@ -40,7 +46,11 @@ describe("request signing", () => {
     const signature = signRequest(secret, now, rawBody);
     expect(verifyRequest({ secret, timestamp: undefined, signature, rawBody, nowSeconds: now })).toMatch(/Timestamp/);
     expect(verifyRequest({ secret, timestamp: `${now}.5`, signature, rawBody, nowSeconds: now })).toMatch(/Timestamp/);
-    expect(verifyRequest({ secret, timestamp: String(now), signature: signature.toUpperCase(), rawBody, nowSeconds: now })).toMatch(/Signature/);
-    expect(verifyRequest({ secret, timestamp: String(now), signature: signature.slice(2), rawBody, nowSeconds: now })).toMatch(/Signature/);
+    expect(
+      verifyRequest({ secret, timestamp: String(now), signature: signature.toUpperCase(), rawBody, nowSeconds: now }),
+    ).toMatch(/Signature/);
+    expect(
+      verifyRequest({ secret, timestamp: String(now), signature: signature.slice(2), rawBody, nowSeconds: now }),
+    ).toMatch(/Signature/);
   });
 });

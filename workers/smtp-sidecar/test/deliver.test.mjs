@@ -29,7 +29,8 @@ async function startReceiver(status = 204) {
 async function setup(config = {}) {
   const sidecar = await startSidecar(config);
   cleanups.push(sidecar.close);
-  const relay = (request) => relayDelivery({ url: sidecar.url }, SECRET, { body: "{}", headers: {}, timeoutMs: 2_000, ...request });
+  const relay = (request) =>
+    relayDelivery({ url: sidecar.url }, SECRET, { body: "{}", headers: {}, timeoutMs: 2_000, ...request });
   return { sidecar, relay };
 }
 
@@ -38,9 +39,16 @@ describe("POST /v1/deliver", () => {
     const receiver = await startReceiver(204);
     const { sidecar, relay } = await setup();
     // hooks.invalid resolves nowhere: the attempt can only arrive because the sidecar dialled the address itself.
-    const outcome = await relay({ url: `http://hooks.invalid:${receiver.port}/in?x=1`, address: "127.0.0.1", body: '{"a":1}', headers: { "X-Service-Signature-V2": "t=1,v2=ab" } });
+    const outcome = await relay({
+      url: `http://hooks.invalid:${receiver.port}/in?x=1`,
+      address: "127.0.0.1",
+      body: '{"a":1}',
+      headers: { "X-Service-Signature-V2": "t=1,v2=ab" },
+    });
     expect(outcome).toEqual({ status: 204 });
-    expect(receiver.seen).toEqual([{ host: `hooks.invalid:${receiver.port}`, path: "/in?x=1", body: '{"a":1}', signature: "t=1,v2=ab" }]);
+    expect(receiver.seen).toEqual([
+      { host: `hooks.invalid:${receiver.port}`, path: "/in?x=1", body: '{"a":1}', signature: "t=1,v2=ab" },
+    ]);
     expect(sidecar.dials).toEqual(["127.0.0.1"]);
   });
 
@@ -55,12 +63,19 @@ describe("POST /v1/deliver", () => {
   it("fails a TLS attempt whose server is not TLS as a connection failure", async () => {
     const receiver = await startReceiver();
     const { relay } = await setup();
-    expect(await relay({ url: `https://hooks.example:${receiver.port}/`, address: "127.0.0.1" })).toMatchObject({ error: "connection" });
+    expect(await relay({ url: `https://hooks.example:${receiver.port}/`, address: "127.0.0.1" })).toMatchObject({
+      error: "connection",
+    });
   });
 
   it("answers 400 to a request without an IP address or with a header it sets itself", async () => {
     const { relay } = await setup();
-    expect(await relay({ url: "https://hooks.example/", address: "hooks.example" })).toMatchObject({ error: "connection", detail: "delivery relay answered 400" });
-    expect(await relay({ url: "https://hooks.example/", address: "127.0.0.1", headers: { Host: "evil.example" } })).toMatchObject({ detail: "delivery relay answered 400" });
+    expect(await relay({ url: "https://hooks.example/", address: "hooks.example" })).toMatchObject({
+      error: "connection",
+      detail: "delivery relay answered 400",
+    });
+    expect(
+      await relay({ url: "https://hooks.example/", address: "127.0.0.1", headers: { Host: "evil.example" } }),
+    ).toMatchObject({ detail: "delivery relay answered 400" });
   });
 });

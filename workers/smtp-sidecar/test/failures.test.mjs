@@ -28,7 +28,10 @@ describe("stalls", () => {
   it("a server that accepts the connection and never speaks: every address times out within timeout_ms", async () => {
     const sidecar = await sidecarFor(await startRawServer(() => {}));
     const started = Date.now();
-    const { status, body } = await postProbe(sidecar.url, probeBody(["a@example.test", "b@example.test"], { timeout_ms: 2000 }));
+    const { status, body } = await postProbe(
+      sidecar.url,
+      probeBody(["a@example.test", "b@example.test"], { timeout_ms: 2000 }),
+    );
     const elapsed = Date.now() - started;
     expect(status).toBe(200);
     expect(outcomes(body)).toEqual(["timeout", "timeout"]);
@@ -40,7 +43,10 @@ describe("stalls", () => {
 
   it("a server that stops answering mid-RCPT: answers so far are kept, the rest time out", async () => {
     const sidecar = await sidecarFor(await stallingSmtp());
-    const { body } = await postProbe(sidecar.url, probeBody(["fast@example.test", "slow@example.test", "later@example.test"], { timeout_ms: 2000 }));
+    const { body } = await postProbe(
+      sidecar.url,
+      probeBody(["fast@example.test", "slow@example.test", "later@example.test"], { timeout_ms: 2000 }),
+    );
     expect(outcomes(body)).toEqual(["accepted", "timeout", "timeout"]);
     expect(body.catch_all).toBeNull();
   });
@@ -81,7 +87,10 @@ describe("dropped connections", () => {
 
   it("a first MX that drops before any RCPT answer: the next MX is used", async () => {
     const smtp = await startSmtpServer();
-    const dropper = await startRawServer((socket) => socket.end("220 hello\r\n"), { host: "127.0.0.2", port: smtp.port });
+    const dropper = await startRawServer((socket) => socket.end("220 hello\r\n"), {
+      host: "127.0.0.2",
+      port: smtp.port,
+    });
     cleanups.push(dropper.close);
     const sidecar = await sidecarFor(smtp);
     const mx_hosts = [
@@ -102,7 +111,9 @@ describe("dropped connections", () => {
     ];
     const { body } = await postProbe(sidecar.url, probeBody(["a@example.test"], { mx_hosts }));
     expect(sidecar.dials).toEqual(["127.0.0.2", "127.0.0.3"]);
-    expect(body.results).toEqual([{ address: "a@example.test", outcome: "unavailable", smtp_code: null, smtp_message: null, enhanced_status: null }]);
+    expect(body.results).toEqual([
+      { address: "a@example.test", outcome: "unavailable", smtp_code: null, smtp_message: null, enhanced_status: null },
+    ]);
   });
 });
 
@@ -111,12 +122,18 @@ describe("servers that refuse us before any RCPT", () => {
     const server = await startScriptedSmtp(politeReply, { greeting: "554 5.7.1 no SMTP service for you" });
     const sidecar = await sidecarFor(server);
     const { body } = await postProbe(sidecar.url, probeBody(["a@example.test"]));
-    expect(body.results[0]).toMatchObject({ outcome: "unavailable", smtp_code: 554, smtp_message: "5.7.1 no SMTP service for you" });
+    expect(body.results[0]).toMatchObject({
+      outcome: "unavailable",
+      smtp_code: 554,
+      smtp_message: "5.7.1 no SMTP service for you",
+    });
     expect(server.stats.received).not.toMatch(/RCPT/);
   });
 
   it("MAIL FROM refused: unavailable, and no RCPT is sent", async () => {
-    const server = await startScriptedSmtp((line) => (line.startsWith("MAIL") ? "550 5.7.1 sender rejected" : politeReply(line)));
+    const server = await startScriptedSmtp((line) =>
+      line.startsWith("MAIL") ? "550 5.7.1 sender rejected" : politeReply(line),
+    );
     const sidecar = await sidecarFor(server);
     const { body } = await postProbe(sidecar.url, probeBody(["a@example.test"]));
     expect(body.results[0]).toMatchObject({ outcome: "unavailable", smtp_code: 550 });
@@ -131,7 +148,9 @@ describe("servers that refuse us before any RCPT", () => {
     });
     const sidecar = await sidecarFor(server);
     const { body } = await postProbe(sidecar.url, probeBody(["known@example.test"]));
-    expect(server.stats.received).toMatch(/^EHLO verify\.localhost\r\nHELO verify\.localhost\r\nMAIL FROM:<probe@verify\.localhost>\r\n/);
+    expect(server.stats.received).toMatch(
+      /^EHLO verify\.localhost\r\nHELO verify\.localhost\r\nMAIL FROM:<probe@verify\.localhost>\r\n/,
+    );
     expect(body).toMatchObject({ catch_all: false, results: [{ outcome: "accepted" }] });
     expect(server.stats.received).toMatch(/RSET\r\nQUIT\r\n$/);
     expect(server.stats.received).not.toMatch(/DATA/);

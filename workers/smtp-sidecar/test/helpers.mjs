@@ -137,7 +137,13 @@ export async function startSidecar(config = {}) {
  */
 export async function signLikeWorker(secret, timestamp, rawBody) {
   const encoder = new TextEncoder();
-  const key = await webcrypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await webcrypto.subtle.importKey(
+    "raw",
+    encoder.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   const mac = await webcrypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${rawBody}`));
   return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

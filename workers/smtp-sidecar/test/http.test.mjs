@@ -9,7 +9,9 @@ afterEach(async () => {
 });
 
 async function setup(sidecarConfig = {}) {
-  const smtp = await startSmtpServer({ rcpt: (address) => (address.startsWith("alice@") ? null : [550, "no such user"]) });
+  const smtp = await startSmtpServer({
+    rcpt: (address) => (address.startsWith("alice@") ? null : [550, "no such user"]),
+  });
   const sidecar = await startSidecar({ smtpPort: smtp.port, ...sidecarConfig });
   cleanups.push(smtp.close, sidecar.close);
   return { smtp, sidecar };
@@ -29,7 +31,9 @@ describe("HTTP routes", () => {
 describe("authentication", () => {
   it("refuses a bad signature with 401 and connects nowhere", async () => {
     const { smtp, sidecar } = await setup();
-    const { status, body } = await postProbe(sidecar.url, probeBody(["alice@example.test"]), { signature: "0".repeat(64) });
+    const { status, body } = await postProbe(sidecar.url, probeBody(["alice@example.test"]), {
+      signature: "0".repeat(64),
+    });
     expect(status).toBe(401);
     expect(body).toEqual({ error: "bad signature" });
     expect(sidecar.dials).toEqual([]);
@@ -38,8 +42,13 @@ describe("authentication", () => {
 
   it("refuses a body signed with another secret, and missing headers", async () => {
     const { sidecar } = await setup();
-    expect((await postProbe(sidecar.url, probeBody(["alice@example.test"]), { secret: "another-secret-0123456789" })).status).toBe(401);
-    const unsigned = await fetch(`${sidecar.url}/v1/probe`, { method: "POST", body: JSON.stringify(probeBody(["alice@example.test"])) });
+    expect(
+      (await postProbe(sidecar.url, probeBody(["alice@example.test"]), { secret: "another-secret-0123456789" })).status,
+    ).toBe(401);
+    const unsigned = await fetch(`${sidecar.url}/v1/probe`, {
+      method: "POST",
+      body: JSON.stringify(probeBody(["alice@example.test"])),
+    });
     expect(unsigned.status).toBe(401);
     expect(await unsigned.json()).toHaveProperty("error");
   });
@@ -56,47 +65,70 @@ describe("authentication", () => {
 });
 
 describe("input safety", () => {
-  it.each([["a\r\nDATA@example.test"], ["<a>@example.test"], ["a@example.test>\r\nDATA"], ["ok@example.test", "a b@example.test"], ["a@elsewhere.test"]])(
-    "refuses the addresses %j with 400 and sends nothing",
-    async (...addresses) => {
-      const { smtp, sidecar } = await setup();
-      const { status, body } = await postProbe(sidecar.url, probeBody(addresses));
-      expect(status).toBe(400);
-      expect(body.error).toMatch(/address/);
-      expect(sidecar.dials).toEqual([]);
-      expect(smtp.stats.sessions).toBe(0);
-    },
-  );
+  it.each([
+    ["a\r\nDATA@example.test"],
+    ["<a>@example.test"],
+    ["a@example.test>\r\nDATA"],
+    ["ok@example.test", "a b@example.test"],
+    ["a@elsewhere.test"],
+  ])("refuses the addresses %j with 400 and sends nothing", async (...addresses) => {
+    const { smtp, sidecar } = await setup();
+    const { status, body } = await postProbe(sidecar.url, probeBody(addresses));
+    expect(status).toBe(400);
+    expect(body.error).toMatch(/address/);
+    expect(sidecar.dials).toEqual([]);
+    expect(smtp.stats.sessions).toBe(0);
+  });
 
   it("refuses malformed JSON and out-of-range fields with 400", async () => {
     const { sidecar } = await setup();
     expect((await postProbe(sidecar.url, "{not json")).status).toBe(400);
     expect((await postProbe(sidecar.url, probeBody(["alice@example.test"], { timeout_ms: 1000 }))).status).toBe(400);
-    expect((await postProbe(sidecar.url, probeBody(["alice@example.test"], { mx_hosts: [{ host: "mx\r\n.test", preference: 1 }] }))).status).toBe(400);
+    expect(
+      (
+        await postProbe(
+          sidecar.url,
+          probeBody(["alice@example.test"], { mx_hosts: [{ host: "mx\r\n.test", preference: 1 }] }),
+        )
+      ).status,
+    ).toBe(400);
   });
 });
 
 describe("private and reserved MX addresses", () => {
-  it.each(["10.0.0.1", "169.254.1.1", "::ffff:10.0.0.1", "192.168.1.10", "fd00::25"])("refuses the MX %s without connecting", async (host) => {
-    const { sidecar } = await setup();
-    const { status, body } = await postProbe(sidecar.url, probeBody(["alice@example.test", "bob@example.test"], { mx_hosts: [{ host, preference: 10 }] }));
-    expect(status).toBe(200);
-    expect(body).toMatchObject({ mx_host: null, catch_all: null });
-    expect(body.results.map((result) => result.outcome)).toEqual(["refused_private", "refused_private"]);
-    expect(sidecar.dials).toEqual([]);
-  });
+  it.each(["10.0.0.1", "169.254.1.1", "::ffff:10.0.0.1", "192.168.1.10", "fd00::25"])(
+    "refuses the MX %s without connecting",
+    async (host) => {
+      const { sidecar } = await setup();
+      const { status, body } = await postProbe(
+        sidecar.url,
+        probeBody(["alice@example.test", "bob@example.test"], { mx_hosts: [{ host, preference: 10 }] }),
+      );
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ mx_host: null, catch_all: null });
+      expect(body.results.map((result) => result.outcome)).toEqual(["refused_private", "refused_private"]);
+      expect(sidecar.dials).toEqual([]);
+    },
+  );
 
   it("refuses an MX host name whose addresses are all private, and skips private addresses when a public one exists", async () => {
     const resolver = {
-      resolve4: async (name) => ({ "evil.example.test": ["10.1.2.3"], "mixed.example.test": ["192.168.0.5", "127.0.0.1"] })[name] ?? [],
+      resolve4: async (name) =>
+        ({ "evil.example.test": ["10.1.2.3"], "mixed.example.test": ["192.168.0.5", "127.0.0.1"] })[name] ?? [],
       resolve6: async (name) => (name === "evil.example.test" ? ["fe80::1"] : []),
     };
     const { sidecar } = await setup({ resolver });
-    const refused = await postProbe(sidecar.url, probeBody(["alice@example.test"], { mx_hosts: [{ host: "evil.example.test", preference: 0 }] }));
+    const refused = await postProbe(
+      sidecar.url,
+      probeBody(["alice@example.test"], { mx_hosts: [{ host: "evil.example.test", preference: 0 }] }),
+    );
     expect(refused.body.results[0].outcome).toBe("refused_private");
     expect(sidecar.dials).toEqual([]);
 
-    const mixed = await postProbe(sidecar.url, probeBody(["alice@example.test"], { mx_hosts: [{ host: "mixed.example.test", preference: 0 }] }));
+    const mixed = await postProbe(
+      sidecar.url,
+      probeBody(["alice@example.test"], { mx_hosts: [{ host: "mixed.example.test", preference: 0 }] }),
+    );
     expect(mixed.body.results[0].outcome).toBe("accepted");
     expect(sidecar.dials).toEqual(["127.0.0.1"]);
   });
@@ -104,7 +136,10 @@ describe("private and reserved MX addresses", () => {
   it("refuses loopback MX addresses unless SIDECAR_ALLOW_LOOPBACK is set", async () => {
     const { smtp, sidecar } = await setup({ allowLoopback: false });
     for (const host of ["127.0.0.1", "::1", "::ffff:127.0.0.1"]) {
-      const { body } = await postProbe(sidecar.url, probeBody(["alice@example.test"], { mx_hosts: [{ host, preference: 0 }] }));
+      const { body } = await postProbe(
+        sidecar.url,
+        probeBody(["alice@example.test"], { mx_hosts: [{ host, preference: 0 }] }),
+      );
       expect(body.results[0].outcome).toBe("refused_private");
     }
     expect(sidecar.dials).toEqual([]);
@@ -113,7 +148,12 @@ describe("private and reserved MX addresses", () => {
 });
 
 describe("the Worker client (src/platform/smtp-sidecar-client.ts) against the running sidecar", () => {
-  const request = { domain: "example.test", mxHosts: [{ host: "127.0.0.1", preference: 10 }], addresses: ["alice@example.test", "zed@example.test"], timeoutMs: 3000 };
+  const request = {
+    domain: "example.test",
+    mxHosts: [{ host: "127.0.0.1", preference: 10 }],
+    addresses: ["alice@example.test", "zed@example.test"],
+    timeoutMs: 3000,
+  };
 
   it("signs requests the sidecar accepts and maps the answer to camelCase", async () => {
     const { sidecar } = await setup();
@@ -141,7 +181,15 @@ describe("the Worker client (src/platform/smtp-sidecar-client.ts) against the ru
     const unreachable = await probeMailboxes({ url: `http://127.0.0.1:${await refusedPort()}` }, SECRET, request);
     for (const result of [wrongSecret, unreachable]) {
       expect(result).toMatchObject({ mxHost: null, catchAll: null });
-      expect(result.results).toEqual(request.addresses.map((address) => ({ address, outcome: "provider_unavailable", smtpCode: null, smtpMessage: null, enhancedStatus: null })));
+      expect(result.results).toEqual(
+        request.addresses.map((address) => ({
+          address,
+          outcome: "provider_unavailable",
+          smtpCode: null,
+          smtpMessage: null,
+          enhancedStatus: null,
+        })),
+      );
     }
   });
 });

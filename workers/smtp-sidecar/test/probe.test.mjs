@@ -37,7 +37,15 @@ describe("probe against a real SMTP server", () => {
   it("reports an unknown mailbox (550) as no_mailbox with the server's words", async () => {
     const { sidecar } = await setup(onlyKnown);
     const { body } = await postProbe(sidecar.url, probeBody(["nobody@example.test"]));
-    expect(body.results).toEqual([{ address: "nobody@example.test", outcome: "no_mailbox", smtp_code: 550, smtp_message: "5.1.1 No such user here", enhanced_status: "5.1.1" }]);
+    expect(body.results).toEqual([
+      {
+        address: "nobody@example.test",
+        outcome: "no_mailbox",
+        smtp_code: 550,
+        smtp_message: "5.1.1 No such user here",
+        enhanced_status: "5.1.1",
+      },
+    ]);
     expect(body.catch_all).toBe(false);
   });
 
@@ -69,7 +77,10 @@ describe("probe against a real SMTP server", () => {
 
   it("answers repeated addresses from one RCPT each and keeps the input order", async () => {
     const { smtp, sidecar } = await setup(onlyKnown);
-    const { body } = await postProbe(sidecar.url, probeBody(["bob@example.test", "nobody@example.test", "bob@example.test"]));
+    const { body } = await postProbe(
+      sidecar.url,
+      probeBody(["bob@example.test", "nobody@example.test", "bob@example.test"]),
+    );
     expect(body.results.map((result) => [result.address, result.outcome])).toEqual([
       ["bob@example.test", "accepted"],
       ["nobody@example.test", "no_mailbox"],
@@ -127,7 +138,10 @@ describe("probe against a real SMTP server", () => {
     };
     const sidecar = await startSidecar({ smtpPort: smtp.port, resolver });
     cleanups.push(smtp.close, sidecar.close);
-    const { body } = await postProbe(sidecar.url, probeBody(["alice@example.test"], { mx_hosts: [{ host: "mx.example.test.", preference: 0 }] }));
+    const { body } = await postProbe(
+      sidecar.url,
+      probeBody(["alice@example.test"], { mx_hosts: [{ host: "mx.example.test.", preference: 0 }] }),
+    );
     expect(body.mx_host).toBe("mx.example.test");
     expect(sidecar.dials).toEqual(["127.0.0.1"]);
     expect(body.results[0].outcome).toBe("accepted");

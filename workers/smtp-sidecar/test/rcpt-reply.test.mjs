@@ -19,7 +19,12 @@ const CASES = [
   ["fullnow", [452, "4.2.2 The email account that you tried to reach is over quota"], "mailbox_full", "4.2.2"],
   ["disabled", [550, "5.2.1 The email account that you tried to reach is disabled"], "mailbox_disabled", "5.2.1"],
   ["otherstatus", [550, "5.2.0 Mailbox unavailable"], "unavailable", "5.2.0"],
-  ["policy", [550, "5.7.1 Service unavailable, Client host [192.0.2.1] blocked using Spamhaus"], "unavailable", "5.7.1"],
+  [
+    "policy",
+    [550, "5.7.1 Service unavailable, Client host [192.0.2.1] blocked using Spamhaus"],
+    "unavailable",
+    "5.7.1",
+  ],
   ["system", [554, "5.3.0 Other mail system problem"], "unavailable", "5.3.0"],
   ["routing", [550, "5.4.1 Recipient address rejected: Access denied"], "unavailable", "5.4.1"],
   ["protocol", [550, "5.5.0 Requested action not taken: mailbox unavailable"], "unavailable", "5.5.0"],
@@ -43,7 +48,9 @@ let sidecar;
 let body;
 
 beforeAll(async () => {
-  smtp = await startSmtpServer({ rcpt: (address) => (replies.has(address) ? replies.get(address) : [550, "5.1.1 No such user"]) });
+  smtp = await startSmtpServer({
+    rcpt: (address) => (replies.has(address) ? replies.get(address) : [550, "5.1.1 No such user"]),
+  });
   sidecar = await startSidecar({ smtpPort: smtp.port });
   // 27 addresses in one probe: the server keeps them in one session (no recipient limit).
   ({ body } = await postProbe(sidecar.url, probeBody(CASES.map(([local]) => `${local}@example.test`))));
@@ -95,14 +102,21 @@ describe("DoH resolver (development)", () => {
       asked.push(`${url.searchParams.get("type")} ${url.searchParams.get("name")}`);
       const known = url.searchParams.get("name") === "mta5.am0.yahoodns.net";
       const type = url.searchParams.get("type") === "A" ? 1 : 28;
-      const Answer = known && type === 1 ? [{ name: "mta5.am0.yahoodns.net", type: 1, TTL: 300, data: "127.0.0.1" }] : [];
+      const Answer =
+        known && type === 1 ? [{ name: "mta5.am0.yahoodns.net", type: 1, TTL: 300, data: "127.0.0.1" }] : [];
       res.writeHead(200, { "content-type": "application/dns-json" });
       res.end(JSON.stringify({ Status: known ? 0 : 3, Answer }));
     });
     await new Promise((resolve) => doh.listen(0, "127.0.0.1", resolve));
-    const dohSidecar = await startSidecar({ smtpPort: smtp.port, resolver: createDohResolver(`http://127.0.0.1:${doh.address().port}/dns-query`) });
+    const dohSidecar = await startSidecar({
+      smtpPort: smtp.port,
+      resolver: createDohResolver(`http://127.0.0.1:${doh.address().port}/dns-query`),
+    });
     try {
-      const { body: answer } = await postProbe(dohSidecar.url, probeBody(["alice@example.test"], { mx_hosts: [{ host: "mta5.am0.yahoodns.net.", preference: 1 }] }));
+      const { body: answer } = await postProbe(
+        dohSidecar.url,
+        probeBody(["alice@example.test"], { mx_hosts: [{ host: "mta5.am0.yahoodns.net.", preference: 1 }] }),
+      );
       expect(answer).toMatchObject({ mx_host: "mta5.am0.yahoodns.net", results: [{ outcome: "accepted" }] });
       expect(asked).toEqual(expect.arrayContaining(["A mta5.am0.yahoodns.net", "AAAA mta5.am0.yahoodns.net"]));
       expect(dohSidecar.dials).toEqual(["127.0.0.1"]);

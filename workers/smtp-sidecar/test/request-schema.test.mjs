@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { isHostname, isSafeAddress, parseProbeRequest } from "../request-schema.mjs";
 
-const valid = { domain: "Example.test", mx_hosts: [{ host: "mx1.example.test.", preference: 10 }], addresses: ["a.b+c@example.TEST"], timeout_ms: 2000 };
+const valid = {
+  domain: "Example.test",
+  mx_hosts: [{ host: "mx1.example.test.", preference: 10 }],
+  addresses: ["a.b+c@example.TEST"],
+  timeout_ms: 2000,
+};
 
 describe("probe request validation", () => {
   it("accepts a well-formed request", () => {
@@ -9,9 +14,22 @@ describe("probe request validation", () => {
   });
 
   it.each([
-    "a\r\nDATA@example.test", "a\nRSET@example.test", "a\0@example.test", "a b@example.test", "<a>@example.test",
-    "a>@example.test", '"quoted"@example.test', ".a@example.test", "a..b@example.test", "a.@example.test", "@example.test",
-    "a@other.test", "a@example.test>", "a@example.test\r\n", "é@example.test", `${"a".repeat(65)}@example.test`,
+    "a\r\nDATA@example.test",
+    "a\nRSET@example.test",
+    "a\0@example.test",
+    "a b@example.test",
+    "<a>@example.test",
+    "a>@example.test",
+    '"quoted"@example.test',
+    ".a@example.test",
+    "a..b@example.test",
+    "a.@example.test",
+    "@example.test",
+    "a@other.test",
+    "a@example.test>",
+    "a@example.test\r\n",
+    "é@example.test",
+    `${"a".repeat(65)}@example.test`,
   ])("refuses the unsafe address %j", (address) => {
     expect(isSafeAddress(address, "example.test")).toBe(false);
     expect(parseProbeRequest({ ...valid, addresses: [address] }).ok).toBe(false);
@@ -20,7 +38,16 @@ describe("probe request validation", () => {
   it("checks host names are LDH", () => {
     expect(isHostname("mx-1.example.test")).toBe(true);
     expect(isHostname("xn--bcher-kva.example")).toBe(true);
-    for (const name of ["-mx.example", "mx-.example", "mx_1.example", "mx..example", "mx example", "mx\r\n.example", "", `${"a".repeat(64)}.example`]) {
+    for (const name of [
+      "-mx.example",
+      "mx-.example",
+      "mx_1.example",
+      "mx..example",
+      "mx example",
+      "mx\r\n.example",
+      "",
+      `${"a".repeat(64)}.example`,
+    ]) {
       expect(isHostname(name)).toBe(false);
     }
   });
@@ -41,7 +68,13 @@ describe("probe request validation", () => {
   });
 
   it("accepts IP literals as MX hosts", () => {
-    const body = { ...valid, mx_hosts: [{ host: "127.0.0.1", preference: 0 }, { host: "::1", preference: 1 }] };
+    const body = {
+      ...valid,
+      mx_hosts: [
+        { host: "127.0.0.1", preference: 0 },
+        { host: "::1", preference: 1 },
+      ],
+    };
     expect(parseProbeRequest(body).ok).toBe(true);
   });
 });

@@ -19,7 +19,10 @@ describe("SMTP line protocol", () => {
     });
     const session = await connect(server.port);
     expect(await session.readReply()).toEqual({ code: 220, message: "mx.example.test ESMTP\nready" });
-    expect(await session.command("EHLO verify.localhost")).toEqual({ code: 250, message: "mx.example.test\nPIPELINING\n8BITMIME" });
+    expect(await session.command("EHLO verify.localhost")).toEqual({
+      code: 250,
+      message: "mx.example.test\nPIPELINING\n8BITMIME",
+    });
     expect(await session.readReply()).toEqual({ code: 251, message: "extra" });
     session.close();
   });

@@ -24,7 +24,11 @@ async function startRelay(rcpt = () => null) {
       const chunks = [];
       stream.on("data", (c) => chunks.push(c));
       stream.on("end", () => {
-        received.push({ from: session.envelope.mailFrom.address, to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString("utf8") });
+        received.push({
+          from: session.envelope.mailFrom.address,
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString("utf8"),
+        });
         callback();
       });
     },
@@ -40,12 +44,17 @@ async function post(url, body, secret = SECRET) {
   const response = await fetch(`${url}/v1/submit`, {
     method: "POST",
     body: raw,
-    headers: { "content-type": "application/json", "x-sidecar-timestamp": timestamp, "x-sidecar-signature": await signLikeWorker(secret, timestamp, raw) },
+    headers: {
+      "content-type": "application/json",
+      "x-sidecar-timestamp": timestamp,
+      "x-sidecar-signature": await signLikeWorker(secret, timestamp, raw),
+    },
   });
   return { status: response.status, body: await response.json() };
 }
 
-const RAW = "From: mail@verify.test\r\nTo: ada@example.com\r\nSubject: hi\r\nMessage-ID: <msg_1@verify.test>\r\n\r\nline one\r\n.leading dot\r\n";
+const RAW =
+  "From: mail@verify.test\r\nTo: ada@example.com\r\nSubject: hi\r\nMessage-ID: <msg_1@verify.test>\r\n\r\nline one\r\n.leading dot\r\n";
 const request = (to = "ada@example.com") => ({ from: "mail@verify.test", to, raw: RAW, timeout_ms: 5000 });
 
 describe("POST /v1/submit", () => {
@@ -60,18 +69,32 @@ describe("POST /v1/submit", () => {
   });
 
   it("answers a 550 as permanent and a 451 as temporary", async () => {
-    const relay = await startRelay((to) => (to.startsWith("gone@") ? [550, "5.1.1 no such user"] : [451, "4.2.1 busy"]));
+    const relay = await startRelay((to) =>
+      to.startsWith("gone@") ? [550, "5.1.1 no such user"] : [451, "4.2.1 busy"],
+    );
     const sidecar = await startSidecar({ relay: { host: "127.0.0.1", port: relay.port, secure: false } });
     cleanups.push(sidecar.close);
-    expect((await post(sidecar.url, request("gone@example.com"))).body).toEqual({ sent: false, permanent: true, detail: expect.stringContaining("550") });
-    expect((await post(sidecar.url, request("busy@example.com"))).body).toEqual({ sent: false, permanent: false, detail: expect.stringContaining("451") });
+    expect((await post(sidecar.url, request("gone@example.com"))).body).toEqual({
+      sent: false,
+      permanent: true,
+      detail: expect.stringContaining("550"),
+    });
+    expect((await post(sidecar.url, request("busy@example.com"))).body).toEqual({
+      sent: false,
+      permanent: false,
+      detail: expect.stringContaining("451"),
+    });
     expect(relay.received).toEqual([]);
   });
 
   it("without a relay answers a temporary failure; bad input is 400 and a bad signature 401", async () => {
     const sidecar = await startSidecar();
     cleanups.push(sidecar.close);
-    expect((await post(sidecar.url, request())).body).toEqual({ sent: false, permanent: false, detail: "no SMTP relay configured (SMTP_RELAY_HOST)" });
+    expect((await post(sidecar.url, request())).body).toEqual({
+      sent: false,
+      permanent: false,
+      detail: "no SMTP relay configured (SMTP_RELAY_HOST)",
+    });
     expect((await post(sidecar.url, { ...request(), to: "a@b\r\nRCPT TO:<x@y>" })).status).toBe(400);
     expect((await post(sidecar.url, { ...request(), raw: "" })).status).toBe(400);
     expect((await post(sidecar.url, request(), "wrong-secret-0123456789")).status).toBe(401);

@@ -22,10 +22,18 @@ export const emailFeedback: FeedbackShape<string, EmailResult> = {
     return parsed ? { key: normalizeAddress(parsed.local, parsed.domain).normalizedEmail, facet: parsed.domain } : null;
   },
   suppresses(event, key) {
-    const reason = event.outcome === "complained" ? "complained" : event.outcome === "bounced" && event.kind === "hard" ? "bounced" : null;
+    const reason =
+      event.outcome === "complained"
+        ? "complained"
+        : event.outcome === "bounced" && event.kind === "hard"
+          ? "bounced"
+          : null;
     if (!reason) return null;
     const parsed = parseAddress(extractAddress(event.value))!;
-    return { reason, result: feedbackSuppression(`${parsed.local}@${parsed.domain}`, key, reason, event.occurredAt ?? Date.now()) };
+    return {
+      reason,
+      result: feedbackSuppression(`${parsed.local}@${parsed.domain}`, key, reason, event.occurredAt ?? Date.now()),
+    };
   },
   providers: { sendgrid, mailgun, postmark, ses },
 };

@@ -1,5 +1,18 @@
 import type { FeedbackEvent, ProviderBatch } from "../../../engines/lists/feedback-shape";
-import { COMPLAINED, DELIVERED, event, HARD, instant, isRecord, parseJson, pick, SOFT, text, type Json, type Outcome } from "./parse";
+import {
+  COMPLAINED,
+  DELIVERED,
+  event,
+  HARD,
+  instant,
+  isRecord,
+  parseJson,
+  pick,
+  SOFT,
+  text,
+  type Json,
+  type Outcome,
+} from "./parse";
 
 /**
  * SendGrid, Mailgun and Postmark webhooks, each read from its documented payload. Event types that say nothing about
@@ -8,7 +21,10 @@ import { COMPLAINED, DELIVERED, event, HARD, instant, isRecord, parseJson, pick,
  */
 
 /** Events and the ignored count, from a list of a sender's events each read by `classify`. */
-function collect(items: unknown[], classify: (item: Json) => { email: string | null; outcome: Outcome | null; at: number | null; detail: Json }[]): ProviderBatch<string> {
+function collect(
+  items: unknown[],
+  classify: (item: Json) => { email: string | null; outcome: Outcome | null; at: number | null; detail: Json }[],
+): ProviderBatch<string> {
   const events: FeedbackEvent<string>[] = [];
   let ignored = 0;
   for (const item of items) {
@@ -30,8 +46,25 @@ export async function sendgrid(_env: Env, request: { body: string }): Promise<Pr
   const body = parseJson(request.body);
   if (!Array.isArray(body)) return null;
   return collect(body, (e) => {
-    const outcome = e.event === "delivered" ? DELIVERED : e.event === "spamreport" ? COMPLAINED : e.event === "bounce" ? (e.type === "blocked" ? SOFT : HARD) : null;
-    const detail = pick(e, ["event", "type", "status", "reason", "bounce_classification", "sg_event_id", "sg_message_id"]);
+    const outcome =
+      e.event === "delivered"
+        ? DELIVERED
+        : e.event === "spamreport"
+          ? COMPLAINED
+          : e.event === "bounce"
+            ? e.type === "blocked"
+              ? SOFT
+              : HARD
+            : null;
+    const detail = pick(e, [
+      "event",
+      "type",
+      "status",
+      "reason",
+      "bounce_classification",
+      "sg_event_id",
+      "sg_message_id",
+    ]);
     return [{ email: text(e.email), outcome, at: instant(e.timestamp), detail }];
   });
 }
@@ -47,9 +80,23 @@ export async function mailgun(_env: Env, request: { body: string }): Promise<Pro
   if (typeof data.event !== "string") return null;
   return collect([data], (e) => {
     const failed = e.severity === "permanent" ? HARD : SOFT;
-    const outcome = e.event === "delivered" ? DELIVERED : e.event === "complained" ? COMPLAINED : e.event === "failed" ? failed : null;
+    const outcome =
+      e.event === "delivered"
+        ? DELIVERED
+        : e.event === "complained"
+          ? COMPLAINED
+          : e.event === "failed"
+            ? failed
+            : null;
     const status = isRecord(e["delivery-status"]) ? pick(e["delivery-status"], ["code", "message", "description"]) : {};
-    return [{ email: text(e.recipient), outcome, at: instant(e.timestamp), detail: { ...pick(e, ["event", "severity", "reason", "id"]), ...status } }];
+    return [
+      {
+        email: text(e.recipient),
+        outcome,
+        at: instant(e.timestamp),
+        detail: { ...pick(e, ["event", "severity", "reason", "id"]), ...status },
+      },
+    ];
   });
 }
 
@@ -72,8 +119,10 @@ export async function postmark(_env: Env, request: { body: string }): Promise<Pr
   if (!isRecord(body) || typeof body.RecordType !== "string") return null;
   return collect([body], (r) => {
     const detail = pick(r, ["RecordType", "Type", "TypeCode", "Description", "Details", "MessageID", "ID"]);
-    if (r.RecordType === "Delivery") return [{ email: text(r.Recipient), outcome: DELIVERED, at: instant(r.DeliveredAt), detail }];
-    const outcome = r.RecordType === "Bounce" ? postmarkBounce(r.Type) : r.RecordType === "SpamComplaint" ? COMPLAINED : null;
+    if (r.RecordType === "Delivery")
+      return [{ email: text(r.Recipient), outcome: DELIVERED, at: instant(r.DeliveredAt), detail }];
+    const outcome =
+      r.RecordType === "Bounce" ? postmarkBounce(r.Type) : r.RecordType === "SpamComplaint" ? COMPLAINED : null;
     return [{ email: text(r.Email), outcome, at: instant(r.BouncedAt), detail }];
   });
 }

@@ -1,6 +1,19 @@
 import type { FeedbackEvent, ProviderBatch } from "../../../engines/lists/feedback-shape";
 import { confirmSnsSubscription, isSnsUrl, verifySnsMessage } from "../../../platform/sns";
-import { COMPLAINED, DELIVERED, event, HARD, instant, isRecord, parseJson, pick, SOFT, text, type Json, type Outcome } from "./parse";
+import {
+  COMPLAINED,
+  DELIVERED,
+  event,
+  HARD,
+  instant,
+  isRecord,
+  parseJson,
+  pick,
+  SOFT,
+  text,
+  type Json,
+  type Outcome,
+} from "./parse";
 
 /**
  * Amazon SES notifications through SNS. The SNS envelope (`Type`, also sent as `x-amz-sns-message-type`) is a
@@ -17,7 +30,9 @@ function sesEvents(message: Json): ProviderBatch<string> {
   const kind = message.notificationType ?? message.eventType;
   const mail = isRecord(message.mail) ? pick(message.mail, ["messageId", "source"]) : {};
   const make = (emails: string[], outcome: Outcome, at: unknown, detail: Json): ProviderBatch<string> => {
-    const events: FeedbackEvent<string>[] = emails.map((email) => event(email, outcome, instant(at), { type: kind, ...mail, ...detail }));
+    const events: FeedbackEvent<string>[] = emails.map((email) =>
+      event(email, outcome, instant(at), { type: kind, ...mail, ...detail }),
+    );
     return { events, ignored: events.length ? 0 : 1 };
   };
   if (kind === "Bounce" && isRecord(message.bounce)) {
@@ -26,13 +41,27 @@ function sesEvents(message: Json): ProviderBatch<string> {
     const recipients = Array.isArray(b.bouncedRecipients) ? b.bouncedRecipients.filter(isRecord) : [];
     const events = recipients.flatMap((r) => {
       const email = text(r.emailAddress);
-      return email ? [event(email, outcome, instant(b.timestamp), { type: kind, ...mail, ...pick(b, ["bounceType", "bounceSubType", "feedbackId"]), ...pick(r, ["status", "action", "diagnosticCode"]) })] : [];
+      return email
+        ? [
+            event(email, outcome, instant(b.timestamp), {
+              type: kind,
+              ...mail,
+              ...pick(b, ["bounceType", "bounceSubType", "feedbackId"]),
+              ...pick(r, ["status", "action", "diagnosticCode"]),
+            }),
+          ]
+        : [];
     });
     return { events, ignored: events.length ? 0 : 1 };
   }
   if (kind === "Complaint" && isRecord(message.complaint)) {
     const c = message.complaint;
-    return make(recipientsOf(c.complainedRecipients, "emailAddress"), COMPLAINED, c.timestamp, pick(c, ["complaintFeedbackType", "feedbackId"]));
+    return make(
+      recipientsOf(c.complainedRecipients, "emailAddress"),
+      COMPLAINED,
+      c.timestamp,
+      pick(c, ["complaintFeedbackType", "feedbackId"]),
+    );
   }
   if (kind === "Delivery" && isRecord(message.delivery)) {
     const d = message.delivery;
@@ -46,7 +75,20 @@ function sesEvents(message: Json): ProviderBatch<string> {
  * `notificationType`/`eventType`, `mail`, `bounce`, ... in camel case). A body carrying any of them is an envelope,
  * whatever else it carries, and must verify.
  */
-const SNS_FIELDS = ["Type", "MessageId", "TopicArn", "Message", "Timestamp", "Signature", "SignatureVersion", "SigningCertURL", "SubscribeURL", "UnsubscribeURL", "Token", "Subject"];
+const SNS_FIELDS = [
+  "Type",
+  "MessageId",
+  "TopicArn",
+  "Message",
+  "Timestamp",
+  "Signature",
+  "SignatureVersion",
+  "SigningCertURL",
+  "SubscribeURL",
+  "UnsubscribeURL",
+  "Token",
+  "Subject",
+];
 const looksLikeEnvelope = (body: Json) => SNS_FIELDS.some((field) => Object.hasOwn(body, field));
 
 const refused = (invalid: string): ProviderBatch<string> => ({ events: [], ignored: 0, invalid });
@@ -58,7 +100,10 @@ const refused = (invalid: string): ProviderBatch<string> => ({ events: [], ignor
  * signature and no envelope field, and the `fb_` key in the URL is then its only credential. A verified notification
  * whose `Message` is itself an envelope is refused: SES never publishes one, so it can only be a replayed wrapper.
  */
-export async function ses(env: Env, request: { headers: Headers; body: string }): Promise<ProviderBatch<string> | null> {
+export async function ses(
+  env: Env,
+  request: { headers: Headers; body: string },
+): Promise<ProviderBatch<string> | null> {
   const body = parseJson(request.body);
   if (!isRecord(body)) return null;
   const headerType = request.headers.get("x-amz-sns-message-type");
@@ -68,11 +113,15 @@ export async function ses(env: Env, request: { headers: Headers; body: string })
   }
   const type = body.Type;
   if (type !== "Notification" && type !== "SubscriptionConfirmation" && type !== "UnsubscribeConfirmation") {
-    return refused("An SNS message must be a Notification, SubscriptionConfirmation or UnsubscribeConfirmation signed by Amazon SNS.");
+    return refused(
+      "An SNS message must be a Notification, SubscriptionConfirmation or UnsubscribeConfirmation signed by Amazon SNS.",
+    );
   }
-  if (headerType !== null && headerType !== type) return refused("The x-amz-sns-message-type header does not match the message's Type.");
+  if (headerType !== null && headerType !== type)
+    return refused("The x-amz-sns-message-type header does not match the message's Type.");
   const allowLoopback = env.WEBHOOKS_ALLOW_LOOPBACK === "true";
-  if (!(await verifySnsMessage(body, allowLoopback))) return refused("The SNS message signature does not verify with an Amazon SNS certificate.");
+  if (!(await verifySnsMessage(body, allowLoopback)))
+    return refused("The SNS message signature does not verify with an Amazon SNS certificate.");
   if (type === "SubscriptionConfirmation") {
     const url = text(body.SubscribeURL);
     if (!url || !isSnsUrl(url, allowLoopback)) return refused("SubscribeURL is not an Amazon SNS https URL.");
@@ -81,6 +130,7 @@ export async function ses(env: Env, request: { headers: Headers; body: string })
   if (type === "UnsubscribeConfirmation") return { events: [], ignored: 0 };
   const message = typeof body.Message === "string" ? parseJson(body.Message) : undefined;
   if (!isRecord(message)) return { events: [], ignored: 1 };
-  if (looksLikeEnvelope(message)) return refused("The SNS Message is itself an SNS envelope; SES publishes its notification there.");
+  if (looksLikeEnvelope(message))
+    return refused("The SNS Message is itself an SNS envelope; SES publishes its notification there.");
   return sesEvents(message);
 }

@@ -20,8 +20,13 @@ export const awsImporter: IpImporter = {
     const file = readJson(text, "AWS ip-ranges.json");
     if (!isObject(file) || !Array.isArray(file.prefixes)) throw new Error("AWS ip-ranges.json: no prefixes array");
     const v4 = file.prefixes.map((p) => (isObject(p) ? p.ip_prefix : null));
-    const v6 = (Array.isArray(file.ipv6_prefixes) ? file.ipv6_prefixes : []).map((p) => (isObject(p) ? p.ipv6_prefix : null));
-    const { rows, skipped } = cidrRows([...v4, ...v6].map((p) => (typeof p === "string" ? p : "")), this.publisher);
+    const v6 = (Array.isArray(file.ipv6_prefixes) ? file.ipv6_prefixes : []).map((p) =>
+      isObject(p) ? p.ipv6_prefix : null,
+    );
+    const { rows, skipped } = cidrRows(
+      [...v4, ...v6].map((p) => (typeof p === "string" ? p : "")),
+      this.publisher,
+    );
     return { rows, skipped, version: dayOf(typeof file.createDate === "string" ? file.createDate : null) };
   },
 };

@@ -25,7 +25,9 @@ export const azureImporter: IpImporter = {
     if (!isObject(file) || !Array.isArray(file.values)) throw new Error("Azure Service Tags: no values array");
     const tags = file.values.filter(isObject);
     const whole = tags.filter((t) => t.name === "AzureCloud");
-    const blocks = (whole.length ? whole : tags).flatMap((t) => (isObject(t.properties) ? strings(t.properties.addressPrefixes) : []));
+    const blocks = (whole.length ? whole : tags).flatMap((t) =>
+      isObject(t.properties) ? strings(t.properties.addressPrefixes) : [],
+    );
     return { ...cidrRows(blocks, this.publisher), version: null };
   },
 };

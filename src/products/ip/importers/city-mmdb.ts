@@ -15,7 +15,7 @@ import { cityValues, type CityRecord, type RangeRow } from "../datasets";
 const SEPARATOR = 16;
 
 /** A CommonJS `exports.default`: bundlers hand over the default itself, Node's ESM loader the exports object. */
-const interop = <T>(module: T): T => ((module as { default?: T }).default ?? module);
+const interop = <T>(module: T): T => (module as { default?: T }).default ?? module;
 const Decoder = interop(DecoderModule);
 const walker = interop(walkerModule); // the data section starts 16 bytes after the search tree
 
@@ -23,7 +23,8 @@ const walker = interop(walkerModule); // the data section starts 16 bytes after 
 export function cityRecordOf(data: unknown): CityRecord {
   if (typeof data !== "object" || data === null) return {};
   const r = data as Record<string, unknown>;
-  const en = (v: unknown) => (typeof v === "object" && v !== null ? ((v as { names?: { en?: unknown } }).names?.en ?? null) : null);
+  const en = (v: unknown) =>
+    typeof v === "object" && v !== null ? ((v as { names?: { en?: unknown } }).names?.en ?? null) : null;
   if (typeof r.city === "object" || typeof r.location === "object") {
     const location = (r.location ?? {}) as Record<string, unknown>;
     const subdivisions = Array.isArray(r.subdivisions) ? r.subdivisions : [];
@@ -64,7 +65,12 @@ export function* mmdbCityRows(bytes: Uint8Array, options: MmdbWalkOptions = {}):
  * Up to `maxRows` rows of the walk from where `saved` stands (null: the start); `saved` null in the answer when the tree
  * is done. A walk resumed from a saved state writes exactly the rows an uninterrupted one would.
  */
-export function walkMmdbCity(bytes: Uint8Array, saved: SavedWalk | null, maxRows: number, options: MmdbWalkOptions = {}): { rows: RangeRow[]; saved: SavedWalk | null } {
+export function walkMmdbCity(
+  bytes: Uint8Array,
+  saved: SavedWalk | null,
+  maxRows: number,
+  options: MmdbWalkOptions = {},
+): { rows: RangeRow[]; saved: SavedWalk | null } {
   const walk: SavedWalk = saved ?? { stack: [[0, 0, "0"]], open: null };
   const rows: RangeRow[] = [];
   const walker = walkRows(bytes, walk, options);
@@ -101,7 +107,8 @@ function* walkRows(bytes: Uint8Array, walk: SavedWalk, options: MmdbWalkOptions 
   const host = Array.from({ length: width + 1 }, (_, depth) => (1n << BigInt(width - depth)) - 1n);
   // IPv4 keys live at ::ffff:0:0/96 (rangeKey); an IPv6 tree's ::/96 and ::ffff:0:0/96 hold IPv4 and are not read.
   const keyOf = (value: bigint) => (ipVersion === 4 ? (0xffffn << 32n) | value : value).toString(16).padStart(32, "0");
-  const skipped = (depth: number, prefix: bigint) => ipVersion === 6 && depth === 96 && (prefix === 0n || prefix === 0xffffn << 32n);
+  const skipped = (depth: number, prefix: bigint) =>
+    ipVersion === 6 && depth === 96 && (prefix === 0n || prefix === 0xffffn << 32n);
   const within = options.within;
   const outside = (depth: number, prefix: bigint) => {
     if (!within) return false;
@@ -127,7 +134,10 @@ function* walkRows(bytes: Uint8Array, walk: SavedWalk, options: MmdbWalkOptions 
     if (record === nodeCount || (depth === 96 && skipped(depth, prefix)) || outside(depth, prefix)) continue;
     if (record < nodeCount) {
       const offset = record * nodeByteSize;
-      stack.push([nodes.right(offset), depth + 1, hex(prefix | bit[depth]!)], [nodes.left(offset), depth + 1, prefixText]);
+      stack.push(
+        [nodes.right(offset), depth + 1, hex(prefix | bit[depth]!)],
+        [nodes.left(offset), depth + 1, prefixText],
+      );
       continue;
     }
     const values = valuesAt(record);

@@ -4,7 +4,10 @@ import { cidrRows, every, LIST_SANITY, listLines, source, WHOLE, type IpImporter
 export const cloudflareImporter: IpImporter = {
   dataset: "hosting-cloudflare",
   publisher: "Cloudflare",
-  sources: [source("REFRESH_URL_HOSTING_CLOUDFLARE_V4", "https://www.cloudflare.com/ips-v4"), source("REFRESH_URL_HOSTING_CLOUDFLARE_V6", "https://www.cloudflare.com/ips-v6")],
+  sources: [
+    source("REFRESH_URL_HOSTING_CLOUDFLARE_V4", "https://www.cloudflare.com/ips-v4"),
+    source("REFRESH_URL_HOSTING_CLOUDFLARE_V6", "https://www.cloudflare.com/ips-v6"),
+  ],
   format: WHOLE,
   formatName: "one CIDR block a line (ips-v4, ips-v6)",
   cadence: every("week"),

@@ -1,6 +1,19 @@
 import { cidrRows, every, LIST_SANITY, listLines, source, WHOLE, type IpImporter } from "./importer";
 
-const MONTHS: Record<string, string> = { Jan: "01", Feb: "02", Mar: "03", Apr: "04", May: "05", Jun: "06", Jul: "07", Aug: "08", Sep: "09", Oct: "10", Nov: "11", Dec: "12" };
+const MONTHS: Record<string, string> = {
+  Jan: "01",
+  Feb: "02",
+  Mar: "03",
+  Apr: "04",
+  May: "05",
+  Jun: "06",
+  Jul: "07",
+  Aug: "08",
+  Sep: "09",
+  Oct: "10",
+  Nov: "11",
+  Dec: "12",
+};
 
 /** `# This File Date  : Wed Nov 25 08:20:44 UTC 2026` -> 2026-11-25 (FireHOL's header states when it built the set). */
 function fileDate(text: string): string | null {
@@ -18,7 +31,12 @@ function fileDate(text: string): string | null {
 export const fireholProxiesImporter: IpImporter = {
   dataset: "proxy-firehol",
   publisher: "FireHOL firehol_proxies",
-  sources: [source("REFRESH_URL_PROXY_FIREHOL", "https://raw.githubusercontent.com/firehol/blocklist-ipsets/master/firehol_proxies.netset")],
+  sources: [
+    source(
+      "REFRESH_URL_PROXY_FIREHOL",
+      "https://raw.githubusercontent.com/firehol/blocklist-ipsets/master/firehol_proxies.netset",
+    ),
+  ],
   format: WHOLE,
   formatName: "FireHOL netset: `#` header, one address or CIDR block a line",
   cadence: every("day"),

@@ -19,7 +19,9 @@ export const googleCloudImporter: IpImporter = {
   parse(text) {
     const file = readJson(text, "Google Cloud cloud.json");
     if (!isObject(file) || !Array.isArray(file.prefixes)) throw new Error("Google Cloud cloud.json: no prefixes array");
-    const blocks = file.prefixes.map((p) => (isObject(p) ? (p.ipv4Prefix ?? p.ipv6Prefix) : null)).map((p) => (typeof p === "string" ? p : ""));
+    const blocks = file.prefixes
+      .map((p) => (isObject(p) ? (p.ipv4Prefix ?? p.ipv6Prefix) : null))
+      .map((p) => (typeof p === "string" ? p : ""));
     const { rows, skipped } = cidrRows(blocks, this.publisher);
     return { rows, skipped, version: dayOf(file.creationTime) };
   },

@@ -39,7 +39,10 @@ export const source = (urlVar: string, defaultUrl: string): SourceFile => ({ url
 
 const MINUTES = { hour: 60, day: 24 * 60, week: 7 * 24 * 60 };
 /** The publisher's cycle, and how late an answer may be before `/status/data` calls it stale (three cycles). */
-export const every = (unit: keyof typeof MINUTES) => ({ everyMinutes: MINUTES[unit], staleAfterMinutes: 3 * MINUTES[unit] });
+export const every = (unit: keyof typeof MINUTES) => ({
+  everyMinutes: MINUTES[unit],
+  staleAfterMinutes: 3 * MINUTES[unit],
+});
 export const WHOLE = { kind: "whole", maxBytes: 32 * 1024 * 1024 } as const;
 /** Published range lists change a little from one day to the next: a file half the size is a broken one. */
 export const LIST_SANITY = { minRecords: 1, minRatio: 0.5, maxRatio: 2 };
@@ -103,10 +106,14 @@ export function cidrRows(blocks: string[], label: string | null): { rows: RangeR
 
 /** The lines of a plain list: trimmed, without blanks and `#` / `;` comments (X4BNet, Cloudflare, the bulk Tor list). */
 export const listLines = (text: string) =>
-  text.split(/\r?\n/).map((line) => line.replace(/[#;].*$/, "").trim()).filter((line) => line !== "");
+  text
+    .split(/\r?\n/)
+    .map((line) => line.replace(/[#;].*$/, "").trim())
+    .filter((line) => line !== "");
 
 /** `2026-11-20...` (any ISO-like timestamp) -> `2026-11-20`; null when the text does not start with a date. */
-export const dayOf = (value: unknown) => (typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : null);
+export const dayOf = (value: unknown) =>
+  typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : null;
 
 /** Parses a JSON file, naming the publisher when it is not JSON (the refresh reports the error as is). */
 export function readJson(text: string, publisher: string): unknown {
@@ -117,5 +124,7 @@ export function readJson(text: string, publisher: string): unknown {
   }
 }
 
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-export const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+export const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];

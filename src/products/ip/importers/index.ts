@@ -14,11 +14,23 @@ import { x4bnetVpnImporter } from "./x4bnet-vpn";
  * The list importers, one per publisher (the range tables `ip-country`, `ip-asn` and `ip-city` are streamed by
  * scripts/import-ip.mjs instead: their files are hundreds of megabytes). A refresh registers each of these.
  */
-export const LIST_IMPORTERS: IpImporter[] = [awsImporter, googleCloudImporter, azureImporter, oracleImporter, digitalOceanImporter, cloudflareImporter, x4bnetVpnImporter, fireholProxiesImporter, torImporter];
+export const LIST_IMPORTERS: IpImporter[] = [
+  awsImporter,
+  googleCloudImporter,
+  azureImporter,
+  oracleImporter,
+  digitalOceanImporter,
+  cloudflareImporter,
+  x4bnetVpnImporter,
+  fireholProxiesImporter,
+  torImporter,
+];
 
-export const importerOf = (dataset: IpDatasetName): IpImporter | undefined => LIST_IMPORTERS.find((i) => i.dataset === dataset);
+export const importerOf = (dataset: IpDatasetName): IpImporter | undefined =>
+  LIST_IMPORTERS.find((i) => i.dataset === dataset);
 
 /** The company a hosting dataset names in `hosting_provider`. */
-export const providerOf = (dataset: string): string | null => LIST_IMPORTERS.find((i) => i.dataset === dataset && i.dataset.startsWith("hosting-"))?.publisher ?? null;
+export const providerOf = (dataset: string): string | null =>
+  LIST_IMPORTERS.find((i) => i.dataset === dataset && i.dataset.startsWith("hosting-"))?.publisher ?? null;
 
 export type { IpImporter, ParsedDataset } from "./importer";

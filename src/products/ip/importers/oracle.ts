@@ -1,4 +1,15 @@
-import { cidrRows, dayOf, every, isObject, LIST_SANITY, readJson, source, strings, WHOLE, type IpImporter } from "./importer";
+import {
+  cidrRows,
+  dayOf,
+  every,
+  isObject,
+  LIST_SANITY,
+  readJson,
+  source,
+  strings,
+  WHOLE,
+  type IpImporter,
+} from "./importer";
 
 /**
  * Oracle Cloud's `public_ip_ranges.json`: `{last_updated_timestamp: "2026-11-20T10:13:07.123456", regions: [{region,
@@ -17,8 +28,11 @@ export const oracleImporter: IpImporter = {
   sample: "oracle-public-ip-ranges.sample.json",
   parse(text) {
     const file = readJson(text, "Oracle public_ip_ranges.json");
-    if (!isObject(file) || !Array.isArray(file.regions)) throw new Error("Oracle public_ip_ranges.json: no regions array");
-    const blocks = file.regions.filter(isObject).flatMap((r) => (Array.isArray(r.cidrs) ? r.cidrs.filter(isObject).map((c) => strings([c.cidr])[0] ?? "") : []));
+    if (!isObject(file) || !Array.isArray(file.regions))
+      throw new Error("Oracle public_ip_ranges.json: no regions array");
+    const blocks = file.regions
+      .filter(isObject)
+      .flatMap((r) => (Array.isArray(r.cidrs) ? r.cidrs.filter(isObject).map((c) => strings([c.cidr])[0] ?? "") : []));
     return { ...cidrRows(blocks, this.publisher), version: dayOf(file.last_updated_timestamp) };
   },
 };

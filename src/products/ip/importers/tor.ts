@@ -60,7 +60,10 @@ export const torImporter: IpImporter = {
   sample: "tor-exit-addresses.sample.txt",
   parse(text) {
     const lines = text.split(/\r?\n/);
-    const { rows, skipped } = torReader.read(lines.map((line) => [line]), {});
+    const { rows, skipped } = torReader.read(
+      lines.map((line) => [line]),
+      {},
+    );
     return { rows: [...new Set(rows)].sort(), skipped, version: latestScan(lines) };
   },
 };

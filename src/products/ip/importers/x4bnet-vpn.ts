@@ -8,7 +8,9 @@ import { cidrRows, every, LIST_SANITY, listLines, source, WHOLE, type IpImporter
 export const x4bnetVpnImporter: IpImporter = {
   dataset: "vpn-x4bnet",
   publisher: "X4BNet lists_vpn",
-  sources: [source("REFRESH_URL_VPN_X4BNET", "https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv4.txt")],
+  sources: [
+    source("REFRESH_URL_VPN_X4BNET", "https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv4.txt"),
+  ],
   format: WHOLE,
   formatName: "one CIDR block a line",
   cadence: every("day"),

@@ -21,7 +21,10 @@ export const phoneFeedback: FeedbackShape<PhoneItem, PhoneResult> = {
   },
   suppresses(event) {
     if (event.outcome !== "failed" || event.kind !== "permanent") return null;
-    return { reason: "undelivered", result: feedbackSuppression(readItem(event.value), event.occurredAt ?? Date.now()) };
+    return {
+      reason: "undelivered",
+      result: feedbackSuppression(readItem(event.value), event.occurredAt ?? Date.now()),
+    };
   },
   providers: { twilio, vonage, plivo, sinch },
 };

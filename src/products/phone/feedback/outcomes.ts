@@ -11,7 +11,9 @@ import type { PhoneItem } from "../numbering";
 export const PHONE_OUTCOMES = ["delivered", "failed", "rejected", "opted_out"] as const;
 export const FAILURE_KINDS = ["permanent", "temporary"] as const;
 
-export type Outcome = { outcome: "delivered" | "rejected" | "opted_out"; kind: null } | { outcome: "failed"; kind: (typeof FAILURE_KINDS)[number] };
+export type Outcome =
+  | { outcome: "delivered" | "rejected" | "opted_out"; kind: null }
+  | { outcome: "failed"; kind: (typeof FAILURE_KINDS)[number] };
 
 export const DELIVERED: Outcome = { outcome: "delivered", kind: null };
 export const PERMANENT: Outcome = { outcome: "failed", kind: "permanent" };
@@ -20,7 +22,10 @@ export const REJECTED: Outcome = { outcome: "rejected", kind: null };
 export const OPTED_OUT: Outcome = { outcome: "opted_out", kind: null };
 
 /** A sender's failure code (as text) read against its documented lists; a code in none of them is temporary. */
-export function failureOf(code: string | null, lists: { permanent: readonly string[]; rejected?: readonly string[]; optedOut?: readonly string[] }): Outcome {
+export function failureOf(
+  code: string | null,
+  lists: { permanent: readonly string[]; rejected?: readonly string[]; optedOut?: readonly string[] },
+): Outcome {
   if (code === null) return TEMPORARY;
   if (lists.permanent.includes(code)) return PERMANENT;
   if (lists.optedOut?.includes(code)) return OPTED_OUT;
@@ -51,6 +56,7 @@ export function batchOf(reads: Read[]): ProviderBatch<PhoneItem> {
 
 /** A UTC timestamp written `YYYY-MM-DD HH:MM:SS[.ffffff]` (Vonage, Plivo), as Unix ms, or null. */
 export function utcTime(value: unknown): number | null {
-  const match = typeof value === "string" ? /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d{1,3})?\d*$/.exec(value.trim()) : null;
+  const match =
+    typeof value === "string" ? /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d{1,3})?\d*$/.exec(value.trim()) : null;
   return match ? Date.parse(`${match[1]}T${match[2]}${match[3] ?? ""}Z`) : null;
 }

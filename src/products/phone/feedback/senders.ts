@@ -1,7 +1,17 @@
 import type { ProviderBatch } from "../../../engines/lists/feedback-shape";
 import { fieldsOf, instant, isRecord, parseJson, pick, text, type Json } from "../../../engines/lists/inbound-body";
 import type { PhoneItem } from "../numbering";
-import { batchOf, DELIVERED, failureOf, PERMANENT, REJECTED, TEMPORARY, utcTime, type Outcome, type Read } from "./outcomes";
+import {
+  batchOf,
+  DELIVERED,
+  failureOf,
+  PERMANENT,
+  REJECTED,
+  TEMPORARY,
+  utcTime,
+  type Outcome,
+  type Read,
+} from "./outcomes";
 
 /**
  * The SMS senders' delivery reports, each read from its documented format (docs/phone-feedback.md lists every status
@@ -26,9 +36,20 @@ export async function twilio(_env: Env, request: { body: string }): Batch {
   const f = fieldsOf(request.body);
   const state = status(f?.MessageStatus ?? f?.SmsStatus);
   if (!f || !state || !("To" in f)) return null;
-  const lists = { permanent: ["30005", "30006", "21211", "21614"], optedOut: ["21610"], rejected: ["30004", "30007", "30034"] };
-  const outcome = state === "delivered" ? DELIVERED : state === "undelivered" || state === "failed" ? failureOf(code(f.ErrorCode), lists) : null;
-  return batchOf([{ to: text(f.To), outcome, at: null, detail: pick(f, ["MessageSid", "MessageStatus", "ErrorCode", "AccountSid"]) }]);
+  const lists = {
+    permanent: ["30005", "30006", "21211", "21614"],
+    optedOut: ["21610"],
+    rejected: ["30004", "30007", "30034"],
+  };
+  const outcome =
+    state === "delivered"
+      ? DELIVERED
+      : state === "undelivered" || state === "failed"
+        ? failureOf(code(f.ErrorCode), lists)
+        : null;
+  return batchOf([
+    { to: text(f.To), outcome, at: null, detail: pick(f, ["MessageSid", "MessageStatus", "ErrorCode", "AccountSid"]) },
+  ]);
 }
 
 /**
@@ -60,7 +81,13 @@ export async function plivo(_env: Env, request: { body: string }): Batch {
   if (!f || !state || !("To" in f)) return null;
   const sms = status(f.Type) !== "whatsapp";
   const failed = ["failed", "undelivered", "rejected"].includes(state);
-  const outcome = !sms ? null : state === "delivered" ? DELIVERED : failed ? failureOf(code(f.ErrorCode), { permanent: ["50"], rejected: ["10", "30", "40"] }) : null;
+  const outcome = !sms
+    ? null
+    : state === "delivered"
+      ? DELIVERED
+      : failed
+        ? failureOf(code(f.ErrorCode), { permanent: ["50"], rejected: ["10", "30", "40"] })
+        : null;
   const detail = pick(f, ["MessageUUID", "Status", "ErrorCode", "Type", "MCC", "MNC"]);
   return batchOf([{ to: code(f.To), outcome, at: utcTime(f.DeliveryReportTime), detail }]);
 }
@@ -90,13 +117,22 @@ export async function sinch(_env: Env, request: { body: string }): Batch {
   const base = pick(body, ["type", "batch_id", "client_reference"]);
   if (body.type === "recipient_delivery_report_sms") {
     const detail = { ...base, ...pick(body, ["status", "code", "operator"]) };
-    return batchOf([{ to: text(body.recipient), outcome: sinchOutcome(status(body.status), code(body.code)), at: instant(body.at), detail }]);
+    return batchOf([
+      {
+        to: text(body.recipient),
+        outcome: sinchOutcome(status(body.status), code(body.code)),
+        at: instant(body.at),
+        detail,
+      },
+    ]);
   }
   if (body.type === "delivery_report_sms" && Array.isArray(body.statuses)) {
     const reads = body.statuses.filter(isRecord).flatMap((s: Json): Read[] => {
       const outcome = sinchOutcome(status(s.status), code(s.code));
       const recipients = Array.isArray(s.recipients) ? s.recipients.map(text) : [];
-      return recipients.length ? recipients.map((to) => ({ to, outcome, at: null, detail: { ...base, ...pick(s, ["status", "code"]) } })) : [{ to: null, outcome: null, at: null, detail: {} }];
+      return recipients.length
+        ? recipients.map((to) => ({ to, outcome, at: null, detail: { ...base, ...pick(s, ["status", "code"]) } }))
+        : [{ to: null, outcome: null, at: null, detail: {} }];
     });
     return batchOf(reads);
   }
