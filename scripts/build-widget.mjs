@@ -2,7 +2,8 @@
 //   widget/v1/verify.js (+ .map)   the script sites embed
 //   _headers                       cache and CORS headers for it
 //   demo.html                      the demo sign-up form, only with WIDGET_DEMO=1 (`npm run dev` and the browser tests)
-//   dashboard/assets/passkeys.js   the dashboard's page script (widget/src/dashboard: passkeys, docs/dashboard.md)
+//   dashboard/assets/*.js          the dashboard's page scripts (widget/src/dashboard: passkeys, usage charts with
+//                                  uPlot, docs/dashboard.md) and uplot.css
 // wrangler.toml's [build] runs this before every `wrangler dev` and `wrangler deploy`; `npm run build:widget` by hand.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -41,8 +42,8 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
     logLevel: "warning",
   });
   await build({
-    entryPoints: [join(ROOT, "widget", "src", "dashboard", "passkeys.ts")],
-    outfile: join(outDir, "dashboard", "assets", "passkeys.js"),
+    entryPoints: ["passkeys", "usage"].map((name) => join(ROOT, "widget", "src", "dashboard", `${name}.ts`)),
+    outdir: join(outDir, "dashboard", "assets"),
     bundle: true,
     minify: true,
     format: "iife",
@@ -50,6 +51,11 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
     legalComments: "none",
     logLevel: "warning",
   });
+  // The usage page's chart styles (uPlot's own sheet; the CSP allows styles from this origin only).
+  copyFileSync(
+    join(ROOT, "node_modules", "uplot", "dist", "uPlot.min.css"),
+    join(outDir, "dashboard", "assets", "uplot.css"),
+  );
   writeFileSync(join(outDir, "_headers"), HEADERS);
   if (demo) copyFileSync(join(ROOT, "widget", "demo.html"), join(outDir, "demo.html"));
   // The guides as static Markdown under /docs/ (linked from /llms.txt; /docs itself is the Worker's rendered reference).

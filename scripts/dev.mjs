@@ -49,6 +49,8 @@ const PORT = Number(process.env.PORT ?? 8787);
 const BASE_URL = `http://127.0.0.1:${PORT}`;
 const DEMO_FILE = join(ROOT, ".dev-demo.json");
 const DEMO_EMAIL = "demo@example.com";
+/** Hosts the demo page may be opened at: the publishable key's allowed domains. */
+const DEMO_PAGE_HOSTS = ["localhost", "127.0.0.1"];
 const DEMO_PACK_CREDITS = 900; // + the free plan's 100 monthly grant = 1,000
 const SANDBOX_KEY = "sk_test_public_sandbox";
 const SIDECAR_PORT = Number(process.env.SIDECAR_PORT || 8025);
@@ -398,11 +400,14 @@ async function ensureDemo(admin) {
     Object.assign(demo, { secret_key_id: key.id, secret_key: key.key });
     save();
   }
+  // The demo page works at localhost and at 127.0.0.1 (the address wrangler prints); a key saved before 127.0.0.1 was
+  // allowed is replaced by a new one.
+  if (demo.publishable_key && !(demo.publishable_domains ?? []).includes("127.0.0.1")) delete demo.publishable_key;
   if (!demo.publishable_key) {
     const key = (
-      await admin.call("POST", `/accounts/${demo.account_id}/keys/publishable`, { allowed_domains: ["localhost"] })
+      await admin.call("POST", `/accounts/${demo.account_id}/keys/publishable`, { allowed_domains: DEMO_PAGE_HOSTS })
     ).data;
-    Object.assign(demo, { publishable_key_id: key.id, publishable_key: key.key });
+    Object.assign(demo, { publishable_key_id: key.id, publishable_key: key.key, publishable_domains: DEMO_PAGE_HOSTS });
     save();
   }
   // A fresh sign-in link each start (they work once, for 15 minutes): the demo member is the account's owner.
@@ -433,7 +438,7 @@ function printDemo(demo) {
       `  Secret key        ${demo.secret_key}  (${demo.secret_key_id}, all scopes)`,
       `  Publishable key   ${demo.publishable_key}  (${demo.publishable_key_id}, allowed domain: localhost)`,
       `  Sandbox key       ${SANDBOX_KEY}  (documented sample lookups only; switch: npm run admin -- sandbox on|off)`,
-      `  Widget demo       http://localhost:${PORT}/demo?key=${demo.publishable_key}`,
+      `  Widget demo       http://localhost:${PORT}/demo?key=${demo.publishable_key} (or at 127.0.0.1)`,
       `                    (the sign-up form widget, /widget/v1/verify.js; edits under widget/ rebuild it)`,
       `  SMTP sidecar      ${SIDECAR_URL}  (SIDECAR_PORT; secret: SMTP_SIDECAR_SECRET in .dev.vars)`,
       ...(OFFLINE

@@ -45,7 +45,11 @@ app.get("/healthz", (c) => c.text("ok"));
 app.route("/", mailLinkRoutes);
 app.route("/", mailPreferenceRoutes);
 app.route("/", referenceRoutes);
-app.route("/", dashboardRoutes);
+// Try it runs its lookups through this app, as the API requests they are.
+app.route(
+  "/",
+  dashboardRoutes(() => app),
+);
 
 app.route(
   "/api/v1",

@@ -8,6 +8,8 @@ import { keyRoutes } from "./routes/keys";
 import { memberRoutes } from "./routes/members";
 import { passkeyRoutes, passkeySignInRoutes } from "./routes/passkeys";
 import { signInRoutes } from "./routes/sign-in";
+import { tryRoutes } from "./routes/try-it";
+import { usageRoutes } from "./routes/usage";
 import { dashboardHeaders } from "./security";
 
 /** Pages for a browser without a session; every other dashboard path needs one. */
@@ -22,31 +24,39 @@ const gate = (): MiddlewareHandler<DashEnv> => {
   return (c, next) => (SIGNED_OUT.test(c.req.path) ? anonymous(c, next) : session(c, next));
 };
 
-/** Signed-in pages; a new page is one route file mounted here and one entry in NAV (pages/layout.tsx). */
-const signedInPages = new Hono<DashEnv>()
-  .get("/", (c) => c.redirect("/dashboard/keys", 303))
-  .route("/", keyRoutes)
-  .route("/", memberRoutes)
-  .route("/", accountRoutes)
-  .route("/", passkeyRoutes);
+/**
+ * Signed-in pages; a new page is one route file mounted here and one entry in NAV (pages/layout.tsx). Try it runs its
+ * lookups as API requests through `app` (the Worker's one Hono app).
+ */
+const signedInPages = (app: () => Hono<AppEnv>) =>
+  new Hono<DashEnv>()
+    .get("/", (c) => c.redirect("/dashboard/keys", 303))
+    .route("/", keyRoutes)
+    .route("/", usageRoutes)
+    .route("/", tryRoutes(app))
+    .route("/", memberRoutes)
+    .route("/", accountRoutes)
+    .route("/", passkeyRoutes);
 
-const dashboard = new Hono<DashEnv>()
-  .use(dashboardHeaders(), gate())
-  .get("/assets/app.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8" }))
-  .route("/", signInRoutes)
-  .route("/", passkeySignInRoutes)
-  .route("/", signedInPages);
+const dashboard = (app: () => Hono<AppEnv>) =>
+  new Hono<DashEnv>()
+    .use(dashboardHeaders(), gate())
+    .get("/assets/app.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8" }))
+    .route("/", signInRoutes)
+    .route("/", passkeySignInRoutes)
+    .route("/", signedInPages(app));
 
 /**
  * The customer dashboard (docs/dashboard.md), served by this Worker: `/` leads to `/dashboard`, which shows the sign-in
  * page to a browser without a session. Stripe posts its events to `/stripe/webhook`.
  */
-export const dashboardRoutes = new Hono<AppEnv>()
-  .get("/", (c) => c.redirect("/dashboard", 302))
-  .route("/dashboard", dashboard as unknown as Hono<AppEnv>)
-  .post("/stripe/webhook", async (c) => {
-    const result = await handleStripeWebhook(c.env, await c.req.text(), c.req.header("Stripe-Signature"));
-    return "error" in result
-      ? c.json({ received: false, error: result.error }, result.status)
-      : c.json({ received: true, outcome: result.outcome });
-  });
+export const dashboardRoutes = (app: () => Hono<AppEnv>) =>
+  new Hono<AppEnv>()
+    .get("/", (c) => c.redirect("/dashboard", 302))
+    .route("/dashboard", dashboard(app) as unknown as Hono<AppEnv>)
+    .post("/stripe/webhook", async (c) => {
+      const result = await handleStripeWebhook(c.env, await c.req.text(), c.req.header("Stripe-Signature"));
+      return "error" in result
+        ? c.json({ received: false, error: result.error }, result.status)
+        : c.json({ received: true, outcome: result.outcome });
+    });

@@ -7,6 +7,8 @@ import type { DashboardSession } from "../session";
  */
 export const NAV: { path: string; label: string; ownerOnly?: boolean }[] = [
   { path: "/dashboard/keys", label: "API keys" },
+  { path: "/dashboard/usage", label: "Usage" },
+  { path: "/dashboard/try", label: "Try it" },
   { path: "/dashboard/members", label: "Members" },
   { path: "/dashboard/account", label: "Account and billing" },
 ];
@@ -19,17 +21,19 @@ header form{margin-left:auto}main{max-width:60rem;margin:1.5rem auto;padding:0 1
 section{background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:1rem 1.25rem;margin-bottom:1.25rem}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eceff3;vertical-align:top}
 label{display:block;margin:.5rem 0 .2rem;font-weight:500}input,select{font:inherit;padding:.35rem .5rem;border:1px solid #c4cad4;border-radius:4px}
-input[type=text],input[type=email],input[type=number]{width:100%}fieldset{border:1px solid #dde1e8;border-radius:4px;margin:.5rem 0}
+input[type=text],input[type=email],input[type=number],input[type=password],textarea{width:100%}textarea{font:13px/1.4 ui-monospace,monospace}
+pre{background:#f3f5f8;padding:.6rem;overflow:auto;font-size:13px}fieldset{border:1px solid #dde1e8;border-radius:4px;margin:.5rem 0}
 button{font:inherit;padding:.4rem .9rem;border-radius:4px;border:1px solid #2f5bd3;background:#2f5bd3;color:#fff;cursor:pointer}
 button.quiet{background:#fff;color:#2f5bd3}.secret{font-family:ui-monospace,monospace;background:#fff8dc;padding:.5rem;border:1px dashed #c9a400;word-break:break-all}
 .notice{padding:.6rem .9rem;border-radius:4px;background:#eef3ff;border:1px solid #c7d5fb}.warn{background:#fff4e5;border-color:#f3c98b}
+.chart{min-height:220px;margin:.5rem 0}.pager a{margin-right:1rem}.num{text-align:right}
 .inline{display:inline}.muted{color:#5d6678}.narrow{max-width:26rem;margin:4rem auto}
 `;
 
 /** The CSRF token every state-changing form of a session carries back (src/dashboard/security.ts). */
 export const Csrf = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
 
-export function Page({ title, children }: { title: string; children: Child }) {
+export function Page({ title, children, stylesheet }: { title: string; children: Child; stylesheet?: string }) {
   return (
     <html lang="en">
       <head>
@@ -37,6 +41,7 @@ export function Page({ title, children }: { title: string; children: Child }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Verification API`}</title>
         <link rel="stylesheet" href="/dashboard/assets/app.css" />
+        {stylesheet ? <link rel="stylesheet" href={stylesheet} /> : null}
         <link rel="icon" href="data:," />
       </head>
       <body>{children}</body>
@@ -51,15 +56,17 @@ export function Layout({
   path,
   children,
   script,
+  stylesheet,
 }: {
   title: string;
   session: DashboardSession;
   path: string;
   children: Child;
   script?: string;
+  stylesheet?: string;
 }) {
   return (
-    <Page title={title}>
+    <Page title={title} stylesheet={stylesheet}>
       <header>
         <strong>Verification API</strong>
         <nav>

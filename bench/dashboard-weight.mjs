@@ -1,0 +1,62 @@
+// `npm run bench:dashboard-weight`: what each dashboard page weighs in a browser, gzipped: the HTML plus every script
+// and stylesheet it links from /dashboard/assets (app.css from the Worker, the rest from the built static assets).
+//
+// Builds the static assets into a temporary directory (scripts/build-widget.mjs), renders each page with sample props
+// (bench/lib/dashboard-pages.tsx, bundled by esbuild for Node), gzips each part at level 9 and prints a table.
+// Writes bench/results/dashboard-weight.json. No Worker, no network: it measures bytes, not time.
+import { build } from "esbuild";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+import { buildWidget } from "../scripts/build-widget.mjs";
+import { ROOT } from "../scripts/lib/local.mjs";
+
+const dir = mkdtempSync(join(tmpdir(), "dashboard-weight-"));
+try {
+  const assets = join(dir, "public");
+  await buildWidget({ outDir: assets });
+  const bundle = join(dir, "pages.mjs");
+  await build({
+    entryPoints: [join(ROOT, "bench", "lib", "dashboard-pages.tsx")],
+    outfile: bundle,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    jsx: "automatic",
+    jsxImportSource: "hono/jsx",
+    logLevel: "warning",
+  });
+  const { pages, styles } = await import(pathToFileURL(bundle).href);
+  const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
+  const asset = (path) =>
+    path === "/dashboard/assets/app.css" ? Buffer.from(styles) : readFileSync(join(assets, path));
+  const rows = [];
+  for (const [name, render] of Object.entries(pages)) {
+    const html = `<!DOCTYPE html>${String(await render())}`;
+    const linked = [...html.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    const parts = { html: gz(Buffer.from(html)), js: 0, css: 0 };
+    for (const path of new Set(linked)) parts[path.endsWith(".js") ? "js" : "css"] += gz(asset(path));
+    rows.push({
+      page: name,
+      html_gzip: parts.html,
+      js_gzip: parts.js,
+      css_gzip: parts.css,
+      total_gzip: parts.html + parts.js + parts.css,
+      assets: [...new Set(linked)],
+    });
+  }
+  console.log("page       html    js      css     total (bytes, gzip -9)");
+  for (const r of rows)
+    console.log(
+      `${r.page.padEnd(10)} ${String(r.html_gzip).padEnd(7)} ${String(r.js_gzip).padEnd(7)} ${String(r.css_gzip).padEnd(7)} ${r.total_gzip}`,
+    );
+  mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+  writeFileSync(
+    join(ROOT, "bench", "results", "dashboard-weight.json"),
+    `${JSON.stringify({ measured_at: new Date().toISOString(), pages: rows }, null, 2)}\n`,
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

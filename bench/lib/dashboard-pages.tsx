@@ -1,0 +1,28 @@
+// Sample renderings of the dashboard's pages for bench/dashboard-weight.mjs (bundled by esbuild, run in Node): each
+// page with the props a new account would see (two keys, a month of zeros, the six try-it forms, no members but one).
+import { KeysPage } from "../../src/dashboard/pages/keys";
+import { STYLES } from "../../src/dashboard/pages/layout";
+import { SignInPage, SignUpPage } from "../../src/dashboard/pages/sign-in";
+import { TryPage } from "../../src/dashboard/pages/try-it";
+import { UsagePage } from "../../src/dashboard/pages/usage";
+import type { ApiKey } from "../../src/db/api-keys";
+import type { DashboardSession } from "../../src/dashboard/session";
+
+const session: DashboardSession = { idHash: "x", userId: "usr_1", email: "owner@example.com", accountId: "acct_1", role: "owner", csrfToken: "c".repeat(32) };
+const key = (id: string, kind: "secret" | "publishable"): ApiKey =>
+  ({ id, accountId: "acct_1", userId: "usr_1", kind, keyHash: "h", hint: `${kind === "secret" ? "sk" : "pk"}_live_abcd...wxyz`, scopes: ["account", "email"], allowedIps: [], allowedDomains: kind === "publishable" ? ["shop.example"] : [], dailyCreditCap: null, challengeSiteKey: null, challengeSecret: null, createdAt: Date.UTC(2026, 10, 1), revokedAt: null }) as unknown as ApiKey;
+const keys = [key("key_1", "secret"), key("key_2", "publishable")];
+const products = ["email", "phone", "ip", "address", "entity", "consistency"];
+const day = Math.floor(Date.UTC(2026, 10, 26) / 86_400_000) * 86_400_000;
+const days = Array.from({ length: 30 }, (_, i) => day - (29 - i) * 86_400_000);
+const series = () => Object.fromEntries(products.map((p) => [p, days.map(() => 0)]));
+const forms = products.map((product) => ({ product, path: `/${product}`, summary: `Look up one ${product} value`, example: JSON.stringify({ [product]: "sample" }, null, 2) }));
+
+export const styles = STYLES;
+export const pages: Record<string, () => unknown> = {
+  "sign-in": () => <SignInPage csrf={"c".repeat(32)} />,
+  "sign-up": () => <SignUpPage csrf={"c".repeat(32)} />,
+  keys: () => <KeysPage session={session} keys={keys} />,
+  usage: () => <UsagePage session={session} usage={{ days, products, requests: series(), answers: series(), credits: series() }} ledger={{ rows: [], total: 0, page: 1, perPage: 100 }} />,
+  try: () => <TryPage session={session} forms={forms} keys={keys} />,
+};

@@ -1,0 +1,189 @@
+import type { LedgerRow } from "../../../durable-objects/account-credits";
+import type { RequestRecord } from "../../db/request-log";
+import type { DashboardSession } from "../session";
+import type { Usage } from "../usage";
+import { Layout } from "./layout";
+
+const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+
+export interface UsagePageProps {
+  session: DashboardSession;
+  usage: Usage;
+  ledger: { rows: LedgerRow[]; total: number; page: number; perPage: number };
+  /** The request asked for by id: its record, or `missing` with the id that matched nothing of this account. */
+  lookup?: { record: RequestRecord } | { missing: string };
+}
+
+/** Totals of the window per product: the charts' figures, readable without the page script. */
+function Totals({ usage }: { usage: Usage }) {
+  return (
+    <table id="usage-totals">
+      <thead>
+        <tr>
+          <th>Product</th>
+          <th class="num">Requests</th>
+          <th class="num">Answers</th>
+          <th class="num">Credits</th>
+        </tr>
+      </thead>
+      <tbody>
+        {usage.products.map((p) => (
+          <tr data-product={p}>
+            <td>{p}</td>
+            <td class="num">{sum(usage.requests[p] ?? [])}</td>
+            <td class="num">{sum(usage.answers[p] ?? [])}</td>
+            <td class="num">{sum(usage.credits[p] ?? [])}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Ledger({ ledger }: { ledger: UsagePageProps["ledger"] }) {
+  const pages = Math.max(1, Math.ceil(ledger.total / ledger.perPage));
+  return (
+    <section>
+      <h2>Ledger</h2>
+      {ledger.rows.length ? (
+        <table id="ledger">
+          <thead>
+            <tr>
+              <th>At (UTC)</th>
+              <th>Kind</th>
+              <th class="num">Plan</th>
+              <th class="num">Pack</th>
+              <th class="num">Balance</th>
+              <th>Request</th>
+              <th>Note</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ledger.rows.map((row) => (
+              <tr>
+                <td>{iso(row.at)}</td>
+                <td>{row.kind}</td>
+                <td class="num">{row.plan_delta}</td>
+                <td class="num">{row.pack_delta}</td>
+                <td class="num">{row.plan_after + row.pack_after}</td>
+                <td>
+                  {row.request_id ? (
+                    <a href={`/dashboard/usage?request=${encodeURIComponent(row.request_id)}#request`}>
+                      <code>{row.request_id}</code>
+                    </a>
+                  ) : (
+                    ""
+                  )}
+                </td>
+                <td>{row.note ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p class="muted">No credit movements yet.</p>
+      )}
+      <p class="pager">
+        {ledger.page > 1 ? (
+          <a rel="prev" href={`/dashboard/usage?page=${ledger.page - 1}#ledger`}>
+            Newer
+          </a>
+        ) : null}
+        <span class="muted">{`Page ${ledger.page} of ${pages} (${ledger.total} entries)`}</span>
+        {ledger.page < pages ? (
+          <a rel="next" href={`/dashboard/usage?page=${ledger.page + 1}#ledger`}>
+            {" "}
+            Older
+          </a>
+        ) : null}
+      </p>
+    </section>
+  );
+}
+
+function RequestLookup({ lookup }: { lookup: UsagePageProps["lookup"] }) {
+  return (
+    <section id="request">
+      <h2>A request by its id</h2>
+      <form method="get" action="/dashboard/usage">
+        <label for="request-id">
+          Request id (<code>meta.request_id</code> or the <code>X-Request-Id</code> header)
+        </label>
+        <input id="request-id" name="request" type="text" maxlength={64} required />
+        <p>
+          <button type="submit">Look up</button>
+        </p>
+      </form>
+      {lookup && "missing" in lookup ? (
+        <p class="notice warn">{`No request ${lookup.missing} in this account.`}</p>
+      ) : null}
+      {lookup && "record" in lookup ? (
+        <table id="request-record">
+          <tbody>
+            <tr>
+              <th>Request</th>
+              <td>
+                <code>{lookup.record.requestId}</code>
+              </td>
+            </tr>
+            <tr>
+              <th>Endpoint</th>
+              <td>
+                <code>{`${lookup.record.method} ${lookup.record.path}`}</code>
+              </td>
+            </tr>
+            <tr>
+              <th>Status</th>
+              <td>{`${lookup.record.status}${lookup.record.code ? ` ${lookup.record.code}` : ""}`}</td>
+            </tr>
+            <tr>
+              <th>Credits used</th>
+              <td>{lookup.record.credits}</td>
+            </tr>
+            <tr>
+              <th>Key</th>
+              <td>{lookup.record.keyId ?? ""}</td>
+            </tr>
+            <tr>
+              <th>At (UTC)</th>
+              <td>{iso(lookup.record.createdAt)}</td>
+            </tr>
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}
+
+/** The usage page: three charts (drawn by /dashboard/assets/usage.js with uPlot), totals, the ledger, a request. */
+export function UsagePage({ session, usage, ledger, lookup }: UsagePageProps) {
+  return (
+    <Layout
+      title="Usage"
+      session={session}
+      path="/dashboard/usage"
+      script="/dashboard/assets/usage.js"
+      stylesheet="/dashboard/assets/uplot.css"
+    >
+      <section>
+        <h2>Last 30 days</h2>
+        <p class="muted">
+          Per UTC day and per product: API requests (try-it lookups included), answered values (lookups, bulk rows,
+          monitor runs) and the credits requests charged.
+        </p>
+        <div id="usage-charts" data-usage={JSON.stringify(usage)}>
+          <h3>Requests</h3>
+          <div class="chart" data-chart="requests" />
+          <h3>Answers</h3>
+          <div class="chart" data-chart="answers" />
+          <h3>Credits</h3>
+          <div class="chart" data-chart="credits" />
+        </div>
+        <Totals usage={usage} />
+      </section>
+      <RequestLookup lookup={lookup} />
+      <Ledger ledger={ledger} />
+    </Layout>
+  );
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it, vi } from "vitest";
+import { Browser, createSecretKey, signedUpOwner } from "../dashboard-browser";
+import { lookupEmail, requestRecord } from "../helpers";
+
+vi.setConfig({ testTimeout: 30_000 });
+
+const decode = (text: string) =>
+  text
+    .replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&amp;", "&");
+const usageData = (html: string) =>
+  JSON.parse(decode(/data-usage="([^"]*)"/.exec(html)![1]!)) as {
+    days: number[];
+    products: string[];
+    requests: Record<string, number[]>;
+    answers: Record<string, number[]>;
+    credits: Record<string, number[]>;
+  };
+const totals = (html: string, product: string) =>
+  [
+    ...new RegExp(`<tr data-product="${product}">(.*?)</tr>`).exec(html)![1]!.matchAll(/<td class="num">(\d+)<\/td>/g),
+  ].map((m) => Number(m[1]));
+
+/** A signed-up owner with one paid email lookup made through the API, its record stored. */
+async function ownerWithOneLookup(label: string) {
+  const { browser } = await signedUpOwner(label);
+  const key = await createSecretKey(browser, { scopes: ["account", "email"] });
+  const { body } = await lookupEmail<{ verdict: string }>(key, { email: "anything@catchall.example" });
+  expect(body.meta?.["credits_used"]).toBe(1);
+  const requestId = String(body.meta?.["request_id"]);
+  expect((await requestRecord(key, requestId)).status).toBe(200);
+  return { browser, key, requestId };
+}
+
+describe("dashboard: the usage page", () => {
+  it("shows requests, answers and credits per day and per product for 30 days, with the chart script and its data", async () => {
+    const { browser } = await ownerWithOneLookup("usage");
+    const response = await browser.fetch("/dashboard/usage");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Content-Security-Policy")).toContain("script-src 'self'");
+    const html = await response.text();
+    expect(html).toContain('<script src="/dashboard/assets/usage.js">');
+    expect(html).toContain('href="/dashboard/assets/uplot.css"');
+    const usage = usageData(html);
+    expect(usage.days).toHaveLength(30);
+    expect(usage.days[29]).toBe(Math.floor(Date.now() / 86_400_000) * 86_400_000);
+    expect(usage.products).toEqual(["email", "phone", "ip", "address", "entity", "consistency"]);
+    expect([usage.requests["email"]![29], usage.answers["email"]![29], usage.credits["email"]![29]]).toEqual([1, 1, 1]);
+    expect(usage.requests["email"]!.slice(0, 29).every((n) => n === 0)).toBe(true);
+    expect(totals(html, "email")).toEqual([1, 1, 1]);
+    expect(totals(html, "phone")).toEqual([0, 0, 0]);
+  });
+
+  it("the ledger shows the charge with its request id, a page at a time", async () => {
+    const { browser, requestId } = await ownerWithOneLookup("ledger");
+    const html = await (await browser.fetch("/dashboard/usage")).text();
+    const ledger = /<table id="ledger">(.*?)<\/table>/s.exec(html)![1]!;
+    expect(ledger).toContain("monthly_grant");
+    expect(ledger).toMatch(
+      new RegExp(
+        `<td>charge</td><td class="num">-1</td><td class="num">0</td><td class="num">99</td><td><a href="/dashboard/usage\\?request=${requestId}#request"><code>${requestId}</code>`,
+      ),
+    );
+    expect(html).toContain("Page 1 of 1 (2 entries)");
+    const second = await (await browser.fetch("/dashboard/usage?page=2")).text();
+    expect(second).toContain("No credit movements yet.");
+    expect(second).toContain('<a rel="prev" href="/dashboard/usage?page=1#ledger">');
+    expect(await (await browser.fetch("/dashboard/usage?page=x")).text()).toContain("Page 1 of 1");
+  });
+
+  it("a request is looked up by its id (the data of GET /account/requests/{id}); another account's is not found", async () => {
+    const { browser, requestId } = await ownerWithOneLookup("request");
+    const found = await browser.fetch(`/dashboard/usage?request=${requestId}`);
+    expect(found.status).toBe(200);
+    const record = /<table id="request-record">(.*?)<\/table>/s.exec(await found.text())![1]!;
+    expect(record).toContain(`<code>${requestId}</code>`);
+    expect(record).toContain("<code>POST /api/v1/email</code>");
+    expect(record).toContain("<th>Status</th><td>200</td>");
+    expect(record).toContain("<th>Credits used</th><td>1</td>");
+
+    const other = await signedUpOwner("request-other");
+    const foreign = await other.browser.fetch(`/dashboard/usage?request=${requestId}`);
+    expect(foreign.status).toBe(404);
+    const html = await foreign.text();
+    expect(html).toContain(`No request ${requestId} in this account.`);
+    expect(html).not.toContain('id="request-record"');
+  });
+
+  it("needs a session", async () => {
+    const response = await new Browser().fetch("/dashboard/usage");
+    expect([response.status, response.headers.get("Location")]).toEqual([303, "/dashboard/sign-in"]);
+  });
+});
