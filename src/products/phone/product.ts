@@ -9,6 +9,7 @@ import { lookupPhones, wantsNetwork } from "./lookup";
 import { compare, flags, observe } from "./monitor";
 import { cleanPhone, phoneKey, readItem, type PhoneItem } from "./numbering";
 import { phonePolicy } from "./policy";
+import { phoneRefreshable } from "./refresh";
 import type { PhoneResult } from "./result";
 import { networkOption, phoneItem } from "./schemas";
 import { cannedAnswer, TEST_PHONE_NUMBERS } from "./test-numbers";
@@ -119,6 +120,7 @@ export const phone: Product<PhoneItem, PhoneResult> = {
   policy: phonePolicy,
   feedback: phoneFeedback,
   isSample: isTestNumber,
+  refreshable: phoneRefreshable,
   datasets: [...PHONE_DATASET_NAMES, ...PHONE_NETWORK_DATASETS],
 };
 

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
@@ -42,7 +42,17 @@ export async function installedTables(db: Database): Promise<Map<TableDataset, I
   return asInstalled(await installedRows(db));
 }
 
-const current = and(eq(datasets.name, phonePrefixes.dataset), eq(datasets.version, phonePrefixes.version));
+/**
+ * Rows of the listed version: loaded by hand under it, or refreshed as generation n under `gen-n` while the dataset is
+ * listed at `<date>-gen-n` (refresh.ts). A hand-loaded version (`YYYY.MM.DD-hash8[-tag]`) never ends in `-gen-n`.
+ */
+const current = and(
+  eq(datasets.name, phonePrefixes.dataset),
+  or(
+    eq(datasets.version, phonePrefixes.version),
+    sql`substr(${datasets.version}, -length(${phonePrefixes.version}) - 1) = '-' || ${phonePrefixes.version}`,
+  ),
+);
 
 const selectRows = (db: Database) =>
   db
@@ -123,5 +133,12 @@ export async function removeOtherVersions(
   budgetMs: number,
 ): Promise<{ deleted: number; done: boolean }> {
   if (keep === null) await uninstallDataset(db, dataset);
-  return deleteInChunks(db, "phone_prefixes", sql`dataset = ${dataset} AND version IS NOT ${keep}`, budgetMs);
+  // A scheduled refresh writing its generation meanwhile keeps its rows (src/products/phone/refresh.ts).
+  const staging = sql`coalesce('gen-' || (SELECT staging FROM dataset_generations WHERE name = ${dataset}), '')`;
+  return deleteInChunks(
+    db,
+    "phone_prefixes",
+    sql`dataset = ${dataset} AND version IS NOT ${keep} AND version IS NOT ${staging}`,
+    budgetMs,
+  );
 }
