@@ -74,9 +74,11 @@ export const referenceRoutes = new Hono<AppEnv>()
       url: "/api/v1/openapi.json",
       pageTitle: "Verification API reference",
       cdn: REFERENCE_SCRIPT_PATH,
-      // Nothing else from a third party either: system fonts instead of fonts.scalar.com, no usage pings to Scalar.
+      // Nothing else from a third party either: system fonts instead of fonts.scalar.com, no usage pings to Scalar, and
+      // no "Ask AI" button (it sends the document to Scalar's agent service).
       withDefaultFonts: false,
       telemetry: false,
+      agent: { disabled: true },
     }),
   )
   .get("/llms.txt", (c) => c.text(llmsText(new URL(c.req.url).origin)));

@@ -121,6 +121,7 @@ describe("GET /docs and GET /llms.txt", () => {
     expect(html).not.toContain("import {");
     expect(html).toContain('"withDefaultFonts": false');
     expect(html).toContain('"telemetry": false');
+    expect(html).toMatch(/"agent": \{\s*"disabled": true\s*\}/);
   });
 
   it("serves llms.txt: a title, a summary, auth, the reference, the OpenAPI document and every guide", async () => {
