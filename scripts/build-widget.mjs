@@ -4,6 +4,8 @@
 //   demo.html                      the demo sign-up form, only with WIDGET_DEMO=1 (`npm run dev` and the browser tests)
 //   dashboard/assets/*.js          the dashboard's page scripts (widget/src/dashboard: passkeys, usage charts with
 //                                  uPlot, docs/dashboard.md) and uplot.css
+//   docs/*.md                      the guides, as written in docs/
+//   docs/assets/api-reference.js   the reference renderer GET /docs loads (@scalar/api-reference's standalone bundle)
 // wrangler.toml's [build] runs this before every `wrangler dev` and `wrangler deploy`; `npm run build:widget` by hand.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,6 +17,21 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const ASSETS_DIR = join(ROOT, "dist", "public");
 /** The versioned path sites embed; a breaking change to the widget's options gets /widget/v2/. */
 export const WIDGET_PATH = "/widget/v1/verify.js";
+/** Where GET /docs loads its renderer from (src/routes/reference.ts names the same path): our origin, not a CDN. */
+export const REFERENCE_SCRIPT_PATH = "/docs/assets/api-reference.js";
+/**
+ * The renderer's one-file browser bundle (UMD, sets window.Scalar), of the version package.json pins exactly. The
+ * package's exports map does not list it, so it is read from node_modules by path.
+ */
+export const REFERENCE_SCRIPT_SOURCE = join(
+  ROOT,
+  "node_modules",
+  "@scalar",
+  "api-reference",
+  "dist",
+  "browser",
+  "standalone.js",
+);
 
 // Sites load the script on every page: an hour of caching keeps fixes flowing out the same day.
 const HEADERS = `/widget/*
@@ -23,6 +40,9 @@ const HEADERS = `/widget/*
   X-Content-Type-Options: nosniff
 /dashboard/assets/*
   Cache-Control: public, max-age=300
+  X-Content-Type-Options: nosniff
+/docs/assets/*
+  Cache-Control: public, max-age=3600
   X-Content-Type-Options: nosniff
 `;
 
@@ -62,6 +82,9 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
   mkdirSync(join(outDir, "docs"), { recursive: true });
   for (const name of readdirSync(join(ROOT, "docs")).filter((n) => n.endsWith(".md")))
     copyFileSync(join(ROOT, "docs", name), join(outDir, "docs", name));
+  // Served by us so the reference renders offline and without a third party (4.4 MB, 1.3 MB gzipped: docs/architecture.md).
+  mkdirSync(join(outDir, "docs", "assets"), { recursive: true });
+  copyFileSync(REFERENCE_SCRIPT_SOURCE, join(outDir, REFERENCE_SCRIPT_PATH));
   const code = readFileSync(file);
   return { file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
 }

@@ -60,7 +60,25 @@ ${GUIDES.map(guide).join("\n")}
 `;
 }
 
+/**
+ * Where the reference page loads its renderer: @scalar/api-reference's standalone bundle, copied into the static assets
+ * by scripts/build-widget.mjs (same path there), so the page works offline and calls no CDN.
+ */
+export const REFERENCE_SCRIPT_PATH = "/docs/assets/api-reference.js";
+
 /** `GET /docs` (the rendered reference of the served OpenAPI document) and `GET /llms.txt`; no key. */
 export const referenceRoutes = new Hono<AppEnv>()
-  .get("/docs", Scalar({ url: "/api/v1/openapi.json", pageTitle: "Verification API reference" }))
+  .get(
+    "/docs",
+    Scalar({
+      url: "/api/v1/openapi.json",
+      pageTitle: "Verification API reference",
+      cdn: REFERENCE_SCRIPT_PATH,
+      // Nothing else from a third party either: system fonts instead of fonts.scalar.com, no usage pings to Scalar, and
+      // no "Ask AI" button (it sends the document to Scalar's agent service).
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+    }),
+  )
   .get("/llms.txt", (c) => c.text(llmsText(new URL(c.req.url).origin)));

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
+import { REFERENCE_SCRIPT_PATH, REFERENCE_SCRIPT_SOURCE } from "../../scripts/build-widget.mjs";
 import { ROOT } from "../../scripts/lib/local.mjs";
 import { base, newAccount } from "./stack";
 
@@ -68,7 +69,18 @@ describe("the reference and the guides", () => {
   it("serves /docs, /llms.txt and every guide /llms.txt links to, as in docs/", async () => {
     const reference = await fetch(`${base}/docs`);
     expect(reference.status).toBe(200);
-    expect(await reference.text()).toContain("/api/v1/openapi.json");
+    const html = await reference.text();
+    expect(html).toContain("/api/v1/openapi.json");
+    // The renderer comes from our static assets (scripts/build-widget.mjs), byte for byte the pinned package's bundle.
+    expect(html).toContain(`<script src="${REFERENCE_SCRIPT_PATH}"></script>`);
+    expect(html).not.toMatch(/jsdelivr|unpkg|cdn\./);
+    const script = await fetch(`${base}${REFERENCE_SCRIPT_PATH}`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toMatch(/javascript/);
+    expect(script.headers.get("cache-control")).toBe("public, max-age=3600");
+    const served = Buffer.from(await script.arrayBuffer());
+    expect(served.equals(readFileSync(REFERENCE_SCRIPT_SOURCE))).toBe(true);
+    expect(served.toString("latin1")).toContain("createApiReference");
     const llms = await (await fetch(`${base}/llms.txt`)).text();
     const guides = [...llms.matchAll(/\]\((http[^)]+\/docs\/([\w-]+\.md))\)/g)];
     expect(guides.length).toBeGreaterThan(10);

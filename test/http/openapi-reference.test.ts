@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TAGS } from "../../src/routes/openapi";
-import { GUIDES } from "../../src/routes/reference";
+import { GUIDES, REFERENCE_SCRIPT_PATH } from "../../src/routes/reference";
 
 interface Operation {
   tags?: string[];
@@ -110,6 +110,18 @@ describe("GET /docs and GET /llms.txt", () => {
     expect(html).toContain("/api/v1/openapi.json");
     expect(html).toContain("createApiReference");
     expect(html).toContain("<title>Verification API reference</title>");
+  });
+
+  it("loads its renderer from our own static assets, never from a CDN or another origin", async () => {
+    const html = await (await SELF.fetch("https://api.test/docs")).text();
+    const scripts = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]*)"/g)].map((m) => m[1]);
+    expect(scripts).toEqual([REFERENCE_SCRIPT_PATH]);
+    expect(REFERENCE_SCRIPT_PATH).toBe("/docs/assets/api-reference.js");
+    expect(html).not.toMatch(/jsdelivr|unpkg|cdn\./);
+    expect(html).not.toContain("import {");
+    expect(html).toContain('"withDefaultFonts": false');
+    expect(html).toContain('"telemetry": false');
+    expect(html).toMatch(/"agent": \{\s*"disabled": true\s*\}/);
   });
 
   it("serves llms.txt: a title, a summary, auth, the reference, the OpenAPI document and every guide", async () => {
