@@ -32,7 +32,7 @@ async function handle(env: Env, body: JobMessage): Promise<void> {
   if (isEngineMessage(body)) {
     if (body.type === "run") return runBulkJob(env, body.jobId);
     if (body.type === "delivery") return deliverQueuedWebhook(env, body);
-    if (body.type === "request_log") return storeQueuedRequestRecords(env, body);
+    if (body.type === "request_log") return storeQueuedRequestRecords(env, [body]);
     if (body.type === "dataset_refresh") return runRefreshMessage(env, body);
     if (body.type === "mail") return sendQueuedMail(env, body);
     if (body.type === "mail_notice") return mailAccountNotice(env, body);
@@ -43,8 +43,35 @@ async function handle(env: Env, body: JobMessage): Promise<void> {
   return handler(env, body);
 }
 
+const isRequestLog = (message: Message<JobMessage>): message is Message<RequestLogMessage> =>
+  message.body.type === "request_log";
+
+/** The batch's request records, all of its `request_log` messages, in one D1 statement; a failure retries them all. */
+async function storeRequestLogs(env: Env, messages: Message<RequestLogMessage>[]): Promise<void> {
+  if (!messages.length) return;
+  try {
+    await storeQueuedRequestRecords(
+      env,
+      messages.map((m) => m.body),
+    );
+    for (const message of messages) message.ack();
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        event: "job_message_failed",
+        type: "request_log",
+        messages: messages.length,
+        error: String(err),
+      }),
+    );
+    for (const message of messages) message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
+  }
+}
+
 export async function handleJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
+  await storeRequestLogs(env, batch.messages.filter(isRequestLog));
   for (const message of batch.messages) {
+    if (isRequestLog(message)) continue;
     try {
       await handle(env, message.body);
       message.ack();

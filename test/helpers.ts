@@ -117,10 +117,10 @@ export interface RequestRecordView {
 
 /**
  * GET /account/requests/{id}, asked again while it answers 404 (every 50 ms, or 200 ms after a 429 from the key's
- * rate) for at most 2 s: a request's record is written just after its response, batched with others
- * (src/http/request-log.ts), so it can trail the response a little.
+ * rate) for at most 10 s: a request's record goes on the JOBS queue just after its response and the queue's consumer
+ * writes it (src/http/request-log.ts, workers/request-log.ts), about a second later (the consumer's batch timeout).
  */
-export async function requestRecord(key: string, requestId: string, timeoutMs = 2_000) {
+export async function requestRecord(key: string, requestId: string, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const answer = await call<RequestRecordView>(`/api/v1/account/requests/${requestId}`, bearer(key));

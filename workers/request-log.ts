@@ -1,10 +1,13 @@
-import { database } from "../src/db/client";
 import { insertRequestRecords, type RequestLogMessage } from "../src/db/request-log";
 
 /**
- * Queue consumer for request records whose flush D1 refused after the response (src/http/request-log.ts). Inserting is
- * idempotent on the request id, so a redelivered message stores nothing twice; a failure retries the message.
+ * Queue consumer for request records (src/http/request-log.ts): the records of every `request_log` message of one
+ * delivered batch are inserted in one D1 statement. Inserting is idempotent on the request id, so a redelivered
+ * message stores nothing twice; a failure retries the messages.
  */
-export async function storeQueuedRequestRecords(env: Env, message: RequestLogMessage): Promise<void> {
-  await insertRequestRecords(database(env), message.records);
+export async function storeQueuedRequestRecords(env: Env, messages: readonly RequestLogMessage[]): Promise<void> {
+  await insertRequestRecords(
+    env.DB,
+    messages.flatMap((message) => message.records),
+  );
 }

@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from "hono";
-import { database } from "../db/client";
 import { insertRequestRecords, type NewRequestRecord, type RequestLogMessage } from "../db/request-log";
 import type { AppEnv } from "../types";
 
@@ -70,24 +69,28 @@ function messagesOf(records: readonly NewRequestRecord[]): RequestLogMessage[] {
 }
 
 /**
- * One D1 batch for the records; when D1 refuses it, the same records go to the JOBS queue, whose consumer inserts them
- * (idempotently) later. Logged only when both fail, the one case in which records are lost.
+ * Sends the records on the JOBS queue (one message, or one `sendBatch` when they outgrow a message), whose consumer
+ * inserts each delivered batch in one statement (workers/request-log.ts): the request itself writes nothing to D1's
+ * primary. When the queue refuses them, they go straight to D1 (one idempotent statement). Logged only when both
+ * fail, the one case in which records are lost.
  */
 export async function writeRequestRecords(env: Env, records: readonly NewRequestRecord[]): Promise<void> {
   if (records.length === 0) return;
   try {
-    await insertRequestRecords(database(env), records);
-  } catch (d1Error) {
+    const messages = messagesOf(records);
+    if (messages.length === 1) await env.JOBS.send(messages[0]!);
+    else await env.JOBS.sendBatch(messages.map((body) => ({ body })));
+  } catch (queueError) {
     try {
-      await Promise.all(messagesOf(records).map((message) => env.JOBS.send(message)));
-    } catch (queueError) {
+      await insertRequestRecords(env.DB, records);
+    } catch (d1Error) {
       const requestIds = records.map((r) => r.requestId);
       console.error(
         JSON.stringify({
           event: "request_log_lost",
           request_ids: requestIds,
-          d1_error: String(d1Error),
           queue_error: String(queueError),
+          d1_error: String(d1Error),
         }),
       );
     }
@@ -95,7 +98,7 @@ export async function writeRequestRecords(env: Env, records: readonly NewRequest
 }
 
 /**
- * Records what each request of a known account did (GET /account/requests/{id}). The record is written after the
+ * Records what each request of a known account did (GET /account/requests/{id}). The record is sent after the
  * response, batched with other requests' records (docs/api-decisions.md, "Request record"); it never fails a request.
  */
 export const recordRequests = (): MiddlewareHandler<AppEnv> => async (c, next) => {

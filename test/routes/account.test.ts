@@ -2,7 +2,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { assertDocumentedResponse } from "../openapi-check";
-import { admin, BASE, bearer, call, createAccount, creditsStub, type Envelope } from "../helpers";
+import { admin, BASE, bearer, call, createAccount, creditsStub, type Envelope, requestRecord } from "../helpers";
 
 /** Calls the Worker directly so the request log written after the response can be awaited. */
 async function fetchAndFlush(path: string, key: string) {
@@ -60,7 +60,7 @@ describe("GET /api/v1/account/requests/{requestId}", () => {
     const acct = await createAccount({ key: { scopes: ["account"] } });
     const done = await fetchAndFlush("/api/v1/account", acct.key);
     const refused = await fetchAndFlush("/api/v1/account/ledger?page=0", acct.key);
-    const ok = await call(`/api/v1/account/requests/${done.body.meta.request_id}`, bearer(acct.key));
+    const ok = await requestRecord(acct.key, String(done.body.meta.request_id));
     expect(ok.body.data).toMatchObject({
       endpoint: "GET /api/v1/account",
       status: 200,
@@ -68,7 +68,7 @@ describe("GET /api/v1/account/requests/{requestId}", () => {
       credits_used: 0,
       key_id: acct.keyId,
     });
-    const bad = await call(`/api/v1/account/requests/${refused.body.error.request_id}`, bearer(acct.key));
+    const bad = await requestRecord(acct.key, refused.body.error.request_id);
     expect(bad.body.data).toMatchObject({ status: 422, code: "VALIDATION_FAILED" });
   });
 
@@ -76,6 +76,8 @@ describe("GET /api/v1/account/requests/{requestId}", () => {
     const mine = await createAccount();
     const theirs = await createAccount();
     const their = await fetchAndFlush("/api/v1/account", theirs.key);
+    // Stored (the queue's consumer wrote it), so the 404 below is the account check and not a record still on its way.
+    expect((await requestRecord(theirs.key, String(their.body.meta.request_id))).status).toBe(200);
     const { status, body } = await call(`/api/v1/account/requests/${their.body.meta.request_id}`, bearer(mine.key));
     expect(status).toBe(404);
     expect(body.error.code).toBe("NOT_FOUND");
