@@ -76,6 +76,11 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, "test/e2e/**"],
           globalSetup: ["./test/fixtures/global-setup.ts"],
           setupFiles: ["./test/setup.ts"],
+          // Several tests chain real queue hops (1 s batch waits) and polls that bound their own waits; on a loaded
+          // 2-core machine the 5 s default cut such a test short before its answer arrived (seen for the bulk
+          // completion webhook and monitor runs). A slow test is not a failed one: its polls still decide.
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       {
