@@ -2713,12 +2713,25 @@ export interface paths {
   "/api/v1/consistency": {
     /**
      * Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat
-     * @description Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed. `checks` says which pairs agree (e.g. the phone's country and the IP's), `score` sums the decided checks by a documented formula, null when nothing was decided (docs/consistency.md). 1 credit when a check was decided and the same signal set was not asked in the last 7 days; free otherwise.
+     * @description Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed. `checks` says which pairs agree (e.g. the phone's country and the IP's), `score` sums the decided checks by a documented formula, null when nothing was decided (docs/consistency.md). 1 credit when a check was decided and the same signal set was not asked in the last 7 days; free otherwise. `network: true` runs the phone signal's live network check (as on `POST /phone`): `signals.phone.line_type_source: network` and the check `phone_line_not_virtual` decided on the live line type, 1 more credit when the partner answers, the whole call free with `reason: partner_unavailable` when none does.
      */
     post: {
       requestBody: {
         content: {
-          "application/json": components["schemas"]["ConsistencyRequest"];
+          "application/json": {
+            /** @description An email address (answered without the mailbox handshake). */
+            email?: string | null;
+            phone?: components["schemas"]["Phone"];
+            /** @description An IPv4 or IPv6 address. */
+            ip?: string | null;
+            address?: components["schemas"]["ConsistencyAddress"];
+            entity?: components["schemas"]["Entity"];
+            /**
+             * @description Run the phone signal's live network check through the configured partner: 1 more credit when it answers, the whole call free with `reason: partner_unavailable` when none does.
+             * @default false
+             */
+            network?: boolean;
+          };
         };
       };
       responses: {
@@ -2743,6 +2756,12 @@ export interface paths {
                     valid: boolean;
                     e164: string | null;
                     country: string | null;
+                    line_type: string;
+                    /**
+                     * @description `network` when a network partner reported the line type (`network: true`), else `numbering_plan`.
+                     * @enum {string}
+                     */
+                    line_type_source: "network" | "numbering_plan";
                   }) | null;
                   ip: ({
                     ip: string;
@@ -2791,6 +2810,8 @@ export interface paths {
                 risk_components: {
                   [key: string]: number;
                 };
+                /** @description `partner_unavailable` when `network: true` was asked and no network partner answered: the call is free. */
+                reason: "partner_unavailable" | null;
                 sources: components["schemas"]["Sources"];
               };
               meta: components["schemas"]["EmailDomainMeta"];
@@ -10861,6 +10882,8 @@ export interface paths {
             webhook_events?: "changes" | "every_run";
             /** @default false */
             alert_emails?: boolean;
+            /** @default false */
+            delivery_point?: boolean;
             addresses: components["schemas"]["AddressAddresses"];
           };
         };
@@ -11139,6 +11162,7 @@ export interface paths {
             /** @enum {string} */
             webhook_events?: "changes" | "every_run";
             alert_emails?: boolean;
+            delivery_point?: boolean;
             addresses?: components["schemas"]["AddressAddresses"];
           };
         };
@@ -12903,7 +12927,15 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            rows: components["schemas"]["ConsistencyRequest"][];
+            rows: ({
+                /** @description An email address (answered without the mailbox handshake). */
+                email?: string | null;
+                phone?: components["schemas"]["Phone"];
+                /** @description An IPv4 or IPv6 address. */
+                ip?: string | null;
+                address?: components["schemas"]["ConsistencyAddress"];
+                entity?: components["schemas"]["Entity"];
+              })[];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
@@ -13305,7 +13337,7 @@ export interface paths {
   };
   "/api/v1/consistency/bulk/{jobId}/results": {
     /**
-     * Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, agreements, disagreements, risk_score, risk_level, credits_used, suppressed
+     * Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, phone_line_not_virtual, agreements, disagreements, risk_score, risk_level, credits_used, suppressed
      * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
      */
     get: {
@@ -14253,21 +14285,15 @@ export interface components {
     };
     ItemsResponse3: string | components["schemas"]["EntityRequest"];
     Identifiers: components["schemas"]["ItemsResponse3"][];
+    /** @description A phone number: a string with `+`, or `{phone, country}`. */
+    Phone: components["schemas"]["ItemsResponse"] | null;
     AnyOfResponse16: unknown;
-    ConsistencyRequest: {
-      /** @description An email address (answered without the mailbox handshake). */
-      email?: string | null;
-      /** @description A phone number: a string with `+`, or `{phone, country}`. */
-      phone?: components["schemas"]["ItemsResponse"] | null;
-      /** @description An IPv4 or IPv6 address. */
-      ip?: string | null;
-      /** @description A postal address object with its `country` (or `{address, country}`). */
-      address?: components["schemas"]["AnyOfResponse16"] | null;
-      /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
-      entity?: components["schemas"]["EntityRequest"] | null;
-    };
+    /** @description A postal address object with its `country` (or `{address, country}`). */
+    ConsistencyAddress: components["schemas"]["AnyOfResponse16"] | null;
+    /** @description A company identifier: `{identifier, type, country}` (type `lei` or `company_number`). */
+    Entity: components["schemas"]["EntityRequest"] | null;
     /** @enum {string} */
-    Name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous";
+    Name: "phone_country_matches_ip_country" | "phone_country_matches_address_country" | "ip_country_matches_address_country" | "entity_country_matches_address_country" | "entity_country_matches_phone_country" | "entity_country_matches_ip_country" | "email_tld_country_matches_address_country" | "email_domain_resembles_entity_name" | "email_is_business_for_entity" | "address_postcode_matches_locality" | "ip_not_anonymous" | "phone_line_not_virtual";
     Agreements: components["schemas"]["Name"][];
     IpList: {
       id: number;
@@ -14756,6 +14782,8 @@ export interface components {
       /** @enum {string} */
       webhook_events: "changes" | "every_run";
       alert_emails: boolean;
+      /** @default false */
+      delivery_point: boolean;
       webhook_status: ("pending" | "delivered" | "failed") | null;
       webhook_detail: string | null;
       last_run_at: string | null;

@@ -2,6 +2,7 @@ import type { LookupShape } from "../engines/lookup-shape";
 import { asProduct, type Product } from "../engines/product";
 import { addressLookups } from "./address/lookups";
 import { consistencyLookups } from "./consistency/lookups";
+import { consistencyRequestSchema } from "./consistency/schemas";
 import { emailLookups } from "./email/lookups";
 import { entityLookups } from "./entity/lookups";
 import { ipLookups } from "./ip/lookups";
@@ -45,7 +46,10 @@ export const PRODUCTS = {
   ip: served(ip, ipLookups),
   address: served(address, addressLookups),
   entity: served(entity, entityLookups),
-  consistency: served(consistency, consistencyLookups(consistency.input)),
+  consistency: served(
+    consistency,
+    consistencyLookups(consistencyRequestSchema({ phone, address, entityObject: objectItem })),
+  ),
 } satisfies Record<string, Product>;
 
 /** A registered product's name: the registry's keys, the only list of them (scopes and event names derive from it). */

@@ -19,7 +19,11 @@ export function unionOf(sources: Source[]): Source[] {
  * The answer from the signals: every check, then `score = round(100 * agreeing weight / decided weight)` (null when no
  * check was decided), its level, and a risk score of the disagreements. Everything is recomputable from `checks`.
  */
-export function consistencyAnswer(signals: Signals, sources: Source[]): ConsistencyResult {
+export function consistencyAnswer(
+  signals: Signals,
+  sources: Source[],
+  reason: ConsistencyResult["reason"] = null,
+): ConsistencyResult {
   const checks = runChecks(signals);
   const sum = (result: string) => checks.filter((c) => c.result === result).reduce((total, c) => total + c.weight, 0);
   const agreeing = sum("agree");
@@ -39,6 +43,7 @@ export function consistencyAnswer(signals: Signals, sources: Source[]): Consiste
     risk_score,
     risk_level: riskLevel(risk_score),
     risk_components,
+    reason,
     sources: unionOf(sources),
   };
 }

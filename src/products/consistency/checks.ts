@@ -14,7 +14,28 @@ export const WEIGHTS: Record<CheckName, number> = {
   email_is_business_for_entity: 3,
   address_postcode_matches_locality: 2,
   ip_not_anonymous: 3,
+  phone_line_not_virtual: 2,
 };
+
+/** Lines a person answers: a mobile or a fixed line. Every other known type (VoIP, premium, pager, ...) is not one. */
+const SUBSCRIBER_LINES = ["mobile", "fixed_line"];
+
+/**
+ * Whether the number is a person's own line, decided only on the line type a network partner reported today
+ * (`line_type_source: network`): the numbering plan's type is the range's allocation, which a number ported to VoIP
+ * keeps and which the North American plan cannot even split (`fixed_line_or_mobile`).
+ */
+function lineCheck(phone: Signals["phone"]): { outcome: Outcome; fields: Record<string, FieldValue> } {
+  if (!phone) return { outcome: outcome("not_applicable", "signal_not_given"), fields: {} };
+  const fields = { "phone.line_type": phone.line_type, "phone.line_type_source": phone.line_type_source };
+  if (!phone.valid) return { outcome: outcome("unknown", "phone_invalid"), fields };
+  if (phone.line_type_source !== "network")
+    return { outcome: outcome("not_applicable", "line_type_not_checked"), fields };
+  if (SUBSCRIBER_LINES.includes(phone.line_type)) return { outcome: outcome("agree", "subscriber_line"), fields };
+  if (phone.line_type === "unknown" || phone.line_type === "fixed_line_or_mobile")
+    return { outcome: outcome("unknown", "line_type_unknown"), fields };
+  return { outcome: outcome("disagree", phone.line_type === "voip" ? "voip_line" : "not_a_subscriber_line"), fields };
+}
 
 type Outcome = { result: CheckResult; reason: string };
 
@@ -181,6 +202,7 @@ export function runChecks(signals: Signals): Check[] {
     ["email_is_business_for_entity", emailEntityCheck(signals, "email_is_business_for_entity")],
     ["address_postcode_matches_locality", postcodeCheck(signals.address)],
     ["ip_not_anonymous", { outcome: ip, fields: ipFields }],
+    ["phone_line_not_virtual", lineCheck(signals.phone)],
   ]);
   return [...decided].map(([name, { outcome: o, fields }]) => ({
     name,

@@ -20,6 +20,9 @@ export interface PhoneAnswer {
   valid: boolean;
   e164: string | null;
   country: string | null;
+  line_type: string;
+  network_checked: boolean;
+  reason: string | null;
   sources: Source[];
 }
 

@@ -2,7 +2,7 @@ import type { Product } from "../../engines/product";
 import type { ConsistencyDeps } from "./deps";
 import { CHECK_NAMES, type ConsistencyInput, type ConsistencyResult } from "./result";
 import { consistencyInputSchema } from "./schemas";
-import { consistencySignals } from "./signals";
+import { consistencySignals, wantsNetwork } from "./signals";
 
 const BULK_COLUMNS = [
   "score",
@@ -13,6 +13,14 @@ const BULK_COLUMNS = [
   "risk_score",
   "risk_level",
 ] as const;
+
+/** 1 credit when a check was decided, 1 more when a network partner answered; nothing on a partner outage. */
+const unitsOf = (result: ConsistencyResult) =>
+  result.score === null || result.reason === "partner_unavailable"
+    ? 0
+    : result.signals.phone?.line_type_source === "network"
+      ? 2
+      : 1;
 
 /**
  * Cross-signal consistency (docs/consistency.md): two or more signals, each answered by its own product (email without
@@ -28,15 +36,24 @@ export function consistencyProduct(deps: ConsistencyDeps): Product<ConsistencyIn
     input: consistencyInputSchema(deps),
     unitsPerCredit: 1,
     // DNS is the only network read (no handshake), so the list is looked up first and exactly its price is held: a call
-    // that decides nothing is answered even with no credits.
-    cost: "local",
+    // that decides nothing is answered even with no credits. A partner call costs money: with `network` the walk holds
+    // first, 2 units a value, as phone does.
+    cost: (options) => (wantsNetwork(options) ? "remote" : "local"),
+    holdUnits: (options) => (wantsNetwork(options) ? 2 : 1),
     normalize: consistencyKey,
     local: localConsistency,
-    lookup: (ctx, inputs) => lookupConsistency(ctx, inputs).then((results) => results.map((result) => ({ result }))),
-    price: (result) => ({ units: result.score === null ? 0 : 1 }),
-    repeatable: (result) => result.score !== null,
-    // A repeat is answered again from today's data and only its price is waived, as for the signals' own products.
-    repeats: "fresh",
+    lookup: (ctx, inputs, options) =>
+      lookupConsistency(ctx, inputs, options).then((results) => results.map((result) => ({ result }))),
+    price: (result) => ({ units: unitsOf(result) }),
+    repeatable: (result) => unitsOf(result) > 0,
+    // A repeat is answered again from today's data and only its price is waived, as for the signals' own products. With
+    // `network`, a set whose valid phone was checked is the stored answer (no second partner call within 7 days); one
+    // checked without it is checked now.
+    repeats: (stored, _input, options) => {
+      const phone = stored.signals.phone;
+      if (!wantsNetwork(options) || !phone?.valid) return "fresh";
+      return phone.line_type_source === "network" ? "stored" : "renew";
+    },
     bulk: {
       field: "rows",
       counters: ["consistent", "mixed", "inconsistent", "undecided"],

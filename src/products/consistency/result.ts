@@ -28,6 +28,7 @@ export const CHECK_NAMES = [
   "email_is_business_for_entity",
   "address_postcode_matches_locality",
   "ip_not_anonymous",
+  "phone_line_not_virtual",
 ] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 
@@ -47,7 +48,15 @@ export interface Signals {
     free_provider: boolean;
     disposable: boolean;
   } | null;
-  phone: { phone: string; valid: boolean; e164: string | null; country: string | null } | null;
+  phone: {
+    phone: string;
+    valid: boolean;
+    e164: string | null;
+    country: string | null;
+    line_type: string;
+    /** `network` when a network partner answered (`network: true`), else `numbering_plan`. */
+    line_type_source: LineTypeSource;
+  } | null;
   ip: {
     ip: string;
     valid: boolean;
@@ -68,6 +77,9 @@ export interface Signals {
   } | null;
   entity: { identifier: string; found: boolean; name: string | null; country: string | null } | null;
 }
+
+export const LINE_TYPE_SOURCES = ["network", "numbering_plan"] as const;
+export type LineTypeSource = (typeof LINE_TYPE_SOURCES)[number];
 
 export type FieldValue = string | boolean | null;
 
@@ -91,5 +103,7 @@ export interface ConsistencyResult {
   risk_score: number;
   risk_level: "low" | "medium" | "high";
   risk_components: Record<string, number>;
+  /** `partner_unavailable` when `network: true` was asked and no network partner answered (the call is then free). */
+  reason: "partner_unavailable" | null;
   sources: Source[];
 }

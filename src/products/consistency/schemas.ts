@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ConsistencyDeps } from "./deps";
-import { CHECK_NAMES, CHECK_RESULTS, LEVELS, SIGNAL_NAMES, type ConsistencyInput } from "./result";
+import { CHECK_NAMES, CHECK_RESULTS, LEVELS, LINE_TYPE_SOURCES, SIGNAL_NAMES, type ConsistencyInput } from "./result";
 
 /** Request and response schemas of the consistency product: they validate requests and build the OpenAPI document. */
 
@@ -8,6 +8,26 @@ import { CHECK_NAMES, CHECK_RESULTS, LEVELS, SIGNAL_NAMES, type ConsistencyInput
 export function consistencyInputSchema(
   deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">,
 ): z.ZodType<ConsistencyInput> {
+  return signalsObject(deps, {});
+}
+
+/** `network` on `POST /consistency`: the phone signal's live network check (docs/consistency.md, "Live line type"). */
+const networkOption = z
+  .boolean()
+  .default(false)
+  .describe(
+    "Run the phone signal's live network check through the configured partner: 1 more credit when it answers, the whole call free with `reason: partner_unavailable` when none does.",
+  );
+
+/** The body of `POST /consistency`: the signals and the `network` option (a bulk row is the signals alone). */
+export function consistencyRequestSchema(deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">) {
+  return signalsObject(deps, { network: networkOption }) as z.ZodType<ConsistencyInput & { network: boolean }>;
+}
+
+function signalsObject<Extra extends z.ZodRawShape>(
+  deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">,
+  extra: Extra,
+) {
   const signalFields = {
     email: z.string().max(254).nullish().describe("An email address (answered without the mailbox handshake)."),
     phone: deps.phone.input.nullish().describe("A phone number: a string with `+`, or `{phone, country}`."),
@@ -19,9 +39,11 @@ export function consistencyInputSchema(
       .nullish()
       .describe("A company identifier: `{identifier, type, country}` (type `lei` or `company_number`)."),
   };
-  return z.object(signalFields).refine((body) => SIGNAL_NAMES.filter((name) => body[name] != null).length >= 2, {
-    message: `Give two or more of ${SIGNAL_NAMES.join(", ")}.`,
-  });
+  return z
+    .object({ ...signalFields, ...extra })
+    .refine((body: Record<string, unknown>) => SIGNAL_NAMES.filter((name) => body[name] != null).length >= 2, {
+      message: `Give two or more of ${SIGNAL_NAMES.join(", ")}.`,
+    });
 }
 
 const country = z.string().nullable();
@@ -37,7 +59,18 @@ export const signalsSchema = z.object({
       disposable: z.boolean(),
     })
     .nullable(),
-  phone: z.object({ phone: z.string(), valid: z.boolean(), e164: z.string().nullable(), country }).nullable(),
+  phone: z
+    .object({
+      phone: z.string(),
+      valid: z.boolean(),
+      e164: z.string().nullable(),
+      country,
+      line_type: z.string(),
+      line_type_source: z
+        .enum(LINE_TYPE_SOURCES)
+        .describe("`network` when a network partner reported the line type (`network: true`), else `numbering_plan`."),
+    })
+    .nullable(),
   ip: z
     .object({
       ip: z.string(),
@@ -86,5 +119,11 @@ export const consistencyResultSchema = z.object({
   risk_score: z.int(),
   risk_level: z.enum(["low", "medium", "high"]),
   risk_components: z.record(z.string(), z.int()),
+  reason: z
+    .enum(["partner_unavailable"])
+    .nullable()
+    .describe(
+      "`partner_unavailable` when `network: true` was asked and no network partner answered: the call is free.",
+    ),
   sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
 });

@@ -26,12 +26,20 @@ type Answer<K extends SignalName> = NonNullable<SignalAnswers[K]>;
 /** The signals' own repeat windows and suppression lists play no part: a consistency call is billed as one answer. */
 const SIGNAL_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 
+/** Whether the call asked for the phone signal's live network check (`network: true`). */
+export const wantsNetwork = (options: WalkOptions) => options.extra.network === true;
+
 /** A product's answers by its own functions: its local answers (test values, malformed), the rest in one lookup. */
-async function answered<Out>(product: SignalProduct<Out>, ctx: ProductContext, values: unknown[]): Promise<Out[]> {
+async function answered<Out>(
+  product: SignalProduct<Out>,
+  ctx: ProductContext,
+  values: unknown[],
+  options = SIGNAL_OPTIONS,
+): Promise<Out[]> {
   if (!values.length) return [];
   const locals = await Promise.all(values.map((value) => product.local?.(value) ?? null));
   const open = values.filter((_, i) => !locals[i]);
-  const looked = open.length ? await product.lookup(ctx, open, SIGNAL_OPTIONS) : [];
+  const looked = open.length ? await product.lookup(ctx, open, options) : [];
   let n = 0;
   return locals.map((local) => local?.result ?? looked[n++]!.result);
 }
@@ -52,7 +60,16 @@ export function signalsOf(a: SignalAnswers): Signals {
           disposable: e.disposable,
         }
       : null,
-    phone: p ? { phone: p.phone, valid: p.valid, e164: p.e164, country: p.valid ? p.country : null } : null,
+    phone: p
+      ? {
+          phone: p.phone,
+          valid: p.valid,
+          e164: p.e164,
+          country: p.valid ? p.country : null,
+          line_type: p.line_type,
+          line_type_source: p.network_checked ? "network" : "numbering_plan",
+        }
+      : null,
     ip: i
       ? {
           ip: i.ip,
@@ -89,7 +106,8 @@ export function signalsOf(a: SignalAnswers): Signals {
 /** The answer from the signals' answers: the union of their sources, plus the ccTLD table when an email was read. */
 export function answerFrom(a: SignalAnswers): ConsistencyResult {
   const sources = [a.email, a.phone, a.ip, a.address, a.entity].flatMap((answer) => answer?.sources ?? []);
-  return consistencyAnswer(signalsOf(a), a.email?.syntax_valid ? [...sources, CCTLD_SOURCE] : sources);
+  const reason = a.phone?.reason === "partner_unavailable" ? "partner_unavailable" : null;
+  return consistencyAnswer(signalsOf(a), a.email?.syntax_valid ? [...sources, CCTLD_SOURCE] : sources, reason);
 }
 
 /** The product functions of consistency over the products it compares (handed in by the registry). */
@@ -97,9 +115,13 @@ export function consistencySignals(deps: ConsistencyDeps) {
   const products = { email: deps.email, phone: deps.phone, ip: deps.ip, address: deps.address, entity: deps.entity };
 
   /** How each signal is answered: email by its pipeline without the mailbox handshake, the rest by their products. */
-  const lookups: { [K in SignalName]: (ctx: ProductContext, values: unknown[]) => Promise<Answer<K>[]> } = {
+  const lookups: {
+    [K in SignalName]: (ctx: ProductContext, values: unknown[], options: WalkOptions) => Promise<Answer<K>[]>;
+  } = {
     email: (ctx, values) => deps.emailWithoutHandshake(ctx, values as string[]),
-    phone: (ctx, values) => answered(deps.phone, ctx, values),
+    // `network: true` reaches the phone signal only: its partner check, as `POST /phone` would run it.
+    phone: (ctx, values, options) =>
+      answered(deps.phone, ctx, values, { ...SIGNAL_OPTIONS, extra: { network: wantsNetwork(options) } }),
     ip: (ctx, values) => answered(deps.ip, ctx, values),
     address: (ctx, values) => answered(deps.address, ctx, values),
     entity: (ctx, values) => answered(deps.entity, ctx, values),
@@ -110,7 +132,11 @@ export function consistencySignals(deps: ConsistencyDeps) {
     name === "entity" ? Promise.resolve(null) : products[name].local!(value);
 
   /** Every signal of every input looked up by its own product, all products at once (one lookup per product per list). */
-  async function lookupConsistency(ctx: ProductContext, inputs: ConsistencyInput[]): Promise<ConsistencyResult[]> {
+  async function lookupConsistency(
+    ctx: ProductContext,
+    inputs: ConsistencyInput[],
+    options: WalkOptions,
+  ): Promise<ConsistencyResult[]> {
     const answers: SignalAnswers[] = inputs.map(() => ({}));
     await Promise.all(
       SIGNAL_NAMES.map(async (name) => {
@@ -118,6 +144,7 @@ export function consistencySignals(deps: ConsistencyDeps) {
         const results = await lookups[name](
           ctx,
           asked.map((x) => x.value),
+          options,
         );
         asked.forEach(({ i }, n) => ((answers[i] as Record<SignalName, unknown>)[name] = results[n]!));
       }),

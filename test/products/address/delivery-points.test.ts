@@ -5,7 +5,10 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runMonitor } from "../../../src/engines/monitors/run";
+import { monitorById } from "../../../src/engines/monitors/store";
 import { resetBreakers } from "../../../src/platform/partners/guard";
+import { address } from "../../../src/products/address/product";
 import { installRows } from "../../address-samples";
 import { bearer, call, createAccount, json } from "../../helpers";
 
@@ -208,5 +211,74 @@ describe("address policy requiring a confirmed delivery point", () => {
       { action: "review", rules_hit: ["delivery_point"] },
       1,
     ]);
+  });
+});
+
+describe("address monitors with delivery_point: true", () => {
+  const EIGHT_DAYS = 8 * 86_400_000;
+  const monitorOf = async (key: string, addresses: unknown[], extra: Record<string, unknown> = {}) => {
+    const auth = bearer(key).headers as Record<string, string>;
+    const created = await call<{ monitor: { id: number; delivery_point: boolean } }>(
+      "/api/v1/address/monitors",
+      json({ name: "Deliveries", addresses, cadence: "weekly", delivery_point: true, ...extra }, auth),
+    );
+    return { auth, created };
+  };
+
+  it("checks every address of a run, bills 2 each, and reports a delivery point that is gone as a deliverable change", async () => {
+    const acct = await createAccount({ pack: 20 });
+    const line1 = street("Demolished Ave");
+    const { auth, created } = await monitorOf(acct.key, [us(line1)]);
+    expect([created.status, created.body.data.monitor.delivery_point]).toEqual([201, true]);
+    const id = created.body.data.monitor.id;
+    const first = await call<{ summary: Record<string, unknown> }>(
+      `/api/v1/address/monitors/${id}/run`,
+      json({}, auth),
+    );
+    expect(first.body.data.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 2, verified: 1 });
+    // Eight days later the checked answer is past its repeat window: the run asks the partner again.
+    const later = await runMonitor(env, address, (await monitorById(env, id))!, Date.now() + EIGHT_DAYS);
+    expect(later.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 2 });
+    expect(later.changes).toEqual([
+      expect.objectContaining({
+        changes: expect.arrayContaining([{ field: "deliverable", from: true, to: false }]),
+      }),
+    ]);
+    expect(await callsFor("smarty", line1)).toBe(2);
+    const patched = await call<{ monitor: { delivery_point: boolean } }>(
+      `/api/v1/address/monitors/${id}`,
+      json({ delivery_point: false }, auth, "PATCH"),
+    );
+    expect(patched.body.data.monitor.delivery_point).toBe(false);
+  });
+
+  it("runs a partner outage free, with partner_unavailable and no deliverable change", async () => {
+    const acct = await createAccount({ pack: 20 });
+    const line1 = street("500 Error St");
+    const { auth, created } = await monitorOf(acct.key, [us(line1)]);
+    const id = created.body.data.monitor.id;
+    const first = await call<{ summary: Record<string, unknown> }>(
+      `/api/v1/address/monitors/${id}/run`,
+      json({}, auth),
+    );
+    expect(first.body.data.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 0 });
+    const later = await runMonitor(env, address, (await monitorById(env, id))!, Date.now() + EIGHT_DAYS);
+    expect(later.summary).toMatchObject({ checked: 1, changed: 0, credits_used: 0 });
+    expect(await callsFor("smarty", line1)).toBeGreaterThan(0);
+    const account = await call<{ balance: { available: number } }>("/api/v1/account", bearer(acct.key));
+    expect(account.body.data.balance.available).toBe(20);
+  });
+
+  it("without the option runs unchecked, 1 credit, no partner call", async () => {
+    const acct = await createAccount({ pack: 20 });
+    const line1 = street("Demolished Ave");
+    const { auth, created } = await monitorOf(acct.key, [us(line1)], { delivery_point: undefined });
+    expect(created.body.data.monitor.delivery_point).toBe(false);
+    const run = await call<{ summary: Record<string, unknown> }>(
+      `/api/v1/address/monitors/${created.body.data.monitor.id}/run`,
+      json({}, auth),
+    );
+    expect(run.body.data.summary).toMatchObject({ checked: 1, credits_used: 1 });
+    expect(await callsFor("smarty", line1)).toBe(0);
   });
 });

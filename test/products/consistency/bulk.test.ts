@@ -82,7 +82,7 @@ describe("POST /consistency/bulk", () => {
     );
     expect(lines).toHaveLength(6);
     expect(lines[1]).toMatch(
-      /^1,".*",60,mixed,disagree,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,agree,ip_not_anonymous,phone_country_matches_ip_country,20,low,1,false$/,
+      /^1,".*",60,mixed,disagree,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,agree,not_applicable,ip_not_anonymous,phone_country_matches_ip_country,20,low,1,false$/,
     );
     expect(lines[3]).toMatch(/,,,unknown,.*,0,low,0,false$/);
     const undecided = await csv(acct, `/api/v1/consistency/bulk/${job.id}/results?variant=undecided`);

@@ -24,6 +24,8 @@ const COMPANY = {
   email_domain_resembles_entity_name: "agree:domain_matches_name",
   email_is_business_for_entity: "agree:business_domain",
   address_postcode_matches_locality: "agree:postcode_serves_locality",
+  // Without `network: true` the line type is the plan's: never decided (docs/consistency.md, "The live line type").
+  phone_line_not_virtual: "not_applicable:line_type_not_checked",
 };
 
 const CASES = [

@@ -17,7 +17,14 @@ const EMAIL = {
   free_provider: false,
   disposable: false,
 };
-const PHONE = { phone: "+447400123456", valid: true, e164: "+447400123456", country: "GB" };
+const PHONE = {
+  phone: "+447400123456",
+  valid: true,
+  e164: "+447400123456",
+  country: "GB",
+  line_type: "mobile",
+  line_type_source: "numbering_plan" as const,
+};
 const IP = {
   ip: "81.130.1.1",
   valid: true,
@@ -36,6 +43,8 @@ const ADDRESS = {
   postcode_found: true,
   locality_matches_postcode: true,
 };
+/** The phone as a network partner reported it (`network: true`). */
+const LIVE = { ...PHONE, line_type_source: "network" as const };
 const ENTITY = { identifier: "09900001", found: true, name: "SAMPLE WIDGETS LIMITED", country: "GB" };
 const NONE: Signals = { email: null, phone: null, ip: null, address: null, entity: null };
 const ALL: Signals = { email: EMAIL, phone: PHONE, ip: IP, address: ADDRESS, entity: ENTITY };
@@ -217,6 +226,19 @@ const TABLE: Row[] = [
     "unknown:ip_reserved",
   ],
   ["ip_not_anonymous", { phone: PHONE, address: ADDRESS }, "not_applicable:signal_not_given"],
+  ["phone_line_not_virtual", { phone: LIVE, ip: IP }, "agree:subscriber_line"],
+  ["phone_line_not_virtual", { phone: { ...LIVE, line_type: "fixed_line" } }, "agree:subscriber_line"],
+  ["phone_line_not_virtual", { phone: { ...LIVE, line_type: "voip" } }, "disagree:voip_line"],
+  ["phone_line_not_virtual", { phone: { ...LIVE, line_type: "premium_rate" } }, "disagree:not_a_subscriber_line"],
+  ["phone_line_not_virtual", { phone: { ...LIVE, line_type: "unknown" } }, "unknown:line_type_unknown"],
+  [
+    "phone_line_not_virtual",
+    { phone: { ...PHONE, valid: false, e164: null, country: null, line_type: "unknown" } },
+    "unknown:phone_invalid",
+  ],
+  // The plan's line type (the range's allocation) never decides it, even a VoIP range.
+  ["phone_line_not_virtual", { phone: { ...PHONE, line_type: "voip" } }, "not_applicable:line_type_not_checked"],
+  ["phone_line_not_virtual", { ip: IP, address: ADDRESS }, "not_applicable:signal_not_given"],
 ];
 
 describe("checks", () => {

@@ -50,7 +50,14 @@ describe("POST /api/v1/consistency: requests", () => {
     const { body } = await consistency(acct.key, { phone, ip });
     expect(body.data.signals).toEqual({
       email: null,
-      phone: { phone, valid: true, e164: phone, country: "GB" },
+      phone: {
+        phone,
+        valid: true,
+        e164: phone,
+        country: "GB",
+        line_type: "mobile",
+        line_type_source: "numbering_plan",
+      },
       ip: {
         ip,
         valid: true,
