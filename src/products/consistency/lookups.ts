@@ -13,7 +13,10 @@ export const consistencyLookups = (input: z.ZodType<ConsistencyInput>): LookupSh
       path: "/consistency",
       summary: "Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat",
       description:
-        "Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed. `checks` says which pairs agree (e.g. the phone's country and the IP's), `score` sums the decided checks by a documented formula, null when nothing was decided (docs/consistency.md). 1 credit when a check was decided and the same signal set was not asked in the last 7 days; free otherwise.",
+        "Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals " +
+        "are not billed. `checks` says which pairs agree (e.g. the phone's country and the IP's), `score` sums the " +
+        "decided checks by a documented formula, null when nothing was decided (docs/consistency.md). 1 credit " +
+        "when a check was decided and the same signal set was not asked in the last 7 days; free otherwise.",
       sandbox: true,
       request: { json: input },
       inputs: ({ json }) => [json],
