@@ -1,6 +1,7 @@
-// `npm run datasets:import -- <ip-country|ip-asn|ip-city|ip-tor-exits|hosting-*|vpn-*> <file>... [--version YYYY-MM-DD]
-// [--url URL]` `npm run datasets:import -- <ip-country|ip-asn|ip-city> --package` (the installed @ip-location-db copy,
-// dated by its version)
+// `npm run datasets:import -- <ip-country|ip-asn|ip-city|ip-tor-exits|hosting-*|vpn-*> <file>...
+//      [--version YYYY-MM-DD] [--url URL]`
+// `npm run datasets:import -- <ip-country|ip-asn|ip-city> --package`
+//      (the installed @ip-location-db copy, dated by its version)
 //
 // Streams IP datasets into the API's D1 through the operator routes (docs/ip.md, "Datasets"): a file is read a chunk at
 // a time (datasets/registers/csv.mjs), each row is read by src/products/ip/datasets.ts (address or `-num` editions,

@@ -13,8 +13,8 @@
 //   <file>       a CSV (unzipped), or - for standard input; several files (Companies House parts) load as one version
 //   --version    the publication date, when the file name does not carry it (GLEIF: 20261122-0800-gleif-goldencopy-...;
 //                Companies House: BasicCompanyData-2026-11-01-part1_7.csv)
-//   --url the API (default http://127.0.0.1:$PORT, PORT 8787); the token is ADMIN_TOKEN from the environment or
-//   .dev.vars
+//   --url        the API (default http://127.0.0.1:$PORT, PORT 8787); the token is ADMIN_TOKEN from the
+//                environment or .dev.vars
 //   --json       print the summary as one JSON line (benchmarks read it)
 //   --coverage, --countries, --coverage-note
 //                what the file covers (src/db/coverage.ts); default: the register's own (the publisher's whole file),
