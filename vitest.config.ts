@@ -8,8 +8,8 @@ import { STRIPE_TEST_PRICES, STRIPE_TEST_SECRET_KEY, STRIPE_TEST_WEBHOOK_SECRET 
 const ADMIN_TOKEN = "test-admin-token";
 const MAIL_LINK_SECRET = "test-mail-link-secret-0123456789abcdef";
 
-// wrangler.toml requires these three secrets. The tests bind their own values (below); giving wrangler's config reader the
-// same ones spares a "Missing required secrets" warning per test file where there is no .dev.vars (CI).
+// wrangler.toml requires these three secrets. The tests bind their own values (below); giving wrangler's config reader
+// the same ones spares a "Missing required secrets" warning per test file where there is no .dev.vars (CI).
 process.env.ADMIN_TOKEN ??= ADMIN_TOKEN;
 process.env.SMTP_SIDECAR_SECRET ??= SIDECAR_SECRET;
 process.env.MAIL_LINK_SECRET ??= MAIL_LINK_SECRET;
@@ -34,7 +34,8 @@ export default defineConfig({
                 MAIL_LINK_SECRET,
                 MAIL_STATS_URL: inject("mailStatsUrl"),
                 MAIL_CATCHER_URL: inject("mailCatcherUrl"),
-                // Customer mail through the sidecar's relay to the catcher (test/fixtures/catcher.ts), retries 50 ms apart.
+                // Customer mail through the sidecar's relay to the catcher (test/fixtures/catcher.ts), retries 50 ms
+                // apart.
                 MAIL_TRANSPORT: "smtp",
                 MAIL_FROM: "Vérification API <mail@verify.test>",
                 MAIL_BASE_URL: "https://verify.test",
@@ -46,26 +47,29 @@ export default defineConfig({
                 OPENAPI_COVERAGE: process.env.OPENAPI_COVERAGE ?? "",
                 WEBHOOK_TIMEOUT_MS: "400",
                 WEBHOOK_RETRY_BASE_MS: "20",
-                // Settling re-checks 1 s apart, so test/products/email/settle.test.ts follows the whole chain through the queue.
+                // Settling re-checks 1 s apart, so test/products/email/settle.test.ts follows the whole chain through
+                // the queue.
                 RECHECK_DELAYS_S: "1,1",
                 // The scheduled dataset refresh fetches from the publishers' stand-in (test/fixtures/publishers.ts).
                 ...publisherVars(inject("publishersUrl")),
                 PUBLISHERS_URL: inject("publishersUrl"),
-                // Partner checks against their stand-in (test/fixtures/partners.ts), with short timeouts so a slow partner
-                // (5 s) is a timeout and an open breaker closes again within a test.
+                // Partner checks against their stand-in (test/fixtures/partners.ts), with short timeouts so a slow
+                // partner (5 s) is a timeout and an open breaker closes again within a test.
                 ...partnerVars(inject("partnersUrl")),
                 PARTNERS_URL: inject("partnersUrl"),
                 PARTNER_TIMEOUT_MS: "400",
                 PARTNER_BUDGET_MS: "4000",
                 PARTNER_BREAKER_MS: "1500",
-                // Purchases on, against the Stripe stand-in (test/fixtures/stripe.ts); webhooks signed with this secret.
+                // Purchases on, against the Stripe stand-in (test/fixtures/stripe.ts); webhooks signed with this
+                // secret.
                 STRIPE_API_URL: inject("stripeUrl"),
                 STRIPE_SECRET_KEY: STRIPE_TEST_SECRET_KEY,
                 STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
                 STRIPE_PRICES: STRIPE_TEST_PRICES,
               },
-              // An empty second database for test/db/migration.test.ts, which applies the migrations to it step by step, and
-              // one that stays empty: a real D1 that refuses writes (test/http/request-log.test.ts, the queue fallback).
+              // An empty second database for test/db/migration.test.ts, which applies the migrations to it step by
+              // step, and one that stays empty: a real D1 that refuses writes (test/http/request-log.test.ts, the queue
+              // fallback).
               d1Databases: { MIGRATION_DB: "migration-test", EMPTY_DB: "empty-test" },
             },
           })),

@@ -11,8 +11,8 @@
 //   paid   a fresh paid lookup: enterReserve (rate windows + cap + balance + hold) then settle (charge + ledger row)
 //
 // Prints calls/s and requests/s per kind at BENCH_CONCURRENCY calls in flight, over BENCH_KEYS keys of one account
-// (each limited to 5 a second, so a rate above 5 x keys shows as refused), and writes bench/results/account-object.json.
-// Knobs: BENCH_CALLS, BENCH_CONCURRENCY, BENCH_KEYS, BENCH_ROUNDS.
+// (each limited to 5 a second, so a rate above 5 x keys shows as refused), and writes
+// bench/results/account-object.json. Knobs: BENCH_CALLS, BENCH_CONCURRENCY, BENCH_KEYS, BENCH_ROUNDS.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -93,7 +93,8 @@ async function main() {
   const ask = async (query) => (await fetch(`${base}/?${new URLSearchParams(query)}`)).json();
   await ask({ kind: "setup" });
   console.log(
-    `[bench] one account's object: ${CALLS} requests per round, ${CONCURRENCY} in flight, ${KEYS} keys, ${ROUNDS} rounds per kind`,
+    `[bench] one account's object: ${CALLS} requests per round, ${CONCURRENCY} in flight, ${KEYS} keys, ${ROUNDS} ` +
+      `rounds per kind`,
   );
   await ask({ kind: "free", calls: 2_000, concurrency: CONCURRENCY, keys: KEYS }); // warm-up
   const rows = [];
@@ -115,13 +116,17 @@ async function main() {
   console.log("\nkind     requests/s   calls/s   (best requests/s)   refused by the 5/s key limit");
   for (const r of rows)
     console.log(
-      `${r.kind.padEnd(8)} ${String(r.requests_per_s).padStart(10)} ${String(r.calls_per_s).padStart(9)}   (${r.best_requests_per_s})${" ".repeat(12)}${r.refused}`,
+      `${r.kind.padEnd(8)} ${String(r.requests_per_s).padStart(10)} ${String(r.calls_per_s).padStart(9)}   ` +
+        `(${r.best_requests_per_s})${" ".repeat(12)}${r.refused}`,
     );
   mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(
-    join(RESULTS_DIR, "account-object.json"),
-    `${JSON.stringify({ at: new Date().toISOString(), machine: { cpus: availableParallelism(), node: process.version }, config: { calls: CALLS, concurrency: CONCURRENCY, keys: KEYS, rounds: ROUNDS }, results: rows }, null, 2)}\n`,
-  );
+  const report = {
+    at: new Date().toISOString(),
+    machine: { cpus: availableParallelism(), node: process.version },
+    config: { calls: CALLS, concurrency: CONCURRENCY, keys: KEYS, rounds: ROUNDS },
+    results: rows,
+  };
+  writeFileSync(join(RESULTS_DIR, "account-object.json"), `${JSON.stringify(report, null, 2)}\n`);
   console.log("[bench] wrote bench/results/account-object.json");
   return 0;
 }

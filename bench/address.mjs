@@ -163,7 +163,8 @@ async function main() {
     ratio_per_address_vs_single: round2(batch.p50_ms / 100 / singleSummary.p50_ms),
   };
   console.log(
-    `[bench] (b) batch of 100 p50 ${batch.p50_ms} ms = ${b.per_address_ms} ms an address, ${b.ratio_per_address_vs_single}x a single lookup`,
+    `[bench] (b) batch of 100 p50 ${batch.p50_ms} ms = ${b.per_address_ms} ms an address, ` +
+      `${b.ratio_per_address_vs_single}x a single lookup`,
   );
 
   // (c)
@@ -197,10 +198,13 @@ async function main() {
   };
   writeFileSync(join(RESULTS_DIR, "address.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(
-    `[bench] (c) bulk: ${c.map((r) => `${r.rows} rows at ${r.rows_per_s} rows/s, workerd peak ${r.workerd_peak_rss_mb} MB`).join("; ")}; large/small RSS ${flat}x`,
+    `[bench] (c) bulk: ${c
+      .map((r) => `${r.rows} rows at ${r.rows_per_s} rows/s, workerd peak ${r.workerd_peak_rss_mb} MB`)
+      .join("; ")}; large/small RSS ${flat}x`,
   );
   console.log(
-    `[bench] (d) accuracy: ${d.agree}/${d.pairs} pairs agree (${d.percent}%), mismatches flagged ${d.mismatches_flagged}/${d.mismatches}, malformed flagged ${d.malformed_flagged}/${d.malformed}`,
+    `[bench] (d) accuracy: ${d.agree}/${d.pairs} pairs agree (${d.percent}%), mismatches flagged ` +
+      `${d.mismatches_flagged}/${d.mismatches}, malformed flagged ${d.malformed_flagged}/${d.malformed}`,
   );
   console.log(`[bench] wrote bench/results/address.json (${results.seconds} s)`);
   const missed = c.some((r) => r.rows_per_s < TARGET_ROWS_PER_S) || !results.c_bulk.memory_flat;

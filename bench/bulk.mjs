@@ -234,7 +234,8 @@ async function main() {
   if (added !== list.suppressed.length)
     throw new Error(`suppression list: ${added} added, expected ${list.suppressed.length}`);
   console.log(
-    `[bench] suppression list seeded with ${added} addresses in ${Math.ceil(list.suppressed.length / SUPPRESS_PER_CALL)} calls (${seedSeconds.toFixed(1)} s)`,
+    `[bench] suppression list seeded with ${added} addresses in ` +
+      `${Math.ceil(list.suppressed.length / SUPPRESS_PER_CALL)} calls (${seedSeconds.toFixed(1)} s)`,
   );
 
   // ── the run ───────────────────────────────────────────────────────────────────────────────────────────────────
@@ -249,7 +250,8 @@ async function main() {
   const jobId = created.body.data.job.id;
   sampler.mark("created");
   console.log(
-    `[bench] job ${jobId} created in ${created.ms.toFixed(0)} ms (status ${created.body.data.job.status}); polling every ${POLL_MS} ms`,
+    `[bench] job ${jobId} created in ${created.ms.toFixed(0)} ms (status ${created.body.data.job.status}); polling ` +
+      `every ${POLL_MS} ms`,
   );
 
   const pollDeadline = startedAt + TIMEOUT_MS - TAIL_MS;
@@ -292,7 +294,8 @@ async function main() {
       lastPrint = performance.now();
       const s = (at - createdAt) / 1000;
       console.log(
-        `[bench] ${s.toFixed(1)} s: ${job.status}, ${job.processed}/${job.total} rows (${Math.round(job.processed / s)} rows/s so far)`,
+        `[bench] ${s.toFixed(1)} s: ${job.status}, ${job.processed}/${job.total} rows ` +
+          `(${Math.round(job.processed / s)} rows/s so far)`,
       );
     }
     if (!["queued", "processing"].includes(job.status)) {
@@ -413,7 +416,9 @@ async function main() {
   return process.env.BENCH_ENFORCE === "1" && !results.target_met ? 1 : 0;
 }
 
-/** GET /healthz every `everyMs` (from the previous start; one at a time) until stop(), which resolves to latency stats. */
+/**
+ * GET /healthz every `everyMs` (from the previous start; one at a time) until stop(), which resolves to latency stats.
+ */
 function healthProbe(base, everyMs) {
   const agent = keepAliveAgent(1);
   const latencies = [];
@@ -676,7 +681,8 @@ function summariseProgress(polls, total) {
 function report(r) {
   const line = (label, value) => console.log(`${label.padEnd(34)}${value}`);
   console.log(
-    `\nbulk email run, ${r.config.rows} rows (${r.mix.distinct} distinct + ${r.mix.duplicates} duplicates), ${r.machine.cpus} CPUs:`,
+    `\nbulk email run, ${r.config.rows} rows (${r.mix.distinct} distinct + ${r.mix.duplicates} duplicates), ` +
+      `${r.machine.cpus} CPUs:`,
   );
   line(
     "create (POST /email/bulk)",
@@ -684,36 +690,43 @@ function report(r) {
   );
   line(
     "run (create response -> completed)",
-    `${r.run_seconds.toFixed(1)} s (server created_at -> finished_at: ${r.server_seconds ?? "-"} s); first rows after ${r.first_row_after_s ?? "-"} s`,
+    `${r.run_seconds.toFixed(1)} s (server created_at -> finished_at: ${r.server_seconds ?? "-"} s); first rows ` +
+      `after ${r.first_row_after_s ?? "-"} s`,
   );
   line(
     "throughput",
-    `${r.rows_per_s} rows/s (server clock: ${r.server_rows_per_s ?? "-"} rows/s)   target >= ${r.target_rows_per_s}: ${r.target_met ? "met" : "NOT met"}`,
+    `${r.rows_per_s} rows/s (server clock: ${r.server_rows_per_s ?? "-"} rows/s)   target >= ${r.target_rows_per_s}: ` +
+      `${r.target_met ? "met" : "NOT met"}`,
   );
   if (r.download)
     line(
       "results download",
-      `${r.download.status}, ${(r.download.bytes / 1e6).toFixed(2)} MB in ${r.download.ms.toFixed(0)} ms (${r.download.mb_per_s} MB/s)`,
+      `${r.download.status}, ${(r.download.bytes / 1e6).toFixed(2)} MB in ${r.download.ms.toFixed(0)} ms ` +
+        `(${r.download.mb_per_s} MB/s)`,
     );
   if (r.csv)
     line(
       "CSV",
-      `${r.csv.data_rows} data rows, ${r.csv.distinct_indexes} distinct indexes, ${r.csv.missing_indexes} missing; verdicts ${r.csv.wrong_verdict + r.csv.wrong_reason + r.csv.wrong_input} wrong`,
+      `${r.csv.data_rows} data rows, ${r.csv.distinct_indexes} distinct indexes, ${r.csv.missing_indexes} missing; ` +
+        `verdicts ${r.csv.wrong_verdict + r.csv.wrong_reason + r.csv.wrong_input} wrong`,
     );
   const j = r.job;
   line(
     "job counters",
-    `deliverable ${j.deliverable}, risky ${j.risky}, undeliverable ${j.undeliverable}, duplicate_count ${j.duplicate_count}, credits_used ${j.credits_used}`,
+    `deliverable ${j.deliverable}, risky ${j.risky}, undeliverable ${j.undeliverable}, duplicate_count ` +
+      `${j.duplicate_count}, credits_used ${j.credits_used}`,
   );
   const e = r.expected;
   line(
     "expected",
-    `deliverable ${e.deliverable}, risky ${e.risky}, undeliverable ${e.undeliverable}, duplicate_count ${e.duplicate_count}, credits_used ${e.credits_used}`,
+    `deliverable ${e.deliverable}, risky ${e.risky}, undeliverable ${e.undeliverable}, duplicate_count ` +
+      `${e.duplicate_count}, credits_used ${e.credits_used}`,
   );
   const m = r.memory;
   line(
     "peak RSS",
-    `workerd ${m.workerd_peak_rss_mb} MB (${m.workerd_processes} processes, summed), wrangler tree ${m.wrangler_tree_peak_rss_mb} MB, harness (Node) ${m.harness_peak_rss_mb} MB`,
+    `workerd ${m.workerd_peak_rss_mb} MB (${m.workerd_processes} processes, summed), wrangler tree ` +
+      `${m.wrangler_tree_peak_rss_mb} MB, harness (Node) ${m.harness_peak_rss_mb} MB`,
   );
   if (r.cpu_during_run) {
     const c = r.cpu_during_run;
@@ -724,7 +737,8 @@ function report(r) {
       .join(", ");
     line(
       "CPU during the run",
-      `workerd ${c.workerd_cpu_seconds} s, wrangler tree ${c.tree_cpu_seconds} s, harness ${c.harness_cpu_seconds} s over ${c.wall_seconds} s wall (${busiest})`,
+      `workerd ${c.workerd_cpu_seconds} s, wrangler tree ${c.tree_cpu_seconds} s, harness ${c.harness_cpu_seconds} s ` +
+        `over ${c.wall_seconds} s wall (${busiest})`,
     );
   }
   line("fixtures", `${r.fixtures.doh_queries} DNS queries, ${r.fixtures.rdap_requests} RDAP requests`);
@@ -732,7 +746,8 @@ function report(r) {
     line("progress (share: s)", r.progress.to_share_s.map((p) => `${p.share}%: ${p.t_s}`).join("  "));
   line(
     "polls answered",
-    `${r.progress.polls_answered}; longest gap between two answers ${r.progress.longest_gap_between_poll_answers_s} s (asked every ${r.config.poll_ms} ms)`,
+    `${r.progress.polls_answered}; longest gap between two answers ${r.progress.longest_gap_between_poll_answers_s} ` +
+      `s (asked every ${r.config.poll_ms} ms)`,
   );
   const rs = r.responsiveness;
   if (rs.poll_ms)
@@ -743,7 +758,8 @@ function report(r) {
   if (rs.healthz_ms)
     line(
       "GET /healthz during the run",
-      `p50 ${rs.healthz_ms.p50_ms} ms, max ${rs.healthz_ms.max_ms} ms, ${rs.healthz_ms.over_1s} of ${rs.healthz_ms.n} over 1 s`,
+      `p50 ${rs.healthz_ms.p50_ms} ms, max ${rs.healthz_ms.max_ms} ms, ${rs.healthz_ms.over_1s} of ` +
+        `${rs.healthz_ms.n} over 1 s`,
     );
 }
 

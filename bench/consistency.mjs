@@ -117,7 +117,8 @@ async function main() {
   for (const name of Object.keys(ROUTES)) for (let i = 0; i < 5; i++) await once(name, false);
   const sample = JSON.parse((await once("consistency", false)).text).data;
   console.log(
-    `[bench] a five-signal answer: score ${sample.score} (${sample.level}), ${sample.agreements.length} agreements, ${sample.disagreements.length} disagreements`,
+    `[bench] a five-signal answer: score ${sample.score} (${sample.level}), ${sample.agreements.length} agreements, ` +
+      `${sample.disagreements.length} disagreements`,
   );
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? Object.keys(ROUTES).reverse() : Object.keys(ROUTES);
@@ -160,8 +161,10 @@ async function main() {
   const rowsPerSecond = Math.round(job.processed / seconds);
   if (job.status !== "completed" || job.processed !== ROWS)
     failures.push(`bulk ended ${job.status} with ${job.processed} of ${ROWS} rows`);
+  const { consistent, mixed, inconsistent, undecided, credits_used } = job;
   console.log(
-    `[bench] (b) bulk ${ROWS} rows in ${round2(seconds)} s: ${rowsPerSecond} rows/s (${JSON.stringify({ consistent: job.consistent, mixed: job.mixed, inconsistent: job.inconsistent, undecided: job.undecided, credits_used: job.credits_used })})`,
+    `[bench] (b) bulk ${ROWS} rows in ${round2(seconds)} s: ${rowsPerSecond} rows/s ` +
+      `(${JSON.stringify({ consistent, mixed, inconsistent, undecided, credits_used })})`,
   );
 
   const result = {

@@ -10,13 +10,15 @@
 //
 // Prints one JSON line: rows, file sizes, wall time per phase (fetch = download + inflate into R2; import = the queue
 // steps; sweep), rows/s, and workerd's RSS before the run and its peak during it (sampled every 250 ms: the Worker's
-// isolate plus the local D1/R2 simulators, so an upper bound of what the Worker itself holds). Then refreshes again with the same file (a new
-// generation beside the first, the first swept). Knobs: BENCH_ROWS, BENCH_COLUMNS (340), BENCH_TIMEOUT_MS (60 min).
+// isolate plus the local D1/R2 simulators, so an upper bound of what the Worker itself holds). Then refreshes again
+// with the same file (a new generation beside the first, the first swept). Knobs: BENCH_ROWS, BENCH_COLUMNS (340),
+// BENCH_TIMEOUT_MS (60 min).
 //
 // BENCH_DATASET=uk-onspd | uk-os-open-names | fr-ban measures an address register instead (bench/lib/address-files.mjs
-// builds it in its publisher's format; BENCH_ROWS defaults to the real file's size), refreshed once; BENCH_DATASET=ip-city
-// refreshes the installed package's GeoLite2 City MMDB files (the publisher's full files). Every run also
-// reports workerd's CPU seconds per phase (the Worker with the local D1/R2 simulators: an upper bound of the Worker's).
+// builds it in its publisher's format; BENCH_ROWS defaults to the real file's size), refreshed once;
+// BENCH_DATASET=ip-city refreshes the installed package's GeoLite2 City MMDB files (the publisher's full files). Every
+// run also reports workerd's CPU seconds per phase (the Worker with the local D1/R2 simulators: an upper bound of the
+// Worker's).
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, closeSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { once } from "node:events";
@@ -223,7 +225,8 @@ async function mainAddress() {
   const built = performance.now();
   const file = await ADDRESS.build(workDir, ROWS);
   console.log(
-    `[bench] ${file.textBytes} bytes of CSV, ${file.fileBytes} compressed, in ${Math.round(performance.now() - built) / 1000} s`,
+    `[bench] ${file.textBytes} bytes of CSV, ${file.fileBytes} compressed, in ` +
+      `${Math.round(performance.now() - built) / 1000} s`,
   );
   const files = file.files ?? [file];
   const url = await serve(file.path, file.name, files);
@@ -266,7 +269,8 @@ async function main() {
   const built = performance.now();
   const file = await buildGoldenCopy(workDir);
   console.log(
-    `[bench] ${file.csvBytes} bytes of CSV, ${file.zipBytes} zipped, in ${Math.round(performance.now() - built) / 1000} s`,
+    `[bench] ${file.csvBytes} bytes of CSV, ${file.zipBytes} zipped, in ` +
+      `${Math.round(performance.now() - built) / 1000} s`,
   );
   const url = await serve(file.path);
   const vars = {

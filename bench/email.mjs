@@ -4,7 +4,8 @@
 // Set-up (everything local, on loopback, torn down at the end): the fixtures of bench/lib/fixtures.mjs (DNS over HTTPS
 // with BENCH_DNS_LATENCY_MS per answer, RDAP, a real smtp-server behind a proxy that delays every server reply by
 // BENCH_SMTP_LATENCY_MS), the real SMTP sidecar (workers/smtp-sidecar/server.mjs, its own Node process,
-// SIDECAR_ALLOW_LOOPBACK=1, SMTP_PORT = the proxy), and the Worker under `wrangler dev` on a free port with a throw-away
+// SIDECAR_ALLOW_LOOPBACK=1, SMTP_PORT = the proxy), and the Worker under `wrangler dev` on a free port with a
+// throw-away
 // --persist-to directory, pointed at all of them with --var (DOH_URL, RDAP_BASE_URL, SMTP_SIDECAR_URL,
 // SMTP_SIDECAR_SECRET, ADMIN_TOKEN; --var wins over .dev.vars, so the run never depends on that file). The Worker is
 // bundled once at the start (`wrangler deploy --dry-run`) and run with --no-bundle and config watching off, so files
@@ -25,9 +26,9 @@
 //     early-talker check, not configurable): it is part of the measured probe, and a stricter ratio with it taken out
 //     of both sides is reported too. The Worker's own figures for these lookups (GET /admin/v1/round-trips, reset just
 //     before them) give its overhead over the product's work: p50 of (time to the answer - product time), target
-//     < 5 ms, and the storage round trips per lookup. Also reported: the same lookups with the domain's DNS already cached in the
-//     Worker (ratio against the probe alone), and a timeline from the fixtures (when the first DNS query arrived, how
-//     many DNS rounds, when the SMTP connection opened and closed) that shows where the time goes.
+//     < 5 ms, and the storage round trips per lookup. Also reported: the same lookups with the domain's DNS already
+//     cached in the Worker (ratio against the probe alone), and a timeline from the fixtures (when the first DNS query
+//     arrived, how many DNS rounds, when the SMTP connection opened and closed) that shows where the time goes.
 // (c) A batch: POST /api/v1/email/batch with 50 fresh addresses over 5 fresh domains, against 50 single lookups in
 //     sequence (other fresh addresses at 5 other fresh domains, same shape), same injected latency. Ratio of wall
 //     times (lower is better), plus the batch against its own critical path (one DNS answer + a 10-address probe).
@@ -136,7 +137,8 @@ async function main() {
   const smtp = await startSmtp(accepts, SMTP_LATENCY_MS);
   fixtures.push(smtp);
   console.log(
-    `[bench] fixtures: DoH ${doh.url} (+${DNS_LATENCY_MS} ms per answer), RDAP ${rdap.url}, SMTP 127.0.0.1:${smtp.port} (+${SMTP_LATENCY_MS} ms per reply)`,
+    `[bench] fixtures: DoH ${doh.url} (+${DNS_LATENCY_MS} ms per answer), RDAP ${rdap.url}, SMTP ` +
+      `127.0.0.1:${smtp.port} (+${SMTP_LATENCY_MS} ms per reply)`,
   );
 
   const sidecarPort = await freePort();
@@ -184,7 +186,8 @@ async function main() {
   const rate = await probeRoute.run(agent, base, Math.min(REQUESTS, 1_000), CONCURRENCY, { record: false });
   const keyCount = Math.max(CONCURRENCY * 2, keysFor(rate.count / rate.seconds));
   console.log(
-    `[bench] /healthz runs ~${Math.round(rate.count / rate.seconds)} req/s here; creating an account with ${keyCount} secret keys`,
+    `[bench] /healthz runs ~${Math.round(rate.count / rate.seconds)} req/s here; creating an account with ` +
+      `${keyCount} secret keys`,
   );
   const { accountId, keys } = await createAccount(admin, keyCount + SERIAL_KEYS);
   const pool = keyPool(keys.slice(0, keyCount));
@@ -225,7 +228,8 @@ async function main() {
       })),
     ];
     console.log(
-      `[bench] (a) warm-up, then ${REQUESTS} requests per route in ${ROUNDS} alternating blocks, concurrency ${CONCURRENCY}`,
+      `[bench] (a) warm-up, then ${REQUESTS} requests per route in ${ROUNDS} alternating blocks, concurrency ` +
+        `${CONCURRENCY}`,
     );
     const [warmH, warmE] = routesA();
     await warmE.run(agent, base, Math.max(WARMUP, keyCount), CONCURRENCY, { record: false });
@@ -276,7 +280,8 @@ async function main() {
       await probe(`bench-wp${i}-${TAG}.example`, [`alice-wp${i}@bench-wp${i}-${TAG}.example`], "(b) warm-up");
     }
     console.log(
-      `[bench] (b) ${FRESH_LOOKUPS} fresh lookups (fresh address at a fresh domain each) interleaved with ${FRESH_LOOKUPS} direct sidecar probes`,
+      `[bench] (b) ${FRESH_LOOKUPS} fresh lookups (fresh address at a fresh domain each) interleaved with ` +
+        `${FRESH_LOOKUPS} direct sidecar probes`,
     );
     const fresh = [];
     const probes = [];
@@ -312,7 +317,8 @@ async function main() {
   // ── (c) ──────────────────────────────────────────────────────────────────────────────────────────────────────
   if (PARTS.has("c")) {
     console.log(
-      `[bench] (c) ${BATCH_ROUNDS} round(s): a batch of 50 (5 fresh domains x 10) and 50 single lookups in sequence (5 other fresh domains x 10)`,
+      `[bench] (c) ${BATCH_ROUNDS} round(s): a batch of 50 (5 fresh domains x 10) and 50 single lookups in sequence ` +
+        `(5 other fresh domains x 10)`,
     );
     const shape = (prefix) =>
       Array.from({ length: BATCH_DOMAINS }, (_, d) => `bench-${prefix}d${d}-${TAG}.example`).flatMap((domain) =>
@@ -356,7 +362,8 @@ async function main() {
       );
     }
     c = summariseC(batches, sequences, probes10);
-    c.pacing_waits = serialPool.waits; // client-side waits for a key (before t0 of a request, but inside a sequence's wall time)
+    // client-side waits for a key (before t0 of a request, but inside a sequence's wall time)
+    c.pacing_waits = serialPool.waits;
   }
   serialAgent.destroy();
   agent.destroy();
@@ -645,8 +652,11 @@ function report(a, b, c) {
           : v.toFixed(1)
         : String(v);
   const tl = (t) =>
-    `start -> 1st DNS query ${f(t.to_first_dns_ms)} | DNS phase ${f(t.dns_phase_ms)} (${f(t.dns_queries)} queries, ${f(t.dns_rounds)} round(s), ${f(t.rdap_requests)} RDAP) | ` +
-    `-> SMTP connect ${f(t.to_smtp_ms)} | SMTP ${f(t.smtp_ms)} (greeting pause ${f(t.greeting_pause_ms)}, ${f(t.smtp_replies)} replies, ${f(t.smtp_rcpts)} RCPT, ${f(t.smtp_sessions)} session(s)) | -> response ${f(t.after_smtp_ms)}   [ms, medians]`;
+    `start -> 1st DNS query ${f(t.to_first_dns_ms)} | DNS phase ${f(t.dns_phase_ms)} (${f(t.dns_queries)} queries, ` +
+    `${f(t.dns_rounds)} round(s), ${f(t.rdap_requests)} RDAP) | ` +
+    `-> SMTP connect ${f(t.to_smtp_ms)} | SMTP ${f(t.smtp_ms)} (greeting pause ${f(t.greeting_pause_ms)}, ` +
+    `${f(t.smtp_replies)} replies, ${f(t.smtp_rcpts)} RCPT, ${f(t.smtp_sessions)} session(s)) | -> response ` +
+    `${f(t.after_smtp_ms)}   [ms, medians]`;
   if (a) reportA(a);
   if (b) reportB(b, tl);
   if (c) reportC(c, tl);
@@ -654,11 +664,13 @@ function report(a, b, c) {
 
 function reportA(a) {
   console.log(
-    `\n(a) test-address lookup vs /healthz, concurrency ${a.concurrency}, ${a.loaded.routes[0].requests} requests per route:`,
+    `\n(a) test-address lookup vs /healthz, concurrency ${a.concurrency}, ${a.loaded.routes[0].requests} requests ` +
+      `per route:`,
   );
   printTable(a.loaded.routes);
   const line = (r) =>
-    `email/healthz: p50 ${r.ratio_p50.toFixed(2)}x, p99 ${r.ratio_p99.toFixed(2)}x, throughput ${r.ratio_throughput.toFixed(2)}x (healthz req/s / email req/s)` +
+    `email/healthz: p50 ${r.ratio_p50.toFixed(2)}x, p99 ${r.ratio_p99.toFixed(2)}x, throughput ` +
+    `${r.ratio_throughput.toFixed(2)}x (healthz req/s / email req/s)` +
     `   added p50 +${r.added_p50_ms.toFixed(2)} ms, p99 +${r.added_p99_ms.toFixed(2)} ms`;
   console.log(`\n${line(a.loaded)}\ntarget p50 <= ${TARGET_A}x: ${a.target_met ? "met" : "NOT met"}`);
   if (a.serial) {
@@ -672,7 +684,8 @@ function reportA(a) {
 function reportB(b, tl) {
   const f1 = (v) => (v === null || v === undefined ? "-" : v.toFixed(1));
   console.log(
-    `\n(b) fresh lookup, DNS +${b.dns_latency_ms} ms per answer, SMTP +${b.smtp_latency_ms} ms per reply (${b.lookups} lookups, ${b.sidecar_probe_ms.n} probes):`,
+    `\n(b) fresh lookup, DNS +${b.dns_latency_ms} ms per answer, SMTP +${b.smtp_latency_ms} ms per reply ` +
+      `(${b.lookups} lookups, ${b.sidecar_probe_ms.n} probes):`,
   );
   const rows = [
     ["", "p50 ms", "mean ms", "min ms", "max ms"],
@@ -700,16 +713,22 @@ function reportB(b, tl) {
         .join("")}`,
     );
   console.log(
-    `\ncritical path = DNS ${b.dns_latency_ms} ms + probe p50 ${b.sidecar_probe_ms.p50_ms.toFixed(1)} ms = ${b.critical_path_ms.toFixed(1)} ms` +
-      `\nlookup p50 / critical path = ${b.ratio.toFixed(2)}   (means: ${b.ratio_mean.toFixed(2)})   added ${b.added_ms.toFixed(1)} ms   target <= ${TARGET_B}: ${b.target_met ? "met" : "NOT met"}` +
-      `\n  the probe includes smtp-server's own ${b.greeting_pause_ms.toFixed(1)} ms greeting pause; without it in both: ${b.ratio_without_greeting_pause.toFixed(2)}` +
-      `\nDNS cached: lookup p50 / probe p50 = ${b.warm_dns.ratio_vs_probe.toFixed(2)}   added ${b.warm_dns.added_ms.toFixed(1)} ms`,
+    `\ncritical path = DNS ${b.dns_latency_ms} ms + probe p50 ${b.sidecar_probe_ms.p50_ms.toFixed(1)} ms = ` +
+      `${b.critical_path_ms.toFixed(1)} ms` +
+      `\nlookup p50 / critical path = ${b.ratio.toFixed(2)}   (means: ${b.ratio_mean.toFixed(2)})   added ` +
+      `${b.added_ms.toFixed(1)} ms   target <= ${TARGET_B}: ${b.target_met ? "met" : "NOT met"}` +
+      `\n  the probe includes smtp-server's own ${b.greeting_pause_ms.toFixed(1)} ms greeting pause; without it in ` +
+      `both: ${b.ratio_without_greeting_pause.toFixed(2)}` +
+      `\nDNS cached: lookup p50 / probe p50 = ${b.warm_dns.ratio_vs_probe.toFixed(2)}   added ` +
+      `${b.warm_dns.added_ms.toFixed(1)} ms`,
   );
   const w = b.worker_overhead;
   if (w) {
     console.log(
-      `Worker-measured, fresh lookups (${w.requests}): to the answer p50 ${f1(w.worker_total_ms.p50)} ms, product p50 ${f1(w.worker_product_ms.p50)} ms,` +
-        ` rest (total - product) p50 ${f1(w.other_p50_ms)} ms, p90 ${f1(w.worker_other_ms.p90)} ms   target < ${w.target_other_ms} ms: ${w.target_met ? "met" : "NOT met"}`,
+      `Worker-measured, fresh lookups (${w.requests}): to the answer p50 ${f1(w.worker_total_ms.p50)} ms, product ` +
+        `p50 ${f1(w.worker_product_ms.p50)} ms,` +
+        ` rest (total - product) p50 ${f1(w.other_p50_ms)} ms, p90 ${f1(w.worker_other_ms.p90)} ms   target < ` +
+        `${w.target_other_ms} ms: ${w.target_met ? "met" : "NOT met"}`,
     );
     printRoundTrips([["POST /api/v1/email (fresh, (b))", w]]);
   }
@@ -721,16 +740,20 @@ function reportB(b, tl) {
 function reportC(c, tl) {
   console.log(`\n(c) ${c.addresses} addresses over ${c.domains} domains, ${c.rounds} round(s):`);
   console.log(
-    `batch POST /api/v1/email/batch   p50 ${c.batch_ms.p50_ms.toFixed(1)} ms  (min ${c.batch_ms.min_ms.toFixed(1)}, max ${c.batch_ms.max_ms.toFixed(1)})`,
+    `batch POST /api/v1/email/batch   p50 ${c.batch_ms.p50_ms.toFixed(1)} ms  (min ${c.batch_ms.min_ms.toFixed(1)}, ` +
+      `max ${c.batch_ms.max_ms.toFixed(1)})`,
   );
   console.log(
-    `50 single lookups in sequence    p50 ${c.sequence_ms.p50_ms.toFixed(1)} ms  (min ${c.sequence_ms.min_ms.toFixed(1)}, max ${c.sequence_ms.max_ms.toFixed(1)})`,
+    `50 single lookups in sequence    p50 ${c.sequence_ms.p50_ms.toFixed(1)} ms  (min ` +
+      `${c.sequence_ms.min_ms.toFixed(1)}, max ${c.sequence_ms.max_ms.toFixed(1)})`,
   );
   console.log(
     `batch / sequence = ${c.ratio.toFixed(3)}  (${c.speedup.toFixed(1)}x faster; key pacing waits: ${c.pacing_waits})`,
   );
   console.log(
-    `batch vs its critical path (DNS ${DNS_LATENCY_MS} ms + 10-address probe p50 ${c.probe_10_addresses_ms.p50_ms.toFixed(1)} ms = ${c.batch_critical_path_ms.toFixed(1)} ms): ${c.batch_ratio_vs_critical_path.toFixed(2)}`,
+    `batch vs its critical path (DNS ${DNS_LATENCY_MS} ms + 10-address probe p50 ` +
+      `${c.probe_10_addresses_ms.p50_ms.toFixed(1)} ms = ${c.batch_critical_path_ms.toFixed(1)} ms): ` +
+      `${c.batch_ratio_vs_critical_path.toFixed(2)}`,
   );
   console.log(`timeline, batch:          ${tl(c.batch_timeline)}`);
 }

@@ -16,9 +16,9 @@
 // (a) A batch against a single lookup, in the same run, on the register (b) loaded (or, with BENCH_PARTS=a, on a
 //     register of BENCH_ROUNDS x 600 generated rows): per round, one POST /api/v1/entity/batch of 500 LEIs nobody
 //     looked up before (each found: 500 credits) and one POST /api/v1/entity of another fresh LEI (1 credit), order
-//     flipped every round, one request at a time. Reported: batch wall time, single wall time (p50 over rounds, with min
-//     and max) and the per-identifier ratio (batch / 500) / single (lower is better: below 1 means a batch is cheaper
-//     per identifier than single calls).
+//     flipped every round, one request at a time. Reported: batch wall time, single wall time (p50 over rounds, with
+//     min and max) and the per-identifier ratio (batch / 500) / single (lower is better: below 1 means a batch is
+//     cheaper per identifier than single calls).
 //
 // Writes bench/results/entity.json (wrangler output: bench/results/entity-wrangler.log). Exits 1 if a request was not
 // answered as expected or a bound was hit. The whole run is bounded by BENCH_TIMEOUT_MS (25 min).
@@ -231,7 +231,8 @@ async function importPart(base, rows, failures, { quiet = false } = {}) {
   const generateSeconds = (performance.now() - t0) / 1000;
   if (!quiet)
     console.log(
-      `[bench] (b) generated ${rows.toLocaleString("en")} GLEIF-format rows (${(bytes / 1e6).toFixed(0)} MB) in ${generateSeconds.toFixed(1)} s`,
+      `[bench] (b) generated ${rows.toLocaleString("en")} GLEIF-format rows (${(bytes / 1e6).toFixed(0)} MB) in ` +
+        `${generateSeconds.toFixed(1)} s`,
     );
   else console.log(`[bench] loading ${rows} generated LEIs for (a)`);
 
@@ -335,7 +336,8 @@ async function lookupPart(base, admin, failures) {
   };
 
   console.log(
-    `[bench] (a) warm-up (one batch, two singles), then ${ROUNDS} rounds of one ${BATCH_SIZE}-LEI batch and one single lookup`,
+    `[bench] (a) warm-up (one batch, two singles), then ${ROUNDS} rounds of one ${BATCH_SIZE}-LEI batch and one ` +
+      `single lookup`,
   );
   await batch("(a) warm-up");
   await single("(a) warm-up");
@@ -400,18 +402,22 @@ function workerdPids() {
 function report(a, b) {
   if (b) {
     console.log(
-      `\n(b) import of ${b.rows.toLocaleString("en")} GLEIF rows (${(b.csv_bytes / 1e6).toFixed(0)} MB CSV) through the operator API:`,
+      `\n(b) import of ${b.rows.toLocaleString("en")} GLEIF rows (${(b.csv_bytes / 1e6).toFixed(0)} MB CSV) through ` +
+        `the operator API:`,
     );
     console.log(
-      `    ${b.import_wall_seconds} s wall = ${b.rows_per_second.toLocaleString("en")} rows/s (${b.mb_per_second} MB/s of CSV)`,
+      `    ${b.import_wall_seconds} s wall = ${b.rows_per_second.toLocaleString("en")} rows/s (${b.mb_per_second} ` +
+        `MB/s of CSV)`,
     );
     console.log(
-      `    peak RSS: importer ${b.importer_peak_rss_mb} MB, workerd ${b.workerd_sampled_peak_rss_mb} MB (sampled sum; VmHWM ${b.workerd_vm_hwm.map((w) => `${w.vm_hwm_mb} MB`).join(", ")})`,
+      `    peak RSS: importer ${b.importer_peak_rss_mb} MB, workerd ${b.workerd_sampled_peak_rss_mb} MB (sampled ` +
+        `sum; VmHWM ${b.workerd_vm_hwm.map((w) => `${w.vm_hwm_mb} MB`).join(", ")})`,
     );
   }
   if (a) {
     console.log(
-      `\n(a) ${a.rounds} rounds on a register of ${a.register_rows.toLocaleString("en")} LEIs, every identifier fresh and billed:`,
+      `\n(a) ${a.rounds} rounds on a register of ${a.register_rows.toLocaleString("en")} LEIs, every identifier ` +
+        `fresh and billed:`,
     );
     console.log(
       `    batch of ${a.batch_size}: p50 ${a.batch_ms.p50_ms} ms (min ${a.batch_ms.min_ms}, max ${a.batch_ms.max_ms})`,
@@ -420,7 +426,8 @@ function report(a, b) {
       `    single lookup: p50 ${a.single_ms.p50_ms} ms (min ${a.single_ms.min_ms}, max ${a.single_ms.max_ms})`,
     );
     console.log(
-      `    per identifier: batch ${a.batch_per_identifier_ms} ms vs single ${a.single_ms.p50_ms} ms -> ratio ${a.per_identifier_ratio} (batch / single wall: ${a.batch_vs_single_ratio})`,
+      `    per identifier: batch ${a.batch_per_identifier_ms} ms vs single ${a.single_ms.p50_ms} ms -> ratio ` +
+        `${a.per_identifier_ratio} (batch / single wall: ${a.batch_vs_single_ratio})`,
     );
   }
 }

@@ -160,7 +160,8 @@ async function main() {
       };
       const { paid, repeat } = runs[added][product];
       console.log(
-        `[bench] +${added} ms ${product.padEnd(12)} paid p50 ${paid.p50_ms} ms (${paid.credits} credits)   repeat p50 ${repeat.p50_ms} ms (${repeat.credits} credits)`,
+        `[bench] +${added} ms ${product.padEnd(12)} paid p50 ${paid.p50_ms} ms (${paid.credits} credits)   repeat ` +
+          `p50 ${repeat.p50_ms} ms (${repeat.credits} credits)`,
       );
     }
     agent.destroy();
@@ -250,7 +251,8 @@ function print(products) {
   const f = (n) => (n === null || n === undefined ? "-" : String(n));
   const trips = (side) => (side ? `${f(side.do)}/${f(side.d1_primary)}/${f(side.d1_replica)}` : "-");
   console.log(
-    `\nOne lookup at a time, ${LOOKUPS} per phase; round trips per request as DO/D1 primary/D1 replica, before | after the answer`,
+    `\nOne lookup at a time, ${LOOKUPS} per phase; round trips per request as DO/D1 primary/D1 replica, before | ` +
+      `after the answer`,
   );
   console.log(
     [
@@ -282,6 +284,7 @@ function print(products) {
     }
   }
   console.log(
-    `\ntarget: ${ADDED_MS} ms of distance adds at most ${TARGET_ADDED_MS} ms to any lookup's p50: ${products.every((p) => p.target_met) ? "met" : "NOT met"}`,
+    `\ntarget: ${ADDED_MS} ms of distance adds at most ${TARGET_ADDED_MS} ms to any lookup's p50: ` +
+      `${products.every((p) => p.target_met) ? "met" : "NOT met"}`,
   );
 }

@@ -71,7 +71,8 @@ async function drawAddresses() {
   while (out.size < ADDRESSES) {
     const [first, last] = ranges[Math.floor(next() * ranges.length)];
     const span = last.value - first.value + 1n;
-    // 53 random bits are plenty to land anywhere in a range of up to 2^53 addresses; wider IPv6 ranges: their first 2^53.
+    // 53 random bits are plenty to land anywhere in a range of up to 2^53 addresses; wider IPv6 ranges: their first
+    // 2^53.
     const offset = BigInt(Math.floor(next() * 2 ** 53)) % span;
     out.add(formatIp({ version: first.version, value: first.value + offset }));
   }

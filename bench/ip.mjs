@@ -14,7 +14,8 @@
 // wrangler's local proxy only), and POST /api/v1/ip/batch of 1,000 random addresses -> p50 of each, single / healthz,
 // ms per address of a batch, and 10x / 1x: an indexed range table keeps it near 1.0; a scan would make it x10.
 //
-// Writes bench/results/ip.json (wrangler output: bench/results/ip-wrangler.log, ip-wrangler-1x.log). Exits 1 if a request was not answered
+// Writes bench/results/ip.json (wrangler output: bench/results/ip-wrangler.log, ip-wrangler-1x.log). Exits 1 if a
+// request was not answered
 // 200. Knobs: BENCH_SINGLES (300), BENCH_BATCHES (5), BENCH_TIMEOUT_MS (40 min), BENCH_FROZEN.
 import { runBench } from "./lib/harness.mjs";
 import { startWorker } from "./lib/stack.mjs";
@@ -57,7 +58,8 @@ async function cleanup() {
 function randomIp() {
   const r = (n) => Math.floor(Math.random() * n);
   if (Math.random() < 0.8) return `${1 + r(223)}.${r(256)}.${r(256)}.${r(256)}`;
-  return `2${r(0x1000).toString(16).padStart(3, "0")}:${r(0x10000).toString(16)}:${r(0x10000).toString(16)}::${r(0x10000).toString(16)}`;
+  const hex = (n) => r(n).toString(16);
+  return `2${hex(0x1000).padStart(3, "0")}:${hex(0x10000)}:${hex(0x10000)}::${hex(0x10000)}`;
 }
 
 /** Every 10th line of the package files, into temp files: the 1x table. */
@@ -111,7 +113,9 @@ async function lookups(stacks, agent) {
   return stacks.map((stack, i) => {
     const [s, t, b] = [stats(times[i].ip), stats(times[i].healthz), stats(times[i].batch)];
     console.log(
-      `[bench] ${stack.label} (${stack.rows} rows): single p50 ${s.p50_ms} ms vs /healthz ${t.p50_ms} ms (x${round2(s.p50_ms / t.p50_ms)}); 1,000-IP batch p50 ${b.p50_ms} ms (${round2(b.p50_ms / 1000)} ms an address)`,
+      `[bench] ${stack.label} (${stack.rows} rows): single p50 ${s.p50_ms} ms vs /healthz ${t.p50_ms} ms ` +
+        `(x${round2(s.p50_ms / t.p50_ms)}); 1,000-IP batch p50 ${b.p50_ms} ms (${round2(b.p50_ms / 1000)} ms an ` +
+        `address)`,
     );
     return {
       rows: stack.rows,
@@ -147,7 +151,9 @@ async function fullImport({ base, label }, dataset) {
   const summary = JSON.parse(stdout.trim().split("\n").pop());
   const seconds = (performance.now() - t0) / 1000;
   console.log(
-    `[bench] full ${dataset}: ${summary.records} rows in ${round2(seconds)} s (${Math.round(summary.records / seconds)} rows/s), importer peak RSS ${round2(summary.max_rss_bytes / 2 ** 20)} MB, workerd ${round2(peak.workerd / 2 ** 20)} MB`,
+    `[bench] full ${dataset}: ${summary.records} rows in ${round2(seconds)} s ` +
+      `(${Math.round(summary.records / seconds)} rows/s), importer peak RSS ` +
+      `${round2(summary.max_rss_bytes / 2 ** 20)} MB, workerd ${round2(peak.workerd / 2 ** 20)} MB`,
   );
   return {
     dataset,
@@ -216,7 +222,8 @@ async function main() {
     healthz: round2(at10x.healthz.p50_ms / at1x.healthz.p50_ms),
   };
   console.log(
-    `[bench] per-lookup time at ${growth.rows}x the rows: single x${growth.single}, batch x${growth.batch}, /healthz x${growth.healthz} (1.0 is flat; a scan would be x10)`,
+    `[bench] per-lookup time at ${growth.rows}x the rows: single x${growth.single}, batch x${growth.batch}, /healthz ` +
+      `x${growth.healthz} (1.0 is flat; a scan would be x10)`,
   );
   const importSeconds = imports.reduce((s, i) => s + i.seconds, 0);
   const result = {
@@ -234,7 +241,8 @@ async function main() {
   };
   writeFileSync(join(RESULTS_DIR, "ip.json"), `${JSON.stringify(result, null, 2)}\n`);
   console.log(
-    `[bench] full import: ${full.rows} rows at ${result.import.rows_per_second} rows/s; written to bench/results/ip.json`,
+    `[bench] full import: ${full.rows} rows at ${result.import.rows_per_second} rows/s; written to ` +
+      `bench/results/ip.json`,
   );
   for (const failure of failures) console.error(`[bench] ${failure}`);
   return failures.length ? 1 : 0;

@@ -156,7 +156,9 @@ async function main() {
     };
     rounds.push(result);
     console.log(
-      `[bench] round ${round}: run answered in ${result.run_answer_ms} ms; first alert after ${result.first_alert_ms} ms, all ${MEMBERS} after ${result.last_alert_ms} ms: ${result.messages_per_second} messages/s`,
+      `[bench] round ${round}: run answered in ${result.run_answer_ms} ms; first alert after ` +
+        `${result.first_alert_ms} ms, all ${MEMBERS} after ${result.last_alert_ms} ms: ${result.messages_per_second} ` +
+        `messages/s`,
     );
   }
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -165,7 +167,8 @@ async function main() {
     messages_per_second: median(rounds.map((r) => r.messages_per_second)),
   };
   console.log(
-    `[bench] median: run -> first alert ${summary.first_alert_ms} ms; ${summary.messages_per_second} messages/s to the local catcher`,
+    `[bench] median: run -> first alert ${summary.first_alert_ms} ms; ${summary.messages_per_second} messages/s to ` +
+      `the local catcher`,
   );
   writeFileSync(
     join(RESULTS_DIR, "mail.json"),

@@ -126,7 +126,8 @@ async function main() {
   console.log("\nroute                    requests   p50 ms   p90 ms   p99 ms");
   for (const r of rows)
     console.log(
-      `${r.route.padEnd(24)} ${String(r.n).padStart(8)} ${r.p50_ms.toFixed(2).padStart(8)} ${r.p90_ms.toFixed(2).padStart(8)} ${r.p99_ms.toFixed(2).padStart(8)}`,
+      `${r.route.padEnd(24)} ${String(r.n).padStart(8)} ${r.p50_ms.toFixed(2).padStart(8)} ` +
+        `${r.p90_ms.toFixed(2).padStart(8)} ${r.p99_ms.toFixed(2).padStart(8)}`,
     );
   const added = Object.keys(pairs).map((name) => {
     const [t, h] = [rows.find((r) => r.route === `${name} tool`), rows.find((r) => r.route === `${name} http`)];
@@ -140,7 +141,8 @@ async function main() {
   });
   for (const a of added)
     console.log(
-      `[bench] ${a.tool}: tool call p50 ${a.tool_p50_ms} ms vs HTTP ${a.http_p50_ms} ms (+${a.added_p50_ms} ms, x${a.ratio_p50})`,
+      `[bench] ${a.tool}: tool call p50 ${a.tool_p50_ms} ms vs HTTP ${a.http_p50_ms} ms (+${a.added_p50_ms} ms, ` +
+        `x${a.ratio_p50})`,
     );
   const result = {
     at: new Date().toISOString(),

@@ -14,12 +14,12 @@
 //
 // All three are measured in alternating blocks (healthz, account, email, then email, account, healthz, ...) so drift
 // (JIT, caches, a busy neighbour) hits them alike. Prints p50/p99/req/s and each route's p50 ratio to /healthz against
-// the target <= 1.5x, then the same routes one request at a time (unloaded latency: at concurrency 8 on a 2-core machine
-// p50 is mostly queueing, i.e. the ratio of CPU per request), again with the ratios against the target. The Worker's
-// own figures (GET /admin/v1/round-trips, reset right before each measured phase) then give per route and phase the
-// storage round trips per request (DO, D1, queue, R2; before and after the answer) and the Worker-measured time to the
-// answer. Writes the figures to bench/results/overhead.json. Exits 1 if any request was not answered 200 (the figures
-// would then not be the success path), or with BENCH_ENFORCE=1 when a ratio misses the target.
+// the target <= 1.5x, then the same routes one request at a time (unloaded latency: at concurrency 8 on a 2-core
+// machine p50 is mostly queueing, i.e. the ratio of CPU per request), again with the ratios against the target. The
+// Worker's own figures (GET /admin/v1/round-trips, reset right before each measured phase) then give per route and
+// phase the storage round trips per request (DO, D1, queue, R2; before and after the answer) and the Worker-measured
+// time to the answer. Writes the figures to bench/results/overhead.json. Exits 1 if any request was not answered 200
+// (the figures would then not be the success path), or with BENCH_ENFORCE=1 when a ratio misses the target.
 //
 // The 5 requests/second/key limit: driving one key at hundreds of requests per second would measure mostly 429s (which
 // skip the credits/account work), and pacing one key at 5/s would measure an idle server. Instead the keyed routes
@@ -165,14 +165,16 @@ async function main() {
     for (const r of p.routes)
       if (r.non_200 > 0)
         failures.push(
-          `${r.route} at concurrency ${p.concurrency}: ${r.non_200} answers were not 200 (${JSON.stringify(r.statuses)})`,
+          `${r.route} at concurrency ${p.concurrency}: ${r.non_200} answers were not 200 ` +
+            `(${JSON.stringify(r.statuses)})`,
         );
     console.log(`\nconcurrency ${p.concurrency}, ${p.routes[0].requests} requests per route:`);
     printTable(p.routes);
     console.log("");
     for (const [name, r] of Object.entries(p.ratios)) {
       console.log(
-        `${`${name} p50 / healthz p50`.padEnd(40)} = ${r.ratio_p50.toFixed(2)}x   (target <= ${TARGET_RATIO}x: ${r.target_met ? "met" : "NOT met"})` +
+        `${`${name} p50 / healthz p50`.padEnd(40)} = ${r.ratio_p50.toFixed(2)}x   (target <= ${TARGET_RATIO}x: ` +
+          `${r.target_met ? "met" : "NOT met"})` +
           `   added p50 = +${r.added_p50_ms.toFixed(2)} ms, p99 = +${r.added_p99_ms.toFixed(2)} ms`,
       );
     }
@@ -183,7 +185,8 @@ async function main() {
   );
   const all = phases.flatMap((p) => p.routes);
   console.log(
-    `\nkeys rotated: ${keyCount}; pacing waits while measuring: ${loadedWaits + pool.waits}; 429s: ${all.reduce((n, r) => n + (r.statuses["429"] ?? 0), 0)}`,
+    `\nkeys rotated: ${keyCount}; pacing waits while measuring: ${loadedWaits + pool.waits}; 429s: ` +
+      `${all.reduce((n, r) => n + (r.statuses["429"] ?? 0), 0)}`,
   );
   if (failures.length) {
     console.error("[bench] some requests were not answered as expected: the figures above are not the success path");
@@ -242,7 +245,9 @@ async function workerFigures(admin, routes) {
   return Object.fromEntries(routes.map((r) => [r.route, summariseRoute(figures[r.route])]));
 }
 
-/** An account (verified, free plan) with one member and `count` secret keys for both keyed routes, created 8 at a time. */
+/**
+ * An account (verified, free plan) with one member and `count` secret keys for both keyed routes, created 8 at a time.
+ */
 async function createKeys(admin, count) {
   const account = (
     await admin.call("POST", "/accounts", { email: "bench@example.com", email_verified: true, plan: "free" })

@@ -101,7 +101,9 @@ async function main() {
   const checked = [];
   const plain = [];
   const direct = [];
-  const auth = `Basic ${Buffer.from(`${partnerVars("").TWILIO_ACCOUNT_SID}:${partnerVars("").TWILIO_AUTH_TOKEN}`).toString("base64")}`;
+  const auth =
+    `Basic ` +
+    `${Buffer.from(`${partnerVars("").TWILIO_ACCOUNT_SID}:${partnerVars("").TWILIO_AUTH_TOKEN}`).toString("base64")}`;
   for (let i = 0; i < REQUESTS; i++) {
     const a = await send(agent, `${base}/api/v1/phone`, {
       method: "POST",
@@ -140,7 +142,9 @@ async function main() {
     added_over_unchecked_p50_ms: round2(sc.p50_ms - sp.p50_ms),
   };
   console.log(
-    `[bench] (a) checked p50 ${latency.checked_lookup.p50_ms} ms, unchecked p50 ${latency.unchecked_lookup.p50_ms} ms, stand-in alone p50 ${latency.stand_in_direct.p50_ms} ms: added over the stand-in ${latency.added_over_stand_in_p50_ms} ms`,
+    `[bench] (a) checked p50 ${latency.checked_lookup.p50_ms} ms, unchecked p50 ${latency.unchecked_lookup.p50_ms} ` +
+      `ms, stand-in alone p50 ${latency.stand_in_direct.p50_ms} ms: added over the stand-in ` +
+      `${latency.added_over_stand_in_p50_ms} ms`,
   );
 
   // (b) 1,000 rows, DISTINCT numbers, each four times in two spellings.
@@ -176,7 +180,8 @@ async function main() {
     batch_ms: round2(batch.ms),
   };
   console.log(
-    `[bench] (b) 1,000 rows, ${DISTINCT} distinct: ${calls} partner calls (${dedupe.calls_per_distinct} per distinct number), ${checkedRows} rows checked, ${dedupe.credits_used} credits, ${dedupe.batch_ms} ms`,
+    `[bench] (b) 1,000 rows, ${DISTINCT} distinct: ${calls} partner calls (${dedupe.calls_per_distinct} per distinct ` +
+      `number), ${checkedRows} rows checked, ${dedupe.credits_used} credits, ${dedupe.batch_ms} ms`,
   );
 
   const results = {

@@ -163,7 +163,8 @@ async function main() {
   const importSeconds = round2((performance.now() - importStarted) / 1000);
   const rowsImported = tables.reduce((sum, t) => sum + t.records, 0);
   console.log(
-    `[bench] prefix tables: ${rowsImported} rows in ${importSeconds} s (${Math.round(rowsImported / importSeconds)} rows/s)`,
+    `[bench] prefix tables: ${rowsImported} rows in ${importSeconds} s (${Math.round(rowsImported / importSeconds)} ` +
+      `rows/s)`,
   );
 
   const admin = adminClient(base, ADMIN_TOKEN);
@@ -249,7 +250,8 @@ async function singleVsTrivial(base, agent, pool, failures) {
     phone_vs_account_p50: round2(phone.p50_ms / account_.p50_ms),
   };
   console.log(
-    `[bench] (a) POST /phone p50 = ${a.phone_vs_healthz_p50}x GET /healthz, ${a.phone_vs_account_p50}x GET /api/v1/account`,
+    `[bench] (a) POST /phone p50 = ${a.phone_vs_healthz_p50}x GET /healthz, ${a.phone_vs_account_p50}x GET ` +
+      `/api/v1/account`,
   );
   return a;
 }
@@ -297,7 +299,8 @@ async function batchVsSingles(base, agent, pool, failures) {
   };
   b.batch_vs_singles = round2(b.batch_ms_p50 / b.singles_ms_p50);
   console.log(
-    `[bench] (b) 1,000-number batch ${b.batch_ms_p50} ms vs 1,000 single lookups ${b.singles_ms_p50} ms (concurrency ${CONCURRENCY}): ratio ${b.batch_vs_singles}`,
+    `[bench] (b) 1,000-number batch ${b.batch_ms_p50} ms vs 1,000 single lookups ${b.singles_ms_p50} ms (concurrency ` +
+      `${CONCURRENCY}): ratio ${b.batch_vs_singles}`,
   );
   return b;
 }
@@ -308,7 +311,8 @@ async function bulkRuns(base, agent, pool, failures) {
   for (const rows of [SMALL_ROWS, ROWS]) c.push(await bulkRun(base, agent, pool, rows, failures));
   const flat = round2(c[1].workerd_peak_rss_mb / c[0].workerd_peak_rss_mb);
   console.log(
-    `[bench] (c) workerd peak RSS ${c[0].workerd_peak_rss_mb} MB at ${SMALL_ROWS} rows, ${c[1].workerd_peak_rss_mb} MB at ${ROWS} rows (x${flat})`,
+    `[bench] (c) workerd peak RSS ${c[0].workerd_peak_rss_mb} MB at ${SMALL_ROWS} rows, ${c[1].workerd_peak_rss_mb} ` +
+      `MB at ${ROWS} rows (x${flat})`,
   );
   if (c[1].rows_per_second < TARGET_ROWS_PER_S) {
     console.log(`[bench] below the ${TARGET_ROWS_PER_S} rows/s target`);
@@ -365,7 +369,8 @@ async function bulkRun(base, agent, pool, rows, failures) {
     workerd_cpu_seconds: cpu?.workerd_cpu_seconds ?? null,
   };
   console.log(
-    `[bench] (c) bulk ${rows} rows: ${run.seconds} s, ${run.rows_per_second} rows/s, workerd peak ${run.workerd_peak_rss_mb} MB, workerd CPU ${run.workerd_cpu_seconds} s`,
+    `[bench] (c) bulk ${rows} rows: ${run.seconds} s, ${run.rows_per_second} rows/s, workerd peak ` +
+      `${run.workerd_peak_rss_mb} MB, workerd CPU ${run.workerd_cpu_seconds} s`,
   );
   return run;
 }

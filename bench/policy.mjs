@@ -110,7 +110,8 @@ async function main() {
     })),
   ];
   console.log(
-    `[bench] warm-up, then ${REQUESTS} batches of 50 per route in ${ROUNDS} alternating blocks, concurrency ${CONCURRENCY}`,
+    `[bench] warm-up, then ${REQUESTS} batches of 50 per route in ${ROUNDS} alternating blocks, concurrency ` +
+      `${CONCURRENCY}`,
   );
   for (const r of routes()) await r.run(agent, base, WARMUP, CONCURRENCY, { record: false });
   const loaded = await alternate(routes(), agent, base, REQUESTS, ROUNDS, CONCURRENCY);
@@ -123,13 +124,16 @@ async function main() {
   console.log(`\nconcurrency ${CONCURRENCY}:`);
   printTable(loaded);
   console.log(
-    `\npolicy p50 / no-policy p50 = ${ratio.toFixed(2)}x   (target <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? "met" : "NOT met"})   added p50 = +${(loaded[1].p50_ms - loaded[0].p50_ms).toFixed(2)} ms`,
+    `\npolicy p50 / no-policy p50 = ${ratio.toFixed(2)}x   (target <= ${TARGET_RATIO}x: ` +
+      `${ratio <= TARGET_RATIO ? "met" : "NOT met"})   added p50 = ` +
+      `+${(loaded[1].p50_ms - loaded[0].p50_ms).toFixed(2)} ms`,
   );
   if (serial) {
     console.log(`\nconcurrency 1:`);
     printTable(serial);
     console.log(
-      `\npolicy p50 / no-policy p50 = ${(serial[1].p50_ms / serial[0].p50_ms).toFixed(2)}x   added p50 = +${(serial[1].p50_ms - serial[0].p50_ms).toFixed(2)} ms`,
+      `\npolicy p50 / no-policy p50 = ${(serial[1].p50_ms / serial[0].p50_ms).toFixed(2)}x   added p50 = ` +
+        `+${(serial[1].p50_ms - serial[0].p50_ms).toFixed(2)} ms`,
     );
   }
   const results = {

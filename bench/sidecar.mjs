@@ -121,10 +121,12 @@ async function main() {
     failures: failures.length,
   };
   console.log(
-    `one sidecar instance: ${perSecond} probes/s (${PROBES} probes, ${CONCURRENCY} in flight, SMTP +${SMTP_LATENCY_MS} ms a reply), p50 ${results.p50_ms} ms, p90 ${results.p90_ms} ms`,
+    `one sidecar instance: ${perSecond} probes/s (${PROBES} probes, ${CONCURRENCY} in flight, SMTP ` +
+      `+${SMTP_LATENCY_MS} ms a reply), p50 ${results.p50_ms} ms, p90 ${results.p90_ms} ms`,
   );
   console.log(
-    `Kickbox scale (${KICKBOX_PER_MINUTE} a minute = ${round2(KICKBOX_PER_MINUTE / 60)}/s): ${needed} instances (one spare)`,
+    `Kickbox scale (${KICKBOX_PER_MINUTE} a minute = ${round2(KICKBOX_PER_MINUTE / 60)}/s): ${needed} instances (one ` +
+      `spare)`,
   );
   for (const f of failures.slice(0, 10)) console.error(`  ${f}`);
   writeFileSync(join(RESULTS_DIR, "sidecar.json"), `${JSON.stringify(results, null, 2)}\n`);

@@ -12,7 +12,9 @@ const run = promisify(execFile);
 const CLIENT = dirname(fileURLToPath(import.meta.url));
 const TSC = join(CLIENT, "..", "node_modules", "typescript", "bin", "tsc");
 
-/** What a user does: `npm pack` the client (prepack builds it), then install the tarball into an empty project, offline. */
+/**
+ * What a user does: `npm pack` the client (prepack builds it), then install the tarball into an empty project, offline.
+ */
 describe("client/ as an npm package", () => {
   const scratch = mkdtempSync(join(tmpdir(), "client-package-"));
   let packed;
@@ -57,7 +59,8 @@ describe("client/ as an npm package", () => {
       `import { createClient, webhookVerifier, ApiError } from "verification-api-client";
 const api = createClient({ baseUrl: process.argv[2], apiKey: "sk_live_pack" });
 const answer = await api.get("/api/v1/account");
-const event = await webhookVerifier({ secret: ${JSON.stringify(secret)} })(${JSON.stringify(body)}, ${JSON.stringify(header)});
+const event = await webhookVerifier({ secret: ${JSON.stringify(secret)} })(${JSON.stringify(body)}, ` +
+        `${JSON.stringify(header)});
 console.log(JSON.stringify({ data: answer.data, requestId: answer.requestId, event, apiError: typeof ApiError }));`,
     );
     try {
@@ -75,7 +78,8 @@ console.log(JSON.stringify({ data: answer.data, requestId: answer.requestId, eve
     }
   });
 
-  it("type-checks a TypeScript consumer against the packed declarations (paths from the OpenAPI document)", async () => {
+  it("type-checks a TypeScript consumer against the packed declarations (paths from the OpenAPI " +
+    "document)", async () => {
     writeFileSync(
       join(scratch, "consumer.ts"),
       `import { createClient, type paths } from "verification-api-client";

@@ -84,7 +84,9 @@ export async function build({ outDir = DEFAULT_OUT_DIR, log = console.log } = {}
   const written = [];
   for (const { name, version, records, sources, data } of snapshots) {
     const file = `${name}.json`;
-    const body = `{"name":${JSON.stringify(name)},"version":${JSON.stringify(version)},"records":${records},"sources":${canonicalJson(sources)},"data":${canonicalJson(data)}}\n`;
+    const body =
+      `{"name":${JSON.stringify(name)},"version":${JSON.stringify(version)},"records":${records},` +
+      `"sources":${canonicalJson(sources)},"data":${canonicalJson(data)}}\n`;
     await writeFile(join(dir, file), body);
     written.push({ name, version, records, file, bytes: Buffer.byteLength(body) });
   }
@@ -98,7 +100,8 @@ export async function build({ outDir = DEFAULT_OUT_DIR, log = console.log } = {}
 
   for (const w of written)
     log(
-      `${w.name.padEnd(24)} ${w.version}  ${String(w.records).padStart(6)} records  ${(w.bytes / 1024).toFixed(1).padStart(7)} KiB`,
+      `${w.name.padEnd(24)} ${w.version}  ${String(w.records).padStart(6)} records  ` +
+        `${(w.bytes / 1024).toFixed(1).padStart(7)} KiB`,
     );
   return written;
 }

@@ -60,7 +60,9 @@ export class AccountCredits extends DurableObject<Env> {
     this.policies = new PolicyStamps(sql);
   }
 
-  /** Sets the plan (creating the balance on first use) or cancels it; plan credits then expire after the grace period. */
+  /**
+   * Sets the plan (creating the balance on first use) or cancels it; plan credits then expire after the grace period.
+   */
   setPlan(plan: PlanName | "cancelled", now = Date.now()): AccountSnapshot {
     this.balances.setPlan(plan, now);
     return this.view(now);

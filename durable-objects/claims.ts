@@ -33,14 +33,16 @@ export class ClaimBook {
 
   /**
    * Splits claims into keys another request holds (busy) and the rest (open), in order. A claim of an earlier
-   * reservation with the same request id is this work's own (queued work run again after its consumer died): taken over.
+   * reservation with the same request id is this work's own (queued work run again after its consumer died): taken
+   * over.
    */
   sort(claims: Claims | undefined, own: string | null, requestId: string | null) {
     const items = claims?.items ?? [];
     const holders = new Map<string, { id: string; request_id: string | null }>();
     for (const part of slices(items, KEYS_PER_STATEMENT)) {
       const rows = this.sql.exec<{ key: string; id: string; request_id: string | null }>(
-        `SELECT c.key, c.reservation_id AS id, r.request_id FROM claims c LEFT JOIN reservations r ON r.id = c.reservation_id
+        `SELECT c.key, c.reservation_id AS id, r.request_id FROM claims c LEFT JOIN reservations r
+          ON r.id = c.reservation_id
          WHERE c.product = ? AND c.key IN (${marks(part.length)})`,
         claims!.product,
         ...part.map((item) => item.key),

@@ -11,7 +11,8 @@ export class SmtpSidecar extends Container<Env> {
   override sleepAfter = "5m";
   override enableInternet = true;
 
-  // biome-ignore lint/complexity/noBannedTypes: the Container base class takes the state with no props, typed `{}` upstream
+  // The Container base class takes the state with no props, typed `{}` upstream.
+  // biome-ignore lint/complexity/noBannedTypes: the base class's own type (above)
   constructor(ctx: DurableObjectState<{}>, env: Env) {
     super(ctx, env);
     this.envVars = {

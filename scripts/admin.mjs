@@ -1,6 +1,7 @@
 // `npm run admin -- <command> ...`: the operator API (/admin/v1, src/routes/admin/*.ts) from the command line.
 // Prints the JSON response; exits 1 on an error envelope or an unreachable server, 2 on a usage error.
-// ADMIN_URL (default http://127.0.0.1:$PORT, PORT 8787; the importers read it too) and ADMIN_TOKEN (default: ADMIN_TOKEN in .dev.vars) come from the environment.
+// ADMIN_URL (default http://127.0.0.1:$PORT, PORT 8787; the importers read it too) and ADMIN_TOKEN (default:
+// ADMIN_TOKEN in .dev.vars) come from the environment.
 import { parseArgs } from "node:util";
 import { adminClient, defaultAdminUrl, readDevVars, requireNode22 } from "./lib/local.mjs";
 
@@ -20,7 +21,10 @@ const list = (value) =>
         .filter(Boolean);
 const path = (...parts) => parts.map(encodeURIComponent).join("/");
 
-/** name -> { args: positionals, options: parseArgs options, help, request(values, positionals) -> [method, path, body?] } */
+/**
+ * name -> { args: positionals, options: parseArgs options, help, request(values, positionals) -> [method, path, body?]
+ * }
+ */
 const COMMANDS = {
   "create-account": {
     options: { email: { type: "string" }, verified: { type: "boolean" }, plan: { type: "string" } },
@@ -211,7 +215,8 @@ try {
 const expected = command.args ?? [];
 if (parsed.positionals.length !== expected.length) {
   usage(
-    `${name} takes ${expected.length ? expected.join(" ") : "no positional arguments"}, got ${parsed.positionals.length ? parsed.positionals.join(" ") : "none"}`,
+    `${name} takes ${expected.length ? expected.join(" ") : "no positional arguments"}, got ` +
+      `${parsed.positionals.length ? parsed.positionals.join(" ") : "none"}`,
   );
 }
 
@@ -238,7 +243,8 @@ try {
   }
 } catch (err) {
   console.error(
-    `admin: cannot reach ${baseUrl} (${err.cause?.code ?? err.cause?.message ?? err.message}). Is \`npm run dev\` running? (ADMIN_URL overrides the address.)`,
+    `admin: cannot reach ${baseUrl} (${err.cause?.code ?? err.cause?.message ?? err.message}). Is \`npm run dev\` ` +
+      `running? (ADMIN_URL overrides the address.)`,
   );
   process.exit(1);
 }

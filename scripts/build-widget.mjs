@@ -78,7 +78,8 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
   );
   writeFileSync(join(outDir, "_headers"), HEADERS);
   if (demo) copyFileSync(join(ROOT, "widget", "demo.html"), join(outDir, "demo.html"));
-  // The guides as static Markdown under /docs/ (linked from /llms.txt; /docs itself is the Worker's rendered reference).
+  // The guides as static Markdown under /docs/ (linked from /llms.txt; /docs itself is the Worker's rendered
+  // reference).
   mkdirSync(join(outDir, "docs"), { recursive: true });
   for (const name of readdirSync(join(ROOT, "docs")).filter((n) => n.endsWith(".md")))
     copyFileSync(join(ROOT, "docs", name), join(outDir, "docs", name));
@@ -92,6 +93,8 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const { bytes, gzipBytes } = await buildWidget();
   console.log(
-    `[widget] ${WIDGET_PATH}: ${bytes} bytes, ${gzipBytes} gzipped${process.env.WIDGET_DEMO === "1" ? " (+ /demo)" : ""}`,
+    `[widget] ${WIDGET_PATH}: ${bytes} bytes, ${gzipBytes} gzipped${
+      process.env.WIDGET_DEMO === "1" ? " (+ /demo)" : ""
+    }`,
   );
 }

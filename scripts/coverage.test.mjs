@@ -7,20 +7,26 @@ import { fileCoverage } from "./import-address.mjs";
 
 describe("coverageFor", () => {
   const fallback = { kind: "full", countries: ["GB"] };
-  it("takes the dataset's default for a real file, a sample's for a -sample version, and the operator's word over both", () => {
-    expect(coverageFor({ version: "2026-11-01", fallback })).toEqual(fallback);
-    expect(coverageFor({ version: "2026-11-22-sample", fallback, countries: ["GB"] })).toEqual(sampleCoverage(["GB"]));
-    expect(
-      coverageFor({
-        version: "2026-11-22-sample",
-        fallback,
-        given: { kind: "partial", countries: ["GB"], note: "England" },
-      }),
-    ).toEqual({ kind: "partial", countries: ["GB"], note: "England" });
-    expect(() => coverageFor({ version: "2026-11-01", fallback, given: { kind: "most" } })).toThrow(
-      /--coverage must be one of full, partial, sample/,
-    );
-  });
+  it(
+    "takes the dataset's default for a real file, a sample's for a -sample version, and the operator's word over " +
+      "both",
+    () => {
+      expect(coverageFor({ version: "2026-11-01", fallback })).toEqual(fallback);
+      expect(coverageFor({ version: "2026-11-22-sample", fallback, countries: ["GB"] })).toEqual(
+        sampleCoverage(["GB"]),
+      );
+      expect(
+        coverageFor({
+          version: "2026-11-22-sample",
+          fallback,
+          given: { kind: "partial", countries: ["GB"], note: "England" },
+        }),
+      ).toEqual({ kind: "partial", countries: ["GB"], note: "England" });
+      expect(() => coverageFor({ version: "2026-11-01", fallback, given: { kind: "most" } })).toThrow(
+        /--coverage must be one of full, partial, sample/,
+      );
+    },
+  );
 
   it("reads --coverage, --countries and --coverage-note", () => {
     const options = {};

@@ -179,7 +179,8 @@ async function main() {
   }
   resumedAt ??= Date.now();
   log(
-    `run resumed ${((resumedAt - up1) / 1000).toFixed(1)} s after the restart (${((resumedAt - killed1) / 1000).toFixed(1)} s after the kill), completed`,
+    `run resumed ${((resumedAt - up1) / 1000).toFixed(1)} s after the restart ` +
+      `(${((resumedAt - killed1) / 1000).toFixed(1)} s after the kill), completed`,
   );
 
   await firstPost;
@@ -193,7 +194,8 @@ async function main() {
   ]);
   const redelivered = Date.now();
   log(
-    `webhook redelivered ${((redelivered - up2) / 1000).toFixed(1)} s after the restart (${((redelivered - killed2) / 1000).toFixed(1)} s after the kill)`,
+    `webhook redelivered ${((redelivered - up2) / 1000).toFixed(1)} s after the restart ` +
+      `(${((redelivered - killed2) / 1000).toFixed(1)} s after the kill)`,
   );
   while ((view = await job(id)).webhook_status !== "delivered") await sleep(500);
 
@@ -244,7 +246,8 @@ try {
 } finally {
   clearTimeout(deadline);
   if (process.exitCode) console.error(`[crash] stack output kept in ${join(dir, "stack.log")}`);
-  // The verdict is in: a receiver connection still open (the hanging route) must not keep this process, and CI, waiting.
+  // The verdict is in: a receiver connection still open (the hanging route) must not keep this process, and CI,
+  // waiting.
   await Promise.race([cleanup().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 5_000))]);
   process.exit(process.exitCode ?? 0);
 }

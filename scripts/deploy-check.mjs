@@ -30,10 +30,12 @@ try {
   // The dry run's [build] step has just built the widget into the static assets.
   const widget = readFileSync(join(ASSETS_DIR, WIDGET_PATH));
   console.log(
-    `[deploy:check] production Worker: ${modules.length} module(s), ${kib(raw)}, ${kib(gzipped)} gzipped (limit 3 MB = ${kib(LIMIT_BYTES)})`,
+    `[deploy:check] production Worker: ${modules.length} module(s), ${kib(raw)}, ${kib(gzipped)} gzipped (limit 3 MB ` +
+      `= ${kib(LIMIT_BYTES)})`,
   );
   console.log(
-    `[deploy:check] widget ${WIDGET_PATH}: ${widget.length} bytes, ${gzipSync(widget, { level: 9 }).length} gzipped (a static asset, not in the bundle)`,
+    `[deploy:check] widget ${WIDGET_PATH}: ${widget.length} bytes, ${gzipSync(widget, { level: 9 }).length} gzipped ` +
+      `(a static asset, not in the bundle)`,
   );
   if (gzipped > LIMIT_BYTES) {
     console.error(`[deploy:check] the bundle is over the limit: move a dataset to D1 or R2`);

@@ -57,7 +57,8 @@ const SIDECAR_PORT = Number(process.env.SIDECAR_PORT || 8025);
 const SIDECAR_URL = `http://127.0.0.1:${SIDECAR_PORT}`;
 
 const OFFLINE = process.argv.includes("--offline");
-// The mail catcher takes SIDECAR_PORT+5 and +6; the partners' stand-in +7; the Stripe stand-in (dashboard purchases) +8.
+// The mail catcher takes SIDECAR_PORT+5 and +6; the partners' stand-in +7; the Stripe stand-in (dashboard purchases)
+// +8.
 const OFFLINE_PORTS = {
   OFFLINE_DOH_PORT: SIDECAR_PORT + 1,
   OFFLINE_RDAP_PORT: SIDECAR_PORT + 2,
@@ -432,8 +433,10 @@ function printDemo(demo) {
       `  Local API         ${BASE_URL}`,
       `  Dashboard         ${BASE_URL}/dashboard`,
       `  Sign in as demo   ${demo.signIn}`,
-      `                    (works once, for 15 minutes; a new one: npm run admin -- sign-in-link ${demo.account_id} --email ${DEMO_EMAIL})`,
-      `  Demo account      ${demo.account_id}  (${demo.email}, ${plan.name} plan, balance ${balance.total}: plan ${balance.plan} + pack ${balance.pack})`,
+      `                    (works once, for 15 minutes; a new one: npm run admin -- sign-in-link ${demo.account_id} ` +
+        `--email ${DEMO_EMAIL})`,
+      `  Demo account      ${demo.account_id}  (${demo.email}, ${plan.name} plan, balance ${balance.total}: plan ` +
+        `${balance.plan} + pack ${balance.pack})`,
       `  Member            ${demo.user_id}`,
       `  Secret key        ${demo.secret_key}  (${demo.secret_key_id}, all scopes)`,
       `  Publishable key   ${demo.publishable_key}  (${demo.publishable_key_id}, allowed domain: localhost)`,
@@ -443,16 +446,24 @@ function printDemo(demo) {
       `  SMTP sidecar      ${SIDECAR_URL}  (SIDECAR_PORT; secret: SMTP_SIDECAR_SECRET in .dev.vars)`,
       ...(OFFLINE
         ? [
-            `  Offline           DNS, RDAP, SMTP and the dataset publishers are local stand-ins (SIDECAR_PORT+1..+4): try alice@acme.example (deliverable,`,
-            `                    1 credit, then a free repeat), nobody@acme.example, z@catchall.example; docs/offline.md lists them.`,
-            `                    Partners (SIDECAR_PORT+7): POST /phone {"phone": "+16502530000", "network": true} (2 credits), and`,
-            `                    POST /address {"address": "99999 Nonexistent Blvd, Mountain View, CA 94043", "country": "US", "delivery_point": true}.`,
+            `  Offline           DNS, RDAP, SMTP and the dataset publishers are local stand-ins ` +
+              `(SIDECAR_PORT+1..+4): try alice@acme.example (deliverable,`,
+            `                    1 credit, then a free repeat), nobody@acme.example, z@catchall.example; ` +
+              `docs/offline.md lists them.`,
+            `                    Partners (SIDECAR_PORT+7): POST /phone {"phone": "+16502530000", "network": true} ` +
+              `(2 credits), and`,
+            `                    POST /address {"address": "99999 Nonexistent Blvd, Mountain View, CA 94043", ` +
+              `"country": "US", "delivery_point": true}.`,
           ]
         : [
-            `                    Mailbox checks go through it: it dials port ${process.env.SMTP_PORT || 25} of each MX. Most dev machines and`,
-            `                    networks block outbound port 25: real addresses then come back risky/unverified (after up to`,
-            `                    the lookup's timeout), not as errors. Without internet, \`npm run dev -- --offline\` answers`,
-            `                    sample domains locally. deliverable@service.test and the other test addresses need neither.`,
+            `                    Mailbox checks go through it: it dials port ${process.env.SMTP_PORT || 25} of each ` +
+              `MX. Most dev machines and`,
+            `                    networks block outbound port 25: real addresses then come back risky/unverified ` +
+              `(after up to`,
+            `                    the lookup's timeout), not as errors. Without internet, \`npm run dev -- ` +
+              `--offline\` answers`,
+            `                    sample domains locally. deliverable@service.test and the other test addresses need ` +
+              `neither.`,
           ]),
       "",
       `  Try it:  curl -H "Authorization: Bearer ${demo.secret_key}" ${BASE_URL}/api/v1/account`,

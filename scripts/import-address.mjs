@@ -9,8 +9,8 @@
 //   fr-ban <adresses-75.csv>...                Base Adresse Nationale, CSV edition (`;`; pass --version)
 //
 // Files stream through datasets/registers/csv.mjs and are read by the dataset's own format
-// (src/products/address/datasets.ts, loaded as TypeScript by Node); rows go in batches of --batch (default 1,000), a few
-// in flight, then POST .../complete installs the dataset so answers and GET /api/v1/status/data cite its version.
+// (src/products/address/datasets.ts, loaded as TypeScript by Node); rows go in batches of --batch (default 1,000), a
+// few in flight, then POST .../complete installs the dataset so answers and GET /api/v1/status/data cite its version.
 // Re-importing upserts; --replace first removes every row. Exports importAddressDataset() and loadAddressData() (what
 // `npm run dev` loads: the package-built datasets and the shipped samples of the file-built ones).
 import { createReadStream } from "node:fs";
@@ -150,7 +150,8 @@ export async function importAddressDataset({
     rows_per_second: Math.round(records / seconds),
   };
   log(
-    `[import] ${dataset} ${version}: ${records} rows installed${skipped ? `, ${skipped} records skipped` : ""} in ${summary.seconds} s`,
+    `[import] ${dataset} ${version}: ${records} rows installed${skipped ? `, ${skipped} records skipped` : ""} in ` +
+      `${summary.seconds} s`,
   );
   return summary;
 }

@@ -1,11 +1,13 @@
-// `npm run datasets:import -- <ip-country|ip-asn|ip-city|ip-tor-exits|hosting-*|vpn-*> <file>... [--version YYYY-MM-DD] [--url URL]`
-// `npm run datasets:import -- <ip-country|ip-asn|ip-city> --package`   (the installed @ip-location-db copy, dated by its version)
+// `npm run datasets:import -- <ip-country|ip-asn|ip-city|ip-tor-exits|hosting-*|vpn-*> <file>...
+//      [--version YYYY-MM-DD] [--url URL]`
+// `npm run datasets:import -- <ip-country|ip-asn|ip-city> --package`
+//      (the installed @ip-location-db copy, dated by its version)
 //
 // Streams IP datasets into the API's D1 through the operator routes (docs/ip.md, "Datasets"): a file is read a chunk at
 // a time (datasets/registers/csv.mjs), each row is read by src/products/ip/datasets.ts (address or `-num` editions,
-// overlapping rows resolved by RangeFlattener, one per file and family), and rows are posted as keys in batches (--batch,
-// default 2,000; a few in flight) into a new generation; `complete` switches answers to it in one step and `sweep`
-// then deletes the generation it replaced. Several files (the IPv4 and IPv6 editions) load as one version.
+// overlapping rows resolved by RangeFlattener, one per file and family), and rows are posted as keys in batches
+// (--batch, default 2,000; a few in flight) into a new generation; `complete` switches answers to it in one step and
+// `sweep` then deletes the generation it replaced. Several files (the IPv4 and IPv6 editions) load as one version.
 //
 //   ip-country     @ip-location-db/geo-whois-asn-country CSV: start,end,country_code
 //   ip-asn         @ip-location-db/asn CSV: start,end,as_number,as_organization
@@ -161,7 +163,8 @@ export async function importIpDataset({
     rows_per_second: Math.round(counts.records / seconds),
   };
   log(
-    `[import] ${dataset} ${version}: ${counts.records} rows installed as generation ${generation}${counts.skipped ? `, ${counts.skipped} unreadable rows skipped` : ""} in ${summary.seconds} s`,
+    `[import] ${dataset} ${version}: ${counts.records} rows installed as generation ` +
+      `${generation}${counts.skipped ? `, ${counts.skipped} unreadable rows skipped` : ""} in ${summary.seconds} s`,
   );
   return summary;
 }

@@ -42,7 +42,8 @@ describe("import-ip", () => {
     const counts = { skipped: 0 };
     const rows = [];
     for await (const row of fileRows("ip-city", sample("ip-city.sample.csv"), counts)) rows.push(row);
-    // 31 networks in the sample, 5 of them placed below the country (Westfield, Ashburn, North Bergen, Brandenburg, Frankfurt).
+    // 31 networks in the sample, 5 of them placed below the country (Westfield, Ashburn, North Bergen, Brandenburg,
+    // Frankfurt).
     expect([rows.length, counts.skipped]).toEqual([5, 0]);
   });
 });

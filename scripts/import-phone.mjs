@@ -6,7 +6,8 @@
 // differs: rows of the new version are posted in batches beside the old ones, `install` switches answers to it in one
 // step, then the old version's rows are deleted. A table already at its version is left alone, so re-running is cheap.
 //
-//   --url      the API (default http://127.0.0.1:$PORT, PORT 8787); the token is ADMIN_TOKEN from the environment or .dev.vars
+//   --url      the API (default http://127.0.0.1:$PORT, PORT 8787); the token is ADMIN_TOKEN from the
+//              environment or .dev.vars
 //   --sample   load the committed sample (datasets/phone/sample.tsv: GB and CH) instead of the full tables
 //   --json     print the summary as one JSON line (benchmarks read it)
 //
@@ -25,7 +26,9 @@ const CONCURRENCY = 4;
 const manifestVersions = () =>
   new Map(JSON.parse(readFileSync(join(PHONE_DIR, "manifest.json"), "utf8")).datasets.map((d) => [d.name, d.version]));
 
-/** The rows of every table: the full build (rebuilt when absent or not the manifest's versions) or the committed sample. */
+/**
+ * The rows of every table: the full build (rebuilt when absent or not the manifest's versions) or the committed sample.
+ */
 async function tables({ sample, log }) {
   const rows = new Map(TABLE_NAMES.map((name) => [name, []]));
   if (sample) {

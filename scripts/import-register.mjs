@@ -2,17 +2,19 @@
 //
 // Loads a company register's published CSV into the API's D1 through the operator routes: the file is streamed through
 // datasets/registers/csv.mjs (never held in memory), each row is read by the register's own `parseRow`
-// (src/products/entity/registers.ts, loaded as TypeScript by Node), and rows go to POST /admin/v1/registers/<register>/rows
-// in batches (--batch, default 1,000; a few in flight). POST .../complete {version, records} then installs the register
-// at the file's publication date, so GET /api/v1/status/data lists it. Re-importing upserts; --replace first removes
-// every row (the register answers `register_not_installed` until the import completes).
+// (src/products/entity/registers.ts, loaded as TypeScript by Node), and rows go to POST
+// /admin/v1/registers/<register>/rows in batches (--batch, default 1,000; a few in flight). POST .../complete {version,
+// records} then installs the register at the file's publication date, so GET /api/v1/status/data lists it. Re-importing
+// upserts; --replace first removes every row (the register answers `register_not_installed` until the import
+// completes).
 //
 //   <register>   gleif-lei | uk-companies-house (IP datasets, ip-* hosting-* vpn-*, go to scripts/import-ip.mjs, with
 //                --package for the installed @ip-location-db copies)
 //   <file>       a CSV (unzipped), or - for standard input; several files (Companies House parts) load as one version
 //   --version    the publication date, when the file name does not carry it (GLEIF: 20261122-0800-gleif-goldencopy-...;
 //                Companies House: BasicCompanyData-2026-11-01-part1_7.csv)
-//   --url        the API (default http://127.0.0.1:$PORT, PORT 8787); the token is ADMIN_TOKEN from the environment or .dev.vars
+//   --url        the API (default http://127.0.0.1:$PORT, PORT 8787); the token is ADMIN_TOKEN from the
+//                environment or .dev.vars
 //   --json       print the summary as one JSON line (benchmarks read it)
 //   --coverage, --countries, --coverage-note
 //                what the file covers (src/db/coverage.ts); default: the register's own (the publisher's whole file),
@@ -144,7 +146,8 @@ export async function importRegister({
     records += rows.length;
     if (records >= nextReport) {
       log(
-        `[import] ${register}: ${records} rows sent (${Math.round(records / ((performance.now() - started) / 1000))} rows/s)`,
+        `[import] ${register}: ${records} rows sent (${Math.round(records / ((performance.now() - started) / 1000))} ` +
+          `rows/s)`,
       );
       nextReport += 100_000;
     }
@@ -175,7 +178,9 @@ export async function importRegister({
     rows_per_second: Math.round(records / seconds),
   };
   log(
-    `[import] ${register} ${version}: ${records} rows installed${skipped ? `, ${skipped} without a usable identifier skipped` : ""} in ${summary.seconds} s`,
+    `[import] ${register} ${version}: ${records} rows installed${
+      skipped ? `, ${skipped} without a usable identifier skipped` : ""
+    } in ${summary.seconds} s`,
   );
   return summary;
 }
@@ -230,11 +235,13 @@ function parseArgs(argv) {
 export function runImporter({ usage, load }) {
   const main = async () => {
     const { name, ...options } = parseArgs(process.argv.slice(2));
-    // IP datasets (ip-country, ip-asn, ip-city, ip-tor-exits, hosting-*, vpn-*) have their own importer: scripts/import-ip.mjs.
+    // IP datasets (ip-country, ip-asn, ip-city, ip-tor-exits, hosting-*, vpn-*) have their own importer:
+    // scripts/import-ip.mjs.
     if (/^(ip|hosting|vpn)-/.test(name ?? "")) return runIpImport({ ...options, register: name });
     if (options.help || !name) {
       console.log(
-        `usage: ${usage} [--version YYYY-MM-DD] [--coverage full|partial|sample] [--countries GB,JE] [--coverage-note TEXT] [--url URL] [--replace] [--batch N] [--concurrency N] [--json]`,
+        `usage: ${usage} [--version YYYY-MM-DD] [--coverage full|partial|sample] [--countries GB,JE] ` +
+          `[--coverage-note TEXT] [--url URL] [--replace] [--batch N] [--concurrency N] [--json]`,
       );
       return options.help ? 0 : 1;
     }

@@ -28,7 +28,8 @@ describe("wrangler.toml", () => {
       expect(migrated).toContain(class_name);
     expect(production.triggers.crons).toEqual(top.triggers.crons);
     expect(production.build.command).toBe(top.build.command);
-    // The refresh's fetch step inflates GLEIF's full golden copy in one invocation (docs/operations.md, "Dataset refresh").
+    // The refresh's fetch step inflates GLEIF's full golden copy in one invocation (docs/operations.md, "Dataset
+    // refresh").
     expect(production.limits?.cpu_ms).toBe(300_000);
     expect(production.assets?.directory).toBe(top.assets?.directory);
   });

@@ -13,7 +13,9 @@ import { mailAccountNotice, sendQueuedMail } from "../workers/mail";
 import { runDueMonitor } from "../workers/monitors";
 import { storeQueuedRequestRecords } from "../workers/request-log";
 
-/** The engines' and the platform's messages; products add their own (`Product.messages`), which carry at least a `type`. */
+/**
+ * The engines' and the platform's messages; products add their own (`Product.messages`), which carry at least a `type`.
+ */
 export type EngineMessage =
   | RunMessage
   | DeliveryMessage

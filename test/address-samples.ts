@@ -63,7 +63,9 @@ export async function installRows(
   });
 }
 
-/** The reference rows of the accuracy set's postcodes (test/fixtures/address-reference.json), at the datasets' versions. */
+/**
+ * The reference rows of the accuracy set's postcodes (test/fixtures/address-reference.json), at the datasets' versions.
+ */
 export async function installReference() {
   for (const d of reference.datasets)
     await installRows(d.name as AddressDatasetName, d.version, d.rows as PostcodeRow[]);

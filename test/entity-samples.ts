@@ -8,7 +8,9 @@ import { admin } from "./helpers";
 
 const SAMPLE_TEXT: Record<RegisterName, string> = { "gleif-lei": gleifCsv, "uk-companies-house": ukCsv };
 
-/** A shipped sample read the way scripts/import-register.mjs reads a file: the CSV parser, then the register's parseRow. */
+/**
+ * A shipped sample read the way scripts/import-register.mjs reads a file: the CSV parser, then the register's parseRow.
+ */
 export function sampleRows(register: RegisterName): RegisterRow[] {
   const parser = new CsvParser();
   const [header, ...records] = [...parser.push(SAMPLE_TEXT[register]), ...parser.end()];

@@ -85,7 +85,9 @@ export interface MailStats {
   sessions: { domains: string[]; rcpts: string[] }[];
 }
 
-/** What the fixture SMTP server has seen so far (sessions and RCPTs), to prove when a handshake did or did not happen. */
+/**
+ * What the fixture SMTP server has seen so far (sessions and RCPTs), to prove when a handshake did or did not happen.
+ */
 export async function mailStats(): Promise<MailStats> {
   return (await (await fetch(env.MAIL_STATS_URL)).json()) as MailStats;
 }

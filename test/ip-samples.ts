@@ -28,8 +28,8 @@ import { LIST_IMPORTERS } from "../src/products/ip/importers";
 import { admin } from "./helpers";
 
 /**
- * The shipped IP samples (datasets/ip: real rows of the @ip-location-db files), read the way scripts/import-ip.mjs reads
- * a file (CSV, readRange, recordValues, one RangeFlattener per family) and installed through the operator routes.
+ * The shipped IP samples (datasets/ip: real rows of the @ip-location-db files), read the way scripts/import-ip.mjs
+ * reads a file (CSV, readRange, recordValues, one RangeFlattener per family) and installed through the operator routes.
  */
 const TEXT: Record<RangeDatasetName, string> = { "ip-country": countryCsv, "ip-asn": asnCsv, "ip-city": cityCsv };
 
@@ -100,7 +100,10 @@ export async function installIpDataset(
   return generation;
 }
 
-/** Every shipped sample (range tables and lists), each unless it is already installed at the sample's version and coverage. */
+/**
+ * Every shipped sample (range tables and lists), each unless it is already installed at the sample's version and
+ * coverage.
+ */
 export async function installIpSamples() {
   const { datasets } = await admin<{ datasets: { name: string; version: string | null; coverage: Coverage | null }[] }>(
     "GET",

@@ -41,7 +41,9 @@ function validator(key: string, schema: Schema, components: Record<string, unkno
   return found;
 }
 
-/** Throws when `body` (a parsed JSON response) is not what the served document says `method url` answers with `status`. */
+/**
+ * Throws when `body` (a parsed JSON response) is not what the served document says `method url` answers with `status`.
+ */
 export async function assertDocumentedResponse(
   method: string,
   url: string,
@@ -71,7 +73,9 @@ export async function assertDocumentedResponse(
   if (!result.valid) {
     const errors = result.errors.slice(-4).map((e) => `${e.instanceLocation}: ${e.error}`);
     throw new Error(
-      `${key}: response does not match the OpenAPI document:\n  ${errors.join("\n  ")}\n${JSON.stringify(body).slice(0, 600)}`,
+      `${key}: response does not match the OpenAPI document:\n  ${errors.join(
+        "\n  ",
+      )}\n${JSON.stringify(body).slice(0, 600)}`,
     );
   }
 }

@@ -12,7 +12,10 @@ const DAY_MS = 86_400_000;
 /** Turnstile tokens expire after 300 seconds; a day is ample to refuse any replay. */
 const CHALLENGE_TOKEN_MEMORY_MS = DAY_MS;
 
-/** Daily cron: deletes what has outlived its purpose (repeat markers, shared answers, history, deliveries, mail, logs, bulk runs). */
+/**
+ * Daily cron: deletes what has outlived its purpose (repeat markers, shared answers, history, deliveries, mail, logs,
+ * bulk runs).
+ */
 export async function sweepRetention(env: Env, now = Date.now()) {
   const db = database(env);
   const results = await db.batch([

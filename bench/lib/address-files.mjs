@@ -7,7 +7,9 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { crc32, createDeflateRaw, createGzip } from "node:zlib";
 
-/** A zip written member by member (deflated, sizes in a data descriptor as streaming writers do, a central directory). */
+/**
+ * A zip written member by member (deflated, sizes in a data descriptor as streaming writers do, a central directory).
+ */
 class ZipWriter {
   constructor(path) {
     this.out = createWriteStream(path);
@@ -97,7 +99,8 @@ const LETTERS = "ABDEFGHJLNPQRSTUWXYZ";
 const postcode = (i) => {
   const inward = `${i % 10}${LETTERS[Math.floor(i / 10) % 20]}${LETTERS[Math.floor(i / 200) % 20]}`;
   const n = Math.floor(i / 4000);
-  return `${"ABCDEFGHKLMNOPRSTUWY"[n % 20]}${"ABCDEFGHKLMNOPRSTUWY"[Math.floor(n / 20) % 20]}${Math.floor(n / 400) + 1} ${inward}`;
+  const letters = "ABCDEFGHKLMNOPRSTUWY";
+  return `${letters[n % 20]}${letters[Math.floor(n / 20) % 20]}${Math.floor(n / 400) + 1} ${inward}`;
 };
 
 const ONSPD_COLUMNS = 55;
@@ -116,7 +119,10 @@ export async function buildOnspd(dir, rows) {
     await lines(write, 0, rows, (i) => {
       const pcds = postcode(i);
       const lat = (50 + (i % 900) / 100).toFixed(6);
-      return `"${pcds.replace(" ", "")}","${pcds}","${pcds}","198001","${i % 8 === 0 ? "200512" : ""}","E92000001","E12000002","${lat}","-2.250000",${filler}\n`;
+      return (
+        `"${pcds.replace(" ", "")}","${pcds}","${pcds}","198001","${i % 8 === 0 ? "200512" : ""}","E92000001",` +
+        `"E12000002","${lat}","-2.250000",${filler}\n`
+      );
     });
   });
   await zip.close();
@@ -144,7 +150,11 @@ export async function buildOsOpenNames(dir, rows, files = 819) {
             : kind < 18
               ? [`Bench Road ${i}`, "transportNetwork", "Named Road"]
               : [`Bench Hamlet ${i}`, "populatedPlace", "Hamlet"];
-        return `${id},http://data.os.uk/id/${id},${name},,,,${type},${local},530000,180000,1000,25000,,,,,${district},http://data.os.uk/id/${district},Benchton,,,Bench District,,,Bench County,,,North West,,England,,,,\r\n`;
+        return (
+          `${id},http://data.os.uk/id/${id},${name},,,,${type},${local},530000,180000,1000,25000,,,,,` +
+          `${district},http://data.os.uk/id/${district},Benchton,,,Bench District,,,Bench County,,,North West,,` +
+          `England,,,,\r\n`
+        );
       }),
     );
   }
@@ -164,12 +174,17 @@ export async function buildBan(dir, rows) {
     if (!gzip.write(text)) await once(gzip, "drain");
   };
   await write(
-    "id;id_fantoir;numero;rep;nom_voie;code_postal;code_insee;nom_commune;code_insee_ancienne_commune;nom_ancienne_commune;x;y;lon;lat;type_position;alias;nom_ld;libelle_acheminement;nom_afnor;source_position;source_nom_voie;certification_commune;cad_parcelles\n",
+    "id;id_fantoir;numero;rep;nom_voie;code_postal;code_insee;nom_commune;code_insee_ancienne_commune;" +
+      "nom_ancienne_commune;x;y;lon;lat;type_position;alias;nom_ld;libelle_acheminement;nom_afnor;source_position;" +
+      "source_nom_voie;certification_commune;cad_parcelles\n",
   );
   await lines(write, 0, rows, (i) => {
     const street = Math.floor(i / 40);
     const cp = String(1000 + (Math.floor(street / 30) % 94000)).padStart(5, "0");
-    return `${cp}_b${i};${cp}_B${street};${(i % 40) + 1};${i % 11 === 0 ? "bis" : ""};Rue du Banc ${street};${cp};${cp};Benchville;;;0;0;2.3;48.8;entrée;;;BENCHVILLE;RUE DU BANC ${street};commune;commune;1;\n`;
+    return (
+      `${cp}_b${i};${cp}_B${street};${(i % 40) + 1};${i % 11 === 0 ? "bis" : ""};Rue du Banc ` +
+      `${street};${cp};${cp};Benchville;;;0;0;2.3;48.8;entrée;;;BENCHVILLE;RUE DU BANC ${street};commune;commune;1;\n`
+    );
   });
   gzip.end();
   await once(out, "finish");

@@ -67,7 +67,9 @@ export async function startDoh(zone, latencyMs = 0) {
   return { url: `http://127.0.0.1:${port}/dns-query`, queries, close: () => closeServer(server) };
 }
 
-/** RDAP (RFC 9083 domain objects), as test/fixtures/rdap.ts: `registeredOn(name)` gives YYYY-MM-DD or undefined (404). */
+/**
+ * RDAP (RFC 9083 domain objects), as test/fixtures/rdap.ts: `registeredOn(name)` gives YYYY-MM-DD or undefined (404).
+ */
 export async function startRdap(registeredOn) {
   const requests = [];
   const server = createServer((req, res) => {

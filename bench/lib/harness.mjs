@@ -2,7 +2,8 @@
 // `cleanup` (stop child processes, close logs, remove temp dirs) always runs, and the exit code is main()'s.
 
 /**
- * @param {{ main: () => Promise<number>, cleanup: () => Promise<void>, timeoutMs: number, logHint?: string, onExit?: () => void }} bench
+ * @param {{ main: () => Promise<number>, cleanup: () => Promise<void>, timeoutMs: number, logHint?: string, onExit?: ()
+ * => void }} bench
  */
 export async function runBench({ main, cleanup, timeoutMs, logHint, onExit }) {
   let stopping = false;

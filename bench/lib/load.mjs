@@ -113,7 +113,9 @@ export function stats(values) {
   };
 }
 
-/** `requests` per route in `rounds` blocks per route, order flipped every round (a b, b a, a b, ...); their summaries. */
+/**
+ * `requests` per route in `rounds` blocks per route, order flipped every round (a b, b a, a b, ...); their summaries.
+ */
 export async function alternate(pair, agent, base, requests, rounds, concurrency) {
   const perBlock = Math.ceil(requests / rounds);
   for (let round = 0; round < rounds; round++) {

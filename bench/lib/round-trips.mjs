@@ -45,7 +45,8 @@ export function printRoundTrips(rows) {
     "other p50".padStart(10),
   ];
   console.log(
-    `\n${"".padEnd(45)}${"before the answer".padStart(35)} |${"after the answer".padStart(35)}${"Worker-measured ms".padStart(34)}`,
+    `\n${"".padEnd(45)}${"before the answer".padStart(35)} ` +
+      `|${"after the answer".padStart(35)}${"Worker-measured ms".padStart(34)}`,
   );
   console.log(head.join(""));
   for (const [label, s] of rows) {

@@ -18,7 +18,8 @@ export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
   if (frozen) {
     script = await bundleWorker(join(dir, "bundle"));
     console.log(
-      "[bench] bundled the Worker (edits to the repository during the run do not restart it; BENCH_FROZEN=0 runs from src/)",
+      "[bench] bundled the Worker (edits to the repository during the run do not restart it; BENCH_FROZEN=0 runs " +
+        "from src/)",
     );
   }
   console.log(

@@ -2,7 +2,8 @@
  * Receiving the API's webhooks and callbacks: the receiver rules of the `X-Service-Signature-V2` header.
  *
  *   const verify = webhookVerifier({ secret });
- *   const event = await verify(rawBody, request.headers.get("X-Service-Signature-V2"));   // throws when it must not be trusted
+ *   // throws when it must not be trusted
+ *   const event = await verify(rawBody, request.headers.get("X-Service-Signature-V2"));
  *
  * 1. The header is exactly `t={unix seconds},v2={64 lowercase hex}`.
  * 2. `t` is within `toleranceSeconds` (300) of this clock, either way.

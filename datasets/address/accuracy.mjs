@@ -134,7 +134,8 @@ export function buildAccuracy() {
   const provenance = {
     built_by: "datasets/address/accuracy.mjs",
     selection:
-      "every Nth record of each source in postcode order (US 100, FR 70, DE 60); FR alternates the commune name and the routing name",
+      "every Nth record of each source in postcode order (US 100, FR 70, DE 60); FR alternates the commune name and " +
+      "the routing name",
     sources,
     answered_from: ["us-zip-codes", "fr-postcodes", "de-postcodes"].map((name) => ({
       dataset: name,
@@ -162,6 +163,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   );
   writeFileSync(join(FIXTURE_DIR, "address-reference.json"), `${canonicalJson(reference)}\n`);
   console.log(
-    `[datasets] accuracy set: ${set.pairs.length} pairs, ${set.mismatches.length} mismatches, ${set.malformed.length} malformed; ${reference.datasets.map((d) => `${d.name} ${d.rows.length} rows`).join(", ")}`,
+    `[datasets] accuracy set: ${set.pairs.length} pairs, ${set.mismatches.length} mismatches, ` +
+      `${set.malformed.length} malformed; ${reference.datasets
+        .map((d) => `${d.name} ${d.rows.length} rows`)
+        .join(", ")}`,
   );
 }

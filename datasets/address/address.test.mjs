@@ -123,17 +123,25 @@ describe("publishers' formats", () => {
     });
   });
 
-  it("BAN: keeps every address's house number on its street (with its suffix), none for the 99999 placeholder", async () => {
-    const text = `${readFileSync(sample("fr-ban"), "utf8")}75108_smpl_00010;75108_SMPL;55;bis;Rue du Faubourg Saint-Honoré;75008;75108;Paris 8e Arrondissement;;;0;0;2.3165;48.8705;entrée;;;PARIS;RUE;commune;commune;1;\n75108_smpl_00011;75108_SMPL;99999;;Rue Sans Numéro;75008;75108;Paris 8e Arrondissement;;;0;0;2.3;48.8;entrée;;;PARIS;RUE;commune;commune;1;\n`;
-    const premises = [];
-    for await (const part of fileRecords(ADDRESS_DATASETS["fr-ban"].file, "fr-ban", [text]))
-      premises.push(...part.premises);
-    const faubourg = premises.filter((p) => p.street === "Rue du Faubourg Saint-Honoré").map((p) => p.number);
-    expect(faubourg).toEqual(["55", "57", "55 BIS"]);
-    expect(premises).toContainEqual({ country: "FR", postcode: "75001", street: "Rue de Rivoli", number: "1" });
-    expect(premises).toContainEqual({ country: "FR", postcode: "01400", street: "Le Bourg", number: "3" });
-    expect(premises.some((p) => p.street === "Rue Sans Numéro")).toBe(false);
-  });
+  it(
+    "BAN: keeps every address's house number on its street (with its suffix), none for the 99999 " + "placeholder",
+    async () => {
+      const text =
+        `${readFileSync(sample("fr-ban"), "utf8")}75108_smpl_00010;75108_SMPL;55;bis;Rue du Faubourg ` +
+        `Saint-Honoré;75008;75108;Paris 8e ` +
+        `Arrondissement;;;0;0;2.3165;48.8705;entrée;;;PARIS;RUE;commune;commune;1;\n` +
+        `75108_smpl_00011;75108_SMPL;99999;;Rue Sans Numéro;75008;75108;Paris 8e Arrondissement;;;0;0;2.3;48.8;` +
+        `entrée;;;PARIS;RUE;commune;commune;1;\n`;
+      const premises = [];
+      for await (const part of fileRecords(ADDRESS_DATASETS["fr-ban"].file, "fr-ban", [text]))
+        premises.push(...part.premises);
+      const faubourg = premises.filter((p) => p.street === "Rue du Faubourg Saint-Honoré").map((p) => p.number);
+      expect(faubourg).toEqual(["55", "57", "55 BIS"]);
+      expect(premises).toContainEqual({ country: "FR", postcode: "75001", street: "Rue de Rivoli", number: "1" });
+      expect(premises).toContainEqual({ country: "FR", postcode: "01400", street: "Le Bourg", number: "3" });
+      expect(premises.some((p) => p.street === "Rue Sans Numéro")).toBe(false);
+    },
+  );
 
   it("refuses a file that is not in the dataset's format", async () => {
     await expect(read("fr-ban", sample("uk-onspd"))).rejects.toThrow(/not a fr-ban file/);

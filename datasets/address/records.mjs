@@ -4,8 +4,8 @@
 import { csvBatches, headerIndexes } from "../registers/csv.mjs";
 
 /**
- * The rows of one file, as `{postcodes, streets, premises, skipped}` per parsed chunk. Files with a header are read by column
- * name; headerless ones (OS Open Names) by position, skipping a header row if one is there. A street repeated on
+ * The rows of one file, as `{postcodes, streets, premises, skipped}` per parsed chunk. Files with a header are read by
+ * column name; headerless ones (OS Open Names) by position, skipping a header row if one is there. A street repeated on
  * consecutive records (one BAN record per address) is sent once.
  */
 export async function* fileRecords(format, label, chunks) {

@@ -14,13 +14,16 @@ const pins = JSON.parse(readFileSync(join(ADDRESS_DIR, "package-releases.json"),
 /** The installed package's directory. */
 export const packageDir = (name) => join(ROOT_DIR, "node_modules", name);
 
-/** `{package, version, published, license}` of an installed package; throws when the installed version is not pinned. */
+/**
+ * `{package, version, published, license}` of an installed package; throws when the installed version is not pinned.
+ */
 export function packageSource(name) {
   const { version } = JSON.parse(readFileSync(join(packageDir(name), "package.json"), "utf8"));
   const pin = pins[name];
   if (!pin || pin.version !== version) {
     throw new Error(
-      `${name}@${version} is installed but datasets/address/package-releases.json pins ${pin ? pin.version : "nothing"}: pin its publish time`,
+      `${name}@${version} is installed but datasets/address/package-releases.json pins ` +
+        `${pin ? pin.version : "nothing"}: pin its publish time`,
     );
   }
   return { package: name, version, published: pin.published, license: pin.license };

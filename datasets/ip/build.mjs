@@ -166,8 +166,9 @@ async function sampleLines(dataset) {
 function countries() {
   const { countries: all, continents } = require("countries-list");
   const codes = Object.keys(all).sort();
+  const packageJson = join(dirname(require.resolve("countries-list")), "..", "package.json");
   return {
-    version: `countries-list@${JSON.parse(readFileSync(join(dirname(require.resolve("countries-list")), "..", "package.json"), "utf8")).version}`,
+    version: `countries-list@${JSON.parse(readFileSync(packageJson, "utf8")).version}`,
     continents,
     countries: Object.fromEntries(codes.map((code) => [code, [all[code].name, all[code].continent]])),
   };

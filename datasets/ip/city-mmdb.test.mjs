@@ -37,22 +37,26 @@ function expectRowsMatchLookups(rows, version) {
 }
 
 describe("ip-city from the geolite2-city mmdb", () => {
-  it("a walk resumed from its saved state (JSON, as the refresh stores it) writes exactly the uninterrupted walk's rows", () => {
-    const within = { value: parseIp("8.0.0.0").value, bits: 8 };
-    const whole = [...mmdbCityRows(files[4], { within })];
-    const resumed = [];
-    let saved = null;
-    let calls = 0;
-    do {
-      const step = walkMmdbCity(files[4], saved, 37, { within });
-      resumed.push(...step.rows);
-      saved = step.saved && JSON.parse(JSON.stringify(step.saved));
-      calls += 1;
-    } while (saved);
-    expect(whole.length).toBeGreaterThan(37 * 3);
-    expect(calls).toBeGreaterThan(3);
-    expect(resumed).toEqual(whole);
-  });
+  it(
+    "a walk resumed from its saved state (JSON, as the refresh stores it) writes exactly the uninterrupted walk's " +
+      "rows",
+    () => {
+      const within = { value: parseIp("8.0.0.0").value, bits: 8 };
+      const whole = [...mmdbCityRows(files[4], { within })];
+      const resumed = [];
+      let saved = null;
+      let calls = 0;
+      do {
+        const step = walkMmdbCity(files[4], saved, 37, { within });
+        resumed.push(...step.rows);
+        saved = step.saved && JSON.parse(JSON.stringify(step.saved));
+        calls += 1;
+      } while (saved);
+      expect(whole.length).toBeGreaterThan(37 * 3);
+      expect(calls).toBeGreaterThan(3);
+      expect(resumed).toEqual(whole);
+    },
+  );
 
   it("walks an IPv4 slice in address order, one row per run of networks with the same place", () => {
     const rows = slice(4, "8.8.0.0/16");

@@ -30,7 +30,10 @@ function compiles(source, where, problems) {
   }
 }
 
-/** `provider-username-rules`: checked (RegExps compile, lengths sane, no domain under two providers), sorted by provider. */
+/**
+ * `provider-username-rules`: checked (RegExps compile, lengths sane, no domain under two providers), sorted by
+ * provider.
+ */
 export function providerUsernameRules({ curated }) {
   const problems = [];
   const owner = new Map();

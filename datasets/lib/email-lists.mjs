@@ -93,16 +93,20 @@ export function providerLists(inputs, { typo, ruleDomains, allowlist }, log) {
   }
 
   log(
-    `  free-email-domains: ${freeRaw.length} listed; ${freeDropped.listedDisposable} dropped as listed by disposable-email-domains-js, ${freeDropped.typo} dropped as curated typo domains`,
+    `  free-email-domains: ${freeRaw.length} listed; ${freeDropped.listedDisposable} dropped as listed by ` +
+      `disposable-email-domains-js, ${freeDropped.typo} dropped as curated typo domains`,
   );
   log(
-    `  disposable union: ${union.length} (disposable-email-domains-js ${blocklist.size}, mailchecker ${mailchecker.length})`,
+    `  disposable union: ${union.length} (disposable-email-domains-js ${blocklist.size}, mailchecker ` +
+      `${mailchecker.length})`,
   );
   log(
-    `  disposable: ${removed.allowlisted.length} removed by the relay allowlist (${removed.allowlisted.slice(0, 12).join(", ")}${removed.allowlisted.length > 12 ? ", ..." : ""})`,
+    `  disposable: ${removed.allowlisted.length} removed by the relay allowlist ` +
+      `(${removed.allowlisted.slice(0, 12).join(", ")}${removed.allowlisted.length > 12 ? ", ..." : ""})`,
   );
   log(
-    `  disposable: ${removed.freeProvider.length} removed as free providers (mailchecker-only entries that free-email-domains lists)`,
+    `  disposable: ${removed.freeProvider.length} removed as free providers (mailchecker-only entries that ` +
+      `free-email-domains lists)`,
   );
   log(`  disposable: ${removed.knownMailbox.length} removed as well-known mailbox domains`);
 

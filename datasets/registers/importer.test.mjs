@@ -51,47 +51,50 @@ afterAll(async () => {
 const rowCalls = () => calls.filter((c) => c.path.endsWith("/rows"));
 
 describe("importRegister", () => {
-  it("posts rows in batches with the operator token, then completes with the file's date and the row count", async () => {
-    calls = [];
-    const file = join(dir, "BasicCompanyData-2026-11-01-part1_7.csv");
-    const lines = ["CompanyName, CompanyNumber,RegAddress.AddressLine1,CompanyStatus,DissolutionDate"];
-    for (let i = 1; i <= 25; i++) lines.push(`"CO ${i} LTD","${i}","${i} HIGH STREET","Active",""`);
-    await writeFile(file, `${lines.join("\r\n")}\r\n`);
-    const summary = await importRegister({
-      register: "uk-companies-house",
-      files: [file],
-      baseUrl,
-      token: "t0ken",
-      batchSize: 10,
-      log: () => {},
-    });
-    expect(summary).toMatchObject({ register: "uk-companies-house", version: "2026-11-01", records: 25, skipped: 0 });
-    expect(rowCalls().map((c) => c.body.rows.length)).toEqual([10, 10, 5]);
-    expect(
-      rowCalls().every((c) => c.path === "/admin/v1/registers/uk-companies-house/rows" && c.auth === "Bearer t0ken"),
-    ).toBe(true);
-    expect(rowCalls()[0].body.rows[0]).toEqual({
-      identifier: "00000001",
-      name: "CO 1 LTD",
-      status: "active",
-      status_detail: "Active",
-      country: "GB",
-      registration_status: null,
-      linked_register: null,
-      linked_identifier: null,
-    });
-    expect(JSON.stringify(calls)).not.toContain("HIGH STREET");
-    expect(calls.at(-1)).toMatchObject({
-      path: "/admin/v1/registers/uk-companies-house/complete",
-      body: { version: "2026-11-01", records: 25 },
-    });
-    // A real file is recorded as what the register's whole file covers.
-    expect(calls.at(-1).body.coverage).toEqual({
-      kind: "full",
-      countries: ["GB"],
-      note: "Companies House's monthly product: every live company (dissolved ones leave it).",
-    });
-  });
+  it(
+    "posts rows in batches with the operator token, then completes with the file's date and the row " + "count",
+    async () => {
+      calls = [];
+      const file = join(dir, "BasicCompanyData-2026-11-01-part1_7.csv");
+      const lines = ["CompanyName, CompanyNumber,RegAddress.AddressLine1,CompanyStatus,DissolutionDate"];
+      for (let i = 1; i <= 25; i++) lines.push(`"CO ${i} LTD","${i}","${i} HIGH STREET","Active",""`);
+      await writeFile(file, `${lines.join("\r\n")}\r\n`);
+      const summary = await importRegister({
+        register: "uk-companies-house",
+        files: [file],
+        baseUrl,
+        token: "t0ken",
+        batchSize: 10,
+        log: () => {},
+      });
+      expect(summary).toMatchObject({ register: "uk-companies-house", version: "2026-11-01", records: 25, skipped: 0 });
+      expect(rowCalls().map((c) => c.body.rows.length)).toEqual([10, 10, 5]);
+      expect(
+        rowCalls().every((c) => c.path === "/admin/v1/registers/uk-companies-house/rows" && c.auth === "Bearer t0ken"),
+      ).toBe(true);
+      expect(rowCalls()[0].body.rows[0]).toEqual({
+        identifier: "00000001",
+        name: "CO 1 LTD",
+        status: "active",
+        status_detail: "Active",
+        country: "GB",
+        registration_status: null,
+        linked_register: null,
+        linked_identifier: null,
+      });
+      expect(JSON.stringify(calls)).not.toContain("HIGH STREET");
+      expect(calls.at(-1)).toMatchObject({
+        path: "/admin/v1/registers/uk-companies-house/complete",
+        body: { version: "2026-11-01", records: 25 },
+      });
+      // A real file is recorded as what the register's whole file covers.
+      expect(calls.at(-1).body.coverage).toEqual({
+        kind: "full",
+        countries: ["GB"],
+        note: "Companies House's monthly product: every live company (dissolved ones leave it).",
+      });
+    },
+  );
 
   it("records the coverage the operator names (--coverage partial --countries GB --coverage-note ...)", async () => {
     calls = [];

@@ -49,13 +49,16 @@ describe("shipped register samples", () => {
     }
   });
 
-  it("carry only checksum-valid LEIs, some ISSUED and some LAPSED, several pointing at UK company numbers", async () => {
-    const { rows } = await readSample("gleif-lei");
-    expect(rows.every((r) => leiChecksumValid(r.identifier))).toBe(true);
-    const statuses = new Set(rows.map((r) => r.registration_status));
-    expect([...statuses]).toEqual(expect.arrayContaining(["ISSUED", "LAPSED"]));
-    expect(rows.filter((r) => r.linked_register === "uk-companies-house").length).toBeGreaterThan(5);
-  });
+  it(
+    "carry only checksum-valid LEIs, some ISSUED and some LAPSED, several pointing at UK company " + "numbers",
+    async () => {
+      const { rows } = await readSample("gleif-lei");
+      expect(rows.every((r) => leiChecksumValid(r.identifier))).toBe(true);
+      const statuses = new Set(rows.map((r) => r.registration_status));
+      expect([...statuses]).toEqual(expect.arrayContaining(["ISSUED", "LAPSED"]));
+      expect(rows.filter((r) => r.linked_register === "uk-companies-house").length).toBeGreaterThan(5);
+    },
+  );
 
   it("link an ISSUED LEI to a company the UK sample holds as dissolved", async () => {
     const uk = new Map((await readSample("uk-companies-house")).rows.map((r) => [r.identifier, r]));

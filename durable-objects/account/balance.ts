@@ -31,8 +31,9 @@ export class Balance {
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`
-      CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), plan TEXT NOT NULL, plan_status TEXT NOT NULL,
-        plan_credits INTEGER NOT NULL, pack_credits INTEGER NOT NULL, cancelled_at INTEGER, granted_month INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), plan TEXT NOT NULL,
+        plan_status TEXT NOT NULL, plan_credits INTEGER NOT NULL, pack_credits INTEGER NOT NULL, cancelled_at INTEGER,
+        granted_month INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS ledger (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, request_id TEXT,
         kind TEXT NOT NULL, plan_delta INTEGER NOT NULL, pack_delta INTEGER NOT NULL, plan_after INTEGER NOT NULL,
         pack_after INTEGER NOT NULL, key_id TEXT, note TEXT);
@@ -45,13 +46,16 @@ export class Balance {
     `);
     // Objects that kept a row per settlement: folded into hours once (a busy account's window read summed them all).
     if (sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage'").toArray().length) {
-      sql.exec(`INSERT INTO usage_hours (hour, counter, n) SELECT (at / ${HOUR_MS}) * ${HOUR_MS}, counter, SUM(n) FROM usage GROUP BY 1, 2
+      sql.exec(`INSERT INTO usage_hours (hour, counter, n) SELECT (at / ${HOUR_MS}) * ${HOUR_MS}, counter, SUM(n)
+        FROM usage GROUP BY 1, 2
         ON CONFLICT (hour, counter) DO UPDATE SET n = n + excluded.n`);
       sql.exec("DROP TABLE usage");
     }
   }
 
-  /** Sets the plan (creating the balance on first use) or cancels it; plan credits then expire after the grace period. */
+  /**
+   * Sets the plan (creating the balance on first use) or cancels it; plan credits then expire after the grace period.
+   */
   setPlan(plan: PlanName | "cancelled", now: number): void {
     if (plan === "cancelled") {
       const state = this.current(now);
@@ -114,7 +118,8 @@ export class Balance {
     );
     if (reservation.key_id) {
       this.sql.exec(
-        "INSERT INTO key_spend (key_id, day, spent) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET spent = spent + excluded.spent",
+        "INSERT INTO key_spend (key_id, day, spent) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET spent = " +
+          "spent + excluded.spent",
         reservation.key_id,
         utcDay(now),
         charged,
@@ -130,7 +135,8 @@ export class Balance {
     for (const [counter, n] of Object.entries(usage)) {
       if (n)
         this.sql.exec(
-          "INSERT INTO usage_hours (hour, counter, n) VALUES (?, ?, ?) ON CONFLICT (hour, counter) DO UPDATE SET n = n + excluded.n",
+          "INSERT INTO usage_hours (hour, counter, n) VALUES (?, ?, ?) ON CONFLICT (hour, counter) DO UPDATE SET n = " +
+            "n + excluded.n",
           hourOf(now),
           counter,
           n,
@@ -244,7 +250,8 @@ export class Balance {
         granted_month: monthIndex(now) - 1,
       };
       this.sql.exec(
-        "INSERT INTO state (id, plan, plan_status, plan_credits, pack_credits, cancelled_at, granted_month) VALUES (1, ?, 'active', 0, 0, NULL, ?)",
+        "INSERT INTO state (id, plan, plan_status, plan_credits, pack_credits, cancelled_at, granted_month) VALUES " +
+          "(1, ?, 'active', 0, 0, NULL, ?)",
         fresh.plan,
         fresh.granted_month,
       );
@@ -308,7 +315,8 @@ export class Balance {
     this.sql.exec("UPDATE state SET plan_credits = ?, pack_credits = ?", plan, pack);
     if (this.state) this.state = { ...this.state, plan_credits: plan, pack_credits: pack };
     this.sql.exec(
-      "INSERT INTO ledger (at, request_id, kind, plan_delta, pack_delta, plan_after, pack_after, key_id, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO ledger (at, request_id, kind, plan_delta, pack_delta, plan_after, pack_after, key_id, note) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       at,
       requestId,
       kind,

@@ -54,8 +54,8 @@ export class Notices {
     const next = { ...this.current(), ...patch };
     if (patch.low_balance_threshold !== undefined) next.warned = false;
     this.sql.exec(
-      `INSERT INTO mail_settings (id, low_balance_threshold, bulk_finished_emails, low_balance_warned) VALUES (1, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET low_balance_threshold = excluded.low_balance_threshold,
+      `INSERT INTO mail_settings (id, low_balance_threshold, bulk_finished_emails, low_balance_warned) VALUES (1, ?,
+       ?, ?) ON CONFLICT (id) DO UPDATE SET low_balance_threshold = excluded.low_balance_threshold,
        bulk_finished_emails = excluded.bulk_finished_emails, low_balance_warned = excluded.low_balance_warned`,
       next.low_balance_threshold,
       next.bulk_finished_emails ? 1 : 0,

@@ -107,8 +107,8 @@ export class Reservations {
 
   /**
    * The next wave of a walk on the same reservation (one reservation, so one ledger row and one operation id however
-   * many waves): the hold becomes the `spent` units plus what the wave may use, so between waves it shrinks back to what
-   * answers used. A wave that cannot be paid leaves the hold at `spent`.
+   * many waves): the hold becomes the `spent` units plus what the wave may use, so between waves it shrinks back to
+   * what answers used. A wave that cannot be paid leaves the hold at `spent`.
    */
   resize(reservationId: string, request: ResizeRequest): ReserveResult {
     const now = request.now ?? Date.now();
@@ -320,11 +320,11 @@ export class Reservations {
   /**
    * Closes a unit hold: `credits` credits were held, `hold.lent` of their units lent to the pool when reserved. Units
    * used come from the prepaid units the hold took, then from its credits; what it did not use goes back to the pool.
-   * Then every credit of the hold the pool can give back whole is not bought after all (it may have been lent, or others
-   * may have left units since), and the rest are charged: the pool always holds exactly the units of charged credits
-   * nobody has used, plus those lent by credits still held. Item by item: units covered by prepaid ones report 0, the
-   * item that opens a charged credit reports 1 and the next `perCredit - 1` report 0. A credit whose lent units others
-   * used is charged even when this hold used none of it: those answers are what it pays for.
+   * Then every credit of the hold the pool can give back whole is not bought after all (it may have been lent, or
+   * others may have left units since), and the rest are charged: the pool always holds exactly the units of charged
+   * credits nobody has used, plus those lent by credits still held. Item by item: units covered by prepaid ones report
+   * 0, the item that opens a charged credit reports 1 and the next `perCredit - 1` report 0. A credit whose lent units
+   * others used is charged even when this hold used none of it: those answers are what it pays for.
    */
   private closeUnitHold(hold: UnitHold, units: number[], credits: number): { perItem: number[]; charge: number } {
     const used = units.reduce((a, b) => a + Math.max(0, b), 0);
@@ -375,7 +375,8 @@ export class Reservations {
   private addPrepaid(product: string, delta: number) {
     if (delta === 0) return;
     this.sql.exec(
-      "INSERT INTO prepaid (product, units) VALUES (?, ?) ON CONFLICT (product) DO UPDATE SET units = units + excluded.units",
+      "INSERT INTO prepaid (product, units) VALUES (?, ?) ON CONFLICT (product) DO UPDATE SET units = units + " +
+        "excluded.units",
       product,
       delta,
     );

@@ -11,7 +11,8 @@ export interface ReserveRequest {
   minimum?: number;
   /**
    * A product whose credit buys `perCredit` units (IP: five placing lookups). Units bought and not yet used are the
-   * account's prepaid units of that product; a reservation holds them like credits, so they are exact under concurrency.
+   * account's prepaid units of that product; a reservation holds them like credits, so they are exact under
+   * concurrency.
    */
   units?: { product: string; perCredit: number };
   keyId?: string | null;
@@ -21,7 +22,9 @@ export interface ReserveRequest {
    * value wait for its answer instead of paying again. When given, `amount` is the units of the keys nobody else holds.
    */
   claims?: Claims;
-  /** Work held while in flight (a remote walk's wave): take at most half of what is available, leaving room for others. */
+  /**
+   * Work held while in flight (a remote walk's wave): take at most half of what is available, leaving room for others.
+   */
   share?: boolean;
   now?: number;
 }

@@ -1,6 +1,6 @@
 // The coverage an importer records with the dataset it installs (src/db/coverage.ts, docs/operations.md "Coverage"):
-// what the operator says (--coverage full|partial|sample, --countries GB,JE, --coverage-note "..."), else a sample's for
-// a `-sample` version, else the dataset's own default (what the publisher's whole file covers).
+// what the operator says (--coverage full|partial|sample, --countries GB,JE, --coverage-note "..."), else a sample's
+// for a `-sample` version, else the dataset's own default (what the publisher's whole file covers).
 
 const KINDS = ["full", "partial", "sample"];
 

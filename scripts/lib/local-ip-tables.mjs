@@ -22,16 +22,19 @@ export const FULL_TABLES = {
   "ip-country": {
     table: "ip_country_ranges",
     insert:
-      "INSERT INTO ip_country_ranges (generation, start, end, country) VALUES (?, ?, ?, ?) ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, country = excluded.country",
+      "INSERT INTO ip_country_ranges (generation, start, end, country) VALUES (?, ?, ?, ?) ON CONFLICT (generation, " +
+      "start) DO UPDATE SET end = excluded.end, country = excluded.country",
   },
   "ip-asn": {
     table: "ip_asn_ranges",
     insert:
-      "INSERT INTO ip_asn_ranges (generation, start, end, asn, name) VALUES (?, ?, ?, ?, ?) ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, asn = excluded.asn, name = excluded.name",
+      "INSERT INTO ip_asn_ranges (generation, start, end, asn, name) VALUES (?, ?, ?, ?, ?) ON CONFLICT (generation, " +
+      "start) DO UPDATE SET end = excluded.end, asn = excluded.asn, name = excluded.name",
   },
   "ip-city": {
     table: "ip_city_ranges",
-    insert: `INSERT INTO ip_city_ranges (generation, start, end, city, region, postal_code, latitude, longitude, accuracy_radius_km, country) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    insert: `INSERT INTO ip_city_ranges (generation, start, end, city, region, postal_code, latitude, longitude,
+      accuracy_radius_km, country) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (generation, start) DO NOTHING`,
   },
 };
@@ -79,7 +82,8 @@ async function loadDataset(db, dataset, { version, coverage, files, now }) {
     // What the file covers goes with its `datasets` row, as the API import records it (src/db/coverage.ts).
     db.prepare(
       `INSERT INTO datasets (name, version, records, loaded_at, coverage) VALUES (?1, ?2, ?3, ?4, ?5)
-       ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records, loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
+       ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records,
+         loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
     ).run(dataset, version, records, now, JSON.stringify(coverage));
     db.prepare(`DELETE FROM ${table} WHERE generation <> ?`).run(generation);
     db.exec("COMMIT");
@@ -128,7 +132,9 @@ export async function loadFullIpTables({
       });
       const seconds = Math.round((performance.now() - started) / 100) / 10;
       log(
-        `[dev] ${dataset}: ${records} rows of ${packageLabel(dataset)} loaded in ${seconds} s${skipped ? ` (${skipped} unreadable skipped)` : ""}`,
+        `[dev] ${dataset}: ${records} rows of ${packageLabel(dataset)} loaded in ${seconds} s${
+          skipped ? ` (${skipped} unreadable skipped)` : ""
+        }`,
       );
       loaded.push(dataset);
     }

@@ -27,7 +27,8 @@ export function requireNode22() {
   const major = Number(process.versions.node.split(".")[0]);
   if (major < 22) {
     console.error(
-      `Node ${process.versions.node} is too old: run this through npm (\`npm run ...\`) so node_modules' Node 22 is used.`,
+      `Node ${process.versions.node} is too old: run this through npm (\`npm run ...\`) so node_modules' Node 22 is ` +
+        `used.`,
     );
     process.exit(1);
   }
@@ -153,9 +154,9 @@ export function startWranglerDev({ port, persistTo, script, extraArgs = [], stdi
 
 /**
  * A Worker of its own for a tool or a test run, next to whatever `npm run dev` is doing: migrates the local database
- * under `persistTo`, starts `wrangler dev` on free ports (HTTP and inspector) with `vars` (which win over .dev.vars) and
- * `env` for wrangler itself, and waits for /healthz. `track(child)` gets the child as soon as it exists, so the caller
- * can stop it (stopProcess) even if start-up fails. Other options as startWranglerDev.
+ * under `persistTo`, starts `wrangler dev` on free ports (HTTP and inspector) with `vars` (which win over .dev.vars)
+ * and `env` for wrangler itself, and waits for /healthz. `track(child)` gets the child as soon as it exists, so the
+ * caller can stop it (stopProcess) even if start-up fails. Other options as startWranglerDev.
  * @param {{ persistTo: string, vars?: Record<string, string>, env?: Record<string, string>, script?: string,
  *   stdio?: "ignore" | "inherit" | number, extraArgs?: string[],
  *   track?: (child: import("node:child_process").ChildProcess) => void }} options
@@ -257,7 +258,8 @@ export function assertPortFree(port, envName = "PORT") {
       reject(
         err.code === "EADDRINUSE"
           ? new Error(
-              `Port ${port} on 127.0.0.1 is already in use (another \`npm run dev\`?). Set ${envName}=... to use another.`,
+              `Port ${port} on 127.0.0.1 is already in use (another \`npm run dev\`?). Set ${envName}=... to use ` +
+                `another.`,
             )
           : err,
       ),
@@ -302,7 +304,8 @@ export class ApiError extends Error {
   constructor(status, body, what) {
     const code = body?.error?.code ?? `HTTP_${status}`;
     super(
-      `${what} -> ${status} ${code}: ${body?.error?.message ?? (typeof body === "string" ? body.slice(0, 200) : "unexpected response")}`,
+      `${what} -> ${status} ${code}: ` +
+        `${body?.error?.message ?? (typeof body === "string" ? body.slice(0, 200) : "unexpected response")}`,
     );
     this.status = status;
     this.code = code;
@@ -355,7 +358,8 @@ export async function callWithRetry(admin, method, path, body, attempts = 4) {
 
 /**
  * Posts rows to `path` as `{rows}` (or `body(rows)`) in batches of `batchSize`, `concurrency` batches in flight, each
- * retried on transient failures; the first failure stops the import. `progress(sent)` is called every `reportEvery` rows.
+ * retried on transient failures; the first failure stops the import. `progress(sent)` is called every `reportEvery`
+ * rows.
  */
 export function rowPoster({
   admin,

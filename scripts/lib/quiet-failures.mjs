@@ -1,6 +1,6 @@
 // workerd logs every failed outgoing fetch (a DNS-over-HTTPS or RDAP query on a machine without internet) as a red
-// ERROR with a native stack, several per lookup, although the Worker handles the failure. `npm run dev` passes wrangler's
-// output through this filter: those blocks are dropped and one quiet line says what is going on.
+// ERROR with a native stack, several per lookup, although the Worker handles the failure. `npm run dev` passes
+// wrangler's output through this filter: those blocks are dropped and one quiet line says what is going on.
 import { createInterface } from "node:readline";
 
 const ANSI = /\x1b\[[0-9;]*m/g;
@@ -18,7 +18,8 @@ export function quietOutsideFailures(input, output) {
       if (!told) {
         told = true;
         output.write(
-          "[dev] an outside lookup (DNS over HTTPS, RDAP) failed: no internet here? Answers stay unverified and free; `npm run dev -- --offline` serves sample domains. Further failures are not shown.\n",
+          "[dev] an outside lookup (DNS over HTTPS, RDAP) failed: no internet here? Answers stay unverified and " +
+            "free; `npm run dev -- --offline` serves sample domains. Further failures are not shown.\n",
         );
       }
       return;

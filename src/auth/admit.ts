@@ -4,7 +4,9 @@ import { accountEntry } from "../engines/credits/credits";
 import { Admission } from "../limits/admission";
 import type { AppEnv } from "../types";
 
-/** Starts the request's admission once its key is known: its limits, and who it is should its hold outlive its Worker. */
+/**
+ * Starts the request's admission once its key is known: its limits, and who it is should its hold outlive its Worker.
+ */
 export function expectAdmission(c: Context<AppEnv>, key: { id: string; accountId: string }, hits: LimitHit[]): void {
   const record = {
     requestId: c.var.requestId,

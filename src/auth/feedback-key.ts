@@ -12,8 +12,9 @@ import { KEY_PATTERNS } from "./keys";
 const feedbackKeys = new KeyLookup<string>({ query: accountIdByFeedbackKeyHash, answerFromCache: false });
 
 /**
- * Resolves the `fb_` key of an inbound bounce-webhook URL to its account; unknown or rotated -> 401 INVALID_FEEDBACK_KEY,
- * and 429 RATE_LIMITED (no D1 read) for a key this isolate does not know from an address over its unknown-key budget.
+ * Resolves the `fb_` key of an inbound bounce-webhook URL to its account; unknown or rotated -> 401
+ * INVALID_FEEDBACK_KEY, and 429 RATE_LIMITED (no D1 read) for a key this isolate does not know from an address over its
+ * unknown-key budget.
  */
 export async function accountForFeedbackKey(
   db: Database,

@@ -75,7 +75,10 @@ export class KeyLookup<T> {
     this.known.delete(keyHash);
   }
 
-  /** Forgets every remembered row that matches; no lookup under way remembers what it reads (its row may be the old one). */
+  /**
+   * Forgets every remembered row that matches; no lookup under way remembers what it reads (its row may be the old
+   * one).
+   */
   forgetWhere(matches: (row: T) => boolean): void {
     this.generation += 1;
     this.known.deleteWhere(matches);

@@ -22,7 +22,8 @@ export interface SecretKeyOptions {
    * The route's first call to the account's object (a lookup's hold or balance read, the account snapshot), or its own
    * `admitRequest`, counts the key's rate limit, so the request makes one round trip to that object. Whatever the
    * route does before that call must be a read with no side effects. A route that never calls it (an invalid body, say)
-   * is admitted after it answered, and a refusal then replaces the answer: a request over the limit gets 429 either way.
+   * is admitted after it answered, and a refusal then replaces the answer: a request over the limit gets 429 either
+   * way.
    */
   admitOnFirstCall?: boolean;
 }

@@ -6,7 +6,8 @@ import { randomToken } from "../platform/tokens";
 /**
  * Headers on every dashboard page (hono's secureHeaders): scripts, styles and form targets from this origin only, no
  * framing by anyone (CSP frame-ancestors and X-Frame-Options), referrers only to this origin (a sign-in link's token
- * is in its path; "no-referrer" would also make browsers send `Origin: null` on the forms, which the CSRF check refuses).
+ * is in its path; "no-referrer" would also make browsers send `Origin: null` on the forms, which the CSRF check
+ * refuses).
  */
 export const dashboardHeaders = (): MiddlewareHandler => {
   const headers = secureHeaders({

@@ -3,7 +3,8 @@
  * read by answers before they say "no" (docs/architecture.md, "Coverage").
  *
  * - `full`: the publisher's complete file. `countries`, when given, are what that file is about. A value it does not
- *   hold (in one of those countries) is a confident negative: an unknown postcode, an unknown identifier, not a Tor exit.
+ *   hold (in one of those countries) is a confident negative: an unknown postcode, an unknown identifier, not a Tor
+ *   exit.
  * - `partial`: part of what the publisher covers: some countries or regions (`countries`, `note`), or a file known to
  *   leave values out (OpenStreetMap's Postleitzahlen lack the Großkunden codes). What it holds is an answer; what it
  *   lacks is no answer either way.

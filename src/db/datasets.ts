@@ -56,7 +56,8 @@ export async function deleteInChunks(
   let deleted = 0;
   for (;;) {
     const result = await db.run(
-      sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (SELECT rowid FROM ${sql.identifier(table)} WHERE ${where} LIMIT ${DELETE_CHUNK})`,
+      sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (SELECT rowid FROM ${sql.identifier(table)}
+        WHERE ${where} LIMIT ${DELETE_CHUNK})`,
     );
     const changes = result.meta.changes ?? 0;
     deleted += changes;

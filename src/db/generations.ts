@@ -10,7 +10,8 @@ import { storedCoverage, type Coverage } from "./coverage";
 export const currentGeneration = (db: D1Database, name: string) =>
   db
     .prepare(
-      "SELECT coalesce(g.active, 0) AS generation, d.records, d.version FROM datasets d LEFT JOIN dataset_generations g ON g.name = d.name WHERE d.name = ?",
+      "SELECT coalesce(g.active, 0) AS generation, d.records, d.version FROM datasets d LEFT JOIN " +
+        "dataset_generations g ON g.name = d.name WHERE d.name = ?",
     )
     .bind(name)
     .first<{ generation: number; records: number; version: string }>();
@@ -45,8 +46,10 @@ export const activateGeneration = (
     .bind(name, generation),
   db
     .prepare(
-      `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6 FROM dataset_generations WHERE name = ?1 AND active = ?2
-       ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records, loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
+      `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6
+        FROM dataset_generations WHERE name = ?1 AND active = ?2
+       ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records,
+         loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
     )
     .bind(name, generation, version, records, now, storedCoverage(coverage)),
 ];

@@ -1,4 +1,7 @@
-/** Times are Unix milliseconds. Money never lives here: balances and the ledger are in the AccountCredits Durable Object. */
+/**
+ * Times are Unix milliseconds. Money never lives here: balances and the ledger are in the AccountCredits Durable
+ * Object.
+ */
 export * from "./tables/platform";
 export * from "./tables/engines";
 export * from "./tables/email";

@@ -26,7 +26,9 @@ export interface WalkOptions {
   refresh: boolean;
   /** Answer fresh when the repeat answer is older than this many seconds. */
   maxAgeSeconds: number | null;
-  /** Batches, bulk rows and monitor runs answer suppressed values from the stored answer; a single lookup never does. */
+  /**
+   * Batches, bulk rows and monitor runs answer suppressed values from the stored answer; a single lookup never does.
+   */
   honorSuppressions: boolean;
   extra: Record<string, unknown>;
 }
@@ -75,8 +77,9 @@ export interface BulkShape<Out> {
   /** Options of the run (from `options`) that the job object shows, as given, null when absent (address: `country`). */
   jobFields?: readonly string[];
   /**
-   * For products whose rows add to several counters (phone: `valid` and `mobile`; address: `valid` and `low`): the counters, and so the results
-   * variants, a row belongs to, read from its CSV cells by column name. Default: the `verdictColumn` value alone.
+   * For products whose rows add to several counters (phone: `valid` and `mobile`; address: `valid` and `low`): the
+   * counters, and so the results variants, a row belongs to, read from its CSV cells by column name. Default: the
+   * `verdictColumn` value alone.
    */
   counts?(row: Record<string, string>): string[];
   /** Counters a test webhook body shows. */
@@ -168,12 +171,12 @@ export interface WalkProduct<In = unknown, Out = unknown> {
   /** Whether a fresh answer starts a 7-day repeat window (email: not while unverified; entity: when found). */
   repeatable(result: Out): boolean;
   /**
-   * `stored`: a repeat answers with the stored answer (email). `fresh`: a repeat is looked up again (a cheap local read)
-   * and only its price is waived, so a monitor sees today's register. A function decides per repeat, from the stored
-   * answer and the value as now asked (email: a stored mailbox answer serves only spellings of the same mailbox).
-   * `renew`: the stored answer does not answer these options (phone: unchecked, and `network` is asked), so the value
-   * is answered fresh and billed, as with `refresh`; `env` tells what is configured (address: which countries a
-   * delivery-point partner covers).
+   * `stored`: a repeat answers with the stored answer (email). `fresh`: a repeat is looked up again (a cheap local
+   * read) and only its price is waived, so a monitor sees today's register. A function decides per repeat, from the
+   * stored answer and the value as now asked (email: a stored mailbox answer serves only spellings of the same
+   * mailbox). `renew`: the stored answer does not answer these options (phone: unchecked, and `network` is asked), so
+   * the value is answered fresh and billed, as with `refresh`; `env` tells what is configured (address: which countries
+   * a delivery-point partner covers).
    */
   repeats:
     | "stored"
@@ -224,5 +227,7 @@ export interface ProductServices<In = unknown, Out = unknown> {
 /** One product as the registry holds it: what the walk needs, and what the registry serves. */
 export interface Product<In = unknown, Out = unknown> extends WalkProduct<In, Out>, ProductServices<In, Out> {}
 
-/** Widens a concrete product to the registry's element type; the engines only pass a product's own values back to it. */
+/**
+ * Widens a concrete product to the registry's element type; the engines only pass a product's own values back to it.
+ */
 export const asProduct = <In, Out>(product: Product<In, Out>) => product as unknown as Product;

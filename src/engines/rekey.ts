@@ -57,10 +57,13 @@ function moveStatements(
   const each = (query: string) => parts.map((m) => d1.prepare(query).bind(accountId, product, m, version));
   return [
     ...each(
-      `UPDATE ${table} SET "key" = 'rekey:' || "key" WHERE ${mine} AND key_version < ?4 AND "key" IN (SELECT json_extract(value, '$[0]') FROM json_each(?3))`,
+      `UPDATE ${table} SET "key" = 'rekey:' || "key" WHERE ${mine} AND key_version < ?4 AND "key"
+        IN (SELECT json_extract(value, '$[0]') FROM json_each(?3))`,
     ),
     ...each(
-      `UPDATE OR IGNORE ${table} SET "key" = (SELECT json_extract(n.value, '$[1]') FROM json_each(?3) n WHERE 'rekey:' || json_extract(n.value, '$[0]') = ${table}."key"), key_version = ?4 WHERE ${mine} AND "key" IN ${placeholders}`,
+      `UPDATE OR IGNORE ${table} SET "key" = (SELECT json_extract(n.value, '$[1]') FROM json_each(?3) n
+        WHERE 'rekey:' || json_extract(n.value, '$[0]') = ${table}."key"), key_version = ?4 WHERE ${mine} AND "key"
+          IN ${placeholders}`,
     ),
     ...each(`DELETE FROM ${table} WHERE ${mine} AND "key" IN ${placeholders} AND key_version < ?4`),
   ];

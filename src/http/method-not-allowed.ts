@@ -4,7 +4,8 @@ import { ApiError } from "./errors";
 
 /**
  * After every route is registered: a wrong verb on a known path answers 405 METHOD_NOT_ALLOWED with `Allow`, instead
- * of the 404 it would otherwise fall through to. Derived from the route table, so new routes are covered without effort.
+ * of the 404 it would otherwise fall through to. Derived from the route table, so new routes are covered without
+ * effort.
  */
 export function answerWrongMethods(app: Hono<AppEnv>): void {
   const methodsByPath = new Map<string, Set<string>>();

@@ -16,7 +16,9 @@ export interface RouteDoc {
   params?: z.ZodType;
   /** Schema of `data` in the success envelope. */
   response?: z.ZodType;
-  /** Schema of `meta` without `request_id` (always added); `null` for the browser endpoints, which answer without meta. */
+  /**
+   * Schema of `meta` without `request_id` (always added); `null` for the browser endpoints, which answer without meta.
+   */
   meta?: z.ZodObject | null;
   status?: number;
   errors?: ErrorCode[];
@@ -238,14 +240,17 @@ export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1
           type: "http",
           scheme: "bearer",
           description:
-            "A secret key `sk_live_...` (or the sandbox key), as `Authorization: Bearer sk_live_...`. Server-side only.",
+            "A secret key `sk_live_...` (or the sandbox key), as `Authorization: Bearer sk_live_...`. Server-side " +
+            "only.",
         },
         publishableKey: {
           type: "apiKey",
           in: "header",
           name: "Origin",
           description:
-            "A publishable key `pk_live_...`, sent as `key` in the JSON body of the four browser endpoints (OpenAPI has no body location for keys). The page's `Origin` must be one of the key's allowed domains; a key with a bot-challenge pair also needs `challenge_token`.",
+            "A publishable key `pk_live_...`, sent as `key` in the JSON body of the four browser endpoints (OpenAPI " +
+            "has no body location for keys). The page's `Origin` must be one of the key's allowed domains; a key " +
+            "with a bot-challenge pair also needs `challenge_token`.",
         },
         adminToken: {
           type: "http",

@@ -17,7 +17,10 @@ export const limitHit = (name: LimitName, subject: string): LimitHit => ({
  */
 export class Admission {
   private hits: LimitHit[] | null;
-  /** The account's policy versions as the admitting call answered them (null until admitted, or when admitted elsewhere). */
+  /**
+   * The account's policy versions as the admitting call answered them (null until admitted, or when admitted
+   * elsewhere).
+   */
   policies: Record<string, number> | null = null;
 
   constructor(

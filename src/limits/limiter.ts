@@ -33,7 +33,10 @@ export async function hitLimit(env: Env, name: LimitName, subject: string) {
   return env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`)).hit(rule.limit, rule.windowMs);
 }
 
-/** Counts one request against `name` for `subject` in its own object; throws 429 RATE_LIMITED with Retry-After when over. */
+/**
+ * Counts one request against `name` for `subject` in its own object; throws 429 RATE_LIMITED with Retry-After when
+ * over.
+ */
 export async function enforceLimit(env: Env, name: LimitName, subject: string): Promise<void> {
   const result = await hitLimit(env, name, subject);
   if (!result.allowed) throw rateLimited(result.retryAfterSeconds, LIMITS[name].message);

@@ -19,7 +19,8 @@ export interface LookupCaller {
 
 /**
  * What the walk answered: items in input order up to where it stopped (`{index, input, data, meta}`), `requested`,
- * `processed`, `creditsUsed`, `creditsRemaining`, `stoppedReason`, and `prepaid` (IP's placing lookups left, else null).
+ * `processed`, `creditsUsed`, `creditsRemaining`, `stoppedReason`, and `prepaid` (IP's placing lookups left, else
+ * null).
  */
 export type LookupAnswer<In, Out> = Omit<WalkRun<In, Out>, "refused">;
 
@@ -29,9 +30,9 @@ const DEFAULT_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, hono
 
 /**
  * The one lookup service: a principal looks up `inputs` of `product`, with the same keys, limits, billing, repeats and
- * policy on every surface. Refusals (scope, sandbox value, rate limit, balance, the key's daily cap) come back as values
- * and nothing is held or charged for them; answers come back with what they cost. Validation of the request is the
- * surface's (it knows its own field names).
+ * policy on every surface. Refusals (scope, sandbox value, rate limit, balance, the key's daily cap) come back as
+ * values and nothing is held or charged for them; answers come back with what they cost. Validation of the request is
+ * the surface's (it knows its own field names).
  */
 export async function lookup<In, Out>(
   caller: LookupCaller,

@@ -2,9 +2,10 @@ import { signSidecarRequest, type SidecarTarget } from "./smtp-sidecar-client";
 
 /**
  * Client for the sidecar's `POST /v1/deliver` (workers/smtp-sidecar/deliver.mjs): one webhook attempt made by the
- * sidecar to the exact address the Worker checked, signed like probe requests (X-Sidecar-Timestamp, X-Sidecar-Signature).
- * A Worker's fetch() resolves the host name itself when it connects, so the address it reaches is not necessarily the
- * one the SSRF guard judged; the sidecar connects to the judged address and sends the name as Host and TLS server name.
+ * sidecar to the exact address the Worker checked, signed like probe requests (X-Sidecar-Timestamp,
+ * X-Sidecar-Signature). A Worker's fetch() resolves the host name itself when it connects, so the address it reaches is
+ * not necessarily the one the SSRF guard judged; the sidecar connects to the judged address and sends the name as Host
+ * and TLS server name.
  */
 export interface RelayRequest {
   url: string;

@@ -75,7 +75,9 @@ export function parseIp(text: string): IpAddress | null {
   return v6 >> 32n === 0xffffn ? { version: 4, value: v6 & MASK_32 } : { version: 6, value: v6 };
 }
 
-/** RFC 5952 text: dotted IPv4; IPv6 lower case, no leading zeros, the longest run of two or more zero groups as `::`. */
+/**
+ * RFC 5952 text: dotted IPv4; IPv6 lower case, no leading zeros, the longest run of two or more zero groups as `::`.
+ */
 export function formatIp(ip: IpAddress): string {
   if (ip.version === 4) return [24n, 16n, 8n, 0n].map((shift) => String((ip.value >> shift) & 0xffn)).join(".");
   const groups = Array.from({ length: 8 }, (_, i) => Number((ip.value >> BigInt(112 - 16 * i)) & 0xffffn));
@@ -107,7 +109,9 @@ export const isRangeKey = (key: string) => /^[0-9a-f]{32}$/.test(key);
 
 const hostMask = (version: 4 | 6, bits: number) => (1n << BigInt(widthOf(version) - bits)) - 1n;
 
-/** `10.0.0.0/8`, `2001:db8::/32`, a bare address (a /32 or /128). Host bits are cleared: `10.1.2.3/8` is `10.0.0.0/8`. */
+/**
+ * `10.0.0.0/8`, `2001:db8::/32`, a bare address (a /32 or /128). Host bits are cleared: `10.1.2.3/8` is `10.0.0.0/8`.
+ */
 export function parseCidr(text: string): Cidr | null {
   const [address, bits, extra] = text.trim().split("/");
   if (extra !== undefined || !address) return null;

@@ -32,7 +32,9 @@ export function mailTransport(env: Env): MailTransport | null {
   return null;
 }
 
-/** Errors of the binding that name the recipient as the problem (refused, suppressed, invalid): retrying cannot help. */
+/**
+ * Errors of the binding that name the recipient as the problem (refused, suppressed, invalid): retrying cannot help.
+ */
 const PERMANENT_BINDING_ERROR = /recipient|suppress|invalid.*address|not allowed/i;
 
 function cloudflareTransport(binding: SendEmail): MailTransport {

@@ -48,7 +48,9 @@ export interface Classification {
   reserved: boolean;
   /** The most specific block holding the address (also when it is reachable, e.g. AS112), or null. */
   range: SpecialRange | null;
-  /** The block that makes the address reserved, as CIDR: for an embedded IPv4 the block it maps to, else `range.cidr`. */
+  /**
+   * The block that makes the address reserved, as CIDR: for an embedded IPv4 the block it maps to, else `range.cidr`.
+   */
   reservedRange: string | null;
   /** Its name, e.g. `Private-Use`, or `6to4 of Private-Use` for an embedded address. */
   reservedName: string | null;

@@ -20,7 +20,9 @@ const KIND_NAMES = ["do", "d1_primary", "d1_replica", "queue", "r2"] as const;
 type KindName = (typeof KIND_NAMES)[number];
 /** Counters after the answer sit at kind + AFTER. */
 const AFTER = KIND_NAMES.length;
-/** Then the D1 primary queries that write (a subset of d1_primary): before the answer at WRITES, after at WRITES + 1. */
+/**
+ * Then the D1 primary queries that write (a subset of d1_primary): before the answer at WRITES, after at WRITES + 1.
+ */
 const WRITES = 2 * AFTER;
 const SLOTS = WRITES + 2;
 

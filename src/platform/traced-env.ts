@@ -198,7 +198,9 @@ function namespace(ns: object, later: Later): object {
   });
 }
 
-/** A stub lives for a request or less: its proxy is made per stub; every method call (RPC or fetch) is one round trip. */
+/**
+ * A stub lives for a request or less: its proxy is made per stub; every method call (RPC or fetch) is one round trip.
+ */
 function stub(real: unknown, later: Later): unknown {
   if (typeof real !== "object" || real === null) return real;
   return new Proxy(real, {

@@ -62,7 +62,9 @@ export interface DeliveryConfig {
   allowLoopback: boolean;
   attempts?: number;
   timeoutMs?: number;
-  /** Backoff before attempt n (n >= 2) is retryBaseMs * 3^(n-2): 5 s then 15 s by default, about half a minute in all. */
+  /**
+   * Backoff before attempt n (n >= 2) is retryBaseMs * 3^(n-2): 5 s then 15 s by default, about half a minute in all.
+   */
   retryBaseMs?: number;
   /**
    * The sidecar that makes each attempt to the checked address (pinned). Without one nothing is sent: the Worker's own
@@ -104,7 +106,9 @@ const FAILURES: [RegExp, string][] = [
   [/tls|ssl|certificate|handshake/i, "Connection failed: TLS handshake failed"],
 ];
 
-/** A plain reason for a failed connection: the runtime's own messages (`internal error; reference = ...`) stay in logs. */
+/**
+ * A plain reason for a failed connection: the runtime's own messages (`internal error; reference = ...`) stay in logs.
+ */
 function connectionFailure(message: string): string {
   return FAILURES.find(([pattern]) => pattern.test(message))?.[1] ?? "Connection failed: could not connect";
 }
@@ -163,10 +167,10 @@ function relayed(outcome: RelayOutcome, timeoutMs: number, signature: Signature)
 
 /**
  * One POST of `body` with freshly signed headers (a retry must not carry a stale timestamp). The destination is checked
- * first and a refusal sends nothing; the sidecar then connects to the very address checked (never a fetch() that resolves
- * the name again), sending the host name only as Host and TLS server name. Redirects are never
- * followed (a 3xx is a failure) and the response body is discarded unread. Only a connection failure, a timeout or a
- * 5xx is `retryable`: anything else is the receiver's final word, and a refusal would be refused again.
+ * first and a refusal sends nothing; the sidecar then connects to the very address checked (never a fetch() that
+ * resolves the name again), sending the host name only as Host and TLS server name. Redirects are never followed (a 3xx
+ * is a failure) and the response body is discarded unread. Only a connection failure, a timeout or a 5xx is
+ * `retryable`: anything else is the receiver's final word, and a refusal would be refused again.
  */
 export async function postOnce(
   url: string,

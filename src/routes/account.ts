@@ -134,7 +134,8 @@ export const accountRoutes = new Hono<AppEnv>()
       tag: "Account",
       summary: "Balance (plan/pack), plan, monthly grant and fair-use window",
       description:
-        "The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.",
+        "The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after " +
+        "plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.",
       response: accountSchema,
       meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }),
     }),
@@ -155,7 +156,9 @@ export const accountRoutes = new Hono<AppEnv>()
       tag: "Account",
       summary: "Change the account's mail settings: low_balance_threshold, bulk_finished_emails",
       description:
-        "Sets the balance below which the members get one low-balance email per crossing (null: never) and whether they get an email when a bulk run finishes. Only the fields sent change; answers the account as `GET /account` does. Free; needs the `account` scope.",
+        "Sets the balance below which the members get one low-balance email per crossing (null: never) and whether " +
+        "they get an email when a bulk run finishes. Only the fields sent change; answers the account as `GET " +
+        "/account` does. Free; needs the `account` scope.",
       response: accountSchema,
       meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }),
     }),
@@ -180,7 +183,8 @@ export const accountRoutes = new Hono<AppEnv>()
       tag: "Account",
       summary: "Every credit movement, newest first, 100 a page",
       description:
-        "Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge is its row here; `GET /account/requests/{requestId}` explains it. Free.",
+        "Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge " +
+        "is its row here; `GET /account/requests/{requestId}` explains it. Free.",
       response: z.object({ entries: z.array(ledgerRowSchema) }),
       meta: pageMeta,
     }),
@@ -198,7 +202,8 @@ export const accountRoutes = new Hono<AppEnv>()
       tag: "Account",
       summary: "What one request did",
       description:
-        "The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.",
+        "The record of one request of the account: endpoint, key, status, credits used and why. Request ids come " +
+        "from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.",
       response: requestRecordSchema,
       errors: ["NOT_FOUND"],
     }),

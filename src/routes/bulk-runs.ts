@@ -82,7 +82,8 @@ export function bulkRunRoutes(product: Product) {
         tag: "Bulk",
         summary: `List ${product.name} bulk runs, newest first, 100 a page`,
         description:
-          "Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.",
+          "Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs " +
+          "are kept 30 days. Free.",
         response: z.object({ jobs: z.array(jobResponse.shape.job) }),
         meta: retainedPageMeta,
       }),
@@ -100,7 +101,8 @@ export function bulkRunRoutes(product: Product) {
         tag: "Bulk",
         summary: "Poll one run",
         description:
-          "The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.",
+          "The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is " +
+          "404. Free.",
         response: jobResponse,
         errors: ["NOT_FOUND"],
       }),
@@ -114,7 +116,8 @@ export function bulkRunRoutes(product: Product) {
         tag: "Bulk",
         summary: "Cancel a queued or running run",
         description:
-          "Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.",
+          "Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so " +
+          "far stay billed and in the results. 409 when it already finished. Free.",
         response: jobResponse,
         errors: ["NOT_FOUND", "JOB_ALREADY_FINISHED"],
       }),
@@ -136,7 +139,9 @@ export function bulkRunRoutes(product: Product) {
         tag: "Bulk",
         summary: "Resume a run that stopped for lack of credits",
         description:
-          "Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.",
+          "Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not " +
+          "answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are " +
+          "billed as they are answered.",
         response: jobResponse,
         errors: ["NOT_FOUND", "JOB_NOT_RESUMABLE", "JOB_INPUT_EXPIRED"],
       }),
@@ -176,7 +181,9 @@ function finishedRunRoutes(product: Product) {
         tag: "Bulk",
         summary: `Results as CSV (kept 30 days): ${csvHeader(product).join(", ")}`,
         description:
-          "The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.",
+          "The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), " +
+          "one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while " +
+          "the run is going, or when it was cancelled or failed before any row. Free.",
         errors: ["NOT_FOUND", "RESULTS_NOT_READY", "JOB_CANCELLED", "JOB_FAILED"],
       }),
       secretKey({ scope }),
@@ -206,7 +213,8 @@ function finishedRunRoutes(product: Product) {
         tag: "Bulk",
         summary: "Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user",
         description:
-          "Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.",
+          "Queues the run's finished event again: the same bytes, a fresh V2 signature, the same " +
+          "`Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.",
         status: 202,
         response: jobResponse,
         errors: ["NOT_FOUND", "WEBHOOK_NOT_CONFIGURED", "JOB_NOT_FINISHED", "RATE_LIMITED"],

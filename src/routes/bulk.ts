@@ -26,7 +26,9 @@ const idempotencyKey = (c: Context<AppEnv>) => {
   return key ?? null;
 };
 
-/** The first answer for this Idempotency-Key if the request is the same one again; 409 if the key was used otherwise. */
+/**
+ * The first answer for this Idempotency-Key if the request is the same one again; 409 if the key was used otherwise.
+ */
 async function replay(c: Context<AppEnv>, product: Product, key: string, hash: string) {
   const existing = await findByIdempotencyKey(database(c.env), product, secretPrincipal(c).accountId, key);
   if (!existing) return null;
@@ -38,7 +40,9 @@ async function replay(c: Context<AppEnv>, product: Product, key: string, hash: s
   return ok(c, JSON.parse(existing.createResponse ?? "{}") as unknown, {}, 202);
 }
 
-/** `POST /{product}/bulk`: the list under the product's own field (`emails`), shared options, then the product's own. */
+/**
+ * `POST /{product}/bulk`: the list under the product's own field (`emails`), shared options, then the product's own.
+ */
 function createBody(product: Product) {
   const shape = product.bulk!;
   return z.object({
@@ -53,7 +57,9 @@ function createBody(product: Product) {
   });
 }
 
-/** The rows as the product's inputs, read with the run's options (`BulkShape.rows`); a row that cannot be one is a 422. */
+/**
+ * The rows as the product's inputs, read with the run's options (`BulkShape.rows`); a row that cannot be one is a 422.
+ */
 function resolveRows(product: Product, rows: unknown[], options: Record<string, unknown>): unknown[] {
   const resolve = product.bulk!.rows?.resolve;
   if (!resolve) return rows;
@@ -77,7 +83,13 @@ export function bulkRoutes(product: Product) {
       describe({
         tag: "Bulk",
         summary: `Start a bulk ${product.name} run (up to 100,000 values); the webhook secret is returned once`,
-        description: `Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). \`Idempotency-Key\` replays the first answer for the same list. Poll \`GET /${product.name}/bulk/{jobId}\` or give \`webhook_url\`: \`bulk_${product.name}_job.finished\` is posted there, signed with the \`webhook_secret\` returned only here.`,
+        description:
+          `Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 ` +
+          `with the job before any value is looked up. Values are billed as they are answered, like a batch (test ` +
+          `values, repeats and suppressed values free). \`Idempotency-Key\` replays the first answer for the same ` +
+          `list. Poll \`GET /${product.name}/bulk/{jobId}\` or give \`webhook_url\`: ` +
+          `\`bulk_${product.name}_job.finished\` is posted there, signed with the \`webhook_secret\` returned ` +
+          `only here.`,
         status: 202,
         response: z.object({ job: jobSchema(product), webhook_secret: z.string().nullable() }),
         errors: ["IDEMPOTENCY_KEY_REUSED"],

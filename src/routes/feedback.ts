@@ -98,7 +98,9 @@ export function feedbackRoutes(product: Product) {
         tag,
         summary: `Report delivery outcomes of ${product.name} values (normalized); free`,
         description:
-          "Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.",
+          "Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). " +
+          "Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes " +
+          "a past answer or a price. Free.",
         response: receivedSchema,
       }),
       auth,
@@ -121,7 +123,9 @@ export function feedbackRoutes(product: Product) {
       `${base}/summary`,
       describe({
         tag,
-        summary: `Feedback counts by outcome and by ${shape.facet} over a window (default the last ${SUMMARY_DEFAULT_DAYS} days)`,
+        summary:
+          `Feedback counts by outcome and by ${shape.facet} over a window (default the last ` +
+          `${SUMMARY_DEFAULT_DAYS} days)`,
         description: "Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.",
         response: summarySchema,
       }),
@@ -152,9 +156,13 @@ export function feedbackRoutes(product: Product) {
     describe({
       tag,
       auth: "none",
-      summary: `Inbound delivery webhook from a sending provider (${providers.join(", ")}); authenticated by the fb_ key in the URL`,
+      summary:
+        `Inbound delivery webhook from a sending provider (${providers.join(", ")}); authenticated by the fb_ ` +
+        `key in the URL`,
       description:
-        "Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.",
+        "Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or " +
+        "`complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. " +
+        "An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.",
       response: receivedSchema.extend({ ignored: z.int(), confirmed: z.boolean() }),
       errors: ["UNKNOWN_FEEDBACK_PROVIDER", "INVALID_FEEDBACK_KEY", "RATE_LIMITED"],
       // The sender's own format (SendGrid batches run to a few MB), read as counted, strict UTF-8 bytes.

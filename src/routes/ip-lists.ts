@@ -44,7 +44,8 @@ export const ipListRoutes = new Hono<AppEnv>()
       tag: "IP lists",
       summary: "The account's allow and deny lists, oldest first",
       description:
-        "The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny list over an allow list); a deny list adds to the risk (`deny_list`). Free.",
+        "The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny list " +
+        "over an allow list); a deny list adds to the risk (`deny_list`). Free.",
       response: z.object({ lists: z.array(listSchema) }),
       meta: z.object({ total: z.int(), max_lists: z.int() }),
     }),

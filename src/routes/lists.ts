@@ -49,7 +49,9 @@ export function suppressionRoutes(product: Product) {
       describe({
         tag: "Lists",
         summary: `The account's ${product.name} suppression list, newest first, 100 a page`,
-        description: `Values the account never wants answered: batch and bulk runs answer them free with reason \`suppressed\`. Filter by one value with the query. Free.`,
+        description:
+          `Values the account never wants answered: batch and bulk runs answer them free with reason ` +
+          `\`suppressed\`. Filter by one value with the query. Free.`,
         response: z.object({ suppressions: z.array(entry) }),
         meta: pageMeta,
       }),
@@ -74,9 +76,11 @@ export function suppressionRoutes(product: Product) {
       describe({
         tag: "Lists",
         summary:
-          "Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`",
+          "Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values " +
+          "are never suppressed: they come back in `test_values`",
         description:
-          "Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.",
+          "Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in " +
+          "`invalid`; test values are never suppressed. Free.",
         status: 201,
         response: z.object({ added: z.int(), invalid: z.array(z.string()), test_values: z.array(z.string()) }),
       }),
@@ -205,8 +209,12 @@ export function historyRoutes(product: Product) {
     `/${product.name}/history`,
     describe({
       tag: "Lists",
-      summary: `Every ${product.name} answer of the account (test values excepted), newest first, kept ${HISTORY_RETENTION_DAYS} days`,
-      description: `What the account's ${product.name} lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.`,
+      summary:
+        `Every ${product.name} answer of the account (test values excepted), newest first, kept ` +
+        `${HISTORY_RETENTION_DAYS} days`,
+      description:
+        `What the account's ${product.name} lookups answered (single, batch, bulk, monitors), newest ` +
+        `first, 100 a page; test values are not kept. Free.`,
       response: z.object({ lookups: z.array(row) }),
       meta: retainedPageMeta,
     }),

@@ -7,8 +7,8 @@ import { page, preferencesPage } from "./mail-preferences";
 
 /**
  * The pages a person reaches from a message (docs/mail.md): `GET /mail/confirm/{token}` confirms the account's email,
- * `GET /mail/unsubscribe/{id}` shows the recipient's preferences page and `POST` there stops all optional mail (RFC 8058 one-click: mail
- * clients POST without showing the page). Plain HTML; never a secret in them.
+ * `GET /mail/unsubscribe/{id}` shows the recipient's preferences page and `POST` there stops all optional mail (RFC
+ * 8058 one-click: mail clients POST without showing the page). Plain HTML; never a secret in them.
  */
 
 const CONFIRM_PAGES: Record<Confirmation["status"], [number, string, string]> = {

@@ -28,13 +28,17 @@ const COOKIE = "mail_prefs_csrf";
 const ID = /^msg_[0-9A-Za-z]{1,64}$/;
 
 export const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" ` +
+  `content="width=device-width"><title>${escapeHtml(title)}</title></head>` +
+  `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 
 function form(id: string, prefs: Preferences, token: string, saved: boolean): string {
   const boxes = (Object.entries(OPTIONAL_KINDS) as [OptionalKind, string][])
     .map(
       ([kind, label]) =>
-        `<p><label><input type="checkbox" name="kinds" value="${kind}"${prefs.receives.includes(kind) ? " checked" : ""}> ${escapeHtml(label)}</label></p>`,
+        `<p><label><input type="checkbox" name="kinds" value="${kind}"${
+          prefs.receives.includes(kind) ? " " + "checked" : ""
+        }> ${escapeHtml(label)}</label></p>`,
     )
     .join("");
   const notes = [
@@ -47,10 +51,13 @@ function form(id: string, prefs: Preferences, token: string, saved: boolean): st
       : "",
   ].join("");
   return [
-    `<p>Emails to <strong>${escapeHtml(prefs.recipient)}</strong>. Account confirmation and sign-in links are always sent.</p>`,
+    `<p>Emails to <strong>${escapeHtml(prefs.recipient)}</strong>. Account confirmation and sign-in links are always ` +
+      `sent.</p>`,
     notes,
-    `<form method="post" action="/mail/preferences/${escapeHtml(id)}"><input type="hidden" name="csrf" value="${escapeHtml(token)}">${boxes}<p><button type="submit">Save</button></p></form>`,
-    `<form method="post" action="/mail/unsubscribe/${escapeHtml(id)}"><p><button type="submit">Unsubscribe from all optional email</button></p></form>`,
+    `<form method="post" action="/mail/preferences/${escapeHtml(id)}"><input type="hidden" name="csrf" ` +
+      `value="${escapeHtml(token)}">${boxes}<p><button type="submit">Save</button></p></form>`,
+    `<form method="post" action="/mail/unsubscribe/${escapeHtml(id)}"><p><button type="submit">Unsubscribe from all ` +
+      `optional email</button></p></form>`,
   ].join("");
 }
 

@@ -104,7 +104,10 @@ function collectionRoutes(mount: Mount) {
       describe({
         tag,
         summary: `The account's ${product.name} monitors, newest first, 100 a page`,
-        description: `Every ${product.name} monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.`,
+        description:
+          `Every ${product.name} monitor of the account with its schedule, webhook status and last run. ` +
+          `Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what ` +
+          `changed. Free.`,
         response: z.object({ monitors: z.array(monitor.shape.monitor) }),
         meta: pageMeta,
       }),
@@ -121,7 +124,11 @@ function collectionRoutes(mount: Mount) {
       describe({
         tag,
         summary: "Create a monitor; the webhook signing secret is returned once",
-        description: `Saves a list of ${product.name} values to re-check on a schedule (\`cadence\`: \`weekly\` or \`monthly\`). The first run sets the baselines; later runs report the changes and post \`${product.name}_monitor.run\` to \`webhook_url\` when given. The answer carries \`webhook_secret\` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.`,
+        description:
+          `Saves a list of ${product.name} values to re-check on a schedule (\`cadence\`: \`weekly\` or ` +
+          `\`monthly\`). The first run sets the baselines; later runs report the changes and post ` +
+          `\`${product.name}_monitor.run\` to \`webhook_url\` when given. The answer carries \`webhook_secret\` ` +
+          `only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.`,
         status: 201,
         response: monitor,
       }),
@@ -158,7 +165,8 @@ function itemRoutes(mount: Mount) {
         tag,
         summary: "One monitor",
         description:
-          "The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.",
+          "The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor " +
+          "is 404. Free.",
         response: monitorResponse,
         errors: ["NOT_FOUND"],
       }),
@@ -173,7 +181,9 @@ function itemRoutes(mount: Mount) {
         tag,
         summary: "Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once",
         description:
-          "Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.",
+          "Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); " +
+          "absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; " +
+          "clearing it stops deliveries. Free.",
         response: monitorResponse,
         errors: ["NOT_FOUND"],
       }),
@@ -185,11 +195,10 @@ function itemRoutes(mount: Mount) {
         if (Object.keys(body).length === 0) {
           throw validationFailed({
             body: [
-              `Name at least one of name, ${shape.listField}, cadence, webhook_url, webhook_events, alert_emails${Object.keys(
-                shape.options ?? {},
-              )
-                .map((name) => `, ${name}`)
-                .join("")}.`,
+              `Name at least one of name, ${shape.listField}, cadence, webhook_url, webhook_events, ` +
+                `alert_emails${Object.keys(shape.options ?? {})
+                  .map((name) => `, ${name}`)
+                  .join("")}.`,
             ],
           });
         }
@@ -233,7 +242,9 @@ function itemRoutes(mount: Mount) {
         tag,
         summary: "Run a monitor now (billed like a batch); the schedule is unchanged",
         description:
-          "Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.",
+          "Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals " +
+          "free) and answers the run: its summary (credits used, counts), the changes against the baselines, and " +
+          "the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.",
         response: z.object({
           monitor: monitorSchema(product, shape),
           summary: runSummarySchema(shape),

@@ -5,37 +5,45 @@ import examples from "./openapi-examples.json";
 
 type Routes = Parameters<typeof openApiDocument>[0];
 
-/** One tag per product, then the account-wide parts; engine routes (bulk, monitors, lists...) sit under their product. */
+/**
+ * One tag per product, then the account-wide parts; engine routes (bulk, monitors, lists...) sit under their product.
+ */
 export const TAGS = [
   {
     name: "Email",
     description:
-      "Email addresses: syntax, DNS, disposable/role/free lists, the mailbox handshake, risk. Batches, bulk runs, monitors (addresses and domains), sending policy, delivery feedback, suppressions, history.",
+      "Email addresses: syntax, DNS, disposable/role/free lists, the mailbox handshake, risk. Batches, bulk runs, " +
+      "monitors (addresses and domains), sending policy, delivery feedback, suppressions, history.",
   },
   {
     name: "Phone",
     description:
-      "Phone numbers: numbering plan, line type, carrier, optional live network check. Batches, bulk runs, monitors, policy, feedback, suppressions, history.",
+      "Phone numbers: numbering plan, line type, carrier, optional live network check. Batches, bulk runs, monitors, " +
+      "policy, feedback, suppressions, history.",
   },
   {
     name: "IP",
     description:
-      "IP addresses: country and city, network (ASN), hosting, Tor, VPN and proxy lists, the caller's own allow and deny lists. ASN and range listings, batches, bulk runs, monitors, feedback, history.",
+      "IP addresses: country and city, network (ASN), hosting, Tor, VPN and proxy lists, the caller's own allow and " +
+      "deny lists. ASN and range listings, batches, bulk runs, monitors, feedback, history.",
   },
   {
     name: "Address",
     description:
-      "Postal addresses: format, postcode and locality against reference datasets, optional delivery-point check. Postcode and street listings, batches, bulk runs, monitors, policy, feedback, suppressions, history.",
+      "Postal addresses: format, postcode and locality against reference datasets, optional delivery-point check. " +
+      "Postcode and street listings, batches, bulk runs, monitors, policy, feedback, suppressions, history.",
   },
   {
     name: "Entity",
     description:
-      "Company identifiers (LEI, national company numbers) against the installed registers. Batches, monitors, history.",
+      "Company identifiers (LEI, national company numbers) against the installed registers. Batches, monitors, " +
+      "history.",
   },
   {
     name: "Consistency",
     description:
-      "Cross-checks of one sign-up's signals (email, phone, IP, address, entity): agreements, a score and a level. Batches, bulk runs, monitors, history.",
+      "Cross-checks of one sign-up's signals (email, phone, IP, address, entity): agreements, a score and a level. " +
+      "Batches, bulk runs, monitors, history.",
   },
   { name: "Account", description: "The key's account: balance, ledger, what one request did." },
   { name: "Status", description: "The datasets behind the answers, their versions and coverage. No key." },
@@ -51,12 +59,16 @@ const PRODUCT_TAGS: Record<string, string> = {
   consistency: "Consistency",
 };
 
-/** A product's routes carry its tag whatever their route doc says (`Bulk`, `Lists`, `IP lists`...); others keep theirs. */
+/**
+ * A product's routes carry its tag whatever their route doc says (`Bulk`, `Lists`, `IP lists`...); others keep theirs.
+ */
 export function tagOf(tag: string | undefined, path: string): string | undefined {
   return PRODUCT_TAGS[path.split("/")[3] ?? ""] ?? tag;
 }
 
-const DESCRIPTION = `Verification of email addresses, phone numbers, IP addresses, postal addresses and company identifiers, and
+const DESCRIPTION =
+  `Verification of email addresses, phone numbers, IP addresses, postal addresses and company ` +
+  `identifiers, and
 cross-checks between them. Every answer lists the datasets it used (\`sources\`) and its scores are computed by
 documented formulas from fields in the answer.
 
@@ -68,7 +80,8 @@ an address with country \`ZZ\`), free. Browser pages use a publishable key \`pk_
 **Billing.** A lookup costs credits only when it gives an answer (\`meta.credits_used\`, \`meta.credits_remaining\`);
 test values, repeats within 7 days, refusals and our own failures are free.
 
-**Errors.** \`{success: false, error: {code, message, request_id}}\` with the status of its code. Guides: \`/llms.txt\`.`;
+**Errors.** \`{success: false, error: {code, message, request_id}}\` with the status of its code. Guides: ` +
+  `\`/llms.txt\`.`;
 
 const header = (name: string, description: string, required = true) => ({
   name,
@@ -84,14 +97,19 @@ const WEBHOOKS = {
     post: {
       summary: "A signed delivery to your webhook_url or callback_url",
       description:
-        "Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts).",
+        "Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify " +
+        "`X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over " +
+        "`v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` " +
+        "you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx " +
+        "quickly; connection errors, timeouts and 5xx are retried (3 attempts).",
       tags: ["Webhooks"],
       parameters: [
         header("X-Service-Signature-V2", '`t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}`'),
         header("X-Service-Signature", "Hex HMAC-SHA256 of the raw body; sent until 1 March 2027.", false),
         header(
           "Webhook-Delivery-Id",
-          "`whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test delivery). Not signed: check it after the signature.",
+          "`whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test " +
+            "delivery). Not signed: check it after the signature.",
         ),
       ],
       requestBody: {

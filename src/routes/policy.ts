@@ -49,7 +49,9 @@ export function policyRoutes(product: Product) {
       describe({
         tag,
         summary: `The account's ${product.name} sending policy, or null`,
-        description: `The rules that decide \`policy.action\` (\`send\`, \`review\`, \`block\`) on every ${product.name} answer of the account; null when none is set. Free.`,
+        description:
+          `The rules that decide \`policy.action\` (\`send\`, \`review\`, \`block\`) on every ` +
+          `${product.name} answer of the account; null when none is set. Free.`,
         response,
       }),
       auth,
@@ -64,7 +66,9 @@ export function policyRoutes(product: Product) {
         tag,
         summary: `Replace the ${product.name} sending policy; it never changes a price`,
         description:
-          "Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.",
+          "Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and " +
+          "bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup " +
+          "costs. Free.",
         response,
       }),
       auth,

@@ -32,14 +32,16 @@ export const GUIDES: [file: string, title: string, note: string][] = [
 export function llmsText(origin: string): string {
   const guide = ([file, title, note]: (typeof GUIDES)[number]) =>
     `- [${title}](${origin}/docs/${file})${note ? `: ${note}` : ""}`;
-  return `# Verification API
+  return (
+    `# Verification API
 
 > Verifies email addresses, phone numbers, IP addresses, postal addresses and company identifiers, and cross-checks
 > them for one sign-up. JSON over HTTPS under ${origin}/api/v1; every answer lists its datasets in \`sources\`; a
 > lookup costs credits only when it answers.
 
 Authentication: \`Authorization: Bearer sk_live_...\` (a secret key, server side). The sandbox key
-\`sk_test_public_sandbox\` answers test values only, free: \`deliverable@service.test\` (and \`undeliverable@\`, \`role@\`,
+\`sk_test_public_sandbox\` answers test values only, free: \`deliverable@service.test\` (and \`undeliverable@\`, ` +
+    `\`role@\`,
 \`disposable@\`, \`catch-all@\`, \`unverified@\` on service.test), \`+447700900000\`, \`192.0.2.1\`, an address with
 country \`ZZ\` and line1 \`verified\`. Browser pages use a publishable key \`pk_live_...\` as \`key\` in the body of
 \`POST /api/v1/{email,phone,ip,address}/public\`.
@@ -47,7 +49,8 @@ country \`ZZ\` and line1 \`verified\`. Browser pages use a publishable key \`pk_
 Answers are \`{success: true, data, meta}\` (\`meta.credits_used\`, \`meta.credits_remaining\`, \`meta.request_id\`);
 errors are \`{success: false, error: {code, message, request_id}}\` with the HTTP status of the code.
 
-Example: \`curl -s ${origin}/api/v1/email -H "Authorization: Bearer sk_test_public_sandbox" -H "Content-Type: application/json" -d '{"email":"deliverable@service.test"}'\`
+Example: \`curl -s ${origin}/api/v1/email -H "Authorization: Bearer sk_test_public_sandbox" -H "Content-Type: ` +
+    `application/json" -d '{"email":"deliverable@service.test"}'\`
 
 ## Reference
 
@@ -57,7 +60,8 @@ Example: \`curl -s ${origin}/api/v1/email -H "Authorization: Bearer sk_test_publ
 ## Guides
 
 ${GUIDES.map(guide).join("\n")}
-`;
+`
+  );
 }
 
 /**

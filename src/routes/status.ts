@@ -12,7 +12,10 @@ import { BUNDLED_PHONE_DATASETS } from "../products/phone/datasets";
 import { RDAP_BOOTSTRAP_RECORDS, RDAP_BOOTSTRAP_VERSION } from "../platform/rdap";
 import type { AppEnv } from "../types";
 
-/** Bundled snapshots load with the Worker: their load time is this instance's first request (the clock is frozen at 0 at startup). */
+/**
+ * Bundled snapshots load with the Worker: their load time is this instance's first request (the clock is frozen at 0 at
+ * startup).
+ */
 let loadedAt: string | undefined;
 
 const bundledDatasets = () => [
@@ -51,7 +54,10 @@ const datasetSchema = z.object({
   records: z.int().nullable(),
   loaded_at: z.iso.datetime().nullable(),
   coverage: coverageBody.describe(
-    "What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. A refreshed dataset not installed yet covers nothing (`partial`).",
+    "What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named " +
+      "countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` " +
+      "dataset turns a value it lacks into a negative answer. A refreshed dataset not installed yet covers nothing " +
+      "(`partial`).",
   ),
   refresh: refreshSchema,
 });

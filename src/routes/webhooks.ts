@@ -29,7 +29,10 @@ export function webhookRoutes(products: SampleProducts) {
       tag: "Webhooks",
       summary: "Send a signed test delivery; 10 a minute per key, free",
       description:
-        'Posts a fixed sample body of the event (starting with `"test":true`) to `url`, signed with a secret minted for this call (`X-Service-Signature-V2`, and `X-Service-Signature` until 1 March 2027), with a `Webhook-Delivery-Id` of the form `whd_test_...`, and answers the outcome, the secret, the signatures and the body, so a receiver can be checked end to end. Up to 3 attempts. Free.',
+        'Posts a fixed sample body of the event (starting with `"test":true`) to `url`, signed with a secret minted ' +
+        "for this call (`X-Service-Signature-V2`, and `X-Service-Signature` until 1 March 2027), with a " +
+        "`Webhook-Delivery-Id` of the form `whd_test_...`, and answers the outcome, the secret, the signatures " +
+        "and the body, so a receiver can be checked end to end. Up to 3 attempts. Free.",
       response: z.object({
         delivered: z.boolean(),
         status_code: z.int(),

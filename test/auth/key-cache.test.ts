@@ -61,42 +61,50 @@ describe("key cache: changes apply at once in the isolate that made them", () =>
     expect(body.data).toMatchObject({ id: acct.accountId, email_verified: true });
   });
 
-  it("simultaneous requests on one uncached key each read it themselves, all answer in the envelope, and the row is then cached", async () => {
-    // Workers forbid a request to await another request's I/O: a waiter on someone else's pending read can be cancelled
-    // with that request and answer a bare 500. So no request may wait on another's read; each reads for itself.
-    const acct = await createAccount();
-    const reads = keyRowsRead();
-    // Five: the key's own limit is 5 a second, so all of them are admitted.
-    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => account(acct.key, `198.51.100.${20 + i}`)));
-    expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
-    for (const { body, response } of answers) {
-      expect(body.success).toBe(true);
-      expect(body.meta.request_id).toBe(response.headers.get("X-Request-Id"));
-      expect(response.headers.get("X-Request-Id")).toMatch(/^req_[0-9a-f]{32}$/);
-    }
-    expect(keyRowsRead()).toBe(reads + 5);
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // the key's own limit (5 a second) refills
-    expect((await account(acct.key, "198.51.100.30")).status).toBe(200);
-    expect(keyRowsRead()).toBe(reads + 5);
-  });
+  it(
+    "simultaneous requests on one uncached key each read it themselves, all answer in the envelope, and the row is " +
+      "then cached",
+    async () => {
+      // Workers forbid a request to await another request's I/O: a waiter on someone else's pending read can be
+      // cancelled with that request and answer a bare 500. So no request may wait on another's read; each reads for
+      // itself.
+      const acct = await createAccount();
+      const reads = keyRowsRead();
+      // Five: the key's own limit is 5 a second, so all of them are admitted.
+      const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => account(acct.key, `198.51.100.${20 + i}`)));
+      expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
+      for (const { body, response } of answers) {
+        expect(body.success).toBe(true);
+        expect(body.meta.request_id).toBe(response.headers.get("X-Request-Id"));
+        expect(response.headers.get("X-Request-Id")).toMatch(/^req_[0-9a-f]{32}$/);
+      }
+      expect(keyRowsRead()).toBe(reads + 5);
+      await new Promise((resolve) => setTimeout(resolve, 1_000)); // the key's own limit (5 a second) refills
+      expect((await account(acct.key, "198.51.100.30")).status).toBe(200);
+      expect(keyRowsRead()).toBe(reads + 5);
+    },
+  );
 });
 
 describe("key cache: a flood of unknown keys from one address", () => {
-  it(`reads D1 for the first ${UNKNOWN_KEYS.limit} unknown keys, then answers 429 RATE_LIMITED without a read`, async () => {
-    const flooder = "203.0.113.50";
-    const reads = keyRowsRead();
-    const answers = await inTurn(50, () => account(randomSecret(), flooder));
-    expect(answers.slice(0, UNKNOWN_KEYS.limit).map((a) => a.code)).toEqual(
-      Array(UNKNOWN_KEYS.limit).fill("UNAUTHENTICATED"),
-    );
-    const refused = answers.slice(UNKNOWN_KEYS.limit);
-    expect(refused.map((a) => `${a.status} ${a.code}`)).toEqual(
-      Array(50 - UNKNOWN_KEYS.limit).fill("429 RATE_LIMITED"),
-    );
-    for (const { retryAfter } of refused) expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-    expect(Number(refused[0]!.retryAfter)).toBeLessThanOrEqual(UNKNOWN_KEYS.windowMs / UNKNOWN_KEYS.limit / 1000);
-    expect(keyRowsRead()).toBe(reads + UNKNOWN_KEYS.limit);
-  });
+  it(
+    `reads D1 for the first ${UNKNOWN_KEYS.limit} unknown keys, then answers 429 RATE_LIMITED without a ` + `read`,
+    async () => {
+      const flooder = "203.0.113.50";
+      const reads = keyRowsRead();
+      const answers = await inTurn(50, () => account(randomSecret(), flooder));
+      expect(answers.slice(0, UNKNOWN_KEYS.limit).map((a) => a.code)).toEqual(
+        Array(UNKNOWN_KEYS.limit).fill("UNAUTHENTICATED"),
+      );
+      const refused = answers.slice(UNKNOWN_KEYS.limit);
+      expect(refused.map((a) => `${a.status} ${a.code}`)).toEqual(
+        Array(50 - UNKNOWN_KEYS.limit).fill("429 RATE_LIMITED"),
+      );
+      for (const { retryAfter } of refused) expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(refused[0]!.retryAfter)).toBeLessThanOrEqual(UNKNOWN_KEYS.windowMs / UNKNOWN_KEYS.limit / 1000);
+      expect(keyRowsRead()).toBe(reads + UNKNOWN_KEYS.limit);
+    },
+  );
 
   it("leaves other addresses alone, keeps cached keys working and refuses uncached ones without a read", async () => {
     const flooder = "203.0.113.51";
@@ -155,20 +163,23 @@ describe("key cache: a flood of unknown keys from one address", () => {
     expect(unknown.map((a) => a.code)).toEqual([...Array(UNKNOWN_KEYS.limit).fill("UNAUTHENTICATED"), "RATE_LIMITED"]);
   });
 
-  it("unknown keys sent at once each count: past the budget, the address is refused until it has paid them back", async () => {
-    const flooder = "203.0.113.56";
-    const burst = UNKNOWN_KEYS.limit * 2;
-    const reads = keyRowsRead();
-    const answers = await Promise.all(Array.from({ length: burst }, () => account(randomSecret(), flooder)));
-    expect(new Set(answers.map((a) => a.body.error.code))).toEqual(new Set(["UNAUTHENTICATED"]));
-    expect(keyRowsRead()).toBe(reads + burst);
-    const next = await account(randomSecret(), flooder);
-    expect(next.body.error.code).toBe("RATE_LIMITED");
-    // Every miss counted: the wait covers the whole burst beyond the budget, not one interval.
-    const interval = UNKNOWN_KEYS.windowMs / UNKNOWN_KEYS.limit / 1000;
-    expect(Number(next.response.headers.get("Retry-After"))).toBeGreaterThan((burst - UNKNOWN_KEYS.limit) * interval);
-    expect(keyRowsRead()).toBe(reads + burst);
-  });
+  it(
+    "unknown keys sent at once each count: past the budget, the address is refused until it has paid them " + "back",
+    async () => {
+      const flooder = "203.0.113.56";
+      const burst = UNKNOWN_KEYS.limit * 2;
+      const reads = keyRowsRead();
+      const answers = await Promise.all(Array.from({ length: burst }, () => account(randomSecret(), flooder)));
+      expect(new Set(answers.map((a) => a.body.error.code))).toEqual(new Set(["UNAUTHENTICATED"]));
+      expect(keyRowsRead()).toBe(reads + burst);
+      const next = await account(randomSecret(), flooder);
+      expect(next.body.error.code).toBe("RATE_LIMITED");
+      // Every miss counted: the wait covers the whole burst beyond the budget, not one interval.
+      const interval = UNKNOWN_KEYS.windowMs / UNKNOWN_KEYS.limit / 1000;
+      expect(Number(next.response.headers.get("Retry-After"))).toBeGreaterThan((burst - UNKNOWN_KEYS.limit) * interval);
+      expect(keyRowsRead()).toBe(reads + burst);
+    },
+  );
 
   it("applies to publishable keys on the browser endpoints", async () => {
     const visitor = "203.0.113.53";

@@ -114,16 +114,21 @@ describe("publishable keys", () => {
     expect(replay.body.error.code).toBe("CHALLENGE_FAILED");
   });
 
-  it("checks in order: INVALID_PUBLISHABLE_KEY, KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, RATE_LIMITED, CHALLENGE_FAILED", async () => {
-    const { pk, accountId, userId } = await publishable({ challenge: true });
-    // Bad origin and no token: the origin answers first.
-    expect((await lookup({ key: pk }, origin("https://evil.test"))).body.error.code).toBe("ORIGIN_NOT_ALLOWED");
-    // 20 lookups a minute per visitor and key, then 429 even before the challenge is looked at.
-    const visitor = { ...origin("http://localhost"), "CF-Connecting-IP": "198.51.100.20" };
-    for (let i = 0; i < 20; i++) expect((await lookup({ key: pk }, visitor)).body.error.code).toBe("CHALLENGE_FAILED");
-    expect((await lookup({ key: pk }, visitor)).body.error.code).toBe("RATE_LIMITED");
-    // Holder removed: mismatch wins over a bad origin.
-    await admin("DELETE", `/accounts/${accountId}/members/${userId}`);
-    expect((await lookup({ key: pk }, origin("https://evil.test"))).body.error.code).toBe("KEY_ACCOUNT_MISMATCH");
-  });
+  it(
+    "checks in order: INVALID_PUBLISHABLE_KEY, KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, RATE_LIMITED, " +
+      "CHALLENGE_FAILED",
+    async () => {
+      const { pk, accountId, userId } = await publishable({ challenge: true });
+      // Bad origin and no token: the origin answers first.
+      expect((await lookup({ key: pk }, origin("https://evil.test"))).body.error.code).toBe("ORIGIN_NOT_ALLOWED");
+      // 20 lookups a minute per visitor and key, then 429 even before the challenge is looked at.
+      const visitor = { ...origin("http://localhost"), "CF-Connecting-IP": "198.51.100.20" };
+      for (let i = 0; i < 20; i++)
+        expect((await lookup({ key: pk }, visitor)).body.error.code).toBe("CHALLENGE_FAILED");
+      expect((await lookup({ key: pk }, visitor)).body.error.code).toBe("RATE_LIMITED");
+      // Holder removed: mismatch wins over a bad origin.
+      await admin("DELETE", `/accounts/${accountId}/members/${userId}`);
+      expect((await lookup({ key: pk }, origin("https://evil.test"))).body.error.code).toBe("KEY_ACCOUNT_MISMATCH");
+    },
+  );
 });

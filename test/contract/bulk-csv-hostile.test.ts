@@ -66,35 +66,38 @@ const records = (text: string): string[][] =>
   parse(text, { relax_quotes: false, relax_column_count: false, skip_empty_lines: false, bom: false }) as string[][];
 
 describe.each(SUBJECTS)("results CSV with hostile cells: $label", ({ product, samples }) => {
-  it("returns every input row exactly once, whole and in order, with formulas neutralised, under strict RFC 4180", async () => {
-    const acct = await funded(1_000);
-    const inputs = hostileRun(samples);
-    const queue = capturedQueue();
-    const { row } = await createJob(queue.env, product, {
-      accountId: acct.accountId,
-      keyId: acct.keyId,
-      inputs,
-      options: {},
-      webhookUrl: null,
-      idempotencyKey: null,
-    });
-    await runJob(queue.env, row.id, lookupWith(product));
-    const job = (await jobView((await jobById(database(env), row.id))!)) as Record<string, unknown>;
-    expect(job).toMatchObject({ status: "completed", total: inputs.length, processed: inputs.length });
-    expect(job.duplicate_count as number).toBeGreaterThan(0);
+  it(
+    "returns every input row exactly once, whole and in order, with formulas neutralised, under strict RFC " + "4180",
+    async () => {
+      const acct = await funded(1_000);
+      const inputs = hostileRun(samples);
+      const queue = capturedQueue();
+      const { row } = await createJob(queue.env, product, {
+        accountId: acct.accountId,
+        keyId: acct.keyId,
+        inputs,
+        options: {},
+        webhookUrl: null,
+        idempotencyKey: null,
+      });
+      await runJob(queue.env, row.id, lookupWith(product));
+      const job = (await jobView((await jobById(database(env), row.id))!)) as Record<string, unknown>;
+      expect(job).toMatchObject({ status: "completed", total: inputs.length, processed: inputs.length });
+      expect(job.duplicate_count as number).toBeGreaterThan(0);
 
-    const [header, ...rows] = records(await csvOf(product, row.id));
-    expect(header).toEqual(csvHeader(product));
-    expect(rows.map((cells) => Number(cells[0]))).toEqual(inputs.map((_, i) => i));
-    expect(rows.map((cells) => cells[1])).toEqual(inputs.map(cellOf));
-    for (const cells of rows)
-      for (const cell of cells)
-        expect(TRIGGER.test(cell) && !/^[+-]\d+(\.\d+)?$/.test(cell), JSON.stringify(cell)).toBe(false);
+      const [header, ...rows] = records(await csvOf(product, row.id));
+      expect(header).toEqual(csvHeader(product));
+      expect(rows.map((cells) => Number(cells[0]))).toEqual(inputs.map((_, i) => i));
+      expect(rows.map((cells) => cells[1])).toEqual(inputs.map(cellOf));
+      for (const cells of rows)
+        for (const cell of cells)
+          expect(TRIGGER.test(cell) && !/^[+-]\d+(\.\d+)?$/.test(cell), JSON.stringify(cell)).toBe(false);
 
-    for (const counter of product.bulk!.counters) {
-      const [variantHeader, ...variantRows] = records(await csvOf(product, row.id, counter));
-      expect(variantHeader).toEqual(csvHeader(product));
-      expect(variantRows.length, counter).toBe(job[counter]);
-    }
-  });
+      for (const counter of product.bulk!.counters) {
+        const [variantHeader, ...variantRows] = records(await csvOf(product, row.id, counter));
+        expect(variantHeader).toEqual(csvHeader(product));
+        expect(variantRows.length, counter).toBe(job[counter]);
+      }
+    },
+  );
 });

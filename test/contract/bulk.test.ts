@@ -75,52 +75,59 @@ function mixed(samples: Samples) {
 }
 
 describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) => {
-  it("counts every row once under the product's counters and bills each distinct value once, as the ledger shows", async () => {
-    const acct = await funded(10);
-    const { inputs, kinds } = mixed(samples);
-    const { id, queue } = await started(product, acct, inputs);
-    await run(product, queue, id);
-    const job = (await view(id)) as Record<string, unknown>;
-    const expected = Object.fromEntries(
-      product.bulk!.counters.map((c) => [c, kinds.filter((k) => countersOf(samples, k).includes(c)).length]),
-    );
-    expect(job).toMatchObject({
-      status: "completed",
-      total: inputs.length,
-      duplicate_count: 2,
-      processed: inputs.length,
-      ...expected,
-      credits_used: 2,
-      stopped_reason: null,
-    });
-    const rowCounts = kinds.reduce((sum, k) => sum + countersOf(samples, k).length, 0);
-    expect(product.bulk!.counters.reduce((sum, c) => sum + (job[c] as number), 0)).toBe(rowCounts);
-    expect(await jobCharges(acct.accountId, id)).toMatchObject({ credits: 2 });
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
-  });
+  it(
+    "counts every row once under the product's counters and bills each distinct value once, as the ledger " + "shows",
+    async () => {
+      const acct = await funded(10);
+      const { inputs, kinds } = mixed(samples);
+      const { id, queue } = await started(product, acct, inputs);
+      await run(product, queue, id);
+      const job = (await view(id)) as Record<string, unknown>;
+      const expected = Object.fromEntries(
+        product.bulk!.counters.map((c) => [c, kinds.filter((k) => countersOf(samples, k).includes(c)).length]),
+      );
+      expect(job).toMatchObject({
+        status: "completed",
+        total: inputs.length,
+        duplicate_count: 2,
+        processed: inputs.length,
+        ...expected,
+        credits_used: 2,
+        stopped_reason: null,
+      });
+      const rowCounts = kinds.reduce((sum, k) => sum + countersOf(samples, k).length, 0);
+      expect(product.bulk!.counters.reduce((sum, c) => sum + (job[c] as number), 0)).toBe(rowCounts);
+      expect(await jobCharges(acct.accountId, id)).toMatchObject({ credits: 2 });
+      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+    },
+  );
 
-  it("writes index,input,<columns>,<policy columns>,credits_used,suppressed; duplicates keep their own spelling and cost 0", async () => {
-    const acct = await funded(10);
-    const { inputs, first } = mixed(samples);
-    const { id, queue } = await started(product, acct, inputs);
-    await run(product, queue, id);
-    const [header, ...lines] = (await csv(product, id)).trim().split("\n");
-    expect(header).toBe(
-      ["index", "input", ...product.bulk!.columns, ...policyColumns(product), "credits_used", "suppressed"].join(","),
-    );
-    expect(header!.split(",")).toEqual(csvHeader(product));
-    const rows = new Map(lines.map((line) => parseCsvLine(line)).map((cells) => [Number(cells[0]), cells]));
-    // In input order, not grouped by duplicates.
-    expect([...rows.keys()]).toEqual(inputs.map((_, i) => i));
-    const credits = (i: number) => Number(rows.get(i)!.at(-2));
-    expect(inputs.map((_, i) => rows.get(i)![1])).toEqual(inputs.map(cell));
-    expect([credits(0), credits(1), credits(inputs.length - 1)]).toEqual([1, 0, 0]);
-    expect(inputs.reduce<number>((sum, _, i) => sum + credits(i), 0)).toBe((await view(id)).credits_used);
-    const own = product.bulk!.spell?.(String(inputs[1])) ?? {};
-    for (const [column, value] of Object.entries(own))
-      expect(rows.get(1)![2 + product.bulk!.columns.indexOf(column)]).toBe(value);
-    expect(rows.get(inputs.length - 1)![1]).toBe(cell(first));
-  });
+  it(
+    "writes index,input,<columns>,<policy columns>,credits_used,suppressed; duplicates keep their own spelling and " +
+      "cost 0",
+    async () => {
+      const acct = await funded(10);
+      const { inputs, first } = mixed(samples);
+      const { id, queue } = await started(product, acct, inputs);
+      await run(product, queue, id);
+      const [header, ...lines] = (await csv(product, id)).trim().split("\n");
+      expect(header).toBe(
+        ["index", "input", ...product.bulk!.columns, ...policyColumns(product), "credits_used", "suppressed"].join(","),
+      );
+      expect(header!.split(",")).toEqual(csvHeader(product));
+      const rows = new Map(lines.map((line) => parseCsvLine(line)).map((cells) => [Number(cells[0]), cells]));
+      // In input order, not grouped by duplicates.
+      expect([...rows.keys()]).toEqual(inputs.map((_, i) => i));
+      const credits = (i: number) => Number(rows.get(i)!.at(-2));
+      expect(inputs.map((_, i) => rows.get(i)![1])).toEqual(inputs.map(cell));
+      expect([credits(0), credits(1), credits(inputs.length - 1)]).toEqual([1, 0, 0]);
+      expect(inputs.reduce<number>((sum, _, i) => sum + credits(i), 0)).toBe((await view(id)).credits_used);
+      const own = product.bulk!.spell?.(String(inputs[1])) ?? {};
+      for (const [column, value] of Object.entries(own))
+        expect(rows.get(1)![2 + product.bulk!.columns.indexOf(column)]).toBe(value);
+      expect(rows.get(inputs.length - 1)![1]).toBe(cell(first));
+    },
+  );
 
   it("stops a run for credits with insufficient_credits and finishes it on resume after a top-up", async () => {
     const acct = await funded(1);
@@ -140,86 +147,104 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
     expect((await csv(product, id)).trim().split("\n")).toHaveLength(4);
   });
 
-  it("re-queues a processing run untouched past the stall time, which then completes; a younger one is left alone", async () => {
-    const acct = await funded(5);
-    const stalled = await started(product, acct, samples.paid(2));
-    const busy = await started(product, acct, samples.paid(1));
-    await setJob(stalled.id, "updated_at", Date.now() - RECOVERY_STALL_MS - 1_000, "processing");
-    await setJob(busy.id, "updated_at", Date.now() - RECOVERY_STALL_MS / 2, "processing");
-    const recovery = capturedQueue();
-    await requeueStalledJobs(recovery.env, Date.now(), RECOVERY_STALL_MS);
-    expect(recovery.sent).toContainEqual({ type: "run", jobId: stalled.id });
-    expect(recovery.sent).not.toContainEqual({ type: "run", jobId: busy.id });
-    await setJob(busy.id, "updated_at", Date.now(), "cancelled");
-    await run(product, recovery, stalled.id);
-    expect(await view(stalled.id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
-  });
+  it(
+    "re-queues a processing run untouched past the stall time, which then completes; a younger one is left " + "alone",
+    async () => {
+      const acct = await funded(5);
+      const stalled = await started(product, acct, samples.paid(2));
+      const busy = await started(product, acct, samples.paid(1));
+      await setJob(stalled.id, "updated_at", Date.now() - RECOVERY_STALL_MS - 1_000, "processing");
+      await setJob(busy.id, "updated_at", Date.now() - RECOVERY_STALL_MS / 2, "processing");
+      const recovery = capturedQueue();
+      await requeueStalledJobs(recovery.env, Date.now(), RECOVERY_STALL_MS);
+      expect(recovery.sent).toContainEqual({ type: "run", jobId: stalled.id });
+      expect(recovery.sent).not.toContainEqual({ type: "run", jobId: busy.id });
+      await setJob(busy.id, "updated_at", Date.now(), "cancelled");
+      await run(product, recovery, stalled.id);
+      expect(await view(stalled.id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
+    },
+  );
 
-  // A second consumer of the same chunk (a redelivered message, or a re-queued slow run) walks it again, where the first
-  // walk's repeats answer every row free: the first part must stand, and the job must report what the ledger charged.
-  it("keeps the results of a chunk when a duplicate run message works on it too (redelivery is idempotent)", async () => {
-    const acct = await funded(5);
-    const { id, queue } = await started(product, acct, samples.paid(2));
-    let release!: () => void;
-    let entered!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    const late: Product = {
-      ...product,
-      local: async (value) => (entered(), await gate, product.local ? product.local(value) : null),
-    };
-    const duplicate = runJob(queue.env, id, lookupWith(late));
-    await inside;
-    await run(product, queue, id);
-    release();
-    await duplicate;
-    const lines = (await csv(product, id)).trim().split("\n").slice(1);
-    expect(lines.map((line) => Number(parseCsvLine(line).at(-2)))).toEqual([1, 1]);
-    expect(await view(id)).toMatchObject({ processed: 2, credits_used: 2 });
-  });
+  // A second consumer of the same chunk (a redelivered message, or a re-queued slow run) walks it again, where the
+  // first walk's repeats answer every row free: the first part must stand, and the job must report what the ledger
+  // charged.
+  it(
+    "keeps the results of a chunk when a duplicate run message works on it too (redelivery is " + "idempotent)",
+    async () => {
+      const acct = await funded(5);
+      const { id, queue } = await started(product, acct, samples.paid(2));
+      let release!: () => void;
+      let entered!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      const late: Product = {
+        ...product,
+        local: async (value) => (entered(), await gate, product.local ? product.local(value) : null),
+      };
+      const duplicate = runJob(queue.env, id, lookupWith(late));
+      await inside;
+      await run(product, queue, id);
+      release();
+      await duplicate;
+      const lines = (await csv(product, id)).trim().split("\n").slice(1);
+      expect(lines.map((line) => Number(parseCsvLine(line).at(-2)))).toEqual([1, 1]);
+      expect(await view(id)).toMatchObject({ processed: 2, credits_used: 2 });
+    },
+  );
 
-  it("reports what the first run charged when a chunk is run again after its part was written (a crash before progress)", async () => {
-    const acct = await funded(5);
-    const { id, queue } = await started(product, acct, samples.paid(2));
-    await run(product, queue, id);
-    await env.DB.prepare(
-      "UPDATE bulk_jobs SET status = 'processing', next_entry = 0, processed = 0, credits_used = 0, counts = ? WHERE id = ?",
-    )
-      .bind(JSON.stringify(Object.fromEntries(product.bulk!.counters.map((c) => [c, 0]))), id)
-      .run();
-    await run(product, queue, id);
-    expect(await view(id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
-    expect(
-      (await csv(product, id))
-        .trim()
-        .split("\n")
-        .slice(1)
-        .map((line) => Number(parseCsvLine(line).at(-2))),
-    ).toEqual([1, 1]);
-  });
+  it(
+    "reports what the first run charged when a chunk is run again after its part was written (a crash before " +
+      "progress)",
+    async () => {
+      const acct = await funded(5);
+      const { id, queue } = await started(product, acct, samples.paid(2));
+      await run(product, queue, id);
+      await env.DB.prepare(
+        "UPDATE bulk_jobs SET status = 'processing', next_entry = 0, processed = 0, credits_used = 0, counts = ? " +
+          "WHERE " +
+          "id = ?",
+      )
+        .bind(JSON.stringify(Object.fromEntries(product.bulk!.counters.map((c) => [c, 0]))), id)
+        .run();
+      await run(product, queue, id);
+      expect(await view(id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
+      expect(
+        (await csv(product, id))
+          .trim()
+          .split("\n")
+          .slice(1)
+          .map((line) => Number(parseCsvLine(line).at(-2))),
+      ).toEqual([1, 1]);
+    },
+  );
 
-  it("reports what the ledger charged when a run died after a chunk was charged, before its part was written", async () => {
-    const acct = await funded(5);
-    const { id, queue } = await started(product, acct, samples.paid(2));
-    await run(product, queue, id);
-    // The state a kill -9 between the chunk's settlement and its part leaves: charged, but no part and no progress.
-    await env.RESULTS.delete((await env.RESULTS.list({ prefix: `bulk/${id}/results/` })).objects.map((o) => o.key));
-    await env.DB.prepare(
-      "UPDATE bulk_jobs SET status = 'processing', finished_at = NULL, next_entry = 0, processed = 0, credits_used = 0, counts = ? WHERE id = ?",
-    )
-      .bind(JSON.stringify(Object.fromEntries(product.bulk!.counters.map((c) => [c, 0]))), id)
-      .run();
-    await run(product, queue, id);
-    expect(await jobCharges(acct.accountId, id)).toMatchObject({ credits: 2 });
-    expect(await view(id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
-    expect(
-      (await csv(product, id))
-        .trim()
-        .split("\n")
-        .slice(1)
-        .map((line) => Number(parseCsvLine(line).at(-2))),
-    ).toEqual([1, 1]);
-  });
+  it(
+    "reports what the ledger charged when a run died after a chunk was charged, before its part was " + "written",
+    async () => {
+      const acct = await funded(5);
+      const { id, queue } = await started(product, acct, samples.paid(2));
+      await run(product, queue, id);
+      // The state a kill -9 between the chunk's settlement and its part leaves: charged, but no part and no progress.
+      await env.RESULTS.delete((await env.RESULTS.list({ prefix: `bulk/${id}/results/` })).objects.map((o) => o.key));
+      await env.DB.prepare(
+        "UPDATE bulk_jobs SET status = 'processing', finished_at = NULL, next_entry = 0, processed = 0, credits_used " +
+          "= " +
+          "0, counts = ? WHERE id = ?",
+      )
+        .bind(JSON.stringify(Object.fromEntries(product.bulk!.counters.map((c) => [c, 0]))), id)
+        .run();
+      await run(product, queue, id);
+      expect(await jobCharges(acct.accountId, id)).toMatchObject({ credits: 2 });
+      expect(await view(id)).toMatchObject({ status: "completed", processed: 2, credits_used: 2 });
+      expect(
+        (await csv(product, id))
+          .trim()
+          .split("\n")
+          .slice(1)
+          .map((line) => Number(parseCsvLine(line).at(-2))),
+      ).toEqual([1, 1]);
+    },
+  );
 
   it("expires a settled run's input after 7 days and deletes the run and its files after 30", async () => {
     const acct = await funded(1);

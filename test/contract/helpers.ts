@@ -32,7 +32,10 @@ export interface Samples {
   test: (() => unknown) | null;
   /** A value whose fresh answer joins the suppression list, when the product has one. */
   gone: (() => unknown) | null;
-  /** Products with `policy`: rules that give `action` (with `rulesHit`) to exactly the kinds `on` names, `send` to the rest. */
+  /**
+   * Products with `policy`: rules that give `action` (with `rulesHit`) to exactly the kinds `on` names, `send` to the
+   * rest.
+   */
   policy?: { rules: unknown; action: "review" | "block"; on: readonly Kind[]; rulesHit: string[] };
   /**
    * Products with `feedback`: an outcome that marks a value (suppresses it, or for a product without `suppresses` is

@@ -168,12 +168,15 @@ describe.each(browserRoutes)("$route.method $route.path (browser endpoint)", ({ 
     expect(exposed).toEqual(expect.arrayContaining(["retry-after", "x-request-id"]));
   });
 
-  it("answers a missing publishable key, or a secret key in its place, with the 422 envelope naming `key`", async () => {
-    const missing = await call(url(route.path), json({}, { Origin: origin }));
-    expect(missing.status).toBe(422);
-    expect(missing.body.error.errors?.key).toBeDefined();
-    const secret = await call(url(route.path), json({ key: account.key }, { Origin: origin }));
-    expect(secret.status).toBe(422);
-    expect(secret.body.error.errors?.key).toBeDefined();
-  });
+  it(
+    "answers a missing publishable key, or a secret key in its place, with the 422 envelope naming " + "`key`",
+    async () => {
+      const missing = await call(url(route.path), json({}, { Origin: origin }));
+      expect(missing.status).toBe(422);
+      expect(missing.body.error.errors?.key).toBeDefined();
+      const secret = await call(url(route.path), json({ key: account.key }, { Origin: origin }));
+      expect(secret.status).toBe(422);
+      expect(secret.body.error.errors?.key).toBeDefined();
+    },
+  );
 });

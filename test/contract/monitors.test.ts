@@ -205,53 +205,58 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     });
   });
 
-  it("with alert_emails, mails every member the run's changes: exactly the entries of the webhook body, once per run", async () => {
-    const acct = await funded(5);
-    const watch = await watched(subject);
-    const { monitor, path } = await monitored(product, acct, watch.entries, "changes", true);
-    const now = Date.now();
-    await runMonitor(env, product, monitor, now);
-    await watch.change(acct);
-    await runMonitor(env, product, monitor, now + 1_000);
-    // The same run again (a retried message): its mail is not queued twice.
-    await runMonitor(env, product, { ...monitor, alertEmails: true }, now + 1_000);
-    const [delivery] = await deliveredAt(path, 1);
-    const posted = JSON.parse(delivery!.body) as {
-      changes: { identifier: string; changes: { field: string; from: unknown; to: unknown }[] }[];
-    };
-    const recipients = await accountRecipients(database(env), acct.accountId);
-    expect(recipients).toHaveLength(2);
-    for (const to of recipients) {
-      const [caught] = await waitForMail(to);
-      expect(caught!.subject).toBe("Contract: 1 entry changed");
-      const listed = caught!.text
-        .split("\n")
-        .filter((line) => line.startsWith("* "))
-        .map((line) => line.slice(2));
-      expect(listed).toEqual(posted.changes.map((entry) => entry.identifier));
-      for (const change of posted.changes.flatMap((entry) => entry.changes)) {
-        expect(caught!.text).toContain(
-          `  ${change.field}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`,
-        );
-        expect(caught!.html).toContain(`<code>${change.field}</code>`);
+  it(
+    "with alert_emails, mails every member the run's changes: exactly the entries of the webhook body, once per " +
+      "run",
+    async () => {
+      const acct = await funded(5);
+      const watch = await watched(subject);
+      const { monitor, path } = await monitored(product, acct, watch.entries, "changes", true);
+      const now = Date.now();
+      await runMonitor(env, product, monitor, now);
+      await watch.change(acct);
+      await runMonitor(env, product, monitor, now + 1_000);
+      // The same run again (a retried message): its mail is not queued twice.
+      await runMonitor(env, product, { ...monitor, alertEmails: true }, now + 1_000);
+      const [delivery] = await deliveredAt(path, 1);
+      const posted = JSON.parse(delivery!.body) as {
+        changes: { identifier: string; changes: { field: string; from: unknown; to: unknown }[] }[];
+      };
+      const recipients = await accountRecipients(database(env), acct.accountId);
+      expect(recipients).toHaveLength(2);
+      for (const to of recipients) {
+        const [caught] = await waitForMail(to);
+        expect(caught!.subject).toBe("Contract: 1 entry changed");
+        const listed = caught!.text
+          .split("\n")
+          .filter((line) => line.startsWith("* "))
+          .map((line) => line.slice(2));
+        expect(listed).toEqual(posted.changes.map((entry) => entry.identifier));
+        for (const change of posted.changes.flatMap((entry) => entry.changes)) {
+          expect(caught!.text).toContain(
+            `  ${change.field}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`,
+          );
+          expect(caught!.html).toContain(`<code>${change.field}</code>`);
+        }
+        expect(caught!.headers["list-unsubscribe"]).toMatch(/^<https:\/\/verify\.test\/mail\/unsubscribe\/msg_\w+>$/);
+        expect(caught!.text).not.toContain(acct.key);
+        const link = `https://verify.test/api/v1/${product.name}/${product.monitor!.path ?? "monitors"}/${monitor.id}`;
+        expect(caught!.text).toContain(`GET ${link}`);
+        expect(caught!.html).toContain(`<a href="${link}">`);
+        // The link is the monitor itself (its last_summary is its latest run); the test-only fake products have no
+        // routes.
+        if (!product.name.startsWith("fake")) {
+          const shown = await call<{ monitor: { id: number } }>(
+            link.replace("https://verify.test", ""),
+            bearer(acct.key),
+          );
+          expect([shown.status, shown.body.data?.monitor.id]).toEqual([200, monitor.id]);
+        }
       }
-      expect(caught!.headers["list-unsubscribe"]).toMatch(/^<https:\/\/verify\.test\/mail\/unsubscribe\/msg_\w+>$/);
-      expect(caught!.text).not.toContain(acct.key);
-      const link = `https://verify.test/api/v1/${product.name}/${product.monitor!.path ?? "monitors"}/${monitor.id}`;
-      expect(caught!.text).toContain(`GET ${link}`);
-      expect(caught!.html).toContain(`<a href="${link}">`);
-      // The link is the monitor itself (its last_summary is its latest run); the test-only fake products have no routes.
-      if (!product.name.startsWith("fake")) {
-        const shown = await call<{ monitor: { id: number } }>(
-          link.replace("https://verify.test", ""),
-          bearer(acct.key),
-        );
-        expect([shown.status, shown.body.data?.monitor.id]).toEqual([200, monitor.id]);
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    for (const to of recipients) expect(await caughtFor(to)).toHaveLength(1);
-  });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const to of recipients) expect(await caughtFor(to)).toHaveLength(1);
+    },
+  );
 
   it("sends no alert email when alert_emails is off (the default)", async () => {
     const acct = await funded(5);

@@ -90,22 +90,26 @@ const sourcesOf = (data: unknown) => (data as { sources: { dataset: string }[] }
 describe.each(SUPPRESSING)("delivery feedback that suppresses: $label", ({ product, samples }) => {
   const outcomes = samples.feedback!;
 
-  it("suppresses a value on a suppressing outcome only; later list answers are the stored answer, free, citing delivery-feedback", async () => {
-    const acct = await funded(5);
-    const [gone, kept] = samples.paid(2);
-    const received = await record(product, acct.accountId, [
-      event(gone, outcomes.marking),
-      event(kept, outcomes.harmless),
-      event(samples.malformed(), outcomes.harmless),
-    ]);
-    expect(received).toEqual({ recorded: 2, suppressed: 1, invalid: [2] });
-    const run = await walkOf(product, acct.payer, [gone, kept]);
-    expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used])).toEqual([
-      [true, 0],
-      [false, 1],
-    ]);
-    expect(sourcesOf(run.items[0]!.data)).toContain("delivery-feedback");
-  });
+  it(
+    "suppresses a value on a suppressing outcome only; later list answers are the stored answer, free, citing " +
+      "delivery-feedback",
+    async () => {
+      const acct = await funded(5);
+      const [gone, kept] = samples.paid(2);
+      const received = await record(product, acct.accountId, [
+        event(gone, outcomes.marking),
+        event(kept, outcomes.harmless),
+        event(samples.malformed(), outcomes.harmless),
+      ]);
+      expect(received).toEqual({ recorded: 2, suppressed: 1, invalid: [2] });
+      const run = await walkOf(product, acct.payer, [gone, kept]);
+      expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used])).toEqual([
+        [true, 0],
+        [false, 1],
+      ]);
+      expect(sourcesOf(run.items[0]!.data)).toContain("delivery-feedback");
+    },
+  );
 
   it("keeps a feedback suppression through a single lookup that answers fresh", async () => {
     const acct = await funded(5);
@@ -121,27 +125,31 @@ describe.each(SUPPRESSING)("delivery feedback that suppresses: $label", ({ produ
 describe.each(ANSWERING)("feedback read into answers: $label", ({ product, samples }) => {
   const outcomes = samples.feedback!;
 
-  it("suppresses nothing; every later answer of the account, single lookups included, cites delivery-feedback, at the price it has without feedback", async () => {
-    const [reporting, other] = await Promise.all([funded(5), funded(5)]);
-    const [marked, kept, untouched] = samples.paid(3);
-    const received = await record(product, reporting.accountId, [
-      event(marked, outcomes.marking),
-      event(kept, outcomes.harmless),
-      event(samples.malformed(), outcomes.harmless),
-    ]);
-    expect(received).toEqual({ recorded: 2, suppressed: 0, invalid: [2] });
-    const [run, plain] = await Promise.all(
-      [reporting, other].map((acct) => walkOf(product, acct.payer, [marked, kept, untouched])),
-    );
-    expect(run!.items.map((i) => i.meta)).toEqual(plain!.items.map((i) => i.meta));
-    expect(run!.items.map((i) => sourcesOf(i.data).includes("delivery-feedback"))).toEqual([true, true, false]);
-    expect(plain!.items.map((i) => sourcesOf(i.data).includes("delivery-feedback"))).toEqual([false, false, false]);
-    expect(run!.items[0]!.data).not.toEqual(plain!.items[0]!.data);
-    expect(run!.items[2]!.data).toEqual(plain!.items[2]!.data);
-    const single = await walkOf(product, reporting.payer, [marked], { honorSuppressions: false });
-    expect([single.items[0]!.meta.suppressed, sourcesOf(single.items[0]!.data).includes("delivery-feedback")]).toEqual([
-      false,
-      true,
-    ]);
-  });
+  it(
+    "suppresses nothing; every later answer of the account, single lookups included, cites delivery-feedback, at " +
+      "the price it has without feedback",
+    async () => {
+      const [reporting, other] = await Promise.all([funded(5), funded(5)]);
+      const [marked, kept, untouched] = samples.paid(3);
+      const received = await record(product, reporting.accountId, [
+        event(marked, outcomes.marking),
+        event(kept, outcomes.harmless),
+        event(samples.malformed(), outcomes.harmless),
+      ]);
+      expect(received).toEqual({ recorded: 2, suppressed: 0, invalid: [2] });
+      const [run, plain] = await Promise.all(
+        [reporting, other].map((acct) => walkOf(product, acct.payer, [marked, kept, untouched])),
+      );
+      expect(run!.items.map((i) => i.meta)).toEqual(plain!.items.map((i) => i.meta));
+      expect(run!.items.map((i) => sourcesOf(i.data).includes("delivery-feedback"))).toEqual([true, true, false]);
+      expect(plain!.items.map((i) => sourcesOf(i.data).includes("delivery-feedback"))).toEqual([false, false, false]);
+      expect(run!.items[0]!.data).not.toEqual(plain!.items[0]!.data);
+      expect(run!.items[2]!.data).toEqual(plain!.items[2]!.data);
+      const single = await walkOf(product, reporting.payer, [marked], { honorSuppressions: false });
+      expect([
+        single.items[0]!.meta.suppressed,
+        sourcesOf(single.items[0]!.data).includes("delivery-feedback"),
+      ]).toEqual([false, true]);
+    },
+  );
 });

@@ -44,7 +44,8 @@ describe.each(SUBJECTS)("daily retention: $label", ({ product }) => {
     const account = `contract-retention-${rand()}`;
     const now = Date.now();
     const insert = env.DB.prepare(
-      "INSERT INTO history (account_id, product, request_id, value, key, verdict, reason, credits_used, cache_hit, suppressed, created_at) VALUES (?, ?, 'req', ?, ?, 'good', NULL, 1, 0, 0, ?)",
+      "INSERT INTO history (account_id, product, request_id, value, key, verdict, reason, credits_used, cache_hit, " +
+        "suppressed, created_at) VALUES (?, ?, 'req', ?, ?, 'good', NULL, 1, 0, 0, ?)",
     );
     await env.DB.batch([
       insert.bind(account, product.name, "old", "old", now - 90 * DAY_MS - MINUTE),
@@ -80,7 +81,8 @@ describe("daily retention: shared rows", () => {
     const account = `contract-retention-${rand()}`;
     const now = Date.now();
     const insert = env.DB.prepare(
-      "INSERT INTO request_log (request_id, account_id, key_id, method, path, status, code, credits, created_at) VALUES (?, ?, NULL, 'POST', '/api/v1/email', 200, NULL, 1, ?)",
+      "INSERT INTO request_log (request_id, account_id, key_id, method, path, status, code, credits, created_at) " +
+        "VALUES (?, ?, NULL, 'POST', '/api/v1/email', 200, NULL, 1, ?)",
     );
     await env.DB.batch([
       insert.bind(`old-${account}`, account, now - 90 * DAY_MS - MINUTE),

@@ -44,36 +44,47 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
     expect((await walkOf(product, acct.payer, samples.paid(1))).prepaid).toBe(4);
   });
 
-  it("answers 20 concurrent single lookups on a balance of exactly 4 credits: a hold for one unit needs no whole free credit", async () => {
-    const acct = await funded(4);
-    const runs = await Promise.all(samples.paid(20).map((value) => walkOf(product, acct.payer, [value])));
-    expect(runs.map((r) => [r.refused, r.processed])).toEqual(runs.map(() => [null, 1]));
-    expect(runs.reduce((sum, r) => sum + r.creditsUsed, 0)).toBe(4);
-    expect(await ledgerCharges(acct.accountId, () => true)).toMatchObject({ rows: 4, credits: 4 });
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0, available: 0 });
-    expect(await creditsStub(acct.accountId).balance(product.name)).toEqual({ available: 0, prepaid: 0 });
-    expect((await walkOf(product, acct.payer, samples.paid(1))).refused).toBe("insufficient_credits");
-  });
+  it(
+    "answers 20 concurrent single lookups on a balance of exactly 4 credits: a hold for one unit needs no whole " +
+      "free credit",
+    async () => {
+      const acct = await funded(4);
+      const runs = await Promise.all(samples.paid(20).map((value) => walkOf(product, acct.payer, [value])));
+      expect(runs.map((r) => [r.refused, r.processed])).toEqual(runs.map(() => [null, 1]));
+      expect(runs.reduce((sum, r) => sum + r.creditsUsed, 0)).toBe(4);
+      expect(await ledgerCharges(acct.accountId, () => true)).toMatchObject({ rows: 4, credits: 4 });
+      expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({
+        pack_credits: 0,
+        reserved: 0,
+        available: 0,
+      });
+      expect(await creditsStub(acct.accountId).balance(product.name)).toEqual({ available: 0, prepaid: 0 });
+      expect((await walkOf(product, acct.payer, samples.paid(1))).refused).toBe("insufficient_credits");
+    },
+  );
 
-  it("keeps money exact when concurrent holds are released: only answers are charged, lent units come back", async () => {
-    const acct = await funded(4);
-    const stub = creditsStub(acct.accountId);
-    const units = { product: product.name, perCredit: 5 };
-    const holds = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => stub.reserve({ requestId: `r${i}`, amount: 1, units })),
-    );
-    expect(holds.every((h) => h.ok)).toBe(true);
-    const ids = holds.map((h) => (h.ok ? h.reservationId : ""));
-    // Seven answer, thirteen fail, settled in an order that releases the openers of credits first.
-    const settled = [];
-    for (const [i, id] of ids.entries())
-      settled.push(await (i % 3 === 0 ? stub.settle(id, { units: [1] }) : stub.release(id)));
-    const used = settled.filter((_, i) => i % 3 === 0).length;
-    const charged = settled.reduce((sum, s) => sum + s.charged, 0);
-    const { prepaid } = await stub.balance(product.name);
-    expect([used, charged, prepaid]).toEqual([7, 2, 3]);
-    expect(await stub.snapshot()).toMatchObject({ pack_credits: 2, reserved: 0 });
-  });
+  it(
+    "keeps money exact when concurrent holds are released: only answers are charged, lent units come " + "back",
+    async () => {
+      const acct = await funded(4);
+      const stub = creditsStub(acct.accountId);
+      const units = { product: product.name, perCredit: 5 };
+      const holds = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => stub.reserve({ requestId: `r${i}`, amount: 1, units })),
+      );
+      expect(holds.every((h) => h.ok)).toBe(true);
+      const ids = holds.map((h) => (h.ok ? h.reservationId : ""));
+      // Seven answer, thirteen fail, settled in an order that releases the openers of credits first.
+      const settled = [];
+      for (const [i, id] of ids.entries())
+        settled.push(await (i % 3 === 0 ? stub.settle(id, { units: [1] }) : stub.release(id)));
+      const used = settled.filter((_, i) => i % 3 === 0).length;
+      const charged = settled.reduce((sum, s) => sum + s.charged, 0);
+      const { prepaid } = await stub.balance(product.name);
+      expect([used, charged, prepaid]).toEqual([7, 2, 3]);
+      expect(await stub.snapshot()).toMatchObject({ pack_credits: 2, reserved: 0 });
+    },
+  );
 
   it("reports [1,0,0,0,0,1,0] for a list of 7 and leaves 3 prepaid", async () => {
     const acct = await funded(10);

@@ -1,7 +1,7 @@
 /**
  * The paid walk's rules, once per product (spec "POST /api/v1/email/batch" rules 1-7, "Billing", "Limits"; products.md
- * "Shared by every product"): dedupe, free local answers, the 7-day repeat window, refresh, suppressions, walk-and-stop,
- * refusal, the key's daily cap, release on failure and the ledger.
+ * "Shared by every product"): dedupe, free local answers, the 7-day repeat window, refresh, suppressions,
+ * walk-and-stop, refusal, the key's daily cap, release on failure and the ledger.
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -168,7 +168,8 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
     describe("suppressions", () => {
       it("answers a suppressed value from its stored answer, free, when the walk honours the list", async () => {
         const acct = await funded(5);
-        // A product whose answers never suppress by themselves (address, phone: only feedback would) proves manual entries alone.
+        // A product whose answers never suppress by themselves (address, phone: only feedback would) proves manual
+        // entries alone.
         const gone = samples.gone ? [samples.gone()] : [];
         const spy = spied(product);
         if (gone.length) await walkOf(spy.product, acct.payer, gone, { honorSuppressions: false });
@@ -190,21 +191,25 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
         expect(run.creditsRemaining).toBe(5);
       });
 
-      it("looks a suppressed value up fresh when the list is not honoured, and a non-suppressing answer takes it off", async () => {
-        const acct = await funded(5);
-        const [value] = samples.paid(1);
-        const entry = product.suppressions!.manual(value)!;
-        await addSuppressions(
-          database(env),
-          acct.accountId,
-          product.name,
-          [{ key: entry.key, reason: "manual", result: entry.result }],
-          Date.now(),
-        );
-        const single = await walkOf(product, acct.payer, [value], { honorSuppressions: false });
-        expect(single.items[0]!.meta).toMatchObject({ suppressed: false, credits_used: 1 });
-        expect(await countRows("suppressions", acct.accountId, product.name)).toBe(0);
-      });
+      it(
+        "looks a suppressed value up fresh when the list is not honoured, and a non-suppressing answer takes it " +
+          "off",
+        async () => {
+          const acct = await funded(5);
+          const [value] = samples.paid(1);
+          const entry = product.suppressions!.manual(value)!;
+          await addSuppressions(
+            database(env),
+            acct.accountId,
+            product.name,
+            [{ key: entry.key, reason: "manual", result: entry.result }],
+            Date.now(),
+          );
+          const single = await walkOf(product, acct.payer, [value], { honorSuppressions: false });
+          expect(single.items[0]!.meta).toMatchObject({ suppressed: false, credits_used: 1 });
+          expect(await countRows("suppressions", acct.accountId, product.name)).toBe(0);
+        },
+      );
     });
 
   if (registered && samples.batch)

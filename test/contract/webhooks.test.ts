@@ -43,45 +43,48 @@ async function finishedWithWebhook(product: Product, samples: Samples) {
 }
 
 describe.each(SUBJECTS)("completion webhooks: $label", ({ product, samples }) => {
-  it("posts bulk_<product>_job.finished with the product's counters through the outbox, signed for the receiver", async () => {
-    const { id, secret, path } = await finishedWithWebhook(product, samples);
-    const [delivery, ...more] = await receivedAt(path);
-    expect(more).toEqual([]);
-    expect(await new WebhookVerifier(secret).verify(delivery!.headers, delivery!.body)).toBe("ok");
-    const row = (await jobById(database(env), id))!;
-    const body = JSON.parse(delivery!.body);
-    expect(body.event).toBe(`bulk_${product.name}_job.finished`);
-    expect(Object.keys(body.job)).toEqual([
-      "id",
-      "status",
-      "total",
-      "processed",
-      ...product.bulk!.counters,
-      "credits_used",
-      "stopped_reason",
-      "finished_at",
-    ]);
-    expect(body.job).toMatchObject({
-      id,
-      status: "completed",
-      total: 3,
-      processed: 3,
-      ...row.counts,
-      credits_used: 1,
-      stopped_reason: null,
-    });
-    const rowCounts = (["paid", "free", "malformed"] as const).reduce(
-      (sum, k) => sum + countersOf(samples, k).length,
-      0,
-    );
-    expect(product.bulk!.counters.reduce((sum, c) => sum + body.job[c], 0)).toBe(rowCounts);
-    expect(body.job.finished_at).toBe(new Date(row.finishedAt!).toISOString());
-    const stored = await env.DB.prepare("SELECT body FROM webhook_deliveries WHERE owner = 'job' AND owner_id = ?")
-      .bind(String(id))
-      .first<{ body: string }>();
-    expect(stored!.body).toBe(delivery!.body);
-    expect(await jobViewOf(database(env), row)).toMatchObject({ webhook_status: "delivered", webhook_detail: "200" });
-  });
+  it(
+    "posts bulk_<product>_job.finished with the product's counters through the outbox, signed for the " + "receiver",
+    async () => {
+      const { id, secret, path } = await finishedWithWebhook(product, samples);
+      const [delivery, ...more] = await receivedAt(path);
+      expect(more).toEqual([]);
+      expect(await new WebhookVerifier(secret).verify(delivery!.headers, delivery!.body)).toBe("ok");
+      const row = (await jobById(database(env), id))!;
+      const body = JSON.parse(delivery!.body);
+      expect(body.event).toBe(`bulk_${product.name}_job.finished`);
+      expect(Object.keys(body.job)).toEqual([
+        "id",
+        "status",
+        "total",
+        "processed",
+        ...product.bulk!.counters,
+        "credits_used",
+        "stopped_reason",
+        "finished_at",
+      ]);
+      expect(body.job).toMatchObject({
+        id,
+        status: "completed",
+        total: 3,
+        processed: 3,
+        ...row.counts,
+        credits_used: 1,
+        stopped_reason: null,
+      });
+      const rowCounts = (["paid", "free", "malformed"] as const).reduce(
+        (sum, k) => sum + countersOf(samples, k).length,
+        0,
+      );
+      expect(product.bulk!.counters.reduce((sum, c) => sum + body.job[c], 0)).toBe(rowCounts);
+      expect(body.job.finished_at).toBe(new Date(row.finishedAt!).toISOString());
+      const stored = await env.DB.prepare("SELECT body FROM webhook_deliveries WHERE owner = 'job' AND owner_id = ?")
+        .bind(String(id))
+        .first<{ body: string }>();
+      expect(stored!.body).toBe(delivery!.body);
+      expect(await jobViewOf(database(env), row)).toMatchObject({ webhook_status: "delivered", webhook_detail: "200" });
+    },
+  );
 
   it("redelivers the same bytes and legacy signature, with a new V2 timestamp a receiver accepts", async () => {
     const { id, secret, path, queue, attempt } = await finishedWithWebhook(product, samples);

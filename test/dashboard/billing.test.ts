@@ -114,41 +114,44 @@ describe("Stripe webhooks: credits only from verified events, each applied once"
     expect(await balance(id)).toBe(0);
   });
 
-  it("a plan bought by Checkout starts the plan; a failed renewal stops its grants; a paid renewal restores it", async () => {
-    const id = await account();
-    const customer = `cus_${Date.now()}`;
-    const completed = {
-      id: eventId(),
-      type: "checkout.session.completed",
-      data: {
-        object: {
-          id: "cs_plan",
-          object: "checkout.session",
-          mode: "subscription",
-          payment_status: "paid",
-          metadata: { account_id: id, item: "growth" },
-          customer,
-          subscription: "sub_1",
-          payment_intent: null,
-          amount_total: 4900,
+  it(
+    "a plan bought by Checkout starts the plan; a failed renewal stops its grants; a paid renewal restores " + "it",
+    async () => {
+      const id = await account();
+      const customer = `cus_${Date.now()}`;
+      const completed = {
+        id: eventId(),
+        type: "checkout.session.completed",
+        data: {
+          object: {
+            id: "cs_plan",
+            object: "checkout.session",
+            mode: "subscription",
+            payment_status: "paid",
+            metadata: { account_id: id, item: "growth" },
+            customer,
+            subscription: "sub_1",
+            payment_intent: null,
+            amount_total: 4900,
+          },
         },
-      },
-    };
-    expect(await (await deliver(completed)).json()).toEqual({ received: true, outcome: "plan_started" });
-    expect((await creditsStub(id).snapshot()).plan).toBe("growth");
-    const invoice = (type: string) => ({
-      id: eventId(),
-      type,
-      data: { object: { id: `in_${type}`, object: "invoice", customer, billing_reason: "subscription_cycle" } },
-    });
-    expect(await (await deliver(invoice("invoice.payment_failed"))).json()).toEqual({
-      received: true,
-      outcome: "renewal_failed",
-    });
-    expect((await creditsStub(id).snapshot()).plan_status).toBe("cancelled");
-    expect(await (await deliver(invoice("invoice.paid"))).json()).toEqual({ received: true, outcome: "renewed" });
-    expect((await creditsStub(id).snapshot()).plan_status).toBe("active");
-  });
+      };
+      expect(await (await deliver(completed)).json()).toEqual({ received: true, outcome: "plan_started" });
+      expect((await creditsStub(id).snapshot()).plan).toBe("growth");
+      const invoice = (type: string) => ({
+        id: eventId(),
+        type,
+        data: { object: { id: `in_${type}`, object: "invoice", customer, billing_reason: "subscription_cycle" } },
+      });
+      expect(await (await deliver(invoice("invoice.payment_failed"))).json()).toEqual({
+        received: true,
+        outcome: "renewal_failed",
+      });
+      expect((await creditsStub(id).snapshot()).plan_status).toBe("cancelled");
+      expect(await (await deliver(invoice("invoice.paid"))).json()).toEqual({ received: true, outcome: "renewed" });
+      expect((await creditsStub(id).snapshot()).plan_status).toBe("active");
+    },
+  );
 
   it("without the Stripe secrets purchases are off: the webhook answers 503 and nothing is configured", async () => {
     const off = { ...env, STRIPE_SECRET_KEY: "", STRIPE_WEBHOOK_SECRET: "" } as Env;
@@ -161,24 +164,28 @@ describe("Stripe webhooks: credits only from verified events, each applied once"
 });
 
 describe("Stripe Checkout from the dashboard", () => {
-  it("an owner's purchase goes to Stripe Checkout (303) with the account and item in metadata; nothing is credited yet", async () => {
-    const { browser } = await signedUpOwner("checkout");
-    const page = await (await browser.fetch("/dashboard/account")).text();
-    expect(page).toContain("Buy 1,000 credits");
-    const answer = await browser.submit("/dashboard/account", "/dashboard/account/checkout", { item: "pack_1000" });
-    expect(answer.status).toBe(303);
-    expect(answer.headers.get("Location")).toMatch(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_/);
-    const sessions = (await (await fetch(`${env.STRIPE_API_URL}/sessions`)).json()) as {
-      url: string;
-      mode: string;
-      metadata: Record<string, string>;
-      form: Record<string, string>;
-    }[];
-    const mine = sessions.find((s) => s.url === answer.headers.get("Location"))!;
-    expect(mine.mode).toBe("payment");
-    expect(mine.metadata.item).toBe("pack_1000");
-    expect(mine.form["payment_intent_data[metadata][credits]"]).toBe("1000");
-    expect(mine.form["line_items[0][price]"]).toBe("price_pack_1000");
-    expect(await balance(mine.metadata.account_id!)).toBe(0);
-  });
+  it(
+    "an owner's purchase goes to Stripe Checkout (303) with the account and item in metadata; nothing is credited " +
+      "yet",
+    async () => {
+      const { browser } = await signedUpOwner("checkout");
+      const page = await (await browser.fetch("/dashboard/account")).text();
+      expect(page).toContain("Buy 1,000 credits");
+      const answer = await browser.submit("/dashboard/account", "/dashboard/account/checkout", { item: "pack_1000" });
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get("Location")).toMatch(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_/);
+      const sessions = (await (await fetch(`${env.STRIPE_API_URL}/sessions`)).json()) as {
+        url: string;
+        mode: string;
+        metadata: Record<string, string>;
+        form: Record<string, string>;
+      }[];
+      const mine = sessions.find((s) => s.url === answer.headers.get("Location"))!;
+      expect(mine.mode).toBe("payment");
+      expect(mine.metadata.item).toBe("pack_1000");
+      expect(mine.form["payment_intent_data[metadata][credits]"]).toBe("1000");
+      expect(mine.form["line_items[0][price]"]).toBe("price_pack_1000");
+      expect(await balance(mine.metadata.account_id!)).toBe(0);
+    },
+  );
 });

@@ -115,53 +115,56 @@ const json = (browser: Browser, path: string, csrf: string, body: unknown = {}) 
   });
 
 describe("dashboard: passkeys", () => {
-  it("a signed-in user registers a passkey; a signed-out browser then signs in with it, once per challenge", async () => {
-    const { browser } = await signedUpOwner("passkey");
-    const csrf = await browser.token("/dashboard/account");
-    const authenticator = new Authenticator();
-    const { challengeId, options } = (await (await json(browser, "/dashboard/passkeys/options", csrf)).json()) as {
-      challengeId: string;
-      options: { challenge: string; rp: { id: string } };
-    };
-    expect(options.rp.id).toBe("api.test");
-    const registered = await json(browser, "/dashboard/passkeys", csrf, {
-      challengeId,
-      response: await authenticator.create(options.challenge),
-    });
-    expect([registered.status, await registered.json()]).toEqual([201, { registered: true }]);
-    expect(await (await browser.fetch("/dashboard/account")).text()).not.toContain("No passkey yet");
+  it(
+    "a signed-in user registers a passkey; a signed-out browser then signs in with it, once per " + "challenge",
+    async () => {
+      const { browser } = await signedUpOwner("passkey");
+      const csrf = await browser.token("/dashboard/account");
+      const authenticator = new Authenticator();
+      const { challengeId, options } = (await (await json(browser, "/dashboard/passkeys/options", csrf)).json()) as {
+        challengeId: string;
+        options: { challenge: string; rp: { id: string } };
+      };
+      expect(options.rp.id).toBe("api.test");
+      const registered = await json(browser, "/dashboard/passkeys", csrf, {
+        challengeId,
+        response: await authenticator.create(options.challenge),
+      });
+      expect([registered.status, await registered.json()]).toEqual([201, { registered: true }]);
+      expect(await (await browser.fetch("/dashboard/account")).text()).not.toContain("No passkey yet");
 
-    const visitor = new Browser();
-    const anon = await visitor.token("/dashboard/sign-in");
-    const login = (await (await json(visitor, "/dashboard/sign-in/passkey/options", anon)).json()) as {
-      challengeId: string;
-      options: { challenge: string };
-    };
-    const assertion = await authenticator.get(login.options.challenge);
-    const signedIn = await json(visitor, "/dashboard/sign-in/passkey", anon, {
-      challengeId: login.challengeId,
-      response: assertion,
-    });
-    expect([signedIn.status, await signedIn.json()]).toEqual([200, { signed_in: true, location: "/dashboard" }]);
-    expect((await visitor.fetch("/dashboard/keys")).status).toBe(200);
+      const visitor = new Browser();
+      const anon = await visitor.token("/dashboard/sign-in");
+      const login = (await (await json(visitor, "/dashboard/sign-in/passkey/options", anon)).json()) as {
+        challengeId: string;
+        options: { challenge: string };
+      };
+      const assertion = await authenticator.get(login.options.challenge);
+      const signedIn = await json(visitor, "/dashboard/sign-in/passkey", anon, {
+        challengeId: login.challengeId,
+        response: assertion,
+      });
+      expect([signedIn.status, await signedIn.json()]).toEqual([200, { signed_in: true, location: "/dashboard" }]);
+      expect((await visitor.fetch("/dashboard/keys")).status).toBe(200);
 
-    // The same assertion again: its challenge is used up.
-    const replay = await json(new Browser(), "/dashboard/sign-in/passkey", anon, {
-      challengeId: login.challengeId,
-      response: assertion,
-    });
-    expect(replay.status).toBe(403);
-    const other = new Browser();
-    const otherToken = await other.token("/dashboard/sign-in");
-    expect(
-      (
-        await json(other, "/dashboard/sign-in/passkey", otherToken, {
-          challengeId: login.challengeId,
-          response: assertion,
-        })
-      ).status,
-    ).toBe(400);
-  });
+      // The same assertion again: its challenge is used up.
+      const replay = await json(new Browser(), "/dashboard/sign-in/passkey", anon, {
+        challengeId: login.challengeId,
+        response: assertion,
+      });
+      expect(replay.status).toBe(403);
+      const other = new Browser();
+      const otherToken = await other.token("/dashboard/sign-in");
+      expect(
+        (
+          await json(other, "/dashboard/sign-in/passkey", otherToken, {
+            challengeId: login.challengeId,
+            response: assertion,
+          })
+        ).status,
+      ).toBe(400);
+    },
+  );
 
   it("registration needs the session's CSRF token; a response to another challenge does not register", async () => {
     const { browser } = await signedUpOwner("passkey-csrf");

@@ -301,7 +301,8 @@ const insert = (table: string, row: Record<string, unknown>) => {
   const names = Object.keys(row);
   return db
     .prepare(
-      `INSERT INTO \`${table}\` (${names.map((n) => `\`${n}\``).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
+      `INSERT INTO \`${table}\` (${names.map((n) => `\`${n}\``).join(", ")})
+        VALUES (${names.map(() => "?").join(", ")})`,
     )
     .bind(...names.map((n) => row[n]));
 };
@@ -341,74 +342,78 @@ describe("migration 0004_shared_engines keeps every row", () => {
     );
   });
 
-  it("repeats: email keys (addresses and @domain) stay email; entity: keys become product entity without the prefix (0012: key version 0)", async () => {
-    expect(await all("SELECT * FROM repeats ORDER BY account_id, created_at")).toEqual([
-      {
-        account_id: "acct_a",
-        product: "email",
-        key: "ada@example.com",
-        result: OLD.email_answers[0].result,
-        created_at: min(1),
-        key_version: 0,
-      },
-      {
-        account_id: "acct_a",
-        product: "email",
-        key: "@example.com",
-        result: OLD.email_answers[1].result,
-        created_at: min(2),
-        key_version: 0,
-      },
-      {
-        account_id: "acct_a",
-        product: "entity",
-        key: `lei:${LEI}`,
-        result: OLD.email_answers[2].result,
-        created_at: min(3),
-        key_version: 0,
-      },
-      {
-        account_id: "acct_a",
-        product: "entity",
-        key: "company_number:GB:00445790",
-        result: OLD.email_answers[3].result,
-        created_at: min(4),
-        key_version: 0,
-      },
-      {
-        account_id: "acct_a",
-        product: "email",
-        key: "entity@example.com",
-        result: OLD.email_answers[4].result,
-        created_at: min(5),
-        key_version: 0,
-      },
-      {
-        account_id: "acct_b",
-        product: "email",
-        key: "bob@example.org",
-        result: OLD.email_answers[5].result,
-        created_at: min(6),
-        key_version: 0,
-      },
-      {
-        account_id: "acct_b",
-        product: "email",
-        key: "@example.org",
-        result: OLD.email_answers[6].result,
-        created_at: min(7),
-        key_version: 0,
-      },
-      {
-        account_id: "acct_b",
-        product: "entity",
-        key: `lei:${LEI}`,
-        result: OLD.email_answers[7].result,
-        created_at: min(8),
-        key_version: 0,
-      },
-    ]);
-  });
+  it(
+    "repeats: email keys (addresses and @domain) stay email; entity: keys become product entity without the prefix " +
+      "(0012: key version 0)",
+    async () => {
+      expect(await all("SELECT * FROM repeats ORDER BY account_id, created_at")).toEqual([
+        {
+          account_id: "acct_a",
+          product: "email",
+          key: "ada@example.com",
+          result: OLD.email_answers[0].result,
+          created_at: min(1),
+          key_version: 0,
+        },
+        {
+          account_id: "acct_a",
+          product: "email",
+          key: "@example.com",
+          result: OLD.email_answers[1].result,
+          created_at: min(2),
+          key_version: 0,
+        },
+        {
+          account_id: "acct_a",
+          product: "entity",
+          key: `lei:${LEI}`,
+          result: OLD.email_answers[2].result,
+          created_at: min(3),
+          key_version: 0,
+        },
+        {
+          account_id: "acct_a",
+          product: "entity",
+          key: "company_number:GB:00445790",
+          result: OLD.email_answers[3].result,
+          created_at: min(4),
+          key_version: 0,
+        },
+        {
+          account_id: "acct_a",
+          product: "email",
+          key: "entity@example.com",
+          result: OLD.email_answers[4].result,
+          created_at: min(5),
+          key_version: 0,
+        },
+        {
+          account_id: "acct_b",
+          product: "email",
+          key: "bob@example.org",
+          result: OLD.email_answers[5].result,
+          created_at: min(6),
+          key_version: 0,
+        },
+        {
+          account_id: "acct_b",
+          product: "email",
+          key: "@example.org",
+          result: OLD.email_answers[6].result,
+          created_at: min(7),
+          key_version: 0,
+        },
+        {
+          account_id: "acct_b",
+          product: "entity",
+          key: `lei:${LEI}`,
+          result: OLD.email_answers[7].result,
+          created_at: min(8),
+          key_version: 0,
+        },
+      ]);
+    },
+  );
 
   it("suppressions: product email, ids, sources and results kept; new ids continue after the copied ones", async () => {
     expect(await all("SELECT * FROM suppressions ORDER BY id")).toEqual([
@@ -448,7 +453,8 @@ describe("migration 0004_shared_engines keeps every row", () => {
     ]);
     const next = await db
       .prepare(
-        "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES ('acct_a', 'email', 'new@example.com', 'x', 'manual', NULL, 1) RETURNING id",
+        "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES ('acct_a', " +
+          "'email', 'new@example.com', 'x', 'manual', NULL, 1) RETURNING id",
       )
       .first<{ id: number }>();
     expect(next?.id).toBe(9);
@@ -560,52 +566,55 @@ describe("migration 0004_shared_engines keeps every row", () => {
     ]);
   });
 
-  it("webhook_deliveries: the finished job's frozen body and status, and each monitor's status (pending -> failed)", async () => {
-    expect(await all("SELECT * FROM webhook_deliveries ORDER BY id")).toEqual([
-      {
-        id: 1,
-        owner: "job",
-        owner_id: "5",
-        event: "bulk_email_job.finished",
-        url: "https://hooks.example.com/jobs",
-        secret: "whsec_job_5",
-        body: jobBody,
-        status: "delivered",
-        detail: "HTTP 200",
-        attempts: 0,
-        created_at: min(54),
-        updated_at: min(55),
-      },
-      {
-        id: 2,
-        owner: "monitor",
-        owner_id: "4",
-        event: "entity_monitor.run",
-        url: "https://hooks.example.com/a",
-        secret: "whsec_monitor_a",
-        body: "",
-        status: "failed",
-        detail: "Interrupted by an upgrade",
-        attempts: 0,
-        created_at: min(30),
-        updated_at: min(30),
-      },
-      {
-        id: 3,
-        owner: "monitor",
-        owner_id: "9",
-        event: "entity_monitor.run",
-        url: "https://hooks.example.org/b",
-        secret: "whsec_monitor_b",
-        body: "",
-        status: "failed",
-        detail: "HTTP 500 after 3 attempts",
-        attempts: 0,
-        created_at: min(26),
-        updated_at: min(26),
-      },
-    ]);
-  });
+  it(
+    "webhook_deliveries: the finished job's frozen body and status, and each monitor's status (pending -> " + "failed)",
+    async () => {
+      expect(await all("SELECT * FROM webhook_deliveries ORDER BY id")).toEqual([
+        {
+          id: 1,
+          owner: "job",
+          owner_id: "5",
+          event: "bulk_email_job.finished",
+          url: "https://hooks.example.com/jobs",
+          secret: "whsec_job_5",
+          body: jobBody,
+          status: "delivered",
+          detail: "HTTP 200",
+          attempts: 0,
+          created_at: min(54),
+          updated_at: min(55),
+        },
+        {
+          id: 2,
+          owner: "monitor",
+          owner_id: "4",
+          event: "entity_monitor.run",
+          url: "https://hooks.example.com/a",
+          secret: "whsec_monitor_a",
+          body: "",
+          status: "failed",
+          detail: "Interrupted by an upgrade",
+          attempts: 0,
+          created_at: min(30),
+          updated_at: min(30),
+        },
+        {
+          id: 3,
+          owner: "monitor",
+          owner_id: "9",
+          event: "entity_monitor.run",
+          url: "https://hooks.example.org/b",
+          secret: "whsec_monitor_b",
+          body: "",
+          status: "failed",
+          detail: "HTTP 500 after 3 attempts",
+          attempts: 0,
+          created_at: min(26),
+          updated_at: min(26),
+        },
+      ]);
+    },
+  );
 
   it("the new tables that nothing was copied into start empty", async () => {
     expect(await all("SELECT * FROM feedback")).toEqual([]);
@@ -630,14 +639,17 @@ describe("migration 0004_shared_engines keeps every row", () => {
     }
   });
 
-  it("bulk_jobs loses webhook_status, webhook_detail and webhook_body but keeps its rows and other columns", async () => {
-    const oldColumns = Object.keys(OLD.bulk_jobs[0]);
-    const dropped: string[] = ["webhook_status", "webhook_detail", "webhook_body"];
-    expect(await columns("bulk_jobs")).toEqual(oldColumns.filter((c) => !dropped.includes(c)));
-    const without = (row: Record<string, unknown>) =>
-      Object.fromEntries(Object.entries(row).filter(([c]) => !dropped.includes(c)));
-    expect(await all("SELECT * FROM bulk_jobs ORDER BY id")).toEqual(OLD.bulk_jobs.map(without));
-  });
+  it(
+    "bulk_jobs loses webhook_status, webhook_detail and webhook_body but keeps its rows and other " + "columns",
+    async () => {
+      const oldColumns = Object.keys(OLD.bulk_jobs[0]);
+      const dropped: string[] = ["webhook_status", "webhook_detail", "webhook_body"];
+      expect(await columns("bulk_jobs")).toEqual(oldColumns.filter((c) => !dropped.includes(c)));
+      const without = (row: Record<string, unknown>) =>
+        Object.fromEntries(Object.entries(row).filter(([c]) => !dropped.includes(c)));
+      expect(await all("SELECT * FROM bulk_jobs ORDER BY id")).toEqual(OLD.bulk_jobs.map(without));
+    },
+  );
 
   it("leaves mailbox_answers' rows unchanged; 0014 adds catch_all, unknown (null) for them", async () => {
     expect(await columns("mailbox_answers")).toEqual(["email", "domain", "outcome", "checked_at", "catch_all"]);

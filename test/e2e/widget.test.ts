@@ -82,51 +82,54 @@ describe.skipIf(!executablePath)("sign-up form widget", () => {
     await page.close();
   });
 
-  it("goes quiet after a rate-limited answer, honours Retry-After across origins, and never blocks the form", async () => {
-    const key = await newPublishableKey();
-    // The page on localhost, the API on 127.0.0.1: a cross-origin embed, as on a customer's site.
-    const { page, lookups, email, status } = await demo({ key, api: base });
-    const spent = await page.evaluate(
-      async ({ api, key }) => {
-        const statuses: number[] = [];
-        for (let i = 0; i < 20; i++) {
-          const body = JSON.stringify({ key, email: `deliverable+${i}@service.test` });
-          statuses.push(
-            (
-              await fetch(`${api}/api/v1/email/public`, {
-                method: "POST",
-                headers: { "Content-Type": "application/json" },
-                body,
-              })
-            ).status,
-          );
-        }
-        return statuses;
-      },
-      { api: base, key },
-    );
-    expect(spent.every((s) => s === 200)).toBe(true);
-    lookups.splice(0); // from here on, only the widget's own
-    await email.fill("role@service.test");
-    await email.blur();
-    await expect.poll(() => state(page)).toBe("unavailable");
-    expect(await status.textContent()).toBe("");
-    // Within Retry-After the widget does not ask again, whatever is typed: it answers itself, at once.
-    await page.evaluate(() => {
-      const counted = window as unknown as { results: number };
-      counted.results = 0;
-      document.addEventListener("verify:result", () => counted.results++);
-    });
-    await email.fill("catch-all@service.test");
-    await email.blur();
-    await expect.poll(() => page.evaluate(() => (window as unknown as { results: number }).results)).toBe(1);
-    expect(await state(page)).toBe("unavailable");
-    expect(lookups.map((l) => l.email)).toEqual(["role@service.test"]);
-    await page.getByRole("button", { name: "Sign up" }).click();
-    await expect.poll(() => page.locator("#submitted").textContent()).toBe("Signed up as catch-all@service.test.");
-    await shot(page, "rate-limited");
-    await page.close();
-  });
+  it(
+    "goes quiet after a rate-limited answer, honours Retry-After across origins, and never blocks the " + "form",
+    async () => {
+      const key = await newPublishableKey();
+      // The page on localhost, the API on 127.0.0.1: a cross-origin embed, as on a customer's site.
+      const { page, lookups, email, status } = await demo({ key, api: base });
+      const spent = await page.evaluate(
+        async ({ api, key }) => {
+          const statuses: number[] = [];
+          for (let i = 0; i < 20; i++) {
+            const body = JSON.stringify({ key, email: `deliverable+${i}@service.test` });
+            statuses.push(
+              (
+                await fetch(`${api}/api/v1/email/public`, {
+                  method: "POST",
+                  headers: { "Content-Type": "application/json" },
+                  body,
+                })
+              ).status,
+            );
+          }
+          return statuses;
+        },
+        { api: base, key },
+      );
+      expect(spent.every((s) => s === 200)).toBe(true);
+      lookups.splice(0); // from here on, only the widget's own
+      await email.fill("role@service.test");
+      await email.blur();
+      await expect.poll(() => state(page)).toBe("unavailable");
+      expect(await status.textContent()).toBe("");
+      // Within Retry-After the widget does not ask again, whatever is typed: it answers itself, at once.
+      await page.evaluate(() => {
+        const counted = window as unknown as { results: number };
+        counted.results = 0;
+        document.addEventListener("verify:result", () => counted.results++);
+      });
+      await email.fill("catch-all@service.test");
+      await email.blur();
+      await expect.poll(() => page.evaluate(() => (window as unknown as { results: number }).results)).toBe(1);
+      expect(await state(page)).toBe("unavailable");
+      expect(lookups.map((l) => l.email)).toEqual(["role@service.test"]);
+      await page.getByRole("button", { name: "Sign up" }).click();
+      await expect.poll(() => page.locator("#submitted").textContent()).toBe("Signed up as catch-all@service.test.");
+      await shot(page, "rate-limited");
+      await page.close();
+    },
+  );
 
   it("sends a fresh bot-challenge token with every lookup, and stays silent when the challenge fails", async () => {
     const key = await newPublishableKey({ challenge: true });
@@ -153,23 +156,26 @@ describe.skipIf(!executablePath)("sign-up form widget", () => {
     await failing.page.close();
   });
 
-  it("takes its colours from --verify-* variables and attaches to email fields added later, outside their label", async () => {
-    const { page } = await demo({ key: demoKey });
-    await page.addStyleTag({ content: "form { --verify-ok: rgb(1, 2, 3); }" });
-    await page.evaluate(() => {
-      const label = document.createElement("label");
-      label.textContent = "Work email ";
-      label.append(Object.assign(document.createElement("input"), { type: "email", name: "work" }));
-      document.querySelector("form")!.prepend(label);
-    });
-    const work = page.getByLabel("Work email", { exact: true });
-    await work.fill("deliverable@service.test");
-    const status = page.locator(`#${await work.getAttribute("aria-describedby")}`);
-    await expect.poll(() => status.textContent()).toBe("Looks good.");
-    expect(await status.evaluate((element) => getComputedStyle(element).color)).toBe("rgb(1, 2, 3)");
-    // The message sits after the field's label, not in it, so the field's accessible name stays its label.
-    expect(await page.getByRole("textbox", { name: "Work email", exact: true }).count()).toBe(1);
-    await shot(page, "themed");
-    await page.close();
-  });
+  it(
+    "takes its colours from --verify-* variables and attaches to email fields added later, outside their " + "label",
+    async () => {
+      const { page } = await demo({ key: demoKey });
+      await page.addStyleTag({ content: "form { --verify-ok: rgb(1, 2, 3); }" });
+      await page.evaluate(() => {
+        const label = document.createElement("label");
+        label.textContent = "Work email ";
+        label.append(Object.assign(document.createElement("input"), { type: "email", name: "work" }));
+        document.querySelector("form")!.prepend(label);
+      });
+      const work = page.getByLabel("Work email", { exact: true });
+      await work.fill("deliverable@service.test");
+      const status = page.locator(`#${await work.getAttribute("aria-describedby")}`);
+      await expect.poll(() => status.textContent()).toBe("Looks good.");
+      expect(await status.evaluate((element) => getComputedStyle(element).color)).toBe("rgb(1, 2, 3)");
+      // The message sits after the field's label, not in it, so the field's accessible name stays its label.
+      expect(await page.getByRole("textbox", { name: "Work email", exact: true }).count()).toBe(1);
+      await shot(page, "themed");
+      await page.close();
+    },
+  );
 });

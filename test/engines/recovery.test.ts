@@ -1,7 +1,7 @@
 /**
- * Recovery without the cron: a Durable Object alarm (kept across restarts, and fired by `wrangler dev`, which never fires
- * crons by itself) sweeps what a crash left behind within a minute or two: runs nobody works on, pending deliveries
- * whose message was lost, and finished runs whose event was never handed to the outbox.
+ * Recovery without the cron: a Durable Object alarm (kept across restarts, and fired by `wrangler dev`, which never
+ * fires crons by itself) sweeps what a crash left behind within a minute or two: runs nobody works on, pending
+ * deliveries whose message was lost, and finished runs whose event was never handed to the outbox.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";

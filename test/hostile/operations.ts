@@ -152,7 +152,8 @@ export function hostileBodies(input: Schema): [string, string | Uint8Array][] {
     ["wrong types", JSON.stringify(Object.fromEntries(props.map(([k, p]) => [k, wrongType(p)])))],
     [
       "extra fields and __proto__",
-      `{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},${JSON.stringify({ ...sample, unexpected_field: "x" }).slice(1)}`,
+      `{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},` +
+        `${JSON.stringify({ ...sample, unexpected_field: "x" }).slice(1)}`,
     ],
     ["deep nesting", `{"${props[0]?.[0] ?? "x"}":${nested(20_000)}}`],
     ["deep nesting (top level)", nested(20_000)],

@@ -23,33 +23,40 @@ const operations = (doc: Document) =>
     Object.entries(ops).map(([method, op]) => ({ id: `${method.toUpperCase()} ${path}`, path, op })),
   );
 
-/** The product lookups themselves (routes/{email,phone,ip,address,entity,consistency}.ts) are described by the lookup surface's change. */
+/**
+ * The product lookups themselves (routes/{email,phone,ip,address,entity,consistency}.ts) are described by the lookup
+ * surface's change.
+ */
 const LOOKUP =
   /^\/api\/v1\/(email|phone|ip|address|entity|consistency)(\/batch|\/public|\/me|\/range|\/streets|\/\{ip\}|\/domain\/\{domain\}|\/postcode\/\{postcode\}|\/asn\/\{asn\}|\/block\/\{country\}\/\{prefix\})?$/;
 
 describe("the OpenAPI document", () => {
-  it("lists one tag per product and the account-wide parts, each described, and tags every operation with one of them", async () => {
-    const { doc } = await load();
-    expect(doc.tags.map((t) => t.name)).toEqual([
-      "Email",
-      "Phone",
-      "IP",
-      "Address",
-      "Entity",
-      "Consistency",
-      "Account",
-      "Status",
-      "Webhooks",
-    ]);
-    expect(doc.tags).toEqual(TAGS);
-    for (const tag of doc.tags) expect(tag.description.length).toBeGreaterThan(20);
-    const names = new Set(doc.tags.map((t) => t.name));
-    for (const { id, op } of operations(doc)) expect(op.tags?.length === 1 && names.has(op.tags[0]!), id).toBe(true);
-    // Engine routes sit under their product, whatever their route doc's own tag says.
-    expect(doc.paths["/api/v1/phone/bulk/{jobId}"]!.get!.tags).toEqual(["Phone"]);
-    expect(doc.paths["/api/v1/ip/lists"]!.get!.tags).toEqual(["IP"]);
-    expect(doc.paths["/api/v1/account"]!.get!.tags).toEqual(["Account"]);
-  });
+  it(
+    "lists one tag per product and the account-wide parts, each described, and tags every operation with one of " +
+      "them",
+    async () => {
+      const { doc } = await load();
+      expect(doc.tags.map((t) => t.name)).toEqual([
+        "Email",
+        "Phone",
+        "IP",
+        "Address",
+        "Entity",
+        "Consistency",
+        "Account",
+        "Status",
+        "Webhooks",
+      ]);
+      expect(doc.tags).toEqual(TAGS);
+      for (const tag of doc.tags) expect(tag.description.length).toBeGreaterThan(20);
+      const names = new Set(doc.tags.map((t) => t.name));
+      for (const { id, op } of operations(doc)) expect(op.tags?.length === 1 && names.has(op.tags[0]!), id).toBe(true);
+      // Engine routes sit under their product, whatever their route doc's own tag says.
+      expect(doc.paths["/api/v1/phone/bulk/{jobId}"]!.get!.tags).toEqual(["Phone"]);
+      expect(doc.paths["/api/v1/ip/lists"]!.get!.tags).toEqual(["IP"]);
+      expect(doc.paths["/api/v1/account"]!.get!.tags).toEqual(["Account"]);
+    },
+  );
 
   it("declares the secret, publishable and admin schemes and uses them per operation", async () => {
     const { doc } = await load();

@@ -15,13 +15,16 @@ const codes = (responses: { status: number; body: { error?: { code: string } } }
   responses.map((r) => (r.status === 200 ? "ok" : r.body.error!.code));
 
 describe("admission with the first call to the account's object", () => {
-  it("limits test-address lookups, which hold nothing, after they are answered: 5 then 429 with Retry-After", async () => {
-    const acct = await createAccount();
-    const responses = await burst(7, () => lookupEmail(acct.key, { email: "deliverable@service.test" }));
-    expect(codes(responses).sort()).toEqual(["RATE_LIMITED", "RATE_LIMITED", "ok", "ok", "ok", "ok", "ok"]);
-    for (const r of responses.filter((r) => r.status === 429))
-      expect(Number(r.response.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
-  });
+  it(
+    "limits test-address lookups, which hold nothing, after they are answered: 5 then 429 with " + "Retry-After",
+    async () => {
+      const acct = await createAccount();
+      const responses = await burst(7, () => lookupEmail(acct.key, { email: "deliverable@service.test" }));
+      expect(codes(responses).sort()).toEqual(["RATE_LIMITED", "RATE_LIMITED", "ok", "ok", "ok", "ok", "ok"]);
+      for (const r of responses.filter((r) => r.status === 429))
+        expect(Number(r.response.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    },
+  );
 
   it("limits invalid requests too: a body that fails validation answers 429 once the key is over", async () => {
     const acct = await createAccount();
@@ -37,21 +40,24 @@ describe("admission with the first call to the account's object", () => {
     ]);
   });
 
-  it("refuses a paid lookup over the limit in the call that would hold for it: nothing held, nothing charged", async () => {
-    const acct = await createAccount({ pack: 20 });
-    const responses = await burst(7, () =>
-      call(
-        "/api/v1/entity",
-        json({ type: "lei", id: "5493001KJTIIGC8Y1R12" }, { Authorization: `Bearer ${acct.key}` }),
-      ),
-    );
-    expect(codes(responses).filter((c) => c === "RATE_LIMITED")).toHaveLength(2);
-    const charged = responses
-      .filter((r) => r.status === 200)
-      .reduce((sum, r) => sum + (r.body.meta as { credits_used: number }).credits_used, 0);
-    const snapshot = await creditsStub(acct.accountId).snapshot();
-    expect(snapshot).toMatchObject({ reserved: 0, available: 20 - charged });
-  });
+  it(
+    "refuses a paid lookup over the limit in the call that would hold for it: nothing held, nothing " + "charged",
+    async () => {
+      const acct = await createAccount({ pack: 20 });
+      const responses = await burst(7, () =>
+        call(
+          "/api/v1/entity",
+          json({ type: "lei", id: "5493001KJTIIGC8Y1R12" }, { Authorization: `Bearer ${acct.key}` }),
+        ),
+      );
+      expect(codes(responses).filter((c) => c === "RATE_LIMITED")).toHaveLength(2);
+      const charged = responses
+        .filter((r) => r.status === 200)
+        .reduce((sum, r) => sum + (r.body.meta as { credits_used: number }).credits_used, 0);
+      const snapshot = await creditsStub(acct.accountId).snapshot();
+      expect(snapshot).toMatchObject({ reserved: 0, available: 20 - charged });
+    },
+  );
 
   it("answers GET /account in the call that counts the limit, and refuses the sixth of a burst", async () => {
     const acct = await createAccount({ pack: 3 });

@@ -69,7 +69,9 @@ function jitter(seed: number) {
   return () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31) * 2 - 1;
 }
 
-/** Fires one request per scheduled instant (ms from now) at `enforceLimit("key", subject)`; returns how many were 429. */
+/**
+ * Fires one request per scheduled instant (ms from now) at `enforceLimit("key", subject)`; returns how many were 429.
+ */
 async function paced(subject: string, at: number[]): Promise<number> {
   const start = Date.now();
   const outcomes = await Promise.all(

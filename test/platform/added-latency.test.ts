@@ -44,20 +44,23 @@ describe("DEV_ADDED_LATENCY_MS", () => {
     expect(await timed(() => plain.DB.prepare("SELECT 1").first())).toBeLessThan(150);
   });
 
-  it("counts session reads as d1_replica, writes and plain queries as d1_primary, and the primary's writes apart", async () => {
-    const db = withLatency("0").DB;
-    const counts = await traced(async () => {
-      const session = db.withSession("first-unconstrained");
-      await session.prepare("SELECT 1").first();
-      await session.prepare("  with x as (select 1) select * from x").all();
-      await session.batch([session.prepare("SELECT 1"), session.prepare("SELECT 2")]);
-      await session.prepare("UPDATE settings SET value = value WHERE 0").run();
-      await session.batch([session.prepare("SELECT 1"), session.prepare("DELETE FROM settings WHERE 0")]);
-      await db.prepare("SELECT 1").first();
-    });
-    expect(counts.d1_replica).toEqual({ mean: 3, max: 3 });
-    expect(counts.d1_primary).toEqual({ mean: 3, max: 3 });
-    // The UPDATE and the batch holding a DELETE write; the plain SELECT on the primary does not.
-    expect(counts.writes).toEqual({ mean: 2, max: 2 });
-  });
+  it(
+    "counts session reads as d1_replica, writes and plain queries as d1_primary, and the primary's writes " + "apart",
+    async () => {
+      const db = withLatency("0").DB;
+      const counts = await traced(async () => {
+        const session = db.withSession("first-unconstrained");
+        await session.prepare("SELECT 1").first();
+        await session.prepare("  with x as (select 1) select * from x").all();
+        await session.batch([session.prepare("SELECT 1"), session.prepare("SELECT 2")]);
+        await session.prepare("UPDATE settings SET value = value WHERE 0").run();
+        await session.batch([session.prepare("SELECT 1"), session.prepare("DELETE FROM settings WHERE 0")]);
+        await db.prepare("SELECT 1").first();
+      });
+      expect(counts.d1_replica).toEqual({ mean: 3, max: 3 });
+      expect(counts.d1_primary).toEqual({ mean: 3, max: 3 });
+      // The UPDATE and the batch holding a DELETE write; the plain SELECT on the primary does not.
+      expect(counts.writes).toEqual({ mean: 2, max: 2 });
+    },
+  );
 });

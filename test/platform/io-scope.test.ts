@@ -23,17 +23,20 @@ describe("DNS queries under way are shared only inside one invocation", () => {
     expect(await queriesFor(name)).toBe(1);
   });
 
-  it("lookups of one name started together in two invocations each make their own query; later ones use the cache", async () => {
-    clearDnsCache();
-    const name = fresh();
-    await Promise.all([
-      runInIoScope(() => resolve(env.DOH_URL, name, "A")),
-      runInIoScope(() => resolve(env.DOH_URL, name, "A")),
-    ]);
-    expect(await queriesFor(name)).toBe(2);
-    await runInIoScope(() => resolve(env.DOH_URL, name, "A"));
-    expect(await queriesFor(name)).toBe(2);
-  });
+  it(
+    "lookups of one name started together in two invocations each make their own query; later ones use the " + "cache",
+    async () => {
+      clearDnsCache();
+      const name = fresh();
+      await Promise.all([
+        runInIoScope(() => resolve(env.DOH_URL, name, "A")),
+        runInIoScope(() => resolve(env.DOH_URL, name, "A")),
+      ]);
+      expect(await queriesFor(name)).toBe(2);
+      await runInIoScope(() => resolve(env.DOH_URL, name, "A"));
+      expect(await queriesFor(name)).toBe(2);
+    },
+  );
 
   it("outside any invocation's scope nothing under way is shared", async () => {
     const name = fresh();

@@ -13,12 +13,16 @@ const ALL = [...IPV4_SPECIAL, ...IPV6_SPECIAL, ...ADDRESS_SPACE];
 const PROBES = ALL.flatMap(([cidr, , probes]) => probes.map((probe) => ({ cidr, ...probe })));
 
 describe("the special-purpose table", () => {
-  it("holds every block of both IANA special-purpose registries and the address-space blocks, with IANA's reachability", () => {
-    const table = new Map(SPECIAL_RANGES.map((r) => [r.cidr, r.globally_reachable]));
-    expect([...table.keys()].sort()).toEqual(ALL.map(([cidr]) => cidr).sort());
-    for (const [cidr, reachable] of ALL) expect(table.get(cidr), cidr).toBe(reachable);
-    for (const range of SPECIAL_RANGES) expect(range.name && range.rfc, range.cidr).toBeTruthy();
-  });
+  it(
+    "holds every block of both IANA special-purpose registries and the address-space blocks, with IANA's " +
+      "reachability",
+    () => {
+      const table = new Map(SPECIAL_RANGES.map((r) => [r.cidr, r.globally_reachable]));
+      expect([...table.keys()].sort()).toEqual(ALL.map(([cidr]) => cidr).sort());
+      for (const [cidr, reachable] of ALL) expect(table.get(cidr), cidr).toBe(reachable);
+      for (const range of SPECIAL_RANGES) expect(range.name && range.rfc, range.cidr).toBeTruthy();
+    },
+  );
 
   it.each(PROBES)("$ip ($cidr): reserved $reserved", ({ ip, reserved, cidr }) => {
     const classified = classify(ip)!;

@@ -109,20 +109,24 @@ describe("GET /api/v1/status/data", () => {
     });
   });
 
-  it("a dataset installed before coverage was recorded reads as partial, so no answer takes a miss in it as a negative", async () => {
-    await env.DB.prepare("INSERT OR REPLACE INTO datasets (name, version, records, loaded_at) VALUES (?, ?, ?, ?)")
-      .bind("old-import", "2026-01-01", 5, 0)
-      .run();
-    const acct = await createAccount();
-    const { body } = await call<{ datasets: { name: string; coverage: unknown }[] }>(
-      "/api/v1/status/data",
-      bearer(acct.key),
-    );
-    expect(body.data.datasets.find((d) => d.name === "old-import")!.coverage).toEqual({
-      kind: "partial",
-      note: "Installed before coverage was recorded; re-import to record it.",
-    });
-  });
+  it(
+    "a dataset installed before coverage was recorded reads as partial, so no answer takes a miss in it as a " +
+      "negative",
+    async () => {
+      await env.DB.prepare("INSERT OR REPLACE INTO datasets (name, version, records, loaded_at) VALUES (?, ?, ?, ?)")
+        .bind("old-import", "2026-01-01", 5, 0)
+        .run();
+      const acct = await createAccount();
+      const { body } = await call<{ datasets: { name: string; coverage: unknown }[] }>(
+        "/api/v1/status/data",
+        bearer(acct.key),
+      );
+      expect(body.data.datasets.find((d) => d.name === "old-import")!.coverage).toEqual({
+        kind: "partial",
+        note: "Installed before coverage was recorded; re-import to record it.",
+      });
+    },
+  );
 
   it("every dataset carries coverage with a kind of full, partial or sample; the bundled ones are full", async () => {
     const acct = await createAccount();

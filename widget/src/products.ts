@@ -27,7 +27,9 @@ export interface WidgetProduct {
 
 type EmailAnswer = paths["/api/v1/email/public"]["post"]["responses"][200]["content"]["application/json"]["data"];
 
-/** Answers a person can act on; `unverified`, `catch_all` and the like are the site's business (the event), not theirs. */
+/**
+ * Answers a person can act on; `unverified`, `catch_all` and the like are the site's business (the event), not theirs.
+ */
 const EMAIL_TEXT: Record<string, [View["tone"], string]> = {
   invalid_syntax: ["bad", "This is not a valid email address."],
   mailbox_not_found: ["bad", "This mailbox does not exist."],

@@ -13,7 +13,10 @@ import { isIPv4, isIPv6 } from "node:net";
 
 const TABLE_URL = new URL("../../src/platform/special-purpose-addresses.json", import.meta.url);
 
-/** @typedef {{ cidr: string, name: string, globally_reachable: boolean | null, maps_ipv4?: boolean, embeds_ipv4?: { bit: number, inverted?: boolean }[] }} SpecialRange */
+/**
+ * @typedef {{ cidr: string, name: string, globally_reachable: boolean | null, maps_ipv4?: boolean, embeds_ipv4?: { bit:
+ * number, inverted?: boolean }[] }} SpecialRange
+ */
 
 /** @type {{ ranges: SpecialRange[] }} */
 const table = JSON.parse(readFileSync(TABLE_URL, "utf8"));

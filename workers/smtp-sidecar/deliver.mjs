@@ -16,7 +16,8 @@ const OWN_HEADERS = new Set(["host", "content-length", "connection", "transfer-e
 /**
  * Validates a /v1/deliver body: {url (http or https), address (an IP literal), body (text), headers, timeout_ms}.
  * @param {unknown} value
- * @returns {{ ok: true, value: { url: URL, address: string, body: string, headers: Record<string, string>, timeoutMs: number } } | { ok: false, error: string }}
+ * @returns {{ ok: true, value: { url: URL, address: string, body: string, headers: Record<string, string>, timeoutMs:
+ * number } } | { ok: false, error: string }}
  */
 export function parseDeliverRequest(value) {
   if (typeof value !== "object" || value === null) return { ok: false, error: "body must be an object" };

@@ -13,7 +13,8 @@ const RANDOM_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 /**
  * @typedef {import("./rcpt-reply.mjs").RcptOutcome | "timeout" | "refused_private"} Outcome
- * @typedef {{ outcome: Outcome, smtp_code: number | null, smtp_message: string | null, enhanced_status: string | null }} Answer
+ * @typedef {{ outcome: Outcome, smtp_code: number | null, smtp_message: string | null, enhanced_status: string | null
+ * }} Answer
  * @typedef {{ smtpPort: number, heloName: string, mailFrom: string, allowLoopback: boolean,
  *   resolver: import("./targets.mjs").HostResolver, connect?: typeof import("node:net").connect,
  *   connectTimeoutMs?: number }} ProbeOptions
@@ -21,7 +22,8 @@ const RANDOM_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 /**
  * Runs the handshake for one validated request (see request-schema.mjs) and returns the response body.
- * @param {{ domain: string, mx_hosts: { host: string, preference: number }[], addresses: string[], timeout_ms: number }} request
+ * @param {{ domain: string, mx_hosts: { host: string, preference: number }[], addresses: string[], timeout_ms: number
+ * }} request
  * @param {ProbeOptions} options
  */
 export async function probe(request, options) {

@@ -32,7 +32,8 @@ const DISABLED_TEXT = /\b(account|mailbox|user) (is |has been )?(disabled|deacti
  *   and 7/8 (the sender's address) do not;
  * - x.2.x mailbox status: 2 full (over quota) -> mailbox_full, 1 disabled -> mailbox_disabled; 0, 3 and 4 are about
  *   an existing mailbox or the message, not an answer;
- * - x.3.x mail system, x.4.x network and routing, x.5.x protocol, x.6.x content, x.7.x security and policy: nothing about
+ * - x.3.x mail system, x.4.x network and routing, x.5.x protocol, x.6.x content, x.7.x security and policy: nothing
+ * about
  *   the mailbox.
  * A 4xx reply is temporary: full stays full (452 4.2.2), anything else is `greylisted` unless it names a system or
  * routing problem (4.3.x, 4.4.x: `unavailable`). Without an enhanced code (RFC 5321 4.2.3): 550, 551 and 553 no

@@ -44,7 +44,8 @@ export function isSafeAddress(address, domain) {
 /**
  * Parses and validates a probe request body.
  * @param {unknown} body the parsed JSON
- * @returns {{ ok: true, value: { domain: string, mx_hosts: { host: string, preference: number }[], addresses: string[], timeout_ms: number } } | { ok: false, error: string }}
+ * @returns {{ ok: true, value: { domain: string, mx_hosts: { host: string, preference: number }[], addresses: string[],
+ * timeout_ms: number } } | { ok: false, error: string }}
  */
 export function parseProbeRequest(body) {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return invalid("body must be a JSON object");

@@ -25,7 +25,8 @@ const MIN_SECRET_LENGTH = 16;
  * @property {string} [heloName] EHLO/HELO name (SMTP_HELO_NAME, default verify.localhost)
  * @property {string} [mailFrom] MAIL FROM address (SMTP_MAIL_FROM, default probe@verify.localhost)
  * @property {boolean} [allowLoopback] allow loopback MX addresses (SIDECAR_ALLOW_LOOPBACK=1); development only
- * @property {string} [dohUrl] resolve MX host names over this DNS-over-HTTPS endpoint (SIDECAR_DOH_URL); development only
+ * @property {string} [dohUrl] resolve MX host names over this DNS-over-HTTPS endpoint (SIDECAR_DOH_URL); development
+ * only
  * @property {import("./targets.mjs").HostResolver} [resolver] A/AAAA resolver; defaults to node:dns
  * @property {typeof import("node:net").connect} [connect] socket factory; tests wrap it to count dials
  * @property {(message: string) => void} [log] error log; defaults to stderr

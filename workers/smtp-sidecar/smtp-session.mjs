@@ -27,9 +27,11 @@ export class SmtpError extends Error {
 
 /**
  * Opens a TCP connection to an SMTP server. The greeting is not read here: call `readReply()` for it.
- * @param {{ ip: string, port: number, deadline: number, connectTimeoutMs?: number, connect?: typeof net.connect }} options
+ * @param {{ ip: string, port: number, deadline: number, connectTimeoutMs?: number, connect?: typeof net.connect }}
+ * options
  *   `deadline` is an absolute time (ms since epoch) after which every wait fails with kind `timeout`;
- *   `connectTimeoutMs` caps the TCP handshake alone (a `connection` failure), so one black-holed MX leaves time for the next.
+ *   `connectTimeoutMs` caps the TCP handshake alone (a `connection` failure), so one black-holed MX leaves time for the
+ *   next.
  * @returns {Promise<SmtpSession>}
  */
 export function connectSmtp({ ip, port, deadline, connectTimeoutMs = 10_000, connect = net.connect }) {

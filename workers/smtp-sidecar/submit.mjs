@@ -10,7 +10,8 @@ const TIMEOUT_MS = { min: 1000, max: 60_000 };
 /**
  * Validates a /v1/submit body: {from, to (plain addresses), raw (the RFC 5322 message), timeout_ms}.
  * @param {unknown} value
- * @returns {{ ok: true, value: { from: string, to: string, raw: string, timeoutMs: number } } | { ok: false, error: string }}
+ * @returns {{ ok: true, value: { from: string, to: string, raw: string, timeoutMs: number } } | { ok: false, error:
+ * string }}
  */
 export function parseSubmitRequest(value) {
   if (typeof value !== "object" || value === null) return { ok: false, error: "body must be an object" };

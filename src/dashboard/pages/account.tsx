@@ -41,7 +41,10 @@ export function AccountPage({ session, account, balance, onSale, passkeys, notic
       </section>
       <section>
         <h2>Credits</h2>
-        <p id="balance">{`Plan ${balance.plan} (${balance.planStatus}): ${balance.planCredits} plan credits, ${balance.packCredits} pack credits, ${balance.available} available.`}</p>
+        <p id="balance">
+          {`Plan ${balance.plan} (${balance.planStatus}): ${balance.planCredits} plan credits, ` +
+            `${balance.packCredits} pack credits, ${balance.available} available.`}
+        </p>
         {onSale === null ? (
           <p class="notice">Purchases are off on this installation.</p>
         ) : session.role !== "owner" ? (

@@ -19,13 +19,21 @@ header{display:flex;gap:1.5rem;align-items:center;padding:.75rem 1.5rem;backgrou
 header a{color:#cfd6e4;text-decoration:none;margin-right:1rem}header a[aria-current=page]{color:#fff;font-weight:600}
 header form{margin-left:auto}main{max-width:60rem;margin:1.5rem auto;padding:0 1.5rem}
 section{background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:1rem 1.25rem;margin-bottom:1.25rem}
-table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eceff3;vertical-align:top}
-label{display:block;margin:.5rem 0 .2rem;font-weight:500}input,select{font:inherit;padding:.35rem .5rem;border:1px solid #c4cad4;border-radius:4px}
-input[type=text],input[type=email],input[type=number],input[type=password],textarea{width:100%}textarea{font:13px/1.4 ui-monospace,monospace}
-pre{background:#f3f5f8;padding:.6rem;overflow:auto;font-size:13px}fieldset{border:1px solid #dde1e8;border-radius:4px;margin:.5rem 0}
-button{font:inherit;padding:.4rem .9rem;border-radius:4px;border:1px solid #2f5bd3;background:#2f5bd3;color:#fff;cursor:pointer}
-button.quiet{background:#fff;color:#2f5bd3}.secret{font-family:ui-monospace,monospace;background:#fff8dc;padding:.5rem;border:1px dashed #c9a400;word-break:break-all}
-.notice{padding:.6rem .9rem;border-radius:4px;background:#eef3ff;border:1px solid #c7d5fb}.warn{background:#fff4e5;border-color:#f3c98b}
+table{border-collapse:collapse;width:100%}
+td,th{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eceff3;vertical-align:top}
+label{display:block;margin:.5rem 0 .2rem;font-weight:500}
+input,select{font:inherit;padding:.35rem .5rem;border:1px solid #c4cad4;border-radius:4px}
+input[type=text],input[type=email],input[type=number],input[type=password],textarea{width:100%}
+textarea{font:13px/1.4 ui-monospace,monospace}
+pre{background:#f3f5f8;padding:.6rem;overflow:auto;font-size:13px}
+fieldset{border:1px solid #dde1e8;border-radius:4px;margin:.5rem 0}
+button{font:inherit;padding:.4rem .9rem;border-radius:4px;border:1px solid #2f5bd3;background:#2f5bd3;
+  color:#fff;cursor:pointer}
+button.quiet{background:#fff;color:#2f5bd3}
+.secret{font-family:ui-monospace,monospace;background:#fff8dc;padding:.5rem;border:1px dashed #c9a400;
+  word-break:break-all}
+.notice{padding:.6rem .9rem;border-radius:4px;background:#eef3ff;border:1px solid #c7d5fb}
+.warn{background:#fff4e5;border-color:#f3c98b}
 .chart{min-height:220px;margin:.5rem 0}.pager a{margin-right:1rem}.num{text-align:right}
 .inline{display:inline}.muted{color:#5d6678}.narrow{max-width:26rem;margin:4rem auto}
 `;

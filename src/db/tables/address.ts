@@ -48,7 +48,9 @@ export const addressStreets = sqliteTable(
   ],
 );
 
-/** House numbers a street register lists on a street of a postcode (migrations/0015_coverage.sql): premise precision. */
+/**
+ * House numbers a street register lists on a street of a postcode (migrations/0015_coverage.sql): premise precision.
+ */
 export const addressPremises = sqliteTable(
   "address_premises",
   {

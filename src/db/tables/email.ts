@@ -2,7 +2,8 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * Mailbox handshake answers shared across accounts: confirmed ones (accepted, no_mailbox, mailbox_disabled, catch_all)
- * for up to a week, uncertain ones (greylisted, timeout, mailbox_full) for 15 minutes. `provider_unavailable` is never stored.
+ * for up to a week, uncertain ones (greylisted, timeout, mailbox_full) for 15 minutes. `provider_unavailable` is never
+ * stored.
  */
 export const mailboxAnswers = sqliteTable(
   "mailbox_answers",

@@ -2,8 +2,8 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 import { createdAt } from "./platform";
 
 /**
- * Tables of the shared engines, each keyed by product (`email`, `entity`, ...): the repeat store, suppressions, history,
- * feedback, monitors with their baselines, bulk runs and the webhook outbox.
+ * Tables of the shared engines, each keyed by product (`email`, `entity`, ...): the repeat store, suppressions,
+ * history, feedback, monitors with their baselines, bulk runs and the webhook outbox.
  */
 
 /** The account's last paid (or settled) answer per (product, key): the 7-day repeat window. */

@@ -59,7 +59,10 @@ export const ipCityRanges = sqliteTable(
   (t) => [primaryKey({ columns: [t.generation, t.start] })],
 );
 
-/** Ranges of published lists (hosting-*, vpn-*): one table, each dataset with its own generations; `label` names the provider. */
+/**
+ * Ranges of published lists (hosting-*, vpn-*): one table, each dataset with its own generations; `label` names the
+ * provider.
+ */
 export const ipSignalRanges = sqliteTable(
   "ip_signal_ranges",
   {

@@ -9,13 +9,15 @@ import type { JobRow } from "./jobs";
  * "Bulk run finished" mail (docs/mail.md): opt-in per account (`bulk_finished_emails` on PATCH /account), because the
  * run's own body is the spec's and already has a per-run signal (its webhook), while mail goes to every member and is
  * something an account turns on once. Sent when the run settles (finished, cancelled, failed, or stopped for credits),
- * once per finish and recipient (a run resumed after a stop mails again when it finishes again). The mail names the run and its counters and links to it; never a key or webhook secret.
+ * once per finish and recipient (a run resumed after a stop mails again when it finishes again). The mail names the run
+ * and its counters and links to it; never a key or webhook secret.
  */
 export function finishedMailBodies(env: Env, row: JobRow) {
   const link = `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/api/v1/${row.product}/bulk/${row.id}`;
   const counters = Object.entries(row.counts ?? {}).map(([name, n]) => `${name}: ${n}`);
   const lines = [
-    `Your ${row.product} bulk run ${row.id} is ${row.status}: ${row.processed} of ${row.total} entries processed, ${row.creditsUsed} credits used.`,
+    `Your ${row.product} bulk run ${row.id} is ${row.status}: ${row.processed} of ${row.total} entries processed, ` +
+      `${row.creditsUsed} credits used.`,
     ...(row.stoppedReason ? [`It stopped early: ${row.stoppedReason}.`] : []),
     ...(counters.length ? [`Counts: ${counters.join(", ")}.`] : []),
   ];

@@ -148,7 +148,8 @@ export async function recordProgress(
 ) {
   let countsSql = sql`${bulkJobs.counts}`;
   for (const [key, n] of Object.entries(counts)) {
-    countsSql = sql`json_set(${countsSql}, ${`$.${key}`}, coalesce(json_extract(${bulkJobs.counts}, ${`$.${key}`}), 0) + ${n})`;
+    const path = `$.${key}`;
+    countsSql = sql`json_set(${countsSql}, ${path}, coalesce(json_extract(${bulkJobs.counts}, ${path}), 0) + ${n})`;
   }
   const updated = await db
     .update(bulkJobs)

@@ -25,7 +25,9 @@ export async function requeueStalledJobs(env: Env, now: number, staleMs: number)
   return stalled.length;
 }
 
-/** Finished runs with a webhook URL whose event never reached the outbox (a crash right after finishing): queued now. */
+/**
+ * Finished runs with a webhook URL whose event never reached the outbox (a crash right after finishing): queued now.
+ */
 export async function requeueUnsentEvents(env: Env, now: number, staleMs: number): Promise<number> {
   const db = database(env);
   const delivery = db

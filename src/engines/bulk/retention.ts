@@ -14,7 +14,9 @@ async function deletePrefix(env: Env, prefix: string) {
   } while (cursor);
 }
 
-/** Inputs go after INPUT_RETENTION_DAYS (resume then answers JOB_INPUT_EXPIRED); runs and results after RETENTION_DAYS. */
+/**
+ * Inputs go after INPUT_RETENTION_DAYS (resume then answers JOB_INPUT_EXPIRED); runs and results after RETENTION_DAYS.
+ */
 export async function sweepBulkRuns(env: Env, now = Date.now()) {
   const db = database(env);
   const expiredInputs = await db

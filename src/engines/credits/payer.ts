@@ -5,7 +5,10 @@ import type { Admission } from "../../limits/admission";
 import type { Principal } from "../../types";
 import type { Payer } from "./credits";
 
-/** Who pays for a request: the key's account and daily cap; nobody for the sandbox. The request's first call carries its admission. */
+/**
+ * Who pays for a request: the key's account and daily cap; nobody for the sandbox. The request's first call carries its
+ * admission.
+ */
 export function payerOf(principal: Principal | undefined, admission?: Admission): Payer | null {
   if (!principal || principal.kind === "sandbox") return null;
   return {

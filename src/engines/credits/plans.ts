@@ -28,7 +28,10 @@ export const monthIndex = (ms: number) => {
 
 export const monthStart = (index: number) => Date.UTC(Math.floor(index / 12), index % 12, 1);
 
-/** Plan credits after `months` monthly grants: each adds the allowance, never past the roll-over cap, never taking any away. */
+/**
+ * Plan credits after `months` monthly grants: each adds the allowance, never past the roll-over cap, never taking any
+ * away.
+ */
 export function applyMonthlyGrants(planCredits: number, monthlyCredits: number, months: number): number {
   let credits = planCredits;
   const cap = monthlyCredits * ROLLOVER_MONTHS;

@@ -99,7 +99,8 @@ async function fetchPhase(env: Env, dataset: RefreshableDataset, row: RefreshRow
   // One delivery fetches: a duplicate message would reserve a second generation beside the first.
   const claim = await env.DB.prepare(
     `UPDATE dataset_refresh SET cursor = json_object('fetching', ?3), step_at = ?3
-     WHERE name = ?1 AND run = ?2 AND phase = 'fetch' AND (cursor IS NULL OR json_extract(cursor, '$.fetching') < ?3 - ?4)`,
+     WHERE name = ?1 AND run = ?2 AND phase = 'fetch' AND (cursor IS NULL OR json_extract(cursor,
+       '$.fetching') < ?3 - ?4)`,
   )
     .bind(dataset.name, run, Date.now(), FETCH_CLAIM_MS)
     .run();
@@ -249,7 +250,8 @@ async function checkAndActivate(
     records < minRecords
       ? `${records} rows, fewer than the ${minRecords} a complete file has`
       : reference !== null && (records < reference * minRatio || records > reference * maxRatio)
-        ? `${records} rows against ${reference} in generation ${current!.generation} (accepted: ${minRatio}x to ${maxRatio}x)`
+        ? `${records} rows against ${reference} in generation ${current!.generation} (accepted: ${minRatio}x to ` +
+          `${maxRatio}x)`
         : null;
   if (refused)
     return finishFailed(

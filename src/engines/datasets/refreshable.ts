@@ -1,12 +1,13 @@
 /**
  * The scheduled refresh's contract: what a dataset declares so the engine (src/engines/datasets/refresh.ts) can fetch
- * its publisher's file on a cadence, stage it in R2, import it into a new generation in bounded steps and switch answers
- * to it in one step once it passed its sanity bounds. Products declare their refreshable datasets
+ * its publisher's file on a cadence, stage it in R2, import it into a new generation in bounded steps and switch
+ * answers to it in one step once it passed its sanity bounds. Products declare their refreshable datasets
  * (`Product.refreshable`); the engine never knows a product.
  *
- * One refresh run of a dataset goes: fetch (every source file, decompressed, into R2 as plain text) -> import (one queue
- * message per step: a byte range of the staged text is cut into whole records, read into rows and written into the new
- * generation together with the run's cursor, so a retried step rewrites the same rows and a crash resumes at the cursor)
+ * One refresh run of a dataset goes: fetch (every source file, decompressed, into R2 as plain text) -> import (one
+ * queue message per step: a byte range of the staged text is cut into whole records, read into rows and written into
+ * the new generation together with the run's cursor, so a retried step rewrites the same rows and a crash resumes at
+ * the cursor)
  * -> check (row count within bounds of the generation answers read) -> activate (one D1 batch) -> sweep old rows.
  */
 
@@ -17,7 +18,9 @@ export type { Coverage };
 
 export type Compression = "none" | "gzip" | "zip";
 
-/** One file a dataset is built from. Several files (IPv4 and IPv6 editions) are imported in order into one generation. */
+/**
+ * One file a dataset is built from. Several files (IPv4 and IPv6 editions) are imported in order into one generation.
+ */
 export interface SourceFile {
   /** The Worker var that overrides the URL (`REFRESH_URL_GLEIF_LEI`); empty or unset: `defaultUrl`. */
   urlVar: string;
@@ -55,7 +58,10 @@ export type ReaderState = Record<string, unknown>;
 
 /** Turns records into rows. Pure and deterministic: a retried step must produce the same rows from the same state. */
 export interface RowReader<Row> {
-  /** State at the start of source file `file` (index into `sources`) named `fileName` (the URL's last path segment or zip member). */
+  /**
+   * State at the start of source file `file` (index into `sources`) named `fileName` (the URL's last path segment or
+   * zip member).
+   */
   begin(file: number, fileName: string): ReaderState;
   /** Rows of these records; mutates `state`. `skipped` counts records that are not usable rows (never an error). */
   read(records: string[][], state: ReaderState): { rows: Row[]; skipped: number };
@@ -92,7 +98,10 @@ export interface GenerationTable<Row> {
   sweep(db: D1Database, budgetMs: number): Promise<{ deleted: number; done: boolean }>;
 }
 
-/** A refresh passes when it has at least `minRecords` rows and, when a generation is active, its count is within these ratios of it. */
+/**
+ * A refresh passes when it has at least `minRecords` rows and, when a generation is active, its count is within these
+ * ratios of it.
+ */
 export interface SanityBounds {
   minRecords: number;
   /** e.g. 0.9: a new file with under 90% of the rows of the active one is refused (a truncated download). */
@@ -102,7 +111,9 @@ export interface SanityBounds {
 }
 
 export interface Cadence {
-  /** A refresh is started when the last attempt is this old (the publisher's cycle: Tor exits 60, cloud ranges 1,440). */
+  /**
+   * A refresh is started when the last attempt is this old (the publisher's cycle: Tor exits 60, cloud ranges 1,440).
+   */
   everyMinutes: number;
   /** `/status/data` flags the dataset stale when its last success is older than this. */
   staleAfterMinutes: number;

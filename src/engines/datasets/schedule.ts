@@ -12,7 +12,9 @@ export const refreshableDatasets = (): RefreshableDataset[] => registeredProduct
 
 export const refreshableNamed = (name: string) => refreshableDatasets().find((d) => d.name === name);
 
-/** A run without progress for this long gets its step queued again (a message lost to a crash between commit and send). */
+/**
+ * A run without progress for this long gets its step queued again (a message lost to a crash between commit and send).
+ */
 const STALL_MS = 10 * 60_000;
 /** A run without progress for this long has failed. */
 const GIVE_UP_MS = 2 * 60 * 60_000;

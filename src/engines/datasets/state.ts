@@ -59,8 +59,8 @@ export async function claimRun(
     .prepare(
       `INSERT INTO dataset_refresh (name, run, phase, status, error, last_attempt_at, step_at, cursor, files, forced)
        VALUES (?1, ?2, 'fetch', 'running', NULL, ?3, ?3, NULL, NULL, ?4)
-       ON CONFLICT (name) DO UPDATE SET run = ?2, phase = 'fetch', status = 'running', error = NULL, last_attempt_at = ?3,
-         step_at = ?3, cursor = NULL, files = NULL, generation = NULL, forced = ?4
+       ON CONFLICT (name) DO UPDATE SET run = ?2, phase = 'fetch', status = 'running', error = NULL,
+         last_attempt_at = ?3, step_at = ?3, cursor = NULL, files = NULL, generation = NULL, forced = ?4
        WHERE dataset_refresh.run IS NULL
        RETURNING run`,
     )
@@ -92,7 +92,9 @@ export function advance(
     .bind(...bound);
 }
 
-/** Ends run `run` as failed: answers keep reading the generation they read; the error is shown until the next success. */
+/**
+ * Ends run `run` as failed: answers keep reading the generation they read; the error is shown until the next success.
+ */
 export const failRun = (db: D1Database, name: string, run: string, error: string, now: number) =>
   advance(db, name, run, {
     run: null,

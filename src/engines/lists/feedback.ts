@@ -123,6 +123,13 @@ export async function feedbackSummary(
     lt(feedback.createdAt, until),
   );
   const counted = and(window, ne(feedback.outcome, IGNORED));
+  const topFacets = db
+    .select({ facet: feedback.facet })
+    .from(feedback)
+    .where(counted)
+    .groupBy(feedback.facet)
+    .orderBy(desc(count()), feedback.facet)
+    .limit(FACETS_SHOWN);
   const [byOutcome, byFacet, [skipped]] = await Promise.all([
     db
       .select({ outcome: feedback.outcome, kind: feedback.kind, n: count() })
@@ -132,12 +139,7 @@ export async function feedbackSummary(
     db
       .select({ facet: feedback.facet, outcome: feedback.outcome, n: count() })
       .from(feedback)
-      .where(
-        and(
-          counted,
-          sql`${feedback.facet} IN (${db.select({ facet: feedback.facet }).from(feedback).where(counted).groupBy(feedback.facet).orderBy(desc(count()), feedback.facet).limit(FACETS_SHOWN)})`,
-        ),
-      )
+      .where(and(counted, sql`${feedback.facet} IN (${topFacets})`))
       .groupBy(feedback.facet, feedback.outcome),
     db
       .select({ n: sql<number>`coalesce(sum(json_extract(${feedback.detail}, '$.count')), 0)` })
@@ -196,7 +198,8 @@ export function latestFeedbackStatement(
   return d1
     .prepare(
       `SELECT key, outcome, kind, created_at AS at FROM feedback
-       WHERE account_id = ?1 AND product = ?2 AND key IN (SELECT value FROM json_each(?3)) AND outcome != ?4 AND created_at >= ?5
+       WHERE account_id = ?1 AND product = ?2 AND key IN (SELECT value FROM json_each(?3)) AND outcome != ?4
+         AND created_at >= ?5
        ORDER BY created_at DESC, id DESC`,
     )
     .bind(accountId, product, JSON.stringify([...new Set(keys)]), IGNORED, since);

@@ -20,7 +20,9 @@ export const LINK_TOKEN = /^[0-9A-Za-z]{44}$/;
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const encoder = new TextEncoder();
 
-/** MAIL_LINK_SECRET (at least 32 characters; `wrangler secret put`, .dev.vars locally): links are refused without it. */
+/**
+ * MAIL_LINK_SECRET (at least 32 characters; `wrangler secret put`, .dev.vars locally): links are refused without it.
+ */
 async function signingKey(env: Env): Promise<CryptoKey> {
   const secret = env.MAIL_LINK_SECRET;
   if (!secret || secret.length < 32)

@@ -22,9 +22,11 @@ function bodies(
       kind: "low_balance",
       subject: `Your balance is below ${notice.threshold} credits`,
       lines: [
-        `Your Verification API balance is ${notice.balance} credits, below the warning threshold of ${notice.threshold} you set.`,
+        `Your Verification API balance is ${notice.balance} credits, below the warning threshold of ` +
+          `${notice.threshold} you set.`,
         "Lookups that need credits answer 402 INSUFFICIENT_CREDITS once it reaches 0.",
-        "You get this once each time the balance falls below the threshold; change it with PATCH /api/v1/account (low_balance_threshold).",
+        "You get this once each time the balance falls below the threshold; change it with PATCH /api/v1/account " +
+          "(low_balance_threshold).",
       ],
       link: { label: "Your balance", url: `${base(env)}/api/v1/account` },
     };
@@ -34,7 +36,8 @@ function bodies(
     subject: `Key ${notice.keyId} reached its daily credit cap`,
     lines: [
       `The API key ${notice.keyId} has spent its daily cap of ${notice.cap} credits today (${notice.day}, UTC).`,
-      "Until the day ends, paid lookups with this key answer 429 KEY_SPEND_CAP_REACHED, and batches and runs it pays for stop with stopped_reason key_spend_cap.",
+      "Until the day ends, paid lookups with this key answer 429 KEY_SPEND_CAP_REACHED, and batches and runs it pays " +
+        "for stop with stopped_reason key_spend_cap.",
       "You get this at most once per key per day.",
     ],
     link: { label: "The ledger, by key", url: `${base(env)}/api/v1/account/ledger` },

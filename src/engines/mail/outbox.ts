@@ -20,7 +20,9 @@ const message = (messageId: string, attempt: number): MailQueueMessage => ({ typ
 
 export const MAIL_ATTEMPTS = 5;
 const DEFAULT_RETRY_BASE_MS = 60_000;
-/** A pending row this long past its due time lost its queue message: the longest submission (22 s) plus queue latency. */
+/**
+ * A pending row this long past its due time lost its queue message: the longest submission (22 s) plus queue latency.
+ */
 export const STALE_MAIL_MS = 45_000;
 const SWEEP_LIMIT = 500;
 const QUEUE_BATCH = 100;

@@ -16,7 +16,9 @@ export const OPTIONAL_KINDS = {
 export type OptionalKind = keyof typeof OPTIONAL_KINDS;
 export const isOptionalKind = (kind: string): kind is OptionalKind => Object.hasOwn(OPTIONAL_KINDS, kind);
 
-/** Reason of a suppression made by the one-click unsubscribe (the preferences page may lift it; a bounce it may not). */
+/**
+ * Reason of a suppression made by the one-click unsubscribe (the preferences page may lift it; a bounce it may not).
+ */
 export const UNSUBSCRIBED = "unsubscribed";
 
 export interface Preferences {

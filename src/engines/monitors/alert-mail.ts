@@ -11,6 +11,8 @@ import type { MonitorRow } from "./store";
  * same order), so mail and webhook never disagree. No secret (key, webhook secret) is ever part of it.
  */
 const show = (value: unknown) => (value === undefined ? "(none)" : JSON.stringify(value));
+const changeItem = (c: EntryChanges["changes"][number]) =>
+  `<li><code>${escapeHtml(c.field)}</code>: ${escapeHtml(show(c.from))} &rarr; ${escapeHtml(show(c.to))}</li>`;
 
 function subjectOf(monitor: Pick<MonitorRow, "name">, summary: RunSummary, changes: EntryChanges[]): string {
   if (changes.length) return `${monitor.name}: ${changes.length} ${changes.length === 1 ? "entry" : "entries"} changed`;
@@ -31,7 +33,9 @@ export function alertBodies(
   summary: RunSummary,
   changes: EntryChanges[],
 ) {
-  const head = `Your ${family} monitor "${monitor.name}" (id ${monitor.id}) ran: ${summary.checked} checked, ${summary.changed} changed, ${summary.credits_used} credits used.`;
+  const head =
+    `Your ${family} monitor "${monitor.name}" (id ${monitor.id}) ran: ${summary.checked} checked, ` +
+    `${summary.changed} changed, ${summary.credits_used} credits used.`;
   const see = `The run is the monitor's last_summary: GET ${link}`;
   const stopped = summary.stopped_reason ? `The run stopped early: ${summary.stopped_reason}.` : null;
   const text = [
@@ -56,7 +60,7 @@ export function alertBodies(
     changes.length ? "<p>Changed entries:</p><ul>" : "<p>No entry changed.</p>",
     ...changes.map(
       (entry) =>
-        `<li><strong>${escapeHtml(entry.identifier)}</strong><ul>${entry.changes.map((c) => `<li><code>${escapeHtml(c.field)}</code>: ${escapeHtml(show(c.from))} &rarr; ${escapeHtml(show(c.to))}</li>`).join("")}</ul></li>`,
+        `<li><strong>${escapeHtml(entry.identifier)}</strong><ul>${entry.changes.map(changeItem).join("")}</ul></li>`,
     ),
     changes.length ? "</ul>" : "",
     `<p>The run is the monitor's last_summary: <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,

@@ -26,7 +26,9 @@ export interface MonitorFields {
 /** A PATCH: absent fields stay as they are; `webhookUrl: null` removes the webhook. */
 export type MonitorPatch = Partial<MonitorFields>;
 
-/** The row as it now stands, and the signing secret when this call minted one (returned once, never stored elsewhere). */
+/**
+ * The row as it now stands, and the signing secret when this call minted one (returned once, never stored elsewhere).
+ */
 export interface Edited {
   row: MonitorRow;
   secret: string | null;

@@ -85,7 +85,10 @@ const tallies = <In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>
     Object.entries(shape.tally ?? {}).map(([name, holds]) => [name, items.filter((item) => holds(item.data)).length]),
   );
 
-/** The posted body: `{event, monitor: {id, name, cadence, last_run_at, next_run_at}, summary, changes}`, plus `flags` when the product flags. */
+/**
+ * The posted body: `{event, monitor: {id, name, cadence, last_run_at, next_run_at}, summary, changes}`, plus `flags`
+ * when the product flags.
+ */
 export function runBody(
   product: Parameters<typeof monitorFamily>[0],
   monitor: Pick<MonitorRow, "id" | "name" | "cadence" | "lastRunAt" | "nextRunAt">,
@@ -106,9 +109,9 @@ export function runBody(
 /**
  * Runs one monitor now, without moving its schedule: walks its entries (the ledger and operation id
  * `monitor:{id}:{now}`, so a retried run is charged once), compares each answer with its baseline, records the new
- * baselines and the summary, and queues `<product>_monitor.run` in the webhook outbox when `webhook_events` asks (and, with `alert_emails`, the
- * same run's alert email to the account's members).
- * A run whose first entry cannot be paid is a run that stopped early with nothing checked.
+ * baselines and the summary, and queues `<product>_monitor.run` in the webhook outbox when `webhook_events` asks (and,
+ * with `alert_emails`, the same run's alert email to the account's members). A run whose first entry cannot be paid is
+ * a run that stopped early with nothing checked.
  */
 export async function runMonitor<In, Out>(
   env: Env,
@@ -157,7 +160,8 @@ export async function runMonitor<In, Out>(
     await enqueueDelivery(env, delivery);
   }
   if (current.alertEmails && shouldPost(current.webhookEvents, summary)) {
-    const link = `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/api/v1/${product.name}/${shape.path ?? "monitors"}/${current.id}`;
+    const base = env.MAIL_BASE_URL.replace(/\/+$/, "");
+    const link = `${base}/api/v1/${product.name}/${shape.path ?? "monitors"}/${current.id}`;
     await queueMonitorAlert(env, { family: monitorFamily(product), link }, current, summary, compared.changes, now);
   }
   return { monitor: current, summary, changes: compared.changes, ...(flags ? { flags } : {}), body };

@@ -127,7 +127,10 @@ export async function keepBaselines(env: Env, id: number, keep: Iterable<string>
   if (first) await db.batch([first, ...rest]);
 }
 
-/** Records a run in one batch: the new baselines, `last_run_at` and `last_summary`; returns the monitor as it now stands. */
+/**
+ * Records a run in one batch: the new baselines, `last_run_at` and `last_summary`; returns the monitor as it now
+ * stands.
+ */
 export async function recordRun(
   env: Env,
   id: number,

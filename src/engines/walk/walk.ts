@@ -149,7 +149,8 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
     items,
     requested: request.inputs.length,
     processed: items.length,
-    // A rerun of queued work reports what the ledger charged the operation the first time (its answers are repeats now).
+    // A rerun of queued work reports what the ledger charged the operation the first time (its answers are repeats
+    // now).
     creditsUsed: firstRun ? Object.values(firstRun).reduce((sum, n) => sum + n, 0) : settled.charged,
     creditsRemaining: settled.remaining,
     stoppedReason: paid.stopIndex < request.inputs.length ? (paid.limitedBy ?? "insufficient_credits") : null,
@@ -252,7 +253,8 @@ function buildItems<In, Out>(
       test: u.free?.test ?? false,
       meta: {
         credits_used: isFirst ? (charged ? (charged[u.key] ?? 0) : (answered?.credits ?? 0)) : 0,
-        // A stored answer (repeat, suppression) is what it is for every copy; anything answered now is cached for copies.
+        // A stored answer (repeat, suppression) is what it is for every copy; anything answered now is cached for
+        // copies.
         cache_hit: u.free && !u.free.local ? u.free.cacheHit : Boolean(u.repeat) || !isFirst,
         suppressed: u.free?.suppressed ?? false,
         refreshed: isFirst && (u.refreshed || Boolean(u.looked?.refreshed)),

@@ -4,8 +4,8 @@ import { registeredProducts } from "../../products/registry";
 /**
  * The events a set of products posts (spec, "Events"), derived from what each declares: `bulk_<name>_job.finished` for
  * a bulk shape, its own sample events (email's `email.settled`), `<family>_monitor.run` for its monitors and then its
- * companions'. Bodies are built by their owners (the bulk engine, monitors, settled callbacks) and frozen in the outbox;
- * test deliveries use the same builders (samples.ts).
+ * companions'. Bodies are built by their owners (the bulk engine, monitors, settled callbacks) and frozen in the
+ * outbox; test deliveries use the same builders (samples.ts).
  */
 export function eventNames(products: readonly Product[]): string[] {
   const monitorEvent = (p: Product) => (p.monitor ? [`${p.monitor.family ?? p.name}_monitor.run`] : []);
@@ -17,7 +17,9 @@ export function eventNames(products: readonly Product[]): string[] {
   ];
 }
 
-/** The events of the registered products (the registry is the one list of products; engines read it, never a product). */
+/**
+ * The events of the registered products (the registry is the one list of products; engines read it, never a product).
+ */
 export const EVENTS = eventNames(registeredProducts()) as [string, ...string[]];
 
 /** One of the event names in EVENTS. */

@@ -63,7 +63,10 @@ export function smarty(
   env: Env & { SMARTY_AUTH_ID?: string; SMARTY_AUTH_TOKEN?: string },
 ): DeliveryPointPartner | null {
   if (!env.SMARTY_AUTH_ID || !env.SMARTY_AUTH_TOKEN) return null;
-  const url = `${env.SMARTY_US_STREET_URL.replace(/\/$/, "")}/street-address?auth-id=${encodeURIComponent(env.SMARTY_AUTH_ID)}&auth-token=${encodeURIComponent(env.SMARTY_AUTH_TOKEN)}`;
+  const base = env.SMARTY_US_STREET_URL.replace(/\/$/, "");
+  const url =
+    `${base}/street-address?auth-id=${encodeURIComponent(env.SMARTY_AUTH_ID)}` +
+    `&auth-token=${encodeURIComponent(env.SMARTY_AUTH_TOKEN)}`;
   return {
     name: "smarty",
     dataset: "smarty-us-street",

@@ -63,10 +63,15 @@ export interface Reference {
   /** Installed postcode datasets that cover the country, and their rows for the postcode. */
   covering: AddressDatasetName[];
   rows: StoredPostcode[];
-  /** Installed street datasets that cover the country; whether one lists the street of line 1 (null: none consulted). */
+  /**
+   * Installed street datasets that cover the country; whether one lists the street of line 1 (null: none consulted).
+   */
   streetDatasets: AddressDatasetName[];
   streetFound: boolean | null;
-  /** Installed premise registers of the country; whether line 1's house number is listed on its street (null: not asked). */
+  /**
+   * Installed premise registers of the country; whether line 1's house number is listed on its street (null: not
+   * asked).
+   */
   premiseDatasets: AddressDatasetName[];
   premiseFound: boolean | null;
 }
@@ -98,7 +103,9 @@ function postcodeFound(ref: Reference, country: string): boolean | null {
 
 const distinct = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
 
-/** A French commune's leading article (`Le Mans`, `La Chaise`, `Les Mathes`, `L'Isle-Adam`, the register's `MANS (LE)`). */
+/**
+ * A French commune's leading article (`Le Mans`, `La Chaise`, `Les Mathes`, `L'Isle-Adam`, the register's `MANS (LE)`).
+ */
 const withoutArticle = (name: string) =>
   name
     .trim()

@@ -7,7 +7,10 @@ import { lookupAddresses } from "./lookup";
 import type { AddressInput, AddressResult } from "./result";
 import { RISK_POINTS } from "./score";
 
-/** Whether the lookup asks delivery points (`delivery_point: true`; a bulk run's older `deliverability` flag is only recorded). */
+/**
+ * Whether the lookup asks delivery points (`delivery_point: true`; a bulk run's older `deliverability` flag is only
+ * recorded).
+ */
 export const wantsDeliveryPoint = (options: WalkOptions) => options.extra.delivery_point === true;
 
 /** Whether an answer is one a partner is asked about: a valid address in a country a configured partner covers. */
@@ -64,6 +67,8 @@ export async function lookupWithDeliveryPoints(
   });
 }
 
-/** Units of a fresh answer: 1 for verified, 1 more when a partner checked it, nothing when one was asked and none did. */
+/**
+ * Units of a fresh answer: 1 for verified, 1 more when a partner checked it, nothing when one was asked and none did.
+ */
 export const unitsOf = (r: AddressResult) =>
   r.reason === "partner_unavailable" ? 0 : (r.verification === "verified" ? 1 : 0) + (r.delivery_point ? 1 : 0);

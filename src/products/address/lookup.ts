@@ -15,7 +15,9 @@ const COVERABLE = new Set(
 const streetPostcode = (country: string, postcode: string) =>
   ["GB", "JE", "GG", "IM"].includes(country) ? postcode.split(" ")[0]! : postcode;
 
-/** Every run of consecutive words of line 1 (up to 8 words), as street keys: `12 Rue de Rivoli` holds `RUE DE RIVOLI`. */
+/**
+ * Every run of consecutive words of line 1 (up to 8 words), as street keys: `12 Rue de Rivoli` holds `RUE DE RIVOLI`.
+ */
 function streetCandidates(line1: string): string[] {
   const words = streetKey(line1).split(" ").filter(Boolean).slice(0, 8);
   const runs: string[] = [];

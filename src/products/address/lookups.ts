@@ -61,13 +61,17 @@ const listed =
     answer.covered ? { data: answer.data } : { error: { code, message } };
 
 const ANSWER =
-  "`verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` (well formed, but no installed dataset " +
-  "covers it: `reason: not_covered`), `invalid` (`reason` names what disagrees) or `unsupported_country`; the address comes back formatted, with `did_you_mean` where one fix makes it agree (docs/address.md).";
+  "`verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` " +
+  "(well formed, but no installed dataset " +
+  "covers it: `reason: not_covered`), `invalid` (`reason` names what disagrees) or `unsupported_country`; the " +
+  "address comes back formatted, with `did_you_mean` where one fix makes it agree (docs/address.md).";
 const DELIVERY =
-  "`delivery_point: true` asks the configured delivery-point partner: `deliverable` and a `delivery_point` block; 1 more credit when the partner answers, " +
+  "`delivery_point: true` asks the configured delivery-point partner: `deliverable` and a `delivery_point` block; 1 " +
+  "more credit when the partner answers, " +
   "and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md).";
 const COST =
-  "1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free.";
+  "1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same " +
+  "address within 7 days and test addresses are free.";
 
 /** Address's lookups (docs/address.md): single, batch, browser, and postcode and street listings. */
 export const addressLookups: LookupShape = {
@@ -78,7 +82,9 @@ export const addressLookups: LookupShape = {
       method: "post",
       path: "/address",
       summary: "Verify one address; 1 credit only when verified and not a 7-day repeat",
-      description: `An address on one line or in fields, with its \`country\` (inside the address or beside it). ${ANSWER} ${COST} ${DELIVERY} A single lookup never consults the suppression list.`,
+      description:
+        `An address on one line or in fields, with its \`country\` (inside the address or beside it). ` +
+        `${ANSWER} ${COST} ${DELIVERY} A single lookup never consults the suppression list.`,
       sandbox: true,
       request: { json: singleRequest },
       inputs: ({ json }) => resolve([json.address], json.country, () => "address.country"),
@@ -91,7 +97,10 @@ export const addressLookups: LookupShape = {
       method: "post",
       path: "/address/batch",
       summary: "Verify 1 to 100 addresses in order; counts as one request",
-      description: `\`country\` applies to every address that names none. Walks in order and stops where credits or the key's daily cap run out (\`stopped_reason\`); suppressed addresses answer free. ${COST} ${DELIVERY} Each distinct address is checked once.`,
+      description:
+        `\`country\` applies to every address that names none. Walks in order and stops where credits or ` +
+        `the key's daily cap run out (\`stopped_reason\`); suppressed addresses answer free. ${COST} ${DELIVERY} ` +
+        `Each distinct address is checked once.`,
       sandbox: true,
       request: { json: batchBody },
       inputs: ({ json }) => resolve(json.addresses, json.country, (i) => `addresses.${i}`),
@@ -104,7 +113,10 @@ export const addressLookups: LookupShape = {
       method: "post",
       path: "/address/public",
       summary: "Browser lookup with a publishable key; answers without meta",
-      description: `Authenticated by \`key\` in the body and the \`Origin\` header; no bearer key. Billed to the key's account like \`POST /address\`. ${ANSWER} Never asks a delivery-point partner: a \`delivery_point\` field is ignored.`,
+      description:
+        `Authenticated by \`key\` in the body and the \`Origin\` header; no bearer key. Billed to the ` +
+        `key's account like \`POST /address\`. ${ANSWER} Never asks a delivery-point partner: a \`delivery_point\` ` +
+        `field is ignored.`,
       request: { json: singleBody },
       inputs: ({ json }) => resolve([json.address], json.country, () => "address.country"),
       response: addressResultSchema,
@@ -122,7 +134,9 @@ export const addressLookups: LookupShape = {
       product: postcodeListing,
       summary: "The localities of a postcode; 1 credit when found and fresh",
       description:
-        "The localities (and regions) an installed dataset lists for a postcode of `country`. 1 credit when found and not a 7-day repeat; `found: false` is free; 501 ADDRESS_LIST_UNAVAILABLE, free, when no installed dataset covers the country's postcodes.",
+        "The localities (and regions) an installed dataset lists for a postcode of `country`. 1 credit when found " +
+        "and not a 7-day repeat; `found: false` is free; 501 ADDRESS_LIST_UNAVAILABLE, free, when no installed " +
+        "dataset covers the country's postcodes.",
       request: { param: postcodeParams, query: countryQuery },
       inputs: ({ param, query }) => [{ postcode: param.postcode, country: query.country }],
       answer: listed(
@@ -139,7 +153,9 @@ export const addressLookups: LookupShape = {
       product: streetListing,
       summary: "Street names of a postcode from an installed street register; 1 credit when found and fresh",
       description:
-        "The street names an installed street register lists for a postcode, with their locality, truncated past a limit. 1 credit when streets are found and not a 7-day repeat; 404 ADDRESS_STREETS_NOT_FOUND, free, when none is.",
+        "The street names an installed street register lists for a postcode, with their locality, truncated past a " +
+        "limit. 1 credit when streets are found and not a 7-day repeat; 404 ADDRESS_STREETS_NOT_FOUND, free, when " +
+        "none is.",
       request: { query: placeQuery },
       inputs: ({ query }) => [query],
       answer: listed("ADDRESS_STREETS_NOT_FOUND", "No installed street register lists streets for this postcode."),

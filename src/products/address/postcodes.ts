@@ -20,9 +20,9 @@ export const hasPostcodes = (country: string) => Object.hasOwn(PATTERNS, country
 
 /**
  * Where the snapshot's pattern disagrees with the national operator's format, found by checking every country against a
- * second source (postal-codes-js, test/products/address/postcode-formats.test.ts; the differences kept are in docs/address.md,
- * "Postcode formats"). GB: Royal Mail's format (BS 7666: no Q, V or X first, no I, J or Z second, fixed inward-code
- * letters), so `Q1 1AA` is malformed.
+ * second source (postal-codes-js, test/products/address/postcode-formats.test.ts; the differences kept are in
+ * docs/address.md, "Postcode formats"). GB: Royal Mail's format (BS 7666: no Q, V or X first, no I, J or Z second,
+ * fixed inward-code letters), so `Q1 1AA` is malformed.
  */
 const REFINED: Record<string, RegExp> = {
   GB: /^([A-PR-UWYZ]([0-9]{1,2}|[A-HK-Y][0-9]{1,2}|[0-9][A-HJKPSTUW]|[A-HK-Y][0-9][ABEHMNPRVWXY]) ?[0-9][ABD-HJLNP-UW-Z]{2}|GIR ?0AA)$/,
@@ -64,7 +64,9 @@ export const postcodeRequired = (country: string) => {
   return pattern !== null && !pattern.test("");
 };
 
-/** Countries whose postcodes are written with one space before the last three characters (UK style) or after a group. */
+/**
+ * Countries whose postcodes are written with one space before the last three characters (UK style) or after a group.
+ */
 const SPACED_TAIL = new Set(["GB", "JE", "GG", "IM", "CA", "FK", "GI", "GS", "IO", "PN", "SH", "TC"]);
 
 /** Written compact, printed grouped: ZIP+4 (the US and its territories, Saudi Arabia), Japan, Portugal, the Caymans. */

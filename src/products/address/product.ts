@@ -58,7 +58,8 @@ export const address: Product<AddressInput, AddressResult> = {
     lookupWithDeliveryPoints(ctx, inputs, options).then((results) => results.map((result) => ({ result }))),
   price: (result) => ({ units: unitsOf(result) }),
   repeatable: (result) => unitsOf(result) > 0,
-  // A checked answer serves `delivery_point` repeats as stored; an unchecked one is checked now when a partner covers it.
+  // A checked answer serves `delivery_point` repeats as stored; an unchecked one is checked now when a partner covers
+  // it.
   repeats: (stored, _input, options, env) => {
     if (!wantsDeliveryPoint(options)) return "fresh";
     if (stored.delivery_point) return "stored";

@@ -49,12 +49,15 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
         statements.push(
           db
             .prepare(
-              `INSERT INTO address_postcodes (country, postcode, dataset, generation, locality_key, locality, region, region_code, subregion, subregion_code, latitude, longitude, alias)
-               SELECT value ->> '$.country', value ->> '$.postcode', ?1, ?2, value ->> '$.locality_key', value ->> '$.locality', value ->> '$.region', value ->> '$.region_code',
-                 value ->> '$.subregion', value ->> '$.subregion_code', value ->> '$.latitude', value ->> '$.longitude', value ->> '$.alias'
-               FROM json_each(?3) WHERE true
-               ON CONFLICT (country, postcode, dataset, generation, locality_key) DO UPDATE SET locality = excluded.locality, region = excluded.region,
-                 region_code = excluded.region_code, subregion = excluded.subregion, subregion_code = excluded.subregion_code, latitude = excluded.latitude,
+              `INSERT INTO address_postcodes (country, postcode, dataset, generation, locality_key, locality,
+               region, region_code, subregion, subregion_code, latitude, longitude, alias)
+                 SELECT value ->> '$.country', value ->> '$.postcode', ?1, ?2, value ->> '$.locality_key',
+               value ->> '$.locality', value ->> '$.region', value ->> '$.region_code', value ->> '$.subregion',
+               value ->> '$.subregion_code', value ->> '$.latitude', value ->> '$.longitude', value ->> '$.alias'
+                 FROM json_each(?3) WHERE true ON CONFLICT (country, postcode, dataset, generation, locality_key) DO
+                   UPDATE SET locality = excluded.locality, region = excluded.region,
+                     region_code = excluded.region_code, subregion = excluded.subregion,
+                       subregion_code = excluded.subregion_code, latitude = excluded.latitude,
                  longitude = excluded.longitude, alias = min(alias, excluded.alias)`,
             )
             .bind(name, generation, JSON.stringify(postcodes)),
@@ -64,9 +67,10 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
           db
             .prepare(
               `INSERT INTO address_streets (country, postcode, street_key, dataset, generation, street, locality)
-               SELECT value ->> '$.country', value ->> '$.postcode', value ->> '$.street_key', ?1, ?2, value ->> '$.street', value ->> '$.locality'
-               FROM json_each(?3) WHERE true
-               ON CONFLICT (country, postcode, street_key, dataset, generation) DO UPDATE SET street = excluded.street, locality = excluded.locality`,
+               SELECT value ->> '$.country', value ->> '$.postcode', value ->> '$.street_key', ?1, ?2,
+               value ->> '$.street', value ->> '$.locality' FROM json_each(?3) WHERE true
+               ON CONFLICT (country, postcode, street_key, dataset, generation) DO UPDATE
+                 SET street = excluded.street, locality = excluded.locality`,
             )
             .bind(name, generation, JSON.stringify(streets)),
         );
@@ -75,7 +79,8 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
           db
             .prepare(
               `INSERT INTO address_premises (country, postcode, street_key, number, dataset, generation)
-               SELECT value ->> '$.country', value ->> '$.postcode', value ->> '$.street_key', value ->> '$.number', ?1, ?2 FROM json_each(?3) WHERE true
+               SELECT value ->> '$.country', value ->> '$.postcode', value ->> '$.street_key', value ->> '$.number',
+                 ?1, ?2 FROM json_each(?3) WHERE true
                ON CONFLICT DO NOTHING`,
             )
             .bind(name, generation, JSON.stringify(premises)),

@@ -53,7 +53,10 @@ function byShape<S extends z.ZodType, O extends z.ZodType, F extends z.ZodType>(
 
 const noString = z.never({ error: "A one-line address goes in an object with its country: {address, country}." });
 
-/** One address with its country, as the engines carry it (bulk rows after the run's `country`, monitor entries, list values). */
+/**
+ * One address with its country, as the engines carry it (bulk rows after the run's `country`, monitor entries, list
+ * values).
+ */
 export const addressInput = byShape(
   noString,
   z.object({ address: oneLine, country: countrySchema }),
@@ -155,10 +158,14 @@ export const streetListingSchema = z.object({
   sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
 });
 
-/** `delivery_point: true` asks a delivery-point partner (docs/address.md, "Delivery-point check"); secret-key lookups only. */
+/**
+ * `delivery_point: true` asks a delivery-point partner (docs/address.md, "Delivery-point check"); secret-key lookups
+ * only.
+ */
 export const deliveryPointOption = z
   .boolean()
   .default(false)
   .describe(
-    "Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it answers; free when none does).",
+    "Ask the configured delivery-point partner whether mail is delivered to the address (1 more credit when it " +
+      "answers; free when none does).",
   );

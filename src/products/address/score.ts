@@ -30,7 +30,9 @@ export type CheckFailure = Extract<AddressReason, RiskComponent>;
 
 export { riskLevel };
 
-/** Components from every check the answer failed, whether it could only be format-checked, and whether it is a PO box. */
+/**
+ * Components from every check the answer failed, whether it could only be format-checked, and whether it is a PO box.
+ */
 export function risk(facts: { failed: readonly CheckFailure[]; formatOnly: boolean; poBox: boolean }) {
   const names: RiskComponent[] = [...facts.failed];
   if (facts.formatOnly) names.push("unverifiable");

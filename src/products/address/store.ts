@@ -116,7 +116,10 @@ export function listStreets(db: Database, country: string, postcode: string, dat
 const POSTCODE_COLUMNS = 13;
 const STREET_COLUMNS = 7;
 
-/** Inserts or replaces postcode rows of one dataset in the generation answers read: multi-row statements under D1's parameter limit, one D1 batch. */
+/**
+ * Inserts or replaces postcode rows of one dataset in the generation answers read: multi-row statements under D1's
+ * parameter limit, one D1 batch.
+ */
 export async function upsertPostcodes(db: Database, dataset: AddressDatasetName, rows: PostcodeRow[]): Promise<void> {
   const values = rows.map((r) => ({
     country: r.country,
@@ -215,7 +218,8 @@ export async function removeDataset(
     const key = sql.raw(KEYS[table]);
     for (;;) {
       const result = await db.run(
-        sql`DELETE FROM ${sql.identifier(table)} WHERE (${key}) IN (SELECT ${key} FROM ${sql.identifier(table)} WHERE dataset = ${dataset} LIMIT ${DELETE_CHUNK})`,
+        sql`DELETE FROM ${sql.identifier(table)} WHERE (${key}) IN (SELECT ${key} FROM ${sql.identifier(table)}
+          WHERE dataset = ${dataset} LIMIT ${DELETE_CHUNK})`,
       );
       const changes = result.meta.changes ?? 0;
       deleted += changes;

@@ -41,7 +41,9 @@ type Outcome = { result: CheckResult; reason: string };
 
 const outcome = (result: CheckResult, reason: string): Outcome => ({ result, reason });
 
-/** A country one signal gives, or why it gives none: `unknown` (it could not say) or `not_applicable` (it never says). */
+/**
+ * A country one signal gives, or why it gives none: `unknown` (it could not say) or `not_applicable` (it never says).
+ */
 type CountryOf = { field: string; value: string | null; missing: Outcome | null };
 
 function countryOf(signals: Signals, signal: SignalName): CountryOf {

@@ -1,6 +1,8 @@
 import { getDomainWithoutSuffix } from "tldts";
 
-/** Words of a company name that say what kind of company it is, not which one (docs/consistency.md, "Name resemblance"). */
+/**
+ * Words of a company name that say what kind of company it is, not which one (docs/consistency.md, "Name resemblance").
+ */
 export const LEGAL_FORM_WORDS = [
   "the",
   "and",

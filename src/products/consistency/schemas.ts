@@ -4,7 +4,10 @@ import { CHECK_NAMES, CHECK_RESULTS, LEVELS, LINE_TYPE_SOURCES, SIGNAL_NAMES, ty
 
 /** Request and response schemas of the consistency product: they validate requests and build the OpenAPI document. */
 
-/** Two or more signals: the body of `POST /consistency`, a row of a bulk run. Each value is validated by its product's schema. */
+/**
+ * Two or more signals: the body of `POST /consistency`, a row of a bulk run. Each value is validated by its product's
+ * schema.
+ */
 export function consistencyInputSchema(
   deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">,
 ): z.ZodType<ConsistencyInput> {

@@ -131,7 +131,9 @@ export function consistencySignals(deps: ConsistencyDeps) {
   const local = (name: SignalName, value: unknown): Promise<{ result: unknown; test: boolean } | null> =>
     name === "entity" ? Promise.resolve(null) : products[name].local!(value);
 
-  /** Every signal of every input looked up by its own product, all products at once (one lookup per product per list). */
+  /**
+   * Every signal of every input looked up by its own product, all products at once (one lookup per product per list).
+   */
   async function lookupConsistency(
     ctx: ProductContext,
     inputs: ConsistencyInput[],

@@ -12,7 +12,9 @@ export interface EmailExtra {
   skipUncertainReuse?: boolean;
 }
 
-/** DNS and the SMTP sidecar from vars and bindings; without a sidecar every handshake answers `provider_unavailable`. */
+/**
+ * DNS and the SMTP sidecar from vars and bindings; without a sidecar every handshake answers `provider_unavailable`.
+ */
 export function emailConfig(env: Env): { dns: DnsConfig; prober: (timeoutSeconds: number) => MailboxProber } {
   return {
     dns: { dohUrl: env.DOH_URL, rdapBaseUrl: env.RDAP_BASE_URL || undefined },

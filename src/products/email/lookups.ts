@@ -38,14 +38,22 @@ const options = (body: LookupOptions): Partial<WalkOptions> => ({
 });
 
 const VERDICTS =
-  "`deliverable`: the mailbox accepted the handshake; `risky`: it may bounce or be unwanted (catch-all, disposable, role, typo domain, full mailbox); " +
-  "`undeliverable`: it will bounce (`reason` says why: syntax, no MX, null MX, username rule, mailbox not found); `unverified`: nothing was decided " +
-  "(greylisting, timeout, provider outage), free, ask again later. `mailbox_confidence` and `risk_score` follow documented formulas (docs/email.md).";
+  "`deliverable`: the mailbox accepted the handshake; `risky`: it may bounce or be unwanted (catch-all, disposable, " +
+  "role, typo domain, full mailbox); " +
+  "`undeliverable`: it will bounce (`reason` says why: syntax, no MX, null MX, username rule, mailbox not found); " +
+  "`unverified`: nothing was decided " +
+  "(greylisting, timeout, provider outage), free, ask again later. `mailbox_confidence` and `risk_score` follow " +
+  "documented formulas (docs/email.md).";
 const COST =
-  "1 credit for a fresh `deliverable` or `risky` answer; `unverified`, undeliverable without a mailbox check, repeats within 7 days and test " +
-  "addresses are free; undeliverable after a mailbox check is free within fair use (`fair_use_billed` says when it was not).";
+  "1 credit for a fresh `deliverable` or `risky` answer; `unverified`, undeliverable without a mailbox check, " +
+  "repeats within 7 days and test " +
+  "addresses are free; undeliverable after a mailbox check is free within fair use (`fair_use_billed` says when it " +
+  "was not).";
 
-/** Email's lookups (docs/email.md): single (with an optional settling callback), batch, browser, and domain intelligence. */
+/**
+ * Email's lookups (docs/email.md): single (with an optional settling callback), batch, browser, and domain
+ * intelligence.
+ */
 export const emailLookups: LookupShape = {
   tag: "Email",
   routes: [
@@ -54,7 +62,10 @@ export const emailLookups: LookupShape = {
       method: "post",
       path: "/email",
       summary: "Verify one address",
-      description: `Runs the full pipeline: syntax, lists, DNS, provider rules and the mailbox handshake. ${VERDICTS} ${COST} With \`callback_url\`, an \`unverified\` answer is re-checked and the settled answer posted there (\`meta.settling\`).`,
+      description:
+        `Runs the full pipeline: syntax, lists, DNS, provider rules and the mailbox handshake. ` +
+        `${VERDICTS} ${COST} With \`callback_url\`, an \`unverified\` answer is re-checked and the settled answer ` +
+        `posted there (\`meta.settling\`).`,
       sandbox: true,
       request: { json: singleBody },
       urlFields: ["callback_url"],
@@ -88,7 +99,10 @@ export const emailLookups: LookupShape = {
       method: "post",
       path: "/email/batch",
       summary: "Verify 1 to 50 addresses in order; counts as one request",
-      description: `Each address is answered as \`POST /email\` answers it, in input order; suppressed addresses answer free from the stored answer. Walks in order and stops where credits or the key's daily cap run out (\`stopped_reason\`); 402 only when the first address cannot be paid. ${COST}`,
+      description:
+        `Each address is answered as \`POST /email\` answers it, in input order; suppressed addresses ` +
+        `answer free from the stored answer. Walks in order and stops where credits or the key's daily cap run out ` +
+        `(\`stopped_reason\`); 402 only when the first address cannot be paid. ${COST}`,
       sandbox: true,
       request: { json: batchBody },
       inputs: ({ json }) => json.emails,
@@ -101,7 +115,9 @@ export const emailLookups: LookupShape = {
       method: "post",
       path: "/email/public",
       summary: "Browser lookup with a publishable key; answers without meta",
-      description: `Authenticated by \`key\` in the body and the \`Origin\` header; no bearer key. Billed to the key's account like \`POST /email\`. ${VERDICTS} Of a sending policy only its \`action\` is shown.`,
+      description:
+        `Authenticated by \`key\` in the body and the \`Origin\` header; no bearer key. Billed to the ` +
+        `key's account like \`POST /email\`. ${VERDICTS} Of a sending policy only its \`action\` is shown.`,
       request: { json: browserBody },
       inputs: ({ json }) => [json.email],
       options: () => options({}),
@@ -114,7 +130,9 @@ export const emailLookups: LookupShape = {
       product: emailDomain,
       summary: "Domain intelligence; 1 credit only when mx_found and fresh",
       description:
-        "MX, SPF, DMARC, disposable, free-provider and registration age of a domain, without any mailbox handshake. 1 credit when `mx_found` is true and the answer is not a 7-day repeat; free otherwise. Without an answer from DNS nothing is decided or billed: 500 SERVER_ERROR, retry.",
+        "MX, SPF, DMARC, disposable, free-provider and registration age of a domain, without any mailbox handshake. " +
+        "1 credit when `mx_found` is true and the answer is not a 7-day repeat; free otherwise. Without an answer " +
+        "from DNS nothing is decided or billed: 500 SERVER_ERROR, retry.",
       sandbox: true,
       request: { param: domainParams },
       inputs: ({ param }) => [param.domain],

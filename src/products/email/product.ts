@@ -18,7 +18,10 @@ import { parseAddress } from "./syntax";
 import { cannedAnswer } from "./test-addresses";
 import { normalizeAddress } from "./username";
 
-/** Undeliverable verdicts a mailbox check gave (fair use counts them); every other undeliverable was settled without one. */
+/**
+ * Undeliverable verdicts a mailbox check gave (fair use counts them); every other undeliverable was settled without
+ * one.
+ */
 const CHECKED_UNDELIVERABLE = new Set<string | null>(["mailbox_not_found", "mailbox_disabled"]);
 
 /** How an answer bills (docs/billing.md), read from the answer itself so anyone can recompute it. */

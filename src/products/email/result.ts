@@ -41,7 +41,9 @@ export const SMTP_REASONS = [
 
 export type SmtpReason = (typeof SMTP_REASONS)[number];
 
-/** `data` of an email lookup (spec, "Email result"), plus `risk_components` so the score can be audited line by line. */
+/**
+ * `data` of an email lookup (spec, "Email result"), plus `risk_components` so the score can be audited line by line.
+ */
 export interface EmailResult {
   email: string;
   normalized_email: string;
@@ -80,7 +82,7 @@ export interface EmailResult {
 }
 
 /**
- * How an answer bills (docs/billing.md): `usable` 1 credit; `unverified` 0; `undeliverable_checked` free within fair use
- * and counted; `undeliverable_unchecked` free and not counted; `free` (test address) 0.
+ * How an answer bills (docs/billing.md): `usable` 1 credit; `unverified` 0; `undeliverable_checked` free within fair
+ * use and counted; `undeliverable_unchecked` free and not counted; `free` (test address) 0.
  */
 export type Outcome = "usable" | "unverified" | "undeliverable_checked" | "undeliverable_unchecked" | "free";

@@ -1,7 +1,7 @@
 import { riskLevel, riskScoreOf } from "../risk";
 /**
- * The documented, recomputable scores (docs/email-scores.md). Every input is a field of the answer, so anyone holding an
- * answer can recompute `risk_score`, `risk_level` and `mailbox_confidence` from it.
+ * The documented, recomputable scores (docs/email-scores.md). Every input is a field of the answer, so anyone holding
+ * an answer can recompute `risk_score`, `risk_level` and `mailbox_confidence` from it.
  */
 export interface ScoreInputs {
   deliverable: "deliverable" | "risky" | "undeliverable";

@@ -6,10 +6,10 @@ import type { EmailResult } from "./result";
 import { cannedAnswer } from "./test-addresses";
 
 /**
- * Settling an unverified answer (spec, Verdicts and Events): when a lookup with `callback_url` answers unverified, it is
- * checked again 5 and 20 minutes later through the queue. An answered re-check bills like a fresh lookup and ends it;
- * the last one posts `email.settled` with `settled: false` if it still cannot say. A re-check the balance cannot pay
- * for is not run: the callback then carries `data: null` and `meta.stopped_reason: "insufficient_credits"`.
+ * Settling an unverified answer (spec, Verdicts and Events): when a lookup with `callback_url` answers unverified, it
+ * is checked again 5 and 20 minutes later through the queue. An answered re-check bills like a fresh lookup and ends
+ * it; the last one posts `email.settled` with `settled: false` if it still cannot say. A re-check the balance cannot
+ * pay for is not run: the callback then carries `data: null` and `meta.stopped_reason: "insufficient_credits"`.
  */
 export const RECHECK_DELAYS_S = [300, 900] as const;
 
@@ -85,7 +85,9 @@ async function settledBody(env: Env, m: RecheckMessage): Promise<Record<string, 
   return settledEvent(m.requestId, m.attempt, settled, data, callbackMeta);
 }
 
-/** The sample `email.settled` of a test delivery: the canned answer of deliverable@service.test, settled at attempt 1. */
+/**
+ * The sample `email.settled` of a test delivery: the canned answer of deliverable@service.test, settled at attempt 1.
+ */
 export function settledSample(): string {
   const data = cannedAnswer("deliverable", "service.test", "deliverable@service.test");
   const meta = { credits_used: 0, credits_remaining: 0, cache_hit: false, fair_use_billed: false };

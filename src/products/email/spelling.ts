@@ -53,7 +53,9 @@ export function prepareSpelling(
   };
 }
 
-/** The domain's facts as an answer reports them (`mx_found` false with any reason but no_mx / null_mx: DNS was silent). */
+/**
+ * The domain's facts as an answer reports them (`mx_found` false with any reason but no_mx / null_mx: DNS was silent).
+ */
 export function factsOf(r: EmailResult): DomainFacts {
   return {
     dnsAnswered: r.mx_found || r.reason === "no_mx" || r.reason === "null_mx",

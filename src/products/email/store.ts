@@ -7,7 +7,8 @@ import type { MailboxAnswer } from "./answer";
 /**
  * Email's own store: mailbox handshake answers shared across accounts. Confirmed ones (accepted, no_mailbox,
  * mailbox_disabled, catch_all) are reused for up to a week, uncertain ones (greylisted, timeout, and mailbox_full, a
- * state its owner can clear any time) for 15 minutes; `provider_unavailable` is never stored. Repeats, suppressions and history are the engines' (src/engines).
+ * state its owner can clear any time) for 15 minutes; `provider_unavailable` is never stored. Repeats, suppressions and
+ * history are the engines' (src/engines).
  */
 export const SHARED_MAILBOX_MS = 7 * 86_400_000;
 export const UNCERTAIN_REUSE_MS = 15 * 60_000;

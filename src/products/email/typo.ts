@@ -2,9 +2,9 @@ import { parse } from "tldts";
 import { freeProviderDomains, typoData } from "./datasets";
 
 /**
- * Typo corrections (dataset `typo-domains`): a known misspelling of a popular mail domain is a typo-squat and settles the
- * answer; a domain one edit away from a popular one only earns a suggestion. A domain whose top-level label is no TLD
- * at all (`gnail.con`) cannot be anyone's real domain, so there two edits away from a major provider also earn one.
+ * Typo corrections (dataset `typo-domains`): a known misspelling of a popular mail domain is a typo-squat and settles
+ * the answer; a domain one edit away from a popular one only earns a suggestion. A domain whose top-level label is no
+ * TLD at all (`gnail.con`) cannot be anyone's real domain, so there two edits away from a major provider also earn one.
  */
 
 /** The major providers two-edit typos are matched against (a short list keeps two edits from reaching real domains). */

@@ -44,8 +44,8 @@ export function readLei(input: string): LeiReading {
 
 /**
  * A UK company number in Companies House spelling: upper case, no spaces, 8 characters. All-digit numbers are
- * zero-padded to 8 (`123` -> `00000123`); a two-character prefix (`SC`, `NI`, `OC`, `SO`, `R0`, ...) keeps its place and
- * the digits after it are padded to 6 (`sc1234` -> `SC001234`). Anything else is not a UK company number: null.
+ * zero-padded to 8 (`123` -> `00000123`); a two-character prefix (`SC`, `NI`, `OC`, `SO`, `R0`, ...) keeps its place
+ * and the digits after it are padded to 6 (`sc1234` -> `SC001234`). Anything else is not a UK company number: null.
  */
 export function normalizeUkCompanyNumber(input: string): string | null {
   const value = input.replace(/\s+/g, "").toUpperCase();

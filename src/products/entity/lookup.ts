@@ -5,7 +5,10 @@ import { gleifLei, registerFor, type Register, type RegisterName } from "./regis
 import type { EntityReason, EntityResult } from "./result";
 import { findEntities, installedRegisters, type InstalledRegister, type StoredEntity } from "./store";
 
-/** One identifier as sent: a string is read as an LEI; an object names its type (default `lei`) and, for company numbers, the country. */
+/**
+ * One identifier as sent: a string is read as an LEI; an object names its type (default `lei`) and, for company
+ * numbers, the country.
+ */
 export type EntityItem = string | { identifier: string; type?: IdentifierType | null; country?: string | null };
 
 export interface Prepared {

@@ -7,8 +7,10 @@ import { entityItem, entityResultSchema, objectItem, unionItem } from "./schemas
 export const batchBody = z.object({ identifiers: z.array(entityItem).min(1).max(500) });
 
 const ANSWER =
-  "Answered from registers synced locally (GLEIF for LEIs, national company registers): `found` with the legal name, status, address and register; " +
-  "`found: false` with a `reason` (unknown identifier, checksum failure, unsupported or not-installed register) (docs/entity.md).";
+  "Answered from registers synced locally (GLEIF for LEIs, national company registers): `found` with the legal name, " +
+  "status, address and register; " +
+  "`found: false` with a `reason` (unknown identifier, checksum failure, unsupported or not-installed register) " +
+  "(docs/entity.md).";
 const COST = "1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.";
 
 /** Entity's lookups (docs/entity.md): single and batch. */
@@ -30,7 +32,9 @@ export const entityLookups: LookupShape = {
       method: "post",
       path: "/entity/batch",
       summary: "Look up 1 to 500 identifiers in order; counts as one request",
-      description: `Strings are read as LEIs. Walks in order and stops where credits or the key's daily cap run out (\`stopped_reason\`); \`meta.found\` counts the identifiers a register carried. ${COST}`,
+      description:
+        `Strings are read as LEIs. Walks in order and stops where credits or the key's daily cap run out ` +
+        `(\`stopped_reason\`); \`meta.found\` counts the identifiers a register carried. ${COST}`,
       request: { json: batchBody },
       inputs: ({ json }) => json.identifiers,
       options: () => ({ honorSuppressions: false }),

@@ -9,7 +9,8 @@ import { entityRefreshable } from "./refresh";
 /** A monitored entry's identity as given: an LEI string, or `type:COUNTRY:IDENTIFIER` (case and spaces folded). */
 export function entryKey(item: EntityItem): string {
   if (typeof item === "string") return `lei::${item.trim().toUpperCase()}`;
-  return `${item.type ?? "lei"}:${(item.country ?? "").trim().toUpperCase()}:${item.identifier.trim().toUpperCase().replace(/\s+/g, "")}`;
+  const country = (item.country ?? "").trim().toUpperCase();
+  return `${item.type ?? "lei"}:${country}:${item.identifier.trim().toUpperCase().replace(/\s+/g, "")}`;
 }
 
 /**

@@ -5,8 +5,8 @@ import { REGISTERS, type RegisterName, type RegisterRow } from "./registers";
 
 /**
  * The company registers the scheduled refresh keeps current (src/engines/datasets/refreshable.ts): the publisher's bulk
- * file read by the register's own `parseRow` (as scripts/import-register.mjs reads it), written into a new generation of
- * `register_entities` beside the one answers read (`dataset_generations.active`), switched to in one batch.
+ * file read by the register's own `parseRow` (as scripts/import-register.mjs reads it), written into a new generation
+ * of `register_entities` beside the one answers read (`dataset_generations.active`), switched to in one batch.
  */
 function registerTable(name: RegisterName): GenerationTable<RegisterRow> {
   return {
@@ -15,9 +15,10 @@ function registerTable(name: RegisterName): GenerationTable<RegisterRow> {
     insert: (db, generation, rows) => [
       db
         .prepare(
-          `INSERT INTO register_entities (register, generation, identifier, name, status, status_detail, country, registration_status, linked_register, linked_identifier)
-           SELECT ?1, ?2, value ->> '$.identifier', value ->> '$.name', value ->> '$.status', value ->> '$.status_detail', value ->> '$.country',
-             value ->> '$.registration_status', value ->> '$.linked_register', value ->> '$.linked_identifier'
+          `INSERT INTO register_entities (register, generation, identifier, name, status, status_detail, country,
+           registration_status, linked_register, linked_identifier) SELECT ?1, ?2, value ->> '$.identifier',
+             value ->> '$.name', value ->> '$.status', value ->> '$.status_detail', value ->> '$.country',
+               value ->> '$.registration_status', value ->> '$.linked_register', value ->> '$.linked_identifier'
            FROM json_each(?3) WHERE true ${UPSERT_COLUMNS}`,
         )
         .bind(name, generation, JSON.stringify(rows)),
@@ -44,7 +45,9 @@ function registerTable(name: RegisterName): GenerationTable<RegisterRow> {
 
 const SWEEP_CHUNK = 20_000;
 
-/** Runs a DELETE of at most SWEEP_CHUNK rows until it deletes fewer or `budgetMs` has passed (`done` false: call again). */
+/**
+ * Runs a DELETE of at most SWEEP_CHUNK rows until it deletes fewer or `budgetMs` has passed (`done` false: call again).
+ */
 async function sweepRows(
   statement: D1PreparedStatement,
   budgetMs: number,
@@ -59,8 +62,11 @@ async function sweepRows(
   }
 }
 
-const UPSERT_COLUMNS = `ON CONFLICT (register, generation, identifier) DO UPDATE SET name = excluded.name, status = excluded.status,
-  status_detail = excluded.status_detail, country = excluded.country, registration_status = excluded.registration_status,
+const UPSERT_COLUMNS =
+  `ON CONFLICT (register, generation, identifier) DO UPDATE SET name = excluded.name, status = ` +
+  `excluded.status,
+  status_detail = excluded.status_detail, country = excluded.country, registration_status = ` +
+  `excluded.registration_status,
   linked_register = excluded.linked_register, linked_identifier = excluded.linked_identifier`;
 
 /**
@@ -86,7 +92,8 @@ function deltaTable(name: RegisterName): GenerationTable<RegisterRow> {
       return row!.staging;
     },
     insert: full.insert,
-    // The register keeps its own coverage: a delta changes records of the file it applies to, not what that file covers.
+    // The register keeps its own coverage: a delta changes records of the file it applies to, not what that file
+    // covers.
     activate: (db, generation, version, _records, now) => [
       db
         .prepare("UPDATE dataset_generations SET staging = NULL WHERE name = ?1 AND staging = ?2")
@@ -95,17 +102,19 @@ function deltaTable(name: RegisterName): GenerationTable<RegisterRow> {
       // changes are in it already, and older records would undo later ones).
       db
         .prepare(
-          `INSERT INTO register_entities (register, generation, identifier, name, status, status_detail, country, registration_status, linked_register, linked_identifier)
-           SELECT register, coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0), identifier, name, status, status_detail, country,
-             registration_status, linked_register, linked_identifier
-           FROM register_entities WHERE register = ?1 AND generation = ?2 AND EXISTS (SELECT 1 FROM datasets WHERE name = ?1 AND version <= ?3)
+          `INSERT INTO register_entities (register, generation, identifier, name, status, status_detail, country,
+           registration_status, linked_register, linked_identifier) SELECT register, coalesce((SELECT active
+             FROM dataset_generations WHERE name = ?1), 0), identifier, name, status, status_detail, country,
+           registration_status, linked_register, linked_identifier FROM register_entities WHERE register = ?1
+             AND generation = ?2 AND EXISTS (SELECT 1 FROM datasets WHERE name = ?1 AND version <= ?3)
            ${UPSERT_COLUMNS}`,
         )
         .bind(name, generation, version),
       db
         .prepare(
           `UPDATE datasets SET version = ?2, loaded_at = ?3, records = (SELECT COUNT(*) FROM register_entities
-             WHERE register = ?1 AND generation = coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)) WHERE name = ?1 AND version <= ?2`,
+             WHERE register = ?1 AND generation = coalesce((SELECT active FROM dataset_generations WHERE name = ?1),
+               0)) WHERE name = ?1 AND version <= ?2`,
         )
         .bind(name, version, now),
     ],
@@ -158,7 +167,8 @@ export const entityRefreshable: RefreshableDataset[] = [
   {
     name: "gleif-lei",
     // GLEIF publishes the LEI-CDF golden copy three times a day (00:00, 08:00, 16:00 UTC); `latest.csv` is the newest
-    // as a zip of one CSV whose name carries the publication time (20261122-0800-gleif-goldencopy-lei2-golden-copy.csv).
+    // as a zip of one CSV whose name carries the publication time
+    // (20261122-0800-gleif-goldencopy-lei2-golden-copy.csv).
     sources: [
       {
         urlVar: "REFRESH_URL_GLEIF_LEI",

@@ -38,7 +38,9 @@ export interface StoredEntity extends RegisterRow {
 
 const linked = alias(registerEntities, "linked");
 
-/** The generation answers read of the register a column names: its `dataset_generations` row, else 0 (manual imports). */
+/**
+ * The generation answers read of the register a column names: its `dataset_generations` row, else 0 (manual imports).
+ */
 const activeOf = (register: SQL) => sql`coalesce((SELECT active FROM dataset_generations WHERE name = ${register}), 0)`;
 
 /** The stored rows of one register for these identifiers (register spelling), with their linked record's status. */

@@ -37,7 +37,8 @@ const countryCoverage = (dataset: InstalledDataset | undefined): CountryCoverage
 
 /**
  * A yes/no signal read from lists: on one of them, true; on none, false only when one of the installed lists is the
- * complete published one (a sample or part of a list cannot say no); null when no list is installed or no dataset asked.
+ * complete published one (a sample or part of a list cannot say no); null when no list is installed or no dataset
+ * asked.
  */
 function listed(hit: RangeHit | null, lists: InstalledDataset[], on: boolean | undefined): boolean | null {
   if (hit === null || lists.length === 0) return null;

@@ -58,25 +58,33 @@ const isStaging = async (d1: D1Database, name: IpDatasetName, generation: number
     .first()) !== null;
 
 const SIGNAL_INSERT = `INSERT INTO ip_signal_ranges (dataset, generation, start, end, label)
-    SELECT ?3, ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?2) WHERE true
+    SELECT ?3, ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')
+      FROM json_each(?2) WHERE true
     ON CONFLICT (dataset, generation, start) DO UPDATE SET end = excluded.end, label = excluded.label`;
 
 const INSERTS: Record<Exclude<IpDatasetName, (typeof SIGNAL_DATASETS)[number]>, string> = {
   "ip-country": `INSERT INTO ip_country_ranges (generation, start, end, country)
-    SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?2) WHERE true
+    SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')
+      FROM json_each(?2) WHERE true
     ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, country = excluded.country`,
   "ip-asn": `INSERT INTO ip_asn_ranges (generation, start, end, asn, name)
-    SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(?2) WHERE true
+    SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'),
+      json_extract(value, '$[3]') FROM json_each(?2) WHERE true
     ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, asn = excluded.asn, name = excluded.name`,
-  "ip-city": `INSERT INTO ip_city_ranges (generation, start, end, city, region, postal_code, latitude, longitude, accuracy_radius_km, country)
-    SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'),
-           json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'), json_extract(value, '$[8]') FROM json_each(?2) WHERE true
-    ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end, city = excluded.city, region = excluded.region, postal_code = excluded.postal_code,
-      latitude = excluded.latitude, longitude = excluded.longitude, accuracy_radius_km = excluded.accuracy_radius_km, country = excluded.country`,
+  "ip-city": `INSERT INTO ip_city_ranges (generation, start, end, city, region, postal_code, latitude, longitude,
+    accuracy_radius_km, country) SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'),
+           json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'),
+    json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'), json_extract(value,
+      '$[8]') FROM json_each(?2) WHERE true ON CONFLICT (generation, start) DO UPDATE SET end = excluded.end,
+        city = excluded.city, region = excluded.region, postal_code = excluded.postal_code,
+      latitude = excluded.latitude, longitude = excluded.longitude,
+        accuracy_radius_km = excluded.accuracy_radius_km, country = excluded.country`,
   "ip-tor-exits": "INSERT OR IGNORE INTO ip_tor_exits (generation, address) SELECT ?1, value FROM json_each(?2)",
 };
 
-/** The statement writing rows (range rows, or exit addresses as keys) into a generation (the scheduled refresh's step). */
+/**
+ * The statement writing rows (range rows, or exit addresses as keys) into a generation (the scheduled refresh's step).
+ */
 export const insertStatement = (
   d1: D1Database,
   name: IpDatasetName,
@@ -128,19 +136,25 @@ export function activateStatements(
   return [
     d1
       .prepare(
-        "UPDATE ip_datasets SET active = staging, staging = NULL, version = ?3, records = ?4, loaded_at = ?5 WHERE name = ?1 AND staging = ?2",
+        "UPDATE ip_datasets SET active = staging, staging = NULL, version = ?3, records = ?4, loaded_at = ?5 WHERE " +
+          "name = ?1 AND staging = ?2",
       )
       .bind(name, generation, version, records, now),
     d1
       .prepare(
-        `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6 FROM ip_datasets WHERE name = ?1 AND active = ?2
-         ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records, loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
+        `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6
+          FROM ip_datasets WHERE name = ?1 AND active = ?2
+         ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records,
+           loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
       )
       .bind(name, generation, version, records, now, storedCoverage(coverage)),
   ];
 }
 
-/** Makes the generation the one answers read and lists the dataset at `version` with its `coverage`; false when it is not being imported. */
+/**
+ * Makes the generation the one answers read and lists the dataset at `version` with its `coverage`; false when it is
+ * not being imported.
+ */
 export async function completeImport(
   d1: D1Database,
   name: IpDatasetName,
@@ -159,7 +173,8 @@ export async function uninstall(d1: D1Database, name: IpDatasetName): Promise<vo
   await d1.batch([
     d1
       .prepare(
-        "UPDATE ip_datasets SET active = NULL, staging = NULL, version = NULL, records = NULL, loaded_at = NULL WHERE name = ?",
+        "UPDATE ip_datasets SET active = NULL, staging = NULL, version = NULL, records = NULL, loaded_at = NULL " +
+          "WHERE name = ?",
       )
       .bind(name),
     d1.prepare("DELETE FROM datasets WHERE name = ?").bind(name),
@@ -183,7 +198,8 @@ export async function sweep(
   const statement = d1.prepare(
     `DELETE FROM ${table} WHERE (${columns}) IN (
        SELECT ${columns} FROM ${table}
-       WHERE ${mine}generation IS NOT (SELECT active FROM ip_datasets WHERE name = ?1) AND generation IS NOT (SELECT staging FROM ip_datasets WHERE name = ?1)
+       WHERE ${mine}generation IS NOT (SELECT active FROM ip_datasets WHERE name = ?1) AND generation IS
+         NOT (SELECT staging FROM ip_datasets WHERE name = ?1)
        LIMIT ?2)`,
   );
   let deleted = 0;

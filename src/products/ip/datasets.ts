@@ -7,12 +7,15 @@ import { formatIp, fromMapped, parseIp, rangeKey, type IpAddress } from "../../p
  *
  * - `ip-country`: the `@ip-location-db` country CSV (`geo-whois-asn-country-ipv4.csv`, `-ipv6.csv`, or the `-num`
  *   editions): `ip_range_start,ip_range_end,country_code`.
- * - `ip-asn`: the `@ip-location-db/asn` CSV: `ip_range_start,ip_range_end,autonomous_system_number,autonomous_system_organization`.
+ * - `ip-asn`: the `@ip-location-db/asn` CSV:
+ * `ip_range_start,ip_range_end,autonomous_system_number,autonomous_system_organization`.
  * - `ip-city`: the `@ip-location-db/geolite2-city` CSV (`start,end,country_code,state1,state2,city,postcode,latitude,
  *   longitude,timezone`) or its mmdb edition (importers/city-mmdb.ts).
- * - `ip-tor-exits`: the Tor Project's exit list (`https://check.torproject.org/exit-addresses`: `ExitAddress <ip> <time>`
+ * - `ip-tor-exits`: the Tor Project's exit list (`https://check.torproject.org/exit-addresses`: `ExitAddress <ip>
+ * <time>`
  *   lines) or its bulk edition (one address a line).
- * - `hosting-*`, `vpn-*`, `proxy-*`: ranges published by a cloud provider, a VPN list or an open-proxy list (importers/, one module per publisher),
+ * - `hosting-*`, `vpn-*`, `proxy-*`: ranges published by a cloud provider, a VPN list or an open-proxy list
+ * (importers/, one module per publisher),
  *   stored together in `ip_signal_ranges`, each dataset with its own generation.
  */
 export const HOSTING_DATASETS = [

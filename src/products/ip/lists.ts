@@ -17,7 +17,9 @@ export interface ListMatchers {
   asns: number[];
 }
 
-/** An entry in its canonical spelling with what it matches, or null when it is neither an address, a block nor an AS. */
+/**
+ * An entry in its canonical spelling with what it matches, or null when it is neither an address, a block nor an AS.
+ */
 export function readEntry(entry: string | number): { text: string; range?: [string, string]; asn?: number } | null {
   const asn = typeof entry === "number" ? String(entry) : /^\s*AS\s?(\d{1,10})\s*$/i.exec(entry)?.[1];
   if (asn !== undefined) {

@@ -19,10 +19,12 @@ const rangeQuery = z.object({
 });
 
 const ANSWER =
-  "Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals " +
+  "Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` " +
+  "and hosting signals " +
   "and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md).";
 const COST =
-  "Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.";
+  "Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); " +
+  "unplaced, reserved, invalid, test and 7-day repeat lookups are free.";
 
 const single = (
   path: string,
@@ -62,7 +64,9 @@ export const ipLookups: LookupShape = {
       product: ipAsn,
       summary: "Prefixes an AS announces; 1 credit when found",
       description:
-        "The name, country and announced IPv4 and IPv6 prefixes of an autonomous system, from the installed ASN index. 1 credit when the AS has a prefix (a 7-day repeat is free); 404 ASN_NOT_FOUND or 501 ASN_INDEX_UNAVAILABLE, free, otherwise.",
+        "The name, country and announced IPv4 and IPv6 prefixes of an autonomous system, from the installed ASN " +
+        "index. 1 credit when the AS has a prefix (a 7-day repeat is free); 404 ASN_NOT_FOUND or 501 " +
+        "ASN_INDEX_UNAVAILABLE, free, otherwise.",
       sandbox: true,
       request: { param: asnParams },
       inputs: ({ param }) => {
@@ -85,7 +89,8 @@ export const ipLookups: LookupShape = {
       product: ipRange,
       summary: "The dataset blocks inside a CIDR block; 1 credit when any is found",
       description:
-        "The rows of the installed range tables inside a CIDR block (country, ASN, network), truncated past a limit. 1 credit when any block is found (a 7-day repeat is free); free otherwise.",
+        "The rows of the installed range tables inside a CIDR block (country, ASN, network), truncated past a limit. " +
+        "1 credit when any block is found (a 7-day repeat is free); free otherwise.",
       sandbox: true,
       request: { query: rangeQuery },
       inputs: ({ query }) => [query.cidr],
@@ -96,7 +101,9 @@ export const ipLookups: LookupShape = {
       method: "post",
       path: "/ip/batch",
       summary: "Look up 1 to 1,000 addresses in order; counts as one request",
-      description: `Each address is answered as \`POST /ip\` answers it, in input order. Walks in order and stops where credits or the key's daily cap run out (\`stopped_reason\`). ${COST}`,
+      description:
+        `Each address is answered as \`POST /ip\` answers it, in input order. Walks in order and stops ` +
+        `where credits or the key's daily cap run out (\`stopped_reason\`). ${COST}`,
       sandbox: true,
       request: { json: batchBody },
       inputs: ({ json }) => json.ips,
@@ -110,7 +117,9 @@ export const ipLookups: LookupShape = {
       method: "post",
       path: "/ip/public",
       summary: "Browser lookup with a publishable key; answers without meta",
-      description: `Authenticated by \`key\` in the body and the \`Origin\` header. Without \`ip\`, the visitor's own address is looked up. Billed to the key's account like \`POST /ip\`. ${ANSWER}`,
+      description:
+        `Authenticated by \`key\` in the body and the \`Origin\` header. Without \`ip\`, the visitor's ` +
+        `own address is looked up. Billed to the key's account like \`POST /ip\`. ${ANSWER}`,
       request: { json: browserBody },
       inputs: ({ json, clientAddress }) => [json.ip ?? clientAddress],
       response: ipResultSchema,
@@ -119,7 +128,8 @@ export const ipLookups: LookupShape = {
       method: "get",
       request: { param: ipParams },
       inputs: ({ param }) => [param.ip],
-      // Mounted after every other route, so `/ip/me`, `/ip/lists`, `/ip/bulk` and the others are never read as addresses.
+      // Mounted after every other route, so `/ip/me`, `/ip/lists`, `/ip/bulk` and the others are never read as
+      // addresses.
       last: true,
     }),
   ],

@@ -1,8 +1,9 @@
 import hosting from "../../../datasets/ip/hosting-asns.json";
 
 /**
- * The curated hosting networks bundled with the Worker (datasets/ip/hosting-asns.json), edited in datasets/ip (docs/ip.md).
- * Country names and continents are platform reference data (src/platform/countries.ts), re-exported for IP's answer.
+ * The curated hosting networks bundled with the Worker (datasets/ip/hosting-asns.json), edited in datasets/ip
+ * (docs/ip.md). Country names and continents are platform reference data (src/platform/countries.ts), re-exported for
+ * IP's answer.
  */
 export { COUNTRY_NAMES_VERSION, countryInfo } from "../../platform/countries";
 

@@ -29,7 +29,10 @@ function ipTable<Row extends RangeRow | string>(name: IpDatasetName): Generation
   };
 }
 
-/** A range file's reader: its family from the file name (`-num` editions), its flattener's open ranges kept in the state. */
+/**
+ * A range file's reader: its family from the file name (`-num` editions), its flattener's open ranges kept in the
+ * state.
+ */
 function rangeReader(dataset: RangeDatasetName): RowReader<RangeRow> {
   const flattener = (state: ReaderState, version: 4 | 6) => {
     const saved = state[`v${version}`] as SavedFlattener | undefined;

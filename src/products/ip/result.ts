@@ -84,7 +84,9 @@ export interface AsnData {
   sources: Source[];
 }
 
-/** An ASN answer as the walk sees it: `not_found` answers 404 ASN_NOT_FOUND, `unavailable` 501 ASN_INDEX_UNAVAILABLE. */
+/**
+ * An ASN answer as the walk sees it: `not_found` answers 404 ASN_NOT_FOUND, `unavailable` 501 ASN_INDEX_UNAVAILABLE.
+ */
 export interface AsnAnswer {
   status: "found" | "not_found" | "unavailable";
   data: AsnData;

@@ -36,7 +36,8 @@ export const ipResultSchema = z.object({
     .int()
     .nullable()
     .describe(
-      "Radius around the coordinates within which the address likely is; null when the installed city data does not say.",
+      "Radius around the coordinates within which the address likely is; null when the installed city data does not " +
+        "say.",
     ),
   asn: z.int().nullable(),
   as_name: z.string().nullable(),
@@ -46,7 +47,8 @@ export const ipResultSchema = z.object({
     .string()
     .nullable()
     .describe(
-      "The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does.",
+      "The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none " +
+        "does.",
     ),
   tor: z
     .boolean()

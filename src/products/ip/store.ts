@@ -44,7 +44,8 @@ export interface StoredList {
 }
 
 const seek = (table: string, generation: string) =>
-  `(SELECT s.start FROM ${table} s WHERE s.generation = ${generation} AND s.start <= q.k ORDER BY s.start DESC LIMIT 1)`;
+  `(SELECT s.start FROM ${table} s WHERE s.generation = ${generation} AND s.start <= q.k ORDER BY s.start DESC LIMIT ` +
+  `1)`;
 
 const LOOKUP = `
 WITH g AS (SELECT (SELECT active FROM ip_datasets WHERE name = 'ip-country') AS cg,
@@ -62,14 +63,18 @@ LEFT JOIN ip_country_ranges c ON c.generation = g.cg AND c.start = ${seek("ip_co
 LEFT JOIN ip_asn_ranges a ON a.generation = g.ag AND a.start = ${seek("ip_asn_ranges", "g.ag")} AND a.end >= q.k
 LEFT JOIN ip_city_ranges y ON y.generation = g.yg AND y.start = ${seek("ip_city_ranges", "g.yg")} AND y.end >= q.k`;
 
-/** Every list dataset (hosting-*, vpn-*, proxy-*) holding each key: one seek per key and installed list, in the list's own rows. */
+/**
+ * Every list dataset (hosting-*, vpn-*, proxy-*) holding each key: one seek per key and installed list, in the list's
+ * own rows.
+ */
 const SIGNALS = `
-WITH d AS (SELECT name, active FROM ip_datasets WHERE active IS NOT NULL AND (name LIKE 'hosting-%' OR name LIKE 'vpn-%' OR name LIKE 'proxy-%')),
-     q AS (SELECT key AS i, value AS k FROM json_each(?1))
+WITH d AS (SELECT name, active FROM ip_datasets WHERE active IS NOT NULL AND (name LIKE 'hosting-%' OR name
+     LIKE 'vpn-%' OR name LIKE 'proxy-%')), q AS (SELECT key AS i, value AS k FROM json_each(?1))
 SELECT q.i AS i, d.name AS dataset, r.label AS label
 FROM q CROSS JOIN d
 JOIN ip_signal_ranges r ON r.dataset = d.name AND r.generation = d.active AND r.end >= q.k
-  AND r.start = (SELECT s.start FROM ip_signal_ranges s WHERE s.dataset = d.name AND s.generation = d.active AND s.start <= q.k ORDER BY s.start DESC LIMIT 1)
+  AND r.start = (SELECT s.start FROM ip_signal_ranges s WHERE s.dataset = d.name AND s.generation = d.active
+    AND s.start <= q.k ORDER BY s.start DESC LIMIT 1)
 ORDER BY q.i, d.name`;
 
 interface LookupRow extends CityHit {
@@ -96,7 +101,8 @@ interface ListRow {
 }
 
 // Coverage lives on the `datasets` row `completeImport` writes with the switch (src/db/coverage.ts).
-const INSTALLED = `SELECT i.name, i.active, i.version, d.coverage FROM ip_datasets i LEFT JOIN datasets d ON d.name = i.name
+const INSTALLED = `SELECT i.name, i.active, i.version, d.coverage FROM ip_datasets i LEFT JOIN datasets d
+  ON d.name = i.name
   WHERE i.active IS NOT NULL`;
 
 /**
@@ -182,7 +188,8 @@ export async function asnRanges(d1: D1Database, asn: number) {
     d1.prepare(INSTALLED),
     d1
       .prepare(
-        "SELECT start, end, name FROM ip_asn_ranges WHERE generation = (SELECT active FROM ip_datasets WHERE name = 'ip-asn') AND asn = ? ORDER BY start",
+        "SELECT start, end, name FROM ip_asn_ranges WHERE generation = (SELECT active FROM ip_datasets WHERE name = " +
+          "'ip-asn') AND asn = ? ORDER BY start",
       )
       .bind(asn),
   ]);
@@ -209,7 +216,8 @@ export interface OverlapRow {
 const overlapping = (table: string, dataset: string, value: string, name: string) => `
 SELECT start, end, ${value} AS value, ${name} AS name FROM ${table}
 WHERE generation = (SELECT active FROM ip_datasets WHERE name = '${dataset}') AND start <= ?2 AND end >= ?1
-  AND start >= COALESCE((SELECT s.start FROM ${table} s WHERE s.generation = (SELECT active FROM ip_datasets WHERE name = '${dataset}') AND s.start <= ?1 ORDER BY s.start DESC LIMIT 1), ?1)
+  AND start >= COALESCE((SELECT s.start FROM ${table} s WHERE s.generation = (SELECT active FROM ip_datasets
+    WHERE name = '${dataset}') AND s.start <= ?1 ORDER BY s.start DESC LIMIT 1), ?1)
 ORDER BY start LIMIT ?3`;
 
 /**

@@ -26,7 +26,10 @@ const NO_FACTS: PrefixFacts = {
   sources: [],
 };
 
-/** The first that holds: invalid number, disposable, premium rate; a later `undelivered` (feedback) ranks before disposable. */
+/**
+ * The first that holds: invalid number, disposable, premium rate; a later `undelivered` (feedback) ranks before
+ * disposable.
+ */
 export function reasonOf(
   r: Pick<PhoneResult, "valid" | "disposable" | "line_type"> & Partial<Pick<PhoneResult, "network_status">>,
   unavailable = false,

@@ -5,7 +5,9 @@ import type { LineType } from "./result";
 import { indexRows, longest } from "./lookup";
 import { blockRows, installedTables } from "./store";
 
-/** `GET /phone/block/{country}/{prefix}`: the numbering-plan blocks under a national prefix (docs/phone.md, "Blocks"). */
+/**
+ * `GET /phone/block/{country}/{prefix}`: the numbering-plan blocks under a national prefix (docs/phone.md, "Blocks").
+ */
 export interface BlockQuery {
   country: string;
   prefix: string;
@@ -44,7 +46,10 @@ const empty = (q: BlockQuery, plan: CountryPlan | null, lengths: number[] = []):
   sources: plan ? [planSource] : [],
 });
 
-/** Answered without D1 when there is nothing to list: no plan for the country, or no valid number starts with the prefix. */
+/**
+ * Answered without D1 when there is nothing to list: no plan for the country, or no valid number starts with the
+ * prefix.
+ */
 export function localBlocks(q: BlockQuery): BlockResult | null {
   const plan = planOf(q.country.toUpperCase());
   return !plan || lengthsUnder(plan, q.prefix).length === 0 ? empty(q, plan) : null;

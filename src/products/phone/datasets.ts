@@ -1,9 +1,9 @@
 import manifest from "../../../datasets/phone/manifest.json";
 
 /**
- * The phone datasets (datasets/phone/README.md). The numbering plan (libphonenumber-js) and the test numbers are bundled
- * with the Worker; their versions come from the committed manifest. The prefix tables live in D1 (`phone_prefixes`):
- * an answer cites the version the `datasets` table says is installed.
+ * The phone datasets (datasets/phone/README.md). The numbering plan (libphonenumber-js) and the test numbers are
+ * bundled with the Worker; their versions come from the committed manifest. The prefix tables live in D1
+ * (`phone_prefixes`): an answer cites the version the `datasets` table says is installed.
  */
 export const TABLE_DATASETS = ["phone-carriers", "phone-geocodes", "phone-timezones", "phone-disposable"] as const;
 export type TableDataset = (typeof TABLE_DATASETS)[number];

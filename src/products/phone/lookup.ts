@@ -7,7 +7,9 @@ import { readItem, type PhoneItem, type PlanReading } from "./numbering";
 import type { PhoneResult } from "./result";
 import { rowsForPrefixes, type Installed, type PrefixRow } from "./store";
 
-/** The longest prefix the carrier, geocode and timezone tables hold (datasets/phone/build.mjs stops at a longer one). */
+/**
+ * The longest prefix the carrier, geocode and timezone tables hold (datasets/phone/build.mjs stops at a longer one).
+ */
 export const MAX_PREFIX_DIGITS = 10;
 
 /** `digits` and every shorter prefix of it down to the empty one (longest first), capped at MAX_PREFIX_DIGITS. */
@@ -35,7 +37,10 @@ export function longest(index: Index, dataset: TableDataset, code: string, natio
   return null;
 }
 
-/** Carrier, place, zones and the disposable list for one valid number; nulls (and `missing_datasets`) for tables not installed. */
+/**
+ * Carrier, place, zones and the disposable list for one valid number; nulls (and `missing_datasets`) for tables not
+ * installed.
+ */
 function factsFor(reading: PlanReading, index: Index, installed: Map<TableDataset, Installed>): PrefixFacts {
   const code = reading.calling_code!;
   const national = reading.national_number!;

@@ -20,12 +20,16 @@ const blockParams = z.object({
 
 const ANSWER =
   "Answered from the numbering plan (libphonenumber) and the installed prefix tables: `valid`, `e164`, " +
-  "`line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a documented `risk_score` (docs/phone.md).";
+  "`line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a " +
+  "documented `risk_score` (docs/phone.md).";
 const COST =
-  "1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free.";
+  "1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test " +
+  "numbers are free.";
 const NETWORK =
-  "`network: true` adds the live carrier-network check through the configured partner (`network_checked`, `network_status`, the current " +
-  "carrier with `carrier_source: network`): 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md).";
+  "`network: true` adds the live carrier-network check through the configured partner (`network_checked`, " +
+  "`network_status`, the current " +
+  "carrier with `carrier_source: network`): 1 more credit when the partner answers, and the whole answer is free " +
+  "with `reason: partner_unavailable` when none does (docs/partners.md).";
 
 /** Phone's lookups (docs/phone.md): single, batch, browser, and the numbering-plan blocks under a prefix. */
 export const phoneLookups: LookupShape = {
@@ -36,7 +40,9 @@ export const phoneLookups: LookupShape = {
       method: "post",
       path: "/phone",
       summary: "Look up one number; 1 credit for a fresh valid number",
-      description: `A number in international form, or national with \`country\`. ${ANSWER} ${COST} ${NETWORK} A single lookup never consults the suppression list.`,
+      description:
+        `A number in international form, or national with \`country\`. ${ANSWER} ${COST} ${NETWORK} A ` +
+        `single lookup never consults the suppression list.`,
       sandbox: true,
       request: { json: phoneRequest },
       inputs: ({ json: { network: _network, ...item } }) => [item],
@@ -49,7 +55,10 @@ export const phoneLookups: LookupShape = {
       method: "post",
       path: "/phone/batch",
       summary: "Look up 1 to 1,000 numbers in order; counts as one request",
-      description: `Each item is a string or \`{phone, country}\`. Walks in order and stops where credits or the key's daily cap run out (\`stopped_reason\`); suppressed numbers answer free from the stored answer. ${COST} ${NETWORK} Each distinct number is checked once.`,
+      description:
+        `Each item is a string or \`{phone, country}\`. Walks in order and stops where credits or the ` +
+        `key's daily cap run out (\`stopped_reason\`); suppressed numbers answer free from the stored answer. ` +
+        `${COST} ${NETWORK} Each distinct number is checked once.`,
       sandbox: true,
       request: { json: phoneBatchRequest },
       inputs: ({ json }) => json.phones,
@@ -62,7 +71,10 @@ export const phoneLookups: LookupShape = {
       method: "post",
       path: "/phone/public",
       summary: "Browser lookup with a publishable key; answers without meta, never a live network check",
-      description: `Authenticated by \`key\` in the body and the \`Origin\` header; no bearer key. Billed to the key's account like \`POST /phone\`. ${ANSWER} Never runs the live network check: a \`network\` field is ignored.`,
+      description:
+        `Authenticated by \`key\` in the body and the \`Origin\` header; no bearer key. Billed to the ` +
+        `key's account like \`POST /phone\`. ${ANSWER} Never runs the live network check: a \`network\` field is ` +
+        `ignored.`,
       request: { json: phoneObject },
       inputs: ({ json }) => [{ phone: json.phone, country: json.country }],
       response: phoneResultSchema,
@@ -74,7 +86,9 @@ export const phoneLookups: LookupShape = {
       product: phoneBlocks,
       summary: "The numbering-plan blocks under a national prefix; 1 credit when found",
       description:
-        "The blocks of the national numbering plan that start with `prefix` (no trunk 0), each with its line type, carrier and location where the tables assign them. 1 credit when blocks are found (a repeat of the same country and prefix within 7 days is free); 404 PHONE_BLOCK_NOT_FOUND, free, when none is.",
+        "The blocks of the national numbering plan that start with `prefix` (no trunk 0), each with its line type, " +
+        "carrier and location where the tables assign them. 1 credit when blocks are found (a repeat of the same " +
+        "country and prefix within 7 days is free); 404 PHONE_BLOCK_NOT_FOUND, free, when none is.",
       request: { param: blockParams },
       inputs: ({ param }) => [{ country: param.country.toUpperCase(), prefix: param.prefix }],
       answer: (data) =>

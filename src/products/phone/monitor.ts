@@ -2,7 +2,8 @@ import type { PhoneResult } from "./result";
 
 /**
  * What a phone monitor watches (docs/phone.md, "Monitors"): validity, line type, the original carrier, the place, the
- * disposable list and delivery feedback. A run posts `flags`: each number newly flagged, with the change flags it raised.
+ * disposable list and delivery feedback. A run posts `flags`: each number newly flagged, with the change flags it
+ * raised.
  */
 export interface Observed extends Record<string, unknown> {
   valid: boolean;
@@ -54,8 +55,9 @@ export type ChangeFlag =
 /**
  * The change flags between a baseline and a new answer. A carrier that was or became unknown (a table not installed,
  * or the stored answer of a suppressed number) is not a carrier change, nor is one of another source (the original
- * allocation against the network a partner reported: `network` turned on or off, or a partner outage); a number that was valid and is no longer only
- * raises `became_invalid`; a permanent delivery failure reported since the baseline raises `delivery_failed`.
+ * allocation against the network a partner reported: `network` turned on or off, or a partner outage); a number that
+ * was valid and is no longer only raises `became_invalid`; a permanent delivery failure reported since the baseline
+ * raises `delivery_failed`.
  */
 export function flags(baseline: Record<string, unknown>, now: Record<string, unknown>): ChangeFlag[] {
   const before = withDefaults(baseline) as Observed;

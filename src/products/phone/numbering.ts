@@ -7,7 +7,10 @@ import {
 } from "libphonenumber-js/max";
 import type { LineType, ValidationError } from "./result";
 
-/** One number as requests carry it: a string, or `{phone, country}` where `country` is the region of a number written without `+`. */
+/**
+ * One number as requests carry it: a string, or `{phone, country}` where `country` is the region of a number written
+ * without `+`.
+ */
 export type PhoneItem = string | { phone: string; country?: string | null };
 
 /** What the numbering plan alone says about a number (libphonenumber-js, max metadata). */
@@ -43,7 +46,9 @@ const LINE_TYPES: Record<PhoneNumberType, LineType> = {
   VOICEMAIL: "voicemail",
 };
 
-/** Strips what people wrap numbers in: `tel:`, spaces (any kind), dots, dashes, brackets, slashes, invisible characters. */
+/**
+ * Strips what people wrap numbers in: `tel:`, spaces (any kind), dots, dashes, brackets, slashes, invisible characters.
+ */
 export function cleanPhone(input: string): string {
   return input
     .trim()

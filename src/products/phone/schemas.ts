@@ -16,7 +16,8 @@ export const networkOption = z
   .boolean()
   .default(false)
   .describe(
-    "Run the live carrier-network check through the configured partner (1 more credit when it answers; free when none does).",
+    "Run the live carrier-network check through the configured partner (1 more credit when it answers; free when " +
+      "none does).",
   );
 
 /** One number: a string (with `+`, or it answers INVALID_COUNTRY) or `{phone, country}`. */

@@ -86,7 +86,10 @@ export async function rowsForPrefixes(
   return { installed: asInstalled(installed), rows: (found as PrefixRow[][]).flat() };
 }
 
-/** Installed carrier and geocode rows of a calling code whose prefix starts with `prefix` (at most `limit`), or is one of `ancestors`. */
+/**
+ * Installed carrier and geocode rows of a calling code whose prefix starts with `prefix` (at most `limit`), or is one
+ * of `ancestors`.
+ */
 export async function blockRows(db: Database, code: string, prefix: string, ancestors: string[], limit: number) {
   const names: TableDataset[] = ["phone-carriers", "phone-geocodes"];
   const scope = and(eq(phonePrefixes.callingCode, code), inArray(phonePrefixes.dataset, names));

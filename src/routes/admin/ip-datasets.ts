@@ -31,7 +31,8 @@ const place = z.string().max(200).nullable();
 
 /**
  * Rows each dataset takes (scripts/import-ip.mjs posts them): `[start, end, country]`, `[start, end, asn, name]`,
- * `[start, end, city, region, postal_code, latitude, longitude, accuracy_radius_km, country]`, keys (Tor), `[start, end, label]`.
+ * `[start, end, city, region, postal_code, latitude, longitude, accuracy_radius_km, country]`, keys (Tor), `[start,
+ * end, label]`.
  */
 const ROWS: Record<Exclude<IpDatasetName, SignalDatasetName>, z.ZodType> = {
   "ip-country": z.array(z.tuple([key, key, z.string().regex(/^[A-Z]{2}$/)])),

@@ -146,7 +146,10 @@ export class ScopeDenied extends Error {
   }
 }
 
-/** A value as the route hands it to the walk (address: a one-line row takes the request's `country`); null if unreadable. */
+/**
+ * A value as the route hands it to the walk (address: a one-line row takes the request's `country`); null if
+ * unreadable.
+ */
 function asInput(product: Product, value: unknown, extra: Record<string, unknown>): { input: unknown } | null {
   const resolved = product.bulk?.rows?.resolve(value, extra);
   if (resolved) return "input" in resolved ? resolved : null;

@@ -15,7 +15,8 @@ function bulkTools(routes: Routes): ToolSpec[] {
   const product = enumOf(bulk.map((b) => b.product)).describe("Which product's bulk run");
   const creates = bulk.map((b) => ({ ...b, doc: docOf(routes, "POST", `/${b.product}/bulk`) }));
   const polls = bulk.map((b) => docOf(routes, "GET", `/${b.product}/bulk/:jobId`));
-  // Each product's own run options (email's `timeout`, address's `country`), all optional: a product ignores the others'.
+  // Each product's own run options (email's `timeout`, address's `country`), all optional: a product ignores the
+  // others'.
   const options: Record<string, z.ZodType> = {};
   for (const { doc, field } of creates)
     for (const [name, schema] of Object.entries(bodyShape(doc.body))) if (name !== field) options[name] = schema;
@@ -27,7 +28,10 @@ function bulkTools(routes: Routes): ToolSpec[] {
       name: "start_bulk_run",
       title: "Start a bulk run",
       description:
-        "Queues a list of up to 100,000 values (each as that product's single lookup takes it) and answers at once with the job; poll get_bulk_run, then read get_bulk_results. Billed per answer as the product's lookups (repeats, duplicates and test values free); a run that runs out of credits stops with stopped_reason `insufficient_credits` and keeps what it answered. Use quote first for a list of unknown cost.",
+        "Queues a list of up to 100,000 values (each as that product's single lookup takes it) and answers at once " +
+        "with the job; poll get_bulk_run, then read get_bulk_results. Billed per answer as the product's lookups " +
+        "(repeats, duplicates and test values free); a run that runs out of credits stops with stopped_reason " +
+        "`insufficient_credits` and keeps what it answered. Use quote first for a list of unknown cost.",
       readOnly: false,
       openWorld: true,
       input: z.object({
@@ -52,7 +56,8 @@ function bulkTools(routes: Routes): ToolSpec[] {
       name: "get_bulk_run",
       title: "Poll a bulk run",
       description:
-        "The run's status (`queued`, `running`, `completed`, `cancelled`, `failed`), rows processed, counts per verdict, credits used and stopped_reason. Free.",
+        "The run's status (`queued`, `running`, `completed`, `cancelled`, `failed`), rows processed, counts per " +
+        "verdict, credits used and stopped_reason. Free.",
       readOnly: true,
       openWorld: false,
       input: z.object({ product, job_id: jobId }),
@@ -64,7 +69,9 @@ function bulkTools(routes: Routes): ToolSpec[] {
       name: "get_bulk_results",
       title: "Read a bulk run's results",
       description:
-        "The finished run's rows as CSV (`data.csv`: index, input, the product's columns, credits_used, suppressed), optionally only one verdict (`variant`, e.g. `deliverable`). Kept 30 days. Free; RESULTS_NOT_READY while the run is queued or running.",
+        "The finished run's rows as CSV (`data.csv`: index, input, the product's columns, credits_used, suppressed), " +
+        "optionally only one verdict (`variant`, e.g. `deliverable`). Kept 30 days. Free; RESULTS_NOT_READY while " +
+        "the run is queued or running.",
       readOnly: true,
       openWorld: false,
       input: z.object({
@@ -97,7 +104,8 @@ function monitorTools(routes: Routes): ToolSpec[] {
       name: "list_monitors",
       title: "List monitors",
       description:
-        "The account's monitors of one kind, newest first, 100 a page: saved lists re-checked weekly or monthly, with their last run's summary. Free.",
+        "The account's monitors of one kind, newest first, 100 a page: saved lists re-checked weekly or monthly, " +
+        "with their last run's summary. Free.",
       readOnly: true,
       openWorld: false,
       input: z.object({ monitor_kind: kind, page: z.int().min(1).optional() }),
@@ -109,7 +117,9 @@ function monitorTools(routes: Routes): ToolSpec[] {
       name: "run_monitor",
       title: "Run a monitor now",
       description:
-        "Re-checks the monitor's whole list now and compares each entry with its baseline; answers the run's summary (credits_used, counts) and the changes found. Billed like a batch of its entries (repeats free); the schedule is unchanged.",
+        "Re-checks the monitor's whole list now and compares each entry with its baseline; answers the run's summary " +
+        "(credits_used, counts) and the changes found. Billed like a batch of its entries (repeats free); the " +
+        "schedule is unchanged.",
       readOnly: false,
       openWorld: true,
       input: z.object({ monitor_kind: kind, monitor_id: z.int().min(1), max_credits: maxCredits }),
@@ -139,7 +149,8 @@ function accountTools(routes: Routes): ToolSpec[] {
       name: "get_account",
       title: "Account balance",
       description:
-        "The account's balance (plan and pack credits, reserved, available), plan, monthly grant and fair-use window. Free; needs the key's `account` scope.",
+        "The account's balance (plan and pack credits, reserved, available), plan, monthly grant and fair-use " +
+        "window. Free; needs the key's `account` scope.",
       readOnly: true,
       openWorld: false,
       input: z.object({}),
@@ -151,7 +162,8 @@ function accountTools(routes: Routes): ToolSpec[] {
       name: "get_ledger",
       title: "Account ledger",
       description:
-        "Every credit movement (grants, packs, holds, charges, releases), newest first, 100 a page, each with the request id that caused it. Free; needs the `account` scope.",
+        "Every credit movement (grants, packs, holds, charges, releases), newest first, 100 a page, each with the " +
+        "request id that caused it. Free; needs the `account` scope.",
       readOnly: true,
       openWorld: false,
       input: z.object({ page: z.int().min(1).optional() }),

@@ -31,7 +31,12 @@ const LOOKUPS: Lookup[] = [
   {
     name: "verify_email",
     title: "Verify an email address",
-    description: `Checks one address: syntax, MX, disposable/role/free lists, SPF/DMARC, domain age and a mailbox handshake (no mail is sent). Costs 1 credit for a usable answer; 0 when \`deliverable\` is \`unverified\` or undeliverable without a check. deliverable: \`deliverable\` (mailbox confirmed), \`risky\` (catch-all, disposable, role...), \`undeliverable\` (no MX, no mailbox); \`reason\` says why, \`risk_score\` 0-100. ${REPEAT} ${TEST}`,
+    description:
+      `Checks one address: syntax, MX, disposable/role/free lists, SPF/DMARC, domain age and a mailbox ` +
+      `handshake (no mail is sent). Costs 1 credit for a usable answer; 0 when \`deliverable\` is \`unverified\` or ` +
+      `undeliverable without a check. deliverable: \`deliverable\` (mailbox confirmed), \`risky\` (catch-all, ` +
+      `disposable, role...), \`undeliverable\` (no MX, no mailbox); \`reason\` says why, \`risk_score\` 0-100. ` +
+      `${REPEAT} ${TEST}`,
     method: "POST",
     path: "/email",
     product: "email",
@@ -42,7 +47,10 @@ const LOOKUPS: Lookup[] = [
   {
     name: "verify_emails",
     title: "Verify up to 50 email addresses",
-    description: `As verify_email for 1 to 50 addresses, in order; duplicates and suppressed addresses are free. Stops early (meta.stopped_reason) when credits or the key's daily cap run out; what was answered is kept. ${REPEAT}`,
+    description:
+      `As verify_email for 1 to 50 addresses, in order; duplicates and suppressed addresses are free. ` +
+      `Stops early (meta.stopped_reason) when credits or the key's daily cap run out; what was answered is kept. ` +
+      `${REPEAT}`,
     method: "POST",
     path: "/email/batch",
     product: "email",
@@ -53,7 +61,10 @@ const LOOKUPS: Lookup[] = [
   {
     name: "lookup_email_domain",
     title: "Look up an email domain",
-    description: `Domain intelligence: MX and mail provider, SPF, DMARC, registration age, disposable/free lists. 1 credit only when the domain receives mail (mx_found) and it is not a repeat; \`valid: false\` answers are free. ${REPEAT}`,
+    description:
+      `Domain intelligence: MX and mail provider, SPF, DMARC, registration age, disposable/free lists. 1 ` +
+      `credit only when the domain receives mail (mx_found) and it is not a repeat; \`valid: false\` answers are ` +
+      `free. ${REPEAT}`,
     method: "GET",
     path: "/email/domain/:domain",
     product: "email_domain",
@@ -64,7 +75,10 @@ const LOOKUPS: Lookup[] = [
   {
     name: "lookup_phone",
     title: "Look up a phone number",
-    description: `Numbering-plan validity, line type, allocated carrier and region, risk flags; nothing is sent to the number. With \`network: true\` a partner's live carrier-network check adds network_status (\`active\`, \`inactive\`, \`unknown\`). 1 credit for a fresh valid number; invalid numbers are free. ${REPEAT} ${TEST}`,
+    description:
+      `Numbering-plan validity, line type, allocated carrier and region, risk flags; nothing is sent to ` +
+      `the number. With \`network: true\` a partner's live carrier-network check adds network_status (\`active\`, ` +
+      `\`inactive\`, \`unknown\`). 1 credit for a fresh valid number; invalid numbers are free. ${REPEAT} ${TEST}`,
     method: "POST",
     path: "/phone",
     product: "phone",
@@ -75,7 +89,9 @@ const LOOKUPS: Lookup[] = [
   {
     name: "lookup_phones",
     title: "Look up up to 1,000 phone numbers",
-    description: `As lookup_phone for 1 to 1,000 numbers (strings or objects), in order; duplicates and suppressed numbers are free; stops early when credits run out. ${REPEAT}`,
+    description:
+      `As lookup_phone for 1 to 1,000 numbers (strings or objects), in order; duplicates and suppressed ` +
+      `numbers are free; stops early when credits run out. ${REPEAT}`,
     method: "POST",
     path: "/phone/batch",
     product: "phone",
@@ -86,7 +102,10 @@ const LOOKUPS: Lookup[] = [
   {
     name: "lookup_ip",
     title: "Look up an IP address",
-    description: `Country and location, ASN and network, hosting provider, Tor/VPN/proxy lists (null when no installed list covers them), the account's allow/deny lists, risk_score. Five fresh lookups that place an address cost 1 credit (meta.ip_lookups_prepaid counts what is left); unplaced addresses are free. ${REPEAT}`,
+    description:
+      `Country and location, ASN and network, hosting provider, Tor/VPN/proxy lists (null when no ` +
+      `installed list covers them), the account's allow/deny lists, risk_score. Five fresh lookups that place an ` +
+      `address cost 1 credit (meta.ip_lookups_prepaid counts what is left); unplaced addresses are free. ${REPEAT}`,
     method: "POST",
     path: "/ip",
     product: "ip",
@@ -108,7 +127,11 @@ const LOOKUPS: Lookup[] = [
   {
     name: "verify_address",
     title: "Verify a postal address",
-    description: `Reads and checks one postal address (one line or components, with an ISO country) against installed reference datasets. verification: \`verified\` (found as given or corrected), \`partial\`, \`unverified\`, or \`format_only\` (no dataset covers the country, reason \`not_covered\`). 1 credit only when verified. ${REPEAT} ${TEST}`,
+    description:
+      `Reads and checks one postal address (one line or components, with an ISO country) against ` +
+      `installed reference datasets. verification: \`verified\` (found as given or corrected), \`partial\`, ` +
+      `\`unverified\`, or \`format_only\` (no dataset covers the country, reason \`not_covered\`). 1 credit only ` +
+      `when verified. ${REPEAT} ${TEST}`,
     method: "POST",
     path: "/address",
     product: "address",
@@ -119,7 +142,9 @@ const LOOKUPS: Lookup[] = [
   {
     name: "verify_addresses",
     title: "Verify up to 100 postal addresses",
-    description: `As verify_address for 1 to 100 addresses; \`country\` applies to one-line items without their own. 1 credit per verified answer. ${REPEAT}`,
+    description:
+      `As verify_address for 1 to 100 addresses; \`country\` applies to one-line items without their own. ` +
+      `1 credit per verified answer. ${REPEAT}`,
     method: "POST",
     path: "/address/batch",
     product: "address",
@@ -130,7 +155,10 @@ const LOOKUPS: Lookup[] = [
   {
     name: "lookup_entity",
     title: "Look up a company identifier",
-    description: `An LEI or a national company number, from registers synced locally: name, status, addresses, flags. \`found: false\` with a reason (e.g. \`register_not_installed\`) is free; 1 credit when a register carries it. ${REPEAT}`,
+    description:
+      `An LEI or a national company number, from registers synced locally: name, status, addresses, ` +
+      `flags. \`found: false\` with a reason (e.g. \`register_not_installed\`) is free; 1 credit when a register ` +
+      `carries it. ${REPEAT}`,
     method: "POST",
     path: "/entity",
     product: "entity",
@@ -141,7 +169,9 @@ const LOOKUPS: Lookup[] = [
   {
     name: "lookup_entities",
     title: "Look up up to 500 company identifiers",
-    description: `As lookup_entity for 1 to 500 identifiers (an LEI string or {identifier, type, country}). 1 credit per found identifier. ${REPEAT}`,
+    description:
+      `As lookup_entity for 1 to 500 identifiers (an LEI string or {identifier, type, country}). 1 credit ` +
+      `per found identifier. ${REPEAT}`,
     method: "POST",
     path: "/entity/batch",
     product: "entity",
@@ -152,7 +182,10 @@ const LOOKUPS: Lookup[] = [
   {
     name: "check_consistency",
     title: "Check one sign-up's signals agree",
-    description: `Compares two or more of email, phone, IP, address and company of one person or sign-up and names each agreement and disagreement with the fields that decided it; \`score\` and \`level\` sum them up. The signals are not billed; 1 credit when a check was decided (score not null). ${REPEAT}`,
+    description:
+      `Compares two or more of email, phone, IP, address and company of one person or sign-up and names ` +
+      `each agreement and disagreement with the fields that decided it; \`score\` and \`level\` sum them up. The ` +
+      `signals are not billed; 1 credit when a check was decided (score not null). ${REPEAT}`,
     method: "POST",
     path: "/consistency",
     product: "consistency",

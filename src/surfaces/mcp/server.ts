@@ -9,7 +9,11 @@ import { lookupTools } from "./lookup-tools";
 import { outputOf, Refusal, type ErrorBody, type Routes, type ToolSpec } from "./tool";
 
 const INSTRUCTIONS =
-  "Verification tools: email, phone, IP, postal address, company identifiers and their consistency, billed in credits from the account's balance. Each answer's meta says credits_used and credits_remaining. Call `quote` (free) for the most a call could cost, and pass `max_credits` to any paid tool to have it refused, with nothing charged, above that. Refusals come back as tool errors with `error.code` (INSUFFICIENT_CREDITS, KEY_SCOPE_DENIED, RATE_LIMITED, ...).";
+  "Verification tools: email, phone, IP, postal address, company identifiers and their consistency, billed in " +
+  "credits from the account's balance. Each answer's meta says credits_used and credits_remaining. Call `quote` " +
+  "(free) for the most a call could cost, and pass `max_credits` to any paid tool to have it refused, with " +
+  "nothing charged, above that. Refusals come back as tool errors with `error.code` (INSUFFICIENT_CREDITS, " +
+  "KEY_SCOPE_DENIED, RATE_LIMITED, ...).";
 
 let cached: { routes: unknown; tools: ToolSpec[] } | undefined;
 
@@ -62,7 +66,9 @@ async function run(
     if (spec.cost && typeof raw.max_credits === "number") {
       const quote = await priced(caller, spec, raw);
       if (quote.max_credits > raw.max_credits) {
-        const message = `This call could cost up to ${quote.max_credits} credits, over max_credits ${raw.max_credits}; nothing was held or charged.`;
+        const message =
+          `This call could cost up to ${quote.max_credits} credits, over max_credits ` +
+          `${raw.max_credits}; nothing was held or charged.`;
         return failed({ code: "MAX_CREDITS_EXCEEDED", message, request_id: requestId, quote });
       }
     }
@@ -122,7 +128,10 @@ function registerQuote(server: McpServer, caller: Caller, tools: ToolSpec[]): To
     name: "quote",
     title: "Quote a call",
     description:
-      "The most a paid tool call would cost, without running it: its values deduplicated, test values and malformed ones free, values this account looked up in the last 7 days free (unless refresh/max_age asks for fresh answers), every other value at most one unit (IP: five per credit). Free, nothing held. Pass the same arguments you would pass the tool.",
+      "The most a paid tool call would cost, without running it: its values deduplicated, test values and malformed " +
+      "ones free, values this account looked up in the last 7 days free (unless refresh/max_age asks for fresh " +
+      "answers), every other value at most one unit (IP: five per credit). Free, nothing held. Pass the same " +
+      "arguments you would pass the tool.",
     readOnly: true,
     openWorld: false,
     input: z.object({

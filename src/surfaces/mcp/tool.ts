@@ -62,7 +62,9 @@ export interface Routes {
   routes: () => Hono<AppEnv>["routes"];
 }
 
-/** The documented schemas of `method path` (under /api/v1); a tool over an undocumented route is a programming error. */
+/**
+ * The documented schemas of `method path` (under /api/v1); a tool over an undocumented route is a programming error.
+ */
 export function docOf(routes: Routes, method: string, path: string): RouteDoc {
   const doc = routeDoc(routes.routes(), method, `/api/v1${path}`);
   if (!doc) throw new Error(`no documented route ${method} ${path}`);

@@ -86,22 +86,26 @@ function gated() {
 }
 
 describe("holds are bounded by the work in flight", () => {
-  it("a slow batch of 10 on a balance of 10 leaves room for a concurrent paid lookup, and ends charging only what it used", async () => {
-    const acct = await funded(10);
-    const { product, open } = gated();
-    const batch = walkOf(
-      product,
-      acct.payer,
-      Array.from({ length: 10 }, () => `free:${rand()}`),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const single = await walkOf(product, acct.payer, [`paid:${rand()}`]);
-    expect(single.refused).toBeNull();
-    expect(single.creditsUsed).toBe(1);
-    open();
-    const run = await batch;
-    expect(run.processed).toBe(10);
-    expect(run.creditsUsed).toBe(0);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 9, reserved: 0 });
-  });
+  it(
+    "a slow batch of 10 on a balance of 10 leaves room for a concurrent paid lookup, and ends charging only what it " +
+      "used",
+    async () => {
+      const acct = await funded(10);
+      const { product, open } = gated();
+      const batch = walkOf(
+        product,
+        acct.payer,
+        Array.from({ length: 10 }, () => `free:${rand()}`),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const single = await walkOf(product, acct.payer, [`paid:${rand()}`]);
+      expect(single.refused).toBeNull();
+      expect(single.creditsUsed).toBe(1);
+      open();
+      const run = await batch;
+      expect(run.processed).toBe(10);
+      expect(run.creditsUsed).toBe(0);
+      expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 9, reserved: 0 });
+    },
+  );
 });

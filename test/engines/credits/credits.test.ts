@@ -47,24 +47,28 @@ describe("account credits", () => {
     });
   });
 
-  it("charges a settled reservation once, however often it is settled (a retry answers the first settlement again), and releases on failure", async () => {
-    const { credits } = await freshAccount("enterprise", 10);
-    const held = await credits.reserve({ requestId: "req_x", amount: 2 });
-    if (!held.ok) throw new Error("reserve failed");
-    expect(await credits.settle(held.reservationId, { credits: 1 })).toMatchObject({ charged: 1, remaining: 9 });
-    expect(await credits.settle(held.reservationId, { credits: 1 })).toMatchObject({
-      charged: 1,
-      credits: [1],
-      remaining: 9,
-      alreadySettled: true,
-    });
-    const other = await credits.reserve({ requestId: "req_y", amount: 5 });
-    if (!other.ok) throw new Error("reserve failed");
-    expect((await credits.snapshot()).available).toBe(4);
-    await credits.release(other.reservationId);
-    expect(await credits.snapshot()).toMatchObject({ available: 9, reserved: 0, pack_credits: 9 });
-    expect((await credits.ledger(1, 100)).rows.filter((r) => r.kind === "charge")).toHaveLength(1);
-  });
+  it(
+    "charges a settled reservation once, however often it is settled (a retry answers the first settlement again), " +
+      "and releases on failure",
+    async () => {
+      const { credits } = await freshAccount("enterprise", 10);
+      const held = await credits.reserve({ requestId: "req_x", amount: 2 });
+      if (!held.ok) throw new Error("reserve failed");
+      expect(await credits.settle(held.reservationId, { credits: 1 })).toMatchObject({ charged: 1, remaining: 9 });
+      expect(await credits.settle(held.reservationId, { credits: 1 })).toMatchObject({
+        charged: 1,
+        credits: [1],
+        remaining: 9,
+        alreadySettled: true,
+      });
+      const other = await credits.reserve({ requestId: "req_y", amount: 5 });
+      if (!other.ok) throw new Error("reserve failed");
+      expect((await credits.snapshot()).available).toBe(4);
+      await credits.release(other.reservationId);
+      expect(await credits.snapshot()).toMatchObject({ available: 9, reserved: 0, pack_credits: 9 });
+      expect((await credits.ledger(1, 100)).rows.filter((r) => r.kind === "charge")).toHaveLength(1);
+    },
+  );
 
   it("charges exactly 10 of 50 concurrent paid requests at an account holding 10 credits", async () => {
     const { credits } = await freshAccount("enterprise", 10);
@@ -126,15 +130,23 @@ describe("account credits", () => {
     expect((await credits.snapshot(month(3))).plan_credits).toBe(300);
   });
 
-  it("keeps plan credits usable for 60 days after cancelling, then expires them; pack credits never expire", async () => {
-    const { credits } = await freshAccount("free", 7);
-    const cancelledAt = Date.now();
-    await credits.setPlan("cancelled", cancelledAt);
-    expect(await credits.snapshot(cancelledAt + 59 * DAY)).toMatchObject({ plan_credits: 100, pack_credits: 7 });
-    const expired = await credits.snapshot(cancelledAt + 61 * DAY);
-    expect(expired).toMatchObject({ plan_credits: 0, pack_credits: 7, plan_status: "cancelled", next_grant_at: null });
-    expect((await credits.ledger(1, 1)).rows[0]).toMatchObject({ kind: "expiry", plan_delta: -100, pack_delta: 0 });
-  });
+  it(
+    "keeps plan credits usable for 60 days after cancelling, then expires them; pack credits never " + "expire",
+    async () => {
+      const { credits } = await freshAccount("free", 7);
+      const cancelledAt = Date.now();
+      await credits.setPlan("cancelled", cancelledAt);
+      expect(await credits.snapshot(cancelledAt + 59 * DAY)).toMatchObject({ plan_credits: 100, pack_credits: 7 });
+      const expired = await credits.snapshot(cancelledAt + 61 * DAY);
+      expect(expired).toMatchObject({
+        plan_credits: 0,
+        pack_credits: 7,
+        plan_status: "cancelled",
+        next_grant_at: null,
+      });
+      expect((await credits.ledger(1, 1)).rows[0]).toMatchObject({ kind: "expiry", plan_delta: -100, pack_delta: 0 });
+    },
+  );
 
   it("keeps rolling 30-day fair-use counters", async () => {
     const { credits } = await freshAccount("enterprise", 50);

@@ -1,8 +1,8 @@
 /**
  * The scheduled dataset refresh (docs/operations.md, "Dataset refresh"): the cron starts every due dataset, each run
- * fetches the publisher's file from the stand-in (test/fixtures/publishers.ts: the real formats, gzip and zip included),
- * imports it in queue steps into a new generation and switches answers to it only after its sanity check; failures are
- * shown in `/status/data` and `/admin/v1/dataset-refresh` while answers keep the last good generation.
+ * fetches the publisher's file from the stand-in (test/fixtures/publishers.ts: the real formats, gzip and zip
+ * included), imports it in queue steps into a new generation and switches answers to it only after its sanity check;
+ * failures are shown in `/status/data` and `/admin/v1/dataset-refresh` while answers keep the last good generation.
  */
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -126,7 +126,8 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     });
     expect(byName.get("ip-country")!.records).toBeGreaterThan(1_200);
     // GLEIF: the date of the zip member behind the `latest.csv` redirect; Companies House: the month in the file name.
-    // The GLEIF sample holds 36 records (one spans two lines), Companies House 36 with a company number; the stand-in adds 120 to each.
+    // The GLEIF sample holds 36 records (one spans two lines), Companies House 36 with a company number; the stand-in
+    // adds 120 to each.
     expect(byName.get("gleif-lei")).toMatchObject({
       version: "2026-11-25",
       records: 120 + 36,
@@ -146,31 +147,34 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     expect(byName.get("rdap-bootstrap")!.refresh).toBeNull();
   });
 
-  it("refreshes the publishers' lists through their importers and records each dataset's coverage with it", async () => {
-    const byName = new Map((await statusData(acct.key)).map((d) => [d.name, d]));
-    for (const name of LISTS) {
-      const sample = listSample(name);
-      expect(byName.get(name), name).toMatchObject({
-        records: sample.rows.length,
-        refresh: { status: "ok", error: null },
-      });
-      expect(byName.get(name)!.coverage.kind, name).toBe(
-        name === "vpn-x4bnet" || name === "proxy-firehol" ? "partial" : "full",
-      );
-    }
-    // Activation writes the declared coverage, so a refreshed file is never read as "not recorded".
-    expect(byName.get("ip-tor-exits")!.coverage.kind).toBe("full");
-    expect(byName.get("ip-country")!.coverage.kind).toBe("full");
-    expect(byName.get("gleif-lei")!.coverage).toMatchObject({ kind: "full" });
-    expect(byName.get("uk-companies-house")!.coverage).toMatchObject({ kind: "full", countries: ["GB"] });
-    const first = (name: string) => formatIp(fromRangeKey((listSample(name).rows[0] as string[])[0]!));
-    // An account of its own: the shared one's per-second request budget belongs to the tests below.
-    const own = await createAccount({ pack: 10 });
-    const aws = await ipLookup(own, first("hosting-aws"));
-    expect(aws.body.data).toMatchObject({ hosting: true, hosting_provider: "Amazon Web Services" });
-    const vpn = await ipLookup(own, first("vpn-x4bnet"));
-    expect(vpn.body.data).toMatchObject({ vpn: true, anonymous: true });
-  });
+  it(
+    "refreshes the publishers' lists through their importers and records each dataset's coverage with " + "it",
+    async () => {
+      const byName = new Map((await statusData(acct.key)).map((d) => [d.name, d]));
+      for (const name of LISTS) {
+        const sample = listSample(name);
+        expect(byName.get(name), name).toMatchObject({
+          records: sample.rows.length,
+          refresh: { status: "ok", error: null },
+        });
+        expect(byName.get(name)!.coverage.kind, name).toBe(
+          name === "vpn-x4bnet" || name === "proxy-firehol" ? "partial" : "full",
+        );
+      }
+      // Activation writes the declared coverage, so a refreshed file is never read as "not recorded".
+      expect(byName.get("ip-tor-exits")!.coverage.kind).toBe("full");
+      expect(byName.get("ip-country")!.coverage.kind).toBe("full");
+      expect(byName.get("gleif-lei")!.coverage).toMatchObject({ kind: "full" });
+      expect(byName.get("uk-companies-house")!.coverage).toMatchObject({ kind: "full", countries: ["GB"] });
+      const first = (name: string) => formatIp(fromRangeKey((listSample(name).rows[0] as string[])[0]!));
+      // An account of its own: the shared one's per-second request budget belongs to the tests below.
+      const own = await createAccount({ pack: 10 });
+      const aws = await ipLookup(own, first("hosting-aws"));
+      expect(aws.body.data).toMatchObject({ hosting: true, hosting_provider: "Amazon Web Services" });
+      const vpn = await ipLookup(own, first("vpn-x4bnet"));
+      expect(vpn.body.data).toMatchObject({ vpn: true, anonymous: true });
+    },
+  );
 
   it("answers read the refreshed rows: a Tor exit, a country from the gzip file, an LEI from the zip", async () => {
     const tor = await ipLookup(acct, "185.220.100.7");
@@ -211,26 +215,31 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     expect((await ipLookup(acct, "185.220.100.165")).body.data.tor).toBe(true);
   });
 
-  it("a file outside the sanity bounds is refused: answers keep the last good generation, the error is shown", async () => {
-    const before = await view("ip-tor-exits");
-    await control({ tor: 30 });
-    const after = await refreshNow("ip-tor-exits");
-    expect(after.refresh.status).toBe("failed");
-    expect(after.refresh.error).toMatch(/^sanity check failed: 30 rows, fewer than the 100/);
-    expect(after.refresh.generation).toBe(before.refresh.generation);
-    expect(after.refresh.last_success_at).toBe(before.refresh.last_success_at);
-    const row = (await statusData(acct.key)).find((d) => d.name === "ip-tor-exits")!;
-    expect(row).toMatchObject({ records: 170, refresh: { status: "failed", stale: false } });
-    expect((await ipLookup(acct, "185.220.100.165")).body.data.tor).toBe(true);
+  it(
+    "a file outside the sanity bounds is refused: answers keep the last good generation, the error is " + "shown",
+    async () => {
+      const before = await view("ip-tor-exits");
+      await control({ tor: 30 });
+      const after = await refreshNow("ip-tor-exits");
+      expect(after.refresh.status).toBe("failed");
+      expect(after.refresh.error).toMatch(/^sanity check failed: 30 rows, fewer than the 100/);
+      expect(after.refresh.generation).toBe(before.refresh.generation);
+      expect(after.refresh.last_success_at).toBe(before.refresh.last_success_at);
+      const row = (await statusData(acct.key)).find((d) => d.name === "ip-tor-exits")!;
+      expect(row).toMatchObject({ records: 170, refresh: { status: "failed", stale: false } });
+      expect((await ipLookup(acct, "185.220.100.165")).body.data.tor).toBe(true);
 
-    await control({ tor: 400 });
-    const tooMany = await refreshNow("ip-tor-exits");
-    expect(tooMany.refresh.error).toBe(
-      `sanity check failed: 400 rows against 170 in generation ${before.refresh.generation} (accepted: 0.5x to 2x); answers keep generation ${before.refresh.generation}`,
-    );
-    // The refused generation's rows go with the next sweep; answers never saw them.
-    expect((await ipLookup(acct, "185.220.101.40")).body.data.tor).toBe(false);
-  });
+      await control({ tor: 400 });
+      const tooMany = await refreshNow("ip-tor-exits");
+      expect(tooMany.refresh.error).toBe(
+        `sanity check failed: 400 rows against 170 in generation ${before.refresh.generation} (accepted: 0.5x to ` +
+          `2x); ` +
+          `answers keep generation ${before.refresh.generation}`,
+      );
+      // The refused generation's rows go with the next sweep; answers never saw them.
+      expect((await ipLookup(acct, "185.220.101.40")).body.data.tor).toBe(false);
+    },
+  );
 
   it("a publisher outage fails the run visibly and changes nothing", async () => {
     await control({ tor: 170, status: { "/tor/exit-addresses": 503 } });
@@ -241,7 +250,8 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     });
     expect(
       await rowCount(
-        "SELECT COUNT(*) AS n FROM ip_tor_exits WHERE generation = (SELECT active FROM ip_datasets WHERE name = 'ip-tor-exits')",
+        "SELECT COUNT(*) AS n FROM ip_tor_exits WHERE generation = (SELECT active FROM ip_datasets WHERE name = " +
+          "'ip-tor-exits')",
       ),
     ).toBe(170);
     await control({ status: {} });
@@ -263,40 +273,44 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     expect(await rowCount("SELECT COUNT(*) AS n FROM register_entities WHERE register = 'gleif-lei'")).toBe(120 + 36);
   });
 
-  it("a GLEIF delta file is applied onto the generation answers read, all at once, and moves the register's version", async () => {
-    await control({ delta: 4 });
-    const full = await view("gleif-lei");
-    const after = await refreshNow("gleif-lei-delta");
-    expect(after.refresh).toMatchObject({ status: "ok", error: null });
-    expect((await entityLookup(acct, makeLei("SMPL00REFRESH00002"))).body.data).toMatchObject({
-      found: true,
-      name: "RENAMED ENTITY 2 LIMITED",
-    });
-    expect((await entityLookup(acct, makeLei("SMPL00DELTANEW0003"))).body.data).toMatchObject({
-      found: true,
-      name: "NEW ENTITY 3 LIMITED",
-    });
-    const row = (await statusData(acct.key)).find((d) => d.name === "gleif-lei")!;
-    expect(row).toMatchObject({
-      version: "2026-11-26",
-      records: 120 + 36 + 4,
-      refresh: { generation: full.refresh.generation },
-    });
-    // The delta's own rows are swept once applied: only the generation answers read is left.
-    expect(await rowCount("SELECT COUNT(*) AS n FROM register_entities WHERE register = 'gleif-lei'")).toBe(
-      120 + 36 + 4,
-    );
+  it(
+    "a GLEIF delta file is applied onto the generation answers read, all at once, and moves the register's " +
+      "version",
+    async () => {
+      await control({ delta: 4 });
+      const full = await view("gleif-lei");
+      const after = await refreshNow("gleif-lei-delta");
+      expect(after.refresh).toMatchObject({ status: "ok", error: null });
+      expect((await entityLookup(acct, makeLei("SMPL00REFRESH00002"))).body.data).toMatchObject({
+        found: true,
+        name: "RENAMED ENTITY 2 LIMITED",
+      });
+      expect((await entityLookup(acct, makeLei("SMPL00DELTANEW0003"))).body.data).toMatchObject({
+        found: true,
+        name: "NEW ENTITY 3 LIMITED",
+      });
+      const row = (await statusData(acct.key)).find((d) => d.name === "gleif-lei")!;
+      expect(row).toMatchObject({
+        version: "2026-11-26",
+        records: 120 + 36 + 4,
+        refresh: { generation: full.refresh.generation },
+      });
+      // The delta's own rows are swept once applied: only the generation answers read is left.
+      expect(await rowCount("SELECT COUNT(*) AS n FROM register_entities WHERE register = 'gleif-lei'")).toBe(
+        120 + 36 + 4,
+      );
 
-    // A delta older than what the register holds is not applied: its records would undo later ones.
-    await control({ delta: 6, deltaTime: "20261124-1600" });
-    expect((await refreshNow("gleif-lei-delta")).refresh.status).toBe("ok");
-    expect((await entityLookup(acct, makeLei("SMPL00DELTANEW0005"))).body.data).toMatchObject({ found: false });
-    expect((await statusData(acct.key)).find((d) => d.name === "gleif-lei")).toMatchObject({
-      version: "2026-11-26",
-      records: 120 + 36 + 4,
-    });
-    await control({ delta: 0, deltaTime: "20261126-0000" });
-  });
+      // A delta older than what the register holds is not applied: its records would undo later ones.
+      await control({ delta: 6, deltaTime: "20261124-1600" });
+      expect((await refreshNow("gleif-lei-delta")).refresh.status).toBe("ok");
+      expect((await entityLookup(acct, makeLei("SMPL00DELTANEW0005"))).body.data).toMatchObject({ found: false });
+      expect((await statusData(acct.key)).find((d) => d.name === "gleif-lei")).toMatchObject({
+        version: "2026-11-26",
+        records: 120 + 36 + 4,
+      });
+      await control({ delta: 0, deltaTime: "20261126-0000" });
+    },
+  );
 
   it("duplicate deliveries of a run's steps write each row once (the cursor moves once per step)", async () => {
     await control({ tor: 180 });
@@ -325,47 +339,52 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
     expect(missing.body.error.code).toBe("NOT_FOUND");
   });
 
-  it("an import spanning several chunks resumes at its cursor after a step dies, and writes each row once", async () => {
-    // About 9 MB: staged in two multipart parts, imported in nine 1 MiB chunks.
-    await control({ tor: 60_000 });
-    const real = refreshableNamed("ip-tor-exits")!;
-    let reads = 0;
-    let crash = true;
-    // Not in the registry, so the queue drops its messages and this test drives every step itself.
-    const dataset = {
-      ...real,
-      name: "refresh-test",
-      sanity: { minRecords: 1, minRatio: 0, maxRatio: 1_000 },
-      reader: {
-        ...real.reader,
-        read(records: string[][], state: Record<string, unknown>) {
-          if (++reads === 2 && crash) throw new Error("the Worker died here");
-          return real.reader.read(records, state);
+  it(
+    "an import spanning several chunks resumes at its cursor after a step dies, and writes each row " + "once",
+    async () => {
+      // About 9 MB: staged in two multipart parts, imported in nine 1 MiB chunks.
+      await control({ tor: 60_000 });
+      const real = refreshableNamed("ip-tor-exits")!;
+      let reads = 0;
+      let crash = true;
+      // Not in the registry, so the queue drops its messages and this test drives every step itself.
+      const dataset = {
+        ...real,
+        name: "refresh-test",
+        sanity: { minRecords: 1, minRatio: 0, maxRatio: 1_000 },
+        reader: {
+          ...real.reader,
+          read(records: string[][], state: Record<string, unknown>) {
+            if (++reads === 2 && crash) throw new Error("the Worker died here");
+            return real.reader.read(records, state);
+          },
         },
-      },
-    };
-    const run = await startRefresh(env, dataset, Date.now(), true);
-    await runRefreshStep(env, dataset, run!); // fetch: the list staged in R2
-    await expect(runRefreshStep(env, dataset, run!)).rejects.toThrow("the Worker died here");
-    const state = await env.DB.prepare("SELECT phase, cursor FROM dataset_refresh WHERE name = 'refresh-test'").first<{
-      phase: string;
-      cursor: string;
-    }>();
-    const cursor = JSON.parse(state!.cursor) as { file: number; offset: number; records: number };
-    expect(state!.phase).toBe("import");
-    expect(cursor.offset).toBeGreaterThan(1_000_000);
-    expect(cursor.records).toBeGreaterThan(5_000);
-    expect(cursor.records).toBeLessThan(60_000);
-    crash = false;
-    await runRefreshStep(env, dataset, run!); // resumes at the cursor, checks, switches
-    await runRefreshStep(env, dataset, run!); // sweeps
-    const done = await env.DB.prepare(
-      "SELECT run, status, last_records FROM dataset_refresh WHERE name = 'refresh-test'",
-    ).first();
-    expect(done).toEqual({ run: null, status: "ok", last_records: 60_000 });
-    expect(await rowCount("SELECT COUNT(*) AS n FROM ip_tor_exits")).toBe(60_000);
-    expect((await env.DATASETS.list({ prefix: `refresh/refresh-test/${run}/` })).objects).toEqual([]);
-  });
+      };
+      const run = await startRefresh(env, dataset, Date.now(), true);
+      await runRefreshStep(env, dataset, run!); // fetch: the list staged in R2
+      await expect(runRefreshStep(env, dataset, run!)).rejects.toThrow("the Worker died here");
+      const state = await env.DB.prepare(
+        "SELECT phase, cursor FROM dataset_refresh WHERE name = 'refresh-test'",
+      ).first<{
+        phase: string;
+        cursor: string;
+      }>();
+      const cursor = JSON.parse(state!.cursor) as { file: number; offset: number; records: number };
+      expect(state!.phase).toBe("import");
+      expect(cursor.offset).toBeGreaterThan(1_000_000);
+      expect(cursor.records).toBeGreaterThan(5_000);
+      expect(cursor.records).toBeLessThan(60_000);
+      crash = false;
+      await runRefreshStep(env, dataset, run!); // resumes at the cursor, checks, switches
+      await runRefreshStep(env, dataset, run!); // sweeps
+      const done = await env.DB.prepare(
+        "SELECT run, status, last_records FROM dataset_refresh WHERE name = 'refresh-test'",
+      ).first();
+      expect(done).toEqual({ run: null, status: "ok", last_records: 60_000 });
+      expect(await rowCount("SELECT COUNT(*) AS n FROM ip_tor_exits")).toBe(60_000);
+      expect((await env.DATASETS.list({ prefix: `refresh/refresh-test/${run}/` })).objects).toEqual([]);
+    },
+  );
 
   it("a monthly file named by its date falls back to last month's until this month's is published", () => {
     expect(candidateUrls("https://x/BasicCompanyDataAsOneFile-{month}.zip", Date.UTC(2026, 0, 3))).toEqual([

@@ -64,92 +64,106 @@ describe("account email confirmation by mail", () => {
     expect((await follow("https://verify.test/mail/confirm/NotAToken123")).status).toBe(404);
   });
 
-  it("a link is signed: its row changed without the secret (expiry pushed back) or a forged signature confirms nothing (404)", async () => {
-    const acct = await unconfirmedAccount();
-    const link = confirmLink((await waitForMail(acct.email))[0]!.text)!;
-    const token = link.slice(link.lastIndexOf("/") + 1);
-    expect(token).toMatch(/^[0-9A-Za-z]{44}$/);
-    const forged = token.slice(0, 22) + (token[22] === "A" ? "B" : "A") + token.slice(23);
-    expect((await follow(`https://verify.test/mail/confirm/${forged}`)).status).toBe(404);
-    const [row] = await database(env).select().from(mailLinks).where(eq(mailLinks.accountId, acct.id));
-    await database(env)
-      .update(mailLinks)
-      .set({ expiresAt: row!.expiresAt + 1 })
-      .where(eq(mailLinks.accountId, acct.id));
-    expect((await follow(link)).status).toBe(404);
-    await database(env).update(mailLinks).set({ expiresAt: row!.expiresAt }).where(eq(mailLinks.accountId, acct.id));
-    // The forged tries did not use the link up: the real one still works, once.
-    expect((await follow(link)).status).toBe(200);
-    expect((await accountCall(acct.key)).status).toBe(200);
-  });
+  it(
+    "a link is signed: its row changed without the secret (expiry pushed back) or a forged signature confirms " +
+      "nothing (404)",
+    async () => {
+      const acct = await unconfirmedAccount();
+      const link = confirmLink((await waitForMail(acct.email))[0]!.text)!;
+      const token = link.slice(link.lastIndexOf("/") + 1);
+      expect(token).toMatch(/^[0-9A-Za-z]{44}$/);
+      const forged = token.slice(0, 22) + (token[22] === "A" ? "B" : "A") + token.slice(23);
+      expect((await follow(`https://verify.test/mail/confirm/${forged}`)).status).toBe(404);
+      const [row] = await database(env).select().from(mailLinks).where(eq(mailLinks.accountId, acct.id));
+      await database(env)
+        .update(mailLinks)
+        .set({ expiresAt: row!.expiresAt + 1 })
+        .where(eq(mailLinks.accountId, acct.id));
+      expect((await follow(link)).status).toBe(404);
+      await database(env).update(mailLinks).set({ expiresAt: row!.expiresAt }).where(eq(mailLinks.accountId, acct.id));
+      // The forged tries did not use the link up: the real one still works, once.
+      expect((await follow(link)).status).toBe(200);
+      expect((await accountCall(acct.key)).status).toBe(200);
+    },
+  );
 
-  it("a link is bound to the address it was sent to: once the account's address changed, it confirms nothing", async () => {
-    const acct = await unconfirmedAccount();
-    const link = confirmLink((await waitForMail(acct.email))[0]!.text)!;
-    await database(env).update(accounts).set({ email: address() }).where(eq(accounts.id, acct.id));
-    expect((await follow(link)).status).toBe(404);
-    expect((await accountCall(acct.key)).body.error.code).toBe("EMAIL_NOT_VERIFIED");
-  });
+  it(
+    "a link is bound to the address it was sent to: once the account's address changed, it confirms " + "nothing",
+    async () => {
+      const acct = await unconfirmedAccount();
+      const link = confirmLink((await waitForMail(acct.email))[0]!.text)!;
+      await database(env).update(accounts).set({ email: address() }).where(eq(accounts.id, acct.id));
+      expect((await follow(link)).status).toBe(404);
+      expect((await accountCall(acct.key)).body.error.code).toBe("EMAIL_NOT_VERIFIED");
+    },
+  );
 
-  it("the operator can send a new link (201), not to a confirmed account (422); a confirmed account gets no mail", async () => {
-    const acct = await unconfirmedAccount();
-    await waitForMail(acct.email);
-    const resent = await admin<{ message_id: string }>("POST", `/accounts/${acct.id}/confirmation-email`);
-    expect(resent.message_id).toMatch(/^msg_/);
-    const [, second] = await waitForMail(acct.email, 2);
-    await follow(confirmLink(second!.text)!);
-    expect((await accountCall(acct.key)).status).toBe(200);
-    const refused = await call(`/admin/v1/accounts/${acct.id}/confirmation-email`, {
-      method: "POST",
-      headers: { Authorization: "Bearer test-admin-token" },
-    });
-    expect([refused.status, refused.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
+  it(
+    "the operator can send a new link (201), not to a confirmed account (422); a confirmed account gets no " + "mail",
+    async () => {
+      const acct = await unconfirmedAccount();
+      await waitForMail(acct.email);
+      const resent = await admin<{ message_id: string }>("POST", `/accounts/${acct.id}/confirmation-email`);
+      expect(resent.message_id).toMatch(/^msg_/);
+      const [, second] = await waitForMail(acct.email, 2);
+      await follow(confirmLink(second!.text)!);
+      expect((await accountCall(acct.key)).status).toBe(200);
+      const refused = await call(`/admin/v1/accounts/${acct.id}/confirmation-email`, {
+        method: "POST",
+        headers: { Authorization: "Bearer test-admin-token" },
+      });
+      expect([refused.status, refused.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
 
-    const verified = await admin<{ id: string }>("POST", "/accounts", { email: address(), email_verified: true });
-    const { messages } = await admin<{ messages: unknown[] }>("GET", `/mail?account_id=${verified.id}`);
-    expect(messages).toEqual([]);
-  });
+      const verified = await admin<{ id: string }>("POST", "/accounts", { email: address(), email_verified: true });
+      const { messages } = await admin<{ messages: unknown[] }>("GET", `/mail?account_id=${verified.id}`);
+      expect(messages).toEqual([]);
+    },
+  );
 });
 
 describe("unsubscribe links", () => {
-  it("GET shows a form, POST (one-click) suppresses the recipient of an optional message; a required message's id is 404", async () => {
-    const acct = await unconfirmedAccount();
-    const [required] = await queueMail(env, [
-      {
-        accountId: acct.id,
-        kind: "test_notice",
-        to: acct.email,
-        subject: "s",
-        text: "t",
-        html: "<p>t</p>",
-        optional: false,
-      },
-    ]);
-    const [optional] = await queueMail(env, [
-      {
-        accountId: acct.id,
-        kind: "test_notice",
-        to: acct.email,
-        subject: "s",
-        text: "t",
-        html: "<p>t</p>",
-        optional: true,
-      },
-    ]);
-    const page = await follow(`https://verify.test/mail/unsubscribe/${optional}`);
-    expect([page.status, (await page.text()).includes('method="post"')]).toEqual([200, true]);
-    expect(
-      await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, acct.email)).get(),
-    ).toBeUndefined();
-    const done = await follow(`https://verify.test/mail/unsubscribe/${optional}`, {
-      method: "POST",
-      body: "List-Unsubscribe=One-Click",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    });
-    expect(done.status).toBe(200);
-    expect(
-      await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, acct.email)).get(),
-    ).toMatchObject({ reason: "unsubscribed" });
-    expect((await follow(`https://verify.test/mail/unsubscribe/${required}`, { method: "POST" })).status).toBe(404);
-  });
+  it(
+    "GET shows a form, POST (one-click) suppresses the recipient of an optional message; a required message's id is " +
+      "404",
+    async () => {
+      const acct = await unconfirmedAccount();
+      const [required] = await queueMail(env, [
+        {
+          accountId: acct.id,
+          kind: "test_notice",
+          to: acct.email,
+          subject: "s",
+          text: "t",
+          html: "<p>t</p>",
+          optional: false,
+        },
+      ]);
+      const [optional] = await queueMail(env, [
+        {
+          accountId: acct.id,
+          kind: "test_notice",
+          to: acct.email,
+          subject: "s",
+          text: "t",
+          html: "<p>t</p>",
+          optional: true,
+        },
+      ]);
+      const page = await follow(`https://verify.test/mail/unsubscribe/${optional}`);
+      expect([page.status, (await page.text()).includes('method="post"')]).toEqual([200, true]);
+      expect(
+        await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, acct.email)).get(),
+      ).toBeUndefined();
+      const done = await follow(`https://verify.test/mail/unsubscribe/${optional}`, {
+        method: "POST",
+        body: "List-Unsubscribe=One-Click",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      });
+      expect(done.status).toBe(200);
+      expect(
+        await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, acct.email)).get(),
+      ).toMatchObject({ reason: "unsubscribed" });
+      expect((await follow(`https://verify.test/mail/unsubscribe/${required}`, { method: "POST" })).status).toBe(404);
+    },
+  );
 });

@@ -74,7 +74,8 @@ describe("PATCH /api/v1/account: the account's mail settings", () => {
 });
 
 describe("low balance warning", () => {
-  it("mails every member once when a settle leaves the balance below the threshold, not per lookup; credits re-arm it", async () => {
+  it("mails every member once when a settle leaves the balance below the threshold, not per lookup; credits re-arm " +
+    "it", async () => {
     const acct = await createAccount({ pack: 10 });
     const { owner } = await recipientsOf(acct);
     await patchAccount(acct.key, { low_balance_threshold: 8 });
@@ -120,7 +121,8 @@ describe("daily spend cap reached", () => {
     const [mail] = await waitForMail(owner);
     expect(mail!.subject).toBe(`Key ${acct.keyId} reached its daily credit cap`);
     expect(mail!.text).toContain(
-      `The API key ${acct.keyId} has spent its daily cap of 2 credits today (${new Date().toISOString().slice(0, 10)}, UTC).`,
+      `The API key ${acct.keyId} has spent its daily cap of 2 credits today ` +
+        `(${new Date().toISOString().slice(0, 10)}, UTC).`,
     );
     expect(mail!.text).toContain("The ledger, by key: https://verify.test/api/v1/account/ledger");
     expect(mail!.html).toContain('<a href="https://verify.test/api/v1/account/ledger">');
@@ -143,7 +145,8 @@ describe("bulk run finished", () => {
     return created.body.data.job.id;
   };
 
-  it("mails the members when the account turned bulk_finished_emails on, with the run's counters and links", async () => {
+  it("mails the members when the account turned bulk_finished_emails on, with the run's counters and " +
+    "links", async () => {
     const acct = await createAccount({ pack: 10 });
     const { owner } = await recipientsOf(acct);
     await patchAccount(acct.key, { bulk_finished_emails: true });

@@ -17,7 +17,9 @@ import { admin, call, createAccount } from "../../helpers";
 import { caughtFor, waitForMail } from "../../mail-catcher";
 
 let sequence = 0;
-/** An account whose own address is `local@domain` (the catcher refuses bounce.test with 550, tempfail.test with 451). */
+/**
+ * An account whose own address is `local@domain` (the catcher refuses bounce.test with 550, tempfail.test with 451).
+ */
 async function accountAt(domain = "example.com") {
   const email = `owner-${Date.now()}-${++sequence}@${domain}`;
   const account = await admin<{ id: string }>("POST", "/accounts", { email, email_verified: true });
@@ -47,21 +49,25 @@ const settled = (id: string) =>
   );
 
 describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and parsed", () => {
-  it("sends text + HTML with an encoded subject and sender name, the outbox's Message-ID, and no List-Unsubscribe on required mail", async () => {
-    const { accountId, email } = await accountAt();
-    const [id] = await queueMail(env, [mail(accountId, email)]);
-    const [caught] = await waitForMail(email);
-    expect(caught!.envelope).toEqual({ from: "mail@verify.test", to: [email] });
-    expect(caught!.to).toEqual([email]);
-    expect(caught!.from).toEqual({ name: "Vérification API", address: "mail@verify.test" });
-    expect(caught!.subject).toBe("Réponse prête ✓");
-    expect(caught!.text).toBe("Bonjour,\nvotre réponse est prête: https://verify.test/runs/1\n");
-    expect(caught!.html).toContain('<a href="https://verify.test/runs/1">votre réponse</a> est prête.');
-    expect(caught!.messageId).toBe(`<${id}@verify.test>`);
-    expect(caught!.headers.subject).toMatch(/^=\?utf-8\?B\?/i);
-    expect(caught!.headers["list-unsubscribe"]).toBeUndefined();
-    expect(await settled(id!)).toMatchObject({ status: "sent", attempts: 1 });
-  });
+  it(
+    "sends text + HTML with an encoded subject and sender name, the outbox's Message-ID, and no List-Unsubscribe on " +
+      "required mail",
+    async () => {
+      const { accountId, email } = await accountAt();
+      const [id] = await queueMail(env, [mail(accountId, email)]);
+      const [caught] = await waitForMail(email);
+      expect(caught!.envelope).toEqual({ from: "mail@verify.test", to: [email] });
+      expect(caught!.to).toEqual([email]);
+      expect(caught!.from).toEqual({ name: "Vérification API", address: "mail@verify.test" });
+      expect(caught!.subject).toBe("Réponse prête ✓");
+      expect(caught!.text).toBe("Bonjour,\nvotre réponse est prête: https://verify.test/runs/1\n");
+      expect(caught!.html).toContain('<a href="https://verify.test/runs/1">votre réponse</a> est prête.');
+      expect(caught!.messageId).toBe(`<${id}@verify.test>`);
+      expect(caught!.headers.subject).toMatch(/^=\?utf-8\?B\?/i);
+      expect(caught!.headers["list-unsubscribe"]).toBeUndefined();
+      expect(await settled(id!)).toMatchObject({ status: "sent", attempts: 1 });
+    },
+  );
 
   it("optional mail carries List-Unsubscribe (one-click)", async () => {
     const { accountId, email } = await accountAt();
@@ -119,25 +125,29 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
     expect(await caughtFor(emails[119]!)).toHaveLength(1);
   }, 40_000);
 
-  it("a permanent refusal (550) fails at once, suppresses the recipient, and later optional mail to it is not sent", async () => {
-    const { accountId, email } = await accountAt("bounce.test");
-    const [first] = await queueMail(env, [mail(accountId, email)]);
-    expect(await settled(first!)).toMatchObject({
-      status: "failed",
-      attempts: 1,
-      detail: expect.stringContaining("550"),
-    });
-    expect(
-      await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, email)).get(),
-    ).toMatchObject({ recipient: email });
-    const [optional] = await queueMail(env, [mail(accountId, email, { optional: true })]);
-    expect(await settled(optional!)).toMatchObject({ status: "suppressed", attempts: 0 });
-    // Required mail is still attempted (a confirmation link must be able to reach a fixed mailbox).
-    const [required] = await queueMail(env, [mail(accountId, email)]);
-    expect(await settled(required!)).toMatchObject({ status: "failed", attempts: 1 });
-  });
+  it(
+    "a permanent refusal (550) fails at once, suppresses the recipient, and later optional mail to it is not " + "sent",
+    async () => {
+      const { accountId, email } = await accountAt("bounce.test");
+      const [first] = await queueMail(env, [mail(accountId, email)]);
+      expect(await settled(first!)).toMatchObject({
+        status: "failed",
+        attempts: 1,
+        detail: expect.stringContaining("550"),
+      });
+      expect(
+        await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, email)).get(),
+      ).toMatchObject({ recipient: email });
+      const [optional] = await queueMail(env, [mail(accountId, email, { optional: true })]);
+      expect(await settled(optional!)).toMatchObject({ status: "suppressed", attempts: 0 });
+      // Required mail is still attempted (a confirmation link must be able to reach a fixed mailbox).
+      const [required] = await queueMail(env, [mail(accountId, email)]);
+      expect(await settled(required!)).toMatchObject({ status: "failed", attempts: 1 });
+    },
+  );
 
-  it("a temporary refusal (451) is retried with backoff through the queue, then fails after the last attempt", async () => {
+  it("a temporary refusal (451) is retried with backoff through the queue, then fails after the last " +
+    "attempt", async () => {
     const { accountId, email } = await accountAt("tempfail.test");
     const [id] = await queueMail(env, [mail(accountId, email)]);
     const r = await vi.waitFor(
@@ -154,16 +164,20 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
     ).toBeUndefined();
   }, 30_000);
 
-  it("is idempotent per message id: a duplicate attempt message sends nothing more; a repeated dedupe key records nothing", async () => {
-    const { accountId, email } = await accountAt();
-    const [id] = await queueMail(env, [mail(accountId, email, { dedupeKey: `event-1:${email}` })]);
-    await settled(id!);
-    await attemptMail(env, id!, 1);
-    await attemptMail(env, id!);
-    expect(await queueMail(env, [mail(accountId, email, { dedupeKey: `event-1:${email}` })])).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await caughtFor(email)).toHaveLength(1);
-  });
+  it(
+    "is idempotent per message id: a duplicate attempt message sends nothing more; a repeated dedupe key records " +
+      "nothing",
+    async () => {
+      const { accountId, email } = await accountAt();
+      const [id] = await queueMail(env, [mail(accountId, email, { dedupeKey: `event-1:${email}` })]);
+      await settled(id!);
+      await attemptMail(env, id!, 1);
+      await attemptMail(env, id!);
+      expect(await queueMail(env, [mail(accountId, email, { dedupeKey: `event-1:${email}` })])).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await caughtFor(email)).toHaveLength(1);
+    },
+  );
 
   it("recovery re-queues a pending message whose queue message was lost, and it is sent once", async () => {
     const { accountId, email } = await accountAt();
@@ -218,33 +232,36 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
 });
 
 describe("GET /admin/v1/mail", () => {
-  it("lists messages newest first with recipient, subject, kind, status and the text body; filters by account", async () => {
-    const { accountId, email } = await accountAt();
-    const [first] = await queueMail(env, [mail(accountId, email, { subject: "first" })]);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const [second] = await queueMail(env, [mail(accountId, email, { subject: "second", kind: "other_notice" })]);
-    await settled(first!);
-    await settled(second!);
-    const data = await admin<{ messages: Record<string, unknown>[] }>("GET", `/mail?account_id=${accountId}`);
-    expect(data.messages.map((m) => m.id)).toEqual([second, first]);
-    expect(data.messages[1]).toEqual({
-      id: first,
-      account_id: accountId,
-      recipient: email,
-      subject: "first",
-      kind: "test_notice",
-      status: "sent",
-      detail: expect.any(String),
-      attempts: 1,
-      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
-      text: mail(accountId, email).text,
-    });
-    const filtered = await admin<{ messages: { id: string }[] }>(
-      "GET",
-      `/mail?account_id=${accountId}&kind=other_notice`,
-    );
-    expect(filtered.messages.map((m) => m.id)).toEqual([second]);
-  });
+  it(
+    "lists messages newest first with recipient, subject, kind, status and the text body; filters by " + "account",
+    async () => {
+      const { accountId, email } = await accountAt();
+      const [first] = await queueMail(env, [mail(accountId, email, { subject: "first" })]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const [second] = await queueMail(env, [mail(accountId, email, { subject: "second", kind: "other_notice" })]);
+      await settled(first!);
+      await settled(second!);
+      const data = await admin<{ messages: Record<string, unknown>[] }>("GET", `/mail?account_id=${accountId}`);
+      expect(data.messages.map((m) => m.id)).toEqual([second, first]);
+      expect(data.messages[1]).toEqual({
+        id: first,
+        account_id: accountId,
+        recipient: email,
+        subject: "first",
+        kind: "test_notice",
+        status: "sent",
+        detail: expect.any(String),
+        attempts: 1,
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        text: mail(accountId, email).text,
+      });
+      const filtered = await admin<{ messages: { id: string }[] }>(
+        "GET",
+        `/mail?account_id=${accountId}&kind=other_notice`,
+      );
+      expect(filtered.messages.map((m) => m.id)).toEqual([second]);
+    },
+  );
 
   it("needs the admin token, and a bad limit is a validation error", async () => {
     expect((await call("/admin/v1/mail")).status).toBe(401);

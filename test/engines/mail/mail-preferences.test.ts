@@ -61,49 +61,53 @@ function save(messageId: string, fields: { csrf?: string; kinds: string[] }, hea
 }
 
 describe("the preferences page", () => {
-  it("lists every optional kind for the recipient, all on; saving turns kinds off and the outbox honours it per kind", async () => {
-    const { accountId, email } = await account();
-    const [alert] = await queueMail(env, [mail(accountId, email, "monitor_alert")]);
-    const [caught] = await waitForMail(email);
-    const link = /^<https:\/\/verify\.test(\/mail\/unsubscribe\/msg_[0-9A-Za-z]+)>$/.exec(
-      caught!.headers["list-unsubscribe"]!,
-    )![1]!;
-    expect(link).toBe(`/mail/unsubscribe/${alert}`);
-    const { html, token, cookie } = await openPage(alert!);
-    expect(html).toContain(`Emails to <strong>${email}</strong>`);
-    for (const kind of ["monitor_alert", "low_balance", "key_spend_cap", "bulk_finished"])
-      expect(html).toContain(`value="${kind}" checked`);
-    expect(html).not.toContain("account_confirmation");
+  it(
+    "lists every optional kind for the recipient, all on; saving turns kinds off and the outbox honours it per " +
+      "kind",
+    async () => {
+      const { accountId, email } = await account();
+      const [alert] = await queueMail(env, [mail(accountId, email, "monitor_alert")]);
+      const [caught] = await waitForMail(email);
+      const link = /^<https:\/\/verify\.test(\/mail\/unsubscribe\/msg_[0-9A-Za-z]+)>$/.exec(
+        caught!.headers["list-unsubscribe"]!,
+      )![1]!;
+      expect(link).toBe(`/mail/unsubscribe/${alert}`);
+      const { html, token, cookie } = await openPage(alert!);
+      expect(html).toContain(`Emails to <strong>${email}</strong>`);
+      for (const kind of ["monitor_alert", "low_balance", "key_spend_cap", "bulk_finished"])
+        expect(html).toContain(`value="${kind}" checked`);
+      expect(html).not.toContain("account_confirmation");
 
-    const saved = await save(
-      alert!,
-      { csrf: token, kinds: ["low_balance", "bulk_finished"] },
-      { Cookie: `mail_prefs_csrf=${cookie}`, Origin: BASE },
-    );
-    expect(saved.status).toBe(200);
-    const after = await saved.text();
-    expect(after).toContain("Saved.");
-    expect(after).toContain('value="low_balance" checked');
-    expect(after).not.toContain('value="monitor_alert" checked');
-    const off = await database(env)
-      .select({ kind: mailPreferences.kind })
-      .from(mailPreferences)
-      .where(eq(mailPreferences.recipient, email));
-    expect(off.map((o) => o.kind).sort()).toEqual(["key_spend_cap", "monitor_alert"]);
+      const saved = await save(
+        alert!,
+        { csrf: token, kinds: ["low_balance", "bulk_finished"] },
+        { Cookie: `mail_prefs_csrf=${cookie}`, Origin: BASE },
+      );
+      expect(saved.status).toBe(200);
+      const after = await saved.text();
+      expect(after).toContain("Saved.");
+      expect(after).toContain('value="low_balance" checked');
+      expect(after).not.toContain('value="monitor_alert" checked');
+      const off = await database(env)
+        .select({ kind: mailPreferences.kind })
+        .from(mailPreferences)
+        .where(eq(mailPreferences.recipient, email));
+      expect(off.map((o) => o.kind).sort()).toEqual(["key_spend_cap", "monitor_alert"]);
 
-    const [blocked, allowed, required] = await queueMail(env, [
-      mail(accountId, email, "monitor_alert"),
-      mail(accountId, email, "low_balance"),
-      mail(accountId, email, "account_confirmation", false),
-    ]);
-    expect(await statusOf(blocked!)).toMatchObject({
-      status: "suppressed",
-      detail: "recipient turned monitor_alert mail off",
-      attempts: 0,
-    });
-    expect(await statusOf(allowed!)).toMatchObject({ status: "sent" });
-    expect(await statusOf(required!)).toMatchObject({ status: "sent" });
-  });
+      const [blocked, allowed, required] = await queueMail(env, [
+        mail(accountId, email, "monitor_alert"),
+        mail(accountId, email, "low_balance"),
+        mail(accountId, email, "account_confirmation", false),
+      ]);
+      expect(await statusOf(blocked!)).toMatchObject({
+        status: "suppressed",
+        detail: "recipient turned monitor_alert mail off",
+        attempts: 0,
+      });
+      expect(await statusOf(allowed!)).toMatchObject({ status: "sent" });
+      expect(await statusOf(required!)).toMatchObject({ status: "sent" });
+    },
+  );
 
   it("refuses a post from another site or without the page's token (403), and saves nothing", async () => {
     const { accountId, email } = await account();

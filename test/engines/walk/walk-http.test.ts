@@ -46,18 +46,21 @@ function paidApp(accountId: string, keyId: string, dailyCreditCap: number | null
 }
 
 describe("the paid walk over HTTP: hold, look up, settle", () => {
-  it("charges exactly 10 of 50 concurrent paid requests on 10 credits; the rest answer 402 INSUFFICIENT_CREDITS", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const request = paidApp(acct.accountId, acct.keyId, null);
-    const responses = await Promise.all(Array.from({ length: 50 }, () => request("/paid")));
-    const bodies = (await Promise.all(responses.map((r) => r.json()))) as Envelope[];
-    expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
-    const refused = bodies.filter((b) => !b.success);
-    expect(refused).toHaveLength(40);
-    expect(new Set(refused.map((b) => b.error.code))).toEqual(new Set(["INSUFFICIENT_CREDITS"]));
-    expect(responses.filter((r) => r.status === 402)).toHaveLength(40);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
-  });
+  it(
+    "charges exactly 10 of 50 concurrent paid requests on 10 credits; the rest answer 402 " + "INSUFFICIENT_CREDITS",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const request = paidApp(acct.accountId, acct.keyId, null);
+      const responses = await Promise.all(Array.from({ length: 50 }, () => request("/paid")));
+      const bodies = (await Promise.all(responses.map((r) => r.json()))) as Envelope[];
+      expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
+      const refused = bodies.filter((b) => !b.success);
+      expect(refused).toHaveLength(40);
+      expect(new Set(refused.map((b) => b.error.code))).toEqual(new Set(["INSUFFICIENT_CREDITS"]));
+      expect(responses.filter((r) => r.status === 402)).toHaveLength(40);
+      expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
+    },
+  );
 
   it("answers 429 KEY_SPEND_CAP_REACHED once the key's daily cap is spent, before 402", async () => {
     const acct = await createAccount({ pack: 10 });

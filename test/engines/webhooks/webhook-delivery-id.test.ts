@@ -28,27 +28,30 @@ function recordingEnv() {
 const body = JSON.stringify({ event: "bulk_email_job.finished", job: { id: "job_1", status: "completed" } });
 
 describe("Webhook-Delivery-Id (docs/jobs-and-webhooks.md)", () => {
-  it("carries the same id on every attempt of one delivery and on its redelivery, received by a real HTTP server", async () => {
-    const { testEnv, next } = recordingEnv();
-    const path = `/fail-once/delivery-id-${crypto.randomUUID()}`;
-    const ownerId = crypto.randomUUID();
-    const id = await enqueueDelivery(testEnv, {
-      owner: "job",
-      ownerId,
-      event: "bulk_email_job.finished",
-      url: `${env.RECEIVER_URL}${path}`,
-      secret: mintSecret(),
-      body,
-    });
-    await next(testEnv); // 500: retried
-    await next(testEnv); // 200
-    expect(await redeliverLatest(testEnv, "job", ownerId)).toBe(true);
-    await next(testEnv);
-    const attempts = await receivedAt(path);
-    expect(attempts).toHaveLength(3);
-    expect(attempts.map((a) => a.headers["webhook-delivery-id"])).toEqual([`whd_${id}`, `whd_${id}`, `whd_${id}`]);
-    expect(attempts.every((a) => a.body === body)).toBe(true);
-  });
+  it(
+    "carries the same id on every attempt of one delivery and on its redelivery, received by a real HTTP " + "server",
+    async () => {
+      const { testEnv, next } = recordingEnv();
+      const path = `/fail-once/delivery-id-${crypto.randomUUID()}`;
+      const ownerId = crypto.randomUUID();
+      const id = await enqueueDelivery(testEnv, {
+        owner: "job",
+        ownerId,
+        event: "bulk_email_job.finished",
+        url: `${env.RECEIVER_URL}${path}`,
+        secret: mintSecret(),
+        body,
+      });
+      await next(testEnv); // 500: retried
+      await next(testEnv); // 200
+      expect(await redeliverLatest(testEnv, "job", ownerId)).toBe(true);
+      await next(testEnv);
+      const attempts = await receivedAt(path);
+      expect(attempts).toHaveLength(3);
+      expect(attempts.map((a) => a.headers["webhook-delivery-id"])).toEqual([`whd_${id}`, `whd_${id}`, `whd_${id}`]);
+      expect(attempts.every((a) => a.body === body)).toBe(true);
+    },
+  );
 
   it("gives two deliveries two different ids", async () => {
     const { testEnv, next } = recordingEnv();

@@ -87,43 +87,49 @@ afterEach(() => {
 });
 
 describe("webhook outbox", () => {
-  it("records a pending delivery, queues its first attempt, and delivers it with a V2 signature a receiver verifies", async () => {
-    const { queue, testEnv } = setup();
-    const path = `/ok/outbox-${uuid()}`;
-    const d = await enqueue(testEnv, `${env.RECEIVER_URL}${path}`);
-    expect(d.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
-    expect(queue.sent).toEqual([{ body: { type: "delivery", deliveryId: d.id, attempt: 1 }, delaySeconds: undefined }]);
-    expect(await record(d.id)).toMatchObject({
-      status: "pending",
-      detail: null,
-      attempts: 0,
-      body: d.body,
-      owner: "job",
-      ownerId: d.ownerId,
-    });
-    expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({
-      status: "pending",
-      detail: null,
-      url: d.url,
-    });
+  it(
+    "records a pending delivery, queues its first attempt, and delivers it with a V2 signature a receiver " +
+      "verifies",
+    async () => {
+      const { queue, testEnv } = setup();
+      const path = `/ok/outbox-${uuid()}`;
+      const d = await enqueue(testEnv, `${env.RECEIVER_URL}${path}`);
+      expect(d.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+      expect(queue.sent).toEqual([
+        { body: { type: "delivery", deliveryId: d.id, attempt: 1 }, delaySeconds: undefined },
+      ]);
+      expect(await record(d.id)).toMatchObject({
+        status: "pending",
+        detail: null,
+        attempts: 0,
+        body: d.body,
+        owner: "job",
+        ownerId: d.ownerId,
+      });
+      expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({
+        status: "pending",
+        detail: null,
+        url: d.url,
+      });
 
-    await queue.deliverNext(testEnv);
-    expect(await record(d.id)).toMatchObject({ status: "delivered", detail: "200", attempts: 1 });
-    expect(queue.sent).toEqual([]);
+      await queue.deliverNext(testEnv);
+      expect(await record(d.id)).toMatchObject({ status: "delivered", detail: "200", attempts: 1 });
+      expect(queue.sent).toEqual([]);
 
-    const [delivery, ...rest] = await receivedAt(path);
-    expect(rest).toEqual([]);
-    expect(delivery!.body).toBe(d.body);
-    const verifier = new WebhookVerifier(d.secret);
-    expect(await verifier.verify(delivery!.headers, delivery!.body)).toBe("ok");
-    expect(await verifier.legacyMatches(delivery!.headers, delivery!.body)).toBe(true);
-    expect(await new WebhookVerifier(mintSecret()).verify(delivery!.headers, delivery!.body)).toBe("bad_signature");
-    expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({
-      status: "delivered",
-      detail: "200",
-      url: d.url,
-    });
-  });
+      const [delivery, ...rest] = await receivedAt(path);
+      expect(rest).toEqual([]);
+      expect(delivery!.body).toBe(d.body);
+      const verifier = new WebhookVerifier(d.secret);
+      expect(await verifier.verify(delivery!.headers, delivery!.body)).toBe("ok");
+      expect(await verifier.legacyMatches(delivery!.headers, delivery!.body)).toBe(true);
+      expect(await new WebhookVerifier(mintSecret()).verify(delivery!.headers, delivery!.body)).toBe("bad_signature");
+      expect((await latestStatuses(database(env), "job", [d.ownerId])).get(d.ownerId)).toEqual({
+        status: "delivered",
+        detail: "200",
+        url: d.url,
+      });
+    },
+  );
 
   it("retries a 500 as a separate, delayed queue message and is delivered at the second attempt", async () => {
     const { queue, testEnv } = setup();
@@ -151,27 +157,30 @@ describe("webhook outbox", () => {
     }
   });
 
-  it("fails after three 500s with detail 500; a repeated message for an attempt already made sends nothing", async () => {
-    const { queue, testEnv } = setup();
-    const path = `/status/500/outbox-${uuid()}`;
-    const d = await enqueue(testEnv, `${env.RECEIVER_URL}${path}`);
-    const delays: (number | undefined)[] = [];
+  it(
+    "fails after three 500s with detail 500; a repeated message for an attempt already made sends " + "nothing",
+    async () => {
+      const { queue, testEnv } = setup();
+      const path = `/status/500/outbox-${uuid()}`;
+      const d = await enqueue(testEnv, `${env.RECEIVER_URL}${path}`);
+      const delays: (number | undefined)[] = [];
 
-    delays.push((await queue.deliverNext(testEnv)).delaySeconds);
-    // The queue may hand the first message out twice: the attempt it was for is already made.
-    await attemptDelivery(testEnv, d.id, 1);
-    expect(await receivedAt(path)).toHaveLength(1);
-    expect(queue.sent).toHaveLength(1);
+      delays.push((await queue.deliverNext(testEnv)).delaySeconds);
+      // The queue may hand the first message out twice: the attempt it was for is already made.
+      await attemptDelivery(testEnv, d.id, 1);
+      expect(await receivedAt(path)).toHaveLength(1);
+      expect(queue.sent).toHaveLength(1);
 
-    delays.push((await queue.deliverNext(testEnv)).delaySeconds);
-    expect(await record(d.id)).toMatchObject({ status: "pending", detail: "500", attempts: 2 });
-    delays.push((await queue.deliverNext(testEnv)).delaySeconds);
-    expect(await record(d.id)).toMatchObject({ status: "failed", detail: "500", attempts: 3 });
-    expect(queue.sent).toEqual([]);
-    expect(await receivedAt(path)).toHaveLength(3);
-    const base = Number(env.WEBHOOK_RETRY_BASE_MS);
-    expect(delays).toEqual([undefined, expectedDelay(2, base), expectedDelay(3, base)]);
-  });
+      delays.push((await queue.deliverNext(testEnv)).delaySeconds);
+      expect(await record(d.id)).toMatchObject({ status: "pending", detail: "500", attempts: 2 });
+      delays.push((await queue.deliverNext(testEnv)).delaySeconds);
+      expect(await record(d.id)).toMatchObject({ status: "failed", detail: "500", attempts: 3 });
+      expect(queue.sent).toEqual([]);
+      expect(await receivedAt(path)).toHaveLength(3);
+      const base = Number(env.WEBHOOK_RETRY_BASE_MS);
+      expect(delays).toEqual([undefined, expectedDelay(2, base), expectedDelay(3, base)]);
+    },
+  );
 
   it("waits 5 s then 15 s between attempts with the default backoff", async () => {
     const { queue, testEnv } = setup({ WEBHOOK_RETRY_BASE_MS: "5000" });

@@ -7,7 +7,8 @@ const DAY = 86_400_000;
 async function insert(owner: string, ownerId: string, status: string, ageDays: number) {
   const at = Date.now() - ageDays * DAY;
   const row = await env.DB.prepare(
-    "INSERT INTO webhook_deliveries (owner, owner_id, event, url, secret, body, status, detail, attempts, created_at, updated_at) VALUES (?, ?, 'e', 'https://x.test/', 'whsec_x', '{}', ?, NULL, 1, ?, ?) RETURNING id",
+    "INSERT INTO webhook_deliveries (owner, owner_id, event, url, secret, body, status, detail, attempts, " +
+      "created_at, updated_at) VALUES (?, ?, 'e', 'https://x.test/', 'whsec_x', '{}', ?, NULL, 1, ?, ?) RETURNING id",
   )
     .bind(owner, ownerId, status, at, at)
     .first<{ id: number }>();

@@ -59,7 +59,9 @@ describe("accuracy set", () => {
     const total = byCountry.reduce((sum, c) => sum + c.pairs, 0);
     const agree = byCountry.reduce((sum, c) => sum + c.agree, 0);
     console.log(
-      `[accuracy] ${agree}/${total} pairs agree (${share(agree, total)}%): ${byCountry.map((c) => `${c.country} ${c.agree}/${c.pairs} found ${c.found}`).join(", ")}`,
+      `[accuracy] ${agree}/${total} pairs agree (${share(agree, total)}%): ${byCountry
+        .map((c) => `${c.country} ${c.agree}/${c.pairs} found ${c.found}`)
+        .join(", ")}`,
     );
     for (const c of byCountry)
       if (c.disagree.length) console.log(`[accuracy] ${c.country} disagreements: ${c.disagree.join("; ")}`);

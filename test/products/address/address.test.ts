@@ -84,22 +84,28 @@ describe("POST /address: verified", () => {
     expect(body.data.address).toMatchObject({ locality: "Springfield", region: "IL", postcode: "62701" });
   });
 
-  it("reads a French one-line address, accepts the commune and confirms the street and its number from the BAN", async () => {
-    const { body } = await lookup({ address: "55 rue du Faubourg Saint-Honoré, 75008 PARIS CEDEX 08", country: "FR" });
-    expect(body.data).toMatchObject({
-      verification: "verified",
-      precision: "premise",
-      locality_matches_postcode: true,
-      region_matches_postcode: null,
-    });
-    expect(body.data.address).toMatchObject({
-      line1: "55 rue du Faubourg Saint-Honoré",
-      locality: "Paris",
-      postcode: "75008",
-    });
-    expect(body.data.formatted).toBe("55 rue du Faubourg Saint-Honoré\n75008 Paris");
-    expect(body.data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION });
-  });
+  it(
+    "reads a French one-line address, accepts the commune and confirms the street and its number from the " + "BAN",
+    async () => {
+      const { body } = await lookup({
+        address: "55 rue du Faubourg Saint-Honoré, 75008 PARIS CEDEX 08",
+        country: "FR",
+      });
+      expect(body.data).toMatchObject({
+        verification: "verified",
+        precision: "premise",
+        locality_matches_postcode: true,
+        region_matches_postcode: null,
+      });
+      expect(body.data.address).toMatchObject({
+        line1: "55 rue du Faubourg Saint-Honoré",
+        locality: "Paris",
+        postcode: "75008",
+      });
+      expect(body.data.formatted).toBe("55 rue du Faubourg Saint-Honoré\n75008 Paris");
+      expect(body.data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION });
+    },
+  );
 
   it("takes a German place without its qualifier and writes the register's name", async () => {
     const { body } = await lookup({
@@ -112,30 +118,33 @@ describe("POST /address: verified", () => {
     });
   });
 
-  it("confirms a UK postcode from ONSPD with the place from OS Open Names; a county is not held against it", async () => {
-    const { body } = await lookup({
-      address: {
-        line1: "10 Downing Street",
-        locality: "London",
-        region: "Greater London",
-        postcode: "sw1a2aa",
-        country: "GB",
-      },
-    });
-    expect(body.data).toMatchObject({
-      verification: "verified",
-      precision: "street",
-      region_matches_postcode: null,
-      corrections: [{ field: "postcode", from: "sw1a2aa", to: "SW1A 2AA" }],
-    });
-    expect(body.data.geo.latitude).toBeCloseTo(51.5035, 3);
-    expect(body.data.sources.map((s: { dataset: string }) => s.dataset)).toEqual([
-      "postcode-formats",
-      "address-countries",
-      "uk-onspd",
-      "uk-os-open-names",
-    ]);
-  });
+  it(
+    "confirms a UK postcode from ONSPD with the place from OS Open Names; a county is not held against " + "it",
+    async () => {
+      const { body } = await lookup({
+        address: {
+          line1: "10 Downing Street",
+          locality: "London",
+          region: "Greater London",
+          postcode: "sw1a2aa",
+          country: "GB",
+        },
+      });
+      expect(body.data).toMatchObject({
+        verification: "verified",
+        precision: "street",
+        region_matches_postcode: null,
+        corrections: [{ field: "postcode", from: "sw1a2aa", to: "SW1A 2AA" }],
+      });
+      expect(body.data.geo.latitude).toBeCloseTo(51.5035, 3);
+      expect(body.data.sources.map((s: { dataset: string }) => s.dataset)).toEqual([
+        "postcode-formats",
+        "address-countries",
+        "uk-onspd",
+        "uk-os-open-names",
+      ]);
+    },
+  );
 
   it("flags a PO box and still verifies it", async () => {
     const { body } = await lookup({
@@ -152,19 +161,22 @@ describe("POST /address: verified", () => {
 });
 
 describe("POST /address: not verified, free", () => {
-  it("a locality the postcode does not serve: invalid, locality_mismatch, with the postcode's place as correction", async () => {
-    const { body } = await lookup({ address: { ...SPRINGFIELD, locality: "Chicago" } });
-    expect(body.data).toMatchObject({
-      valid: false,
-      verification: "invalid",
-      reason: "locality_mismatch",
-      precision: "postcode",
-      locality_matches_postcode: false,
-    });
-    expect(body.data.corrections).toEqual([{ field: "locality", from: "Chicago", to: "Springfield" }]);
-    expect(body.data).toMatchObject({ risk_score: 50, risk_level: "medium" });
-    expect(body.meta.credits_used).toBe(0);
-  });
+  it(
+    "a locality the postcode does not serve: invalid, locality_mismatch, with the postcode's place as " + "correction",
+    async () => {
+      const { body } = await lookup({ address: { ...SPRINGFIELD, locality: "Chicago" } });
+      expect(body.data).toMatchObject({
+        valid: false,
+        verification: "invalid",
+        reason: "locality_mismatch",
+        precision: "postcode",
+        locality_matches_postcode: false,
+      });
+      expect(body.data.corrections).toEqual([{ field: "locality", from: "Chicago", to: "Springfield" }]);
+      expect(body.data).toMatchObject({ risk_score: 50, risk_level: "medium" });
+      expect(body.meta.credits_used).toBe(0);
+    },
+  );
 
   it("a state the ZIP is not in: region_mismatch", async () => {
     const { body } = await lookup({ address: { ...SPRINGFIELD, region: "MA" } });
@@ -176,21 +188,25 @@ describe("POST /address: not verified, free", () => {
     });
   });
 
-  it("a well-formed ZIP the table does not hold: GeoNames' list is partial, so format_only, not_covered, precision country", async () => {
-    const { body } = await lookup({ address: { ...SPRINGFIELD, postcode: "00000" } });
-    expect(body.data).toMatchObject({
-      verification: "format_only",
-      reason: "not_covered",
-      postcode_format_valid: true,
-      postcode_found: null,
-      precision: "country",
-      geo: null,
-      risk_score: 30,
-      risk_level: "medium",
-    });
-    expect(body.data.sources).toContainEqual({ dataset: "us-zip-codes", version: versionOf("us-zip-codes") });
-    expect(body.meta.credits_used).toBe(0);
-  });
+  it(
+    "a well-formed ZIP the table does not hold: GeoNames' list is partial, so format_only, not_covered, precision " +
+      "country",
+    async () => {
+      const { body } = await lookup({ address: { ...SPRINGFIELD, postcode: "00000" } });
+      expect(body.data).toMatchObject({
+        verification: "format_only",
+        reason: "not_covered",
+        postcode_format_valid: true,
+        postcode_found: null,
+        precision: "country",
+        geo: null,
+        risk_score: 30,
+        risk_level: "medium",
+      });
+      expect(body.data.sources).toContainEqual({ dataset: "us-zip-codes", version: versionOf("us-zip-codes") });
+      expect(body.meta.credits_used).toBe(0);
+    },
+  );
 
   it("a malformed postcode: invalid_postcode_format, no dataset consulted", async () => {
     const { body } = await lookup({ address: { ...SPRINGFIELD, postcode: "6270" } });

@@ -106,43 +106,46 @@ describe("POST /address/batch", () => {
 });
 
 describe("suppressions", () => {
-  it("answers a suppressed address free in a batch with reason suppressed; a single lookup ignores the list", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const added = await post(
-      "/api/v1/address/suppressions",
-      { addresses: [{ address: BEVERLY, country: "US" }], reason: "returned_mail" },
-      acct.key,
-    );
-    expect([added.status, added.body.data]).toEqual([201, { added: 1, invalid: [], test_values: [] }]);
-    const listed = await call<Record<string, any>>("/api/v1/address/suppressions", {
-      headers: { Authorization: `Bearer ${acct.key}` },
-    });
-    expect(listed.body.data.suppressions).toEqual([
-      expect.objectContaining({
-        address: "US|90210|BEVERLY HILLS|CA|9355 BURTON WAY|",
-        reason: "returned_mail",
-        source: "manual",
-      }),
-    ]);
-    const batch = await post(
-      "/api/v1/address/batch",
-      {
-        addresses: [
-          { line1: "9355 Burton Way", locality: "beverly hills", region: "ca", postcode: "90210", country: "us" },
-        ],
-      },
-      await anotherKey(acct),
-    );
-    expect(batch.body.data.results[0]).toMatchObject({
-      data: { valid: false, reason: "suppressed", risk_score: 100 },
-      meta: { credits_used: 0, suppressed: true },
-    });
-    const single = await post("/api/v1/address", { address: BEVERLY, country: "US" }, await anotherKey(acct));
-    expect(single.body).toMatchObject({
-      data: { verification: "verified" },
-      meta: { credits_used: 1, suppressed: false },
-    });
-  });
+  it(
+    "answers a suppressed address free in a batch with reason suppressed; a single lookup ignores the " + "list",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const added = await post(
+        "/api/v1/address/suppressions",
+        { addresses: [{ address: BEVERLY, country: "US" }], reason: "returned_mail" },
+        acct.key,
+      );
+      expect([added.status, added.body.data]).toEqual([201, { added: 1, invalid: [], test_values: [] }]);
+      const listed = await call<Record<string, any>>("/api/v1/address/suppressions", {
+        headers: { Authorization: `Bearer ${acct.key}` },
+      });
+      expect(listed.body.data.suppressions).toEqual([
+        expect.objectContaining({
+          address: "US|90210|BEVERLY HILLS|CA|9355 BURTON WAY|",
+          reason: "returned_mail",
+          source: "manual",
+        }),
+      ]);
+      const batch = await post(
+        "/api/v1/address/batch",
+        {
+          addresses: [
+            { line1: "9355 Burton Way", locality: "beverly hills", region: "ca", postcode: "90210", country: "us" },
+          ],
+        },
+        await anotherKey(acct),
+      );
+      expect(batch.body.data.results[0]).toMatchObject({
+        data: { valid: false, reason: "suppressed", risk_score: 100 },
+        meta: { credits_used: 0, suppressed: true },
+      });
+      const single = await post("/api/v1/address", { address: BEVERLY, country: "US" }, await anotherKey(acct));
+      expect(single.body).toMatchObject({
+        data: { verification: "verified" },
+        meta: { credits_used: 1, suppressed: false },
+      });
+    },
+  );
 });
 
 describe("sandbox and browser", () => {

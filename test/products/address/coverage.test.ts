@@ -43,34 +43,46 @@ const NOT_COVERED = {
 };
 
 describe("coverage in /status/data", () => {
-  it("each address dataset shows the coverage its installer recorded: the packages' partial files, the samples as samples", async () => {
-    const { body } = await call<{ datasets: { name: string; version: string; coverage: unknown }[] }>(
-      "/api/v1/status/data",
-      bearer(acct.key),
-    );
-    const of = (name: string) => body.data.datasets.find((d) => d.name === name)!;
-    expect(of("de-postcodes").coverage).toEqual(ADDRESS_DATASETS["de-postcodes"].coverage);
-    expect(of("de-postcodes").coverage).toMatchObject({ kind: "partial", countries: ["DE"] });
-    expect(of("us-zip-codes").coverage).toMatchObject({ kind: "partial", countries: ["US"] });
-    expect(of("uk-onspd")).toMatchObject({ version: SAMPLE_VERSION, coverage: { kind: "sample" } });
-    expect(of("fr-ban").coverage).toMatchObject({ kind: "sample" });
-  });
+  it(
+    "each address dataset shows the coverage its installer recorded: the packages' partial files, the samples as " +
+      "samples",
+    async () => {
+      const { body } = await call<{ datasets: { name: string; version: string; coverage: unknown }[] }>(
+        "/api/v1/status/data",
+        bearer(acct.key),
+      );
+      const of = (name: string) => body.data.datasets.find((d) => d.name === name)!;
+      expect(of("de-postcodes").coverage).toEqual(ADDRESS_DATASETS["de-postcodes"].coverage);
+      expect(of("de-postcodes").coverage).toMatchObject({ kind: "partial", countries: ["DE"] });
+      expect(of("us-zip-codes").coverage).toMatchObject({ kind: "partial", countries: ["US"] });
+      expect(of("uk-onspd")).toMatchObject({ version: SAMPLE_VERSION, coverage: { kind: "sample" } });
+      expect(of("fr-ban").coverage).toMatchObject({ kind: "sample" });
+    },
+  );
 });
 
 describe("a postcode outside every installed dataset's coverage", () => {
-  it("221B Baker Street, London NW1 6XE against the UK sample: format_only, not_covered, free, citing the sample", async () => {
-    const fresh = await createAccount({ pack: 5 });
-    const { status, body } = await lookup({ address: "221B Baker Street, London NW1 6XE", country: "GB" }, fresh.key);
-    expect(status).toBe(200);
-    expect(body.data).toMatchObject({
-      ...NOT_COVERED,
-      address: { line1: "221B Baker Street", locality: "London", postcode: "NW1 6XE" },
-      geo: null,
-    });
-    expect(datasetsOf(body).sort()).toEqual(["address-countries", "postcode-formats", "uk-onspd", "uk-os-open-names"]);
-    expect(body.data.sources).toContainEqual({ dataset: "uk-onspd", version: SAMPLE_VERSION });
-    expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
-  });
+  it(
+    "221B Baker Street, London NW1 6XE against the UK sample: format_only, not_covered, free, citing the " + "sample",
+    async () => {
+      const fresh = await createAccount({ pack: 5 });
+      const { status, body } = await lookup({ address: "221B Baker Street, London NW1 6XE", country: "GB" }, fresh.key);
+      expect(status).toBe(200);
+      expect(body.data).toMatchObject({
+        ...NOT_COVERED,
+        address: { line1: "221B Baker Street", locality: "London", postcode: "NW1 6XE" },
+        geo: null,
+      });
+      expect(datasetsOf(body).sort()).toEqual([
+        "address-countries",
+        "postcode-formats",
+        "uk-onspd",
+        "uk-os-open-names",
+      ]);
+      expect(body.data.sources).toContainEqual({ dataset: "uk-onspd", version: SAMPLE_VERSION });
+      expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
+    },
+  );
 
   it("1 Deansgate, Manchester M3 1AZ: format_only, not invalid", async () => {
     const { body } = await lookup({ address: "1 Deansgate, Manchester M3 1AZ", country: "GB" });
@@ -86,16 +98,20 @@ describe("a postcode outside every installed dataset's coverage", () => {
     expect(body.data).toMatchObject({ postcode_found: true, verification: "verified" });
   });
 
-  it("Platz der Republik 1, 11011 Berlin (a Großkunden code OpenStreetMap's list lacks): format_only, not_covered, not invalid", async () => {
-    const fresh = await createAccount({ pack: 5 });
-    const { body } = await lookup({ address: "Platz der Republik 1, 11011 Berlin", country: "DE" }, fresh.key);
-    expect(body.data).toMatchObject({
-      ...NOT_COVERED,
-      address: { line1: "Platz der Republik 1", locality: "Berlin", postcode: "11011" },
-    });
-    expect(datasetsOf(body)).toContain("de-postcodes");
-    expect(body.meta.credits_used).toBe(0);
-  });
+  it(
+    "Platz der Republik 1, 11011 Berlin (a Großkunden code OpenStreetMap's list lacks): format_only, not_covered, " +
+      "not invalid",
+    async () => {
+      const fresh = await createAccount({ pack: 5 });
+      const { body } = await lookup({ address: "Platz der Republik 1, 11011 Berlin", country: "DE" }, fresh.key);
+      expect(body.data).toMatchObject({
+        ...NOT_COVERED,
+        address: { line1: "Platz der Republik 1", locality: "Berlin", postcode: "11011" },
+      });
+      expect(datasetsOf(body)).toContain("de-postcodes");
+      expect(body.meta.credits_used).toBe(0);
+    },
+  );
 
   it("a country no dataset covers: format_only with reason not_covered, free", async () => {
     const { body } = await lookup({ address: "Via Roma 1, 00184 Roma", country: "IT" });
@@ -158,28 +174,32 @@ describe("a dataset recorded as the publisher's complete file", () => {
 });
 
 describe("the OpenAPI document", () => {
-  it("describes coverage on /status/data (kind full|partial|sample, countries, note) and not_covered among the reasons", async () => {
-    const doc = (await (
-      await call("/api/v1/openapi.json")
-    ).body) as unknown as {
-      paths: Record<string, { get?: unknown; post?: unknown }>;
-      components: { schemas: Record<string, unknown> };
-    };
-    // Shared schemas live under components: follow each $ref so the operation reads as one text.
-    const inline = (node: unknown): unknown =>
-      Array.isArray(node)
-        ? node.map(inline)
-        : node && typeof node === "object"
-          ? "$ref" in node
-            ? inline(doc.components.schemas[String(node.$ref).split("/").pop()!])
-            : Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]))
-          : node;
-    doc.paths = inline(doc.paths) as typeof doc.paths;
-    const status = JSON.stringify(doc.paths["/api/v1/status/data"]!.get);
-    expect(status).toContain('"coverage"');
-    expect(status).toContain('"enum":["full","partial","sample"]');
-    expect(status).toContain('"countries"');
-    expect(JSON.stringify(doc.paths["/api/v1/address"]!.post)).toContain('"not_covered"');
-    expect(JSON.stringify(doc.paths["/api/v1/ip"]!.post)).toContain('"not_covered"');
-  });
+  it(
+    "describes coverage on /status/data (kind full|partial|sample, countries, note) and not_covered among the " +
+      "reasons",
+    async () => {
+      const doc = (await (
+        await call("/api/v1/openapi.json")
+      ).body) as unknown as {
+        paths: Record<string, { get?: unknown; post?: unknown }>;
+        components: { schemas: Record<string, unknown> };
+      };
+      // Shared schemas live under components: follow each $ref so the operation reads as one text.
+      const inline = (node: unknown): unknown =>
+        Array.isArray(node)
+          ? node.map(inline)
+          : node && typeof node === "object"
+            ? "$ref" in node
+              ? inline(doc.components.schemas[String(node.$ref).split("/").pop()!])
+              : Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]))
+            : node;
+      doc.paths = inline(doc.paths) as typeof doc.paths;
+      const status = JSON.stringify(doc.paths["/api/v1/status/data"]!.get);
+      expect(status).toContain('"coverage"');
+      expect(status).toContain('"enum":["full","partial","sample"]');
+      expect(status).toContain('"countries"');
+      expect(JSON.stringify(doc.paths["/api/v1/address"]!.post)).toContain('"not_covered"');
+      expect(JSON.stringify(doc.paths["/api/v1/ip"]!.post)).toContain('"not_covered"');
+    },
+  );
 });

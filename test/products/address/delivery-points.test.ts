@@ -46,28 +46,32 @@ async function callsFor(partner: "smarty" | "google", line1: string): Promise<nu
 }
 
 describe("POST /api/v1/address with delivery_point: true", () => {
-  it("confirms a US delivery point through Smarty: deliverable, standardized with ZIP+4, cited with the time; 2 credits", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const line1 = street("Amphitheatre Pkwy");
-    const { status, body } = await verify(acct.key, { address: us(line1), delivery_point: true });
-    expect(status).toBe(200);
-    expect(body.data).toMatchObject({
-      verification: "verified",
-      deliverable: true,
-      delivery_point: {
-        match: "confirmed",
-        vacant: false,
-        residential: false,
-        standardized: { line1, locality: "Mountain View", region: "CA", postcode: "94043-1351" },
-        footnotes: ["AA", "BB", "N#"],
-      },
-      reason: null,
-      risk_score: 0,
-    });
-    expect(Date.parse(body.data.sources.find((s) => s.dataset === "smarty-us-street")!.version)).not.toBeNaN();
-    expect(body.meta).toMatchObject({ credits_used: 2, credits_remaining: 8 });
-    expect(await callsFor("smarty", line1)).toBe(1);
-  });
+  it(
+    "confirms a US delivery point through Smarty: deliverable, standardized with ZIP+4, cited with the time; 2 " +
+      "credits",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const line1 = street("Amphitheatre Pkwy");
+      const { status, body } = await verify(acct.key, { address: us(line1), delivery_point: true });
+      expect(status).toBe(200);
+      expect(body.data).toMatchObject({
+        verification: "verified",
+        deliverable: true,
+        delivery_point: {
+          match: "confirmed",
+          vacant: false,
+          residential: false,
+          standardized: { line1, locality: "Mountain View", region: "CA", postcode: "94043-1351" },
+          footnotes: ["AA", "BB", "N#"],
+        },
+        reason: null,
+        risk_score: 0,
+      });
+      expect(Date.parse(body.data.sources.find((s) => s.dataset === "smarty-us-street")!.version)).not.toBeNaN();
+      expect(body.meta).toMatchObject({ credits_used: 2, credits_remaining: 8 });
+      expect(await callsFor("smarty", line1)).toBe(1);
+    },
+  );
 
   it("answers the issue's nonexistent street deliverable: false, no_delivery_point, risk 60, 2 credits", async () => {
     const acct = await createAccount({ pack: 10 });
@@ -132,25 +136,28 @@ describe("POST /api/v1/address with delivery_point: true", () => {
     expect(await callsFor("smarty", line1)).toBe(1);
   });
 
-  it("answers unchecked with partner_unavailable, free, on a partner error, a timeout, and retries after a 429", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const failed = await verify(acct.key, { address: us(street("500 Error St")), delivery_point: true });
-    expect(failed.body.data).toMatchObject({
-      verification: "verified",
-      deliverable: null,
-      delivery_point: null,
-      reason: "partner_unavailable",
-    });
-    expect(failed.body.meta).toMatchObject({ credits_used: 0 });
-    const slow = await verify(acct.key, { address: us(street("408 Slow St")), delivery_point: true });
-    expect(slow.body.data).toMatchObject({ delivery_point: null, reason: "partner_unavailable" });
-    expect(slow.body.meta).toMatchObject({ credits_used: 0 });
-    const line1 = street("429 Busy St");
-    const busy = await verify(acct.key, { address: us(line1), delivery_point: true });
-    expect(busy.body.data).toMatchObject({ deliverable: true });
-    expect(busy.body.meta).toMatchObject({ credits_used: 2, credits_remaining: 8 });
-    expect(await callsFor("smarty", line1)).toBe(2);
-  });
+  it(
+    "answers unchecked with partner_unavailable, free, on a partner error, a timeout, and retries after a " + "429",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const failed = await verify(acct.key, { address: us(street("500 Error St")), delivery_point: true });
+      expect(failed.body.data).toMatchObject({
+        verification: "verified",
+        deliverable: null,
+        delivery_point: null,
+        reason: "partner_unavailable",
+      });
+      expect(failed.body.meta).toMatchObject({ credits_used: 0 });
+      const slow = await verify(acct.key, { address: us(street("408 Slow St")), delivery_point: true });
+      expect(slow.body.data).toMatchObject({ delivery_point: null, reason: "partner_unavailable" });
+      expect(slow.body.meta).toMatchObject({ credits_used: 0 });
+      const line1 = street("429 Busy St");
+      const busy = await verify(acct.key, { address: us(line1), delivery_point: true });
+      expect(busy.body.data).toMatchObject({ deliverable: true });
+      expect(busy.body.meta).toMatchObject({ credits_used: 2, credits_remaining: 8 });
+      expect(await callsFor("smarty", line1)).toBe(2);
+    },
+  );
 
   it("asks Google outside the US: a format-only German address is checked for 1 credit", async () => {
     const acct = await createAccount({ pack: 10 });

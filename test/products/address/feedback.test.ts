@@ -32,83 +32,96 @@ const springfield = () => ({
 });
 
 describe("POST /api/v1/address/feedback", () => {
-  it("records outcomes; returned and undeliverable mail join the suppression list, test addresses never do, malformed ones are named", async () => {
-    const acct = await createAccount();
-    const [returned, undeliverable, delivered] = [springfield(), springfield(), springfield()];
-    const { status, body } = await post(acct.key, [
-      { address: delivered, outcome: "delivered" },
-      { address: returned, outcome: "returned", occurred_at: "2026-05-04T10:00:00Z", detail: "moved, left no address" },
-      {
-        address: { address: `${undeliverable.line1}, Springfield, IL 62701`, country: "US" },
-        outcome: "undeliverable",
-      },
-      { address: { line1: "verified", country: "ZZ" }, outcome: "returned" },
-      { address: { ...springfield(), postcode: "6270" }, outcome: "returned" },
-    ]);
-    expect(status).toBe(200);
-    expect(body.data).toEqual({ recorded: 4, suppressed: 2, invalid: [4] });
+  it(
+    "records outcomes; returned and undeliverable mail join the suppression list, test addresses never do, " +
+      "malformed ones are named",
+    async () => {
+      const acct = await createAccount();
+      const [returned, undeliverable, delivered] = [springfield(), springfield(), springfield()];
+      const { status, body } = await post(acct.key, [
+        { address: delivered, outcome: "delivered" },
+        {
+          address: returned,
+          outcome: "returned",
+          occurred_at: "2026-05-04T10:00:00Z",
+          detail: "moved, left no address",
+        },
+        {
+          address: { address: `${undeliverable.line1}, Springfield, IL 62701`, country: "US" },
+          outcome: "undeliverable",
+        },
+        { address: { line1: "verified", country: "ZZ" }, outcome: "returned" },
+        { address: { ...springfield(), postcode: "6270" }, outcome: "returned" },
+      ]);
+      expect(status).toBe(200);
+      expect(body.data).toEqual({ recorded: 4, suppressed: 2, invalid: [4] });
 
-    const listed = await call<{ suppressions: { address: string; reason: string; source: string }[] }>(
-      "/api/v1/address/suppressions",
-      bearer(await anotherKey(acct)),
-    );
-    const entries = listed.body.data.suppressions
-      .map(({ address, reason, source }) => ({ address, reason, source }))
-      .sort((a, b) => a.reason.localeCompare(b.reason));
-    expect(entries).toEqual([
-      {
-        address: expect.stringMatching(
-          new RegExp(`^US\\|62701\\|SPRINGFIELD\\|IL\\|${returned.line1.slice(0, 8).toUpperCase()} `),
-        ),
+      const listed = await call<{ suppressions: { address: string; reason: string; source: string }[] }>(
+        "/api/v1/address/suppressions",
+        bearer(await anotherKey(acct)),
+      );
+      const entries = listed.body.data.suppressions
+        .map(({ address, reason, source }) => ({ address, reason, source }))
+        .sort((a, b) => a.reason.localeCompare(b.reason));
+      expect(entries).toEqual([
+        {
+          address: expect.stringMatching(
+            new RegExp(`^US\\|62701\\|SPRINGFIELD\\|IL\\|${returned.line1.slice(0, 8).toUpperCase()} `),
+          ),
+          reason: "returned",
+          source: "feedback",
+        },
+        {
+          address: expect.stringMatching(
+            new RegExp(`^US\\|62701\\|SPRINGFIELD\\|IL\\|${undeliverable.line1.slice(0, 8).toUpperCase()} `),
+          ),
+          reason: "undeliverable",
+          source: "feedback",
+        },
+      ]);
+    },
+  );
+
+  it(
+    "makes later batch answers the suppressed answer, free, citing delivery-feedback; a single lookup answers fresh " +
+      "without lifting it",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const address = springfield();
+      await post(acct.key, [{ address, outcome: "returned", occurred_at: "2026-05-04T10:00:00Z" }]);
+      await call(
+        "/api/v1/address/policy",
+        json({ reasons: { returned: "block" } }, { Authorization: `Bearer ${acct.key}` }, "PUT"),
+      );
+      const first = await batch(await anotherKey(acct), [address]);
+      const item = first.body.data.results[0]!;
+      expect(item.meta).toEqual({ credits_used: 0, cache_hit: false, suppressed: true });
+      expect(item.data).toMatchObject({
+        valid: false,
+        verification: "invalid",
         reason: "returned",
-        source: "feedback",
-      },
-      {
-        address: expect.stringMatching(
-          new RegExp(`^US\\|62701\\|SPRINGFIELD\\|IL\\|${undeliverable.line1.slice(0, 8).toUpperCase()} `),
-        ),
-        reason: "undeliverable",
-        source: "feedback",
-      },
-    ]);
-  });
+        deliverable: false,
+        risk_score: 100,
+        risk_components: { suppressed: 100 },
+        risk_level: "high",
+      });
+      expect(item.data.policy).toEqual({ action: "block", rules_hit: ["reasons.returned"] });
+      expect(item.data.sources.slice(0, 2)).toEqual([
+        { dataset: "delivery-feedback", version: "2026-05-04" },
+        { dataset: "suppression-list", version: "account" },
+      ]);
+      expect(first.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
 
-  it("makes later batch answers the suppressed answer, free, citing delivery-feedback; a single lookup answers fresh without lifting it", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const address = springfield();
-    await post(acct.key, [{ address, outcome: "returned", occurred_at: "2026-05-04T10:00:00Z" }]);
-    await call(
-      "/api/v1/address/policy",
-      json({ reasons: { returned: "block" } }, { Authorization: `Bearer ${acct.key}` }, "PUT"),
-    );
-    const first = await batch(await anotherKey(acct), [address]);
-    const item = first.body.data.results[0]!;
-    expect(item.meta).toEqual({ credits_used: 0, cache_hit: false, suppressed: true });
-    expect(item.data).toMatchObject({
-      valid: false,
-      verification: "invalid",
-      reason: "returned",
-      deliverable: false,
-      risk_score: 100,
-      risk_components: { suppressed: 100 },
-      risk_level: "high",
-    });
-    expect(item.data.policy).toEqual({ action: "block", rules_hit: ["reasons.returned"] });
-    expect(item.data.sources.slice(0, 2)).toEqual([
-      { dataset: "delivery-feedback", version: "2026-05-04" },
-      { dataset: "suppression-list", version: "account" },
-    ]);
-    expect(first.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
-
-    const single = await call<Record<string, unknown>>(
-      "/api/v1/address",
-      json({ address }, { Authorization: `Bearer ${await anotherKey(acct)}` }),
-    );
-    expect(single.body.data).toMatchObject({ verification: "verified", reason: null, deliverable: null });
-    expect(single.body.meta).toMatchObject({ credits_used: 1, credits_remaining: 4, suppressed: false });
-    const again = await batch(await anotherKey(acct), [address]);
-    expect(again.body.data.results[0]!.meta).toMatchObject({ suppressed: true, credits_used: 0 });
-  });
+      const single = await call<Record<string, unknown>>(
+        "/api/v1/address",
+        json({ address }, { Authorization: `Bearer ${await anotherKey(acct)}` }),
+      );
+      expect(single.body.data).toMatchObject({ verification: "verified", reason: null, deliverable: null });
+      expect(single.body.meta).toMatchObject({ credits_used: 1, credits_remaining: 4, suppressed: false });
+      const again = await batch(await anotherKey(acct), [address]);
+      expect(again.body.data.results[0]!.meta).toMatchObject({ suppressed: true, credits_used: 0 });
+    },
+  );
 
   it.each([
     ["an outcome address feedback does not know", [{ address: springfield(), outcome: "bounced" }], "events.0.outcome"],

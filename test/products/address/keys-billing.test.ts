@@ -63,35 +63,42 @@ describe("repeats", () => {
 });
 
 describe("suppressions", () => {
-  it("suppressing 12 Main St covers 12 Main Street and 12 MAIN ST. in a batch; DELETE by another spelling lifts it", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const added = await post("/api/v1/address/suppressions", { addresses: [oneLine("12 Main St")] }, acct.key);
-    expect([added.status, added.body.data.added]).toEqual([201, 1]);
-    const listed = await call<Record<string, any>>(
-      `/api/v1/address/suppressions?address=${encodeURIComponent("US|10001|NEW YORK|NY|12 MAIN STREET|")}`,
-      bearer(await anotherKey(acct)),
-    );
-    expect(listed.body.data.suppressions.map((s: { address: string }) => s.address)).toEqual([
-      "US|10001|NEW YORK|NY|12 MAIN STREET|",
-    ]);
+  it(
+    "suppressing 12 Main St covers 12 Main Street and 12 MAIN ST. in a batch; DELETE by another spelling lifts " + "it",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const added = await post("/api/v1/address/suppressions", { addresses: [oneLine("12 Main St")] }, acct.key);
+      expect([added.status, added.body.data.added]).toEqual([201, 1]);
+      const listed = await call<Record<string, any>>(
+        `/api/v1/address/suppressions?address=${encodeURIComponent("US|10001|NEW YORK|NY|12 MAIN STREET|")}`,
+        bearer(await anotherKey(acct)),
+      );
+      expect(listed.body.data.suppressions.map((s: { address: string }) => s.address)).toEqual([
+        "US|10001|NEW YORK|NY|12 MAIN STREET|",
+      ]);
 
-    const batch = await post<{ results: Item[] }>(
-      "/api/v1/address/batch",
-      { country: "US", addresses: [oneLine("12 Main Street"), oneLine("12 MAIN ST."), oneLine("12 Main Saint")] },
-      await anotherKey(acct),
-    );
-    expect(batch.body.data.results.map((r) => [r.data.reason, r.meta.credits_used, r.meta.suppressed])).toEqual([
-      ["suppressed", 0, true],
-      ["suppressed", 0, true],
-      [null, 1, false],
-    ]);
+      const batch = await post<{ results: Item[] }>(
+        "/api/v1/address/batch",
+        { country: "US", addresses: [oneLine("12 Main Street"), oneLine("12 MAIN ST."), oneLine("12 Main Saint")] },
+        await anotherKey(acct),
+      );
+      expect(batch.body.data.results.map((r) => [r.data.reason, r.meta.credits_used, r.meta.suppressed])).toEqual([
+        ["suppressed", 0, true],
+        ["suppressed", 0, true],
+        [null, 1, false],
+      ]);
 
-    const removed = await call<Record<string, any>>(
-      "/api/v1/address/suppressions",
-      json({ addresses: [oneLine("12 main street")] }, { Authorization: `Bearer ${await anotherKey(acct)}` }, "DELETE"),
-    );
-    expect(removed.body.data).toEqual({ removed: 1 });
-  });
+      const removed = await call<Record<string, any>>(
+        "/api/v1/address/suppressions",
+        json(
+          { addresses: [oneLine("12 main street")] },
+          { Authorization: `Bearer ${await anotherKey(acct)}` },
+          "DELETE",
+        ),
+      );
+      expect(removed.body.data).toEqual({ removed: 1 });
+    },
+  );
 
   it("suppresses 12 Main Street when delivery feedback returned mail for 12 Main St", async () => {
     const acct = await createAccount({ pack: 10 });

@@ -19,7 +19,8 @@ const DAY = 86_400_000;
 /** A row exactly as the previous release inserted it: no key_version column in its statement. */
 const oldSuppression = (accountId: string, key: string, input: AddressInput, source: "manual" | "feedback") =>
   env.DB.prepare(
-    "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'address', ?, ?, ?, ?, ?)",
+    "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'address', " +
+      "?, ?, ?, ?, ?)",
   ).bind(
     accountId,
     key,

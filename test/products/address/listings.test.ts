@@ -67,12 +67,16 @@ describe("GET /address/postcode/{postcode}", () => {
     expect([status, body.data.found, body.data.localities, body.meta.credits_used]).toEqual([200, false, [], 0]);
   });
 
-  it("a well-formed postcode outside the installed datasets' coverage (GeoNames' partial ZIPs, the UK sample): 501, free", async () => {
-    for (const path of ["/api/v1/address/postcode/00000?country=US", "/api/v1/address/postcode/NW16XE?country=GB"]) {
-      const { status, body } = await get(path);
-      expect([status, body.error.code], path).toEqual([501, "ADDRESS_LIST_UNAVAILABLE"]);
-    }
-  });
+  it(
+    "a well-formed postcode outside the installed datasets' coverage (GeoNames' partial ZIPs, the UK sample): 501, " +
+      "free",
+    async () => {
+      for (const path of ["/api/v1/address/postcode/00000?country=US", "/api/v1/address/postcode/NW16XE?country=GB"]) {
+        const { status, body } = await get(path);
+        expect([status, body.error.code], path).toEqual([501, "ADDRESS_LIST_UNAVAILABLE"]);
+      }
+    },
+  );
 
   it("found:false, free, for a well-formed postcode a complete file lacks", async () => {
     const { postcodes } = await sampleRows("uk-onspd");

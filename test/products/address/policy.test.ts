@@ -76,57 +76,64 @@ describe("GET, PUT, DELETE /api/v1/address/policy", () => {
     expect(body.meta).toMatchObject({ credits_used: 0, processed: 5 });
   });
 
-  it("blocks a country on blocked_countries and any country off allowed_countries, charging what no policy charges", async () => {
-    const plain = await createAccount({ pack: 5 });
-    const policed = await createAccount({ pack: 5 });
-    await put(policed.key, { allowed_countries: ["US", "zz"], blocked_countries: ["GB"] });
-    const addresses = [SPRINGFIELD, ROMA, LONDON, test("verified")];
-    const [without, withPolicy] = await Promise.all([
-      batch(await anotherKey(plain), addresses),
-      batch(await anotherKey(policed), addresses),
-    ]);
-    expect(withPolicy!.body.data.results.map((r) => r.data.policy)).toEqual([
-      { action: "send", rules_hit: [] },
-      { action: "block", rules_hit: ["allowed_countries"] },
-      { action: "block", rules_hit: ["blocked_countries", "allowed_countries"] },
-      { action: "send", rules_hit: [] },
-    ]);
-    expect(without!.body.data.results.map((r) => r.data.policy)).toEqual([null, null, null, null]);
-    expect(withPolicy!.body.data.results.map((r) => r.meta)).toEqual(without!.body.data.results.map((r) => r.meta));
-    // Springfield and Downing Street are verified (1 credit each), Rome only format-checked, the test address free.
-    expect(withPolicy!.body.data.results.map((r) => [r.data.verification, r.meta.credits_used])).toEqual([
-      ["verified", 1],
-      ["format_only", 0],
-      ["verified", 1],
-      ["verified", 0],
-    ]);
-    expect(withPolicy!.body.meta).toMatchObject({ credits_used: 2, credits_remaining: 3 });
-    expect(without!.body.meta).toMatchObject({ credits_used: 2, credits_remaining: 3 });
-  });
+  it(
+    "blocks a country on blocked_countries and any country off allowed_countries, charging what no policy " + "charges",
+    async () => {
+      const plain = await createAccount({ pack: 5 });
+      const policed = await createAccount({ pack: 5 });
+      await put(policed.key, { allowed_countries: ["US", "zz"], blocked_countries: ["GB"] });
+      const addresses = [SPRINGFIELD, ROMA, LONDON, test("verified")];
+      const [without, withPolicy] = await Promise.all([
+        batch(await anotherKey(plain), addresses),
+        batch(await anotherKey(policed), addresses),
+      ]);
+      expect(withPolicy!.body.data.results.map((r) => r.data.policy)).toEqual([
+        { action: "send", rules_hit: [] },
+        { action: "block", rules_hit: ["allowed_countries"] },
+        { action: "block", rules_hit: ["blocked_countries", "allowed_countries"] },
+        { action: "send", rules_hit: [] },
+      ]);
+      expect(without!.body.data.results.map((r) => r.data.policy)).toEqual([null, null, null, null]);
+      expect(withPolicy!.body.data.results.map((r) => r.meta)).toEqual(without!.body.data.results.map((r) => r.meta));
+      // Springfield and Downing Street are verified (1 credit each), Rome only format-checked, the test address free.
+      expect(withPolicy!.body.data.results.map((r) => [r.data.verification, r.meta.credits_used])).toEqual([
+        ["verified", 1],
+        ["format_only", 0],
+        ["verified", 1],
+        ["verified", 0],
+      ]);
+      expect(withPolicy!.body.meta).toMatchObject({ credits_used: 2, credits_remaining: 3 });
+      expect(without!.body.meta).toMatchObject({ credits_used: 2, credits_remaining: 3 });
+    },
+  );
 
-  it("bills a blocked verified address 1 credit, judges its repeat by the policy as it stands, and DELETE brings back null", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const key = await keys(acct);
-    await put(key(), { verification: { verified: "block" } });
-    const first = await lookup(key(), SPRINGFIELD);
-    expect(first.body.data).toMatchObject({
-      verification: "verified",
-      policy: { action: "block", rules_hit: ["verification.verified"] },
-    });
-    expect(first.body.meta).toMatchObject({
-      credits_used: 1,
-      credits_remaining: 4,
-      cache_hit: false,
-      suppressed: false,
-    });
-    await put(key(), { verification: { verified: "review" } });
-    const repeat = await lookup(key(), "1 main st, springfield, il 62701", "US");
-    expect(repeat.body.data.policy).toEqual({ action: "review", rules_hit: ["verification.verified"] });
-    expect(repeat.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 4, cache_hit: true });
-    expect((await remove(key())).body.data).toEqual({ deleted: true });
-    expect((await lookup(key(), SPRINGFIELD)).body.data.policy).toBeNull();
-    expect((await remove(key())).body.data).toEqual({ deleted: false });
-  });
+  it(
+    "bills a blocked verified address 1 credit, judges its repeat by the policy as it stands, and DELETE brings " +
+      "back null",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const key = await keys(acct);
+      await put(key(), { verification: { verified: "block" } });
+      const first = await lookup(key(), SPRINGFIELD);
+      expect(first.body.data).toMatchObject({
+        verification: "verified",
+        policy: { action: "block", rules_hit: ["verification.verified"] },
+      });
+      expect(first.body.meta).toMatchObject({
+        credits_used: 1,
+        credits_remaining: 4,
+        cache_hit: false,
+        suppressed: false,
+      });
+      await put(key(), { verification: { verified: "review" } });
+      const repeat = await lookup(key(), "1 main st, springfield, il 62701", "US");
+      expect(repeat.body.data.policy).toEqual({ action: "review", rules_hit: ["verification.verified"] });
+      expect(repeat.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 4, cache_hit: true });
+      expect((await remove(key())).body.data).toEqual({ deleted: true });
+      expect((await lookup(key(), SPRINGFIELD)).body.data.policy).toBeNull();
+      expect((await remove(key())).body.data).toEqual({ deleted: false });
+    },
+  );
 
   it.each([
     ["an unknown rule", { deliverable: { risky: "block" } }, "body"],
@@ -152,31 +159,35 @@ describe("GET, PUT, DELETE /api/v1/address/policy", () => {
 });
 
 describe("the decision on every path", () => {
-  it("stamps the browser endpoint's answers with the key owner's policy action (no rules_hit); the sandbox key's answers carry null", async () => {
-    const acct = await createAccount();
-    await put(acct.key, { po_box: "review" });
-    const pk = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, {
-      user_id: acct.userId,
-      allowed_domains: ["shop.example"],
-    });
-    const browser = await SELF.fetch(
-      "https://api.test/api/v1/address/public",
-      json(
-        { key: pk.key, address: "po-box", country: "ZZ" },
-        { Origin: "https://shop.example", "CF-Connecting-IP": "192.0.2.91" },
-      ),
-    );
-    expect(browser.status).toBe(200);
-    expect(((await browser.json()) as { data: Answer }).data.policy).toEqual({ action: "review" });
-    const sandbox = await call<Answer>(
-      "/api/v1/address",
-      json(
-        { address: test("po-box") },
-        { Authorization: "Bearer sk_test_public_sandbox", "CF-Connecting-IP": "192.0.2.92" },
-      ),
-    );
-    expect([sandbox.status, sandbox.body.data.policy]).toEqual([200, null]);
-  });
+  it(
+    "stamps the browser endpoint's answers with the key owner's policy action (no rules_hit); the sandbox key's " +
+      "answers carry null",
+    async () => {
+      const acct = await createAccount();
+      await put(acct.key, { po_box: "review" });
+      const pk = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, {
+        user_id: acct.userId,
+        allowed_domains: ["shop.example"],
+      });
+      const browser = await SELF.fetch(
+        "https://api.test/api/v1/address/public",
+        json(
+          { key: pk.key, address: "po-box", country: "ZZ" },
+          { Origin: "https://shop.example", "CF-Connecting-IP": "192.0.2.91" },
+        ),
+      );
+      expect(browser.status).toBe(200);
+      expect(((await browser.json()) as { data: Answer }).data.policy).toEqual({ action: "review" });
+      const sandbox = await call<Answer>(
+        "/api/v1/address",
+        json(
+          { address: test("po-box") },
+          { Authorization: "Bearer sk_test_public_sandbox", "CF-Connecting-IP": "192.0.2.92" },
+        ),
+      );
+      expect([sandbox.status, sandbox.body.data.policy]).toEqual([200, null]);
+    },
+  );
 
   it("adds policy_action and policy_rules_hit columns to the bulk results CSV", async () => {
     const acct = await createAccount({ pack: 5 });

@@ -38,17 +38,20 @@ function disagreements() {
 describe("postcode formats against postal-codes-js", () => {
   const documented = differences.countries as Record<string, { direction: "narrower" | "wider"; why: string }>;
 
-  it("disagree only where documented, in the documented direction, and every documented difference is still there", () => {
-    const found = disagreements();
-    expect(Object.keys(found).sort()).toEqual(Object.keys(documented).sort());
-    for (const [country, diff] of Object.entries(found)) {
-      const expected = documented[country]!.direction !== "narrower";
-      expect(
-        diff.filter((d) => d.ours !== expected),
-        `${country}: ${documented[country]!.why}`,
-      ).toEqual([]);
-    }
-  });
+  it(
+    "disagree only where documented, in the documented direction, and every documented difference is still " + "there",
+    () => {
+      const found = disagreements();
+      expect(Object.keys(found).sort()).toEqual(Object.keys(documented).sort());
+      for (const [country, diff] of Object.entries(found)) {
+        const expected = documented[country]!.direction !== "narrower";
+        expect(
+          diff.filter((d) => d.ours !== expected),
+          `${country}: ${documented[country]!.why}`,
+        ).toEqual([]);
+      }
+    },
+  );
 
   it("every country with a format is either known to the second source or documented as ours only", () => {
     const unknown = Object.keys(formats.data)

@@ -41,30 +41,33 @@ describe("house numbers", () => {
 });
 
 describe("POST /address/batch: France to the premise", () => {
-  it("a number the BAN lists is premise; one it does not list, or none, stays street; all verified at 1 credit", async () => {
-    const fresh = await createAccount({ pack: 10 });
-    const { status, body } = await batch(
-      [
-        "55 rue du Faubourg Saint-Honoré, 75008 Paris",
-        "59 rue du Faubourg Saint-Honoré, 75008 Paris",
-        "55 bis rue du Faubourg Saint-Honoré, 75008 Paris",
-        "Rue du Faubourg Saint-Honoré, 75008 Paris",
-        "2 Avenue des Champs-Élysées, 75008 Paris",
-        "3 Le Bourg, 01400 L'Abergement-Clémenciat",
-      ],
-      fresh.key,
-    );
-    expect(status).toBe(200);
-    expect(body.data.results.map((r: any) => [r.data.verification, r.data.precision, r.meta.credits_used])).toEqual([
-      ["verified", "premise", 1],
-      ["verified", "street", 1],
-      ["verified", "street", 1],
-      ["verified", "street", 1],
-      ["verified", "premise", 1],
-      ["verified", "premise", 1],
-    ]);
-    expect(body.data.results[0].data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION });
-  });
+  it(
+    "a number the BAN lists is premise; one it does not list, or none, stays street; all verified at 1 " + "credit",
+    async () => {
+      const fresh = await createAccount({ pack: 10 });
+      const { status, body } = await batch(
+        [
+          "55 rue du Faubourg Saint-Honoré, 75008 Paris",
+          "59 rue du Faubourg Saint-Honoré, 75008 Paris",
+          "55 bis rue du Faubourg Saint-Honoré, 75008 Paris",
+          "Rue du Faubourg Saint-Honoré, 75008 Paris",
+          "2 Avenue des Champs-Élysées, 75008 Paris",
+          "3 Le Bourg, 01400 L'Abergement-Clémenciat",
+        ],
+        fresh.key,
+      );
+      expect(status).toBe(200);
+      expect(body.data.results.map((r: any) => [r.data.verification, r.data.precision, r.meta.credits_used])).toEqual([
+        ["verified", "premise", 1],
+        ["verified", "street", 1],
+        ["verified", "street", 1],
+        ["verified", "street", 1],
+        ["verified", "premise", 1],
+        ["verified", "premise", 1],
+      ]);
+      expect(body.data.results[0].data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION });
+    },
+  );
 
   it("a number listed on another street of the postcode is not this street's premise", async () => {
     // 4 is listed on Place de la Concorde (75008), not on the Faubourg Saint-Honoré.

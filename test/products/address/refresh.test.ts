@@ -1,8 +1,9 @@
 /**
- * The scheduled refresh of the address registers (docs/operations.md, "Dataset refresh"; src/products/address/refresh.ts):
- * ONSPD from its release zip, OS Open Names from its zip of headerless grid-square files behind the downloads API's
- * redirect, the BAN from its gzip national file, each served by the publishers' stand-in (test/fixtures/publishers.ts),
- * imported into a new generation beside the rows answers read and switched to in one step after its sanity check.
+ * The scheduled refresh of the address registers (docs/operations.md, "Dataset refresh";
+ * src/products/address/refresh.ts): ONSPD from its release zip, OS Open Names from its zip of headerless grid-square
+ * files behind the downloads API's redirect, the BAN from its gzip national file, each served by the publishers'
+ * stand-in (test/fixtures/publishers.ts), imported into a new generation beside the rows answers read and switched to
+ * in one step after its sanity check.
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -55,7 +56,8 @@ const count = async (sql: string, ...binds: unknown[]) =>
 /** Rows of `dataset` in `table` outside the generation answers read (the sweep leaves none). */
 const otherGenerations = (table: string, dataset: string) =>
   count(
-    `SELECT COUNT(*) AS n FROM ${table} WHERE dataset = ?1 AND generation IS NOT coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)`,
+    `SELECT COUNT(*) AS n FROM ${table} WHERE dataset = ?1 AND generation IS NOT coalesce((SELECT active
+      FROM dataset_generations WHERE name = ?1), 0)`,
     dataset,
   );
 
@@ -73,28 +75,34 @@ beforeAll(async () => {
 }, 60_000);
 
 describe("address registers on the scheduled refresh", { timeout: 40_000 }, () => {
-  it("ONSPD: the UK CSV of the release zip becomes a generation; its version is the release month; answers read it", async () => {
-    const refresh = await refreshNow("uk-onspd");
-    expect(refresh).toMatchObject({ status: "ok", error: null, generation: 1 });
-    const row = await statusRow("uk-onspd");
-    expect(row).toMatchObject({
-      version: "2026-11-01",
-      coverage: { kind: "full", countries: ["GB", "GG", "IM", "JE"] },
-    });
-    expect(row.records).toBe(
-      await count("SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-onspd' AND generation = 1"),
-    );
-    expect(await otherGenerations("address_postcodes", "uk-onspd")).toBe(0);
-    const found = await lookup({ line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(7) }, "GB");
-    expect(found.status, JSON.stringify(found.body)).toBe(200);
-    expect(found.body.data).toMatchObject({ postcode_found: true });
-    // The whole directory is installed now: a postcode it lacks is a confident negative.
-    const missing = await lookup(
-      { line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(122) },
-      "GB",
-    );
-    expect(missing.body.data).toMatchObject({ postcode_found: false, reason: "unknown_postcode" });
-  });
+  it(
+    "ONSPD: the UK CSV of the release zip becomes a generation; its version is the release month; answers read " + "it",
+    async () => {
+      const refresh = await refreshNow("uk-onspd");
+      expect(refresh).toMatchObject({ status: "ok", error: null, generation: 1 });
+      const row = await statusRow("uk-onspd");
+      expect(row).toMatchObject({
+        version: "2026-11-01",
+        coverage: { kind: "full", countries: ["GB", "GG", "IM", "JE"] },
+      });
+      expect(row.records).toBe(
+        await count("SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-onspd' AND generation = 1"),
+      );
+      expect(await otherGenerations("address_postcodes", "uk-onspd")).toBe(0);
+      const found = await lookup(
+        { line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(7) },
+        "GB",
+      );
+      expect(found.status, JSON.stringify(found.body)).toBe(200);
+      expect(found.body.data).toMatchObject({ postcode_found: true });
+      // The whole directory is installed now: a postcode it lacks is a confident negative.
+      const missing = await lookup(
+        { line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(122) },
+        "GB",
+      );
+      expect(missing.body.data).toMatchObject({ postcode_found: false, reason: "unknown_postcode" });
+    },
+  );
 
   it("a new ONSPD edition is switched to in one step and the old generation swept", async () => {
     await control({ address: 125 });
@@ -119,41 +127,48 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
     await control({ address: 125 });
   });
 
-  it("OS Open Names: every Data/ file of the zip is read (the Doc/ files are not), postcodes and named roads", async () => {
-    const refresh = await refreshNow("uk-os-open-names");
-    expect(refresh).toMatchObject({ status: "ok", error: null });
-    const generation = refresh.generation!;
-    const row = await statusRow("uk-os-open-names");
-    const postcodes = await count(
-      "SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND generation = ?",
-      generation,
-    );
-    const streets = await count(
-      "SELECT COUNT(*) AS n FROM address_streets WHERE dataset = 'uk-os-open-names' AND generation = ?",
-      generation,
-    );
-    expect(row.records).toBe(postcodes + streets);
-    // The generated grid square (Data/SJ89.csv, no final line feed) and the sample's square (Data/TQ38.csv) are both in.
-    const generated = (i: number) =>
-      count(
-        "SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND generation = ? AND postcode = ? AND locality = 'Manchester'",
+  it(
+    "OS Open Names: every Data/ file of the zip is read (the Doc/ files are not), postcodes and named " + "roads",
+    async () => {
+      const refresh = await refreshNow("uk-os-open-names");
+      expect(refresh).toMatchObject({ status: "ok", error: null });
+      const generation = refresh.generation!;
+      const row = await statusRow("uk-os-open-names");
+      const postcodes = await count(
+        "SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND generation = ?",
         generation,
-        generatedPostcode(i),
       );
-    expect([await generated(0), await generated(124)]).toEqual([1, 1]);
-    expect(
-      await count(
-        "SELECT COUNT(*) AS n FROM address_streets WHERE dataset = 'uk-os-open-names' AND generation = ? AND street = 'Downing Street'",
+      const streets = await count(
+        "SELECT COUNT(*) AS n FROM address_streets WHERE dataset = 'uk-os-open-names' AND generation = ?",
         generation,
-      ),
-    ).toBe(1);
-    expect(
-      await count(
-        "SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND postcode LIKE '%NAME%'",
-      ),
-    ).toBe(0);
-    expect(await otherGenerations("address_streets", "uk-os-open-names")).toBe(0);
-  });
+      );
+      expect(row.records).toBe(postcodes + streets);
+      // The generated grid square (Data/SJ89.csv, no final line feed) and the sample's square (Data/TQ38.csv) are both
+      // in.
+      const generated = (i: number) =>
+        count(
+          "SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND generation = ? AND " +
+            "postcode = ? AND locality = 'Manchester'",
+          generation,
+          generatedPostcode(i),
+        );
+      expect([await generated(0), await generated(124)]).toEqual([1, 1]);
+      expect(
+        await count(
+          "SELECT COUNT(*) AS n FROM address_streets WHERE dataset = 'uk-os-open-names' AND generation = ? AND " +
+            "street " +
+            "= 'Downing Street'",
+          generation,
+        ),
+      ).toBe(1);
+      expect(
+        await count(
+          "SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-os-open-names' AND postcode LIKE '%NAME%'",
+        ),
+      ).toBe(0);
+      expect(await otherGenerations("address_streets", "uk-os-open-names")).toBe(0);
+    },
+  );
 
   it("BAN: the gzip national file keeps house numbers; a refreshed number is located to the premise", async () => {
     const refresh = await refreshNow("fr-ban");

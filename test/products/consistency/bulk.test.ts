@@ -28,66 +28,70 @@ const csv = async (acct: TestAccount, path: string) =>
   (await (await SELF.fetch(`https://api.test${path}`, bearer(await anotherKey(acct)))).text()).trim().split("\n");
 
 describe("POST /consistency/bulk", () => {
-  it("counts consistent, mixed, inconsistent and undecided rows, bills decided ones, and writes a column per check", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const phone = ukMobile();
-    const rows = [
-      ukCompany(ukIp()), // consistent
-      { phone: ukMobile(), ip: "192.0.2.1" }, // mixed: GB phone, US test IP that is not anonymous (3 / 5)
-      { phone: ukMobile(), address: { ...LONDON, country: "FR", postcode: "75001", locality: "Paris" } }, // inconsistent
-      { phone, ip: "10.9.8.7" }, // undecided, free
-      { phone: `tel:${phone}`, ip: "10.9.8.7" }, // the same set respelled
-      { phone: ukMobile(), ip: hostingIpAbroad() }, // inconsistent: hosting network, IP country unknown
-    ];
-    const { status, body } = await call<{ job: Job }>(
-      "/api/v1/consistency/bulk",
-      json({ rows }, { Authorization: `Bearer ${acct.key}` }),
-    );
-    expect(status).toBe(202);
-    expect(body.data.job).toMatchObject({
-      status: "queued",
-      total: 6,
-      duplicate_count: 1,
-      consistent: 0,
-      mixed: 0,
-      inconsistent: 0,
-      undecided: 0,
-    });
-    const job = await settled(acct, body.data.job.id);
-    expect(job).toMatchObject({
-      status: "completed",
-      processed: 6,
-      consistent: 1,
-      mixed: 1,
-      inconsistent: 2,
-      undecided: 2,
-      credits_used: 4,
-    });
+  it(
+    "counts consistent, mixed, inconsistent and undecided rows, bills decided ones, and writes a column per " + "check",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const phone = ukMobile();
+      const rows = [
+        ukCompany(ukIp()), // consistent
+        { phone: ukMobile(), ip: "192.0.2.1" }, // mixed: GB phone, US test IP that is not anonymous (3 / 5)
+        // inconsistent
+        { phone: ukMobile(), address: { ...LONDON, country: "FR", postcode: "75001", locality: "Paris" } },
+        { phone, ip: "10.9.8.7" }, // undecided, free
+        { phone: `tel:${phone}`, ip: "10.9.8.7" }, // the same set respelled
+        { phone: ukMobile(), ip: hostingIpAbroad() }, // inconsistent: hosting network, IP country unknown
+      ];
+      const { status, body } = await call<{ job: Job }>(
+        "/api/v1/consistency/bulk",
+        json({ rows }, { Authorization: `Bearer ${acct.key}` }),
+      );
+      expect(status).toBe(202);
+      expect(body.data.job).toMatchObject({
+        status: "queued",
+        total: 6,
+        duplicate_count: 1,
+        consistent: 0,
+        mixed: 0,
+        inconsistent: 0,
+        undecided: 0,
+      });
+      const job = await settled(acct, body.data.job.id);
+      expect(job).toMatchObject({
+        status: "completed",
+        processed: 6,
+        consistent: 1,
+        mixed: 1,
+        inconsistent: 2,
+        undecided: 2,
+        credits_used: 4,
+      });
 
-    const [header, ...lines] = await csv(acct, `/api/v1/consistency/bulk/${job.id}/results`);
-    expect(header).toBe(
-      [
-        "index",
-        "input",
-        "score",
-        "level",
-        ...CHECK_NAMES,
-        "agreements",
-        "disagreements",
-        "risk_score",
-        "risk_level",
-        "credits_used",
-        "suppressed",
-      ].join(","),
-    );
-    expect(lines).toHaveLength(6);
-    expect(lines[1]).toMatch(
-      /^1,".*",60,mixed,disagree,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,agree,not_applicable,ip_not_anonymous,phone_country_matches_ip_country,20,low,1,false$/,
-    );
-    expect(lines[3]).toMatch(/,,,unknown,.*,0,low,0,false$/);
-    const undecided = await csv(acct, `/api/v1/consistency/bulk/${job.id}/results?variant=undecided`);
-    expect(undecided.slice(1).map((line) => line.split(",")[0])).toEqual(["3", "4"]);
-  });
+      const [header, ...lines] = await csv(acct, `/api/v1/consistency/bulk/${job.id}/results`);
+      expect(header).toBe(
+        [
+          "index",
+          "input",
+          "score",
+          "level",
+          ...CHECK_NAMES,
+          "agreements",
+          "disagreements",
+          "risk_score",
+          "risk_level",
+          "credits_used",
+          "suppressed",
+        ].join(","),
+      );
+      expect(lines).toHaveLength(6);
+      expect(lines[1]).toMatch(
+        /^1,".*",60,mixed,disagree,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,not_applicable,agree,not_applicable,ip_not_anonymous,phone_country_matches_ip_country,20,low,1,false$/,
+      );
+      expect(lines[3]).toMatch(/,,,unknown,.*,0,low,0,false$/);
+      const undecided = await csv(acct, `/api/v1/consistency/bulk/${job.id}/results?variant=undecided`);
+      expect(undecided.slice(1).map((line) => line.split(",")[0])).toEqual(["3", "4"]);
+    },
+  );
 
   it("refuses a row with fewer than two signals (422, nothing stored)", async () => {
     const acct = await createAccount({ pack: 1 });

@@ -267,16 +267,19 @@ describe("checks", () => {
 });
 
 describe("the anonymous-IP rule", () => {
-  it("turns every IP-country check unknown (ip_anonymous) when ip_not_anonymous disagrees, whatever the countries", () => {
-    const data = consistencyAnswer({ ...ALL, ip: { ...IP, country: "DE", hosting: true } }, []);
-    const ipCountry = data.checks.filter((c) => c.name.includes("ip_country"));
-    expect(ipCountry.map((c) => [c.name, c.result, c.reason])).toEqual([
-      ["phone_country_matches_ip_country", "unknown", "ip_anonymous"],
-      ["ip_country_matches_address_country", "unknown", "ip_anonymous"],
-      ["entity_country_matches_ip_country", "unknown", "ip_anonymous"],
-    ]);
-    expect(data.disagreements).toEqual(["ip_not_anonymous"]);
-  });
+  it(
+    "turns every IP-country check unknown (ip_anonymous) when ip_not_anonymous disagrees, whatever the " + "countries",
+    () => {
+      const data = consistencyAnswer({ ...ALL, ip: { ...IP, country: "DE", hosting: true } }, []);
+      const ipCountry = data.checks.filter((c) => c.name.includes("ip_country"));
+      expect(ipCountry.map((c) => [c.name, c.result, c.reason])).toEqual([
+        ["phone_country_matches_ip_country", "unknown", "ip_anonymous"],
+        ["ip_country_matches_address_country", "unknown", "ip_anonymous"],
+        ["entity_country_matches_ip_country", "unknown", "ip_anonymous"],
+      ]);
+      expect(data.disagreements).toEqual(["ip_not_anonymous"]);
+    },
+  );
 
   it("leaves them decided when the IP's anonymity is unknown", () => {
     expect(

@@ -81,30 +81,34 @@ describe("POST /api/v1/consistency: requests", () => {
 });
 
 describe("POST /api/v1/consistency: billing", () => {
-  it("charges 1 for a decided answer, never the signals inside; a repeat of the same signal set, respelled, is free for 7 days", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const phone = ukMobile();
-    const first = await consistency(acct.key, { phone, address: LONDON });
-    expect(first.body.data).toMatchObject({ score: 100, level: "consistent" });
-    expect(first.body.meta).toMatchObject({ credits_used: 1, credits_remaining: 4, cache_hit: false });
-    const national = `0${phone.slice(3, 7)} ${phone.slice(7)}`;
-    const again = await consistency(acct.key, {
-      address: { ...LONDON, postcode: "sw1a2aa", locality: "LONDON" },
-      phone: { phone: national, country: "GB" },
-    });
-    expect(again.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 4, cache_hit: true });
-    expect(again.body.data.score).toBe(100);
-    // Only the consistency answer opened a repeat window: the phone and address lookups inside were not billed.
-    expect(await repeatRows(acct.accountId)).toEqual([{ product: "consistency", n: 1 }]);
-    await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?")
-      .bind(Date.now() - 7 * 86_400_000 - 60_000, acct.accountId)
-      .run();
-    expect((await consistency(acct.key, { phone, address: LONDON })).body.meta).toMatchObject({
-      credits_used: 1,
-      credits_remaining: 3,
-      cache_hit: false,
-    });
-  });
+  it(
+    "charges 1 for a decided answer, never the signals inside; a repeat of the same signal set, respelled, is free " +
+      "for 7 days",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const phone = ukMobile();
+      const first = await consistency(acct.key, { phone, address: LONDON });
+      expect(first.body.data).toMatchObject({ score: 100, level: "consistent" });
+      expect(first.body.meta).toMatchObject({ credits_used: 1, credits_remaining: 4, cache_hit: false });
+      const national = `0${phone.slice(3, 7)} ${phone.slice(7)}`;
+      const again = await consistency(acct.key, {
+        address: { ...LONDON, postcode: "sw1a2aa", locality: "LONDON" },
+        phone: { phone: national, country: "GB" },
+      });
+      expect(again.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 4, cache_hit: true });
+      expect(again.body.data.score).toBe(100);
+      // Only the consistency answer opened a repeat window: the phone and address lookups inside were not billed.
+      expect(await repeatRows(acct.accountId)).toEqual([{ product: "consistency", n: 1 }]);
+      await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?")
+        .bind(Date.now() - 7 * 86_400_000 - 60_000, acct.accountId)
+        .run();
+      expect((await consistency(acct.key, { phone, address: LONDON })).body.meta).toMatchObject({
+        credits_used: 1,
+        credits_remaining: 3,
+        cache_hit: false,
+      });
+    },
+  );
 
   it("answers free when no check was decided, even with no credits; refuses a decided answer with 402", async () => {
     const acct = await createAccount();

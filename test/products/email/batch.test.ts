@@ -74,7 +74,8 @@ describe("POST /api/v1/email/batch", () => {
   it("takes an address off the suppression list when a single re-verify is no longer undeliverable", async () => {
     const acct = await createAccount({ pack: 10 });
     await env.DB.prepare(
-      "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', ?, 'mailbox_not_found', 'verdict', '{}', ?)",
+      "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', " +
+        "?, 'mailbox_not_found', 'verdict', '{}', ?)",
     )
       .bind(acct.accountId, "alice@acme.example", Date.now())
       .run();
@@ -122,15 +123,18 @@ describe("POST /api/v1/email/batch", () => {
     expect(partial.body.meta).toMatchObject({ processed: 1, stopped_reason: "insufficient_credits" });
   });
 
-  it("stops with key_spend_cap at the key's daily cap, and answers 429 when the cap is spent at the start", async () => {
-    const acct = await createAccount({ pack: 10, key: { daily_credit_cap: 2 } });
-    const first = await batch(acct.key, { emails: ["b@batch5.example", "c@batch5.example", "d@batch5.example"] });
-    expect(first.body.meta).toMatchObject({ processed: 2, credits_used: 2, stopped_reason: "key_spend_cap" });
-    const capped = await batch(acct.key, { emails: ["e@batch5.example"] });
-    expect(capped.status).toBe(429);
-    expect(capped.body.error.code).toBe("KEY_SPEND_CAP_REACHED");
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
-  });
+  it(
+    "stops with key_spend_cap at the key's daily cap, and answers 429 when the cap is spent at the " + "start",
+    async () => {
+      const acct = await createAccount({ pack: 10, key: { daily_credit_cap: 2 } });
+      const first = await batch(acct.key, { emails: ["b@batch5.example", "c@batch5.example", "d@batch5.example"] });
+      expect(first.body.meta).toMatchObject({ processed: 2, credits_used: 2, stopped_reason: "key_spend_cap" });
+      const capped = await batch(acct.key, { emails: ["e@batch5.example"] });
+      expect(capped.status).toBe(429);
+      expect(capped.body.error.code).toBe("KEY_SPEND_CAP_REACHED");
+      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+    },
+  );
 
   it("validates the list: 1 to 50 strings of at most 254 characters, errors keyed by position", async () => {
     const acct = await createAccount({ pack: 1 });

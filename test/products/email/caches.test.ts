@@ -47,18 +47,22 @@ describe("email caches", () => {
     expect(old.body.meta).toMatchObject({ cache_hit: false, credits_used: 1, refreshed: true });
   });
 
-  it("shares a confirmed mailbox answer across accounts for a week: no handshake, smtp_checked_at predates the lookup", async () => {
-    const first = await createAccount({ pack: 5 });
-    const second = await createAccount({ pack: 5 });
-    const original = await lookupEmail<Lookup>(first.key, { email: "erin@acme.example" });
-    const rcpts = rcptCount(await mailStats(), "erin@acme.example");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const shared = await lookupEmail<Lookup>(second.key, { email: "erin@acme.example" });
-    expect(rcptCount(await mailStats(), "erin@acme.example")).toBe(rcpts);
-    expect(shared.body.data.smtp_checked_at).toBe(original.body.data.smtp_checked_at);
-    expect(Date.parse(shared.body.data.smtp_checked_at!)).toBeLessThan(Date.now() - 10);
-    expect(shared.body.meta).toMatchObject({ credits_used: 1, cache_hit: false });
-  });
+  it(
+    "shares a confirmed mailbox answer across accounts for a week: no handshake, smtp_checked_at predates the " +
+      "lookup",
+    async () => {
+      const first = await createAccount({ pack: 5 });
+      const second = await createAccount({ pack: 5 });
+      const original = await lookupEmail<Lookup>(first.key, { email: "erin@acme.example" });
+      const rcpts = rcptCount(await mailStats(), "erin@acme.example");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const shared = await lookupEmail<Lookup>(second.key, { email: "erin@acme.example" });
+      expect(rcptCount(await mailStats(), "erin@acme.example")).toBe(rcpts);
+      expect(shared.body.data.smtp_checked_at).toBe(original.body.data.smtp_checked_at);
+      expect(Date.parse(shared.body.data.smtp_checked_at!)).toBeLessThan(Date.now() - 10);
+      expect(shared.body.meta).toMatchObject({ credits_used: 1, cache_hit: false });
+    },
+  );
 
   it("never caches provider_unavailable: the next lookup probes again", async () => {
     const acct = await createAccount({ pack: 5 });
@@ -111,22 +115,26 @@ describe("test addresses", () => {
 });
 
 describe("suppressions and history from single lookups", () => {
-  it("adds an undeliverable verdict to the suppression list and records history; a single lookup never consults the list", async () => {
-    const acct = await createAccount({ pack: 5 });
-    await lookupEmail(acct.key, { email: "gone@acme.example" });
-    const row = await env.DB.prepare(
-      "SELECT reason, source FROM suppressions WHERE account_id = ? AND product = 'email' AND key = ?",
-    )
-      .bind(acct.accountId, "gone@acme.example")
-      .first();
-    expect(row).toEqual({ reason: "mailbox_not_found", source: "verdict" });
-    const again = await lookupEmail<Lookup>(acct.key, { email: "gone@acme.example", refresh: true });
-    expect(again.body.meta.suppressed).toBe(false);
-    const history = await env.DB.prepare(
-      "SELECT verdict AS deliverable FROM history WHERE account_id = ? AND product = 'email'",
-    )
-      .bind(acct.accountId)
-      .all();
-    expect(history.results).toHaveLength(2);
-  });
+  it(
+    "adds an undeliverable verdict to the suppression list and records history; a single lookup never consults the " +
+      "list",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      await lookupEmail(acct.key, { email: "gone@acme.example" });
+      const row = await env.DB.prepare(
+        "SELECT reason, source FROM suppressions WHERE account_id = ? AND product = 'email' AND key = ?",
+      )
+        .bind(acct.accountId, "gone@acme.example")
+        .first();
+      expect(row).toEqual({ reason: "mailbox_not_found", source: "verdict" });
+      const again = await lookupEmail<Lookup>(acct.key, { email: "gone@acme.example", refresh: true });
+      expect(again.body.meta.suppressed).toBe(false);
+      const history = await env.DB.prepare(
+        "SELECT verdict AS deliverable FROM history WHERE account_id = ? AND product = 'email'",
+      )
+        .bind(acct.accountId)
+        .all();
+      expect(history.results).toHaveLength(2);
+    },
+  );
 });

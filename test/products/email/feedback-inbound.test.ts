@@ -83,51 +83,55 @@ describe("POST /api/v1/email/feedback/{provider}/{fb_key}", () => {
 });
 
 describe("SendGrid Event Webhook", () => {
-  it("reads a batch: delivered, bounce (hard), blocked (soft), spamreport; processed, deferred, open and click ignored and counted", async () => {
-    const acct = await account();
-    const t = rand();
-    const base = {
-      timestamp: 1_777_888_999,
-      "smtp-id": "<14c5d75ce93.dfd.64b469@ismtpd-555>",
-      sg_event_id: "sg_event_id",
-      sg_message_id: "sg_message_id",
-    };
-    const body = [
-      { ...base, email: `p-${t}@acme.example`, event: "processed", category: "cat facts" },
-      { ...base, email: `d-${t}@acme.example`, event: "delivered", response: "250 OK" },
-      {
-        ...base,
-        email: `h-${t}@acme.example`,
-        event: "bounce",
-        type: "bounce",
-        status: "5.0.0",
-        reason: "500 unknown recipient",
-        bounce_classification: "Invalid Address",
-      },
-      {
-        ...base,
-        email: `b-${t}@acme.example`,
-        event: "bounce",
-        type: "blocked",
-        status: "4.0.0",
-        reason: "blocked",
-        bounce_classification: "Reputation",
-      },
-      { ...base, email: `q-${t}@acme.example`, event: "deferred", attempt: "5", response: "400 try again later" },
-      { ...base, email: `s-${t}@acme.example`, event: "spamreport" },
-      { ...base, email: `o-${t}@acme.example`, event: "open", useragent: "Mozilla/4.0", ip: "255.255.255.255" },
-      { ...base, email: `c-${t}@acme.example`, event: "click", url: "http://www.sendgrid.com/" },
-    ];
-    const { status, body: answer } = await inbound("sendgrid", acct.fb, body);
-    expect(status).toBe(200);
-    expect(answer.data).toEqual({ recorded: 4, suppressed: 2, ignored: 4, confirmed: false, invalid: [] });
-    expect(await suppressed(acct.key)).toEqual([`h-${t}@acme.example:bounced`, `s-${t}@acme.example:complained`]);
-    expect(await outcomes(acct.key)).toMatchObject({
-      outcomes: { delivered: 1, bounced: 2, complained: 1 },
-      kinds: { bounced: { hard: 1, soft: 1 } },
-      ignored: 4,
-    });
-  });
+  it(
+    "reads a batch: delivered, bounce (hard), blocked (soft), spamreport; processed, deferred, open and click " +
+      "ignored and counted",
+    async () => {
+      const acct = await account();
+      const t = rand();
+      const base = {
+        timestamp: 1_777_888_999,
+        "smtp-id": "<14c5d75ce93.dfd.64b469@ismtpd-555>",
+        sg_event_id: "sg_event_id",
+        sg_message_id: "sg_message_id",
+      };
+      const body = [
+        { ...base, email: `p-${t}@acme.example`, event: "processed", category: "cat facts" },
+        { ...base, email: `d-${t}@acme.example`, event: "delivered", response: "250 OK" },
+        {
+          ...base,
+          email: `h-${t}@acme.example`,
+          event: "bounce",
+          type: "bounce",
+          status: "5.0.0",
+          reason: "500 unknown recipient",
+          bounce_classification: "Invalid Address",
+        },
+        {
+          ...base,
+          email: `b-${t}@acme.example`,
+          event: "bounce",
+          type: "blocked",
+          status: "4.0.0",
+          reason: "blocked",
+          bounce_classification: "Reputation",
+        },
+        { ...base, email: `q-${t}@acme.example`, event: "deferred", attempt: "5", response: "400 try again later" },
+        { ...base, email: `s-${t}@acme.example`, event: "spamreport" },
+        { ...base, email: `o-${t}@acme.example`, event: "open", useragent: "Mozilla/4.0", ip: "255.255.255.255" },
+        { ...base, email: `c-${t}@acme.example`, event: "click", url: "http://www.sendgrid.com/" },
+      ];
+      const { status, body: answer } = await inbound("sendgrid", acct.fb, body);
+      expect(status).toBe(200);
+      expect(answer.data).toEqual({ recorded: 4, suppressed: 2, ignored: 4, confirmed: false, invalid: [] });
+      expect(await suppressed(acct.key)).toEqual([`h-${t}@acme.example:bounced`, `s-${t}@acme.example:complained`]);
+      expect(await outcomes(acct.key)).toMatchObject({
+        outcomes: { delivered: 1, bounced: 2, complained: 1 },
+        kinds: { bounced: { hard: 1, soft: 1 } },
+        ignored: 4,
+      });
+    },
+  );
 });
 
 describe("Mailgun webhooks", () => {
@@ -141,112 +145,119 @@ describe("Mailgun webhooks", () => {
     "event-data": { id: "CPgfbmQMTCKtHW6uIWtuVe", timestamp: 1521472262.908181, "log-level": "info", ...event },
   });
 
-  it("reads delivered, failed permanent (hard), failed temporary (soft) and complained; opened is ignored", async () => {
-    const acct = await account();
-    const t = rand();
-    const posts = [
-      eventData({
-        event: "delivered",
-        recipient: `d-${t}@acme.example`,
-        "delivery-status": { code: 250, message: "OK" },
-      }),
-      eventData({
-        event: "failed",
-        severity: "permanent",
-        reason: "bounce",
-        recipient: `h-${t}@acme.example`,
-        "delivery-status": { code: 550, message: "No such user", description: "" },
-      }),
-      eventData({
-        event: "failed",
-        severity: "temporary",
-        reason: "generic",
-        recipient: `t-${t}@acme.example`,
-        "delivery-status": { code: 452, message: "mailbox full" },
-      }),
-      eventData({ event: "complained", recipient: `c-${t}@acme.example` }),
-      eventData({ event: "opened", recipient: `o-${t}@acme.example`, "client-info": { "client-type": "browser" } }),
-    ];
-    const answers = [];
-    for (const body of posts) answers.push((await inbound("mailgun", acct.fb, body)).body.data);
-    expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([
-      [1, 0, 0],
-      [1, 1, 0],
-      [1, 0, 0],
-      [1, 1, 0],
-      [0, 0, 1],
-    ]);
-    expect(await suppressed(acct.key)).toEqual([`c-${t}@acme.example:complained`, `h-${t}@acme.example:bounced`]);
-    expect(await outcomes(acct.key)).toMatchObject({
-      outcomes: { delivered: 1, bounced: 2, complained: 1 },
-      kinds: { bounced: { hard: 1, soft: 1 } },
-      ignored: 1,
-    });
-  });
+  it(
+    "reads delivered, failed permanent (hard), failed temporary (soft) and complained; opened is " + "ignored",
+    async () => {
+      const acct = await account();
+      const t = rand();
+      const posts = [
+        eventData({
+          event: "delivered",
+          recipient: `d-${t}@acme.example`,
+          "delivery-status": { code: 250, message: "OK" },
+        }),
+        eventData({
+          event: "failed",
+          severity: "permanent",
+          reason: "bounce",
+          recipient: `h-${t}@acme.example`,
+          "delivery-status": { code: 550, message: "No such user", description: "" },
+        }),
+        eventData({
+          event: "failed",
+          severity: "temporary",
+          reason: "generic",
+          recipient: `t-${t}@acme.example`,
+          "delivery-status": { code: 452, message: "mailbox full" },
+        }),
+        eventData({ event: "complained", recipient: `c-${t}@acme.example` }),
+        eventData({ event: "opened", recipient: `o-${t}@acme.example`, "client-info": { "client-type": "browser" } }),
+      ];
+      const answers = [];
+      for (const body of posts) answers.push((await inbound("mailgun", acct.fb, body)).body.data);
+      expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([
+        [1, 0, 0],
+        [1, 1, 0],
+        [1, 0, 0],
+        [1, 1, 0],
+        [0, 0, 1],
+      ]);
+      expect(await suppressed(acct.key)).toEqual([`c-${t}@acme.example:complained`, `h-${t}@acme.example:bounced`]);
+      expect(await outcomes(acct.key)).toMatchObject({
+        outcomes: { delivered: 1, bounced: 2, complained: 1 },
+        kinds: { bounced: { hard: 1, soft: 1 } },
+        ignored: 1,
+      });
+    },
+  );
 });
 
 describe("Postmark webhooks", () => {
-  it("reads Delivery, Bounce by Type (HardBounce hard, SoftBounce soft, AutoResponder ignored) and SpamComplaint; Open is ignored", async () => {
-    const acct = await account();
-    const t = rand();
-    const bounce = (type: string, typeCode: number, email: string) => ({
-      // Postmark's documented example id (an int64 past 2^53): JSON carries it rounded, as a receiver's parser would.
-      RecordType: "Bounce",
-      MessageStream: "outbound",
-      // biome-ignore lint/correctness/noPrecisionLoss: the value is Postmark's own sample
-      ID: 4323372036854775807,
-      Type: type,
-      TypeCode: typeCode,
-      Name: type,
-      Tag: "Test",
-      MessageID: "883953f4-6105-42a2-a16a-77a8eac79483",
-      ServerID: 23,
-      Description: "The server was unable to deliver your email",
-      Details: "Test bounce details",
-      Email: email,
-      From: "sender@example.com",
-      BouncedAt: "2019-11-05T16:33:54.9070259Z",
-      Inactive: true,
-      CanActivate: true,
-      Subject: "Test subject",
-    });
-    const posts = [
-      {
-        RecordType: "Delivery",
-        ServerID: 23,
+  it(
+    "reads Delivery, Bounce by Type (HardBounce hard, SoftBounce soft, AutoResponder ignored) and SpamComplaint; " +
+      "Open is ignored",
+    async () => {
+      const acct = await account();
+      const t = rand();
+      const bounce = (type: string, typeCode: number, email: string) => ({
+        // Postmark's documented example id (an int64 past 2^53): JSON carries it rounded, as a receiver's parser would.
+        RecordType: "Bounce",
         MessageStream: "outbound",
-        MessageID: "00000000-0000-0000-0000-000000000000",
-        Recipient: `d-${t}@acme.example`,
-        Tag: "welcome-email",
-        DeliveredAt: "2019-11-05T16:33:54.9070259Z",
-        Details: "Test delivery webhook details",
-        Metadata: { a_key: "a_value" },
-      },
-      bounce("HardBounce", 1, `h-${t}@acme.example`),
-      bounce("SoftBounce", 4096, `s-${t}@acme.example`),
-      bounce("AutoResponder", 64, `a-${t}@acme.example`),
-      { ...bounce("SpamComplaint", 512, `c-${t}@acme.example`), RecordType: "SpamComplaint" },
-      {
-        RecordType: "Open",
-        MessageStream: "outbound",
-        FirstOpen: true,
-        Recipient: `o-${t}@acme.example`,
+        // biome-ignore lint/correctness/noPrecisionLoss: the value is Postmark's own sample
+        ID: 4323372036854775807,
+        Type: type,
+        TypeCode: typeCode,
+        Name: type,
+        Tag: "Test",
         MessageID: "883953f4-6105-42a2-a16a-77a8eac79483",
-        ReceivedAt: "2019-11-05T16:33:54.9070259Z",
-      },
-    ];
-    const answers = [];
-    for (const body of posts) answers.push((await inbound("postmark", acct.fb, body)).body.data);
-    expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([
-      [1, 0, 0],
-      [1, 1, 0],
-      [1, 0, 0],
-      [0, 0, 1],
-      [1, 1, 0],
-      [0, 0, 1],
-    ]);
-    expect(await suppressed(acct.key)).toEqual([`c-${t}@acme.example:complained`, `h-${t}@acme.example:bounced`]);
-  });
+        ServerID: 23,
+        Description: "The server was unable to deliver your email",
+        Details: "Test bounce details",
+        Email: email,
+        From: "sender@example.com",
+        BouncedAt: "2019-11-05T16:33:54.9070259Z",
+        Inactive: true,
+        CanActivate: true,
+        Subject: "Test subject",
+      });
+      const posts = [
+        {
+          RecordType: "Delivery",
+          ServerID: 23,
+          MessageStream: "outbound",
+          MessageID: "00000000-0000-0000-0000-000000000000",
+          Recipient: `d-${t}@acme.example`,
+          Tag: "welcome-email",
+          DeliveredAt: "2019-11-05T16:33:54.9070259Z",
+          Details: "Test delivery webhook details",
+          Metadata: { a_key: "a_value" },
+        },
+        bounce("HardBounce", 1, `h-${t}@acme.example`),
+        bounce("SoftBounce", 4096, `s-${t}@acme.example`),
+        bounce("AutoResponder", 64, `a-${t}@acme.example`),
+        { ...bounce("SpamComplaint", 512, `c-${t}@acme.example`), RecordType: "SpamComplaint" },
+        {
+          RecordType: "Open",
+          MessageStream: "outbound",
+          FirstOpen: true,
+          Recipient: `o-${t}@acme.example`,
+          MessageID: "883953f4-6105-42a2-a16a-77a8eac79483",
+          ReceivedAt: "2019-11-05T16:33:54.9070259Z",
+        },
+      ];
+      const answers = [];
+      for (const body of posts) answers.push((await inbound("postmark", acct.fb, body)).body.data);
+      expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([
+        [1, 0, 0],
+        [1, 1, 0],
+        [1, 0, 0],
+        [0, 0, 1],
+        [1, 1, 0],
+        [0, 0, 1],
+      ]);
+      expect(await suppressed(acct.key)).toEqual([`c-${t}@acme.example:complained`, `h-${t}@acme.example:bounced`]);
+    },
+  );
 });
 
 describe("Amazon SES through SNS", () => {
@@ -324,7 +335,8 @@ describe("Amazon SES through SNS", () => {
     const path = `/ok/sns-${rand()}`;
     const body = await confirmation(
       "SubscriptionConfirmation",
-      `${env.RECEIVER_URL}${path}?Action=ConfirmSubscription&TopicArn=arn:aws:sns:us-west-2:123456789012:MyTopic&Token=2336412f37`,
+      `${env.RECEIVER_URL}${path}?Action=ConfirmSubscription` +
+        "&TopicArn=arn:aws:sns:us-west-2:123456789012:MyTopic&Token=2336412f37",
     );
     const { status, body: answer } = await inbound("ses", acct.fb, body, sns("SubscriptionConfirmation"));
     expect(status).toBe(200);
@@ -383,104 +395,115 @@ describe("Amazon SES through SNS", () => {
     expect((await outcomes(acct.key)).outcomes.delivered).toBe(2);
   });
 
-  it("reads Bounce (one event per recipient; Permanent hard, Transient soft), Complaint and Delivery; other kinds are ignored", async () => {
-    const acct = await account();
-    const t = rand();
-    const posts = await Promise.all([
-      notification({
-        notificationType: "Bounce",
+  it(
+    "reads Bounce (one event per recipient; Permanent hard, Transient soft), Complaint and Delivery; other kinds " +
+      "are ignored",
+    async () => {
+      const acct = await account();
+      const t = rand();
+      const posts = await Promise.all([
+        notification({
+          notificationType: "Bounce",
+          bounce: {
+            bounceType: "Permanent",
+            bounceSubType: "General",
+            timestamp: "2016-01-27T14:59:38.237Z",
+            feedbackId: "00000138111222aa-33322211-cccc-cccc-cccc-ddddaaaa0680-000000",
+            reportingMTA: "dsn; a27-23.smtp-out.us-west-2.amazonses.com",
+            bouncedRecipients: [
+              {
+                emailAddress: `h1-${t}@acme.example`,
+                action: "failed",
+                status: "5.1.1",
+                diagnosticCode: "smtp; 550 5.1.1 user unknown",
+              },
+              {
+                emailAddress: `h2-${t}@acme.example`,
+                action: "failed",
+                status: "5.1.1",
+                diagnosticCode: "smtp; 550 5.1.1 user unknown",
+              },
+            ],
+          },
+          mail,
+        }),
+        notification({
+          notificationType: "Bounce",
+          bounce: {
+            bounceType: "Transient",
+            bounceSubType: "MailboxFull",
+            timestamp: "2016-01-27T14:59:38.237Z",
+            bouncedRecipients: [{ emailAddress: `t-${t}@acme.example` }],
+          },
+          mail,
+        }),
+        notification({
+          notificationType: "Complaint",
+          complaint: {
+            complainedRecipients: [{ emailAddress: `c-${t}@acme.example` }],
+            timestamp: "2016-01-27T14:59:38.237Z",
+            feedbackId: "0000013786031775-fea503bc",
+            complaintFeedbackType: "abuse",
+          },
+          mail,
+        }),
+        notification({
+          notificationType: "Delivery",
+          delivery: {
+            timestamp: "2016-01-27T14:59:38.237Z",
+            processingTimeMillis: 546,
+            recipients: [`d-${t}@acme.example`],
+            smtpResponse: "250 ok:  Message 64111812 accepted",
+            reportingMTA: "a8-70.smtp-out.amazonses.com",
+          },
+          mail,
+        }),
+        notification({ eventType: "Send", send: {}, mail }),
+      ]);
+      const answers = [];
+      for (const body of posts) answers.push((await inbound("ses", acct.fb, body, sns("Notification"))).body.data);
+      expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([
+        [2, 2, 0],
+        [1, 0, 0],
+        [1, 1, 0],
+        [1, 0, 0],
+        [0, 0, 1],
+      ]);
+      expect(await suppressed(acct.key)).toEqual([
+        `c-${t}@acme.example:complained`,
+        `h1-${t}@acme.example:bounced`,
+        `h2-${t}@acme.example:bounced`,
+      ]);
+    },
+  );
+
+  it(
+    "reads event publishing (eventType) with raw message delivery, and an UnsubscribeConfirmation as nothing to " +
+      "do",
+    async () => {
+      const acct = await account();
+      const t = rand();
+      const raw = {
+        eventType: "Bounce",
         bounce: {
           bounceType: "Permanent",
           bounceSubType: "General",
-          timestamp: "2016-01-27T14:59:38.237Z",
-          feedbackId: "00000138111222aa-33322211-cccc-cccc-cccc-ddddaaaa0680-000000",
-          reportingMTA: "dsn; a27-23.smtp-out.us-west-2.amazonses.com",
-          bouncedRecipients: [
-            {
-              emailAddress: `h1-${t}@acme.example`,
-              action: "failed",
-              status: "5.1.1",
-              diagnosticCode: "smtp; 550 5.1.1 user unknown",
-            },
-            {
-              emailAddress: `h2-${t}@acme.example`,
-              action: "failed",
-              status: "5.1.1",
-              diagnosticCode: "smtp; 550 5.1.1 user unknown",
-            },
-          ],
+          timestamp: "2017-08-05T00:41:02.669Z",
+          bouncedRecipients: [{ emailAddress: `r-${t}@acme.example` }],
         },
         mail,
-      }),
-      notification({
-        notificationType: "Bounce",
-        bounce: {
-          bounceType: "Transient",
-          bounceSubType: "MailboxFull",
-          timestamp: "2016-01-27T14:59:38.237Z",
-          bouncedRecipients: [{ emailAddress: `t-${t}@acme.example` }],
-        },
-        mail,
-      }),
-      notification({
-        notificationType: "Complaint",
-        complaint: {
-          complainedRecipients: [{ emailAddress: `c-${t}@acme.example` }],
-          timestamp: "2016-01-27T14:59:38.237Z",
-          feedbackId: "0000013786031775-fea503bc",
-          complaintFeedbackType: "abuse",
-        },
-        mail,
-      }),
-      notification({
-        notificationType: "Delivery",
-        delivery: {
-          timestamp: "2016-01-27T14:59:38.237Z",
-          processingTimeMillis: 546,
-          recipients: [`d-${t}@acme.example`],
-          smtpResponse: "250 ok:  Message 64111812 accepted",
-          reportingMTA: "a8-70.smtp-out.amazonses.com",
-        },
-        mail,
-      }),
-      notification({ eventType: "Send", send: {}, mail }),
-    ]);
-    const answers = [];
-    for (const body of posts) answers.push((await inbound("ses", acct.fb, body, sns("Notification"))).body.data);
-    expect(answers.map((a) => [a.recorded, a.suppressed, a.ignored])).toEqual([
-      [2, 2, 0],
-      [1, 0, 0],
-      [1, 1, 0],
-      [1, 0, 0],
-      [0, 0, 1],
-    ]);
-    expect(await suppressed(acct.key)).toEqual([
-      `c-${t}@acme.example:complained`,
-      `h1-${t}@acme.example:bounced`,
-      `h2-${t}@acme.example:bounced`,
-    ]);
-  });
-
-  it("reads event publishing (eventType) with raw message delivery, and an UnsubscribeConfirmation as nothing to do", async () => {
-    const acct = await account();
-    const t = rand();
-    const raw = {
-      eventType: "Bounce",
-      bounce: {
-        bounceType: "Permanent",
-        bounceSubType: "General",
-        timestamp: "2017-08-05T00:41:02.669Z",
-        bouncedRecipients: [{ emailAddress: `r-${t}@acme.example` }],
-      },
-      mail,
-    };
-    expect((await inbound("ses", acct.fb, raw)).body.data).toMatchObject({ recorded: 1, suppressed: 1 });
-    const unsubscribed = await inbound(
-      "ses",
-      acct.fb,
-      await confirmation("UnsubscribeConfirmation", "https://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription"),
-      sns("UnsubscribeConfirmation"),
-    );
-    expect(unsubscribed.body.data).toMatchObject({ recorded: 0, ignored: 0, confirmed: false });
-  });
+      };
+      expect((await inbound("ses", acct.fb, raw)).body.data).toMatchObject({ recorded: 1, suppressed: 1 });
+      const unsubscribed = await inbound(
+        "ses",
+        acct.fb,
+        await confirmation(
+          "UnsubscribeConfirmation",
+          "https://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription",
+        ),
+        sns("UnsubscribeConfirmation"),
+      );
+      expect(unsubscribed.body.data).toMatchObject({ recorded: 0, ignored: 0, confirmed: false });
+    },
+  );
 });

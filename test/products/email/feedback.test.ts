@@ -16,65 +16,73 @@ async function keys(acct: TestAccount) {
 }
 
 describe("POST /api/v1/email/feedback", () => {
-  it("records normalized outcomes; hard bounces and complaints join the suppression list, malformed values are named", async () => {
-    const acct = await createAccount();
-    const key = await keys(acct);
-    const tag = rand();
-    const events = [
-      { email: `ok-${tag}@acme.example`, outcome: "delivered" },
-      {
-        email: `Hard <hard-${tag}@Acme.Example>`,
-        outcome: "bounced",
-        bounce_type: "hard",
-        occurred_at: "2026-05-04T10:00:00Z",
-      },
-      { email: `soft-${tag}@acme.example`, outcome: "bounced", bounce_type: "soft" },
-      { email: `default-${tag}@other.example`, outcome: "bounced" },
-      { email: `spam-${tag}@other.example`, outcome: "complained", detail: "feedback loop" },
-      { email: "not an address", outcome: "delivered" },
-    ];
-    const { status, body } = await post(key(), events);
-    expect(status).toBe(200);
-    expect(body.data).toEqual({ recorded: 5, suppressed: 3, invalid: [5] });
-    expect(body.meta).toMatchObject({ request_id: expect.any(String) });
+  it(
+    "records normalized outcomes; hard bounces and complaints join the suppression list, malformed values are " +
+      "named",
+    async () => {
+      const acct = await createAccount();
+      const key = await keys(acct);
+      const tag = rand();
+      const events = [
+        { email: `ok-${tag}@acme.example`, outcome: "delivered" },
+        {
+          email: `Hard <hard-${tag}@Acme.Example>`,
+          outcome: "bounced",
+          bounce_type: "hard",
+          occurred_at: "2026-05-04T10:00:00Z",
+        },
+        { email: `soft-${tag}@acme.example`, outcome: "bounced", bounce_type: "soft" },
+        { email: `default-${tag}@other.example`, outcome: "bounced" },
+        { email: `spam-${tag}@other.example`, outcome: "complained", detail: "feedback loop" },
+        { email: "not an address", outcome: "delivered" },
+      ];
+      const { status, body } = await post(key(), events);
+      expect(status).toBe(200);
+      expect(body.data).toEqual({ recorded: 5, suppressed: 3, invalid: [5] });
+      expect(body.meta).toMatchObject({ request_id: expect.any(String) });
 
-    const listed = await call<{ suppressions: { email: string; reason: string; source: string }[] }>(
-      "/api/v1/email/suppressions",
-      bearer(key()),
-    );
-    const entries = listed.body.data.suppressions.map(({ email, reason, source }) => ({ email, reason, source }));
-    expect(entries).toEqual(
-      expect.arrayContaining([
-        { email: `hard-${tag}@acme.example`, reason: "bounced", source: "feedback" },
-        { email: `default-${tag}@other.example`, reason: "bounced", source: "feedback" },
-        { email: `spam-${tag}@other.example`, reason: "complained", source: "feedback" },
-      ]),
-    );
-    expect(entries).toHaveLength(3);
-  });
+      const listed = await call<{ suppressions: { email: string; reason: string; source: string }[] }>(
+        "/api/v1/email/suppressions",
+        bearer(key()),
+      );
+      const entries = listed.body.data.suppressions.map(({ email, reason, source }) => ({ email, reason, source }));
+      expect(entries).toEqual(
+        expect.arrayContaining([
+          { email: `hard-${tag}@acme.example`, reason: "bounced", source: "feedback" },
+          { email: `default-${tag}@other.example`, reason: "bounced", source: "feedback" },
+          { email: `spam-${tag}@other.example`, reason: "complained", source: "feedback" },
+        ]),
+      );
+      expect(entries).toHaveLength(3);
+    },
+  );
 
-  it("makes later batch answers cite delivery-feedback, free; a single lookup re-verifies without lifting the entry", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const key = await keys(acct);
-    const email = "bob@acme.example";
-    await post(key(), [{ email, outcome: "bounced", bounce_type: "hard", occurred_at: "2026-05-04T10:00:00Z" }]);
-    const batch = await call<{
-      results: { data: { reason: string; deliverable: string; sources: unknown[] }; meta: Record<string, unknown> }[];
-    }>("/api/v1/email/batch", json({ emails: [email] }, { Authorization: `Bearer ${key()}` }));
-    const item = batch.body.data.results[0]!;
-    expect(item.meta).toMatchObject({ suppressed: true, credits_used: 0 });
-    expect(item.data).toMatchObject({ deliverable: "undeliverable", reason: "bounced" });
-    expect(item.data.sources).toContainEqual({ dataset: "delivery-feedback", version: "2026-05-04" });
+  it(
+    "makes later batch answers cite delivery-feedback, free; a single lookup re-verifies without lifting the " +
+      "entry",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const key = await keys(acct);
+      const email = "bob@acme.example";
+      await post(key(), [{ email, outcome: "bounced", bounce_type: "hard", occurred_at: "2026-05-04T10:00:00Z" }]);
+      const batch = await call<{
+        results: { data: { reason: string; deliverable: string; sources: unknown[] }; meta: Record<string, unknown> }[];
+      }>("/api/v1/email/batch", json({ emails: [email] }, { Authorization: `Bearer ${key()}` }));
+      const item = batch.body.data.results[0]!;
+      expect(item.meta).toMatchObject({ suppressed: true, credits_used: 0 });
+      expect(item.data).toMatchObject({ deliverable: "undeliverable", reason: "bounced" });
+      expect(item.data.sources).toContainEqual({ dataset: "delivery-feedback", version: "2026-05-04" });
 
-    const single = await lookupEmail<{ deliverable: string }>(key(), { email });
-    expect(single.body.data.deliverable).toBe("deliverable");
-    expect(single.body.meta).toMatchObject({ suppressed: false, credits_used: 1 });
-    const again = await call<{ results: { meta: { suppressed: boolean } }[] }>(
-      "/api/v1/email/batch",
-      json({ emails: [email] }, { Authorization: `Bearer ${key()}` }),
-    );
-    expect(again.body.data.results[0]!.meta.suppressed).toBe(true);
-  });
+      const single = await lookupEmail<{ deliverable: string }>(key(), { email });
+      expect(single.body.data.deliverable).toBe("deliverable");
+      expect(single.body.meta).toMatchObject({ suppressed: false, credits_used: 1 });
+      const again = await call<{ results: { meta: { suppressed: boolean } }[] }>(
+        "/api/v1/email/batch",
+        json({ emails: [email] }, { Authorization: `Bearer ${key()}` }),
+      );
+      expect(again.body.data.results[0]!.meta.suppressed).toBe(true);
+    },
+  );
 
   it.each([
     ["an unknown outcome", [{ email: "a@acme.example", outcome: "opened" }], "events.0.outcome"],

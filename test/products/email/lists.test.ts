@@ -20,7 +20,8 @@ describe("suppressions", () => {
       ["carol@acme.example", "suppressed"],
       ["CAROL@acme.example", "suppressed"],
       ["Alice@acme.example", null],
-      // A copy in another case may be another mailbox (RFC 5321 2.4): the list verifies it once, so it has no mailbox answer.
+      // A copy in another case may be another mailbox (RFC 5321 2.4): the list verifies it once, so it has no mailbox
+      // answer.
       ["alice@acme.example", "unverified"],
     ]);
     const repeat = await lookupEmail<{ email: string }>(acct.key, { email: "ALICE@acme.example" });
@@ -140,7 +141,8 @@ describe("retention sweep", () => {
     await worker.scheduled(createScheduledController({ cron: "17 3 * * *" }), env, ctx);
     await waitOnExecutionContext(ctx);
     const left = await env.DB.prepare(
-      "SELECT (SELECT COUNT(*) FROM history WHERE account_id = ?1) + (SELECT COUNT(*) FROM repeats WHERE account_id = ?1) AS n",
+      "SELECT (SELECT COUNT(*) FROM history WHERE account_id = ?1) + (SELECT COUNT(*) FROM repeats WHERE account_id " +
+        "= ?1) AS n",
     )
       .bind(acct.accountId)
       .first<{ n: number }>();

@@ -114,21 +114,24 @@ describe("POST /api/v1/email", () => {
     expect(body.meta.credits_used).toBe(1);
   });
 
-  it("answers greylisting as unverified: risky, smtp_checked false, confidence set, free, no repeat marker", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const { body } = await lookupEmail<Lookup>(acct.key, { email: "someone@greylist.example" });
-    expect(body.data).toMatchObject({
-      deliverable: "risky",
-      reason: "unverified",
-      smtp_checked: false,
-      mailbox_exists: null,
-      smtp_reason: "greylisted",
-    });
-    expect(body.data.mailbox_confidence).toEqual(expect.any(Number));
-    expect(body.meta.credits_used).toBe(0);
-    const again = await lookupEmail<Lookup>(acct.key, { email: "someone@greylist.example" });
-    expect(again.body.meta.cache_hit).toBe(false);
-  });
+  it(
+    "answers greylisting as unverified: risky, smtp_checked false, confidence set, free, no repeat " + "marker",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const { body } = await lookupEmail<Lookup>(acct.key, { email: "someone@greylist.example" });
+      expect(body.data).toMatchObject({
+        deliverable: "risky",
+        reason: "unverified",
+        smtp_checked: false,
+        mailbox_exists: null,
+        smtp_reason: "greylisted",
+      });
+      expect(body.data.mailbox_confidence).toEqual(expect.any(Number));
+      expect(body.meta.credits_used).toBe(0);
+      const again = await lookupEmail<Lookup>(acct.key, { email: "someone@greylist.example" });
+      expect(again.body.meta.cache_hit).toBe(false);
+    },
+  );
 
   it("reuses an uncertain answer for 15 minutes even with refresh, without a new handshake", async () => {
     const acct = await createAccount({ pack: 5 });
@@ -292,28 +295,32 @@ describe("free signals with the resolver unreachable", () => {
     return (await response.json()) as Envelope<Lookup>;
   }
 
-  it("still decides disposable, typo and provider-username answers, billed as usual; the rest stays unverified and free", async () => {
-    const acct = await createAccount({ pack: 5 });
-    expect((await lookupWithoutDns(acct.key, "admin@mailinator.com")).data).toMatchObject({
-      deliverable: "risky",
-      reason: "disposable",
-    });
-    expect((await lookupWithoutDns(acct.key, "user@gmai.com")).data).toMatchObject({
-      reason: "typo_domain",
-      did_you_mean: "user@gmail.com",
-    });
-    expect((await lookupWithoutDns(acct.key, "ab@gmail.com")).data).toMatchObject({
-      deliverable: "undeliverable",
-      reason: "invalid_username",
-    });
-    const open = await lookupWithoutDns(acct.key, "a@batch5.example");
-    expect(open.data).toMatchObject({
-      deliverable: "risky",
-      reason: "unverified",
-      smtp_reason: "provider_unavailable",
-    });
-    expect(open.meta.credits_used).toBe(0);
-    // Two usable (risky) answers at 1 each; invalid_username and unverified are free, as with DNS up.
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(3);
-  });
+  it(
+    "still decides disposable, typo and provider-username answers, billed as usual; the rest stays unverified and " +
+      "free",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      expect((await lookupWithoutDns(acct.key, "admin@mailinator.com")).data).toMatchObject({
+        deliverable: "risky",
+        reason: "disposable",
+      });
+      expect((await lookupWithoutDns(acct.key, "user@gmai.com")).data).toMatchObject({
+        reason: "typo_domain",
+        did_you_mean: "user@gmail.com",
+      });
+      expect((await lookupWithoutDns(acct.key, "ab@gmail.com")).data).toMatchObject({
+        deliverable: "undeliverable",
+        reason: "invalid_username",
+      });
+      const open = await lookupWithoutDns(acct.key, "a@batch5.example");
+      expect(open.data).toMatchObject({
+        deliverable: "risky",
+        reason: "unverified",
+        smtp_reason: "provider_unavailable",
+      });
+      expect(open.meta.credits_used).toBe(0);
+      // Two usable (risky) answers at 1 each; invalid_username and unverified are free, as with DNS up.
+      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(3);
+    },
+  );
 });

@@ -73,90 +73,96 @@ describe("email monitors: what counts as a change", () => {
 });
 
 describe("GET, POST /api/v1/email/monitors and .../run", () => {
-  it("re-verifies a saved list like a batch, reports decay and posts email_monitor.run with summary = last_summary", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const key = await keys(acct);
-    const path = `/ok/email-monitor-${rand()}`;
-    const paid = `p${rand()}@catchall.example`;
-    const created = await create(key(), "monitors", {
-      emails: [paid, "deliverable@service.test", "bob@acme.example"],
-      webhook_url: `${env.RECEIVER_URL}${path}`,
-    });
-    expect(created.status).toBe(201);
-    expect(created.body.data.monitor).toMatchObject({
-      emails: [paid, "deliverable@service.test", "bob@acme.example"],
-      cadence: "weekly",
-      webhook_events: "changes",
-    });
-    const id = created.body.data.monitor.id;
+  it(
+    "re-verifies a saved list like a batch, reports decay and posts email_monitor.run with summary = " + "last_summary",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const key = await keys(acct);
+      const path = `/ok/email-monitor-${rand()}`;
+      const paid = `p${rand()}@catchall.example`;
+      const created = await create(key(), "monitors", {
+        emails: [paid, "deliverable@service.test", "bob@acme.example"],
+        webhook_url: `${env.RECEIVER_URL}${path}`,
+      });
+      expect(created.status).toBe(201);
+      expect(created.body.data.monitor).toMatchObject({
+        emails: [paid, "deliverable@service.test", "bob@acme.example"],
+        cadence: "weekly",
+        webhook_events: "changes",
+      });
+      const id = created.body.data.monitor.id;
 
-    const first = await run(key(), "monitors", id);
-    expect(first.body.data.summary).toEqual({
-      checked: 3,
-      deliverable: 2,
-      risky: 1,
-      undeliverable: 0,
-      changed: 0,
-      new_baselines: 3,
-      credits_used: 2,
-      stopped_reason: null,
-    });
-    expect(first.body.meta).toMatchObject({ request_id: expect.any(String) });
+      const first = await run(key(), "monitors", id);
+      expect(first.body.data.summary).toEqual({
+        checked: 3,
+        deliverable: 2,
+        risky: 1,
+        undeliverable: 0,
+        changed: 0,
+        new_baselines: 3,
+        credits_used: 2,
+        stopped_reason: null,
+      });
+      expect(first.body.meta).toMatchObject({ request_id: expect.any(String) });
 
-    const repeat = await run(key(), "monitors", id);
-    expect(repeat.body.data.summary).toMatchObject({ changed: 0, new_baselines: 0, credits_used: 0 });
+      const repeat = await run(key(), "monitors", id);
+      expect(repeat.body.data.summary).toMatchObject({ changed: 0, new_baselines: 0, credits_used: 0 });
 
-    await call(
-      "/api/v1/email/feedback",
-      json({ events: [{ email: "bob@acme.example", outcome: "complained" }] }, { Authorization: `Bearer ${key()}` }),
-    );
-    const decayed = await run(key(), "monitors", id);
-    expect(decayed.body.data.summary).toMatchObject({
-      checked: 3,
-      deliverable: 1,
-      undeliverable: 1,
-      changed: 1,
-      credits_used: 0,
-      stopped_reason: null,
-    });
-    expect(decayed.body.data.changes).toEqual([
-      {
-        identifier: "bob@acme.example",
-        input: "bob@acme.example",
-        changes: [{ field: "deliverable", from: "deliverable", to: "undeliverable" }],
-      },
-    ]);
-    expect(decayed.body.data.monitor.last_summary).toEqual(decayed.body.data.summary);
+      await call(
+        "/api/v1/email/feedback",
+        json({ events: [{ email: "bob@acme.example", outcome: "complained" }] }, { Authorization: `Bearer ${key()}` }),
+      );
+      const decayed = await run(key(), "monitors", id);
+      expect(decayed.body.data.summary).toMatchObject({
+        checked: 3,
+        deliverable: 1,
+        undeliverable: 1,
+        changed: 1,
+        credits_used: 0,
+        stopped_reason: null,
+      });
+      expect(decayed.body.data.changes).toEqual([
+        {
+          identifier: "bob@acme.example",
+          input: "bob@acme.example",
+          changes: [{ field: "deliverable", from: "deliverable", to: "undeliverable" }],
+        },
+      ]);
+      expect(decayed.body.data.monitor.last_summary).toEqual(decayed.body.data.summary);
 
-    const [delivery] = await deliveredAt(path, 1);
-    expect(await new WebhookVerifier(created.body.data.webhook_secret!).verify(delivery!.headers, delivery!.body)).toBe(
-      "ok",
-    );
-    const posted = JSON.parse(delivery!.body);
-    expect(posted).toMatchObject({
-      event: "email_monitor.run",
-      monitor: { id, name: "Watch", cadence: "weekly" },
-      summary: decayed.body.data.summary,
-    });
-    expect(posted.changes).toEqual(decayed.body.data.changes);
-  });
+      const [delivery] = await deliveredAt(path, 1);
+      expect(
+        await new WebhookVerifier(created.body.data.webhook_secret!).verify(delivery!.headers, delivery!.body),
+      ).toBe("ok");
+      const posted = JSON.parse(delivery!.body);
+      expect(posted).toMatchObject({
+        event: "email_monitor.run",
+        monitor: { id, name: "Watch", cadence: "weekly" },
+        summary: decayed.body.data.summary,
+      });
+      expect(posted.changes).toEqual(decayed.body.data.changes);
+    },
+  );
 
-  it("refuses more than 500 addresses and a malformed cadence with 422, and a run of an empty balance stops early", async () => {
-    const acct = await createAccount();
-    const key = await keys(acct);
-    const tooMany = await create(key(), "monitors", {
-      emails: Array.from({ length: 501 }, (_, i) => `a${i}@acme.example`),
-    });
-    expect(tooMany.status).toBe(422);
-    expect((await create(key(), "monitors", { emails: ["a@acme.example"], cadence: "daily" })).status).toBe(422);
-    const created = await create(key(), "monitors", { emails: [`p${rand()}@catchall.example`] });
-    const stopped = await run(key(), "monitors", created.body.data.monitor.id);
-    expect(stopped.body.data.summary).toMatchObject({
-      checked: 0,
-      credits_used: 0,
-      stopped_reason: "insufficient_credits",
-    });
-  });
+  it(
+    "refuses more than 500 addresses and a malformed cadence with 422, and a run of an empty balance stops " + "early",
+    async () => {
+      const acct = await createAccount();
+      const key = await keys(acct);
+      const tooMany = await create(key(), "monitors", {
+        emails: Array.from({ length: 501 }, (_, i) => `a${i}@acme.example`),
+      });
+      expect(tooMany.status).toBe(422);
+      expect((await create(key(), "monitors", { emails: ["a@acme.example"], cadence: "daily" })).status).toBe(422);
+      const created = await create(key(), "monitors", { emails: [`p${rand()}@catchall.example`] });
+      const stopped = await run(key(), "monitors", created.body.data.monitor.id);
+      expect(stopped.body.data.summary).toMatchObject({
+        checked: 0,
+        credits_used: 0,
+        stopped_reason: "insufficient_credits",
+      });
+    },
+  );
 
   it("keeps baselines of addresses a PATCH keeps, and answers another account's monitor with 404", async () => {
     const acct = await createAccount({ pack: 5 });
@@ -180,36 +186,40 @@ describe("GET, POST /api/v1/email/monitors and .../run", () => {
 });
 
 describe("GET, POST /api/v1/email/domain-monitors and .../run", () => {
-  it("re-checks domains (MX, null MX, SPF, DMARC, catch-all, disposable), billing 1 per fresh domain that accepts mail", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const key = await keys(acct);
-    const path = `/ok/domain-monitor-${rand()}`;
-    const created = await create(key(), "domain-monitors", {
-      domains: ["acme.example", "NullMX.example"],
-      webhook_url: `${env.RECEIVER_URL}${path}`,
-      webhook_events: "every_run",
-    });
-    expect(created.status).toBe(201);
-    expect(created.body.data.monitor).toMatchObject({
-      domains: ["acme.example", "NullMX.example"],
-      webhook_events: "every_run",
-    });
-    const id = created.body.data.monitor.id;
-    const first = await run(key(), "domain-monitors", id);
-    expect(first.body.data.summary).toEqual({
-      checked: 2,
-      mx_found: 1,
-      changed: 0,
-      new_baselines: 2,
-      credits_used: 1,
-      stopped_reason: null,
-    });
-    const second = await run(key(), "domain-monitors", id);
-    expect(second.body.data.summary).toMatchObject({ checked: 2, changed: 0, new_baselines: 0, credits_used: 0 });
-    const posted = (await deliveredAt(path, 2)).map((d) => JSON.parse(d.body));
-    expect(posted.map((p) => p.event)).toEqual(["email_domain_monitor.run", "email_domain_monitor.run"]);
-    expect(posted[1].summary).toEqual(second.body.data.summary);
-  });
+  it(
+    "re-checks domains (MX, null MX, SPF, DMARC, catch-all, disposable), billing 1 per fresh domain that accepts " +
+      "mail",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const key = await keys(acct);
+      const path = `/ok/domain-monitor-${rand()}`;
+      const created = await create(key(), "domain-monitors", {
+        domains: ["acme.example", "NullMX.example"],
+        webhook_url: `${env.RECEIVER_URL}${path}`,
+        webhook_events: "every_run",
+      });
+      expect(created.status).toBe(201);
+      expect(created.body.data.monitor).toMatchObject({
+        domains: ["acme.example", "NullMX.example"],
+        webhook_events: "every_run",
+      });
+      const id = created.body.data.monitor.id;
+      const first = await run(key(), "domain-monitors", id);
+      expect(first.body.data.summary).toEqual({
+        checked: 2,
+        mx_found: 1,
+        changed: 0,
+        new_baselines: 2,
+        credits_used: 1,
+        stopped_reason: null,
+      });
+      const second = await run(key(), "domain-monitors", id);
+      expect(second.body.data.summary).toMatchObject({ checked: 2, changed: 0, new_baselines: 0, credits_used: 0 });
+      const posted = (await deliveredAt(path, 2)).map((d) => JSON.parse(d.body));
+      expect(posted.map((p) => p.event)).toEqual(["email_domain_monitor.run", "email_domain_monitor.run"]);
+      expect(posted[1].summary).toEqual(second.body.data.summary);
+    },
+  );
 
   it("runs when due through the queue consumer, like every monitor", async () => {
     const acct = await createAccount({ pack: 5 });

@@ -44,33 +44,36 @@ describe("GET, PUT, DELETE /api/v1/email/policy", () => {
     expect(single.body.data.policy).toBeNull();
   });
 
-  it("stores the rules (domains in punycode, lowercase) and answers each address with its action and the rules hit", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const key = await keys(acct);
-    const saved = await put(key(), RULES);
-    expect(saved.status).toBe(200);
-    expect(saved.body.data.policy!.rules).toEqual({ ...RULES, allowed_domains: ["catchall.example"] });
-    expect((await get(key())).body.data.policy).toMatchObject({
-      rules: saved.body.data.policy!.rules,
-      created_at: expect.any(String),
-      updated_at: expect.any(String),
-    });
+  it(
+    "stores the rules (domains in punycode, lowercase) and answers each address with its action and the rules " + "hit",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const key = await keys(acct);
+      const saved = await put(key(), RULES);
+      expect(saved.status).toBe(200);
+      expect(saved.body.data.policy!.rules).toEqual({ ...RULES, allowed_domains: ["catchall.example"] });
+      expect((await get(key())).body.data.policy).toMatchObject({
+        rules: saved.body.data.policy!.rules,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
 
-    const { body } = await batch(key(), [
-      "disposable@service.test",
-      "role@service.test",
-      "deliverable@service.test",
-      "catch-all@service.test",
-      "x@blocked.example",
-    ]);
-    expect(body.data.results.map((r) => r.data.policy)).toEqual([
-      { action: "block", rules_hit: ["risk_level.high", "disposable"] },
-      { action: "review", rules_hit: ["role"] },
-      { action: "send", rules_hit: [] },
-      { action: "review", rules_hit: ["catch_all"] },
-      { action: "block", rules_hit: ["blocked_domains", "risk_level.high"] },
-    ]);
-  });
+      const { body } = await batch(key(), [
+        "disposable@service.test",
+        "role@service.test",
+        "deliverable@service.test",
+        "catch-all@service.test",
+        "x@blocked.example",
+      ]);
+      expect(body.data.results.map((r) => r.data.policy)).toEqual([
+        { action: "block", rules_hit: ["risk_level.high", "disposable"] },
+        { action: "review", rules_hit: ["role"] },
+        { action: "send", rules_hit: [] },
+        { action: "review", rules_hit: ["catch_all"] },
+        { action: "block", rules_hit: ["blocked_domains", "risk_level.high"] },
+      ]);
+    },
+  );
 
   it("lets allowed_domains outrank every other rule", async () => {
     const acct = await createAccount({ pack: 5 });

@@ -144,16 +144,19 @@ describe("GET /api/v1/email/domain/{domain}", () => {
     expect(body.meta.credits_used).toBe(0);
   });
 
-  it("answers a resolver outage 500 SERVER_ERROR with a request id, billing nothing and remembering nothing", async () => {
-    const acct = await createAccount({ pack: 2 });
-    for (let i = 0; i < 2; i++) {
-      const { status, body } = await call("/api/v1/email/domain/dnsfail.example", bearer(acct.key));
-      expect(status).toBe(500);
-      expect(body.error).toMatchObject({ code: "SERVER_ERROR", message: expect.stringContaining("DNS resolver") });
-      expect(body.error.request_id).toMatch(/^req_/);
-    }
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(2);
-  });
+  it(
+    "answers a resolver outage 500 SERVER_ERROR with a request id, billing nothing and remembering " + "nothing",
+    async () => {
+      const acct = await createAccount({ pack: 2 });
+      for (let i = 0; i < 2; i++) {
+        const { status, body } = await call("/api/v1/email/domain/dnsfail.example", bearer(acct.key));
+        expect(status).toBe(500);
+        expect(body.error).toMatchObject({ code: "SERVER_ERROR", message: expect.stringContaining("DNS resolver") });
+        expect(body.error.request_id).toMatch(/^req_/);
+      }
+      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(2);
+    },
+  );
 
   it("answers 402 when the balance is empty", async () => {
     const acct = await createAccount({ pack: 0 });

@@ -109,17 +109,21 @@ describe("settling unverified answers", () => {
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);
   });
 
-  it("does not run a re-check the balance cannot pay for: settled false, data null, stopped_reason insufficient_credits", async () => {
-    const acct = await createAccount({ pack: 0 });
-    const path = unique("broke");
-    await runRecheck(acct, "bob@acme.example", 1, path);
-    const [delivery] = await deliveredAt(path);
-    expect(JSON.parse(delivery!.body)).toMatchObject({
-      event: "email.settled",
-      settled: false,
-      attempt: 1,
-      data: null,
-      meta: { credits_used: 0, stopped_reason: "insufficient_credits" },
-    });
-  });
+  it(
+    "does not run a re-check the balance cannot pay for: settled false, data null, stopped_reason " +
+      "insufficient_credits",
+    async () => {
+      const acct = await createAccount({ pack: 0 });
+      const path = unique("broke");
+      await runRecheck(acct, "bob@acme.example", 1, path);
+      const [delivery] = await deliveredAt(path);
+      expect(JSON.parse(delivery!.body)).toMatchObject({
+        event: "email.settled",
+        settled: false,
+        attempt: 1,
+        data: null,
+        meta: { credits_used: 0, stopped_reason: "insufficient_credits" },
+      });
+    },
+  );
 });

@@ -59,21 +59,24 @@ describe("mailbox status replies (mailstatus.example)", () => {
     expect(suppressed).toBeNull();
   });
 
-  it("5.2.1: a disabled mailbox is undeliverable / mailbox_disabled, free within fair use, counted and suppressed", async () => {
-    const { d, meta, fairUse, suppressed } = await look("disabled@mailstatus.example");
-    expect(d).toMatchObject({
-      deliverable: "undeliverable",
-      reason: "mailbox_disabled",
-      smtp_reason: "mailbox_disabled",
-      smtp_checked: true,
-      mailbox_exists: true,
-      risk_score: 100,
-      risk_components: { undeliverable: 100 },
-    });
-    expect(meta).toMatchObject({ credits_used: 0, fair_use_billed: false });
-    expect(fairUse.undeliverable_checked).toBe(1);
-    expect(suppressed).toEqual({ reason: "mailbox_disabled", source: "verdict" });
-  });
+  it(
+    "5.2.1: a disabled mailbox is undeliverable / mailbox_disabled, free within fair use, counted and " + "suppressed",
+    async () => {
+      const { d, meta, fairUse, suppressed } = await look("disabled@mailstatus.example");
+      expect(d).toMatchObject({
+        deliverable: "undeliverable",
+        reason: "mailbox_disabled",
+        smtp_reason: "mailbox_disabled",
+        smtp_checked: true,
+        mailbox_exists: true,
+        risk_score: 100,
+        risk_components: { undeliverable: 100 },
+      });
+      expect(meta).toMatchObject({ credits_used: 0, fair_use_billed: false });
+      expect(fairUse.undeliverable_checked).toBe(1);
+      expect(suppressed).toEqual({ reason: "mailbox_disabled", source: "verdict" });
+    },
+  );
 
   it("5.7.1: a policy refusal says nothing about the mailbox: risky / unverified, free, not suppressed", async () => {
     const { d, meta, fairUse, suppressed } = await look("blocked@mailstatus.example");
@@ -104,7 +107,8 @@ describe("mailbox status replies (mailstatus.example)", () => {
   it("a full mailbox lifts an earlier verdict suppression of the address", async () => {
     const acct = await createAccount({ pack: 5 });
     await env.DB.prepare(
-      "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', ?, 'mailbox_not_found', 'verdict', '{}', ?)",
+      "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', " +
+        "?, 'mailbox_not_found', 'verdict', '{}', ?)",
     )
       .bind(acct.accountId, "full@mailstatus.example", Date.now() - 60_000)
       .run();

@@ -20,34 +20,40 @@ const look = async (email: string) => {
 };
 
 describe("unknown stays unknown", () => {
-  it("without a mailbox answer catch_all and mailbox_exists are null (disposable, typo, unverified, username rule)", async () => {
-    for (const email of [
-      "temp@mailinator.com",
-      "bob@gmial.com",
-      "x@greylist.example",
-      "ab@gmail.com",
-      "a@dnsfail.example",
-    ]) {
-      const { data } = await look(email);
-      expect({
-        email,
-        catch_all: data.catch_all,
-        mailbox_exists: data.mailbox_exists,
-        smtp_checked: data.smtp_checked,
-      }).toEqual({
-        email,
-        catch_all: null,
-        mailbox_exists: null,
-        smtp_checked: false,
-      });
-    }
-  });
+  it(
+    "without a mailbox answer catch_all and mailbox_exists are null (disposable, typo, unverified, username " + "rule)",
+    async () => {
+      for (const email of [
+        "temp@mailinator.com",
+        "bob@gmial.com",
+        "x@greylist.example",
+        "ab@gmail.com",
+        "a@dnsfail.example",
+      ]) {
+        const { data } = await look(email);
+        expect({
+          email,
+          catch_all: data.catch_all,
+          mailbox_exists: data.mailbox_exists,
+          smtp_checked: data.smtp_checked,
+        }).toEqual({
+          email,
+          catch_all: null,
+          mailbox_exists: null,
+          smtp_checked: false,
+        });
+      }
+    },
+  );
 
-  it("a mailbox answer says catch_all: false for an accepted or refused address, true for a catch-all domain", async () => {
-    expect((await look("alice@acme.example")).data).toMatchObject({ catch_all: false, mailbox_exists: true });
-    expect((await look("nobody@acme.example")).data).toMatchObject({ catch_all: false, mailbox_exists: false });
-    expect((await look("z@catchall.example")).data).toMatchObject({ catch_all: true, mailbox_exists: null });
-  });
+  it(
+    "a mailbox answer says catch_all: false for an accepted or refused address, true for a catch-all " + "domain",
+    async () => {
+      expect((await look("alice@acme.example")).data).toMatchObject({ catch_all: false, mailbox_exists: true });
+      expect((await look("nobody@acme.example")).data).toMatchObject({ catch_all: false, mailbox_exists: false });
+      expect((await look("z@catchall.example")).data).toMatchObject({ catch_all: true, mailbox_exists: null });
+    },
+  );
 
   it("a DMARC question without an answer adds no no_dmarc points: has_dmarc null", async () => {
     const { data, credits } = await look("alice@dmarcfail.example");
@@ -95,38 +101,42 @@ describe("unknown stays unknown", () => {
     expect(credits).toBe(1);
   });
 
-  it("an accepted address whose random-address probe gave no clear answer has catch_all null, also once shared and recalled", async () => {
-    const now = Date.now();
-    const db = database(env);
-    await rememberMailboxes(
-      db,
-      new Map([
-        ["ann@unsure.example", { outcome: "accepted" as const, checkedAt: now, catchAll: null }],
-        ["bo@sure.example", { outcome: "accepted" as const, checkedAt: now, catchAll: false }],
-      ]),
-    );
-    const recalled = await recallMailboxes(db, ["ann@unsure.example", "bo@sure.example"], now);
-    expect(recalled.get("ann@unsure.example")).toEqual({ outcome: "accepted", checkedAt: now, catchAll: null });
-    expect(recalled.get("bo@sure.example")).toEqual({ outcome: "accepted", checkedAt: now, catchAll: false });
-    const facts = factsOf(cannedAnswer("deliverable", "service.test", "x@service.test")!);
-    const unsure = answer(
-      prepareSpelling("ann", "unsure.example", facts, null),
-      "deliverable",
-      null,
-      recalled.get("ann@unsure.example")!,
-    );
-    expect(unsure).toMatchObject({
-      deliverable: "deliverable",
-      mailbox_exists: true,
-      smtp_checked: true,
-      catch_all: null,
-    });
-    const sure = answer(
-      prepareSpelling("bo", "sure.example", facts, null),
-      "deliverable",
-      null,
-      recalled.get("bo@sure.example")!,
-    );
-    expect(sure).toMatchObject({ mailbox_exists: true, catch_all: false });
-  });
+  it(
+    "an accepted address whose random-address probe gave no clear answer has catch_all null, also once shared and " +
+      "recalled",
+    async () => {
+      const now = Date.now();
+      const db = database(env);
+      await rememberMailboxes(
+        db,
+        new Map([
+          ["ann@unsure.example", { outcome: "accepted" as const, checkedAt: now, catchAll: null }],
+          ["bo@sure.example", { outcome: "accepted" as const, checkedAt: now, catchAll: false }],
+        ]),
+      );
+      const recalled = await recallMailboxes(db, ["ann@unsure.example", "bo@sure.example"], now);
+      expect(recalled.get("ann@unsure.example")).toEqual({ outcome: "accepted", checkedAt: now, catchAll: null });
+      expect(recalled.get("bo@sure.example")).toEqual({ outcome: "accepted", checkedAt: now, catchAll: false });
+      const facts = factsOf(cannedAnswer("deliverable", "service.test", "x@service.test")!);
+      const unsure = answer(
+        prepareSpelling("ann", "unsure.example", facts, null),
+        "deliverable",
+        null,
+        recalled.get("ann@unsure.example")!,
+      );
+      expect(unsure).toMatchObject({
+        deliverable: "deliverable",
+        mailbox_exists: true,
+        smtp_checked: true,
+        catch_all: null,
+      });
+      const sure = answer(
+        prepareSpelling("bo", "sure.example", facts, null),
+        "deliverable",
+        null,
+        recalled.get("bo@sure.example")!,
+      );
+      expect(sure).toMatchObject({ mailbox_exists: true, catch_all: false });
+    },
+  );
 });

@@ -126,41 +126,48 @@ describe("POST /api/v1/entity/batch", () => {
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(0);
   });
 
-  it("answers free identifiers with no credits at all, and 402 only when the first identifier is a refused paid one", async () => {
-    const acct = await createAccount({ pack: 0 });
-    const free = await batch(acct.key, [
-      UNKNOWN_LEI,
-      "bad",
-      GB("00000000"),
-      { identifier: "1", type: "company_number", country: "FR" },
-    ]);
-    expect(free.status).toBe(200);
-    expect(free.body.meta).toMatchObject({ processed: 4, found: 0, credits_used: 0, stopped_reason: null });
-    const refused = await batch(acct.key, [LEI.widgets, UNKNOWN_LEI]);
-    expect(refused.status).toBe(402);
-    expect(refused.body.error.code).toBe("INSUFFICIENT_CREDITS");
-    const partial = await batch(acct.key, [UNKNOWN_LEI, LEI.widgets, "bad"]);
-    expect(partial.status).toBe(200);
-    expect(partial.body.meta).toMatchObject({
-      requested: 3,
-      processed: 1,
-      credits_used: 0,
-      stopped_reason: "insufficient_credits",
-    });
-  });
+  it(
+    "answers free identifiers with no credits at all, and 402 only when the first identifier is a refused paid " +
+      "one",
+    async () => {
+      const acct = await createAccount({ pack: 0 });
+      const free = await batch(acct.key, [
+        UNKNOWN_LEI,
+        "bad",
+        GB("00000000"),
+        { identifier: "1", type: "company_number", country: "FR" },
+      ]);
+      expect(free.status).toBe(200);
+      expect(free.body.meta).toMatchObject({ processed: 4, found: 0, credits_used: 0, stopped_reason: null });
+      const refused = await batch(acct.key, [LEI.widgets, UNKNOWN_LEI]);
+      expect(refused.status).toBe(402);
+      expect(refused.body.error.code).toBe("INSUFFICIENT_CREDITS");
+      const partial = await batch(acct.key, [UNKNOWN_LEI, LEI.widgets, "bad"]);
+      expect(partial.status).toBe(200);
+      expect(partial.body.meta).toMatchObject({
+        requested: 3,
+        processed: 1,
+        credits_used: 0,
+        stopped_reason: "insufficient_credits",
+      });
+    },
+  );
 
-  it("stops with key_spend_cap at the key's daily cap, and answers 429 when the cap is spent at the start", async () => {
-    const acct = await createAccount({ pack: 10, key: { daily_credit_cap: 2 } });
-    const first = await batch(acct.key, [LEI.widgets, LEI.holdings, LEI.energy]);
-    expect(first.body.meta).toMatchObject({ processed: 2, credits_used: 2, stopped_reason: "key_spend_cap" });
-    const repeatsStillFree = await batch(acct.key, [LEI.widgets, UNKNOWN_LEI]);
-    expect(repeatsStillFree.status).toBe(200);
-    expect(repeatsStillFree.body.meta).toMatchObject({ processed: 2, credits_used: 0, stopped_reason: null });
-    const capped = await batch(acct.key, [LEI.energy]);
-    expect(capped.status).toBe(429);
-    expect(capped.body.error.code).toBe("KEY_SPEND_CAP_REACHED");
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
-  });
+  it(
+    "stops with key_spend_cap at the key's daily cap, and answers 429 when the cap is spent at the " + "start",
+    async () => {
+      const acct = await createAccount({ pack: 10, key: { daily_credit_cap: 2 } });
+      const first = await batch(acct.key, [LEI.widgets, LEI.holdings, LEI.energy]);
+      expect(first.body.meta).toMatchObject({ processed: 2, credits_used: 2, stopped_reason: "key_spend_cap" });
+      const repeatsStillFree = await batch(acct.key, [LEI.widgets, UNKNOWN_LEI]);
+      expect(repeatsStillFree.status).toBe(200);
+      expect(repeatsStillFree.body.meta).toMatchObject({ processed: 2, credits_used: 0, stopped_reason: null });
+      const capped = await batch(acct.key, [LEI.energy]);
+      expect(capped.status).toBe(429);
+      expect(capped.body.error.code).toBe("KEY_SPEND_CAP_REACHED");
+      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+    },
+  );
 
   it("validates the list: 1 to 500 items, errors keyed by dotted path into the item", async () => {
     const acct = await createAccount({ pack: 1 });
@@ -224,32 +231,36 @@ describe("POST /api/v1/entity/batch", () => {
 });
 
 describe("registers not installed", () => {
-  it("answers register_not_installed free, drops the flag that needs the missing register, and recovers on reinstall", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const removed = await admin<{ deleted: number; done: boolean }>("DELETE", "/registers/uk-companies-house");
-    expect(removed).toMatchObject({ deleted: 36, done: true });
-    const without = await batch(acct.key, [GB("09900001"), LEI.dissolved]);
-    expect(
-      without.body.data.results.map((r) => [r.data.found, r.data.reason, r.meta.credits_used, r.data.flags]),
-    ).toEqual([
-      [false, "register_not_installed", 0, []],
-      [true, null, 1, []],
-    ]);
-    await installSample("uk-companies-house");
-    const back = await batch(acct.key, [GB("09900001"), LEI.dissolved]);
-    expect(back.body.data.results.map((r) => [r.data.found, r.data.flags])).toEqual([
-      [true, []],
-      [true, ["dissolved_in_national_register"]],
-    ]);
+  it(
+    "answers register_not_installed free, drops the flag that needs the missing register, and recovers on " +
+      "reinstall",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const removed = await admin<{ deleted: number; done: boolean }>("DELETE", "/registers/uk-companies-house");
+      expect(removed).toMatchObject({ deleted: 36, done: true });
+      const without = await batch(acct.key, [GB("09900001"), LEI.dissolved]);
+      expect(
+        without.body.data.results.map((r) => [r.data.found, r.data.reason, r.meta.credits_used, r.data.flags]),
+      ).toEqual([
+        [false, "register_not_installed", 0, []],
+        [true, null, 1, []],
+      ]);
+      await installSample("uk-companies-house");
+      const back = await batch(acct.key, [GB("09900001"), LEI.dissolved]);
+      expect(back.body.data.results.map((r) => [r.data.found, r.data.flags])).toEqual([
+        [true, []],
+        [true, ["dissolved_in_national_register"]],
+      ]);
 
-    await admin("DELETE", "/registers/gleif-lei");
-    const noLei = await batch(acct.key, [LEI.widgets, "garbage"]);
-    expect(noLei.body.data.results.map((r) => [r.data.reason, r.data.checksum_valid, r.meta.credits_used])).toEqual([
-      ["register_not_installed", true, 0],
-      ["unknown_identifier", false, 0],
-    ]);
-    await installSample("gleif-lei");
-  });
+      await admin("DELETE", "/registers/gleif-lei");
+      const noLei = await batch(acct.key, [LEI.widgets, "garbage"]);
+      expect(noLei.body.data.results.map((r) => [r.data.reason, r.data.checksum_valid, r.meta.credits_used])).toEqual([
+        ["register_not_installed", true, 0],
+        ["unknown_identifier", false, 0],
+      ]);
+      await installSample("gleif-lei");
+    },
+  );
 });
 
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: true, extra: {} };

@@ -67,19 +67,23 @@ describe("registers installed as samples", () => {
     expect(body.meta.credits_used).toBe(0);
   });
 
-  it("an LEI the sample holds is found and billed 1; a malformed one is still unknown_identifier (its check digits say so)", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const { body } = await call<Record<string, any>>(
-      "/api/v1/entity/batch",
-      json({ identifiers: [LEI.widgets, APPLE, "HWUPKR0MPOU8FGXBT349"] }, { Authorization: `Bearer ${acct.key}` }),
-    );
-    expect(body.data.results.map((r: any) => [r.data.found, r.data.reason, r.meta.credits_used])).toEqual([
-      [true, null, 1],
-      [false, "register_not_installed", 0],
-      [false, "unknown_identifier", 0],
-    ]);
-    expect(body.meta).toMatchObject({ requested: 3, found: 1, credits_used: 1, credits_remaining: 4 });
-  });
+  it(
+    "an LEI the sample holds is found and billed 1; a malformed one is still unknown_identifier (its check digits " +
+      "say so)",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const { body } = await call<Record<string, any>>(
+        "/api/v1/entity/batch",
+        json({ identifiers: [LEI.widgets, APPLE, "HWUPKR0MPOU8FGXBT349"] }, { Authorization: `Bearer ${acct.key}` }),
+      );
+      expect(body.data.results.map((r: any) => [r.data.found, r.data.reason, r.meta.credits_used])).toEqual([
+        [true, null, 1],
+        [false, "register_not_installed", 0],
+        [false, "unknown_identifier", 0],
+      ]);
+      expect(body.meta).toMatchObject({ requested: 3, found: 1, credits_used: 1, credits_remaining: 4 });
+    },
+  );
 });
 
 describe("registers installed as the publisher's complete file", () => {

@@ -337,7 +337,10 @@ describe("entity monitors", () => {
   });
 });
 
-/** Every product with a monitor shape gets the same routes; these rows are written directly, so no product input is needed. */
+/**
+ * Every product with a monitor shape gets the same routes; these rows are written directly, so no product input is
+ * needed.
+ */
 describe.each(
   registeredProducts()
     .filter((p) => p.monitor)
@@ -346,7 +349,8 @@ describe.each(
   async function rawMonitor(acct: TestAccount, owner = product) {
     const now = Date.now();
     const row = await env.DB.prepare(
-      "INSERT INTO monitors (account_id, key_id, product, name, entries, cadence, webhook_events, next_run_at, created_at) VALUES (?, ?, ?, 'Raw', '[]', 'weekly', 'changes', ?, ?) RETURNING id",
+      "INSERT INTO monitors (account_id, key_id, product, name, entries, cadence, webhook_events, next_run_at, " +
+        "created_at) VALUES (?, ?, ?, 'Raw', '[]', 'weekly', 'changes', ?, ?) RETURNING id",
     )
       .bind(acct.accountId, acct.keyId, owner, now + 7 * 86_400_000, now)
       .first<{ id: number }>();

@@ -13,28 +13,37 @@ const lookup = (key: string, ip: string) =>
 beforeAll(installIpSamples);
 
 describe("IP billing", () => {
-  it("answers 20 concurrent placing lookups on a balance of 4 credits, charging exactly 4 and leaving 0 prepaid", async () => {
-    // Holds are in units: the credit one hold opens lends its other four units to the holds in flight beside it.
-    const acct = await createAccount({ pack: 4 });
-    // Five requests a second per key (spec "Limits"): five keys of the account share its prepaid units.
-    const keys = [acct.key, ...(await Promise.all([1, 2, 3, 4].map(() => anotherKey(acct))))];
-    const ips = placedIps(20);
-    const answers = await Promise.all(ips.map((ip, i) => lookup(keys[i % keys.length]!, ip)));
-    expect(answers.map((a) => a.status)).toEqual(ips.map(() => 200));
-    const used = answers.map((a) => a.body.meta.credits_used as number);
-    expect(used.reduce((a, b) => a + b, 0)).toBe(4);
-    expect(used.filter((n) => n === 1)).toHaveLength(4);
-    expect(Math.min(...answers.map((a) => a.body.meta.ip_lookups_prepaid as number))).toBe(0);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0, available: 0 });
-    // A key that took no part in the burst, so its 5-a-second limit cannot answer before the balance does.
-    const rested = await anotherKey(acct);
-    const next = await lookup(rested, privateIp());
-    expect([next.body.meta.credits_used, next.body.meta.ip_lookups_prepaid, next.body.meta.credits_remaining]).toEqual([
-      0, 0, 0,
-    ]);
-    const refused = await lookup(rested, placedIps(1)[0]!);
-    expect([refused.status, refused.body.error?.code]).toEqual([402, "INSUFFICIENT_CREDITS"]);
-  });
+  it(
+    "answers 20 concurrent placing lookups on a balance of 4 credits, charging exactly 4 and leaving 0 " + "prepaid",
+    async () => {
+      // Holds are in units: the credit one hold opens lends its other four units to the holds in flight beside it.
+      const acct = await createAccount({ pack: 4 });
+      // Five requests a second per key (spec "Limits"): five keys of the account share its prepaid units.
+      const keys = [acct.key, ...(await Promise.all([1, 2, 3, 4].map(() => anotherKey(acct))))];
+      const ips = placedIps(20);
+      const answers = await Promise.all(ips.map((ip, i) => lookup(keys[i % keys.length]!, ip)));
+      expect(answers.map((a) => a.status)).toEqual(ips.map(() => 200));
+      const used = answers.map((a) => a.body.meta.credits_used as number);
+      expect(used.reduce((a, b) => a + b, 0)).toBe(4);
+      expect(used.filter((n) => n === 1)).toHaveLength(4);
+      expect(Math.min(...answers.map((a) => a.body.meta.ip_lookups_prepaid as number))).toBe(0);
+      expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({
+        pack_credits: 0,
+        reserved: 0,
+        available: 0,
+      });
+      // A key that took no part in the burst, so its 5-a-second limit cannot answer before the balance does.
+      const rested = await anotherKey(acct);
+      const next = await lookup(rested, privateIp());
+      expect([
+        next.body.meta.credits_used,
+        next.body.meta.ip_lookups_prepaid,
+        next.body.meta.credits_remaining,
+      ]).toEqual([0, 0, 0]);
+      const refused = await lookup(rested, placedIps(1)[0]!);
+      expect([refused.status, refused.body.error?.code]).toEqual([402, "INSUFFICIENT_CREDITS"]);
+    },
+  );
 
   it("reports 1,0,0,0,0,1 and the prepaid count on sequential lookups; free answers use no unit", async () => {
     const acct = await createAccount({ pack: 3 });

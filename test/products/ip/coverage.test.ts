@@ -94,24 +94,27 @@ describe("IP datasets installed as samples", () => {
 describe("IP datasets installed as the complete published files", () => {
   beforeAll(() => install({ kind: "full" }));
 
-  it("an address the country file does not place is unplaced (20 points), and off the exit list tor is false", async () => {
-    const { body } = await lookup(OUTSIDE);
-    expect(body.data).toMatchObject({
-      placed: false,
-      country: null,
-      tor: false,
-      vpn: null,
-      proxy: null,
-      anonymous: false,
-      reason: "unplaced",
-      risk_components: { unplaced: 20 },
-    });
-    expect(body.meta.credits_used).toBe(0);
-    expect((await lookup("8.8.8.8")).body.data).toMatchObject({
-      placed: true,
-      country: "US",
-      tor: false,
-      anonymous: false,
-    });
-  });
+  it(
+    "an address the country file does not place is unplaced (20 points), and off the exit list tor is " + "false",
+    async () => {
+      const { body } = await lookup(OUTSIDE);
+      expect(body.data).toMatchObject({
+        placed: false,
+        country: null,
+        tor: false,
+        vpn: null,
+        proxy: null,
+        anonymous: false,
+        reason: "unplaced",
+        risk_components: { unplaced: 20 },
+      });
+      expect(body.meta.credits_used).toBe(0);
+      expect((await lookup("8.8.8.8")).body.data).toMatchObject({
+        placed: true,
+        country: "US",
+        tor: false,
+        anonymous: false,
+      });
+    },
+  );
 });

@@ -45,7 +45,8 @@ describe("IP dataset files", () => {
   });
 
   it("resolves overlapping rows as published: the later, nested row answers inside, the wider one around it", () => {
-    // Rows of geo-whois-asn-country-ipv4-num.csv (2.3.2026061719): 2.58.192.0/23 DE holds 2.58.193.15 BE and 2.58.193.16-2.58.193.255 DE.
+    // Rows of geo-whois-asn-country-ipv4-num.csv (2.3.2026061719): 2.58.192.0/23 DE holds 2.58.193.15 BE and
+    // 2.58.193.16-2.58.193.255 DE.
     const flat = new RangeFlattener(4);
     const rows = [
       ...flat.push(parseIp("2.58.192.0")!, parseIp("2.58.193.255")!, ["DE"]),
@@ -78,7 +79,8 @@ describe("IP dataset files", () => {
   it("reads the Tor Project's exit list and its bulk edition", () => {
     expect(
       torRows(
-        "ExitNode ABC\nPublished 2026-11-22 06:41:09\nExitAddress 185.220.101.1 2026-11-22 08:03:12\n185.220.101.5\n# note\nnot an address",
+        "ExitNode ABC\nPublished 2026-11-22 06:41:09\nExitAddress 185.220.101.1 2026-11-22 " +
+          "08:03:12\n185.220.101.5\n# note\nnot an address",
       ),
     ).toEqual([rangeKey(parseIp("185.220.101.1")!), rangeKey(parseIp("185.220.101.5")!)]);
     expect(torExitAddress("ExitAddress 2a0b:f4c2::1 2026-11-22 07:41:05")).toEqual(parseIp("2a0b:f4c2::1"));
@@ -91,44 +93,47 @@ describe("IP datasets in D1", () => {
     return (await call<IpResult>("/api/v1/ip", json({ ip }, { Authorization: `Bearer ${acct.key}` }))).body;
   };
 
-  it("installs each import as a generation, lists it in /status/data, and switches answers only on complete", async () => {
-    await installIpSamples();
-    const acct = await createAccount();
-    const status = await call<{ datasets: { name: string; version: string; records: number }[] }>(
-      "/api/v1/status/data",
-      bearer(acct.key),
-    );
-    const listed = Object.fromEntries(status.body.data.datasets.map((d) => [d.name, [d.version, d.records]]));
-    expect(listed).toMatchObject({
-      "ip-country": [SAMPLE_VERSIONS["ip-country"], sampleRows("ip-country").length],
-      "ip-asn": [SAMPLE_VERSIONS["ip-asn"], sampleRows("ip-asn").length],
-      "ip-tor-exits": [SAMPLE_VERSIONS["ip-tor-exits"], 3],
-    });
+  it(
+    "installs each import as a generation, lists it in /status/data, and switches answers only on " + "complete",
+    async () => {
+      await installIpSamples();
+      const acct = await createAccount();
+      const status = await call<{ datasets: { name: string; version: string; records: number }[] }>(
+        "/api/v1/status/data",
+        bearer(acct.key),
+      );
+      const listed = Object.fromEntries(status.body.data.datasets.map((d) => [d.name, [d.version, d.records]]));
+      expect(listed).toMatchObject({
+        "ip-country": [SAMPLE_VERSIONS["ip-country"], sampleRows("ip-country").length],
+        "ip-asn": [SAMPLE_VERSIONS["ip-asn"], sampleRows("ip-asn").length],
+        "ip-tor-exits": [SAMPLE_VERSIONS["ip-tor-exits"], 3],
+      });
 
-    const { generation } = await admin<{ generation: number }>("POST", "/ip-datasets/ip-country/imports");
-    const everywhereFr = [[rangeKey(parseIp("0.0.0.0")!), rangeKey(parseIp("255.255.255.255")!), "FR"]];
-    await admin("POST", `/ip-datasets/ip-country/imports/${generation}/rows`, { rows: everywhereFr });
-    expect((await lookup("1.1.1.1")).data.country).toBe("AU");
-    await admin("POST", `/ip-datasets/ip-country/imports/${generation}/complete`, {
-      version: "2026-11-23-test",
-      records: 1,
-      coverage: { kind: "full" },
-    });
-    const after = await lookup("1.1.1.1");
-    expect([after.data.country, after.data.sources[1]]).toEqual([
-      "FR",
-      { dataset: "ip-country", version: "2026-11-23-test" },
-    ]);
-    expect((await lookup("10.0.0.1")).data.country).toBeNull();
-    const swept = await admin<{ deleted: number; done: boolean }>("POST", "/ip-datasets/ip-country/sweep");
-    expect(swept).toEqual({ dataset: "ip-country", deleted: sampleRows("ip-country").length, done: true });
-    const late = await call(
-      `/admin/v1/ip-datasets/ip-country/imports/${generation}/rows`,
-      json({ rows: everywhereFr }, { Authorization: "Bearer test-admin-token" }),
-    );
-    expect([late.status, late.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
-    await installIpDataset("ip-country", sampleRows("ip-country"), SAMPLE_VERSIONS["ip-country"]);
-  });
+      const { generation } = await admin<{ generation: number }>("POST", "/ip-datasets/ip-country/imports");
+      const everywhereFr = [[rangeKey(parseIp("0.0.0.0")!), rangeKey(parseIp("255.255.255.255")!), "FR"]];
+      await admin("POST", `/ip-datasets/ip-country/imports/${generation}/rows`, { rows: everywhereFr });
+      expect((await lookup("1.1.1.1")).data.country).toBe("AU");
+      await admin("POST", `/ip-datasets/ip-country/imports/${generation}/complete`, {
+        version: "2026-11-23-test",
+        records: 1,
+        coverage: { kind: "full" },
+      });
+      const after = await lookup("1.1.1.1");
+      expect([after.data.country, after.data.sources[1]]).toEqual([
+        "FR",
+        { dataset: "ip-country", version: "2026-11-23-test" },
+      ]);
+      expect((await lookup("10.0.0.1")).data.country).toBeNull();
+      const swept = await admin<{ deleted: number; done: boolean }>("POST", "/ip-datasets/ip-country/sweep");
+      expect(swept).toEqual({ dataset: "ip-country", deleted: sampleRows("ip-country").length, done: true });
+      const late = await call(
+        `/admin/v1/ip-datasets/ip-country/imports/${generation}/rows`,
+        json({ rows: everywhereFr }, { Authorization: "Bearer test-admin-token" }),
+      );
+      expect([late.status, late.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
+      await installIpDataset("ip-country", sampleRows("ip-country"), SAMPLE_VERSIONS["ip-country"]);
+    },
+  );
 
   it("refuses rows that are not keys, countries or AS numbers", async () => {
     const { generation } = await admin<{ generation: number }>("POST", "/ip-datasets/ip-asn/imports");
@@ -174,7 +179,8 @@ describe("IP datasets in D1", () => {
     const asn = await call("/api/v1/ip/asn/15169", bearer(acct.key));
     expect([asn.status, asn.body.error.code]).toEqual([501, "ASN_INDEX_UNAVAILABLE"]);
     const status = await call<{ datasets: { name: string }[] }>("/api/v1/status/data", bearer(acct.key));
-    // Listed as not installed (the scheduled refresh keeps it, so its state is shown), with no version answers could cite.
+    // Listed as not installed (the scheduled refresh keeps it, so its state is shown), with no version answers could
+    // cite.
     expect(status.body.data.datasets.find((d) => d.name === "ip-asn")).toMatchObject({
       version: null,
       records: null,

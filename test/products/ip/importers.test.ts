@@ -141,13 +141,17 @@ describe("publisher list importers", () => {
     ).toEqual(["2400:cb00::", "2606:4700::"]);
   });
 
-  it("the Tor list streams a line at a time: the refresh's reader gives the rows parse gives, relay lines not skipped", () => {
-    const tor = importerOf("ip-tor-exits")!;
-    const lines = LIST_SAMPLES["ip-tor-exits"]!.split("\n").map((line) => [line]);
-    const halves = [lines.slice(0, 5), lines.slice(5)].map((part) => tor.reader!.read(part, {}));
-    expect([...new Set(halves.flatMap((h) => h.rows))].sort()).toEqual(tor.parse(LIST_SAMPLES["ip-tor-exits"]!).rows);
-    expect(halves.reduce((n, h) => n + h.skipped, 0)).toBe(0);
-  });
+  it(
+    "the Tor list streams a line at a time: the refresh's reader gives the rows parse gives, relay lines not " +
+      "skipped",
+    () => {
+      const tor = importerOf("ip-tor-exits")!;
+      const lines = LIST_SAMPLES["ip-tor-exits"]!.split("\n").map((line) => [line]);
+      const halves = [lines.slice(0, 5), lines.slice(5)].map((part) => tor.reader!.read(part, {}));
+      expect([...new Set(halves.flatMap((h) => h.rows))].sort()).toEqual(tor.parse(LIST_SAMPLES["ip-tor-exits"]!).rows);
+      expect(halves.reduce((n, h) => n + h.skipped, 0)).toBe(0);
+    },
+  );
 
   it("the Tor Project's exit-addresses and bulk exit list: the same exits, dated by the latest scan", () => {
     const exits = parse("ip-tor-exits");
@@ -160,71 +164,78 @@ describe("publisher list importers", () => {
 });
 
 describe("ip-city", () => {
-  it("reads the geolite2-city CSV edition: city, region, postcode and coordinates; nothing for a country-only network", () => {
-    const rows = ends(sampleRows("ip-city"));
-    expect(rows).toContainEqual([
-      "8.8.0.0",
-      "8.8.7.255",
-      "Westfield",
-      "Massachusetts",
-      "01085",
-      42.1293,
-      -72.7522,
-      null,
-      "US",
-    ]);
-    expect(rows).toContainEqual([
-      "2a00:1450:4001::",
-      "2a00:1450:4001:ffff:ffff:ffff:ffff:ffff",
-      "Frankfurt am Main",
-      "Hesse",
-      "60313",
-      50.1169,
-      8.6837,
-      null,
-      "DE",
-    ]);
-    // 8.8.8.0/24 is placed in the US only (the file's default point for the country): no row.
-    expect(rows.find((r) => r[0] === "8.8.8.0")).toBeUndefined();
-  });
+  it(
+    "reads the geolite2-city CSV edition: city, region, postcode and coordinates; nothing for a country-only " +
+      "network",
+    () => {
+      const rows = ends(sampleRows("ip-city"));
+      expect(rows).toContainEqual([
+        "8.8.0.0",
+        "8.8.7.255",
+        "Westfield",
+        "Massachusetts",
+        "01085",
+        42.1293,
+        -72.7522,
+        null,
+        "US",
+      ]);
+      expect(rows).toContainEqual([
+        "2a00:1450:4001::",
+        "2a00:1450:4001:ffff:ffff:ffff:ffff:ffff",
+        "Frankfurt am Main",
+        "Hesse",
+        "60313",
+        50.1169,
+        8.6837,
+        null,
+        "DE",
+      ]);
+      // 8.8.8.0/24 is placed in the US only (the file's default point for the country): no row.
+      expect(rows.find((r) => r[0] === "8.8.8.0")).toBeUndefined();
+    },
+  );
 
-  it("reads both record shapes of an mmdb: ip-location-db's flat one and MaxMind's own (with an accuracy radius)", () => {
-    expect(
-      cityValues(
-        cityRecordOf({
-          city: "Ashburn",
-          country_code: "US",
-          state1: "Virginia",
-          postcode: "20149",
-          latitude: 39.04690170288086,
-          longitude: -77.49030303955078,
-        }),
-      ),
-    ).toEqual(["Ashburn", "Virginia", "20149", 39.0469, -77.4903, null, "US"]);
-    const maxmind = {
-      country: { iso_code: "DE" },
-      city: { names: { en: "Frankfurt am Main" } },
-      subdivisions: [{ names: { en: "Hesse" } }],
-      postal: { code: "60313" },
-      location: { latitude: 50.1169, longitude: 8.6837, accuracy_radius: 20 },
-    };
-    expect(cityValues(cityRecordOf(maxmind))).toEqual([
-      "Frankfurt am Main",
-      "Hesse",
-      "60313",
-      50.1169,
-      8.6837,
-      20,
-      "DE",
-    ]);
-    expect(
-      cityValues(
-        cityRecordOf({
-          country: { iso_code: "US" },
-          location: { latitude: 37.751, longitude: -97.822, accuracy_radius: 1000 },
-        }),
-      ),
-    ).toBeNull();
-    expect(cityValues(cityRecordOf({ country_code: "US", latitude: 37.751, longitude: -97.822 }))).toBeNull();
-  });
+  it(
+    "reads both record shapes of an mmdb: ip-location-db's flat one and MaxMind's own (with an accuracy " + "radius)",
+    () => {
+      expect(
+        cityValues(
+          cityRecordOf({
+            city: "Ashburn",
+            country_code: "US",
+            state1: "Virginia",
+            postcode: "20149",
+            latitude: 39.04690170288086,
+            longitude: -77.49030303955078,
+          }),
+        ),
+      ).toEqual(["Ashburn", "Virginia", "20149", 39.0469, -77.4903, null, "US"]);
+      const maxmind = {
+        country: { iso_code: "DE" },
+        city: { names: { en: "Frankfurt am Main" } },
+        subdivisions: [{ names: { en: "Hesse" } }],
+        postal: { code: "60313" },
+        location: { latitude: 50.1169, longitude: 8.6837, accuracy_radius: 20 },
+      };
+      expect(cityValues(cityRecordOf(maxmind))).toEqual([
+        "Frankfurt am Main",
+        "Hesse",
+        "60313",
+        50.1169,
+        8.6837,
+        20,
+        "DE",
+      ]);
+      expect(
+        cityValues(
+          cityRecordOf({
+            country: { iso_code: "US" },
+            location: { latitude: 37.751, longitude: -97.822, accuracy_radius: 1000 },
+          }),
+        ),
+      ).toBeNull();
+      expect(cityValues(cityRecordOf({ country_code: "US", latitude: 37.751, longitude: -97.822 }))).toBeNull();
+    },
+  );
 });

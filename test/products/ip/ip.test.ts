@@ -45,7 +45,8 @@ describe("IP lookups", () => {
       country: "US",
       country_name: "United States",
       continent: "NA",
-      // GeoLite2 places 8.8.8.0/24 in the US only (its default point, not a place): no city row, so nothing below the country.
+      // GeoLite2 places 8.8.8.0/24 in the US only (its default point, not a place): no city row, so nothing below the
+      // country.
       city: null,
       region: null,
       postal_code: null,

@@ -1,6 +1,6 @@
 /**
- * Allow and deny lists (`/ip/lists`, docs/ip.md "Lists"): addresses, blocks and AS numbers, consulted by every IP answer
- * of the account (`list`, `reason`, risk), at most 10 a account (`409 IP_LIST_LIMIT_REACHED`).
+ * Allow and deny lists (`/ip/lists`, docs/ip.md "Lists"): addresses, blocks and AS numbers, consulted by every IP
+ * answer of the account (`list`, `reason`, risk), at most 10 a account (`409 IP_LIST_LIMIT_REACHED`).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { IpResult } from "../../../src/products/ip/result";
@@ -101,40 +101,43 @@ describe("IP lists", () => {
     expect(answer.body.data.results[0]!.data.list).toBeNull();
   });
 
-  it("is consulted by every answer: by address, block and AS, deny over allow, reserved addresses included", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const [k1, k2] = await keys(acct, 2);
-    const allow = (
-      await send(k1!, "POST", "/ip/lists", {
-        name: "Partners",
-        kind: "allow",
-        entries: ["AS15169", "192.168.0.0/16", "2606:4700::/32"],
-      })
-    ).body.data.list;
-    const deny = (
-      await send(k1!, "POST", "/ip/lists", { name: "Abuse", kind: "deny", entries: ["8.8.4.4", "AS19281"] })
-    ).body.data.list;
-    const { body } = await batch(k2!, [
-      "8.8.8.8",
-      "8.8.4.4",
-      "9.9.9.9",
-      "192.168.1.20",
-      "2606:4700:4700::1111",
-      "1.1.1.1",
-    ]);
-    const answers = body.data.results.map((r) => r.data);
-    expect(answers.map((a) => [a.ip, a.list?.name ?? null, a.reason, a.risk_score, a.risk_level])).toEqual([
-      ["8.8.8.8", "Partners", "allow_list", 0, "low"],
-      ["8.8.4.4", "Abuse", "deny_list", 100, "high"],
-      ["9.9.9.9", "Abuse", "deny_list", 100, "high"],
-      ["192.168.1.20", "Partners", "allow_list", 0, "low"],
-      ["2606:4700:4700::1111", "Partners", "allow_list", 0, "low"],
-      ["1.1.1.1", null, "hosting", 40, "medium"],
-    ]);
-    expect(answers[1]!.list).toEqual({ id: deny.id, name: "Abuse", kind: "deny" });
-    expect(answers[0]!.risk_components).toEqual({ allow_list: 0 });
-    expect(answers[1]!.risk_components).toEqual({ deny_list: 100, hosting: 40 });
-    expect(answers[3]).toMatchObject({ reserved: true, country: null, list: { id: allow.id, kind: "allow" } });
-    expect(answers[0]!.sources.at(-1)).toEqual({ dataset: "ip-lists", version: allow.updated_at });
-  });
+  it(
+    "is consulted by every answer: by address, block and AS, deny over allow, reserved addresses " + "included",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const [k1, k2] = await keys(acct, 2);
+      const allow = (
+        await send(k1!, "POST", "/ip/lists", {
+          name: "Partners",
+          kind: "allow",
+          entries: ["AS15169", "192.168.0.0/16", "2606:4700::/32"],
+        })
+      ).body.data.list;
+      const deny = (
+        await send(k1!, "POST", "/ip/lists", { name: "Abuse", kind: "deny", entries: ["8.8.4.4", "AS19281"] })
+      ).body.data.list;
+      const { body } = await batch(k2!, [
+        "8.8.8.8",
+        "8.8.4.4",
+        "9.9.9.9",
+        "192.168.1.20",
+        "2606:4700:4700::1111",
+        "1.1.1.1",
+      ]);
+      const answers = body.data.results.map((r) => r.data);
+      expect(answers.map((a) => [a.ip, a.list?.name ?? null, a.reason, a.risk_score, a.risk_level])).toEqual([
+        ["8.8.8.8", "Partners", "allow_list", 0, "low"],
+        ["8.8.4.4", "Abuse", "deny_list", 100, "high"],
+        ["9.9.9.9", "Abuse", "deny_list", 100, "high"],
+        ["192.168.1.20", "Partners", "allow_list", 0, "low"],
+        ["2606:4700:4700::1111", "Partners", "allow_list", 0, "low"],
+        ["1.1.1.1", null, "hosting", 40, "medium"],
+      ]);
+      expect(answers[1]!.list).toEqual({ id: deny.id, name: "Abuse", kind: "deny" });
+      expect(answers[0]!.risk_components).toEqual({ allow_list: 0 });
+      expect(answers[1]!.risk_components).toEqual({ deny_list: 100, hosting: 40 });
+      expect(answers[3]).toMatchObject({ reserved: true, country: null, list: { id: allow.id, kind: "allow" } });
+      expect(answers[0]!.sources.at(-1)).toEqual({ dataset: "ip-lists", version: allow.updated_at });
+    },
+  );
 });

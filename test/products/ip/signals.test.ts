@@ -1,7 +1,8 @@
 /**
  * The third wave of IP answers over HTTP (docs/ip.md): city-level location from `ip-city`, `hosting_provider` from the
  * cloud providers' published ranges, `vpn` from a VPN range list and `tor` from the exit list, each true where a list
- * holds the address and false only where a list with full coverage is installed; sources and coverage; billing as before.
+ * holds the address and false only where a list with full coverage is installed; sources and coverage; billing as
+ * before.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { IpResult } from "../../../src/products/ip/result";
@@ -20,42 +21,56 @@ const pick = <K extends keyof IpResult>(a: IpResult, keys: K[]) => keys.map((k) 
 beforeAll(installIpSamples);
 
 describe("IP location below the country", () => {
-  it("answers city, region, postal code and coordinates from ip-city, null where it knows only the country", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const [westfield, ashburn, countryOnly, unknown] = await answers(acct, [
-      "8.8.4.4",
-      "52.94.236.250",
-      "8.8.8.8",
-      "1.1.1.1",
-    ]);
-    const fields: (keyof IpResult)[] = ["city", "region", "postal_code", "latitude", "longitude", "accuracy_radius_km"];
-    expect(pick(westfield!, fields)).toEqual(["Westfield", "Massachusetts", "01085", 42.1293, -72.7522, null]);
-    expect(pick(ashburn!, ["country", ...fields])).toEqual([
-      "US",
-      "Ashburn",
-      "Virginia",
-      "20149",
-      39.0469,
-      -77.4903,
-      null,
-    ]);
-    expect(pick(countryOnly!, fields)).toEqual([null, null, null, null, null, null]);
-    expect(pick(unknown!, fields)).toEqual([null, null, null, null, null, null]);
-    expect(westfield!.sources).toContainEqual({ dataset: "ip-city", version: SAMPLE_VERSIONS["ip-city"] });
-  });
+  it(
+    "answers city, region, postal code and coordinates from ip-city, null where it knows only the " + "country",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const [westfield, ashburn, countryOnly, unknown] = await answers(acct, [
+        "8.8.4.4",
+        "52.94.236.250",
+        "8.8.8.8",
+        "1.1.1.1",
+      ]);
+      const fields: (keyof IpResult)[] = [
+        "city",
+        "region",
+        "postal_code",
+        "latitude",
+        "longitude",
+        "accuracy_radius_km",
+      ];
+      expect(pick(westfield!, fields)).toEqual(["Westfield", "Massachusetts", "01085", 42.1293, -72.7522, null]);
+      expect(pick(ashburn!, ["country", ...fields])).toEqual([
+        "US",
+        "Ashburn",
+        "Virginia",
+        "20149",
+        39.0469,
+        -77.4903,
+        null,
+      ]);
+      expect(pick(countryOnly!, fields)).toEqual([null, null, null, null, null, null]);
+      expect(pick(unknown!, fields)).toEqual([null, null, null, null, null, null]);
+      expect(westfield!.sources).toContainEqual({ dataset: "ip-city", version: SAMPLE_VERSIONS["ip-city"] });
+    },
+  );
 
-  it("shows no city in another country than the answer's: GeoLite2 puts 2a00:1450:4001::/48 in Frankfurt, ip-country in IE", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const [google] = await answers(acct, ["2a00:1450:4001:800::200e"]);
-    expect(pick(google!, ["country", "city", "region", "postal_code", "latitude", "longitude"])).toEqual([
-      "IE",
-      null,
-      null,
-      null,
-      null,
-      null,
-    ]);
-  });
+  it(
+    "shows no city in another country than the answer's: GeoLite2 puts 2a00:1450:4001::/48 in Frankfurt, ip-country " +
+      "in IE",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const [google] = await answers(acct, ["2a00:1450:4001:800::200e"]);
+      expect(pick(google!, ["country", "city", "region", "postal_code", "latitude", "longitude"])).toEqual([
+        "IE",
+        null,
+        null,
+        null,
+        null,
+        null,
+      ]);
+    },
+  );
 });
 
 describe("hosting providers from their published ranges", () => {
@@ -121,15 +136,18 @@ describe("tor and vpn from lists", () => {
     }
   });
 
-  it("answers proxy true for an address an open-proxy list holds (anonymous, 60 risk points), null elsewhere", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const [proxy, other] = await answers(acct, ["103.152.112.20", "8.8.8.8"]);
-    expect(pick(proxy!, ["proxy", "anonymous"])).toEqual([true, true]);
-    expect(proxy!.risk_components).toMatchObject({ proxy: 60 });
-    expect(proxy!.sources).toContainEqual({ dataset: "proxy-firehol", version: listSample("proxy-firehol").version });
-    // The list is partial (not every proxy): an address it does not hold is unknown, not false.
-    expect(pick(other!, ["proxy"])).toEqual([null]);
-  });
+  it(
+    "answers proxy true for an address an open-proxy list holds (anonymous, 60 risk points), null " + "elsewhere",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const [proxy, other] = await answers(acct, ["103.152.112.20", "8.8.8.8"]);
+      expect(pick(proxy!, ["proxy", "anonymous"])).toEqual([true, true]);
+      expect(proxy!.risk_components).toMatchObject({ proxy: 60 });
+      expect(proxy!.sources).toContainEqual({ dataset: "proxy-firehol", version: listSample("proxy-firehol").version });
+      // The list is partial (not every proxy): an address it does not hold is unknown, not false.
+      expect(pick(other!, ["proxy"])).toEqual([null]);
+    },
+  );
 
   it("answers proxy false only with a full open-proxy list installed", async () => {
     const acct = await createAccount({ pack: 10 });

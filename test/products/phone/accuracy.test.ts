@@ -79,7 +79,8 @@ describe("libphonenumber's example numbers", () => {
     });
     expect(wrong.map(label)).toEqual(CHANGED_SINCE_EXAMPLES);
     console.log(
-      `phone accuracy: ${EXAMPLES.length - wrong.length} of ${EXAMPLES.length} example numbers right; ${wrong.length} changed since`,
+      `phone accuracy: ${EXAMPLES.length - wrong.length} of ${EXAMPLES.length} example numbers right; ` +
+        `${wrong.length} changed since`,
     );
   });
 

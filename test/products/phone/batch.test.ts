@@ -17,34 +17,37 @@ const batch = (key: string, phones: unknown[]) =>
 beforeAll(() => installPhoneSamples());
 
 describe("POST /api/v1/phone/batch", () => {
-  it("answers strings and {phone, country} items in order, echoing each input; duplicates once; meta of the batch", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const a = ukMobile();
-    const items = [
-      a,
-      { phone: "020 7946 0123", country: "GB" },
-      "020 7946 0123",
-      { phone: a.replace("+44", "0"), country: "GB" },
-      "nonsense",
-    ];
-    const { status, body } = await batch(acct.key, items);
-    expect(status).toBe(200);
-    expect(body.data.results.map((r) => [r.index, r.input, r.data.valid, r.data.validation_error, r.meta])).toEqual([
-      [0, items[0], true, null, { credits_used: 1, cache_hit: false, suppressed: false }],
-      [1, items[1], true, null, { credits_used: 1, cache_hit: false, suppressed: false }],
-      [2, items[2], false, "INVALID_COUNTRY", { credits_used: 0, cache_hit: false, suppressed: false }],
-      [3, items[3], true, null, { credits_used: 0, cache_hit: true, suppressed: false }],
-      [4, items[4], false, "NOT_A_NUMBER", { credits_used: 0, cache_hit: false, suppressed: false }],
-    ]);
-    expect(body.meta).toMatchObject({
-      requested: 5,
-      processed: 5,
-      credits_used: 2,
-      credits_remaining: 8,
-      stopped_reason: null,
-      request_id: expect.any(String),
-    });
-  });
+  it(
+    "answers strings and {phone, country} items in order, echoing each input; duplicates once; meta of the " + "batch",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const a = ukMobile();
+      const items = [
+        a,
+        { phone: "020 7946 0123", country: "GB" },
+        "020 7946 0123",
+        { phone: a.replace("+44", "0"), country: "GB" },
+        "nonsense",
+      ];
+      const { status, body } = await batch(acct.key, items);
+      expect(status).toBe(200);
+      expect(body.data.results.map((r) => [r.index, r.input, r.data.valid, r.data.validation_error, r.meta])).toEqual([
+        [0, items[0], true, null, { credits_used: 1, cache_hit: false, suppressed: false }],
+        [1, items[1], true, null, { credits_used: 1, cache_hit: false, suppressed: false }],
+        [2, items[2], false, "INVALID_COUNTRY", { credits_used: 0, cache_hit: false, suppressed: false }],
+        [3, items[3], true, null, { credits_used: 0, cache_hit: true, suppressed: false }],
+        [4, items[4], false, "NOT_A_NUMBER", { credits_used: 0, cache_hit: false, suppressed: false }],
+      ]);
+      expect(body.meta).toMatchObject({
+        requested: 5,
+        processed: 5,
+        credits_used: 2,
+        credits_remaining: 8,
+        stopped_reason: null,
+        request_id: expect.any(String),
+      });
+    },
+  );
 
   it("takes 1,000 numbers and refuses 1,001 or none with 422", async () => {
     const acct = await createAccount({ pack: 1 });
@@ -57,28 +60,32 @@ describe("POST /api/v1/phone/batch", () => {
     }
   });
 
-  it("answers a number suppressed by hand from the list, free, with reason suppressed; a single lookup ignores the list", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const number = ukMobile();
-    const added = await call<{ added: number; invalid: string[] }>(
-      "/api/v1/phone/suppressions",
-      json({ phones: [number, "nonsense"] }, { Authorization: `Bearer ${acct.key}` }),
-    );
-    expect([added.status, added.body.data]).toEqual([201, { added: 1, invalid: ["nonsense"], test_values: [] }]);
-    const listed = await call<{ suppressions: { phone: string; source: string }[] }>(
-      "/api/v1/phone/suppressions",
-      bearer(acct.key),
-    );
-    expect(listed.body.data.suppressions).toMatchObject([{ phone: number, source: "manual" }]);
-    const { body } = await batch(acct.key, [number]);
-    expect(body.data.results[0]).toMatchObject({
-      data: { e164: number, valid: true, reason: "suppressed" },
-      meta: { credits_used: 0, suppressed: true },
-    });
-    const single = await call("/api/v1/phone", json({ phone: number }, { Authorization: `Bearer ${acct.key}` }));
-    expect(single.body.meta).toMatchObject({ credits_used: 1, suppressed: false });
-    expect(single.body.data).toMatchObject({ reason: null });
-  });
+  it(
+    "answers a number suppressed by hand from the list, free, with reason suppressed; a single lookup ignores the " +
+      "list",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const number = ukMobile();
+      const added = await call<{ added: number; invalid: string[] }>(
+        "/api/v1/phone/suppressions",
+        json({ phones: [number, "nonsense"] }, { Authorization: `Bearer ${acct.key}` }),
+      );
+      expect([added.status, added.body.data]).toEqual([201, { added: 1, invalid: ["nonsense"], test_values: [] }]);
+      const listed = await call<{ suppressions: { phone: string; source: string }[] }>(
+        "/api/v1/phone/suppressions",
+        bearer(acct.key),
+      );
+      expect(listed.body.data.suppressions).toMatchObject([{ phone: number, source: "manual" }]);
+      const { body } = await batch(acct.key, [number]);
+      expect(body.data.results[0]).toMatchObject({
+        data: { e164: number, valid: true, reason: "suppressed" },
+        meta: { credits_used: 0, suppressed: true },
+      });
+      const single = await call("/api/v1/phone", json({ phone: number }, { Authorization: `Bearer ${acct.key}` }));
+      expect(single.body.meta).toMatchObject({ credits_used: 1, suppressed: false });
+      expect(single.body.data).toMatchObject({ reason: null });
+    },
+  );
 
   it("keeps every answer but test numbers in history, filterable by status", async () => {
     const acct = await createAccount({ pack: 5 });
@@ -97,33 +104,36 @@ describe("POST /api/v1/phone/batch", () => {
 });
 
 describe("test numbers", () => {
-  it("answers each canonically, free and with no dataset, in every spelling, and keeps them out of history", async () => {
-    const acct = await createAccount();
-    const { status, body } = await batch(acct.key, [...TEST_PHONE_NUMBERS, { phone: "07700 900002", country: "GB" }]);
-    expect(status).toBe(200);
-    expect(
-      body.data.results.map((r) => [
-        r.data.valid,
-        r.data.line_type,
-        r.data.reason,
-        r.data.risk_score,
-        r.meta.credits_used,
-      ]),
-    ).toEqual([
-      [true, "mobile", null, 0, 0],
-      [true, "fixed_line", null, 0, 0],
-      [true, "voip", null, 30, 0],
-      [true, "premium_rate", "premium_rate", 60, 0],
-      [true, "mobile", "disposable", 80, 0],
-      [false, "unknown", "invalid_number", 100, 0],
-      [true, "voip", null, 30, 0],
-    ]);
-    expect(
-      body.data.results.every((r) => (r.data.sources as { dataset: string }[])[0]!.dataset === "phone-test-numbers"),
-    ).toBe(true);
-    const history = await call<{ lookups: unknown[] }>("/api/v1/phone/history", bearer(acct.key));
-    expect(history.body.data.lookups).toEqual([]);
-  });
+  it(
+    "answers each canonically, free and with no dataset, in every spelling, and keeps them out of " + "history",
+    async () => {
+      const acct = await createAccount();
+      const { status, body } = await batch(acct.key, [...TEST_PHONE_NUMBERS, { phone: "07700 900002", country: "GB" }]);
+      expect(status).toBe(200);
+      expect(
+        body.data.results.map((r) => [
+          r.data.valid,
+          r.data.line_type,
+          r.data.reason,
+          r.data.risk_score,
+          r.meta.credits_used,
+        ]),
+      ).toEqual([
+        [true, "mobile", null, 0, 0],
+        [true, "fixed_line", null, 0, 0],
+        [true, "voip", null, 30, 0],
+        [true, "premium_rate", "premium_rate", 60, 0],
+        [true, "mobile", "disposable", 80, 0],
+        [false, "unknown", "invalid_number", 100, 0],
+        [true, "voip", null, 30, 0],
+      ]);
+      expect(
+        body.data.results.every((r) => (r.data.sources as { dataset: string }[])[0]!.dataset === "phone-test-numbers"),
+      ).toBe(true);
+      const history = await call<{ lookups: unknown[] }>("/api/v1/phone/history", bearer(acct.key));
+      expect(history.body.data.lookups).toEqual([]);
+    },
+  );
 
   it("are the sandbox key's phone samples: other numbers answer SANDBOX_VALUE_NOT_ALLOWED", async () => {
     const sandbox = (body: unknown, path = "/api/v1/phone") =>

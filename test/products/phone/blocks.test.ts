@@ -53,17 +53,20 @@ describe("GET /api/v1/phone/block/{country}/{prefix}", () => {
     expect(repeat.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 2, cache_hit: true });
   });
 
-  it("answers a prefix inside one allocation as that one block, with the carrier and place of the range holding it", async () => {
-    const acct = await createAccount({ pack: 3 });
-    const mobile = await blocks(acct.key, "GB", "740012");
-    expect(mobile.body.data.blocks).toEqual([
-      { prefix: "740012", line_type: "mobile", carrier: "Three", location: null },
-    ]);
-    const london = await blocks(acct.key, "GB", "2079");
-    expect(london.body.data.blocks).toEqual([
-      { prefix: "2079", line_type: "fixed_line", carrier: null, location: "London" },
-    ]);
-  });
+  it(
+    "answers a prefix inside one allocation as that one block, with the carrier and place of the range holding " + "it",
+    async () => {
+      const acct = await createAccount({ pack: 3 });
+      const mobile = await blocks(acct.key, "GB", "740012");
+      expect(mobile.body.data.blocks).toEqual([
+        { prefix: "740012", line_type: "mobile", carrier: "Three", location: null },
+      ]);
+      const london = await blocks(acct.key, "GB", "2079");
+      expect(london.body.data.blocks).toEqual([
+        { prefix: "2079", line_type: "fixed_line", carrier: null, location: "London" },
+      ]);
+    },
+  );
 
   it("says a range holding several kinds of number is unknown, and truncates long listings", async () => {
     const acct = await createAccount({ pack: 3 });

@@ -35,63 +35,71 @@ const addRow = (dataset: "phone-carriers" | "phone-disposable", row: [string, st
   admin("POST", `/phone-datasets/${dataset}/rows`, { version: sampleVersion(dataset), rows: [row] });
 
 describe("POST /api/v1/phone/bulk", () => {
-  it("counts valid, invalid, mobile, fixed_line, voip and disposable, writes CSV results and posts bulk_phone_job.finished", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const mobile = ukMobile();
-    const disposable = ukMobile();
-    await addRow("phone-disposable", ["44", disposable.slice(3), "2024-05-01"]);
-    const phones = [
-      mobile,
-      { phone: "020 7946 0123", country: "GB" },
-      "+44 56 1234 5678",
-      disposable,
-      "+44 20",
-      mobile,
-    ];
-    const path = `/ok/phone-bulk-${crypto.randomUUID()}`;
-    const created = await call<{ job: { id: number }; webhook_secret: string }>(
-      "/api/v1/phone/bulk",
-      json({ phones, webhook_url: `${env.RECEIVER_URL}${path}` }, auth(acct.key)),
-    );
-    expect(created.status).toBe(202);
-    const job = await settled(acct, created.body.data.job.id);
-    const counts = { valid: 5, invalid: 1, mobile: 3, fixed_line: 1, voip: 1, disposable: 1 };
-    expect(job).toMatchObject({
-      status: "completed",
-      total: 6,
-      duplicate_count: 1,
-      processed: 6,
-      ...counts,
-      credits_used: 4,
-      stopped_reason: null,
-    });
+  it(
+    "counts valid, invalid, mobile, fixed_line, voip and disposable, writes CSV results and posts " +
+      "bulk_phone_job.finished",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const mobile = ukMobile();
+      const disposable = ukMobile();
+      await addRow("phone-disposable", ["44", disposable.slice(3), "2024-05-01"]);
+      const phones = [
+        mobile,
+        { phone: "020 7946 0123", country: "GB" },
+        "+44 56 1234 5678",
+        disposable,
+        "+44 20",
+        mobile,
+      ];
+      const path = `/ok/phone-bulk-${crypto.randomUUID()}`;
+      const created = await call<{ job: { id: number }; webhook_secret: string }>(
+        "/api/v1/phone/bulk",
+        json({ phones, webhook_url: `${env.RECEIVER_URL}${path}` }, auth(acct.key)),
+      );
+      expect(created.status).toBe(202);
+      const job = await settled(acct, created.body.data.job.id);
+      const counts = { valid: 5, invalid: 1, mobile: 3, fixed_line: 1, voip: 1, disposable: 1 };
+      expect(job).toMatchObject({
+        status: "completed",
+        total: 6,
+        duplicate_count: 1,
+        processed: 6,
+        ...counts,
+        credits_used: 4,
+        stopped_reason: null,
+      });
 
-    const key = await anotherKey(acct);
-    const lines = (await csv(key, `/api/v1/phone/bulk/${job.id}/results`)).trim().split("\n");
-    expect(lines[0]).toBe(
-      "index,input,phone,valid,e164,country,line_type,carrier,location,disposable,reason,risk_score,risk_level,policy_action,policy_rules_hit,credits_used,suppressed",
-    );
-    // A signed number stays as written; an input with spaces after `+` is guarded like any formula-looking cell.
-    expect(lines.slice(1).map((line) => parseCsvLine(line).slice(0, 5))).toEqual([
-      ["0", mobile, mobile, "true", mobile],
-      ["1", '{"phone":"020 7946 0123","country":"GB"}', "02079460123", "true", "+442079460123"],
-      ["2", "'+44 56 1234 5678", "+445612345678", "true", "+445612345678"],
-      ["3", disposable, disposable, "true", disposable],
-      ["4", "'+44 20", "+4420", "false", ""],
-      ["5", mobile, mobile, "true", mobile],
-    ]);
-    const mobiles = (await csv(key, `/api/v1/phone/bulk/${job.id}/results?variant=mobile`)).trim().split("\n").slice(1);
-    expect(mobiles.map((line) => line.split(",")[0])).toEqual(["0", "3", "5"]);
+      const key = await anotherKey(acct);
+      const lines = (await csv(key, `/api/v1/phone/bulk/${job.id}/results`)).trim().split("\n");
+      expect(lines[0]).toBe(
+        "index,input,phone,valid,e164,country,line_type,carrier,location,disposable,reason,risk_score,risk_level," +
+          "policy_action,policy_rules_hit,credits_used,suppressed",
+      );
+      // A signed number stays as written; an input with spaces after `+` is guarded like any formula-looking cell.
+      expect(lines.slice(1).map((line) => parseCsvLine(line).slice(0, 5))).toEqual([
+        ["0", mobile, mobile, "true", mobile],
+        ["1", '{"phone":"020 7946 0123","country":"GB"}', "02079460123", "true", "+442079460123"],
+        ["2", "'+44 56 1234 5678", "+445612345678", "true", "+445612345678"],
+        ["3", disposable, disposable, "true", disposable],
+        ["4", "'+44 20", "+4420", "false", ""],
+        ["5", mobile, mobile, "true", mobile],
+      ]);
+      const mobiles = (await csv(key, `/api/v1/phone/bulk/${job.id}/results?variant=mobile`))
+        .trim()
+        .split("\n")
+        .slice(1);
+      expect(mobiles.map((line) => line.split(",")[0])).toEqual(["0", "3", "5"]);
 
-    const [delivery] = await deliveredAt(path, 1, 30_000);
-    expect(await new WebhookVerifier(created.body.data.webhook_secret).verify(delivery!.headers, delivery!.body)).toBe(
-      "ok",
-    );
-    expect(JSON.parse(delivery!.body)).toMatchObject({
-      event: "bulk_phone_job.finished",
-      job: { id: job.id, status: "completed", total: 6, processed: 6, ...counts, credits_used: 4 },
-    });
-  });
+      const [delivery] = await deliveredAt(path, 1, 30_000);
+      expect(
+        await new WebhookVerifier(created.body.data.webhook_secret).verify(delivery!.headers, delivery!.body),
+      ).toBe("ok");
+      expect(JSON.parse(delivery!.body)).toMatchObject({
+        event: "bulk_phone_job.finished",
+        job: { id: job.id, status: "completed", total: 6, processed: 6, ...counts, credits_used: 4 },
+      });
+    },
+  );
 
   it("refuses more than 100,000 numbers with 422", async () => {
     const acct = await createAccount({ pack: 1 });

@@ -32,30 +32,34 @@ async function callsFor(partner: "twilio" | "vonage", e164: string): Promise<num
 beforeEach(() => resetBreakers());
 
 describe("POST /api/v1/phone with network: true", () => {
-  it("answers the partner's line type and current network, cites it with the time of the check, and costs 2 credits", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const number = us("0000");
-    const before = Date.now();
-    const { status, body } = await lookup(acct.key, { phone: number, network: true });
-    expect(status).toBe(200);
-    expect(body.data).toMatchObject({
-      valid: true,
-      line_type: "mobile",
-      carrier: "Verizon Wireless",
-      carrier_source: "network",
-      network_checked: true,
-      network_status: "active",
-      sim_swapped: null,
-      reason: null,
-      risk_score: 0,
-    });
-    const source = (body.data.sources as { dataset: string; version: string }[]).find(
-      (s) => s.dataset === "twilio-lookup",
-    )!;
-    expect(Date.parse(source.version)).toBeGreaterThanOrEqual(before - 1_000);
-    expect(body.meta).toMatchObject({ credits_used: 2, credits_remaining: 8, cache_hit: false });
-    expect(await callsFor("twilio", number)).toBe(1);
-  });
+  it(
+    "answers the partner's line type and current network, cites it with the time of the check, and costs 2 " +
+      "credits",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const number = us("0000");
+      const before = Date.now();
+      const { status, body } = await lookup(acct.key, { phone: number, network: true });
+      expect(status).toBe(200);
+      expect(body.data).toMatchObject({
+        valid: true,
+        line_type: "mobile",
+        carrier: "Verizon Wireless",
+        carrier_source: "network",
+        network_checked: true,
+        network_status: "active",
+        sim_swapped: null,
+        reason: null,
+        risk_score: 0,
+      });
+      const source = (body.data.sources as { dataset: string; version: string }[]).find(
+        (s) => s.dataset === "twilio-lookup",
+      )!;
+      expect(Date.parse(source.version)).toBeGreaterThanOrEqual(before - 1_000);
+      expect(body.meta).toMatchObject({ credits_used: 2, credits_remaining: 8, cache_hit: false });
+      expect(await callsFor("twilio", number)).toBe(1);
+    },
+  );
 
   it("answers a checked repeat within 7 days from the stored answer: free, no second partner call", async () => {
     const acct = await createAccount({ pack: 10 });
@@ -209,27 +213,31 @@ describe("POST /api/v1/phone/batch with network: true", () => {
     expect([await callsFor("twilio", a), await callsFor("twilio", b)]).toEqual([1, 1]);
   });
 
-  it("stops checking at the account's daily partner ceiling the operator set: the rest answer partner_unavailable, free", async () => {
-    const acct = await createAccount({ pack: 20 });
-    const set = await admin<Record<string, unknown>>("PUT", `/accounts/${acct.accountId}/partner-ceiling`, {
-      daily_calls: 2,
-    });
-    expect(set).toMatchObject({ daily_calls: 2, default: false, today: { calls: 0 } });
-    const phones = [us("0000"), us("0000"), us("0000")];
-    const { body } = await batch(acct.key, { phones, network: true });
-    expect(body.data.results.map((r) => [r.data.network_checked, r.data.reason, r.meta.credits_used])).toEqual([
-      [true, null, 2],
-      [true, null, 2],
-      [false, "partner_unavailable", 0],
-    ]);
-    expect(await callsFor("twilio", phones[2]!)).toBe(0);
-    const shown = await admin<Record<string, unknown>>("GET", `/accounts/${acct.accountId}/partner-ceiling`);
-    expect(shown).toMatchObject({ daily_calls: 2, today: { calls: 2 } });
-    const reset = await admin<Record<string, unknown>>("PUT", `/accounts/${acct.accountId}/partner-ceiling`, {
-      daily_calls: null,
-    });
-    expect(reset).toMatchObject({ daily_calls: 1000, default: true });
-  });
+  it(
+    "stops checking at the account's daily partner ceiling the operator set: the rest answer partner_unavailable, " +
+      "free",
+    async () => {
+      const acct = await createAccount({ pack: 20 });
+      const set = await admin<Record<string, unknown>>("PUT", `/accounts/${acct.accountId}/partner-ceiling`, {
+        daily_calls: 2,
+      });
+      expect(set).toMatchObject({ daily_calls: 2, default: false, today: { calls: 0 } });
+      const phones = [us("0000"), us("0000"), us("0000")];
+      const { body } = await batch(acct.key, { phones, network: true });
+      expect(body.data.results.map((r) => [r.data.network_checked, r.data.reason, r.meta.credits_used])).toEqual([
+        [true, null, 2],
+        [true, null, 2],
+        [false, "partner_unavailable", 0],
+      ]);
+      expect(await callsFor("twilio", phones[2]!)).toBe(0);
+      const shown = await admin<Record<string, unknown>>("GET", `/accounts/${acct.accountId}/partner-ceiling`);
+      expect(shown).toMatchObject({ daily_calls: 2, today: { calls: 2 } });
+      const reset = await admin<Record<string, unknown>>("PUT", `/accounts/${acct.accountId}/partner-ceiling`, {
+        daily_calls: null,
+      });
+      expect(reset).toMatchObject({ daily_calls: 1000, default: true });
+    },
+  );
 });
 
 describe("phone monitors with network: true", () => {

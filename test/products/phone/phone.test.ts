@@ -31,56 +31,60 @@ function sampleDisposable() {
 beforeAll(() => installPhoneSamples());
 
 describe("POST /api/v1/phone", () => {
-  it("answers a valid mobile with plan, carrier and zones, citing every dataset's version; 1 credit, then free as a repeat", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const number = ukMobile();
-    const first = await lookup(acct.key, { phone: number });
-    expect(first.status).toBe(200);
-    expect(first.body.data).toMatchObject({
-      phone: number,
-      valid: true,
-      possible: true,
-      validation_error: null,
-      e164: number,
-      national_format: `0${number.slice(3, 7)} ${number.slice(7)}`,
-      international_format: `+44 ${number.slice(3, 7)} ${number.slice(7)}`,
-      country: "GB",
-      calling_code: "44",
-      line_type: "mobile",
-      carrier: sampleValue("phone-carriers", "44", number.slice(3)),
-      location: null,
-      timezones: sampleValue("phone-timezones", "44", number.slice(3))!.split("&"),
-      disposable: false,
-      disposable_last_seen: null,
-      network_checked: false,
-      network_status: null,
-      reason: null,
-      risk_score: 0,
-      risk_level: "low",
-      risk_components: {},
-      missing_datasets: [],
-    });
-    expect(first.body.data.carrier).toEqual(expect.any(String));
-    expect(first.body.data.sources).toEqual([
-      { dataset: "phone-numbering-plan", version: PLAN.version },
-      ...(["phone-carriers", "phone-geocodes", "phone-timezones", "phone-disposable"] as const).map((dataset) => ({
-        dataset,
-        version: sampleVersion(dataset),
-      })),
-    ]);
-    expect(first.body.meta).toMatchObject({
-      credits_used: 1,
-      credits_remaining: 4,
-      cache_hit: false,
-      suppressed: false,
-      request_id: expect.any(String),
-    });
-    const repeat = await lookup(acct.key, {
-      phone: `tel:${number.slice(0, 3)} (${number.slice(3, 7)}) ${number.slice(7)}`,
-    });
-    expect(repeat.body.data).toMatchObject({ e164: number, phone: number });
-    expect(repeat.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 4, cache_hit: true });
-  });
+  it(
+    "answers a valid mobile with plan, carrier and zones, citing every dataset's version; 1 credit, then free as a " +
+      "repeat",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const number = ukMobile();
+      const first = await lookup(acct.key, { phone: number });
+      expect(first.status).toBe(200);
+      expect(first.body.data).toMatchObject({
+        phone: number,
+        valid: true,
+        possible: true,
+        validation_error: null,
+        e164: number,
+        national_format: `0${number.slice(3, 7)} ${number.slice(7)}`,
+        international_format: `+44 ${number.slice(3, 7)} ${number.slice(7)}`,
+        country: "GB",
+        calling_code: "44",
+        line_type: "mobile",
+        carrier: sampleValue("phone-carriers", "44", number.slice(3)),
+        location: null,
+        timezones: sampleValue("phone-timezones", "44", number.slice(3))!.split("&"),
+        disposable: false,
+        disposable_last_seen: null,
+        network_checked: false,
+        network_status: null,
+        reason: null,
+        risk_score: 0,
+        risk_level: "low",
+        risk_components: {},
+        missing_datasets: [],
+      });
+      expect(first.body.data.carrier).toEqual(expect.any(String));
+      expect(first.body.data.sources).toEqual([
+        { dataset: "phone-numbering-plan", version: PLAN.version },
+        ...(["phone-carriers", "phone-geocodes", "phone-timezones", "phone-disposable"] as const).map((dataset) => ({
+          dataset,
+          version: sampleVersion(dataset),
+        })),
+      ]);
+      expect(first.body.meta).toMatchObject({
+        credits_used: 1,
+        credits_remaining: 4,
+        cache_hit: false,
+        suppressed: false,
+        request_id: expect.any(String),
+      });
+      const repeat = await lookup(acct.key, {
+        phone: `tel:${number.slice(0, 3)} (${number.slice(3, 7)}) ${number.slice(7)}`,
+      });
+      expect(repeat.body.data).toMatchObject({ e164: number, phone: number });
+      expect(repeat.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 4, cache_hit: true });
+    },
+  );
 
   it("reads a number written without + in its country, with the place of its prefix", async () => {
     const acct = await createAccount({ pack: 5 });
@@ -147,20 +151,23 @@ describe("POST /api/v1/phone", () => {
     expect(body.meta.credits_used).toBe(0);
   });
 
-  it("flags a number seen on receive-SMS sites: reason disposable, last-seen date, risk 80, still 1 credit", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const { e164, lastSeen } = sampleDisposable();
-    const { body } = await lookup(acct.key, { phone: e164 });
-    expect(body.data).toMatchObject({
-      valid: true,
-      disposable: true,
-      disposable_last_seen: lastSeen,
-      reason: "disposable",
-      risk_components: { disposable: 80 },
-    });
-    expect(body.data.risk_score).toBeGreaterThanOrEqual(80);
-    expect(body.meta.credits_used).toBe(1);
-  });
+  it(
+    "flags a number seen on receive-SMS sites: reason disposable, last-seen date, risk 80, still 1 " + "credit",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const { e164, lastSeen } = sampleDisposable();
+      const { body } = await lookup(acct.key, { phone: e164 });
+      expect(body.data).toMatchObject({
+        valid: true,
+        disposable: true,
+        disposable_last_seen: lastSeen,
+        reason: "disposable",
+        risk_components: { disposable: 80 },
+      });
+      expect(body.data.risk_score).toBeGreaterThanOrEqual(80);
+      expect(body.meta.credits_used).toBe(1);
+    },
+  );
 
   it("gives premium-rate numbers reason premium_rate and their risk points", async () => {
     const acct = await createAccount({ pack: 5 });
@@ -225,34 +232,37 @@ describe("datasets not installed", () => {
 });
 
 describe("loading a new version of a table", () => {
-  it("answers from the old rows until the new version is installed, then from the new; old rows are then removed", async () => {
-    const acct = await createAccount({ pack: 5 });
-    const number = ukMobile();
-    const next = `${sampleVersion("phone-carriers").slice(0, 19)}-next`;
-    await admin("POST", "/phone-datasets/phone-carriers/rows", {
-      version: next,
-      rows: [["44", "7400", "Next Carrier"]],
-    });
-    const before = await lookup(acct.key, { phone: number });
-    expect(before.body.data.carrier).toBe(sampleValue("phone-carriers", "44", number.slice(3)));
-    try {
-      await admin("POST", "/phone-datasets/phone-carriers/install", {
+  it(
+    "answers from the old rows until the new version is installed, then from the new; old rows are then " + "removed",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const number = ukMobile();
+      const next = `${sampleVersion("phone-carriers").slice(0, 19)}-next`;
+      await admin("POST", "/phone-datasets/phone-carriers/rows", {
         version: next,
-        records: 1,
-        coverage: { kind: "full" },
+        rows: [["44", "7400", "Next Carrier"]],
       });
-      const after = await lookup(acct.key, { phone: ukMobile() });
-      expect(after.body.data.carrier).toBe("Next Carrier");
-      expect(after.body.data.sources).toContainEqual({ dataset: "phone-carriers", version: next });
-      expect(await admin("DELETE", "/phone-datasets/phone-carriers", { keep: next })).toMatchObject({
-        deleted: phoneSampleRows().get("phone-carriers")!.length,
-        done: true,
-      });
-    } finally {
-      await uninstallPhoneDatasets(["phone-carriers"]);
-      await installPhoneSamples(["phone-carriers"]);
-    }
-  });
+      const before = await lookup(acct.key, { phone: number });
+      expect(before.body.data.carrier).toBe(sampleValue("phone-carriers", "44", number.slice(3)));
+      try {
+        await admin("POST", "/phone-datasets/phone-carriers/install", {
+          version: next,
+          records: 1,
+          coverage: { kind: "full" },
+        });
+        const after = await lookup(acct.key, { phone: ukMobile() });
+        expect(after.body.data.carrier).toBe("Next Carrier");
+        expect(after.body.data.sources).toContainEqual({ dataset: "phone-carriers", version: next });
+        expect(await admin("DELETE", "/phone-datasets/phone-carriers", { keep: next })).toMatchObject({
+          deleted: phoneSampleRows().get("phone-carriers")!.length,
+          done: true,
+        });
+      } finally {
+        await uninstallPhoneDatasets(["phone-carriers"]);
+        await installPhoneSamples(["phone-carriers"]);
+      }
+    },
+  );
 });
 
 describe("GET /api/v1/status/data", () => {

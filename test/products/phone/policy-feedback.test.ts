@@ -50,126 +50,135 @@ async function bulkRows(key: () => string, phones: string[]) {
 }
 
 describe("GET, PUT, DELETE /api/v1/phone/policy", () => {
-  it("stores the rules, decides single, batch, browser and bulk answers, and never changes what they cost", async () => {
-    const acct = await createAccount({ pack: 20 });
-    const key = await keyPool(acct);
-    expect((await call("/api/v1/phone/policy", bearer(key()))).body.data).toEqual({ policy: null });
-    expect(
-      (await call("/api/v1/phone/policy", json({ blocked_line_types: ["voip"] }, auth(key()), "PUT"))).status,
-    ).toBe(422);
-    expect((await call("/api/v1/phone/policy", json({ allowed_countries: ["GBR"] }, auth(key()), "PUT"))).status).toBe(
-      422,
-    );
+  it(
+    "stores the rules, decides single, batch, browser and bulk answers, and never changes what they " + "cost",
+    async () => {
+      const acct = await createAccount({ pack: 20 });
+      const key = await keyPool(acct);
+      expect((await call("/api/v1/phone/policy", bearer(key()))).body.data).toEqual({ policy: null });
+      expect(
+        (await call("/api/v1/phone/policy", json({ blocked_line_types: ["voip"] }, auth(key()), "PUT"))).status,
+      ).toBe(422);
+      expect(
+        (await call("/api/v1/phone/policy", json({ allowed_countries: ["GBR"] }, auth(key()), "PUT"))).status,
+      ).toBe(422);
 
-    const rules = {
-      allowed_countries: ["gb"],
-      line_types: { fixed_line: "review" },
-      reasons: { invalid_number: "block" },
-      risk_level: { high: "block" },
-    };
-    const put = await call<{ policy: { rules: Record<string, unknown> } }>(
-      "/api/v1/phone/policy",
-      json(rules, auth(key()), "PUT"),
-    );
-    expect(put.status).toBe(200);
-    expect(put.body.data.policy.rules).toEqual({ ...rules, allowed_countries: ["GB"] });
+      const rules = {
+        allowed_countries: ["gb"],
+        line_types: { fixed_line: "review" },
+        reasons: { invalid_number: "block" },
+        risk_level: { high: "block" },
+      };
+      const put = await call<{ policy: { rules: Record<string, unknown> } }>(
+        "/api/v1/phone/policy",
+        json(rules, auth(key()), "PUT"),
+      );
+      expect(put.status).toBe(200);
+      expect(put.body.data.policy.rules).toEqual({ ...rules, allowed_countries: ["GB"] });
 
-    const [mobile, other] = [ukMobile(), ukMobile()];
-    const phones = [mobile, { phone: "020 7946 0123", country: "GB" }, "+41 44 668 18 00", "+44 20", "+447700900004"];
-    const { body } = await batch(key(), phones);
-    expect(body.data.results.map((r) => r.data.policy)).toEqual([
-      { action: "send", rules_hit: [] },
-      { action: "review", rules_hit: ["line_types.fixed_line"] },
-      { action: "block", rules_hit: ["allowed_countries", "line_types.fixed_line"] },
-      { action: "block", rules_hit: ["risk_level.high", "reasons.invalid_number"] },
-      { action: "block", rules_hit: ["risk_level.high"] },
-    ]);
-    expect(body.data.results.map((r) => r.meta.credits_used)).toEqual([1, 1, 1, 0, 0]);
-    expect(body.meta).toMatchObject({ credits_used: 3, credits_remaining: 17 });
-
-    const one = await single(key(), other);
-    expect([one.body.data.policy, one.body.meta]).toEqual([
-      { action: "send", rules_hit: [] },
-      { credits_used: 1, credits_remaining: 16, cache_hit: false, suppressed: false, request_id: expect.any(String) },
-    ]);
-
-    const pk = (
-      await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, {
-        allowed_domains: ["shop.example"],
-      })
-    ).key;
-    const browser = await call<Answer>(
-      "/api/v1/phone/public",
-      json({ key: pk, phone: "+41446681800" }, { Origin: "https://shop.example" }),
-    );
-    // A browser answer carries the action only: the site's rules are not every visitor's to read.
-    expect(browser.body.data.policy).toEqual({ action: "block" });
-
-    const rows = await bulkRows(key, [mobile, "+41 44 668 18 00"]);
-    const header = rows[0]!;
-    const cells = rows
-      .slice(1)
-      .map((row) => [
-        row[header.indexOf("policy_action")],
-        row[header.indexOf("policy_rules_hit")],
-        row[header.indexOf("credits_used")],
+      const [mobile, other] = [ukMobile(), ukMobile()];
+      const phones = [mobile, { phone: "020 7946 0123", country: "GB" }, "+41 44 668 18 00", "+44 20", "+447700900004"];
+      const { body } = await batch(key(), phones);
+      expect(body.data.results.map((r) => r.data.policy)).toEqual([
+        { action: "send", rules_hit: [] },
+        { action: "review", rules_hit: ["line_types.fixed_line"] },
+        { action: "block", rules_hit: ["allowed_countries", "line_types.fixed_line"] },
+        { action: "block", rules_hit: ["risk_level.high", "reasons.invalid_number"] },
+        { action: "block", rules_hit: ["risk_level.high"] },
       ]);
-    expect(cells).toEqual([
-      ["send", "", "0"],
-      ["block", "allowed_countries line_types.fixed_line", "0"],
-    ]);
+      expect(body.data.results.map((r) => r.meta.credits_used)).toEqual([1, 1, 1, 0, 0]);
+      expect(body.meta).toMatchObject({ credits_used: 3, credits_remaining: 17 });
 
-    expect((await call("/api/v1/phone/policy", json({}, auth(key()), "DELETE"))).body.data).toEqual({ deleted: true });
-    expect((await batch(key(), [mobile])).body.data.results[0]!.data.policy).toBeNull();
-  });
+      const one = await single(key(), other);
+      expect([one.body.data.policy, one.body.meta]).toEqual([
+        { action: "send", rules_hit: [] },
+        { credits_used: 1, credits_remaining: 16, cache_hit: false, suppressed: false, request_id: expect.any(String) },
+      ]);
+
+      const pk = (
+        await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, {
+          allowed_domains: ["shop.example"],
+        })
+      ).key;
+      const browser = await call<Answer>(
+        "/api/v1/phone/public",
+        json({ key: pk, phone: "+41446681800" }, { Origin: "https://shop.example" }),
+      );
+      // A browser answer carries the action only: the site's rules are not every visitor's to read.
+      expect(browser.body.data.policy).toEqual({ action: "block" });
+
+      const rows = await bulkRows(key, [mobile, "+41 44 668 18 00"]);
+      const header = rows[0]!;
+      const cells = rows
+        .slice(1)
+        .map((row) => [
+          row[header.indexOf("policy_action")],
+          row[header.indexOf("policy_rules_hit")],
+          row[header.indexOf("credits_used")],
+        ]);
+      expect(cells).toEqual([
+        ["send", "", "0"],
+        ["block", "allowed_countries line_types.fixed_line", "0"],
+      ]);
+
+      expect((await call("/api/v1/phone/policy", json({}, auth(key()), "DELETE"))).body.data).toEqual({
+        deleted: true,
+      });
+      expect((await batch(key(), [mobile])).body.data.results[0]!.data.policy).toBeNull();
+    },
+  );
 });
 
 describe("POST /api/v1/phone/feedback", () => {
-  it("records outcomes by country; a permanent failure is answered undelivered by batches, free, citing delivery-feedback", async () => {
-    const acct = await createAccount({ pack: 10 });
-    const key = await keyPool(acct);
-    const [gone, away, ok] = [ukMobile(), ukMobile(), ukMobile()];
-    const events = [
-      {
-        phone: gone,
-        outcome: "failed",
-        failure: "permanent",
-        occurred_at: "2026-05-04T10:00:00Z",
-        detail: "number not in service",
-      },
-      { phone: { phone: away.replace("+44", "0"), country: "GB" }, outcome: "failed", failure: "temporary" },
-      { phone: ok, outcome: "delivered" },
-      { phone: "+41 44 668 18 00", outcome: "rejected" },
-      { phone: "+44 20", outcome: "delivered" },
-    ];
-    const posted = await feedback(key(), events);
-    expect([posted.status, posted.body.data]).toEqual([200, { recorded: 4, suppressed: 1, invalid: [4] }]);
-    expect((await feedback(key(), [{ phone: ok, outcome: "delivered", failure: "permanent" }])).status).toBe(422);
+  it(
+    "records outcomes by country; a permanent failure is answered undelivered by batches, free, citing " +
+      "delivery-feedback",
+    async () => {
+      const acct = await createAccount({ pack: 10 });
+      const key = await keyPool(acct);
+      const [gone, away, ok] = [ukMobile(), ukMobile(), ukMobile()];
+      const events = [
+        {
+          phone: gone,
+          outcome: "failed",
+          failure: "permanent",
+          occurred_at: "2026-05-04T10:00:00Z",
+          detail: "number not in service",
+        },
+        { phone: { phone: away.replace("+44", "0"), country: "GB" }, outcome: "failed", failure: "temporary" },
+        { phone: ok, outcome: "delivered" },
+        { phone: "+41 44 668 18 00", outcome: "rejected" },
+        { phone: "+44 20", outcome: "delivered" },
+      ];
+      const posted = await feedback(key(), events);
+      expect([posted.status, posted.body.data]).toEqual([200, { recorded: 4, suppressed: 1, invalid: [4] }]);
+      expect((await feedback(key(), [{ phone: ok, outcome: "delivered", failure: "permanent" }])).status).toBe(422);
 
-    const summary = await call<Record<string, unknown>>("/api/v1/phone/feedback/summary", bearer(key()));
-    expect(summary.body.data).toMatchObject({
-      total: 4,
-      outcomes: { delivered: 1, failed: 2, rejected: 1, opted_out: 0 },
-      kinds: { failed: { permanent: 1, temporary: 1 } },
-      by_country: [
-        { country: "GB", total: 3, delivered: 1, failed: 2, rejected: 0, opted_out: 0 },
-        { country: "CH", total: 1, delivered: 0, failed: 0, rejected: 1, opted_out: 0 },
-      ],
-      ignored: 0,
-    });
+      const summary = await call<Record<string, unknown>>("/api/v1/phone/feedback/summary", bearer(key()));
+      expect(summary.body.data).toMatchObject({
+        total: 4,
+        outcomes: { delivered: 1, failed: 2, rejected: 1, opted_out: 0 },
+        kinds: { failed: { permanent: 1, temporary: 1 } },
+        by_country: [
+          { country: "GB", total: 3, delivered: 1, failed: 2, rejected: 0, opted_out: 0 },
+          { country: "CH", total: 1, delivered: 0, failed: 0, rejected: 1, opted_out: 0 },
+        ],
+        ignored: 0,
+      });
 
-    const listed = await batch(key(), [gone, away]);
-    const [suppressed, kept] = listed.body.data.results;
-    expect(suppressed!.meta).toEqual({ credits_used: 0, cache_hit: false, suppressed: true });
-    expect(suppressed!.data).toMatchObject({ valid: true, reason: "undelivered", risk_level: "high" });
-    expect(suppressed!.data.sources).toContainEqual({ dataset: "delivery-feedback", version: "2026-05-04" });
-    expect([kept!.meta.credits_used, kept!.data.reason]).toEqual([1, null]);
+      const listed = await batch(key(), [gone, away]);
+      const [suppressed, kept] = listed.body.data.results;
+      expect(suppressed!.meta).toEqual({ credits_used: 0, cache_hit: false, suppressed: true });
+      expect(suppressed!.data).toMatchObject({ valid: true, reason: "undelivered", risk_level: "high" });
+      expect(suppressed!.data.sources).toContainEqual({ dataset: "delivery-feedback", version: "2026-05-04" });
+      expect([kept!.meta.credits_used, kept!.data.reason]).toEqual([1, null]);
 
-    // A single lookup answers fresh (and bills) without lifting what the account's own sending reported.
-    const fresh = await single(key(), gone);
-    expect([fresh.body.data.reason, fresh.body.meta.credits_used]).toEqual([null, 1]);
-    expect((await batch(key(), [gone])).body.data.results[0]!.meta.suppressed).toBe(true);
-  });
+      // A single lookup answers fresh (and bills) without lifting what the account's own sending reported.
+      const fresh = await single(key(), gone);
+      expect([fresh.body.data.reason, fresh.body.meta.credits_used]).toEqual([null, 1]);
+      expect((await batch(key(), [gone])).body.data.results[0]!.meta.suppressed).toBe(true);
+    },
+  );
 });
 
 describe("phone monitors and delivery feedback", () => {

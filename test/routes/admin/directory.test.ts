@@ -20,29 +20,35 @@ describe("operator directory: accounts by email, keys and members of an account,
     expect([missing.status, missing.body.error.code]).toEqual([404, "NOT_FOUND"]);
   });
 
-  it("lists an account's members with roles (its own address is the owner) and its keys, revoked ones too", async () => {
-    const email = address();
-    const { id } = await admin<{ id: string }>("POST", "/accounts", { email, email_verified: true });
-    const owner = await admin<{ user_id: string }>("POST", `/accounts/${id}/members`, { email });
-    const member = await admin<{ user_id: string }>("POST", `/accounts/${id}/members`, { email: address() });
-    const key = await admin<{ id: string }>("POST", `/accounts/${id}/keys/secret`, {
-      user_id: member.user_id,
-      scopes: ["account"],
-    });
-    await admin("DELETE", `/keys/${key.id}`);
-    const { members } = await admin<{ members: { user_id: string; role: string }[] }>("GET", `/accounts/${id}/members`);
-    expect(members.map((m) => [m.user_id, m.role])).toEqual([
-      [owner.user_id, "owner"],
-      [member.user_id, "member"],
-    ]);
-    const { keys } = await admin<{ keys: { id: string; revoked_at: string | null; user_id: string }[] }>(
-      "GET",
-      `/accounts/${id}/keys`,
-    );
-    expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatchObject({ id: key.id, user_id: member.user_id });
-    expect(keys[0]!.revoked_at).not.toBeNull();
-  });
+  it(
+    "lists an account's members with roles (its own address is the owner) and its keys, revoked ones " + "too",
+    async () => {
+      const email = address();
+      const { id } = await admin<{ id: string }>("POST", "/accounts", { email, email_verified: true });
+      const owner = await admin<{ user_id: string }>("POST", `/accounts/${id}/members`, { email });
+      const member = await admin<{ user_id: string }>("POST", `/accounts/${id}/members`, { email: address() });
+      const key = await admin<{ id: string }>("POST", `/accounts/${id}/keys/secret`, {
+        user_id: member.user_id,
+        scopes: ["account"],
+      });
+      await admin("DELETE", `/keys/${key.id}`);
+      const { members } = await admin<{ members: { user_id: string; role: string }[] }>(
+        "GET",
+        `/accounts/${id}/members`,
+      );
+      expect(members.map((m) => [m.user_id, m.role])).toEqual([
+        [owner.user_id, "owner"],
+        [member.user_id, "member"],
+      ]);
+      const { keys } = await admin<{ keys: { id: string; revoked_at: string | null; user_id: string }[] }>(
+        "GET",
+        `/accounts/${id}/keys`,
+      );
+      expect(keys).toHaveLength(1);
+      expect(keys[0]).toMatchObject({ id: key.id, user_id: member.user_id });
+      expect(keys[0]!.revoked_at).not.toBeNull();
+    },
+  );
 
   it("issues a member a sign-in link that opens the dashboard once; not for a non-member (422)", async () => {
     const email = address();

@@ -221,17 +221,20 @@ describe("POST /mcp: refusals", { timeout: 30_000 }, () => {
     }
   });
 
-  it("refuses a key of an unconfirmed account with 403 EMAIL_NOT_VERIFIED, and the SDK client cannot connect", async () => {
-    const acct = await createAccount({ verified: false });
-    const response = await SELF.fetch(`${BASE}/mcp`, {
-      method: "POST",
-      headers: mcpHeaders(acct.key),
-      body: initializeBody,
-    });
-    expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({ success: false, error: { code: "EMAIL_NOT_VERIFIED" } });
-    await expect(mcp(acct.key)).rejects.toThrow(/403|EMAIL_NOT_VERIFIED/);
-  });
+  it(
+    "refuses a key of an unconfirmed account with 403 EMAIL_NOT_VERIFIED, and the SDK client cannot " + "connect",
+    async () => {
+      const acct = await createAccount({ verified: false });
+      const response = await SELF.fetch(`${BASE}/mcp`, {
+        method: "POST",
+        headers: mcpHeaders(acct.key),
+        body: initializeBody,
+      });
+      expect(response.status).toBe(403);
+      expect(await response.json()).toMatchObject({ success: false, error: { code: "EMAIL_NOT_VERIFIED" } });
+      await expect(mcp(acct.key)).rejects.toThrow(/403|EMAIL_NOT_VERIFIED/);
+    },
+  );
 
   it("refuses a key off its source allowlist with 403 KEY_IP_NOT_ALLOWED", async () => {
     const acct = await createAccount({ key: { allowed_ips: ["203.0.113.0/24"] } });

@@ -71,19 +71,25 @@ describe("dropped connections", () => {
     expect(body.mx_host).toBe("127.0.0.1");
   });
 
-  it("a server that resets the connection mid-RCPT: the answered address is kept, the rest are unavailable", async () => {
-    let rcpts = 0;
-    const server = await startScriptedSmtp((line) => {
-      if (!line.toUpperCase().startsWith("RCPT")) return politeReply(line);
-      rcpts += 1;
-      return rcpts === 1 ? "550 5.1.1 unknown" : "DROP";
-    });
-    const sidecar = await sidecarFor(server);
-    const { body } = await postProbe(sidecar.url, probeBody(["gone@example.test", "b@example.test", "c@example.test"]));
-    expect(outcomes(body)).toEqual(["no_mailbox", "unavailable", "unavailable"]);
-    expect(body.catch_all).toBeNull();
-    expect(server.stats.connections).toBe(1);
-  });
+  it(
+    "a server that resets the connection mid-RCPT: the answered address is kept, the rest are " + "unavailable",
+    async () => {
+      let rcpts = 0;
+      const server = await startScriptedSmtp((line) => {
+        if (!line.toUpperCase().startsWith("RCPT")) return politeReply(line);
+        rcpts += 1;
+        return rcpts === 1 ? "550 5.1.1 unknown" : "DROP";
+      });
+      const sidecar = await sidecarFor(server);
+      const { body } = await postProbe(
+        sidecar.url,
+        probeBody(["gone@example.test", "b@example.test", "c@example.test"]),
+      );
+      expect(outcomes(body)).toEqual(["no_mailbox", "unavailable", "unavailable"]);
+      expect(body.catch_all).toBeNull();
+      expect(server.stats.connections).toBe(1);
+    },
+  );
 
   it("a first MX that drops before any RCPT answer: the next MX is used", async () => {
     const smtp = await startSmtpServer();

@@ -113,7 +113,9 @@ export async function refusedPort() {
   return port;
 }
 
-/** The sidecar in-process, loopback MX allowed unless the test says otherwise; `dials` lists every IP it connects to. */
+/**
+ * The sidecar in-process, loopback MX allowed unless the test says otherwise; `dials` lists every IP it connects to.
+ */
 export async function startSidecar(config = {}) {
   const dials = [];
   const sidecar = createSidecar({

@@ -111,27 +111,31 @@ describe("private and reserved MX addresses", () => {
     },
   );
 
-  it("refuses an MX host name whose addresses are all private, and skips private addresses when a public one exists", async () => {
-    const resolver = {
-      resolve4: async (name) =>
-        ({ "evil.example.test": ["10.1.2.3"], "mixed.example.test": ["192.168.0.5", "127.0.0.1"] })[name] ?? [],
-      resolve6: async (name) => (name === "evil.example.test" ? ["fe80::1"] : []),
-    };
-    const { sidecar } = await setup({ resolver });
-    const refused = await postProbe(
-      sidecar.url,
-      probeBody(["alice@example.test"], { mx_hosts: [{ host: "evil.example.test", preference: 0 }] }),
-    );
-    expect(refused.body.results[0].outcome).toBe("refused_private");
-    expect(sidecar.dials).toEqual([]);
+  it(
+    "refuses an MX host name whose addresses are all private, and skips private addresses when a public one " +
+      "exists",
+    async () => {
+      const resolver = {
+        resolve4: async (name) =>
+          ({ "evil.example.test": ["10.1.2.3"], "mixed.example.test": ["192.168.0.5", "127.0.0.1"] })[name] ?? [],
+        resolve6: async (name) => (name === "evil.example.test" ? ["fe80::1"] : []),
+      };
+      const { sidecar } = await setup({ resolver });
+      const refused = await postProbe(
+        sidecar.url,
+        probeBody(["alice@example.test"], { mx_hosts: [{ host: "evil.example.test", preference: 0 }] }),
+      );
+      expect(refused.body.results[0].outcome).toBe("refused_private");
+      expect(sidecar.dials).toEqual([]);
 
-    const mixed = await postProbe(
-      sidecar.url,
-      probeBody(["alice@example.test"], { mx_hosts: [{ host: "mixed.example.test", preference: 0 }] }),
-    );
-    expect(mixed.body.results[0].outcome).toBe("accepted");
-    expect(sidecar.dials).toEqual(["127.0.0.1"]);
-  });
+      const mixed = await postProbe(
+        sidecar.url,
+        probeBody(["alice@example.test"], { mx_hosts: [{ host: "mixed.example.test", preference: 0 }] }),
+      );
+      expect(mixed.body.results[0].outcome).toBe("accepted");
+      expect(sidecar.dials).toEqual(["127.0.0.1"]);
+    },
+  );
 
   it("refuses loopback MX addresses unless SIDECAR_ALLOW_LOOPBACK is set", async () => {
     const { smtp, sidecar } = await setup({ allowLoopback: false });

@@ -81,17 +81,20 @@ describe("RCPT replies read by class", () => {
 });
 
 describe("enhanced status codes", () => {
-  it("takes the code at the start of the text or one of the reply's class elsewhere, never part of an IP address", () => {
-    expect(enhancedStatus({ code: 550, message: "5.1.1 User unknown" })).toBe("5.1.1");
-    expect(enhancedStatus({ code: 550, message: "5.1.10 Recipient address has null MX" })).toBe("5.1.10");
-    expect(enhancedStatus({ code: 550, message: "Client host [5.1.1.2] rejected" })).toBeNull();
-    expect(enhancedStatus({ code: 550, message: "Mail from 5.79.109.48 refused" })).toBeNull();
-    expect(enhancedStatus({ code: 450, message: "5.1.1 wrong class" })).toBeNull();
-    expect(enhancedStatus({ code: 550, message: "Unknown Recipient (#5.1.1)." })).toBe("5.1.1");
-    expect(rcptOutcome({ code: 550, message: "5.1.10 Recipient address has null MX" })).toBe("no_mailbox");
-    expect(rcptOutcome({ code: 421, message: "Service not available" })).toBe("unavailable");
-    expect(rcptOutcome({ code: 452, message: "Insufficient system storage" })).toBe("unavailable");
-  });
+  it(
+    "takes the code at the start of the text or one of the reply's class elsewhere, never part of an IP " + "address",
+    () => {
+      expect(enhancedStatus({ code: 550, message: "5.1.1 User unknown" })).toBe("5.1.1");
+      expect(enhancedStatus({ code: 550, message: "5.1.10 Recipient address has null MX" })).toBe("5.1.10");
+      expect(enhancedStatus({ code: 550, message: "Client host [5.1.1.2] rejected" })).toBeNull();
+      expect(enhancedStatus({ code: 550, message: "Mail from 5.79.109.48 refused" })).toBeNull();
+      expect(enhancedStatus({ code: 450, message: "5.1.1 wrong class" })).toBeNull();
+      expect(enhancedStatus({ code: 550, message: "Unknown Recipient (#5.1.1)." })).toBe("5.1.1");
+      expect(rcptOutcome({ code: 550, message: "5.1.10 Recipient address has null MX" })).toBe("no_mailbox");
+      expect(rcptOutcome({ code: 421, message: "Service not available" })).toBe("unavailable");
+      expect(rcptOutcome({ code: 452, message: "Insufficient system storage" })).toBe("unavailable");
+    },
+  );
 });
 
 describe("DoH resolver (development)", () => {

@@ -54,7 +54,8 @@ async function post(url, body, secret = SECRET) {
 }
 
 const RAW =
-  "From: mail@verify.test\r\nTo: ada@example.com\r\nSubject: hi\r\nMessage-ID: <msg_1@verify.test>\r\n\r\nline one\r\n.leading dot\r\n";
+  "From: mail@verify.test\r\nTo: ada@example.com\r\nSubject: hi\r\nMessage-ID: <msg_1@verify.test>\r\n\r\nline " +
+  "one\r\n.leading dot\r\n";
 const request = (to = "ada@example.com") => ({ from: "mail@verify.test", to, raw: RAW, timeout_ms: 5000 });
 
 describe("POST /v1/submit", () => {

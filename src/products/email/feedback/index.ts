@@ -8,8 +8,8 @@ import { mailgun, postmark, sendgrid } from "./senders";
 import { ses } from "./ses";
 
 /**
- * Email delivery feedback (docs/email-feedback.md): outcomes `delivered`, `bounced` (`bounce_type` hard or soft, hard by
- * default) and `complained`, grouped by the address's domain; a hard bounce or a complaint suppresses the address.
+ * Email delivery feedback (docs/email-feedback.md): outcomes `delivered`, `bounced` (`bounce_type` hard or soft, hard
+ * by default) and `complained`, grouped by the address's domain; a hard bounce or a complaint suppresses the address.
  * Inbound from SendGrid, Mailgun, Postmark and Amazon SES (through SNS).
  */
 export const emailFeedback: FeedbackShape<string, EmailResult> = {

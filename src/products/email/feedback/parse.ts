@@ -2,7 +2,9 @@ import type { FeedbackEvent } from "../../../engines/lists/feedback-shape";
 
 import type { Json } from "../../../engines/lists/inbound-body";
 
-/** The body readers live with the feedback engine (every product's senders use them); email's parsers import them here. */
+/**
+ * The body readers live with the feedback engine (every product's senders use them); email's parsers import them here.
+ */
 export { instant, isRecord, parseJson, pick, text, type Json } from "../../../engines/lists/inbound-body";
 
 export type Outcome =

@@ -114,7 +114,8 @@ export async function ses(
   const type = body.Type;
   if (type !== "Notification" && type !== "SubscriptionConfirmation" && type !== "UnsubscribeConfirmation") {
     return refused(
-      "An SNS message must be a Notification, SubscriptionConfirmation or UnsubscribeConfirmation signed by Amazon SNS.",
+      "An SNS message must be a Notification, SubscriptionConfirmation or UnsubscribeConfirmation signed by Amazon " +
+        "SNS.",
     );
   }
   if (headerType !== null && headerType !== type)

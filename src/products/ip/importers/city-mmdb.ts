@@ -55,15 +55,18 @@ export interface SavedWalk {
   open: { start: string; end: string; values: (string | number | null)[] } | null;
 }
 
-/** Every network of an MMDB city file as `ip-city` rows `[startKey, endKey, city, region, postal, lat, lon, radius, country]`. */
+/**
+ * Every network of an MMDB city file as `ip-city` rows `[startKey, endKey, city, region, postal, lat, lon, radius,
+ * country]`.
+ */
 export function* mmdbCityRows(bytes: Uint8Array, options: MmdbWalkOptions = {}): Generator<RangeRow> {
   const walk: SavedWalk = { stack: [[0, 0, "0"]], open: null };
   yield* walkRows(bytes, walk, options);
 }
 
 /**
- * Up to `maxRows` rows of the walk from where `saved` stands (null: the start); `saved` null in the answer when the tree
- * is done. A walk resumed from a saved state writes exactly the rows an uninterrupted one would.
+ * Up to `maxRows` rows of the walk from where `saved` stands (null: the start); `saved` null in the answer when the
+ * tree is done. A walk resumed from a saved state writes exactly the rows an uninterrupted one would.
  */
 export function walkMmdbCity(
   bytes: Uint8Array,

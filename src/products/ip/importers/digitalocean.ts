@@ -2,7 +2,8 @@ import { cidrRows, every, LIST_SANITY, listLines, source, WHOLE, type IpImporter
 
 /**
  * DigitalOcean's geofeed (`google.csv`, RFC 8805): `prefix,country,region,city,postal_code` a line, every range of its
- * droplets and services. Only the prefix is read: where DigitalOcean places a range is a geofeed matter for `ip-country`.
+ * droplets and services. Only the prefix is read: where DigitalOcean places a range is a geofeed matter for
+ * `ip-country`.
  */
 export const digitalOceanImporter: IpImporter = {
   dataset: "hosting-digitalocean",

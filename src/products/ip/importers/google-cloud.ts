@@ -1,9 +1,9 @@
 import { cidrRows, dayOf, every, isObject, LIST_SANITY, readJson, source, WHOLE, type IpImporter } from "./importer";
 
 /**
- * Google Cloud's `cloud.json`: `{syncToken, creationTime: "2026-11-20T10:13:07.000", prefixes: [{ipv4Prefix | ipv6Prefix,
- * service: "Google Cloud", scope: "us-central1"}]}`: the external ranges of customers' Google Cloud resources (not
- * Google's own services, which `goog.json` lists).
+ * Google Cloud's `cloud.json`: `{syncToken, creationTime: "2026-11-20T10:13:07.000", prefixes: [{ipv4Prefix |
+ * ipv6Prefix, service: "Google Cloud", scope: "us-central1"}]}`: the external ranges of customers' Google Cloud
+ * resources (not Google's own services, which `goog.json` lists).
  */
 export const googleCloudImporter: IpImporter = {
   dataset: "hosting-google-cloud",

@@ -7,7 +7,8 @@ import type { IpDatasetName, RangeRow } from "../datasets";
  * One publisher's file as a dataset, in the shape the scheduled refresh declares its datasets
  * (src/engines/datasets/refreshable.ts: sources with a URL var and the publisher's default, record format, cadence,
  * sanity bounds, coverage): `parse` is the pure reading of the publisher's text, `reader` the refresh's row reader of
- * it (src/products/ip/refresh.ts registers every importer). Node (scripts/import-ip.mjs) and the Worker run the same code.
+ * it (src/products/ip/refresh.ts registers every importer). Node (scripts/import-ip.mjs) and the Worker run the same
+ * code.
  */
 export interface IpImporter {
   dataset: IpDatasetName;
@@ -104,7 +105,9 @@ export function cidrRows(blocks: string[], label: string | null): { rows: RangeR
   return { rows: merged.map(([start, end]) => [key(start), key(end), label]), skipped };
 }
 
-/** The lines of a plain list: trimmed, without blanks and `#` / `;` comments (X4BNet, Cloudflare, the bulk Tor list). */
+/**
+ * The lines of a plain list: trimmed, without blanks and `#` / `;` comments (X4BNet, Cloudflare, the bulk Tor list).
+ */
 export const listLines = (text: string) =>
   text
     .split(/\r?\n/)

@@ -8,7 +8,8 @@ import { plivo, sinch, twilio, vonage } from "./senders";
 /**
  * Phone delivery feedback (docs/phone-feedback.md): SMS outcomes grouped by the number's country; a permanent failure
  * puts the number on the suppression list, answered `undelivered` from then on by batches, bulk runs and monitors.
- * Only valid numbers are recorded (a number the plan rejects is never sent to). Inbound from Twilio, Vonage, Plivo, Sinch.
+ * Only valid numbers are recorded (a number the plan rejects is never sent to). Inbound from Twilio, Vonage, Plivo,
+ * Sinch.
  */
 export const phoneFeedback: FeedbackShape<PhoneItem, PhoneResult> = {
   valueField: "phone",
