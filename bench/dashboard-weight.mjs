@@ -50,7 +50,8 @@ try {
   console.log("page       html    js      css     total (bytes, gzip -9)");
   for (const r of rows)
     console.log(
-      `${r.page.padEnd(10)} ${String(r.html_gzip).padEnd(7)} ${String(r.js_gzip).padEnd(7)} ${String(r.css_gzip).padEnd(7)} ${r.total_gzip}`,
+      `${r.page.padEnd(10)} ${String(r.html_gzip).padEnd(7)} ${String(r.js_gzip).padEnd(7)} ` +
+        `${String(r.css_gzip).padEnd(7)} ${r.total_gzip}`,
     );
   mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
   writeFileSync(

@@ -83,7 +83,8 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
   mkdirSync(join(outDir, "docs"), { recursive: true });
   for (const name of readdirSync(join(ROOT, "docs")).filter((n) => n.endsWith(".md")))
     copyFileSync(join(ROOT, "docs", name), join(outDir, "docs", name));
-  // Served by us so the reference renders offline and without a third party (4.4 MB, 1.3 MB gzipped: docs/architecture.md).
+  // Served by us so the reference renders offline and without a third party (4.4 MB, 1.3 MB gzipped:
+  // docs/architecture.md).
   mkdirSync(join(outDir, "docs", "assets"), { recursive: true });
   copyFileSync(REFERENCE_SCRIPT_SOURCE, join(outDir, REFERENCE_SCRIPT_PATH));
   const code = readFileSync(file);

@@ -24,7 +24,9 @@ const exampleBody = (product: string, path: string): unknown => {
   return listed?.find((e) => e.body !== undefined)?.body ?? FALLBACK[product] ?? {};
 };
 
-/** Every registered product's single lookup, read from its declaration: a new product gets a form with no change here. */
+/**
+ * Every registered product's single lookup, read from its declaration: a new product gets a form with no change here.
+ */
 export function tryForms(): TryForm[] {
   return productNames().flatMap((name) => {
     const route = productNamed(name)?.lookups?.routes.find((r) => r.kind === "single" && r.method === "post");

@@ -5,7 +5,9 @@ import { requestLog } from "./schema";
 export type RequestRecord = typeof requestLog.$inferSelect;
 export type NewRequestRecord = typeof requestLog.$inferInsert;
 
-/** Records of one isolate's batch, sent on JOBS after the answers for the consumer to insert (workers/request-log.ts). */
+/**
+ * Records of one isolate's batch, sent on JOBS after the answers for the consumer to insert (workers/request-log.ts).
+ */
 export interface RequestLogMessage {
   type: "request_log";
   records: NewRequestRecord[];
@@ -16,7 +18,8 @@ export interface RequestLogMessage {
  * 100 parameters per statement, 11 records of 9 columns), and `json_each` turns it back into rows. The `WHERE true`
  * is SQLite's required disambiguation between an INSERT ... SELECT and its ON CONFLICT clause.
  */
-const INSERT_RECORDS = `INSERT INTO request_log (request_id, account_id, key_id, method, path, status, code, credits, created_at)
+const INSERT_RECORDS = `INSERT INTO request_log
+  (request_id, account_id, key_id, method, path, status, code, credits, created_at)
 SELECT json_extract(value, '$.requestId'), json_extract(value, '$.accountId'), json_extract(value, '$.keyId'),
   json_extract(value, '$.method'), json_extract(value, '$.path'), json_extract(value, '$.status'),
   json_extract(value, '$.code'), coalesce(json_extract(value, '$.credits'), 0), json_extract(value, '$.createdAt')

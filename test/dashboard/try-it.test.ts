@@ -34,36 +34,39 @@ describe("dashboard: try it", () => {
     expect(html).toContain("This account has no live secret key yet");
   });
 
-  it("runs one lookup as the API request: billed, logged and repeated like HTTP; the answer and its sources shown", async () => {
-    const { browser } = await signedUpOwner("try-run");
-    const key = await createSecretKey(browser, { scopes: ["account", "email"] });
-    const before = await balance(key);
-    const body = JSON.stringify({ email: "anything@catchall.example" });
-    const first = await browser.submit("/dashboard/try", "/dashboard/try/email", { key, body });
-    expect(first.status).toBe(200);
-    const html = await first.text();
-    expect(html).toContain('data-status="200"');
-    expect(html).toContain("1 credit(s) used");
-    expect(html).toMatch(/<table id="try-sources">.*<td>[a-z-]+<\/td>/s);
-    const envelope = envelopeOf(html);
-    expect(envelope.success).toBe(true);
-    expect(envelope.data!["email"]).toBe("anything@catchall.example");
-    const requestId = String(envelope.meta!["request_id"]);
-    expect(html).toContain(`href="/dashboard/usage?request=${requestId}#request"`);
-    const record = await requestRecord(key, requestId);
-    expect([record.status, record.body.data!.endpoint, record.body.data!.credits_used]).toEqual([
-      200,
-      "POST /api/v1/email",
-      1,
-    ]);
-    expect(await balance(key)).toBe(before - 1);
+  it(
+    "runs one lookup as the API request: billed, logged and " + "repeated like HTTP; the answer and its sources shown",
+    async () => {
+      const { browser } = await signedUpOwner("try-run");
+      const key = await createSecretKey(browser, { scopes: ["account", "email"] });
+      const before = await balance(key);
+      const body = JSON.stringify({ email: "anything@catchall.example" });
+      const first = await browser.submit("/dashboard/try", "/dashboard/try/email", { key, body });
+      expect(first.status).toBe(200);
+      const html = await first.text();
+      expect(html).toContain('data-status="200"');
+      expect(html).toContain("1 credit(s) used");
+      expect(html).toMatch(/<table id="try-sources">.*<td>[a-z-]+<\/td>/s);
+      const envelope = envelopeOf(html);
+      expect(envelope.success).toBe(true);
+      expect(envelope.data!["email"]).toBe("anything@catchall.example");
+      const requestId = String(envelope.meta!["request_id"]);
+      expect(html).toContain(`href="/dashboard/usage?request=${requestId}#request"`);
+      const record = await requestRecord(key, requestId);
+      expect([record.status, record.body.data!.endpoint, record.body.data!.credits_used]).toEqual([
+        200,
+        "POST /api/v1/email",
+        1,
+      ]);
+      expect(await balance(key)).toBe(before - 1);
 
-    const again = envelopeOf(
-      await (await browser.submit("/dashboard/try", "/dashboard/try/email", { key, body })).text(),
-    );
-    expect([again.meta!["credits_used"], again.meta!["cache_hit"]]).toEqual([0, true]);
-    expect(await balance(key)).toBe(before - 1);
-  });
+      const again = envelopeOf(
+        await (await browser.submit("/dashboard/try", "/dashboard/try/email", { key, body })).text(),
+      );
+      expect([again.meta!["credits_used"], again.meta!["cache_hit"]]).toEqual([0, true]);
+      expect(await balance(key)).toBe(before - 1);
+    },
+  );
 
   it("the key's scopes hold (403 KEY_SCOPE_DENIED shown, nothing charged)", async () => {
     const { browser } = await signedUpOwner("try-scope");
@@ -80,40 +83,46 @@ describe("dashboard: try it", () => {
     expect(await balance(key)).toBe(before);
   });
 
-  it("another account's key, a body that is not JSON and an unknown product are refused before any request", async () => {
-    const { browser } = await signedUpOwner("try-refused");
-    const other = await signedUpOwner("try-other");
-    const foreign = await createSecretKey(other.browser, { scopes: ["account", "email"] });
-    const before = await balance(foreign);
-    const refused = await browser.submit("/dashboard/try", "/dashboard/try/email", {
-      key: foreign,
-      body: '{"email":"anything@catchall.example"}',
-    });
-    expect(refused.status).toBe(422);
-    expect(await refused.text()).toContain("key: Paste a secret key of this account (sk_live_...).");
-    expect(await balance(foreign)).toBe(before);
-    const own = await createSecretKey(browser, { scopes: ["email"] });
-    const notJson = await browser.submit("/dashboard/try", "/dashboard/try/email", { key: own, body: "{email:" });
-    expect(notJson.status).toBe(422);
-    expect(await notJson.text()).toContain("body: Must be JSON.");
-    expect((await browser.submit("/dashboard/try", "/dashboard/try/vat", { key: own, body: "{}" })).status).toBe(404);
-  });
+  it(
+    "another account's key, a body that is not JSON and an " + "unknown product are refused before any request",
+    async () => {
+      const { browser } = await signedUpOwner("try-refused");
+      const other = await signedUpOwner("try-other");
+      const foreign = await createSecretKey(other.browser, { scopes: ["account", "email"] });
+      const before = await balance(foreign);
+      const refused = await browser.submit("/dashboard/try", "/dashboard/try/email", {
+        key: foreign,
+        body: '{"email":"anything@catchall.example"}',
+      });
+      expect(refused.status).toBe(422);
+      expect(await refused.text()).toContain("key: Paste a secret key of this account (sk_live_...).");
+      expect(await balance(foreign)).toBe(before);
+      const own = await createSecretKey(browser, { scopes: ["email"] });
+      const notJson = await browser.submit("/dashboard/try", "/dashboard/try/email", { key: own, body: "{email:" });
+      expect(notJson.status).toBe(422);
+      expect(await notJson.text()).toContain("body: Must be JSON.");
+      expect((await browser.submit("/dashboard/try", "/dashboard/try/vat", { key: own, body: "{}" })).status).toBe(404);
+    },
+  );
 
-  it("a run without the session's CSRF token, or from another origin, is refused with 403 and charges nothing", async () => {
-    const { browser } = await signedUpOwner("try-csrf");
-    const key = await createSecretKey(browser, { scopes: ["account", "email"] });
-    const before = await balance(key);
-    const body = '{"email":"anything@catchall.example"}';
-    expect((await browser.fetch("/dashboard/try/email", { form: { key, body } })).status).toBe(403);
-    const token = await browser.token("/dashboard/try");
-    expect(
-      (
-        await browser.fetch("/dashboard/try/email", {
-          form: { _csrf: token, key, body },
-          origin: "https://evil.example",
-        })
-      ).status,
-    ).toBe(403);
-    expect(await balance(key)).toBe(before);
-  });
+  it(
+    "a run without the session's CSRF token, or from another " + "origin, is refused with 403 and charges nothing",
+    async () => {
+      const { browser } = await signedUpOwner("try-csrf");
+      const key = await createSecretKey(browser, { scopes: ["account", "email"] });
+      const before = await balance(key);
+      const body = '{"email":"anything@catchall.example"}';
+      expect((await browser.fetch("/dashboard/try/email", { form: { key, body } })).status).toBe(403);
+      const token = await browser.token("/dashboard/try");
+      expect(
+        (
+          await browser.fetch("/dashboard/try/email", {
+            form: { _csrf: token, key, body },
+            origin: "https://evil.example",
+          })
+        ).status,
+      ).toBe(403);
+      expect(await balance(key)).toBe(before);
+    },
+  );
 });

@@ -36,23 +36,28 @@ async function ownerWithOneLookup(label: string) {
 }
 
 describe("dashboard: the usage page", () => {
-  it("shows requests, answers and credits per day and per product for 30 days, with the chart script and its data", async () => {
-    const { browser } = await ownerWithOneLookup("usage");
-    const response = await browser.fetch("/dashboard/usage");
-    expect(response.status).toBe(200);
-    expect(response.headers.get("Content-Security-Policy")).toContain("script-src 'self'");
-    const html = await response.text();
-    expect(html).toContain('<script src="/dashboard/assets/usage.js">');
-    expect(html).toContain('href="/dashboard/assets/uplot.css"');
-    const usage = usageData(html);
-    expect(usage.days).toHaveLength(30);
-    expect(usage.days[29]).toBe(Math.floor(Date.now() / 86_400_000) * 86_400_000);
-    expect(usage.products).toEqual(["email", "phone", "ip", "address", "entity", "consistency"]);
-    expect([usage.requests["email"]![29], usage.answers["email"]![29], usage.credits["email"]![29]]).toEqual([1, 1, 1]);
-    expect(usage.requests["email"]!.slice(0, 29).every((n) => n === 0)).toBe(true);
-    expect(totals(html, "email")).toEqual([1, 1, 1]);
-    expect(totals(html, "phone")).toEqual([0, 0, 0]);
-  });
+  it(
+    "shows requests, answers and credits per day and per product " + "for 30 days, with the chart script and its data",
+    async () => {
+      const { browser } = await ownerWithOneLookup("usage");
+      const response = await browser.fetch("/dashboard/usage");
+      expect(response.status).toBe(200);
+      expect(response.headers.get("Content-Security-Policy")).toContain("script-src 'self'");
+      const html = await response.text();
+      expect(html).toContain('<script src="/dashboard/assets/usage.js">');
+      expect(html).toContain('href="/dashboard/assets/uplot.css"');
+      const usage = usageData(html);
+      expect(usage.days).toHaveLength(30);
+      expect(usage.days[29]).toBe(Math.floor(Date.now() / 86_400_000) * 86_400_000);
+      expect(usage.products).toEqual(["email", "phone", "ip", "address", "entity", "consistency"]);
+      expect([usage.requests["email"]![29], usage.answers["email"]![29], usage.credits["email"]![29]]).toEqual([
+        1, 1, 1,
+      ]);
+      expect(usage.requests["email"]!.slice(0, 29).every((n) => n === 0)).toBe(true);
+      expect(totals(html, "email")).toEqual([1, 1, 1]);
+      expect(totals(html, "phone")).toEqual([0, 0, 0]);
+    },
+  );
 
   it("the ledger shows the charge with its request id, a page at a time", async () => {
     const { browser, requestId } = await ownerWithOneLookup("ledger");
@@ -61,7 +66,8 @@ describe("dashboard: the usage page", () => {
     expect(ledger).toContain("monthly_grant");
     expect(ledger).toMatch(
       new RegExp(
-        `<td>charge</td><td class="num">-1</td><td class="num">0</td><td class="num">99</td><td><a href="/dashboard/usage\\?request=${requestId}#request"><code>${requestId}</code>`,
+        `<td>charge</td><td class="num">-1</td><td class="num">0</td><td class="num">99</td>` +
+          `<td><a href="/dashboard/usage\\?request=${requestId}#request"><code>${requestId}</code>`,
       ),
     );
     expect(html).toContain("Page 1 of 1 (2 entries)");
@@ -71,23 +77,26 @@ describe("dashboard: the usage page", () => {
     expect(await (await browser.fetch("/dashboard/usage?page=x")).text()).toContain("Page 1 of 1");
   });
 
-  it("a request is looked up by its id (the data of GET /account/requests/{id}); another account's is not found", async () => {
-    const { browser, requestId } = await ownerWithOneLookup("request");
-    const found = await browser.fetch(`/dashboard/usage?request=${requestId}`);
-    expect(found.status).toBe(200);
-    const record = /<table id="request-record">(.*?)<\/table>/s.exec(await found.text())![1]!;
-    expect(record).toContain(`<code>${requestId}</code>`);
-    expect(record).toContain("<code>POST /api/v1/email</code>");
-    expect(record).toContain("<th>Status</th><td>200</td>");
-    expect(record).toContain("<th>Credits used</th><td>1</td>");
+  it(
+    "a request is looked up by its id (the data of GET " + "/account/requests/{id}); another account's is not found",
+    async () => {
+      const { browser, requestId } = await ownerWithOneLookup("request");
+      const found = await browser.fetch(`/dashboard/usage?request=${requestId}`);
+      expect(found.status).toBe(200);
+      const record = /<table id="request-record">(.*?)<\/table>/s.exec(await found.text())![1]!;
+      expect(record).toContain(`<code>${requestId}</code>`);
+      expect(record).toContain("<code>POST /api/v1/email</code>");
+      expect(record).toContain("<th>Status</th><td>200</td>");
+      expect(record).toContain("<th>Credits used</th><td>1</td>");
 
-    const other = await signedUpOwner("request-other");
-    const foreign = await other.browser.fetch(`/dashboard/usage?request=${requestId}`);
-    expect(foreign.status).toBe(404);
-    const html = await foreign.text();
-    expect(html).toContain(`No request ${requestId} in this account.`);
-    expect(html).not.toContain('id="request-record"');
-  });
+      const other = await signedUpOwner("request-other");
+      const foreign = await other.browser.fetch(`/dashboard/usage?request=${requestId}`);
+      expect(foreign.status).toBe(404);
+      const html = await foreign.text();
+      expect(html).toContain(`No request ${requestId} in this account.`);
+      expect(html).not.toContain('id="request-record"');
+    },
+  );
 
   it("needs a session", async () => {
     const response = await new Browser().fetch("/dashboard/usage");

@@ -85,7 +85,9 @@ const refusingQueue = (): Env =>
     },
   }) as unknown as Env;
 
-/** Delivers one batch of request_log messages to the consumer, as the runtime does, and returns its acks and retries. */
+/**
+ * Delivers one batch of request_log messages to the consumer, as the runtime does, and returns its acks and retries.
+ */
 async function deliver(bodies: { records: NewRequestRecord[] }[], attempt = 1) {
   const ctx = createExecutionContext();
   const batch = createMessageBatch<JobMessage>(
@@ -142,13 +144,16 @@ describe("request records go on the queue after the response, and its consumer s
       expect(await stored(String(body.meta.request_id))).toMatchObject({ status: 200, path: "/api/v1/status/data" });
   });
 
-  it("the request writes nothing to D1 itself: with its D1 unusable, the record still arrives through the queue", async () => {
-    const acct = await createAccount();
-    const rec = record(acct.accountId, { status: 402, code: "INSUFFICIENT_CREDITS" });
-    // The request's own D1 has no tables: a write there would fail. The consumer runs with the real bindings.
-    await writeRequestRecords({ ...env, DB: env.EMPTY_DB }, [rec]);
-    expect(await storedSoon(rec.requestId)).toMatchObject({ status: 402, code: "INSUFFICIENT_CREDITS" });
-  });
+  it(
+    "the request writes nothing to D1 itself: with its D1 " + "unusable, the record still arrives through the queue",
+    async () => {
+      const acct = await createAccount();
+      const rec = record(acct.accountId, { status: 402, code: "INSUFFICIENT_CREDITS" });
+      // The request's own D1 has no tables: a write there would fail. The consumer runs with the real bindings.
+      await writeRequestRecords({ ...env, DB: env.EMPTY_DB }, [rec]);
+      expect(await storedSoon(rec.requestId)).toMatchObject({ status: 402, code: "INSUFFICIENT_CREDITS" });
+    },
+  );
 });
 
 describe("the per-isolate batch", () => {
@@ -182,15 +187,18 @@ describe("the consumer: one statement per delivered batch", () => {
     expect(await stored(second[0]!.requestId)).toMatchObject({ status: 404, code: "NOT_FOUND" });
   });
 
-  it("stores a batch's records all or none: one bad record retries every message, and nothing is half-written", async () => {
-    const acct = await createAccount();
-    const good = [record(acct.accountId), record(acct.accountId)];
-    const bad = [{ ...record(acct.accountId), status: null } as unknown as NewRequestRecord];
-    const result = await deliver([{ records: good }, { records: bad }]);
-    expect(result.explicitAcks).toEqual([]);
-    expect(result.retryMessages.map((m) => m.msgId).sort()).toEqual(["log-1-0", "log-1-1"]);
-    expect(await countFor(acct.accountId)).toBe(0);
-  });
+  it(
+    "stores a batch's records all or none: one bad record retries " + "every message, and nothing is half-written",
+    async () => {
+      const acct = await createAccount();
+      const good = [record(acct.accountId), record(acct.accountId)];
+      const bad = [{ ...record(acct.accountId), status: null } as unknown as NewRequestRecord];
+      const result = await deliver([{ records: good }, { records: bad }]);
+      expect(result.explicitAcks).toEqual([]);
+      expect(result.retryMessages.map((m) => m.msgId).sort()).toEqual(["log-1-0", "log-1-1"]);
+      expect(await countFor(acct.accountId)).toBe(0);
+    },
+  );
 
   it("writes more records than D1's 100 bound parameters allow in one statement", async () => {
     const acct = await createAccount();

@@ -5,7 +5,9 @@ import { listKeys } from "../keys";
 import { TryPage, type TryPageProps } from "../pages/try-it";
 import { isAccountKey, runTry, tryForms } from "../try-it";
 
-/** A body bigger than this is refused before it reaches the API (the single lookups' bodies are a few hundred bytes). */
+/**
+ * A body bigger than this is refused before it reaches the API (the single lookups' bodies are a few hundred bytes).
+ */
 const BODY_MAX = 16_384;
 
 const render = async (c: DashContext, sent?: TryPageProps["sent"], status: 200 | 404 | 422 = 200) =>

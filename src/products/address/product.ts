@@ -159,7 +159,8 @@ export const address: Product<AddressInput, AddressResult> = {
     tally: { verified: (r) => r.verification === "verified" },
     listField: "addresses",
     maxEntries: 500,
-    // `delivery_point: true` checks every address of each run with the delivery-point partner (docs/address.md, "Monitors").
+    // `delivery_point: true` checks every address of each run with the delivery-point partner (docs/address.md,
+    // "Monitors").
     options: { delivery_point: z.boolean().default(false) },
   },
   isSample: isTestAddress,

@@ -19,7 +19,8 @@ const networkOption = z
   .boolean()
   .default(false)
   .describe(
-    "Run the phone signal's live network check through the configured partner: 1 more credit when it answers, the whole call free with `reason: partner_unavailable` when none does.",
+    "Run the phone signal's live network check through the configured partner: 1 more credit when it " +
+      "answers, the whole call free with `reason: partner_unavailable` when none does.",
   );
 
 /** The body of `POST /consistency`: the signals and the `network` option (a bulk row is the signals alone). */

@@ -7,7 +7,8 @@ import type { TableDataset } from "./datasets";
  * The phone prefix tables on the scheduled refresh (src/engines/datasets/refreshable.ts), read from the publishers' own
  * files, the ones datasets/phone/build.mjs builds them from: Google libphonenumber's resource text files (carrier and
  * geocoding `resources/<kind>/en/<calling code>.txt`, `resources/timezones/map_data.txt`: `E.164 prefix|value` lines)
- * out of the repository's zip archive, and the receive-SMS list of @ip1sms/disposable-phone-numbers (`number-list.json`).
+ * out of the repository's zip archive, and the receive-SMS list of @ip1sms/disposable-phone-numbers
+ * (`number-list.json`).
  *
  * `phone_prefixes` rows carry a version, and answers read the rows of the version `datasets` lists. A refresh writes
  * generation n under the row version `gen-n` and lists the dataset at `<date>-gen-n` (store.ts matches the suffix), so

@@ -232,32 +232,36 @@ describe("address monitors with delivery_point: true", () => {
     return { auth, created };
   };
 
-  it("checks every address of a run, bills 2 each, and reports a delivery point that is gone as a deliverable change", async () => {
-    const acct = await createAccount({ pack: 20 });
-    const line1 = street("Demolished Ave");
-    const { auth, created } = await monitorOf(acct.key, [us(line1)]);
-    expect([created.status, created.body.data.monitor.delivery_point]).toEqual([201, true]);
-    const id = created.body.data.monitor.id;
-    const first = await call<{ summary: Record<string, unknown> }>(
-      `/api/v1/address/monitors/${id}/run`,
-      json({}, auth),
-    );
-    expect(first.body.data.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 2, verified: 1 });
-    // Eight days later the checked answer is past its repeat window: the run asks the partner again.
-    const later = await runMonitor(env, address, (await monitorById(env, id))!, Date.now() + EIGHT_DAYS);
-    expect(later.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 2 });
-    expect(later.changes).toEqual([
-      expect.objectContaining({
-        changes: expect.arrayContaining([{ field: "deliverable", from: true, to: false }]),
-      }),
-    ]);
-    expect(await callsFor("smarty", line1)).toBe(2);
-    const patched = await call<{ monitor: { delivery_point: boolean } }>(
-      `/api/v1/address/monitors/${id}`,
-      json({ delivery_point: false }, auth, "PATCH"),
-    );
-    expect(patched.body.data.monitor.delivery_point).toBe(false);
-  });
+  it(
+    "checks every address of a run, bills 2 each, and reports a " +
+      "delivery point that is gone as a deliverable change",
+    async () => {
+      const acct = await createAccount({ pack: 20 });
+      const line1 = street("Demolished Ave");
+      const { auth, created } = await monitorOf(acct.key, [us(line1)]);
+      expect([created.status, created.body.data.monitor.delivery_point]).toEqual([201, true]);
+      const id = created.body.data.monitor.id;
+      const first = await call<{ summary: Record<string, unknown> }>(
+        `/api/v1/address/monitors/${id}/run`,
+        json({}, auth),
+      );
+      expect(first.body.data.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 2, verified: 1 });
+      // Eight days later the checked answer is past its repeat window: the run asks the partner again.
+      const later = await runMonitor(env, address, (await monitorById(env, id))!, Date.now() + EIGHT_DAYS);
+      expect(later.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 2 });
+      expect(later.changes).toEqual([
+        expect.objectContaining({
+          changes: expect.arrayContaining([{ field: "deliverable", from: true, to: false }]),
+        }),
+      ]);
+      expect(await callsFor("smarty", line1)).toBe(2);
+      const patched = await call<{ monitor: { delivery_point: boolean } }>(
+        `/api/v1/address/monitors/${id}`,
+        json({ delivery_point: false }, auth, "PATCH"),
+      );
+      expect(patched.body.data.monitor.delivery_point).toBe(false);
+    },
+  );
 
   it("runs a partner outage free, with partner_unavailable and no deliverable change", async () => {
     const acct = await createAccount({ pack: 20 });

@@ -72,23 +72,26 @@ beforeAll(async () => {
 }, 60_000);
 
 describe("phone prefix tables on the scheduled refresh", { timeout: 40_000 }, () => {
-  it("a new libphonenumber edition changes the carrier answered, cites the refreshed version and sweeps the sample", async () => {
-    const number = ukMobile();
-    expect((await lookup(number)).carrier).toBe("Three");
-    await control({ phoneCarrier: "Three UK Refreshed" });
-    const refresh = await refreshNow("phone-carriers");
-    expect(refresh).toMatchObject({ status: "ok", error: null, generation: 1, stale: false });
-    const row = await statusRow("phone-carriers");
-    expect(row.version).toMatch(REFRESHED);
-    expect(row).toMatchObject({ records: 760, coverage: { kind: "full" }, refresh: { status: "ok", error: null } });
-    const answer = await lookup(number);
-    expect(answer.carrier).toBe("Three UK Refreshed");
-    expect(answer.sources).toContainEqual({ dataset: "phone-carriers", version: row.version });
-    // The German carrier file of the archive is not read; the sample's rows are swept once answers moved.
-    expect((await lookup("+41761234567")).carrier).toBe(sampleValue("phone-carriers", "41", "761234567"));
-    expect(await rowCount("phone-carriers", sampleVersion("phone-carriers"))).toBe(0);
-    expect(await rowCount("phone-carriers", "gen-1")).toBe(760);
-  });
+  it(
+    "a new libphonenumber edition changes the carrier answered, " + "cites the refreshed version and sweeps the sample",
+    async () => {
+      const number = ukMobile();
+      expect((await lookup(number)).carrier).toBe("Three");
+      await control({ phoneCarrier: "Three UK Refreshed" });
+      const refresh = await refreshNow("phone-carriers");
+      expect(refresh).toMatchObject({ status: "ok", error: null, generation: 1, stale: false });
+      const row = await statusRow("phone-carriers");
+      expect(row.version).toMatch(REFRESHED);
+      expect(row).toMatchObject({ records: 760, coverage: { kind: "full" }, refresh: { status: "ok", error: null } });
+      const answer = await lookup(number);
+      expect(answer.carrier).toBe("Three UK Refreshed");
+      expect(answer.sources).toContainEqual({ dataset: "phone-carriers", version: row.version });
+      // The German carrier file of the archive is not read; the sample's rows are swept once answers moved.
+      expect((await lookup("+41761234567")).carrier).toBe(sampleValue("phone-carriers", "41", "761234567"));
+      expect(await rowCount("phone-carriers", sampleVersion("phone-carriers"))).toBe(0);
+      expect(await rowCount("phone-carriers", "gen-1")).toBe(760);
+    },
+  );
 
   it("a file under the sanity bounds of the active version is refused; answers keep it", async () => {
     await control({ phoneCarrier: "Cut Short", phoneRows: 50 });
