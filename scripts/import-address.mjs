@@ -22,6 +22,7 @@ import { packageDataset, PACKAGE_DATASETS } from "../datasets/address/packages.m
 import { coverageFor } from "./lib/coverage.mjs";
 import { ROOT, adminClient, callWithRetry } from "./lib/local.mjs";
 import { runImporter } from "./import-register.mjs";
+import "./lib/ts-imports.mjs";
 
 const { ADDRESS_DATASETS, ADDRESS_DATASET_NAMES, isAddressDatasetName } = await import(
   "../src/products/address/datasets.ts"

@@ -57,7 +57,7 @@ export const addressPremises = sqliteTable(
     country: text("country").notNull(),
     postcode: text("postcode").notNull(),
     streetKey: text("street_key").notNull(),
-    /** `premiseNumber`'s spelling (src/products/address/datasets.ts). */
+    /** `premiseNumber`'s spelling (src/products/address/file-formats.ts). */
     number: text("number").notNull(),
     dataset: text("dataset").notNull(),
     generation: integer("generation").notNull().default(0),

@@ -1,14 +1,13 @@
-import type { BatchItem } from "drizzle-orm/batch";
 import type { UsageCounter } from "../../../durable-objects/account-credits";
-import { database, replicaReads, type Database } from "../../db/client";
+import { database, replicaReads } from "../../db/client";
 import { creditsFor, type Credits, type Payer, type Settled, type StopReason } from "../credits/credits";
-import { historyStatements } from "../lists/history";
-import { suppressStatements, unsuppressStatements } from "../lists/suppressions";
 import { applyPolicy } from "../policy/apply";
 import type { Product, ProductContext, WalkOptions } from "../product";
-import { rememberRepeats } from "../repeats/store";
-import { payLocal, payRemote, type Paid } from "./pay";
-import { planList, recallStored, type Unique } from "./plan";
+import { buildItems } from "./items";
+import type { Paid } from "./pay";
+import { payAll } from "./pay-all";
+import { planList, recallStored } from "./plan";
+import { rememberStatements, repeatStatements, writeBatch } from "./remember";
 
 export interface WalkRequest<In> {
   env: Env;
@@ -159,46 +158,6 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   };
 }
 
-/** The longest a walk waits for a concurrent walk's answer to the same value: past the longest lookup (60 s). */
-export const CLAIM_WAIT_MS = 65_000;
-
-/** Waits on concurrent walks at most this many times; then it pays for what is left without claiming. */
-const CLAIM_ROUNDS = 3;
-
-/**
- * Pays for the fresh values; values a concurrent walk of the same account is answering (claimed, `busy`) wait for
- * that answer and are then read as repeats, free. What is still unanswered then (the other walk failed, or its answer
- * starts no repeat window) is paid for here; after a wait that timed out, or a third round, without claiming.
- */
-async function payAll<In, Out>(
-  product: Product<In, Out>,
-  ctx: ProductContext,
-  credits: Credits,
-  fresh: Unique<In, Out>[],
-  request: WalkRequest<In>,
-  paid: Paid<In, Out>,
-  db: Database,
-  now: number,
-) {
-  const cost = typeof product.cost === "function" ? product.cost(request.options) : product.cost;
-  const pay = cost === "remote" ? payRemote : payLocal;
-  let waiting = await pay(product, ctx, credits, fresh, request.options, request.requestId, paid, true);
-  for (let round = 1; waiting.length && request.payer; round++) {
-    const started = Date.now();
-    await credits.awaitClaims(
-      product.name,
-      waiting.map((u) => u.key),
-      CLAIM_WAIT_MS,
-    );
-    const claim = round < CLAIM_ROUNDS && Date.now() - started < CLAIM_WAIT_MS;
-    await recallStored(ctx.env, db, product, request.payer, waiting, request.options, now, true);
-    const open = waiting.filter((u) => !u.free && u.index < paid.stopIndex);
-    waiting = open.length
-      ? await pay(product, ctx, credits, open, request.options, request.requestId, paid, claim)
-      : [];
-  }
-}
-
 async function settle<In, Out>(
   product: Product<In, Out>,
   credits: Credits,
@@ -222,117 +181,4 @@ async function settle<In, Out>(
     ? { operationId: request.operationId, keys: paid.answered.map((a) => a.u.key) }
     : {};
   return credits.settle(paid.holdId, { units, usage, ...operation });
-}
-
-/** `charged`: what an earlier run of the same operation charged by key, which each key's first item reports instead. */
-function buildItems<In, Out>(
-  product: Product<In, Out>,
-  keyOf: string[],
-  uniques: Unique<In, Out>[],
-  paid: Paid<In, Out>,
-  credits: number[],
-  inputs: In[],
-  charged: Record<string, number> | null,
-): WalkItem<In, Out>[] {
-  const byKey = new Map(uniques.map((u) => [u.key, u]));
-  const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
-  const seen = new Set<string>();
-  const items: WalkItem<In, Out>[] = [];
-  for (let index = 0; index < paid.stopIndex; index++) {
-    const u = byKey.get(keyOf[index]!)!;
-    const isFirst = !seen.has(u.key);
-    seen.add(u.key);
-    const answered = fresh.get(u.key);
-    const answer = u.free ? u.free.result : u.looked!.result;
-    // One answer serves every spelling of a key (copies, repeats, suppressions): each caller sees its own spelling.
-    const data = product.asAsked ? product.asAsked(answer, inputs[index]!) : answer;
-    items.push({
-      index,
-      input: inputs[index]!,
-      data,
-      test: u.free?.test ?? false,
-      meta: {
-        credits_used: isFirst ? (charged ? (charged[u.key] ?? 0) : (answered?.credits ?? 0)) : 0,
-        // A stored answer (repeat, suppression) is what it is for every copy; anything answered now is cached for
-        // copies.
-        cache_hit: u.free && !u.free.local ? u.free.cacheHit : Boolean(u.repeat) || !isFirst,
-        suppressed: u.free?.suppressed ?? false,
-        refreshed: isFirst && (u.refreshed || Boolean(u.looked?.refreshed)),
-        fair_use_billed: isFirst && (answered?.price.fairUseBilled ?? false),
-      },
-    });
-  }
-  return items;
-}
-
-const freshAnswers = <In, Out>(paid: Paid<In, Out>) =>
-  paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result }));
-
-/** One D1 batch (one round trip), or none. */
-async function writeBatch(db: Database, statements: BatchItem<"sqlite">[]) {
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
-}
-
-/** Starts the 7-day window of every repeatable fresh answer. */
-function repeatStatements<In, Out>(
-  db: Database,
-  product: Product<In, Out>,
-  payer: Payer,
-  paid: Paid<In, Out>,
-  now: number,
-) {
-  return rememberRepeats(
-    db,
-    payer.accountId,
-    product.name,
-    freshAnswers(paid).filter((f) => product.repeatable(f.result)),
-    now,
-    product.keys?.version,
-  );
-}
-
-/** What else one call learned: suppressions and history. */
-function rememberStatements<In, Out>(
-  db: Database,
-  product: Product<In, Out>,
-  payer: Payer,
-  request: WalkRequest<In>,
-  paid: Paid<In, Out>,
-  items: WalkItem<In, Out>[],
-  now: number,
-): BatchItem<"sqlite">[] {
-  const account = payer.accountId;
-  const fresh = freshAnswers(paid);
-  const statements: BatchItem<"sqlite">[] = [];
-  const lists = product.suppressions;
-  if (lists) {
-    const verdicts = fresh.map((f) => ({ ...f, suppress: lists.suppresses(f.result) }));
-    const suppress = verdicts.flatMap((v) =>
-      v.suppress ? [{ key: v.key, reason: v.suppress.reason, result: v.result }] : [],
-    );
-    statements.push(...suppressStatements(db, account, product.name, suppress, "verdict", now, product.keys?.version));
-    if (!request.options.honorSuppressions)
-      statements.push(
-        ...unsuppressStatements(
-          db,
-          account,
-          product.name,
-          verdicts.filter((v) => !v.suppress).map((v) => v.key),
-        ),
-      );
-  }
-  if (product.history) {
-    const shape = product.history;
-    const entries = items
-      .filter((item) => !item.test)
-      .map((item) => ({
-        ...shape.row(item.data),
-        creditsUsed: item.meta.credits_used,
-        cacheHit: item.meta.cache_hit,
-        suppressed: item.meta.suppressed,
-      }));
-    statements.push(...historyStatements(db, account, product.name, request.requestId, entries, now));
-  }
-  return statements;
 }

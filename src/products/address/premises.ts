@@ -1,5 +1,5 @@
 import type { Database } from "../../db/client";
-import { premiseNumber } from "./datasets";
+import { premiseNumber } from "./file-formats";
 import { findPremises, type PremiseQuery } from "./premise-store";
 
 /**
