@@ -49,8 +49,8 @@ describe("dashboard: try it", () => {
       expect(html).toMatch(/<table id="try-sources">.*<td>[a-z-]+<\/td>/s);
       const envelope = envelopeOf(html);
       expect(envelope.success).toBe(true);
-      expect(envelope.data!["email"]).toBe("anything@catchall.example");
-      const requestId = String(envelope.meta!["request_id"]);
+      expect(envelope.data!.email).toBe("anything@catchall.example");
+      const requestId = String(envelope.meta!.request_id);
       expect(html).toContain(`href="/dashboard/usage?request=${requestId}#request"`);
       const record = await requestRecord(key, requestId);
       expect([record.status, record.body.data!.endpoint, record.body.data!.credits_used]).toEqual([
@@ -63,7 +63,7 @@ describe("dashboard: try it", () => {
       const again = envelopeOf(
         await (await browser.submit("/dashboard/try", "/dashboard/try/email", { key, body })).text(),
       );
-      expect([again.meta!["credits_used"], again.meta!["cache_hit"]]).toEqual([0, true]);
+      expect([again.meta!.credits_used, again.meta!.cache_hit]).toEqual([0, true]);
       expect(await balance(key)).toBe(before - 1);
     },
   );

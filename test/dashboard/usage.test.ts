@@ -29,8 +29,8 @@ async function ownerWithOneLookup(label: string) {
   const { browser } = await signedUpOwner(label);
   const key = await createSecretKey(browser, { scopes: ["account", "email"] });
   const { body } = await lookupEmail<{ verdict: string }>(key, { email: "anything@catchall.example" });
-  expect(body.meta?.["credits_used"]).toBe(1);
-  const requestId = String(body.meta?.["request_id"]);
+  expect(body.meta?.credits_used).toBe(1);
+  const requestId = String(body.meta?.request_id);
   expect((await requestRecord(key, requestId)).status).toBe(200);
   return { browser, key, requestId };
 }
@@ -50,10 +50,10 @@ describe("dashboard: the usage page", () => {
       expect(usage.days).toHaveLength(30);
       expect(usage.days[29]).toBe(Math.floor(Date.now() / 86_400_000) * 86_400_000);
       expect(usage.products).toEqual(["email", "phone", "ip", "address", "entity", "consistency"]);
-      expect([usage.requests["email"]![29], usage.answers["email"]![29], usage.credits["email"]![29]]).toEqual([
+      expect([usage.requests.email![29], usage.answers.email![29], usage.credits.email![29]]).toEqual([
         1, 1, 1,
       ]);
-      expect(usage.requests["email"]!.slice(0, 29).every((n) => n === 0)).toBe(true);
+      expect(usage.requests.email!.slice(0, 29).every((n) => n === 0)).toBe(true);
       expect(totals(html, "email")).toEqual([1, 1, 1]);
       expect(totals(html, "phone")).toEqual([0, 0, 0]);
     },

@@ -32,15 +32,15 @@ function draw(element: HTMLElement, usage: Usage, series: Record<string, number[
     data,
     element,
   );
-  element.dataset["drawn"] = "true";
+  element.dataset.drawn = "true";
 }
 
 const root = document.getElementById("usage-charts");
-const raw = root?.dataset["usage"];
+const raw = root?.dataset.usage;
 if (root && raw) {
   const usage = JSON.parse(raw) as Usage;
   for (const element of root.querySelectorAll<HTMLElement>("[data-chart]")) {
-    const name = element.dataset["chart"] as "requests" | "answers" | "credits";
+    const name = element.dataset.chart as "requests" | "answers" | "credits";
     draw(element, usage, usage[name]);
   }
 }
