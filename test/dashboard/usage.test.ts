@@ -50,9 +50,7 @@ describe("dashboard: the usage page", () => {
       expect(usage.days).toHaveLength(30);
       expect(usage.days[29]).toBe(Math.floor(Date.now() / 86_400_000) * 86_400_000);
       expect(usage.products).toEqual(["email", "phone", "ip", "address", "entity", "consistency"]);
-      expect([usage.requests.email![29], usage.answers.email![29], usage.credits.email![29]]).toEqual([
-        1, 1, 1,
-      ]);
+      expect([usage.requests.email![29], usage.answers.email![29], usage.credits.email![29]]).toEqual([1, 1, 1]);
       expect(usage.requests.email!.slice(0, 29).every((n) => n === 0)).toBe(true);
       expect(totals(html, "email")).toEqual([1, 1, 1]);
       expect(totals(html, "phone")).toEqual([0, 0, 0]);
