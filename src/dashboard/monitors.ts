@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { ApiKey } from "../db/api-keys";
 import { monitorFamily } from "../engines/monitors/run";
 import { monitorRequest, type FieldErrors } from "../engines/monitors/request";
-import { findMonitor, pageMonitors, type MonitorRow } from "../engines/monitors/store";
+import { findMonitor, pageMonitors, recentRuns, type MonitorRow, type MonitorRunRow } from "../engines/monitors/store";
 import { monitorViews, type MonitorView } from "../engines/monitors/view";
 import type { Product } from "../engines/product";
 import { fieldErrors } from "../http/validation";
@@ -25,16 +25,28 @@ export const monitorFamilies = (): { family: string; product: Product }[] =>
 
 export const familyProduct = (family: string): Product | undefined => monitoredProduct(family);
 
-/** The live secret keys of the account that reach the product (its scope): the ones a monitor may be created with. */
-export const monitorKeys = async (env: Env, accountId: string, product: Product): Promise<ApiKey[]> =>
-  (await listKeys(env, accountId)).filter(
-    (k) => k.kind === "secret" && k.revokedAt === null && k.scopes.includes(product.scope),
-  );
+/** Of the account's keys, the live secret keys that reach the product (its scope): a monitor's possible keys. */
+export const keysReaching = (keys: ApiKey[], product: Product): ApiKey[] =>
+  keys.filter((k) => k.kind === "secret" && k.revokedAt === null && k.scopes.includes(product.scope));
 
-/** The account's monitors of one family, newest first (the API's first 100), as the API shows them. */
-export async function familyMonitors(env: Env, accountId: string, product: Product): Promise<MonitorView[]> {
+export const monitorKeys = async (env: Env, accountId: string, product: Product): Promise<ApiKey[]> =>
+  keysReaching(await listKeys(env, accountId), product);
+
+/** Runs shown per monitor on the page. */
+const SHOWN_RUNS = 5;
+
+/** The account's monitors of one family, newest first (the API's first 100) as the API shows them, with last runs. */
+export async function familyMonitors(
+  env: Env,
+  accountId: string,
+  product: Product,
+): Promise<{ monitor: MonitorView; runs: MonitorRunRow[] }[]> {
   const { rows } = await pageMonitors(env, { accountId, product: monitorFamily(product) }, 1, 100);
-  return monitorViews(env, product, rows);
+  const [views, runs] = await Promise.all([
+    monitorViews(env, product, rows),
+    Promise.all(rows.map((row) => recentRuns(env, row.id, SHOWN_RUNS))),
+  ]);
+  return views.map((monitor, i) => ({ monitor, runs: runs[i]! }));
 }
 
 export const loadMonitor = (

@@ -1,6 +1,8 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { KEPT_RUNS, recentRuns, recordRun } from "../../src/engines/monitors/store";
 import { Browser, createSecretKey, followLatestLink, signedUpOwner, uniqueEmail } from "../dashboard-browser";
-import { apiCall, apiErrors, errorsOn } from "./page-errors";
+import { apiCall, apiErrors, errorsOn, htmlText } from "./page-errors";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -81,7 +83,7 @@ describe("dashboard: monitors", () => {
     });
   });
 
-  it("run now runs through the paid walk on the monitor's key; delete removes it from the API", async () => {
+  it("run now is paid by the monitor's key; the last runs show with their changes; delete removes all", async () => {
     const { browser, key, keyId } = await ownerWithKey("mon-run");
     await browser.submit("/dashboard/monitors", "/dashboard/monitors/email", {
       key_id: keyId,
@@ -109,7 +111,27 @@ describe("dashboard: monitors", () => {
       credits_used: 0,
       stopped_reason: null,
     });
+    const second = await (await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/run`)).text();
+    expect(second).toContain("Last runs (2)");
+    expect(second).toContain("checked 2, deliverable 1, risky 0, undeliverable 1, changed 0, new_baselines 0");
+
+    // A run's changes are kept with it (the engine's own record of a run, as a scheduled run writes it).
+    const change = {
+      identifier: "deliverable@service.test",
+      input: "x",
+      changes: [{ field: "deliverable", from: "deliverable", to: "risky" }],
+    };
+    for (let i = 0; i < KEPT_RUNS; i++)
+      await recordRun(env, id, [], { checked: 1, changed: 1 }, Date.now() + i, [change]);
+    expect(await recentRuns(env, id)).toHaveLength(KEPT_RUNS);
+    const kept = htmlText(await (await browser.fetch("/dashboard/monitors")).text());
+    expect(kept).toContain("Last runs (5)");
+    expect(kept).toContain(
+      '<td>deliverable@service.test</td><td>deliverable</td><td>"deliverable"</td><td>"risky"</td>',
+    );
+
     expect((await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/delete`)).status).toBe(200);
+    expect(await recentRuns(env, id)).toEqual([]);
     const gone = await apiCall(key, `/email/monitors/${id}`);
     expect([gone.status, gone.body.error?.code]).toEqual([404, "NOT_FOUND"]);
   });
@@ -126,6 +148,8 @@ describe("dashboard: monitors", () => {
     });
     expect(foreignKey.status).toBe(422);
     expect(await foreignKey.text()).toContain("key_id: Choose a live secret key of this account with the email scope.");
+    for (const path of ["/dashboard/monitors/email/abc/run", "/dashboard/monitors/email/0", "/dashboard/monitors/nope"])
+      expect((await mine.browser.submit("/dashboard/monitors", path, { name: "x" })).status).toBe(404);
     for (const action of ["", "/run", "/delete"]) {
       const page = await mine.browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}${action}`, {
         name: "taken",

@@ -1,11 +1,12 @@
 import type { EntryChanges, RunFlags, RunSummary } from "../../engines/monitors/run";
+import { STORED_CHANGES, type MonitorRunRow } from "../../engines/monitors/store";
 import type { MonitorView } from "../../engines/monitors/view";
 import type { DashboardSession } from "../session";
 import { Layout } from "./layout";
 import { CreateForm, MonitorActions, type FamilyForms } from "./monitor-forms";
 
 export interface FamilySection extends FamilyForms {
-  monitors: MonitorView[];
+  monitors: { monitor: MonitorView; runs: MonitorRunRow[] }[];
 }
 
 /** A run just made from this page: its summary and the entries that changed against their baselines. */
@@ -37,39 +38,68 @@ const summaryText = (s: Record<string, unknown> | null) =>
 const entryCount = (m: MonitorView, listField: string) =>
   ((m as Record<string, unknown>)[listField] as unknown[]).length;
 
+/** Each changed field of each changed entry: entry, field, was, now. */
+function ChangesTable({ changes }: { changes: EntryChanges[] }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Entry</th>
+          <th>Field</th>
+          <th>Was</th>
+          <th>Now</th>
+        </tr>
+      </thead>
+      <tbody>
+        {changes.flatMap((entry) =>
+          entry.changes.map((change) => (
+            <tr>
+              <td>{entry.identifier}</td>
+              <td>{change.field}</td>
+              <td>{JSON.stringify(change.from)}</td>
+              <td>{JSON.stringify(change.to)}</td>
+            </tr>
+          )),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
 function RunResult({ run }: { run: RunShown }) {
   return (
     <section id="run-result">
       <h2>{`Run of ${run.family} monitor ${run.monitorId}`}</h2>
       <p class="notice">{summaryText(run.summary as unknown as Record<string, unknown>)}</p>
       {run.changes.length ? (
-        <table>
-          <thead>
-            <tr>
-              <th>Entry</th>
-              <th>Field</th>
-              <th>Was</th>
-              <th>Now</th>
-            </tr>
-          </thead>
-          <tbody>
-            {run.changes.flatMap((entry) =>
-              entry.changes.map((change) => (
-                <tr>
-                  <td>{entry.identifier}</td>
-                  <td>{change.field}</td>
-                  <td>{JSON.stringify(change.from)}</td>
-                  <td>{JSON.stringify(change.to)}</td>
-                </tr>
-              )),
-            )}
-          </tbody>
-        </table>
+        <ChangesTable changes={run.changes} />
       ) : (
         <p class="muted">No entry changed against its baseline in this run.</p>
       )}
       {run.flags && Object.keys(run.flags).length ? <pre>{JSON.stringify(run.flags, null, 2)}</pre> : null}
     </section>
+  );
+}
+
+/** The monitor's last runs, newest first, each with its summary and its changed entries. */
+function LastRuns({ runs }: { runs: MonitorRunRow[] }) {
+  if (!runs.length) return null;
+  return (
+    <details class="runs">
+      <summary>{`Last runs (${runs.length})`}</summary>
+      {runs.map((run) => (
+        <div class="run">
+          <p>
+            <strong>{new Date(run.ranAt).toISOString()}</strong>{" "}
+            <span class="muted">{summaryText(run.summary as Record<string, unknown>)}</span>
+          </p>
+          {run.changedTotal ? <ChangesTable changes={run.changes as EntryChanges[]} /> : null}
+          {run.changedTotal > (run.changes as unknown[]).length ? (
+            <p class="muted">{`${run.changedTotal} entries changed; the first ${STORED_CHANGES} are shown.`}</p>
+          ) : null}
+        </div>
+      ))}
+    </details>
   );
 }
 
@@ -104,7 +134,7 @@ function Family({
             </tr>
           </thead>
           <tbody>
-            {section.monitors.map((m) => (
+            {section.monitors.map(({ monitor: m, runs }) => (
               <tr id={`monitor-${section.family}-${m.id}`}>
                 <td>
                   {`${m.id} · ${m.name}`}
@@ -122,6 +152,7 @@ function Family({
                   {m.last_run_at ?? "-"}
                   <br />
                   <span class="muted">{summaryText(m.last_summary)}</span>
+                  <LastRuns runs={runs} />
                 </td>
                 <td>
                   <MonitorActions forms={section} csrf={csrf} monitor={m} />

@@ -4,9 +4,11 @@ import { createFromRequest, editFromRequest } from "../../engines/monitors/reque
 import { monitorShape, runMonitor } from "../../engines/monitors/run";
 import type { Product } from "../../engines/product";
 import type { DashContext, DashEnv } from "../context";
+import { listKeys } from "../keys";
 import {
   familyMonitors,
   familyProduct,
+  keysReaching,
   loadMonitor,
   monitorFamilies,
   monitorKeys,
@@ -18,12 +20,13 @@ type Shown = Omit<MonitorsPageProps, "session" | "families">;
 
 const render = async (c: DashContext, shown: Shown = {}, status: 200 | 404 | 422 = 200) => {
   const { accountId } = c.var.session;
+  const keys = await listKeys(c.env, accountId);
   const families = await Promise.all(
     monitorFamilies().map(async ({ family, product }) => ({
       family,
       listField: monitorShape(product).listField,
       options: Object.keys(monitorShape(product).options ?? {}),
-      keys: await monitorKeys(c.env, accountId, product),
+      keys: keysReaching(keys, product),
       monitors: await familyMonitors(c.env, accountId, product),
     })),
   );
@@ -35,12 +38,12 @@ const refused = (c: DashContext, family: string, fields: Record<string, string[]
 
 const notFound = (c: DashContext) => render(c, { notice: "No such monitor in this account." }, 404);
 
-/** The product of the path's family and the monitor id, or null (an unknown family, or not a number). */
+/** The product of the path's family and the monitor id, or null (an unknown family, or an id no monitor has). */
 const target = (c: DashContext): { family: string; product: Product; id: number } | null => {
   const family = c.req.param("family") ?? "";
   const product = familyProduct(family);
   const id = Number(c.req.param("monitorId"));
-  return product ? { family, product, id } : null;
+  return product && Number.isSafeInteger(id) && id > 0 ? { family, product, id } : null;
 };
 
 /**
