@@ -5,10 +5,14 @@ import { anonymousCsrf, signedIn, type DashEnv } from "./context";
 import { STYLES } from "./pages/layout";
 import { accountRoutes } from "./routes/account";
 import { bulkRoutes } from "./routes/bulk";
+import { COPY_SCRIPT, exampleRoutes } from "./routes/examples";
 import { keyRoutes } from "./routes/keys";
 import { memberRoutes } from "./routes/members";
+import { monitorRoutes } from "./routes/monitors";
 import { passkeyRoutes, passkeySignInRoutes } from "./routes/passkeys";
+import { policyRoutes } from "./routes/policies";
 import { signInRoutes } from "./routes/sign-in";
+import { suppressionRoutes } from "./routes/suppressions";
 import { tryRoutes } from "./routes/try-it";
 import { usageRoutes } from "./routes/usage";
 import { dashboardHeaders } from "./security";
@@ -36,6 +40,10 @@ const signedInPages = (app: () => Hono<AppEnv>) =>
     .route("/", usageRoutes)
     .route("/", tryRoutes(app))
     .route("/", bulkRoutes(app))
+    .route("/", exampleRoutes)
+    .route("/", monitorRoutes)
+    .route("/", policyRoutes)
+    .route("/", suppressionRoutes)
     .route("/", memberRoutes)
     .route("/", accountRoutes)
     .route("/", passkeyRoutes);
@@ -44,6 +52,7 @@ const dashboard = (app: () => Hono<AppEnv>) =>
   new Hono<DashEnv>()
     .use(dashboardHeaders(), gate())
     .get("/assets/app.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8" }))
+    .get("/assets/copy.js", (c) => c.body(COPY_SCRIPT, 200, { "Content-Type": "text/javascript; charset=utf-8" }))
     .route("/", signInRoutes)
     .route("/", passkeySignInRoutes)
     .route("/", signedInPages(app));

@@ -12,5 +12,6 @@ export * from "./tables/ip";
 export * from "./tables/phone";
 export * from "./tables/refresh";
 export * from "./tables/mail";
+export * from "./tables/monitor-runs";
 export * from "./tables/partners";
 export * from "./tables/dashboard";

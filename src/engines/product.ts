@@ -199,6 +199,11 @@ export interface WalkProduct<In = unknown, Out = unknown> {
   policy?: PolicyShape<Out>;
   /** Sandbox samples: the values the published sandbox key may look up. */
   isSample(input: In): boolean;
+  /**
+   * The sandbox samples and test values listed, as a lookup takes them (each passes `isSample`): the examples the
+   * dashboard shows. Products whose samples are composed of others' (consistency) or that have none (entity) omit it.
+   */
+  samples?: readonly In[];
   /** Dataset names this product's answers may cite in `sources`. */
   datasets: readonly string[];
 }

@@ -2,13 +2,13 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
-import { createMonitor, patchMonitor, removeMonitor, type MonitorPatch } from "../engines/monitors/edit";
+import { removeMonitor } from "../engines/monitors/edit";
+import { createFromRequest, editFromRequest, monitorRequest } from "../engines/monitors/request";
 import { monitorFamily, monitorShape, runMonitor } from "../engines/monitors/run";
 import { findMonitor, pageMonitors } from "../engines/monitors/store";
 import { monitorViews, viewOf } from "../engines/monitors/view";
 import { entryChangesSchema, monitorSchema, runSummarySchema } from "../engines/monitors/schemas";
 import type { MonitorShape, Product } from "../engines/product";
-import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
 import { notFound, validationFailed } from "../http/errors";
 import { pageMeta } from "../http/meta";
@@ -16,53 +16,6 @@ import { describe } from "../http/openapi";
 import { page, PER_PAGE } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import type { AppEnv } from "../types";
-
-const fields = {
-  name: z.string().min(1).max(100),
-  cadence: z.enum(["weekly", "monthly"]),
-  webhook_url: z.url().max(2048).nullable(),
-  webhook_events: z.enum(["changes", "every_run"]),
-  /** Mail the account's members each run that `webhook_events` would post (docs/mail.md). */
-  alert_emails: z.boolean(),
-};
-const createFields = z.object({
-  ...fields,
-  webhook_url: fields.webhook_url.optional(),
-  webhook_events: fields.webhook_events.default("changes"),
-  alert_emails: fields.alert_emails.default(false),
-});
-const patchFields = z.object(fields).partial();
-
-/**
- * `base` plus the product's list field (`identifiers` for entity). The field's name is only known at run time, so the
- * schema is typed as `base` and the list is read back with `listOf`; validation and OpenAPI see the whole schema.
- */
-function withList<S extends z.ZodObject>(base: S, listField: string, list: z.ZodType): S {
-  return base.extend({ [listField]: list }) as unknown as S;
-}
-
-const listOf = (body: object, listField: string) => (body as Record<string, unknown[] | undefined>)[listField];
-
-/** The product's own monitor options a body gave (MonitorShape.options: phone's `network`). */
-const optionsOf = (body: object, shape: MonitorShape<unknown, unknown>) =>
-  Object.fromEntries(
-    Object.keys(shape.options ?? {}).flatMap((name) =>
-      (body as Record<string, unknown>)[name] === undefined ? [] : [[name, (body as Record<string, unknown>)[name]]],
-    ),
-  );
-
-/** The options as a PATCH takes them: each optional, no default. */
-const partialOptions = (shape: MonitorShape<unknown, unknown>) =>
-  Object.fromEntries(
-    Object.entries(shape.options ?? {}).map(([name, schema]) => [
-      name,
-      z.optional((schema instanceof z.ZodDefault ? schema.removeDefault() : schema) as z.ZodType),
-    ]),
-  );
-
-/** `base` plus the product's own options; typed as `base`, read back with `optionsOf` (as `withList`). */
-const withOptions = <S extends z.ZodObject>(base: S, options: Record<string, z.ZodType>): S =>
-  base.extend(options) as unknown as S;
 
 const monitorParam = pathParams(z.object({ monitorId: z.coerce.number().int().min(1) }));
 
@@ -84,7 +37,6 @@ interface Mount {
   base: string;
   tag: string;
   auth: MiddlewareHandler<AppEnv>;
-  list: z.ZodType<unknown[]>;
 }
 
 /** `{monitor, webhook_secret?}`: the secret only from the call that set a webhook URL. */
@@ -95,9 +47,9 @@ const withSecret = (secret: string | null) => (secret ? { webhook_secret: secret
 
 /** `GET, POST /{product}/monitors`. */
 function collectionRoutes(mount: Mount) {
-  const { product, shape, base, tag, auth, list } = mount;
+  const { product, base, tag, auth } = mount;
   const monitor = monitorResponseSchema(mount);
-  const createBody = withList(withOptions(createFields, shape.options ?? {}), shape.listField, list);
+  const createBody = monitorRequest(product).create;
   return new Hono<AppEnv>()
     .get(
       base,
@@ -135,18 +87,10 @@ function collectionRoutes(mount: Mount) {
       auth,
       jsonBody(createBody),
       async (c) => {
-        const body = c.req.valid("json");
-        if (body.webhook_url) assertWebhookUrl(c.env, "webhook_url", body.webhook_url);
-        const fields = {
-          name: body.name,
-          entries: listOf(body, shape.listField)!,
-          cadence: body.cadence,
-          webhookUrl: body.webhook_url ?? null,
-          webhookEvents: body.webhook_events,
-          alertEmails: body.alert_emails,
-          options: optionsOf(body, shape),
-        };
-        const { row, secret } = await createMonitor(c.env, product, ownerOf(c, product), fields);
+        const { accountId, keyId } = secretPrincipal(c);
+        const made = await createFromRequest(c.env, product, { accountId, keyId }, c.req.valid("json"));
+        if ("errors" in made) throw validationFailed(made.errors);
+        const { row, secret } = made;
         return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) }, {}, 201);
       },
     );
@@ -154,9 +98,9 @@ function collectionRoutes(mount: Mount) {
 
 /** `GET, PATCH, DELETE /{product}/monitors/{monitorId}` and `POST .../run`. */
 function itemRoutes(mount: Mount) {
-  const { product, shape, base, tag, auth, list } = mount;
+  const { product, shape, base, tag, auth } = mount;
   const monitorResponse = monitorResponseSchema(mount);
-  const patchBody = withList(withOptions(patchFields, partialOptions(shape)), shape.listField, list.optional());
+  const patchBody = monitorRequest(product).patch;
   const one = `${base}/:monitorId`;
   return new Hono<AppEnv>()
     .get(
@@ -191,29 +135,17 @@ function itemRoutes(mount: Mount) {
       monitorParam,
       jsonBody(patchBody),
       async (c) => {
-        const body = c.req.valid("json");
-        if (Object.keys(body).length === 0) {
-          throw validationFailed({
-            body: [
-              `Name at least one of name, ${shape.listField}, cadence, webhook_url, webhook_events, ` +
-                `alert_emails${Object.keys(shape.options ?? {})
-                  .map((name) => `, ${name}`)
-                  .join("")}.`,
-            ],
-          });
-        }
-        const monitor = await load(c, product, c.req.valid("param").monitorId);
-        if (body.webhook_url) assertWebhookUrl(c.env, "webhook_url", body.webhook_url);
-        const patch: MonitorPatch = {
-          name: body.name,
-          entries: listOf(body, shape.listField),
-          cadence: body.cadence,
-          webhookUrl: body.webhook_url,
-          webhookEvents: body.webhook_events,
-          alertEmails: body.alert_emails,
-          options: optionsOf(body, shape),
-        };
-        const { row, secret } = await patchMonitor(c.env, product, monitor, patch);
+        const { accountId, keyId } = secretPrincipal(c);
+        const edited = await editFromRequest(
+          c.env,
+          product,
+          { accountId, keyId },
+          c.req.valid("param").monitorId,
+          c.req.valid("json"),
+        );
+        if ("notFound" in edited) throw notFound("Monitor");
+        if ("errors" in edited) throw validationFailed(edited.errors);
+        const { row, secret } = edited;
         return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) });
       },
     )
@@ -278,7 +210,6 @@ export function monitorRoutes(product: Product): Hono<AppEnv> {
     base: `/${product.name}/${shape.path ?? "monitors"}`,
     tag: product.name.charAt(0).toUpperCase() + product.name.slice(1),
     auth: secretKey({ scope: product.scope }),
-    list: z.array(product.input).min(1).max(shape.maxEntries),
   };
   return new Hono<AppEnv>().route("/", collectionRoutes(mount)).route("/", itemRoutes(mount));
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
+import { policyRules } from "../engines/policy/rules";
 import { deletePolicy, readPolicy, writePolicy, type PolicyRow } from "../engines/policy/store";
 import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
@@ -10,16 +11,6 @@ import { describe } from "../http/openapi";
 import { iso } from "../http/time";
 import { jsonBody } from "../http/validation";
 import type { AppEnv } from "../types";
-
-/** Whether a rule says anything: a value that is not null, an empty list or an object of such. */
-const saysSomething = (value: unknown): boolean =>
-  value !== undefined &&
-  value !== null &&
-  (Array.isArray(value)
-    ? value.length > 0
-    : typeof value === "object"
-      ? Object.values(value).some(saysSomething)
-      : true);
 
 const view = (row: PolicyRow | undefined) =>
   row ? { rules: row.rules, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) } : null;
@@ -34,8 +25,7 @@ export function policyRoutes(product: Product) {
   const path = `/${product.name}/policy`;
   const auth = secretKey({ scope: product.scope });
   const tag = "Policy";
-  // A policy with no rule would stamp `send` on every answer for nothing: `DELETE` is how a policy goes.
-  const rules = shape.rules.refine(saysSomething, "A policy needs at least one rule; DELETE removes the policy.");
+  const rules = policyRules(shape);
   const response = z.object({
     policy: z.object({ rules: shape.rules, created_at: z.iso.datetime(), updated_at: z.iso.datetime() }).nullable(),
   });

@@ -10,6 +10,10 @@ export const NAV: { path: string; label: string; ownerOnly?: boolean }[] = [
   { path: "/dashboard/usage", label: "Usage" },
   { path: "/dashboard/try", label: "Try it" },
   { path: "/dashboard/bulk", label: "Bulk runs" },
+  { path: "/dashboard/examples", label: "Examples" },
+  { path: "/dashboard/monitors", label: "Monitors" },
+  { path: "/dashboard/policies", label: "Policies" },
+  { path: "/dashboard/suppressions", label: "Suppressions" },
   { path: "/dashboard/members", label: "Members" },
   { path: "/dashboard/account", label: "Account and billing" },
 ];

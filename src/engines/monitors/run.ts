@@ -142,7 +142,7 @@ export async function runMonitor<In, Out>(
     credits_used: run.creditsUsed,
     stopped_reason: run.stoppedReason ?? run.refused,
   };
-  const current = (await recordRun(env, monitor.id, compared.baselines, { ...summary }, now)) ?? {
+  const current = (await recordRun(env, monitor.id, compared.baselines, { ...summary }, now, compared.changes)) ?? {
     ...monitor,
     lastRunAt: now,
   };

@@ -1,8 +1,8 @@
 import type { BatchItem } from "drizzle-orm/batch";
-import { and, count, desc, eq, inArray, lte } from "drizzle-orm";
+import { and, count, desc, eq, inArray, lte, notInArray } from "drizzle-orm";
 import { chunks } from "../../db/chunks";
 import { database } from "../../db/client";
-import { monitorBaselines, monitors } from "../../db/schema";
+import { monitorBaselines, monitorRuns, monitors } from "../../db/schema";
 
 /**
  * Every D1 query of the monitor engine. A monitor belongs to one account and one product; routes reach it only through
@@ -94,11 +94,12 @@ export async function updateMonitor(env: Env, id: number, changes: MonitorChange
   return row;
 }
 
-/** Deletes a monitor together with its baselines. */
+/** Deletes a monitor together with its baselines and its runs. */
 export async function deleteMonitor(env: Env, id: number): Promise<void> {
   const db = database(env);
   await db.batch([
     db.delete(monitorBaselines).where(eq(monitorBaselines.monitorId, id)),
+    db.delete(monitorRuns).where(eq(monitorRuns.monitorId, id)),
     db.delete(monitors).where(eq(monitors.id, id)),
   ]);
 }
@@ -127,9 +128,25 @@ export async function keepBaselines(env: Env, id: number, keep: Iterable<string>
   if (first) await db.batch([first, ...rest]);
 }
 
+/** Runs kept per monitor; changed entries kept per run (of 1,000 changes: the first 100, and the count). */
+export const KEPT_RUNS = 10;
+export const STORED_CHANGES = 100;
+
+export type MonitorRunRow = typeof monitorRuns.$inferSelect;
+
+/** The monitor's last runs, newest first. */
+export async function recentRuns(env: Env, id: number, limit = KEPT_RUNS): Promise<MonitorRunRow[]> {
+  return database(env)
+    .select()
+    .from(monitorRuns)
+    .where(eq(monitorRuns.monitorId, id))
+    .orderBy(desc(monitorRuns.id))
+    .limit(limit);
+}
+
 /**
- * Records a run in one batch: the new baselines, `last_run_at` and `last_summary`; returns the monitor as it now
- * stands.
+ * Records a run in one batch: the new baselines, `last_run_at` and `last_summary`, and the run with its changed
+ * entries (older runs beyond `KEPT_RUNS` pruned); returns the monitor as it now stands.
  */
 export async function recordRun(
   env: Env,
@@ -137,8 +154,23 @@ export async function recordRun(
   baselines: Baseline[],
   summary: Record<string, unknown>,
   now: number,
+  changes: unknown[] = [],
 ): Promise<MonitorRow | undefined> {
   const db = database(env);
+  const run = db.insert(monitorRuns).values({
+    monitorId: id,
+    ranAt: now,
+    summary,
+    changes: changes.slice(0, STORED_CHANGES),
+    changedTotal: changes.length,
+  });
+  const kept = db
+    .select({ id: monitorRuns.id })
+    .from(monitorRuns)
+    .where(eq(monitorRuns.monitorId, id))
+    .orderBy(desc(monitorRuns.id))
+    .limit(KEPT_RUNS);
+  const prune = db.delete(monitorRuns).where(and(eq(monitorRuns.monitorId, id), notInArray(monitorRuns.id, kept)));
   const writes: BatchItem<"sqlite">[] = baselines.map((b) =>
     db
       .insert(monitorBaselines)
@@ -153,7 +185,7 @@ export async function recordRun(
     .set({ lastRunAt: now, lastSummary: summary })
     .where(eq(monitors.id, id))
     .returning();
-  const results = await db.batch([update, ...writes]);
+  const results = await db.batch([update, ...writes, run, prune]);
   return results[0][0];
 }
 

@@ -12,7 +12,7 @@ import { FORMATS_SOURCE, COUNTRIES_SOURCE } from "./postcodes";
 import { isOneLine, type AddressInput, type AddressResult } from "./result";
 import { addressInput, countrySchema, listItem, NO_COUNTRY, withCountry, type ListItem } from "./schemas";
 import { manualSuppression } from "./suppressed";
-import { isTestAddress, testAnswer, TEST_SOURCE } from "./test-addresses";
+import { isTestAddress, TEST_ADDRESS_INPUTS, testAnswer, TEST_SOURCE } from "./test-addresses";
 import { addressRefreshable } from "./refresh";
 
 /** The engines' value back from an answer: the input as sent, with its country. */
@@ -164,6 +164,7 @@ export const address: Product<AddressInput, AddressResult> = {
     options: { delivery_point: z.boolean().default(false) },
   },
   isSample: isTestAddress,
+  samples: TEST_ADDRESS_INPUTS,
   refreshable: addressRefreshable,
   datasets: [
     FORMATS_SOURCE.dataset,

@@ -37,6 +37,9 @@ const kindOf = (input: AddressInput): Kind | null => {
   return TEST_LINES.find((kind) => kind === line) ?? null;
 };
 
+/** Each test address as a lookup takes it: the kind as its first line, country `ZZ`. */
+export const TEST_ADDRESS_INPUTS = TEST_LINES.map((kind) => ({ line1: kind, country: "ZZ" }));
+
 export const isTestAddress = (input: AddressInput) => kindOf(input) !== null;
 
 /** The canonical answer of a test address, or null when the input is not one. */

@@ -15,7 +15,7 @@ import { recheck, settledSample, type RecheckMessage } from "./settle";
 import { mailboxKeyOf } from "./spelling";
 import { isConfirmed, recallMailboxes, rememberMailboxes } from "./store";
 import { parseAddress } from "./syntax";
-import { cannedAnswer } from "./test-addresses";
+import { cannedAnswer, TEST_ADDRESSES } from "./test-addresses";
 import { normalizeAddress } from "./username";
 
 /**
@@ -162,6 +162,7 @@ export const email: Product<string, EmailResult> = {
   messages: { recheck: (env, message) => recheck(env, message as RecheckMessage) },
   sampleEvents: { "email.settled": settledSample },
   isSample: isTestAddress,
+  samples: TEST_ADDRESSES,
   datasets: [
     "rfc-5322-syntax",
     "live-dns",

@@ -41,6 +41,9 @@ const CANNED: Record<string, Canned> = {
   undeliverable: { verdict: "undeliverable", reason: "mailbox_not_found", mailbox: "no_mailbox" },
 };
 
+/** The six test addresses, as the docs list them. */
+export const TEST_ADDRESSES = Object.keys(CANNED).map((local) => `${local}@service.test`);
+
 /** The canonical answer when `local@domain` is a test address (plus-tags allowed), else null. */
 export function cannedAnswer(local: string, domain: string, email: string): EmailResult | null {
   const { domain: testDomain, localParts } = testAddresses();

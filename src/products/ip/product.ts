@@ -6,7 +6,7 @@ import { IP_DATASETS } from "./datasets";
 import { ipFeedback } from "./feedback";
 import { ipKey, lookupAsn, lookupIps, lookupRange } from "./lookup";
 import type { AsnAnswer, IpResult, RangeResult } from "./result";
-import { isTestIp, TEST_ASN, TEST_NETWORK, testAnswer, testAsn } from "./test-values";
+import { isTestIp, TEST_ASN, TEST_IPS, TEST_NETWORK, testAnswer, testAsn } from "./test-values";
 import { ipRefreshable } from "./refresh";
 
 /** What an IP monitor watches (docs/ip.md, "Monitors"): a change of any of these is reported. */
@@ -135,6 +135,7 @@ export const ip: Product<string, IpResult> = {
   },
   feedback: ipFeedback,
   isSample: isTestIp,
+  samples: TEST_IPS,
   datasets: [
     "ip-special-purpose",
     ...IP_DATASETS,

@@ -52,6 +52,9 @@ const CANNED: Record<string, Canned> = {
   "192.0.2.4": { placed: false, hosting: null, anonymous: false, reason: "unplaced" },
 };
 
+/** The canned addresses, and one other address of the block (answered as documentation). */
+export const TEST_IPS = [...Object.keys(CANNED), "192.0.2.200"];
+
 const documentation: Canned = {
   reserved: true,
   reserved_range: "192.0.2.0/24",

@@ -120,6 +120,7 @@ export const phone: Product<PhoneItem, PhoneResult> = {
   policy: phonePolicy,
   feedback: phoneFeedback,
   isSample: isTestNumber,
+  samples: TEST_PHONE_NUMBERS,
   refreshable: phoneRefreshable,
   datasets: [...PHONE_DATASET_NAMES, ...PHONE_NETWORK_DATASETS],
 };

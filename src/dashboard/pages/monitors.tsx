@@ -1,0 +1,209 @@
+import type { EntryChanges, RunFlags, RunSummary } from "../../engines/monitors/run";
+import { STORED_CHANGES, type MonitorRunRow } from "../../engines/monitors/store";
+import type { MonitorView } from "../../engines/monitors/view";
+import type { DashboardSession } from "../session";
+import { Layout } from "./layout";
+import { CreateForm, MonitorActions, type FamilyForms } from "./monitor-forms";
+
+export interface FamilySection extends FamilyForms {
+  monitors: { monitor: MonitorView; runs: MonitorRunRow[] }[];
+}
+
+/** A run just made from this page: its summary and the entries that changed against their baselines. */
+export interface RunShown {
+  family: string;
+  monitorId: number;
+  summary: RunSummary;
+  changes: EntryChanges[];
+  flags?: RunFlags;
+}
+
+export interface MonitorsPageProps {
+  session: DashboardSession;
+  families: FamilySection[];
+  notice?: string;
+  /** The webhook signing secret a create or a new URL just minted: shown on this answer only. */
+  secret?: string;
+  errors?: { family: string; fields: Record<string, string[]> };
+  run?: RunShown;
+}
+
+const summaryText = (s: Record<string, unknown> | null) =>
+  s
+    ? Object.entries(s)
+        .map(([k, v]) => `${k} ${v ?? "-"}`)
+        .join(", ")
+    : "never run";
+
+const entryCount = (m: MonitorView, listField: string) =>
+  ((m as Record<string, unknown>)[listField] as unknown[]).length;
+
+/** Each changed field of each changed entry: entry, field, was, now. */
+function ChangesTable({ changes }: { changes: EntryChanges[] }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Entry</th>
+          <th>Field</th>
+          <th>Was</th>
+          <th>Now</th>
+        </tr>
+      </thead>
+      <tbody>
+        {changes.flatMap((entry) =>
+          entry.changes.map((change) => (
+            <tr>
+              <td>{entry.identifier}</td>
+              <td>{change.field}</td>
+              <td>{JSON.stringify(change.from)}</td>
+              <td>{JSON.stringify(change.to)}</td>
+            </tr>
+          )),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+function RunResult({ run }: { run: RunShown }) {
+  return (
+    <section id="run-result">
+      <h2>{`Run of ${run.family} monitor ${run.monitorId}`}</h2>
+      <p class="notice">{summaryText(run.summary as unknown as Record<string, unknown>)}</p>
+      {run.changes.length ? (
+        <ChangesTable changes={run.changes} />
+      ) : (
+        <p class="muted">No entry changed against its baseline in this run.</p>
+      )}
+      {run.flags && Object.keys(run.flags).length ? <pre>{JSON.stringify(run.flags, null, 2)}</pre> : null}
+    </section>
+  );
+}
+
+/** The monitor's last runs, newest first, each with its summary and its changed entries. */
+function LastRuns({ runs }: { runs: MonitorRunRow[] }) {
+  if (!runs.length) return null;
+  return (
+    <details class="runs">
+      <summary>{`Last runs (${runs.length})`}</summary>
+      {runs.map((run) => (
+        <div class="run">
+          <p>
+            <strong>{new Date(run.ranAt).toISOString()}</strong>{" "}
+            <span class="muted">{summaryText(run.summary as Record<string, unknown>)}</span>
+          </p>
+          {run.changedTotal ? <ChangesTable changes={run.changes as EntryChanges[]} /> : null}
+          {run.changedTotal > (run.changes as unknown[]).length ? (
+            <p class="muted">{`${run.changedTotal} entries changed; the first ${STORED_CHANGES} are shown.`}</p>
+          ) : null}
+        </div>
+      ))}
+    </details>
+  );
+}
+
+function Family({
+  section,
+  csrf,
+  errors,
+}: {
+  section: FamilySection;
+  csrf: string;
+  errors?: Record<string, string[]>;
+}) {
+  return (
+    <section id={`monitors-${section.family}`}>
+      <h2>{section.family}</h2>
+      {errors ? (
+        <ul class="notice warn">
+          {Object.entries(errors).map(([field, messages]) => (
+            <li>{`${field}: ${messages.join(" ")}`}</li>
+          ))}
+        </ul>
+      ) : null}
+      {section.monitors.length ? (
+        <table>
+          <thead>
+            <tr>
+              <th>Monitor</th>
+              <th>Schedule</th>
+              <th>Webhook and alerts</th>
+              <th>Last run (UTC)</th>
+              <th></th>
+            </tr>
+          </thead>
+          <tbody>
+            {section.monitors.map(({ monitor: m, runs }) => (
+              <tr id={`monitor-${section.family}-${m.id}`}>
+                <td>
+                  {`${m.id} · ${m.name}`}
+                  <br />
+                  <span class="muted">{`${entryCount(m, section.listField)} entries`}</span>
+                </td>
+                <td>{`${m.cadence}; next ${m.next_run_at ?? "-"}`}</td>
+                <td>
+                  {m.webhook_url
+                    ? `${m.webhook_url} (${m.webhook_events}, ${m.webhook_status ?? "no delivery"})`
+                    : "none"}
+                  {`; alert emails ${m.alert_emails ? "on" : "off"}`}
+                </td>
+                <td>
+                  {m.last_run_at ?? "-"}
+                  <br />
+                  <span class="muted">{summaryText(m.last_summary)}</span>
+                  <LastRuns runs={runs} />
+                </td>
+                <td>
+                  <MonitorActions forms={section} csrf={csrf} monitor={m} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p class="muted">No monitors yet.</p>
+      )}
+      {section.keys.length ? (
+        <CreateForm forms={section} csrf={csrf} />
+      ) : (
+        <p class="notice warn">
+          A monitor needs a live secret key with this product's scope: create one on the{" "}
+          <a href="/dashboard/keys">keys page</a>.
+        </p>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Monitors of every product: each family's monitors with their schedule, webhook, alerts and last run; create, edit
+ * (the API's PATCH rules), run now and delete.
+ */
+export function MonitorsPage({ session, families, notice, secret, errors, run }: MonitorsPageProps) {
+  return (
+    <Layout title="Monitors" session={session} path="/dashboard/monitors">
+      <p class="muted">
+        Monitors re-check a saved list weekly or monthly and report what changed. Each run is billed like a batch to the
+        monitor's key (repeats within 7 days and test values free); "Run now" runs at once and leaves the schedule.
+      </p>
+      {notice ? <p class="notice">{notice}</p> : null}
+      {secret ? (
+        <section>
+          <p>Webhook signing secret: copy it now, it is not shown again.</p>
+          <p class="secret" id="webhook-secret">
+            {secret}
+          </p>
+        </section>
+      ) : null}
+      {run ? <RunResult run={run} /> : null}
+      {families.map((section) => (
+        <Family
+          section={section}
+          csrf={session.csrfToken}
+          errors={errors?.family === section.family ? errors.fields : undefined}
+        />
+      ))}
+    </Layout>
+  );
+}

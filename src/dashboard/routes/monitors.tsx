@@ -1,0 +1,98 @@
+import { Hono } from "hono";
+import { removeMonitor } from "../../engines/monitors/edit";
+import { createFromRequest, editFromRequest } from "../../engines/monitors/request";
+import { monitorShape, runMonitor } from "../../engines/monitors/run";
+import type { Product } from "../../engines/product";
+import type { DashContext, DashEnv } from "../context";
+import { listKeys } from "../keys";
+import {
+  familyMonitors,
+  familyProduct,
+  keysReaching,
+  loadMonitor,
+  monitorFamilies,
+  monitorKeys,
+  parseMonitorForm,
+} from "../monitors";
+import { MonitorsPage, type MonitorsPageProps } from "../pages/monitors";
+
+type Shown = Omit<MonitorsPageProps, "session" | "families">;
+
+const render = async (c: DashContext, shown: Shown = {}, status: 200 | 404 | 422 = 200) => {
+  const { accountId } = c.var.session;
+  const keys = await listKeys(c.env, accountId);
+  const families = await Promise.all(
+    monitorFamilies().map(async ({ family, product }) => ({
+      family,
+      listField: monitorShape(product).listField,
+      options: Object.keys(monitorShape(product).options ?? {}),
+      keys: keysReaching(keys, product),
+      monitors: await familyMonitors(c.env, accountId, product),
+    })),
+  );
+  return c.html(<MonitorsPage session={c.var.session} families={families} {...shown} />, status);
+};
+
+const refused = (c: DashContext, family: string, fields: Record<string, string[]>) =>
+  render(c, { errors: { family, fields } }, 422);
+
+const notFound = (c: DashContext) => render(c, { notice: "No such monitor in this account." }, 404);
+
+/** The product of the path's family and the monitor id, or null (an unknown family, or an id no monitor has). */
+const target = (c: DashContext): { family: string; product: Product; id: number } | null => {
+  const family = c.req.param("family") ?? "";
+  const product = familyProduct(family);
+  const id = Number(c.req.param("monitorId"));
+  return product && Number.isSafeInteger(id) && id > 0 ? { family, product, id } : null;
+};
+
+/**
+ * Monitors: one section per family; every change goes through the engine functions the API's routes call
+ * (src/engines/monitors/request.ts), so the PATCH rules and their refusals are the API's. Owners and members alike.
+ */
+export const monitorRoutes = new Hono<DashEnv>()
+  .get("/monitors", (c) => render(c))
+  .post("/monitors/:family", async (c) => {
+    const family = c.req.param("family");
+    const product = familyProduct(family);
+    if (!product) return notFound(c);
+    const form = await c.req.parseBody();
+    const { accountId } = c.var.session;
+    const keyId = typeof form.key_id === "string" ? form.key_id : "";
+    if (!(await monitorKeys(c.env, accountId, product)).some((k) => k.id === keyId))
+      return refused(c, family, {
+        key_id: [`Choose a live secret key of this account with the ${product.scope} scope.`],
+      });
+    const parsed = parseMonitorForm(product, form, "create");
+    if ("errors" in parsed) return refused(c, family, parsed.errors);
+    const made = await createFromRequest(c.env, product, { accountId, keyId }, parsed.body);
+    if ("errors" in made) return refused(c, family, made.errors);
+    return render(c, { notice: `Monitor ${made.row.id} created.`, secret: made.secret ?? undefined });
+  })
+  .post("/monitors/:family/:monitorId", async (c) => {
+    const at = target(c);
+    if (!at) return notFound(c);
+    const parsed = parseMonitorForm(at.product, await c.req.parseBody(), "patch");
+    if ("errors" in parsed) return refused(c, at.family, parsed.errors);
+    // The engine finds the monitor by account and family; the key id is only read on create.
+    const owner = { accountId: c.var.session.accountId, keyId: "" };
+    const edited = await editFromRequest(c.env, at.product, owner, at.id, parsed.body);
+    if ("notFound" in edited) return notFound(c);
+    if ("errors" in edited) return refused(c, at.family, edited.errors);
+    return render(c, { notice: `Monitor ${at.id} saved.`, secret: edited.secret ?? undefined });
+  })
+  .post("/monitors/:family/:monitorId/run", async (c) => {
+    const at = target(c);
+    const monitor = at && (await loadMonitor(c.env, c.var.session.accountId, at.product, at.id));
+    if (!at || !monitor) return notFound(c);
+    // Paid by the monitor's own key, as the API's run and the scheduled runs are.
+    const { summary, changes, flags } = await runMonitor(c.env, at.product, monitor);
+    return render(c, { run: { family: at.family, monitorId: monitor.id, summary, changes, flags } });
+  })
+  .post("/monitors/:family/:monitorId/delete", async (c) => {
+    const at = target(c);
+    const monitor = at && (await loadMonitor(c.env, c.var.session.accountId, at.product, at.id));
+    if (!at || !monitor) return notFound(c);
+    await removeMonitor(c.env, monitor);
+    return render(c, { notice: `Monitor ${monitor.id} deleted.` });
+  });

@@ -1,0 +1,187 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { KEPT_RUNS, recentRuns, recordRun } from "../../src/engines/monitors/store";
+import { Browser, createSecretKey, followLatestLink, signedUpOwner, uniqueEmail } from "../dashboard-browser";
+import { apiCall, apiErrors, errorsOn, htmlText } from "./page-errors";
+
+vi.setConfig({ testTimeout: 30_000 });
+
+/** An owner with a key that reaches email monitors, and that key's id as the monitors page offers it. */
+async function ownerWithKey(label: string) {
+  const { browser, email } = await signedUpOwner(label);
+  const key = await createSecretKey(browser, { scopes: ["email", "account"] });
+  const keyId = /name="key_id"[^>]*><option value="(key_[0-9A-Za-z]+)"/.exec(
+    await (await browser.fetch("/dashboard/monitors")).text(),
+  )![1]!;
+  return { browser, email, key, keyId };
+}
+
+const NEW = {
+  name: "Signups",
+  entries: "deliverable@service.test\nundeliverable@service.test",
+  cadence: "weekly",
+  webhook_url: "https://hooks.example.com/monitors",
+  webhook_events: "changes",
+  alert_emails: "on",
+};
+
+describe("dashboard: monitors", () => {
+  it("a monitor created on the dashboard is the API's: same object, its key, its secret shown once", async () => {
+    const { browser, key, keyId } = await ownerWithKey("mon-create");
+    const made = await browser.submit("/dashboard/monitors", "/dashboard/monitors/email", { key_id: keyId, ...NEW });
+    expect(made.status).toBe(200);
+    const html = await made.text();
+    expect(/id="webhook-secret">\s*whsec_[0-9A-Za-z_-]+/.test(html)).toBe(true);
+    const listed = await apiCall(key, "/email/monitors");
+    expect(listed.status).toBe(200);
+    const [monitor] = (listed.body.data as { monitors: Record<string, unknown>[] }).monitors;
+    expect(monitor).toMatchObject({
+      name: "Signups",
+      emails: ["deliverable@service.test", "undeliverable@service.test"],
+      cadence: "weekly",
+      webhook_url: "https://hooks.example.com/monitors",
+      webhook_events: "changes",
+      alert_emails: true,
+      last_summary: null,
+    });
+    expect(html).toContain(`${monitor!.id} · Signups`);
+    expect((await browser.fetch("/dashboard/monitors")).status).toBe(200);
+  });
+
+  it("edit follows the API's PATCH rules and refuses what it refuses, with the same messages", async () => {
+    const { browser, key, keyId } = await ownerWithKey("mon-edit");
+    await browser.submit("/dashboard/monitors", "/dashboard/monitors/email", { key_id: keyId, ...NEW });
+    const id = ((await apiCall(key, "/email/monitors")).body.data as { monitors: { id: number }[] }).monitors[0]!.id;
+    const path = `/dashboard/monitors/email/${id}`;
+    const cases: [Record<string, string>, Record<string, unknown>][] = [
+      [{}, {}],
+      [{ webhook_url: "http://hooks.example.com/x" }, { webhook_url: "http://hooks.example.com/x" }],
+      [{ webhook_url: "https://u:p@hooks.example.com/x" }, { webhook_url: "https://u:p@hooks.example.com/x" }],
+      [{ name: "n".repeat(101) }, { name: "n".repeat(101) }],
+      [{ cadence: "daily" }, { cadence: "daily" }],
+    ];
+    for (const [form, body] of cases) {
+      const page = await browser.submit("/dashboard/monitors", path, form);
+      const refused = await apiCall(key, `/email/monitors/${id}`, "PATCH", body);
+      expect([page.status, refused.status, refused.body.error?.code]).toEqual([422, 422, "VALIDATION_FAILED"]);
+      expect(errorsOn(await page.text())).toEqual(apiErrors(refused.body.error));
+    }
+    const saved = await browser.submit("/dashboard/monitors", path, {
+      cadence: "monthly",
+      entries: "deliverable@service.test",
+      webhook_remove: "on",
+      alert_emails: "off",
+    });
+    expect(saved.status).toBe(200);
+    const { monitor } = (await apiCall(key, `/email/monitors/${id}`)).body.data as { monitor: Record<string, unknown> };
+    expect(monitor).toMatchObject({
+      name: "Signups",
+      emails: ["deliverable@service.test"],
+      cadence: "monthly",
+      webhook_url: null,
+      alert_emails: false,
+    });
+  });
+
+  it("run now is paid by the monitor's key; the last runs show with their changes; delete removes all", async () => {
+    const { browser, key, keyId } = await ownerWithKey("mon-run");
+    await browser.submit("/dashboard/monitors", "/dashboard/monitors/email", {
+      key_id: keyId,
+      ...NEW,
+      webhook_url: "",
+      alert_emails: "off",
+    });
+    const id = ((await apiCall(key, "/email/monitors")).body.data as { monitors: { id: number }[] }).monitors[0]!.id;
+    const ran = await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/run`);
+    expect(ran.status).toBe(200);
+    const html = await ran.text();
+    expect(html).toContain(`Run of email monitor ${id}`);
+    expect(html).toContain(
+      "checked 2, deliverable 1, risky 0, undeliverable 1, changed 0, new_baselines 2, credits_used 0, " +
+        "stopped_reason -",
+    );
+    const { monitor } = (await apiCall(key, `/email/monitors/${id}`)).body.data as { monitor: Record<string, unknown> };
+    expect(monitor.last_summary).toEqual({
+      checked: 2,
+      deliverable: 1,
+      risky: 0,
+      undeliverable: 1,
+      changed: 0,
+      new_baselines: 2,
+      credits_used: 0,
+      stopped_reason: null,
+    });
+    const second = await (await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/run`)).text();
+    expect(second).toContain("Last runs (2)");
+    expect(second).toContain("checked 2, deliverable 1, risky 0, undeliverable 1, changed 0, new_baselines 0");
+
+    // A run's changes are kept with it (the engine's own record of a run, as a scheduled run writes it).
+    const change = {
+      identifier: "deliverable@service.test",
+      input: "x",
+      changes: [{ field: "deliverable", from: "deliverable", to: "risky" }],
+    };
+    for (let i = 0; i < KEPT_RUNS; i++)
+      await recordRun(env, id, [], { checked: 1, changed: 1 }, Date.now() + i, [change]);
+    expect(await recentRuns(env, id)).toHaveLength(KEPT_RUNS);
+    const kept = htmlText(await (await browser.fetch("/dashboard/monitors")).text());
+    expect(kept).toContain("Last runs (5)");
+    expect(kept).toContain(
+      '<td>deliverable@service.test</td><td>deliverable</td><td>"deliverable"</td><td>"risky"</td>',
+    );
+
+    expect((await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/delete`)).status).toBe(200);
+    expect(await recentRuns(env, id)).toEqual([]);
+    const gone = await apiCall(key, `/email/monitors/${id}`);
+    expect([gone.status, gone.body.error?.code]).toEqual([404, "NOT_FOUND"]);
+  });
+
+  it("refuses a foreign key, a key without scope, a post without the token, another account's monitor", async () => {
+    const mine = await ownerWithKey("mon-mine");
+    const other = await ownerWithKey("mon-other");
+    await other.browser.submit("/dashboard/monitors", "/dashboard/monitors/email", { key_id: other.keyId, ...NEW });
+    const id = ((await apiCall(other.key, "/email/monitors")).body.data as { monitors: { id: number }[] }).monitors[0]!
+      .id;
+    const foreignKey = await mine.browser.submit("/dashboard/monitors", "/dashboard/monitors/email", {
+      key_id: other.keyId,
+      ...NEW,
+    });
+    expect(foreignKey.status).toBe(422);
+    expect(await foreignKey.text()).toContain("key_id: Choose a live secret key of this account with the email scope.");
+    for (const path of ["/dashboard/monitors/email/abc/run", "/dashboard/monitors/email/0", "/dashboard/monitors/nope"])
+      expect((await mine.browser.submit("/dashboard/monitors", path, { name: "x" })).status).toBe(404);
+    for (const action of ["", "/run", "/delete"]) {
+      const page = await mine.browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}${action}`, {
+        name: "taken",
+      });
+      expect(page.status).toBe(404);
+    }
+    const ipOnly = await mine.browser.submit("/dashboard/monitors", "/dashboard/monitors/ip", {
+      key_id: mine.keyId,
+      ...NEW,
+      entries: "192.0.2.1",
+    });
+    expect(ipOnly.status).toBe(422);
+    const noToken = await mine.browser.fetch("/dashboard/monitors/email", { form: { key_id: mine.keyId, ...NEW } });
+    expect(noToken.status).toBe(403);
+    expect(((await apiCall(mine.key, "/email/monitors")).body.data as { monitors: unknown[] }).monitors).toEqual([]);
+    const { monitor } = (await apiCall(other.key, `/email/monitors/${id}`)).body.data as { monitor: { name: string } };
+    expect(monitor.name).toBe("Signups");
+  });
+
+  it("a member creates monitors with a key of their own, as an owner does", async () => {
+    const owner = await signedUpOwner("mon-team");
+    const memberEmail = uniqueEmail("mon-member");
+    await owner.browser.submit("/dashboard/members", "/dashboard/members", { email: memberEmail, role: "member" });
+    const member = new Browser();
+    await followLatestLink(member, memberEmail);
+    const key = await createSecretKey(member, { scopes: ["email"] });
+    const keyId = /name="key_id"[^>]*><option value="(key_[0-9A-Za-z]+)"/.exec(
+      await (await member.fetch("/dashboard/monitors")).text(),
+    )![1]!;
+    const made = await member.submit("/dashboard/monitors", "/dashboard/monitors/email", { key_id: keyId, ...NEW });
+    expect(made.status).toBe(200);
+    expect(((await apiCall(key, "/email/monitors")).body.data as { monitors: unknown[] }).monitors).toHaveLength(1);
+    expect(await (await owner.browser.fetch("/dashboard/monitors")).text()).toContain("· Signups");
+  });
+});
