@@ -1,8 +1,8 @@
-import { DurableObject } from "cloudflare:workers";
 import type { PlanName } from "../src/engines/credits/plans";
 import { database } from "../src/db/client";
 import { recordUnfinished } from "../src/db/request-log";
 import { Balance } from "./account/balance";
+import { ListsObject } from "./account/lists-object";
 import { Notices, type MailSettings, type NoticeMessage } from "./account/notices";
 import { PolicyStamps } from "./account/policy-stamps";
 import { Reservations } from "./account/reservations";
@@ -21,6 +21,7 @@ import { RateWindows } from "./account/windows";
 import { ClaimBook, type Claims } from "./claims";
 
 export type * from "./account/types";
+export type * from "./account/list-types";
 export type { MailSettings, Notice, NoticeMessage } from "./account/notices";
 export type { Claims };
 
@@ -38,7 +39,7 @@ const NOTICE_RETRY_MS = 60_000;
  * A request's first call is one of the `enter*` methods: it counts the request's rate limits first and does nothing
  * else when one refuses. Queued work (bulk chunks, monitor runs) has no rate limit and calls the plain methods.
  */
-export class AccountCredits extends DurableObject<Env> {
+export class AccountCredits extends ListsObject {
   private readonly balances: Balance;
   private readonly claims: ClaimBook;
   private readonly reservations: Reservations;
@@ -52,7 +53,7 @@ export class AccountCredits extends DurableObject<Env> {
     super(ctx, env);
     const sql = ctx.storage.sql;
     this.balances = new Balance(sql);
-    this.claims = new ClaimBook(sql);
+    this.claims = new ClaimBook(sql, (product, items) => this.lists.answeredSince(product, items, Date.now()));
     this.notices = new Notices(sql);
     this.reservations = new Reservations(sql, this.balances, this.claims, (keyId, cap, now) =>
       this.notices.capReached(keyId, cap, now),
@@ -151,8 +152,15 @@ export class AccountCredits extends DurableObject<Env> {
     return this.claims.wait(product, keys, timeoutMs);
   }
 
-  settle(reservationId: string, settlement: Settlement): SettleResult {
+  /**
+   * Settles a hold and, in the same synchronous step, writes what its answers taught the account's lists: the
+   * walk's one call after its answer. A settlement repeated (a retry) writes nothing twice.
+   */
+  async settle(reservationId: string, settlement: Settlement): Promise<SettleResult> {
+    const lists = settlement.lists ? await this.ready() : null;
     const result = this.reservations.settle(reservationId, settlement);
+    if (lists && settlement.lists && !result.alreadySettled)
+      lists.write(settlement.lists.product, settlement.lists.write, settlement.lists.at);
     if (result.charged > 0) this.balanceMoved(settlement.now ?? Date.now());
     return result;
   }

@@ -1,5 +1,6 @@
 import type { PlanName } from "../../src/engines/credits/plans";
 import type { Claims } from "../claims";
+import type { ListsWrite } from "./list-types";
 
 export type UsageCounter = "billed_answers" | "undeliverable_checked";
 
@@ -73,6 +74,11 @@ export interface Settlement {
   /** The key each of `units` answered, so an operation's charges can be told again per key (`operationCharges`). */
   keys?: string[];
   usage?: Partial<Record<UsageCounter, number>>;
+  /**
+   * What the settled answers write to the account's lists (repeat markers, history, suppressions): applied in the same
+   * synchronous step as the settlement, once (a repeated settlement writes nothing again).
+   */
+  lists?: { product: string; write: ListsWrite; at: number };
   now?: number;
 }
 

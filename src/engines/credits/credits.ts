@@ -3,6 +3,7 @@ import type {
   Entered,
   ReserveRequest,
   ReserveResult,
+  Settlement,
   SettleResult,
   UsageCounter,
 } from "../../../durable-objects/account-credits";
@@ -30,7 +31,7 @@ export interface HoldRequest {
    * (account, product, key) waits for this answer instead of paying for its own. Keys someone else claims come back
    * as `busy` and are not held for.
    */
-  claims?: { key: string; units: number }[];
+  claims?: { key: string; units: number; seen?: number }[];
   /** Held while looked up (a remote wave): the hold leaves room for concurrent requests (see the credits object). */
   share?: boolean;
 }
@@ -40,7 +41,7 @@ export interface Resize {
   product: string;
   spent: number;
   units: number;
-  claims?: { key: string; units: number }[];
+  claims?: { key: string; units: number; seen?: number }[];
   share?: boolean;
 }
 
@@ -69,6 +70,8 @@ export interface Charge {
   operationId?: string;
   /** The key of each item of `units`: an operation remembers what it charged per key. */
   keys?: string[];
+  /** The account's list writes of these answers, made in the same step as the settlement (see the credits object). */
+  lists?: Settlement["lists"];
 }
 
 export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "prepaid" | "firstCharges">;

@@ -55,6 +55,9 @@ async function holdFor<In, Out>(
   return hold;
 }
 
+/** The repeat marker a claim's walk read (only when it read the account's repeats: there is a payer). */
+const seenOf = <In, Out>(u: Unique<In, Out>) => (u.markerAt === undefined ? {} : { seen: u.markerAt });
+
 /** Records where the walk stops (the earliest position that could not be paid) and why. */
 function stopAt<In, Out>(paid: Paid<In, Out>, index: number, reason: StopReason) {
   if (index >= paid.stopIndex) return;
@@ -126,7 +129,7 @@ export async function payRemote<In, Out>(
       credits,
       requestId,
       paid,
-      pending.map((u) => ({ key: u.key, units: each })),
+      pending.map((u) => ({ key: u.key, units: each, ...seenOf(u) })),
       true,
       claim,
     );
@@ -173,7 +176,7 @@ export async function payLocal<In, Out>(
     options,
   );
   const claims = fresh
-    .map((u) => ({ key: u.key, units: applyPrice(product, u, { left: 0 }).units }))
+    .map((u) => ({ key: u.key, units: applyPrice(product, u, { left: 0 }).units, ...seenOf(u) }))
     .filter((c) => c.units > 0);
   let budget = Number.POSITIVE_INFINITY;
   let busy = new Set<string>();

@@ -1,4 +1,4 @@
-import type { UsageCounter } from "../../../durable-objects/account-credits";
+import type { ListsWrite, UsageCounter } from "../../../durable-objects/account-credits";
 import { database, replicaReads } from "../../db/client";
 import { creditsFor, type Credits, type Payer, type Settled, type StopReason } from "../credits/credits";
 import { applyPolicy } from "../policy/apply";
@@ -7,7 +7,8 @@ import { buildItems } from "./items";
 import type { Paid } from "./pay";
 import { payAll } from "./pay-all";
 import { planList, recallStored } from "./plan";
-import { rememberStatements, repeatStatements, writeBatch } from "./remember";
+import { listsOf } from "../lists/account-lists";
+import { mergeWrites, rememberWrite, repeatWrite } from "./remember";
 
 export interface WalkRequest<In> {
   env: Env;
@@ -106,10 +107,10 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
       prepaid: null,
     };
   }
-  // Repeat markers are written before settling: settling ends this walk's claims, and a walk that waited on them reads
-  // these markers next, so it must find them. With one unit per credit every item's charge is known before settling,
-  // so history and suppressions go in the same D1 batch as the markers (one primary write per call); otherwise (prepaid
-  // units) the settlement says which item bought a credit, and history follows it.
+  // The answers' repeat markers, history and suppressions go to the account's object with the settlement, in one call
+  // and one synchronous step: the markers are there before the claims end (a walk that waited on them reads them
+  // next). With one unit per credit every item's charge is known before settling; otherwise (prepaid units) the
+  // settlement says which item bought a credit, and history follows it in a second write.
   let built: WalkItem<In, Out>[];
   let settled: Settled;
   if (product.unitsPerCredit === 1) {
@@ -122,20 +123,13 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
       request.inputs,
       null,
     );
-    const writing = payer
-      ? writeBatch(db, [
-          ...repeatStatements(db, product, payer, paid, now),
-          ...rememberStatements(db, product, payer, request, paid, built, now),
-        ])
-      : null;
-    // Without a hold there are no claims to end, so the balance read for `meta` need not wait for the batch.
-    if (paid.holdId) await writing;
-    [settled] = await Promise.all([settle(product, credits, paid, request), writing]);
+    const write = payer ? mergeWrites(repeatWrite(product, paid), rememberWrite(product, request, paid, built)) : null;
+    settled = await settle(env, product, credits, paid, request, write, now);
   } else {
-    if (payer) await writeBatch(db, repeatStatements(db, product, payer, paid, now));
-    settled = await settle(product, credits, paid, request);
+    settled = await settle(env, product, credits, paid, request, payer ? repeatWrite(product, paid) : null, now);
     built = buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, null);
-    if (payer) await writeBatch(db, rememberStatements(db, product, payer, request, paid, built, now));
+    if (payer)
+      await listsOf(env, payer.accountId).writeLists(product.name, rememberWrite(product, request, paid, built), now);
   }
   // Queued work run again (its consumer died after settling): the settlement says what the operation was charged the
   // first time, and the items report that; its answers are repeats now and would read as free.
@@ -158,17 +152,22 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   };
 }
 
+/** Settles the hold with the list writes (one call), or, without a hold, writes them beside the balance read. */
 async function settle<In, Out>(
+  env: Env,
   product: Product<In, Out>,
   credits: Credits,
   paid: Paid<In, Out>,
   request: WalkRequest<In>,
+  write: ListsWrite | null,
+  now: number,
 ): Promise<Settled> {
   if (!paid.holdId) {
     const unitsOf = product.unitsPerCredit > 1 ? product.name : undefined;
     const [{ credits: remaining, prepaid }, firstCharges] = await Promise.all([
       credits.remaining(unitsOf),
       request.operationId ? credits.operationCharges(request.operationId) : null,
+      write && request.payer ? listsOf(env, request.payer.accountId).writeLists(product.name, write, now) : null,
     ]);
     return { charged: 0, credits: paid.answered.map(() => 0), remaining, prepaid, firstCharges };
   }
@@ -180,5 +179,6 @@ async function settle<In, Out>(
   const operation = request.operationId
     ? { operationId: request.operationId, keys: paid.answered.map((a) => a.u.key) }
     : {};
-  return credits.settle(paid.holdId, { units, usage, ...operation });
+  const lists = write ? { lists: { product: product.name, write, at: now } } : {};
+  return credits.settle(paid.holdId, { units, usage, ...operation, ...lists });
 }
