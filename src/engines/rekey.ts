@@ -4,9 +4,10 @@ import { listsOf } from "./lists/account-lists";
 /**
  * Re-keying after a product's key function changed (address keys, docs/address.md "Address keys"). Rows keyed by the
  * old function would stop matching: a suppression would silently stop suppressing, a repeat would be billed. So every
- * repeat marker and suppression (in the account's object) carries the version of the key function that keyed it (0 before versions, which is
- * also what the previous release writes while a deploy rolls out), and a row of an older version is re-keyed from its
- * stored answer, which holds the value as sent, the first time the account's rows are read.
+ * repeat marker and suppression (in the account's object) carries the version of the key function that keyed it (0
+ * before versions, which is also what the previous release writes while a deploy rolls out), and a row of an older
+ * version is re-keyed from its stored answer, which holds the value as sent, the first time the account's rows are
+ * read.
  */
 export interface KeyVersion {
   version: number;

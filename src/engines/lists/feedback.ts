@@ -31,7 +31,8 @@ export interface Received {
 
 /**
  * Records events (and `ignored` inbound events as a count) and puts values on the suppression list where the product
- * says so, all in one transaction of the account's object. `source` is `api` for posted outcomes, else the sender's name.
+ * says so, all in one transaction of the account's object. `source` is `api` for posted outcomes, else the sender's
+ * name.
  */
 export async function receiveFeedback<In, Out>(
   env: Env,

@@ -17,7 +17,7 @@ export interface Unique<In, Out> {
   refreshed: boolean;
   /** When the repeat first read for it was answered, if there was one. */
   repeatAt?: number | undefined;
-  /** When the latest repeat marker read for it started (0: none): a hold's claim says so (durable-objects/claims.ts). */
+  /** When the latest repeat marker read for it started (0: none); its hold's claim carries it (see claims.ts). */
   markerAt?: number;
   /** Filled once looked up. */
   looked?: Looked<Out>;
