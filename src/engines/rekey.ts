@@ -1,5 +1,5 @@
 import type { Database } from "../db/client";
-import { listsOf } from "./lists/account-lists";
+import { listsOf, parseStored } from "./lists/account-lists";
 
 /**
  * Re-keying after a product's key function changed (address keys, docs/address.md "Address keys"). Rows keyed by the
@@ -85,5 +85,6 @@ export async function rekeyAll(
     suppressions: table === "suppressions",
     staleBelow: keys.version,
   });
-  await currentRows(stub, table, product, found[table], new Set(), keys);
+  const rows = found[table].map((row) => ({ ...row, result: parseStored(row.result) }));
+  await currentRows(stub, table, product, rows, new Set(), keys);
 }
