@@ -24,7 +24,8 @@ async function storedAnswer(email: string): Promise<string> {
 async function oldLayout(accountId: string, answer: string, now: number) {
   await env.DB.batch([
     env.DB.prepare(
-      "INSERT INTO repeats (account_id, product, key, result, created_at) VALUES (?, 'email', 'alice@acme.example', ?, ?)",
+      "INSERT INTO repeats (account_id, product, key, result, created_at) VALUES (?, 'email', 'alice@acme.example', " +
+        "?, ?)",
     ).bind(accountId, answer, now - HOUR),
     env.DB.prepare(
       "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', " +
