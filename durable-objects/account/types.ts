@@ -58,6 +58,13 @@ export type ReserveResult =
       busy: string[];
       /** Keys this reservation now claims (in order, as many as the granted units pay for). */
       claimed: string[];
+      /** Credits the reservation holds in all after this call (a resize: what it held before plus this grant). */
+      held: number;
+      /**
+       * Credits available after this hold: with `held`, what settling will leave (`available + held - charged`), so a
+       * walk that settles after its answer still reports `credits_remaining` from this one call.
+       */
+      available: number;
     }
   | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number; busy: string[] };
 

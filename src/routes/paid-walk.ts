@@ -18,6 +18,7 @@ export function callerOf(c: Context<AppEnv>): LookupCaller {
     principal,
     requestId: c.var.requestId,
     ...(c.var.admission ? { admission: c.var.admission } : {}),
+    defer: (work) => c.executionCtx.waitUntil(work),
   };
 }
 

@@ -59,6 +59,9 @@ export type Hold =
       busy: string[];
       /** Keys this hold claims (with claims: the ones its units pay for, in order). */
       claimed: string[];
+      /** Credits the hold takes in all, and credits available beside it (see the credits object's ReserveResult). */
+      held: number;
+      available: number;
     }
   | { ok: false; reason: StopReason; busy: string[] };
 
@@ -158,7 +161,17 @@ async function retried<T>(call: () => Promise<T>, attempts = 3): Promise<T> {
 function asHold(reserved: ReserveResult): Hold {
   if (!reserved.ok) return { ok: false, reason: reserved.reason, busy: reserved.busy };
   const { reservationId: id, grantedUnits: units, limitedBy, fairUseRemaining, busy, claimed } = reserved;
-  return { ok: true, id, units, limitedBy, fairUseRemaining, busy, claimed };
+  return {
+    ok: true,
+    id,
+    units,
+    limitedBy,
+    fairUseRemaining,
+    busy,
+    claimed,
+    held: reserved.held,
+    available: reserved.available,
+  };
 }
 
 export function accountCredits(env: Env, payer: Payer): Credits {
@@ -223,6 +236,8 @@ export const freeCredits: Credits = {
       fairUseRemaining: Number.POSITIVE_INFINITY,
       busy: [],
       claimed,
+      held: 0,
+      available: 0,
     };
   },
   async resize(_holdId, request) {
@@ -235,6 +250,8 @@ export const freeCredits: Credits = {
       fairUseRemaining: Number.POSITIVE_INFINITY,
       busy: [],
       claimed,
+      held: 0,
+      available: 0,
     };
   },
   async awaitClaims() {},

@@ -24,6 +24,8 @@ export interface Paid<In, Out> {
   spent: number;
   /** Fair-use answers still free, as the first hold said, less those answered since. */
   allowance: { left: number };
+  /** What the latest hold said: credits it holds in all and credits available beside it. */
+  afterHold?: { held: number; available: number };
 }
 
 /** A wave's hold: the first of the walk, or its hold resized; `claim` off once waiting on others has run its course. */
@@ -38,21 +40,27 @@ async function holdFor<In, Out>(
 ): Promise<Hold> {
   const units = claims.reduce((sum, c) => sum + c.units, 0);
   const claimed = claim ? { claims } : {};
-  if (paid.holdId !== null)
-    return credits.resize(paid.holdId, { product: product.name, spent: paid.spent, units, share, ...claimed });
-  const hold = await credits.hold({
-    requestId,
-    product: product.name,
-    units,
-    unitsPerCredit: product.unitsPerCredit,
-    share,
-    ...claimed,
-  });
-  if (hold.ok) {
-    paid.holdId = hold.id;
-    paid.allowance.left = hold.fairUseRemaining;
-  }
+  const hold =
+    paid.holdId !== null
+      ? await credits.resize(paid.holdId, { product: product.name, spent: paid.spent, units, share, ...claimed })
+      : await firstHold();
+  if (hold.ok) paid.afterHold = { held: hold.held, available: hold.available };
   return hold;
+  async function firstHold() {
+    const hold = await credits.hold({
+      requestId,
+      product: product.name,
+      units,
+      unitsPerCredit: product.unitsPerCredit,
+      share,
+      ...claimed,
+    });
+    if (hold.ok) {
+      paid.holdId = hold.id;
+      paid.allowance.left = hold.fairUseRemaining;
+    }
+    return hold;
+  }
 }
 
 /** The repeat marker a claim's walk read (only when it read the account's repeats: there is a payer). */

@@ -17,6 +17,11 @@ export interface WalkRequest<In> {
   requestId: string;
   /** Queued work: settling the same operation twice charges once. */
   operationId?: string;
+  /**
+   * An HTTP request's `waitUntil`: the settlement (with the list writes) is made after the answer, which reports what
+   * its hold said. Queued work passes none and awaits it before it acknowledges.
+   */
+  defer?: (work: Promise<unknown>) => void;
   inputs: In[];
   options: WalkOptions;
   now?: number;
@@ -74,7 +79,12 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
     allowance: { left: 0 },
   };
   // The product's own reads (datasets, the shared mailbox answers) may come from a read replica near the caller.
-  const ctx: ProductContext = { env: replicaReads(env), now, accountId: payer?.accountId ?? null };
+  const ctx: ProductContext = {
+    env: replicaReads(env),
+    now,
+    accountId: payer?.accountId ?? null,
+    ...(request.defer ? { defer: request.defer } : {}),
+  };
   try {
     await payAll(
       product,
@@ -124,7 +134,8 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
       null,
     );
     const write = payer ? mergeWrites(repeatWrite(product, paid), rememberWrite(product, request, paid, built)) : null;
-    settled = await settle(env, product, credits, paid, request, write, now);
+    const finishing = () => settle(env, product, credits, paid, request, write, now);
+    settled = deferred(paid, request, finishing) ?? (await finishing());
   } else {
     settled = await settle(env, product, credits, paid, request, payer ? repeatWrite(product, paid) : null, now);
     built = buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, null);
@@ -181,4 +192,29 @@ async function settle<In, Out>(
     : {};
   const lists = write ? { lists: { product: product.name, write, at: now } } : {};
   return credits.settle(paid.holdId, { units, usage, ...operation, ...lists });
+}
+
+/**
+ * An HTTP request's settlement after its answer: each charge is the answer's price (one unit a credit), and what is
+ * left is what its hold said (`available`, plus what it held beyond the charge, which settling gives back). If the
+ * settlement never lands (the isolate died), the reservation's alarm releases the hold: the answer is free and its
+ * claims end (docs/billing.md "Settling after the answer"). Null when the walk must settle before answering.
+ */
+function deferred<In, Out>(
+  paid: Paid<In, Out>,
+  request: WalkRequest<In>,
+  finishing: () => Promise<Settled>,
+): Settled | null {
+  const hold = paid.afterHold;
+  if (!request.defer || !paid.holdId || request.operationId || !hold) return null;
+  const credits = paid.answered.map((a) => a.price.units);
+  const charged = credits.reduce((sum, n) => sum + n, 0);
+  request.defer(
+    finishing().catch((err) =>
+      console.error(
+        JSON.stringify({ event: "deferred_settle_failed", requestId: request.requestId, error: String(err) }),
+      ),
+    ),
+  );
+  return { charged, credits, remaining: hold.available + hold.held - charged, prepaid: null, firstCharges: null };
 }
