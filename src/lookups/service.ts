@@ -16,7 +16,7 @@ export interface LookupCaller {
   /** Ledger and history id of the answers (the HTTP request id, a tool call's id). */
   requestId: string;
   /** The request's `waitUntil`: settling and list writes then happen after the answer (src/engines/walk/walk.ts). */
-  defer?: (work: Promise<unknown>) => void;
+  defer?: (work: () => Promise<unknown>) => void;
 }
 
 /**

@@ -21,7 +21,7 @@ export interface WalkRequest<In> {
    * An HTTP request's `waitUntil`: the settlement (with the list writes) is made after the answer, which reports what
    * its hold said. Queued work passes none and awaits it before it acknowledges.
    */
-  defer?: (work: Promise<unknown>) => void;
+  defer?: (work: () => Promise<unknown>) => void;
   inputs: In[];
   options: WalkOptions;
   now?: number;
@@ -209,7 +209,7 @@ function deferred<In, Out>(
   if (!request.defer || !paid.holdId || request.operationId || !hold) return null;
   const credits = paid.answered.map((a) => a.price.units);
   const charged = credits.reduce((sum, n) => sum + n, 0);
-  request.defer(
+  request.defer(() =>
     finishing().catch((err) =>
       console.error(
         JSON.stringify({ event: "deferred_settle_failed", requestId: request.requestId, error: String(err) }),

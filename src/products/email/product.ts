@@ -79,12 +79,12 @@ async function lookup(ctx: ProductContext, inputs: string[], options: WalkOption
   const observed = new Map<string, MailboxAnswer>();
   answers.forEach((a, i) => a.observed && observed.set(emails[i]!, a.observed));
   // The shared answers are written after the answer when the caller can wait on it (no D1 write before the answer).
-  const sharing = rememberMailboxes(db, observed);
-  const logged = sharing.catch((err) =>
-    console.error(JSON.stringify({ event: "mailbox_share_failed", error: String(err) })),
-  );
-  if (ctx.defer) ctx.defer(logged);
-  else await sharing;
+  const sharing = () => rememberMailboxes(db, observed);
+  if (ctx.defer)
+    ctx.defer(() =>
+      sharing().catch((err) => console.error(JSON.stringify({ event: "mailbox_share_failed", error: String(err) }))),
+    );
+  else await sharing();
   return answers.map((a, i) => ({ result: a.result, refreshed: Boolean(known[i]!.mailbox && !known[i]!.usable) }));
 }
 
