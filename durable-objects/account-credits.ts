@@ -6,6 +6,8 @@ import { ListsObject } from "./account/lists-object";
 import { Notices, type MailSettings, type NoticeMessage } from "./account/notices";
 import { PolicyStamps } from "./account/policy-stamps";
 import { Reservations } from "./account/reservations";
+import type { BeginRecall, StoredKeyed } from "./account/list-types";
+import type { AccountLists } from "./account/lists";
 import type {
   AccountSnapshot,
   AdmissionRequest,
@@ -24,6 +26,12 @@ export type * from "./account/types";
 export type * from "./account/list-types";
 export type { MailSettings, Notice, NoticeMessage } from "./account/notices";
 export type { Claims };
+
+/** What `begin` answers: the lists' rows for the walk's values, and its hold. */
+export interface Begun {
+  recall: { repeats: StoredKeyed[]; suppressions: StoredKeyed[] };
+  hold: ReserveResult;
+}
 
 /** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
 const RESERVATION_TTL_MS = 15 * 60 * 1000;
@@ -131,6 +139,39 @@ export class AccountCredits extends ListsObject {
     perPage: number,
   ): Entered<{ rows: LedgerRow[]; total: number }> {
     return this.admit(admission, () => this.balances.ledger(page, perPage, Date.now()));
+  }
+
+  /**
+   * A walk's one call before its answer: the request's rate limits, then the repeats and suppressions of its values,
+   * then the hold (the daily cap, the balance, the claims), in one synchronous step once the lists are loaded.
+   */
+  async enterBegin(admission: AdmissionRequest, request: ReserveRequest, recall: BeginRecall): Promise<Entered<Begun>> {
+    const lists = await this.ready();
+    const entered = this.admit(admission, () => this.begun(lists, request, recall, admission.request));
+    this.handOverNotices();
+    if (entered.admitted && entered.value.hold.ok) await this.armAlarm(request.now ?? Date.now());
+    return entered;
+  }
+
+  /** `enterBegin` for a request already admitted, or queued work (no rate limit). */
+  async begin(request: ReserveRequest, recall: BeginRecall): Promise<Begun> {
+    const begun = this.begun(await this.ready(), request, recall);
+    this.handOverNotices();
+    if (begun.hold.ok) await this.armAlarm(request.now ?? Date.now());
+    return begun;
+  }
+
+  private begun(
+    lists: AccountLists,
+    request: ReserveRequest,
+    recall: BeginRecall,
+    record?: AdmissionRequest["request"],
+  ): Begun {
+    const now = request.now ?? Date.now();
+    return {
+      recall: lists.recall(recall.product, recall.keys, now, recall.want),
+      hold: this.reservations.reserve(request, record),
+    };
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {

@@ -93,6 +93,13 @@ export interface FeedbackCounts {
   ignored: number;
 }
 
+/** What a walk's first call asks of the account's lists beside its hold (see the credits object's `begin`). */
+export interface BeginRecall {
+  product: string;
+  keys: string[];
+  want: { repeats: boolean; suppressions: boolean; staleBelow?: number };
+}
+
 export interface StoredFeedback {
   key: string;
   outcome: string;

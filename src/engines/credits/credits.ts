@@ -2,6 +2,8 @@ import type {
   AdmissionRequest,
   Entered,
   ReserveRequest,
+  BeginRecall,
+  Begun,
   ReserveResult,
   Settlement,
   SettleResult,
@@ -63,7 +65,7 @@ export type Hold =
       held: number;
       available: number;
     }
-  | { ok: false; reason: StopReason; busy: string[] };
+  | { ok: false; reason: StopReason; busy: string[]; available?: number };
 
 export interface Charge {
   /** Units each answered item used, in answer order. */
@@ -86,6 +88,11 @@ export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "
  */
 export interface Credits {
   hold(request: HoldRequest): Promise<Hold>;
+  /**
+   * The first hold together with the account's stored rows (repeats, suppressions) of `recall.keys`: one call where
+   * `recallLists` and `hold` would be two. Only the account's object has it (nobody else keeps lists).
+   */
+  begin?(request: HoldRequest, recall: BeginRecall): Promise<{ hold: Hold; recall: Begun["recall"] }>;
   resize(holdId: string, request: Resize): Promise<Hold>;
   /** Waits until none of `keys` is claimed by a concurrent walk (or `timeoutMs` passed). */
   awaitClaims(product: string, keys: string[], timeoutMs: number): Promise<void>;
@@ -134,6 +141,11 @@ export function accountEntry(env: Env, accountId: string, admission?: Admission)
         (entry) => stub.enterLedger(entry, page, perPage),
         () => stub.ledger(page, perPage),
       ),
+    begin: (request: ReserveRequest, recall: BeginRecall) =>
+      call<Begun>(
+        (entry) => stub.enterBegin(entry, request, recall),
+        () => stub.begin(request, recall),
+      ),
     reserve: (request: ReserveRequest) =>
       call<ReserveResult>(
         (entry) => stub.enterReserve(entry, request),
@@ -159,7 +171,7 @@ async function retried<T>(call: () => Promise<T>, attempts = 3): Promise<T> {
 }
 
 function asHold(reserved: ReserveResult): Hold {
-  if (!reserved.ok) return { ok: false, reason: reserved.reason, busy: reserved.busy };
+  if (!reserved.ok) return { ok: false, reason: reserved.reason, busy: reserved.busy, available: reserved.available };
   const { reservationId: id, grantedUnits: units, limitedBy, fairUseRemaining, busy, claimed } = reserved;
   return {
     ok: true,
@@ -179,21 +191,23 @@ export function accountCredits(env: Env, payer: Payer): Credits {
   const entry = accountEntry(env, payer.accountId, payer.admission);
   const claims = (product: string, items: { key: string; units: number }[] | undefined) =>
     items ? { claims: { product, items } } : {};
+  const reserveOf = (request: HoldRequest): ReserveRequest => ({
+    requestId: request.requestId,
+    amount: request.units,
+    minimum: 1,
+    keyId: payer.keyId,
+    dailyCreditCap: payer.dailyCreditCap,
+    share: request.share ?? false,
+    ...claims(request.product, request.claims),
+    ...(request.unitsPerCredit > 1 ? { units: { product: request.product, perCredit: request.unitsPerCredit } } : {}),
+  });
   return {
     async hold(request) {
-      const reserved = await entry.reserve({
-        requestId: request.requestId,
-        amount: request.units,
-        minimum: 1,
-        keyId: payer.keyId,
-        dailyCreditCap: payer.dailyCreditCap,
-        share: request.share ?? false,
-        ...claims(request.product, request.claims),
-        ...(request.unitsPerCredit > 1
-          ? { units: { product: request.product, perCredit: request.unitsPerCredit } }
-          : {}),
-      });
-      return asHold(reserved);
+      return asHold(await entry.reserve(reserveOf(request)));
+    },
+    async begin(request, recall) {
+      const begun = await entry.begin(reserveOf(request), recall);
+      return { hold: asHold(begun.hold), recall: begun.recall };
     },
     async resize(holdId, request) {
       const { product, claims: items, ...rest } = request;

@@ -31,13 +31,24 @@ export async function recallLists(
   rekeyed?: KeyVersion,
 ): Promise<Recalled> {
   const stub = listsOf(db, accountId);
+  const found = await stub.recallLists(product, [...new Set(keys)], recallWant(want, rekeyed), now);
+  return readRecalled(stub, product, found, keys, rekeyed);
+}
+
+export const recallWant = (want: { repeats: boolean; suppressions: boolean }, rekeyed?: KeyVersion) => ({
+  ...want,
+  ...(rekeyed ? { staleBelow: rekeyed.version } : {}),
+});
+
+/** The object's rows for `keys` as the walk reads them (stale rows re-keyed on the way: src/engines/rekey.ts). */
+export async function readRecalled(
+  stub: ReturnType<typeof listsOf>,
+  product: string,
+  found: { repeats: StoredKeyed[]; suppressions: StoredKeyed[] },
+  keys: string[],
+  rekeyed?: KeyVersion,
+): Promise<Recalled> {
   const wanted = new Set(keys);
-  const found = await stub.recallLists(
-    product,
-    [...wanted],
-    { ...want, ...(rekeyed ? { staleBelow: rekeyed.version } : {}) },
-    now,
-  );
   const parsed = (rows: StoredKeyed[]) => rows.map((row) => ({ ...row, result: parseStored(row.result) }));
   const [repeats, suppressions] = await Promise.all([
     currentRows(stub, "repeats", product, parsed(found.repeats), wanted, rekeyed),

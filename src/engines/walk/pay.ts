@@ -26,6 +26,8 @@ export interface Paid<In, Out> {
   allowance: { left: number };
   /** What the latest hold said: credits it holds in all and credits available beside it. */
   afterHold?: { held: number; available: number };
+  /** The hold the walk's first call made with its recall (walk/begin.ts), not yet used by a wave. */
+  begun?: Hold;
 }
 
 /** A wave's hold: the first of the walk, or its hold resized; `claim` off once waiting on others has run its course. */
@@ -39,6 +41,17 @@ async function holdFor<In, Out>(
   claim: boolean,
 ): Promise<Hold> {
   const units = claims.reduce((sum, c) => sum + c.units, 0);
+  const begun = paid.begun;
+  paid.begun = undefined;
+  // The first call's hold serves the first wave when it holds what the wave asks for; else the wave resizes it (or, if
+  // it was refused, asks again: what the first call guessed may not be what the answer costs).
+  if (
+    begun?.ok &&
+    begun.units >= units &&
+    claims.every((c) => begun.claimed.includes(c.key) || begun.busy.includes(c.key))
+  )
+    return begun;
+  if (begun && !begun.ok && claims.every((c) => begun.busy.includes(c.key))) return begun;
   const claimed = claim ? { claims } : {};
   const hold =
     paid.holdId !== null

@@ -1,6 +1,6 @@
 import type { Database } from "../../db/client";
 import type { Payer } from "../credits/credits";
-import { recallLists } from "../lists/account-lists";
+import { recallLists, type Recalled } from "../lists/account-lists";
 import type { Looked, Product, WalkOptions } from "../product";
 
 /** One distinct value of a list (by the product's key), and what is known about it before any credit is spent. */
@@ -57,7 +57,7 @@ export async function planList<In, Out>(product: Product<In, Out>, inputs: In[])
 /** Step 2: the account's suppressions (when honoured) and repeats answer what they can, free. */
 export async function recallStored<In, Out>(
   env: Env,
-  _db: Database,
+  _db: Database | null,
   product: Product<In, Out>,
   payer: Payer | null,
   uniques: Unique<In, Out>[],
@@ -68,17 +68,35 @@ export async function recallStored<In, Out>(
 ): Promise<void> {
   const open = uniques.filter((u) => !u.free);
   if (!payer || !open.length) return;
-  const keys = open.map((u) => u.key);
   // One call to the account's object reads both (its lists live there).
-  const { repeats, suppressed } = await recallLists(
+  const recalled = await recallLists(
     env,
     payer.accountId,
     product.name,
-    keys,
+    open.map((u) => u.key),
     now,
-    { repeats: true, suppressions: Boolean(options.honorSuppressions && product.suppressions) },
+    listsWanted(product, options),
     product.keys,
   );
+  applyRecalled(env, product, open, options, now, recalled, waited);
+}
+
+/** What a walk reads of the account's lists: repeats always, suppressions when the call honours them. */
+export const listsWanted = <In, Out>(product: Product<In, Out>, options: WalkOptions) => ({
+  repeats: true,
+  suppressions: Boolean(options.honorSuppressions && product.suppressions),
+});
+
+/** Answers free what the account's stored rows answer: a suppressed value, or a repeat young enough. */
+export function applyRecalled<In, Out>(
+  env: Env,
+  product: Product<In, Out>,
+  open: Unique<In, Out>[],
+  options: WalkOptions,
+  now: number,
+  { repeats, suppressed }: Recalled,
+  waited = false,
+) {
   const tooOld = (u: Unique<In, Out>, at: number) =>
     !(waited && at !== u.repeatAt) &&
     (options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000));

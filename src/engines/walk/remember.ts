@@ -51,3 +51,11 @@ export function rememberWrite<In, Out>(
 
 /** Both writes as one (one transaction of the account's object). */
 export const mergeWrites = (a: ListsWrite, b: ListsWrite): ListsWrite => ({ ...a, ...b, repeats: a.repeats ?? [] });
+
+/** Nothing to write (test values only, say): no call is made for it. */
+export const writesNothing = (w: ListsWrite) =>
+  !w.repeats?.length &&
+  !w.suppress?.entries.length &&
+  !w.unsuppress?.length &&
+  !w.history?.length &&
+  !w.feedback?.length;

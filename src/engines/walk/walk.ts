@@ -6,9 +6,10 @@ import type { Product, ProductContext, WalkOptions } from "../product";
 import { buildItems } from "./items";
 import type { Paid } from "./pay";
 import { payAll } from "./pay-all";
-import { planList, recallStored } from "./plan";
+import { recallAndHold } from "./begin";
+import { planList } from "./plan";
 import { listsOf } from "../lists/account-lists";
-import { mergeWrites, rememberWrite, repeatWrite } from "./remember";
+import { mergeWrites, rememberWrite, repeatWrite, writesNothing } from "./remember";
 
 export interface WalkRequest<In> {
   env: Env;
@@ -68,7 +69,6 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   const now = request.now ?? Date.now();
   const db = database(env);
   const plan = await planList(product, request.inputs);
-  await recallStored(env, db, product, payer, plan.uniques, options, now);
   const credits = creditsFor(env, payer);
   const paid: Paid<In, Out> = {
     answered: [],
@@ -86,6 +86,7 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
     ...(request.defer ? { defer: request.defer } : {}),
   };
   try {
+    await recallAndHold(env, product, payer, credits, plan.uniques, options, request.requestId, paid, now);
     await payAll(
       product,
       ctx,
@@ -139,8 +140,9 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   } else {
     settled = await settle(env, product, credits, paid, request, payer ? repeatWrite(product, paid) : null, now);
     built = buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, null);
-    if (payer)
-      await listsOf(env, payer.accountId).writeLists(product.name, rememberWrite(product, request, paid, built), now);
+    const remembered = rememberWrite(product, request, paid, built);
+    if (payer && !writesNothing(remembered))
+      await listsOf(env, payer.accountId).writeLists(product.name, remembered, now);
   }
   // Queued work run again (its consumer died after settling): the settlement says what the operation was charged the
   // first time, and the items report that; its answers are repeats now and would read as free.
@@ -170,9 +172,10 @@ async function settle<In, Out>(
   credits: Credits,
   paid: Paid<In, Out>,
   request: WalkRequest<In>,
-  write: ListsWrite | null,
+  given: ListsWrite | null,
   now: number,
 ): Promise<Settled> {
+  const write = given && !writesNothing(given) ? given : null;
   if (!paid.holdId) {
     const unitsOf = product.unitsPerCredit > 1 ? product.name : undefined;
     const [{ credits: remaining, prepaid }, firstCharges] = await Promise.all([
@@ -206,7 +209,7 @@ function deferred<In, Out>(
   finishing: () => Promise<Settled>,
 ): Settled | null {
   const hold = paid.afterHold;
-  if (!request.defer || !paid.holdId || request.operationId || !hold) return null;
+  if (!request.defer || request.operationId || !hold || (!paid.holdId && paid.answered.length)) return null;
   const credits = paid.answered.map((a) => a.price.units);
   const charged = credits.reduce((sum, n) => sum + n, 0);
   request.defer(() =>
@@ -216,5 +219,7 @@ function deferred<In, Out>(
       ),
     ),
   );
-  return { charged, credits, remaining: hold.available + hold.held - charged, prepaid: null, firstCharges: null };
+  // Without a hold (refused, and every value answered from stored rows) only the list writes are left to make.
+  const remaining = paid.holdId ? hold.available + hold.held - charged : hold.available;
+  return { charged, credits, remaining, prepaid: null, firstCharges: null };
 }
