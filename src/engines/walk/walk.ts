@@ -141,8 +141,9 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
     settled = await settle(env, product, credits, paid, request, payer ? repeatWrite(product, paid) : null, now);
     built = buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, null);
     const remembered = rememberWrite(product, request, paid, built);
-    if (payer && !writesNothing(remembered))
-      await listsOf(env, payer.accountId).writeLists(product.name, remembered, now);
+    const writing = () => listsOf(env, payer!.accountId).writeLists(product.name, remembered, now);
+    // History and suppressions follow the settlement; an HTTP request writes them after its answer.
+    if (payer && !writesNothing(remembered)) await (request.defer ? request.defer(writing) : writing());
   }
   // Queued work run again (its consumer died after settling): the settlement says what the operation was charged the
   // first time, and the items report that; its answers are repeats now and would read as free.
