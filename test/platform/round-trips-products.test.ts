@@ -51,7 +51,7 @@ async function logged(response: Response) {
 beforeAll(() => setUp(SINGLES));
 
 describe.each(SINGLES)("the hot path of $label's single lookup", ({ product, samples, unitsPerCredit }) => {
-  it(`makes ${JSON.stringify(BEFORE[product.name])} before each fresh paid answer, and no D1 primary write`, async () => {
+  it(`makes ${JSON.stringify(BEFORE[product.name])} before each fresh paid answer, no D1 primary write`, async () => {
     const acct = await createAccount({ pack: 50 });
     const path = samples.batch!.path.replace(/\/batch$/, "");
     const field = SINGULAR[samples.batch!.field]!;
