@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { importLists, listsImported } from "./list-import";
+import { dailyAnswers, feedbackCounts, historyPage, latestFeedback, suppressionPage } from "./list-pages";
 import type {
   FeedbackCounts,
   HistoryPage,
@@ -84,23 +85,28 @@ export abstract class ListsObject extends DurableObject<Env> {
   }
 
   async listSuppressions(product: string, page: number, key?: string) {
-    return (await this.ready()).suppressions(product, page, key);
+    await this.ready();
+    return suppressionPage(this.ctx.storage.sql, product, page, key);
   }
 
   async listHistory(product: string, query: HistoryQuery): Promise<HistoryPage> {
-    return (await this.ready()).history(product, query);
+    await this.ready();
+    return historyPage(this.ctx.storage.sql, product, query);
   }
 
   async dailyAnswers(since: number) {
-    return (await this.ready()).dailyAnswers(since);
+    await this.ready();
+    return dailyAnswers(this.ctx.storage.sql, since);
   }
 
   async feedbackCounts(product: string, since: number, until: number, ignored: string, facets: number) {
-    return (await this.ready()).feedbackCounts(product, since, until, ignored, facets) satisfies FeedbackCounts;
+    await this.ready();
+    return feedbackCounts(this.ctx.storage.sql, product, since, until, ignored, facets) satisfies FeedbackCounts;
   }
 
   async latestFeedback(product: string, keys: string[], since: number, ignored: string): Promise<StoredFeedback[]> {
-    return (await this.ready()).latestFeedback(product, keys, since, ignored);
+    await this.ready();
+    return latestFeedback(this.ctx.storage.sql, product, keys, since, ignored);
   }
 
   /** Retention now rather than on the next write (the daily sweep asks objects it knows of; tests). */
