@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { accountRows, bearer, call, createAccount, creditsStub, lookupEmail } from "../../helpers";
+import { accountRows, admin, bearer, call, createAccount, creditsStub, lookupEmail } from "../../helpers";
 
 const HOUR = 3_600_000;
 
@@ -83,6 +83,7 @@ describe("lists of the old D1 layout move into the account's object", () => {
     expect(first).toEqual([{ repeats: 1, suppressions: 1, history: 2, feedback: 1 }]);
     await lookupEmail(acct.key, { email: "bob@acme.example" });
     expect(await stub.importLists()).toBe(0);
+    expect(await admin("POST", `/accounts/${acct.accountId}/lists/import`)).toEqual({ imported: 0 });
     expect(await counts(acct.accountId)).toEqual([{ repeats: 2, suppressions: 1, history: 3, feedback: 1 }]);
   });
 
