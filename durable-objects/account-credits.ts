@@ -167,9 +167,8 @@ export class AccountCredits extends ListsObject {
     recall: BeginRecall,
     record?: AdmissionRequest["request"],
   ): Begun {
-    const now = request.now ?? Date.now();
     return {
-      recall: lists.recall(recall.product, recall.keys, now, recall.want),
+      recall: lists.recall(recall.product, recall.keys, recall.at, recall.want),
       hold: this.reservations.reserve(request, record),
     };
   }

@@ -97,6 +97,8 @@ export interface FeedbackCounts {
 export interface BeginRecall {
   product: string;
   keys: string[];
+  /** The walk's time: a repeat window is read as of it. */
+  at: number;
   want: { repeats: boolean; suppressions: boolean; staleBelow?: number };
 }
 

@@ -183,7 +183,6 @@ export class AccountLists {
         f.source,
         now,
       );
-    this.prune(now);
   }
 
   /** Adds values or refreshes listed ones (keeping their source, except that feedback takes an entry over). */

@@ -39,7 +39,7 @@ export async function recallAndHold<In, Out>(
       share: cost === "remote",
       claims: [{ key: u.key, units: each }],
     },
-    { product: product.name, keys: [u.key], want: recallWant(listsWanted(product, options), product.keys) },
+    { product: product.name, keys: [u.key], at: now, want: recallWant(listsWanted(product, options), product.keys) },
   );
   const hold = begun.hold;
   if (hold.ok) {
