@@ -4,7 +4,7 @@ import type { ListsWrite, StoredKeyed, StoredSuppression, SuppressionEntry } fro
 /** Repeat markers answer 7 days; history is kept 90 (src/engines/repeats/store.ts, src/engines/lists/history.ts). */
 const REPEAT_WINDOW_MS = 7 * 86_400_000;
 const HISTORY_RETENTION_MS = 90 * 86_400_000;
-/** Expired rows are pruned on a write at most this often (a cheap indexed delete, not on every answer). */
+/** Expired rows are pruned on a list call at most this often (a cheap indexed delete, not on every answer). */
 const PRUNE_EVERY_MS = 3_600_000;
 /** Keys per statement: Durable Object SQL binds at most 100 parameters. */
 const KEYS_PER_STATEMENT = 90;
@@ -244,7 +244,7 @@ export class AccountLists {
     return row ? suppressionOf(row) : null;
   }
 
-  /** Retention inside the object: markers past the window and history past 90 days go (at most hourly, on a write). */
+  /** Retention inside the object: markers past the window and history past 90 days go (at most hourly, on a list call). */
   prune(now: number, force = false) {
     if (!force && now - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = now;
