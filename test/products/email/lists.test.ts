@@ -1,6 +1,4 @@
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../../src/index";
 import { accountRows, anotherKey, bearer, call, createAccount, creditsStub, json, lookupEmail } from "../../helpers";
 
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
