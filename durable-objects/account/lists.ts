@@ -244,7 +244,7 @@ export class AccountLists {
     return row ? suppressionOf(row) : null;
   }
 
-  /** Retention inside the object: markers past the window and history past 90 days go (at most hourly, on a list call). */
+  /** Retention inside the object: markers past the window, history past 90 days (at most hourly, on a list call). */
   prune(now: number, force = false) {
     if (!force && now - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = now;

@@ -96,7 +96,7 @@ const accountFields = new TtlCache<AccountFields>(50_000);
  * replica's lag.
  */
 async function keyRowNearby(db: Database, keyHash: string): Promise<StoredKey | null> {
-  return (await queryKeyByHash(database(replicaReads(envOf(db))), keyHash)) ?? queryKeyByHash(db, keyHash);
+  return (await queryKeyByHash(database(replicaReads(envOf(db))), keyHash)) ?? queryKeyByHash(db, keyHash, false);
 }
 
 const apiKeyLookup = new KeyLookup<StoredKey>({
