@@ -1,11 +1,13 @@
-import { DurableObject } from "cloudflare:workers";
 import type { PlanName } from "../src/engines/credits/plans";
 import { database } from "../src/db/client";
 import { recordUnfinished } from "../src/db/request-log";
 import { Balance } from "./account/balance";
+import { ListsObject } from "./account/lists-object";
 import { Notices, type MailSettings, type NoticeMessage } from "./account/notices";
 import { PolicyStamps } from "./account/policy-stamps";
 import { Reservations } from "./account/reservations";
+import type { BeginRecall, StoredKeyed } from "./account/list-types";
+import type { AccountLists } from "./account/lists";
 import type {
   AccountSnapshot,
   AdmissionRequest,
@@ -21,8 +23,15 @@ import { RateWindows } from "./account/windows";
 import { ClaimBook, type Claims } from "./claims";
 
 export type * from "./account/types";
+export type * from "./account/list-types";
 export type { MailSettings, Notice, NoticeMessage } from "./account/notices";
 export type { Claims };
+
+/** What `begin` answers: the lists' rows for the walk's values, and its hold. */
+export interface Begun {
+  recall: { repeats: StoredKeyed[]; suppressions: StoredKeyed[] };
+  hold: ReserveResult;
+}
 
 /** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
 const RESERVATION_TTL_MS = 15 * 60 * 1000;
@@ -38,7 +47,7 @@ const NOTICE_RETRY_MS = 60_000;
  * A request's first call is one of the `enter*` methods: it counts the request's rate limits first and does nothing
  * else when one refuses. Queued work (bulk chunks, monitor runs) has no rate limit and calls the plain methods.
  */
-export class AccountCredits extends DurableObject<Env> {
+export class AccountCredits extends ListsObject {
   private readonly balances: Balance;
   private readonly claims: ClaimBook;
   private readonly reservations: Reservations;
@@ -52,7 +61,7 @@ export class AccountCredits extends DurableObject<Env> {
     super(ctx, env);
     const sql = ctx.storage.sql;
     this.balances = new Balance(sql);
-    this.claims = new ClaimBook(sql);
+    this.claims = new ClaimBook(sql, (product, items) => this.lists.answeredSince(product, items, Date.now()));
     this.notices = new Notices(sql);
     this.reservations = new Reservations(sql, this.balances, this.claims, (keyId, cap, now) =>
       this.notices.capReached(keyId, cap, now),
@@ -132,6 +141,38 @@ export class AccountCredits extends DurableObject<Env> {
     return this.admit(admission, () => this.balances.ledger(page, perPage, Date.now()));
   }
 
+  /**
+   * A walk's one call before its answer: the request's rate limits, then the repeats and suppressions of its values,
+   * then the hold (the daily cap, the balance, the claims), in one synchronous step once the lists are loaded.
+   */
+  async enterBegin(admission: AdmissionRequest, request: ReserveRequest, recall: BeginRecall): Promise<Entered<Begun>> {
+    const lists = await this.ready();
+    const entered = this.admit(admission, () => this.begun(lists, request, recall, admission.request));
+    this.handOverNotices();
+    if (entered.admitted && entered.value.hold.ok) await this.armAlarm(request.now ?? Date.now());
+    return entered;
+  }
+
+  /** `enterBegin` for a request already admitted, or queued work (no rate limit). */
+  async begin(request: ReserveRequest, recall: BeginRecall): Promise<Begun> {
+    const begun = this.begun(await this.ready(), request, recall);
+    this.handOverNotices();
+    if (begun.hold.ok) await this.armAlarm(request.now ?? Date.now());
+    return begun;
+  }
+
+  private begun(
+    lists: AccountLists,
+    request: ReserveRequest,
+    recall: BeginRecall,
+    record?: AdmissionRequest["request"],
+  ): Begun {
+    return {
+      recall: lists.recall(recall.product, recall.keys, recall.at, recall.want),
+      hold: this.reservations.reserve(request, record),
+    };
+  }
+
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     const result = this.reservations.reserve(request);
     this.handOverNotices();
@@ -151,8 +192,15 @@ export class AccountCredits extends DurableObject<Env> {
     return this.claims.wait(product, keys, timeoutMs);
   }
 
-  settle(reservationId: string, settlement: Settlement): SettleResult {
+  /**
+   * Settles a hold and, in the same synchronous step, writes what its answers taught the account's lists: the
+   * walk's one call after its answer. A settlement repeated (a retry) writes nothing twice.
+   */
+  async settle(reservationId: string, settlement: Settlement): Promise<SettleResult> {
+    const lists = settlement.lists ? await this.ready() : null;
     const result = this.reservations.settle(reservationId, settlement);
+    if (lists && settlement.lists && !result.alreadySettled)
+      lists.write(settlement.lists.product, settlement.lists.write, settlement.lists.at);
     if (result.charged > 0) this.balanceMoved(settlement.now ?? Date.now());
     return result;
   }

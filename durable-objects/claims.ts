@@ -1,8 +1,15 @@
 /** What a reservation pays for, in order: (product, key) pairs with the units each may cost. */
 export interface Claims {
   product: string;
-  items: { key: string; units: number }[];
+  /**
+   * `seen`: when the repeat marker the walk read for the key was started (0: none). A newer marker means another walk
+   * answered the value since that read, so the key is busy (its answer is there to read) rather than paid again.
+   */
+  items: { key: string; units: number; seen?: number }[];
 }
+
+/** The keys among `items` whose live repeat marker is newer than the one the caller saw. */
+export type AnsweredSince = (product: string, items: Claims["items"]) => Set<string>;
 
 /** How often a waiter looks at the claims again when no release woke it. */
 const POLL_MS = 250;
@@ -23,7 +30,10 @@ export class ClaimBook {
   /** Waiters, woken whenever a reservation's claims go. */
   private readonly waiters = new Set<() => void>();
 
-  constructor(private readonly sql: SqlStorage) {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly answeredSince: AnsweredSince = () => new Set(),
+  ) {
     sql.exec(`
       CREATE TABLE IF NOT EXISTS claims (product TEXT NOT NULL, key TEXT NOT NULL, reservation_id TEXT NOT NULL,
         PRIMARY KEY (product, key));
@@ -51,9 +61,13 @@ export class ClaimBook {
     }
     const busy: string[] = [];
     const open: Claims["items"] = [];
+    // A value answered between the walk's read of its repeats and this hold is not paid twice: the walk reads it next.
+    const answered =
+      claims && items.some((i) => i.seen !== undefined) ? this.answeredSince(claims.product, items) : null;
     for (const item of items) {
       const holder = holders.get(item.key);
-      if (holder && holder.id !== own && holder.request_id !== requestId) busy.push(item.key);
+      if (answered?.has(item.key)) busy.push(item.key);
+      else if (holder && holder.id !== own && holder.request_id !== requestId) busy.push(item.key);
       else open.push(item);
     }
     return { busy, open };

@@ -23,6 +23,8 @@ export interface AppVariables {
   creditsUsed?: number;
   /** Error code of a failed request, set by the error handler for the request log. */
   errorCode?: string;
+  /** Work started once the answer is decided, under waitUntil (src/http/trace-answer.ts): settling, shared writes. */
+  deferred?: (() => Promise<unknown>)[];
 }
 
 export interface AppEnv {

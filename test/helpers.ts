@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { SCOPES } from "../src/auth/scopes";
 import { fetchChecked } from "./openapi-check";
 
@@ -131,4 +131,18 @@ export async function requestRecord(key: string, requestId: string, timeoutMs = 
     // follows the record's arrival is not refused as over the rate limit.
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/**
+ * Rows of the account's lists (repeats, suppressions, history, feedback), read from its object's SQLite: where they
+ * live since they left D1. Touching the lists first moves any rows of the old D1 layout in (as any first use does).
+ */
+export async function accountRows<T = Record<string, unknown>>(
+  accountId: string,
+  query: string,
+  ...binds: (string | number | null)[]
+): Promise<T[]> {
+  const stub = creditsStub(accountId);
+  await stub.dailyAnswers(0);
+  return runInDurableObject(stub, (_instance, state) => state.storage.sql.exec(query, ...binds).toArray() as T[]);
 }

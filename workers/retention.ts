@@ -1,10 +1,10 @@
 import { lt } from "drizzle-orm";
 import { database } from "../src/db/client";
-import { requestLog, usedChallengeTokens } from "../src/db/schema";
+import { history, repeats, requestLog, usedChallengeTokens } from "../src/db/schema";
 import { sweepBulkRuns } from "../src/engines/bulk/retention";
-import { HISTORY_RETENTION_DAYS, sweepHistory } from "../src/engines/lists/history";
+import { HISTORY_RETENTION_DAYS } from "../src/engines/lists/history";
 import { sweepMail, sweepMailLinks } from "../src/engines/mail/retention";
-import { sweepRepeats } from "../src/engines/repeats/store";
+import { REPEAT_WINDOW_MS } from "../src/engines/repeats/store";
 import { sweepDeliveries } from "../src/engines/webhooks/retention";
 import { sweepMailboxes } from "../src/products/email/store";
 
@@ -19,9 +19,11 @@ const CHALLENGE_TOKEN_MEMORY_MS = DAY_MS;
 export async function sweepRetention(env: Env, now = Date.now()) {
   const db = database(env);
   const results = await db.batch([
-    sweepRepeats(db, now),
+    // Repeat markers and history live in each account's object, which prunes its own; these clear what is left of
+    // the old D1 layout (never written by the lookup path now, and copied into the objects on their first use).
+    db.delete(repeats).where(lt(repeats.createdAt, now - REPEAT_WINDOW_MS)),
     sweepMailboxes(db, now),
-    sweepHistory(db, now),
+    db.delete(history).where(lt(history.createdAt, now - HISTORY_RETENTION_DAYS * DAY_MS)),
     sweepDeliveries(db, now),
     sweepMail(db, now),
     sweepMailLinks(db, now),

@@ -102,6 +102,8 @@ export class Reservations {
       fairUseRemaining,
       busy,
       claimed,
+      held: grant.granted,
+      available: this.balance.available(now),
     };
   }
 
@@ -148,6 +150,8 @@ export class Reservations {
       fairUseRemaining: this.balance.fairUse(now).free_undeliverable_remaining,
       busy,
       claimed,
+      held: amount,
+      available: this.balance.available(now),
     };
   }
 

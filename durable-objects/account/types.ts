@@ -1,5 +1,6 @@
 import type { PlanName } from "../../src/engines/credits/plans";
 import type { Claims } from "../claims";
+import type { ListsWrite } from "./list-types";
 
 export type UsageCounter = "billed_answers" | "undeliverable_checked";
 
@@ -57,6 +58,13 @@ export type ReserveResult =
       busy: string[];
       /** Keys this reservation now claims (in order, as many as the granted units pay for). */
       claimed: string[];
+      /** Credits the reservation holds in all after this call (a resize: what it held before plus this grant). */
+      held: number;
+      /**
+       * Credits available after this hold: with `held`, what settling will leave (`available + held - charged`), so a
+       * walk that settles after its answer still reports `credits_remaining` from this one call.
+       */
+      available: number;
     }
   | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number; busy: string[] };
 
@@ -73,6 +81,11 @@ export interface Settlement {
   /** The key each of `units` answered, so an operation's charges can be told again per key (`operationCharges`). */
   keys?: string[];
   usage?: Partial<Record<UsageCounter, number>>;
+  /**
+   * What the settled answers write to the account's lists (repeat markers, history, suppressions): applied in the same
+   * synchronous step as the settlement, once (a repeated settlement writes nothing again).
+   */
+  lists?: { product: string; write: ListsWrite; at: number };
   now?: number;
 }
 

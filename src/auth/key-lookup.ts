@@ -1,6 +1,6 @@
 import type { Account } from "../db/accounts";
 import { accountById } from "../db/accounts";
-import type { Database } from "../db/client";
+import { database, envOf, replicaReads, type Database } from "../db/client";
 import { queryKeyByHash, type StoredKey } from "../db/keys";
 import { checkUnknownKeys, countUnknownKey } from "../limits/unknown-keys";
 import { TtlCache } from "../platform/ttl-cache";
@@ -89,8 +89,18 @@ export type AccountFields = Pick<Account, "id" | "email" | "emailVerified" | "cr
 
 const accountFields = new TtlCache<AccountFields>(50_000);
 
+/**
+ * A key row this isolate does not hold is read through a read-replica session near the caller (no D1 primary query
+ * before the answer); a hash the replica does not know is asked of the primary, so a key minted a moment ago elsewhere
+ * works at once. A change to a known row (revoked, new scopes) reaches this isolate within the cache's 10 s plus the
+ * replica's lag.
+ */
+async function keyRowNearby(db: Database, keyHash: string): Promise<StoredKey | null> {
+  return (await queryKeyByHash(database(replicaReads(envOf(db))), keyHash)) ?? queryKeyByHash(db, keyHash, false);
+}
+
 const apiKeyLookup = new KeyLookup<StoredKey>({
-  query: queryKeyByHash,
+  query: keyRowNearby,
   answerFromCache: true,
   onLoad: (key) =>
     accountFields.set(

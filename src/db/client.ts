@@ -8,10 +8,24 @@ export type Database = ReturnType<typeof make>;
 /** One drizzle instance per D1 binding (the schema's relational config is built once per isolate, not per request). */
 const instances = new WeakMap<D1Database, Database>();
 
+/** The env each drizzle instance was last handed out for: list helpers that take a `Database` reach the objects. */
+const bindings = new WeakMap<Database, Env>();
+
 export function database(env: Env): Database {
   let db = instances.get(env.DB);
   if (!db) instances.set(env.DB, (db = make(env.DB)));
+  bindings.set(db, env);
   return db;
+}
+
+/**
+ * The env behind a `Database` from `database(env)`. The account's lists live in its Durable Object now, and their
+ * helpers keep the `db` first parameter their callers (routes, dashboard pages) already pass.
+ */
+export function envOf(db: Database): Env {
+  const env = bindings.get(db);
+  if (!env) throw new Error("database() was not called for this Database");
+  return env;
 }
 
 /**

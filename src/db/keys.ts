@@ -6,10 +6,11 @@ let rowsRead = 0;
 
 /**
  * One query for everything the key checks need: the key, its account's state and whether its holder is still a member,
- * plus the account fields `GET /account` shows, so that route needs no read of its own.
+ * plus the account fields `GET /account` shows, so that route needs no read of its own. `counted` false: the second
+ * query of one lookup (the primary asked after a replica did not know the hash), which `keyRowsRead` counts once.
  */
-export async function queryKeyByHash(db: Database, keyHash: string) {
-  rowsRead += 1;
+export async function queryKeyByHash(db: Database, keyHash: string, counted = true) {
+  if (counted) rowsRead += 1;
   const row = await db
     .select({
       id: apiKeys.id,
@@ -38,7 +39,7 @@ export async function queryKeyByHash(db: Database, keyHash: string) {
 
 export type StoredKey = NonNullable<Awaited<ReturnType<typeof queryKeyByHash>>>;
 
-/** How many key rows this isolate has asked D1 for: the figure the flood rule keeps low (and tests read). */
+/** How many key lookups this isolate has taken to D1: the figure the flood rule keeps low (and tests read). */
 export const keyRowsRead = () => rowsRead;
 
 /** A key whose holder has left the account (KEY_ACCOUNT_MISMATCH). Keys created without a holder never mismatch. */

@@ -1,6 +1,7 @@
 import { and, eq, gte, sql } from "drizzle-orm";
 import type { Database } from "./client";
-import { history, requestLog } from "./schema";
+import { listsOf } from "../engines/lists/account-lists";
+import { requestLog } from "./schema";
 
 /** A literal, not a bound parameter: D1 binds JS numbers as REAL, and the division must be an integer one. */
 const DAY_MS = sql.raw("86400000");
@@ -43,19 +44,9 @@ export function dailyRequests(db: Database, accountId: string, since: number): P
 
 /**
  * The account's answered values since `since`, per UTC day and per product (history: every answer of a lookup, a
- * bulk row or a monitor run, with the credits it cost). Products that keep no history (entity, consistency) have none.
+ * bulk row or a monitor run, with the credits it cost), from the account's object where its history lives. Products
+ * that keep no history (entity, consistency) have none.
  */
 export function dailyAnswers(db: Database, accountId: string, since: number): Promise<DailyFigure[]> {
-  const day = sql<number>`(${history.createdAt} / ${DAY_MS}) * ${DAY_MS}`;
-  return db
-    .select({
-      day,
-      product: history.product,
-      count: sql<number>`count(*)`,
-      credits: sql<number>`coalesce(sum(${history.creditsUsed}), 0)`,
-    })
-    .from(history)
-    .where(and(eq(history.accountId, accountId), gte(history.createdAt, since)))
-    .groupBy(day, history.product)
-    .all();
+  return listsOf(db, accountId).dailyAnswers(since);
 }

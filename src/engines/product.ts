@@ -18,6 +18,11 @@ export interface ProductContext {
   env: Env;
   now: number;
   accountId: string | null;
+  /**
+   * Hands over work that may finish after the answer (an HTTP request's `waitUntil`), such as sharing what a lookup
+   * learnt; absent (queued work), the product awaits it.
+   */
+  defer?: (work: () => Promise<unknown>) => void;
 }
 
 /** Options every walk understands; products read their own extra options (email's `timeout`) from `extra`. */

@@ -1,14 +1,13 @@
-import { and, eq, lt } from "drizzle-orm";
-import { chunks } from "../db/chunks";
 import type { Database } from "../db/client";
-import { repeats, suppressions } from "../db/schema";
+import { listsOf, parseStored } from "./lists/account-lists";
 
 /**
  * Re-keying after a product's key function changed (address keys, docs/address.md "Address keys"). Rows keyed by the
  * old function would stop matching: a suppression would silently stop suppressing, a repeat would be billed. So every
- * repeat marker and suppression carries the version of the key function that keyed it (0 before versions, which is
- * also what the previous release writes while a deploy rolls out), and a row of an older version is re-keyed from its
- * stored answer, which holds the value as sent, the first time the account's rows are read.
+ * repeat marker and suppression (in the account's object) carries the version of the key function that keyed it (0
+ * before versions, which is also what the previous release writes while a deploy rolls out), and a row of an older
+ * version is re-keyed from its stored answer, which holds the value as sent, the first time the account's rows are
+ * read.
  */
 export interface KeyVersion {
   version: number;
@@ -34,49 +33,19 @@ function newKey(keys: KeyVersion, row: Keyed): string {
   }
 }
 
-// Moves travel as one JSON parameter ([[old, new], ...]); 200 of them stay far below D1's statement limits.
-const MOVES_PER_STATEMENT = 200;
-
-/**
- * One D1 batch that moves stale rows to their new keys: every stale row first takes a placeholder key (so a row whose
- * old key is another's new key cannot block it), then its new key; where a current row already holds that key (or
- * two old spellings fold to one key), the row there wins and the stale one goes. Raw statements: drizzle has no
- * `UPDATE OR IGNORE`. `table` is one of two fixed names, never input.
- */
-function moveStatements(
-  d1: D1Database,
-  table: KeyedTable,
-  accountId: string,
-  product: string,
-  moves: [string, string][],
-  version: number,
-): D1PreparedStatement[] {
-  const mine = `account_id = ?1 AND product = ?2`;
-  const placeholders = `(SELECT 'rekey:' || json_extract(value, '$[0]') FROM json_each(?3))`;
-  const parts = chunks(moves, MOVES_PER_STATEMENT).map((part) => JSON.stringify(part));
-  const each = (query: string) => parts.map((m) => d1.prepare(query).bind(accountId, product, m, version));
-  return [
-    ...each(
-      `UPDATE ${table} SET "key" = 'rekey:' || "key" WHERE ${mine} AND key_version < ?4 AND "key"
-        IN (SELECT json_extract(value, '$[0]') FROM json_each(?3))`,
-    ),
-    ...each(
-      `UPDATE OR IGNORE ${table} SET "key" = (SELECT json_extract(n.value, '$[1]') FROM json_each(?3) n
-        WHERE 'rekey:' || json_extract(n.value, '$[0]') = ${table}."key"), key_version = ?4 WHERE ${mine} AND "key"
-          IN ${placeholders}`,
-    ),
-    ...each(`DELETE FROM ${table} WHERE ${mine} AND "key" IN ${placeholders} AND key_version < ?4`),
-  ];
+/** The account's object, as far as re-keying needs it. */
+interface Rekeyer {
+  rekeyLists(table: KeyedTable, product: string, moves: [string, string][], version: number): Promise<void>;
 }
 
 /**
  * Rows read for `wanted` keys, together with the account's stale rows: each by its current key, among `wanted`. Stale
- * rows are re-keyed in D1 on the way (once per account: afterwards none are left).
+ * rows are re-keyed in the account's object on the way (once per account: afterwards none are left). The object moves
+ * them (durable-objects/account/lists.ts `rekey`); the new keys come from the product's key function, here.
  */
 export async function currentRows<R extends Keyed>(
-  db: Database,
+  stub: Rekeyer,
   table: KeyedTable,
-  accountId: string,
   product: string,
   rows: R[],
   wanted: Set<string>,
@@ -90,30 +59,15 @@ export async function currentRows<R extends Keyed>(
   }
   if (!keys || !stale.size) return found;
   const moves = [...stale.values()].map((row): [R, string] => [row, newKey(keys, row)]);
-  await db.$client.batch(
-    moveStatements(
-      db.$client,
-      table,
-      accountId,
-      product,
-      moves.map(([row, to]) => [row.key, to]),
-      keys.version,
-    ),
+  await stub.rekeyLists(
+    table,
+    product,
+    moves.map(([row, to]) => [row.key, to]),
+    keys.version,
   );
   for (const [row, to] of moves)
     if (wanted.has(to) && !found.has(to)) found.set(to, { ...row, key: to, keyVersion: keys.version });
   return found;
-}
-
-const TABLES = { repeats, suppressions } as const;
-
-/** The stale rows of one account and product, as a query to read with others (`unionAll`). */
-export function staleRowsQuery(db: Database, table: KeyedTable, accountId: string, product: string, keys: KeyVersion) {
-  const t = TABLES[table];
-  return db
-    .select({ key: t.key, keyVersion: t.keyVersion, result: t.result })
-    .from(t)
-    .where(and(eq(t.accountId, accountId), eq(t.product, product), lt(t.keyVersion, keys.version)));
 }
 
 /** Re-keys every stale row of one account and product (before a list route reads or changes the list by key). */
@@ -125,6 +79,12 @@ export async function rekeyAll(
   keys: KeyVersion | undefined,
 ): Promise<void> {
   if (!keys) return;
-  const rows = await staleRowsQuery(db, table, accountId, product, keys);
-  await currentRows(db, table, accountId, product, rows, new Set(), keys);
+  const stub = listsOf(db, accountId);
+  const found = await stub.recallLists(product, [], {
+    repeats: table === "repeats",
+    suppressions: table === "suppressions",
+    staleBelow: keys.version,
+  });
+  const rows = found[table].map((row) => ({ ...row, result: parseStored(row.result) }));
+  await currentRows(stub, table, product, rows, new Set(), keys);
 }

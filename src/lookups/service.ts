@@ -15,6 +15,8 @@ export interface LookupCaller {
   admission?: Admission;
   /** Ledger and history id of the answers (the HTTP request id, a tool call's id). */
   requestId: string;
+  /** The request's `waitUntil`: settling and list writes then happen after the answer (src/engines/walk/walk.ts). */
+  defer?: (work: () => Promise<unknown>) => void;
 }
 
 /**
@@ -56,6 +58,7 @@ export async function lookup<In, Out>(
       requestId: caller.requestId,
       inputs,
       options: { ...DEFAULT_OPTIONS, ...options },
+      ...(caller.defer ? { defer: caller.defer } : {}),
     });
     if (run.refused) return refused(refusalOf(run.refused));
     const { refused: _none, ...answer } = run;

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { secretKey, type SecretKeyOptions } from "../auth/secret-key";
 import type { Product, WalkOptions } from "../engines/product";
 import { refusalApiError } from "../http/refusal";
+import { deferPastAnswer } from "../http/trace-answer";
 import { WALK_REFUSALS } from "../lookups/refusal";
 import { lookup, type LookupCaller } from "../lookups/service";
 import type { AppEnv } from "../types";
@@ -18,6 +19,7 @@ export function callerOf(c: Context<AppEnv>): LookupCaller {
     principal,
     requestId: c.var.requestId,
     ...(c.var.admission ? { admission: c.var.admission } : {}),
+    defer: (work) => deferPastAnswer(c, work),
   };
 }
 

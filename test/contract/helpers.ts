@@ -13,7 +13,7 @@ import { installSamples, makeLei, sampleRows } from "../entity-samples";
 import { installIpSamples, placedIps, privateIp } from "../ip-samples";
 import { digits, installPhoneSamples, ukMobile } from "../phone-samples";
 import { fakeProduct } from "./fake-product";
-import { createAccount, creditsStub, type AccountOptions, type TestAccount } from "../helpers";
+import { accountRows, createAccount, creditsStub, type AccountOptions, type TestAccount } from "../helpers";
 
 /** A short random suffix: values are unique per call, so files sharing the loopback fixtures never race on counts. */
 export const rand = () => crypto.randomUUID().replaceAll("-", "").slice(0, 12);
@@ -329,15 +329,17 @@ export async function ledgerCharges(
   return { rows: charges.length, credits: charges.reduce((sum, r) => sum - r.plan_delta - r.pack_delta, 0) };
 }
 
-/** Rows of an engine table for one account and product. */
+/** Rows of one of the account's lists (in its object) for one product. */
 export async function countRows(
   table: "repeats" | "history" | "suppressions",
   accountId: string,
   product: string,
 ): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ? AND product = ?`)
-    .bind(accountId, product)
-    .first<{ n: number }>();
+  const [row] = await accountRows<{ n: number }>(
+    accountId,
+    `SELECT COUNT(*) AS n FROM ${table} WHERE product = ?`,
+    product,
+  );
   return row?.n ?? 0;
 }
 

@@ -6,6 +6,7 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { accountRows, createAccount, creditsStub } from "../helpers";
 import { DAY_MS, rand, SUBJECTS } from "./helpers";
 
 const DAILY = "17 3 * * *";
@@ -22,7 +23,8 @@ const count = async (sql: string, ...binds: unknown[]) =>
     .bind(...binds)
     .first<{ n: number }>())!.n;
 
-describe.each(SUBJECTS)("daily retention: $label", ({ product }) => {
+// What is left of the old D1 layout (rows not yet copied into an account's object) is swept by the cron as before.
+describe.each(SUBJECTS)("daily retention of the old D1 layout: $label", ({ product }) => {
   it("deletes repeat markers past 7 days and keeps younger ones", async () => {
     const account = `contract-retention-${rand()}`;
     const now = Date.now();
@@ -93,5 +95,23 @@ describe("daily retention: shared rows", () => {
       await count("SELECT COUNT(*) AS n FROM request_log WHERE account_id = ? AND request_id LIKE 'old-%'", account),
     ).toBe(0);
     expect(await count("SELECT COUNT(*) AS n FROM request_log WHERE account_id = ?", account)).toBe(1);
+  });
+});
+
+describe.each(SUBJECTS)("retention inside the account's object: $label", ({ product }) => {
+  it("prunes repeat markers past 7 days and history past 90 days, keeping younger rows", async () => {
+    const acct = await createAccount();
+    const now = Date.now();
+    const repeat = "INSERT INTO repeats (product, key, result, created_at) VALUES (?, ?, '{}', ?)";
+    await accountRows(acct.accountId, repeat, product.name, "old", now - 7 * DAY_MS - MINUTE);
+    await accountRows(acct.accountId, repeat, product.name, "young", now - 7 * DAY_MS + 10 * MINUTE);
+    const history =
+      "INSERT INTO history (product, request_id, value, key, verdict, reason, credits_used, cache_hit, suppressed, " +
+      "created_at) VALUES (?, 'req', ?, ?, 'good', NULL, 1, 0, 0, ?)";
+    await accountRows(acct.accountId, history, product.name, "old", "old", now - 90 * DAY_MS - MINUTE);
+    await accountRows(acct.accountId, history, product.name, "young", "young", now - 89 * DAY_MS);
+    await creditsStub(acct.accountId).pruneLists(now);
+    expect(await accountRows(acct.accountId, "SELECT key FROM repeats")).toEqual([{ key: "young" }]);
+    expect(await accountRows(acct.accountId, "SELECT key FROM history")).toEqual([{ key: "young" }]);
   });
 });

@@ -7,15 +7,14 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
 import { addSuppressions } from "../../src/engines/lists/suppressions";
-import { call, creditsStub, json } from "../helpers";
+import { accountRows, call, creditsStub, json } from "../helpers";
 import { countRows, DAY_MS, funded, ledgerCharges, rand, setUp, spied, SUBJECTS, walkOf } from "./helpers";
 
 beforeAll(() => setUp(SUBJECTS));
 
+// Repeat markers live in the account's object (its lists).
 const backdateRepeats = (accountId: string, product: string, ms: number) =>
-  env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ? AND product = ?")
-    .bind(Date.now() - ms, accountId, product)
-    .run();
+  accountRows(accountId, "UPDATE repeats SET created_at = ? WHERE product = ?", Date.now() - ms, product);
 
 describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered, unitsPerCredit }) => {
   it("looks a repeat within the list up once; its copies cost 0 with cache_hit true", async () => {

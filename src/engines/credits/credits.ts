@@ -2,7 +2,10 @@ import type {
   AdmissionRequest,
   Entered,
   ReserveRequest,
+  BeginRecall,
+  Begun,
   ReserveResult,
+  Settlement,
   SettleResult,
   UsageCounter,
 } from "../../../durable-objects/account-credits";
@@ -30,7 +33,7 @@ export interface HoldRequest {
    * (account, product, key) waits for this answer instead of paying for its own. Keys someone else claims come back
    * as `busy` and are not held for.
    */
-  claims?: { key: string; units: number }[];
+  claims?: { key: string; units: number; seen?: number }[];
   /** Held while looked up (a remote wave): the hold leaves room for concurrent requests (see the credits object). */
   share?: boolean;
 }
@@ -40,7 +43,7 @@ export interface Resize {
   product: string;
   spent: number;
   units: number;
-  claims?: { key: string; units: number }[];
+  claims?: { key: string; units: number; seen?: number }[];
   share?: boolean;
 }
 
@@ -58,8 +61,11 @@ export type Hold =
       busy: string[];
       /** Keys this hold claims (with claims: the ones its units pay for, in order). */
       claimed: string[];
+      /** Credits the hold takes in all, and credits available beside it (see the credits object's ReserveResult). */
+      held: number;
+      available: number;
     }
-  | { ok: false; reason: StopReason; busy: string[] };
+  | { ok: false; reason: StopReason; busy: string[]; available?: number };
 
 export interface Charge {
   /** Units each answered item used, in answer order. */
@@ -69,6 +75,8 @@ export interface Charge {
   operationId?: string;
   /** The key of each item of `units`: an operation remembers what it charged per key. */
   keys?: string[];
+  /** The account's list writes of these answers, made in the same step as the settlement (see the credits object). */
+  lists?: Settlement["lists"];
 }
 
 export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "prepaid" | "firstCharges">;
@@ -80,6 +88,11 @@ export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "
  */
 export interface Credits {
   hold(request: HoldRequest): Promise<Hold>;
+  /**
+   * The first hold together with the account's stored rows (repeats, suppressions) of `recall.keys`: one call where
+   * `recallLists` and `hold` would be two. Only the account's object has it (nobody else keeps lists).
+   */
+  begin?(request: HoldRequest, recall: BeginRecall): Promise<{ hold: Hold; recall: Begun["recall"] }>;
   resize(holdId: string, request: Resize): Promise<Hold>;
   /** Waits until none of `keys` is claimed by a concurrent walk (or `timeoutMs` passed). */
   awaitClaims(product: string, keys: string[], timeoutMs: number): Promise<void>;
@@ -128,6 +141,11 @@ export function accountEntry(env: Env, accountId: string, admission?: Admission)
         (entry) => stub.enterLedger(entry, page, perPage),
         () => stub.ledger(page, perPage),
       ),
+    begin: (request: ReserveRequest, recall: BeginRecall) =>
+      call<Begun>(
+        (entry) => stub.enterBegin(entry, request, recall),
+        () => stub.begin(request, recall),
+      ),
     reserve: (request: ReserveRequest) =>
       call<ReserveResult>(
         (entry) => stub.enterReserve(entry, request),
@@ -153,9 +171,19 @@ async function retried<T>(call: () => Promise<T>, attempts = 3): Promise<T> {
 }
 
 function asHold(reserved: ReserveResult): Hold {
-  if (!reserved.ok) return { ok: false, reason: reserved.reason, busy: reserved.busy };
+  if (!reserved.ok) return { ok: false, reason: reserved.reason, busy: reserved.busy, available: reserved.available };
   const { reservationId: id, grantedUnits: units, limitedBy, fairUseRemaining, busy, claimed } = reserved;
-  return { ok: true, id, units, limitedBy, fairUseRemaining, busy, claimed };
+  return {
+    ok: true,
+    id,
+    units,
+    limitedBy,
+    fairUseRemaining,
+    busy,
+    claimed,
+    held: reserved.held,
+    available: reserved.available,
+  };
 }
 
 export function accountCredits(env: Env, payer: Payer): Credits {
@@ -163,21 +191,23 @@ export function accountCredits(env: Env, payer: Payer): Credits {
   const entry = accountEntry(env, payer.accountId, payer.admission);
   const claims = (product: string, items: { key: string; units: number }[] | undefined) =>
     items ? { claims: { product, items } } : {};
+  const reserveOf = (request: HoldRequest): ReserveRequest => ({
+    requestId: request.requestId,
+    amount: request.units,
+    minimum: 1,
+    keyId: payer.keyId,
+    dailyCreditCap: payer.dailyCreditCap,
+    share: request.share ?? false,
+    ...claims(request.product, request.claims),
+    ...(request.unitsPerCredit > 1 ? { units: { product: request.product, perCredit: request.unitsPerCredit } } : {}),
+  });
   return {
     async hold(request) {
-      const reserved = await entry.reserve({
-        requestId: request.requestId,
-        amount: request.units,
-        minimum: 1,
-        keyId: payer.keyId,
-        dailyCreditCap: payer.dailyCreditCap,
-        share: request.share ?? false,
-        ...claims(request.product, request.claims),
-        ...(request.unitsPerCredit > 1
-          ? { units: { product: request.product, perCredit: request.unitsPerCredit } }
-          : {}),
-      });
-      return asHold(reserved);
+      return asHold(await entry.reserve(reserveOf(request)));
+    },
+    async begin(request, recall) {
+      const begun = await entry.begin(reserveOf(request), recall);
+      return { hold: asHold(begun.hold), recall: begun.recall };
     },
     async resize(holdId, request) {
       const { product, claims: items, ...rest } = request;
@@ -220,6 +250,8 @@ export const freeCredits: Credits = {
       fairUseRemaining: Number.POSITIVE_INFINITY,
       busy: [],
       claimed,
+      held: 0,
+      available: 0,
     };
   },
   async resize(_holdId, request) {
@@ -232,6 +264,8 @@ export const freeCredits: Credits = {
       fairUseRemaining: Number.POSITIVE_INFINITY,
       busy: [],
       claimed,
+      held: 0,
+      available: 0,
     };
   },
   async awaitClaims() {},

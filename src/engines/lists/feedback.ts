@@ -1,11 +1,7 @@
-import { and, count, desc, eq, gte, lt, ne, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import { database, type Database } from "../../db/client";
-import { feedback } from "../../db/schema";
-import { chunks } from "../../db/chunks";
+import type { Database } from "../../db/client";
 import type { Product } from "../product";
+import { listsOf } from "./account-lists";
 import type { FeedbackEvent } from "./feedback-shape";
-import { suppressStatements } from "./suppressions";
 
 /**
  * Delivery feedback of every product: what happened when the account used a value it looked up (delivered, bounced,
@@ -25,20 +21,6 @@ interface FeedbackRow {
   detail: unknown;
 }
 
-/** 9 parameters a row: 11 rows a statement stays under D1's 100. */
-function insertStatements(
-  db: Database,
-  accountId: string,
-  product: string,
-  source: string,
-  rows: FeedbackRow[],
-  now: number,
-): BatchItem<"sqlite">[] {
-  return chunks(rows, 11).map((part) =>
-    db.insert(feedback).values(part.map((r) => ({ accountId, product, source, ...r, createdAt: now }))),
-  );
-}
-
 /** What recording a list of events did. */
 export interface Received {
   recorded: number;
@@ -49,7 +31,8 @@ export interface Received {
 
 /**
  * Records events (and `ignored` inbound events as a count) and puts values on the suppression list where the product
- * says so, all in one D1 batch. `source` is `api` for posted outcomes, else the sender's name.
+ * says so, all in one transaction of the account's object. `source` is `api` for posted outcomes, else the sender's
+ * name.
  */
 export async function receiveFeedback<In, Out>(
   env: Env,
@@ -61,7 +44,6 @@ export async function receiveFeedback<In, Out>(
   now: number,
 ): Promise<Received> {
   const shape = product.feedback!;
-  const db = database(env);
   const rows: FeedbackRow[] = [];
   const suppress = new Map<string, { key: string; reason: string; result: unknown }>();
   const invalid: number[] = [];
@@ -85,12 +67,16 @@ export async function receiveFeedback<In, Out>(
   }
   // One row per request, however many events it ignored.
   if (ignored > 0) rows.push({ key: "", facet: null, outcome: IGNORED, kind: null, detail: { count: ignored } });
-  const statements = [
-    ...insertStatements(db, accountId, product.name, source, rows, now),
-    ...suppressStatements(db, accountId, product.name, [...suppress.values()], "feedback", now, product.keys?.version),
-  ];
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  if (rows.length || suppress.size)
+    await listsOf(env, accountId).writeLists(
+      product.name,
+      {
+        keyVersion: product.keys?.version ?? 0,
+        feedback: rows.map((row) => ({ ...row, source })),
+        suppress: { entries: [...suppress.values()], source: "feedback" },
+      },
+      now,
+    );
   return { recorded: rows.length - (ignored > 0 ? 1 : 0), suppressed: suppress.size, invalid };
 }
 
@@ -116,36 +102,13 @@ export async function feedbackSummary(
   until: number,
 ): Promise<FeedbackSummary> {
   const shape = product.feedback!;
-  const window = and(
-    eq(feedback.accountId, accountId),
-    eq(feedback.product, product.name),
-    gte(feedback.createdAt, since),
-    lt(feedback.createdAt, until),
+  const { byOutcome, byFacet, ignored } = await listsOf(db, accountId).feedbackCounts(
+    product.name,
+    since,
+    until,
+    IGNORED,
+    FACETS_SHOWN,
   );
-  const counted = and(window, ne(feedback.outcome, IGNORED));
-  const topFacets = db
-    .select({ facet: feedback.facet })
-    .from(feedback)
-    .where(counted)
-    .groupBy(feedback.facet)
-    .orderBy(desc(count()), feedback.facet)
-    .limit(FACETS_SHOWN);
-  const [byOutcome, byFacet, [skipped]] = await Promise.all([
-    db
-      .select({ outcome: feedback.outcome, kind: feedback.kind, n: count() })
-      .from(feedback)
-      .where(counted)
-      .groupBy(feedback.outcome, feedback.kind),
-    db
-      .select({ facet: feedback.facet, outcome: feedback.outcome, n: count() })
-      .from(feedback)
-      .where(and(counted, sql`${feedback.facet} IN (${topFacets})`))
-      .groupBy(feedback.facet, feedback.outcome),
-    db
-      .select({ n: sql<number>`coalesce(sum(json_extract(${feedback.detail}, '$.count')), 0)` })
-      .from(feedback)
-      .where(and(window, eq(feedback.outcome, IGNORED))),
-  ]);
   const zero = () => Object.fromEntries(shape.outcomes.map((o) => [o, 0])) as Record<string, number>;
   const outcomes = zero();
   const kinds: Record<string, Record<string, number>> = Object.fromEntries(
@@ -172,7 +135,7 @@ export async function feedbackSummary(
     outcomes,
     kinds,
     facets: sorted,
-    ignored: Number(skipped?.n ?? 0),
+    ignored,
   };
 }
 
@@ -184,25 +147,11 @@ export interface LatestFeedback {
 }
 
 /**
- * For a product that reads feedback into its answers (IP) rather than suppressing: the statement selecting each key's
- * outcomes recorded since `since`, newest first, to run in the product's own D1 batch; `latestByKey` reads its rows.
- * The `feedback_key` index (account, product, key) serves it.
+ * For a product that reads feedback into its answers (IP) rather than suppressing: each key's outcomes recorded since
+ * `since`, newest first, from the account's object; `latestByKey` keeps each key's latest.
  */
-export function latestFeedbackStatement(
-  d1: D1Database,
-  accountId: string,
-  product: string,
-  keys: string[],
-  since: number,
-): D1PreparedStatement {
-  return d1
-    .prepare(
-      `SELECT key, outcome, kind, created_at AS at FROM feedback
-       WHERE account_id = ?1 AND product = ?2 AND key IN (SELECT value FROM json_each(?3)) AND outcome != ?4
-         AND created_at >= ?5
-       ORDER BY created_at DESC, id DESC`,
-    )
-    .bind(accountId, product, JSON.stringify([...new Set(keys)]), IGNORED, since);
+export function latestFeedback(env: Env, accountId: string, product: string, keys: string[], since: number) {
+  return listsOf(env, accountId).latestFeedback(product, keys, since, IGNORED);
 }
 
 export function latestByKey(rows: ({ key: string } & LatestFeedback)[]): Map<string, LatestFeedback> {

@@ -1,69 +1,28 @@
-import { and, count, desc, eq, gte, lt, type SQL } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import type { HistoryWrite, StoredHistory } from "../../../durable-objects/account-credits";
 import type { Database } from "../../db/client";
-import { history } from "../../db/schema";
-import { chunks } from "../../db/chunks";
-import { PER_PAGE } from "../../db/listing";
+import { listsOf } from "./account-lists";
 
-/** Every answer an account received (test values excepted), per product, kept `HISTORY_RETENTION_DAYS`. */
+/**
+ * Every answer an account received (test values excepted), per product, kept `HISTORY_RETENTION_DAYS` in the
+ * account's object (durable-objects/account/lists.ts prunes older rows itself). The walk writes it through the
+ * object's `writeLists` (src/engines/walk/remember.ts).
+ */
 export const HISTORY_RETENTION_DAYS = 90;
 
-export type HistoryRow = typeof history.$inferSelect;
+export type HistoryRow = StoredHistory & { accountId: string };
 
-export interface HistoryEntry {
-  value: string;
-  key: string;
-  verdict: string;
-  reason: string | null;
-  creditsUsed: number;
-  cacheHit: boolean;
-  suppressed: boolean;
-}
-
-/** 12 parameters a row. */
-export function historyStatements(
-  db: Database,
-  accountId: string,
-  product: string,
-  requestId: string,
-  entries: HistoryEntry[],
-  now: number,
-): BatchItem<"sqlite">[] {
-  return chunks(entries, 8).map((part) =>
-    db.insert(history).values(part.map((e) => ({ accountId, product, requestId, ...e, createdAt: now }))),
-  );
-}
+export type HistoryEntry = Omit<HistoryWrite, "requestId">;
 
 export interface HistoryFilter {
   page: number;
-  since?: number;
-  until?: number;
-  verdict?: string;
-  key?: string;
+  since?: number | undefined;
+  until?: number | undefined;
+  verdict?: string | undefined;
+  key?: string | undefined;
 }
 
+/** One page (`PER_PAGE` rows), newest first. */
 export async function listHistory(db: Database, accountId: string, product: string, q: HistoryFilter) {
-  const filters: (SQL | undefined)[] = [
-    eq(history.accountId, accountId),
-    eq(history.product, product),
-    q.since !== undefined ? gte(history.createdAt, q.since) : undefined,
-    q.until !== undefined ? lt(history.createdAt, q.until) : undefined,
-    q.verdict ? eq(history.verdict, q.verdict) : undefined,
-    q.key ? eq(history.key, q.key) : undefined,
-  ];
-  const where = and(...filters);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(history)
-      .where(where)
-      .orderBy(desc(history.id))
-      .limit(PER_PAGE)
-      .offset((q.page - 1) * PER_PAGE),
-    db.select({ n: count() }).from(history).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  const { rows, total } = await listsOf(db, accountId).listHistory(product, q);
+  return { rows: rows.map((row): HistoryRow => ({ ...row, accountId })), total };
 }
-
-export const sweepHistory = (db: Database, now: number) =>
-  db.delete(history).where(lt(history.createdAt, now - HISTORY_RETENTION_DAYS * 86_400_000));

@@ -1,56 +1,44 @@
-import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import type { StoredSuppression } from "../../../durable-objects/account-credits";
 import type { Database } from "../../db/client";
-import { PER_PAGE } from "../../db/listing";
-import { suppressions } from "../../db/schema";
-import { chunks } from "../../db/chunks";
-import { unionAll } from "drizzle-orm/sqlite-core";
-import { currentRows, staleRowsQuery, type KeyVersion } from "../rekey";
+import { listsOf, parseStored, recallLists } from "./account-lists";
+import type { KeyVersion } from "../rekey";
 
 /**
- * Every product's suppression list, keyed by (account, product, key). Batches, bulk rows and monitor runs answer a
- * suppressed value from its stored answer, free; a single lookup never consults the list and may take a value off it.
+ * Every product's suppression list, keyed by (product, key) in the account's object (durable-objects/account/lists.ts).
+ * Batches, bulk rows and monitor runs answer a suppressed value from its stored answer, free; a single lookup never
+ * consults the list and may take a value off it. The walk writes verdicts through the object's `writeLists`
+ * (src/engines/walk/remember.ts); these are the reads and the list routes' changes.
  */
-export type SuppressionRow = typeof suppressions.$inferSelect;
+export type SuppressionRow = Omit<StoredSuppression, "result"> & { accountId: string; result: unknown };
 export type SuppressionSource = SuppressionRow["source"];
+
+const withAccount = (accountId: string, row: StoredSuppression): SuppressionRow => ({
+  ...row,
+  accountId,
+  result: parseStored(row.result),
+});
 
 /**
  * The stored answers of the suppressed values among `keys`. With `rekeyed` (a product whose key function changed), the
- * account's rows keyed by an older version are read in the same statement and re-keyed (src/engines/rekey.ts).
+ * account's rows keyed by an older version are read in the same call and re-keyed (src/engines/rekey.ts).
  */
 export async function suppressedAnswers(
-  db: Database,
+  db: Database | Env,
   accountId: string,
   product: string,
   keys: string[],
   rekeyed?: KeyVersion,
 ): Promise<Map<string, unknown>> {
-  const wanted = [...new Set(keys)];
-  const byKey = (part: string[]) =>
-    db
-      .select({ key: suppressions.key, keyVersion: suppressions.keyVersion, result: suppressions.result })
-      .from(suppressions)
-      .where(
-        and(eq(suppressions.accountId, accountId), eq(suppressions.product, product), inArray(suppressions.key, part)),
-      );
-  // The first statement also reads the stale rows: 90 keys and the rest make 95 parameters, under D1's 100.
-  const reads = chunks(wanted, 90).map((part, i) =>
-    rekeyed && i === 0
-      ? unionAll(byKey(part), staleRowsQuery(db, "suppressions", accountId, product, rekeyed))
-      : byKey(part),
-  );
-  const rows = await currentRows(
+  const found = await recallLists(
     db,
-    "suppressions",
     accountId,
     product,
-    (await Promise.all(reads)).flat(),
-    new Set(wanted),
+    keys,
+    Date.now(),
+    { repeats: false, suppressions: true },
     rekeyed,
   );
-  const found = new Map<string, unknown>();
-  for (const [key, row] of rows) if (row.result !== null) found.set(key, row.result);
-  return found;
+  return found.suppressed;
 }
 
 export interface Suppress {
@@ -59,65 +47,8 @@ export interface Suppress {
   result: unknown;
 }
 
-/**
- * Adds values (or refreshes the stored answer of values already listed, keeping their source). Feedback takes an entry
- * over: what the account's own sending reported outranks a verdict.
- */
-export function suppressStatements(
-  db: Database,
-  accountId: string,
-  product: string,
-  entries: Suppress[],
-  source: SuppressionSource,
-  now: number,
-  keyVersion = 0,
-): BatchItem<"sqlite">[] {
-  return entries.map((e) =>
-    db
-      .insert(suppressions)
-      .values({
-        accountId,
-        product,
-        key: e.key,
-        reason: e.reason,
-        source,
-        result: e.result,
-        keyVersion,
-        createdAt: now,
-      })
-      .onConflictDoUpdate({
-        target: [suppressions.accountId, suppressions.product, suppressions.key],
-        set: { result: e.result, reason: e.reason, ...(source === "feedback" ? { source } : {}) },
-      }),
-  );
-}
-
-/**
- * A single re-verify takes a value off the list, except an entry feedback put there: a bounce or complaint reported by
- * the account's sending stays until the account removes it (a mailbox that accepts at RCPT may still bounce).
- */
-export function unsuppressStatements(
-  db: Database,
-  accountId: string,
-  product: string,
-  keys: string[],
-): BatchItem<"sqlite">[] {
-  return chunks(keys, 90).map((part) =>
-    db
-      .delete(suppressions)
-      .where(
-        and(
-          eq(suppressions.accountId, accountId),
-          eq(suppressions.product, product),
-          inArray(suppressions.key, part),
-          ne(suppressions.source, "feedback"),
-        ),
-      ),
-  );
-}
-
 /** Manual entries; values already listed stay as they are. Returns how many were added. */
-export async function addSuppressions(
+export function addSuppressions(
   db: Database,
   accountId: string,
   product: string,
@@ -125,41 +56,11 @@ export async function addSuppressions(
   now: number,
   keyVersion = 0,
 ): Promise<number> {
-  let added = 0;
-  for (const part of chunks(entries, 10)) {
-    const rows = part.map((e) => ({
-      accountId,
-      product,
-      key: e.key,
-      reason: e.reason,
-      source: "manual" as const,
-      result: e.result,
-      keyVersion,
-      createdAt: now,
-    }));
-    added += (await db.insert(suppressions).values(rows).onConflictDoNothing().returning({ id: suppressions.id }))
-      .length;
-  }
-  return added;
+  return listsOf(db, accountId).addSuppressions(product, entries, now, keyVersion);
 }
 
-export async function removeSuppressions(
-  db: Database,
-  accountId: string,
-  product: string,
-  keys: string[],
-): Promise<number> {
-  let removed = 0;
-  for (const part of chunks(keys, 90)) {
-    const deleted = await db
-      .delete(suppressions)
-      .where(
-        and(eq(suppressions.accountId, accountId), eq(suppressions.product, product), inArray(suppressions.key, part)),
-      )
-      .returning({ id: suppressions.id });
-    removed += deleted.length;
-  }
-  return removed;
+export function removeSuppressions(db: Database, accountId: string, product: string, keys: string[]): Promise<number> {
+  return listsOf(db, accountId).removeSuppressions(product, keys);
 }
 
 export async function removeSuppression(
@@ -168,29 +69,12 @@ export async function removeSuppression(
   product: string,
   id: number,
 ): Promise<SuppressionRow | null> {
-  const [row] = await db
-    .delete(suppressions)
-    .where(and(eq(suppressions.id, id), eq(suppressions.accountId, accountId), eq(suppressions.product, product)))
-    .returning();
-  return row ?? null;
+  const row = await listsOf(db, accountId).removeSuppression(product, id);
+  return row ? withAccount(accountId, row) : null;
 }
 
-/** One page, newest first, optionally for one key. */
+/** One page (`PER_PAGE` rows), newest first, optionally for one key. */
 export async function listSuppressions(db: Database, accountId: string, product: string, page: number, key?: string) {
-  const where = and(
-    eq(suppressions.accountId, accountId),
-    eq(suppressions.product, product),
-    key ? eq(suppressions.key, key) : undefined,
-  );
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(suppressions)
-      .where(where)
-      .orderBy(desc(suppressions.id))
-      .limit(PER_PAGE)
-      .offset((page - 1) * PER_PAGE),
-    db.select({ n: count() }).from(suppressions).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  const { rows, total } = await listsOf(db, accountId).listSuppressions(product, page, key);
+  return { rows: rows.map((row) => withAccount(accountId, row)), total };
 }

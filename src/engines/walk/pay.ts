@@ -24,6 +24,10 @@ export interface Paid<In, Out> {
   spent: number;
   /** Fair-use answers still free, as the first hold said, less those answered since. */
   allowance: { left: number };
+  /** What the latest hold said: credits it holds in all and credits available beside it. */
+  afterHold?: { held: number; available: number };
+  /** The hold the walk's first call made with its recall (walk/begin.ts), not yet used by a wave. */
+  begun?: Hold;
 }
 
 /** A wave's hold: the first of the walk, or its hold resized; `claim` off once waiting on others has run its course. */
@@ -37,23 +41,43 @@ async function holdFor<In, Out>(
   claim: boolean,
 ): Promise<Hold> {
   const units = claims.reduce((sum, c) => sum + c.units, 0);
+  const begun = paid.begun;
+  paid.begun = undefined;
+  // The first call's hold serves the first wave when it holds what the wave asks for; else the wave resizes it (or, if
+  // it was refused, asks again: what the first call guessed may not be what the answer costs).
+  if (
+    begun?.ok &&
+    begun.units >= units &&
+    claims.every((c) => begun.claimed.includes(c.key) || begun.busy.includes(c.key))
+  )
+    return begun;
+  if (begun && !begun.ok && claims.every((c) => begun.busy.includes(c.key))) return begun;
   const claimed = claim ? { claims } : {};
-  if (paid.holdId !== null)
-    return credits.resize(paid.holdId, { product: product.name, spent: paid.spent, units, share, ...claimed });
-  const hold = await credits.hold({
-    requestId,
-    product: product.name,
-    units,
-    unitsPerCredit: product.unitsPerCredit,
-    share,
-    ...claimed,
-  });
-  if (hold.ok) {
-    paid.holdId = hold.id;
-    paid.allowance.left = hold.fairUseRemaining;
-  }
+  const hold =
+    paid.holdId !== null
+      ? await credits.resize(paid.holdId, { product: product.name, spent: paid.spent, units, share, ...claimed })
+      : await firstHold();
+  if (hold.ok) paid.afterHold = { held: hold.held, available: hold.available };
   return hold;
+  async function firstHold() {
+    const hold = await credits.hold({
+      requestId,
+      product: product.name,
+      units,
+      unitsPerCredit: product.unitsPerCredit,
+      share,
+      ...claimed,
+    });
+    if (hold.ok) {
+      paid.holdId = hold.id;
+      paid.allowance.left = hold.fairUseRemaining;
+    }
+    return hold;
+  }
 }
+
+/** The repeat marker a claim's walk read (only when it read the account's repeats: there is a payer). */
+const seenOf = <In, Out>(u: Unique<In, Out>) => (u.markerAt === undefined ? {} : { seen: u.markerAt });
 
 /** Records where the walk stops (the earliest position that could not be paid) and why. */
 function stopAt<In, Out>(paid: Paid<In, Out>, index: number, reason: StopReason) {
@@ -126,7 +150,7 @@ export async function payRemote<In, Out>(
       credits,
       requestId,
       paid,
-      pending.map((u) => ({ key: u.key, units: each })),
+      pending.map((u) => ({ key: u.key, units: each, ...seenOf(u) })),
       true,
       claim,
     );
@@ -173,7 +197,7 @@ export async function payLocal<In, Out>(
     options,
   );
   const claims = fresh
-    .map((u) => ({ key: u.key, units: applyPrice(product, u, { left: 0 }).units }))
+    .map((u) => ({ key: u.key, units: applyPrice(product, u, { left: 0 }).units, ...seenOf(u) }))
     .filter((c) => c.units > 0);
   let budget = Number.POSITIVE_INFINITY;
   let busy = new Set<string>();

@@ -1,8 +1,7 @@
 import type { Database } from "../../db/client";
 import type { Payer } from "../credits/credits";
-import { suppressedAnswers } from "../lists/suppressions";
+import { recallLists, type Recalled } from "../lists/account-lists";
 import type { Looked, Product, WalkOptions } from "../product";
-import { recallRepeats } from "../repeats/store";
 
 /** One distinct value of a list (by the product's key), and what is known about it before any credit is spent. */
 export interface Unique<In, Out> {
@@ -18,6 +17,8 @@ export interface Unique<In, Out> {
   refreshed: boolean;
   /** When the repeat first read for it was answered, if there was one. */
   repeatAt?: number | undefined;
+  /** When the latest repeat marker read for it started (0: none); its hold's claim carries it (see claims.ts). */
+  markerAt?: number;
   /** Filled once looked up. */
   looked?: Looked<Out>;
 }
@@ -56,7 +57,7 @@ export async function planList<In, Out>(product: Product<In, Out>, inputs: In[])
 /** Step 2: the account's suppressions (when honoured) and repeats answer what they can, free. */
 export async function recallStored<In, Out>(
   env: Env,
-  db: Database,
+  _db: Database | null,
   product: Product<In, Out>,
   payer: Payer | null,
   uniques: Unique<In, Out>[],
@@ -67,13 +68,35 @@ export async function recallStored<In, Out>(
 ): Promise<void> {
   const open = uniques.filter((u) => !u.free);
   if (!payer || !open.length) return;
-  const keys = open.map((u) => u.key);
-  const [repeats, suppressed] = await Promise.all([
-    recallRepeats(db, payer.accountId, product.name, keys, now, product.keys),
-    options.honorSuppressions && product.suppressions
-      ? suppressedAnswers(db, payer.accountId, product.name, keys, product.keys)
-      : new Map<string, unknown>(),
-  ]);
+  // One call to the account's object reads both (its lists live there).
+  const recalled = await recallLists(
+    env,
+    payer.accountId,
+    product.name,
+    open.map((u) => u.key),
+    now,
+    listsWanted(product, options),
+    product.keys,
+  );
+  applyRecalled(env, product, open, options, now, recalled, waited);
+}
+
+/** What a walk reads of the account's lists: repeats always, suppressions when the call honours them. */
+export const listsWanted = <In, Out>(product: Product<In, Out>, options: WalkOptions) => ({
+  repeats: true,
+  suppressions: Boolean(options.honorSuppressions && product.suppressions),
+});
+
+/** Answers free what the account's stored rows answer: a suppressed value, or a repeat young enough. */
+export function applyRecalled<In, Out>(
+  env: Env,
+  product: Product<In, Out>,
+  open: Unique<In, Out>[],
+  options: WalkOptions,
+  now: number,
+  { repeats, suppressed }: Recalled,
+  waited = false,
+) {
   const tooOld = (u: Unique<In, Out>, at: number) =>
     !(waited && at !== u.repeatAt) &&
     (options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000));
@@ -81,6 +104,7 @@ export async function recallStored<In, Out>(
     const stored = suppressed.get(u.key);
     const repeat = repeats.get(u.key);
     if (!waited) u.repeatAt = repeat?.createdAt;
+    u.markerAt = repeat?.createdAt ?? 0;
     if (stored !== undefined)
       u.free = { result: stored as Out, cacheHit: false, suppressed: true, test: false, local: false };
     else if (repeat && !tooOld(u, repeat.createdAt)) {

@@ -1,81 +1,61 @@
-import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../../db/client";
-import type { Payer } from "../credits/credits";
-import { historyStatements } from "../lists/history";
-import { suppressStatements, unsuppressStatements } from "../lists/suppressions";
+import type { ListsWrite } from "../../../durable-objects/account-credits";
 import type { Product } from "../product";
-import { rememberRepeats } from "../repeats/store";
 import type { Paid } from "./pay";
 import type { WalkItem, WalkRequest } from "./walk";
 
 const freshAnswers = <In, Out>(paid: Paid<In, Out>) =>
-  paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result }));
+  paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result as unknown }));
 
-/** One D1 batch (one round trip), or none. */
-export async function writeBatch(db: Database, statements: BatchItem<"sqlite">[]) {
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
-}
-
-/** Starts the 7-day window of every repeatable fresh answer. */
-export function repeatStatements<In, Out>(
-  db: Database,
-  product: Product<In, Out>,
-  payer: Payer,
-  paid: Paid<In, Out>,
-  now: number,
-) {
-  return rememberRepeats(
-    db,
-    payer.accountId,
-    product.name,
-    freshAnswers(paid).filter((f) => product.repeatable(f.result)),
-    now,
-    product.keys?.version,
-  );
+/** Starts (or restarts) the 7-day window of every repeatable fresh answer. */
+export function repeatWrite<In, Out>(product: Product<In, Out>, paid: Paid<In, Out>): ListsWrite {
+  return {
+    keyVersion: product.keys?.version ?? 0,
+    repeats: freshAnswers(paid).filter((f) => product.repeatable(f.result as Out)),
+  };
 }
 
 /** What else one call learned: suppressions and history. */
-export function rememberStatements<In, Out>(
-  db: Database,
+export function rememberWrite<In, Out>(
   product: Product<In, Out>,
-  payer: Payer,
   request: WalkRequest<In>,
   paid: Paid<In, Out>,
   items: WalkItem<In, Out>[],
-  now: number,
-): BatchItem<"sqlite">[] {
-  const account = payer.accountId;
+): ListsWrite {
   const fresh = freshAnswers(paid);
-  const statements: BatchItem<"sqlite">[] = [];
+  const write: ListsWrite = { keyVersion: product.keys?.version ?? 0 };
   const lists = product.suppressions;
   if (lists) {
-    const verdicts = fresh.map((f) => ({ ...f, suppress: lists.suppresses(f.result) }));
-    const suppress = verdicts.flatMap((v) =>
-      v.suppress ? [{ key: v.key, reason: v.suppress.reason, result: v.result }] : [],
-    );
-    statements.push(...suppressStatements(db, account, product.name, suppress, "verdict", now, product.keys?.version));
-    if (!request.options.honorSuppressions)
-      statements.push(
-        ...unsuppressStatements(
-          db,
-          account,
-          product.name,
-          verdicts.filter((v) => !v.suppress).map((v) => v.key),
-        ),
-      );
+    const verdicts = fresh.map((f) => ({ ...f, suppress: lists.suppresses(f.result as Out) }));
+    write.suppress = {
+      source: "verdict",
+      entries: verdicts.flatMap((v) =>
+        v.suppress ? [{ key: v.key, reason: v.suppress.reason, result: v.result }] : [],
+      ),
+    };
+    if (!request.options.honorSuppressions) write.unsuppress = verdicts.filter((v) => !v.suppress).map((v) => v.key);
   }
   if (product.history) {
     const shape = product.history;
-    const entries = items
+    write.history = items
       .filter((item) => !item.test)
       .map((item) => ({
         ...shape.row(item.data),
+        requestId: request.requestId,
         creditsUsed: item.meta.credits_used,
         cacheHit: item.meta.cache_hit,
         suppressed: item.meta.suppressed,
       }));
-    statements.push(...historyStatements(db, account, product.name, request.requestId, entries, now));
   }
-  return statements;
+  return write;
 }
+
+/** Both writes as one (one transaction of the account's object). */
+export const mergeWrites = (a: ListsWrite, b: ListsWrite): ListsWrite => ({ ...a, ...b, repeats: a.repeats ?? [] });
+
+/** Nothing to write (test values only, say): no call is made for it. */
+export const writesNothing = (w: ListsWrite) =>
+  !w.repeats?.length &&
+  !w.suppress?.entries.length &&
+  !w.unsuppress?.length &&
+  !w.history?.length &&
+  !w.feedback?.length;

@@ -1,4 +1,4 @@
-import type { UsageCounter } from "../../../durable-objects/account-credits";
+import type { ListsWrite, UsageCounter } from "../../../durable-objects/account-credits";
 import { database, replicaReads } from "../../db/client";
 import { creditsFor, type Credits, type Payer, type Settled, type StopReason } from "../credits/credits";
 import { applyPolicy } from "../policy/apply";
@@ -6,8 +6,10 @@ import type { Product, ProductContext, WalkOptions } from "../product";
 import { buildItems } from "./items";
 import type { Paid } from "./pay";
 import { payAll } from "./pay-all";
-import { planList, recallStored } from "./plan";
-import { rememberStatements, repeatStatements, writeBatch } from "./remember";
+import { recallAndHold } from "./begin";
+import { planList } from "./plan";
+import { listsOf } from "../lists/account-lists";
+import { mergeWrites, rememberWrite, repeatWrite, writesNothing } from "./remember";
 
 export interface WalkRequest<In> {
   env: Env;
@@ -16,6 +18,11 @@ export interface WalkRequest<In> {
   requestId: string;
   /** Queued work: settling the same operation twice charges once. */
   operationId?: string;
+  /**
+   * An HTTP request's `waitUntil`: the settlement (with the list writes) is made after the answer, which reports what
+   * its hold said. Queued work passes none and awaits it before it acknowledges.
+   */
+  defer?: (work: () => Promise<unknown>) => void;
   inputs: In[];
   options: WalkOptions;
   now?: number;
@@ -62,7 +69,6 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   const now = request.now ?? Date.now();
   const db = database(env);
   const plan = await planList(product, request.inputs);
-  await recallStored(env, db, product, payer, plan.uniques, options, now);
   const credits = creditsFor(env, payer);
   const paid: Paid<In, Out> = {
     answered: [],
@@ -73,8 +79,14 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
     allowance: { left: 0 },
   };
   // The product's own reads (datasets, the shared mailbox answers) may come from a read replica near the caller.
-  const ctx: ProductContext = { env: replicaReads(env), now, accountId: payer?.accountId ?? null };
+  const ctx: ProductContext = {
+    env: replicaReads(env),
+    now,
+    accountId: payer?.accountId ?? null,
+    ...(request.defer ? { defer: request.defer } : {}),
+  };
   try {
+    await recallAndHold(env, product, payer, credits, plan.uniques, options, request.requestId, paid, now);
     await payAll(
       product,
       ctx,
@@ -106,10 +118,10 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
       prepaid: null,
     };
   }
-  // Repeat markers are written before settling: settling ends this walk's claims, and a walk that waited on them reads
-  // these markers next, so it must find them. With one unit per credit every item's charge is known before settling,
-  // so history and suppressions go in the same D1 batch as the markers (one primary write per call); otherwise (prepaid
-  // units) the settlement says which item bought a credit, and history follows it.
+  // The answers' repeat markers, history and suppressions go to the account's object with the settlement, in one call
+  // and one synchronous step: the markers are there before the claims end (a walk that waited on them reads them
+  // next). With one unit per credit every item's charge is known before settling; otherwise (prepaid units) the
+  // settlement says which item bought a credit, and history follows it in a second write.
   let built: WalkItem<In, Out>[];
   let settled: Settled;
   if (product.unitsPerCredit === 1) {
@@ -122,20 +134,16 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
       request.inputs,
       null,
     );
-    const writing = payer
-      ? writeBatch(db, [
-          ...repeatStatements(db, product, payer, paid, now),
-          ...rememberStatements(db, product, payer, request, paid, built, now),
-        ])
-      : null;
-    // Without a hold there are no claims to end, so the balance read for `meta` need not wait for the batch.
-    if (paid.holdId) await writing;
-    [settled] = await Promise.all([settle(product, credits, paid, request), writing]);
+    const write = payer ? mergeWrites(repeatWrite(product, paid), rememberWrite(product, request, paid, built)) : null;
+    const finishing = () => settle(env, product, credits, paid, request, write, now);
+    settled = deferred(paid, request, finishing) ?? (await finishing());
   } else {
-    if (payer) await writeBatch(db, repeatStatements(db, product, payer, paid, now));
-    settled = await settle(product, credits, paid, request);
+    settled = await settle(env, product, credits, paid, request, payer ? repeatWrite(product, paid) : null, now);
     built = buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, null);
-    if (payer) await writeBatch(db, rememberStatements(db, product, payer, request, paid, built, now));
+    const remembered = rememberWrite(product, request, paid, built);
+    const writing = () => listsOf(env, payer!.accountId).writeLists(product.name, remembered, now);
+    // History and suppressions follow the settlement; an HTTP request writes them after its answer.
+    if (payer && !writesNothing(remembered)) await (request.defer ? request.defer(writing) : writing());
   }
   // Queued work run again (its consumer died after settling): the settlement says what the operation was charged the
   // first time, and the items report that; its answers are repeats now and would read as free.
@@ -158,17 +166,23 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   };
 }
 
+/** Settles the hold with the list writes (one call), or, without a hold, writes them beside the balance read. */
 async function settle<In, Out>(
+  env: Env,
   product: Product<In, Out>,
   credits: Credits,
   paid: Paid<In, Out>,
   request: WalkRequest<In>,
+  given: ListsWrite | null,
+  now: number,
 ): Promise<Settled> {
+  const write = given && !writesNothing(given) ? given : null;
   if (!paid.holdId) {
     const unitsOf = product.unitsPerCredit > 1 ? product.name : undefined;
     const [{ credits: remaining, prepaid }, firstCharges] = await Promise.all([
       credits.remaining(unitsOf),
       request.operationId ? credits.operationCharges(request.operationId) : null,
+      write && request.payer ? listsOf(env, request.payer.accountId).writeLists(product.name, write, now) : null,
     ]);
     return { charged: 0, credits: paid.answered.map(() => 0), remaining, prepaid, firstCharges };
   }
@@ -180,5 +194,33 @@ async function settle<In, Out>(
   const operation = request.operationId
     ? { operationId: request.operationId, keys: paid.answered.map((a) => a.u.key) }
     : {};
-  return credits.settle(paid.holdId, { units, usage, ...operation });
+  const lists = write ? { lists: { product: product.name, write, at: now } } : {};
+  return credits.settle(paid.holdId, { units, usage, ...operation, ...lists });
+}
+
+/**
+ * An HTTP request's settlement after its answer: each charge is the answer's price (one unit a credit), and what is
+ * left is what its hold said (`available`, plus what it held beyond the charge, which settling gives back). If the
+ * settlement never lands (the isolate died), the reservation's alarm releases the hold: the answer is free and its
+ * claims end (docs/billing.md "Settling after the answer"). Null when the walk must settle before answering.
+ */
+function deferred<In, Out>(
+  paid: Paid<In, Out>,
+  request: WalkRequest<In>,
+  finishing: () => Promise<Settled>,
+): Settled | null {
+  const hold = paid.afterHold;
+  if (!request.defer || request.operationId || !hold || (!paid.holdId && paid.answered.length)) return null;
+  const credits = paid.answered.map((a) => a.price.units);
+  const charged = credits.reduce((sum, n) => sum + n, 0);
+  request.defer(() =>
+    finishing().catch((err) =>
+      console.error(
+        JSON.stringify({ event: "deferred_settle_failed", requestId: request.requestId, error: String(err) }),
+      ),
+    ),
+  );
+  // Without a hold (refused, and every value answered from stored rows) only the list writes are left to make.
+  const remaining = paid.holdId ? hold.available + hold.held - charged : hold.available;
+  return { charged, credits, remaining, prepaid: null, firstCharges: null };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "../../db/client";
-import { asProduct, type Price, type Product, type WalkOptions } from "../../engines/product";
+import { asProduct, type Price, type Product, type ProductContext, type WalkOptions } from "../../engines/product";
 import { invalidSyntax, manualSuppression, type MailboxAnswer } from "./answer";
 import { asAsked, emailRepeats } from "./as-asked";
 import { DEFAULT_TIMEOUT_SECONDS, emailConfig, type EmailExtra } from "./config";
@@ -55,7 +55,8 @@ const PRICES: Record<Exclude<Outcome, "free">, Price> = {
  * The pipeline, with the shared mailbox answers of other lookups: a confirmed answer is reused for a week unless
  * `refresh` or `max_age` say otherwise, an uncertain one for 15 minutes unless a settling re-check asks again.
  */
-async function lookup(env: Env, now: number, inputs: string[], options: WalkOptions) {
+async function lookup(ctx: ProductContext, inputs: string[], options: WalkOptions) {
+  const { env, now } = ctx;
   const extra = options.extra as EmailExtra;
   const db = database(env);
   // Shared answers are keyed by the mailbox asked about, so a spelling reuses only what was asked of its own mailbox.
@@ -77,7 +78,13 @@ async function lookup(env: Env, now: number, inputs: string[], options: WalkOpti
   );
   const observed = new Map<string, MailboxAnswer>();
   answers.forEach((a, i) => a.observed && observed.set(emails[i]!, a.observed));
-  await rememberMailboxes(db, observed);
+  // The shared answers are written after the answer when the caller can wait on it (no D1 write before the answer).
+  const sharing = () => rememberMailboxes(db, observed);
+  if (ctx.defer)
+    ctx.defer(() =>
+      sharing().catch((err) => console.error(JSON.stringify({ event: "mailbox_share_failed", error: String(err) }))),
+    );
+  else await sharing();
   return answers.map((a, i) => ({ result: a.result, refreshed: Boolean(known[i]!.mailbox && !known[i]!.usable) }));
 }
 
@@ -96,7 +103,7 @@ export const email: Product<string, EmailResult> = {
     const canned = cannedAnswer(parsed.local, parsed.domain, address);
     return canned ? { result: canned, test: true } : null;
   },
-  lookup: (ctx, inputs, options) => lookup(ctx.env, ctx.now, inputs, options),
+  lookup,
   price: (result) => PRICES[outcomeOf(result)],
   repeatable: (result) => outcomeOf(result) !== "unverified",
   repeats: emailRepeats,

@@ -14,6 +14,7 @@ import { FEEDBACK_WINDOW_DAYS } from "./feedback";
 import { matchList } from "./lists";
 import { hostingOf, HOSTING_ASNS_VERSION } from "./reference";
 import type { AsnAnswer, AsnData, IpResult, RangeBlock, RangeResult } from "./result";
+import { latestByKey, latestFeedback, type LatestFeedback } from "../../engines/lists/feedback";
 import { asnRanges, countriesAt, overlappingRanges, readRanges, type InstalledDataset } from "./store";
 
 const DAY_MS = 86_400_000;
@@ -44,12 +45,17 @@ export async function lookupIps(
     keys: parsed.flatMap((p) => (p ? [formatIp(p.ip)] : [])),
     since: now - FEEDBACK_WINDOW_DAYS * DAY_MS,
   };
-  const { installed, hits, lists, feedback } = await readRanges(
-    env.DB,
-    asked.map((i) => rangeKey(parsed[i]!.ip)),
-    accountId,
-    reported,
-  );
+  // The account's feedback lives in its object (its lists), read beside the datasets.
+  const [{ installed, hits, lists }, feedback] = await Promise.all([
+    readRanges(
+      env.DB,
+      asked.map((i) => rangeKey(parsed[i]!.ip)),
+      accountId,
+    ),
+    accountId && reported.keys.length
+      ? latestFeedback(env, accountId, "ip", reported.keys, reported.since).then(latestByKey)
+      : new Map<string, LatestFeedback>(),
+  ]);
   const hitOf = new Map(asked.map((inputIndex, n) => [inputIndex, hits[n]!]));
   return inputs.map((input, i) => {
     const p = parsed[i];

@@ -1,4 +1,3 @@
-import { latestByKey, latestFeedbackStatement, type LatestFeedback } from "../../engines/lists/feedback";
 import { readCoverage, type Coverage } from "../../db/coverage";
 import type { IpDatasetName } from "./datasets";
 import type { IpResult } from "./result";
@@ -106,16 +105,11 @@ const INSTALLED = `SELECT i.name, i.active, i.version, d.coverage FROM ip_datase
   WHERE i.active IS NOT NULL`;
 
 /**
- * The installed datasets, the rows holding each key, and, when there is an account, its lists and the latest feedback
- * it reported since `feedback.since` for the addresses `feedback.keys` (normalized), in one batch. `keys` are
+ * The installed datasets, the rows holding each key, and, when there is an account, its IP lists, in one batch (its
+ * feedback lives in its object: src/products/ip/lookup.ts reads it beside this). `keys` are
  * `rangeKey`s; answers come back in the same order.
  */
-export async function readRanges(
-  d1: D1Database,
-  keys: string[],
-  accountId: string | null,
-  feedback: { keys: string[]; since: number } = { keys: [], since: 0 },
-) {
+export async function readRanges(d1: D1Database, keys: string[], accountId: string | null) {
   // Seeks in key order touch neighbouring index pages one after another: fewer page reads on a large table.
   const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
   const sortedKeys = JSON.stringify(order.map((i) => keys[i]));
@@ -126,10 +120,8 @@ export async function readRanges(
         .prepare("SELECT id, name, kind, ranges, asns, updated_at FROM ip_lists WHERE account_id = ? ORDER BY id")
         .bind(accountId),
     );
-    if (feedback.keys.length)
-      statements.push(latestFeedbackStatement(d1, accountId, "ip", feedback.keys, feedback.since));
   }
-  const [installed, hits, signals, lists, reported] = await d1.batch(statements);
+  const [installed, hits, signals, lists] = await d1.batch(statements);
   const hitAt: RangeHit[] = keys.map(() => ({ country: null, asn: null, city: null, tor: false, signals: [] }));
   for (const row of (hits?.results ?? []) as LookupRow[]) {
     hitAt[order[row.i]!] = {
@@ -165,7 +157,6 @@ export async function readRanges(
         updatedAt: r.updated_at,
       }),
     ),
-    feedback: latestByKey((reported?.results ?? []) as ({ key: string } & LatestFeedback)[]),
   };
 }
 

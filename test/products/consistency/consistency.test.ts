@@ -3,11 +3,10 @@
  * answer is fresh, the signals inside never billed, repeats of the same normalized signal set free for 7 days), test
  * values, the sandbox and the scope.
  */
-import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_KEY } from "../../../src/auth/keys";
 import type { ConsistencyResult } from "../../../src/products/consistency/result";
-import { call, createAccount, json } from "../../helpers";
+import { accountRows, call, createAccount, json } from "../../helpers";
 import { installConsistencySamples, LONDON, ukIp } from "../../consistency-samples";
 import { ukMobile } from "../../phone-samples";
 
@@ -16,12 +15,8 @@ beforeAll(installConsistencySamples);
 const consistency = (key: string, body: unknown, headers: Record<string, string> = {}) =>
   call<ConsistencyResult>("/api/v1/consistency", json(body, { Authorization: `Bearer ${key}`, ...headers }));
 
-const repeatRows = async (accountId: string) =>
-  (
-    await env.DB.prepare("SELECT product, COUNT(*) AS n FROM repeats WHERE account_id = ? GROUP BY product")
-      .bind(accountId)
-      .all<{ product: string; n: number }>()
-  ).results;
+const repeatRows = (accountId: string) =>
+  accountRows<{ product: string; n: number }>(accountId, "SELECT product, COUNT(*) AS n FROM repeats GROUP BY product");
 
 describe("POST /api/v1/consistency: requests", () => {
   it.each([
@@ -99,9 +94,7 @@ describe("POST /api/v1/consistency: billing", () => {
       expect(again.body.data.score).toBe(100);
       // Only the consistency answer opened a repeat window: the phone and address lookups inside were not billed.
       expect(await repeatRows(acct.accountId)).toEqual([{ product: "consistency", n: 1 }]);
-      await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?")
-        .bind(Date.now() - 7 * 86_400_000 - 60_000, acct.accountId)
-        .run();
+      await accountRows(acct.accountId, "UPDATE repeats SET created_at = ?", Date.now() - 7 * 86_400_000 - 60_000);
       expect((await consistency(acct.key, { phone, address: LONDON })).body.meta).toMatchObject({
         credits_used: 1,
         credits_remaining: 3,

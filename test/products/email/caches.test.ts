@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EmailResult } from "../../../src/products/email/result";
-import { createAccount, lookupEmail, mailStats, rcptCount } from "../../helpers";
+import { accountRows, createAccount, lookupEmail, mailStats, rcptCount } from "../../helpers";
 
 type Lookup = EmailResult;
 
@@ -35,11 +35,7 @@ describe("email caches", () => {
     await lookupEmail(acct.key, { email: "dave@acme.example" });
     const young = await lookupEmail<Lookup>(acct.key, { email: "dave@acme.example", max_age: 60 });
     expect(young.body.meta).toMatchObject({ cache_hit: true, credits_used: 0 });
-    await env.DB.prepare(
-      "UPDATE repeats SET created_at = created_at - 120000 WHERE account_id = ? AND product = 'email'",
-    )
-      .bind(acct.accountId)
-      .run();
+    await accountRows(acct.accountId, "UPDATE repeats SET created_at = created_at - 120000 WHERE product = 'email'");
     await env.DB.prepare("UPDATE mailbox_answers SET checked_at = checked_at - 120000 WHERE email = ?")
       .bind("dave@acme.example")
       .run();
@@ -68,9 +64,7 @@ describe("email caches", () => {
     const acct = await createAccount({ pack: 5 });
     const first = await lookupEmail<Lookup>(acct.key, { email: "x@dnsfail.example" });
     expect(first.body.data.smtp_reason).toBe("provider_unavailable");
-    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM repeats WHERE account_id = ?")
-      .bind(acct.accountId)
-      .first<{ n: number }>();
+    const [rows] = await accountRows<{ n: number }>(acct.accountId, "SELECT COUNT(*) AS n FROM repeats");
     expect(rows?.n).toBe(0);
     const again = await lookupEmail<Lookup>(acct.key, { email: "x@dnsfail.example" });
     expect(again.body.meta.cache_hit).toBe(false);
@@ -94,12 +88,8 @@ describe("test addresses", () => {
       expect(body.data).toMatchObject({ ...expected, email: `${local}+tag@service.test` });
       expect(body.meta.credits_used).toBe(0);
       expect(body.data.sources.map((s) => s.dataset)).toEqual(["test-addresses"]);
-      const history = await env.DB.prepare("SELECT COUNT(*) AS n FROM history WHERE account_id = ?")
-        .bind(acct.accountId)
-        .first<{ n: number }>();
-      const suppressions = await env.DB.prepare("SELECT COUNT(*) AS n FROM suppressions WHERE account_id = ?")
-        .bind(acct.accountId)
-        .first<{ n: number }>();
+      const [history] = await accountRows<{ n: number }>(acct.accountId, "SELECT COUNT(*) AS n FROM history");
+      const [suppressions] = await accountRows<{ n: number }>(acct.accountId, "SELECT COUNT(*) AS n FROM suppressions");
       expect([history?.n, suppressions?.n]).toEqual([0, 0]);
     },
   );
@@ -121,20 +111,19 @@ describe("suppressions and history from single lookups", () => {
     async () => {
       const acct = await createAccount({ pack: 5 });
       await lookupEmail(acct.key, { email: "gone@acme.example" });
-      const row = await env.DB.prepare(
-        "SELECT reason, source FROM suppressions WHERE account_id = ? AND product = 'email' AND key = ?",
-      )
-        .bind(acct.accountId, "gone@acme.example")
-        .first();
+      const [row] = await accountRows(
+        acct.accountId,
+        "SELECT reason, source FROM suppressions WHERE product = 'email' AND key = ?",
+        "gone@acme.example",
+      );
       expect(row).toEqual({ reason: "mailbox_not_found", source: "verdict" });
       const again = await lookupEmail<Lookup>(acct.key, { email: "gone@acme.example", refresh: true });
       expect(again.body.meta.suppressed).toBe(false);
-      const history = await env.DB.prepare(
-        "SELECT verdict AS deliverable FROM history WHERE account_id = ? AND product = 'email'",
-      )
-        .bind(acct.accountId)
-        .all();
-      expect(history.results).toHaveLength(2);
+      const history = await accountRows(
+        acct.accountId,
+        "SELECT verdict AS deliverable FROM history WHERE product = 'email'",
+      );
+      expect(history).toHaveLength(2);
     },
   );
 });

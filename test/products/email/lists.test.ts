@@ -1,7 +1,5 @@
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../../src/index";
-import { anotherKey, bearer, call, createAccount, json, lookupEmail } from "../../helpers";
+import { accountRows, anotherKey, bearer, call, createAccount, creditsStub, json, lookupEmail } from "../../helpers";
 
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
 
@@ -131,21 +129,17 @@ describe("GET /api/v1/email/history", () => {
 });
 
 describe("retention sweep", () => {
-  it("deletes history past 90 days and repeat markers past 7 days", async () => {
+  it("deletes history past 90 days and repeat markers past 7 days (the account's object prunes its own)", async () => {
     const acct = await createAccount({ pack: 5 });
     await lookupEmail(acct.key, { email: "alice@acme.example" });
     const old = Date.now() - 91 * 86_400_000;
-    await env.DB.prepare("UPDATE history SET created_at = ? WHERE account_id = ?").bind(old, acct.accountId).run();
-    await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?").bind(old, acct.accountId).run();
-    const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ cron: "17 3 * * *" }), env, ctx);
-    await waitOnExecutionContext(ctx);
-    const left = await env.DB.prepare(
-      "SELECT (SELECT COUNT(*) FROM history WHERE account_id = ?1) + (SELECT COUNT(*) FROM repeats WHERE account_id " +
-        "= ?1) AS n",
-    )
-      .bind(acct.accountId)
-      .first<{ n: number }>();
+    await accountRows(acct.accountId, "UPDATE history SET created_at = ?", old);
+    await accountRows(acct.accountId, "UPDATE repeats SET created_at = ?", old);
+    await creditsStub(acct.accountId).pruneLists();
+    const [left] = await accountRows<{ n: number }>(
+      acct.accountId,
+      "SELECT (SELECT COUNT(*) FROM history) + (SELECT COUNT(*) FROM repeats) AS n",
+    );
     expect(left?.n).toBe(0);
   });
 });

@@ -4,7 +4,7 @@ import rulesSnapshot from "../../../datasets/snapshots/provider-rules.json";
 import { mailboxOutcome, providerRuleFor } from "../../../src/products/email/provider-rules";
 import type { EmailResult } from "../../../src/products/email/result";
 import { riskLevel, riskScore } from "../../../src/products/email/score";
-import { bearer, call, createAccount, creditsStub, lookupEmail, type TestAccount } from "../../helpers";
+import { accountRows, bearer, call, createAccount, creditsStub, lookupEmail, type TestAccount } from "../../helpers";
 
 /**
  * What real mail servers say, end to end: the stand-in SMTP server answers as test/fixtures/constants.ts (MAIL_POLICY)
@@ -14,12 +14,14 @@ import { bearer, call, createAccount, creditsStub, lookupEmail, type TestAccount
  */
 const PROVIDER_RULES = { dataset: "provider-rules", version: rulesSnapshot.version };
 
+/** The account's suppression of `email`, from its object (where the lists live). */
 async function suppression(acct: TestAccount, email: string) {
-  return env.DB.prepare(
-    "SELECT reason, source FROM suppressions WHERE account_id = ? AND product = 'email' AND key = ?",
-  )
-    .bind(acct.accountId, email)
-    .first();
+  const [row] = await accountRows(
+    acct.accountId,
+    "SELECT reason, source FROM suppressions WHERE product = 'email' AND key = ?",
+    email,
+  );
+  return row ?? null;
 }
 
 async function look(email: string) {
@@ -106,6 +108,7 @@ describe("mailbox status replies (mailstatus.example)", () => {
 
   it("a full mailbox lifts an earlier verdict suppression of the address", async () => {
     const acct = await createAccount({ pack: 5 });
+    // Written in the old D1 layout: the account's object moves it in on its first use of its lists.
     await env.DB.prepare(
       "INSERT INTO suppressions (account_id, product, key, reason, source, result, created_at) VALUES (?, 'email', " +
         "?, 'mailbox_not_found', 'verdict', '{}', ?)",

@@ -4,7 +4,7 @@ import { walk } from "../../../src/engines/walk/walk";
 import type { EntityItem } from "../../../src/products/entity/lookup";
 import { entity } from "../../../src/products/entity/product";
 import type { EntityResult } from "../../../src/products/entity/result";
-import { admin, anotherKey, call, createAccount, creditsStub, json } from "../../helpers";
+import { accountRows, admin, anotherKey, call, createAccount, creditsStub, json } from "../../helpers";
 import { installSample, installSamples, LEI, makeLei, UNKNOWN_LEI } from "../../entity-samples";
 
 interface BatchItem {
@@ -92,19 +92,16 @@ describe("POST /api/v1/entity/batch", () => {
       [1, false],
     ]);
     expect(again.body.meta).toMatchObject({ found: 3, credits_used: 1, credits_remaining: 7 });
-    const markers = await env.DB.prepare(
-      "SELECT key FROM repeats WHERE account_id = ? AND product = 'entity' ORDER BY key",
-    )
-      .bind(acct.accountId)
-      .all<{ key: string }>();
-    expect(markers.results.map((m) => m.key)).toEqual([
+    const markers = await accountRows<{ key: string }>(
+      acct.accountId,
+      "SELECT key FROM repeats WHERE product = 'entity' ORDER BY key",
+    );
+    expect(markers.map((m) => m.key)).toEqual([
       `company_number:GB:09900014`,
       `lei:${LEI.retail}`,
       `lei:${LEI.scottish}`,
     ]);
-    await env.DB.prepare("UPDATE repeats SET created_at = ? WHERE account_id = ?")
-      .bind(Date.now() - 8 * 86_400_000, acct.accountId)
-      .run();
+    await accountRows(acct.accountId, "UPDATE repeats SET created_at = ?", Date.now() - 8 * 86_400_000);
     const later = await batch(acct.key, [LEI.scottish]);
     expect(later.body.data.results[0]!.meta).toEqual({ credits_used: 1, cache_hit: false });
   });

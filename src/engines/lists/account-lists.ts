@@ -1,0 +1,63 @@
+import type { StoredKeyed } from "../../../durable-objects/account-credits";
+import { envOf, type Database } from "../../db/client";
+import { creditsStub } from "../credits/credits";
+import { currentRows, type KeyVersion } from "../rekey";
+
+/** The account's object, which holds its lists (durable-objects/account/lists.ts), from a `Database` or an env. */
+export const listsOf = (db: Database | Env, accountId: string) =>
+  creditsStub("DB" in db && "CREDITS" in db ? (db as Env) : envOf(db as Database), accountId);
+
+/** A stored answer as the object keeps it (JSON text), read back. */
+export const parseStored = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
+export interface Recalled {
+  repeats: Map<string, { result: unknown; createdAt: number }>;
+  /** Suppressed values' stored answers (values listed without one are left out). */
+  suppressed: Map<string, unknown>;
+}
+
+/**
+ * The stored repeats (inside the window) and, with `suppressions`, the suppressed answers of `keys`: one call to the
+ * account's object. With `rekeyed` (a product whose key function changed), rows keyed by an older version come back
+ * too and are re-keyed (one more call, once per account and version).
+ */
+export async function recallLists(
+  db: Database | Env,
+  accountId: string,
+  product: string,
+  keys: string[],
+  now: number,
+  want: { repeats: boolean; suppressions: boolean },
+  rekeyed?: KeyVersion,
+): Promise<Recalled> {
+  const stub = listsOf(db, accountId);
+  const found = await stub.recallLists(product, [...new Set(keys)], recallWant(want, rekeyed), now);
+  return readRecalled(stub, product, found, keys, rekeyed);
+}
+
+export const recallWant = (want: { repeats: boolean; suppressions: boolean }, rekeyed?: KeyVersion) => ({
+  ...want,
+  ...(rekeyed ? { staleBelow: rekeyed.version } : {}),
+});
+
+/** The object's rows for `keys` as the walk reads them (stale rows re-keyed on the way: src/engines/rekey.ts). */
+export async function readRecalled(
+  stub: ReturnType<typeof listsOf>,
+  product: string,
+  found: { repeats: StoredKeyed[]; suppressions: StoredKeyed[] },
+  keys: string[],
+  rekeyed?: KeyVersion,
+): Promise<Recalled> {
+  const wanted = new Set(keys);
+  const parsed = (rows: StoredKeyed[]) => rows.map((row) => ({ ...row, result: parseStored(row.result) }));
+  const [repeats, suppressions] = await Promise.all([
+    currentRows(stub, "repeats", product, parsed(found.repeats), wanted, rekeyed),
+    currentRows(stub, "suppressions", product, parsed(found.suppressions), wanted, rekeyed),
+  ]);
+  const suppressed = new Map<string, unknown>();
+  for (const [key, row] of suppressions) if (row.result !== null) suppressed.set(key, row.result);
+  return {
+    repeats: new Map([...repeats].map(([key, row]) => [key, { result: row.result, createdAt: row.createdAt }])),
+    suppressed,
+  };
+}

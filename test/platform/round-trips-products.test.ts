@@ -1,0 +1,84 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { admin, call, createAccount, json } from "../helpers";
+import { setUp, SUBJECTS } from "../contract/helpers";
+
+/**
+ * The hot path of every registered product's single lookup, measured by the Worker's round-trip counters
+ * (src/platform/trace.ts) over a few fresh paid lookups of one account (its key cached, its policy versions known):
+ * what each makes before its answer, and that none of them writes to the D1 primary before or after it (repeat
+ * markers, history and suppressions live in the account's object; the request log goes through the queue).
+ */
+const BEFORE: Record<string, { do: number; d1_primary: number }> = {
+  // One call to the account's object (`begin`); the settlement and list writes follow the answer.
+  email: { do: 1, d1_primary: 0 },
+  entity: { do: 1, d1_primary: 0 },
+  address: { do: 1, d1_primary: 0 },
+  phone: { do: 1, d1_primary: 0 },
+  // IP: `begin`, the account's feedback on the address (it lives in the object; the answer reports it), and the
+  // settlement, which IP awaits because a credit buys five placing lookups and the settlement says which item paid.
+  ip: { do: 3, d1_primary: 0 },
+};
+const SINGULAR: Record<string, string> = {
+  emails: "email",
+  identifiers: "identifier",
+  addresses: "address",
+  ips: "ip",
+  phones: "phone",
+};
+const SINGLES = SUBJECTS.filter((s) => s.registered && s.samples.batch);
+const PAID = 3;
+
+type Kinds = Record<"do" | "d1_primary", { mean: number; max: number }>;
+interface RouteFigures {
+  route: string;
+  requests: number;
+  before_answer: Kinds;
+  d1_primary_writes: Record<"before_answer" | "after_answer", { mean: number; max: number }>;
+}
+
+/** Waits until the request's record is stored by the queue's consumer, so its after-answer work has run. */
+async function logged(response: Response) {
+  const id = response.headers.get("X-Request-Id")!;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (await env.DB.prepare("SELECT 1 FROM request_log WHERE request_id = ?").bind(id).first()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`request ${id} was never recorded`);
+}
+
+beforeAll(() => setUp(SINGLES));
+
+describe.each(SINGLES)("the hot path of $label's single lookup", ({ product, samples, unitsPerCredit }) => {
+  it(`makes ${JSON.stringify(BEFORE[product.name])} before each fresh paid answer, no D1 primary write`, async () => {
+    const acct = await createAccount({ pack: 50 });
+    const path = samples.batch!.path.replace(/\/batch$/, "");
+    const field = SINGULAR[samples.batch!.field]!;
+    const values = samples.paid(PAID + 1);
+    const ask = async (value: unknown) => {
+      const res = await call(path, json({ [field]: value }, { Authorization: `Bearer ${acct.key}` }));
+      expect(res.status).toBe(200);
+      // IP: a credit buys five placing lookups, so only the first of five reports a credit.
+      if (unitsPerCredit === 1) expect((res.body.meta as { credits_used: number }).credits_used).toBe(1);
+      await logged(res.response);
+      // The deferred settlement lands after the record; the next lookup must not count it as its own.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    await ask(values[0]);
+    await admin("DELETE", "/round-trips");
+    for (const value of values.slice(1)) await ask(value);
+    const { routes } = await admin<{ routes: RouteFigures[] }>("GET", "/round-trips");
+    const figures = routes.find((r) => r.route === `POST ${path}`)!;
+    expect(figures.requests).toBe(PAID);
+    expect({ do: figures.before_answer.do.max, d1_primary: figures.before_answer.d1_primary.max }).toEqual(
+      BEFORE[product.name],
+    );
+    // After the answer only shared data is written to D1: email's shared mailbox answers, one batch a lookup.
+    const shared = product.name === "email" ? 1 : 0;
+    expect(figures.d1_primary_writes).toEqual({
+      before_answer: { mean: 0, max: 0 },
+      after_answer: { mean: shared, max: shared },
+    });
+  });
+});
