@@ -27,7 +27,7 @@ describe.skipIf(!executablePath)("the dashboard's rules in a browser", () => {
     await page.getByRole("button", { name: "Email me a sign-in link" }).click();
     await page.goto(`${base}${await mailedLink(email, /https?:\/\/\S+\/dashboard\/sign-in\/link\/[0-9A-Za-z]+/)}`);
     await page.getByRole("button", { name: "Continue to the dashboard" }).click();
-    await expect.poll(() => page.url()).toBe(`${base}/dashboard/keys`);
+    await page.waitForURL(`${base}/dashboard/keys`);
   });
   afterAll(async () => browser?.close());
 
