@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import Stripe from "stripe";
@@ -12,8 +12,12 @@ mkdirSync(SHOTS, { recursive: true });
 let sequence = 0;
 export const newEmail = (label: string) => `${label}-${Date.now()}-${++sequence}@example.com`;
 
-/** A browser context with a screenshot helper numbering the steps; every shot's path is kept for the summary. */
+/**
+ * A browser context with a screenshot helper numbering the steps; every shot's path is kept for the summary. The
+ * previous run's shots of the same prefix are removed first, so the folder shows one run.
+ */
 export async function newSession(browser: Browser, prefix: string) {
+  for (const name of readdirSync(SHOTS)) if (name.startsWith(`${prefix}-`)) rmSync(join(SHOTS, name));
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 900 } });
   const page = await context.newPage();
   const shots: string[] = [];
