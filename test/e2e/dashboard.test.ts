@@ -128,9 +128,21 @@ describe.skipIf(!executablePath)("a new customer in the dashboard", () => {
     const progress = page.locator("progress#run-progress");
     await progress.waitFor();
     await session.shot("bulk-run-started");
-    await expect.poll(() => page.locator("#run-status").textContent(), { timeout: 45_000 }).toContain("completed");
+    // The bar as the page updates it while the run works: every value seen, in order, until the run completes.
+    const seen: number[] = [];
+    await expect
+      .poll(
+        async () => {
+          seen.push(Number(await progress.getAttribute("value")));
+          return page.locator("#run-status").textContent();
+        },
+        { timeout: 45_000, interval: 100 },
+      )
+      .toContain("completed");
     expect(await progress.getAttribute("max")).toBe(String(BULK_ROWS));
     expect(await progress.getAttribute("value")).toBe(String(BULK_ROWS));
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    console.log(`[e2e] bulk progress values seen: ${[...new Set(seen)].join(", ")} of ${BULK_ROWS}`);
     await session.shot("bulk-run-completed");
   });
 
