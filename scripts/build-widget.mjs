@@ -3,7 +3,7 @@
 //   _headers                       cache and CORS headers for it
 //   demo.html                      the demo sign-up form, only with WIDGET_DEMO=1 (`npm run dev` and the browser tests)
 //   dashboard/assets/*.js          the dashboard's page scripts (widget/src/dashboard: passkeys, usage charts with
-//                                  uPlot, docs/dashboard.md) and uplot.css
+//                                  uPlot, bulk run progress; docs/dashboard.md) and uplot.css
 //   docs/*.md                      the guides, as written in docs/
 //   docs/assets/api-reference.js   the reference renderer GET /docs loads (@scalar/api-reference's standalone bundle)
 // wrangler.toml's [build] runs this before every `wrangler dev` and `wrangler deploy`; `npm run build:widget` by hand.
@@ -62,7 +62,7 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
     logLevel: "warning",
   });
   await build({
-    entryPoints: ["passkeys", "usage"].map((name) => join(ROOT, "widget", "src", "dashboard", `${name}.ts`)),
+    entryPoints: ["passkeys", "usage", "bulk"].map((name) => join(ROOT, "widget", "src", "dashboard", `${name}.ts`)),
     outdir: join(outDir, "dashboard", "assets"),
     bundle: true,
     minify: true,

@@ -1,5 +1,7 @@
 // Sample renderings of the dashboard's pages for bench/dashboard-weight.mjs (bundled by esbuild, run in Node): each
 // page with the props a new account would see (two keys, a month of zeros, the six try-it forms, no members but one).
+import { BulkPage } from "../../src/dashboard/pages/bulk";
+import { RunPage } from "../../src/dashboard/pages/bulk-run";
 import { KeysPage } from "../../src/dashboard/pages/keys";
 import { STYLES } from "../../src/dashboard/pages/layout";
 import { SignInPage, SignUpPage } from "../../src/dashboard/pages/sign-in";
@@ -25,4 +27,6 @@ export const pages: Record<string, () => unknown> = {
   keys: () => <KeysPage session={session} keys={keys} />,
   usage: () => <UsagePage session={session} usage={{ days, products, requests: series(), answers: series(), credits: series() }} ledger={{ rows: [], total: 0, page: 1, perPage: 100 }} />,
   try: () => <TryPage session={session} forms={forms} keys={keys} />,
+  bulk: () => <BulkPage session={session} products={products.filter((p) => p !== "entity").map((name) => ({ name, field: `${name}s`, objects: name === "consistency" }))} keys={keys} listing={{ runs: [], total: 0 }} page={1} />,
+  "bulk-run": () => <RunPage session={session} product="email" job={{ id: 1, status: "processing", total: 100, duplicate_count: 0, processed: 40, deliverable: 30, risky: 5, undeliverable: 5, credits_used: 40, stopped_reason: null, cancel_requested: false, webhook_status: null, webhook_detail: null, created_at: "2026-11-26T00:00:00.000Z", finished_at: null }} counters={["deliverable", "risky", "undeliverable"]} hasWebhook={false} />,
 };

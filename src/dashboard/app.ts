@@ -4,6 +4,7 @@ import { handleStripeWebhook } from "./billing/webhook";
 import { anonymousCsrf, signedIn, type DashEnv } from "./context";
 import { STYLES } from "./pages/layout";
 import { accountRoutes } from "./routes/account";
+import { bulkRoutes } from "./routes/bulk";
 import { keyRoutes } from "./routes/keys";
 import { memberRoutes } from "./routes/members";
 import { passkeyRoutes, passkeySignInRoutes } from "./routes/passkeys";
@@ -34,6 +35,7 @@ const signedInPages = (app: () => Hono<AppEnv>) =>
     .route("/", keyRoutes)
     .route("/", usageRoutes)
     .route("/", tryRoutes(app))
+    .route("/", bulkRoutes(app))
     .route("/", memberRoutes)
     .route("/", accountRoutes)
     .route("/", passkeyRoutes);

@@ -62,14 +62,14 @@ export interface TryAnswer {
 }
 
 /**
- * Runs one lookup as the API request it is, in-process: the key, its scopes and source allowlist, rate limits, the
- * daily cap, holds, repeats, billing and the request log are the HTTP route's (which calls the lookup service), by
- * construction. The browser's source address travels with it, so the key's allowlist judges the person trying.
+ * Sends a JSON body to an API route as the request it is, in-process, with the key as `Authorization`: the key, its
+ * scopes and source allowlist, rate limits, the daily cap, holds, repeats, billing and the request log are the HTTP
+ * route's, by construction. The browser's source address travels with it, so the key's allowlist judges the person.
  */
-export async function runTry(
+export async function forwardToApi(
   c: Context,
   app: () => Hono<AppEnv>,
-  form: TryForm,
+  path: string,
   key: string,
   body: string,
 ): Promise<TryAnswer> {
@@ -80,8 +80,12 @@ export async function runTry(
   });
   const source = c.req.header("CF-Connecting-IP");
   if (source) headers.set("CF-Connecting-IP", source);
-  const request = new Request(new URL(`/api/v1${form.path}`, c.req.url), { method: "POST", headers, body });
+  const request = new Request(new URL(`/api/v1${path}`, c.req.url), { method: "POST", headers, body });
   const response = await app().fetch(request, c.env, c.executionCtx);
   const envelope = (await response.json()) as Record<string, unknown>;
   return { status: response.status, envelope };
 }
+
+/** Runs one lookup as the API request it is (the product's single lookup route, which calls the lookup service). */
+export const runTry = (c: Context, app: () => Hono<AppEnv>, form: TryForm, key: string, body: string) =>
+  forwardToApi(c, app, form.path, key, body);

@@ -64,3 +64,9 @@ export function rateLimitRefusal(err: unknown): { message: string; retryAfterSec
   if (!(err instanceof ApiError) || err.code !== "RATE_LIMITED") return null;
   return { message: err.message, retryAfterSeconds: Number(err.headers["Retry-After"] ?? 1) };
 }
+
+/**
+ * One webhook redelivery of a person (spec: 10 a minute, shared across their keys, every product and the dashboard
+ * button): the subject is the signed-in user (a key's holder), or a key with no holder as its own user.
+ */
+export const redeliveryHit = (person: string): LimitHit => limitHit("redeliveryUser", person);

@@ -3,21 +3,10 @@ import { z } from "zod";
 import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
-import { csvHeader, resultsStream } from "../engines/bulk/csv";
-import {
-  FINISHED,
-  findJob,
-  jobViewOf,
-  listJobs,
-  markResumed,
-  requestCancel,
-  RETENTION_DAYS,
-  STATUSES,
-} from "../engines/bulk/jobs";
-import type { RunMessage } from "../engines/bulk/messages";
-import { finishJob } from "../engines/bulk/run";
+import { cancelRun, isRefusal, redeliverRun, resumeRun, runResults, type BulkRefusal } from "../engines/bulk/actions";
+import { csvHeader } from "../engines/bulk/csv";
+import { findJob, jobViewOf, listJobs, RETENTION_DAYS, STATUSES } from "../engines/bulk/jobs";
 import type { Product } from "../engines/product";
-import { redeliverLatest } from "../engines/webhooks/outbox";
 import { ok } from "../http/envelope";
 import { ApiError, notFound } from "../http/errors";
 import { retainedPageMeta } from "../http/meta";
@@ -25,10 +14,14 @@ import { describe } from "../http/openapi";
 import { pathParams, queryParams } from "../http/validation";
 import { dateOrTimestamp, page, PER_PAGE } from "../http/time";
 import { admitRequest } from "../auth/admit";
-import { limitHit } from "../limits/admission";
+import { redeliveryHit } from "../limits/admission";
 import type { AppEnv } from "../types";
 
 const jobParam = pathParams(z.object({ jobId: z.coerce.number().int().min(1) }));
+
+/** A run's refusal (src/engines/bulk/actions.ts) as the spec's error. */
+export const bulkError = (refused: BulkRefusal) =>
+  new ApiError(refused.refused, refused.message, { errors: refused.errors });
 
 /** The account's run of this product, or 404. */
 async function loadJob(c: Context<AppEnv>, product: Product, jobId: number) {
@@ -124,13 +117,9 @@ export function bulkRunRoutes(product: Product) {
       secretKey({ scope }),
       jobParam,
       async (c) => {
-        const job = await load(c, c.req.valid("param").jobId);
-        if (!["queued", "processing"].includes(job.status))
-          throw new ApiError("JOB_ALREADY_FINISHED", `The run is already ${job.status}.`);
-        await requestCancel(database(c.env), job.id);
-        // A queued run has no consumer yet to notice the request: it settles now. A running one stops at its next step.
-        if (job.status === "queued") await finishJob(c.env, job.id, "cancelled");
-        return view(c, job.id);
+        const cancelled = await cancelRun(c.env, await load(c, c.req.valid("param").jobId));
+        if (isRefusal(cancelled)) throw bulkError(cancelled);
+        return ok(c, { job: await jobViewOf(database(c.env), cancelled, product) });
       },
     )
     .post(
@@ -148,20 +137,8 @@ export function bulkRunRoutes(product: Product) {
       secretKey({ scope }),
       jobParam,
       async (c) => {
-        const job = await load(c, c.req.valid("param").jobId);
-        const stoppedForCredits =
-          job.status === "completed" &&
-          (job.stoppedReason === "insufficient_credits" || job.stoppedReason === "key_spend_cap");
-        if (!stoppedForCredits)
-          throw new ApiError(
-            "JOB_NOT_RESUMABLE",
-            "Only a settled run that stopped for lack of credits can be resumed.",
-          );
-        if (job.inputExpired)
-          throw new ApiError("JOB_INPUT_EXPIRED", "The uploaded list has passed out of retention; submit it again.");
-        const resumed = await markResumed(database(c.env), job.id);
-        if (!resumed) throw new ApiError("JOB_NOT_RESUMABLE", "The run is already going again.");
-        await c.env.JOBS.send({ type: "run", jobId: job.id } satisfies RunMessage);
+        const resumed = await resumeRun(c.env, await load(c, c.req.valid("param").jobId));
+        if (isRefusal(resumed)) throw bulkError(resumed);
         return ok(c, { job: await jobViewOf(database(c.env), resumed, product) });
       },
     )
@@ -191,18 +168,12 @@ function finishedRunRoutes(product: Product) {
       queryParams(z.object({ variant: z.enum(product.bulk!.counters as [string, ...string[]]).optional() })),
       async (c) => {
         const job = await load(c, c.req.valid("param").jobId);
-        if (job.status === "queued" || job.status === "processing")
-          throw new ApiError("RESULTS_NOT_READY", "The run is still going.");
-        if (job.status === "cancelled" && job.processed === 0)
-          throw new ApiError("JOB_CANCELLED", "The run was cancelled before any row was processed.");
-        if (job.status === "failed" && job.processed === 0)
-          throw new ApiError("JOB_FAILED", "The run failed before any row was written.");
-        const variant = c.req.valid("query").variant;
-        const filename = `${product.name}-bulk-${job.id}${variant ? `-${variant}` : ""}.csv`;
-        return new Response(resultsStream(c.env, job.id, product, variant), {
+        const results = runResults(c.env, product, job, c.req.valid("query").variant);
+        if (isRefusal(results)) throw bulkError(results);
+        return new Response(results.body, {
           headers: {
             "Content-Type": "text/csv; charset=utf-8",
-            "Content-Disposition": `attachment; filename="${filename}"`,
+            "Content-Disposition": `attachment; filename="${results.filename}"`,
           },
         });
       },
@@ -223,12 +194,9 @@ function finishedRunRoutes(product: Product) {
       jobParam,
       async (c) => {
         const principal = secretPrincipal(c);
-        await admitRequest(c, limitHit("redeliveryUser", principal.userId ?? principal.keyId));
-        const job = await load(c, c.req.valid("param").jobId);
-        if (!job.webhookUrl) throw new ApiError("WEBHOOK_NOT_CONFIGURED", "The run was created without webhook_url.");
-        const finished = (FINISHED as readonly string[]).includes(job.status);
-        if (!finished || !(await redeliverLatest(c.env, "job", String(job.id))))
-          throw new ApiError("JOB_NOT_FINISHED", "The run is still queued or running.");
+        await admitRequest(c, redeliveryHit(principal.userId ?? principal.keyId));
+        const job = await redeliverRun(c.env, await load(c, c.req.valid("param").jobId));
+        if (isRefusal(job)) throw bulkError(job);
         return ok(c, { job: await jobViewOf(database(c.env), job, product) }, {}, 202);
       },
     );

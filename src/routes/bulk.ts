@@ -2,18 +2,17 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
-import { database } from "../db/client";
-import { createJob } from "../engines/bulk/create";
-import { findByIdempotencyKey, jobViewOf, requestHash, saveCreateResponse } from "../engines/bulk/jobs";
+import { isRefusal } from "../engines/bulk/actions";
+import { startRun } from "../engines/bulk/start";
 import type { Product } from "../engines/product";
 import { assertWebhookUrl } from "../http/webhook-url";
 import { ok } from "../http/envelope";
-import { ApiError, validationFailed, type FieldErrors } from "../http/errors";
+import { ApiError } from "../http/errors";
 import { describe } from "../http/openapi";
 import { BODY_BYTES } from "../http/body";
 import { jsonBody } from "../http/validation";
 import type { AppEnv } from "../types";
-import { bulkRunRoutes, jobSchema } from "./bulk-runs";
+import { bulkError, bulkRunRoutes, jobSchema } from "./bulk-runs";
 
 export const MAX_BULK_ROWS = 100_000;
 
@@ -25,20 +24,6 @@ const idempotencyKey = (c: Context<AppEnv>) => {
     });
   return key ?? null;
 };
-
-/**
- * The first answer for this Idempotency-Key if the request is the same one again; 409 if the key was used otherwise.
- */
-async function replay(c: Context<AppEnv>, product: Product, key: string, hash: string) {
-  const existing = await findByIdempotencyKey(database(c.env), product, secretPrincipal(c).accountId, key);
-  if (!existing) return null;
-  if (existing.requestHash !== hash)
-    throw new ApiError(
-      "IDEMPOTENCY_KEY_REUSED",
-      "This Idempotency-Key was already used with different values or webhook URL.",
-    );
-  return ok(c, JSON.parse(existing.createResponse ?? "{}") as unknown, {}, 202);
-}
 
 /**
  * `POST /{product}/bulk`: the list under the product's own field (`emails`), shared options, then the product's own.
@@ -55,22 +40,6 @@ function createBody(product: Product) {
     max_age: z.int().min(60).max(604_800).nullish(),
     ...(shape.options ?? {}),
   });
-}
-
-/**
- * The rows as the product's inputs, read with the run's options (`BulkShape.rows`); a row that cannot be one is a 422.
- */
-function resolveRows(product: Product, rows: unknown[], options: Record<string, unknown>): unknown[] {
-  const resolve = product.bulk!.rows?.resolve;
-  if (!resolve) return rows;
-  const errors: FieldErrors = {};
-  const inputs = rows.map((row, i) => {
-    const resolved = resolve(row, options);
-    if ("error" in resolved) errors[`${product.bulk!.field}.${i}`] = [resolved.error];
-    return "input" in resolved ? resolved.input : null;
-  });
-  if (Object.keys(errors).length) throw validationFailed(errors);
-  return inputs;
 }
 
 /** Every bulk route of one product: create (Idempotency-Key), list, poll, cancel, resume, results and redelivery. */
@@ -104,32 +73,17 @@ export function bulkRoutes(product: Product) {
         } = c.req.valid("json") as Record<string, unknown> & { webhook_url?: string | null };
         const webhookUrl = webhook_url ?? null;
         if (webhookUrl) assertWebhookUrl(c.env, "webhook_url", webhookUrl);
-        const key = idempotencyKey(c);
-        const hash = await requestHash(inputs as unknown[], webhookUrl);
-        const replayed = key ? await replay(c, product, key, hash) : null;
-        if (replayed) return replayed;
         const principal = secretPrincipal(c);
-        const rows = resolveRows(product, inputs as unknown[], options);
-        let created: Awaited<ReturnType<typeof createJob>>;
-        try {
-          created = await createJob(c.env, product, {
-            accountId: principal.accountId,
-            keyId: principal.keyId,
-            inputs: rows,
-            options,
-            webhookUrl,
-            idempotencyKey: key,
-          });
-        } catch (err) {
-          // Two requests raced with one Idempotency-Key: the loser answers like a replay.
-          const raced = key ? await replay(c, product, key, hash) : null;
-          if (raced) return raced;
-          throw err;
-        }
-        const db = database(c.env);
-        const data = { job: await jobViewOf(db, created.row, product), webhook_secret: created.webhookSecret };
-        await saveCreateResponse(db, created.row.id, data);
-        return ok(c, data, {}, 202);
+        const started = await startRun(c.env, product, {
+          accountId: principal.accountId,
+          keyId: principal.keyId,
+          list: inputs as unknown[],
+          options,
+          webhookUrl,
+          idempotencyKey: idempotencyKey(c),
+        });
+        if (isRefusal(started)) throw bulkError(started);
+        return ok(c, started, {}, 202);
       },
     )
     .route("/", bulkRunRoutes(product));

@@ -9,6 +9,7 @@ export const NAV: { path: string; label: string; ownerOnly?: boolean }[] = [
   { path: "/dashboard/keys", label: "API keys" },
   { path: "/dashboard/usage", label: "Usage" },
   { path: "/dashboard/try", label: "Try it" },
+  { path: "/dashboard/bulk", label: "Bulk runs" },
   { path: "/dashboard/members", label: "Members" },
   { path: "/dashboard/account", label: "Account and billing" },
 ];
@@ -35,7 +36,7 @@ button.quiet{background:#fff;color:#2f5bd3}
 .notice{padding:.6rem .9rem;border-radius:4px;background:#eef3ff;border:1px solid #c7d5fb}
 .warn{background:#fff4e5;border-color:#f3c98b}
 .chart{min-height:220px;margin:.5rem 0}.pager a{margin-right:1rem}.num{text-align:right}
-.inline{display:inline}.muted{color:#5d6678}.narrow{max-width:26rem;margin:4rem auto}
+.inline{display:inline}progress{width:100%;height:1.2rem}.muted{color:#5d6678}.narrow{max-width:26rem;margin:4rem auto}
 `;
 
 /** The CSRF token every state-changing form of a session carries back (src/dashboard/security.ts). */

@@ -96,7 +96,12 @@ export async function listJobs(db: Database, product: Product, accountId: string
     q.since !== undefined ? gte(bulkJobs.createdAt, q.since) : undefined,
     q.until !== undefined ? lt(bulkJobs.createdAt, q.until) : undefined,
   ];
-  const where = and(...filters);
+  const { rows, total } = await pageOf(db, and(...filters), q.page);
+  return { jobs: await jobViews(db, rows, product), total };
+}
+
+/** One page of runs, newest first, 100 a page, and how many match. */
+async function pageOf(db: Database, where: SQL | undefined, page: number) {
   const [rows, [total]] = await Promise.all([
     db
       .select()
@@ -104,10 +109,10 @@ export async function listJobs(db: Database, product: Product, accountId: string
       .where(where)
       .orderBy(desc(bulkJobs.id))
       .limit(PER_PAGE)
-      .offset((q.page - 1) * PER_PAGE),
+      .offset((page - 1) * PER_PAGE),
     db.select({ n: count() }).from(bulkJobs).where(where),
   ]);
-  return { jobs: await jobViews(db, rows, product), total: total?.n ?? 0 };
+  return { rows, total: total?.n ?? 0 };
 }
 
 export async function requestCancel(db: Database, jobId: number) {
@@ -164,3 +169,15 @@ export async function recordProgress(
     .returning({ id: bulkJobs.id });
   return updated.length > 0;
 }
+
+/** An account's run of any product (the dashboard's run page), or undefined: another account's run is not found. */
+export const findAccountJob = (db: Database, accountId: string, jobId: number) =>
+  db
+    .select()
+    .from(bulkJobs)
+    .where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.accountId, accountId)))
+    .get();
+
+/** An account's runs of every product, newest first, one page. */
+export const listAccountJobs = (db: Database, accountId: string, page: number) =>
+  pageOf(db, eq(bulkJobs.accountId, accountId), page);

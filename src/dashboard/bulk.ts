@@ -1,0 +1,89 @@
+import type { Context, Hono } from "hono";
+import { database } from "../db/client";
+import { findAccountJob, jobViewOf, jobViews, listAccountJobs, type JobRow, type JobView } from "../engines/bulk/jobs";
+import { accountEntry } from "../engines/credits/credits";
+import type { Product } from "../engines/product";
+import { Admission, rateLimitRefusal, redeliveryHit } from "../limits/admission";
+import { productNamed, productNames } from "../products/registry";
+import type { AppEnv } from "../types";
+import type { DashboardSession } from "./session";
+import { forwardToApi } from "./try-it";
+
+/** Every registered product with a bulk shape (entity has none): one choice of the upload form each. */
+export const bulkProducts = (): Product[] =>
+  productNames().flatMap((name) => {
+    const product = productNamed(name);
+    return product?.bulk ? [product] : [];
+  });
+
+/** A run of the account with its product, or null: another account's run (or an unknown id) is not found. */
+export async function accountRun(
+  env: Env,
+  accountId: string,
+  jobId: number,
+): Promise<{ row: JobRow; product: Product } | null> {
+  if (!Number.isSafeInteger(jobId) || jobId < 1) return null;
+  const row = await findAccountJob(database(env), accountId, jobId);
+  const product = row ? productNamed(row.product) : undefined;
+  return row && product ? { row, product } : null;
+}
+
+/** The job object as the API shows it (the product's counters and run options). */
+export const runView = (env: Env, run: { row: JobRow; product: Product }) =>
+  jobViewOf(database(env), run.row, run.product);
+
+export interface RunListing {
+  runs: (JobView & { product: string })[];
+  total: number;
+}
+
+/** The account's runs of every product, newest first, 100 a page. */
+export async function accountRuns(env: Env, accountId: string, page: number): Promise<RunListing> {
+  const db = database(env);
+  const { rows, total } = await listAccountJobs(db, accountId, page);
+  const views = await jobViews(db, rows);
+  return { runs: views.map((view, i) => ({ ...view, product: rows[i]!.product })), total };
+}
+
+export interface ApiAnswer {
+  status: number;
+  envelope: { success?: boolean; data?: { job?: { id: number } }; error?: { code: string; message: string } };
+}
+
+/**
+ * Starts a run as the API request it is, in-process (as try it does): the key, its scopes, source allowlist, rate
+ * limits, the body's validation and the run's billing (by that key, with its daily cap) are the API route's.
+ */
+export const startRunThroughApi = async (
+  c: Context,
+  app: () => Hono<AppEnv>,
+  product: Product,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<ApiAnswer> => forwardToApi(c, app, `/${product.name}/bulk`, key, JSON.stringify(body));
+
+/**
+ * Counts one redelivery of the signed-in person in the account's object: the same limit, subject and object as the
+ * API's `POST .../webhook/redeliver` (the key's holder is this user), so the button and every key of theirs share one
+ * budget of 10 a minute. Null when admitted, else how long to wait.
+ */
+export async function admitRedelivery(
+  c: Context,
+  session: DashboardSession,
+): Promise<{ message: string; retryAfterSeconds: number } | null> {
+  const admission = new Admission(session.accountId, [redeliveryHit(session.userId)], {
+    requestId: crypto.randomUUID(),
+    accountId: session.accountId,
+    keyId: null,
+    method: c.req.method,
+    path: c.req.path,
+  });
+  try {
+    await accountEntry(c.env, session.accountId, admission).admit();
+    return null;
+  } catch (err) {
+    const refused = rateLimitRefusal(err);
+    if (!refused) throw err;
+    return refused;
+  }
+}

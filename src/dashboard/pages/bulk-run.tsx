@@ -1,0 +1,109 @@
+import type { JobView } from "../../engines/bulk/jobs";
+import type { DashboardSession } from "../session";
+import { Csrf, Layout } from "./layout";
+
+export interface RunPageProps {
+  session: DashboardSession;
+  product: string;
+  job: JobView;
+  /** The product's counters (email: deliverable, risky, undeliverable). */
+  counters: readonly string[];
+  hasWebhook: boolean;
+  /** What the last action said: done, or refused with the API's code. */
+  notice?: { text: string; warn?: boolean };
+}
+
+const GOING = ["queued", "processing"];
+
+function Action({ jobId, action, label, csrf }: { jobId: number; action: string; label: string; csrf: string }) {
+  return (
+    <form class="inline" method="post" action={`/dashboard/bulk/runs/${jobId}/${action}`}>
+      <Csrf token={csrf} />
+      <button id={`run-${action}`} class="quiet" type="submit">
+        {label}
+      </button>
+    </form>
+  );
+}
+
+/**
+ * One run: a progress bar the page script (`/dashboard/assets/bulk.js`) moves by polling `progress`, its counters,
+ * cancel, resume, the results and the webhook's redelivery. The ids are a contract of the e2e test.
+ */
+export function RunPage({ session, product, job, counters, hasWebhook, notice }: RunPageProps) {
+  const going = GOING.includes(job.status);
+  const resumable =
+    job.status === "completed" &&
+    (job.stopped_reason === "insufficient_credits" || job.stopped_reason === "key_spend_cap");
+  const counts = job as unknown as Record<string, unknown>;
+  return (
+    <Layout title={`Bulk run #${job.id}`} session={session} path="/dashboard/bulk" script="/dashboard/assets/bulk.js">
+      <section
+        id="run"
+        data-progress-url={`/dashboard/bulk/runs/${job.id}/progress`}
+        data-going={going ? "true" : "false"}
+      >
+        <p>
+          {`${product} · status `}
+          <strong id="run-status">{job.status}</strong>
+          <span id="run-stopped" class="muted">
+            {job.stopped_reason ? ` (stopped: ${job.stopped_reason})` : ""}
+          </span>
+        </p>
+        <progress id="run-progress" value={String(job.processed)} max={String(Math.max(job.total, 1))} />
+        <table>
+          <tbody>
+            <tr>
+              <th>Processed</th>
+              <td id="run-processed" class="num">{`${job.processed} / ${job.total}`}</td>
+            </tr>
+            <tr>
+              <th>Credits used</th>
+              <td id="run-credits" class="num">
+                {String(job.credits_used)}
+              </td>
+            </tr>
+            <tr>
+              <th>Duplicates</th>
+              <td class="num">{String(job.duplicate_count)}</td>
+            </tr>
+            {counters.map((name) => (
+              <tr>
+                <th>{name}</th>
+                <td class="num" data-counter={name}>
+                  {String(counts[name] ?? 0)}
+                </td>
+              </tr>
+            ))}
+            <tr>
+              <th>Webhook</th>
+              <td id="run-webhook">
+                {hasWebhook ? `${job.webhook_status ?? "not sent yet"} ${job.webhook_detail ?? ""}` : "none"}
+              </td>
+            </tr>
+          </tbody>
+        </table>
+        {notice ? (
+          <p id="run-notice" class={notice.warn ? "notice warn" : "notice"}>
+            {notice.text}
+          </p>
+        ) : null}
+        <p>
+          <a id="download-results" href={`/dashboard/bulk/runs/${job.id}/results.csv`}>
+            Download results (CSV)
+          </a>
+        </p>
+        <p>
+          {going ? <Action jobId={job.id} action="cancel" label="Cancel the run" csrf={session.csrfToken} /> : null}
+          {resumable ? <Action jobId={job.id} action="resume" label="Resume" csrf={session.csrfToken} /> : null}
+          {hasWebhook ? (
+            <Action jobId={job.id} action="redeliver" label="Redeliver the webhook" csrf={session.csrfToken} />
+          ) : null}
+        </p>
+        <p class="muted">
+          <a href="/dashboard/bulk">All runs</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
