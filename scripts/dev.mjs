@@ -439,7 +439,8 @@ function printDemo(demo) {
         `${balance.plan} + pack ${balance.pack})`,
       `  Member            ${demo.user_id}`,
       `  Secret key        ${demo.secret_key}  (${demo.secret_key_id}, all scopes)`,
-      `  Publishable key   ${demo.publishable_key}  (${demo.publishable_key_id}, allowed domain: localhost)`,
+      `  Publishable key   ${demo.publishable_key}  (${demo.publishable_key_id}, allowed domains: ` +
+        `${(demo.publishable_domains ?? DEMO_PAGE_HOSTS).join(", ")})`,
       `  Sandbox key       ${SANDBOX_KEY}  (documented sample lookups only; switch: npm run admin -- sandbox on|off)`,
       `  Widget demo       http://localhost:${PORT}/demo?key=${demo.publishable_key} (or at 127.0.0.1)`,
       `                    (the sign-up form widget, /widget/v1/verify.js; edits under widget/ rebuild it)`,

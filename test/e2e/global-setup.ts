@@ -11,6 +11,12 @@ import { startMail } from "../fixtures/mail";
 import { startRdap } from "../fixtures/rdap";
 import { startReceiver } from "../fixtures/receiver";
 import { startSiteverify } from "../fixtures/siteverify";
+import {
+  STRIPE_TEST_PRICES,
+  STRIPE_TEST_SECRET_KEY,
+  STRIPE_TEST_WEBHOOK_SECRET,
+  startStripe,
+} from "../fixtures/stripe";
 
 const ADMIN_TOKEN = "e2e-admin-token";
 /** Screenshots and the Worker's log; kept after the run (gitignored). */
@@ -18,7 +24,8 @@ const OUTPUT_DIR = join(ROOT, "test-results", "e2e");
 
 /**
  * The local API as `npm run dev` runs it (wrangler dev with the demo page, its own throw-away data), pointed at the
- * fixture internet (DNS over HTTPS, RDAP, siteverify, SMTP behind the real sidecar, webhook receiver), and a Chromium
+ * fixture internet (DNS over HTTPS, RDAP, siteverify, SMTP behind the real sidecar, webhook receiver, Stripe's API for
+ * the dashboard's purchases), and a Chromium
  * for the widget: found, or installed through scripts/browser.mjs, or the browser tests are skipped saying why.
  */
 export default async function setup(project: TestProject) {
@@ -27,11 +34,12 @@ export default async function setup(project: TestProject) {
   if (!browser.executablePath) console.warn(`\n[e2e] SKIPPING the widget's browser tests: ${browser.reason}\n`);
 
   const doh = await startDoh(ZONE);
-  const [siteverify, rdap, mail, receiver] = await Promise.all([
+  const [siteverify, rdap, mail, receiver, stripe] = await Promise.all([
     startSiteverify(),
     startRdap(REGISTERED),
     startMail(doh.url),
     startReceiver(),
+    startStripe(),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "verification-e2e-"));
   const logFd = openSync(join(OUTPUT_DIR, "wrangler.log"), "w");
@@ -39,7 +47,7 @@ export default async function setup(project: TestProject) {
   const teardown = async () => {
     await stopProcess(worker);
     closeSync(logFd);
-    await Promise.all([siteverify.close(), doh.close(), rdap.close(), mail.close(), receiver.close()]);
+    await Promise.all([siteverify.close(), doh.close(), rdap.close(), mail.close(), receiver.close(), stripe.close()]);
     rmSync(dir, { recursive: true, force: true });
   };
 
@@ -58,12 +66,19 @@ export default async function setup(project: TestProject) {
         DOH_URL: doh.url,
         RDAP_BASE_URL: rdap.url,
         WEBHOOKS_ALLOW_LOOPBACK: "true",
+        // Purchases on (docs/dashboard.md#purchases): Checkout against the stand-in, webhooks signed with this secret.
+        STRIPE_API_URL: stripe.url,
+        STRIPE_SECRET_KEY: STRIPE_TEST_SECRET_KEY,
+        STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
+        STRIPE_PRICES: STRIPE_TEST_PRICES,
       },
     });
     project.provide("e2e", {
       base,
       adminToken: ADMIN_TOKEN,
       receiverUrl: receiver.url,
+      stripeUrl: stripe.url,
+      stripeWebhookSecret: STRIPE_TEST_WEBHOOK_SECRET,
       browser: browser.executablePath ?? null,
       outputDir: OUTPUT_DIR,
     });

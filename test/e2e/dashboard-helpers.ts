@@ -1,0 +1,122 @@
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import Stripe from "stripe";
+import { vi } from "vitest";
+import { admin, base, outputDir, stripeUrl, stripeWebhookSecret } from "./stack";
+
+/** Where the dashboard's screenshots go (test-results/e2e/dashboard/, gitignored, kept after the run). */
+export const SHOTS = join(outputDir, "dashboard");
+mkdirSync(SHOTS, { recursive: true });
+
+let sequence = 0;
+export const newEmail = (label: string) => `${label}-${Date.now()}-${++sequence}@example.com`;
+
+/**
+ * A browser context with a screenshot helper numbering the steps; every shot's path is kept for the summary. The
+ * previous run's shots of the same prefix are removed first, so the folder shows one run.
+ */
+export async function newSession(browser: Browser, prefix: string) {
+  for (const name of readdirSync(SHOTS)) if (name.startsWith(`${prefix}-`)) rmSync(join(SHOTS, name));
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const shots: string[] = [];
+  const shot = async (name: string, on: Page = page) => {
+    const path = join(SHOTS, `${prefix}-${String(shots.length + 1).padStart(2, "0")}-${name}.png`);
+    await on.screenshot({ path, fullPage: true });
+    shots.push(path);
+  };
+  return { context, page, shots, shot };
+}
+
+interface Mail {
+  recipient: string;
+  kind: string;
+  text: string;
+  created_at: string;
+}
+
+/**
+ * The newest message to `to` whose text holds a link matching `pattern` (the operator's `GET /admin/v1/mail`, where the
+ * local stack records every message), as a path on this stack: the link's own origin is MAIL_BASE_URL, which names the
+ * default dev port rather than the port this run's Worker took.
+ */
+export async function mailedLink(to: string, pattern: RegExp): Promise<string> {
+  const link = await vi.waitFor(
+    async () => {
+      const { messages } = await admin<{ messages: Mail[] }>("GET", `/mail?recipient=${encodeURIComponent(to)}`);
+      const found = messages.map((m) => pattern.exec(m.text)?.[0]).find(Boolean);
+      if (!found) throw new Error(`no message to ${to} with a link like ${pattern}`);
+      return found;
+    },
+    { timeout: 15_000, interval: 200 },
+  );
+  return new URL(link).pathname;
+}
+
+/** The Checkout session the dashboard created for `accountId` on the Stripe stand-in. */
+async function checkoutSession(accountId: string) {
+  const sessions = (await (await fetch(`${stripeUrl}/sessions`)).json()) as Record<string, unknown>[];
+  const session = sessions.findLast((s) => s.client_reference_id === accountId);
+  if (!session) throw new Error(`no Checkout session for ${accountId}`);
+  return session;
+}
+
+/**
+ * Stripe's `checkout.session.completed` for the account's latest Checkout session, paid, signed with the library's own
+ * test helper and posted to `POST /stripe/webhook` as Stripe would. Returns the webhook's answer.
+ */
+export async function payCheckout(accountId: string) {
+  const session = await checkoutSession(accountId);
+  const id = String(session.id);
+  const payload = JSON.stringify({
+    id: `evt_e2e_${id}`,
+    object: "event",
+    api_version: "2025-01-01",
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    type: "checkout.session.completed",
+    data: {
+      object: {
+        id,
+        object: "checkout.session",
+        mode: session.mode,
+        payment_status: "paid",
+        status: "complete",
+        client_reference_id: session.client_reference_id,
+        customer_email: session.customer_email,
+        metadata: session.metadata,
+        payment_intent: `pi_${id.slice(-16)}`,
+        amount_total: 1000,
+        customer: null,
+        subscription: null,
+      },
+    },
+  });
+  const stripe = new Stripe("sk_test_unused");
+  const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: stripeWebhookSecret });
+  const response = await fetch(`${base}/stripe/webhook`, {
+    method: "POST",
+    headers: { "Stripe-Signature": signature, "Content-Type": "application/json" },
+    body: payload,
+  });
+  return { status: response.status, body: (await response.json()) as { received: boolean; outcome?: string } };
+}
+
+/** Stripe's hosted Checkout page is on the public internet: the browser gets a stand-in page there instead. */
+export async function standInCheckoutPage(context: BrowserContext) {
+  await context.route("https://checkout.stripe.com/**", (route) =>
+    route.fulfill({
+      status: 200,
+      contentType: "text/html",
+      body: "<!doctype html><title>Stripe Checkout (stand-in)</title><h1>Stripe Checkout (stand-in)</h1>",
+    }),
+  );
+}
+
+/** A CSV of `rows` test addresses (docs/test-addresses.md: fixed answers, free), under an `email` header. */
+export function testAddressCsv(rows: number) {
+  const kinds = ["deliverable", "undeliverable", "role", "disposable", "catch-all", "unverified"];
+  const lines = Array.from({ length: rows }, (_, i) => `${kinds[i % kinds.length]}+${i}@service.test`);
+  return `email\n${lines.join("\n")}\n`;
+}

@@ -1,0 +1,193 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  mailedLink,
+  newEmail,
+  newSession,
+  payCheckout,
+  SHOTS,
+  standInCheckoutPage,
+  testAddressCsv,
+} from "./dashboard-helpers";
+import { base, browser as executablePath } from "./stack";
+
+interface Usage {
+  days: number[];
+  products: string[];
+  requests: Record<string, number[]>;
+}
+const BULK_ROWS = 100;
+
+/** What the usage charts are drawn from (the page's `data-usage`): the requests of the window, per product. */
+async function chartedRequests(page: Page, product: string) {
+  const usage = JSON.parse((await page.locator("#usage-charts").getAttribute("data-usage")) ?? "{}") as Usage;
+  return (usage.requests[product] ?? []).reduce((a, b) => a + b, 0);
+}
+
+/**
+ * The path a new customer takes, in headless Chromium against the local stack (`npm run dev`'s Worker, mail recorded
+ * by the operator API, Stripe's API a local stand-in): each `it` is one step and leaves a screenshot in
+ * test-results/e2e/dashboard/. The steps share one browser context and run in order.
+ */
+describe.skipIf(!executablePath)("a new customer in the dashboard", () => {
+  let browser: Browser;
+  let session: Awaited<ReturnType<typeof newSession>>;
+  let page: Page;
+  const email = newEmail("customer");
+  let secretKey = "";
+  let chartedBefore = 0;
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: executablePath!, headless: true });
+    session = await newSession(browser, "customer");
+    page = session.page;
+    await standInCheckoutPage(session.context);
+  });
+  afterAll(async () => {
+    if (session) console.log(`[e2e] dashboard screenshots (${SHOTS}):\n  ${session.shots.join("\n  ")}`);
+    await browser?.close();
+  });
+
+  it("signs up from the front door", async () => {
+    await page.goto(`${base}/`);
+    await expect.poll(() => page.url()).toBe(`${base}/dashboard/sign-in`);
+    await session.shot("sign-in-page");
+    await page.getByRole("link", { name: "Sign up" }).click();
+    await page.getByLabel("Email address").fill(email);
+    await session.shot("sign-up-form");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await expect.poll(() => page.locator("h1").textContent()).toBe("Check your inbox");
+    await session.shot("check-inbox");
+  });
+
+  it("confirms the address from the link in the confirmation mail", async () => {
+    const path = await mailedLink(email, /https?:\/\/\S+\/mail\/confirm\/[0-9A-Za-z]+/);
+    const response = await page.goto(`${base}${path}`);
+    expect(response?.status()).toBe(200);
+    await session.shot("address-confirmed");
+  });
+
+  it("signs in by the emailed link, through the link page's button", async () => {
+    await page.goto(`${base}/dashboard/sign-in`);
+    await page.getByLabel("Email address").fill(email);
+    await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+    await expect.poll(() => page.locator("h1").textContent()).toBe("Check your inbox");
+    const path = await mailedLink(email, /https?:\/\/\S+\/dashboard\/sign-in\/link\/[0-9A-Za-z]+/);
+    await page.goto(`${base}${path}`);
+    await session.shot("sign-in-link-page");
+    await page.getByRole("button", { name: "Continue to the dashboard" }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/dashboard/keys`);
+    expect(await page.locator("body").textContent()).toContain("No keys yet.");
+    await session.shot("signed-in");
+  });
+
+  it("creates a secret key on the keys page and sees it once", async () => {
+    await page.getByRole("button", { name: "Create secret key" }).click();
+    secretKey = ((await page.locator("#new-key").textContent()) ?? "").trim();
+    expect(secretKey).toMatch(/^sk_live_[0-9A-Za-z]+$/);
+    await session.shot("key-created");
+    await page.goto(`${base}/dashboard/keys`);
+    expect(await page.locator("#new-key").count()).toBe(0);
+    expect(await page.content()).not.toContain(secretKey);
+    // The usage page before any lookup: the chart the later step sees move.
+    await page.goto(`${base}/dashboard/usage`);
+    chartedBefore = await chartedRequests(page, "email");
+    await session.shot("usage-before");
+  });
+
+  it("runs a lookup from the try-it form and sees its answer", async () => {
+    await page.goto(`${base}/dashboard/try`);
+    const form = page.locator("#try-email");
+    await form.getByLabel(/^Secret key of this account/).fill(secretKey);
+    await form.getByLabel("Request body (JSON)").fill(JSON.stringify({ email: "deliverable@service.test" }));
+    await form.getByRole("button", { name: "Run one email lookup" }).click();
+    const answer = page.locator("#try-answer");
+    await expect.poll(() => answer.getAttribute("data-status")).toBe("200");
+    const envelope = JSON.parse((await page.locator("#try-envelope").textContent()) ?? "{}");
+    expect(envelope.success).toBe(true);
+    expect(envelope.data).toMatchObject({ email: "deliverable@service.test", deliverable: "deliverable" });
+    expect(envelope.meta.request_id).toMatch(/^req_/);
+    // The answer's sources, as a table beside the envelope.
+    expect(await page.locator("#try-sources td").first().textContent()).toBe(envelope.data.sources[0].dataset);
+    await session.shot("try-it-answer");
+  });
+
+  it(`uploads a ${BULK_ROWS}-row CSV on the bulk page and watches the progress reach 100 %`, async () => {
+    const file = join(SHOTS, "bulk-input.csv");
+    writeFileSync(file, testAddressCsv(BULK_ROWS));
+    await page.goto(`${base}/dashboard/bulk`);
+    const form = page.locator("form#bulk-upload");
+    await form.locator("select[name=product]").selectOption("email");
+    await form.locator("input[name=file]").setInputFiles(file);
+    await form.locator("input[name=column]").fill("email");
+    await form.locator("input[name=key]").fill(secretKey);
+    await session.shot("bulk-upload-form");
+    await form.locator("button[type=submit], input[type=submit]").first().click();
+    const progress = page.locator("progress#run-progress");
+    await progress.waitFor();
+    await session.shot("bulk-run-started");
+    // The bar as the page updates it while the run works: every value seen, in order, until the run completes.
+    const seen: number[] = [];
+    await expect
+      .poll(
+        async () => {
+          seen.push(Number(await progress.getAttribute("value")));
+          return page.locator("#run-status").textContent();
+        },
+        { timeout: 45_000, interval: 100 },
+      )
+      .toContain("completed");
+    expect(await progress.getAttribute("max")).toBe(String(BULK_ROWS));
+    expect(await progress.getAttribute("value")).toBe(String(BULK_ROWS));
+    seen.push(BULK_ROWS);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    console.log(`[e2e] bulk progress values seen: ${[...new Set(seen)].join(", ")} of ${BULK_ROWS}`);
+    await session.shot("bulk-run-completed");
+  });
+
+  it("downloads the results: one row per input row", async () => {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("a#download-results").click()]);
+    const saved = join(SHOTS, "bulk-results.csv");
+    await download.saveAs(saved);
+    const lines = readFileSync(saved, "utf8").trimEnd().split(/\r?\n/);
+    expect(lines.length - 1).toBe(BULK_ROWS); // a header, then the rows
+    expect(lines.slice(1).filter((line) => line.includes("@service.test"))).toHaveLength(BULK_ROWS);
+  });
+
+  it("sees the usage chart move: its data counts the lookups just made", async () => {
+    // Request records reach the log through the queue: reload until they have.
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${base}/dashboard/usage`);
+          return chartedRequests(page, "email");
+        },
+        { timeout: 30_000, interval: 1_000 },
+      )
+      .toBeGreaterThan(chartedBefore);
+    await expect.poll(() => page.locator(".chart[data-drawn=true]").count()).toBe(3);
+    expect(Number(await page.locator('#usage-totals tr[data-product="email"] td').nth(1).textContent())).toBe(
+      await chartedRequests(page, "email"),
+    );
+    await session.shot("usage-after");
+  });
+
+  it("buys a pack: Checkout, then Stripe's signed webhook, then the credits on the account page", async () => {
+    await page.goto(`${base}/dashboard/account`);
+    const balance = page.locator("#balance");
+    expect(await balance.textContent()).toContain(" 0 pack credits");
+    const accountId = /\((acc_[0-9A-Za-z_]+)\)/.exec((await page.locator("main").textContent()) ?? "")?.[1];
+    expect(accountId).toBeTruthy();
+    await session.shot("account-before-purchase");
+    await page.getByRole("button", { name: "Buy 1,000 credits" }).click();
+    await expect.poll(() => new URL(page.url()).host).toBe("checkout.stripe.com");
+    await session.shot("stripe-checkout-stand-in");
+    const delivered = await payCheckout(accountId!);
+    expect(delivered).toEqual({ status: 200, body: { received: true, outcome: "pack_credited" } });
+    await page.goto(`${base}/dashboard/account?purchase=done`);
+    expect(await balance.textContent()).toContain(" 1000 pack credits");
+    await session.shot("account-credited");
+  });
+});
