@@ -8,7 +8,8 @@
 // to a paid request's calls, not CPU per call.
 //
 //   free   a request answered without a hold (test value, repeat): enterBalance, one call (rate windows + balance)
-//   paid   a fresh paid lookup: enterReserve (rate windows + cap + balance + hold) then settle (charge + ledger row)
+//   paid   a fresh paid lookup: enterBegin (rate windows, repeat and suppression rows, cap, balance, hold, claim)
+//          then settle (charge, ledger row, repeat marker, history row)
 //
 // Prints calls/s and requests/s per kind at BENCH_CONCURRENCY calls in flight, over BENCH_KEYS keys of one account
 // (each limited to 5 a second, so a rate above 5 x keys shows as refused), and writes
@@ -57,7 +58,7 @@ async function main() {
       "[[migrations]]",
       'tag = "v1"',
       'new_sqlite_classes = ["AccountCredits"]',
-      // The class imports the D1 helpers it uses when an alarm records an unfinished request; never called here.
+      // The class reads D1 when an alarm records an unfinished request (never here) and once to move old-layout lists.
       "[[d1_databases]]",
       'binding = "DB"',
       'database_name = "bench"',

@@ -7,7 +7,22 @@ export { AccountCredits } from "../../durable-objects/account-credits";
 
 interface DriverEnv {
   CREDITS: DurableObjectNamespace<import("../../durable-objects/account-credits").AccountCredits>;
+  DB: D1Database;
 }
+
+/**
+ * The old layout's list tables, empty: the object reads them once on its first use of its lists (its move from D1,
+ * durable-objects/account/list-import.ts), and this bench's database has no migrations applied.
+ */
+const OLD_LISTS = [
+  "repeats (account_id TEXT, product TEXT, key TEXT, result TEXT, key_version INTEGER, created_at INTEGER)",
+  "suppressions (id INTEGER, account_id TEXT, product TEXT, key TEXT, reason TEXT, source TEXT, result TEXT, " +
+    "key_version INTEGER, created_at INTEGER)",
+  "history (id INTEGER, account_id TEXT, product TEXT, request_id TEXT, value TEXT, key TEXT, verdict TEXT, " +
+    "reason TEXT, credits_used INTEGER, cache_hit INTEGER, suppressed INTEGER, created_at INTEGER)",
+  "feedback (id INTEGER, account_id TEXT, product TEXT, key TEXT, outcome TEXT, kind TEXT, facet TEXT, detail TEXT, " +
+    "source TEXT, created_at INTEGER)",
+];
 
 /** A key's 5 a second, over `keys` keys of the account taken in turn (as a busy account's many servers would). */
 const admission = (n: number, keys: number): AdmissionRequest => ({
@@ -25,6 +40,7 @@ export default {
     if (kind === "ping") return Response.json({ ok: true });
     const stub = env.CREDITS.get(env.CREDITS.idFromName(url.searchParams.get("account") ?? "bench"));
     if (kind === "setup") {
+      await env.DB.batch(OLD_LISTS.map((table) => env.DB.prepare(`CREATE TABLE IF NOT EXISTS ${table}`)));
       await stub.setPlan("enterprise");
       await stub.addCredits("pack", 1_000_000_000, "bench", null);
       return Response.json({ ok: true });
@@ -32,8 +48,9 @@ export default {
     let next = 0;
     let refused = 0;
     let roundTrips = 0;
-    // free: a test value or repeat (rate limits + balance read, one call); paid: a fresh lookup (the hold carrying
-    // the rate limits, then the settle: two calls).
+    // free: a test value (rate limits + balance read, one call); paid: a fresh lookup as the walk makes it since
+    // the account's lists live in its object: `enterBegin` (rate limits, the value's repeat and suppression rows, cap,
+    // hold and claim) before the answer, then `settle` with the repeat marker and the history row after it.
     const one = async (n: number) => {
       if (kind === "free") {
         roundTrips++;
@@ -42,10 +59,24 @@ export default {
         return;
       }
       roundTrips++;
-      const entered = await stub.enterReserve(admission(n, keys), { requestId: `req_${n}`, amount: 1, keyId: `key_${n % keys}` });
-      if (!entered.admitted || !entered.value.ok) return void refused++;
+      const key = `user${n}@bench.example`;
+      const now = Date.now();
+      const entered = await stub.enterBegin(
+        admission(n, keys),
+        { requestId: `req_${n}`, amount: 1, keyId: `key_${n % keys}`, claims: { product: "email", items: [{ key, units: 1 }] } },
+        { product: "email", keys: [key], at: now, want: { repeats: true, suppressions: true } },
+      );
+      if (!entered.admitted || !entered.value.hold.ok) return void refused++;
       roundTrips++;
-      await stub.settle(entered.value.reservationId, { units: [1], usage: { billed_answers: 1 } });
+      const result = { email: key, deliverable: "yes" };
+      const history = [
+        { requestId: `req_${n}`, value: key, key, verdict: "yes", reason: null, creditsUsed: 1, cacheHit: false, suppressed: false },
+      ];
+      await stub.settle(entered.value.hold.reservationId, {
+        units: [1],
+        usage: { billed_answers: 1 },
+        lists: { product: "email", write: { repeats: [{ key, result }], history }, at: now },
+      });
     };
     const started = Date.now();
     await Promise.all(Array.from({ length: concurrency }, async () => {
