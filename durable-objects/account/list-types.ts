@@ -99,7 +99,13 @@ export interface BeginRecall {
   keys: string[];
   /** The walk's time: a repeat window is read as of it. */
   at: number;
-  want: { repeats: boolean; suppressions: boolean; staleBelow?: number };
+  want: {
+    repeats: boolean;
+    suppressions: boolean;
+    staleBelow?: number;
+    /** The keys' feedback recorded since `since`, newest first (a product whose answers report it: IP). */
+    feedback?: { since: number; ignored: string };
+  };
   /**
    * Which stored rows answer a value free, so the hold is not asked for it: a suppression row (when read), and a
    * repeat marker started at or after `repeatsAfter` (null: a repeat is looked up again, so it is held for).

@@ -15,9 +15,9 @@ const BEFORE: Record<string, { do: number; d1_primary: number }> = {
   entity: { do: 1, d1_primary: 0 },
   address: { do: 1, d1_primary: 0 },
   phone: { do: 1, d1_primary: 0 },
-  // IP: `begin`, the account's feedback on the address (it lives in the object; the answer reports it), and the
+  // IP: `begin` (which also answers the account's feedback on the address, which the answer reports), and the
   // settlement, which IP awaits because a credit buys five placing lookups and the settlement says which item paid.
-  ip: { do: 3, d1_primary: 0 },
+  ip: { do: 2, d1_primary: 0 },
 };
 /** A batch of three fresh values: the same one call (`begin` reads the three values' rows and holds for all three). */
 const BATCH: Record<string, { do: number; d1_primary: number }> = {
@@ -25,7 +25,7 @@ const BATCH: Record<string, { do: number; d1_primary: number }> = {
   entity: { do: 1, d1_primary: 0 },
   address: { do: 1, d1_primary: 0 },
   phone: { do: 1, d1_primary: 0 },
-  ip: { do: 3, d1_primary: 0 },
+  ip: { do: 2, d1_primary: 0 },
 };
 const SINGULAR: Record<string, string> = {
   emails: "email",

@@ -1,6 +1,7 @@
 import type { Credits, Payer } from "../credits/credits";
 import { listsOf, readRecalled, recallWant } from "../lists/account-lists";
-import type { Product, WalkOptions } from "../product";
+import type { Product, ProductContext, WalkOptions } from "../product";
+import { IGNORED, latestByKey } from "../lists/feedback";
 import type { Paid } from "./pay";
 import { applyRecalled, listsWanted, recallStored, type Unique } from "./plan";
 
@@ -22,6 +23,8 @@ export async function recallAndHold<In, Out>(
   requestId: string,
   paid: Paid<In, Out>,
   now: number,
+  /** The product's context: the first call's feedback rows go there (a product with `feedbackWindowMs`). */
+  ctx?: ProductContext,
 ): Promise<void> {
   const open = uniques.filter((u) => !u.free);
   if (!payer || !open.length || !credits.begin) {
@@ -44,7 +47,10 @@ export async function recallAndHold<In, Out>(
       product: product.name,
       keys,
       at: now,
-      want: recallWant(listsWanted(product, options), product.keys),
+      want: {
+        ...recallWant(listsWanted(product, options), product.keys),
+        ...(product.feedbackWindowMs ? { feedback: { since: now - product.feedbackWindowMs, ignored: IGNORED } } : {}),
+      },
       free: { repeatsAfter: storedRepeatsAfter(product, options, now) },
     },
   );
@@ -57,6 +63,7 @@ export async function recallAndHold<In, Out>(
     // Refused for want of credits: if a stored row answers the value, this is the balance its answer reports.
     paid.afterHold = { held: 0, available: hold.available };
   paid.begun = hold;
+  if (ctx && begun.recall.feedback) ctx.feedback = { keys: new Set(keys), latest: latestByKey(begun.recall.feedback) };
   paid.begunFor = begun.asked;
   const stub = listsOf(env, payer.accountId);
   applyRecalled(
