@@ -6,7 +6,8 @@ import { ListsObject } from "./account/lists-object";
 import { Notices, type MailSettings, type NoticeMessage } from "./account/notices";
 import { PolicyStamps } from "./account/policy-stamps";
 import { Reservations } from "./account/reservations";
-import type { BeginRecall, StoredKeyed } from "./account/list-types";
+import { answeredFree, type BeginRecall, type StoredFeedback, type StoredKeyed } from "./account/list-types";
+import { latestFeedback } from "./account/list-pages";
 import type { AccountLists } from "./account/lists";
 import type {
   AccountSnapshot,
@@ -29,8 +30,10 @@ export type { Claims };
 
 /** What `begin` answers: the lists' rows for the walk's values, and its hold. */
 export interface Begun {
-  recall: { repeats: StoredKeyed[]; suppressions: StoredKeyed[] };
+  recall: { repeats: StoredKeyed[]; suppressions: StoredKeyed[]; feedback?: StoredFeedback[] };
   hold: ReserveResult;
+  /** The keys the hold was asked for, in order: the claims less the values a stored row answers free. */
+  asked: string[];
 }
 
 /** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
@@ -167,9 +170,27 @@ export class AccountCredits extends ListsObject {
     recall: BeginRecall,
     record?: AdmissionRequest["request"],
   ): Begun {
+    const rows = lists.recall(recall.product, recall.keys, recall.at, recall.want);
+    const free = recall.free ? answeredFree(rows, recall.free.repeatsAfter) : new Set<string>();
+    // A batch's first wave: the hold is asked only for what the rows leave to pay for (with `share`, at most half of
+    // what is available, as any wave).
+    const claims = request.claims && { ...request.claims, items: request.claims.items.filter((c) => !free.has(c.key)) };
+    const feedback = recall.want.feedback;
     return {
-      recall: lists.recall(recall.product, recall.keys, recall.at, recall.want),
-      hold: this.reservations.reserve(request, record),
+      recall: feedback
+        ? {
+            ...rows,
+            feedback: latestFeedback(
+              this.ctx.storage.sql,
+              recall.product,
+              recall.keys,
+              feedback.since,
+              feedback.ignored,
+            ),
+          }
+        : rows,
+      hold: this.reservations.reserve(claims ? { ...request, claims } : request, record),
+      asked: claims?.items.map((c) => c.key) ?? [],
     };
   }
 

@@ -99,7 +99,18 @@ export interface BeginRecall {
   keys: string[];
   /** The walk's time: a repeat window is read as of it. */
   at: number;
-  want: { repeats: boolean; suppressions: boolean; staleBelow?: number };
+  want: {
+    repeats: boolean;
+    suppressions: boolean;
+    staleBelow?: number;
+    /** The keys' feedback recorded since `since`, newest first (a product whose answers report it: IP). */
+    feedback?: { since: number; ignored: string };
+  };
+  /**
+   * Which stored rows answer a value free, so the hold is not asked for it: a suppression row (when read), and a
+   * repeat marker started at or after `repeatsAfter` (null: a repeat is looked up again, so it is held for).
+   */
+  free?: { repeatsAfter: number | null };
 }
 
 export interface StoredFeedback {
@@ -107,4 +118,14 @@ export interface StoredFeedback {
   outcome: string;
   kind: string | null;
   at: number;
+}
+
+/** Keys a stored row answers free: a suppression row, or a repeat marker started at or after `repeatsAfter`. */
+export function answeredFree(
+  rows: { repeats: StoredKeyed[]; suppressions: StoredKeyed[] },
+  repeatsAfter: number | null,
+): Set<string> {
+  const free = new Set(rows.suppressions.filter((r) => r.result !== null).map((r) => r.key));
+  if (repeatsAfter !== null) for (const r of rows.repeats) if (r.createdAt >= repeatsAfter) free.add(r.key);
+  return free;
 }

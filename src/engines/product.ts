@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { UsageCounter } from "../../durable-objects/account-credits";
 import type { RefreshableDataset } from "./datasets/refreshable";
+import type { LatestFeedback } from "./lists/feedback";
 import type { FeedbackShape } from "./lists/feedback-shape";
 import type { LookupShape } from "./lookup-shape";
 import type { PolicyShape } from "./policy/policy";
@@ -23,6 +24,11 @@ export interface ProductContext {
    * learnt; absent (queued work), the product awaits it.
    */
   defer?: (work: () => Promise<unknown>) => void;
+  /**
+   * The account's latest feedback on `keys`, read by the walk's first call (a product with `feedbackWindowMs`), so the
+   * product need not ask the account's object again for a key among them.
+   */
+  feedback?: { keys: Set<string>; latest: Map<string, LatestFeedback> };
 }
 
 /** Options every walk understands; products read their own extra options (email's `timeout`) from `extra`. */
@@ -175,6 +181,8 @@ export interface WalkProduct<In = unknown, Out = unknown> {
   price(result: Out): Price;
   /** Whether a fresh answer starts a 7-day repeat window (email: not while unverified; entity: when found). */
   repeatable(result: Out): boolean;
+  /** Answers report the account's latest feedback of this many milliseconds (IP): the walk's first call reads it. */
+  feedbackWindowMs?: number;
   /**
    * `stored`: a repeat answers with the stored answer (email). `fresh`: a repeat is looked up again (a cheap local
    * read) and only its price is waived, so a monitor sees today's register. A function decides per repeat, from the

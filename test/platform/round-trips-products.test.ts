@@ -15,9 +15,17 @@ const BEFORE: Record<string, { do: number; d1_primary: number }> = {
   entity: { do: 1, d1_primary: 0 },
   address: { do: 1, d1_primary: 0 },
   phone: { do: 1, d1_primary: 0 },
-  // IP: `begin`, the account's feedback on the address (it lives in the object; the answer reports it), and the
+  // IP: `begin` (which also answers the account's feedback on the address, which the answer reports), and the
   // settlement, which IP awaits because a credit buys five placing lookups and the settlement says which item paid.
-  ip: { do: 3, d1_primary: 0 },
+  ip: { do: 2, d1_primary: 0 },
+};
+/** A batch of three fresh values: the same one call (`begin` reads the three values' rows and holds for all three). */
+const BATCH: Record<string, { do: number; d1_primary: number }> = {
+  email: { do: 1, d1_primary: 0 },
+  entity: { do: 1, d1_primary: 0 },
+  address: { do: 1, d1_primary: 0 },
+  phone: { do: 1, d1_primary: 0 },
+  ip: { do: 2, d1_primary: 0 },
 };
 const SINGULAR: Record<string, string> = {
   emails: "email",
@@ -80,5 +88,34 @@ describe.each(SINGLES)("the hot path of $label's single lookup", ({ product, sam
       before_answer: { mean: 0, max: 0 },
       after_answer: { mean: shared, max: shared },
     });
+  });
+});
+
+describe.each(SINGLES)("the hot path of $label's batch", ({ product, samples, unitsPerCredit }) => {
+  it(`makes ${JSON.stringify(BATCH[product.name])} before a batch of three fresh paid values`, async () => {
+    const acct = await createAccount({ pack: 50 });
+    const { path, field } = samples.batch!;
+    const values = samples.paid(PAID + 1);
+    // The account's first lookup teaches its object the policy versions: not counted.
+    const first = await call(path, json({ [field]: values.slice(0, 1) }, { Authorization: `Bearer ${acct.key}` }));
+    expect(first.status).toBe(200);
+    await logged(first.response);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await admin("DELETE", "/round-trips");
+    const res = await call(path, json({ [field]: values.slice(1) }, { Authorization: `Bearer ${acct.key}` }));
+    expect(res.status).toBe(200);
+    const meta = res.body.meta as { processed: number; credits_used: number };
+    expect(meta.processed).toBe(PAID);
+    // IP: the first value bought the credit whose five lookups pay for these three.
+    expect(meta.credits_used).toBe(unitsPerCredit === 1 ? PAID : 0);
+    await logged(res.response);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { routes } = await admin<{ routes: RouteFigures[] }>("GET", "/round-trips");
+    const figures = routes.find((r) => r.route === `POST ${path}`)!;
+    expect(figures.requests).toBe(1);
+    expect({ do: figures.before_answer.do.max, d1_primary: figures.before_answer.d1_primary.max }).toEqual(
+      BATCH[product.name],
+    );
+    expect(figures.d1_primary_writes.before_answer).toEqual({ mean: 0, max: 0 });
   });
 });

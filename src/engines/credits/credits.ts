@@ -92,7 +92,7 @@ export interface Credits {
    * The first hold together with the account's stored rows (repeats, suppressions) of `recall.keys`: one call where
    * `recallLists` and `hold` would be two. Only the account's object has it (nobody else keeps lists).
    */
-  begin?(request: HoldRequest, recall: BeginRecall): Promise<{ hold: Hold; recall: Begun["recall"] }>;
+  begin?(request: HoldRequest, recall: BeginRecall): Promise<{ hold: Hold; recall: Begun["recall"]; asked: string[] }>;
   resize(holdId: string, request: Resize): Promise<Hold>;
   /** Waits until none of `keys` is claimed by a concurrent walk (or `timeoutMs` passed). */
   awaitClaims(product: string, keys: string[], timeoutMs: number): Promise<void>;
@@ -207,7 +207,7 @@ export function accountCredits(env: Env, payer: Payer): Credits {
     },
     async begin(request, recall) {
       const begun = await entry.begin(reserveOf(request), recall);
-      return { hold: asHold(begun.hold), recall: begun.recall };
+      return { hold: asHold(begun.hold), recall: begun.recall, asked: begun.asked };
     },
     async resize(holdId, request) {
       const { product, claims: items, ...rest } = request;

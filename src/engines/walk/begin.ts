@@ -1,15 +1,17 @@
 import type { Credits, Payer } from "../credits/credits";
 import { listsOf, readRecalled, recallWant } from "../lists/account-lists";
-import type { Product, WalkOptions } from "../product";
+import type { Product, ProductContext, WalkOptions } from "../product";
+import { IGNORED, latestByKey } from "../lists/feedback";
 import type { Paid } from "./pay";
 import { applyRecalled, listsWanted, recallStored, type Unique } from "./plan";
 
 /**
- * Step 2 and the first hold in one call to the account's object, for the common case of one value to pay for (a
- * single lookup, or a list of one distinct value): the object answers the value's repeat and suppression rows and
- * holds for it (claiming it) in one synchronous step. When a stored row answers the value after all, the hold is
- * settled at 0 with the rest; when the hold was refused and a row answers it, nothing was held. Longer lists read the
- * lists first and hold per wave (src/engines/walk/pay.ts), as the number of values to pay for is not known before.
+ * Step 2 and the first hold in one call to the account's object: the object answers the values' repeat and suppression
+ * rows and, in the same synchronous step, holds (claiming) for the values those rows leave to pay for: the first wave
+ * (with `share`, at most half of what is available, never less than one unit). A single lookup, or a batch whose first
+ * wave covers its list, makes this one call before its answer. When the walk reads the rows differently from the object
+ * (a repeat its options renew, a row of an older key), the wave's hold resizes (src/engines/walk/pay.ts); values held
+ * for and answered free are settled at 0 with the rest.
  */
 export async function recallAndHold<In, Out>(
   env: Env,
@@ -21,13 +23,15 @@ export async function recallAndHold<In, Out>(
   requestId: string,
   paid: Paid<In, Out>,
   now: number,
+  /** The product's context: the first call's feedback rows go there (a product with `feedbackWindowMs`). */
+  ctx?: ProductContext,
 ): Promise<void> {
   const open = uniques.filter((u) => !u.free);
-  if (!payer || open.length !== 1 || !credits.begin) {
+  if (!payer || !open.length || !credits.begin) {
     await recallStored(env, null, product, payer, uniques, options, now);
     return;
   }
-  const u = open[0]!;
+  const keys = open.map((u) => u.key);
   const each = product.holdUnits?.(options) ?? 1;
   const cost = typeof product.cost === "function" ? product.cost(options) : product.cost;
   const begun = await credits.begin(
@@ -37,9 +41,18 @@ export async function recallAndHold<In, Out>(
       units: each,
       unitsPerCredit: product.unitsPerCredit,
       share: cost === "remote",
-      claims: [{ key: u.key, units: each }],
+      claims: keys.map((key) => ({ key, units: each })),
     },
-    { product: product.name, keys: [u.key], at: now, want: recallWant(listsWanted(product, options), product.keys) },
+    {
+      product: product.name,
+      keys,
+      at: now,
+      want: {
+        ...recallWant(listsWanted(product, options), product.keys),
+        ...(product.feedbackWindowMs ? { feedback: { since: now - product.feedbackWindowMs, ignored: IGNORED } } : {}),
+      },
+      free: { repeatsAfter: storedRepeatsAfter(product, options, now) },
+    },
   );
   const hold = begun.hold;
   if (hold.ok) {
@@ -50,6 +63,8 @@ export async function recallAndHold<In, Out>(
     // Refused for want of credits: if a stored row answers the value, this is the balance its answer reports.
     paid.afterHold = { held: 0, available: hold.available };
   paid.begun = hold;
+  if (ctx && begun.recall.feedback) ctx.feedback = { keys: new Set(keys), latest: latestByKey(begun.recall.feedback) };
+  paid.begunFor = begun.asked;
   const stub = listsOf(env, payer.accountId);
   applyRecalled(
     env,
@@ -57,6 +72,15 @@ export async function recallAndHold<In, Out>(
     open,
     options,
     now,
-    await readRecalled(stub, product.name, begun.recall, [u.key], product.keys),
+    await readRecalled(stub, product.name, begun.recall, keys, product.keys),
   );
+}
+
+/**
+ * The start of the repeat window that answers a value free without a lookup: only a product whose repeats are the
+ * stored answer (a product that decides per answer, or looks repeats up again, is held for), and not with `refresh`.
+ */
+function storedRepeatsAfter<In, Out>(product: Product<In, Out>, options: WalkOptions, now: number): number | null {
+  if (product.repeats !== "stored" || options.refresh) return null;
+  return options.maxAgeSeconds === null ? 0 : now - options.maxAgeSeconds * 1000;
 }

@@ -28,6 +28,8 @@ export interface Paid<In, Out> {
   afterHold?: { held: number; available: number };
   /** The hold the walk's first call made with its recall (walk/begin.ts), not yet used by a wave. */
   begun?: Hold;
+  /** The keys that hold was asked for (the object leaves out values its rows answer free). */
+  begunFor?: string[];
 }
 
 /** A wave's hold: the first of the walk, or its hold resized; `claim` off once waiting on others has run its course. */
@@ -42,16 +44,19 @@ async function holdFor<In, Out>(
 ): Promise<Hold> {
   const units = claims.reduce((sum, c) => sum + c.units, 0);
   const begun = paid.begun;
+  const asked = new Set(paid.begunFor ?? []);
   paid.begun = undefined;
-  // The first call's hold serves the first wave when it holds what the wave asks for; else the wave resizes it (or, if
-  // it was refused, asks again: what the first call guessed may not be what the answer costs).
-  if (
-    begun?.ok &&
-    begun.units >= units &&
-    claims.every((c) => begun.claimed.includes(c.key) || begun.busy.includes(c.key))
-  )
+  paid.begunFor = undefined;
+  // The first call's hold serves the first wave when it holds what the wave asks for; a remote wave (`share`) also
+  // takes it when it holds only part of the list (the wave is what it claimed). Else the wave resizes it, or, if it
+  // was refused, asks again (what the first call guessed may not be what the answer costs), unless it asked for this
+  // very wave (a remote wave's units are the ones asked, so the same ask is refused the same way).
+  const covers = (c: { key: string }) =>
+    Boolean(begun?.ok && (begun.claimed.includes(c.key) || begun.busy.includes(c.key)));
+  if (begun?.ok && begun.units >= units && claims.every(covers)) return begun;
+  if (begun?.ok && share && claims.some((c) => begun.claimed.includes(c.key))) return begun;
+  if (begun && !begun.ok && claims.every((c) => begun.busy.includes(c.key) || (share && asked.has(c.key))))
     return begun;
-  if (begun && !begun.ok && claims.every((c) => begun.busy.includes(c.key))) return begun;
   const claimed = claim ? { claims } : {};
   const hold =
     paid.holdId !== null
@@ -158,12 +163,20 @@ export async function payRemote<In, Out>(
     deferred.push(...pending.filter((u) => busy.has(u.key)));
     pending = pending.filter((u) => !busy.has(u.key));
     if (!pending.length) break;
-    const units = hold.ok ? (claim ? hold.claimed.length : Math.floor(hold.units / each)) : 0;
+    // With claims, the wave is what the hold claimed (the first call's hold may claim values the walk then read as
+    // repeats, and not claim one it reads as due: those wait for the next wave).
+    const claimed = new Set(hold.ok && claim ? hold.claimed : []);
+    const units = hold.ok
+      ? claim
+        ? pending.filter((u) => claimed.has(u.key)).length
+        : Math.floor(hold.units / each)
+      : 0;
     if (units <= 0) {
       stopAt(paid, pending[0]!.index, hold.ok ? (hold.limitedBy ?? "insufficient_credits") : hold.reason);
       break;
     }
-    const wave = pending.splice(0, units);
+    const wave = claim ? pending.filter((u) => claimed.has(u.key)) : pending.splice(0, units);
+    if (claim) pending = pending.filter((u) => !claimed.has(u.key));
     await lookUp(product, ctx, wave, options);
     for (const u of wave) {
       const price = applyPrice(product, u, paid.allowance);

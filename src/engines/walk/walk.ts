@@ -86,7 +86,7 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
     ...(request.defer ? { defer: request.defer } : {}),
   };
   try {
-    await recallAndHold(env, product, payer, credits, plan.uniques, options, request.requestId, paid, now);
+    await recallAndHold(env, product, payer, credits, plan.uniques, options, request.requestId, paid, now, ctx);
     await payAll(
       product,
       ctx,

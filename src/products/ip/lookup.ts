@@ -35,6 +35,8 @@ export async function lookupIps(
   accountId: string | null,
   inputs: string[],
   now: number,
+  /** The walk's first call read the account's feedback on these keys already. */
+  known?: { keys: Set<string>; latest: Map<string, LatestFeedback> },
 ): Promise<IpResult[]> {
   const parsed = inputs.map((input) => {
     const ip = parseIp(input);
@@ -52,9 +54,11 @@ export async function lookupIps(
       asked.map((i) => rangeKey(parsed[i]!.ip)),
       accountId,
     ),
-    accountId && reported.keys.length
-      ? latestFeedback(env, accountId, "ip", reported.keys, reported.since).then(latestByKey)
-      : new Map<string, LatestFeedback>(),
+    known && reported.keys.every((key) => known.keys.has(key))
+      ? known.latest
+      : accountId && reported.keys.length
+        ? latestFeedback(env, accountId, "ip", reported.keys, reported.since).then(latestByKey)
+        : new Map<string, LatestFeedback>(),
   ]);
   const hitOf = new Map(asked.map((inputIndex, n) => [inputIndex, hits[n]!]));
   return inputs.map((input, i) => {

@@ -3,7 +3,7 @@ import type { Product } from "../../engines/product";
 import { formatCidr, parseCidr, parseIp } from "../../platform/ip-address";
 import { invalidAnswer } from "./answer";
 import { IP_DATASETS } from "./datasets";
-import { ipFeedback } from "./feedback";
+import { FEEDBACK_WINDOW_DAYS, ipFeedback } from "./feedback";
 import { ipKey, lookupAsn, lookupIps, lookupRange } from "./lookup";
 import type { AsnAnswer, IpResult, RangeResult } from "./result";
 import { isTestIp, TEST_ASN, TEST_IPS, TEST_NETWORK, testAnswer, testAsn } from "./test-values";
@@ -75,7 +75,11 @@ export const ip: Product<string, IpResult> = {
     return test ? { result: test, test: true } : null;
   },
   lookup: (ctx, inputs) =>
-    lookupIps(ctx.env, ctx.accountId, inputs, ctx.now).then((results) => results.map((result) => ({ result }))),
+    lookupIps(ctx.env, ctx.accountId, inputs, ctx.now, ctx.feedback).then((results) =>
+      results.map((result) => ({ result })),
+    ),
+  // Every answer reports the account's latest feedback on the address: read by the walk's first call.
+  feedbackWindowMs: FEEDBACK_WINDOW_DAYS * 86_400_000,
   price: (result) => ({ units: result.placed ? 1 : 0 }),
   repeatable: (result) => result.placed,
   // A repeat is read again (lists and datasets may have changed since) and only its price is waived.
