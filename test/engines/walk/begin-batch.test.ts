@@ -39,7 +39,7 @@ const batchFigures = async () =>
   )!;
 
 describe("a batch's first call", () => {
-  it("reads a repeat and a suppression with the hold, pays the two fresh values, and makes one call first", async () => {
+  it("reads a repeat and a suppression with the hold, pays two fresh values, and makes one call first", async () => {
     const acct = await createAccount({ pack: 10 });
     expect((await lookupEmail(acct.key, { email: seen })).body.meta).toMatchObject({
       credits_used: 1,
@@ -63,7 +63,7 @@ describe("a batch's first call", () => {
     expect(await settled(acct.accountId)).toMatchObject({ pack_credits: 7, reserved: 0 });
   });
 
-  it("credits short of the list: the first wave takes half, later waves resize, and every credit is counted", async () => {
+  it("credits short of the list: the first wave takes half, later waves resize, every credit counted", async () => {
     const acct = await createAccount({ pack: 4 });
     await admin("DELETE", "/round-trips");
     const emails = Array.from({ length: 6 }, (_, i) => `short${i}-${run}@catchall.example`);
