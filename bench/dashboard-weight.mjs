@@ -28,10 +28,11 @@ try {
     jsxImportSource: "hono/jsx",
     logLevel: "warning",
   });
-  const { pages, styles } = await import(pathToFileURL(bundle).href);
+  const { pages, styles, copyScript } = await import(pathToFileURL(bundle).href);
   const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
-  const asset = (path) =>
-    path === "/dashboard/assets/app.css" ? Buffer.from(styles) : readFileSync(join(assets, path));
+  // app.css and copy.js are served by the Worker itself; the rest are built static assets.
+  const served = { "/dashboard/assets/app.css": styles, "/dashboard/assets/copy.js": copyScript };
+  const asset = (path) => (served[path] ? Buffer.from(served[path]) : readFileSync(join(assets, path)));
   const rows = [];
   for (const [name, render] of Object.entries(pages)) {
     const html = `<!DOCTYPE html>${String(await render())}`;
@@ -47,10 +48,10 @@ try {
       assets: [...new Set(linked)],
     });
   }
-  console.log("page       html    js      css     total (bytes, gzip -9)");
+  console.log("page          html    js      css     total (bytes, gzip -9)");
   for (const r of rows)
     console.log(
-      `${r.page.padEnd(10)} ${String(r.html_gzip).padEnd(7)} ${String(r.js_gzip).padEnd(7)} ` +
+      `${r.page.padEnd(13)} ${String(r.html_gzip).padEnd(7)} ${String(r.js_gzip).padEnd(7)} ` +
         `${String(r.css_gzip).padEnd(7)} ${r.total_gzip}`,
     );
   mkdirSync(join(ROOT, "bench", "results"), { recursive: true });

@@ -2,9 +2,13 @@
 // page with the props a new account would see (two keys, a month of zeros, the six try-it forms, no members but one).
 import { BulkPage } from "../../src/dashboard/pages/bulk";
 import { RunPage } from "../../src/dashboard/pages/bulk-run";
+import { ExamplesPage } from "../../src/dashboard/pages/examples";
 import { KeysPage } from "../../src/dashboard/pages/keys";
 import { STYLES } from "../../src/dashboard/pages/layout";
+import { MonitorsPage } from "../../src/dashboard/pages/monitors";
+import { PoliciesPage } from "../../src/dashboard/pages/policies";
 import { SignInPage, SignUpPage } from "../../src/dashboard/pages/sign-in";
+import { SuppressionsPage } from "../../src/dashboard/pages/suppressions";
 import { TryPage } from "../../src/dashboard/pages/try-it";
 import { UsagePage } from "../../src/dashboard/pages/usage";
 import type { ApiKey } from "../../src/db/api-keys";
@@ -20,6 +24,16 @@ const days = Array.from({ length: 30 }, (_, i) => day - (29 - i) * 86_400_000);
 const series = () => Object.fromEntries(products.map((p) => [p, days.map(() => 0)]));
 const forms = products.map((product) => ({ product, path: `/${product}`, summary: `Look up one ${product} value`, example: JSON.stringify({ [product]: "sample" }, null, 2) }));
 
+const families = ["email", "email-domain", "phone", "ip", "address", "entity"].map((family) => ({
+  family,
+  listField: `${family}s`,
+  options: family === "phone" ? ["network"] : family === "address" ? ["delivery_point"] : [],
+  keys,
+  monitors: [],
+}));
+const samples = products.map((product) => ({ product, path: `/${product}`, samples: ["sample-1", "sample-2", "sample-3"] }));
+
+export { COPY_SCRIPT as copyScript } from "../../src/dashboard/routes/examples";
 export const styles = STYLES;
 export const pages: Record<string, () => unknown> = {
   "sign-in": () => <SignInPage csrf={"c".repeat(32)} />,
@@ -28,5 +42,9 @@ export const pages: Record<string, () => unknown> = {
   usage: () => <UsagePage session={session} usage={{ days, products, requests: series(), answers: series(), credits: series() }} ledger={{ rows: [], total: 0, page: 1, perPage: 100 }} />,
   try: () => <TryPage session={session} forms={forms} keys={keys} />,
   bulk: () => <BulkPage session={session} products={products.filter((p) => p !== "entity").map((name) => ({ name, field: `${name}s`, objects: name === "consistency" }))} keys={keys} listing={{ runs: [], total: 0 }} page={1} />,
+  monitors: () => <MonitorsPage session={session} families={families} />,
+  policies: () => <PoliciesPage session={session} sections={["email", "phone", "address"].map((product) => ({ product, policy: null }))} />,
+  suppressions: () => <SuppressionsPage session={session} products={["email", "phone", "address"]} product="email" valueField="email" rows={[]} page={1} total={0} perPage={100} />,
+  examples: () => <ExamplesPage session={session} sections={samples} sandboxKey="sk_test_sandbox" />,
   "bulk-run": () => <RunPage session={session} product="email" job={{ id: 1, status: "processing", total: 100, duplicate_count: 0, processed: 40, deliverable: 30, risky: 5, undeliverable: 5, credits_used: 40, stopped_reason: null, cancel_requested: false, webhook_status: null, webhook_detail: null, created_at: "2026-11-26T00:00:00.000Z", finished_at: null }} counters={["deliverable", "risky", "undeliverable"]} hasWebhook={false} />,
 };
