@@ -8,6 +8,8 @@
 // to a paid request's calls, not CPU per call.
 //
 //   free   a request answered without a hold (test value, repeat): enterBalance, one call (rate windows + balance)
+//   paid-hold  the same-run baseline: a paid lookup as the object saw it before it kept the lists (enterReserve,
+//          then a bare settle)
 //   paid   a fresh paid lookup: enterBegin (rate windows, repeat and suppression rows, cap, balance, hold, claim)
 //          then settle (charge, ledger row, repeat marker, history row)
 //
@@ -99,7 +101,7 @@ async function main() {
   );
   await ask({ kind: "free", calls: 2_000, concurrency: CONCURRENCY, keys: KEYS }); // warm-up
   const rows = [];
-  for (const kind of ["free", "paid"]) {
+  for (const kind of ["free", "paid-hold", "paid"]) {
     const rounds = [];
     for (let r = 0; r < ROUNDS; r++)
       rounds.push(await ask({ kind, calls: CALLS, concurrency: CONCURRENCY, keys: KEYS }));
@@ -114,12 +116,14 @@ async function main() {
       rounds: rounds.map((x) => x.seconds),
     });
   }
-  console.log("\nkind     requests/s   calls/s   (best requests/s)   refused by the 5/s key limit");
+  console.log("\nkind       requests/s   calls/s   (best requests/s)   refused by the 5/s key limit");
   for (const r of rows)
     console.log(
-      `${r.kind.padEnd(8)} ${String(r.requests_per_s).padStart(10)} ${String(r.calls_per_s).padStart(9)}   ` +
+      `${r.kind.padEnd(10)} ${String(r.requests_per_s).padStart(10)} ${String(r.calls_per_s).padStart(9)}   ` +
         `(${r.best_requests_per_s})${" ".repeat(12)}${r.refused}`,
     );
+  const rate = (kind) => rows.find((r) => r.kind === kind).requests_per_s;
+  console.log(`paid with its lists / paid-hold (same run): ${(rate("paid") / rate("paid-hold")).toFixed(2)}x`);
   mkdirSync(RESULTS_DIR, { recursive: true });
   const report = {
     at: new Date().toISOString(),

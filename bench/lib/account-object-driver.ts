@@ -59,6 +59,19 @@ export default {
         return;
       }
       roundTrips++;
+      if (kind === "paid-hold") {
+        // The same-run baseline: a paid lookup as it was before the lists moved into the object (hold, then a bare
+        // settle), so the lists' cost reads as a ratio on this machine.
+        const held = await stub.enterReserve(admission(n, keys), {
+          requestId: `req_${n}`,
+          amount: 1,
+          keyId: `key_${n % keys}`,
+        });
+        if (!held.admitted || !held.value.ok) return void refused++;
+        roundTrips++;
+        await stub.settle(held.value.reservationId, { units: [1], usage: { billed_answers: 1 } });
+        return;
+      }
       const key = `user${n}@bench.example`;
       const now = Date.now();
       const entered = await stub.enterBegin(

@@ -28,17 +28,10 @@ export interface StoredSuppression {
   createdAt: number;
 }
 
-export interface StoredHistory {
+/** A history row as the object stores it: what the settlement wrote, with its id, product and time. */
+export interface StoredHistory extends HistoryWrite {
   id: number;
   product: string;
-  requestId: string;
-  value: string;
-  key: string;
-  verdict: string;
-  reason: string | null;
-  creditsUsed: number;
-  cacheHit: boolean;
-  suppressed: boolean;
   createdAt: number;
 }
 
