@@ -1,11 +1,14 @@
 import { drizzle } from "drizzle-orm/d1";
-import * as schema from "./schema";
 
-const make = (db: D1Database) => drizzle(db, { schema });
+/**
+ * The query builder only: nothing uses drizzle's relational queries (`db.query`), and building their config walks the
+ * whole schema, which a replica session (a new D1 object per request) would pay on every read.
+ */
+const make = (db: D1Database) => drizzle(db);
 
 export type Database = ReturnType<typeof make>;
 
-/** One drizzle instance per D1 binding (the schema's relational config is built once per isolate, not per request). */
+/** One drizzle instance per D1 binding, built once per isolate. */
 const instances = new WeakMap<D1Database, Database>();
 
 /** The env each drizzle instance was last handed out for: list helpers that take a `Database` reach the objects. */
