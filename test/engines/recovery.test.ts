@@ -14,6 +14,9 @@ import { mintSecret } from "../../src/engines/webhooks/secret";
 import { RECOVERY_STALL_MS, recoveryStub } from "../../src/engines/recovery";
 import { productNamed } from "../../src/products/registry";
 import { capturedQueue, funded, rand } from "../contract/helpers";
+import { creditsStub } from "../helpers";
+import { finishJob } from "../../src/engines/bulk/run";
+import { accountRecipients } from "../../src/engines/mail/recipients";
 
 const email = productNamed("email") as Product;
 const alarmAt = () => runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.getAlarm());
@@ -138,5 +141,65 @@ describe("the recovery alarm", () => {
       (s) => s.get(String(row.id))?.status === "delivered",
     );
     expect(status.get(String(row.id))?.status).toBe("delivered");
+  });
+
+  it("queues the mail of a run a crash left unmailed after its finish, once however often it sweeps", async () => {
+    const acct = await funded(5);
+    await creditsStub(acct.accountId).setMailSettings({ bulk_finished_emails: true });
+    const { row } = await createJob(capturedQueue().env, email, {
+      accountId: acct.accountId,
+      keyId: acct.keyId,
+      inputs: ["deliverable@service.test"],
+      options: {},
+      webhookUrl: null,
+      idempotencyKey: null,
+    });
+    const finishedAt = stale();
+    // What a crash right after the finish leaves: the run settled, its mail step never run.
+    await env.DB.prepare(
+      "UPDATE bulk_jobs SET status = 'completed', processed = 1, finished_at = ?, updated_at = ? WHERE id = ?",
+    )
+      .bind(finishedAt, finishedAt, row.id)
+      .run();
+    const queued = () =>
+      env.DB.prepare("SELECT recipient, subject FROM mail_messages WHERE dedupe_key LIKE ? ORDER BY recipient")
+        .bind(`bulk_finished:${row.id}:${finishedAt}:%`)
+        .all<{ recipient: string; subject: string }>();
+    expect((await queued()).results).toEqual([]);
+    for (let sweep = 0; sweep < 2; sweep++) {
+      await runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.setAlarm(Date.now()));
+      await runDurableObjectAlarm(recoveryStub(env));
+    }
+    const recipients = (await accountRecipients(database(env), acct.accountId)).sort();
+    expect(recipients.length).toBeGreaterThan(0);
+    expect((await queued()).results).toEqual(
+      recipients.map((recipient) => ({ recipient, subject: `Bulk email run ${row.id} completed` })),
+    );
+    const marked = await env.DB.prepare("SELECT finished_mail_at FROM bulk_jobs WHERE id = ?").bind(row.id).first();
+    expect(marked?.finished_mail_at).toEqual(expect.any(Number));
+  });
+
+  it("leaves a run alone once its finish ran the mail step, wanted or not", async () => {
+    const acct = await funded(5);
+    const { row } = await createJob(capturedQueue().env, email, {
+      accountId: acct.accountId,
+      keyId: acct.keyId,
+      inputs: ["deliverable@service.test"],
+      options: {},
+      webhookUrl: null,
+      idempotencyKey: null,
+    });
+    await finishJob(env, row.id, "completed");
+    const after = await jobById(database(env), row.id);
+    expect(after?.finishedMailAt).toEqual(expect.any(Number));
+    // Turned on later: a sweep does not mail an old finish.
+    await creditsStub(acct.accountId).setMailSettings({ bulk_finished_emails: true });
+    await env.DB.prepare("UPDATE bulk_jobs SET finished_at = ? WHERE id = ?").bind(stale(), row.id).run();
+    await runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.setAlarm(Date.now()));
+    await runDurableObjectAlarm(recoveryStub(env));
+    const mails = await env.DB.prepare("SELECT COUNT(*) AS n FROM mail_messages WHERE dedupe_key LIKE ?")
+      .bind(`bulk_finished:${row.id}:%`)
+      .first<{ n: number }>();
+    expect(mails?.n).toBe(0);
   });
 });

@@ -194,6 +194,8 @@ export const bulkJobs = sqliteTable(
     createdAt: createdAt(),
     updatedAt: integer("updated_at").notNull(),
     finishedAt: integer("finished_at"),
+    /** When this finish's mail went to the mail outbox (or was found not wanted); null until then. */
+    finishedMailAt: integer("finished_mail_at"),
   },
   (t) => [
     index("bulk_jobs_account").on(t.accountId, t.product, t.createdAt),

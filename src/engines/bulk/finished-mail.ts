@@ -1,4 +1,6 @@
+import { and, eq } from "drizzle-orm";
 import { database } from "../../db/client";
+import { bulkJobs } from "../../db/schema";
 import { creditsStub } from "../credits/credits";
 import { escapeHtml } from "../mail/compose";
 import { queueMail } from "../mail/outbox";
@@ -33,23 +35,34 @@ export function finishedMailBodies(env: Env, row: JobRow) {
   return { subject: `Bulk ${row.product} run ${row.id} ${row.status}`, text, html };
 }
 
-/** Queues the mail when the account asked for it; a second call for the same run (a retried finish) queues nothing. */
+/**
+ * Queues the mail when the account asked for it, then marks this finish as mailed (`finished_mail_at`, also when no
+ * mail was wanted) so the recovery sweep leaves it alone. A second call for the same finish (a retried finish, the
+ * sweep after a crash between the two steps) queues nothing twice: each message's dedupe key names the finish.
+ */
 export async function queueFinishedMail(env: Env, row: JobRow): Promise<void> {
   const settings = await creditsStub(env, row.accountId).mailSettings();
-  if (!settings.bulk_finished_emails) return;
-  const recipients = await accountRecipients(database(env), row.accountId);
-  const { subject, text, html } = finishedMailBodies(env, row);
-  await queueMail(
-    env,
-    recipients.map((to) => ({
-      accountId: row.accountId,
-      kind: "bulk_finished",
-      to,
-      subject,
-      text,
-      html,
-      optional: true,
-      dedupeKey: `bulk_finished:${row.id}:${row.finishedAt}:${to}`,
-    })),
-  );
+  const db = database(env);
+  if (settings.bulk_finished_emails) {
+    const recipients = await accountRecipients(db, row.accountId);
+    const { subject, text, html } = finishedMailBodies(env, row);
+    await queueMail(
+      env,
+      recipients.map((to) => ({
+        accountId: row.accountId,
+        kind: "bulk_finished",
+        to,
+        subject,
+        text,
+        html,
+        optional: true,
+        dedupeKey: `bulk_finished:${row.id}:${row.finishedAt}:${to}`,
+      })),
+    );
+  }
+  if (row.finishedAt === null) return;
+  await db
+    .update(bulkJobs)
+    .set({ finishedMailAt: Date.now() })
+    .where(and(eq(bulkJobs.id, row.id), eq(bulkJobs.finishedAt, row.finishedAt)));
 }

@@ -1,8 +1,9 @@
-import { and, count, eq, gt, inArray, isNotNull, lt, notExists, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNotNull, isNull, lt, notExists, sql } from "drizzle-orm";
 import { database } from "../../db/client";
 import { bulkJobs, webhookDeliveries } from "../../db/schema";
 import { FINISHED } from "./jobs";
 import type { RunMessage } from "./messages";
+import { queueFinishedMail } from "./finished-mail";
 import { queueFinishedEvent } from "./run";
 
 const ACTIVE = ["queued", "processing"] as const;
@@ -47,6 +48,27 @@ export async function requeueUnsentEvents(env: Env, now: number, staleMs: number
       ),
     );
   for (const row of rows) await queueFinishedEvent(env, row);
+  return rows.length;
+}
+
+/**
+ * Finished runs whose "finished" mail step never ran to its end (a crash right after finishing, or the mail outbox
+ * refused): the step is run now. Whether the account wants the mail is asked again; a message already queued for the
+ * finish is not queued twice. Returns how many runs were handled.
+ */
+export async function requeueUnsentMail(env: Env, now: number, staleMs: number): Promise<number> {
+  const rows = await database(env)
+    .select()
+    .from(bulkJobs)
+    .where(
+      and(
+        inArray(bulkJobs.status, [...FINISHED]),
+        isNull(bulkJobs.finishedMailAt),
+        lt(bulkJobs.finishedAt, now - staleMs),
+        gt(bulkJobs.finishedAt, now - EVENT_LOOKBACK_MS),
+      ),
+    );
+  for (const row of rows) await queueFinishedMail(env, row);
   return rows.length;
 }
 

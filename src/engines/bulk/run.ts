@@ -57,8 +57,9 @@ export async function queueFinishedEvent(env: Env, row: JobRow) {
 }
 
 /**
- * Settles a run once (whoever gets here first) and hands its completion webhook to the outbox. A crash between the
- * two leaves a finished run without a delivery record, which the recovery sweep finds (`requeueUnsentEvents`).
+ * Settles a run once (whoever gets here first) and hands its completion webhook and mail to their outboxes. A crash
+ * between the finish and either leaves a finished run without a delivery record or without `finished_mail_at`, which
+ * the recovery sweep finds (`requeueUnsentEvents`, `requeueUnsentMail`).
  */
 export async function finishJob(
   env: Env,
@@ -70,12 +71,13 @@ export async function finishJob(
   const now = Date.now();
   const [row] = await db
     .update(bulkJobs)
-    .set({ status, stoppedReason, finishedAt: now, updatedAt: now })
+    .set({ status, stoppedReason, finishedAt: now, updatedAt: now, finishedMailAt: null })
     .where(and(eq(bulkJobs.id, jobId), inArray(bulkJobs.status, ["queued", "processing"])))
     .returning();
   if (!row) return;
   await queueFinishedEvent(env, row);
-  // The mail is a courtesy beside the webhook: a failure to queue it is logged, never a reason to redo the finish.
+  // The mail is a courtesy beside the webhook: a failure to queue it is logged and left to the recovery sweep, never a
+  // reason to redo the finish.
   await queueFinishedMail(env, row).catch((err) =>
     console.error(JSON.stringify({ event: "bulk_finished_mail_failed", job: row.id, error: String(err) })),
   );
