@@ -1,6 +1,5 @@
-import type { SuppressionRow } from "../../engines/lists/suppressions";
+import type { Added, SuppressionRow } from "../../engines/lists/suppressions";
 import type { DashboardSession } from "../session";
-import type { Added } from "../suppressions";
 import { Csrf, Layout } from "./layout";
 
 export interface SuppressionsPageProps {
