@@ -41,7 +41,7 @@ export const pages: Record<string, () => unknown> = {
   keys: () => <KeysPage session={session} keys={keys} />,
   usage: () => <UsagePage session={session} usage={{ days, products, requests: series(), answers: series(), credits: series() }} ledger={{ rows: [], total: 0, page: 1, perPage: 100 }} />,
   try: () => <TryPage session={session} forms={forms} keys={keys} />,
-  bulk: () => <BulkPage session={session} products={products.filter((p) => p !== "entity").map((name) => ({ name, field: `${name}s`, objects: name === "consistency" }))} keys={keys} listing={{ runs: [], total: 0 }} page={1} />,
+  bulk: () => <BulkPage session={session} products={products.filter((p) => p !== "entity").map((name) => ({ name, field: `${name}s`, objects: name === "consistency" }))} keys={keys} listing={{ runs: [], total: 0 }} page={1} uploadToken={"0".repeat(32)} />,
   monitors: () => <MonitorsPage session={session} families={families} />,
   policies: () => <PoliciesPage session={session} sections={["email", "phone", "address"].map((product) => ({ product, policy: null }))} />,
   suppressions: () => <SuppressionsPage session={session} products={["email", "phone", "address"]} product="email" valueField="email" rows={[]} page={1} total={0} perPage={100} />,

@@ -4,6 +4,7 @@ import { findAccountJob, jobViewOf, jobViews, listAccountJobs, type JobRow, type
 import { accountEntry } from "../engines/credits/credits";
 import type { Product } from "../engines/product";
 import { Admission, rateLimitRefusal, redeliveryHit } from "../limits/admission";
+import { randomToken } from "../platform/tokens";
 import { productNamed, productNames } from "../products/registry";
 import type { AppEnv } from "../types";
 import type { DashboardSession } from "./session";
@@ -50,9 +51,19 @@ export interface ApiAnswer {
   envelope: { success?: boolean; data?: { job?: { id: number } }; error?: { code: string; message: string } };
 }
 
+/** The upload form's one-time token: made when the page is rendered, it names that form's submission. */
+export const newUploadToken = () => randomToken(32);
+
+/** The token as the form sent it back, or null for anything this page did not make (the run then has no key). */
+export const uploadTokenOf = (value: unknown): string | null =>
+  typeof value === "string" && UPLOAD_TOKEN.test(value) ? value : null;
+
+const UPLOAD_TOKEN = /^[0-9A-Za-z]{32}$/;
+
 /**
  * Starts a run as the API request it is, in-process (as try it does): the key, its scopes, source allowlist, rate
- * limits, the body's validation and the run's billing (by that key, with its daily cap) are the API route's.
+ * limits, the body's validation and the run's billing (by that key, with its daily cap) are the API route's. The
+ * form's token is the request's `Idempotency-Key`, so a form submitted twice replays the first answer: one run.
  */
 export const startRunThroughApi = async (
   c: Context,
@@ -60,7 +71,16 @@ export const startRunThroughApi = async (
   product: Product,
   key: string,
   body: Record<string, unknown>,
-): Promise<ApiAnswer> => forwardToApi(c, app, `/${product.name}/bulk`, key, JSON.stringify(body));
+  uploadToken: string | null,
+): Promise<ApiAnswer> =>
+  forwardToApi(
+    c,
+    app,
+    `/${product.name}/bulk`,
+    key,
+    JSON.stringify(body),
+    uploadToken ? { "Idempotency-Key": `dashboard-upload-${uploadToken}` } : {},
+  );
 
 /**
  * Counts one redelivery of the signed-in person in the account's object: the same limit, subject and object as the

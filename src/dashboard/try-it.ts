@@ -65,6 +65,7 @@ export interface TryAnswer {
  * Sends a JSON body to an API route as the request it is, in-process, with the key as `Authorization`: the key, its
  * scopes and source allowlist, rate limits, the daily cap, holds, repeats, billing and the request log are the HTTP
  * route's, by construction. The browser's source address travels with it, so the key's allowlist judges the person.
+ * `extra` headers go with it (a bulk upload's `Idempotency-Key`).
  */
 export async function forwardToApi(
   c: Context,
@@ -72,8 +73,10 @@ export async function forwardToApi(
   path: string,
   key: string,
   body: string,
+  extra: Record<string, string> = {},
 ): Promise<TryAnswer> {
   const headers = new Headers({
+    ...extra,
     Authorization: `Bearer ${key}`,
     "Content-Type": "application/json",
     Accept: "application/json",

@@ -6,10 +6,11 @@ import { database } from "../db/client";
 import { HISTORY_RETENTION_DAYS, listHistory, type HistoryRow } from "../engines/lists/history";
 import { rekeyAll } from "../engines/rekey";
 import {
-  addSuppressions,
-  listSuppressions,
   removeSuppression,
   removeSuppressions,
+  suppressByHand,
+  suppressionBodies,
+  suppressionPage,
   type SuppressionRow,
 } from "../engines/lists/suppressions";
 import type { Product } from "../engines/product";
@@ -40,7 +41,7 @@ export function suppressionRoutes(product: Product) {
     source: z.enum(["verdict", "manual", "feedback"]),
     created_at: z.iso.datetime(),
   });
-  const values = z.object({ [lists.listField]: z.array(product.input).min(1).max(1000) });
+  const bodies = suppressionBodies(product);
   const listed = (body: Record<string, unknown>) => body[lists.listField] as unknown[];
 
   return new Hono<AppEnv>()
@@ -60,11 +61,10 @@ export function suppressionRoutes(product: Product) {
       async (c) => {
         const q = c.req.valid("query") as { page: number } & Record<string, string | undefined>;
         const value = q[lists.valueField];
-        await rekeyAll(database(c.env), "suppressions", secretPrincipal(c).accountId, product.name, product.keys);
-        const { rows, total } = await listSuppressions(
+        const { rows, total } = await suppressionPage(
           database(c.env),
           secretPrincipal(c).accountId,
-          product.name,
+          product,
           q.page,
           value === undefined ? undefined : product.normalize(value),
         );
@@ -85,41 +85,11 @@ export function suppressionRoutes(product: Product) {
         response: z.object({ added: z.int(), invalid: z.array(z.string()), test_values: z.array(z.string()) }),
       }),
       secretKey({ scope }),
-      jsonBody(values.extend({ reason: z.string().min(1).max(64).optional() })),
+      jsonBody(bodies.add),
       async (c) => {
         const body = c.req.valid("json") as Record<string, unknown> & { reason?: string };
-        const inputs = listed(body);
-        const samples = inputs.filter((input) => product.isSample(input));
-        const manual = inputs
-          .filter((input) => !product.isSample(input))
-          .map((input) => ({ input, entry: lists.manual(input) }));
-        const entries = [
-          ...new Map(
-            manual.flatMap((m) =>
-              m.entry ? [[m.entry.key, { ...m.entry, reason: body.reason ?? "manual" }] as const] : [],
-            ),
-          ).values(),
-        ];
-        await rekeyAll(database(c.env), "suppressions", secretPrincipal(c).accountId, product.name, product.keys);
-        const added = await addSuppressions(
-          database(c.env),
-          secretPrincipal(c).accountId,
-          product.name,
-          entries,
-          Date.now(),
-          product.keys?.version,
-        );
-        const spelled = (input: unknown) => (typeof input === "string" ? input : JSON.stringify(input));
-        return ok(
-          c,
-          {
-            added,
-            invalid: manual.filter((m) => !m.entry).map((m) => spelled(m.input)),
-            test_values: samples.map(spelled),
-          },
-          {},
-          201,
-        );
+        const accountId = secretPrincipal(c).accountId;
+        return ok(c, await suppressByHand(database(c.env), accountId, product, listed(body), body.reason), {}, 201);
       },
     )
     .on(
@@ -132,7 +102,7 @@ export function suppressionRoutes(product: Product) {
         response: z.object({ removed: z.int() }),
       }),
       secretKey({ scope }),
-      jsonBody(values),
+      jsonBody(bodies.values),
       async (c) => {
         const keys = listed(c.req.valid("json") as Record<string, unknown>).flatMap(
           (input) => lists.manual(input)?.key ?? [],

@@ -128,6 +128,10 @@ describe.skipIf(!executablePath)("a new customer in the dashboard", () => {
     const progress = page.locator("progress#run-progress");
     await progress.waitFor();
     await session.shot("bulk-run-started");
+    // Rendered while the run goes: cancel shown, the download hidden until the page script sees the run settle.
+    const download = page.locator("a#download-results");
+    const settledAtFirst = !["queued", "processing"].includes((await page.locator("#run-status").textContent()) ?? "");
+    if (!settledAtFirst) expect(await download.isVisible()).toBe(false);
     // The bar as the page updates it while the run works: every value seen, in order, until the run completes.
     const seen: number[] = [];
     await expect
@@ -144,6 +148,10 @@ describe.skipIf(!executablePath)("a new customer in the dashboard", () => {
     seen.push(BULK_ROWS);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
     console.log(`[e2e] bulk progress values seen: ${[...new Set(seen)].join(", ")} of ${BULK_ROWS}`);
+    // The same page, not reloaded: the script showed the download and hid cancel when the run completed.
+    await expect.poll(() => download.isVisible(), { timeout: 5_000 }).toBe(true);
+    expect(await page.locator("#run-cancel").isVisible()).toBe(false);
+    console.log(`[e2e] download hidden at first render: ${!settledAtFirst}; shown without reload: true`);
     await session.shot("bulk-run-completed");
   });
 

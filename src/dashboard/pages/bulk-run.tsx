@@ -1,4 +1,5 @@
 import type { JobView } from "../../engines/bulk/jobs";
+import { isGoing, openActions, type RunAction } from "../../engines/bulk/run-actions";
 import type { DashboardSession } from "../session";
 import { Csrf, Layout } from "./layout";
 
@@ -13,11 +14,24 @@ export interface RunPageProps {
   notice?: { text: string; warn?: boolean };
 }
 
-const GOING = ["queued", "processing"];
+interface ActionProps {
+  jobId: number;
+  action: RunAction;
+  label: string;
+  csrf: string;
+  open: boolean;
+}
 
-function Action({ jobId, action, label, csrf }: { jobId: number; action: string; label: string; csrf: string }) {
+/** A post of the run's page, rendered in every state, hidden unless the state allows it (the script shows it). */
+function Action({ jobId, action, label, csrf, open }: ActionProps) {
   return (
-    <form class="inline" method="post" action={`/dashboard/bulk/runs/${jobId}/${action}`}>
+    <form
+      class="inline"
+      method="post"
+      action={`/dashboard/bulk/runs/${jobId}/${action}`}
+      data-action={action}
+      hidden={!open}
+    >
       <Csrf token={csrf} />
       <button id={`run-${action}`} class="quiet" type="submit">
         {label}
@@ -28,13 +42,14 @@ function Action({ jobId, action, label, csrf }: { jobId: number; action: string;
 
 /**
  * One run: a progress bar the page script (`/dashboard/assets/bulk.js`) moves by polling `progress`, its counters,
- * cancel, resume, the results and the webhook's redelivery. The ids are a contract of the e2e test.
+ * cancel, resume, the results and the webhook's redelivery. Every control is rendered, hidden unless the run's state
+ * allows it (`data-action`: the script shows and hides them by the same rule as the state changes). The ids are a
+ * contract of the e2e test.
  */
 export function RunPage({ session, product, job, counters, hasWebhook, notice }: RunPageProps) {
-  const going = GOING.includes(job.status);
-  const resumable =
-    job.status === "completed" &&
-    (job.stopped_reason === "insufficient_credits" || job.stopped_reason === "key_spend_cap");
+  const going = isGoing(job.status);
+  const open = openActions(job);
+  const csrf = session.csrfToken;
   const counts = job as unknown as Record<string, unknown>;
   return (
     <Layout title={`Bulk run #${job.id}`} session={session} path="/dashboard/bulk" script="/dashboard/assets/bulk.js">
@@ -88,16 +103,16 @@ export function RunPage({ session, product, job, counters, hasWebhook, notice }:
             {notice.text}
           </p>
         ) : null}
-        <p>
+        <p data-action="download" hidden={!open.download}>
           <a id="download-results" href={`/dashboard/bulk/runs/${job.id}/results.csv`}>
             Download results (CSV)
           </a>
         </p>
         <p>
-          {going ? <Action jobId={job.id} action="cancel" label="Cancel the run" csrf={session.csrfToken} /> : null}
-          {resumable ? <Action jobId={job.id} action="resume" label="Resume" csrf={session.csrfToken} /> : null}
+          <Action jobId={job.id} action="cancel" label="Cancel the run" csrf={csrf} open={open.cancel} />
+          <Action jobId={job.id} action="resume" label="Resume" csrf={csrf} open={open.resume} />
           {hasWebhook ? (
-            <Action jobId={job.id} action="redeliver" label="Redeliver the webhook" csrf={session.csrfToken} />
+            <Action jobId={job.id} action="redeliver" label="Redeliver the webhook" csrf={csrf} open={open.redeliver} />
           ) : null}
         </p>
         <p class="muted">

@@ -9,6 +9,8 @@ export interface BulkPageProps {
   keys: ApiKey[];
   listing: RunListing;
   page: number;
+  /** The form's one-time token (a double submit replays the first run: it is the request's Idempotency-Key). */
+  uploadToken: string;
   /** The upload just refused: the form's own errors, or the API's status and error. */
   errors?: string[];
   sent?: { product?: string; column?: string; webhookUrl?: string; country?: string };
@@ -17,7 +19,7 @@ export interface BulkPageProps {
 const PER_PAGE = 100;
 
 /** The upload form (its ids and names are a contract of the e2e test) and the account's runs. */
-export function BulkPage({ session, products, keys, listing, page, errors, sent }: BulkPageProps) {
+export function BulkPage({ session, products, keys, listing, page, uploadToken, errors, sent }: BulkPageProps) {
   return (
     <Layout title="Bulk runs" session={session} path="/dashboard/bulk">
       <section>
@@ -38,6 +40,7 @@ export function BulkPage({ session, products, keys, listing, page, errors, sent 
         ) : null}
         <form id="bulk-upload" method="post" action="/dashboard/bulk" enctype="multipart/form-data">
           <Csrf token={session.csrfToken} />
+          <input type="hidden" name="upload_token" value={uploadToken} />
           <label for="bulk-product">Product</label>
           <select id="bulk-product" name="product">
             {products.map((p) => (

@@ -1,6 +1,7 @@
 import { SCOPES } from "../../auth/scopes";
 import type { ApiKey } from "../../db/api-keys";
 import type { DashboardSession } from "../session";
+import { FieldErrors } from "./field-errors";
 import { Csrf, Layout } from "./layout";
 
 const when = (ms: number | null) => (ms === null ? "" : new Date(ms).toISOString().slice(0, 16).replace("T", " "));
@@ -49,15 +50,6 @@ function KeyRow({ row, csrf }: { row: ApiKey; csrf: string }) {
   );
 }
 
-const Errors = ({ errors }: { errors?: Record<string, string[]> }) =>
-  errors ? (
-    <ul class="notice warn">
-      {Object.entries(errors).map(([field, messages]) => (
-        <li>{`${field}: ${messages.join(" ")}`}</li>
-      ))}
-    </ul>
-  ) : null;
-
 export function KeysPage({ session, keys, shown, errors, notice }: KeysPageProps) {
   const csrf = session.csrfToken;
   return (
@@ -71,7 +63,7 @@ export function KeysPage({ session, keys, shown, errors, notice }: KeysPageProps
         </section>
       ) : null}
       {notice ? <p class="notice">{notice}</p> : null}
-      <Errors errors={errors} />
+      <FieldErrors errors={errors} />
       <section>
         <h2>Keys</h2>
         {keys.length ? (

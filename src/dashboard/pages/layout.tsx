@@ -38,7 +38,7 @@ button.quiet{background:#fff;color:#2f5bd3}
 .secret{font-family:ui-monospace,monospace;background:#fff8dc;padding:.5rem;border:1px dashed #c9a400;
   word-break:break-all}
 .notice{padding:.6rem .9rem;border-radius:4px;background:#eef3ff;border:1px solid #c7d5fb}
-.warn{background:#fff4e5;border-color:#f3c98b}
+.warn{background:#fff4e5;border-color:#f3c98b}[hidden]{display:none!important}
 .chart{min-height:220px;margin:.5rem 0}.pager a{margin-right:1rem}.num{text-align:right}
 .inline{display:inline}progress{width:100%;height:1.2rem}.muted{color:#5d6678}.narrow{max-width:26rem;margin:4rem auto}
 `;

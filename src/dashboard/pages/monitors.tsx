@@ -2,6 +2,7 @@ import type { EntryChanges, RunFlags, RunSummary } from "../../engines/monitors/
 import { STORED_CHANGES, type MonitorRunRow } from "../../engines/monitors/store";
 import type { MonitorView } from "../../engines/monitors/view";
 import type { DashboardSession } from "../session";
+import { FieldErrors } from "./field-errors";
 import { Layout } from "./layout";
 import { CreateForm, MonitorActions, type FamilyForms } from "./monitor-forms";
 
@@ -115,13 +116,7 @@ function Family({
   return (
     <section id={`monitors-${section.family}`}>
       <h2>{section.family}</h2>
-      {errors ? (
-        <ul class="notice warn">
-          {Object.entries(errors).map(([field, messages]) => (
-            <li>{`${field}: ${messages.join(" ")}`}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldErrors errors={errors} />
       {section.monitors.length ? (
         <table>
           <thead>

@@ -1,4 +1,5 @@
 import type { DashboardSession } from "../session";
+import { FieldErrors } from "./field-errors";
 import { Csrf, Layout } from "./layout";
 
 /** One product's sending policy as the API's `GET /{product}/policy` shows it (null: none). */
@@ -34,13 +35,7 @@ function Section({
       ) : (
         <p class="muted">No policy: answers carry policy: null.</p>
       )}
-      {refused ? (
-        <ul class="notice warn">
-          {Object.entries(refused.errors).map(([field, messages]) => (
-            <li>{`${field}: ${messages.join(" ")}`}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldErrors errors={refused?.errors} />
       <form method="post" action={`/dashboard/policies/${product}`}>
         <Csrf token={csrf} />
         <label for={`rules-${product}`}>

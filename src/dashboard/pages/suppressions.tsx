@@ -1,6 +1,7 @@
 import type { SuppressionRow } from "../../engines/lists/suppressions";
 import type { DashboardSession } from "../session";
-import type { Added } from "../suppressions";
+import { FieldErrors } from "./field-errors";
+import type { Added } from "../../engines/lists/suppressions";
 import { Csrf, Layout } from "./layout";
 
 export interface SuppressionsPageProps {
@@ -93,13 +94,7 @@ export function SuppressionsPage(props: SuppressionsPageProps) {
             `${added.test_values.join(", ") || "none"}.`}
         </p>
       ) : null}
-      {errors ? (
-        <ul class="notice warn">
-          {Object.entries(errors).map(([field, messages]) => (
-            <li>{`${field}: ${messages.join(" ")}`}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldErrors errors={errors} />
       <Entries props={props} />
       <section>
         <h2>{`Suppress ${product} values`}</h2>

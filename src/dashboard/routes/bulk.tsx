@@ -11,7 +11,16 @@ import {
 import type { JobRow } from "../../engines/bulk/jobs";
 import type { Product } from "../../engines/product";
 import type { AppEnv } from "../../types";
-import { accountRun, accountRuns, admitRedelivery, bulkProducts, runView, startRunThroughApi } from "../bulk";
+import {
+  accountRun,
+  accountRuns,
+  admitRedelivery,
+  bulkProducts,
+  newUploadToken,
+  runView,
+  startRunThroughApi,
+  uploadTokenOf,
+} from "../bulk";
 import { readUpload, rowsAreObjects } from "../bulk-upload";
 import type { DashContext, DashEnv } from "../context";
 import { listKeys } from "../keys";
@@ -36,7 +45,15 @@ const renderList = async (
   const products = bulkProducts().map((p) => ({ name: p.name, field: p.bulk!.field, objects: rowsAreObjects(p) }));
   const live = keys.filter((k) => k.kind === "secret" && k.revokedAt === null);
   return c.html(
-    <BulkPage session={c.var.session} products={products} keys={live} listing={listing} page={page} {...failed} />,
+    <BulkPage
+      session={c.var.session}
+      products={products}
+      keys={live}
+      listing={listing}
+      page={page}
+      uploadToken={newUploadToken()}
+      {...failed}
+    />,
     status,
   );
 };
@@ -100,7 +117,7 @@ export const bulkRoutes = (app: () => Hono<AppEnv>) =>
         ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
         ...(country && product.bulk!.options?.country ? { country } : {}),
       };
-      const answer = await startRunThroughApi(c, app, product, key, body);
+      const answer = await startRunThroughApi(c, app, product, key, body, uploadTokenOf(fields.upload_token));
       const job = answer.envelope.data?.job;
       if (answer.status === 202 && job) return c.redirect(`/dashboard/bulk/runs/${job.id}`, 303);
       const error = answer.envelope.error;

@@ -5,6 +5,7 @@ import { resultsStream } from "./csv";
 import { FINISHED, jobById, markResumed, requestCancel, type JobRow } from "./jobs";
 import type { RunMessage } from "./messages";
 import { finishJob } from "./run";
+import { isGoing, isResumable } from "./run-actions";
 
 /**
  * What a run's owner may do with it once it exists, as the REST routes and the dashboard both ask: the rules live here
@@ -35,7 +36,7 @@ export const refusal = (refused: BulkRefusalCode, message: string, errors?: Reco
 export const isRefusal = (value: unknown): value is BulkRefusal =>
   typeof value === "object" && value !== null && "refused" in value;
 
-const going = (job: JobRow) => job.status === "queued" || job.status === "processing";
+const going = (job: JobRow) => isGoing(job.status);
 
 /**
  * Asks a queued or running run to stop: a queued run has no consumer yet to notice the request, so it settles now; a
@@ -51,10 +52,7 @@ export async function cancelRun(env: Env, job: JobRow): Promise<JobRow | BulkRef
 
 /** Takes up a run that stopped for credits (or its key's daily cap) where it stopped, once. */
 export async function resumeRun(env: Env, job: JobRow): Promise<JobRow | BulkRefusal> {
-  const stoppedForCredits =
-    job.status === "completed" &&
-    (job.stoppedReason === "insufficient_credits" || job.stoppedReason === "key_spend_cap");
-  if (!stoppedForCredits)
+  if (!isResumable(job.status, job.stoppedReason))
     return refusal("JOB_NOT_RESUMABLE", "Only a settled run that stopped for lack of credits can be resumed.");
   if (job.inputExpired)
     return refusal("JOB_INPUT_EXPIRED", "The uploaded list has passed out of retention; submit it again.");

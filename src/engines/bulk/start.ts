@@ -23,17 +23,21 @@ export interface Started {
 
 /**
  * The first answer for this Idempotency-Key if the request is the same one again (same values in the same order, same
- * webhook URL); a refusal if the key was used otherwise; null if the key is new.
+ * webhook URL); a refusal if the key was used otherwise; null if the key is new. While the first request is still
+ * creating the run (its answer not saved yet: a double submit), the answer is read from the run's row, which holds
+ * the same job and webhook secret.
  */
 async function replay(env: Env, product: Product, run: StartRun, key: string, hash: string) {
-  const existing = await findByIdempotencyKey(database(env), product, run.accountId, key);
+  const db = database(env);
+  const existing = await findByIdempotencyKey(db, product, run.accountId, key);
   if (!existing) return null;
   if (existing.requestHash !== hash)
     return refusal(
       "IDEMPOTENCY_KEY_REUSED",
       "This Idempotency-Key was already used with different values or webhook URL.",
     );
-  return JSON.parse(existing.createResponse ?? "{}") as Started;
+  if (existing.createResponse) return JSON.parse(existing.createResponse) as Started;
+  return { job: await jobViewOf(db, existing, product), webhook_secret: existing.webhookSecret } satisfies Started;
 }
 
 /** The rows as the product's inputs, read with the run's options (`BulkShape.rows`); rows that cannot be one refuse. */

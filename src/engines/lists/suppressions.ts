@@ -1,7 +1,9 @@
+import { z } from "zod";
 import type { StoredSuppression } from "../../../durable-objects/account-credits";
 import type { Database } from "../../db/client";
+import type { Product } from "../product";
+import { rekeyAll, type KeyVersion } from "../rekey";
 import { listsOf, parseStored, recallLists } from "./account-lists";
-import type { KeyVersion } from "../rekey";
 
 /**
  * Every product's suppression list, keyed by (product, key) in the account's object (durable-objects/account/lists.ts).
@@ -77,4 +79,68 @@ export async function removeSuppression(
 export async function listSuppressions(db: Database, accountId: string, product: string, page: number, key?: string) {
   const { rows, total } = await listsOf(db, accountId).listSuppressions(product, page, key);
   return { rows: rows.map((row) => withAccount(accountId, row)), total };
+}
+
+/** Re-keys the account's entries of an older key version (address), as every list read or change by key must first. */
+const current = (db: Database, accountId: string, product: Product) =>
+  rekeyAll(db, "suppressions", accountId, product.name, product.keys);
+
+/** One page of the product's list (`listSuppressions`), its entries of an older key version re-keyed first. */
+export async function suppressionPage(db: Database, accountId: string, product: Product, page: number, key?: string) {
+  await current(db, accountId, product);
+  return listSuppressions(db, accountId, product.name, page, key);
+}
+
+/**
+ * The bodies of `POST` and `DELETE /{product}/suppressions` (the list under the product's field, at most 1,000; adding
+ * takes a reason too), shared by the routes and the dashboard's form.
+ */
+export function suppressionBodies(product: Product) {
+  const values = z.object({ [product.suppressions!.listField]: z.array(product.input).min(1).max(1000) });
+  return { values, add: values.extend({ reason: z.string().min(1).max(64).optional() }) };
+}
+
+/** What adding answers: how many were added, and the values refused, each spelled as sent. */
+export interface Added {
+  added: number;
+  /** Values the product cannot read: not suppressed. */
+  invalid: string[];
+  /** Test values: never suppressed. */
+  test_values: string[];
+}
+
+const spelled = (input: unknown) => (typeof input === "string" ? input : JSON.stringify(input));
+
+/**
+ * Suppresses values by hand (`POST /{product}/suppressions`, the dashboard's form): normalized like lookups, one entry
+ * per key, values already listed left as they are. Refusals are values: test values and unreadable ones come back in
+ * `test_values` and `invalid`, and nothing is stored for them.
+ */
+export async function suppressByHand(
+  db: Database,
+  accountId: string,
+  product: Product,
+  inputs: unknown[],
+  reason = "manual",
+): Promise<Added> {
+  const lists = product.suppressions!;
+  const manual = inputs
+    .filter((input) => !product.isSample(input))
+    .map((input) => ({ input, entry: lists.manual(input) }));
+  const entries = new Map<string, Suppress>();
+  for (const { entry } of manual) if (entry) entries.set(entry.key, { ...entry, reason });
+  await current(db, accountId, product);
+  const added = await addSuppressions(
+    db,
+    accountId,
+    product.name,
+    [...entries.values()],
+    Date.now(),
+    product.keys?.version,
+  );
+  return {
+    added,
+    invalid: manual.filter((m) => !m.entry).map((m) => spelled(m.input)),
+    test_values: inputs.filter((input) => product.isSample(input)).map(spelled),
+  };
 }

@@ -1,8 +1,12 @@
 /**
  * The bulk run page's progress (docs/dashboard.md, "Bulk runs"): while the run is queued or processing, asks the
  * dashboard's JSON endpoint (`data-progress-url`, same origin, the session's cookie) once a second and moves
- * `progress#run-progress` (value = processed, max = total), `#run-status` and the counters. No framework.
+ * `progress#run-progress` (value = processed, max = total), `#run-status` and the counters. When the run settles, it
+ * shows the controls its state allows (download, resume, redelivery) and hides cancel, by the rule the server renders
+ * them with (src/engines/bulk/run-actions.ts, bundled in). No framework.
  */
+import { isGoing, openActions, type RunAction } from "../../../src/engines/bulk/run-actions";
+
 interface Job {
   status: string;
   total: number;
@@ -14,7 +18,6 @@ interface Job {
   [counter: string]: unknown;
 }
 
-const GOING = new Set(["queued", "processing"]);
 const POLL_MS = 1_000;
 
 const root = document.getElementById("run");
@@ -36,6 +39,9 @@ function show(job: Job) {
   set("run-credits", String(job.credits_used));
   for (const cell of document.querySelectorAll<HTMLElement>("[data-counter]"))
     cell.textContent = String(job[cell.dataset.counter ?? ""] ?? 0);
+  const open = openActions(job);
+  for (const control of document.querySelectorAll<HTMLElement>("[data-action]"))
+    control.hidden = !open[control.dataset.action as RunAction];
 }
 
 async function poll() {
@@ -45,11 +51,8 @@ async function poll() {
     if (!response.ok) return;
     const { job } = (await response.json()) as { job: Job };
     show(job);
-    // A settled run has other actions (resume, redelivery): the page shows them as the server renders them.
-    if (!GOING.has(job.status)) {
+    if (!isGoing(job.status)) {
       if (root) root.dataset.going = "false";
-      const cancel = document.getElementById("run-cancel");
-      if (cancel) cancel.hidden = true;
       return;
     }
   } catch {
