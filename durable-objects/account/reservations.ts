@@ -10,6 +10,7 @@ import type {
   SettleResult,
   UnitHold,
 } from "./types";
+import { unitOutcome, unitsPerItem } from "./unit-outcome";
 
 /** A settlement is remembered this long, so a settle retried after a lost answer gets the same answer back. */
 const SETTLED_RETENTION_MS = 86_400_000;
@@ -104,6 +105,7 @@ export class Reservations {
       claimed,
       held: grant.granted,
       available: this.balance.available(now),
+      ...(request.units ? { units: { held, lent, perCredit, prepaid: this.prepaidUnits(request.units.product) } } : {}),
     };
   }
 
@@ -232,7 +234,10 @@ export class Reservations {
       if (seen) return nothing(true);
       this.sql.exec("INSERT INTO settled_operations (id, at) VALUES (?, ?)", settlement.operationId, now);
     }
-    const closed = unitHold ? this.closeUnitHold(unitHold, units, reservation.amount) : null;
+    const closed = unitHold
+      ? ((settlement.asAnswered ? this.closeAsAnswered(unitHold, units, reservation.amount) : null) ??
+        this.closeUnitHold(unitHold, units, reservation.amount))
+      : null;
     const perItem = closed ? closed.perItem : units.map((n) => Math.max(0, n));
     const charged = this.balance.charge(
       now,
@@ -339,19 +344,24 @@ export class Reservations {
     const refunded = Math.min(credits, Math.floor(pool / hold.perCredit));
     const charge = credits - refunded;
     this.addPrepaid(hold.product, pool - refunded * hold.perCredit - this.prepaidUnits(hold.product));
-    let covered = fromHeld + Math.max(0, fromCredits - charge * hold.perCredit);
-    let open = 0;
-    let opening = charge;
-    const perItem = units.map((n) => {
-      let bought = 0;
-      for (let u = 0; u < n; u++) {
-        if (covered > 0) covered--;
-        else if (open > 0) open--;
-        else if (opening > 0) opening--, bought++, (open = hold.perCredit - 1);
-      }
-      return bought;
-    });
-    return { perItem, charge };
+    const covered = fromHeld + Math.max(0, fromCredits - charge * hold.perCredit);
+    return { perItem: unitsPerItem(units, covered, charge, hold.perCredit), charge };
+  }
+
+  /**
+   * Closes a unit hold as its answer said (a walk that answered before settling: `unitOutcome`), with no give-back
+   * step: the charge and each item's credits are what the answer reported. Null when the hold alone does not decide
+   * the outcome (the walk then did not report one), and the hold is closed as usual.
+   */
+  private closeAsAnswered(
+    hold: UnitHold,
+    units: number[],
+    credits: number,
+  ): { perItem: number[]; charge: number } | null {
+    const outcome = unitOutcome({ ...hold, credits }, units);
+    if (!outcome) return null;
+    this.addPrepaid(hold.product, outcome.back);
+    return { perItem: outcome.perItem, charge: outcome.charge };
   }
 
   private readUnitHold(reservationId: string): UnitHold | null {

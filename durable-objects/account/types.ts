@@ -65,6 +65,11 @@ export type ReserveResult =
        * walk that settles after its answer still reports `credits_remaining` from this one call.
        */
       available: number;
+      /**
+       * A new hold of a product whose credit buys several units: the prepaid units it took (`held`), the units of its
+       * credits lent to the pool, and the pool's units right after it: with `granted`, what `unitOutcome` needs.
+       */
+      units?: { held: number; lent: number; perCredit: number; prepaid: number };
     }
   | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number; busy: string[] };
 
@@ -81,6 +86,11 @@ export interface Settlement {
   /** The key each of `units` answered, so an operation's charges can be told again per key (`operationCharges`). */
   keys?: string[];
   usage?: Partial<Record<UsageCounter, number>>;
+  /**
+   * A unit hold settled after its answer, which reported `unitOutcome` of the hold and `units`: the object applies
+   * exactly that (no credit is given back for units others returned since), so the ledger charges what the answer said.
+   */
+  asAnswered?: boolean;
   /**
    * What the settled answers write to the account's lists (repeat markers, history, suppressions): applied in the same
    * synchronous step as the settlement, once (a repeated settlement writes nothing again).

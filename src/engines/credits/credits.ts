@@ -9,6 +9,7 @@ import type {
   SettleResult,
   UsageCounter,
 } from "../../../durable-objects/account-credits";
+import type { UnitHoldShape } from "../../../durable-objects/account/unit-outcome";
 import type { Admission } from "../../limits/admission";
 
 export type StopReason = "insufficient_credits" | "key_spend_cap";
@@ -64,6 +65,8 @@ export type Hold =
       /** Credits the hold takes in all, and credits available beside it (see the credits object's ReserveResult). */
       held: number;
       available: number;
+      /** A new unit hold (not a resize): what settling it needs besides `held`, and the pool right after it. */
+      unitHold?: UnitHoldShape & { prepaid: number };
     }
   | { ok: false; reason: StopReason; busy: string[]; available?: number };
 
@@ -77,6 +80,8 @@ export interface Charge {
   keys?: string[];
   /** The account's list writes of these answers, made in the same step as the settlement (see the credits object). */
   lists?: Settlement["lists"];
+  /** A unit hold settled after an answer that reported `unitOutcome` (see the credits object's Settlement). */
+  asAnswered?: boolean;
 }
 
 export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "prepaid" | "firstCharges">;
@@ -183,6 +188,7 @@ function asHold(reserved: ReserveResult): Hold {
     claimed,
     held: reserved.held,
     available: reserved.available,
+    ...(reserved.units ? { unitHold: { ...reserved.units, credits: reserved.held } } : {}),
   };
 }
 

@@ -59,6 +59,7 @@ export async function recallAndHold<In, Out>(
     paid.holdId = hold.id;
     paid.allowance.left = hold.fairUseRemaining;
     paid.afterHold = { held: hold.held, available: hold.available };
+    paid.unitHold = hold.unitHold;
   } else if (hold.reason === "insufficient_credits" && hold.available !== undefined)
     // Refused for want of credits: if a stored row answers the value, this is the balance its answer reports.
     paid.afterHold = { held: 0, available: hold.available };

@@ -1,4 +1,5 @@
 import type { UsageCounter } from "../../../durable-objects/account-credits";
+import type { UnitHoldShape } from "../../../durable-objects/account/unit-outcome";
 import type { Credits, Hold, StopReason } from "../credits/credits";
 import { timeProduct } from "../../platform/trace";
 import type { Product, ProductContext, WalkOptions } from "../product";
@@ -26,6 +27,11 @@ export interface Paid<In, Out> {
   allowance: { left: number };
   /** What the latest hold said: credits it holds in all and credits available beside it. */
   afterHold?: { held: number; available: number };
+  /**
+   * The walk's one unit hold as it was made (a product whose credit buys several units), while no wave has resized it:
+   * what lets the walk answer before settling (`unitOutcome`).
+   */
+  unitHold?: UnitHoldShape & { prepaid: number };
   /** The hold the walk's first call made with its recall (walk/begin.ts), not yet used by a wave. */
   begun?: Hold;
   /** The keys that hold was asked for (the object leaves out values its rows answer free). */
@@ -58,6 +64,8 @@ async function holdFor<In, Out>(
   if (begun && !begun.ok && claims.every((c) => begun.busy.includes(c.key) || (share && asked.has(c.key))))
     return begun;
   const claimed = claim ? { claims } : {};
+  // A resized hold's outcome is no longer the first hold's: the walk settles before answering.
+  if (paid.holdId !== null) paid.unitHold = undefined;
   const hold =
     paid.holdId !== null
       ? await credits.resize(paid.holdId, { product: product.name, spent: paid.spent, units, share, ...claimed })
@@ -76,6 +84,7 @@ async function holdFor<In, Out>(
     if (hold.ok) {
       paid.holdId = hold.id;
       paid.allowance.left = hold.fairUseRemaining;
+      paid.unitHold = hold.unitHold;
     }
     return hold;
   }

@@ -1,4 +1,5 @@
 import type { ListsWrite, UsageCounter } from "../../../durable-objects/account-credits";
+import { unitOutcome, type UnitOutcome } from "../../../durable-objects/account/unit-outcome";
 import { database, replicaReads } from "../../db/client";
 import { creditsFor, type Credits, type Payer, type Settled, type StopReason } from "../credits/credits";
 import { applyPolicy } from "../policy/apply";
@@ -120,23 +121,18 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   }
   // The answers' repeat markers, history and suppressions go to the account's object with the settlement, in one call
   // and one synchronous step: the markers are there before the claims end (a walk that waited on them reads them
-  // next). With one unit per credit every item's charge is known before settling; otherwise (prepaid units) the
-  // settlement says which item bought a credit, and history follows it in a second write.
+  // next). With one unit per credit every item's charge is known before settling; with several (prepaid units) it is
+  // when the walk's one hold decides it (`unitOutcome`), and the settlement applies exactly that (`asAnswered`).
+  // Otherwise the settlement says which item bought a credit, and history follows it in a second write.
   let built: WalkItem<In, Out>[];
   let settled: Settled;
-  if (product.unitsPerCredit === 1) {
-    built = buildItems(
-      product,
-      plan.keyOf,
-      plan.uniques,
-      paid,
-      paid.answered.map((a) => (payer ? a.price.units : 0)),
-      request.inputs,
-      null,
-    );
+  const units = paid.answered.map((a) => (payer ? a.price.units : 0));
+  const outcome = product.unitsPerCredit > 1 ? answeredOutcome(paid, request, units) : null;
+  if (product.unitsPerCredit === 1 || outcome) {
+    built = buildItems(product, plan.keyOf, plan.uniques, paid, outcome?.perItem ?? units, request.inputs, null);
     const write = payer ? mergeWrites(repeatWrite(product, paid), rememberWrite(product, request, paid, built)) : null;
-    const finishing = () => settle(env, product, credits, paid, request, write, now);
-    settled = deferred(paid, request, finishing) ?? (await finishing());
+    const finishing = () => settle(env, product, credits, paid, request, write, now, outcome !== null);
+    settled = deferred(paid, request, finishing, outcome) ?? (await finishing());
   } else {
     settled = await settle(env, product, credits, paid, request, payer ? repeatWrite(product, paid) : null, now);
     built = buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, null);
@@ -175,6 +171,7 @@ async function settle<In, Out>(
   request: WalkRequest<In>,
   given: ListsWrite | null,
   now: number,
+  asAnswered = false,
 ): Promise<Settled> {
   const write = given && !writesNothing(given) ? given : null;
   if (!paid.holdId) {
@@ -195,7 +192,23 @@ async function settle<In, Out>(
     ? { operationId: request.operationId, keys: paid.answered.map((a) => a.u.key) }
     : {};
   const lists = write ? { lists: { product: product.name, write, at: now } } : {};
-  return credits.settle(paid.holdId, { units, usage, ...operation, ...lists });
+  return credits.settle(paid.holdId, { units, usage, ...operation, ...lists, ...(asAnswered ? { asAnswered } : {}) });
+}
+
+/**
+ * A unit hold's outcome the answer can report before settling (docs/billing.md "Settling after the answer"): an HTTP
+ * request whose walk made one hold, never resized, that the hold alone decides. Null otherwise (the walk settles
+ * first): queued work, a resized hold, or an opener whose answers left units of its credit unused.
+ */
+function answeredOutcome<In, Out>(
+  paid: Paid<In, Out>,
+  request: WalkRequest<In>,
+  units: number[],
+): (UnitOutcome & { prepaid: number }) | null {
+  const hold = paid.unitHold;
+  if (!request.defer || request.operationId || !paid.holdId || !hold) return null;
+  const outcome = unitOutcome(hold, units);
+  return outcome && { ...outcome, prepaid: hold.prepaid + outcome.back };
 }
 
 /**
@@ -208,11 +221,13 @@ function deferred<In, Out>(
   paid: Paid<In, Out>,
   request: WalkRequest<In>,
   finishing: () => Promise<Settled>,
+  /** A unit hold's outcome (`answeredOutcome`): the items' credits and the pool after settling. */
+  outcome: (UnitOutcome & { prepaid: number }) | null = null,
 ): Settled | null {
   const hold = paid.afterHold;
   if (!request.defer || request.operationId || !hold || (!paid.holdId && paid.answered.length)) return null;
-  const credits = paid.answered.map((a) => a.price.units);
-  const charged = credits.reduce((sum, n) => sum + n, 0);
+  const credits = outcome?.perItem ?? paid.answered.map((a) => a.price.units);
+  const charged = outcome?.charge ?? credits.reduce((sum, n) => sum + n, 0);
   request.defer(() =>
     finishing().catch((err) =>
       console.error(
@@ -222,5 +237,5 @@ function deferred<In, Out>(
   );
   // Without a hold (refused, and every value answered from stored rows) only the list writes are left to make.
   const remaining = paid.holdId ? hold.available + hold.held - charged : hold.available;
-  return { charged, credits, remaining, prepaid: null, firstCharges: null };
+  return { charged, credits, remaining, prepaid: outcome?.prepaid ?? null, firstCharges: null };
 }
