@@ -101,7 +101,7 @@ export interface BeginRecall {
   };
   /**
    * Which stored rows answer a value free, so the hold is not asked for it: a suppression row (when read), and a
-   * repeat marker started at or after `repeatsAfter` (null: a repeat is looked up again, so it is held for).
+   * repeat marker started at or after `repeatsAfter` (null: a repeat may cost, so it is held for).
    */
   free?: { repeatsAfter: number | null };
 }

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, createAccount, json } from "../helpers";
+import { admin, call, createAccount, creditsStub, json } from "../helpers";
 import { setUp, SUBJECTS } from "../contract/helpers";
 
 /**
@@ -125,5 +125,36 @@ describe.each(SINGLES)("the hot path of $label's batch", ({ product, samples, un
       BATCH[product.name],
     );
     expect(figures.d1_primary_writes.before_answer).toEqual({ mean: 0, max: 0 });
+  });
+});
+
+describe.each(SINGLES)("the hot path of $label's repeat", ({ samples, unitsPerCredit }) => {
+  it("makes one call to the account's object before a free repeat, even when no prepaid unit is left", async () => {
+    const acct = await createAccount({ pack: 50 });
+    const path = samples.batch!.path.replace(/\/batch$/, "");
+    const field = SINGULAR[samples.batch!.field]!;
+    const ask = async (value: unknown) => {
+      const res = await call(path, json({ [field]: value }, { Authorization: `Bearer ${acct.key}` }));
+      expect(res.status).toBe(200);
+      await logged(res.response);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return res.body.meta as { credits_used: number; credits_remaining: number; ip_lookups_prepaid?: number };
+    };
+    // IP: five placing lookups use up the credit the first one bought, so the repeat finds no prepaid unit.
+    const values = samples.paid(unitsPerCredit);
+    for (const value of values) await ask(value);
+    const before = await creditsStub(acct.accountId).snapshot();
+    await admin("DELETE", "/round-trips");
+    const repeat = await ask(values[0]);
+    expect(repeat.credits_used).toBe(0);
+    if (unitsPerCredit > 1) expect(repeat.ip_lookups_prepaid).toBe(0);
+    const { routes } = await admin<{ routes: RouteFigures[] }>("GET", "/round-trips");
+    const figures = routes.find((r) => r.route === `POST ${path}`)!;
+    expect([figures.requests, figures.before_answer.do.max, figures.before_answer.d1_primary.max]).toEqual([1, 1, 0]);
+    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({
+      pack_credits: before.pack_credits,
+      reserved: 0,
+    });
+    expect(repeat.credits_remaining).toBe(before.available);
   });
 });

@@ -51,7 +51,7 @@ export async function recallAndHold<In, Out>(
         ...recallWant(listsWanted(product, options), product.keys),
         ...(product.feedbackWindowMs ? { feedback: { since: now - product.feedbackWindowMs, ignored: IGNORED } } : {}),
       },
-      free: { repeatsAfter: storedRepeatsAfter(product, options, now) },
+      free: { repeatsAfter: freeRepeatsAfter(product, options, now) },
     },
   );
   const hold = begun.hold;
@@ -78,10 +78,12 @@ export async function recallAndHold<In, Out>(
 }
 
 /**
- * The start of the repeat window that answers a value free without a lookup: only a product whose repeats are the
- * stored answer (a product that decides per answer, or looks repeats up again, is held for), and not with `refresh`.
+ * The start of the repeat window inside which a value needs no hold: its repeat is free, whether answered from the
+ * stored answer (`stored`) or looked up again at no charge (`fresh`: holding for it would make IP buy a credit for a
+ * free answer, and settle before answering). A product that decides per repeat (it may renew) is held for, and nothing
+ * is free with `refresh`.
  */
-function storedRepeatsAfter<In, Out>(product: Product<In, Out>, options: WalkOptions, now: number): number | null {
-  if (product.repeats !== "stored" || options.refresh) return null;
+function freeRepeatsAfter<In, Out>(product: Product<In, Out>, options: WalkOptions, now: number): number | null {
+  if (typeof product.repeats === "function" || options.refresh) return null;
   return options.maxAgeSeconds === null ? 0 : now - options.maxAgeSeconds * 1000;
 }
