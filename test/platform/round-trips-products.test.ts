@@ -128,7 +128,7 @@ describe("the hot path of consistency's single lookup", () => {
   const subject = SUBJECTS.find((s) => s.product.name === "consistency")!;
   beforeAll(() => setUp([subject]));
 
-  it('makes {"do":1,"d1_primary":0} before each fresh paid answer, the first included, no D1 primary write', async () => {
+  it("makes {do: 1, d1_primary: 0} before each fresh paid answer, the first included, no D1 primary write", async () => {
     const acct = await createAccount({ pack: 50 });
     await admin("DELETE", "/round-trips");
     for (const value of subject.samples.paid(PAID + 1)) {
