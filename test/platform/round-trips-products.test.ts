@@ -61,7 +61,8 @@ async function logged(response: Response) {
 beforeAll(() => setUp(SINGLES));
 
 describe.each(SINGLES)("the hot path of $label's single lookup", ({ product, samples, unitsPerCredit }) => {
-  it(`makes ${JSON.stringify(BEFORE[product.name])} before each fresh paid answer, the account's first included, no D1 primary write`, async () => {
+  const title = `makes ${JSON.stringify(BEFORE[product.name])} before each fresh paid answer, the first included`;
+  it(`${title}, no D1 primary write`, async () => {
     const acct = await createAccount({ pack: 50 });
     const path = samples.batch!.path.replace(/\/batch$/, "");
     const field = SINGULAR[samples.batch!.field]!;
@@ -128,7 +129,7 @@ describe("the hot path of consistency's single lookup", () => {
   const subject = SUBJECTS.find((s) => s.product.name === "consistency")!;
   beforeAll(() => setUp([subject]));
 
-  it("makes {do: 1, d1_primary: 0} before each fresh paid answer, the first included, no D1 primary write", async () => {
+  it("makes {do: 1, d1_primary: 0} before each fresh paid answer, the first included, no primary write", async () => {
     const acct = await createAccount({ pack: 50 });
     await admin("DELETE", "/round-trips");
     for (const value of subject.samples.paid(PAID + 1)) {
