@@ -101,11 +101,11 @@ export async function storeMailboxes(db: D1Database, answers: readonly SharedMai
  * the answer stays correct and only the sharing is lost (logged). Queued work (bulk, monitors, re-checks) is already
  * off the lookup path and stores them itself.
  */
-export function shareMailboxes(
+export async function shareMailboxes(
   env: Env,
   observed: Map<string, MailboxAnswer>,
   defer?: (work: () => Promise<unknown>) => void,
-) {
+): Promise<void> {
   const answers = sharedRows(observed);
   if (!answers.length) return;
   if (!defer) return storeMailboxes(env.DB, answers);
