@@ -11,6 +11,7 @@ import { deliverQueuedWebhook } from "../workers/deliveries";
 import { runRefreshMessage } from "../workers/dataset-refresh";
 import { mailAccountNotice, sendQueuedMail } from "../workers/mail";
 import { runDueMonitor } from "../workers/monitors";
+import { productBatchHandlers, type BatchHandler } from "../workers/product-batches";
 import { storeQueuedRequestRecords } from "../workers/request-log";
 
 /**
@@ -45,35 +46,39 @@ async function handle(env: Env, body: JobMessage): Promise<void> {
   return handler(env, body);
 }
 
-const isRequestLog = (message: Message<JobMessage>): message is Message<RequestLogMessage> =>
-  message.body.type === "request_log";
+/**
+ * Types whose messages of one delivered batch are handled together, in one D1 write: the request log's records and
+ * products' batched types (email's shared mailbox answers).
+ */
+function batchedHandlers(): Map<string, BatchHandler> {
+  const requestLog: BatchHandler = (env, bodies) => storeQueuedRequestRecords(env, bodies as RequestLogMessage[]);
+  return new Map([["request_log", requestLog], ...productBatchHandlers()]);
+}
 
-/** The batch's request records, all of its `request_log` messages, in one D1 statement; a failure retries them all. */
-async function storeRequestLogs(env: Env, messages: Message<RequestLogMessage>[]): Promise<void> {
-  if (!messages.length) return;
+/** One type's messages of the batch, handled at once; a failure retries them all. */
+async function handleTogether(env: Env, type: string, messages: Message<JobMessage>[], handler: BatchHandler) {
   try {
-    await storeQueuedRequestRecords(
+    await handler(
       env,
       messages.map((m) => m.body),
     );
     for (const message of messages) message.ack();
   } catch (err) {
-    console.error(
-      JSON.stringify({
-        event: "job_message_failed",
-        type: "request_log",
-        messages: messages.length,
-        error: String(err),
-      }),
-    );
+    console.error(JSON.stringify({ event: "job_message_failed", type, messages: messages.length, error: String(err) }));
     for (const message of messages) message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
   }
 }
 
 export async function handleJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
-  await storeRequestLogs(env, batch.messages.filter(isRequestLog));
+  const batched = batchedHandlers();
+  const together = new Map<string, Message<JobMessage>[]>();
   for (const message of batch.messages) {
-    if (isRequestLog(message)) continue;
+    const type = message.body.type;
+    if (batched.has(type)) together.set(type, [...(together.get(type) ?? []), message]);
+  }
+  for (const [type, messages] of together) await handleTogether(env, type, messages, batched.get(type)!);
+  for (const message of batch.messages) {
+    if (batched.has(message.body.type)) continue;
     try {
       await handle(env, message.body);
       message.ack();

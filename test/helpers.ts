@@ -146,3 +146,22 @@ export async function accountRows<T = Record<string, unknown>>(
   await stub.dailyAnswers(0);
   return runInDurableObject(stub, (_instance, state) => state.storage.sql.exec(query, ...binds).toArray() as T[]);
 }
+
+/**
+ * Waits (every 50 ms, at most 10 s) until the shared mailbox answers of these mailboxes are stored with a `checked_at`
+ * at or after `since`: a lookup hands them to the JOBS queue after its answer and the queue's consumer stores them
+ * about a second later (the consumer's batch timeout), so a test that reuses them from another lookup waits here.
+ */
+export async function mailboxesShared(emails: string[], since = 0, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { results } = await env.DB.prepare(
+      "SELECT email FROM mailbox_answers WHERE email IN (SELECT value FROM json_each(?1)) AND checked_at >= ?2",
+    )
+      .bind(JSON.stringify(emails), since)
+      .all<{ email: string }>();
+    if (results.length === new Set(emails).size) return;
+    if (Date.now() >= deadline) throw new Error(`shared mailbox answers never stored: ${emails.join(", ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -238,6 +238,11 @@ export interface ProductServices<In = unknown, Out = unknown> {
   sampleEvents?: Partial<Record<string, () => string>>;
   /** Email only: queue messages the product handles itself, by `type` (`recheck`, its settling re-checks). */
   messages?: Record<string, (env: Env, message: { type: string }) => Promise<void>>;
+  /**
+   * Email only: queue messages whose every copy in one delivered batch is handled at once, by `type` (one write for
+   * the lot: `mailbox_answers`, its shared handshake answers); the handler must be idempotent.
+   */
+  batchedMessages?: Record<string, (env: Env, messages: readonly { type: string }[]) => Promise<void>>;
   /** Email only: further product objects served under this one's name (its domain lookups, for domain monitors). */
   companions?: readonly Product[];
 }

@@ -8,7 +8,13 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
 import { policies } from "../../src/db/schema";
-import { bearer, call, createAccount, creditsStub, json, lookupEmail, requestRecord } from "../helpers";
+import { admin, bearer, call, createAccount, creditsStub, json, lookupEmail, requestRecord } from "../helpers";
+
+interface RouteFigures {
+  route: string;
+  requests: number;
+  before_answer: Record<"do" | "d1_primary", { mean: number; max: number }>;
+}
 
 const burst = <T>(n: number, send: () => Promise<T>) => Promise.all(Array.from({ length: n }, send));
 const codes = (responses: { status: number; body: { error?: { code: string } } }[]) =>
@@ -87,25 +93,50 @@ describe("policy versions from the account's object", () => {
     expect(await policyOf(acct.key)).toBeNull();
   });
 
-  it("reads D1 once for a policy its account's object does not know, then teaches the object its version", async () => {
-    const acct = await createAccount();
-    const now = Date.now();
-    // Written straight to D1, as a policy stored before the object kept versions would be.
-    await database(env)
-      .insert(policies)
-      .values({
-        accountId: acct.accountId,
-        product: "email",
-        rules: { blocked_domains: ["service.test"] },
-        createdAt: now,
-        updatedAt: now,
+  it(
+    "answers an account's first lookup with a policy its object was never told (D1 only) from one call to the " +
+      "object and no D1 primary query, teaches the object after the answer, and a PUT then changes the next answer",
+    async () => {
+      const acct = await createAccount({ pack: 5 });
+      const now = Date.now();
+      // Written straight to D1, as a policy stored before the object kept versions would be.
+      await database(env)
+        .insert(policies)
+        .values({
+          accountId: acct.accountId,
+          product: "email",
+          rules: { blocked_domains: ["acme.example"] },
+          createdAt: now,
+          updatedAt: now,
+        });
+      await admin("DELETE", "/round-trips");
+      const first = await lookupEmail<{ policy: unknown }>(acct.key, { email: "alice@acme.example" });
+      expect(first.status).toBe(200);
+      expect(first.body.meta).toMatchObject({ credits_used: 1, cache_hit: false });
+      expect(first.body.data.policy).toEqual({ action: "block", rules_hit: ["blocked_domains"] });
+      const { routes } = await admin<{ routes: RouteFigures[] }>("GET", "/round-trips");
+      const figures = routes.find((r) => r.route === "POST /api/v1/email")!;
+      expect(figures.requests).toBe(1);
+      expect({ do: figures.before_answer.do.max, d1_primary: figures.before_answer.d1_primary.max }).toEqual({
+        do: 1,
+        d1_primary: 0,
       });
-    expect(await policyOf(acct.key)).toEqual({ action: "block", rules_hit: ["blocked_domains"] });
-    const known = await runInDurableObject(creditsStub(acct.accountId), (_instance, state) =>
-      state.storage.sql.exec<{ stamp: number }>("SELECT stamp FROM policy_stamps WHERE product = 'email'").toArray(),
-    );
-    expect(known).toEqual([{ stamp: now }]);
-  });
+      // The object learns the version after the answer (the request's waitUntil).
+      const known = async () =>
+        runInDurableObject(creditsStub(acct.accountId), (_instance, state) =>
+          state.storage.sql
+            .exec<{ stamp: number }>("SELECT stamp FROM policy_stamps WHERE product = 'email'")
+            .toArray(),
+        );
+      const deadline = Date.now() + 5_000;
+      while ((await known()).length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await known()).toEqual([{ stamp: now }]);
+      expect((await put(acct.key, { blocked_domains: ["other.example"] })).status).toBe(200);
+      const next = await lookupEmail<{ policy: unknown }>(acct.key, { email: "bob@acme.example" });
+      expect(next.body.data.policy).toEqual({ action: "send", rules_hit: [] });
+    },
+  );
 });
 
 describe("a hold whose settle never arrives", () => {

@@ -27,23 +27,25 @@ const EXPECTED = {
   /**
    * POST /api/v1/email, the first fresh paid lookup of a new account with a new key. DO: one call to the account's
    * object (`begin`: the rate limit, the value's repeat and suppression rows, the cap and the hold, claiming the value:
-   * src/engines/walk/begin.ts), and, once per account, teaching the object that the account has no email policy
-   * (engines/policy/apply.ts). D1 primary: the policy version, once per account. D1 replica: the key row and the
-   * shared mailbox read (db/client.ts replicaReads). After the answer: the settlement with the repeat marker and
-   * history (one call, walk/walk.ts), the shared mailbox write (products/email/store.ts), the request log's queue send.
+   * src/engines/walk/begin.ts). D1 replica: the key row, the account's email policy (once per account: its object did
+   * not know the version yet, engines/policy/apply.ts) and the shared mailbox read (db/client.ts replicaReads). Nothing
+   * on the D1 primary. After the answer: the settlement with the repeat marker and history (one call, walk/walk.ts),
+   * teaching the object the policy version (once per account), the shared mailbox answers and the request log's
+   * batch, each sent on the JOBS queue (products/email/store.ts, http/request-log.ts; their consumers' D1 writes are
+   * not the request's).
    */
   emailFirst: {
-    before: { do: 2, d1_primary: 1, d1_replica: 2, queue: 0, r2: 0 },
-    after: { do: 1, d1_primary: 1, d1_replica: 0, queue: 1, r2: 0 },
+    before: { do: 1, d1_primary: 0, d1_replica: 3, queue: 0, r2: 0 },
+    after: { do: 2, d1_primary: 0, d1_replica: 0, queue: 2, r2: 0 },
   },
   /**
    * The next fresh lookup of that account: the key is cached and the policy version comes with the hold, so the one
-   * call to the account's object is all before the product's own work; nothing touches the D1 primary before the
-   * answer (the shared mailbox read is a replica read).
+   * call to the account's object is all before the product's own work; nothing touches the D1 primary before or after
+   * the answer (the shared mailbox read is a replica read, its write a queue message).
    */
   emailFresh: {
     before: { do: 1, d1_primary: 0, d1_replica: 1, queue: 0, r2: 0 },
-    after: { do: 1, d1_primary: 1, d1_replica: 0, queue: 1, r2: 0 },
+    after: { do: 1, d1_primary: 0, d1_replica: 0, queue: 2, r2: 0 },
   },
   /** A test address: no hold, so the balance read for `meta` counts the rate limit; nothing read from D1. */
   testAddress: {

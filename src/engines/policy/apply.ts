@@ -1,50 +1,77 @@
-import type { Database } from "../../db/client";
+import { database, replicaReads, type Database } from "../../db/client";
 import { creditsStub, type Payer } from "../credits/credits";
 import type { Product } from "../product";
 import type { PolicyDecision, PolicyShape } from "./policy";
-import { policyStamp, readPolicy } from "./store";
+import { policyStamp, readPolicy, type PolicyRow } from "./store";
 
 /** Rules read and parsed per isolate, by account and product, valid while the policy's `updated_at` is unchanged. */
 const parsed = new Map<string, { updatedAt: number; rules: unknown }>();
 const PARSED_MAX = 1000;
 
-/**
- * The policy's version (`updated_at`; undefined when there is none). An HTTP request learned it from the account's
- * object in the call that admitted it, so it costs no read; when that object did not know it yet (a policy written
- * before it kept versions), D1 answers once and the object is taught it. Queued work reads D1.
- */
-async function versionOf(env: Env, db: Database, product: string, payer: Payer): Promise<number | undefined> {
-  const known = payer.admission?.policies;
-  const version = known?.[product];
-  if (version !== undefined) return version === 0 ? undefined : version;
-  const stamp = await policyStamp(db, payer.accountId, product);
-  if (known) await creditsStub(env, payer.accountId).learnPolicyStamp(product, stamp ?? 0);
-  return stamp;
-}
+/** An HTTP request's `waitUntil` (work after the answer); absent, the work is awaited. */
+type Defer = (work: () => Promise<unknown>) => void;
 
-/**
- * The account's rules, parsed (up to 2,000 domains) only when this isolate has not parsed that version yet. A PUT
- * anywhere changes `updated_at` and tells the account's object, so no isolate answers with an old policy.
- */
-async function rulesOf(
-  env: Env,
-  db: Database,
-  product: string,
-  schema: PolicyShape<unknown>["rules"],
-  payer: Payer,
-): Promise<unknown> {
-  const accountId = payer.accountId;
-  const cacheKey = `${accountId}:${product}`;
-  const stamp = await versionOf(env, db, product, payer);
-  if (stamp === undefined) return null;
-  const cached = parsed.get(cacheKey);
-  if (cached?.updatedAt === stamp) return cached.rules;
-  const row = await readPolicy(db, accountId, product);
-  if (!row) return null;
+function parse(cacheKey: string, row: PolicyRow, schema: PolicyShape<unknown>["rules"]): unknown {
   const rules = schema.parse(row.rules);
   if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
   parsed.set(cacheKey, { updatedAt: row.updatedAt, rules });
   return rules;
+}
+
+/**
+ * A policy the account's object does not know yet (the account's first lookup of the product since the object kept
+ * versions): its row is read through the replica session and the object is taught its version after the answer, so
+ * the lookup makes no D1 primary query and no second call to the object before it answers. A replica is safe here
+ * because every policy write (`writePolicy`, `deletePolicy`) tells the object the new version right after writing
+ * D1: an object that does not know a version has seen no write since versions were kept, so the row is old and
+ * replicated. A write under way meanwhile is no worse than with the primary (the lookup ran before the PUT
+ * answered), and its `set` wins over this `learn` whichever lands first (`PolicyStamps`).
+ */
+async function unknownToObject(
+  env: Env,
+  product: string,
+  schema: PolicyShape<unknown>["rules"],
+  payer: Payer,
+  defer: Defer | undefined,
+): Promise<unknown> {
+  const row = await readPolicy(database(replicaReads(env)), payer.accountId, product);
+  const teach = () => creditsStub(env, payer.accountId).learnPolicyStamp(product, row?.updatedAt ?? 0);
+  if (defer)
+    defer(() =>
+      teach().catch((err) =>
+        console.error(JSON.stringify({ event: "policy_stamp_teach_failed", product, error: String(err) })),
+      ),
+    );
+  else await teach();
+  return row ? parse(`${payer.accountId}:${product}`, row, schema) : null;
+}
+
+/**
+ * The account's rules, parsed (up to 2,000 domains) only when this isolate has not parsed that version yet. An HTTP
+ * request learned the version (`updated_at`, 0 for none) from the account's object in the call that admitted it;
+ * queued work (no admission) reads it from D1. A PUT anywhere changes `updated_at` and tells the account's object, so
+ * no isolate answers with an old policy: the rules are read through the replica session, and from the primary only
+ * when the replica has not caught up with the version the object named.
+ */
+async function rulesOf(
+  env: Env,
+  product: string,
+  schema: PolicyShape<unknown>["rules"],
+  payer: Payer,
+  defer: Defer | undefined,
+): Promise<unknown> {
+  const accountId = payer.accountId;
+  const known = payer.admission?.policies;
+  if (known && known[product] === undefined) return unknownToObject(env, product, schema, payer, defer);
+  const primary: Database = database(env);
+  const stamp = known ? known[product]! : ((await policyStamp(primary, accountId, product)) ?? 0);
+  if (stamp === 0) return null;
+  const cacheKey = `${accountId}:${product}`;
+  const cached = parsed.get(cacheKey);
+  if (cached?.updatedAt === stamp) return cached.rules;
+  let row = await readPolicy(database(replicaReads(env)), accountId, product);
+  if (!row || row.updatedAt < stamp) row = await readPolicy(primary, accountId, product);
+  return row ? parse(cacheKey, row, schema) : null;
 }
 
 /**
@@ -54,14 +81,14 @@ async function rulesOf(
  */
 export async function applyPolicy<In, Out>(
   env: Env,
-  db: Database,
   product: Product<In, Out>,
   payer: Payer | null,
   items: { data: Out }[],
+  defer?: Defer,
 ): Promise<void> {
   const shape = product.policy;
   if (!shape || !items.length) return;
-  const rules = payer ? await rulesOf(env, db, product.name, shape.rules, payer) : null;
+  const rules = payer ? await rulesOf(env, product.name, shape.rules, payer, defer) : null;
   for (const item of items) {
     item.data = { ...item.data, policy: rules === null ? null : shape.evaluate(rules, item.data) };
   }

@@ -147,7 +147,7 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
   const items = firstRun
     ? buildItems(product, plan.keyOf, plan.uniques, paid, settled.credits, request.inputs, firstRun)
     : built;
-  await applyPolicy(env, db, product, payer, items);
+  await applyPolicy(env, product, payer, items, request.defer);
   return {
     items,
     requested: request.inputs.length,

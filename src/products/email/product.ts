@@ -13,7 +13,7 @@ import { lookupAddresses } from "./lookup";
 import type { EmailResult, Outcome } from "./result";
 import { recheck, settledSample, type RecheckMessage } from "./settle";
 import { mailboxKeyOf } from "./spelling";
-import { isConfirmed, recallMailboxes, rememberMailboxes } from "./store";
+import { isConfirmed, recallMailboxes, shareMailboxes, storeMailboxes, type MailboxAnswersMessage } from "./store";
 import { parseAddress } from "./syntax";
 import { cannedAnswer, TEST_ADDRESSES } from "./test-addresses";
 import { normalizeAddress } from "./username";
@@ -78,13 +78,8 @@ async function lookup(ctx: ProductContext, inputs: string[], options: WalkOption
   );
   const observed = new Map<string, MailboxAnswer>();
   answers.forEach((a, i) => a.observed && observed.set(emails[i]!, a.observed));
-  // The shared answers are written after the answer when the caller can wait on it (no D1 write before the answer).
-  const sharing = () => rememberMailboxes(db, observed);
-  if (ctx.defer)
-    ctx.defer(() =>
-      sharing().catch((err) => console.error(JSON.stringify({ event: "mailbox_share_failed", error: String(err) }))),
-    );
-  else await sharing();
+  // Shared through the queue after an HTTP request's answer (no D1 primary write on the lookup path).
+  await shareMailboxes(env, observed, ctx.defer);
   return answers.map((a, i) => ({ result: a.result, refreshed: Boolean(known[i]!.mailbox && !known[i]!.usable) }));
 }
 
@@ -167,6 +162,13 @@ export const email: Product<string, EmailResult> = {
   feedback: emailFeedback,
   companions: [asProduct(emailDomain)],
   messages: { recheck: (env, message) => recheck(env, message as RecheckMessage) },
+  batchedMessages: {
+    mailbox_answers: (env, messages) =>
+      storeMailboxes(
+        env.DB,
+        (messages as MailboxAnswersMessage[]).flatMap((m) => m.answers),
+      ),
+  },
   sampleEvents: { "email.settled": settledSample },
   isSample: isTestAddress,
   samples: TEST_ADDRESSES,

@@ -41,31 +41,80 @@ export async function recallMailboxes(
 
 type StoredOutcome = typeof mailboxAnswers.$inferInsert.outcome;
 
+/** One shared answer as it travels on the queue and is stored: a row of `mailbox_answers`. */
+export interface SharedMailbox {
+  email: string;
+  domain: string;
+  outcome: StoredOutcome;
+  checkedAt: number;
+  catchAll: boolean | null;
+}
+
+/**
+ * The queue message that shares a lookup's handshake answers (`mailbox_answers`): sent after the answer, stored by
+ * `storeMailboxes` for every such message of a delivered batch at once.
+ */
+export interface MailboxAnswersMessage {
+  type: "mailbox_answers";
+  answers: SharedMailbox[];
+}
+
 /** What the handshake learnt of catch-all: implied by a catch-all or refused answer, or the accepted answer's own. */
 const catchAllOf = (m: MailboxAnswer): boolean | null =>
   m.outcome === "catch_all" ? true : m.outcome === "no_mailbox" ? false : (m.catchAll ?? null);
 
-/** Shares what handshakes answered (never `provider_unavailable`, which must be asked again). */
-export async function rememberMailboxes(db: Database, observed: Map<string, MailboxAnswer>): Promise<void> {
-  const statements = [...observed]
+/** The rows worth sharing (never `provider_unavailable`, which must be asked again). */
+export const sharedRows = (observed: Map<string, MailboxAnswer>): SharedMailbox[] =>
+  [...observed]
     .filter(([, m]) => m.outcome !== "provider_unavailable")
-    .map(([email, m]) =>
-      db
-        .insert(mailboxAnswers)
-        .values({
-          email,
-          domain: email.slice(email.lastIndexOf("@") + 1),
-          outcome: m.outcome as StoredOutcome,
-          checkedAt: m.checkedAt,
-          catchAll: catchAllOf(m),
-        })
-        .onConflictDoUpdate({
-          target: mailboxAnswers.email,
-          set: { outcome: m.outcome as StoredOutcome, checkedAt: m.checkedAt, catchAll: catchAllOf(m) },
-        }),
-    );
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+    .map(([email, m]) => ({
+      email,
+      domain: email.slice(email.lastIndexOf("@") + 1),
+      outcome: m.outcome as StoredOutcome,
+      checkedAt: m.checkedAt,
+      catchAll: catchAllOf(m),
+    }));
+
+/**
+ * Any number of shared answers in one statement (they travel as one JSON array bound to one parameter, so D1's
+ * 100-parameter limit does not split them; `WHERE true` separates SQLite's INSERT ... SELECT from its upsert). An
+ * answer replaces a stored one only when it was checked later, so a redelivered or late message changes nothing, and
+ * two answers for one address in a batch leave the newer.
+ */
+const UPSERT_ANSWERS = `INSERT INTO mailbox_answers (email, domain, outcome, checked_at, catch_all)
+SELECT json_extract(value, '$.email'), json_extract(value, '$.domain'), json_extract(value, '$.outcome'),
+  json_extract(value, '$.checkedAt'), json_extract(value, '$.catchAll')
+FROM json_each(?1) WHERE true
+ON CONFLICT (email) DO UPDATE SET outcome = excluded.outcome, checked_at = excluded.checked_at,
+  catch_all = excluded.catch_all
+WHERE excluded.checked_at > mailbox_answers.checked_at`;
+
+/** Stores shared answers (idempotent: see `UPSERT_ANSWERS`): one D1 write however many. */
+export async function storeMailboxes(db: D1Database, answers: readonly SharedMailbox[]): Promise<void> {
+  if (!answers.length) return;
+  await db.prepare(UPSERT_ANSWERS).bind(JSON.stringify(answers)).run();
+}
+
+/**
+ * Shares what a lookup's handshakes answered. An HTTP request hands them to the queue after its answer (its consumer
+ * stores a delivered batch's in one write), so the lookup path writes nothing to the D1 primary; if that send fails
+ * the answer stays correct and only the sharing is lost (logged). Queued work (bulk, monitors, re-checks) is already
+ * off the lookup path and stores them itself.
+ */
+export async function shareMailboxes(
+  env: Env,
+  observed: Map<string, MailboxAnswer>,
+  defer?: (work: () => Promise<unknown>) => void,
+): Promise<void> {
+  const answers = sharedRows(observed);
+  if (!answers.length) return;
+  if (!defer) return storeMailboxes(env.DB, answers);
+  const message: MailboxAnswersMessage = { type: "mailbox_answers", answers };
+  defer(() =>
+    env.JOBS.send(message).catch((err) =>
+      console.error(JSON.stringify({ event: "mailbox_share_failed", answers: answers.length, error: String(err) })),
+    ),
+  );
 }
 
 export const sweepMailboxes = (db: Database, now: number) =>

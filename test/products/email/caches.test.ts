@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EmailResult } from "../../../src/products/email/result";
-import { accountRows, createAccount, lookupEmail, mailStats, rcptCount } from "../../helpers";
+import { accountRows, createAccount, lookupEmail, mailboxesShared, mailStats, rcptCount } from "../../helpers";
 
 type Lookup = EmailResult;
 
@@ -35,6 +35,7 @@ describe("email caches", () => {
     await lookupEmail(acct.key, { email: "dave@acme.example" });
     const young = await lookupEmail<Lookup>(acct.key, { email: "dave@acme.example", max_age: 60 });
     expect(young.body.meta).toMatchObject({ cache_hit: true, credits_used: 0 });
+    await mailboxesShared(["dave@acme.example"]);
     await accountRows(acct.accountId, "UPDATE repeats SET created_at = created_at - 120000 WHERE product = 'email'");
     await env.DB.prepare("UPDATE mailbox_answers SET checked_at = checked_at - 120000 WHERE email = ?")
       .bind("dave@acme.example")
@@ -51,7 +52,8 @@ describe("email caches", () => {
       const second = await createAccount({ pack: 5 });
       const original = await lookupEmail<Lookup>(first.key, { email: "erin@acme.example" });
       const rcpts = rcptCount(await mailStats(), "erin@acme.example");
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Shared through the queue after the answer: the consumer stores it about a second later.
+      await mailboxesShared(["erin@acme.example"]);
       const shared = await lookupEmail<Lookup>(second.key, { email: "erin@acme.example" });
       expect(rcptCount(await mailStats(), "erin@acme.example")).toBe(rcpts);
       expect(shared.body.data.smtp_checked_at).toBe(original.body.data.smtp_checked_at);

@@ -9,6 +9,7 @@ import {
   creditsStub,
   json,
   lookupEmail,
+  mailboxesShared,
   mailStats,
   rcptCount,
   type Envelope,
@@ -136,6 +137,7 @@ describe("POST /api/v1/email", () => {
   it("reuses an uncertain answer for 15 minutes even with refresh, without a new handshake", async () => {
     const acct = await createAccount({ pack: 5 });
     await lookupEmail(acct.key, { email: "reuse@greylist.example" });
+    await mailboxesShared(["reuse@greylist.example"]);
     const before = rcptCount(await mailStats(), "reuse@greylist.example");
     const { body } = await lookupEmail<Lookup>(acct.key, { email: "reuse@greylist.example", refresh: true });
     expect(body.data.smtp_reason).toBe("greylisted");

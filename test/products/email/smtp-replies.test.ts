@@ -4,7 +4,16 @@ import rulesSnapshot from "../../../datasets/snapshots/provider-rules.json";
 import { mailboxOutcome, providerRuleFor } from "../../../src/products/email/provider-rules";
 import type { EmailResult } from "../../../src/products/email/result";
 import { riskLevel, riskScore } from "../../../src/products/email/score";
-import { accountRows, bearer, call, createAccount, creditsStub, lookupEmail, type TestAccount } from "../../helpers";
+import {
+  accountRows,
+  bearer,
+  call,
+  createAccount,
+  creditsStub,
+  lookupEmail,
+  mailboxesShared,
+  type TestAccount,
+} from "../../helpers";
 
 /**
  * What real mail servers say, end to end: the stand-in SMTP server answers as test/fixtures/constants.ts (MAIL_POLICY)
@@ -145,6 +154,8 @@ describe("provider rules (provider-rules dataset)", () => {
       expect(meta.credits_used).toBe(1);
       expect(suppressed).toBeNull();
 
+      // The domain lookup reads the shared answers the queue's consumer stores after the address's answer.
+      await mailboxesShared([email]);
       const domain = await call<{ catch_all: boolean | null; sources: { dataset: string; version: string }[] }>(
         `/api/v1/email/domain/${d.domain}`,
         bearer((await createAccount({ pack: 2 })).key),

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { EmailResult } from "../../../src/products/email/result";
 import { asAsked } from "../../../src/products/email/as-asked";
 import { cannedAnswer } from "../../../src/products/email/test-addresses";
-import { call, createAccount, json, lookupEmail } from "../../helpers";
+import { call, createAccount, json, lookupEmail, mailboxesShared } from "../../helpers";
 
 type Batch = { results: { input: string; data: EmailResult; meta: { credits_used: number; cache_hit: boolean } }[] };
 
@@ -53,6 +53,7 @@ describe("gmail-like provider: spellings of one mailbox share its answer, each w
       });
       expect(dotted.body.meta).toMatchObject({ credits_used: 0, cache_hit: true });
       // One handshake answer, stored under the mailbox the provider delivers all three spellings to.
+      await mailboxesShared(["johnsmith@gmail.com"]);
       expect(await shared("gmail.com")).toEqual([{ email: "johnsmith@gmail.com", outcome: "accepted" }]);
     },
   );
@@ -63,6 +64,7 @@ describe("gmail-like provider: spellings of one mailbox share its answer, each w
     async () => {
       const first = await createAccount({ pack: 5 });
       const a = await lookupEmail<EmailResult>(first.key, { email: "john.smith+shop@gmail.com" });
+      await mailboxesShared(["johnsmith@gmail.com"], Date.parse(a.body.data.smtp_checked_at!));
       const second = await createAccount({ pack: 5 });
       const b = await lookupEmail<EmailResult>(second.key, { email: "johnsmith@gmail.com" });
       expect(b.body.data).toMatchObject({
@@ -102,6 +104,7 @@ describe("ordinary domain: only the spelling asked is answered", () => {
       const again = await lookupEmail<EmailResult>(acct.key, { email: "Bob@mixedcase.example" });
       expect(again.body.data).toMatchObject({ email: "Bob@mixedcase.example", deliverable: "deliverable" });
       expect(again.body.meta).toMatchObject({ credits_used: 0, cache_hit: true });
+      await mailboxesShared(["Bob@mixedcase.example", "bob@mixedcase.example"]);
       expect(await shared("mixedcase.example")).toEqual([
         { email: "Bob@mixedcase.example", outcome: "accepted" },
         { email: "bob@mixedcase.example", outcome: "no_mailbox" },

@@ -8,7 +8,7 @@ import { database } from "../../../src/db/client";
 import { answer } from "../../../src/products/email/answer";
 import type { EmailResult } from "../../../src/products/email/result";
 import { factsOf, prepareSpelling } from "../../../src/products/email/spelling";
-import { recallMailboxes, rememberMailboxes } from "../../../src/products/email/store";
+import { recallMailboxes, shareMailboxes } from "../../../src/products/email/store";
 import { cannedAnswer } from "../../../src/products/email/test-addresses";
 import { createAccount, lookupEmail } from "../../helpers";
 
@@ -107,8 +107,9 @@ describe("unknown stays unknown", () => {
     async () => {
       const now = Date.now();
       const db = database(env);
-      await rememberMailboxes(
-        db,
+      // Without `defer` (queued work) the answers are stored at once.
+      await shareMailboxes(
+        env,
         new Map([
           ["ann@unsure.example", { outcome: "accepted" as const, checkedAt: now, catchAll: null }],
           ["bo@sure.example", { outcome: "accepted" as const, checkedAt: now, catchAll: false }],
