@@ -15,7 +15,8 @@
 //
 // Prints calls/s and requests/s per kind at BENCH_CONCURRENCY calls in flight, over BENCH_KEYS keys of one account
 // (each limited to 5 a second, so a rate above 5 x keys shows as refused), and writes
-// bench/results/account-object.json. Knobs: BENCH_CALLS, BENCH_CONCURRENCY, BENCH_KEYS, BENCH_ROUNDS.
+// bench/results/account-object.json. Knobs: BENCH_CALLS, BENCH_CONCURRENCY, BENCH_KEYS, BENCH_ROUNDS, and
+// X_LOCAL_OBSERVABILITY (wrangler's local tracing of every call; off here unless set to true).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -89,6 +90,9 @@ async function main() {
       cwd: ROOT,
       detached: true,
       stdio: ["ignore", "ignore", "inherit"],
+      // wrangler's local tracing (on by default) writes a trace of every call, the object's RPCs included, to a
+      // store of its own in the same runtime: a cost per call that grows with the store and is no part of the object.
+      env: { ...process.env, X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false" },
     },
   );
   const base = `http://127.0.0.1:${port}`;

@@ -29,6 +29,9 @@ export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
   const { base } = await startLocalWorker({
     persistTo,
     vars,
+    // wrangler's local tracing (on by default) stores a trace of every request and storage call in the same runtime,
+    // a per-call cost that grows with its store and that production does not have; X_LOCAL_OBSERVABILITY=true keeps it.
+    env: { X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false" },
     script,
     stdio: logFd,
     extraArgs: ["--log-level", logLevel],
