@@ -34,6 +34,18 @@ async function until<T>(what: () => Promise<T>, ok: (value: T) => boolean, ms = 
 
 const stale = () => Date.now() - Math.max(RECOVERY_STALL_MS, STALE_DELIVERY_MS) - 1_000;
 
+/** A queued one-row email run of the account (nothing runs it here). */
+async function oneRowRun(acct: { accountId: string; keyId: string }, webhookUrl: string | null = null) {
+  const input = { inputs: ["deliverable@service.test"], options: {}, webhookUrl, idempotencyKey: null };
+  return (await createJob(capturedQueue().env, email, { accountId: acct.accountId, keyId: acct.keyId, ...input })).row;
+}
+
+/** Fires the recovery alarm now (one sweep). */
+async function sweepNow() {
+  await runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.setAlarm(Date.now()));
+  return runDurableObjectAlarm(recoveryStub(env));
+}
+
 beforeAll(async () => {
   // Earlier files may have left the shared alarm set; start from a clean one.
   await runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.deleteAlarm());
@@ -146,14 +158,7 @@ describe("the recovery alarm", () => {
   it("queues the mail of a run a crash left unmailed after its finish, once however often it sweeps", async () => {
     const acct = await funded(5);
     await creditsStub(acct.accountId).setMailSettings({ bulk_finished_emails: true });
-    const { row } = await createJob(capturedQueue().env, email, {
-      accountId: acct.accountId,
-      keyId: acct.keyId,
-      inputs: ["deliverable@service.test"],
-      options: {},
-      webhookUrl: null,
-      idempotencyKey: null,
-    });
+    const row = await oneRowRun(acct);
     const finishedAt = stale();
     // What a crash right after the finish leaves: the run settled, its mail step never run.
     await env.DB.prepare(
@@ -166,10 +171,8 @@ describe("the recovery alarm", () => {
         .bind(`bulk_finished:${row.id}:${finishedAt}:%`)
         .all<{ recipient: string; subject: string }>();
     expect((await queued()).results).toEqual([]);
-    for (let sweep = 0; sweep < 2; sweep++) {
-      await runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.setAlarm(Date.now()));
-      await runDurableObjectAlarm(recoveryStub(env));
-    }
+    await sweepNow();
+    await sweepNow();
     const recipients = (await accountRecipients(database(env), acct.accountId)).sort();
     expect(recipients.length).toBeGreaterThan(0);
     expect((await queued()).results).toEqual(
@@ -181,22 +184,14 @@ describe("the recovery alarm", () => {
 
   it("leaves a run alone once its finish ran the mail step, wanted or not", async () => {
     const acct = await funded(5);
-    const { row } = await createJob(capturedQueue().env, email, {
-      accountId: acct.accountId,
-      keyId: acct.keyId,
-      inputs: ["deliverable@service.test"],
-      options: {},
-      webhookUrl: null,
-      idempotencyKey: null,
-    });
+    const row = await oneRowRun(acct);
     await finishJob(env, row.id, "completed");
     const after = await jobById(database(env), row.id);
     expect(after?.finishedMailAt).toEqual(expect.any(Number));
     // Turned on later: a sweep does not mail an old finish.
     await creditsStub(acct.accountId).setMailSettings({ bulk_finished_emails: true });
     await env.DB.prepare("UPDATE bulk_jobs SET finished_at = ? WHERE id = ?").bind(stale(), row.id).run();
-    await runInDurableObject(recoveryStub(env), (_instance, state) => state.storage.setAlarm(Date.now()));
-    await runDurableObjectAlarm(recoveryStub(env));
+    await sweepNow();
     const mails = await env.DB.prepare("SELECT COUNT(*) AS n FROM mail_messages WHERE dedupe_key LIKE ?")
       .bind(`bulk_finished:${row.id}:%`)
       .first<{ n: number }>();
