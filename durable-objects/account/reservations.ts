@@ -8,9 +8,8 @@ import type {
   ResizeRequest,
   Settlement,
   SettleResult,
-  UnitHold,
 } from "./types";
-import { unitOutcome, unitsPerItem } from "./unit-outcome";
+import { addColumn, PrepaidPool } from "./prepaid-pool";
 
 /** A settlement is remembered this long, so a settle retried after a lost answer gets the same answer back. */
 const SETTLED_RETENTION_MS = 86_400_000;
@@ -23,6 +22,8 @@ const OPERATION_RETENTION_MS = 30 * 86_400_000;
  * release). Units of products that sell several a credit are held from the account's prepaid pool of that product.
  */
 export class Reservations {
+  private readonly pool: PrepaidPool;
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly balance: Balance,
@@ -33,17 +34,14 @@ export class Reservations {
     sql.exec(`
       CREATE TABLE IF NOT EXISTS settled_operations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS operation_charges (id TEXT PRIMARY KEY, at INTEGER NOT NULL, charges TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS prepaid (product TEXT PRIMARY KEY, units INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS reservation_units (id TEXT PRIMARY KEY, product TEXT NOT NULL, held INTEGER NOT NULL,
-        per_credit INTEGER NOT NULL);
     `);
     sql.exec(`
       CREATE TABLE IF NOT EXISTS settled_reservations (id TEXT PRIMARY KEY, at INTEGER NOT NULL, answer TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS settled_reservations_at ON settled_reservations (at);
     `);
-    // Objects created before these columns: nothing lent, no request to record.
-    addColumn(sql, "reservation_units", "lent", "INTEGER NOT NULL DEFAULT 0");
+    // Objects created before this column: no request to record.
     addColumn(sql, "reservations", "request", "TEXT");
+    this.pool = new PrepaidPool(sql);
   }
 
   /** `record`: the HTTP request behind the hold, recorded as free if the hold expires unsettled (its Worker died). */
@@ -52,7 +50,7 @@ export class Reservations {
     const { busy, open } = this.claims.sort(request.claims, null, request.requestId);
     const amount = request.claims ? open.reduce((sum, c) => sum + c.units, 0) : request.amount;
     const perCredit = request.units?.perCredit ?? 1;
-    const held = request.units ? Math.min(this.prepaidUnits(request.units.product), amount) : 0;
+    const held = request.units ? Math.min(this.pool.units(request.units.product), amount) : 0;
     const wanted = Math.ceil((amount - held) / perCredit);
     const minimum = Math.max(0, Math.ceil((Math.min(request.minimum ?? amount, amount) - held) / perCredit));
     const grant = this.grant(now, {
@@ -80,17 +78,7 @@ export class Reservations {
     // beside it share the credit instead of each needing a whole free one; settling decides who pays for it.
     const bought = grant.granted * perCredit;
     const lent = request.units ? Math.max(0, bought - (amount - held)) : 0;
-    if (request.units) {
-      this.sql.exec(
-        "INSERT INTO reservation_units (id, product, held, per_credit, lent) VALUES (?, ?, ?, ?, ?)",
-        reservationId,
-        request.units.product,
-        held,
-        perCredit,
-        lent,
-      );
-      this.addPrepaid(request.units.product, lent - held);
-    }
+    if (request.units) this.pool.open(reservationId, { product: request.units.product, held, perCredit, lent });
     const grantedUnits = held + bought - lent;
     const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
     const fairUseRemaining = this.balance.fairUse(now).free_undeliverable_remaining;
@@ -105,7 +93,7 @@ export class Reservations {
       claimed,
       held: grant.granted,
       available: this.balance.available(now),
-      ...(request.units ? { units: { held, lent, perCredit, prepaid: this.prepaidUnits(request.units.product) } } : {}),
+      ...(request.units ? { units: { held, lent, perCredit, prepaid: this.pool.units(request.units.product) } } : {}),
     };
   }
 
@@ -124,7 +112,7 @@ export class Reservations {
       .toArray()[0];
     const { busy, open } = this.claims.sort(request.claims, reservationId, reservation?.request_id ?? null);
     if (!reservation) return { ok: false, reason: "insufficient_credits", available: 0, busy };
-    const unitHold = this.readUnitHold(reservationId) ?? { product: "", held: 0, perCredit: 1, lent: 0 };
+    const unitHold = this.pool.read(reservationId) ?? { product: "", held: 0, perCredit: 1, lent: 0 };
     const units = request.claims ? open.reduce((sum, c) => sum + c.units, 0) : request.units;
     // Units lent to the pool are not the hold's to use: its credits must cover them too.
     const creditsFor = (n: number) => Math.max(0, Math.ceil((n - unitHold.held + unitHold.lent) / unitHold.perCredit));
@@ -222,7 +210,7 @@ export class Reservations {
       firstCharges: settlement.operationId ? this.operationCharges(settlement.operationId) : null,
     });
     if (!reservation) return this.settledBefore(reservationId, now) ?? nothing(true);
-    const unitHold = this.takeUnitHold(reservationId);
+    const unitHold = this.pool.take(reservationId);
     this.sql.exec("DELETE FROM reservations WHERE id = ?", reservationId);
     this.claims.drop(reservationId);
     if (settlement.operationId) {
@@ -230,13 +218,12 @@ export class Reservations {
         this.sql.exec("SELECT id FROM settled_operations WHERE id = ?", settlement.operationId).toArray().length > 0;
       // Work settled before uses nothing now; a credit whose lent units others used is still paid.
       if (unitHold && seen)
-        this.balance.charge(now, reservation, this.closeUnitHold(unitHold, [], reservation.amount).charge);
+        this.balance.charge(now, reservation, this.pool.close(unitHold, [], reservation.amount).charge);
       if (seen) return nothing(true);
       this.sql.exec("INSERT INTO settled_operations (id, at) VALUES (?, ?)", settlement.operationId, now);
     }
     const closed = unitHold
-      ? ((settlement.asAnswered ? this.closeAsAnswered(unitHold, units, reservation.amount) : null) ??
-        this.closeUnitHold(unitHold, units, reservation.amount))
+      ? this.pool.close(unitHold, units, reservation.amount, settlement.asAnswered === true)
       : null;
     const perItem = closed ? closed.perItem : units.map((n) => Math.max(0, n));
     const charged = this.balance.charge(
@@ -261,7 +248,7 @@ export class Reservations {
       this.sql.exec("DELETE FROM operation_charges WHERE at < ?", now - OPERATION_RETENTION_MS);
     }
     this.balance.countUsage(settlement.usage ?? {}, now);
-    const prepaid = unitHold ? this.prepaidUnits(unitHold.product) : null;
+    const prepaid = unitHold ? this.pool.units(unitHold.product) : null;
     const answer = { charged, credits: perItem, prepaid };
     this.sql.exec(
       "INSERT OR REPLACE INTO settled_reservations (id, at, answer) VALUES (?, ?, ?)",
@@ -311,7 +298,7 @@ export class Reservations {
 
   /** Credits available now and, for a product that sells several units a credit, its prepaid units: one read. */
   available(product: string | null, now: number): { available: number; prepaid: number | null } {
-    return { available: this.balance.available(now), prepaid: product === null ? null : this.prepaidUnits(product) };
+    return { available: this.balance.available(now), prepaid: product === null ? null : this.pool.units(product) };
   }
 
   /**
@@ -325,79 +312,4 @@ export class Reservations {
     if (row) return JSON.parse(row.charges) as Record<string, number>;
     return this.sql.exec("SELECT 1 FROM settled_operations WHERE id = ?", operationId).toArray().length ? {} : null;
   }
-
-  /**
-   * Closes a unit hold: `credits` credits were held, `hold.lent` of their units lent to the pool when reserved. Units
-   * used come from the prepaid units the hold took, then from its credits; what it did not use goes back to the pool.
-   * Then every credit of the hold the pool can give back whole is not bought after all (it may have been lent, or
-   * others may have left units since), and the rest are charged: the pool always holds exactly the units of charged
-   * credits nobody has used, plus those lent by credits still held. Item by item: units covered by prepaid ones report
-   * 0, the item that opens a charged credit reports 1 and the next `perCredit - 1` report 0. A credit whose lent units
-   * others used is charged even when this hold used none of it: those answers are what it pays for.
-   */
-  private closeUnitHold(hold: UnitHold, units: number[], credits: number): { perItem: number[]; charge: number } {
-    const used = units.reduce((a, b) => a + Math.max(0, b), 0);
-    const fromHeld = Math.min(hold.held, used);
-    const kept = credits * hold.perCredit - hold.lent;
-    const fromCredits = Math.min(used - fromHeld, kept);
-    const pool = this.prepaidUnits(hold.product) + hold.held - fromHeld + kept - fromCredits;
-    const refunded = Math.min(credits, Math.floor(pool / hold.perCredit));
-    const charge = credits - refunded;
-    this.addPrepaid(hold.product, pool - refunded * hold.perCredit - this.prepaidUnits(hold.product));
-    const covered = fromHeld + Math.max(0, fromCredits - charge * hold.perCredit);
-    return { perItem: unitsPerItem(units, covered, charge, hold.perCredit), charge };
-  }
-
-  /**
-   * Closes a unit hold as its answer said (a walk that answered before settling: `unitOutcome`), with no give-back
-   * step: the charge and each item's credits are what the answer reported. Null when the hold alone does not decide
-   * the outcome (the walk then did not report one), and the hold is closed as usual.
-   */
-  private closeAsAnswered(
-    hold: UnitHold,
-    units: number[],
-    credits: number,
-  ): { perItem: number[]; charge: number } | null {
-    const outcome = unitOutcome({ ...hold, credits }, units);
-    if (!outcome) return null;
-    this.addPrepaid(hold.product, outcome.back);
-    return { perItem: outcome.perItem, charge: outcome.charge };
-  }
-
-  private readUnitHold(reservationId: string): UnitHold | null {
-    const row = this.sql
-      .exec<{ product: string; held: number; per_credit: number; lent: number }>(
-        "SELECT product, held, per_credit, lent FROM reservation_units WHERE id = ?",
-        reservationId,
-      )
-      .toArray()[0];
-    return row ? { product: row.product, held: row.held, perCredit: row.per_credit, lent: row.lent } : null;
-  }
-
-  private takeUnitHold(reservationId: string): UnitHold | null {
-    const hold = this.readUnitHold(reservationId);
-    if (hold) this.sql.exec("DELETE FROM reservation_units WHERE id = ?", reservationId);
-    return hold;
-  }
-
-  private prepaidUnits(product: string): number {
-    return (
-      this.sql.exec<{ units: number }>("SELECT units FROM prepaid WHERE product = ?", product).toArray()[0]?.units ?? 0
-    );
-  }
-
-  private addPrepaid(product: string, delta: number) {
-    if (delta === 0) return;
-    this.sql.exec(
-      "INSERT INTO prepaid (product, units) VALUES (?, ?) ON CONFLICT (product) DO UPDATE SET units = units + " +
-        "excluded.units",
-      product,
-      delta,
-    );
-  }
-}
-
-function addColumn(sql: SqlStorage, table: string, column: string, type: string) {
-  if (sql.exec(`SELECT 1 FROM pragma_table_info('${table}') WHERE name = ?`, column).toArray().length) return;
-  sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
 }
