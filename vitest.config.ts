@@ -14,77 +14,118 @@ process.env.ADMIN_TOKEN ??= ADMIN_TOKEN;
 process.env.SMTP_SIDECAR_SECRET ??= SIDECAR_SECRET;
 process.env.MAIL_LINK_SECRET ??= MAIL_LINK_SECRET;
 
+/** The Worker, its Durable Objects, D1, R2 and Queues inside workerd, bound to the stand-ins global-setup starts. */
+const workerd = () =>
+  cloudflareTest(async ({ inject }) => ({
+    wrangler: { configPath: "./wrangler.toml" },
+    miniflare: {
+      bindings: {
+        TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+        ADMIN_TOKEN,
+        CHALLENGE_VERIFY_URL: inject("challengeVerifyUrl"),
+        DOH_URL: inject("dohUrl"),
+        RDAP_BASE_URL: inject("rdapUrl"),
+        SMTP_SIDECAR_URL: inject("sidecarUrl"),
+        SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
+        MAIL_LINK_SECRET,
+        MAIL_STATS_URL: inject("mailStatsUrl"),
+        MAIL_CATCHER_URL: inject("mailCatcherUrl"),
+        // Customer mail through the sidecar's relay to the catcher (test/fixtures/catcher.ts), retries 50 ms
+        // apart.
+        MAIL_TRANSPORT: "smtp",
+        MAIL_FROM: "Vérification API <mail@verify.test>",
+        MAIL_BASE_URL: "https://verify.test",
+        MAIL_RETRY_BASE_MS: "50",
+        RECEIVER_URL: inject("receiverUrl"),
+        SNS_CERT_URL: inject("snsCertUrl"),
+        SNS_SIGNING_KEY: inject("snsSigningKey"),
+        WEBHOOKS_ALLOW_LOOPBACK: "true",
+        OPENAPI_COVERAGE: process.env.OPENAPI_COVERAGE ?? "",
+        WEBHOOK_TIMEOUT_MS: "400",
+        WEBHOOK_RETRY_BASE_MS: "20",
+        // Settling re-checks 1 s apart, so test/products/email/settle.test.ts follows the whole chain through
+        // the queue.
+        RECHECK_DELAYS_S: "1,1",
+        // The scheduled dataset refresh fetches from the publishers' stand-in (test/fixtures/publishers.ts).
+        ...publisherVars(inject("publishersUrl")),
+        PUBLISHERS_URL: inject("publishersUrl"),
+        // Partner checks against their stand-in (test/fixtures/partners.ts), with short timeouts so a slow
+        // partner (5 s) is a timeout and an open breaker closes again within a test.
+        ...partnerVars(inject("partnersUrl")),
+        PARTNERS_URL: inject("partnersUrl"),
+        PARTNER_TIMEOUT_MS: "400",
+        PARTNER_BUDGET_MS: "4000",
+        PARTNER_BREAKER_MS: "1500",
+        // Purchases on, against the Stripe stand-in (test/fixtures/stripe.ts); webhooks signed with this
+        // secret.
+        STRIPE_API_URL: inject("stripeUrl"),
+        STRIPE_SECRET_KEY: STRIPE_TEST_SECRET_KEY,
+        STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
+        STRIPE_PRICES: STRIPE_TEST_PRICES,
+      },
+      // An empty second database for test/db/migration.test.ts, which applies the migrations to it step by
+      // step, and one that stays empty: a real D1 that refuses writes (test/http/request-log.test.ts, the queue
+      // fallback).
+      d1Databases: { MIGRATION_DB: "migration-test", EMPTY_DB: "empty-test" },
+      queueConsumers: { "verification-jobs": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 10 } },
+    },
+  }));
+
+/**
+ * Files that replace, refresh or uninstall a dataset every product reads (registers, prefix tables, IP and postcode
+ * tables), or that count the runtime's own round trips: they need a runtime no other file has touched, and running
+ * in a shared one would change what the files after them see. Every other file makes its own account, keys and values
+ * with random ids and shares one runtime per worker.
+ */
+const PRISTINE = [
+  "test/engines/datasets/dataset-refresh.test.ts",
+  "test/products/address/refresh.test.ts",
+  "test/products/entity/batch.test.ts",
+  "test/products/entity/entity.test.ts",
+  "test/products/entity/monitors.test.ts",
+  "test/products/ip/city-refresh.test.ts",
+  "test/products/ip/datasets.test.ts",
+  "test/products/phone/refresh.test.ts",
+  "test/platform/round-trips.test.ts",
+  "test/platform/round-trips-products.test.ts",
+];
+
+const workerdTest = {
+  exclude: [...configDefaults.exclude, "test/e2e/**"],
+  globalSetup: ["./test/fixtures/global-setup.ts"],
+  setupFiles: ["./test/setup.ts"],
+  // Polls bound their own waits; on a loaded 2-core machine the 5 s default cut a test short before its answer
+  // arrived (seen for the bulk completion webhook and monitor runs). A slow test is not a failed one.
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
+
 export default defineConfig({
   test: {
+    // One file at a time per core; each worker keeps its runtime (and the app's 1,600 modules) between its files.
+    maxWorkers: 2,
+    // `npm run test:times` reads this after a run: the slowest files, so a slow file is seen the day it lands.
+    reporters: ["default", ["json", { outputFile: ".vitest/last-run.json" }]],
     projects: [
       {
-        // The Worker, its Durable Objects, D1, R2 and Queues, inside workerd.
-        plugins: [
-          cloudflareTest(async ({ inject }) => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: {
-                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
-                ADMIN_TOKEN,
-                CHALLENGE_VERIFY_URL: inject("challengeVerifyUrl"),
-                DOH_URL: inject("dohUrl"),
-                RDAP_BASE_URL: inject("rdapUrl"),
-                SMTP_SIDECAR_URL: inject("sidecarUrl"),
-                SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
-                MAIL_LINK_SECRET,
-                MAIL_STATS_URL: inject("mailStatsUrl"),
-                MAIL_CATCHER_URL: inject("mailCatcherUrl"),
-                // Customer mail through the sidecar's relay to the catcher (test/fixtures/catcher.ts), retries 50 ms
-                // apart.
-                MAIL_TRANSPORT: "smtp",
-                MAIL_FROM: "Vérification API <mail@verify.test>",
-                MAIL_BASE_URL: "https://verify.test",
-                MAIL_RETRY_BASE_MS: "50",
-                RECEIVER_URL: inject("receiverUrl"),
-                SNS_CERT_URL: inject("snsCertUrl"),
-                SNS_SIGNING_KEY: inject("snsSigningKey"),
-                WEBHOOKS_ALLOW_LOOPBACK: "true",
-                OPENAPI_COVERAGE: process.env.OPENAPI_COVERAGE ?? "",
-                WEBHOOK_TIMEOUT_MS: "400",
-                WEBHOOK_RETRY_BASE_MS: "20",
-                // Settling re-checks 1 s apart, so test/products/email/settle.test.ts follows the whole chain through
-                // the queue.
-                RECHECK_DELAYS_S: "1,1",
-                // The scheduled dataset refresh fetches from the publishers' stand-in (test/fixtures/publishers.ts).
-                ...publisherVars(inject("publishersUrl")),
-                PUBLISHERS_URL: inject("publishersUrl"),
-                // Partner checks against their stand-in (test/fixtures/partners.ts), with short timeouts so a slow
-                // partner (5 s) is a timeout and an open breaker closes again within a test.
-                ...partnerVars(inject("partnersUrl")),
-                PARTNERS_URL: inject("partnersUrl"),
-                PARTNER_TIMEOUT_MS: "400",
-                PARTNER_BUDGET_MS: "4000",
-                PARTNER_BREAKER_MS: "1500",
-                // Purchases on, against the Stripe stand-in (test/fixtures/stripe.ts); webhooks signed with this
-                // secret.
-                STRIPE_API_URL: inject("stripeUrl"),
-                STRIPE_SECRET_KEY: STRIPE_TEST_SECRET_KEY,
-                STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
-                STRIPE_PRICES: STRIPE_TEST_PRICES,
-              },
-              // An empty second database for test/db/migration.test.ts, which applies the migrations to it step by
-              // step, and one that stays empty: a real D1 that refuses writes (test/http/request-log.test.ts, the queue
-              // fallback).
-              d1Databases: { MIGRATION_DB: "migration-test", EMPTY_DB: "empty-test" },
-            },
-          })),
-        ],
+        plugins: [workerd()],
         test: {
+          ...workerdTest,
           name: "worker",
+          isolate: false,
           include: ["test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, "test/e2e/**"],
-          globalSetup: ["./test/fixtures/global-setup.ts"],
-          setupFiles: ["./test/setup.ts"],
-          // Several tests chain real queue hops (1 s batch waits) and polls that bound their own waits; on a loaded
-          // 2-core machine the 5 s default cut such a test short before its answer arrived (seen for the bulk
-          // completion webhook and monitor runs). A slow test is not a failed one: its polls still decide.
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          exclude: [...workerdTest.exclude, ...PRISTINE],
+        },
+      },
+      {
+        plugins: [workerd()],
+        test: {
+          ...workerdTest,
+          name: "worker-pristine",
+          isolate: true,
+          // One at a time: they share the publishers' stand-in, whose editions each of them sets.
+          fileParallelism: false,
+          include: PRISTINE,
         },
       },
       {

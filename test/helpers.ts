@@ -80,8 +80,8 @@ export const creditsStub = (accountId: string) => env.CREDITS.get(env.CREDITS.id
 
 export interface MailStats {
   dataCalls: number;
-  /** Every address the sidecar dialled (SMTP and webhook attempts); off-loopback dials fail in the fixture. */
-  dials: string[];
+  /** Every address and port the sidecar dialled (SMTP and webhook attempts); off-loopback dials fail in the fixture. */
+  dials: { host: string; port: number }[];
   sessions: { domains: string[]; rcpts: string[] }[];
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { createSecretKey, signedUpOwner } from "../dashboard-browser";
-import { call, bearer, requestRecord } from "../helpers";
+import { requestRecord } from "../helpers";
+import { apiCall } from "./page-errors";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -18,8 +19,11 @@ const envelopeOf = (html: string) =>
     meta?: Record<string, unknown>;
     error?: { code: string };
   };
-const balance = async (key: string) =>
-  (await call<{ balance: { total: number } }>("/api/v1/account", bearer(key))).body.data!.balance.total;
+async function balance(key: string) {
+  const { status, body } = await apiCall(key, "/account");
+  expect(status, JSON.stringify(body)).toBe(200);
+  return (body.data as { balance: { total: number } }).balance.total;
+}
 
 describe("dashboard: try it", () => {
   it("shows one form per product with the product's documented example body", async () => {

@@ -91,14 +91,14 @@ describe("shared across accounts through the queue", () => {
   it("reuses account A's handshake answer for account B's lookup once the consumer ran: no new handshake", async () => {
     const a = await createAccount({ pack: 5 });
     const b = await createAccount({ pack: 5 });
-    const first = await lookupEmail<{ smtp_checked_at: string }>(a.key, { email: "carol@acme.example" });
+    const first = await lookupEmail<{ smtp_checked_at: string }>(a.key, { email: "kate@acme.example" });
     expect(first.body.meta).toMatchObject({ credits_used: 1, cache_hit: false });
-    await mailboxesShared(["carol@acme.example"], Date.parse(first.body.data.smtp_checked_at));
-    const rcpts = rcptCount(await mailStats(), "carol@acme.example");
-    const second = await lookupEmail<{ smtp_checked_at: string }>(b.key, { email: "carol@acme.example" });
+    await mailboxesShared(["kate@acme.example"], Date.parse(first.body.data.smtp_checked_at));
+    const rcpts = rcptCount(await mailStats(), "kate@acme.example");
+    const second = await lookupEmail<{ smtp_checked_at: string }>(b.key, { email: "kate@acme.example" });
     expect(second.body.meta).toMatchObject({ credits_used: 1, cache_hit: false });
     expect(second.body.data.smtp_checked_at).toBe(first.body.data.smtp_checked_at);
-    expect(rcptCount(await mailStats(), "carol@acme.example")).toBe(rcpts);
+    expect(rcptCount(await mailStats(), "kate@acme.example")).toBe(rcpts);
   });
 
   it("after the answer, a failed queue send is logged and loses only the sharing", async () => {
