@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { markAnswered, resetRoundTrips, roundTrips, runTraced } from "../../src/platform/trace";
 import { tracedEnv } from "../../src/platform/traced-env";
@@ -9,10 +9,39 @@ import { tracedEnv } from "../../src/platform/traced-env";
  */
 const withLatency = (ms: string) => tracedEnv({ ...env, DEV_ADDED_LATENCY_MS: ms } as Env);
 
-async function timed(work: () => Promise<unknown>) {
-  const started = performance.now();
-  await work();
-  return performance.now() - started;
+/**
+ * The clock is faked (the added latency is a setTimeout), so what a call waits on it is read exactly, whatever the
+ * machine's speed: `waitsFor` checks that the call has not settled with the clock 1 ms short of `ms` (given real
+ * time for its I/O) and settles once it reaches `ms`; `waitsForNothing` that it settles with the clock standing still (a wait on the clock would never end:
+ * a real-time guard of 10 s turns that into a failure that says so).
+ */
+async function onFakeClock(run: () => Promise<void>) {
+  vi.useFakeTimers({ toFake: ["setTimeout"] });
+  try {
+    await run();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+async function waitsFor(ms: number, work: () => Promise<unknown>) {
+  await onFakeClock(async () => {
+    let settled = false;
+    const done = work().then(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(ms - 1);
+    // Real time for the call's I/O: were it not held back by the clock, it would settle now.
+    await Promise.race([done, scheduler.wait(200)]);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await done;
+  });
+}
+
+async function waitsForNothing(work: () => Promise<unknown>) {
+  await onFakeClock(async () => {
+    const guard = scheduler.wait(10_000).then(() => "waited on the clock");
+    expect(await Promise.race([work().then(() => "settled"), guard])).toBe("settled");
+  });
 }
 
 async function traced(work: () => Promise<void>) {
@@ -28,20 +57,18 @@ async function traced(work: () => Promise<void>) {
 describe("DEV_ADDED_LATENCY_MS", () => {
   it("adds the latency to every D1 primary query and Durable Object call", async () => {
     const slow = withLatency("60");
-    expect(await timed(() => slow.DB.prepare("SELECT 1").first())).toBeGreaterThanOrEqual(55);
-    expect(
-      await timed(() => slow.DB.batch([slow.DB.prepare("SELECT 1"), slow.DB.prepare("SELECT 2")])),
-    ).toBeGreaterThanOrEqual(55);
+    await waitsFor(60, () => slow.DB.prepare("SELECT 1").first());
+    await waitsFor(60, () => slow.DB.batch([slow.DB.prepare("SELECT 1"), slow.DB.prepare("SELECT 2")]));
     const stub = slow.CREDITS.get(slow.CREDITS.idFromName("acct_latency"));
-    expect(await timed(() => stub.balance(null))).toBeGreaterThanOrEqual(55);
+    await waitsFor(60, () => stub.balance(null));
   });
 
   it("leaves replica reads alone, and adds nothing at 0", async () => {
     const slow = withLatency("200");
     const session = slow.DB.withSession("first-unconstrained");
-    expect(await timed(() => session.prepare("SELECT 1").first())).toBeLessThan(150);
+    await waitsForNothing(() => session.prepare("SELECT 1").first());
     const plain = withLatency("0");
-    expect(await timed(() => plain.DB.prepare("SELECT 1").first())).toBeLessThan(150);
+    await waitsForNothing(() => plain.DB.prepare("SELECT 1").first());
   });
 
   it(

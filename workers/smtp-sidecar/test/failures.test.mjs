@@ -37,8 +37,10 @@ describe("stalls", () => {
     expect(outcomes(body)).toEqual(["timeout", "timeout"]);
     expect(body.results[0]).toMatchObject({ smtp_code: null, smtp_message: null });
     expect(body.catch_all).toBeNull();
+    // Never before the deadline; and one deadline for the whole probe, not one per address (that would be 4,000 ms):
+    // a bound on structure with a second of slack, not on the machine's speed.
     expect(elapsed).toBeGreaterThanOrEqual(1900);
-    expect(elapsed).toBeLessThan(2500);
+    expect(elapsed).toBeLessThan(2 * 2000);
   });
 
   it("a server that stops answering mid-RCPT: answers so far are kept, the rest time out", async () => {
