@@ -10,13 +10,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { packageDatasetVersion, packageFiles, packageLabel } from "../../datasets/ip/build.mjs";
 import { FILE_COVERAGE, fileRows } from "../import-ip.mjs";
-
-// node:sqlite warns that it is experimental when it loads: one line of noise in every `npm run dev`, said once here.
-const warn = process.emitWarning;
-process.emitWarning = (warning, ...rest) =>
-  /SQLite is an experimental/.test(String(warning)) ? undefined : warn.call(process, warning, ...rest);
-const { DatabaseSync } = await import("node:sqlite");
-process.emitWarning = warn;
+import { DatabaseSync } from "./sqlite.mjs";
 
 export const FULL_TABLES = {
   "ip-country": {
