@@ -186,14 +186,16 @@ export async function importRegister({
 }
 
 /**
- * Loads the shipped samples into the API at `baseUrl` (idempotent). A register already installed from a real file
- * (a version without the `-sample` tag) is left alone.
+ * Loads the shipped samples into the API at `baseUrl` (idempotent). A register already at its sample's version is not
+ * loaded again (every `npm run dev` calls this); one installed from a real file (a version without the `-sample` tag)
+ * is left alone.
  */
 export async function loadSamples({ baseUrl, token, log = console.log }) {
   const { data } = await adminClient(baseUrl, token).call("GET", "/registers");
   const current = new Map(data.registers.map((r) => [r.name, r.version]));
   for (const sample of SAMPLES) {
     const version = current.get(sample.register);
+    if (version === sample.version) continue;
     if (version && !version.endsWith("-sample")) {
       log(`[import] ${sample.register}: ${version} is installed; sample not loaded`);
       continue;
