@@ -147,7 +147,15 @@ export async function applyMigrations({ persistTo, quiet = false, output } = {})
   try {
     const file = join(tmp, "pending.sql");
     writeFileSync(file, migrationBatch(pending, dir));
-    await runWrangler(["d1", "execute", "DB", "--local", "--file", file, ...persist], { quiet, output });
+    output?.(`Applying ${pending.length} migration(s) in one \`wrangler d1 execute\` batch: ${pending.join(", ")}\n`);
+    // It answers with every statement's result as JSON (over a thousand lines): kept only when it failed.
+    let answer = "";
+    const args = ["d1", "execute", "DB", "--local", "--file", file, "--json", ...persist];
+    await runWrangler(args, { quiet, output: (chunk) => (answer += chunk) }).catch((err) => {
+      output?.(answer);
+      const which = pending.length === 1 ? pending[0] : `${pending[0]} to ${pending.at(-1)}`;
+      throw new Error(`D1 migrations not applied (${which}; all or none): ${err.message}`);
+    });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
