@@ -53,6 +53,7 @@ describe("npm run dev's output", () => {
     const out = devOutput(join(dir, "after.log"));
     out.running();
     const lines = [
+      "⎔ Connection status updated",
       "Your Worker has access to the following bindings:",
       "Binding     Resource     Mode",
       "env.DB (verification)     D1 Database     local",

@@ -3,8 +3,8 @@
 // start. The terminal gets dev's own progress lines, the banner, and anything that looks like a failure (wrangler's
 // ✘ [ERROR] and ▲ [WARNING] blocks, a stack, whatever a sidecar writes to stderr). Once the banner is out
 // (`running()`), wrangler's request lines and the Worker's logs are shown as `wrangler dev` shows them, minus the bulk:
-// the bindings table it prints again on each reload, the dataset loads' row posts, and repeated outside-fetch failures
-// (scripts/lib/quiet-failures.mjs).
+// the bindings table it prints again on each reload or reconnection, the dataset loads' row posts, and repeated
+// outside-fetch failures (scripts/lib/quiet-failures.mjs).
 import { mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
@@ -16,6 +16,8 @@ const FAILURE = /\[(ERROR|WARNING)\]|^\s*[✘▲] |^\s*(\w*Error|error)\b[:[ ]|\
 /** A line that continues a failure: indented (details, a stack) or blank inside the block. */
 const CONTINUES = /^(\s|$)/;
 const BINDINGS = /^Your Worker has access to the following bindings:/;
+/** wrangler's note (then the bindings again) when its runtime reconnects now and then: nothing to act on. */
+const RECONNECTED = /^⎔ Connection status updated/;
 /** The operator routes the dataset loads post to: thousands of lines while the IP tables load. */
 const DATASET_LOADS = /^\[wrangler:info\] \w+ \/admin\/v1\/(ip-datasets|phone-datasets|address-datasets|registers)\//;
 const RECENT = 60;
@@ -56,7 +58,7 @@ export function devOutput(logFile) {
         return;
       }
       failing = FAILURE.test(plain) || (failing && CONTINUES.test(plain));
-      const show = failing || stderr || (running && !DATASET_LOADS.test(plain));
+      const show = failing || stderr || (running && !DATASET_LOADS.test(plain) && !RECONNECTED.test(plain));
       if (show) terminal.write(`${line}\n`);
     });
   };
