@@ -5,8 +5,9 @@
 //   2. the D1 migrations the local database (.wrangler/state, kept between runs) lacks, in one wrangler run
 //      (scripts/lib/migrations.mjs; none pending: wrangler is not started); meanwhile the sidecars' bundles and, when
 //      missing, the phone prefix tables' build
-//   3. sidecars (scripts/lib/dev-sidecars.mjs: the SMTP sidecar on 127.0.0.1:$SIDECAR_PORT, default 8025, and the
-//      mail catcher), then `wrangler dev` as a child process pointed at them (--var SMTP_SIDECAR_URL, ...)
+//   3. `wrangler dev` as a child process pointed at the sidecars (--var SMTP_SIDECAR_URL, ...), and the sidecars as
+//      soon as they are bundled (scripts/lib/dev-sidecars.mjs: the SMTP sidecar on 127.0.0.1:$SIDECAR_PORT, default
+//      8025, and the mail catcher)
 //   4. once /healthz and the sidecars answer, side by side: the register, address, IP and phone datasets
 //      (scripts/lib/dev-datasets.mjs; later runs only load what changed version) and the demo account and its keys
 //      via the operator API (scripts/lib/dev-demo.mjs, stored in .dev-demo.json and reused on later runs while the
@@ -33,7 +34,7 @@ import { preparePhoneTables } from "./import-phone.mjs";
 import { fullIpTablesToLoad, loadDatasets, loadFullIpTables } from "./lib/dev-datasets.mjs";
 import { DEMO_EMAIL, DEMO_FILE, demoBanner, ensureDemo } from "./lib/dev-demo.mjs";
 import { devOutput } from "./lib/dev-output.mjs";
-import { devSidecars, sidecarPorts } from "./lib/dev-sidecars.mjs";
+import { bundleSidecars, devSidecars, sidecarPorts } from "./lib/dev-sidecars.mjs";
 import {
   ROOT,
   adminClient,
@@ -89,22 +90,24 @@ const started = performance.now();
 const seconds = (from) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
 out.say(`[dev] starting${OFFLINE ? " offline" : ""}; details go to ${LOG_NAME}`);
 
-// The sidecars' bundles and the phone tables' build need no database: they run while the migrations do.
+// The sidecars' ports and vars, their bundles and the phone tables' build need no database: they run while the
+// migrations do. wrangler dev starts as soon as the migrations are in, the sidecars as soon as they are bundled.
 let sidecarSpecs;
+let prepared;
 try {
   const phone = preparePhoneTables({ log: out.log }).catch((err) => out.warn(`[dev] phone tables: ${err.message}`));
-  const specs = devSidecars({
+  sidecarSpecs = await devSidecars({
     baseUrl: BASE_URL,
     sidecarPort: SIDECAR_PORT,
     secret: SMTP_SIDECAR_SECRET,
     webhooksAllowLoopback: WEBHOOKS_ALLOW_LOOPBACK,
     offline: OFFLINE,
   });
-  specs.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled meanwhile
+  prepared = Promise.all([bundleSidecars(sidecarSpecs), phone]);
+  prepared.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled meanwhile
   const { applied } = await applyMigrations({ output: out.chunk });
   const what = applied === null ? "applied by wrangler" : applied.length ? `${applied.length} applied` : "none pending";
   out.say(`[dev] D1 migrations: ${what} (${seconds(started)})`);
-  [sidecarSpecs] = await Promise.all([specs, phone]);
 } catch (err) {
   showTail("the start failed");
   fail(err.message);
@@ -112,24 +115,8 @@ try {
 
 let shuttingDown = false;
 let exitCodeOverride = null;
+let sidecars = [];
 const stackStarted = performance.now();
-
-const sidecars = sidecarSpecs.map((sidecar) => {
-  out.log(`[dev] starting sidecar ${sidecar.name}`);
-  const child = startNodeScript(join(ROOT, sidecar.script), {
-    args: sidecar.args ?? [],
-    env: sidecar.env ?? {},
-    stdio: "pipe",
-  });
-  out.follow(child.stdout, process.stdout);
-  out.follow(child.stderr, process.stderr, { stderr: true });
-  child.on("exit", (code, signal) => {
-    if (shuttingDown) return;
-    out.warn(`[dev] sidecar ${sidecar.name} exited (${signal ?? `exit ${code}`}); stopping`);
-    shutdown("SIGTERM", 1);
-  });
-  return child;
-});
 
 out.log(`[dev] starting wrangler dev on ${BASE_URL}`);
 // WIDGET_DEMO: wrangler.toml's [build] step adds the widget's demo page (/demo) to the static assets.
@@ -171,22 +158,31 @@ process.on("exit", () => {
 });
 
 try {
-  const timeoutMs = Number(process.env.DEV_READY_TIMEOUT_MS ?? 90_000);
-  await Promise.all([
-    waitForHttp(`${BASE_URL}/healthz`, { child: wrangler, timeoutMs }),
-    ...sidecarSpecs.map(
-      (sidecar, i) =>
-        sidecar.healthUrl &&
-        waitForHttp(sidecar.healthUrl, { child: sidecars[i], name: `sidecar ${sidecar.name}`, timeoutMs }),
-    ),
-  ]);
-  out.say(`[dev] wrangler dev and the sidecars answer (${seconds(stackStarted)})`);
+  await prepared;
+  sidecars = sidecarSpecs.map(startSidecar);
 } catch (err) {
-  if (!shuttingDown) {
-    showTail(err.message);
-    shutdown("SIGTERM", 1);
-  }
+  showTail(`a sidecar could not be prepared: ${err.message}`);
+  shutdown("SIGTERM", 1);
 }
+
+if (!shuttingDown)
+  try {
+    const timeoutMs = Number(process.env.DEV_READY_TIMEOUT_MS ?? 90_000);
+    await Promise.all([
+      waitForHttp(`${BASE_URL}/healthz`, { child: wrangler, timeoutMs }),
+      ...sidecarSpecs.map(
+        (sidecar, i) =>
+          sidecar.healthUrl &&
+          waitForHttp(sidecar.healthUrl, { child: sidecars[i], name: `sidecar ${sidecar.name}`, timeoutMs }),
+      ),
+    ]);
+    out.say(`[dev] wrangler dev and the sidecars answer (${seconds(stackStarted)})`);
+  } catch (err) {
+    if (!shuttingDown) {
+      showTail(err.message);
+      shutdown("SIGTERM", 1);
+    }
+  }
 
 if (!shuttingDown && !ADMIN_TOKEN) {
   out.warn("[dev] ADMIN_TOKEN is not set in .dev.vars: the operator API is off, so no demo account was set up.");
@@ -212,6 +208,24 @@ if (!shuttingDown && !ADMIN_TOKEN) {
   // A moment later: wrangler's lines for the requests made above may still be on their way through the pipe.
   setTimeout(out.running, 1_000);
   if (ipTables.length) loadIpTablesInBackground(ipTables);
+}
+
+/** Starts one sidecar; if it exits on its own, the whole session stops, so a missing sidecar is never silent. */
+function startSidecar(sidecar) {
+  out.log(`[dev] starting sidecar ${sidecar.name}`);
+  const child = startNodeScript(join(ROOT, sidecar.script), {
+    args: sidecar.args ?? [],
+    env: sidecar.env ?? {},
+    stdio: "pipe",
+  });
+  out.follow(child.stdout, process.stdout);
+  out.follow(child.stderr, process.stderr, { stderr: true });
+  child.on("exit", (code, signal) => {
+    if (shuttingDown) return;
+    out.warn(`[dev] sidecar ${sidecar.name} exited (${signal ?? `exit ${code}`}); stopping`);
+    shutdown("SIGTERM", 1);
+  });
+  return child;
 }
 
 /** The full IP tables after the banner; one line when they are in (or why not). */

@@ -2,10 +2,11 @@
 //
 // ── Sidecar hook ─────────────────────────────────────────────────────────────────────────────────────────────────────
 // Local Node processes the Worker needs next to it. Each entry:
-//   { name, script: "path/from/repo/root.mjs", args: [], env: {}, healthUrl?, wranglerArgs?: [] }
-// Each is started with this Node before `wrangler dev` (in its own process group; stdout to .wrangler/dev.log, stderr
-// shown) and stopped together with wrangler; `wranglerArgs` are added to `wrangler dev`; dev waits for `healthUrl`
-// before the banner. If one exits on its own, the whole dev session is stopped so a missing sidecar is never silent.
+//   { name, script: "path/from/repo/root.mjs", source?: "test/fixtures/x.ts", args: [], env: {}, healthUrl?,
+//     wranglerArgs?: [] }
+// `source`, when given, is bundled into `script` first (bundleSidecars). Each is started with this Node while
+// `wrangler dev` starts (in its own process group; stdout to .wrangler/dev.log, stderr shown) and stopped together
+// with wrangler; `wranglerArgs` are added to `wrangler dev`; dev waits for `healthUrl` before the banner. If one exits on its own, the whole dev session is stopped so a missing sidecar is never silent.
 //
 // smtp: the SMTP sidecar (workers/smtp-sidecar) that runs mailbox handshakes, since a Worker cannot open port 25. It
 // shares SMTP_SIDECAR_SECRET from .dev.vars (its SIDECAR_SECRET) and dials port 25 of each MX; anything else of its
@@ -31,7 +32,7 @@ export function sidecarPorts(sidecarPort) {
   };
 }
 
-/** Every sidecar of this run, their TypeScript entry points bundled first (esbuild, into .wrangler/). */
+/** Every sidecar of this run; the ones with a `source` need bundleSidecars() before they start. */
 export async function devSidecars({ baseUrl, sidecarPort, secret, webhooksAllowLoopback, offline }) {
   const ports = sidecarPorts(sidecarPort);
   const sidecarUrl = `http://127.0.0.1:${sidecarPort}`;
@@ -61,33 +62,32 @@ export async function devSidecars({ baseUrl, sidecarPort, secret, webhooksAllowL
     healthUrl: `${sidecarUrl}/healthz`,
     wranglerArgs: vars({ SMTP_SIDECAR_URL: sidecarUrl, MAIL_TRANSPORT: "smtp", MAIL_BASE_URL: baseUrl }),
   };
-  const [mail, stand] = await Promise.all([mailCatcher(ports.mail), offline ? offlineInternet(ports.offline) : null]);
-  return [smtp, mail, ...(stand ? [stand] : [])];
+  return [smtp, mailCatcher(ports.mail), ...(offline ? [await offlineInternet(ports.offline)] : [])];
 }
 
 const vars = (entries) => Object.entries(entries).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
 const asEnv = (ports) => Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)]));
 
-/** Bundles a TypeScript entry point of test/fixtures into .wrangler/ for Node; resolves its path from the root. */
-async function bundle(entry, script) {
+/**
+ * Bundles the sidecars written in TypeScript (test/fixtures) into .wrangler/ for Node (esbuild). Apart from the
+ * specs, so `wrangler dev`, which needs only their ports, can start meanwhile.
+ */
+export async function bundleSidecars(specs) {
   const { build } = await import("esbuild");
-  await build({
-    entryPoints: [join(ROOT, entry)],
-    outfile: join(ROOT, script),
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    logLevel: "warning",
-  });
-  return script;
+  const options = { bundle: true, platform: "node", format: "esm", packages: "external", logLevel: "warning" };
+  await Promise.all(
+    specs
+      .filter((spec) => spec.source)
+      .map((spec) => build({ ...options, entryPoints: [join(ROOT, spec.source)], outfile: join(ROOT, spec.script) })),
+  );
 }
 
 /** The mail catcher (test/fixtures/mail-catcher-main.ts), bundled like the offline stand-ins. */
-async function mailCatcher(ports) {
+function mailCatcher(ports) {
   return {
     name: "mail-catcher",
-    script: await bundle("test/fixtures/mail-catcher-main.ts", ".wrangler/mail-catcher.mjs"),
+    source: "test/fixtures/mail-catcher-main.ts",
+    script: ".wrangler/mail-catcher.mjs",
     env: asEnv(ports),
     healthUrl: `http://127.0.0.1:${ports.MAIL_CATCHER_HTTP_PORT}/messages`,
   };
@@ -95,7 +95,6 @@ async function mailCatcher(ports) {
 
 /** The offline stand-ins (test/fixtures/offline-internet.ts), started like any other sidecar. */
 async function offlineInternet(ports) {
-  const script = await bundle("test/fixtures/offline-internet.ts", ".wrangler/offline-internet.mjs");
   const doh = `http://127.0.0.1:${ports.OFFLINE_DOH_PORT}/dns-query`;
   // The scheduled dataset refresh fetches from the publishers' stand-in (docs/operations.md, "Dataset refresh").
   const { publisherVars } = await import("../../test/fixtures/publishers.ts");
@@ -105,7 +104,8 @@ async function offlineInternet(ports) {
   const stripe = await import("../../test/fixtures/stripe.ts");
   return {
     name: "offline-internet",
-    script,
+    source: "test/fixtures/offline-internet.ts",
+    script: ".wrangler/offline-internet.mjs",
     env: asEnv(ports),
     healthUrl: `${doh}?name=acme.example&type=MX`,
     wranglerArgs: vars({
