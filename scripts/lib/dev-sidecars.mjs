@@ -6,7 +6,8 @@
 //     wranglerArgs?: [] }
 // `source`, when given, is bundled into `script` first (bundleSidecars). Each is started with this Node while
 // `wrangler dev` starts (in its own process group; stdout to .wrangler/dev.log, stderr shown) and stopped together
-// with wrangler; `wranglerArgs` are added to `wrangler dev`; dev waits for `healthUrl` before the banner. If one exits on its own, the whole dev session is stopped so a missing sidecar is never silent.
+// with wrangler; `wranglerArgs` are added to `wrangler dev`; dev waits for `healthUrl` before the banner. If one
+// exits on its own, the whole dev session is stopped so a missing sidecar is never silent.
 //
 // smtp: the SMTP sidecar (workers/smtp-sidecar) that runs mailbox handshakes, since a Worker cannot open port 25. It
 // shares SMTP_SIDECAR_SECRET from .dev.vars (its SIDECAR_SECRET) and dials port 25 of each MX; anything else of its
