@@ -200,8 +200,8 @@ export async function loadSamples({ baseUrl, token, log = console.log }) {
       log(`[import] ${sample.register}: ${version} is installed; sample not loaded`);
       continue;
     }
-    await importRegister({ ...sample, files: [sample.file], baseUrl, token, log: () => {} });
-    log(`[import] ${sample.register}: sample loaded (${sample.version})`);
+    const { seconds } = await importRegister({ ...sample, files: [sample.file], baseUrl, token, log: () => {} });
+    log(`[import] ${sample.register}: sample loaded (${sample.version}) in ${seconds} s`);
   }
 }
 
