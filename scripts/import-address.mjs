@@ -177,7 +177,7 @@ export async function loadAddressData({ baseUrl, token, log = console.log }) {
     if (version === item.version || (version && item.version.endsWith("-sample") && !version.endsWith("-sample")))
       continue;
     const summary = await importAddressDataset({ ...item, baseUrl, token, log: () => {} });
-    log(`[import] ${item.dataset}: ${summary.records} rows loaded (${item.version})`);
+    log(`[import] ${item.dataset}: ${summary.records} rows loaded (${item.version}) in ${summary.seconds} s`);
   }
 }
 

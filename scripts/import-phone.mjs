@@ -11,7 +11,7 @@
 //   --sample   load the committed sample (datasets/phone/sample.tsv: GB and CH) instead of the full tables
 //   --json     print the summary as one JSON line (benchmarks read it)
 //
-// Exports importPhoneDatasets() (npm run dev calls it).
+// Exports importPhoneDatasets() and preparePhoneTables() (npm run dev calls both).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -26,6 +26,23 @@ const CONCURRENCY = 4;
 const manifestVersions = () =>
   new Map(JSON.parse(readFileSync(join(PHONE_DIR, "manifest.json"), "utf8")).datasets.map((d) => [d.name, d.version]));
 
+const builtFiles = () => TABLE_NAMES.map((name) => join(DEFAULT_OUT_DIR, `${name}.tsv`));
+
+/**
+ * Builds the full tables from the installed packages (datasets/phone/build/) when they are absent or not the
+ * manifest's versions; no API is needed, so `npm run dev` does this while wrangler starts.
+ */
+export async function preparePhoneTables({ log = console.log } = {}) {
+  const files = builtFiles();
+  const stamp = join(DEFAULT_OUT_DIR, "versions.json");
+  const built = existsSync(stamp) ? JSON.parse(readFileSync(stamp, "utf8")) : {};
+  const versions = manifestVersions();
+  if (TABLE_NAMES.some((name, i) => built[name] !== versions.get(name) || !existsSync(files[i]))) {
+    log("[phone] building the prefix tables from the installed packages");
+    await build({ log: () => {} });
+  }
+}
+
 /**
  * The rows of every table: the full build (rebuilt when absent or not the manifest's versions) or the committed sample.
  */
@@ -38,14 +55,8 @@ async function tables({ sample, log }) {
     }
     return rows;
   }
-  const files = TABLE_NAMES.map((name) => join(DEFAULT_OUT_DIR, `${name}.tsv`));
-  const stamp = join(DEFAULT_OUT_DIR, "versions.json");
-  const built = existsSync(stamp) ? JSON.parse(readFileSync(stamp, "utf8")) : {};
-  const versions = manifestVersions();
-  if (TABLE_NAMES.some((name, i) => built[name] !== versions.get(name) || !existsSync(files[i]))) {
-    log("[phone] building the prefix tables from the installed packages");
-    await build({ log: () => {} });
-  }
+  await preparePhoneTables({ log });
+  const files = builtFiles();
   TABLE_NAMES.forEach((name, i) =>
     rows.set(
       name,

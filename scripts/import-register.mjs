@@ -186,20 +186,22 @@ export async function importRegister({
 }
 
 /**
- * Loads the shipped samples into the API at `baseUrl` (idempotent). A register already installed from a real file
- * (a version without the `-sample` tag) is left alone.
+ * Loads the shipped samples into the API at `baseUrl` (idempotent). A register already at its sample's version is not
+ * loaded again (every `npm run dev` calls this); one installed from a real file (a version without the `-sample` tag)
+ * is left alone.
  */
 export async function loadSamples({ baseUrl, token, log = console.log }) {
   const { data } = await adminClient(baseUrl, token).call("GET", "/registers");
   const current = new Map(data.registers.map((r) => [r.name, r.version]));
   for (const sample of SAMPLES) {
     const version = current.get(sample.register);
+    if (version === sample.version) continue;
     if (version && !version.endsWith("-sample")) {
       log(`[import] ${sample.register}: ${version} is installed; sample not loaded`);
       continue;
     }
-    await importRegister({ ...sample, files: [sample.file], baseUrl, token, log: () => {} });
-    log(`[import] ${sample.register}: sample loaded (${sample.version})`);
+    const { seconds } = await importRegister({ ...sample, files: [sample.file], baseUrl, token, log: () => {} });
+    log(`[import] ${sample.register}: sample loaded (${sample.version}) in ${seconds} s`);
   }
 }
 

@@ -1,5 +1,5 @@
-// The full-table loader of `npm run dev` (scripts/lib/local-ip-tables.mjs) on a database migrated like local D1, fed
-// slices of the installed packages' real CSV files: rows, bookkeeping, and a second start that loads nothing.
+// The direct full-table loader (scripts/lib/local-ip-tables.mjs, bench:ip-coverage) on a database migrated like D1, fed
+// slices of the installed packages' real CSV files: rows, bookkeeping, and a second call that loads nothing.
 import { createReadStream, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -53,7 +53,7 @@ const query = (sql, ...params) => {
   }
 };
 
-describe("npm run dev's full IP tables", () => {
+describe("the full IP tables written straight into a local D1 file", () => {
   it("finds the local D1 file and loads each dataset as a generation at the package's version", async () => {
     expect(file).toMatch(/0123abcd\.sqlite$/);
     const lines = [];
@@ -88,7 +88,7 @@ describe("npm run dev's full IP tables", () => {
     expect(lines.join("\n")).toMatch(/ip-country: \d+ rows of @ip-location-db\/geo-whois-asn-country@/);
   });
 
-  it("loads nothing on a later start, and a new package version replaces the old generation", async () => {
+  it("loads nothing the second time, and a new package version replaces the old generation", async () => {
     expect(await loadFullIpTables({ file, files: slices, log: () => {} })).toEqual({
       loaded: [],
       current: ["ip-country", "ip-asn", "ip-city"],

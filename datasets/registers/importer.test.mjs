@@ -154,9 +154,9 @@ describe("importRegister", () => {
 });
 
 describe("loadSamples", () => {
-  it("loads both samples, but leaves a register installed from a real file alone", async () => {
+  it("loads both samples, leaving a register from a real file or already at its sample alone", async () => {
     calls = [];
-    installed = { "gleif-lei": "2026-11-20", "uk-companies-house": "2026-11-22-sample" };
+    installed = { "gleif-lei": "2026-11-20", "uk-companies-house": "2026-11-01-sample" };
     const log = [];
     await loadSamples({ baseUrl, token: "t", log: (line) => log.push(line) });
     const completed = calls.filter((c) => c.path.endsWith("/complete"));
@@ -182,5 +182,9 @@ describe("loadSamples", () => {
       "/admin/v1/registers/uk-companies-house/complete",
       "/admin/v1/registers/gleif-lei/complete",
     ]);
+    calls = [];
+    installed = Object.fromEntries(SAMPLES.map((s) => [s.register, s.version]));
+    await loadSamples({ baseUrl, token: "t", log: () => {} });
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual(["GET /admin/v1/registers"]);
   });
 });

@@ -1,22 +1,17 @@
-// The full IP range tables for `npm run dev`: the installed @ip-location-db packages (country and ASN CSVs, the city
-// mmdb) written straight into the local D1 database file before `wrangler dev` starts, in one transaction per
-// dataset. Over the operator API the same 4 million rows take minutes (JSON over HTTP, one D1 statement per batch);
-// here they take well under a minute. The rows are read by the same functions the API import uses
-// (scripts/import-ip.mjs `fileRows`: CSV through readRange/recordValues/RangeFlattener, the mmdb through
-// mmdbCityRows), and the bookkeeping is the import's: a new generation, then `ip_datasets` and `datasets` switched to
-// it, then the old generation's rows deleted. A dataset already loaded at the installed package's version is skipped,
-// so later starts cost a query.
+// The full IP range tables written straight into a local D1 database file before a Worker starts on it
+// (bench/ip-coverage.mjs): the installed @ip-location-db packages (country and ASN CSVs, the city mmdb), in one
+// transaction per dataset, about twice as fast as the operator API import (JSON over HTTP, one D1 statement per
+// batch). Never while `wrangler dev` serves the file: the Worker's own D1 writes then fail (SQLITE_BUSY), which is
+// why `npm run dev` loads the same tables through the API, after its banner (scripts/lib/dev-datasets.mjs). The rows
+// are read by the same functions the API import uses (scripts/import-ip.mjs `fileRows`: CSV through
+// readRange/recordValues/RangeFlattener, the mmdb through mmdbCityRows), and the bookkeeping is the import's: a new
+// generation, then `ip_datasets` and `datasets` switched to it, then the old generation's rows deleted. A dataset
+// already loaded at the installed package's version is skipped, so a second call costs a query.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { packageDatasetVersion, packageFiles, packageLabel } from "../../datasets/ip/build.mjs";
 import { FILE_COVERAGE, fileRows } from "../import-ip.mjs";
-
-// node:sqlite warns that it is experimental when it loads: one line of noise in every `npm run dev`, said once here.
-const warn = process.emitWarning;
-process.emitWarning = (warning, ...rest) =>
-  /SQLite is an experimental/.test(String(warning)) ? undefined : warn.call(process, warning, ...rest);
-const { DatabaseSync } = await import("node:sqlite");
-process.emitWarning = warn;
+import { DatabaseSync } from "./sqlite.mjs";
 
 export const FULL_TABLES = {
   "ip-country": {

@@ -2,9 +2,10 @@
 // (migrations, `wrangler dev`) and Node services (the SMTP sidecar) as child processes, and a small client for the
 // operator API (/admin/v1).
 import { spawn } from "node:child_process";
-import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -96,32 +97,70 @@ export function wranglerEnv(extra = {}) {
 /**
  * Runs a wrangler command to completion. stdin is not a TTY, so wrangler's confirmations (e.g. "About to apply 1
  * migration(s) ... continue?") take their fallback answer, yes, instead of waiting for input.
- * With `quiet`, output is collected and only shown if the command fails.
+ * With `quiet`, output is collected and only shown if the command fails; with `output(chunk)`, it goes there instead
+ * of the terminal (`npm run dev` writes it to its log file).
  */
-export function runWrangler(args, { quiet = false } = {}) {
+export function runWrangler(args, { quiet = false, output } = {}) {
   return new Promise((resolvePromise, reject) => {
+    const piped = quiet || output !== undefined;
     const child = spawn(process.execPath, [WRANGLER_BIN, ...args], {
       cwd: ROOT,
       env: wranglerEnv(),
-      stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
+      stdio: ["ignore", piped ? "pipe" : "inherit", piped ? "pipe" : "inherit"],
     });
-    let output = "";
-    child.stdout?.on("data", (chunk) => (output += chunk));
-    child.stderr?.on("data", (chunk) => (output += chunk));
+    let collected = "";
+    const take = (chunk) => {
+      if (quiet) collected += chunk;
+      output?.(chunk);
+    };
+    child.stdout?.on("data", take);
+    child.stderr?.on("data", take);
     child.on("error", reject);
     child.on("exit", (code, signal) => {
-      if (code === 0) return resolvePromise(output);
-      if (quiet) process.stderr.write(output);
+      if (code === 0) return resolvePromise(collected);
+      if (quiet) process.stderr.write(collected);
       reject(new Error(`wrangler ${args.join(" ")} failed (${signal ?? `exit ${code}`})`));
     });
   });
 }
 
-/** `wrangler d1 migrations apply DB --local` (non-interactive, see runWrangler). */
-export const applyMigrations = ({ persistTo, quiet = false } = {}) =>
-  runWrangler(["d1", "migrations", "apply", "DB", "--local", ...(persistTo ? ["--persist-to", persistTo] : [])], {
-    quiet,
-  });
+/**
+ * Applies the migrations the local database (under `persistTo`, default .wrangler/state) lacks, as `wrangler d1
+ * migrations apply DB --local` would, and resolves `{applied}`: their names, [] when none was pending (wrangler is
+ * then not started at all), null when wrangler's own command decided. Pending ones go in one `wrangler d1 execute`
+ * (scripts/lib/migrations.mjs: one runtime start instead of one per migration). `quiet` and `output` as runWrangler.
+ */
+export async function applyMigrations({ persistTo, quiet = false, output } = {}) {
+  // Loaded here: node:sqlite does not exist in the Node 20 that requireNode22() turns away with a clear message.
+  const { migrationBatch, pendingMigrations } = await import("./migrations.mjs");
+  const dir = join(ROOT, "migrations");
+  const persist = persistTo ? ["--persist-to", persistTo] : [];
+  // A custom migrations table, or several local databases: wrangler's own command knows, the shortcut does not.
+  const custom = /^\s*migrations_table\s*=/m.test(readFileSync(join(ROOT, "wrangler.toml"), "utf8"));
+  const pending = custom ? null : pendingMigrations({ persistTo: persistTo ?? join(ROOT, ".wrangler", "state"), dir });
+  if (pending === null) {
+    await runWrangler(["d1", "migrations", "apply", "DB", "--local", ...persist], { quiet, output });
+    return { applied: null };
+  }
+  if (!pending.length) return { applied: [] };
+  const tmp = mkdtempSync(join(tmpdir(), "d1-migrations-"));
+  try {
+    const file = join(tmp, "pending.sql");
+    writeFileSync(file, migrationBatch(pending, dir));
+    output?.(`Applying ${pending.length} migration(s) in one \`wrangler d1 execute\` batch: ${pending.join(", ")}\n`);
+    // It answers with every statement's result as JSON (over a thousand lines): kept only when it failed.
+    let answer = "";
+    const args = ["d1", "execute", "DB", "--local", "--file", file, "--json", ...persist];
+    await runWrangler(args, { quiet, output: (chunk) => (answer += chunk) }).catch((err) => {
+      output?.(answer);
+      const which = pending.length === 1 ? pending[0] : `${pending[0]} to ${pending.at(-1)}`;
+      throw new Error(`D1 migrations not applied (${which}; all or none): ${err.message}`);
+    });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return { applied: pending };
+}
 
 /**
  * Bundles the Worker once, as `wrangler deploy` would, into `outDir` (`wrangler deploy --dry-run --outdir`, nothing is
