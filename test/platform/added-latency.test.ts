@@ -12,8 +12,8 @@ const withLatency = (ms: string) => tracedEnv({ ...env, DEV_ADDED_LATENCY_MS: ms
 /**
  * The clock is faked (the added latency is a setTimeout), so what a call waits on it is read exactly, whatever the
  * machine's speed: `waitsFor` checks that the call has not settled with the clock 1 ms short of `ms` (given real
- * time for its I/O) and settles once it reaches `ms`; `waitsForNothing` that it settles with the clock standing still (a wait on the clock would never end:
- * a real-time guard of 10 s turns that into a failure that says so).
+ * time for its I/O) and settles once it reaches `ms`; `waitsForNothing` that it settles with the clock standing still
+ * (a wait on the clock would never end: a real-time guard of 10 s turns that into a failure that says so).
  */
 async function onFakeClock(run: () => Promise<void>) {
   vi.useFakeTimers({ toFake: ["setTimeout"] });
