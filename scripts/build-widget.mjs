@@ -5,7 +5,8 @@
 //   dashboard/assets/*.js          the dashboard's page scripts (widget/src/dashboard: passkeys, usage charts with
 //                                  uPlot, bulk run progress; docs/dashboard.md) and uplot.css
 //   docs/*.md                      the guides, as written in docs/
-//   docs/assets/api-reference.js   the reference renderer GET /docs loads (@scalar/api-reference's standalone bundle)
+//   docs/assets/api-reference.*   the reference renderer GET /docs loads (swagger-ui-dist's bundle and sheet) and
+//   docs/assets/reference-start.js the lines that start it (widget/reference/reference-start.js)
 // wrangler.toml's [build] runs this before every `wrangler dev` and `wrangler deploy`; `npm run build:widget` by hand.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,21 +18,13 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const ASSETS_DIR = join(ROOT, "dist", "public");
 /** The versioned path sites embed; a breaking change to the widget's options gets /widget/v2/. */
 export const WIDGET_PATH = "/widget/v1/verify.js";
-/** Where GET /docs loads its renderer from (src/routes/reference.ts names the same path): our origin, not a CDN. */
+/** Where GET /docs loads its renderer from (src/routes/reference.ts names the same paths): our origin, not a CDN. */
 export const REFERENCE_SCRIPT_PATH = "/docs/assets/api-reference.js";
-/**
- * The renderer's one-file browser bundle (UMD, sets window.Scalar), of the version package.json pins exactly. The
- * package's exports map does not list it, so it is read from node_modules by path.
- */
-export const REFERENCE_SCRIPT_SOURCE = join(
-  ROOT,
-  "node_modules",
-  "@scalar",
-  "api-reference",
-  "dist",
-  "browser",
-  "standalone.js",
-);
+export const REFERENCE_STYLE_PATH = "/docs/assets/api-reference.css";
+export const REFERENCE_START_PATH = "/docs/assets/reference-start.js";
+const SWAGGER_UI = join(ROOT, "node_modules", "swagger-ui-dist");
+/** The renderer's one-file browser bundle (sets window.SwaggerUIBundle), of the version package.json pins exactly. */
+export const REFERENCE_SCRIPT_SOURCE = join(SWAGGER_UI, "swagger-ui-bundle.js");
 
 // Sites load the script on every page: an hour of caching keeps fixes flowing out the same day.
 const HEADERS = `/widget/*
@@ -83,10 +76,12 @@ export async function buildWidget({ demo = process.env.WIDGET_DEMO === "1", outD
   mkdirSync(join(outDir, "docs"), { recursive: true });
   for (const name of readdirSync(join(ROOT, "docs")).filter((n) => n.endsWith(".md")))
     copyFileSync(join(ROOT, "docs", name), join(outDir, "docs", name));
-  // Served by us so the reference renders offline and without a third party (4.4 MB, 1.3 MB gzipped:
+  // Served by us so the reference renders offline and without a third party (1.7 MB, 0.46 MB gzipped:
   // docs/architecture.md).
   mkdirSync(join(outDir, "docs", "assets"), { recursive: true });
   copyFileSync(REFERENCE_SCRIPT_SOURCE, join(outDir, REFERENCE_SCRIPT_PATH));
+  copyFileSync(join(SWAGGER_UI, "swagger-ui.css"), join(outDir, REFERENCE_STYLE_PATH));
+  copyFileSync(join(ROOT, "widget", "reference", "reference-start.js"), join(outDir, REFERENCE_START_PATH));
   const code = readFileSync(file);
   return { file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
 }

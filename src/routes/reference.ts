@@ -1,4 +1,3 @@
-import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
 import type { AppEnv } from "../types";
 
@@ -65,24 +64,31 @@ ${GUIDES.map(guide).join("\n")}
 }
 
 /**
- * Where the reference page loads its renderer: @scalar/api-reference's standalone bundle, copied into the static assets
- * by scripts/build-widget.mjs (same path there), so the page works offline and calls no CDN.
+ * Where the reference page loads its renderer and style (swagger-ui-dist's browser bundle and sheet, copied into the
+ * static assets by scripts/build-widget.mjs under the same paths) and the few lines that start it on the served
+ * document: all from our origin, so the page works offline, calls no CDN and needs no inline script.
  */
 export const REFERENCE_SCRIPT_PATH = "/docs/assets/api-reference.js";
+export const REFERENCE_STYLE_PATH = "/docs/assets/api-reference.css";
+export const REFERENCE_START_PATH = "/docs/assets/reference-start.js";
+
+const REFERENCE_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Verification API reference</title>
+<link rel="stylesheet" href="${REFERENCE_STYLE_PATH}">
+</head>
+<body>
+<div id="reference" data-document="/api/v1/openapi.json"></div>
+<script src="${REFERENCE_SCRIPT_PATH}"></script>
+<script src="${REFERENCE_START_PATH}"></script>
+</body>
+</html>
+`;
 
 /** `GET /docs` (the rendered reference of the served OpenAPI document) and `GET /llms.txt`; no key. */
 export const referenceRoutes = new Hono<AppEnv>()
-  .get(
-    "/docs",
-    Scalar({
-      url: "/api/v1/openapi.json",
-      pageTitle: "Verification API reference",
-      cdn: REFERENCE_SCRIPT_PATH,
-      // Nothing else from a third party either: system fonts instead of fonts.scalar.com, no usage pings to Scalar, and
-      // no "Ask AI" button (it sends the document to Scalar's agent service).
-      withDefaultFonts: false,
-      telemetry: false,
-      agent: { disabled: true },
-    }),
-  )
+  .get("/docs", (c) => c.html(REFERENCE_PAGE))
   .get("/llms.txt", (c) => c.text(llmsText(new URL(c.req.url).origin)));

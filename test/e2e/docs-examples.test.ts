@@ -3,7 +3,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { REFERENCE_SCRIPT_PATH, REFERENCE_SCRIPT_SOURCE } from "../../scripts/build-widget.mjs";
+import {
+  REFERENCE_SCRIPT_PATH,
+  REFERENCE_SCRIPT_SOURCE,
+  REFERENCE_START_PATH,
+  REFERENCE_STYLE_PATH,
+} from "../../scripts/build-widget.mjs";
 import { ROOT } from "../../scripts/lib/local.mjs";
 import { base, newAccount } from "./stack";
 
@@ -73,6 +78,7 @@ describe("the reference and the guides", () => {
     expect(html).toContain("/api/v1/openapi.json");
     // The renderer comes from our static assets (scripts/build-widget.mjs), byte for byte the pinned package's bundle.
     expect(html).toContain(`<script src="${REFERENCE_SCRIPT_PATH}"></script>`);
+    expect(html).toContain(`<script src="${REFERENCE_START_PATH}"></script>`);
     expect(html).not.toMatch(/jsdelivr|unpkg|cdn\./);
     const script = await fetch(`${base}${REFERENCE_SCRIPT_PATH}`);
     expect(script.status).toBe(200);
@@ -80,7 +86,9 @@ describe("the reference and the guides", () => {
     expect(script.headers.get("cache-control")).toBe("public, max-age=3600");
     const served = Buffer.from(await script.arrayBuffer());
     expect(served.equals(readFileSync(REFERENCE_SCRIPT_SOURCE))).toBe(true);
-    expect(served.toString("latin1")).toContain("createApiReference");
+    expect(served.toString("latin1")).toContain("SwaggerUIBundle");
+    for (const path of [REFERENCE_STYLE_PATH, REFERENCE_START_PATH])
+      expect((await fetch(`${base}${path}`)).status, path).toBe(200);
     const llms = await (await fetch(`${base}/llms.txt`)).text();
     const guides = [...llms.matchAll(/\]\((http[^)]+\/docs\/([\w-]+\.md))\)/g)];
     expect(guides.length).toBeGreaterThan(10);

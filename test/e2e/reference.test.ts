@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REFERENCE_SCRIPT_PATH } from "../../scripts/build-widget.mjs";
+import { REFERENCE_SCRIPT_PATH, REFERENCE_START_PATH } from "../../scripts/build-widget.mjs";
 import { base, browser as executablePath, outputDir } from "./stack";
 
 describe.skipIf(!executablePath)("the rendered reference (GET /docs) in a browser", () => {
@@ -29,18 +29,22 @@ describe.skipIf(!executablePath)("the rendered reference (GET /docs) in a browse
     });
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
+    const started = Date.now();
     await page.goto(`${base}/docs`);
-    // The renderer is 4.4 MB of script to parse before the first heading: a busy machine takes tens of seconds.
-    await expect
-      .poll(() => page.getByRole("heading", { name: "Verification API" }).first().isVisible(), { timeout: 60_000 })
-      .toBe(true);
+    const title = page.getByRole("heading", { name: /Verification API/ }).first();
+    await expect.poll(() => title.isVisible(), { timeout: 60_000 }).toBe(true);
+    // Printed, not asserted: the time to the first heading on this machine (docs/architecture.md records it).
+    console.log(`[reference] first heading ${Date.now() - started} ms after navigation`);
     await expect.poll(() => page.getByText("Verify one address").first().isVisible()).toBe(true);
     await page.screenshot({ path: join(outputDir, "reference.png") });
     expect(ours).toContain(REFERENCE_SCRIPT_PATH);
+    expect(ours).toContain(REFERENCE_START_PATH);
     expect(ours).toContain("/api/v1/openapi.json");
     expect(foreign).toEqual([]);
     expect(errors).toEqual([]);
-    expect(await page.getByText("Ask AI").count()).toBe(0);
+    // No vendor's hosted-service buttons or URL box: the page is the reference of this API only.
+    for (const text of ["Ask AI", "Generate MCP", "Deploy", "Explore"])
+      expect(await page.getByText(text, { exact: true }).count(), text).toBe(0);
     await page.close();
   });
 });
