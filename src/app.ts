@@ -29,6 +29,7 @@ import { statusRoutes } from "./routes/status";
 import { webhookRoutes } from "./routes/webhooks";
 import { monitoredProduct, productNamed } from "./products/registry";
 import { mcpRoutes } from "./surfaces/mcp/routes";
+import { toolNames } from "./surfaces/mcp/server";
 import type { AppEnv } from "./types";
 
 /**
@@ -44,7 +45,10 @@ app.use("*", traceAnswer());
 app.get("/healthz", (c) => c.text("ok"));
 app.route("/", mailLinkRoutes);
 app.route("/", mailPreferenceRoutes);
-app.route("/", referenceRoutes);
+app.route(
+  "/",
+  referenceRoutes(() => toolNames({ routes: () => app.routes })),
+);
 // Try it runs its lookups through this app, as the API requests they are.
 app.route(
   "/",

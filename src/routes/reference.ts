@@ -24,11 +24,21 @@ export const GUIDES: [file: string, title: string, note: string][] = [
   ["jobs-and-webhooks.md", "Bulk runs and webhooks", "jobs, CSV results, signatures, delivery ids"],
   ["widget.md", "Sign-up form widget", ""],
   ["client.md", "TypeScript client", "the npm package"],
+  ["agents.md", "Agents", "the tool protocol at /mcp: connecting, tools, prices, refusals"],
   ["offline.md", "Trying the API without internet", ""],
 ];
 
-/** `/llms.txt` (llmstxt.org): what the API is, how to authenticate, where the reference and the guides are. */
-export function llmsText(origin: string): string {
+/** A tool of the tool protocol at /mcp, as `tools/list` names it. */
+export interface ToolName {
+  name: string;
+  title?: string;
+}
+
+/**
+ * `/llms.txt` (llmstxt.org): what the API is, how to authenticate, where the reference, the tool protocol (with its
+ * tools, as `tools/list` answers them) and the guides are.
+ */
+export function llmsText(origin: string, tools: ToolName[]): string {
   const guide = ([file, title, note]: (typeof GUIDES)[number]) =>
     `- [${title}](${origin}/docs/${file})${note ? `: ${note}` : ""}`;
   return (
@@ -56,6 +66,13 @@ Example: \`curl -s ${origin}/api/v1/email -H "Authorization: Bearer sk_test_publ
 - [API reference](${origin}/docs): every operation with its schemas and examples, rendered
 - [OpenAPI 3.1 document](${origin}/api/v1/openapi.json): the same, as JSON
 
+## Agents
+
+- [Tool protocol](${origin}/mcp): \`POST /mcp\`, the Model Context Protocol over Streamable HTTP, with the same secret
+  key; every tool is one API call with the same checks, prices and \`meta\`
+- [Agents guide](${origin}/docs/agents.md): connecting Claude Code, Claude Desktop and other clients; tools; refusals
+- Tools: ${tools.map((tool) => `\`${tool.name}\``).join(", ")}
+
 ## Guides
 
 ${GUIDES.map(guide).join("\n")}
@@ -72,6 +89,10 @@ export const REFERENCE_SCRIPT_PATH = "/docs/assets/api-reference.js";
 export const REFERENCE_STYLE_PATH = "/docs/assets/api-reference.css";
 export const REFERENCE_START_PATH = "/docs/assets/reference-start.js";
 
+/**
+ * The page paints its title and where to go next at once; the renderer (1.7 MB) loads deferred and fills in the
+ * operations below, so nothing waits for it to read the page.
+ */
 const REFERENCE_PAGE = `<!doctype html>
 <html lang="en">
 <head>
@@ -79,16 +100,28 @@ const REFERENCE_PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Verification API reference</title>
 <link rel="stylesheet" href="${REFERENCE_STYLE_PATH}">
+<style>.reference-intro{max-width:1400px;margin:0 auto;padding:24px 20px 0;font:15px/1.5 system-ui,sans-serif}</style>
+<script defer src="${REFERENCE_SCRIPT_PATH}"></script>
+<script defer src="${REFERENCE_START_PATH}"></script>
 </head>
 <body>
+<header class="reference-intro">
+<h1>Verification API reference</h1>
+<p>Every operation of the API with its schemas and examples, rendered from the served
+<a href="/api/v1/openapi.json">OpenAPI 3.1 document</a>. Guides: <a href="/llms.txt">/llms.txt</a>.
+Agents: the tool protocol at <code>/mcp</code> (<a href="/docs/agents.md">docs/agents.md</a>).</p>
+<p class="reference-loading">Loading the operations&hellip;</p>
+</header>
 <div id="reference" data-document="/api/v1/openapi.json"></div>
-<script src="${REFERENCE_SCRIPT_PATH}"></script>
-<script src="${REFERENCE_START_PATH}"></script>
 </body>
 </html>
 `;
 
-/** `GET /docs` (the rendered reference of the served OpenAPI document) and `GET /llms.txt`; no key. */
-export const referenceRoutes = new Hono<AppEnv>()
-  .get("/docs", (c) => c.html(REFERENCE_PAGE))
-  .get("/llms.txt", (c) => c.text(llmsText(new URL(c.req.url).origin)));
+/**
+ * `GET /docs` (the rendered reference of the served OpenAPI document) and `GET /llms.txt`; no key. `tools` names the
+ * tool protocol's tools for llms.txt (read when asked, so the list is the one `tools/list` answers).
+ */
+export const referenceRoutes = (tools: () => ToolName[]) =>
+  new Hono<AppEnv>()
+    .get("/docs", (c) => c.html(REFERENCE_PAGE))
+    .get("/llms.txt", (c) => c.text(llmsText(new URL(c.req.url).origin, tools())));

@@ -77,8 +77,8 @@ describe("the reference and the guides", () => {
     const html = await reference.text();
     expect(html).toContain("/api/v1/openapi.json");
     // The renderer comes from our static assets (scripts/build-widget.mjs), byte for byte the pinned package's bundle.
-    expect(html).toContain(`<script src="${REFERENCE_SCRIPT_PATH}"></script>`);
-    expect(html).toContain(`<script src="${REFERENCE_START_PATH}"></script>`);
+    expect(html).toContain(`<script defer src="${REFERENCE_SCRIPT_PATH}"></script>`);
+    expect(html).toContain(`<script defer src="${REFERENCE_START_PATH}"></script>`);
     expect(html).not.toMatch(/jsdelivr|unpkg|cdn\./);
     const script = await fetch(`${base}${REFERENCE_SCRIPT_PATH}`);
     expect(script.status).toBe(200);

@@ -2,6 +2,8 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TAGS } from "../../src/routes/openapi";
 import { GUIDES, REFERENCE_SCRIPT_PATH, REFERENCE_START_PATH, REFERENCE_STYLE_PATH } from "../../src/routes/reference";
+import { BASE, createAccount } from "../helpers";
+import { connect } from "../mcp-client";
 
 interface Operation {
   tags?: string[];
@@ -141,6 +143,32 @@ describe("GET /docs and GET /llms.txt", () => {
     expect(text).toContain("- [API reference](https://api.test/docs)");
     expect(text).toContain("- [OpenAPI 3.1 document](https://api.test/api/v1/openapi.json)");
     for (const [file] of GUIDES) expect(text).toContain(`(https://api.test/docs/${file})`);
-    expect(text.match(/^## /gm)).toHaveLength(2);
+    expect(text.match(/^## /gm)).toEqual(["## ", "## ", "## "]);
+  });
+
+  it("leads agents to the tool protocol: /mcp, docs/agents.md and every tool tools/list answers, in its order", async () => {
+    const text = await (await SELF.fetch("https://api.test/llms.txt")).text();
+    expect(text).toContain("## Agents");
+    expect(text).toContain("- [Tool protocol](https://api.test/mcp): `POST /mcp`");
+    expect(text).toContain("- [Agents guide](https://api.test/docs/agents.md)");
+    const acct = await createAccount({ pack: 1 });
+    const workerFetch: typeof fetch = (input, init) => SELF.fetch(input instanceof URL ? input.href : input, init);
+    const { client, close } = await connect(BASE, acct.key, workerFetch);
+    const { tools } = await client.listTools();
+    await close();
+    const listed = /^- Tools: (.*)$/m.exec(text)![1]!.split(", ");
+    expect(listed).toEqual(tools.map((tool) => `\`${tool.name}\``));
+    expect(listed).toContain("`quote`");
+  });
+
+  it("paints its title and where to go next before the renderer loads (deferred scripts)", async () => {
+    const html = await (await SELF.fetch("https://api.test/docs")).text();
+    expect(html).toContain("<h1>Verification API reference</h1>");
+    expect(html).toContain('<a href="/docs/agents.md">docs/agents.md</a>');
+    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+    expect(scripts).toEqual([
+      `<script defer src="${REFERENCE_SCRIPT_PATH}">`,
+      `<script defer src="${REFERENCE_START_PATH}">`,
+    ]);
   });
 });

@@ -12,5 +12,6 @@
     validatorUrl: null,
     defaultModelsExpandDepth: 0,
     displayRequestDuration: true,
+    onComplete: () => document.querySelector(".reference-loading")?.remove(),
   });
 })();

@@ -15,6 +15,8 @@ const INSTRUCTIONS =
   "nothing charged, above that. Refusals come back as tool errors with `error.code` (INSUFFICIENT_CREDITS, " +
   "KEY_SCOPE_DENIED, RATE_LIMITED, ...).";
 
+const QUOTE_TITLE = "Quote a call";
+
 let cached: { routes: unknown; tools: ToolSpec[] } | undefined;
 
 /** Every tool but `quote`, built once per isolate from the app's route table. */
@@ -23,6 +25,12 @@ export function toolSpecs(routes: Routes): ToolSpec[] {
   if (cached?.routes !== table) cached = { routes: table, tools: [...lookupTools(routes), ...engineTools(routes)] };
   return cached.tools;
 }
+
+/** The tools' names and titles in `tools/list` order (every tool, then `quote`), for /llms.txt. */
+export const toolNames = (routes: Routes) => [
+  ...toolSpecs(routes).map(({ name, title }) => ({ name, title })),
+  { name: "quote", title: QUOTE_TITLE },
+];
 
 const text = (value: unknown) => [{ type: "text" as const, text: JSON.stringify(value) }];
 
@@ -126,7 +134,7 @@ function registerQuote(server: McpServer, caller: Caller, tools: ToolSpec[]): To
   const paid = tools.filter((t) => t.cost);
   const spec: ToolSpec = {
     name: "quote",
-    title: "Quote a call",
+    title: QUOTE_TITLE,
     description:
       "The most a paid tool call would cost, without running it: its values deduplicated, test values and malformed " +
       "ones free, values this account looked up in the last 7 days free (unless refresh/max_age asks for fresh " +
