@@ -31,7 +31,10 @@ describe.skipIf(!executablePath)("the rendered reference (GET /docs) in a browse
     page.on("pageerror", (error) => errors.push(error.message));
     const started = Date.now();
     await page.goto(`${base}/docs`);
-    const title = page.locator(".swagger-ui").getByRole("heading", { name: /Verification API/ }).first();
+    const title = page
+      .locator(".swagger-ui")
+      .getByRole("heading", { name: /Verification API/ })
+      .first();
     await expect.poll(() => title.isVisible(), { timeout: 60_000 }).toBe(true);
     // Printed, not asserted: first paint (the page's own title, before the renderer) and the rendered reference's
     // first heading on this machine (docs/architecture.md records them).

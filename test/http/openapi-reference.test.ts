@@ -146,7 +146,7 @@ describe("GET /docs and GET /llms.txt", () => {
     expect(text.match(/^## /gm)).toEqual(["## ", "## ", "## "]);
   });
 
-  it("leads agents to the tool protocol: /mcp, docs/agents.md and every tool tools/list answers, in its order", async () => {
+  it("leads agents to /mcp, docs/agents.md and every tool tools/list answers, in its order", async () => {
     const text = await (await SELF.fetch("https://api.test/llms.txt")).text();
     expect(text).toContain("## Agents");
     expect(text).toContain("- [Tool protocol](https://api.test/mcp): `POST /mcp`");
