@@ -12,6 +12,7 @@ import { createRelayPools, MAX_SUBMIT_BYTES, parseSubmitRequest, submit } from "
 import { isHostname, isSafeAddress, parseProbeRequest } from "./request-schema.mjs";
 import { createDohResolver } from "./doh-resolver.mjs";
 import { createDnsResolver } from "./targets.mjs";
+import { createSessionPool } from "./session-pool.mjs";
 
 const MAX_BODY_BYTES = 64 * 1024;
 const MIN_SECRET_LENGTH = 16;
@@ -31,6 +32,8 @@ const MIN_SECRET_LENGTH = 16;
  * @property {typeof import("node:net").connect} [connect] socket factory; tests wrap it to count dials
  * @property {(message: string) => void} [log] error log; defaults to stderr
  * @property {import("./submit.mjs").RelayConfig} [relay] where /v1/submit hands customer mail (SMTP_RELAY_HOST, ...)
+ * @property {Partial<import("./session-pool.mjs").PoolLimits>} [sessions] limits of the kept SMTP sessions; tests
+ * shorten them
  */
 
 /**
@@ -89,6 +92,7 @@ export function createSidecar(config) {
     close: () =>
       new Promise((resolve) => {
         settings.relayPools.close();
+        settings.sessionPool.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
@@ -163,6 +167,7 @@ function checkConfig(config) {
   if (!isSafeAddress(settings.mailFrom)) throw new Error("SMTP_MAIL_FROM must be a plain address");
   settings.allowLoopback = settings.allowLoopback === true;
   settings.relayPools = createRelayPools();
+  settings.sessionPool = createSessionPool(settings.sessions);
   return settings;
 }
 

@@ -9,10 +9,11 @@ export const SECRET = "test-sidecar-secret-0123456789";
 
 /**
  * A real SMTP server on a free loopback port. `rcpt(address, session)` returns null to accept or `[code, message]` to
- * refuse. `stats` counts sessions and every RCPT seen; `stats.dataCalls` must stay 0.
+ * refuse. `stats` counts sessions (and the most open at once, `peakOpen`) and every RCPT seen; `stats.dataCalls` must
+ * stay 0.
  */
 export async function startSmtpServer({ rcpt = () => null, ...options } = {}) {
-  const stats = { sessions: 0, rcpts: [], mailFrom: [], dataCalls: 0, closed: 0 };
+  const stats = { sessions: 0, peakOpen: 0, rcpts: [], mailFrom: [], dataCalls: 0, closed: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
@@ -21,6 +22,7 @@ export async function startSmtpServer({ rcpt = () => null, ...options } = {}) {
     ...options,
     onConnect(_session, callback) {
       stats.sessions += 1;
+      stats.peakOpen = Math.max(stats.peakOpen, stats.sessions - stats.closed);
       callback();
     },
     onClose() {
