@@ -6,7 +6,7 @@ import { realpathSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { verifyRequest } from "./auth.mjs";
-import { deliver, parseDeliverRequest } from "./deliver.mjs";
+import { deliver, MAX_DELIVER_REQUEST_BYTES, parseDeliverRequest } from "./deliver.mjs";
 import { probe } from "./probe.mjs";
 import { createRelayPools, MAX_SUBMIT_BYTES, parseSubmitRequest, submit } from "./submit.mjs";
 import { isHostname, isSafeAddress, parseProbeRequest } from "./request-schema.mjs";
@@ -113,8 +113,9 @@ async function handle(request, response, settings) {
     return sendJson(response, 404, { error: "not found" });
   if (request.method !== "POST") return methodNotAllowed(response, "POST");
 
-  // A whole message (HTML part included) is larger than any probe or webhook body.
-  const maxBytes = pathname === "/v1/submit" ? MAX_SUBMIT_BYTES : MAX_BODY_BYTES;
+  // Each path reads what its largest valid request can be: a probe is small, a webhook body or a message is not.
+  const maxBytes =
+    { "/v1/submit": MAX_SUBMIT_BYTES, "/v1/deliver": MAX_DELIVER_REQUEST_BYTES }[pathname] ?? MAX_BODY_BYTES;
   const rawBody = await readBody(request, maxBytes);
   if (rawBody === null) return sendJson(response, 413, { error: `body larger than ${maxBytes} bytes` });
   const authError = verifyRequest({
