@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { verifyRequest } from "./auth.mjs";
 import { deliver, MAX_DELIVER_REQUEST_BYTES, parseDeliverRequest } from "./deliver.mjs";
 import { probe } from "./probe.mjs";
-import { createRelayPools, MAX_SUBMIT_BYTES, parseSubmitRequest, submit } from "./submit.mjs";
+import { createRelayPools, MAX_SUBMIT_REQUEST_BYTES, parseSubmitRequest, submit } from "./submit.mjs";
 import { isHostname, isSafeAddress, parseProbeRequest } from "./request-schema.mjs";
 import { createDohResolver } from "./doh-resolver.mjs";
 import { createDnsResolver } from "./targets.mjs";
@@ -115,7 +115,7 @@ async function handle(request, response, settings) {
 
   // Each path reads what its largest valid request can be: a probe is small, a webhook body or a message is not.
   const maxBytes =
-    { "/v1/submit": MAX_SUBMIT_BYTES, "/v1/deliver": MAX_DELIVER_REQUEST_BYTES }[pathname] ?? MAX_BODY_BYTES;
+    { "/v1/submit": MAX_SUBMIT_REQUEST_BYTES, "/v1/deliver": MAX_DELIVER_REQUEST_BYTES }[pathname] ?? MAX_BODY_BYTES;
   const rawBody = await readBody(request, maxBytes);
   if (rawBody === null) return sendJson(response, 413, { error: `body larger than ${maxBytes} bytes` });
   const authError = verifyRequest({
