@@ -14,8 +14,9 @@ import {
 export const SIDECAR_LIMITS = Object.freeze({ addresses: 50, mxHosts: 20, addressLength: 254, localPartLength: 64 });
 
 /**
- * Calls in flight per domain: one fewer than the sessions the sidecar opens to one destination at once (5), so a
- * single lookup at the same domain finds a session while a long list is checked.
+ * Calls in flight per domain for one list, so a long list meets the mail server in at most 4 sessions at once (near
+ * where Postfix starts a destination, 5); the sidecar's own cap (20 per domain and MX address) leaves the rest to
+ * other lookups at the same domain.
  */
 export const DOMAIN_LANES = 4;
 
@@ -68,7 +69,7 @@ const unanswered = (address: string, outcome: SidecarOutcome): SidecarAddressRes
  * Every address of one domain through the sidecar, however many: calls of at most 50 addresses, at most
  * `DOMAIN_LANES` in flight, each with the request's deadline. The first call goes alone and asks the random address
  * (catch-all); the rest ask it only while no call has answered it. The sidecar keeps the domain's sessions between
- * calls and opens at most 5 at once (workers/smtp-sidecar/session-pool.mjs). An address the sidecar cannot take is
+ * calls (workers/smtp-sidecar/session-pool.mjs). An address the sidecar cannot take is
  * answered `provider_unavailable` (unverified, free) without spoiling the others; when a call heard no RCPT reply at
  * all, the calls left are not made and their addresses share that call's outcome, so a dead mail server costs one
  * deadline, not one per 50 addresses. Results come in the order of `addresses`. Never throws.

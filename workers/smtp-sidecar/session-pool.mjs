@@ -1,13 +1,14 @@
 // SMTP sessions per destination (one domain at one MX address), kept between probes the way an MTA's connection cache
 // keeps them, so a long list at one domain is checked in a few sessions rather than one per probe, and never in more at
-// once than a mail server expects of one client. Postfix's defaults are the model: at most 5 sessions at once per
-// destination (initial_destination_concurrency), an idle session kept 2 s (smtp_connection_cache_time_limit) and
-// reused for 300 s at most (smtp_connection_reuse_time_limit), cached only while the destination has more work
-// (smtp_connection_cache_on_demand). A session carries at most 50 transactions: servers count each RSET against
-// their limit of "junk" commands (Postfix's smtpd_junk_command_limit is 100).
+// once than a mail server expects of one client. Postfix's defaults are the model: at most 20 sessions at once per
+// destination (default_destination_concurrency_limit; a list itself keeps to 4, the Worker's calls in flight, near
+// Postfix's starting 5, so the rest is room for single lookups at the same domain), an idle session kept 2 s
+// (smtp_connection_cache_time_limit) and reused for 300 s at most (smtp_connection_reuse_time_limit), cached only
+// while the destination has more work (smtp_connection_cache_on_demand). A session carries at most 50 transactions:
+// servers count each RSET against their limit of "junk" commands (Postfix's smtpd_junk_command_limit is 100).
 import { SmtpError } from "./smtp-session.mjs";
 
-export const POOL_DEFAULTS = Object.freeze({ maxActive: 5, idleMs: 2000, maxAgeMs: 300_000, maxTransactions: 50 });
+export const POOL_DEFAULTS = Object.freeze({ maxActive: 20, idleMs: 2000, maxAgeMs: 300_000, maxTransactions: 50 });
 
 /**
  * @typedef {import("./smtp-session.mjs").SmtpSession} SmtpSession

@@ -22,7 +22,10 @@ async function keys(acct: TestAccount) {
   return () => pool[i++ % pool.length]!;
 }
 
-/** A real mail server expects few sessions at once from one client: the sidecar keeps to 5 per domain and MX. */
+/**
+ * A real mail server expects few sessions at once from one client: a list keeps to 4 calls in flight (5 open for a
+ * moment while the first call's session says QUIT).
+ */
 async function expectPoliteSessions() {
   expect((await mailStats()).peakSessions[DOMAIN]).toBeLessThanOrEqual(5);
 }

@@ -10,9 +10,9 @@ export const SECRET = "test-sidecar-secret-0123456789";
 /**
  * A real SMTP server on a free loopback port. `rcpt(address, session)` returns null to accept or `[code, message]` to
  * refuse. `stats` counts sessions (and the most open at once, `peakOpen`) and every RCPT seen; `stats.dataCalls` must
- * stay 0.
+ * stay 0. `rcptDelayMs` holds every RCPT reply that long, so probes sent together overlap.
  */
-export async function startSmtpServer({ rcpt = () => null, ...options } = {}) {
+export async function startSmtpServer({ rcpt = () => null, rcptDelayMs = 0, ...options } = {}) {
   const stats = { sessions: 0, peakOpen: 0, rcpts: [], mailFrom: [], dataCalls: 0, closed: 0 };
   const server = new SMTPServer({
     authOptional: true,
@@ -35,9 +35,10 @@ export async function startSmtpServer({ rcpt = () => null, ...options } = {}) {
     onRcptTo(address, session, callback) {
       stats.rcpts.push(address.address);
       const refusal = rcpt(address.address, session);
-      if (!refusal) return callback();
-      const error = Object.assign(new Error(refusal[1]), { responseCode: refusal[0] });
-      callback(error);
+      const answer = () =>
+        callback(refusal ? Object.assign(new Error(refusal[1]), { responseCode: refusal[0] }) : undefined);
+      if (rcptDelayMs) setTimeout(answer, rcptDelayMs);
+      else answer();
     },
     onData(stream, _session, callback) {
       stats.dataCalls += 1;

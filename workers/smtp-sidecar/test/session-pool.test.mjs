@@ -1,11 +1,13 @@
 // Kept SMTP sessions (session-pool.mjs) as probes see them: per domain and MX address, at most `maxActive` at once,
 // reused while the domain has more work, ended when it has none.
 import { afterEach, describe, expect, it } from "vitest";
+import { POOL_DEFAULTS } from "../session-pool.mjs";
 import {
   eventually,
   politeReply,
   postProbe,
   probeBody,
+  startRawServer,
   startScriptedSmtp,
   startSidecar,
   startSmtpServer,
@@ -16,8 +18,9 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()();
 });
 
-async function setup(sessions, rcpt = () => null) {
-  const smtp = await startSmtpServer({ rcpt });
+/** Every RCPT is answered after 150 ms unless told otherwise, so probes sent together overlap. */
+async function setup(sessions, rcptDelayMs = 150) {
+  const smtp = await startSmtpServer({ rcptDelayMs });
   const sidecar = await startSidecar({ smtpPort: smtp.port, sessions });
   cleanups.push(smtp.close, sidecar.close);
   return { smtp, sidecar };
@@ -38,8 +41,17 @@ describe("kept SMTP sessions", () => {
     await eventually(() => smtp.stats.closed === 2);
   });
 
+  it("holds at most 20 sessions at once to one destination by default, as Postfix does", async () => {
+    expect(POOL_DEFAULTS.maxActive).toBe(20);
+    const { smtp, sidecar } = await setup({}, 500);
+    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => probeOf(sidecar.url, `user${i}`)));
+    expect(answers.every((a) => a.body.results[0].outcome === "accepted")).toBe(true);
+    expect(smtp.stats.peakOpen).toBe(20);
+    expect(smtp.stats.sessions).toBe(20);
+  });
+
   it("keeps no session once the domain has no more work: a lone probe ends with QUIT", async () => {
-    const { smtp, sidecar } = await setup({});
+    const { smtp, sidecar } = await setup({}, 0);
     await probeOf(sidecar.url, "alice");
     await eventually(() => smtp.stats.closed === 1);
     await probeOf(sidecar.url, "bob");
@@ -59,11 +71,23 @@ describe("kept SMTP sessions", () => {
   });
 
   it("opens a new connection when a kept session no longer takes MAIL FROM, and answers from it", async () => {
-    let mailFroms = 0;
-    const smtp = await startScriptedSmtp((line) => {
-      if (line.startsWith("MAIL")) return ++mailFroms === 2 ? "DROP" : "250 ok";
-      if (line.startsWith("RCPT")) return "250 ok";
-      return politeReply(line);
+    // Per connection: its second MAIL FROM (a kept session's next transaction) is dropped; RCPTs on the first
+    // connection answer after 200 ms, so the second probe is surely waiting for the session when it is kept.
+    const smtp = await startRawServer((socket) => {
+      const connection = { mailFroms: 0, buffered: "" };
+      const first = smtp.stats.connections === 1;
+      socket.write("220 scripted ESMTP\r\n");
+      socket.on("data", (chunk) => {
+        connection.buffered += chunk.toString("latin1");
+        let newline;
+        while ((newline = connection.buffered.indexOf("\r\n")) !== -1) {
+          const line = connection.buffered.slice(0, newline);
+          connection.buffered = connection.buffered.slice(newline + 2);
+          if (line.startsWith("MAIL") && ++connection.mailFroms === 2) return socket.destroy();
+          if (line.startsWith("RCPT")) setTimeout(() => socket.write("250 ok\r\n"), first ? 200 : 0);
+          else socket.write(`${line.startsWith("MAIL") ? "250 ok" : politeReply(line)}\r\n`);
+        }
+      });
     });
     const sidecar = await startSidecar({ smtpPort: smtp.port, sessions: { maxActive: 1 } });
     cleanups.push(smtp.close, sidecar.close);
