@@ -83,6 +83,8 @@ export interface MailStats {
   /** Every address and port the sidecar dialled (SMTP and webhook attempts); off-loopback dials fail in the fixture. */
   dials: { host: string; port: number }[];
   sessions: { domains: string[]; rcpts: string[] }[];
+  /** Per recipient domain, the most SMTP sessions that were open at once with a RCPT to it. */
+  peakSessions: Record<string, number>;
 }
 
 /**

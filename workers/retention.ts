@@ -5,7 +5,8 @@ import { sweepBulkRuns } from "../src/engines/bulk/retention";
 import { HISTORY_RETENTION_DAYS } from "../src/engines/lists/history";
 import { sweepMail, sweepMailLinks } from "../src/engines/mail/retention";
 import { REPEAT_WINDOW_MS } from "../src/engines/repeats/store";
-import { sweepDeliveries } from "../src/engines/webhooks/retention";
+import { dropBodies } from "../src/engines/webhooks/body-store";
+import { sweepDeliveries, sweptBodyKeys } from "../src/engines/webhooks/retention";
 import { sweepMailboxes } from "../src/products/email/store";
 
 const DAY_MS = 86_400_000;
@@ -18,6 +19,7 @@ const CHALLENGE_TOKEN_MEMORY_MS = DAY_MS;
  */
 export async function sweepRetention(env: Env, now = Date.now()) {
   const db = database(env);
+  const bodyKeys = await sweptBodyKeys(db, now);
   const results = await db.batch([
     // Repeat markers and history live in each account's object, which prunes its own; these clear what is left of
     // the old D1 layout (never written by the lookup path now, and copied into the objects on their first use).
@@ -30,6 +32,8 @@ export async function sweepRetention(env: Env, now = Date.now()) {
     db.delete(requestLog).where(lt(requestLog.createdAt, now - HISTORY_RETENTION_DAYS * DAY_MS)),
     db.delete(usedChallengeTokens).where(lt(usedChallengeTokens.usedAt, now - CHALLENGE_TOKEN_MEMORY_MS)),
   ]);
+  // After the rows: a failed sweep must not leave rows naming deleted bodies (an orphaned object is harmless).
+  await dropBodies(env, bodyKeys);
   await sweepBulkRuns(env, now);
   return results.map((r) => r.meta.changes);
 }

@@ -16,8 +16,13 @@ export interface RelayRequest {
   timeoutMs: number;
 }
 
-/** The receiver's HTTP status, or why there was none. */
-export type RelayOutcome = { status: number } | { error: "refused" | "timeout" | "connection"; detail: string };
+/**
+ * The receiver's HTTP status, or why there was none: `rejected` when the relay itself turned the request down (413 for
+ * a body over its limit, 400 for one it cannot read), nothing sent.
+ */
+export type RelayOutcome =
+  | { status: number }
+  | { error: "refused" | "timeout" | "connection" | "rejected"; detail: string };
 
 const isOutcome = (value: unknown): value is RelayOutcome =>
   typeof value === "object" &&
@@ -25,6 +30,12 @@ const isOutcome = (value: unknown): value is RelayOutcome =>
   (typeof (value as { status?: unknown }).status === "number" ||
     (["refused", "timeout", "connection"].includes(String((value as { error?: unknown }).error)) &&
       typeof (value as { detail?: unknown }).detail === "string"));
+
+/** The relay's own words for a refused request (its `error` field), bounded; they never name a receiver's address. */
+function rejection(answer: unknown): string {
+  const said = (answer as { error?: unknown } | null)?.error;
+  return `the delivery relay refused the request (${typeof said === "string" ? said.slice(0, 200) : "no reason"})`;
+}
 
 /** Asks the sidecar to make the attempt; a sidecar that cannot be reached or answers badly is a connection failure. */
 export async function relayDelivery(
@@ -55,8 +66,9 @@ export async function relayDelivery(
       "url" in target
         ? await fetch(`${target.url.replace(/\/+$/, "")}/v1/deliver`, init)
         : await target.fetcher.fetch("http://smtp-sidecar/v1/deliver", init);
-    const answer: unknown = response.ok ? await response.json() : null;
-    if (isOutcome(answer)) return answer;
+    const answer: unknown = await response.json().catch(() => null);
+    if (response.ok && isOutcome(answer)) return answer;
+    if (response.status === 413 || response.status === 400) return { error: "rejected", detail: rejection(answer) };
     return { error: "connection", detail: `delivery relay answered ${response.status}` };
   } catch (err) {
     return {

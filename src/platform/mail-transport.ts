@@ -12,8 +12,13 @@ export interface Envelope {
   raw: string;
 }
 
-/** Sent; or not, and then either for good (`permanent`: the recipient was refused) or worth another attempt. */
-export type SendOutcome = { sent: true; detail: string } | { sent: false; permanent: boolean; detail: string };
+/**
+ * Sent; or not, and then either for good (`permanent`: the recipient was refused, or with `messageRefused` the message
+ * itself, which says nothing about the recipient) or worth another attempt.
+ */
+export type SendOutcome =
+  | { sent: true; detail: string }
+  | { sent: false; permanent: boolean; detail: string; messageRefused?: true };
 
 export interface MailTransport {
   readonly name: "cloudflare" | "smtp";
@@ -65,6 +70,11 @@ const isSubmitAnswer = (v: unknown): v is SubmitAnswer =>
       typeof (v as { permanent?: unknown }).permanent === "boolean" &&
       typeof (v as { detail?: unknown }).detail === "string");
 
+const refusal = (answer: unknown) => {
+  const said = (answer as { error?: unknown } | null)?.error;
+  return typeof said === "string" ? said.slice(0, 200) : "no reason given";
+};
+
 function smtpRelayTransport(target: NonNullable<ReturnType<typeof sidecarTarget>>, secret: string): MailTransport {
   return {
     name: "smtp",
@@ -86,8 +96,16 @@ function smtpRelayTransport(target: NonNullable<ReturnType<typeof sidecarTarget>
           "url" in target
             ? await fetch(`${target.url.replace(/\/+$/, "")}/v1/submit`, init)
             : await target.fetcher.fetch("http://smtp-sidecar/v1/submit", init);
-        const answer: unknown = response.ok ? await response.json() : null;
-        if (!isSubmitAnswer(answer))
+        const answer: unknown = await response.json().catch(() => null);
+        // A message the relay turns down (too large, malformed) is turned down again on every attempt.
+        if (response.status === 400 || response.status === 413)
+          return {
+            sent: false,
+            permanent: true,
+            messageRefused: true,
+            detail: `mail relay refused the message (${refusal(answer)})`,
+          };
+        if (!response.ok || !isSubmitAnswer(answer))
           return { sent: false, permanent: false, detail: `mail relay answered ${response.status}` };
         return answer.sent ? { sent: true, detail: answer.response } : answer;
       } catch (err) {

@@ -2,7 +2,7 @@
  * Client for the SMTP sidecar (workers/smtp-sidecar), the Node service that runs mailbox handshakes because a Worker
  * cannot open port 25. Wire format, verified by workers/smtp-sidecar/auth.mjs:
  *
- *   POST /v1/probe  body {domain, mx_hosts: [{host, preference}], addresses, timeout_ms}
+ *   POST /v1/probe  body {domain, mx_hosts: [{host, preference}], addresses, timeout_ms, catch_all_probe?}
  *   X-Sidecar-Timestamp: <unix seconds>
  *   X-Sidecar-Signature: lowercase hex HMAC-SHA256(secret, `${timestamp}.${rawBody}`)
  *
@@ -29,6 +29,8 @@ export interface SidecarProbeRequest {
   addresses: string[];
   /** The sidecar's whole-probe deadline, 2000 to 60000 ms. */
   timeoutMs: number;
+  /** False when the caller already knows whether the domain is a catch-all: no random address asked (default true). */
+  catchAllProbe?: boolean;
 }
 
 export interface SidecarAddressResult {
@@ -119,6 +121,7 @@ export async function probeMailboxes(
     mx_hosts: request.mxHosts.map(({ host, preference }) => ({ host, preference })),
     addresses: request.addresses,
     timeout_ms: request.timeoutMs,
+    ...(request.catchAllProbe === false ? { catch_all_probe: false } : {}),
   });
   try {
     const timestamp = String(Math.floor(Date.now() / 1000));

@@ -123,6 +123,18 @@ export const PRIVATE_REFUSAL = "Refused: private address";
 export const NO_ROUTE = "Not sent: no delivery route";
 
 /**
+ * The largest body a webhook or callback carries (8 MiB), far above what any run can produce: a 1,000-entry phone
+ * monitor run is about 1.2 MB, the largest body a customer can make (500 address entries of 200-character lines in
+ * 4-byte characters, every watched field changed) about 3.3 MB. The sidecar's relay takes the same
+ * (workers/smtp-sidecar/deliver.mjs; a test pins the two equal).
+ */
+export const MAX_WEBHOOK_BODY_BYTES = 8 * 1024 * 1024;
+
+/** The detail of a body over the limit: nothing is sent, and it is not retried (it would be refused again). */
+export const tooLarge = (bytes: number) =>
+  `Not sent: the body is ${bytes} bytes, over the ${MAX_WEBHOOK_BODY_BYTES}-byte webhook limit`;
+
+/**
  * Where an attempt may go: `{address}`, the one address checked (the IP literal, or a resolved address when every A
  * and AAAA answer is public), or `{refused}` with the refusal detail. Checked before every attempt.
  */
@@ -161,6 +173,9 @@ function relayed(outcome: RelayOutcome, timeoutMs: number, signature: Signature)
   }
   if (outcome.error === "refused")
     return { delivered: false, statusCode: 0, detail: PRIVATE_REFUSAL, signature, retryable: false };
+  // The relay turned the request down (a sidecar with other limits than this Worker's): asking again changes nothing.
+  if (outcome.error === "rejected")
+    return { delivered: false, statusCode: 0, detail: `Not sent: ${outcome.detail}`, signature, retryable: false };
   const detail = outcome.error === "timeout" ? `Timed out after ${timeoutMs} ms` : connectionFailure(outcome.detail);
   return { delivered: false, statusCode: 0, detail, signature, retryable: true };
 }
@@ -169,8 +184,9 @@ function relayed(outcome: RelayOutcome, timeoutMs: number, signature: Signature)
  * One POST of `body` with freshly signed headers (a retry must not carry a stale timestamp). The destination is checked
  * first and a refusal sends nothing; the sidecar then connects to the very address checked (never a fetch() that
  * resolves the name again), sending the host name only as Host and TLS server name. Redirects are never followed (a 3xx
- * is a failure) and the response body is discarded unread. Only a connection failure, a timeout or a 5xx is
- * `retryable`: anything else is the receiver's final word, and a refusal would be refused again.
+ * is a failure) and the response body is discarded unread. A body over `MAX_WEBHOOK_BODY_BYTES` is not sent. Only a
+ * connection failure, a timeout or a 5xx is `retryable`: anything else is the receiver's final word, and a refusal
+ * would be refused again.
  */
 export async function postOnce(
   url: string,
@@ -181,6 +197,9 @@ export async function postOnce(
 ): Promise<AttemptResult> {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const signature = await sign(secret, body);
+  const bytes = new TextEncoder().encode(body).byteLength;
+  if (bytes > MAX_WEBHOOK_BODY_BYTES)
+    return { delivered: false, statusCode: 0, detail: tooLarge(bytes), signature, retryable: false };
   const target = new URL(url);
   const destination = await checkDestination(target, config);
   if ("refused" in destination)

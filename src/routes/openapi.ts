@@ -101,7 +101,8 @@ const WEBHOOKS = {
         "`X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over " +
         "`v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` " +
         "you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx " +
-        "quickly; connection errors, timeouts and 5xx are retried (3 attempts).",
+        "quickly; connection errors, timeouts and 5xx are retried (3 attempts). A body is at most 8 MiB " +
+        "(8,388,608 bytes); a larger one is not sent, and the delivery fails with a `webhook_detail` saying so.",
       tags: ["Webhooks"],
       parameters: [
         header("X-Service-Signature-V2", '`t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}`'),

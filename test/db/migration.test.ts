@@ -567,7 +567,8 @@ describe("migration 0004_shared_engines keeps every row", () => {
   });
 
   it(
-    "webhook_deliveries: the finished job's frozen body and status, and each monitor's status (pending -> " + "failed)",
+    "webhook_deliveries: the finished job's frozen body and status, and each monitor's status (pending -> " +
+      "failed); 0028 keeps every body in its row (body_key null)",
     async () => {
       expect(await all("SELECT * FROM webhook_deliveries ORDER BY id")).toEqual([
         {
@@ -578,6 +579,7 @@ describe("migration 0004_shared_engines keeps every row", () => {
           url: "https://hooks.example.com/jobs",
           secret: "whsec_job_5",
           body: jobBody,
+          body_key: null,
           status: "delivered",
           detail: "HTTP 200",
           attempts: 0,
@@ -592,6 +594,7 @@ describe("migration 0004_shared_engines keeps every row", () => {
           url: "https://hooks.example.com/a",
           secret: "whsec_monitor_a",
           body: "",
+          body_key: null,
           status: "failed",
           detail: "Interrupted by an upgrade",
           attempts: 0,
@@ -606,6 +609,7 @@ describe("migration 0004_shared_engines keeps every row", () => {
           url: "https://hooks.example.org/b",
           secret: "whsec_monitor_b",
           body: "",
+          body_key: null,
           status: "failed",
           detail: "HTTP 500 after 3 attempts",
           attempts: 0,

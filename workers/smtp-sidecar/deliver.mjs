@@ -7,7 +7,13 @@ import net, { isIP } from "node:net";
 import tls from "node:tls";
 import { refusalReason } from "./address-guard.mjs";
 
-const MAX_BODY_BYTES = 60 * 1024;
+/** The largest webhook body relayed: the Worker's MAX_WEBHOOK_BODY_BYTES (src/platform/webhooks.ts), 8 MiB. */
+export const MAX_DELIVER_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * The largest /v1/deliver request: the body travels as a JSON string, where escaping at most doubles it (a JSON body's
+ * quotes and backslashes), plus the URL, headers and signature.
+ */
+export const MAX_DELIVER_REQUEST_BYTES = 2 * MAX_DELIVER_BODY_BYTES + 64 * 1024;
 const TIMEOUT_MS = { min: 100, max: 30_000 };
 /** Headers the Worker may set; Host, Content-Length and Connection are the relay's own. */
 const HEADER_NAME = /^[A-Za-z0-9-]{1,64}$/;
@@ -31,8 +37,8 @@ export function parseDeliverRequest(value) {
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
     return { ok: false, error: "url must be http or https" };
   if (typeof address !== "string" || !isIP(address)) return { ok: false, error: "address must be an IP address" };
-  if (typeof body !== "string" || Buffer.byteLength(body) > MAX_BODY_BYTES)
-    return { ok: false, error: `body must be text of at most ${MAX_BODY_BYTES} bytes` };
+  if (typeof body !== "string" || Buffer.byteLength(body) > MAX_DELIVER_BODY_BYTES)
+    return { ok: false, error: `body must be text of at most ${MAX_DELIVER_BODY_BYTES} bytes` };
   if (typeof headers !== "object" || headers === null) return { ok: false, error: "headers must be an object" };
   const entries = Object.entries(headers);
   if (

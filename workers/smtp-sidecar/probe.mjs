@@ -1,6 +1,7 @@
 // One probe: the mailbox handshake for a list of addresses at one domain. MX hosts are tried in preference order until
-// one holds a conversation; all addresses then share one SMTP session (a new one only when the server limits
-// recipients per transaction), a random address tests for catch-all, and the session ends with RSET and QUIT.
+// one holds a conversation; all addresses then share one SMTP transaction (a new one when the server limits recipients
+// per transaction), a random address tests for catch-all unless the caller already knows, and the transaction ends
+// with RSET. The session is then kept for the domain's next probe or ended with QUIT (session-pool.mjs).
 // DATA is never sent.
 import { randomInt } from "node:crypto";
 import { enhancedStatus, rcptOutcome } from "./rcpt-reply.mjs";
@@ -17,19 +18,19 @@ const RANDOM_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
  * }} Answer
  * @typedef {{ smtpPort: number, heloName: string, mailFrom: string, allowLoopback: boolean,
  *   resolver: import("./targets.mjs").HostResolver, connect?: typeof import("node:net").connect,
- *   connectTimeoutMs?: number }} ProbeOptions
+ *   connectTimeoutMs?: number, sessionPool: import("./session-pool.mjs").SessionPool }} ProbeOptions
  */
 
 /**
  * Runs the handshake for one validated request (see request-schema.mjs) and returns the response body.
- * @param {{ domain: string, mx_hosts: { host: string, preference: number }[], addresses: string[], timeout_ms: number
- * }} request
+ * @param {{ domain: string, mx_hosts: { host: string, preference: number }[], addresses: string[], timeout_ms: number,
+ * catch_all_probe: boolean }} request
  * @param {ProbeOptions} options
  */
 export async function probe(request, options) {
   const deadline = Date.now() + request.timeout_ms;
-  const catchAllProbe = `${randomLocalPart()}@${request.domain}`;
-  const recipients = [...new Set(request.addresses), catchAllProbe];
+  const catchAllProbe = request.catch_all_probe ? `${randomLocalPart()}@${request.domain}` : null;
+  const recipients = [...new Set(request.addresses), ...(catchAllProbe ? [catchAllProbe] : [])];
   const { targets, refused } = await resolveTargets(orderMxHosts(request.mx_hosts), {
     resolver: options.resolver,
     allowLoopback: options.allowLoopback,
@@ -40,7 +41,7 @@ export async function probe(request, options) {
   let answers = new Map();
   let fallback = answer(refused > 0 ? "refused_private" : Date.now() >= deadline ? "timeout" : "unavailable");
   for (const target of targets) {
-    const conversation = await converse(target, recipients, { ...options, deadline });
+    const conversation = await converse(target, recipients, { ...options, deadline, domain: request.domain });
     mxHost = target.host;
     answers = conversation.answers;
     fallback = conversation.error ? answerForFailure(conversation.error) : fallback;
@@ -50,7 +51,7 @@ export async function probe(request, options) {
 
   return {
     mx_host: mxHost,
-    catch_all: catchAllFrom(answers.get(catchAllProbe)),
+    catch_all: catchAllProbe ? catchAllFrom(answers.get(catchAllProbe)) : null,
     checked_at: new Date().toISOString(),
     results: request.addresses.map((address) => ({ address, ...(answers.get(address) ?? fallback) })),
   };
@@ -87,32 +88,51 @@ export function randomLocalPart() {
 }
 
 /**
- * One MX address: as many sessions as the server's recipient limit needs. Returns the answers heard and, when the
- * conversation broke off, why.
+ * One MX address: as many transactions as the server's recipient limit needs, each in a session of the domain's pool
+ * (a kept one, or a new one). Returns the answers heard and, when the conversation broke off, why.
  */
 async function converse(target, recipients, options) {
   const answers = new Map();
+  const key = `${options.domain.toLowerCase()}|${target.ip}`;
   let pending = recipients;
-  for (let sessions = 1; pending.length > 0; sessions += 1) {
-    let session;
+  for (let transactions = 1; pending.length > 0; transactions += 1) {
+    let kept;
     try {
-      session = await openTransaction(target, options);
+      kept = await options.sessionPool.acquire(key, options.deadline);
     } catch (error) {
       return { answers, error: asSmtpError(error) };
     }
+    let session = null;
+    let clean = false;
     try {
-      pending = await sendRecipients(session, pending, answers, sessions < MAX_SESSIONS);
+      session = await openTransaction(target, kept, options);
+      pending = await sendRecipients(session, pending, answers, transactions < MAX_SESSIONS);
+      clean = await session.reset();
     } catch (error) {
-      session.close();
+      session?.close();
       return { answers, error: asSmtpError(error) };
+    } finally {
+      options.sessionPool.release(key, session, { clean });
     }
-    await session.quit();
   }
   return { answers, error: null };
 }
 
-/** Connects, reads the greeting, says EHLO (HELO when EHLO is refused with 5xx) and MAIL FROM. */
-async function openTransaction(target, { smtpPort, heloName, mailFrom, deadline, connect, connectTimeoutMs }) {
+/**
+ * A session ready for RCPT: `kept` (a session of the domain's pool) when it takes MAIL FROM, else a new connection
+ * (greeting, EHLO, or HELO when EHLO is refused with 5xx, and MAIL FROM).
+ */
+async function openTransaction(target, kept, options) {
+  const { smtpPort, heloName, mailFrom, deadline, connect, connectTimeoutMs } = options;
+  if (kept) {
+    kept.setDeadline(deadline);
+    // A kept session the server has since dropped or refuses is not the MX's failure: a new connection decides.
+    if ((await kept.command(`MAIL FROM:<${mailFrom}>`).catch(() => null))?.code === 250) {
+      kept.transactions += 1;
+      return kept;
+    }
+    kept.close();
+  }
   const session = await connectSmtp({ ip: target.ip, port: smtpPort, deadline, connect, connectTimeoutMs });
   try {
     expect(await session.readReply(), 220, "greeting");
@@ -120,6 +140,7 @@ async function openTransaction(target, { smtpPort, heloName, mailFrom, deadline,
     if (hello.code >= 500) hello = await session.command(`HELO ${heloName}`);
     expect(hello, 250, "EHLO/HELO");
     expect(await session.command(`MAIL FROM:<${mailFrom}>`), 250, "MAIL FROM");
+    session.transactions += 1;
     return session;
   } catch (error) {
     session.close();

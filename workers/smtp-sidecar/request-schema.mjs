@@ -45,11 +45,17 @@ export function isSafeAddress(address, domain) {
  * Parses and validates a probe request body.
  * @param {unknown} body the parsed JSON
  * @returns {{ ok: true, value: { domain: string, mx_hosts: { host: string, preference: number }[], addresses: string[],
- * timeout_ms: number } } | { ok: false, error: string }}
+ * timeout_ms: number, catch_all_probe: boolean } } | { ok: false, error: string }}
  */
 export function parseProbeRequest(body) {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return invalid("body must be a JSON object");
-  const { domain, mx_hosts: mxHosts, addresses, timeout_ms: timeoutMs } = /** @type {Record<string, unknown>} */ (body);
+  const {
+    domain,
+    mx_hosts: mxHosts,
+    addresses,
+    timeout_ms: timeoutMs,
+    catch_all_probe: catchAllProbe = true,
+  } = /** @type {Record<string, unknown>} */ (body);
 
   if (!isHostname(domain)) return invalid("domain must be an LDH host name");
   if (!isListOf(mxHosts, LIMITS.mxHosts)) return invalid(`mx_hosts must be an array of ${range(LIMITS.mxHosts)} items`);
@@ -71,11 +77,13 @@ export function parseProbeRequest(body) {
   if (!Number.isInteger(timeoutMs) || timeoutMs < min || timeoutMs > max) {
     return invalid(`timeout_ms must be an integer from ${min} to ${max}`);
   }
+  if (typeof catchAllProbe !== "boolean") return invalid("catch_all_probe must be a boolean");
   const value = {
     domain,
     mx_hosts: mxHosts.map(({ host, preference }) => ({ host, preference })),
     addresses: [...addresses],
     timeout_ms: timeoutMs,
+    catch_all_probe: catchAllProbe,
   };
   return { ok: true, value };
 }

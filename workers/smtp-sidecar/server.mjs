@@ -6,12 +6,13 @@ import { realpathSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { verifyRequest } from "./auth.mjs";
-import { deliver, parseDeliverRequest } from "./deliver.mjs";
+import { deliver, MAX_DELIVER_REQUEST_BYTES, parseDeliverRequest } from "./deliver.mjs";
 import { probe } from "./probe.mjs";
-import { createRelayPools, MAX_SUBMIT_BYTES, parseSubmitRequest, submit } from "./submit.mjs";
+import { createRelayPools, MAX_SUBMIT_REQUEST_BYTES, parseSubmitRequest, submit } from "./submit.mjs";
 import { isHostname, isSafeAddress, parseProbeRequest } from "./request-schema.mjs";
 import { createDohResolver } from "./doh-resolver.mjs";
 import { createDnsResolver } from "./targets.mjs";
+import { createSessionPool } from "./session-pool.mjs";
 
 const MAX_BODY_BYTES = 64 * 1024;
 const MIN_SECRET_LENGTH = 16;
@@ -31,6 +32,8 @@ const MIN_SECRET_LENGTH = 16;
  * @property {typeof import("node:net").connect} [connect] socket factory; tests wrap it to count dials
  * @property {(message: string) => void} [log] error log; defaults to stderr
  * @property {import("./submit.mjs").RelayConfig} [relay] where /v1/submit hands customer mail (SMTP_RELAY_HOST, ...)
+ * @property {Partial<import("./session-pool.mjs").PoolLimits>} [sessions] limits of the kept SMTP sessions; tests
+ * shorten them
  */
 
 /**
@@ -89,6 +92,7 @@ export function createSidecar(config) {
     close: () =>
       new Promise((resolve) => {
         settings.relayPools.close();
+        settings.sessionPool.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
@@ -109,8 +113,9 @@ async function handle(request, response, settings) {
     return sendJson(response, 404, { error: "not found" });
   if (request.method !== "POST") return methodNotAllowed(response, "POST");
 
-  // A whole message (HTML part included) is larger than any probe or webhook body.
-  const maxBytes = pathname === "/v1/submit" ? MAX_SUBMIT_BYTES : MAX_BODY_BYTES;
+  // Each path reads what its largest valid request can be: a probe is small, a webhook body or a message is not.
+  const maxBytes =
+    { "/v1/submit": MAX_SUBMIT_REQUEST_BYTES, "/v1/deliver": MAX_DELIVER_REQUEST_BYTES }[pathname] ?? MAX_BODY_BYTES;
   const rawBody = await readBody(request, maxBytes);
   if (rawBody === null) return sendJson(response, 413, { error: `body larger than ${maxBytes} bytes` });
   const authError = verifyRequest({
@@ -163,6 +168,7 @@ function checkConfig(config) {
   if (!isSafeAddress(settings.mailFrom)) throw new Error("SMTP_MAIL_FROM must be a plain address");
   settings.allowLoopback = settings.allowLoopback === true;
   settings.relayPools = createRelayPools();
+  settings.sessionPool = createSessionPool(settings.sessions);
   return settings;
 }
 

@@ -74,6 +74,10 @@ export class SmtpSession {
   #replies = [];
   #waiter = null;
   #failure = null;
+  /** When the connection was opened (ms), so a kept session is not reused past its age limit. */
+  openedAt = Date.now();
+  /** Transactions (MAIL FROM accepted) so far on this connection. */
+  transactions = 0;
 
   /** @param {net.Socket} socket a connected socket @param {number} deadline absolute ms */
   constructor(socket, deadline) {
@@ -119,11 +123,38 @@ export class SmtpSession {
     return this.readReply(deadline);
   }
 
-  /** Ends the session politely (RSET, QUIT), waiting at most `graceMs` for the server, then closes the socket. */
-  async quit(graceMs = 1000) {
-    const deadline = Math.min(this.#deadline, Date.now() + graceMs);
+  /** Whether the connection has failed or been closed. */
+  get failed() {
+    return this.#failure !== null;
+  }
+
+  /** Whether the server said something nobody asked for (a 421 before closing an idle session, say). */
+  get hasPendingReplies() {
+    return this.#replies.length > 0;
+  }
+
+  /** A kept session serves another probe, with that probe's deadline. @param {number} deadline absolute ms */
+  setDeadline(deadline) {
+    this.#deadline = deadline;
+  }
+
+  /** Ends the transaction with RSET, waiting at most `graceMs`; true when the session may carry another one. */
+  async reset(graceMs = 1000) {
     try {
-      await this.command("RSET", deadline);
+      return (await this.command("RSET", Math.min(this.#deadline, Date.now() + graceMs))).code === 250;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Ends the session politely (RSET unless the transaction was already reset, QUIT), waiting at most `graceMs` for the
+   * server, then closes the socket.
+   */
+  async quit({ reset = true, graceMs = 1000 } = {}) {
+    const deadline = Date.now() + graceMs;
+    try {
+      if (reset) await this.command("RSET", deadline);
       await this.command("QUIT", deadline);
     } catch {
       // The answers are already in hand; a server that is slow to say goodbye changes nothing.

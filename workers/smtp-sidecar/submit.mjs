@@ -4,7 +4,13 @@
 import nodemailer from "nodemailer";
 import { isSafeAddress } from "./request-schema.mjs";
 
+/** The largest message (`raw`) handed to the relay. */
 export const MAX_SUBMIT_BYTES = 512 * 1024;
+/**
+ * The largest /v1/submit request: `raw` travels as a JSON string, where escaping grows it (CR LF becomes four bytes, a
+ * base64 body line of 78 bytes 80); twice the message and 64 KiB is room for any escaping plus the envelope.
+ */
+export const MAX_SUBMIT_REQUEST_BYTES = 2 * MAX_SUBMIT_BYTES + 64 * 1024;
 const TIMEOUT_MS = { min: 1000, max: 60_000 };
 
 /**
@@ -19,6 +25,8 @@ export function parseSubmitRequest(value) {
   if (typeof from !== "string" || !isSafeAddress(from)) return { ok: false, error: "from must be a plain address" };
   if (typeof to !== "string" || !isSafeAddress(to)) return { ok: false, error: "to must be a plain address" };
   if (typeof raw !== "string" || raw.length === 0) return { ok: false, error: "raw must be the message text" };
+  if (Buffer.byteLength(raw) > MAX_SUBMIT_BYTES)
+    return { ok: false, error: `raw must be a message of at most ${MAX_SUBMIT_BYTES} bytes` };
   if (!Number.isInteger(timeoutMs) || timeoutMs < TIMEOUT_MS.min || timeoutMs > TIMEOUT_MS.max) {
     return { ok: false, error: `timeout_ms must be an integer from ${TIMEOUT_MS.min} to ${TIMEOUT_MS.max}` };
   }

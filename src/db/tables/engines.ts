@@ -147,7 +147,9 @@ export const webhookDeliveries = sqliteTable(
     event: text("event").notNull(),
     url: text("url").notNull(),
     secret: text("secret").notNull(),
+    /** Empty when the body is in R2 (`bodyKey`): over `INLINE_BODY_BYTES` (src/engines/webhooks/body-store.ts). */
     body: text("body").notNull(),
+    bodyKey: text("body_key"),
     status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
     detail: text("detail"),
     attempts: integer("attempts").notNull().default(0),

@@ -200,7 +200,8 @@ export async function attemptMail(
     .where(isCurrent)
     .returning({ id: mailMessages.id });
   if (!recorded.length) return;
-  if (!outcome.sent && outcome.permanent) {
+  // A message refused for itself (too large) is no reason to stop mailing the recipient.
+  if (!outcome.sent && outcome.permanent && !outcome.messageRefused) {
     await db
       .insert(mailSuppressions)
       .values({ recipient: row.recipient, reason: outcome.detail.slice(0, 500), createdAt: Date.now() })

@@ -4,6 +4,7 @@ import { database, type Database } from "../../db/client";
 import { webhookDeliveries } from "../../db/schema";
 import { DEFAULT_ATTEMPTS, DELIVERY_ID_HEADER, deliveryIdOf, postOnce, retryDelayMs } from "../../platform/webhooks";
 import { armRecovery } from "../recovery";
+import { freezeBody, frozenBody } from "./body-store";
 import { deliveryConfig } from "./config";
 
 /**
@@ -33,17 +34,19 @@ export type DeliveryMessage = { type: "delivery"; deliveryId: number; attempt?: 
 const message = (deliveryId: number, attempt: number): DeliveryMessage => ({ type: "delivery", deliveryId, attempt });
 
 /**
- * Inserts a pending delivery record (body frozen) and queues its first attempt. Returns the record id. Should the
- * queue send fail after the insert, the record stays pending and the cron sweep sends it later.
+ * Inserts a pending delivery record (body frozen: in the row, or in R2 when large, body-store.ts) and queues its first
+ * attempt. Returns the record id. Should the queue send fail after the insert, the record stays pending and the cron
+ * sweep sends it later. A body over the delivery limit is recorded too: its attempt fails at once, saying why.
  */
 export async function enqueueDelivery(
   env: Env,
   d: { owner: Owner; ownerId: string; event: string; url: string; secret: string; body: string },
 ): Promise<number> {
+  const frozen = await freezeBody(env, d.body);
   const now = Date.now();
   const [row] = await database(env)
     .insert(webhookDeliveries)
-    .values({ ...d, status: "pending", detail: null, attempts: 0, createdAt: now, updatedAt: now })
+    .values({ ...d, ...frozen, status: "pending", detail: null, attempts: 0, createdAt: now, updatedAt: now })
     .returning({ id: webhookDeliveries.id });
   if (!row) throw new Error("webhook delivery was not recorded");
   await Promise.all([env.JOBS.send(message(row.id, 1)), armRecovery(env, now)]);
@@ -101,6 +104,9 @@ export async function latestStatuses(
   return statuses;
 }
 
+/** The detail of a record whose body object is gone from R2 (deleted by hand): there is nothing to send. */
+export const BODY_GONE = "Not sent: the body is no longer stored";
+
 /**
  * Queue handler for a delivery message: ONE attempt with a fresh signature, then the outcome is recorded. A 2xx is
  * `delivered`; a 3xx, a 4xx or a refused destination is `failed` at once; a connection error, a timeout or a 5xx with
@@ -125,7 +131,11 @@ export async function attemptDelivery(env: Env, deliveryId: number, attempt?: nu
     await db.update(webhookDeliveries).set({ status: "failed", updatedAt: Date.now() }).where(isCurrent);
     return;
   }
-  const result = await postOnce(row.url, row.body, row.secret, config, { [DELIVERY_ID_HEADER]: deliveryIdOf(row.id) });
+  const body = await frozenBody(env, row);
+  const result =
+    body === null
+      ? { delivered: false, retryable: false, detail: BODY_GONE }
+      : await postOnce(row.url, body, row.secret, config, { [DELIVERY_ID_HEADER]: deliveryIdOf(row.id) });
   const made = row.attempts + 1;
   const retry = result.retryable && made < maxAttempts;
   const status = result.delivered ? "delivered" : retry ? "pending" : "failed";

@@ -1,4 +1,5 @@
-import { probeMailboxes, sidecarTarget } from "../../platform/smtp-sidecar-client";
+import { probeDomain } from "../../platform/domain-probe";
+import { sidecarTarget } from "../../platform/smtp-sidecar-client";
 import type { DnsConfig } from "./domain-facts";
 import type { MailboxProber } from "./lookup";
 
@@ -20,9 +21,10 @@ export function emailConfig(env: Env): { dns: DnsConfig; prober: (timeoutSeconds
     dns: { dohUrl: env.DOH_URL, rdapBaseUrl: env.RDAP_BASE_URL || undefined },
     prober: (timeoutSeconds) => async (domain, mxHosts, addresses) => {
       const request = { domain, mxHosts, addresses, timeoutMs: timeoutSeconds * 1000 };
-      // Each domain's probes go to its own sidecar instance (session reuse, per-domain politeness).
+      // Each domain's probes go to its own sidecar instance (session reuse, per-domain politeness), in as many calls as
+      // the list needs.
       const target = sidecarTarget(env, domain);
-      if (target) return probeMailboxes(target, env.SMTP_SIDECAR_SECRET, request);
+      if (target) return probeDomain(target, env.SMTP_SIDECAR_SECRET, request);
       const results = addresses.map((address) => ({
         address,
         outcome: "provider_unavailable" as const,

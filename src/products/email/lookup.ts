@@ -10,7 +10,10 @@ import { parseAddress } from "./syntax";
 import { cannedAnswer } from "./test-addresses";
 import { prepareSpelling } from "./spelling";
 
-/** Runs mailbox handshakes for addresses at one domain (one SMTP session where the server allows it). */
+/**
+ * Runs mailbox handshakes for any number of addresses at one domain, answering each (one SMTP session where the server
+ * allows it; the sidecar client splits a long list: src/platform/domain-probe.ts).
+ */
 export type MailboxProber = (
   domain: string,
   mxHosts: DomainFacts["mxHosts"],
@@ -59,7 +62,7 @@ async function prepare(
 /**
  * The email pipeline for a list of addresses, in the spec's order: extraction, syntax, test addresses, DNS (MX with
  * null/implicit rules, SPF, DMARC), the lists, provider username rules, RDAP age, and last the mailbox handshake: one
- * prober call per domain for all addresses there that still need it.
+ * prober call per domain for all addresses there that still need it, whatever their number.
  */
 export async function lookupAddresses(
   config: DnsConfig,
@@ -90,8 +93,11 @@ export async function lookupAddresses(
       const probe = await prober(domain, group[0]!.facts.mxHosts, [...new Set(group.map((p) => p.email))]);
       const checkedAt = Date.parse(probe.checkedAt) || Date.now();
       const rule = providerRuleFor(group[0]!.facts.mxHosts);
+      // Exact spelling first: a server may tell `Bob` from `bob` (RFC 5321), and both can be in one list.
+      const exact = new Map(probe.results.map((r) => [r.address, r]));
+      const folded = new Map(probe.results.toReversed().map((r) => [r.address.toLowerCase(), r]));
       for (const p of group) {
-        const found = probe.results.find((r) => r.address.toLowerCase() === p.email.toLowerCase());
+        const found = exact.get(p.email) ?? folded.get(p.email.toLowerCase());
         const outcome = mailboxOutcome(found, probe.catchAll, rule);
         observed.set(p, {
           outcome,

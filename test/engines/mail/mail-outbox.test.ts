@@ -146,6 +146,20 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
     },
   );
 
+  it("a message over the relay's 512 KiB fails at once saying so, and its recipient is not suppressed", async () => {
+    const { accountId, email } = await accountAt();
+    const text = `${"Changed entry: +447400123456 carrier from A to B\n".repeat(4_500)}`;
+    const [id] = await queueMail(env, [mail(accountId, email, { text, html: `<pre>${text}</pre>` })]);
+    expect(await settled(id!)).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      detail: "mail relay refused the message (raw must be a message of at most 524288 bytes)",
+    });
+    expect(
+      await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, email)).get(),
+    ).toBeUndefined();
+  });
+
   it("a temporary refusal (451) is retried with backoff through the queue, then fails after the last " +
     "attempt", async () => {
     const { accountId, email } = await accountAt("tempfail.test");

@@ -68,14 +68,17 @@ describe("POST /v1/deliver", () => {
     });
   });
 
-  it("answers 400 to a request without an IP address or with a header it sets itself", async () => {
+  it("answers 400 to a request without an IP address or with a header it sets itself, read as a refusal", async () => {
     const { relay } = await setup();
-    expect(await relay({ url: "https://hooks.example/", address: "hooks.example" })).toMatchObject({
-      error: "connection",
-      detail: "delivery relay answered 400",
+    expect(await relay({ url: "https://hooks.example/", address: "hooks.example" })).toEqual({
+      error: "rejected",
+      detail: "the delivery relay refused the request (address must be an IP address)",
     });
     expect(
       await relay({ url: "https://hooks.example/", address: "127.0.0.1", headers: { Host: "evil.example" } }),
-    ).toMatchObject({ detail: "delivery relay answered 400" });
+    ).toEqual({
+      error: "rejected",
+      detail: "the delivery relay refused the request (headers must be plain name: value pairs)",
+    });
   });
 });

@@ -9,10 +9,11 @@ export const SECRET = "test-sidecar-secret-0123456789";
 
 /**
  * A real SMTP server on a free loopback port. `rcpt(address, session)` returns null to accept or `[code, message]` to
- * refuse. `stats` counts sessions and every RCPT seen; `stats.dataCalls` must stay 0.
+ * refuse. `stats` counts sessions (and the most open at once, `peakOpen`) and every RCPT seen; `stats.dataCalls` must
+ * stay 0. `rcptDelayMs` holds every RCPT reply that long, so probes sent together overlap.
  */
-export async function startSmtpServer({ rcpt = () => null, ...options } = {}) {
-  const stats = { sessions: 0, rcpts: [], mailFrom: [], dataCalls: 0, closed: 0 };
+export async function startSmtpServer({ rcpt = () => null, rcptDelayMs = 0, ...options } = {}) {
+  const stats = { sessions: 0, peakOpen: 0, rcpts: [], mailFrom: [], dataCalls: 0, closed: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
@@ -21,6 +22,7 @@ export async function startSmtpServer({ rcpt = () => null, ...options } = {}) {
     ...options,
     onConnect(_session, callback) {
       stats.sessions += 1;
+      stats.peakOpen = Math.max(stats.peakOpen, stats.sessions - stats.closed);
       callback();
     },
     onClose() {
@@ -33,9 +35,10 @@ export async function startSmtpServer({ rcpt = () => null, ...options } = {}) {
     onRcptTo(address, session, callback) {
       stats.rcpts.push(address.address);
       const refusal = rcpt(address.address, session);
-      if (!refusal) return callback();
-      const error = Object.assign(new Error(refusal[1]), { responseCode: refusal[0] });
-      callback(error);
+      const answer = () =>
+        callback(refusal ? Object.assign(new Error(refusal[1]), { responseCode: refusal[0] }) : undefined);
+      if (rcptDelayMs) setTimeout(answer, rcptDelayMs);
+      else answer();
     },
     onData(stream, _session, callback) {
       stats.dataCalls += 1;

@@ -10,7 +10,13 @@ const valid = {
 
 describe("probe request validation", () => {
   it("accepts a well-formed request", () => {
-    expect(parseProbeRequest(valid)).toEqual({ ok: true, value: valid });
+    expect(parseProbeRequest(valid)).toEqual({ ok: true, value: { ...valid, catch_all_probe: true } });
+    const told = { ...valid, catch_all_probe: false };
+    expect(parseProbeRequest(told)).toEqual({ ok: true, value: told });
+    expect(parseProbeRequest({ ...valid, catch_all_probe: "no" })).toEqual({
+      ok: false,
+      error: "catch_all_probe must be a boolean",
+    });
   });
 
   it.each([

@@ -1,6 +1,8 @@
 // POST /v1/submit: customer mail handed to the operator's relay, byte for byte, with 5xx permanent and 4xx temporary.
 import { afterEach, describe, expect, it } from "vitest";
 import { SMTPServer } from "smtp-server";
+import { mailTransport } from "../../../src/platform/mail-transport.ts";
+import { MAX_SUBMIT_BYTES } from "../submit.mjs";
 import { nowSeconds, SECRET, signLikeWorker, startSidecar } from "./helpers.mjs";
 
 const cleanups = [];
@@ -99,5 +101,42 @@ describe("POST /v1/submit", () => {
     expect((await post(sidecar.url, { ...request(), to: "a@b\r\nRCPT TO:<x@y>" })).status).toBe(400);
     expect((await post(sidecar.url, { ...request(), raw: "" })).status).toBe(400);
     expect((await post(sidecar.url, request(), "wrong-secret-0123456789")).status).toBe(401);
+  });
+});
+
+/** A message of exactly `bytes` bytes: headers, then base64-style lines of 76 characters and CR LF (RFC 2045). */
+function messageOf(bytes) {
+  const head = "From: mail@verify.test\r\nTo: ada@example.com\r\nSubject: big\r\n\r\n";
+  const line = `${"QUJD".repeat(19)}\r\n`;
+  const body = line.repeat(Math.floor((bytes - head.length) / line.length));
+  const rest = bytes - head.length - body.length;
+  return `${head}${body}${"A".repeat(Math.max(0, rest - 2))}\r\n`;
+}
+
+describe("message size through the Worker's transport (src/platform/mail-transport.ts)", () => {
+  it("submits a message of exactly the limit (its request larger) and refuses one byte more for good", async () => {
+    const relay = await startRelay();
+    const sidecar = await startSidecar({ relay: { host: "127.0.0.1", port: relay.port, secure: false } });
+    cleanups.push(sidecar.close);
+    const transport = mailTransport({
+      MAIL_TRANSPORT: "smtp",
+      SMTP_SIDECAR_URL: sidecar.url,
+      SMTP_SIDECAR_SECRET: SECRET,
+    });
+    const raw = messageOf(MAX_SUBMIT_BYTES);
+    expect(Buffer.byteLength(raw)).toBe(MAX_SUBMIT_BYTES);
+    expect(JSON.stringify(raw).length).toBeGreaterThan(MAX_SUBMIT_BYTES);
+    const envelope = { from: "mail@verify.test", to: "ada@example.com" };
+    expect(await transport.send({ ...envelope, raw })).toEqual({ sent: true, detail: expect.stringMatching(/^250/) });
+    expect(relay.received).toHaveLength(1);
+    expect(relay.received[0].raw === raw).toBe(true);
+
+    expect(await transport.send({ ...envelope, raw: messageOf(MAX_SUBMIT_BYTES + 1) })).toEqual({
+      sent: false,
+      permanent: true,
+      messageRefused: true,
+      detail: `mail relay refused the message (raw must be a message of at most ${MAX_SUBMIT_BYTES} bytes)`,
+    });
+    expect(relay.received).toHaveLength(1);
   });
 });
