@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ApiKey } from "../db/api-keys";
-import { monitorFamily } from "../engines/monitors/run";
+import { monitorFamily, monitorShape } from "../engines/monitors/run";
 import { monitorRequest, type FieldErrors } from "../engines/monitors/request";
 import { findMonitor, pageMonitors, recentRuns, type MonitorRow, type MonitorRunRow } from "../engines/monitors/store";
 import { monitorViews, type MonitorView } from "../engines/monitors/view";
@@ -31,6 +31,25 @@ export const keysReaching = (keys: ApiKey[], product: Product): ApiKey[] =>
 
 export const monitorKeys = async (env: Env, accountId: string, product: Product): Promise<ApiKey[]> =>
   keysReaching(await listKeys(env, accountId), product);
+
+/**
+ * How a family's list box is filled in, with one of the product's own documented samples: one value per line, or a
+ * JSON array where a value has parts (an address, an identifier with its type).
+ */
+export function listHint(product: Product): string {
+  const sample = product.samples?.[0];
+  if (sample === undefined) return "one per line, or a JSON array of objects for values with parts";
+  return typeof sample === "object"
+    ? `a JSON array of objects, e.g. [${JSON.stringify(sample)}]`
+    : `one per line, e.g. ${String(sample)}`;
+}
+
+/** The family's own options; a yes/no one (it takes `true` and refuses `1`) is shown as a toggle. */
+export const optionFields = (product: Product) =>
+  Object.entries(monitorShape(product).options ?? {}).map(([name, schema]) => ({
+    name,
+    toggle: schema.safeParse(true).success && !schema.safeParse(1).success,
+  }));
 
 /** Runs shown per monitor on the page. */
 const SHOWN_RUNS = 5;

@@ -185,3 +185,54 @@ describe("dashboard: monitors", () => {
     expect(await (await owner.browser.fetch("/dashboard/monitors")).text()).toContain("· Signups");
   });
 });
+
+describe("dashboard: the monitors page a person can use", () => {
+  it("lists the monitors first, then one create form for the product the picker chose, with that product's hint", async () => {
+    const { browser, keyId } = await ownerWithKey("mon-layout");
+    await browser.submit("/dashboard/monitors", "/dashboard/monitors/email", { key_id: keyId, ...NEW });
+    const html = htmlText(await (await browser.fetch("/dashboard/monitors")).text());
+    expect(html.indexOf('id="monitors-list"')).toBeLessThan(html.indexOf('id="new-monitor"'));
+    expect(html.indexOf("· Signups")).toBeLessThan(html.indexOf('id="new-monitor"'));
+    // One create form: email's by default, its hint an email address, no other product's hint.
+    expect(html.match(/<h3>New [a-z_]+ monitor<\/h3>/g)).toEqual(["<h3>New email monitor</h3>"]);
+    expect(html).toContain("emails: one per line, e.g. deliverable@service.test");
+    expect(html).not.toContain('{"identifier"');
+    expect(html).toContain('href="/dashboard/monitors?new=phone#new-monitor"');
+    const phone = htmlText(await (await browser.fetch("/dashboard/monitors?new=phone")).text());
+    expect(phone.match(/<h3>New [a-z_]+ monitor<\/h3>/g)).toBeNull();
+    expect(phone).toMatch(/<a href="\/dashboard\/monitors\?new=phone#new-monitor" aria-current="page">/);
+    // The phone key is missing: the page says where to make one instead of a form that cannot be sent.
+    expect(phone).toContain("A phone monitor needs a live secret key with this product's scope");
+  });
+
+  it("shows yes/no options as toggles: checked sets true on create, unchecked sets false on edit", async () => {
+    const { browser } = await signedUpOwner("mon-toggle");
+    const key = await createSecretKey(browser, { scopes: ["phone", "account"] });
+    const page = htmlText(await (await browser.fetch("/dashboard/monitors?new=phone")).text());
+    expect(page).toMatch(/<input id="new-phone-network" type="checkbox" name="network" value="true"\s*\/?>/);
+    const keyId = /name="key_id"[^>]*><option value="(key_[0-9A-Za-z]+)"/.exec(page)![1]!;
+    const made = await browser.submit("/dashboard/monitors?new=phone", "/dashboard/monitors/phone", {
+      key_id: keyId,
+      name: "Numbers",
+      entries: "+447700900000",
+      cadence: "weekly",
+      network: "true",
+    });
+    expect(made.status).toBe(200);
+    const listed = await apiCall(key, "/phone/monitors");
+    const [monitor] = (listed.body.data as { monitors: { id: number; network: boolean }[] }).monitors;
+    expect(monitor!.network).toBe(true);
+    // The edit form shows the current value and sends `false` when the box is left unchecked.
+    const edit = htmlText(await (await browser.fetch("/dashboard/monitors")).text());
+    expect(edit).toMatch(
+      new RegExp(
+        `<input type="hidden" name="network" value="false"\\s*/?><input id="edit-phone-${monitor!.id}-network"[^>]*checked`,
+      ),
+    );
+    await browser.fetch(`/dashboard/monitors/phone/${monitor!.id}`, {
+      form: { _csrf: await browser.token("/dashboard/monitors"), network: ["false"] },
+    });
+    const after = await apiCall(key, `/phone/monitors/${monitor!.id}`);
+    expect((after.body.data as { monitor: { network: boolean } }).monitor.network).toBe(false);
+  });
+});

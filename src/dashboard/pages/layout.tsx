@@ -41,6 +41,10 @@ button.quiet{background:#fff;color:#2f5bd3}
 .warn{background:#fff4e5;border-color:#f3c98b}[hidden]{display:none!important}
 .chart{min-height:220px;margin:.5rem 0}.pager a{margin-right:1rem}.num{text-align:right}
 .inline{display:inline}progress{width:100%;height:1.2rem}.muted{color:#5d6678}.narrow{max-width:26rem;margin:4rem auto}
+.picker{display:flex;flex-wrap:wrap;gap:.4rem;margin:.25rem 0 .75rem}
+.picker a{padding:.3rem .8rem;border:1px solid #c7d5fb;border-radius:999px;text-decoration:none;color:#2f5bd3}
+.picker a[aria-current=page]{background:#2f5bd3;color:#fff;border-color:#2f5bd3}
+section section{border:0;padding:0;margin:0 0 1rem}
 `;
 
 /** The CSRF token every state-changing form of a session carries back (src/dashboard/security.ts). */

@@ -3,17 +3,38 @@ import type { MonitorView } from "../../engines/monitors/view";
 import { entriesText } from "../monitors";
 import { Csrf } from "./layout";
 
-/** What a family's forms need: its name, list field, own options (phone: `network`) and the keys that may pay. */
+/** One of a family's own options (phone: `network`): a yes/no toggle, or a value typed in (email: `timeout`). */
+export interface MonitorOption {
+  name: string;
+  toggle: boolean;
+}
+
+/**
+ * What a family's forms need: its name, list field and how to fill it in, its own options and the keys that may
+ * pay.
+ */
 export interface FamilyForms {
   family: string;
   listField: string;
-  options: string[];
+  /** How this family's list is written, with an example of its own values. */
+  listHint: string;
+  options: MonitorOption[];
   keys: ApiKey[];
 }
 
-const listHelp = (listField: string) =>
-  `${listField}: one per line, or a JSON array for values with parts (objects such as ` +
-  `{"identifier": ..., "type": ..., "country": ...})`;
+/**
+ * A toggle: checked is `true`. Editing, a hidden `false` comes first, so an unchecked box sends `false` (the form
+ * keeps the last value of a name) and the box shows the monitor's current value; creating, unchecked leaves the
+ * default.
+ */
+function Toggle({ id, name, checked, editing }: { id: string; name: string; checked: boolean; editing: boolean }) {
+  return (
+    <label class="inline" for={id}>
+      {editing ? <input type="hidden" name={name} value="false" /> : null}
+      <input id={id} type="checkbox" name={name} value="true" checked={checked} /> {name}
+    </label>
+  );
+}
 
 /** The fields create and edit share; on edit every field is optional (left empty: unchanged). */
 function CommonFields({ forms, id, current }: { forms: FamilyForms; id: string; current?: MonitorView }) {
@@ -23,7 +44,7 @@ function CommonFields({ forms, id, current }: { forms: FamilyForms; id: string; 
     <>
       <label for={`${id}-name`}>Name</label>
       <input id={`${id}-name`} name="name" type="text" value={value("name")} required={!editing} />
-      <label for={`${id}-entries`}>{listHelp(forms.listField)}</label>
+      <label for={`${id}-entries`}>{`${forms.listField}: ${forms.listHint}`}</label>
       <textarea id={`${id}-entries`} name="entries" rows={5} required={!editing}>
         {current ? entriesText((current as Record<string, unknown>)[forms.listField] as unknown[]) : ""}
       </textarea>
@@ -52,12 +73,16 @@ function CommonFields({ forms, id, current }: { forms: FamilyForms; id: string; 
         <option value="off">off</option>
         <option value="on">on</option>
       </select>
-      {forms.options.map((name) => (
-        <>
-          <label for={`${id}-${name}`}>{`${name} (true or false; empty: ${editing ? "unchanged" : "default"})`}</label>
-          <input id={`${id}-${name}`} name={name} type="text" />
-        </>
-      ))}
+      {forms.options.map(({ name, toggle }) =>
+        toggle ? (
+          <Toggle id={`${id}-${name}`} name={name} checked={value(name) === "true"} editing={editing} />
+        ) : (
+          <>
+            <label for={`${id}-${name}`}>{`${name} (empty: ${editing ? "unchanged" : "default"})`}</label>
+            <input id={`${id}-${name}`} name={name} type="text" value={value(name)} />
+          </>
+        ),
+      )}
     </>
   );
 }
@@ -65,7 +90,7 @@ function CommonFields({ forms, id, current }: { forms: FamilyForms; id: string; 
 export function CreateForm({ forms, csrf }: { forms: FamilyForms; csrf: string }) {
   return (
     <form method="post" action={`/dashboard/monitors/${forms.family}`}>
-      <h3>New monitor</h3>
+      <h3>{`New ${forms.family} monitor`}</h3>
       <Csrf token={csrf} />
       <label for={`new-${forms.family}-key`}>
         Key that creates it and pays for its runs (a live secret key with this product's scope)

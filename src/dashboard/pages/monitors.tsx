@@ -25,8 +25,11 @@ export interface MonitorsPageProps {
   notice?: string;
   /** The webhook signing secret a create or a new URL just minted: shown on this answer only. */
   secret?: string;
-  errors?: { family: string; fields: Record<string, string[]> };
+  /** A refusal: of the new monitor form (`create`) or of a monitor's edit form. */
+  errors?: { family: string; on: "create" | "edit"; fields: Record<string, string[]> };
   run?: RunShown;
+  /** The family the new monitor form is for (`?new=`); the first family when none or an unknown one is asked. */
+  creating?: string;
 }
 
 const summaryText = (s: Record<string, unknown> | null) =>
@@ -115,7 +118,7 @@ function Family({
 }) {
   return (
     <section id={`monitors-${section.family}`}>
-      <h2>{section.family}</h2>
+      <h3>{section.family}</h3>
       <FieldErrors errors={errors} />
       {section.monitors.length ? (
         <table>
@@ -156,14 +159,42 @@ function Family({
             ))}
           </tbody>
         </table>
-      ) : (
-        <p class="muted">No monitors yet.</p>
-      )}
-      {section.keys.length ? (
-        <CreateForm forms={section} csrf={csrf} />
+      ) : null}
+    </section>
+  );
+}
+
+/** One create form, for the family the picker chose (links, so the page works without script). */
+function NewMonitor({
+  families,
+  chosen,
+  csrf,
+  errors,
+}: {
+  families: FamilySection[];
+  chosen: FamilySection;
+  csrf: string;
+  errors?: Record<string, string[]>;
+}) {
+  return (
+    <section id="new-monitor">
+      <h2>New monitor</h2>
+      <nav class="picker" aria-label="Product">
+        {families.map((section) => (
+          <a
+            href={`/dashboard/monitors?new=${section.family}#new-monitor`}
+            aria-current={section === chosen ? "page" : undefined}
+          >
+            {section.family}
+          </a>
+        ))}
+      </nav>
+      <FieldErrors errors={errors} />
+      {chosen.keys.length ? (
+        <CreateForm forms={chosen} csrf={csrf} />
       ) : (
         <p class="notice warn">
-          A monitor needs a live secret key with this product's scope: create one on the{" "}
+          {`A ${chosen.family} monitor needs a live secret key with this product's scope: create one on the `}
           <a href="/dashboard/keys">keys page</a>.
         </p>
       )}
@@ -172,10 +203,14 @@ function Family({
 }
 
 /**
- * Monitors of every product: each family's monitors with their schedule, webhook, alerts and last run; create, edit
- * (the API's PATCH rules), run now and delete.
+ * Monitors of every product: the account's monitors first, each family's with their schedule, webhook, alerts and
+ * last run, edit (the API's PATCH rules), run now and delete; then one form to create a monitor of the product the
+ * picker chose.
  */
-export function MonitorsPage({ session, families, notice, secret, errors, run }: MonitorsPageProps) {
+export function MonitorsPage({ session, families, notice, secret, errors, run, creating }: MonitorsPageProps) {
+  const chosen =
+    families.find((section) => section.family === (errors?.on === "create" ? errors.family : creating)) ?? families[0]!;
+  const listed = families.filter((section) => section.monitors.length);
   return (
     <Layout title="Monitors" session={session} path="/dashboard/monitors">
       <p class="muted">
@@ -192,13 +227,23 @@ export function MonitorsPage({ session, families, notice, secret, errors, run }:
         </section>
       ) : null}
       {run ? <RunResult run={run} /> : null}
-      {families.map((section) => (
-        <Family
-          section={section}
-          csrf={session.csrfToken}
-          errors={errors?.family === section.family ? errors.fields : undefined}
-        />
-      ))}
+      <section id="monitors-list">
+        <h2>Your monitors</h2>
+        {listed.length ? null : <p class="muted">No monitors yet: create one below.</p>}
+        {listed.map((section) => (
+          <Family
+            section={section}
+            csrf={session.csrfToken}
+            errors={errors?.on === "edit" && errors.family === section.family ? errors.fields : undefined}
+          />
+        ))}
+      </section>
+      <NewMonitor
+        families={families}
+        chosen={chosen}
+        csrf={session.csrfToken}
+        errors={errors?.on === "create" ? errors.fields : undefined}
+      />
     </Layout>
   );
 }

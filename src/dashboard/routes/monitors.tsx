@@ -9,9 +9,11 @@ import {
   familyMonitors,
   familyProduct,
   keysReaching,
+  listHint,
   loadMonitor,
   monitorFamilies,
   monitorKeys,
+  optionFields,
   parseMonitorForm,
 } from "../monitors";
 import { MonitorsPage, type MonitorsPageProps } from "../pages/monitors";
@@ -25,16 +27,20 @@ const render = async (c: DashContext, shown: Shown = {}, status: 200 | 404 | 422
     monitorFamilies().map(async ({ family, product }) => ({
       family,
       listField: monitorShape(product).listField,
-      options: Object.keys(monitorShape(product).options ?? {}),
+      listHint: listHint(product),
+      options: optionFields(product),
       keys: keysReaching(keys, product),
       monitors: await familyMonitors(c.env, accountId, product),
     })),
   );
-  return c.html(<MonitorsPage session={c.var.session} families={families} {...shown} />, status);
+  return c.html(
+    <MonitorsPage session={c.var.session} families={families} creating={c.req.query("new")} {...shown} />,
+    status,
+  );
 };
 
-const refused = (c: DashContext, family: string, fields: Record<string, string[]>) =>
-  render(c, { errors: { family, fields } }, 422);
+const refused = (c: DashContext, family: string, on: "create" | "edit", fields: Record<string, string[]>) =>
+  render(c, { errors: { family, on, fields } }, 422);
 
 const notFound = (c: DashContext) => render(c, { notice: "No such monitor in this account." }, 404);
 
@@ -60,25 +66,25 @@ export const monitorRoutes = new Hono<DashEnv>()
     const { accountId } = c.var.session;
     const keyId = typeof form.key_id === "string" ? form.key_id : "";
     if (!(await monitorKeys(c.env, accountId, product)).some((k) => k.id === keyId))
-      return refused(c, family, {
+      return refused(c, family, "create", {
         key_id: [`Choose a live secret key of this account with the ${product.scope} scope.`],
       });
     const parsed = parseMonitorForm(product, form, "create");
-    if ("errors" in parsed) return refused(c, family, parsed.errors);
+    if ("errors" in parsed) return refused(c, family, "create", parsed.errors);
     const made = await createFromRequest(c.env, product, { accountId, keyId }, parsed.body);
-    if ("errors" in made) return refused(c, family, made.errors);
+    if ("errors" in made) return refused(c, family, "create", made.errors);
     return render(c, { notice: `Monitor ${made.row.id} created.`, secret: made.secret ?? undefined });
   })
   .post("/monitors/:family/:monitorId", async (c) => {
     const at = target(c);
     if (!at) return notFound(c);
     const parsed = parseMonitorForm(at.product, await c.req.parseBody(), "patch");
-    if ("errors" in parsed) return refused(c, at.family, parsed.errors);
+    if ("errors" in parsed) return refused(c, at.family, "edit", parsed.errors);
     // The engine finds the monitor by account and family; the key id is only read on create.
     const owner = { accountId: c.var.session.accountId, keyId: "" };
     const edited = await editFromRequest(c.env, at.product, owner, at.id, parsed.body);
     if ("notFound" in edited) return notFound(c);
-    if ("errors" in edited) return refused(c, at.family, edited.errors);
+    if ("errors" in edited) return refused(c, at.family, "edit", edited.errors);
     return render(c, { notice: `Monitor ${at.id} saved.`, secret: edited.secret ?? undefined });
   })
   .post("/monitors/:family/:monitorId/run", async (c) => {
