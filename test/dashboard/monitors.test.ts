@@ -187,7 +187,7 @@ describe("dashboard: monitors", () => {
 });
 
 describe("dashboard: the monitors page a person can use", () => {
-  it("lists the monitors first, then one create form for the product the picker chose, with that product's hint", async () => {
+  it("lists the monitors first, then one create form for the picker's product, with that product's hint", async () => {
     const { browser, keyId } = await ownerWithKey("mon-layout");
     await browser.submit("/dashboard/monitors", "/dashboard/monitors/email", { key_id: keyId, ...NEW });
     const html = htmlText(await (await browser.fetch("/dashboard/monitors")).text());
@@ -224,11 +224,8 @@ describe("dashboard: the monitors page a person can use", () => {
     expect(monitor!.network).toBe(true);
     // The edit form shows the current value and sends `false` when the box is left unchecked.
     const edit = htmlText(await (await browser.fetch("/dashboard/monitors")).text());
-    expect(edit).toMatch(
-      new RegExp(
-        `<input type="hidden" name="network" value="false"\\s*/?><input id="edit-phone-${monitor!.id}-network"[^>]*checked`,
-      ),
-    );
+    const box = `<input id="edit-phone-${monitor!.id}-network"[^>]*checked`;
+    expect(edit).toMatch(new RegExp(`<input type="hidden" name="network" value="false"\\s*/?>${box}`));
     await browser.fetch(`/dashboard/monitors/phone/${monitor!.id}`, {
       form: { _csrf: await browser.token("/dashboard/monitors"), network: ["false"] },
     });
