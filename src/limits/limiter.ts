@@ -18,6 +18,11 @@ export const LIMITS = {
     windowMs: 15 * 60_000,
     message: "Over 10 sign-in attempts in 15 minutes from this address.",
   },
+  passkeyOptionsAddress: {
+    limit: 20,
+    windowMs: 15 * 60_000,
+    message: "Over 20 passkey sign-in options in 15 minutes from this address.",
+  },
   signInAccount: {
     limit: 5,
     windowMs: 15 * 60_000,

@@ -1,6 +1,6 @@
 import { rateLimited } from "../http/errors";
-import { parseIp } from "../platform/ip-address";
 import { gcra, isFull, type Bucket } from "./gcra";
+import { sourceSubject } from "./source";
 
 /**
  * Lookups that find no key, per source address and isolate: 10 a minute on average with bursts of 10 (GCRA). Kept in
@@ -13,16 +13,6 @@ export const UNKNOWN_KEYS = { limit: 10, windowMs: 60_000 } as const;
 const MAX_SOURCES = 10_000;
 
 const buckets = new Map<string, Bucket>();
-
-/**
- * The subject an address is counted under. IPv6 counts per /64, the block one subscriber is usually given, so stepping
- * through one's own /64 does not buy a fresh budget. A missing or unreadable address is one shared subject.
- */
-export function sourceSubject(address: string | undefined): string {
-  const ip = address ? parseIp(address) : null;
-  if (!ip) return "unknown";
-  return ip.version === 4 ? `v4:${ip.value.toString(16)}` : `v6:${(ip.value >> 64n).toString(16)}`;
-}
 
 function bucketOf(subject: string, now: number): Bucket {
   let bucket = buckets.get(subject);

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { hitLimit } from "../../limits/limiter";
+import { requestSource } from "../../limits/source";
 import { requestSignIn, signInWithLink, signUp } from "../accounts";
 import type { DashContext, DashEnv } from "../context";
 import { CheckInboxPage, FollowLinkPage, MessagePage, SignInPage, SignUpPage } from "../pages/sign-in";
@@ -10,16 +11,13 @@ import { readSession, startSession } from "../session";
 const emailField = z.object({ email: z.email().max(254) });
 const TOKEN = /^[0-9A-Za-z]{1,64}$/;
 
-/** The source address as Cloudflare reports it (one bucket for requests without it, as in tests by hand). */
-const sourceAddress = (c: DashContext) => c.req.header("CF-Connecting-IP") ?? "unknown";
-
 /**
  * Counts a sign-in or sign-up attempt per source address and per email address; both count whether or not the email
  * is known, so the refusal says nothing about it either.
  */
 async function attemptAllowed(c: DashContext, email: string): Promise<number | null> {
   const [byAddress, byAccount] = await Promise.all([
-    hitLimit(c.env, "signInAddress", sourceAddress(c)),
+    hitLimit(c.env, "signInAddress", requestSource(c)),
     hitLimit(c.env, "signInAccount", email),
   ]);
   if (byAddress.allowed && byAccount.allowed) return null;
