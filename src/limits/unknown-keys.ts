@@ -1,11 +1,11 @@
-import { rateLimited } from "../http/errors";
+import { type ApiError, rateLimited } from "../http/errors";
 import { gcra, isFull, type Bucket } from "./gcra";
 import { sourceSubject } from "./source";
 
 /**
  * Lookups that find no key, per source address and isolate: 10 a minute on average with bursts of 10 (GCRA). Kept in
- * the isolate's memory, not in a Durable Object: its whole point is that a flood of random keys costs neither a D1
- * read nor any other call once an address is over.
+ * the isolate's memory, not in a Durable Object: its whole point is that a flood of random keys costs no D1 primary
+ * read nor any other call once an address is over (src/auth/key-lookup.ts).
  */
 export const UNKNOWN_KEYS = { limit: 10, windowMs: 60_000 } as const;
 
@@ -27,16 +27,16 @@ function bucketOf(subject: string, now: number): Bucket {
 }
 
 /**
- * Refuses, before D1 is asked, a key lookup from an address already over its budget: throws 429 RATE_LIMITED with
- * Retry-After. Takes nothing: a key that turns out to exist never counts (`countUnknownKey` counts the misses).
+ * The refusal for an address already over its budget (429 RATE_LIMITED with Retry-After), or null within it. Takes
+ * nothing: a key that turns out to exist never counts (`countUnknownKey` counts the misses).
  */
-export function checkUnknownKeys(address: string | undefined, now = Date.now()): void {
+export function unknownKeysRefusal(address: string | undefined, now = Date.now()): ApiError | null {
   const bucket = buckets.get(sourceSubject(address));
-  if (!bucket) return;
+  if (!bucket) return null;
   const result = gcra({ tat: bucket.tat }, UNKNOWN_KEYS.limit, UNKNOWN_KEYS.windowMs, now);
-  if (!result.allowed) {
-    throw rateLimited(result.retryAfterSeconds, "Too many unknown keys from this address; retry later.");
-  }
+  return result.allowed
+    ? null
+    : rateLimited(result.retryAfterSeconds, "Too many unknown keys from this address; retry later.");
 }
 
 /**
