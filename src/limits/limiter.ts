@@ -23,6 +23,11 @@ export const LIMITS = {
     windowMs: 15 * 60_000,
     message: "Over 20 passkey sign-in options in 15 minutes from this address.",
   },
+  operatorGuesses: {
+    limit: 10,
+    windowMs: 15 * 60_000,
+    message: "Over 10 wrong operator tokens in 15 minutes from this address.",
+  },
   signInAccount: {
     limit: 5,
     windowMs: 15 * 60_000,
@@ -36,6 +41,20 @@ export type LimitName = keyof typeof LIMITS;
 export async function hitLimit(env: Env, name: LimitName, subject: string) {
   const rule = LIMITS[name];
   return env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`)).hit(rule.limit, rule.windowMs);
+}
+
+/**
+ * Judges a guess of a secret (`given` and `expected` as digests) in `subject`'s own object under `name`: "refused"
+ * unjudged while over the limit, otherwise "right" or "wrong", only a wrong one counting.
+ */
+export async function judgeGuess(env: Env, name: LimitName, subject: string, given: string, expected: string) {
+  const rule = LIMITS[name];
+  return env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`)).guess(
+    given,
+    expected,
+    rule.limit,
+    rule.windowMs,
+  );
 }
 
 /**
