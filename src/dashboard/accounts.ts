@@ -1,6 +1,6 @@
 import { forgetMemberKeys } from "../auth/key-lookup";
 import { newId } from "../platform/tokens";
-import { accountByEmail, insertAccount } from "../db/accounts";
+import { accountByEmail, accountById, insertAccount } from "../db/accounts";
 import { database } from "../db/client";
 import {
   accountMembers,
@@ -18,6 +18,7 @@ import { creditsStub } from "../engines/credits/credits";
 import { sendAccountConfirmation } from "../engines/mail/account-confirmation";
 import { consumeLink } from "../engines/mail/links";
 import { sendInvitation, sendSignInLink } from "../engines/mail/sign-in";
+import { hitLimit, LIMITS, type LimitName } from "../limits/limiter";
 
 /**
  * What the dashboard does to accounts and members. Every answer a signed-out person sees is the same whether or not
@@ -72,25 +73,48 @@ export async function signInWithLink(
   return accountId ? { userId, accountId } : null;
 }
 
-/** Adds a member (creating their user) and mails their invitation; an existing member changes nothing. */
-export async function inviteMember(
-  env: Env,
-  accountId: string,
-  email: string,
-  role: Role,
-  invitedBy: string,
-  now = Date.now(),
-): Promise<"invited" | "already_member"> {
+export interface Invitation {
+  accountId: string;
+  /** The invited address, lower-cased. */
+  email: string;
+  role: Role;
+  /** The inviting member's address, named in the mail. */
+  invitedBy: string;
+}
+
+export type InviteOutcome =
+  | { outcome: "invited" | "already_member" | "unconfirmed" }
+  | { outcome: "limited"; retryAfterSeconds: number; message: string };
+
+/** Counts one invitation against a limit; the refusal as a value, or null within it. */
+async function overLimit(env: Env, name: LimitName, subject: string): Promise<InviteOutcome | null> {
+  const hit = await hitLimit(env, name, subject);
+  return hit.allowed
+    ? null
+    : { outcome: "limited", retryAfterSeconds: hit.retryAfterSeconds, message: LIMITS[name].message };
+}
+
+/**
+ * Adds a member (creating their user) and mails their invitation; an existing member changes nothing. Invitations
+ * mail people who never asked for anything, so only a confirmed account invites, and each invitation counts against
+ * the account's daily limit and then the recipient's (across accounts): over either, nothing is added or mailed.
+ */
+export async function inviteMember(env: Env, invitation: Invitation, now = Date.now()): Promise<InviteOutcome> {
+  const { accountId, email, role, invitedBy } = invitation;
   const db = database(env);
+  if (!(await accountById(db, accountId))?.emailVerified) return { outcome: "unconfirmed" };
   const existing = await userIdByEmail(db, email);
-  if (existing && (await memberRole(db, accountId, existing))) return "already_member";
+  if (existing && (await memberRole(db, accountId, existing))) return { outcome: "already_member" };
+  const limited =
+    (await overLimit(env, "invitationsAccount", accountId)) ?? (await overLimit(env, "invitationsRecipient", email));
+  if (limited) return limited;
   const userId = existing ?? newId("usr");
   if (!existing) await insertUser(db, { id: userId, email, createdAt: now });
   await addMemberWithRole(db, accountId, userId, role, now);
   // A returning member's keys were remembered as "holder left" in this isolate; they work again at once.
   forgetMemberKeys(accountId, userId);
   await sendInvitation(env, accountId, email, invitedBy);
-  return "invited";
+  return { outcome: "invited" };
 }
 
 export type RemoveOutcome = "removed" | "not_member" | "last_owner";

@@ -28,6 +28,16 @@ export const LIMITS = {
     windowMs: 15 * 60_000,
     message: "Over 10 wrong operator tokens in 15 minutes from this address.",
   },
+  invitationsAccount: {
+    limit: 20,
+    windowMs: 24 * 3_600_000,
+    message: "Over 20 invitations a day from this account.",
+  },
+  invitationsRecipient: {
+    limit: 3,
+    windowMs: 24 * 3_600_000,
+    message: "This address was invited 3 times today already.",
+  },
   signInAccount: {
     limit: 5,
     windowMs: 15 * 60_000,

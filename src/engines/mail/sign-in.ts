@@ -66,7 +66,15 @@ export const sendSignInLink = (env: Env, accountId: string, to: string) =>
     lead: "Here is the link to sign in to your Verification API dashboard.",
   });
 
-/** Mails a new member their invitation: a sign-in link that works for a week. */
+/** What an invitation carries of the inviter's own choosing: their address, cut to this many characters. */
+export const INVITATION_LIMITS = { inviterChars: 80 } as const;
+
+const bounded = (text: string, chars: number) => (text.length > chars ? `${text.slice(0, chars - 1)}…` : text);
+
+/**
+ * Mails a new member their invitation: a sign-in link that works for a week. The inviter's address is the only text
+ * an account chooses in it, and it goes to someone who asked for nothing, so it is cut to `inviterChars`.
+ */
 export const sendInvitation = (env: Env, accountId: string, to: string, invitedBy: string) =>
   sendLinkMail(env, {
     accountId,
@@ -75,5 +83,5 @@ export const sendInvitation = (env: Env, accountId: string, to: string, invitedB
     subject: "You were invited to a Verification API account",
     ttlMs: INVITE_TTL_MS,
     validity: "7 days",
-    lead: `${invitedBy} invited you to their Verification API account.`,
+    lead: `${bounded(invitedBy, INVITATION_LIMITS.inviterChars)} invited you to their Verification API account.`,
   });
