@@ -15,8 +15,8 @@ import {
 } from "../db/members";
 import { deleteUserSessions } from "../db/sessions";
 import { creditsStub } from "../engines/credits/credits";
-import { sendAccountConfirmation } from "../engines/mail/account-confirmation";
 import { consumeLink } from "../engines/mail/links";
+import { homeAccount } from "../engines/mail/self-service";
 import { sendInvitation, sendSignInLink } from "../engines/mail/sign-in";
 import { hitLimit, LIMITS, type LimitName } from "../limits/limiter";
 
@@ -24,38 +24,6 @@ import { hitLimit, LIMITS, type LimitName } from "../limits/limiter";
  * What the dashboard does to accounts and members. Every answer a signed-out person sees is the same whether or not
  * their address is known: these functions return nothing that tells them apart.
  */
-
-/** The user's first account, where a sign-in lands. */
-async function homeAccount(env: Env, userId: string): Promise<string | undefined> {
-  return (await userAccounts(database(env), userId))[0]?.accountId;
-}
-
-/**
- * Signs up a new address: an account (free plan, unconfirmed), its first user as owner, and the confirmation mail.
- * An address already in use gets a sign-in link instead, so the page says the same either way.
- */
-export async function signUp(env: Env, email: string, now = Date.now()): Promise<void> {
-  const db = database(env);
-  const existingUser = await userIdByEmail(db, email);
-  if (existingUser || (await accountByEmail(db, email))) {
-    if (existingUser) await requestSignIn(env, email);
-    return;
-  }
-  const accountId = newId("acc");
-  const userId = newId("usr");
-  await insertAccount(db, { id: accountId, email, emailVerified: false, createdAt: now });
-  await insertUser(db, { id: userId, email, createdAt: now });
-  await addMemberWithRole(db, accountId, userId, "owner", now);
-  await creditsStub(env, accountId).setPlan("free");
-  await sendAccountConfirmation(env, accountId, email);
-}
-
-/** Mails a sign-in link to a member; an unknown address (or one in no account) gets nothing. */
-export async function requestSignIn(env: Env, email: string): Promise<void> {
-  const userId = await userIdByEmail(database(env), email);
-  const accountId = userId && (await homeAccount(env, userId));
-  if (accountId) await sendSignInLink(env, accountId, email);
-}
 
 /** Follows a sign-in link once: the user and the account to open, or null when the link is no good. */
 export async function signInWithLink(

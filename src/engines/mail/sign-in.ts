@@ -16,6 +16,8 @@ interface SignInMail {
   lead: string;
   ttlMs: number;
   validity: string;
+  /** The outbox's dedupe key: a second mail with it is not sent. */
+  dedupeKey?: string;
 }
 
 async function sendLinkMail(env: Env, mail: SignInMail): Promise<string | undefined> {
@@ -41,7 +43,16 @@ async function sendLinkMail(env: Env, mail: SignInMail): Promise<string | undefi
     `<p>The link works once, for ${escapeHtml(mail.validity)}. If you did not ask for it, ignore this message.</p>`,
   ].join("\n");
   const [id] = await queueMail(env, [
-    { accountId: mail.accountId, kind: mail.kind, to: mail.to, subject: mail.subject, text, html, optional: false },
+    {
+      accountId: mail.accountId,
+      kind: mail.kind,
+      to: mail.to,
+      subject: mail.subject,
+      text,
+      html,
+      optional: false,
+      ...(mail.dedupeKey ? { dedupeKey: mail.dedupeKey } : {}),
+    },
   ]);
   return id;
 }
@@ -55,10 +66,11 @@ export async function issueSignInUrl(env: Env, accountId: string, to: string): P
 }
 
 /** Mails a member a single-use link that signs them in to the dashboard of this account. */
-export const sendSignInLink = (env: Env, accountId: string, to: string) =>
+export const sendSignInLink = (env: Env, accountId: string, to: string, dedupeKey?: string) =>
   sendLinkMail(env, {
     accountId,
     to,
+    ...(dedupeKey ? { dedupeKey } : {}),
     kind: "sign_in",
     subject: "Your sign-in link",
     ttlMs: SIGN_IN_TTL_MS,
