@@ -4,7 +4,11 @@ import { SANDBOX_KEY } from "../../src/auth/keys";
 import { LIMITS } from "../../src/limits/limiter";
 import { sourceSubject } from "../../src/limits/source";
 import { Browser, uniqueEmail } from "../dashboard-browser";
+import { randomToken } from "../../src/platform/tokens";
 import { admin, BASE, bearer, call, createAccount, json } from "../helpers";
+
+const account = (key: string, ip: string) => call("/api/v1/account", bearer(key, { "CF-Connecting-IP": ip }));
+const randomSecret = () => `sk_live_${randomToken(40)}`;
 
 /**
  * Every per-address rule counts an IPv6 source by its /64 (docs/authentication.md, "Source addresses"): the attack
@@ -97,5 +101,41 @@ describe("per-address limits count an IPv6 source by its /64", () => {
     }
     expect(statuses.slice(0, -1).every((s) => s === 200)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
+  });
+});
+
+/**
+ * A burst of unknown keys locked out valid keys from the same address (40 unknown keys, then a new valid key: 429 for
+ * 185 s). A valid key is never refused because others guessed from its address (docs/authentication.md, "Flood rule").
+ */
+describe("the unknown-key flood rule and valid keys", () => {
+  it("never refuses a valid key for what others guessed from its address: secret, publishable, feedback", async () => {
+    const shared = slash64()(0);
+    const acct = await createAccount({ pack: 10 });
+    for (let i = 0; i < 40; i++) await account(randomSecret(), shared);
+    expect((await account(randomSecret(), shared)).body.error.code).toBe("RATE_LIMITED");
+    const fresh = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, {
+      user_id: acct.userId,
+      scopes: ["account"],
+    });
+    expect((await account(fresh.key, shared)).status).toBe(200);
+    const pk = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/publishable`, {
+      user_id: acct.userId,
+      allowed_domains: ["localhost"],
+    });
+    const browser = await call(
+      "/api/v1/email/public",
+      json(
+        { key: pk.key, email: "deliverable@service.test" },
+        { Origin: "http://localhost", "CF-Connecting-IP": shared },
+      ),
+    );
+    expect(browser.status).toBe(200);
+    const { feedback_key } = await admin<{ feedback_key: string }>("POST", `/accounts/${acct.accountId}/feedback-key`);
+    const inbound = await call(
+      `/api/v1/email/feedback/sendgrid/${feedback_key}`,
+      json([], { "CF-Connecting-IP": shared }),
+    );
+    expect(inbound.status).toBe(200);
   });
 });
