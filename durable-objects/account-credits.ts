@@ -5,6 +5,7 @@ import { Balance } from "./account/balance";
 import { ListsObject } from "./account/lists-object";
 import { Notices, type MailSettings, type NoticeMessage } from "./account/notices";
 import { PolicyStamps } from "./account/policy-stamps";
+import { type PaymentRefund, RefundedPayments } from "./account/refunded-payments";
 import { Reservations } from "./account/reservations";
 import { answeredFree, type BeginRecall, type StoredFeedback, type StoredKeyed } from "./account/list-types";
 import { latestFeedback } from "./account/list-pages";
@@ -57,6 +58,7 @@ export class AccountCredits extends ListsObject {
   private readonly windows = new RateWindows();
   private readonly policies: PolicyStamps;
   private readonly notices: Notices;
+  private readonly refunds: RefundedPayments;
   /** When the alarm is set for, as far as this instance knows (saves a storage read on every hold). */
   private alarmAt: number | null | undefined;
 
@@ -70,6 +72,7 @@ export class AccountCredits extends ListsObject {
       this.notices.capReached(keyId, cap, now),
     );
     this.policies = new PolicyStamps(sql);
+    this.refunds = new RefundedPayments(sql, this.balances);
   }
 
   /**
@@ -99,16 +102,20 @@ export class AccountCredits extends ListsObject {
   }
 
   /**
-   * A payment's credits (a Stripe event: a pack bought, or refunded when `credits` is negative), applied once per
-   * `requestId`: the check and the movement run in one call with no await, so a redelivered event changes nothing.
+   * A payment's credits (a pack bought), applied once per `requestId` (the payment's own id, not the event's): the
+   * check and the movement run in one call with no await, so a payment announced by several events credits once.
    */
   applyPayment(requestId: string, credits: number, note: string | null, now = Date.now()) {
     if (this.balances.hasMovement(requestId))
       return { applied: false, credits: 0, snapshot: this.balances.snapshot(now) };
-    let moved = credits;
-    if (credits > 0) this.balances.addCredits("pack", credits, note, requestId, now);
-    else moved = -this.balances.removePackCredits(-credits, note, requestId, now);
-    return { applied: true, credits: moved, snapshot: this.balances.snapshot(now) };
+    this.balances.addCredits("pack", credits, note, requestId, now);
+    return { applied: true, credits, snapshot: this.balances.snapshot(now) };
+  }
+
+  /** A payment's refund up to its running total, in one call with no await (`RefundedPayments`). */
+  refundPayment(refund: PaymentRefund, now = Date.now()) {
+    const { applied, taken } = this.refunds.apply(refund, now);
+    return { applied, credits: -taken, snapshot: this.balances.snapshot(now) };
   }
 
   /** A request with nothing else to ask of the account yet (or ever): its rate limits only. */

@@ -40,6 +40,7 @@ export const app = new Hono<AppEnv>();
 
 app.use("*", requestId());
 app.use("/api/v1/*", recordRequests());
+app.use("/mcp", recordRequests());
 // Inside the request log, so its write counts as after the answer.
 app.use("*", traceAnswer());
 app.get("/healthz", (c) => c.text("ok"));

@@ -3,13 +3,14 @@ import type { RunMessage } from "./engines/bulk/messages";
 import type { RefreshMessage } from "./engines/datasets/refreshable";
 import type { NoticeMessage } from "./engines/mail/notices";
 import type { MailQueueMessage } from "./engines/mail/outbox";
+import type { SelfServiceMessage } from "./engines/mail/self-service";
 import type { MonitorMessage } from "./engines/monitors/messages";
 import type { DeliveryMessage } from "./engines/webhooks/outbox";
 import { registeredProducts } from "./products/registry";
 import { runBulkJob } from "../workers/bulk-runner";
 import { deliverQueuedWebhook } from "../workers/deliveries";
 import { runRefreshMessage } from "../workers/dataset-refresh";
-import { mailAccountNotice, sendQueuedMail } from "../workers/mail";
+import { mailAccountNotice, sendQueuedMail, sendSelfServiceMail } from "../workers/mail";
 import { runDueMonitor } from "../workers/monitors";
 import { productBatchHandlers, type BatchHandler } from "../workers/product-batches";
 import { storeQueuedRequestRecords } from "../workers/request-log";
@@ -24,11 +25,21 @@ export type EngineMessage =
   | RequestLogMessage
   | RefreshMessage
   | MailQueueMessage
-  | NoticeMessage;
+  | NoticeMessage
+  | SelfServiceMessage;
 export type JobMessage = EngineMessage | { type: string };
 
 const isEngineMessage = (body: JobMessage): body is EngineMessage =>
-  ["run", "delivery", "monitor_run", "request_log", "dataset_refresh", "mail", "mail_notice"].includes(body.type);
+  [
+    "run",
+    "delivery",
+    "monitor_run",
+    "request_log",
+    "dataset_refresh",
+    "mail",
+    "mail_notice",
+    "self_service_mail",
+  ].includes(body.type);
 
 /** Message type -> handler. Every handler is idempotent, so a retried batch is harmless. */
 async function handle(env: Env, body: JobMessage): Promise<void> {
@@ -39,6 +50,7 @@ async function handle(env: Env, body: JobMessage): Promise<void> {
     if (body.type === "dataset_refresh") return runRefreshMessage(env, body);
     if (body.type === "mail") return sendQueuedMail(env, body);
     if (body.type === "mail_notice") return mailAccountNotice(env, body);
+    if (body.type === "self_service_mail") return sendSelfServiceMail(env, body);
     return runDueMonitor(env, body.monitorId, body.dueAt);
   }
   const handler = registeredProducts().find((p) => p.messages?.[body.type])?.messages?.[body.type];

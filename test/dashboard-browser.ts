@@ -12,7 +12,9 @@ let ipSequence = 0;
  */
 export class Browser {
   readonly cookies = new Map<string, string>();
-  readonly ip = `198.18.${Math.floor(++ipSequence / 250)}.${(ipSequence % 250) + 1}`;
+
+  /** `ip`: the source address to send (an address of its own unless given). */
+  constructor(readonly ip = `198.18.${Math.floor(++ipSequence / 250)}.${(ipSequence % 250) + 1}`) {}
 
   async fetch(
     path: string,

@@ -1,5 +1,5 @@
 import { accountIdByFeedbackKeyHash } from "../db/accounts";
-import type { Database } from "../db/client";
+import { database, envOf, replicaReads, type Database } from "../db/client";
 import { ApiError } from "../http/errors";
 import { KeyLookup } from "./key-lookup";
 import { sha256Hex } from "../platform/tokens";
@@ -9,12 +9,16 @@ import { KEY_PATTERNS } from "./keys";
  * Feedback keys are read from D1 on every call, so a rotation applies at once everywhere; what the isolate remembers
  * only spares D1 the unknown ones and keeps a sender whose key it has seen valid clear of the unknown-key budget.
  */
-const feedbackKeys = new KeyLookup<string>({ query: accountIdByFeedbackKeyHash, answerFromCache: false });
+const feedbackKeys = new KeyLookup<string>({
+  query: accountIdByFeedbackKeyHash,
+  nearby: (db, keyHash) => accountIdByFeedbackKeyHash(database(replicaReads(envOf(db))), keyHash),
+  answerFromCache: false,
+});
 
 /**
  * Resolves the `fb_` key of an inbound bounce-webhook URL to its account; unknown or rotated -> 401
- * INVALID_FEEDBACK_KEY, and 429 RATE_LIMITED (no D1 read) for a key this isolate does not know from an address over its
- * unknown-key budget.
+ * INVALID_FEEDBACK_KEY, and 429 RATE_LIMITED (no D1 primary read) for a key neither this isolate nor the nearby replica
+ * knows, from an address over its unknown-key budget.
  */
 export async function accountForFeedbackKey(
   db: Database,

@@ -2,7 +2,7 @@ import type { Account } from "../db/accounts";
 import { accountById } from "../db/accounts";
 import { database, envOf, replicaReads, type Database } from "../db/client";
 import { queryKeyByHash, type StoredKey } from "../db/keys";
-import { checkUnknownKeys, countUnknownKey } from "../limits/unknown-keys";
+import { countUnknownKey, unknownKeysRefusal } from "../limits/unknown-keys";
 import { TtlCache } from "../platform/ttl-cache";
 
 /** How long a key row answers from an isolate's memory: the bound on revocations and other changes made elsewhere. */
@@ -12,6 +12,8 @@ export const UNKNOWN_KEY_TTL_MS = 60_000;
 
 export interface KeyLookupOptions<T> {
   query: (db: Database, keyHash: string) => Promise<T | null>;
+  /** The same row from the nearby read replica only (no primary query): all a guess from a flooding address costs. */
+  nearby: (db: Database, keyHash: string) => Promise<T | null>;
   /**
    * Whether a remembered row answers by itself. When false every lookup of a known key still reads D1 (so a change
    * applies at once everywhere), but a key seen valid lately is exempt from the unknown-key budget.
@@ -28,9 +30,10 @@ export interface KeyLookupOptions<T> {
  * - only settled rows are shared between requests, never a read under way: Workers do not let a request await another
  *   request's I/O (a waiter can be cancelled with the request that started the read and answer a bare 500), so
  *   requests that arrive together for one uncached key each read it, and the ones after answer from memory;
- * - a key this isolate knows nothing about reads D1 only while the caller's address is within its unknown-key budget
- *   (src/limits/unknown-keys.ts), and counts against it only when it turns out unknown; over it, the answer is 429
- *   RATE_LIMITED without a read.
+ * - a key this isolate knows nothing about counts against its caller's unknown-key budget
+ *   (src/limits/unknown-keys.ts) only when it turns out unknown. Over the budget it is read from the nearby replica
+ *   only: a key the replica holds is answered as ever (a valid key is never refused for what others sent from its
+ *   address), one it does not is 429 RATE_LIMITED, so a flood of guesses costs replica reads and never the primary.
  */
 export class KeyLookup<T> {
   private readonly known = new TtlCache<T>(50_000);
@@ -45,7 +48,8 @@ export class KeyLookup<T> {
     const remembered = this.known.get(keyHash);
     if (remembered !== undefined && this.options.answerFromCache) return remembered;
     const counted = remembered === undefined;
-    if (counted) checkUnknownKeys(sourceAddress);
+    const refusal = counted ? unknownKeysRefusal(sourceAddress) : null;
+    if (refusal) return this.overBudget(db, keyHash, refusal);
     const generation = this.generation;
     const row = await this.options.query(db, keyHash);
     if (row === null) {
@@ -55,6 +59,21 @@ export class KeyLookup<T> {
       if (counted && learnt) countUnknownKey(sourceAddress);
       return null;
     }
+    if (generation === this.generation) this.remember(keyHash, row);
+    return row;
+  }
+
+  /**
+   * A lookup from an address over its unknown-key budget: the replica's row, or the refusal when it has none (a key
+   * minted in the last moments elsewhere, which the replica has not caught up with yet, meets it too, for as long as
+   * the replication delay). A row found is read again from the primary when rows do not answer from memory (feedback
+   * keys: a rotation applies at once).
+   */
+  private async overBudget(db: Database, keyHash: string, refusal: Error): Promise<T | null> {
+    const generation = this.generation;
+    const near = await this.options.nearby(db, keyHash);
+    if (near === null) throw refusal;
+    const row = this.options.answerFromCache ? near : await this.options.query(db, keyHash);
     if (generation === this.generation) this.remember(keyHash, row);
     return row;
   }
@@ -85,6 +104,13 @@ export class KeyLookup<T> {
   }
 }
 
+let primaryReads = 0;
+
+/** How many key lookups of this isolate asked the D1 primary: the figure the flood rule keeps low (tests read it). */
+export const primaryKeyReads = () => primaryReads;
+
+const keyRowOnReplica = (db: Database, keyHash: string) => queryKeyByHash(database(replicaReads(envOf(db))), keyHash);
+
 export type AccountFields = Pick<Account, "id" | "email" | "emailVerified" | "createdAt">;
 
 const accountFields = new TtlCache<AccountFields>(50_000);
@@ -96,11 +122,15 @@ const accountFields = new TtlCache<AccountFields>(50_000);
  * replica's lag.
  */
 async function keyRowNearby(db: Database, keyHash: string): Promise<StoredKey | null> {
-  return (await queryKeyByHash(database(replicaReads(envOf(db))), keyHash)) ?? queryKeyByHash(db, keyHash, false);
+  const near = await keyRowOnReplica(db, keyHash);
+  if (near) return near;
+  primaryReads += 1;
+  return queryKeyByHash(db, keyHash, false);
 }
 
 const apiKeyLookup = new KeyLookup<StoredKey>({
   query: keyRowNearby,
+  nearby: keyRowOnReplica,
   answerFromCache: true,
   onLoad: (key) =>
     accountFields.set(
@@ -111,8 +141,8 @@ const apiKeyLookup = new KeyLookup<StoredKey>({
 });
 
 /**
- * The secret or publishable key with this hash, or null when there is none. Throws 429 RATE_LIMITED (no D1 read) when
- * the key is not in this isolate's cache and `sourceAddress` has looked up too many unknown keys.
+ * The secret or publishable key with this hash, or null when there is none. Throws 429 RATE_LIMITED (no primary read)
+ * when neither this isolate's cache nor the nearby replica holds it and `sourceAddress` sent too many unknown keys.
  */
 export const findKeyByHash = (db: Database, keyHash: string, sourceAddress: string | undefined) =>
   apiKeyLookup.find(db, keyHash, sourceAddress);

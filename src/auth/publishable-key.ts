@@ -6,13 +6,13 @@ import { holderLeft } from "../db/keys";
 import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
 import { limitHit } from "../limits/admission";
+import { requestSource } from "../limits/source";
 import type { AppEnv } from "../types";
 import { admitRequest, expectAdmission } from "./admit";
 import { confirmChallenge } from "./challenge";
 import { findKeyByHash } from "./key-lookup";
 import { sha256Hex } from "../platform/tokens";
 import { KEY_PATTERNS } from "./keys";
-import { clientIp } from "./sandbox";
 
 /** Body fields every browser endpoint shares; merge them into the endpoint's own body schema. */
 export const publishableFields = {
@@ -77,7 +77,7 @@ export function publishableKey(): MiddlewareHandler<AppEnv> {
       accountId: key.accountId,
       dailyCreditCap: key.dailyCreditCap,
     });
-    expectAdmission(c, key, [limitHit("browserVisitor", `${key.id}:${clientIp(c)}`)]);
+    expectAdmission(c, key, [limitHit("browserVisitor", `${key.id}:${requestSource(c)}`)]);
     if (key.challengeSecret) {
       await confirmChallenge(c.env, key.challengeSecret, body.challenge_token, visitorIp(c)).catch(
         async (err: unknown) => {

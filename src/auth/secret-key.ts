@@ -39,9 +39,9 @@ function bearerToken(header: string | undefined): string {
 /**
  * Authenticates a secret key. Checks run in this fixed order and the first failure answers (docs/authentication.md):
  * 401 UNAUTHENTICATED, 403 EMAIL_NOT_VERIFIED, 403 KEY_ACCOUNT_MISMATCH, 403 KEY_IP_NOT_ALLOWED, 403 KEY_SCOPE_DENIED,
- * 429 RATE_LIMITED. A key this isolate does not know, from an address that sent too many unknown keys, answers 429
- * before any of them, without a database read (src/limits/unknown-keys.ts). The sandbox key takes its own path:
- * SANDBOX_UNAVAILABLE, RATE_LIMITED, SANDBOX_ENDPOINT_NOT_ALLOWED.
+ * 429 RATE_LIMITED. A key neither this isolate nor the nearby replica knows, from an address that sent too many unknown
+ * keys, answers 429 before any of them, without a primary read (src/auth/key-lookup.ts). The sandbox key takes its
+ * own path: SANDBOX_UNAVAILABLE, RATE_LIMITED, SANDBOX_ENDPOINT_NOT_ALLOWED.
  */
 export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<AppEnv> {
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {

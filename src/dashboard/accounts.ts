@@ -1,6 +1,6 @@
 import { forgetMemberKeys } from "../auth/key-lookup";
 import { newId } from "../platform/tokens";
-import { accountByEmail, insertAccount } from "../db/accounts";
+import { accountByEmail, accountById, insertAccount } from "../db/accounts";
 import { database } from "../db/client";
 import {
   accountMembers,
@@ -15,46 +15,15 @@ import {
 } from "../db/members";
 import { deleteUserSessions } from "../db/sessions";
 import { creditsStub } from "../engines/credits/credits";
-import { sendAccountConfirmation } from "../engines/mail/account-confirmation";
 import { consumeLink } from "../engines/mail/links";
+import { homeAccount } from "../engines/mail/self-service";
 import { sendInvitation, sendSignInLink } from "../engines/mail/sign-in";
+import { hitLimit, LIMITS, type LimitName } from "../limits/limiter";
 
 /**
  * What the dashboard does to accounts and members. Every answer a signed-out person sees is the same whether or not
  * their address is known: these functions return nothing that tells them apart.
  */
-
-/** The user's first account, where a sign-in lands. */
-async function homeAccount(env: Env, userId: string): Promise<string | undefined> {
-  return (await userAccounts(database(env), userId))[0]?.accountId;
-}
-
-/**
- * Signs up a new address: an account (free plan, unconfirmed), its first user as owner, and the confirmation mail.
- * An address already in use gets a sign-in link instead, so the page says the same either way.
- */
-export async function signUp(env: Env, email: string, now = Date.now()): Promise<void> {
-  const db = database(env);
-  const existingUser = await userIdByEmail(db, email);
-  if (existingUser || (await accountByEmail(db, email))) {
-    if (existingUser) await requestSignIn(env, email);
-    return;
-  }
-  const accountId = newId("acc");
-  const userId = newId("usr");
-  await insertAccount(db, { id: accountId, email, emailVerified: false, createdAt: now });
-  await insertUser(db, { id: userId, email, createdAt: now });
-  await addMemberWithRole(db, accountId, userId, "owner", now);
-  await creditsStub(env, accountId).setPlan("free");
-  await sendAccountConfirmation(env, accountId, email);
-}
-
-/** Mails a sign-in link to a member; an unknown address (or one in no account) gets nothing. */
-export async function requestSignIn(env: Env, email: string): Promise<void> {
-  const userId = await userIdByEmail(database(env), email);
-  const accountId = userId && (await homeAccount(env, userId));
-  if (accountId) await sendSignInLink(env, accountId, email);
-}
 
 /** Follows a sign-in link once: the user and the account to open, or null when the link is no good. */
 export async function signInWithLink(
@@ -72,25 +41,48 @@ export async function signInWithLink(
   return accountId ? { userId, accountId } : null;
 }
 
-/** Adds a member (creating their user) and mails their invitation; an existing member changes nothing. */
-export async function inviteMember(
-  env: Env,
-  accountId: string,
-  email: string,
-  role: Role,
-  invitedBy: string,
-  now = Date.now(),
-): Promise<"invited" | "already_member"> {
+export interface Invitation {
+  accountId: string;
+  /** The invited address, lower-cased. */
+  email: string;
+  role: Role;
+  /** The inviting member's address, named in the mail. */
+  invitedBy: string;
+}
+
+export type InviteOutcome =
+  | { outcome: "invited" | "already_member" | "unconfirmed" }
+  | { outcome: "limited"; retryAfterSeconds: number; message: string };
+
+/** Counts one invitation against a limit; the refusal as a value, or null within it. */
+async function overLimit(env: Env, name: LimitName, subject: string): Promise<InviteOutcome | null> {
+  const hit = await hitLimit(env, name, subject);
+  return hit.allowed
+    ? null
+    : { outcome: "limited", retryAfterSeconds: hit.retryAfterSeconds, message: LIMITS[name].message };
+}
+
+/**
+ * Adds a member (creating their user) and mails their invitation; an existing member changes nothing. Invitations
+ * mail people who never asked for anything, so only a confirmed account invites, and each invitation counts against
+ * the account's daily limit and then the recipient's (across accounts): over either, nothing is added or mailed.
+ */
+export async function inviteMember(env: Env, invitation: Invitation, now = Date.now()): Promise<InviteOutcome> {
+  const { accountId, email, role, invitedBy } = invitation;
   const db = database(env);
+  if (!(await accountById(db, accountId))?.emailVerified) return { outcome: "unconfirmed" };
   const existing = await userIdByEmail(db, email);
-  if (existing && (await memberRole(db, accountId, existing))) return "already_member";
+  if (existing && (await memberRole(db, accountId, existing))) return { outcome: "already_member" };
+  const limited =
+    (await overLimit(env, "invitationsAccount", accountId)) ?? (await overLimit(env, "invitationsRecipient", email));
+  if (limited) return limited;
   const userId = existing ?? newId("usr");
   if (!existing) await insertUser(db, { id: userId, email, createdAt: now });
   await addMemberWithRole(db, accountId, userId, role, now);
   // A returning member's keys were remembered as "holder left" in this isolate; they work again at once.
   forgetMemberKeys(accountId, userId);
   await sendInvitation(env, accountId, email, invitedBy);
-  return "invited";
+  return { outcome: "invited" };
 }
 
 export type RemoveOutcome = "removed" | "not_member" | "last_owner";

@@ -1,4 +1,5 @@
 import { Hono, type MiddlewareHandler } from "hono";
+import { BODY_BYTES, readBytes } from "../http/body";
 import type { AppEnv } from "../types";
 import { handleStripeWebhook } from "./billing/webhook";
 import { anonymousCsrf, signedIn, type DashEnv } from "./context";
@@ -66,7 +67,10 @@ export const dashboardRoutes = (app: () => Hono<AppEnv>) =>
     .get("/", (c) => c.redirect("/dashboard", 302))
     .route("/dashboard", dashboard(app) as unknown as Hono<AppEnv>)
     .post("/stripe/webhook", async (c) => {
-      const result = await handleStripeWebhook(c.env, await c.req.text(), c.req.header("Stripe-Signature"));
+      const bytes = await readBytes(c, BODY_BYTES.stripe);
+      if (!bytes) return c.json({ received: false, error: `The body is over ${BODY_BYTES.stripe} bytes.` }, 413);
+      const body = new TextDecoder().decode(bytes);
+      const result = await handleStripeWebhook(c.env, body, c.req.header("Stripe-Signature"));
       return "error" in result
         ? c.json({ received: false, error: result.error }, result.status)
         : c.json({ received: true, outcome: result.outcome });

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
+import { BODY_BYTES, readBytes } from "../http/body";
 import type { AppVariables } from "../types";
 import { MessagePage } from "./pages/sign-in";
 import { ANON_CSRF_COOKIE, sameOrigin, sentCsrfToken, tokensMatch } from "./security";
@@ -22,13 +23,30 @@ export const csrfRefusal = (c: Context) =>
     403,
   );
 
+/** The answer to a post over its body limit: nothing was read past the limit, nothing was done. */
+export const tooLargeRefusal = (c: Context, maxBytes: number) =>
+  c.html(
+    <MessagePage
+      title="Form too large"
+      message={`This form sent more than ${maxBytes.toLocaleString("en-US")} bytes. Nothing was done.`}
+    />,
+    413,
+  );
+
+/**
+ * What a dashboard post may carry (docs/dashboard.md, "Sessions and the browser rules"): the bulk page's upload, a
+ * signed-in form, or a signed-out one. It is read through the bounded reader before the CSRF check looks at it.
+ */
+const postLimit = (path: string, signedIn: boolean) =>
+  !signedIn ? BODY_BYTES.anonymousForm : path === "/dashboard/bulk" ? BODY_BYTES.upload : BODY_BYTES.form;
+
 /** Anonymous forms (sign-in, sign-up, following a link): same origin, and the token of the browser's CSRF cookie. */
 export const anonymousCsrf = (): MiddlewareHandler<DashEnv> => async (c, next) => {
-  if (
-    c.req.method === "POST" &&
-    !(sameOrigin(c) && tokensMatch(await sentCsrfToken(c), getCookie(c, ANON_CSRF_COOKIE)))
-  )
-    return csrfRefusal(c);
+  if (c.req.method === "POST") {
+    const limit = postLimit(c.req.path, false);
+    if (!(await readBytes(c, limit))) return tooLargeRefusal(c, limit);
+    if (!(sameOrigin(c) && tokensMatch(await sentCsrfToken(c), getCookie(c, ANON_CSRF_COOKIE)))) return csrfRefusal(c);
+  }
   await next();
 };
 
@@ -42,8 +60,11 @@ export const signedIn = (): MiddlewareHandler<DashEnv> => async (c, next) => {
     return c.req.method === "GET"
       ? c.redirect("/dashboard/sign-in", 303)
       : c.html(<MessagePage title="Signed out" message="Your session ended. Sign in again." />, 401);
-  if (c.req.method !== "GET" && !(sameOrigin(c) && tokensMatch(await sentCsrfToken(c), session.csrfToken)))
-    return csrfRefusal(c);
+  if (c.req.method !== "GET") {
+    const limit = postLimit(c.req.path, true);
+    if (!(await readBytes(c, limit))) return tooLargeRefusal(c, limit);
+    if (!(sameOrigin(c) && tokensMatch(await sentCsrfToken(c), session.csrfToken))) return csrfRefusal(c);
+  }
   c.set("session", session);
   await next();
 };

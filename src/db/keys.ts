@@ -39,7 +39,7 @@ export async function queryKeyByHash(db: Database, keyHash: string, counted = tr
 
 export type StoredKey = NonNullable<Awaited<ReturnType<typeof queryKeyByHash>>>;
 
-/** How many key lookups this isolate has taken to D1: the figure the flood rule keeps low (and tests read). */
+/** How many key lookups this isolate has taken to D1, replica or primary (tests read it). */
 export const keyRowsRead = () => rowsRead;
 
 /** A key whose holder has left the account (KEY_ACCOUNT_MISMATCH). Keys created without a holder never mismatch. */

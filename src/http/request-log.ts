@@ -4,50 +4,34 @@ import type { AppEnv } from "../types";
 
 /** Records of requests that finish within this window of the first one are written together. */
 export const REQUEST_LOG_WINDOW_MS = 25;
-/** A batch this full takes no more records (the next request opens another); its window still ends its wait. */
+/** Pending records this many are sent at once, by the request whose record made them so many. */
 export const REQUEST_LOG_MAX_RECORDS = 100;
 /** Queue messages stay under the 128 KB a message may carry. */
 const MESSAGE_BYTES_MAX = 100_000;
 
-interface Batch {
-  records: NewRequestRecord[];
-  /** Settles once the batch's records are stored (in D1 or on the queue); it never rejects. */
-  written: Promise<void>;
-  close: () => void;
-}
+/** Records of this isolate's requests not yet handed to the queue: plain data, which any request may send. */
+let pending: NewRequestRecord[] = [];
 
-let open: Batch | null = null;
-
-function openBatch(env: Env): Batch {
-  let begin!: () => void;
-  const closed = new Promise<void>((resolve) => (begin = resolve));
-  const batch: Batch = {
-    records: [],
-    written: closed.then(() => writeRequestRecords(env, batch.records)),
-    // Called by its own timer only (never early), so there is no timer left to clear.
-    close: () => {
-      if (open === batch) open = null;
-      begin();
-    },
-  };
-  setTimeout(batch.close, REQUEST_LOG_WINDOW_MS);
-  return batch;
+/** Sends every pending record, from the calling request (its own I/O, with its own bindings). */
+function flush(env: Env): Promise<void> {
+  if (pending.length === 0) return Promise.resolve();
+  const records = pending;
+  pending = [];
+  return writeRequestRecords(env, records);
 }
 
 /**
- * Adds one record to this isolate's open batch and returns the promise of that batch's write. The caller hands it to
- * its own `waitUntil`, so every request keeps the isolate alive until its own record is stored: no record waits for
- * a later request to come along.
+ * Adds one record to this isolate's pending ones and returns a promise of this request's own, which the caller hands
+ * to its `waitUntil`: after the window, from this request's own timer, it sends whatever is pending by then (its own
+ * record, unless a request that finished earlier in the window already took it with its own). So the records of
+ * requests finishing together go in one message, no record waits for a later request to come along, and no request
+ * waits on a promise another request settles (Workers warn "Promise will never complete" about such a promise, and
+ * cancel it with the request that owns it): what requests share is the array of records, never a promise or I/O.
  */
 export function logRequest(env: Env, record: NewRequestRecord): Promise<void> {
-  open ??= openBatch(env);
-  const batch = open;
-  batch.records.push(record);
-  // Not closed here: the write must start from the opener's own timer, in its own request. Started from this request's
-  // handler it would do I/O with the opener's bindings, which Workers refuses ("Cannot perform I/O on behalf of a
-  // different request"), and the batch's records would be lost (found by test/http/hostile-pass.test.ts).
-  if (batch.records.length >= REQUEST_LOG_MAX_RECORDS && open === batch) open = null;
-  return batch.written;
+  pending.push(record);
+  if (pending.length >= REQUEST_LOG_MAX_RECORDS) return flush(env);
+  return new Promise<void>((resolve) => setTimeout(resolve, REQUEST_LOG_WINDOW_MS)).then(() => flush(env));
 }
 
 /** Splits records into queue messages that each stay under the size a message may carry. */

@@ -18,6 +18,26 @@ export const LIMITS = {
     windowMs: 15 * 60_000,
     message: "Over 10 sign-in attempts in 15 minutes from this address.",
   },
+  passkeyOptionsAddress: {
+    limit: 20,
+    windowMs: 15 * 60_000,
+    message: "Over 20 passkey sign-in options in 15 minutes from this address.",
+  },
+  operatorGuesses: {
+    limit: 10,
+    windowMs: 15 * 60_000,
+    message: "Over 10 wrong operator tokens in 15 minutes from this address.",
+  },
+  invitationsAccount: {
+    limit: 20,
+    windowMs: 24 * 3_600_000,
+    message: "Over 20 invitations a day from this account.",
+  },
+  invitationsRecipient: {
+    limit: 3,
+    windowMs: 24 * 3_600_000,
+    message: "This address was invited 3 times today already.",
+  },
   signInAccount: {
     limit: 5,
     windowMs: 15 * 60_000,
@@ -31,6 +51,20 @@ export type LimitName = keyof typeof LIMITS;
 export async function hitLimit(env: Env, name: LimitName, subject: string) {
   const rule = LIMITS[name];
   return env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`)).hit(rule.limit, rule.windowMs);
+}
+
+/**
+ * Judges a guess of a secret (`given` and `expected` as digests) in `subject`'s own object under `name`: "refused"
+ * unjudged while over the limit, otherwise "right" or "wrong", only a wrong one counting.
+ */
+export async function judgeGuess(env: Env, name: LimitName, subject: string, given: string, expected: string) {
+  const rule = LIMITS[name];
+  return env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`)).guess(
+    given,
+    expected,
+    rule.limit,
+    rule.windowMs,
+  );
 }
 
 /**

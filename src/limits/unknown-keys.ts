@@ -1,11 +1,11 @@
-import { rateLimited } from "../http/errors";
-import { parseIp } from "../platform/ip-address";
+import { type ApiError, rateLimited } from "../http/errors";
 import { gcra, isFull, type Bucket } from "./gcra";
+import { sourceSubject } from "./source";
 
 /**
  * Lookups that find no key, per source address and isolate: 10 a minute on average with bursts of 10 (GCRA). Kept in
- * the isolate's memory, not in a Durable Object: its whole point is that a flood of random keys costs neither a D1
- * read nor any other call once an address is over.
+ * the isolate's memory, not in a Durable Object: its whole point is that a flood of random keys costs no D1 primary
+ * read nor any other call once an address is over (src/auth/key-lookup.ts).
  */
 export const UNKNOWN_KEYS = { limit: 10, windowMs: 60_000 } as const;
 
@@ -13,16 +13,6 @@ export const UNKNOWN_KEYS = { limit: 10, windowMs: 60_000 } as const;
 const MAX_SOURCES = 10_000;
 
 const buckets = new Map<string, Bucket>();
-
-/**
- * The subject an address is counted under. IPv6 counts per /64, the block one subscriber is usually given, so stepping
- * through one's own /64 does not buy a fresh budget. A missing or unreadable address is one shared subject.
- */
-export function sourceSubject(address: string | undefined): string {
-  const ip = address ? parseIp(address) : null;
-  if (!ip) return "unknown";
-  return ip.version === 4 ? `v4:${ip.value.toString(16)}` : `v6:${(ip.value >> 64n).toString(16)}`;
-}
 
 function bucketOf(subject: string, now: number): Bucket {
   let bucket = buckets.get(subject);
@@ -37,16 +27,16 @@ function bucketOf(subject: string, now: number): Bucket {
 }
 
 /**
- * Refuses, before D1 is asked, a key lookup from an address already over its budget: throws 429 RATE_LIMITED with
- * Retry-After. Takes nothing: a key that turns out to exist never counts (`countUnknownKey` counts the misses).
+ * The refusal for an address already over its budget (429 RATE_LIMITED with Retry-After), or null within it. Takes
+ * nothing: a key that turns out to exist never counts (`countUnknownKey` counts the misses).
  */
-export function checkUnknownKeys(address: string | undefined, now = Date.now()): void {
+export function unknownKeysRefusal(address: string | undefined, now = Date.now()): ApiError | null {
   const bucket = buckets.get(sourceSubject(address));
-  if (!bucket) return;
+  if (!bucket) return null;
   const result = gcra({ tat: bucket.tat }, UNKNOWN_KEYS.limit, UNKNOWN_KEYS.windowMs, now);
-  if (!result.allowed) {
-    throw rateLimited(result.retryAfterSeconds, "Too many unknown keys from this address; retry later.");
-  }
+  return result.allowed
+    ? null
+    : rateLimited(result.retryAfterSeconds, "Too many unknown keys from this address; retry later.");
 }
 
 /**

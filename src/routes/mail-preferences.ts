@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
+import { BODY_BYTES, readBytes } from "../http/body";
 import { randomToken } from "../platform/tokens";
 import { database } from "../db/client";
 import { escapeHtml } from "../engines/mail/compose";
@@ -77,6 +78,8 @@ function issueToken(c: Context<AppEnv>): string {
 const noStore = { "Cache-Control": "no-store" };
 const unknown = (c: Context<AppEnv>) =>
   c.html(page("Unknown link", "<p>This link is not valid (links last 30 days).</p>"), 404, noStore);
+const tooLarge = (c: Context<AppEnv>) =>
+  c.html(page("Not saved", "<p>This form sent more than a preferences form holds.</p>"), 413, noStore);
 const forbidden = (c: Context<AppEnv>) =>
   c.html(
     page("Not saved", "<p>This form did not come from this page. Open the link from your email again.</p>"),
@@ -115,6 +118,7 @@ export const mailPreferenceRoutes = new Hono<AppEnv>().post(
     const db = database(c.env);
     const recipient = ID.test(id) ? await recipientOfMessage(db, id) : null;
     if (!recipient) return unknown(c);
+    if (!(await readBytes(c, BODY_BYTES.anonymousForm))) return tooLarge(c);
     const body = await c.req.parseBody({ all: true });
     const cookie = getCookie(c, COOKIE);
     if (!cookie || body.csrf !== cookie) return forbidden(c);

@@ -1,62 +1,13 @@
 import { env, SELF } from "cloudflare:test";
-import Stripe from "stripe";
 import { describe, expect, it, vi } from "vitest";
 import { billing } from "../../src/dashboard/billing/config";
 import { handleStripeWebhook } from "../../src/dashboard/billing/webhook";
-import { admin, creditsStub } from "../helpers";
-import { signedUpOwner, uniqueEmail } from "../dashboard-browser";
+import { creditsStub } from "../helpers";
+import { signedUpOwner } from "../dashboard-browser";
+import { account, deliver, eventId, packCompleted } from "../stripe-events";
 
 vi.setConfig({ testTimeout: 30_000 });
 
-const stripe = new Stripe("sk_test_unused", { httpClient: Stripe.createFetchHttpClient() });
-const crypto = Stripe.createSubtleCryptoProvider();
-let sequence = 0;
-const eventId = () => `evt_test_${Date.now()}_${++sequence}`;
-
-/** Posts an event the way Stripe does, signed with the library's own test helper (or with another secret). */
-async function deliver(event: Record<string, unknown>, secret = env.STRIPE_WEBHOOK_SECRET) {
-  const payload = JSON.stringify({
-    object: "event",
-    api_version: "2025-01-01",
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    ...event,
-  });
-  const signature = await stripe.webhooks.generateTestHeaderStringAsync({ payload, secret, cryptoProvider: crypto });
-  return SELF.fetch("https://api.test/stripe/webhook", {
-    method: "POST",
-    headers: { "Stripe-Signature": signature, "Content-Type": "application/json" },
-    body: payload,
-  });
-}
-
-const packCompleted = (accountId: string, paymentIntent: string, amount = 1000) => ({
-  id: eventId(),
-  type: "checkout.session.completed",
-  data: {
-    object: {
-      id: `cs_test_${paymentIntent}`,
-      object: "checkout.session",
-      mode: "payment",
-      payment_status: "paid",
-      client_reference_id: accountId,
-      metadata: { account_id: accountId, item: "pack_1000" },
-      payment_intent: paymentIntent,
-      amount_total: amount,
-      customer: null,
-      subscription: null,
-    },
-  },
-});
-
-async function account() {
-  const { id } = await admin<{ id: string }>("POST", "/accounts", {
-    email: uniqueEmail("buyer"),
-    email_verified: true,
-    plan: "enterprise",
-  });
-  return id;
-}
 const balance = async (accountId: string) => (await creditsStub(accountId).snapshot()).pack_credits;
 
 describe("Stripe webhooks: credits only from verified events, each applied once", () => {

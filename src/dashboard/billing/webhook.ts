@@ -37,14 +37,15 @@ export async function verifiedEvent(
 
 const idOf = (value: string | { id: string } | null | undefined) =>
   typeof value === "string" ? value : (value?.id ?? null);
-const ledgerId = (event: Stripe.Event) => `stripe:${event.id}`;
+/**
+ * A pack's ledger id is its Checkout session's, not the event's: `checkout.session.completed` and
+ * `checkout.session.async_payment_succeeded` (or a resent event with a new id) announce one payment, which credits
+ * once.
+ */
+const sessionLedgerId = (session: Stripe.Checkout.Session) => `stripe:${session.id}`;
 
 /** A completed Checkout: a pack's credits, or the plan it subscribed to. */
-async function checkoutCompleted(
-  env: Env,
-  event: Stripe.Event,
-  session: Stripe.Checkout.Session,
-): Promise<[string | null, string]> {
+async function checkoutCompleted(env: Env, session: Stripe.Checkout.Session): Promise<[string | null, string]> {
   const accountId = session.metadata?.account_id ?? session.client_reference_id;
   const item = session.metadata?.item ?? "";
   if (!accountId || session.payment_status === "unpaid") return [accountId ?? null, "ignored"];
@@ -61,8 +62,12 @@ async function checkoutCompleted(
         amount: session.amount_total ?? 0,
         createdAt: Date.now(),
       });
-    await creditsStub(env, accountId).applyPayment(ledgerId(event), credits, `Stripe ${item}`);
-    return [accountId, "pack_credited"];
+    const { applied } = await creditsStub(env, accountId).applyPayment(
+      sessionLedgerId(session),
+      credits,
+      `Stripe ${item}`,
+    );
+    return [accountId, applied ? "pack_credited" : "pack_already_credited"];
   }
   if (isPaidPlan(item)) {
     const customer = idOf(session.customer);
@@ -74,19 +79,25 @@ async function checkoutCompleted(
   return [accountId, "ignored"];
 }
 
-/** A refund takes back the refunded share of a pack's credits (what is left of them: spent credits stay spent). */
-async function chargeRefunded(env: Env, event: Stripe.Event, charge: Stripe.Charge): Promise<[string | null, string]> {
+/**
+ * A refund takes back the refunded share of a pack's credits (what is left of them: spent credits stay spent). The
+ * share is the charge's running total, applied by the account's object up to that total, so two events announcing
+ * one refund take it once.
+ */
+async function chargeRefunded(env: Env, charge: Stripe.Charge): Promise<[string | null, string]> {
   const db = database(env);
   const paymentIntent = idOf(charge.payment_intent);
   const payment = paymentIntent ? await paymentByIntent(db, paymentIntent) : undefined;
   if (!payment) return [null, "ignored"];
   const share = payment.amount > 0 ? Math.min(1, charge.amount_refunded / payment.amount) : 1;
   const target = Math.round(payment.credits * share);
-  const more = target - payment.refundedCredits;
-  if (more > 0) {
-    await creditsStub(env, payment.accountId).applyPayment(ledgerId(event), -more, `Stripe refund of ${payment.pack}`);
-    await setRefundedCredits(db, payment.paymentIntent, target);
-  }
+  await creditsStub(env, payment.accountId).refundPayment({
+    payment: `stripe:${payment.paymentIntent}`,
+    total: target,
+    recorded: payment.refundedCredits,
+    note: `Stripe refund of ${payment.pack}`,
+  });
+  if (target > payment.refundedCredits) await setRefundedCredits(db, payment.paymentIntent, target);
   return [payment.accountId, "refunded"];
 }
 
@@ -110,9 +121,9 @@ async function apply(env: Env, event: Stripe.Event): Promise<[string | null, str
   switch (event.type) {
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded":
-      return checkoutCompleted(env, event, event.data.object);
+      return checkoutCompleted(env, event.data.object);
     case "charge.refunded":
-      return chargeRefunded(env, event, event.data.object);
+      return chargeRefunded(env, event.data.object);
     case "invoice.payment_failed":
       return event.data.object.billing_reason === "subscription_cycle"
         ? subscriptionChange(env, idOf(event.data.object.customer), "renewal_failed")
@@ -129,8 +140,9 @@ async function apply(env: Env, event: Stripe.Event): Promise<[string | null, str
 }
 
 /**
- * Applies a verified event once. A redelivered event finds its record and does nothing; two deliveries racing both
- * reach the account's object, which applies a credit movement once per event id (`applyPayment`).
+ * Applies a verified event once. A redelivered event finds its record and does nothing; events racing each other
+ * (the same one twice, or two announcing one payment) reach the account's object, which credits once per Checkout
+ * session (`applyPayment`) and refunds once per running total of a payment (`refundPayment`).
  */
 export async function handleStripeWebhook(
   env: Env,

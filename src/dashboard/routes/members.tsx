@@ -14,7 +14,7 @@ const OUTCOME_ERRORS: Record<string, [number, string]> = {
 const render = async (
   c: DashContext,
   message: { notice?: string; error?: string } = {},
-  status: 200 | 404 | 422 = 200,
+  status: 200 | 403 | 404 | 422 | 429 = 200,
 ) =>
   c.html(
     <MembersPage
@@ -39,12 +39,19 @@ export const memberRoutes = new Hono<DashEnv>()
     const parsed = inviteForm.safeParse(await c.req.parseBody());
     if (!parsed.success) return render(c, { error: "Enter a valid email address." }, 422);
     const email = parsed.data.email.toLowerCase();
-    const outcome = await inviteMember(c.env, c.var.session.accountId, email, parsed.data.role, c.var.session.email);
-    return render(
-      c,
-      outcome === "invited" ? { notice: `Invitation sent to ${email}.` } : { error: `${email} is already a member.` },
-      outcome === "invited" ? 200 : 422,
-    );
+    const { accountId, email: invitedBy } = c.var.session;
+    const invited = await inviteMember(c.env, { accountId, email, role: parsed.data.role, invitedBy });
+    switch (invited.outcome) {
+      case "invited":
+        return render(c, { notice: `Invitation sent to ${email}.` });
+      case "already_member":
+        return render(c, { error: `${email} is already a member.` }, 422);
+      case "unconfirmed":
+        return render(c, { error: "Confirm the account's email address before inviting members." }, 403);
+      case "limited":
+        c.header("Retry-After", String(invited.retryAfterSeconds));
+        return render(c, { error: invited.message }, 429);
+    }
   })
   .post("/members/:userId/remove", ownerOnly(), async (c) =>
     answer(c, await removeMember(c.env, c.var.session.accountId, c.req.param("userId")), "The member is removed."),

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { hitLimit } from "../../limits/limiter";
+import { requestSource } from "../../limits/source";
 import type { DashEnv } from "../context";
 import { authenticationOptions, originOf, registerPasskey, registrationOptions, signInWithPasskey } from "../passkeys";
 import { startSession } from "../session";
@@ -30,11 +31,21 @@ export const passkeyRoutes = new Hono<DashEnv>()
       : c.json({ registered: false, error: "The passkey did not verify." }, 400);
   });
 
-/** Passkey sign-in (signed out): rate-limited per source address like emailed links. */
+/**
+ * Passkey sign-in (signed out): rate-limited per source address like emailed links; asking for options (each stores
+ * a challenge) has its own limit per source address.
+ */
 export const passkeySignInRoutes = new Hono<DashEnv>()
-  .post("/sign-in/passkey/options", async (c) => c.json(await authenticationOptions(c.env, originOf(c.req.url))))
+  .post("/sign-in/passkey/options", async (c) => {
+    const limit = await hitLimit(c.env, "passkeyOptionsAddress", requestSource(c));
+    if (!limit.allowed)
+      return c.json({ error: "Too many passkey sign-in attempts." }, 429, {
+        "Retry-After": String(limit.retryAfterSeconds),
+      });
+    return c.json(await authenticationOptions(c.env, originOf(c.req.url)));
+  })
   .post("/sign-in/passkey", async (c) => {
-    const limit = await hitLimit(c.env, "signInAddress", c.req.header("CF-Connecting-IP") ?? "unknown");
+    const limit = await hitLimit(c.env, "signInAddress", requestSource(c));
     if (!limit.allowed)
       return c.json({ signed_in: false, error: "Too many sign-in attempts." }, 429, {
         "Retry-After": String(limit.retryAfterSeconds),

@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { hitLimit } from "../../limits/limiter";
-import { requestSignIn, signInWithLink, signUp } from "../accounts";
+import { requestSource } from "../../limits/source";
+import { queueSelfServiceMail, type SelfServiceMessage } from "../../engines/mail/self-service";
+import { signInWithLink } from "../accounts";
 import type { DashContext, DashEnv } from "../context";
 import { CheckInboxPage, FollowLinkPage, MessagePage, SignInPage, SignUpPage } from "../pages/sign-in";
 import { anonymousCsrfToken } from "../security";
@@ -10,16 +12,13 @@ import { readSession, startSession } from "../session";
 const emailField = z.object({ email: z.email().max(254) });
 const TOKEN = /^[0-9A-Za-z]{1,64}$/;
 
-/** The source address as Cloudflare reports it (one bucket for requests without it, as in tests by hand). */
-const sourceAddress = (c: DashContext) => c.req.header("CF-Connecting-IP") ?? "unknown";
-
 /**
  * Counts a sign-in or sign-up attempt per source address and per email address; both count whether or not the email
  * is known, so the refusal says nothing about it either.
  */
 async function attemptAllowed(c: DashContext, email: string): Promise<number | null> {
   const [byAddress, byAccount] = await Promise.all([
-    hitLimit(c.env, "signInAddress", sourceAddress(c)),
+    hitLimit(c.env, "signInAddress", requestSource(c)),
     hitLimit(c.env, "signInAccount", email),
   ]);
   if (byAddress.allowed && byAccount.allowed) return null;
@@ -30,10 +29,11 @@ async function attemptAllowed(c: DashContext, email: string): Promise<number | n
 }
 
 /**
- * Answers a sign-in or sign-up form: the same page and status for every address, the mail (if any) sent after the
- * answer so its time does not tell either.
+ * Answers a sign-in or sign-up form: the same page and status for every address, and the same work: the limits, then
+ * one queue message. Whether the address is known is found out on the queue, after the answer, where its time tells
+ * nobody anything (src/engines/mail/self-service.ts).
  */
-async function mailRequest(c: DashContext, work: (env: Env, email: string) => Promise<void>) {
+async function mailRequest(c: DashContext, form: SelfServiceMessage["form"]) {
   const parsed = emailField.safeParse(await c.req.parseBody());
   if (!parsed.success)
     return c.html(<SignInPage csrf={anonymousCsrfToken(c)} notice="Enter a valid email address." />, 422);
@@ -49,11 +49,7 @@ async function mailRequest(c: DashContext, work: (env: Env, email: string) => Pr
       429,
     );
   }
-  c.executionCtx.waitUntil(
-    work(c.env, email).catch((error: unknown) =>
-      console.error(JSON.stringify({ at: "dashboard mail request", error: String(error) })),
-    ),
-  );
+  await queueSelfServiceMail(c.env, form, email, c.var.requestId);
   return c.html(<CheckInboxPage />, 200);
 }
 
@@ -62,9 +58,9 @@ export const signInRoutes = new Hono<DashEnv>()
   .get("/sign-in", async (c) =>
     (await readSession(c)) ? c.redirect("/dashboard", 303) : c.html(<SignInPage csrf={anonymousCsrfToken(c)} />),
   )
-  .post("/sign-in", (c) => mailRequest(c, requestSignIn))
+  .post("/sign-in", (c) => mailRequest(c, "sign_in"))
   .get("/sign-up", (c) => c.html(<SignUpPage csrf={anonymousCsrfToken(c)} />))
-  .post("/sign-up", (c) => mailRequest(c, (env, email) => signUp(env, email)))
+  .post("/sign-up", (c) => mailRequest(c, "sign_up"))
   .get("/sign-in/link/:token", (c) =>
     c.html(
       <FollowLinkPage

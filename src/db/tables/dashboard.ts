@@ -51,7 +51,7 @@ export const stripeEvents = sqliteTable("stripe_events", {
   id: text("id").primaryKey(),
   type: text("type").notNull(),
   accountId: text("account_id"),
-  /** What the event did (`pack_credited`, `plan_started`, `refunded`, `ignored`, ...). */
+  /** What the event did (`pack_credited`, `pack_already_credited`, `plan_started`, `refunded`, `ignored`, ...). */
   outcome: text("outcome").notNull(),
   createdAt: createdAt(),
 });

@@ -13,7 +13,12 @@ const linkUrl = (env: Env, token: string) => `${env.MAIL_BASE_URL.replace(/\/+$/
  * Mails the account's own address a link that confirms it. Required mail (no List-Unsubscribe, sent even to a
  * suppressed address): until it is followed, the account's keys answer 403 EMAIL_NOT_VERIFIED.
  */
-export async function sendAccountConfirmation(env: Env, accountId: string, email: string): Promise<string> {
+export async function sendAccountConfirmation(
+  env: Env,
+  accountId: string,
+  email: string,
+  dedupeKey?: string,
+): Promise<string | undefined> {
   const token = await issueLink(env, {
     purpose: "confirm_email",
     accountId,
@@ -45,9 +50,10 @@ export async function sendAccountConfirmation(env: Env, accountId: string, email
       text,
       html,
       optional: false,
+      ...(dedupeKey ? { dedupeKey } : {}),
     },
   ]);
-  return id!;
+  return id;
 }
 
 export type Confirmation =

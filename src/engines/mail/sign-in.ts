@@ -16,6 +16,8 @@ interface SignInMail {
   lead: string;
   ttlMs: number;
   validity: string;
+  /** The outbox's dedupe key: a second mail with it is not sent. */
+  dedupeKey?: string;
 }
 
 async function sendLinkMail(env: Env, mail: SignInMail): Promise<string | undefined> {
@@ -41,7 +43,16 @@ async function sendLinkMail(env: Env, mail: SignInMail): Promise<string | undefi
     `<p>The link works once, for ${escapeHtml(mail.validity)}. If you did not ask for it, ignore this message.</p>`,
   ].join("\n");
   const [id] = await queueMail(env, [
-    { accountId: mail.accountId, kind: mail.kind, to: mail.to, subject: mail.subject, text, html, optional: false },
+    {
+      accountId: mail.accountId,
+      kind: mail.kind,
+      to: mail.to,
+      subject: mail.subject,
+      text,
+      html,
+      optional: false,
+      ...(mail.dedupeKey ? { dedupeKey: mail.dedupeKey } : {}),
+    },
   ]);
   return id;
 }
@@ -55,10 +66,11 @@ export async function issueSignInUrl(env: Env, accountId: string, to: string): P
 }
 
 /** Mails a member a single-use link that signs them in to the dashboard of this account. */
-export const sendSignInLink = (env: Env, accountId: string, to: string) =>
+export const sendSignInLink = (env: Env, accountId: string, to: string, dedupeKey?: string) =>
   sendLinkMail(env, {
     accountId,
     to,
+    ...(dedupeKey ? { dedupeKey } : {}),
     kind: "sign_in",
     subject: "Your sign-in link",
     ttlMs: SIGN_IN_TTL_MS,
@@ -66,7 +78,15 @@ export const sendSignInLink = (env: Env, accountId: string, to: string) =>
     lead: "Here is the link to sign in to your Verification API dashboard.",
   });
 
-/** Mails a new member their invitation: a sign-in link that works for a week. */
+/** What an invitation carries of the inviter's own choosing: their address, cut to this many characters. */
+export const INVITATION_LIMITS = { inviterChars: 80 } as const;
+
+const bounded = (text: string, chars: number) => (text.length > chars ? `${text.slice(0, chars - 1)}…` : text);
+
+/**
+ * Mails a new member their invitation: a sign-in link that works for a week. The inviter's address is the only text
+ * an account chooses in it, and it goes to someone who asked for nothing, so it is cut to `inviterChars`.
+ */
 export const sendInvitation = (env: Env, accountId: string, to: string, invitedBy: string) =>
   sendLinkMail(env, {
     accountId,
@@ -75,5 +95,5 @@ export const sendInvitation = (env: Env, accountId: string, to: string, invitedB
     subject: "You were invited to a Verification API account",
     ttlMs: INVITE_TTL_MS,
     validity: "7 days",
-    lead: `${invitedBy} invited you to their Verification API account.`,
+    lead: `${bounded(invitedBy, INVITATION_LIMITS.inviterChars)} invited you to their Verification API account.`,
   });

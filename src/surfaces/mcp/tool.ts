@@ -84,7 +84,8 @@ export function callFor(method: "GET" | "POST", path: string, args: Record<strin
   const filled = path.replace(/:(\w+)/g, (_m, name: string) => {
     const value = rest[name];
     delete rest[name];
-    return encodeURIComponent(String(value));
+    // As a URL can carry it: no URL holds a lone surrogate, which encodeURIComponent would throw on.
+    return encodeURIComponent(String(value).toWellFormed());
   });
   return method === "GET" ? { method, path: filled, query: rest } : { method, path: filled, body: rest };
 }
