@@ -1,6 +1,6 @@
 import { forgetMemberKeys } from "../auth/key-lookup";
 import { newId } from "../platform/tokens";
-import { accountByEmail, accountById, insertAccount } from "../db/accounts";
+import { accountById, } from "../db/accounts";
 import { database } from "../db/client";
 import {
   accountMembers,
@@ -10,14 +10,12 @@ import {
   removeMembership,
   type Role,
   updateMemberRole,
-  userAccounts,
   userIdByEmail,
 } from "../db/members";
 import { deleteUserSessions } from "../db/sessions";
-import { creditsStub } from "../engines/credits/credits";
 import { consumeLink } from "../engines/mail/links";
 import { homeAccount } from "../engines/mail/self-service";
-import { sendInvitation, sendSignInLink } from "../engines/mail/sign-in";
+import { sendInvitation, } from "../engines/mail/sign-in";
 import { hitLimit, LIMITS, type LimitName } from "../limits/limiter";
 
 /**
