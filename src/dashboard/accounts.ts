@@ -1,6 +1,6 @@
 import { forgetMemberKeys } from "../auth/key-lookup";
 import { newId } from "../platform/tokens";
-import { accountById, } from "../db/accounts";
+import { accountById } from "../db/accounts";
 import { database } from "../db/client";
 import {
   accountMembers,
@@ -15,7 +15,7 @@ import {
 import { deleteUserSessions } from "../db/sessions";
 import { consumeLink } from "../engines/mail/links";
 import { homeAccount } from "../engines/mail/self-service";
-import { sendInvitation, } from "../engines/mail/sign-in";
+import { sendInvitation } from "../engines/mail/sign-in";
 import { hitLimit, LIMITS, type LimitName } from "../limits/limiter";
 
 /**
