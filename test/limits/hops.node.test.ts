@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { customerLimits, KNOWN_DEFECTS } from "./hops";
 
@@ -27,6 +28,13 @@ describe("the table", () => {
   it("names every known defect on a hop it has", () => {
     const names = new Set(table.flatMap((row) => row.hops.map((hop) => `${row.limit} › ${hop.name}`)));
     for (const name of Object.keys(KNOWN_DEFECTS)) expect(names, name).toContain(name);
+  });
+
+  it("links tests that exist: each named test is in its file (customer-limits.test.ts names its own per row)", () => {
+    for (const [file, name] of table.flatMap((row) => row.tests.map((test) => test.split(" › ")))) {
+      const source = readFileSync(file!, "utf8");
+      if (!file!.endsWith("customer-limits.test.ts")) expect(source, file).toContain(name);
+    }
   });
 
   it("names every limit once, each with its hops", () => {
