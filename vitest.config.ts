@@ -114,7 +114,7 @@ export default defineConfig({
           name: "worker",
           isolate: false,
           include: ["test/**/*.test.ts"],
-          exclude: [...workerdTest.exclude, ...PRISTINE],
+          exclude: [...workerdTest.exclude, ...PRISTINE, "test/**/*.node.test.ts"],
         },
       },
       {
@@ -129,7 +129,7 @@ export default defineConfig({
         },
       },
       {
-        // Code that runs in Node: the SMTP sidecar and the dataset builders.
+        // Code that runs in Node: the SMTP sidecar, the dataset builders, and `*.node.test.ts` under test/.
         test: {
           name: "node",
           environment: "node",
@@ -141,6 +141,8 @@ export default defineConfig({
             "datasets/**/*.test.{ts,mjs}",
             "scripts/**/*.test.{ts,mjs}",
             "client/*.test.{ts,mjs}",
+            // Checks that read the Worker's and the sidecar's modules side by side (test/limits/hops.node.test.ts).
+            "test/**/*.node.test.ts",
           ],
         },
       },

@@ -28,7 +28,7 @@ const idempotencyKey = (c: Context<AppEnv>) => {
 /**
  * `POST /{product}/bulk`: the list under the product's own field (`emails`), shared options, then the product's own.
  */
-function createBody(product: Product) {
+export function createBody(product: Product) {
   const shape = product.bulk!;
   return z.object({
     [shape.field]: z

@@ -7,12 +7,43 @@ import type { MonitorRow } from "./store";
 
 /**
  * The alert email of a monitor run: sent to the account's members when the monitor has `alert_emails` and the run is
- * one its `webhook_events` rule posts. It lists exactly the run's `changes` (the entries the webhook body names, in the
- * same order), so mail and webhook never disagree. No secret (key, webhook secret) is ever part of it.
+ * one its `webhook_events` rule posts. It lists the run's `changes` (the entries the webhook body names, in the same
+ * order), as many as fit `ALERT_LIST_BYTES`, and counts the rest. No secret (key, webhook secret) is ever part of it.
  */
 const show = (value: unknown) => (value === undefined ? "(none)" : JSON.stringify(value));
 const changeItem = (c: EntryChanges["changes"][number]) =>
   `<li><code>${escapeHtml(c.field)}</code>: ${escapeHtml(show(c.from))} &rarr; ${escapeHtml(show(c.to))}</li>`;
+
+/**
+ * The bytes of text, and as many of HTML, the listed entries may take: base64 makes each a third larger, so the message
+ * stays well under the 512 KiB the mail relay takes (workers/smtp-sidecar/submit.mjs MAX_SUBMIT_BYTES). A longer list
+ * (a 1,000-entry run where each entry changed two fields is about 700 KB) would be refused for good and reach nobody;
+ * the entries past it are counted and left to the run (test/limits/hops.ts checks a run at every monitor's maximum).
+ */
+export const ALERT_LIST_BYTES = 160 * 1024;
+
+const utf8Bytes = (value: string) => new TextEncoder().encode(value).byteLength;
+
+/** One changed entry as its text lines and its HTML list item. */
+const entryBlocks = (entry: EntryChanges) => ({
+  text: ["", `* ${entry.identifier}`, ...entry.changes.map((c) => `  ${c.field}: ${show(c.from)} -> ${show(c.to)}`)],
+  html: `<li><strong>${escapeHtml(entry.identifier)}</strong><ul>${entry.changes.map(changeItem).join("")}</ul></li>`,
+});
+
+/** The leading entries whose blocks fit `ALERT_LIST_BYTES` in both bodies (always the first, however long). */
+function listed(changes: EntryChanges[]) {
+  const blocks: ReturnType<typeof entryBlocks>[] = [];
+  let text = 0;
+  let html = 0;
+  for (const entry of changes) {
+    const block = entryBlocks(entry);
+    text += utf8Bytes(block.text.join("\n")) + 1;
+    html += utf8Bytes(block.html) + 1;
+    if (blocks.length && (text > ALERT_LIST_BYTES || html > ALERT_LIST_BYTES)) break;
+    blocks.push(block);
+  }
+  return blocks;
+}
 
 function subjectOf(monitor: Pick<MonitorRow, "name">, summary: RunSummary, changes: EntryChanges[]): string {
   if (changes.length) return `${monitor.name}: ${changes.length} ${changes.length === 1 ? "entry" : "entries"} changed`;
@@ -20,7 +51,6 @@ function subjectOf(monitor: Pick<MonitorRow, "name">, summary: RunSummary, chang
   return `${monitor.name}: no changes`;
 }
 
-/** The text and HTML bodies: one block per changed entry, one line per changed field. */
 /** The monitor's family (`email`, `email_domain`, ...) and the API address of the monitor, whose last run this is. */
 export interface AlertContext {
   family: string;
@@ -38,16 +68,16 @@ export function alertBodies(
     `${summary.changed} changed, ${summary.credits_used} credits used.`;
   const see = `The run is the monitor's last_summary: GET ${link}`;
   const stopped = summary.stopped_reason ? `The run stopped early: ${summary.stopped_reason}.` : null;
+  const blocks = listed(changes);
+  const rest = changes.length - blocks.length;
+  const more = rest ? `... and ${rest} more changed ${rest === 1 ? "entry" : "entries"}: too many for one mail.` : null;
   const text = [
     head,
     ...(stopped ? [stopped] : []),
     "",
     ...(changes.length ? ["Changed entries:"] : ["No entry changed."]),
-    ...changes.flatMap((entry) => [
-      "",
-      `* ${entry.identifier}`,
-      ...entry.changes.map((c) => `  ${c.field}: ${show(c.from)} -> ${show(c.to)}`),
-    ]),
+    ...blocks.flatMap((block) => block.text),
+    ...(more ? ["", more] : []),
     "",
     see,
     "",
@@ -58,11 +88,9 @@ export function alertBodies(
     `<p>${escapeHtml(head)}</p>`,
     ...(stopped ? [`<p>${escapeHtml(stopped)}</p>`] : []),
     changes.length ? "<p>Changed entries:</p><ul>" : "<p>No entry changed.</p>",
-    ...changes.map(
-      (entry) =>
-        `<li><strong>${escapeHtml(entry.identifier)}</strong><ul>${entry.changes.map(changeItem).join("")}</ul></li>`,
-    ),
+    ...blocks.map((block) => block.html),
     changes.length ? "</ul>" : "",
+    ...(more ? [`<p>${escapeHtml(more)}</p>`] : []),
     `<p>The run is the monitor's last_summary: <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
     "<p>You receive this because the monitor has alert_emails on; PATCH it with alert_emails: false to stop.</p>",
   ].join("\n");
