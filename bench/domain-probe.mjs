@@ -9,7 +9,7 @@
 // Prints addresses/s, the share answered (and answered right), sidecar calls, SMTP sessions and the most open at
 // once. Writes bench/results/domain-probe.json.
 import { randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -17,18 +17,9 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { runBench } from "./lib/harness.mjs";
 import { startSmtp } from "./lib/fixtures.mjs";
+import { startLocalSidecar } from "./lib/local-sidecar.mjs";
 import { round2 } from "./lib/load.mjs";
-import {
-  ROOT,
-  SIDECAR_SCRIPT,
-  freePort,
-  isRunning,
-  requireNode22,
-  signalTree,
-  startNodeScript,
-  stopProcess,
-  waitForHttp,
-} from "../scripts/lib/local.mjs";
+import { ROOT, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -120,20 +111,13 @@ async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const { probeDomain } = await loadProber();
   smtp = await startSmtp((local) => local.startsWith("ok-"), SMTP_LATENCY_MS);
-  const port = await freePort();
-  logFd = openSync(join(RESULTS_DIR, "domain-probe.log"), "w");
-  sidecar = startNodeScript(SIDECAR_SCRIPT, {
-    stdio: logFd,
-    env: {
-      SIDECAR_SECRET: SECRET,
-      SIDECAR_PORT: String(port),
-      SIDECAR_HOST: "127.0.0.1",
-      SIDECAR_ALLOW_LOOPBACK: "1",
-      SMTP_PORT: String(smtp.port),
-    },
+  const local = await startLocalSidecar({
+    secret: SECRET,
+    smtpPort: smtp.port,
+    logFile: join(RESULTS_DIR, "domain-probe.log"),
   });
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${base}/healthz`, { child: sidecar, name: "the SMTP sidecar", timeoutMs: 30_000 });
+  ({ child: sidecar, logFd } = local);
+  const { base } = local;
 
   const runs = [];
   for (const size of SIZES) {

@@ -7,23 +7,14 @@
 // probes/s, p50/p90 ms, and the instances a Kickbox-scale load (8,000 probes a minute) needs at that rate (one spare).
 // Writes bench/results/sidecar.json.
 import { createHmac, randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { runBench } from "./lib/harness.mjs";
 import { startSmtp } from "./lib/fixtures.mjs";
+import { startLocalSidecar } from "./lib/local-sidecar.mjs";
 import { keepAliveAgent, percentile, round2, send } from "./lib/load.mjs";
-import {
-  ROOT,
-  SIDECAR_SCRIPT,
-  freePort,
-  isRunning,
-  requireNode22,
-  signalTree,
-  startNodeScript,
-  stopProcess,
-  waitForHttp,
-} from "../scripts/lib/local.mjs";
+import { ROOT, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -73,20 +64,13 @@ async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   // Local parts with a "-" exist; the sidecar's random catch-all probe never has one, so no domain is catch-all.
   smtp = await startSmtp((local) => local.includes("-"), SMTP_LATENCY_MS);
-  const port = await freePort();
-  logFd = openSync(join(RESULTS_DIR, "sidecar.log"), "w");
-  sidecar = startNodeScript(SIDECAR_SCRIPT, {
-    stdio: logFd,
-    env: {
-      SIDECAR_SECRET: SECRET,
-      SIDECAR_PORT: String(port),
-      SIDECAR_HOST: "127.0.0.1",
-      SIDECAR_ALLOW_LOOPBACK: "1",
-      SMTP_PORT: String(smtp.port),
-    },
+  const local = await startLocalSidecar({
+    secret: SECRET,
+    smtpPort: smtp.port,
+    logFile: join(RESULTS_DIR, "sidecar.log"),
   });
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${base}/healthz`, { child: sidecar, name: "the SMTP sidecar", timeoutMs: 30_000 });
+  ({ child: sidecar, logFd } = local);
+  const { base } = local;
   const agent = keepAliveAgent(CONCURRENCY);
   let next = 0;
   const latencies = [];
