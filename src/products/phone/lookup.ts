@@ -1,4 +1,5 @@
 import { database } from "../../db/client";
+import { isExhaustive } from "../../db/coverage";
 import type { ProductContext, WalkOptions } from "../../engines/product";
 import { checkNumbers } from "../../platform/phone-network";
 import { phoneAnswer, withNetwork, type PrefixFacts } from "./answer";
@@ -51,7 +52,14 @@ function factsFor(reading: PlanReading, index: Index, installed: Map<TableDatase
     carrier: has("phone-carriers") ? longest(index, "phone-carriers", code, national) : null,
     location: has("phone-geocodes") ? longest(index, "phone-geocodes", code, national) : null,
     timezones: zones === null ? null : zones.split("&"),
-    disposable: has("phone-disposable") ? lastSeen !== null : null,
+    // Off a sample or part of the list, a number is not known to be clean: only the whole list says no.
+    disposable: !has("phone-disposable")
+      ? null
+      : lastSeen !== null
+        ? true
+        : isExhaustive(installed.get("phone-disposable")!.coverage)
+          ? false
+          : null,
     disposable_last_seen: lastSeen,
     missing_datasets: TABLE_DATASETS.filter((name) => !has(name)),
     sources: TABLE_DATASETS.flatMap((name) =>
