@@ -1,5 +1,5 @@
 import { isExhaustive } from "../../db/coverage";
-import type { Source } from "../../engines/product";
+import { installedSource, type Source } from "../../engines/sources";
 import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
 import { formatted } from "./format";
 import { isPoBox, placeKey, samePlace } from "./names";
@@ -96,6 +96,21 @@ export const coveringDatasets = (installed: Installed, country: string, holds: "
  * Whether a postcode none of `covering` holds is unknown: only when one of them is the publisher's complete file for
  * the country (src/db/coverage.ts). Otherwise it is outside what is installed, and null (`not_covered`).
  */
+/**
+ * Whether what confirmed the address rests on synthetic samples alone: the postcode held only by `sample` datasets, or
+ * the street or premise that gave the precision listed only by them. Such an answer says so in its reason.
+ */
+function decidedBySample(ref: Reference): boolean {
+  const sampleOnly = (names: string[]) =>
+    names.length > 0 &&
+    names.every((name) => ref.installed.get(name as AddressDatasetName)?.coverage.kind === "sample");
+  return (
+    sampleOnly(distinct(ref.rows.map((r) => r.dataset))) ||
+    (ref.streetFound === true && sampleOnly(ref.streetDatasets)) ||
+    (ref.premiseFound === true && sampleOnly(ref.premiseDatasets))
+  );
+}
+
 function postcodeFound(ref: Reference, country: string): boolean | null {
   if (ref.rows.length) return true;
   return ref.covering.some((name) => isExhaustive(ref.installed.get(name)!.coverage, country)) ? false : null;
@@ -276,10 +291,16 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
     deliverable: null,
     delivery_point: null,
     // Format-only means no installed dataset covers the address: said as a reason, so it is never read as a pass.
-    reason: failed[0] ?? (verification === "format_only" ? "not_covered" : null),
+    reason:
+      failed[0] ??
+      (verification === "format_only"
+        ? "not_covered"
+        : verification === "verified" && decidedBySample(ref)
+          ? "sample_data"
+          : null),
     ...risk({ failed, formatOnly: verification === "format_only", poBox }),
     sources: [...new Set(consulted)].map(
-      (s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)!.version } : s),
+      (s): Source => (typeof s === "string" ? installedSource(s, ref.installed.get(s)!) : s),
     ),
     policy: null,
   };

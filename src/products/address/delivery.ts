@@ -25,7 +25,8 @@ const deliverableOf = (match: DeliveryAnswer["match"]) =>
  * partner answered) leaves it unchecked with `partner_unavailable`. Verification and precision stay the datasets'.
  */
 export function withDeliveryPoint(r: AddressResult, check: Checked<DeliveryAnswer> | null): AddressResult {
-  const open = r.reason === null || r.reason === "not_covered";
+  // A partner's finding ranks before a sample's word, which stays on an answer the partner did not contradict.
+  const open = r.reason === null || r.reason === "not_covered" || r.reason === "sample_data";
   if (!check) return { ...r, reason: open ? "partner_unavailable" : r.reason };
   const point = check.answer;
   const deliverable = deliverableOf(point.match);

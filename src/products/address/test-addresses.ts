@@ -2,13 +2,14 @@ import { fold } from "./names";
 import { readInput } from "./parse";
 import { isOneLine, type AddressInput, type AddressResult, type Correction } from "./result";
 import { risk } from "./score";
+import { whole } from "../../engines/sources";
 
 /**
  * Test addresses (docs/address.md): country `ZZ` (ISO 3166's user-assigned code, never a country) and a line 1 that
  * names the answer. They answer the same canonical result every time, free, with no dataset read, and never enter
  * history or suppressions; they are also the sandbox key's samples.
  */
-export const TEST_SOURCE = { dataset: "test-addresses", version: "2026-11-23" };
+export const TEST_SOURCE = whole("test-addresses", "2026-11-23");
 
 const ADDRESS = {
   line1: "1 Test Street",

@@ -1,5 +1,6 @@
 import { isExhaustive } from "../../db/coverage";
 import { database } from "../../db/client";
+import { installedSource, type Source } from "../../engines/sources";
 import { normalizeCountry, readLei, type IdentifierType } from "./identifiers";
 import { gleifLei, registerFor, type Register, type RegisterName } from "./registers";
 import type { EntityReason, EntityResult } from "./result";
@@ -69,11 +70,15 @@ export function entityKey(item: EntityItem): string {
 }
 
 /** The register asked (when installed) and, for a flag, the national register the LEI record points to. */
-function sourcesFor(p: Prepared, stored: StoredEntity | null, installed: Map<RegisterName, InstalledRegister>) {
+function sourcesFor(
+  p: Prepared,
+  stored: StoredEntity | null,
+  installed: Map<RegisterName, InstalledRegister>,
+): Source[] {
   const names = [p.register?.name, stored?.linked_register].filter((n): n is RegisterName =>
     Boolean(n && installed.has(n as RegisterName)),
   );
-  return [...new Set(names)].map((name) => ({ dataset: name, version: installed.get(name)!.version }));
+  return [...new Set(names)].map((name) => installedSource(name, installed.get(name)!));
 }
 
 function answer(
@@ -97,6 +102,7 @@ function answer(
     sources: sourcesFor(p, stored, installed),
   };
   if (!stored) return base;
+  const register = installed.get(p.register!.name);
   const dissolvedThere =
     stored.registration_status === "ISSUED" &&
     stored.linked_status === "dissolved" &&
@@ -104,7 +110,8 @@ function answer(
   return {
     ...base,
     found: true,
-    reason: null,
+    // A synthetic sample's row is no register's word: the reason says so, beside the source's `coverage`.
+    reason: register?.coverage.kind === "sample" ? "sample_data" : null,
     name: stored.name,
     status: stored.status,
     status_detail: stored.status_detail,

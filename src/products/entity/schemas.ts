@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sourcesSchema } from "../../engines/sources";
 import { ENTITY_REASONS } from "./result";
 
 /** Request and response schemas of the entity product: they validate requests and build the OpenAPI document. */
@@ -52,5 +53,5 @@ export const entityResultSchema = z.object({
   checksum_valid: z.boolean().nullable(),
   registration_status: z.string().nullable(),
   flags: z.array(z.enum(["dissolved_in_national_register"])),
-  sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
+  sources: sourcesSchema,
 });

@@ -60,7 +60,11 @@ describe("POST /address: verified", () => {
       "address-countries",
       "us-zip-codes",
     ]);
-    expect(body.data.sources[2]).toEqual({ dataset: "us-zip-codes", version: versionOf("us-zip-codes") });
+    expect(body.data.sources[2]).toEqual({
+      dataset: "us-zip-codes",
+      version: versionOf("us-zip-codes"),
+      coverage: "partial",
+    });
     expect(body.meta).toMatchObject({ credits_used: 1, credits_remaining: 9, cache_hit: false, suppressed: false });
   });
 
@@ -103,7 +107,7 @@ describe("POST /address: verified", () => {
         postcode: "75008",
       });
       expect(body.data.formatted).toBe("55 rue du Faubourg Saint-Honoré\n75008 Paris");
-      expect(body.data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION });
+      expect(body.data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION, coverage: "sample" });
     },
   );
 
@@ -203,7 +207,11 @@ describe("POST /address: not verified, free", () => {
         risk_score: 30,
         risk_level: "medium",
       });
-      expect(body.data.sources).toContainEqual({ dataset: "us-zip-codes", version: versionOf("us-zip-codes") });
+      expect(body.data.sources).toContainEqual({
+        dataset: "us-zip-codes",
+        version: versionOf("us-zip-codes"),
+        coverage: "partial",
+      });
       expect(body.meta.credits_used).toBe(0);
     },
   );
@@ -271,7 +279,7 @@ describe("POST /address: test addresses and errors", () => {
     expect(body.data).toMatchObject({
       verification: "invalid",
       reason: "locality_mismatch",
-      sources: [{ dataset: "test-addresses", version: "2026-11-23" }],
+      sources: [{ dataset: "test-addresses", version: "2026-11-23", coverage: "full" }],
     });
     expect(body.meta).toMatchObject({ credits_used: 0, cache_hit: false });
   });

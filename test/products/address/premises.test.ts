@@ -65,7 +65,11 @@ describe("POST /address/batch: France to the premise", () => {
         ["verified", "premise", 1],
         ["verified", "premise", 1],
       ]);
-      expect(body.data.results[0].data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION });
+      expect(body.data.results[0].data.sources).toContainEqual({
+        dataset: "fr-ban",
+        version: SAMPLE_VERSION,
+        coverage: "sample",
+      });
     },
   );
 

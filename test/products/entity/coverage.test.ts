@@ -51,7 +51,7 @@ describe("registers installed as samples", () => {
       checksum_valid: true,
       name: null,
     });
-    expect(body.data.sources).toEqual([{ dataset: "gleif-lei", version: SAMPLE_VERSION }]);
+    expect(body.data.sources).toEqual([{ dataset: "gleif-lei", version: SAMPLE_VERSION, coverage: "sample" }]);
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
   });
 
@@ -77,7 +77,8 @@ describe("registers installed as samples", () => {
         json({ identifiers: [LEI.widgets, APPLE, "HWUPKR0MPOU8FGXBT349"] }, { Authorization: `Bearer ${acct.key}` }),
       );
       expect(body.data.results.map((r: any) => [r.data.found, r.data.reason, r.meta.credits_used])).toEqual([
-        [true, null, 1],
+        // Found in a synthetic sample: billed as found, and the reason says whose word it is.
+        [true, "sample_data", 1],
         [false, "register_not_installed", 0],
         [false, "unknown_identifier", 0],
       ]);
@@ -97,7 +98,7 @@ describe("registers installed as the publisher's complete file", () => {
     expect((await lookup(acct.key, { identifier: APPLE })).body.data).toMatchObject({
       found: false,
       reason: "unknown_identifier",
-      sources: [{ dataset: "gleif-lei", version: "2026-11-22" }],
+      sources: [{ dataset: "gleif-lei", version: "2026-11-22", coverage: "full" }],
     });
     const number = await lookup(acct.key, { identifier: REAL_NUMBER, type: "company_number", country: "GB" });
     expect(number.body.data).toMatchObject({ found: false, reason: "unknown_identifier" });
