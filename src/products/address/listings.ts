@@ -2,7 +2,7 @@ import { z } from "zod";
 import { database } from "../../db/client";
 import { isExhaustive } from "../../db/coverage";
 import type { Product, Source } from "../../engines/product";
-import { coveringDatasets } from "./answer";
+import { coveringDatasets } from "./reference";
 import { ADDRESS_DATASET_NAMES, isAddressDatasetName } from "./datasets";
 import { canonicalPostcode, postcodeShapeValid, referenceKey } from "./postcodes";
 import { findPostcodes, installedDatasets, listStreets, placeOf, type Installed, type StoredPostcode } from "./store";

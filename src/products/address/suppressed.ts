@@ -1,4 +1,5 @@
-import { answer, NO_REFERENCE, prepare } from "./answer";
+import { answer, prepare } from "./answer";
+import { NO_REFERENCE } from "./reference";
 import type { AddressInput, AddressResult } from "./result";
 import { risk } from "./score";
 import { whole } from "../../engines/sources";

@@ -61,12 +61,13 @@ export function testAnswer(input: AddressInput): AddressResult | null {
   const line1 = kind === "po-box" ? "PO Box 1" : ADDRESS.line1;
   const address = { ...ADDRESS, line1 };
   const verification = reason ? "invalid" : found ? "verified" : "format_only";
+  const precision = !found ? "country" : kind === "locality-mismatch" ? "postcode" : "locality";
   return {
     input: isOneLine(input) ? input.address : input,
     country: "ZZ",
     valid: verification !== "invalid",
     verification,
-    precision: !found ? "country" : kind === "locality-mismatch" ? "postcode" : "locality",
+    precision,
     address,
     formatted: `${line1}\nTestville\nZZ1 1ZZ`,
     postcode_format_valid: kind !== "invalid-postcode",
@@ -80,7 +81,12 @@ export function testAnswer(input: AddressInput): AddressResult | null {
     deliverable: null,
     delivery_point: null,
     reason: reason ?? (verification === "format_only" ? "not_covered" : null),
-    ...risk({ failed: reason ? [reason] : [], formatOnly: verification === "format_only", poBox: kind === "po-box" }),
+    ...risk({
+      failed: reason ? [reason] : [],
+      formatOnly: verification === "format_only",
+      poBox: kind === "po-box",
+      verifiedAt: verification === "verified" ? precision : null,
+    }),
     sources: [TEST_SOURCE],
     policy: null,
   };

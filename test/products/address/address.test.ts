@@ -49,8 +49,9 @@ describe("POST /address: verified", () => {
       missing_components: [],
       deliverable: null,
       reason: null,
-      risk_score: 0,
-      risk_components: {},
+      // Located to its locality: no register listed its street, so it never scores as safe as one that did.
+      risk_score: 15,
+      risk_components: { street_unchecked: 15 },
       risk_level: "low",
     });
     expect(body.data.geo).toMatchObject({ precision: "postcode" });
@@ -157,8 +158,8 @@ describe("POST /address: verified", () => {
     expect(body.data).toMatchObject({
       verification: "verified",
       po_box: true,
-      risk_score: 10,
-      risk_components: { po_box: 10 },
+      risk_score: 25,
+      risk_components: { po_box: 10, street_unchecked: 15 },
       risk_level: "low",
     });
   });
