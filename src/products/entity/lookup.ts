@@ -1,14 +1,14 @@
 import { isExhaustive } from "../../db/coverage";
 import { database } from "../../db/client";
 import { installedSource, type Source } from "../../engines/sources";
-import { normalizeCountry, readLei, type IdentifierType } from "./identifiers";
+import { normalizeCountry, readLei, typeOf, type IdentifierType } from "./identifiers";
 import { gleifLei, registerFor, type Register, type RegisterName } from "./registers";
 import type { EntityReason, EntityResult } from "./result";
 import { findEntities, installedRegisters, type InstalledRegister, type StoredEntity } from "./store";
 
 /**
- * One identifier as sent: a string is read as an LEI; an object names its type (default `lei`) and, for company
- * numbers, the country.
+ * One identifier as sent: a string, or an object naming its type and, for company numbers, the country. Without a
+ * type the value says which it is (`typeOf`): 20 letters or digits an LEI, a UK company number's shape one in GB.
  */
 export type EntityItem = string | { identifier: string; type?: IdentifierType | null; country?: string | null };
 
@@ -23,8 +23,19 @@ export interface Prepared {
 
 export function prepare(item: EntityItem): Prepared {
   const raw = typeof item === "string" ? { identifier: item } : item;
-  const type = raw.type ?? "lei";
   const given = raw.identifier.trim();
+  const read = raw.type ?? typeOf(given);
+  // Neither shape: no register is guessed (an LEI's checksum failure would say nothing true about it).
+  if (read === null)
+    return {
+      type: "company_number",
+      identifier: given,
+      country: normalizeCountry(raw.country),
+      register: null,
+      checksumValid: null,
+      problem: "invalid_identifier",
+    };
+  const type = read;
   if (type === "lei") {
     const lei = readLei(given);
     // Spec, Entity result: nothing found is `unknown_identifier`; `checksum_valid: false` says the LEI is malformed.
@@ -38,7 +49,8 @@ export function prepare(item: EntityItem): Prepared {
       problem,
     };
   }
-  const country = normalizeCountry(raw.country);
+  // A UK company number's shape sent without a type is read in the UK register, unless a country was named.
+  const country = normalizeCountry(raw.country) ?? (raw.type ? null : "GB");
   const register = registerFor(type, country);
   if (!register) {
     const asGiven = raw.country?.trim().toUpperCase() || null;

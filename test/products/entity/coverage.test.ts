@@ -55,6 +55,28 @@ describe("registers installed as samples", () => {
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
   });
 
+  it("a UK company number sent as a bare string is read in the UK register, not as a malformed LEI", async () => {
+    const acct = await createAccount({ pack: 5 });
+    const { body } = await call<Record<string, any>>(
+      "/api/v1/entity/batch",
+      json({ identifiers: ["09900001", REAL_NUMBER, "12345"] }, { Authorization: `Bearer ${acct.key}` }),
+    );
+    const rows = body.data.results.map((r: any) => [
+      r.data.identifier_type,
+      r.data.country,
+      r.data.found,
+      r.data.reason,
+      r.data.checksum_valid,
+      r.meta.credits_used,
+    ]);
+    expect(rows).toEqual([
+      ["company_number", "GB", true, "sample_data", null, 1],
+      ["company_number", "GB", false, "register_not_installed", null, 0],
+      ["company_number", null, false, "invalid_identifier", null, 0],
+    ]);
+    expect(body.data.results[0].data.name).toBe("SAMPLE WIDGETS LIMITED");
+  });
+
   it("a real UK company number: found false, register_not_installed, free", async () => {
     const acct = await createAccount({ pack: 5 });
     const { body } = await lookup(acct.key, { identifier: REAL_NUMBER, type: "company_number", country: "GB" });

@@ -176,7 +176,8 @@ describe("POST /api/v1/entity", () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(answers.map((a) => [a.body.data.found, a.body.data.reason, a.body.data.checksum_valid])).toEqual([
       [false, "unknown_identifier", true],
-      [false, "unknown_identifier", false],
+      // A name is no LEI: not read as a malformed one.
+      [false, "invalid_identifier", null],
       [false, "unknown_identifier", false],
       [false, "unsupported_register", null],
       [false, "invalid_identifier", null],
