@@ -1088,7 +1088,7 @@ export interface paths {
                 network_checked: boolean;
                 network_status: ("active" | "inactive" | "unknown") | null;
                 sim_swapped: boolean | null;
-                reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
+                reason: components["schemas"]["PropertiesReason"];
                 risk_score: number;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high";
@@ -2169,7 +2169,7 @@ export interface paths {
                 geo: components["schemas"]["Geo"];
                 deliverable: boolean | null;
                 delivery_point: components["schemas"]["PropertiesDeliveryPoint"];
-                reason: components["schemas"]["PropertiesReason2"];
+                reason: components["schemas"]["PropertiesReason3"];
                 risk_score: number;
                 risk_components: {
                   [key: string]: number;
@@ -2810,8 +2810,8 @@ export interface paths {
                 risk_components: {
                   [key: string]: number;
                 };
-                /** @description `partner_unavailable` when `network: true` was asked and no network partner answered: the call is free. */
-                reason: "partner_unavailable" | null;
+                /** @description `partner_unavailable` when `network: true` was asked and no network partner answered: the call is free; else `sample_data` when a signal's own answer was decided by a synthetic sample (its reason says so). */
+                reason: ("partner_unavailable" | "sample_data") | null;
                 sources: components["schemas"]["Sources"];
               };
               meta: components["schemas"]["EmailDomainMeta"];
@@ -6299,7 +6299,7 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
-            phones: components["schemas"]["ItemsResponse"][];
+            phones: components["schemas"]["ItemsResponse2"][];
             webhook_url?: string | null;
             refresh?: boolean | null;
             max_age?: number | null;
@@ -8190,7 +8190,7 @@ export interface paths {
         content: {
           "application/json": {
             events: ({
-                phone: components["schemas"]["ItemsResponse"];
+                phone: components["schemas"]["ItemsResponse2"];
                 /** @enum {string} */
                 outcome: "delivered" | "failed" | "rejected" | "opted_out";
                 occurred_at?: components["schemas"]["OccurredAt"];
@@ -13583,6 +13583,8 @@ export interface paths {
                       generation: number | null;
                       error: string | null;
                       stale: boolean;
+                      /** @description Why the last refresh was recorded as `partial` although the publisher's whole file is `full`: its rows fell short of the floor of a complete file (docs/operations.md). Null otherwise. */
+                      coverage_note: string | null;
                     }) | null;
                   })[];
               };
@@ -13960,10 +13962,15 @@ export interface components {
     AnyOfResponse: "unverified" | "catch_all" | "disposable" | "role" | "mailbox_not_found" | "mailbox_full" | "mailbox_disabled" | "invalid_syntax" | "no_mx" | "null_mx" | "invalid_username" | "typo_domain" | "suppressed" | "bounced" | "complained";
     Reason: components["schemas"]["AnyOfResponse"] | null;
     DomainRegisteredAt: string | null;
-    Sources: {
+    Sources: ({
         dataset: string;
         version: string;
-      }[];
+        /**
+         * @description The coverage the dataset had when it answered: `full` (the publisher's complete file; live checks, partners and the account's own lists are `full`), `partial` (part of it) or `sample` (synthetic rows standing in for a register, as `npm run dev` loads them).
+         * @enum {string}
+         */
+        coverage: "full" | "partial" | "sample";
+      })[];
     Policy: ({
       /** @enum {string} */
       action: "send" | "review" | "block";
@@ -14043,6 +14050,7 @@ export interface components {
     Network: boolean;
     /** @enum {string} */
     LineType: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "voip" | "toll_free" | "premium_rate" | "shared_cost" | "personal_number" | "pager" | "uan" | "voicemail" | "unknown";
+    PropertiesReason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive" | "sample_data") | null;
     PhoneAnswer: {
       phone: string;
       valid: boolean;
@@ -14063,7 +14071,7 @@ export interface components {
       network_checked: boolean;
       network_status: ("active" | "inactive" | "unknown") | null;
       sim_swapped: boolean | null;
-      reason: ("invalid_number" | "disposable" | "premium_rate" | "undelivered" | "suppressed" | "partner_unavailable" | "inactive") | null;
+      reason: components["schemas"]["PropertiesReason"];
       risk_score: number;
       /** @enum {string} */
       risk_level: "low" | "medium" | "high";
@@ -14081,12 +14089,12 @@ export interface components {
       suppressed: boolean;
       request_id: string;
     };
-    ItemsResponse: string | ({
+    ItemsResponse2: string | ({
       phone: string;
       /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
       country?: string | null;
     });
-    Phones: components["schemas"]["ItemsResponse"][];
+    Phones: components["schemas"]["ItemsResponse2"][];
     Input: string | ({
       phone: string;
       /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
@@ -14145,7 +14153,7 @@ export interface components {
         outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
         reported_at: components["schemas"]["CreatedAt"];
       }) | null;
-      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced") | null;
+      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced" | "sample_data") | null;
       risk_score: number;
       risk_components: {
         [key: string]: number;
@@ -14229,8 +14237,8 @@ export interface components {
       footnotes: string[];
     }) | null;
     /** @enum {string} */
-    AnyOfResponse15: "unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable";
-    PropertiesReason2: components["schemas"]["AnyOfResponse15"] | null;
+    AnyOfResponse15: "unsupported_country" | "invalid_postcode_format" | "unknown_postcode" | "locality_mismatch" | "region_mismatch" | "missing_components" | "no_delivery_point" | "not_covered" | "partner_unavailable" | "suppressed" | "returned" | "undeliverable" | "sample_data";
+    PropertiesReason3: components["schemas"]["AnyOfResponse15"] | null;
     AddressAnswer: {
       input: components["schemas"]["PropertiesInput"];
       country: string;
@@ -14251,7 +14259,7 @@ export interface components {
       geo: components["schemas"]["Geo"];
       deliverable: boolean | null;
       delivery_point: components["schemas"]["PropertiesDeliveryPoint"];
-      reason: components["schemas"]["PropertiesReason2"];
+      reason: components["schemas"]["PropertiesReason3"];
       risk_score: number;
       risk_components: {
         [key: string]: number;
@@ -14273,7 +14281,7 @@ export interface components {
       /** @enum {string} */
       identifier_type: "lei" | "company_number";
       found: boolean;
-      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed") | null;
+      reason: ("unknown_identifier" | "invalid_identifier" | "unsupported_register" | "register_not_installed" | "sample_data") | null;
       name: string | null;
       status: string | null;
       status_detail: string | null;
@@ -14283,10 +14291,10 @@ export interface components {
       flags: "dissolved_in_national_register"[];
       sources: components["schemas"]["Sources"];
     };
-    ItemsResponse3: string | components["schemas"]["EntityRequest"];
-    Identifiers: components["schemas"]["ItemsResponse3"][];
+    ItemsResponse4: string | components["schemas"]["EntityRequest"];
+    Identifiers: components["schemas"]["ItemsResponse4"][];
     /** @description A phone number: a string with `+`, or `{phone, country}`. */
-    Phone: components["schemas"]["ItemsResponse"] | null;
+    Phone: components["schemas"]["ItemsResponse2"] | null;
     AnyOfResponse16: unknown;
     /** @description A postal address object with its `country` (or `{address, country}`). */
     ConsistencyAddress: components["schemas"]["AnyOfResponse16"] | null;
@@ -14860,7 +14868,7 @@ export interface components {
     EntityMonitor: {
       id: number;
       name: string;
-      identifiers: components["schemas"]["ItemsResponse3"][];
+      identifiers: components["schemas"]["ItemsResponse4"][];
       /** @enum {string} */
       cadence: "weekly" | "monthly";
       webhook_url: string | null;

@@ -9,10 +9,7 @@ import type { PolicyShape } from "./policy/policy";
 /** A product's name: a key of the registry (src/products/registry.ts), the only place names are listed. */
 export type ProductName = string;
 
-export interface Source {
-  dataset: string;
-  version: string;
-}
+export type { Source } from "./sources";
 
 /** What a product's functions may use: bindings, the clock, and whose account the answer is for (null: nobody's). */
 export interface ProductContext {

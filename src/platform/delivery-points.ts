@@ -73,7 +73,9 @@ export async function checkAddresses(
     );
     if (!answers) return;
     const version = new Date().toISOString();
-    list.forEach((ask, i) => out.set(ask.key, { answer: answers[i]!, source: { dataset: partner.dataset, version } }));
+    list.forEach((ask, i) =>
+      out.set(ask.key, { answer: answers[i]!, source: { dataset: partner.dataset, version, coverage: "full" } }),
+    );
   });
   return out;
 }

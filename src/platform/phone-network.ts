@@ -42,7 +42,10 @@ export async function checkNumbers(
     for (const partner of partners) {
       const answer = await guarded(partner.name, settings, budget, (signal) => partner.check(e164, signal));
       if (answer) {
-        out.set(e164, { answer, source: { dataset: partner.dataset, version: new Date().toISOString() } });
+        out.set(e164, {
+          answer,
+          source: { dataset: partner.dataset, version: new Date().toISOString(), coverage: "full" },
+        });
         return;
       }
     }

@@ -44,6 +44,13 @@ const refreshSchema = z
     generation: z.int().nullable(),
     error: z.string().nullable(),
     stale: z.boolean(),
+    coverage_note: z
+      .string()
+      .nullable()
+      .describe(
+        "Why the last refresh was recorded as `partial` although the publisher's whole file is `full`: its rows fell " +
+          "short of the floor of a complete file (docs/operations.md). Null otherwise.",
+      ),
   })
   .nullable()
   .describe("The scheduled refresh from the publisher; null for a dataset that is not refreshed on schedule.");

@@ -51,6 +51,9 @@ describe("dashboard: try it", () => {
       expect(html).toContain('data-status="200"');
       expect(html).toContain("1 credit(s) used");
       expect(html).toMatch(/<table id="try-sources">.*<td>[a-z-]+<\/td>/s);
+      // Each source with the coverage its dataset had: the live checks and bundled lists behind email are whole.
+      expect(html).toMatch(/<th>Coverage<\/th>/);
+      expect(html).toMatch(/<td>live-dns<\/td><td>live<\/td><td>full<\/td>/);
       const envelope = envelopeOf(html);
       expect(envelope.success).toBe(true);
       expect(envelope.data!.email).toBe("anything@catchall.example");

@@ -71,6 +71,8 @@ const ADDRESS_TEXT: Record<string, [View["tone"], string]> = {
   locality_mismatch: ["warn", "This town does not match the postcode."],
   region_mismatch: ["warn", "This region does not match the postcode."],
   missing_components: ["warn", "Part of the address is missing."],
+  // Confirmed by synthetic sample rows only (`sources[].coverage: "sample"`): never shown as a real confirmation.
+  sample_data: ["warn", "Checked against sample data only, not a real register."],
 };
 
 /**
@@ -102,6 +104,7 @@ const PHONE_TEXT: Record<string, [View["tone"], string]> = {
   invalid_number: ["bad", "This is not a valid phone number."],
   disposable: ["warn", "This number is used on public sites that receive texts for anyone. A personal one works best."],
   premium_rate: ["warn", "This is a premium-rate number."],
+  sample_data: ["warn", "Checked against sample data only, not a real register."],
 };
 
 /** What to tell a person whose number was written without a country code and none could be assumed. */

@@ -52,6 +52,7 @@ function Answer({ answer }: { answer: TryAnswer }) {
               <tr>
                 <th>Dataset</th>
                 <th>Version</th>
+                <th>Coverage</th>
               </tr>
             </thead>
             <tbody>
@@ -59,6 +60,8 @@ function Answer({ answer }: { answer: TryAnswer }) {
                 <tr>
                   <td>{String(s.dataset ?? "")}</td>
                   <td>{String(s.version ?? "")}</td>
+                  {/* `sample`: a synthetic row answered, never a register's word (docs/dashboard.md, "Try it"). */}
+                  <td class={s.coverage === "sample" ? "warn" : undefined}>{String(s.coverage ?? "")}</td>
                 </tr>
               ))}
             </tbody>

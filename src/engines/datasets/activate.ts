@@ -1,3 +1,4 @@
+import { earnedCoverage } from "./earned";
 import { enqueue, finishFailed, removeStaged } from "./handover";
 import type { RefreshableDataset } from "./refreshable";
 import type { StagedFile } from "./stage";
@@ -45,6 +46,7 @@ export async function checkAndActivate(
     dataset.version?.({ fileName: first.fileName, lastModified: first.lastModified, now }) ??
     defaultVersion(first, now);
   const generation = row.generation!;
+  const { coverage } = earnedCoverage(dataset.coverage, records, dataset.fullFloor);
   const done = advance(env.DB, dataset.name, run, {
     phase: "sweep",
     status: "ok",
@@ -59,7 +61,7 @@ export async function checkAndActivate(
   });
   // One batch: answers read the new generation from the statement that lists it, never a half-imported one.
   const [switched] = await env.DB.batch([
-    ...dataset.table.activate(env.DB, generation, version, records, now, dataset.coverage),
+    ...dataset.table.activate(env.DB, generation, version, records, now, coverage),
     done,
   ]);
   if ((switched?.meta.changes ?? 0) === 0) {

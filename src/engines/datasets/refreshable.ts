@@ -110,6 +110,18 @@ export interface SanityBounds {
   maxRatio: number;
 }
 
+/**
+ * The fewest rows a publisher's complete file has, and where that figure comes from (the publisher's own statistics or
+ * a measured file). A dataset declaring `full` coverage is recorded as `full` only when a refreshed generation has at
+ * least this many rows: the sanity bounds compare a file with the previous one, and a first generation has none, so
+ * without a floor a test file or a truncated download would be installed as the whole register.
+ */
+export interface FullFloor {
+  records: number;
+  /** Said in the docs and in the refresh status when a file falls short: "GLEIF: about 2.9 M LEIs issued (2025)". */
+  basis: string;
+}
+
 export interface Cadence {
   /**
    * A refresh is started when the last attempt is this old (the publisher's cycle: Tor exits 60, cloud ranges 1,440).
@@ -128,7 +140,10 @@ export interface RefreshableDataset<Row = unknown> {
   table: GenerationTable<Row>;
   cadence: Cadence;
   sanity: SanityBounds;
+  /** What the publisher's whole file covers; recorded as it is only when `fullFloor` is met (`earnedCoverage`). */
   coverage: Coverage;
+  /** Null for a dataset whose declared coverage is never `full` (a declared `full` without a floor is not earned). */
+  fullFloor: FullFloor | null;
   /**
    * The version answers cite, from the first file's name (the redirect's target or zip member, which carry the
    * publication date) or its Last-Modified; default: the file name's date, else Last-Modified's, else today (UTC).

@@ -1,6 +1,7 @@
 import { registeredProducts } from "../../products/registry";
+import { earnedCoverage } from "./earned";
 import { runRefreshStep, startRefresh } from "./refresh";
-import type { Coverage, RefreshableDataset, RefreshMessage } from "./refreshable";
+import type { Coverage, FullFloor, RefreshableDataset, RefreshMessage } from "./refreshable";
 import { sourceUrl } from "./stage";
 import { failRun, refreshRows, type RefreshRow } from "./state";
 
@@ -83,11 +84,15 @@ export interface RefreshView {
   generation: number | null;
   error: string | null;
   stale: boolean;
+  /** Why the last success was recorded below the dataset's declared coverage (short of its floor); null otherwise. */
+  coverage_note: string | null;
 }
 
 export interface RefreshedDataset {
   name: string;
+  /** What the publisher's whole file covers; a generation earns `full` only at `full_floor` rows or more. */
   coverage: Coverage;
+  full_floor: FullFloor | null;
   url: string;
   cadence_minutes: number;
   refresh: RefreshView;
@@ -104,6 +109,7 @@ export async function refreshViews(env: Env, now: number): Promise<RefreshedData
     return {
       name: dataset.name,
       coverage: dataset.coverage,
+      full_floor: dataset.fullFloor,
       url: dataset.sources.map((s) => sourceUrl(env, s)).join(" "),
       cadence_minutes: dataset.cadence.everyMinutes,
       refresh: {
@@ -114,6 +120,10 @@ export async function refreshViews(env: Env, now: number): Promise<RefreshedData
         generation: row?.active_generation ?? null,
         error: row?.error ?? null,
         stale: lastSuccess === null || now - lastSuccess > dataset.cadence.staleAfterMinutes * 60_000,
+        coverage_note:
+          lastSuccess === null || row?.last_records == null
+            ? null
+            : earnedCoverage(dataset.coverage, row.last_records, dataset.fullFloor).shortfall,
       },
     };
   });

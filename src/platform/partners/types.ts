@@ -65,5 +65,6 @@ export interface DeliveryPointPartner {
 /** A partner's answer with what the answer cites: the partner's dataset and the time of the check. */
 export interface Checked<T> {
   answer: T;
-  source: { dataset: string; version: string };
+  /** A partner answers for what it was asked: its entry in `sources` is `full` (products.md). */
+  source: { dataset: string; version: string; coverage: "full" };
 }

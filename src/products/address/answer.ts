@@ -1,6 +1,4 @@
-import { isExhaustive } from "../../db/coverage";
-import type { Source } from "../../engines/product";
-import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
+import { installedSource, type Source } from "../../engines/sources";
 import { formatted } from "./format";
 import { isPoBox, placeKey, samePlace } from "./names";
 import { REGION_REQUIRED, readInput } from "./parse";
@@ -23,7 +21,8 @@ import {
   type Precision,
 } from "./result";
 import { risk, type CheckFailure } from "./score";
-import type { Installed, StoredPostcode } from "./store";
+import { decidedBySample, postcodeFound, type Reference } from "./reference";
+import type { StoredPostcode } from "./store";
 
 /** One input read and its postcode checked for shape: everything an answer needs before any dataset is read. */
 export interface Prepared {
@@ -55,50 +54,6 @@ export function prepare(input: AddressInput): Prepared {
         ? { country: read.country, postcode: referenceKey(read.country, canonical) }
         : null,
   };
-}
-
-/** What the reference data says about one prepared address. */
-export interface Reference {
-  installed: Installed;
-  /** Installed postcode datasets that cover the country, and their rows for the postcode. */
-  covering: AddressDatasetName[];
-  rows: StoredPostcode[];
-  /**
-   * Installed street datasets that cover the country; whether one lists the street of line 1 (null: none consulted).
-   */
-  streetDatasets: AddressDatasetName[];
-  streetFound: boolean | null;
-  /**
-   * Installed premise registers of the country; whether line 1's house number is listed on its street (null: not
-   * asked).
-   */
-  premiseDatasets: AddressDatasetName[];
-  premiseFound: boolean | null;
-}
-
-/** What an answer knows when no dataset was read: only the address's form is checked. */
-export const NO_REFERENCE: Reference = {
-  installed: new Map(),
-  covering: [],
-  rows: [],
-  streetDatasets: [],
-  streetFound: null,
-  premiseDatasets: [],
-  premiseFound: null,
-};
-
-export const coveringDatasets = (installed: Installed, country: string, holds: "postcodes" | "streets" | "premises") =>
-  [...installed.keys()].filter(
-    (name) => ADDRESS_DATASETS[name].holds.includes(holds) && ADDRESS_DATASETS[name].countries.includes(country),
-  );
-
-/**
- * Whether a postcode none of `covering` holds is unknown: only when one of them is the publisher's complete file for
- * the country (src/db/coverage.ts). Otherwise it is outside what is installed, and null (`not_covered`).
- */
-function postcodeFound(ref: Reference, country: string): boolean | null {
-  if (ref.rows.length) return true;
-  return ref.covering.some((name) => isExhaustive(ref.installed.get(name)!.coverage, country)) ? false : null;
 }
 
 const distinct = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
@@ -250,6 +205,7 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
   const failed = failures(p, missing, found, locality.matches, region.matches);
   const verification = failed.length ? "invalid" : found ? "verified" : "format_only";
   const poBox = isPoBox(read.line1) || isPoBox(read.line2);
+  const precision = precisionOf(found, locality.matches, ref.streetFound, ref.premiseFound);
   const consulted = [
     ...(p.shapeValid !== null ? [FORMATS_SOURCE] : []),
     COUNTRIES_SOURCE,
@@ -262,7 +218,7 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
     country: read.country,
     valid: verification !== "invalid",
     verification,
-    precision: precisionOf(found, locality.matches, ref.streetFound, ref.premiseFound),
+    precision,
     address,
     formatted: formatted(address),
     postcode_format_valid: p.shapeValid,
@@ -276,10 +232,21 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
     deliverable: null,
     delivery_point: null,
     // Format-only means no installed dataset covers the address: said as a reason, so it is never read as a pass.
-    reason: failed[0] ?? (verification === "format_only" ? "not_covered" : null),
-    ...risk({ failed, formatOnly: verification === "format_only", poBox }),
+    reason:
+      failed[0] ??
+      (verification === "format_only"
+        ? "not_covered"
+        : verification === "verified" && decidedBySample(ref)
+          ? "sample_data"
+          : null),
+    ...risk({
+      failed,
+      formatOnly: verification === "format_only",
+      poBox,
+      verifiedAt: verification === "verified" ? precision : null,
+    }),
     sources: [...new Set(consulted)].map(
-      (s): Source => (typeof s === "string" ? { dataset: s, version: ref.installed.get(s)!.version } : s),
+      (s): Source => (typeof s === "string" ? installedSource(s, ref.installed.get(s)!) : s),
     ),
     policy: null,
   };

@@ -5,7 +5,7 @@ import type { Checked, DeliveryAnswer } from "../../platform/partners/types";
 import { addressKey } from "./key";
 import { lookupAddresses } from "./lookup";
 import type { AddressInput, AddressResult } from "./result";
-import { RISK_POINTS } from "./score";
+import { RISK_POINTS, UNCHECKED } from "./score";
 
 /**
  * Whether the lookup asks delivery points (`delivery_point: true`; a bulk run's older `deliverability` flag is only
@@ -25,11 +25,16 @@ const deliverableOf = (match: DeliveryAnswer["match"]) =>
  * partner answered) leaves it unchecked with `partner_unavailable`. Verification and precision stay the datasets'.
  */
 export function withDeliveryPoint(r: AddressResult, check: Checked<DeliveryAnswer> | null): AddressResult {
-  const open = r.reason === null || r.reason === "not_covered";
+  // A partner's finding ranks before a sample's word, which stays on an answer the partner did not contradict.
+  const open = r.reason === null || r.reason === "not_covered" || r.reason === "sample_data";
   if (!check) return { ...r, reason: open ? "partner_unavailable" : r.reason };
   const point = check.answer;
   const deliverable = deliverableOf(point.match);
   const components: Record<string, number> = { ...r.risk_components };
+  // The partner checked the street and building (a unit it found missing aside): what the datasets' precision left
+  // unchecked is its verdict now, `no_delivery_point` when it found none. The precision stays the datasets'.
+  const checked = deliverable === null ? UNCHECKED.slice(0, 2) : UNCHECKED;
+  for (const name of checked) delete components[name];
   if (deliverable === false) components.no_delivery_point = RISK_POINTS.no_delivery_point;
   if (point.vacant) components.vacant = RISK_POINTS.vacant;
   return {

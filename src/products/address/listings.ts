@@ -2,10 +2,11 @@ import { z } from "zod";
 import { database } from "../../db/client";
 import { isExhaustive } from "../../db/coverage";
 import type { Product, Source } from "../../engines/product";
-import { coveringDatasets } from "./answer";
+import { coveringDatasets } from "./reference";
 import { ADDRESS_DATASET_NAMES, isAddressDatasetName } from "./datasets";
 import { canonicalPostcode, postcodeShapeValid, referenceKey } from "./postcodes";
 import { findPostcodes, installedDatasets, listStreets, placeOf, type Installed, type StoredPostcode } from "./store";
+import { installedSource } from "../../engines/sources";
 
 /**
  * `GET /address/postcode/{postcode}` and `GET /address/streets` as products of their own for the walk: they share the
@@ -42,9 +43,7 @@ export interface Listed<T> {
 const place = z.object({ postcode: z.string().max(20), country: z.string().length(2) });
 
 const sourcesOf = (installed: Installed, names: string[]): Source[] =>
-  [...new Set(names)]
-    .filter(isAddressDatasetName)
-    .map((dataset) => ({ dataset, version: installed.get(dataset)!.version }));
+  [...new Set(names)].filter(isAddressDatasetName).map((dataset) => installedSource(dataset, installed.get(dataset)!));
 
 async function listPostcode(env: Env, { postcode, country }: Place): Promise<Listed<PostcodeListing>> {
   const db = database(env);

@@ -1,6 +1,7 @@
 import { database, type Database } from "../../db/client";
 import { ADDRESS_DATASETS, isAddressDatasetName } from "./datasets";
-import { answer, coveringDatasets, prepare, type Prepared } from "./answer";
+import { answer, prepare, type Prepared } from "./answer";
+import { coveringDatasets } from "./reference";
 import { streetKey } from "./names";
 import { premisesFound, type PremiseAsk } from "./premises";
 import type { AddressInput, AddressResult } from "./result";

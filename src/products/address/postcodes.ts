@@ -1,14 +1,14 @@
 import countries from "../../../datasets/address/snapshots/address-countries.json";
 import formats from "../../../datasets/address/snapshots/postcode-formats.json";
-import type { Source } from "../../engines/product";
+import { whole, type Source } from "../../engines/sources";
 
 /**
  * Countries and their postcode formats, from the bundled snapshots (datasets/address/README.md): which two-letter codes
  * are countries, whether a country uses postcodes, whether a postcode has its shape, and the one spelling the
  * reference tables are keyed by.
  */
-export const FORMATS_SOURCE: Source = { dataset: formats.name, version: formats.version };
-export const COUNTRIES_SOURCE: Source = { dataset: countries.name, version: countries.version };
+export const FORMATS_SOURCE: Source = whole(formats.name, formats.version);
+export const COUNTRIES_SOURCE: Source = whole(countries.name, countries.version);
 
 const COUNTRY_NAMES: Readonly<Record<string, string>> = countries.data;
 const PATTERNS: Readonly<Record<string, { pattern: string; flags: string }>> = formats.data;

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { Product } from "../../engines/product";
 import { DELIVERY_POINT_DATASETS } from "../../platform/delivery-points";
-import { answer, NO_REFERENCE, prepare } from "./answer";
+import { answer, prepare } from "./answer";
+import { NO_REFERENCE } from "./reference";
 import { addressKey } from "./key";
 import { ADDRESS_DATASET_NAMES } from "./datasets";
 import { addressFeedback } from "./feedback";

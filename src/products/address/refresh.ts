@@ -168,6 +168,7 @@ const refreshable = (
   sources: SourceFile[],
   cadence: RefreshableDataset["cadence"],
   sanity: RefreshableDataset["sanity"],
+  fullFloor: RefreshableDataset["fullFloor"],
 ): RefreshableDataset<AddressRow> => {
   const file = ADDRESS_DATASETS[name].file!;
   return {
@@ -179,6 +180,7 @@ const refreshable = (
     cadence,
     sanity,
     coverage: ADDRESS_DATASETS[name].coverage,
+    fullFloor,
     version: ({ fileName }) => file.versionFromFileName(fileName),
   };
 };
@@ -193,6 +195,8 @@ export const addressRefreshable: RefreshableDataset[] = [
     [source("REFRESH_URL_UK_ONSPD", "off", { compression: "zip", zipEntry: /(^|\/)ONSPD_[A-Z]{3}_\d{4}_UK\.csv$/i })],
     { everyMinutes: 7 * DAY, staleAfterMinutes: 100 * DAY },
     { minRecords: 100, minRatio: 0.95, maxRatio: 1.1 },
+    // Live postcodes only (a terminated one is skipped): ONS lists over 2.5 M with the terminated ones.
+    { records: 1_500_000, basis: "about 1.8 M live UK postcodes (ONS; 1,803,286 in October 2024)" },
   ),
   // Ordnance Survey's downloads API redirects to the newest quarterly release (January, April, July, October): a zip
   // of some 820 headerless CSV files, one per 100 km grid square (`Data/SU40.csv`), all read into one staged file.
@@ -207,6 +211,8 @@ export const addressRefreshable: RefreshableDataset[] = [
     ],
     { everyMinutes: 7 * DAY, staleAfterMinutes: 100 * DAY },
     { minRecords: 100, minRatio: 0.9, maxRatio: 1.15 },
+    // Great Britain only: never the complete file of a country it is asked about.
+    null,
   ),
   // The BAN's national file, regenerated as the communes' address bases change; gzip-compressed CSV (`;`).
   refreshable(
@@ -218,5 +224,7 @@ export const addressRefreshable: RefreshableDataset[] = [
     ],
     { everyMinutes: 7 * DAY, staleAfterMinutes: 21 * DAY },
     { minRecords: 100, minRatio: 0.95, maxRatio: 1.1 },
+    // One premise row per numbered address, beside one row per street.
+    { records: 20_000_000, basis: "the BAN: about 26 M addresses in France (adresse.data.gouv.fr)" },
   ),
 ];

@@ -48,6 +48,7 @@ export const ADDRESS_REASONS = [
   "suppressed",
   "returned",
   "undeliverable",
+  "sample_data",
 ] as const;
 export type AddressReason = (typeof ADDRESS_REASONS)[number];
 

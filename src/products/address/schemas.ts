@@ -2,6 +2,7 @@ import { z } from "zod";
 import { policyDecisionSchema } from "../../engines/policy/policy";
 import { countryCode } from "./parse";
 import { ADDRESS_REASONS, COMPONENTS, DELIVERY_MATCHES, PRECISIONS, VERIFICATIONS, type AddressInput } from "./result";
+import { sourcesSchema } from "../../engines/sources";
 
 /** Request and response schemas of the address product: they validate requests and build the OpenAPI document. */
 
@@ -131,7 +132,7 @@ export const addressResultSchema = z.object({
   risk_score: z.int(),
   risk_components: z.record(z.string(), z.int()),
   risk_level: z.enum(["low", "medium", "high"]),
-  sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
+  sources: sourcesSchema,
   policy: policyDecisionSchema,
 });
 
@@ -147,7 +148,7 @@ export const postcodeListingSchema = z.object({
       longitude: z.number().nullable(),
     }),
   ),
-  sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
+  sources: sourcesSchema,
 });
 
 export const streetListingSchema = z.object({
@@ -155,7 +156,7 @@ export const streetListingSchema = z.object({
   postcode: z.string(),
   streets: z.array(z.object({ name: z.string(), locality: z.string().nullable() })),
   truncated: z.boolean(),
-  sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
+  sources: sourcesSchema,
 });
 
 /**

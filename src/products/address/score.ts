@@ -1,4 +1,4 @@
-import type { AddressReason } from "./result";
+import type { AddressReason, Precision } from "./result";
 import { riskFields, riskLevel } from "../risk";
 
 /**
@@ -21,6 +21,12 @@ export const RISK_POINTS = {
   no_delivery_point: 60,
   /** The partner reports the delivery point vacant. */
   vacant: 30,
+  /** A verified address located short of its street: nothing confirmed that line 1's street exists there. */
+  street_unchecked: 15,
+  /** ... and short of its locality (`precision: postcode`). */
+  locality_unchecked: 5,
+  /** A verified address located to its street, not to its house number (no premise register, or none listing it). */
+  premise_unchecked: 5,
 } as const;
 
 export type RiskComponent = keyof typeof RISK_POINTS;
@@ -30,12 +36,30 @@ export type CheckFailure = Extract<AddressReason, RiskComponent>;
 
 export { riskLevel };
 
+/** What the precision of a verified address left unchecked, as risk components (docs/address.md, "Risk score"). */
+export const UNCHECKED = ["locality_unchecked", "street_unchecked", "premise_unchecked"] as const;
+
+function uncheckedAt(precision: Precision | null): RiskComponent[] {
+  if (precision === "postcode") return ["locality_unchecked", "street_unchecked"];
+  if (precision === "locality") return ["street_unchecked"];
+  if (precision === "street") return ["premise_unchecked"];
+  return [];
+}
+
 /**
- * Components from every check the answer failed, whether it could only be format-checked, and whether it is a PO box.
+ * Components from every check the answer failed, whether it could only be format-checked, whether it is a PO box, and,
+ * for a verified address (`verified` at), what its precision did not reach: a street nobody checked never scores as
+ * safe as one a register listed.
  */
-export function risk(facts: { failed: readonly CheckFailure[]; formatOnly: boolean; poBox: boolean }) {
+export function risk(facts: {
+  failed: readonly CheckFailure[];
+  formatOnly: boolean;
+  poBox: boolean;
+  verifiedAt?: Precision | null;
+}) {
   const names: RiskComponent[] = [...facts.failed];
   if (facts.formatOnly) names.push("unverifiable");
   if (facts.poBox) names.push("po_box");
+  names.push(...uncheckedAt(facts.verifiedAt ?? null));
   return riskFields(Object.fromEntries(names.map((name) => [name, RISK_POINTS[name]])));
 }

@@ -1,6 +1,8 @@
-import { answer, NO_REFERENCE, prepare } from "./answer";
+import { answer, prepare } from "./answer";
+import { NO_REFERENCE } from "./reference";
 import type { AddressInput, AddressResult } from "./result";
 import { risk } from "./score";
+import { whole } from "../../engines/sources";
 
 /**
  * The stored answers of suppressed addresses, which batches, bulk rows and monitor runs give instead of a lookup:
@@ -35,8 +37,8 @@ export function feedbackSuppression(
     delivery_point: null,
     reason,
     sources: [
-      { dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) },
-      { dataset: "suppression-list", version: "account" },
+      whole("delivery-feedback", new Date(at).toISOString().slice(0, 10)),
+      whole("suppression-list", "account"),
       ...manual.sources,
     ],
   };

@@ -2,13 +2,14 @@ import { fold } from "./names";
 import { readInput } from "./parse";
 import { isOneLine, type AddressInput, type AddressResult, type Correction } from "./result";
 import { risk } from "./score";
+import { whole } from "../../engines/sources";
 
 /**
  * Test addresses (docs/address.md): country `ZZ` (ISO 3166's user-assigned code, never a country) and a line 1 that
  * names the answer. They answer the same canonical result every time, free, with no dataset read, and never enter
  * history or suppressions; they are also the sandbox key's samples.
  */
-export const TEST_SOURCE = { dataset: "test-addresses", version: "2026-11-23" };
+export const TEST_SOURCE = whole("test-addresses", "2026-11-23");
 
 const ADDRESS = {
   line1: "1 Test Street",
@@ -60,12 +61,13 @@ export function testAnswer(input: AddressInput): AddressResult | null {
   const line1 = kind === "po-box" ? "PO Box 1" : ADDRESS.line1;
   const address = { ...ADDRESS, line1 };
   const verification = reason ? "invalid" : found ? "verified" : "format_only";
+  const precision = !found ? "country" : kind === "locality-mismatch" ? "postcode" : "locality";
   return {
     input: isOneLine(input) ? input.address : input,
     country: "ZZ",
     valid: verification !== "invalid",
     verification,
-    precision: !found ? "country" : kind === "locality-mismatch" ? "postcode" : "locality",
+    precision,
     address,
     formatted: `${line1}\nTestville\nZZ1 1ZZ`,
     postcode_format_valid: kind !== "invalid-postcode",
@@ -79,7 +81,12 @@ export function testAnswer(input: AddressInput): AddressResult | null {
     deliverable: null,
     delivery_point: null,
     reason: reason ?? (verification === "format_only" ? "not_covered" : null),
-    ...risk({ failed: reason ? [reason] : [], formatOnly: verification === "format_only", poBox: kind === "po-box" }),
+    ...risk({
+      failed: reason ? [reason] : [],
+      formatOnly: verification === "format_only",
+      poBox: kind === "po-box",
+      verifiedAt: verification === "verified" ? precision : null,
+    }),
     sources: [TEST_SOURCE],
     policy: null,
   };

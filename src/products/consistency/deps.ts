@@ -35,6 +35,7 @@ export interface IpAnswer {
   anonymous: boolean | null;
   tor: boolean | null;
   hosting: boolean | null;
+  reason: string | null;
   sources: Source[];
 }
 
@@ -53,6 +54,7 @@ export interface EntityAnswer {
   found: boolean;
   name: string | null;
   country: string | null;
+  reason: string | null;
   sources: Source[];
 }
 

@@ -104,6 +104,6 @@ export interface ConsistencyResult {
   risk_level: "low" | "medium" | "high";
   risk_components: Record<string, number>;
   /** `partner_unavailable` when `network: true` was asked and no network partner answered (the call is then free). */
-  reason: "partner_unavailable" | null;
+  reason: "partner_unavailable" | "sample_data" | null;
   sources: Source[];
 }

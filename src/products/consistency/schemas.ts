@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ConsistencyDeps } from "./deps";
 import { CHECK_NAMES, CHECK_RESULTS, LEVELS, LINE_TYPE_SOURCES, SIGNAL_NAMES, type ConsistencyInput } from "./result";
+import { sourcesSchema } from "../../engines/sources";
 
 /** Request and response schemas of the consistency product: they validate requests and build the OpenAPI document. */
 
@@ -124,10 +125,11 @@ export const consistencyResultSchema = z.object({
   risk_level: z.enum(["low", "medium", "high"]),
   risk_components: z.record(z.string(), z.int()),
   reason: z
-    .enum(["partner_unavailable"])
+    .enum(["partner_unavailable", "sample_data"])
     .nullable()
     .describe(
-      "`partner_unavailable` when `network: true` was asked and no network partner answered: the call is free.",
+      "`partner_unavailable` when `network: true` was asked and no network partner answered: the call is free; " +
+        "else `sample_data` when a signal's own answer was decided by a synthetic sample (its reason says so).",
     ),
-  sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
+  sources: sourcesSchema,
 });

@@ -106,7 +106,9 @@ export function signalsOf(a: SignalAnswers): Signals {
 /** The answer from the signals' answers: the union of their sources, plus the ccTLD table when an email was read. */
 export function answerFrom(a: SignalAnswers): ConsistencyResult {
   const sources = [a.email, a.phone, a.ip, a.address, a.entity].flatMap((answer) => answer?.sources ?? []);
-  const reason = a.phone?.reason === "partner_unavailable" ? "partner_unavailable" : null;
+  const decidedBySample = [a.phone, a.ip, a.address, a.entity].some((answer) => answer?.reason === "sample_data");
+  const reason =
+    a.phone?.reason === "partner_unavailable" ? "partner_unavailable" : decidedBySample ? "sample_data" : null;
   return consistencyAnswer(signalsOf(a), a.email?.syntax_valid ? [...sources, CCTLD_SOURCE] : sources, reason);
 }
 

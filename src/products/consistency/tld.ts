@@ -1,4 +1,5 @@
 import { countryInfo } from "../../platform/countries";
+import { whole } from "../../engines/sources";
 
 /**
  * Country-code TLDs sold and used as generic names (the list search engines treat as generic), so a domain under one
@@ -33,7 +34,7 @@ const ISO_OF: Record<string, string> = { uk: "GB" };
 
 const GENERIC = new Set<string>(GENERIC_USE_CCTLDS);
 
-export const CCTLD_SOURCE = { dataset: "cctld-countries", version: "2026-11-24" };
+export const CCTLD_SOURCE = whole("cctld-countries", "2026-11-24");
 
 /** The country a domain's TLD names (ISO 3166-1 alpha-2), or null for generic TLDs and generic-use ccTLDs. */
 export function tldCountry(domain: string): string | null {

@@ -4,6 +4,7 @@ import { PROVIDER_RULES_SOURCE, providerRuleFor } from "./provider-rules";
 import type { EmailResult, Outcome, Reason, SmtpReason, Verdict } from "./result";
 import { mailboxConfidence, riskComponents, riskLevel, riskScore } from "./score";
 import type { checkTypo } from "./typo";
+import { whole } from "../../engines/sources";
 
 /** Builds full email results; every score is computed from the answer's own fields (score.ts). */
 
@@ -52,10 +53,12 @@ const SMTP_REASON: Partial<Record<MailboxOutcome, SmtpReason>> = {
   provider_unavailable: "provider_unavailable",
 };
 
+const SYNTAX_SOURCE = whole("rfc-5322-syntax", "rfc5322-rfc5321");
+
 function sourcesFor(p: Prepared, mailbox: boolean): Source[] {
   const sources: Source[] = [
-    { dataset: "rfc-5322-syntax", version: "rfc5322-rfc5321" },
-    { dataset: "live-dns", version: "live" },
+    SYNTAX_SOURCE,
+    whole("live-dns", "live"),
     SOURCES.disposable,
     SOURCES.role,
     SOURCES.free,
@@ -63,9 +66,8 @@ function sourcesFor(p: Prepared, mailbox: boolean): Source[] {
   ];
   if (p.usernameRuleApplied) sources.push(SOURCES.rules);
   if (p.facts.mxProvider !== null) sources.push(SOURCES.mx);
-  if (p.facts.registeredAt !== null) sources.push({ dataset: "rdap-registration", version: "rdap" });
-  if (mailbox && p.known)
-    sources.push({ dataset: "mailbox-smtp", version: new Date(p.known.checkedAt).toISOString().slice(0, 10) });
+  if (p.facts.registeredAt !== null) sources.push(whole("rdap-registration", "rdap"));
+  if (mailbox && p.known) sources.push(whole("mailbox-smtp", new Date(p.known.checkedAt).toISOString().slice(0, 10)));
   // The provider's rule decided how its answer was read (docs/email.md, "Provider rules").
   if (mailbox && p.known && providerRuleFor(p.facts.mxHosts)) sources.push(PROVIDER_RULES_SOURCE);
   return sources;
@@ -186,7 +188,7 @@ export function invalidSyntax(email: string): { result: EmailResult; outcome: Ou
     smtp_reason: null,
     mailbox_confidence: null,
     did_you_mean: null,
-    sources: [{ dataset: "rfc-5322-syntax", version: "rfc5322-rfc5321" }],
+    sources: [SYNTAX_SOURCE],
     policy: null,
   };
   return { result, outcome: "undeliverable_unchecked", observed: null, test: false };
@@ -202,7 +204,7 @@ export function manualSuppression(email: string, normalizedEmail: string): Email
     normalized_email: normalizedEmail,
     syntax_valid: true,
     reason: "suppressed",
-    sources: [{ dataset: "suppression-list", version: "account" }],
+    sources: [whole("suppression-list", "account")],
   };
 }
 
@@ -220,8 +222,8 @@ export function feedbackSuppression(
     ...manualSuppression(email, normalizedEmail),
     reason,
     sources: [
-      { dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) },
-      { dataset: "suppression-list", version: "account" },
+      whole("delivery-feedback", new Date(at).toISOString().slice(0, 10)),
+      whole("suppression-list", "account"),
     ],
   };
 }

@@ -6,15 +6,13 @@ import rulesSnapshot from "../../../datasets/snapshots/provider-username-rules.j
 import roleSnapshot from "../../../datasets/snapshots/role-addresses.json";
 import testSnapshot from "../../../datasets/snapshots/test-addresses.json";
 import typoSnapshot from "../../../datasets/snapshots/typo-domains.json";
+import { whole, type Source } from "../../engines/sources";
 
 /**
  * The email product's bundled dataset snapshots (built by `npm run datasets:build`, see datasets/README.md). Lookup
  * structures are built once per isolate, on first use.
  */
-export interface Source {
-  dataset: string;
-  version: string;
-}
+export type { Source } from "../../engines/sources";
 
 export interface UsernameRule {
   provider: string;
@@ -31,10 +29,8 @@ export interface UsernameRule {
   hyphen_alias: boolean;
 }
 
-const source = (snapshot: { name: string; version: string }): Source => ({
-  dataset: snapshot.name,
-  version: snapshot.version,
-});
+// Each snapshot is the whole of what it is built from (BUNDLED_SNAPSHOTS below).
+const source = (snapshot: { name: string; version: string }): Source => whole(snapshot.name, snapshot.version);
 
 export const SOURCES = {
   disposable: source(disposableSnapshot),

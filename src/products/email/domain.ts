@@ -6,6 +6,7 @@ import { domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
 import { SHARED_MAILBOX_MS } from "./store";
 import { toAsciiHostname } from "./syntax";
 import { PROVIDER_RULES_SOURCE, providerRuleFor } from "./provider-rules";
+import { whole } from "../../engines/sources";
 
 /** `data` of `GET /email/domain/{domain}` (spec, "Domain intelligence"). */
 export interface DomainResult {
@@ -91,10 +92,10 @@ export async function domainIntelligence(
   now = Date.now(),
 ): Promise<DomainResult> {
   const [facts, isCatchAll] = await Promise.all([domainFacts(config, domain, now), catchAll(db, domain, now)]);
-  const sources: Source[] = [{ dataset: "live-dns", version: "live" }, SOURCES.disposable, SOURCES.free];
+  const sources: Source[] = [whole("live-dns", "live"), SOURCES.disposable, SOURCES.free];
   if (facts.mxProvider !== null) sources.push(SOURCES.mx);
-  if (facts.registeredAt !== null) sources.push({ dataset: "rdap-registration", version: "rdap" });
-  if (isCatchAll !== null) sources.push({ dataset: "mailbox-smtp", version: "shared-7d" });
+  if (facts.registeredAt !== null) sources.push(whole("rdap-registration", "rdap"));
+  if (isCatchAll !== null) sources.push(whole("mailbox-smtp", "shared-7d"));
   // An accept-all provider's answers are catch-all by its rule, not by the random-address test alone.
   if (isCatchAll !== null && providerRuleFor(facts.mxHosts)) sources.push(PROVIDER_RULES_SOURCE);
   return domainResult(domain, facts, isCatchAll, sources);

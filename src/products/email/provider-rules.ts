@@ -2,6 +2,7 @@ import rulesSnapshot from "../../../datasets/snapshots/provider-rules.json";
 import type { SidecarAddressResult } from "../../platform/smtp-sidecar-client";
 import type { MailboxOutcome } from "./answer";
 import type { Source } from "./datasets";
+import { whole } from "../../engines/sources";
 
 /**
  * The `provider-rules` dataset (datasets/sources/provider-rules.json): how a mail provider's RCPT answers are read
@@ -21,7 +22,7 @@ export interface ProviderRule {
 
 const RULES = rulesSnapshot.data as ProviderRule[];
 
-export const PROVIDER_RULES_SOURCE: Source = { dataset: rulesSnapshot.name, version: rulesSnapshot.version };
+export const PROVIDER_RULES_SOURCE: Source = whole(rulesSnapshot.name, rulesSnapshot.version);
 
 /** The rule for a domain's MX hosts (best preference first): the first host any rule matches, first rule winning. */
 export function providerRuleFor(hosts: readonly { host: string }[]): ProviderRule | null {

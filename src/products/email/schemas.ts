@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { policyDecisionSchema } from "../../engines/policy/policy";
 import { REASONS, SMTP_REASONS } from "./result";
+import { sourcesSchema } from "../../engines/sources";
 
 /** Response schemas of the email endpoints, for the OpenAPI document (docs/email.md describes each field). */
-const source = z.object({ dataset: z.string(), version: z.string() });
 
 export const emailResultSchema = z.object({
   email: z.string(),
@@ -35,7 +35,7 @@ export const emailResultSchema = z.object({
   smtp_reason: z.enum(SMTP_REASONS).nullable(),
   mailbox_confidence: z.number().min(0).max(1).nullable(),
   did_you_mean: z.string().nullable(),
-  sources: z.array(source),
+  sources: sourcesSchema,
   policy: policyDecisionSchema,
 });
 
@@ -53,5 +53,5 @@ export const domainResultSchema = z.object({
   domain_age_days: z.int().nullable(),
   disposable: z.boolean().nullable(),
   free_provider: z.boolean().nullable(),
-  sources: z.array(source).nullable(),
+  sources: sourcesSchema.nullable(),
 });

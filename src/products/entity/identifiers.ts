@@ -55,6 +55,22 @@ export function normalizeUkCompanyNumber(input: string): string | null {
   return null;
 }
 
+/** How people write an LEI: 20 letters or digits once spaces and hyphens between groups are dropped. */
+const LEI_CHARACTERS = /^[0-9A-Z]{20}$/;
+/** A UK company number as Companies House writes it: 8 digits, or 2 letters and 6 digits (`SC001234`). */
+const UK_COMPANY_SHAPE = /^(\d{8}|[A-Z]{2}\d{6})$/;
+
+/**
+ * The type of an identifier sent without one (products.md, "Entity identifiers without `type`"): what cannot be an LEI
+ * (not 20 letters or digits) is never read as one; the shape of a UK company number is read as one; anything else is
+ * neither (null: the answer asks for a `type`).
+ */
+export function typeOf(input: string): IdentifierType | null {
+  if (LEI_CHARACTERS.test(input.replace(/[\s-]+/g, "").toUpperCase())) return "lei";
+  if (UK_COMPANY_SHAPE.test(input.replace(/\s+/g, "").toUpperCase())) return "company_number";
+  return null;
+}
+
 /** Two-letter ISO 3166-1 country code in upper case; `UK` (reserved by ISO for the United Kingdom) reads as `GB`. */
 export function normalizeCountry(input: string | null | undefined): string | null {
   const value = (input ?? "").trim().toUpperCase();

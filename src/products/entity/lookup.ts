@@ -1,13 +1,14 @@
 import { isExhaustive } from "../../db/coverage";
 import { database } from "../../db/client";
-import { normalizeCountry, readLei, type IdentifierType } from "./identifiers";
+import { installedSource, type Source } from "../../engines/sources";
+import { normalizeCountry, readLei, typeOf, type IdentifierType } from "./identifiers";
 import { gleifLei, registerFor, type Register, type RegisterName } from "./registers";
 import type { EntityReason, EntityResult } from "./result";
 import { findEntities, installedRegisters, type InstalledRegister, type StoredEntity } from "./store";
 
 /**
- * One identifier as sent: a string is read as an LEI; an object names its type (default `lei`) and, for company
- * numbers, the country.
+ * One identifier as sent: a string, or an object naming its type and, for company numbers, the country. Without a
+ * type the value says which it is (`typeOf`): 20 letters or digits an LEI, a UK company number's shape one in GB.
  */
 export type EntityItem = string | { identifier: string; type?: IdentifierType | null; country?: string | null };
 
@@ -22,8 +23,19 @@ export interface Prepared {
 
 export function prepare(item: EntityItem): Prepared {
   const raw = typeof item === "string" ? { identifier: item } : item;
-  const type = raw.type ?? "lei";
   const given = raw.identifier.trim();
+  const read = raw.type ?? typeOf(given);
+  // Neither shape: no register is guessed (an LEI's checksum failure would say nothing true about it).
+  if (read === null)
+    return {
+      type: "company_number",
+      identifier: given,
+      country: normalizeCountry(raw.country),
+      register: null,
+      checksumValid: null,
+      problem: "invalid_identifier",
+    };
+  const type = read;
   if (type === "lei") {
     const lei = readLei(given);
     // Spec, Entity result: nothing found is `unknown_identifier`; `checksum_valid: false` says the LEI is malformed.
@@ -37,7 +49,8 @@ export function prepare(item: EntityItem): Prepared {
       problem,
     };
   }
-  const country = normalizeCountry(raw.country);
+  // A UK company number's shape sent without a type is read in the UK register, unless a country was named.
+  const country = normalizeCountry(raw.country) ?? (raw.type ? null : "GB");
   const register = registerFor(type, country);
   if (!register) {
     const asGiven = raw.country?.trim().toUpperCase() || null;
@@ -69,11 +82,15 @@ export function entityKey(item: EntityItem): string {
 }
 
 /** The register asked (when installed) and, for a flag, the national register the LEI record points to. */
-function sourcesFor(p: Prepared, stored: StoredEntity | null, installed: Map<RegisterName, InstalledRegister>) {
+function sourcesFor(
+  p: Prepared,
+  stored: StoredEntity | null,
+  installed: Map<RegisterName, InstalledRegister>,
+): Source[] {
   const names = [p.register?.name, stored?.linked_register].filter((n): n is RegisterName =>
     Boolean(n && installed.has(n as RegisterName)),
   );
-  return [...new Set(names)].map((name) => ({ dataset: name, version: installed.get(name)!.version }));
+  return [...new Set(names)].map((name) => installedSource(name, installed.get(name)!));
 }
 
 function answer(
@@ -97,6 +114,7 @@ function answer(
     sources: sourcesFor(p, stored, installed),
   };
   if (!stored) return base;
+  const register = installed.get(p.register!.name);
   const dissolvedThere =
     stored.registration_status === "ISSUED" &&
     stored.linked_status === "dissolved" &&
@@ -104,7 +122,8 @@ function answer(
   return {
     ...base,
     found: true,
-    reason: null,
+    // A synthetic sample's row is no register's word: the reason says so, beside the source's `coverage`.
+    reason: register?.coverage.kind === "sample" ? "sample_data" : null,
     name: stored.name,
     status: stored.status,
     status_detail: stored.status_detail,

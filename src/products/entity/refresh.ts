@@ -183,6 +183,11 @@ export const entityRefreshable: RefreshableDataset[] = [
     cadence: { everyMinutes: 8 * HOUR, staleAfterMinutes: 2 * DAY },
     sanity: { minRecords: 100, minRatio: 0.95, maxRatio: 1.1 },
     coverage: REGISTERS["gleif-lei"].coverage,
+    // Lapsed and retired LEIs stay in the golden copy, so it only grows past the active population.
+    fullFloor: {
+      records: 2_000_000,
+      basis: "GLEIF's business reports: 2.25 M active LEIs in Q1 2023, more issued since",
+    },
     version: ({ fileName }) => REGISTERS["gleif-lei"].versionFromFileName(fileName),
   } satisfies RefreshableDataset<RegisterRow>,
   {
@@ -203,6 +208,7 @@ export const entityRefreshable: RefreshableDataset[] = [
     cadence: { everyMinutes: 2 * HOUR, staleAfterMinutes: DAY },
     sanity: { minRecords: 0, minRatio: 0, maxRatio: Number.POSITIVE_INFINITY },
     coverage: { kind: "partial", note: "Changes to gleif-lei since its previous golden copy, applied onto it." },
+    fullFloor: null,
     version: ({ fileName }) => REGISTERS["gleif-lei"].versionFromFileName(fileName),
     appliesTo: "gleif-lei",
   } satisfies RefreshableDataset<RegisterRow>,
@@ -224,6 +230,10 @@ export const entityRefreshable: RefreshableDataset[] = [
     cadence: { everyMinutes: DAY, staleAfterMinutes: 40 * DAY },
     sanity: { minRecords: 100, minRatio: 0.9, maxRatio: 1.2 },
     coverage: REGISTERS["uk-companies-house"].coverage,
+    fullFloor: {
+      records: 4_000_000,
+      basis: "Companies House: about 5.7 M companies on the live register, observed 2025",
+    },
     version: ({ fileName }) => REGISTERS["uk-companies-house"].versionFromFileName(fileName),
   } satisfies RefreshableDataset<RegisterRow>,
 ];

@@ -1,24 +1,29 @@
+import type { Source } from "../../engines/sources";
 import type { IdentifierType } from "./identifiers";
 
 /**
- * Why an answer has `found: false` (null when found):
+ * Why an answer has `found: false`, or, on a found one, that a sample decided it (null otherwise):
  * - `unknown_identifier`: the register is installed and does not carry the identifier, or the LEI is malformed (wrong
  *   shape or wrong ISO 17442 check digits: `checksum_valid: false`, the register is not consulted) (billed 0)
- * - `invalid_identifier`: a company number that is not the shape of one (billed 0)
+ * - `invalid_identifier`: a company number that is not the shape of one, or a value sent without `type` that is the
+ *   shape of neither an LEI nor a UK company number (billed 0)
  * - `unsupported_register`: no register here holds company numbers of that country (billed 0)
  * - `register_not_installed`: the register exists but no file of it is loaded (billed 0)
+ * - `sample_data`: found, in a register installed as a synthetic sample (coverage `sample`), billed as found
  */
 export type EntityReason =
   | "unknown_identifier"
   | "invalid_identifier"
   | "unsupported_register"
-  | "register_not_installed";
+  | "register_not_installed"
+  | "sample_data";
 
 export const ENTITY_REASONS: readonly EntityReason[] = [
   "unknown_identifier",
   "invalid_identifier",
   "unsupported_register",
   "register_not_installed",
+  "sample_data",
 ];
 
 export type EntityFlag = "dissolved_in_national_register";
@@ -43,5 +48,5 @@ export interface EntityResult {
   registration_status: string | null;
   flags: EntityFlag[];
   /** Every register consulted, with the version of its loaded file (spec, "What the service does" 2). */
-  sources: { dataset: string; version: string }[];
+  sources: Source[];
 }

@@ -1,11 +1,18 @@
 import { z } from "zod";
+import { sourcesSchema } from "../../engines/sources";
 import { ENTITY_REASONS } from "./result";
 
 /** Request and response schemas of the entity product: they validate requests and build the OpenAPI document. */
 export const objectItem = z
   .object({
     identifier: z.string().max(64),
-    type: z.enum(["lei", "company_number"]).nullish().describe("Default `lei`."),
+    type: z
+      .enum(["lei", "company_number"])
+      .nullish()
+      .describe(
+        "Without it the value says: 20 letters or digits are an LEI, a UK company number's shape (8 digits, or 2 " +
+          "letters and 6 digits) a company number in GB; anything else answers `invalid_identifier`.",
+      ),
     country: z.string().max(2).nullish().describe("Two letters; required when type is `company_number`."),
   })
   .refine((item) => item.type !== "company_number" || Boolean(item.country?.trim()), {
@@ -13,7 +20,10 @@ export const objectItem = z
     message: "Required when type is company_number.",
   });
 
-const leiItem = z.string().max(64).describe("An LEI.");
+const leiItem = z
+  .string()
+  .max(64)
+  .describe("An LEI (20 letters or digits) or a UK company number (8 digits, or 2 letters and 6 digits).");
 
 export const unionItem = z.union([leiItem, objectItem]);
 const { $schema: _ignored, ...unionItemJsonSchema } = z.toJSONSchema(unionItem, { io: "input" }) as Record<
@@ -52,5 +62,5 @@ export const entityResultSchema = z.object({
   checksum_valid: z.boolean().nullable(),
   registration_status: z.string().nullable(),
   flags: z.array(z.enum(["dissolved_in_national_register"])),
-  sources: z.array(z.object({ dataset: z.string(), version: z.string() })),
+  sources: sourcesSchema,
 });

@@ -1,6 +1,6 @@
 import { isExhaustive } from "../../db/coverage";
 import type { LatestFeedback } from "../../engines/lists/feedback";
-import type { Source } from "../../engines/product";
+import { installedSource, whole, type Source } from "../../engines/sources";
 import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
 import type { Classification } from "../../platform/special-addresses";
 import { SPECIAL_RANGES_VERSION } from "../../platform/special-addresses";
@@ -26,7 +26,7 @@ export interface Facts {
 
 const source = (installed: Map<string, InstalledDataset>, name: string): Source[] => {
   const dataset = installed.get(name);
-  return dataset ? [{ dataset: name, version: dataset.version }] : [];
+  return dataset ? [installedSource(name, dataset)] : [];
 };
 
 /** How far the installed country dataset answers for an address it does not place (src/db/coverage.ts). */
@@ -48,6 +48,7 @@ function listed(hit: RangeHit | null, lists: InstalledDataset[], on: boolean | u
 function reasonOf(
   a: Pick<IpResult, "reserved" | "tor" | "vpn" | "hosting" | "placed" | "list" | "feedback">,
   country: CountryCoverage,
+  fromSample: boolean,
 ): IpReason | null {
   if (a.list?.kind === "deny") return "deny_list";
   if (a.list?.kind === "allow") return "allow_list";
@@ -57,7 +58,7 @@ function reasonOf(
   if (a.vpn) return "vpn";
   if (a.hosting) return "hosting";
   if (country === "none") return "dataset_not_installed";
-  if (a.placed) return null;
+  if (a.placed) return fromSample ? "sample_data" : null;
   // A sample or part of the country file does not know where the rest of the addresses are: no guess, no negative.
   return country === "full" ? "unplaced" : "not_covered";
 }
@@ -66,6 +67,16 @@ function reasonOf(
 function networkOf(ip: IpAddress, hit: RangeHit): string | null {
   const range = hit.asn ?? hit.country;
   return range ? formatCidr(blockHolding(fromRangeKey(range.start), fromRangeKey(range.end), ip)) : null;
+}
+
+/** Whether a synthetic sample placed the address: its country, AS or city row came from a `sample` table. */
+function placedBySample(f: Facts, cityShown: boolean): boolean {
+  const sample = (name: string) => f.installed.get(name)?.coverage.kind === "sample";
+  return (
+    (f.hit?.country != null && sample("ip-country")) ||
+    (f.hit?.asn != null && sample("ip-asn")) ||
+    (cityShown && sample("ip-city"))
+  );
 }
 
 const HOSTING_ORDER = HOSTING_DATASETS as readonly string[];
@@ -110,7 +121,7 @@ export function buildAnswer(f: Facts): IpResult {
   };
   const info = country ? countryInfo(country) : { name: null, continent: null };
   const sources: Source[] = [
-    { dataset: "ip-special-purpose", version: SPECIAL_RANGES_VERSION },
+    whole("ip-special-purpose", SPECIAL_RANGES_VERSION),
     ...(hit
       ? [
           ...source(f.installed, "ip-country"),
@@ -119,11 +130,11 @@ export function buildAnswer(f: Facts): IpResult {
           ...source(f.installed, "ip-tor-exits"),
         ]
       : []),
-    ...(hit ? installedLists.map((d) => ({ dataset: d.name, version: d.version })) : []),
-    ...(placed ? [{ dataset: "country-names", version: COUNTRY_NAMES_VERSION }] : []),
-    ...(byAsn !== null ? [{ dataset: "hosting-asns", version: HOSTING_ASNS_VERSION }] : []),
-    ...(f.list ? [{ dataset: "ip-lists", version: new Date(f.list.updatedAt).toISOString() }] : []),
-    ...(facts.feedback ? [{ dataset: "delivery-feedback", version: facts.feedback.reported_at }] : []),
+    ...(hit ? installedLists.map((d) => installedSource(d.name, d)) : []),
+    ...(placed ? [whole("country-names", COUNTRY_NAMES_VERSION)] : []),
+    ...(byAsn !== null ? [whole("hosting-asns", HOSTING_ASNS_VERSION)] : []),
+    ...(f.list ? [whole("ip-lists", new Date(f.list.updatedAt).toISOString())] : []),
+    ...(facts.feedback ? [whole("delivery-feedback", facts.feedback.reported_at)] : []),
   ];
   return withRisk({
     ip: f.text,
@@ -159,7 +170,11 @@ export function buildAnswer(f: Facts): IpResult {
         : null,
     list: facts.list,
     feedback: facts.feedback,
-    reason: reasonOf(facts, hit === null ? "full" : countryCoverage(f.installed.get("ip-country"))),
+    reason: reasonOf(
+      facts,
+      hit === null ? "full" : countryCoverage(f.installed.get("ip-country")),
+      placedBySample(f, city !== null),
+    ),
     sources,
   });
 }

@@ -16,6 +16,7 @@ import { hostingOf, HOSTING_ASNS_VERSION } from "./reference";
 import type { AsnAnswer, AsnData, IpResult, RangeBlock, RangeResult } from "./result";
 import { latestByKey, latestFeedback, type LatestFeedback } from "../../engines/lists/feedback";
 import { asnRanges, countriesAt, overlappingRanges, readRanges, type InstalledDataset } from "./store";
+import { installedSource, whole } from "../../engines/sources";
 
 const DAY_MS = 86_400_000;
 
@@ -79,8 +80,7 @@ export async function lookupIps(
   });
 }
 
-const sourceOf = (dataset: InstalledDataset | undefined) =>
-  dataset ? [{ dataset: dataset.name, version: dataset.version }] : [];
+const sourceOf = (dataset: InstalledDataset | undefined) => (dataset ? [installedSource(dataset.name, dataset)] : []);
 
 /** Address count of a range of keys, as a number while exact, else a decimal string. */
 export function countOf(total: bigint): number | string {
@@ -143,7 +143,7 @@ export async function lookupAsn(env: Env, asn: number): Promise<AsnAnswer> {
       sources: [
         ...sourceOf(index),
         ...(countries.length ? sourceOf(installed.get("ip-country")) : []),
-        { dataset: "hosting-asns", version: HOSTING_ASNS_VERSION },
+        whole("hosting-asns", HOSTING_ASNS_VERSION),
       ],
     },
   };

@@ -8,6 +8,7 @@ import { ipKey, lookupAsn, lookupIps, lookupRange } from "./lookup";
 import type { AsnAnswer, IpResult, RangeResult } from "./result";
 import { isTestIp, TEST_ASN, TEST_IPS, TEST_NETWORK, testAnswer, testAsn } from "./test-values";
 import { ipRefreshable } from "./refresh";
+import { whole } from "../../engines/sources";
 
 /** What an IP monitor watches (docs/ip.md, "Monitors"): a change of any of these is reported. */
 const observe = (r: IpResult) => ({
@@ -192,7 +193,7 @@ function testRange(cidr: string): RangeResult | null {
     size,
     blocks,
     truncated: false,
-    sources: [{ dataset: "ip-test-values", version: "1" }],
+    sources: [whole("ip-test-values", "1")],
   };
 }
 

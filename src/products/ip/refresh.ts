@@ -92,6 +92,7 @@ const listRefreshable = (importer: IpImporter): RefreshableDataset<RangeRow | st
   cadence: importer.cadence,
   sanity: importer.sanity,
   coverage: importer.coverage,
+  fullFloor: importer.fullFloor,
 });
 
 export const ipRefreshable: RefreshableDataset[] = [
@@ -116,6 +117,7 @@ export const ipRefreshable: RefreshableDataset[] = [
     cadence: { everyMinutes: DAY, staleAfterMinutes: 3 * DAY },
     sanity: { minRecords: 1_000, minRatio: 0.8, maxRatio: 1.25 },
     coverage: FULL,
+    fullFloor: { records: 400_000, basis: "@ip-location-db geo-whois-asn-country: 550,668 ranges, June 2026" },
   } satisfies RefreshableDataset<RangeRow>,
   {
     name: "ip-city",
@@ -138,6 +140,7 @@ export const ipRefreshable: RefreshableDataset[] = [
     cadence: { everyMinutes: 3 * DAY, staleAfterMinutes: 10 * DAY },
     sanity: { minRecords: 1_000, minRatio: 0.8, maxRatio: 1.25 },
     coverage: FULL,
+    fullFloor: { records: 2_000_000, basis: "@ip-location-db GeoLite2 City: 3,056,662 ranges, June 2026" },
   } satisfies RefreshableDataset<RangeRow>,
   {
     name: "ip-asn",
@@ -151,5 +154,6 @@ export const ipRefreshable: RefreshableDataset[] = [
     cadence: { everyMinutes: DAY, staleAfterMinutes: 3 * DAY },
     sanity: { minRecords: 1_000, minRatio: 0.8, maxRatio: 1.25 },
     coverage: FULL,
+    fullFloor: { records: 400_000, basis: "@ip-location-db asn: 515,158 ranges, June 2026" },
   } satisfies RefreshableDataset<RangeRow>,
 ];

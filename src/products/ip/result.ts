@@ -17,6 +17,7 @@ export const IP_REASONS = [
   "dataset_not_installed",
   "not_covered",
   "unplaced",
+  "sample_data",
 ] as const;
 export type IpReason = (typeof IP_REASONS)[number];
 

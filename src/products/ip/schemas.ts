@@ -2,9 +2,10 @@ import { z } from "zod";
 import { IP_OUTCOMES } from "./feedback";
 import { MAX_ENTRIES_PER_LIST } from "./lists";
 import { IP_REASONS } from "./result";
+import { sourcesSchema } from "../../engines/sources";
 
 /** Response and request schemas of the IP product: they validate requests and build the OpenAPI document. */
-const sources = z.array(z.object({ dataset: z.string(), version: z.string() }));
+const sources = sourcesSchema;
 const listMatch = z.object({ id: z.int(), name: z.string(), kind: z.enum(["allow", "deny"]) });
 
 export const ipResultSchema = z.object({

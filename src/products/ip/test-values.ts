@@ -2,6 +2,7 @@ import { cidrContains, parseCidr, parseIp } from "../../platform/ip-address";
 import type { AsnData, IpResult } from "./result";
 import { UNKNOWN } from "./answer";
 import { withRisk } from "./score";
+import { whole } from "../../engines/sources";
 
 /**
  * Test values (docs/ip.md, "Test values"): every address of 192.0.2.0/24 (TEST-NET-1, RFC 5737) answers canonically,
@@ -10,7 +11,7 @@ import { withRisk } from "./score";
  */
 export const TEST_NETWORK = parseCidr("192.0.2.0/24")!;
 export const TEST_ASN = 64496;
-const SOURCES = [{ dataset: "ip-test-values", version: "1" }];
+const SOURCES = [whole("ip-test-values", "1")];
 
 type Canned = Partial<Omit<IpResult, "risk_score" | "risk_components" | "risk_level" | "sources">>;
 

@@ -1,3 +1,4 @@
+import { whole, type Source } from "../../engines/sources";
 import type { Checked } from "../../platform/partners/types";
 import type { NetworkAnswer } from "../../platform/phone-network";
 import { planSource } from "./datasets";
@@ -13,7 +14,9 @@ export interface PrefixFacts {
   disposable: boolean | null;
   disposable_last_seen: string | null;
   missing_datasets: string[];
-  sources: { dataset: string; version: string }[];
+  sources: Source[];
+  /** A table installed as a synthetic sample gave the carrier, place or zones: the answer says so in its reason. */
+  fromSample: boolean;
 }
 
 const NO_FACTS: PrefixFacts = {
@@ -24,6 +27,7 @@ const NO_FACTS: PrefixFacts = {
   disposable_last_seen: null,
   missing_datasets: [],
   sources: [],
+  fromSample: false,
 };
 
 /**
@@ -65,7 +69,7 @@ export function phoneAnswer(reading: PlanReading, facts: PrefixFacts = NO_FACTS,
     network_status: null,
     sim_swapped: null,
   };
-  const withReason = { ...base, reason: reason ?? reasonOf(base) };
+  const withReason = { ...base, reason: reason ?? reasonOf(base) ?? (facts.fromSample ? "sample_data" : null) };
   return {
     ...withReason,
     ...scored(withReason),
@@ -96,7 +100,8 @@ export function withNetwork(answer: PhoneResult, check: Checked<NetworkAnswer> |
     network_status: n.status,
     sim_swapped: n.simSwapped,
   };
-  const reason = reasonOf(checked);
+  // The partner checks the line, not the sample's place or zones: a sample's reason stays unless another applies.
+  const reason = reasonOf(checked) ?? (answer.reason === "sample_data" ? "sample_data" : null);
   return { ...checked, reason, ...scored({ ...checked, reason }), sources: [...answer.sources, source] };
 }
 
@@ -104,15 +109,15 @@ export function withNetwork(answer: PhoneResult, check: Checked<NetworkAnswer> |
 export function manualSuppression(reading: PlanReading): PhoneResult {
   return {
     ...phoneAnswer(reading, NO_FACTS, "suppressed"),
-    sources: [planSource, { dataset: "suppression-list", version: "account" }],
+    sources: [planSource, whole("suppression-list", "account")],
   };
 }
 
 /** The stored answer of a number whose delivery feedback reported a permanent failure: reason `undelivered`. */
 export function feedbackSuppression(reading: PlanReading, at: number): PhoneResult {
-  const feedback = { dataset: "delivery-feedback", version: new Date(at).toISOString().slice(0, 10) };
+  const feedback = whole("delivery-feedback", new Date(at).toISOString().slice(0, 10));
   return {
     ...phoneAnswer(reading, NO_FACTS, "undelivered"),
-    sources: [planSource, feedback, { dataset: "suppression-list", version: "account" }],
+    sources: [planSource, feedback, whole("suppression-list", "account")],
   };
 }

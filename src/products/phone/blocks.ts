@@ -4,6 +4,7 @@ import { lengthsUnder, lineTypeUnder, planOf, type CountryPlan } from "./plan";
 import type { LineType } from "./result";
 import { indexRows, longest } from "./lookup";
 import { blockRows, installedTables } from "./store";
+import { installedSource, type Source } from "../../engines/sources";
 
 /**
  * `GET /phone/block/{country}/{prefix}`: the numbering-plan blocks under a national prefix (docs/phone.md, "Blocks").
@@ -28,7 +29,7 @@ export interface BlockResult {
   /** Empty when the country has no plan or no valid number starts with the prefix: the route answers 404. */
   blocks: Block[];
   truncated: boolean;
-  sources: { dataset: string; version: string }[];
+  sources: Source[];
 }
 
 /** Blocks one answer lists at most; `truncated` says there were more. */
@@ -78,7 +79,7 @@ export async function lookupBlocks(env: Env, q: BlockQuery): Promise<BlockResult
     location: longest(index, "phone-geocodes", plan.callingCode, prefix),
   }));
   const tables = (["phone-carriers", "phone-geocodes"] as const).flatMap((name) =>
-    installed.has(name) ? [{ dataset: name, version: installed.get(name)!.version }] : [],
+    installed.has(name) ? [installedSource(name, installed.get(name)!)] : [],
   );
   return {
     ...empty(q, plan, lengthsUnder(plan, q.prefix)),

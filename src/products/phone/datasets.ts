@@ -1,4 +1,5 @@
 import manifest from "../../../datasets/phone/manifest.json";
+import { whole } from "../../engines/sources";
 
 /**
  * The phone datasets (datasets/phone/README.md). The numbering plan (libphonenumber-js) and the test numbers are
@@ -32,4 +33,4 @@ export const PHONE_DATASET_NAMES = [
   "delivery-feedback",
 ];
 
-export const planSource = { dataset: NUMBERING_PLAN.name, version: NUMBERING_PLAN.version };
+export const planSource = whole(NUMBERING_PLAN.name, NUMBERING_PLAN.version);

@@ -1,4 +1,6 @@
 import { database } from "../../db/client";
+import { isExhaustive } from "../../db/coverage";
+import { installedSource } from "../../engines/sources";
 import type { ProductContext, WalkOptions } from "../../engines/product";
 import { checkNumbers } from "../../platform/phone-network";
 import { phoneAnswer, withNetwork, type PrefixFacts } from "./answer";
@@ -47,16 +49,29 @@ function factsFor(reading: PlanReading, index: Index, installed: Map<TableDatase
   const has = (name: TableDataset) => installed.has(name);
   const lastSeen = has("phone-disposable") ? (index.get("phone-disposable")!.get(`${code}:${national}`) ?? null) : null;
   const zones = has("phone-timezones") ? longest(index, "phone-timezones", code, national) : null;
+  const carrier = has("phone-carriers") ? longest(index, "phone-carriers", code, national) : null;
+  const location = has("phone-geocodes") ? longest(index, "phone-geocodes", code, national) : null;
+  const sample = (name: TableDataset) => installed.get(name)?.coverage.kind === "sample";
   return {
-    carrier: has("phone-carriers") ? longest(index, "phone-carriers", code, national) : null,
-    location: has("phone-geocodes") ? longest(index, "phone-geocodes", code, national) : null,
+    carrier,
+    location,
     timezones: zones === null ? null : zones.split("&"),
-    disposable: has("phone-disposable") ? lastSeen !== null : null,
+    // Off a sample or part of the list, a number is not known to be clean: only the whole list says no.
+    disposable: !has("phone-disposable")
+      ? null
+      : lastSeen !== null
+        ? true
+        : isExhaustive(installed.get("phone-disposable")!.coverage)
+          ? false
+          : null,
     disposable_last_seen: lastSeen,
     missing_datasets: TABLE_DATASETS.filter((name) => !has(name)),
-    sources: TABLE_DATASETS.flatMap((name) =>
-      has(name) ? [{ dataset: name, version: installed.get(name)!.version }] : [],
-    ),
+    sources: TABLE_DATASETS.flatMap((name) => (has(name) ? [installedSource(name, installed.get(name)!)] : [])),
+    fromSample:
+      (carrier !== null && sample("phone-carriers")) ||
+      (location !== null && sample("phone-geocodes")) ||
+      (zones !== null && sample("phone-timezones")) ||
+      (lastSeen !== null && sample("phone-disposable")),
   };
 }
 

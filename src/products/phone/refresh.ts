@@ -150,6 +150,7 @@ export const phoneRefreshable: RefreshableDataset[] = [
     cadence: WEEKLY,
     sanity: { minRecords: 100, minRatio: 0.9, maxRatio: 1.2 },
     coverage: FULL,
+    fullFloor: { records: 20_000, basis: "libphonenumber's carrier files: 28,884 prefixes (2026)" },
   } satisfies RefreshableDataset<PhoneRow>,
   {
     name: "phone-geocodes",
@@ -160,6 +161,7 @@ export const phoneRefreshable: RefreshableDataset[] = [
     cadence: WEEKLY,
     sanity: { minRecords: 100, minRatio: 0.9, maxRatio: 1.2 },
     coverage: FULL,
+    fullFloor: { records: 200_000, basis: "libphonenumber's geocoding files: 266,158 prefixes (2026)" },
   } satisfies RefreshableDataset<PhoneRow>,
   {
     name: "phone-timezones",
@@ -171,6 +173,7 @@ export const phoneRefreshable: RefreshableDataset[] = [
     // 3,291 rows in the full file; the floor refuses an empty or cut file, the ratios a shrunk one.
     sanity: { minRecords: 20, minRatio: 0.9, maxRatio: 1.2 },
     coverage: FULL,
+    fullFloor: { records: 2_500, basis: "libphonenumber's map_data.txt: 3,291 prefixes (2026)" },
   } satisfies RefreshableDataset<PhoneRow>,
   {
     name: "phone-disposable",
@@ -189,5 +192,6 @@ export const phoneRefreshable: RefreshableDataset[] = [
     // Numbers come and go from receive-SMS sites daily: a list half the size is a broken one.
     sanity: { minRecords: 50, minRatio: 0.5, maxRatio: 2 },
     coverage: FULL,
+    fullFloor: { records: 40_000, basis: "the receive-SMS list: 93,287 numbers (2026)" },
   } satisfies RefreshableDataset<PhoneRow>,
 ];

@@ -1,3 +1,4 @@
+import type { Source } from "../../engines/sources";
 import type { PolicyDecision } from "../../engines/policy/policy";
 
 /**
@@ -12,6 +13,7 @@ export const PHONE_REASONS = [
   "suppressed",
   "partner_unavailable",
   "inactive",
+  "sample_data",
 ] as const;
 export type PhoneReason = (typeof PHONE_REASONS)[number];
 
@@ -77,7 +79,7 @@ export interface PhoneResult {
   risk_components: Record<string, number>;
   /** Datasets this answer would have read that are not installed, so their fields are null. */
   missing_datasets: string[];
-  sources: { dataset: string; version: string }[];
+  sources: Source[];
   /** The account's sending policy decision; null when it has none (stamped by the policy engine on every answer). */
   policy: PolicyDecision | null;
 }

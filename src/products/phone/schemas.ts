@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { policyDecisionSchema } from "../../engines/policy/policy";
 import { LINE_TYPES, NETWORK_STATUSES, PHONE_REASONS, VALIDATION_ERRORS } from "./result";
+import { sourcesSchema } from "../../engines/sources";
 
 /** Request and response schemas of the phone product: they validate requests and build the OpenAPI document. */
 const country = z
@@ -22,8 +23,6 @@ export const networkOption = z
 
 /** One number: a string (with `+`, or it answers INVALID_COUNTRY) or `{phone, country}`. */
 export const phoneItem = z.union([z.string().max(64), phoneObject]);
-
-const source = z.object({ dataset: z.string(), version: z.string() });
 
 export const phoneResultSchema = z.object({
   phone: z.string(),
@@ -50,7 +49,7 @@ export const phoneResultSchema = z.object({
   risk_level: z.enum(["low", "medium", "high"]),
   risk_components: z.record(z.string(), z.int()),
   missing_datasets: z.array(z.string()),
-  sources: z.array(source),
+  sources: sourcesSchema,
   policy: policyDecisionSchema,
 });
 
@@ -68,7 +67,7 @@ export const blockResultSchema = z.object({
     }),
   ),
   truncated: z.boolean(),
-  sources: z.array(source),
+  sources: sourcesSchema,
 });
 
 /** `POST /phone`: one number and the lookup's options. */

@@ -2,6 +2,7 @@ import { and, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
+import { readCoverage, type Coverage } from "../../db/coverage";
 import { deleteInChunks, uninstallDataset } from "../../db/datasets";
 import { datasets, phonePrefixes } from "../../db/schema";
 import { TABLE_DATASETS, type TableDataset } from "./datasets";
@@ -15,6 +16,7 @@ export interface Installed {
   version: string;
   records: number;
   loadedAt: number;
+  coverage: Coverage;
 }
 
 export interface PrefixRow {
@@ -34,7 +36,13 @@ const asInstalled = (rows: Awaited<ReturnType<typeof installedRows>>) =>
   new Map(
     rows.map((r) => [
       r.name as TableDataset,
-      { name: r.name as TableDataset, version: r.version, records: r.records, loadedAt: r.loadedAt },
+      {
+        name: r.name as TableDataset,
+        version: r.version,
+        records: r.records,
+        loadedAt: r.loadedAt,
+        coverage: readCoverage(r.coverage),
+      },
     ]),
   );
 

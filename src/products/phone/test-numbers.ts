@@ -2,6 +2,7 @@ import { reasonOf } from "./answer";
 import { TEST_NUMBERS } from "./datasets";
 import type { LineType, PhoneResult } from "./result";
 import { scored } from "./score";
+import { whole } from "../../engines/sources";
 
 /**
  * Reserved numbers with canonical answers (docs/phone.md, "Test numbers"), from Ofcom's drama range +44 7700 900xxx,
@@ -56,7 +57,7 @@ export function cannedAnswer(e164: string | null, phone: string): PhoneResult | 
     ...withReason,
     ...scored(withReason),
     missing_datasets: [],
-    sources: [{ dataset: TEST_NUMBERS.name, version: TEST_NUMBERS.version }],
+    sources: [whole(TEST_NUMBERS.name, TEST_NUMBERS.version)],
     policy: null,
   };
 }

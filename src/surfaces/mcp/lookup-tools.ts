@@ -26,6 +26,10 @@ const list = (field: string) => (args: Record<string, unknown>) => (args[field] 
 const REPEAT =
   "A value this account looked up in the last 7 days answers free from the repeat window (meta.cache_hit).";
 const TEST = "Test values (docs: test values) always answer the same way and cost nothing.";
+// An agent reads the answer, not the docs: it must not take a synthetic sample's row for a register's word.
+const SOURCES =
+  "data.sources names each dataset behind the answer with its coverage: `full`, `partial` (part of the file: a " +
+  "value it lacks is not known either way) or `sample` (synthetic rows; the answer's reason is then `sample_data`).";
 
 const LOOKUPS: Lookup[] = [
   {
@@ -210,7 +214,7 @@ export function lookupTools(routes: Routes): ToolSpec[] {
     return {
       name: lookup.name,
       title: lookup.title,
-      description: lookup.description,
+      description: `${lookup.description} ${SOURCES}`,
       // Lookups spend credits: not read-only, so a host that auto-approves read-only tools still asks first.
       readOnly: false,
       openWorld: lookup.openWorld,

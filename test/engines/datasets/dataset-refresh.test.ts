@@ -28,6 +28,7 @@ interface View {
     generation: number | null;
     error: string | null;
     stale: boolean;
+    coverage_note: string | null;
   };
 }
 interface StatusRow {
@@ -154,18 +155,27 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
       for (const name of LISTS) {
         const sample = listSample(name);
         expect(byName.get(name), name).toMatchObject({
-          records: sample.rows.length,
+          // The stand-in serves half of Cloudflare's list (the whole of it is a complete file).
+          records: name === "hosting-cloudflare" ? 12 : sample.rows.length,
           refresh: { status: "ok", error: null },
         });
-        expect(byName.get(name)!.coverage.kind, name).toBe(
-          name === "vpn-x4bnet" || name === "proxy-firehol" ? "partial" : "full",
-        );
+        // A stand-in's file is short of every floor: what the lists declare `full` is recorded as `partial`.
+        expect(byName.get(name)!.coverage.kind, name).toBe("partial");
       }
-      // Activation writes the declared coverage, so a refreshed file is never read as "not recorded".
-      expect(byName.get("ip-tor-exits")!.coverage.kind).toBe("full");
-      expect(byName.get("ip-country")!.coverage.kind).toBe("full");
-      expect(byName.get("gleif-lei")!.coverage).toMatchObject({ kind: "full" });
-      expect(byName.get("uk-companies-house")!.coverage).toMatchObject({ kind: "full", countries: ["GB"] });
+      // Activation writes the coverage the file earned, and the refresh says why it is not the declared one.
+      expect(byName.get("ip-tor-exits")!.coverage).toEqual({
+        kind: "partial",
+        note:
+          "150 rows, under the 500 of a complete file (Tor Metrics: about 1,000 to 2,000 exit relays a day): " +
+          "recorded as partial",
+      });
+      expect(byName.get("ip-tor-exits")!.refresh!.coverage_note).toBe(byName.get("ip-tor-exits")!.coverage.note);
+      expect(byName.get("ip-country")!.coverage.kind).toBe("partial");
+      expect(byName.get("gleif-lei")!.coverage).toMatchObject({ kind: "partial" });
+      expect(byName.get("gleif-lei")!.refresh!.coverage_note).toMatch(/^156 rows, under the 2,000,000 of a complete/);
+      expect(byName.get("uk-companies-house")!.coverage).toMatchObject({ kind: "partial", countries: ["GB"] });
+      // The VPN list is never complete, whatever its size: nothing to explain.
+      expect(byName.get("vpn-x4bnet")!.refresh!.coverage_note).toBeNull();
       const first = (name: string) => formatIp(fromRangeKey((listSample(name).rows[0] as string[])[0]!));
       // An account of its own: the shared one's per-second request budget belongs to the tests below.
       const own = await createAccount({ pack: 10 });
@@ -236,8 +246,9 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
           `2x); ` +
           `answers keep generation ${before.refresh.generation}`,
       );
-      // The refused generation's rows go with the next sweep; answers never saw them.
-      expect((await ipLookup(acct, "185.220.101.40")).body.data.tor).toBe(false);
+      // The refused generation's rows go with the next sweep; answers never saw them (and the list answers read is
+      // partial: an address it lacks is not known either way).
+      expect((await ipLookup(acct, "185.220.101.40")).body.data.tor).toBeNull();
     },
   );
 
@@ -385,6 +396,32 @@ describe("scheduled refresh from the publishers", { timeout: 30_000 }, () => {
       expect((await env.DATASETS.list({ prefix: `refresh/refresh-test/${run}/` })).objects).toEqual([]);
     },
   );
+
+  it("a generation that reaches its floor earns full coverage; a later short one is partial again", async () => {
+    await control({ tor: 150 });
+    const real = refreshableNamed("ip-tor-exits")!;
+    // The Tor list's table and coverage with a floor of 100: 150 exits now reach it. Not in the registry, so the queue
+    // drops its messages and this test drives every step itself.
+    const dataset = {
+      ...real,
+      name: "floor-test",
+      sanity: { minRecords: 1, minRatio: 0, maxRatio: 1_000 },
+      fullFloor: { records: 100, basis: "a test floor" },
+    };
+    const run = await startRefresh(env, dataset, Date.now(), true);
+    for (let step = 0; step < 4; step++) await runRefreshStep(env, dataset, run!);
+    const earned = (await statusData(acct.key)).find((d) => d.name === "ip-tor-exits")!;
+    expect(earned).toMatchObject({ records: 150, coverage: { kind: "full", note: real.coverage.note } });
+    // The complete list is the one that may say no.
+    expect((await ipLookup(acct, "185.220.101.40")).body.data).toMatchObject({ tor: false, anonymous: false });
+    const after = await refreshNow("ip-tor-exits");
+    expect(after.refresh).toMatchObject({
+      status: "ok",
+      coverage_note: expect.stringMatching(/^150 rows, under the 500/),
+    });
+    expect((await statusData(acct.key)).find((d) => d.name === "ip-tor-exits")!.coverage.kind).toBe("partial");
+    expect((await ipLookup(acct, "185.220.101.40")).body.data.tor).toBeNull();
+  });
 
   it("a monthly file named by its date falls back to last month's until this month's is published", () => {
     expect(candidateUrls("https://x/BasicCompanyDataAsOneFile-{month}.zip", Date.UTC(2026, 0, 3))).toEqual([

@@ -49,8 +49,9 @@ describe("POST /address: verified", () => {
       missing_components: [],
       deliverable: null,
       reason: null,
-      risk_score: 0,
-      risk_components: {},
+      // Located to its locality: no register listed its street, so it never scores as safe as one that did.
+      risk_score: 15,
+      risk_components: { street_unchecked: 15 },
       risk_level: "low",
     });
     expect(body.data.geo).toMatchObject({ precision: "postcode" });
@@ -60,7 +61,11 @@ describe("POST /address: verified", () => {
       "address-countries",
       "us-zip-codes",
     ]);
-    expect(body.data.sources[2]).toEqual({ dataset: "us-zip-codes", version: versionOf("us-zip-codes") });
+    expect(body.data.sources[2]).toEqual({
+      dataset: "us-zip-codes",
+      version: versionOf("us-zip-codes"),
+      coverage: "partial",
+    });
     expect(body.meta).toMatchObject({ credits_used: 1, credits_remaining: 9, cache_hit: false, suppressed: false });
   });
 
@@ -103,7 +108,7 @@ describe("POST /address: verified", () => {
         postcode: "75008",
       });
       expect(body.data.formatted).toBe("55 rue du Faubourg Saint-Honoré\n75008 Paris");
-      expect(body.data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION });
+      expect(body.data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION, coverage: "sample" });
     },
   );
 
@@ -153,8 +158,8 @@ describe("POST /address: verified", () => {
     expect(body.data).toMatchObject({
       verification: "verified",
       po_box: true,
-      risk_score: 10,
-      risk_components: { po_box: 10 },
+      risk_score: 25,
+      risk_components: { po_box: 10, street_unchecked: 15 },
       risk_level: "low",
     });
   });
@@ -203,7 +208,11 @@ describe("POST /address: not verified, free", () => {
         risk_score: 30,
         risk_level: "medium",
       });
-      expect(body.data.sources).toContainEqual({ dataset: "us-zip-codes", version: versionOf("us-zip-codes") });
+      expect(body.data.sources).toContainEqual({
+        dataset: "us-zip-codes",
+        version: versionOf("us-zip-codes"),
+        coverage: "partial",
+      });
       expect(body.meta.credits_used).toBe(0);
     },
   );
@@ -271,7 +280,7 @@ describe("POST /address: test addresses and errors", () => {
     expect(body.data).toMatchObject({
       verification: "invalid",
       reason: "locality_mismatch",
-      sources: [{ dataset: "test-addresses", version: "2026-11-23" }],
+      sources: [{ dataset: "test-addresses", version: "2026-11-23", coverage: "full" }],
     });
     expect(body.meta).toMatchObject({ credits_used: 0, cache_hit: false });
   });

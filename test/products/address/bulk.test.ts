@@ -95,7 +95,7 @@ describe("POST /address/bulk", () => {
         '0,"{""address"":""1 Main St, Springfield, IL 62701"",""country"":""US""}",US,valid,verified,locality,,1 ' +
           "Main " +
           'St,,Springfield,IL,62701,"1 Main St, Springfield, IL ' +
-          '62701",true,true,true,false,,39.8,-89.6495,,0,low,,,1,false',
+          '62701",true,true,true,false,,39.8,-89.6495,,15,low,,,1,false',
       );
       const medium = (
         await (await fetchCsv(`/api/v1/address/bulk/${job.id}/results?variant=medium`, await anotherKey(acct))).text()

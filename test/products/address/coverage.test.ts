@@ -79,7 +79,7 @@ describe("a postcode outside every installed dataset's coverage", () => {
         "uk-onspd",
         "uk-os-open-names",
       ]);
-      expect(body.data.sources).toContainEqual({ dataset: "uk-onspd", version: SAMPLE_VERSION });
+      expect(body.data.sources).toContainEqual({ dataset: "uk-onspd", version: SAMPLE_VERSION, coverage: "sample" });
       expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
     },
   );
@@ -89,13 +89,18 @@ describe("a postcode outside every installed dataset's coverage", () => {
     expect(body.data).toMatchObject(NOT_COVERED);
   });
 
-  it("a postcode the sample holds is still verified (a sample answers for what it holds)", async () => {
+  it("a postcode the sample holds is still verified, billed, and says a sample decided it", async () => {
     const { postcodes } = await sampleRows("uk-onspd");
     const held = postcodes.find((p) => p.country === "GB" && p.latitude !== null)!;
-    const { body } = await lookup({
-      address: { line1: "1 Any Street", locality: "London", postcode: held.postcode, country: "GB" },
-    });
-    expect(body.data).toMatchObject({ postcode_found: true, verification: "verified" });
+    const fresh = await createAccount({ pack: 5 });
+    const { body } = await lookup(
+      { address: { line1: "1 Any Street", locality: "London", postcode: held.postcode, country: "GB" } },
+      fresh.key,
+    );
+    // A synthetic row answered: `verified` keeps its meaning, and the reason says whose word it is.
+    expect(body.data).toMatchObject({ postcode_found: true, verification: "verified", reason: "sample_data" });
+    expect(body.data.sources).toContainEqual({ dataset: "uk-onspd", version: SAMPLE_VERSION, coverage: "sample" });
+    expect(body.meta).toMatchObject({ credits_used: 1, credits_remaining: 4 });
   });
 
   it(
@@ -165,7 +170,7 @@ describe("a dataset recorded as the publisher's complete file", () => {
         postcode_found: false,
         risk_score: 70,
       });
-      expect(body.data.sources).toContainEqual({ dataset: "uk-onspd", version: "2026-11-01" });
+      expect(body.data.sources).toContainEqual({ dataset: "uk-onspd", version: "2026-11-01", coverage: "full" });
       expect(body.meta.credits_used).toBe(0);
     } finally {
       await installRows("uk-onspd", SAMPLE_VERSION, postcodes, [], SAMPLE_COVERAGE);

@@ -95,14 +95,22 @@ describe("POST /api/v1/address with delivery_point: true", () => {
     const acct = await createAccount({ pack: 10 });
     const line1 = street("Nonexistent Blvd");
     const { body } = await verify(acct.key, { address: us(line1) });
+    // Verified (the ZIP and the town agree), but nobody checked the street: never scored as safe as a checked one.
     expect(body.data).toMatchObject({
       verification: "verified",
+      precision: "locality",
       deliverable: null,
       delivery_point: null,
       reason: null,
+      risk_score: 15,
+      risk_components: { street_unchecked: 15 },
+      risk_level: "low",
     });
     expect(body.meta).toMatchObject({ credits_used: 1 });
     expect(await callsFor("smarty", line1)).toBe(0);
+    // The partner's confirmed delivery point checks what the precision left: the same address scores 0 once checked.
+    const checked = await verify(acct.key, { address: us(street("Checked Way")), delivery_point: true });
+    expect(checked.body.data).toMatchObject({ precision: "locality", deliverable: true, risk_score: 0 });
   });
 
   it("reads vacant (risk 30), a missing unit (deliverable null) and an ignored unit (deliverable true)", async () => {

@@ -107,8 +107,8 @@ describe("POST /api/v1/address/feedback", () => {
       });
       expect(item.data.policy).toEqual({ action: "block", rules_hit: ["reasons.returned"] });
       expect(item.data.sources.slice(0, 2)).toEqual([
-        { dataset: "delivery-feedback", version: "2026-05-04" },
-        { dataset: "suppression-list", version: "account" },
+        { dataset: "delivery-feedback", version: "2026-05-04", coverage: "full" },
+        { dataset: "suppression-list", version: "account", coverage: "full" },
       ]);
       expect(first.body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
 

@@ -34,7 +34,7 @@ describe("GET /address/postcode/{postcode}", () => {
       localities: [
         { name: "Springfield", region: "Illinois", latitude: expect.any(Number), longitude: expect.any(Number) },
       ],
-      sources: [{ dataset: "us-zip-codes", version: versionOf("us-zip-codes") }],
+      sources: [{ dataset: "us-zip-codes", version: versionOf("us-zip-codes"), coverage: "partial" }],
     });
     expect(first.body.meta).toMatchObject({ credits_used: 1, cache_hit: false });
     const again = await get("/api/v1/address/postcode/62701?country=us");
@@ -57,8 +57,8 @@ describe("GET /address/postcode/{postcode}", () => {
       { name: "London", region: "England", latitude: 51.503541, longitude: -0.12767 },
     ]);
     expect(body.data.sources).toEqual([
-      { dataset: "uk-onspd", version: SAMPLE_VERSION },
-      { dataset: "uk-os-open-names", version: SAMPLE_VERSION },
+      { dataset: "uk-onspd", version: SAMPLE_VERSION, coverage: "sample" },
+      { dataset: "uk-os-open-names", version: SAMPLE_VERSION, coverage: "sample" },
     ]);
   });
 
@@ -109,7 +109,7 @@ describe("GET /address/streets", () => {
         { name: "Rue du Faubourg Saint-Honoré", locality: "Paris 8e Arrondissement" },
       ],
       truncated: false,
-      sources: [{ dataset: "fr-ban", version: SAMPLE_VERSION }],
+      sources: [{ dataset: "fr-ban", version: SAMPLE_VERSION, coverage: "sample" }],
     });
     expect(body.meta.credits_used).toBe(1);
   });

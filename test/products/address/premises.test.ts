@@ -57,15 +57,28 @@ describe("POST /address/batch: France to the premise", () => {
         fresh.key,
       );
       expect(status).toBe(200);
-      expect(body.data.results.map((r: any) => [r.data.verification, r.data.precision, r.meta.credits_used])).toEqual([
-        ["verified", "premise", 1],
-        ["verified", "street", 1],
-        ["verified", "street", 1],
-        ["verified", "street", 1],
-        ["verified", "premise", 1],
-        ["verified", "premise", 1],
+      const rows = body.data.results.map((r: any) => [
+        r.data.verification,
+        r.data.precision,
+        r.data.risk_score,
+        r.meta.credits_used,
       ]);
-      expect(body.data.results[0].data.sources).toContainEqual({ dataset: "fr-ban", version: SAMPLE_VERSION });
+      // Risk follows precision: a house number the BAN lists scores 0, a street without its number 5
+      // (`premise_unchecked`), and `verified` means the same at both.
+      expect(rows).toEqual([
+        ["verified", "premise", 0, 1],
+        ["verified", "street", 5, 1],
+        ["verified", "street", 5, 1],
+        ["verified", "street", 5, 1],
+        ["verified", "premise", 0, 1],
+        ["verified", "premise", 0, 1],
+      ]);
+      expect(body.data.results[1].data.risk_components).toEqual({ premise_unchecked: 5 });
+      expect(body.data.results[0].data.sources).toContainEqual({
+        dataset: "fr-ban",
+        version: SAMPLE_VERSION,
+        coverage: "sample",
+      });
     },
   );
 

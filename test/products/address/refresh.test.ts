@@ -16,6 +16,7 @@ interface Refresh {
   phase: string | null;
   generation: number | null;
   error: string | null;
+  coverage_note?: string | null;
 }
 interface StatusRow {
   name: string;
@@ -81,10 +82,12 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
       const refresh = await refreshNow("uk-onspd");
       expect(refresh).toMatchObject({ status: "ok", error: null, generation: 1 });
       const row = await statusRow("uk-onspd");
+      // The stand-in's 133 postcodes are far short of a complete directory's floor: partial, and the refresh says why.
       expect(row).toMatchObject({
         version: "2026-11-01",
-        coverage: { kind: "full", countries: ["GB", "GG", "IM", "JE"] },
+        coverage: { kind: "partial", countries: ["GB", "GG", "IM", "JE"] },
       });
+      expect(row.refresh!.coverage_note).toMatch(/^133 rows, under the 1,500,000 of a complete file \(/);
       expect(row.records).toBe(
         await count("SELECT COUNT(*) AS n FROM address_postcodes WHERE dataset = 'uk-onspd' AND generation = 1"),
       );
@@ -95,12 +98,18 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
       );
       expect(found.status, JSON.stringify(found.body)).toBe(200);
       expect(found.body.data).toMatchObject({ postcode_found: true });
-      // The whole directory is installed now: a postcode it lacks is a confident negative.
+      // Part of the directory says nothing of a postcode it lacks: not covered (free), never unknown_postcode.
       const missing = await lookup(
         { line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(122) },
         "GB",
       );
-      expect(missing.body.data).toMatchObject({ postcode_found: false, reason: "unknown_postcode" });
+      expect(missing.body.data).toMatchObject({
+        verification: "format_only",
+        postcode_found: null,
+        reason: "not_covered",
+        risk_score: 30,
+      });
+      expect(missing.body.meta.credits_used).toBe(0);
     },
   );
 
@@ -175,7 +184,7 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
     expect(refresh).toMatchObject({ status: "ok", error: null });
     expect(await statusRow("fr-ban")).toMatchObject({
       version: "2026-11-25",
-      coverage: { kind: "full", countries: ["FR"] },
+      coverage: { kind: "partial", countries: ["FR"] },
     });
     const acct = await createAccount({ pack: 5 });
     const { status, body } = await call<Record<string, any>>(

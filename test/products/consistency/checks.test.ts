@@ -326,11 +326,9 @@ describe("score, level and risk", () => {
   });
 
   it("cites each source once", () => {
-    const source = { dataset: "ip-country", version: "1" };
-    expect(consistencyAnswer(ALL, [source, { ...source }, { dataset: "ip-asn", version: "1" }]).sources).toEqual([
-      source,
-      { dataset: "ip-asn", version: "1" },
-    ]);
+    const source = { dataset: "ip-country", version: "1", coverage: "full" as const };
+    const asn = { dataset: "ip-asn", version: "1", coverage: "sample" as const };
+    expect(consistencyAnswer(ALL, [source, { ...source }, asn]).sources).toEqual([source, asn]);
   });
 });
 

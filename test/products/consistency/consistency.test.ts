@@ -70,8 +70,24 @@ describe("POST /api/v1/consistency: requests", () => {
     expect(datasets).toEqual(
       expect.arrayContaining(["phone-numbering-plan", "ip-country", "ip-tor-exits", "ip-special-purpose"]),
     );
-    expect(body.data.sources).toContainEqual({ dataset: "ip-country", version: "2026-06-17-sampleuk" });
+    expect(body.data.sources).toContainEqual({
+      dataset: "ip-country",
+      version: "2026-06-17-sampleuk",
+      coverage: "sample",
+    });
     expect(new Set(datasets.map((d, i) => `${d}@${body.data.sources[i]!.version}`)).size).toBe(datasets.length);
+  });
+
+  it("says a sample decided it when a signal's own answer does (the sample country file placed the IP)", async () => {
+    const acct = await createAccount({ pack: 2 });
+    const ip = ukIp();
+    const alone = await call<Record<string, any>>("/api/v1/ip", json({ ip }, { Authorization: `Bearer ${acct.key}` }));
+    expect(alone.body.data).toMatchObject({ placed: true, country: "GB", reason: "sample_data" });
+    const { body } = await consistency(acct.key, { phone: "+447700900000", ip });
+    // The phone is a test number (bundled, whole); the IP's country came from a synthetic sample.
+    expect(body.data).toMatchObject({ reason: "sample_data" });
+    expect(body.data.agreements).toContain("phone_country_matches_ip_country");
+    expect(body.meta.credits_used).toBe(1);
   });
 });
 

@@ -71,7 +71,11 @@ describe("POST /api/v1/email/feedback", () => {
       const item = batch.body.data.results[0]!;
       expect(item.meta).toMatchObject({ suppressed: true, credits_used: 0 });
       expect(item.data).toMatchObject({ deliverable: "undeliverable", reason: "bounced" });
-      expect(item.data.sources).toContainEqual({ dataset: "delivery-feedback", version: "2026-05-04" });
+      expect(item.data.sources).toContainEqual({
+        dataset: "delivery-feedback",
+        version: "2026-05-04",
+        coverage: "full",
+      });
 
       const single = await lookupEmail<{ deliverable: string }>(key(), { email });
       expect(single.body.data.deliverable).toBe("deliverable");

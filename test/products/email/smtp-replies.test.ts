@@ -21,7 +21,7 @@ import {
  * Each lookup asserts verdict, reason, score (recomputed from the answer), sources, credits, the fair-use counter and
  * the suppression list. The sample domains and their verdicts are listed in docs/offline.md.
  */
-const PROVIDER_RULES = { dataset: "provider-rules", version: rulesSnapshot.version };
+const PROVIDER_RULES = { dataset: "provider-rules", version: rulesSnapshot.version, coverage: "full" };
 
 /** The account's suppression of `email`, from its object (where the lists live). */
 async function suppression(acct: TestAccount, email: string) {
@@ -156,10 +156,10 @@ describe("provider rules (provider-rules dataset)", () => {
 
       // The domain lookup reads the shared answers the queue's consumer stores after the address's answer.
       await mailboxesShared([email]);
-      const domain = await call<{ catch_all: boolean | null; sources: { dataset: string; version: string }[] }>(
-        `/api/v1/email/domain/${d.domain}`,
-        bearer((await createAccount({ pack: 2 })).key),
-      );
+      const domain = await call<{
+        catch_all: boolean | null;
+        sources: { dataset: string; version: string; coverage: string }[];
+      }>(`/api/v1/email/domain/${d.domain}`, bearer((await createAccount({ pack: 2 })).key));
       expect(domain.body.data.catch_all).toBe(true);
       expect(domain.body.data.sources).toContainEqual(PROVIDER_RULES);
     },

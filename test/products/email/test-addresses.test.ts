@@ -163,7 +163,9 @@ describe("cannedAnswer (test addresses on service.test)", () => {
 
   it("sources is exactly the test-addresses dataset with the snapshot's version", () => {
     for (const local of testData.local_parts) {
-      expect(canned(local)!.sources, local).toEqual([{ dataset: "test-addresses", version: testSnapshot.version }]);
+      expect(canned(local)!.sources, local).toEqual([
+        { dataset: "test-addresses", version: testSnapshot.version, coverage: "full" },
+      ]);
     }
   });
 

@@ -39,7 +39,8 @@ describe("POST /api/v1/entity/batch", () => {
     expect(body.data.results.map((r) => [r.data.found, r.data.reason, r.meta.credits_used])).toEqual([
       [true, null, 1],
       [false, "unknown_identifier", 0],
-      [false, "unknown_identifier", 0],
+      // Not 20 letters or digits: never read as an LEI, and no UK number either.
+      [false, "invalid_identifier", 0],
       [true, null, 1],
       [false, "unsupported_register", 0],
       [true, null, 1],
@@ -253,7 +254,7 @@ describe("registers not installed", () => {
       const noLei = await batch(acct.key, [LEI.widgets, "garbage"]);
       expect(noLei.body.data.results.map((r) => [r.data.reason, r.data.checksum_valid, r.meta.credits_used])).toEqual([
         ["register_not_installed", true, 0],
-        ["unknown_identifier", false, 0],
+        ["invalid_identifier", null, 0],
       ]);
       await installSample("gleif-lei");
     },

@@ -51,8 +51,30 @@ describe("registers installed as samples", () => {
       checksum_valid: true,
       name: null,
     });
-    expect(body.data.sources).toEqual([{ dataset: "gleif-lei", version: SAMPLE_VERSION }]);
+    expect(body.data.sources).toEqual([{ dataset: "gleif-lei", version: SAMPLE_VERSION, coverage: "sample" }]);
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
+  });
+
+  it("a UK company number sent as a bare string is read in the UK register, not as a malformed LEI", async () => {
+    const acct = await createAccount({ pack: 5 });
+    const { body } = await call<Record<string, any>>(
+      "/api/v1/entity/batch",
+      json({ identifiers: ["09900001", REAL_NUMBER, "12345"] }, { Authorization: `Bearer ${acct.key}` }),
+    );
+    const rows = body.data.results.map((r: any) => [
+      r.data.identifier_type,
+      r.data.country,
+      r.data.found,
+      r.data.reason,
+      r.data.checksum_valid,
+      r.meta.credits_used,
+    ]);
+    expect(rows).toEqual([
+      ["company_number", "GB", true, "sample_data", null, 1],
+      ["company_number", "GB", false, "register_not_installed", null, 0],
+      ["company_number", null, false, "invalid_identifier", null, 0],
+    ]);
+    expect(body.data.results[0].data.name).toBe("SAMPLE WIDGETS LIMITED");
   });
 
   it("a real UK company number: found false, register_not_installed, free", async () => {
@@ -77,7 +99,8 @@ describe("registers installed as samples", () => {
         json({ identifiers: [LEI.widgets, APPLE, "HWUPKR0MPOU8FGXBT349"] }, { Authorization: `Bearer ${acct.key}` }),
       );
       expect(body.data.results.map((r: any) => [r.data.found, r.data.reason, r.meta.credits_used])).toEqual([
-        [true, null, 1],
+        // Found in a synthetic sample: billed as found, and the reason says whose word it is.
+        [true, "sample_data", 1],
         [false, "register_not_installed", 0],
         [false, "unknown_identifier", 0],
       ]);
@@ -97,7 +120,7 @@ describe("registers installed as the publisher's complete file", () => {
     expect((await lookup(acct.key, { identifier: APPLE })).body.data).toMatchObject({
       found: false,
       reason: "unknown_identifier",
-      sources: [{ dataset: "gleif-lei", version: "2026-11-22" }],
+      sources: [{ dataset: "gleif-lei", version: "2026-11-22", coverage: "full" }],
     });
     const number = await lookup(acct.key, { identifier: REAL_NUMBER, type: "company_number", country: "GB" });
     expect(number.body.data).toMatchObject({ found: false, reason: "unknown_identifier" });

@@ -122,7 +122,9 @@ describe("POST /api/v1/entity", () => {
       registration_status: "ISSUED",
       flags: [],
       // The record points at a UK company number, so the national register it was checked against is named too.
-      sources: expect.arrayContaining([{ dataset: "gleif-lei", version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}/) }]),
+      sources: expect.arrayContaining([
+        { dataset: "gleif-lei", version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}/), coverage: "full" },
+      ]),
     });
     expect(Object.keys(body.meta).sort()).toEqual(["cache_hit", "credits_remaining", "credits_used", "request_id"]);
     expect(body.meta).toMatchObject({ credits_used: 1, credits_remaining: 4, cache_hit: false });
@@ -143,7 +145,9 @@ describe("POST /api/v1/entity", () => {
       checksum_valid: null,
       registration_status: null,
       flags: [],
-      sources: [{ dataset: "uk-companies-house", version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}/) }],
+      sources: [
+        { dataset: "uk-companies-house", version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}/), coverage: "full" },
+      ],
     });
     expect(body.meta.credits_used).toBe(1);
     const scottish = await lookup(acct.key, { identifier: "sc990001", type: "company_number", country: "UK" });
@@ -172,7 +176,8 @@ describe("POST /api/v1/entity", () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(answers.map((a) => [a.body.data.found, a.body.data.reason, a.body.data.checksum_valid])).toEqual([
       [false, "unknown_identifier", true],
-      [false, "unknown_identifier", false],
+      // A name is no LEI: not read as a malformed one.
+      [false, "invalid_identifier", null],
       [false, "unknown_identifier", false],
       [false, "unsupported_register", null],
       [false, "invalid_identifier", null],

@@ -121,7 +121,7 @@ describe("IP datasets in D1", () => {
       const after = await lookup("1.1.1.1");
       expect([after.data.country, after.data.sources[1]]).toEqual([
         "FR",
-        { dataset: "ip-country", version: "2026-11-23-test" },
+        { dataset: "ip-country", version: "2026-11-23-test", coverage: "full" },
       ]);
       expect((await lookup("10.0.0.1")).data.country).toBeNull();
       const swept = await admin<{ deleted: number; done: boolean }>("POST", "/ip-datasets/ip-country/sweep");
@@ -173,7 +173,7 @@ describe("IP datasets in D1", () => {
       reason: "dataset_not_installed",
       risk_score: 0,
     });
-    expect(bare.data.sources).toEqual([{ dataset: "ip-special-purpose", version: "2025.1" }]);
+    expect(bare.data.sources).toEqual([{ dataset: "ip-special-purpose", version: "2025.1", coverage: "full" }]);
     expect(bare.meta.credits_used).toBe(0);
     const acct = await createAccount({ pack: 5 });
     const asn = await call("/api/v1/ip/asn/15169", bearer(acct.key));

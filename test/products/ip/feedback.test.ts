@@ -131,6 +131,7 @@ describe("feedback in later answers", () => {
       expect(single.body.data.sources).toContainEqual({
         dataset: "delivery-feedback",
         version: single.body.data.feedback!.reported_at,
+        coverage: "full",
       });
       expect(single.body.meta).toMatchObject({
         credits_used: 1,
@@ -187,7 +188,7 @@ describe("feedback in later answers", () => {
       feedback: null,
       reason: null,
       risk_score: 0,
-      sources: [{ dataset: "ip-test-values", version: "1" }],
+      sources: [{ dataset: "ip-test-values", version: "1", coverage: "full" }],
     });
   });
 });

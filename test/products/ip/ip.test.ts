@@ -18,13 +18,13 @@ const batch = (acct: TestAccount, ips: string[]) =>
     json({ ips }, { Authorization: `Bearer ${acct.key}` }),
   );
 
-const SPECIAL = { dataset: "ip-special-purpose", version: "2025.1" };
+const SPECIAL = { dataset: "ip-special-purpose", version: "2025.1", coverage: "full" };
 const DATASETS = [
-  { dataset: "ip-country", version: SAMPLE_VERSIONS["ip-country"] },
-  { dataset: "ip-asn", version: SAMPLE_VERSIONS["ip-asn"] },
-  { dataset: "ip-city", version: SAMPLE_VERSIONS["ip-city"] },
-  { dataset: "ip-tor-exits", version: SAMPLE_VERSIONS["ip-tor-exits"] },
-  ...SIGNAL_DATASETS.map((dataset) => ({ dataset, version: listSample(dataset).version })),
+  { dataset: "ip-country", version: SAMPLE_VERSIONS["ip-country"], coverage: "full" },
+  { dataset: "ip-asn", version: SAMPLE_VERSIONS["ip-asn"], coverage: "full" },
+  { dataset: "ip-city", version: SAMPLE_VERSIONS["ip-city"], coverage: "full" },
+  { dataset: "ip-tor-exits", version: SAMPLE_VERSIONS["ip-tor-exits"], coverage: "sample" },
+  ...SIGNAL_DATASETS.map((dataset) => ({ dataset, version: listSample(dataset).version, coverage: "sample" })),
 ];
 
 beforeAll(installIpSamples);
@@ -72,8 +72,8 @@ describe("IP lookups", () => {
       sources: [
         SPECIAL,
         ...DATASETS,
-        { dataset: "country-names", version: "countries-list@3.4.1" },
-        { dataset: "hosting-asns", version: "2026-11-23" },
+        { dataset: "country-names", version: "countries-list@3.4.1", coverage: "full" },
+        { dataset: "hosting-asns", version: "2026-11-23", coverage: "full" },
       ],
     });
     expect(body.meta).toEqual({
@@ -232,6 +232,7 @@ describe("IP lookups", () => {
       expect(full.body.data.results[1]!.data.sources).toContainEqual({
         dataset: "ip-tor-exits",
         version: "2026-11-22-full",
+        coverage: "full",
       });
     } finally {
       await installIpDataset("ip-tor-exits", tor.rows, tor.version);
@@ -257,7 +258,7 @@ describe("IP lookups", () => {
       ["192.0.2.200", false, null, null, "reserved", 50, "medium"],
       ["192.0.2.1", true, "US", 64496, null, 0, "low"],
     ]);
-    for (const a of answers) expect(a.sources).toEqual([{ dataset: "ip-test-values", version: "1" }]);
+    for (const a of answers) expect(a.sources).toEqual([{ dataset: "ip-test-values", version: "1", coverage: "full" }]);
     expect(body.meta).toMatchObject({ credits_used: 0, ip_lookups_prepaid: 0 });
   });
 

@@ -137,7 +137,7 @@ describe("IP lists", () => {
       expect(answers[0]!.risk_components).toEqual({ allow_list: 0 });
       expect(answers[1]!.risk_components).toEqual({ deny_list: 100, hosting: 40 });
       expect(answers[3]).toMatchObject({ reserved: true, country: null, list: { id: allow.id, kind: "allow" } });
-      expect(answers[0]!.sources.at(-1)).toEqual({ dataset: "ip-lists", version: allow.updated_at });
+      expect(answers[0]!.sources.at(-1)).toEqual({ dataset: "ip-lists", version: allow.updated_at, coverage: "full" });
     },
   );
 });

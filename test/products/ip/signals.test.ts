@@ -51,7 +51,11 @@ describe("IP location below the country", () => {
       ]);
       expect(pick(countryOnly!, fields)).toEqual([null, null, null, null, null, null]);
       expect(pick(unknown!, fields)).toEqual([null, null, null, null, null, null]);
-      expect(westfield!.sources).toContainEqual({ dataset: "ip-city", version: SAMPLE_VERSIONS["ip-city"] });
+      expect(westfield!.sources).toContainEqual({
+        dataset: "ip-city",
+        version: SAMPLE_VERSIONS["ip-city"],
+        coverage: "full",
+      });
     },
   );
 
@@ -86,7 +90,11 @@ describe("hosting providers from their published ranges", () => {
       "hosting",
       40,
     ]);
-    expect(aws!.sources).toContainEqual({ dataset: "hosting-aws", version: listSample("hosting-aws").version });
+    expect(aws!.sources).toContainEqual({
+      dataset: "hosting-aws",
+      version: listSample("hosting-aws").version,
+      coverage: "sample",
+    });
     expect(pick(droplet!, ["placed", "hosting", "hosting_provider", "reason"])).toEqual([
       true,
       true,
@@ -120,7 +128,11 @@ describe("tor and vpn from lists", () => {
       { vpn: 60, unplaced: 20 },
     ]);
     expect(pick(other!, ["vpn", "tor", "proxy", "anonymous"])).toEqual([null, null, null, null]);
-    expect(other!.sources).toContainEqual({ dataset: "vpn-x4bnet", version: listSample("vpn-x4bnet").version });
+    expect(other!.sources).toContainEqual({
+      dataset: "vpn-x4bnet",
+      version: listSample("vpn-x4bnet").version,
+      coverage: "sample",
+    });
   });
 
   it("answers vpn false only with a full list installed, and anonymous false once a signal was checked", async () => {
@@ -143,7 +155,11 @@ describe("tor and vpn from lists", () => {
       const [proxy, other] = await answers(acct, ["103.152.112.20", "8.8.8.8"]);
       expect(pick(proxy!, ["proxy", "anonymous"])).toEqual([true, true]);
       expect(proxy!.risk_components).toMatchObject({ proxy: 60 });
-      expect(proxy!.sources).toContainEqual({ dataset: "proxy-firehol", version: listSample("proxy-firehol").version });
+      expect(proxy!.sources).toContainEqual({
+        dataset: "proxy-firehol",
+        version: listSample("proxy-firehol").version,
+        coverage: "sample",
+      });
       // The list is partial (not every proxy): an address it does not hold is unknown, not false.
       expect(pick(other!, ["proxy"])).toEqual([null]);
     },

@@ -44,9 +44,9 @@ describe("GET /api/v1/phone/block/{country}/{prefix}", () => {
     ).toBe(true);
     expect(body.data.blocks.map((b) => b.prefix)).toEqual([...body.data.blocks.map((b) => b.prefix)].sort());
     expect(body.data.sources).toEqual([
-      { dataset: "phone-numbering-plan", version: manifest.datasets[0]!.version },
-      { dataset: "phone-carriers", version: sampleVersion("phone-carriers") },
-      { dataset: "phone-geocodes", version: sampleVersion("phone-geocodes") },
+      { dataset: "phone-numbering-plan", version: manifest.datasets[0]!.version, coverage: "full" },
+      { dataset: "phone-carriers", version: sampleVersion("phone-carriers"), coverage: "sample" },
+      { dataset: "phone-geocodes", version: sampleVersion("phone-geocodes"), coverage: "sample" },
     ]);
     expect(body.meta).toMatchObject({ credits_used: 1, credits_remaining: 2, cache_hit: false });
     const repeat = await blocks(acct.key, "GB", "7406");

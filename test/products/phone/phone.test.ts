@@ -53,11 +53,13 @@ describe("POST /api/v1/phone", () => {
         carrier: sampleValue("phone-carriers", "44", number.slice(3)),
         location: null,
         timezones: sampleValue("phone-timezones", "44", number.slice(3))!.split("&"),
-        disposable: false,
+        // The sample of the receive-SMS list is no whole list: a number it lacks is not known to be clean.
+        disposable: null,
         disposable_last_seen: null,
         network_checked: false,
         network_status: null,
-        reason: null,
+        // The carrier and zones came from the sample tables: a synthetic row, said in the reason as well.
+        reason: "sample_data",
         risk_score: 0,
         risk_level: "low",
         risk_components: {},
@@ -65,10 +67,11 @@ describe("POST /api/v1/phone", () => {
       });
       expect(first.body.data.carrier).toEqual(expect.any(String));
       expect(first.body.data.sources).toEqual([
-        { dataset: "phone-numbering-plan", version: PLAN.version },
+        { dataset: "phone-numbering-plan", version: PLAN.version, coverage: "full" },
         ...(["phone-carriers", "phone-geocodes", "phone-timezones", "phone-disposable"] as const).map((dataset) => ({
           dataset,
           version: sampleVersion(dataset),
+          coverage: "sample",
         })),
       ]);
       expect(first.body.meta).toMatchObject({
@@ -123,7 +126,7 @@ describe("POST /api/v1/phone", () => {
       risk_score: 100,
       risk_level: "high",
     });
-    expect(body.data.sources).toEqual([{ dataset: "phone-numbering-plan", version: PLAN.version }]);
+    expect(body.data.sources).toEqual([{ dataset: "phone-numbering-plan", version: PLAN.version, coverage: "full" }]);
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
   });
 
@@ -217,7 +220,8 @@ describe("datasets not installed", () => {
         carrier: null,
         disposable: null,
         missing_datasets: ["phone-carriers", "phone-disposable"],
-        reason: null,
+        // The sample's zones still answered.
+        reason: "sample_data",
       });
       expect((body.data.sources as { dataset: string }[]).map((s) => s.dataset)).toEqual([
         "phone-numbering-plan",
@@ -252,7 +256,7 @@ describe("loading a new version of a table", () => {
         });
         const after = await lookup(acct.key, { phone: ukMobile() });
         expect(after.body.data.carrier).toBe("Next Carrier");
-        expect(after.body.data.sources).toContainEqual({ dataset: "phone-carriers", version: next });
+        expect(after.body.data.sources).toContainEqual({ dataset: "phone-carriers", version: next, coverage: "full" });
         expect(await admin("DELETE", "/phone-datasets/phone-carriers", { keep: next })).toMatchObject({
           deleted: phoneSampleRows().get("phone-carriers")!.length,
           done: true,

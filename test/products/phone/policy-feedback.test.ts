@@ -170,12 +170,16 @@ describe("POST /api/v1/phone/feedback", () => {
       const [suppressed, kept] = listed.body.data.results;
       expect(suppressed!.meta).toEqual({ credits_used: 0, cache_hit: false, suppressed: true });
       expect(suppressed!.data).toMatchObject({ valid: true, reason: "undelivered", risk_level: "high" });
-      expect(suppressed!.data.sources).toContainEqual({ dataset: "delivery-feedback", version: "2026-05-04" });
-      expect([kept!.meta.credits_used, kept!.data.reason]).toEqual([1, null]);
+      expect(suppressed!.data.sources).toContainEqual({
+        dataset: "delivery-feedback",
+        version: "2026-05-04",
+        coverage: "full",
+      });
+      expect([kept!.meta.credits_used, kept!.data.reason]).toEqual([1, "sample_data"]);
 
       // A single lookup answers fresh (and bills) without lifting what the account's own sending reported.
       const fresh = await single(key(), gone);
-      expect([fresh.body.data.reason, fresh.body.meta.credits_used]).toEqual([null, 1]);
+      expect([fresh.body.data.reason, fresh.body.meta.credits_used]).toEqual(["sample_data", 1]);
       expect((await batch(key(), [gone])).body.data.results[0]!.meta.suppressed).toBe(true);
     },
   );

@@ -82,7 +82,12 @@ describe("phone prefix tables on the scheduled refresh", { timeout: 40_000 }, ()
       expect(refresh).toMatchObject({ status: "ok", error: null, generation: 1, stale: false });
       const row = await statusRow("phone-carriers");
       expect(row.version).toMatch(REFRESHED);
-      expect(row).toMatchObject({ records: 760, coverage: { kind: "full" }, refresh: { status: "ok", error: null } });
+      // 760 rows are short of a complete carrier file's floor: recorded as partial, and the refresh says why.
+      expect(row).toMatchObject({
+        records: 760,
+        coverage: { kind: "partial" },
+        refresh: { status: "ok", error: null, coverage_note: expect.stringMatching(/^760 rows, under the 20,000 /) },
+      });
       const answer = await lookup(number);
       expect(answer.carrier).toBe("Three UK Refreshed");
       expect(answer.sources).toContainEqual({ dataset: "phone-carriers", version: row.version });

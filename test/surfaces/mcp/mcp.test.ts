@@ -55,6 +55,9 @@ describe("POST /mcp: tools", { timeout: 30_000 }, () => {
     expect(byName.verify_email!.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
     expect(byName.lookup_ip!.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: false });
     expect(byName.get_account!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    // An agent reads the tool, not the docs: every lookup says what a source's coverage means.
+    for (const name of ["verify_email", "lookup_phone", "lookup_ip", "verify_address", "lookup_entity"])
+      expect(byName[name]!.description, name).toContain("`sample` (synthetic rows; the answer's reason is then");
     expect(Object.keys(byName.verify_email!.inputSchema.properties!)).toEqual(
       expect.arrayContaining(["email", "refresh", "max_age", "timeout", "max_credits"]),
     );
@@ -71,6 +74,8 @@ describe("POST /mcp: tools", { timeout: 30_000 }, () => {
       meta: { credits_used: 0, credits_remaining: 20, cache_hit: false },
     });
     expect(email.meta.request_id).toMatch(/\w+/);
+    // The structured answer carries each source's coverage, as the HTTP answer does.
+    expect(email.data.sources).toEqual([{ dataset: "test-addresses", version: expect.any(String), coverage: "full" }]);
     const emails = await tool<{ results: unknown[] }>("verify_emails", {
       emails: ["deliverable@service.test", "undeliverable@service.test"],
     });

@@ -15,6 +15,7 @@ export const awsImporter: IpImporter = {
   sanity: LIST_SANITY,
   license: "published by AWS for allow-listing; no licence terms stated",
   coverage: { kind: "full", note: "every range AWS publishes, all services and regions" },
+  fullFloor: { records: 2_000, basis: "AWS ip-ranges.json: about 10,000 IPv4 and IPv6 prefixes, observed 2025" },
   sample: "aws-ip-ranges.sample.json",
   parse(text) {
     const file = readJson(text, "AWS ip-ranges.json");

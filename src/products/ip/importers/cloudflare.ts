@@ -14,6 +14,7 @@ export const cloudflareImporter: IpImporter = {
   sanity: LIST_SANITY,
   license: "published by Cloudflare for allow-listing; no licence terms stated",
   coverage: { kind: "full", note: "Cloudflare's edge network ranges" },
+  fullFloor: { records: 20, basis: "Cloudflare publishes 15 IPv4 and 7 IPv6 ranges (cloudflare.com/ips, 2025)" },
   sample: "cloudflare-ips.sample.txt",
   parse(text) {
     return { ...cidrRows(listLines(text), this.publisher), version: null };

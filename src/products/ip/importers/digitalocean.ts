@@ -15,6 +15,7 @@ export const digitalOceanImporter: IpImporter = {
   sanity: LIST_SANITY,
   license: "published by DigitalOcean as a geofeed; no licence terms stated",
   coverage: { kind: "full", note: "every range of DigitalOcean's geofeed" },
+  fullFloor: { records: 300, basis: "DigitalOcean's geofeed: over a thousand ranges, observed 2025" },
   sample: "digitalocean-geofeed.sample.csv",
   parse(text) {
     const blocks = listLines(text).map((line) => line.split(",")[0]!.trim());

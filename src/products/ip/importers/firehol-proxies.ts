@@ -43,6 +43,7 @@ export const fireholProxiesImporter: IpImporter = {
   sanity: LIST_SANITY,
   license: "FireHOL blocklist-ipsets (each source list's own terms, named in the file's header)",
   coverage: { kind: "partial", note: "open proxies seen by the trackers FireHOL aggregates; not every proxy" },
+  fullFloor: null,
   sample: "firehol-proxies.sample.netset",
   parse(text) {
     return { ...cidrRows(listLines(text), null), version: fileDate(text) };

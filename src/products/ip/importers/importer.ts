@@ -1,6 +1,6 @@
 import { cidrBounds, parseCidr, rangeKey } from "../../../platform/ip-address";
 import type { Coverage } from "../../../db/coverage";
-import type { RecordFormat, RowReader, SourceFile } from "../../../engines/datasets/refreshable";
+import type { FullFloor, RecordFormat, RowReader, SourceFile } from "../../../engines/datasets/refreshable";
 import type { IpDatasetName, RangeRow } from "../datasets";
 
 /**
@@ -31,6 +31,8 @@ export interface IpImporter {
   license: string;
   /** What the real file covers; the shipped samples are `sample`. */
   coverage: Coverage;
+  /** The rows a complete file has at least: a refreshed `full` list below it is recorded as `partial`. */
+  fullFloor: FullFloor | null;
   /** The shipped sample in this format (datasets/ip/), for development and tests. */
   sample: string;
   parse(text: string): ParsedDataset;

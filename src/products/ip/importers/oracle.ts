@@ -25,6 +25,10 @@ export const oracleImporter: IpImporter = {
   sanity: LIST_SANITY,
   license: "published by Oracle for allow-listing; no licence terms stated",
   coverage: { kind: "full", note: "every public range of Oracle Cloud Infrastructure regions" },
+  fullFloor: {
+    records: 200,
+    basis: "OCI's public_ip_ranges.json: several hundred CIDRs over some 50 regions, observed 2025",
+  },
   sample: "oracle-public-ip-ranges.sample.json",
   parse(text) {
     const file = readJson(text, "Oracle public_ip_ranges.json");

@@ -57,6 +57,7 @@ export const torImporter: IpImporter = {
   sanity: { minRecords: 100, minRatio: 0.5, maxRatio: 2 },
   license: "public (The Tor Project, Inc.)",
   coverage: { kind: "full", note: "every exit relay seen by the Tor Project's exit scanners in the last 24 hours" },
+  fullFloor: { records: 500, basis: "Tor Metrics: about 1,000 to 2,000 exit relays a day" },
   sample: "tor-exit-addresses.sample.txt",
   parse(text) {
     const lines = text.split(/\r?\n/);

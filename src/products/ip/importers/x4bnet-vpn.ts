@@ -17,6 +17,7 @@ export const x4bnetVpnImporter: IpImporter = {
   sanity: LIST_SANITY,
   license: "X4BNet lists_vpn (its repository states the terms)",
   coverage: { kind: "partial", note: "commercial VPN providers' ranges (IPv4); not every VPN" },
+  fullFloor: null,
   sample: "x4bnet-vpn-ipv4.sample.txt",
   parse(text) {
     return { ...cidrRows(listLines(text), null), version: null };
