@@ -205,7 +205,11 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
       ["verified", "premise"],
       ["verified", "street"],
     ]);
-    expect(body.data.results[0].data.sources).toContainEqual({ dataset: "fr-ban", version: "2026-11-25" });
+    expect(body.data.results[0].data.sources).toContainEqual({
+      dataset: "fr-ban",
+      version: "2026-11-25",
+      coverage: "partial",
+    });
     expect(await otherGenerations("address_premises", "fr-ban")).toBe(0);
   });
 

@@ -90,7 +90,7 @@ describe("phone prefix tables on the scheduled refresh", { timeout: 40_000 }, ()
       });
       const answer = await lookup(number);
       expect(answer.carrier).toBe("Three UK Refreshed");
-      expect(answer.sources).toContainEqual({ dataset: "phone-carriers", version: row.version });
+      expect(answer.sources).toContainEqual({ dataset: "phone-carriers", version: row.version, coverage: "partial" });
       // The German carrier file of the archive is not read; the sample's rows are swept once answers moved.
       expect((await lookup("+41761234567")).carrier).toBe(sampleValue("phone-carriers", "41", "761234567"));
       expect(await rowCount("phone-carriers", sampleVersion("phone-carriers"))).toBe(0);
@@ -123,7 +123,11 @@ describe("phone prefix tables on the scheduled refresh", { timeout: 40_000 }, ()
       expect(row.refresh!.error).toBe(refresh.error);
       const answer = await lookup("+442071234567");
       expect(answer.location).toBe(sampleValue("phone-geocodes", "44", "2071234567"));
-      expect(answer.sources).toContainEqual({ dataset: "phone-geocodes", version: sampleVersion("phone-geocodes") });
+      expect(answer.sources).toContainEqual({
+        dataset: "phone-geocodes",
+        version: sampleVersion("phone-geocodes"),
+        coverage: "sample",
+      });
     } finally {
       await control({ status: {} });
     }
@@ -138,7 +142,7 @@ describe("phone prefix tables on the scheduled refresh", { timeout: 40_000 }, ()
     for (const name of ["phone-timezones", "phone-disposable"]) {
       const row = await statusRow(name);
       expect(row.version).toMatch(REFRESHED);
-      expect(answer.sources).toContainEqual({ dataset: name, version: row.version });
+      expect(answer.sources).toContainEqual({ dataset: name, version: row.version, coverage: "partial" });
     }
     expect((await statusRow("phone-disposable")).records).toBe(59);
   });
