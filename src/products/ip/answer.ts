@@ -7,7 +7,8 @@ import { SPECIAL_RANGES_VERSION } from "../../platform/special-addresses";
 import { HOSTING_DATASETS, isHostingDataset, isProxyDataset, isVpnDataset, SIGNAL_DATASETS } from "./datasets";
 import type { IpOutcome } from "./feedback";
 import { COUNTRY_NAMES_VERSION, countryInfo, HOSTING_ASNS_VERSION, hostingOf } from "./reference";
-import type { IpReason, IpResult, ListMatch } from "./result";
+import { ANYCAST_VERSION, isAnycast } from "./anycast";
+import type { CityReason, IpReason, IpResult, ListMatch } from "./result";
 import { withRisk } from "./score";
 import type { InstalledDataset, RangeHit } from "./store";
 
@@ -46,7 +47,7 @@ function listed(hit: RangeHit | null, lists: InstalledDataset[], on: boolean | u
 }
 
 function reasonOf(
-  a: Pick<IpResult, "reserved" | "tor" | "vpn" | "hosting" | "placed" | "list" | "feedback">,
+  a: Pick<IpResult, "reserved" | "tor" | "vpn" | "hosting" | "placed" | "list" | "feedback" | "anycast">,
   country: CountryCoverage,
   fromSample: boolean,
 ): IpReason | null {
@@ -56,11 +57,23 @@ function reasonOf(
   if (a.reserved) return "reserved";
   if (a.tor) return "tor_exit";
   if (a.vpn) return "vpn";
+  // Why no country is given comes before the hosting its operator is (the risk still counts it).
+  if (a.anycast) return "anycast";
   if (a.hosting) return "hosting";
   if (country === "none") return "dataset_not_installed";
   if (a.placed) return fromSample ? "sample_data" : null;
   // A sample or part of the country file does not know where the rest of the addresses are: no guess, no negative.
   return country === "full" ? "unplaced" : "not_covered";
+}
+
+/** Why an answer with a country has no city, or null when it has one (docs/ip.md, "The answer"). */
+function cityReason(f: Facts, country: string | null, anycast: boolean): CityReason | null {
+  if (anycast) return "anycast";
+  if (country === null) return "not_placed";
+  const cities = f.installed.get("ip-city");
+  if (!cities) return "dataset_not_installed";
+  if (!f.hit?.city) return isExhaustive(cities.coverage) ? "not_in_dataset" : "not_covered";
+  return f.hit.city.country === country ? null : "country_mismatch";
 }
 
 /** The matched range as CIDR: the routed (ASN) range when there is one, else the country range. */
@@ -85,7 +98,9 @@ const SIGNAL_ORDER = SIGNAL_DATASETS as readonly string[];
 /** One answer from its facts: reserved addresses never take a dataset's country, network or flags. */
 export function buildAnswer(f: Facts): IpResult {
   const hit = f.hit;
-  const country = hit?.country?.country ?? null;
+  // Announced from many countries at once: a registry's country would be a guess presented as a place.
+  const anycast = hit !== null && isAnycast(f.ip);
+  const country = anycast ? null : (hit?.country?.country ?? null);
   const asn = hit?.asn?.asn ?? null;
   const torList = f.installed.get("ip-tor-exits");
   const placed = country !== null;
@@ -115,6 +130,7 @@ export function buildAnswer(f: Facts): IpResult {
       hit?.signals.some((s) => isProxyDataset(s.dataset)),
     ),
     list: f.list ? { id: f.list.id, name: f.list.name, kind: f.list.kind } : null,
+    anycast: anycast ? (true as const) : null,
     feedback: f.feedback
       ? { outcome: f.feedback.outcome as IpOutcome, reported_at: new Date(f.feedback.at).toISOString() }
       : null,
@@ -132,6 +148,8 @@ export function buildAnswer(f: Facts): IpResult {
       : []),
     ...(hit ? installedLists.map((d) => installedSource(d.name, d)) : []),
     ...(placed ? [whole("country-names", COUNTRY_NAMES_VERSION)] : []),
+    // A curated list, not every anycast network: cited as `partial` where it decided the answer.
+    ...(anycast ? [{ dataset: "anycast-networks", version: ANYCAST_VERSION, coverage: "partial" as const }] : []),
     ...(byAsn !== null ? [whole("hosting-asns", HOSTING_ASNS_VERSION)] : []),
     ...(f.list ? [whole("ip-lists", new Date(f.list.updatedAt).toISOString())] : []),
     ...(facts.feedback ? [whole("delivery-feedback", facts.feedback.reported_at)] : []),
@@ -153,9 +171,11 @@ export function buildAnswer(f: Facts): IpResult {
     latitude: city?.latitude ?? null,
     longitude: city?.longitude ?? null,
     accuracy_radius_km: city?.accuracy_radius_km ?? null,
+    city_reason: cityReason(f, country, anycast),
     asn,
     as_name: hit?.asn?.name ?? null,
     network: hit ? networkOf(f.ip, hit) : null,
+    anycast: facts.anycast,
     hosting: facts.hosting,
     hosting_provider: facts.hosting_provider,
     tor: facts.tor,
@@ -197,9 +217,11 @@ export const UNKNOWN: Omit<IpResult, "risk_score" | "risk_components" | "risk_le
   latitude: null,
   longitude: null,
   accuracy_radius_km: null,
+  city_reason: "not_placed",
   asn: null,
   as_name: null,
   network: null,
+  anycast: null,
   hosting: null,
   hosting_provider: null,
   tor: null,

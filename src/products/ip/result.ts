@@ -17,8 +17,20 @@ export const IP_REASONS = [
   "dataset_not_installed",
   "not_covered",
   "unplaced",
+  "anycast",
   "sample_data",
 ] as const;
+
+/** Why `city` is null (null when it is given): docs/ip.md, "The answer". */
+export const CITY_REASONS = [
+  "not_placed",
+  "anycast",
+  "dataset_not_installed",
+  "not_in_dataset",
+  "not_covered",
+  "country_mismatch",
+] as const;
+export type CityReason = (typeof CITY_REASONS)[number];
 export type IpReason = (typeof IP_REASONS)[number];
 
 /** The account's latest feedback on the address (docs/ip.md, "Feedback"). */
@@ -53,9 +65,12 @@ export interface IpResult {
   latitude: number | null;
   longitude: number | null;
   accuracy_radius_km: number | null;
+  city_reason: CityReason | null;
   asn: number | null;
   as_name: string | null;
   network: string | null;
+  /** In a well-known anycast network (public resolvers, CDN edges): placed in no country; null when not listed. */
+  anycast: true | null;
   hosting: boolean | null;
   /** The cloud or hosting company whose published ranges hold the address; null when none does. */
   hosting_provider: string | null;

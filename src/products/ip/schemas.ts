@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { IP_OUTCOMES } from "./feedback";
 import { MAX_ENTRIES_PER_LIST } from "./lists";
-import { IP_REASONS } from "./result";
+import { CITY_REASONS, IP_REASONS } from "./result";
 import { sourcesSchema } from "../../engines/sources";
 
 /** Response and request schemas of the IP product: they validate requests and build the OpenAPI document. */
@@ -40,9 +40,24 @@ export const ipResultSchema = z.object({
       "Radius around the coordinates within which the address likely is; null when the installed city data does not " +
         "say.",
     ),
+  city_reason: z
+    .enum(CITY_REASONS)
+    .nullable()
+    .describe(
+      "Why `city` is null: `not_placed` (no country), `anycast`, `dataset_not_installed`, `not_in_dataset` (the " +
+        "complete city file places the network in its country only), `not_covered` (the installed city file is a " +
+        "sample or part of it), `country_mismatch` (its city is in another country than `country`); null with a city.",
+    ),
   asn: z.int().nullable(),
   as_name: z.string().nullable(),
   network: z.string().nullable(),
+  anycast: z
+    .literal(true)
+    .nullable()
+    .describe(
+      "In a well-known anycast network (public DNS resolvers, CDN edges, `anycast-networks`): announced from many " +
+        "countries at once, so no country is given. Null when not listed (the list is not every anycast network).",
+    ),
   hosting: z.boolean().nullable(),
   hosting_provider: z
     .string()

@@ -21,7 +21,7 @@ export const REPORTED_POINTS = { fraud: 80, chargeback: 80, abuse: 60, spam: 40,
 
 type Signals = Pick<
   IpResult,
-  "valid" | "reserved" | "placed" | "hosting" | "tor" | "vpn" | "proxy" | "list" | "feedback" | "reason"
+  "valid" | "reserved" | "placed" | "hosting" | "tor" | "vpn" | "proxy" | "list" | "feedback" | "reason" | "anycast"
 >;
 
 export function riskComponents(a: Signals): Record<string, number> {
@@ -36,9 +36,10 @@ export function riskComponents(a: Signals): Record<string, number> {
   if (a.vpn) parts.vpn = RISK_POINTS.vpn;
   if (a.proxy) parts.proxy = RISK_POINTS.proxy;
   if (a.hosting) parts.hosting = RISK_POINTS.hosting;
-  // An address the complete country file does not place; not counted while no such file is installed.
-  if (!a.reserved && !a.placed && a.reason !== "dataset_not_installed" && a.reason !== "not_covered")
-    parts.unplaced = RISK_POINTS.unplaced;
+  // An address the complete country file does not place; not counted while no such file is installed, nor for an
+  // anycast address, which is placed nowhere on purpose.
+  const unknown = a.reason === "dataset_not_installed" || a.reason === "not_covered";
+  if (!a.reserved && !a.placed && !a.anycast && !unknown) parts.unplaced = RISK_POINTS.unplaced;
   return parts;
 }
 

@@ -33,7 +33,7 @@ const placed = (
   asn: number,
   as_name: string,
   network: string,
-): Canned => ({ country, country_name, continent, asn, as_name, network });
+): Canned => ({ country, country_name, continent, asn, as_name, network, city_reason: "not_in_dataset" });
 
 /** The four canned answers; any other address of the block gets `documentation`. */
 const CANNED: Record<string, Canned> = {

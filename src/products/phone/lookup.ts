@@ -40,6 +40,31 @@ export function longest(index: Index, dataset: TableDataset, code: string, natio
 }
 
 /**
+ * libphonenumber's `isNumberGeographical`: fixed lines everywhere, mobiles only where mobile prefixes follow the map
+ * (Mexico, Argentina, Brazil, Indonesia, China: its `GEO_MOBILE_COUNTRIES`).
+ */
+const GEO_MOBILE_CODES = new Set(["52", "54", "55", "62", "86"]);
+const isGeographical = (reading: PlanReading) =>
+  reading.line_type === "fixed_line" ||
+  reading.line_type === "fixed_line_or_mobile" ||
+  (reading.line_type === "mobile" && GEO_MOBILE_CODES.has(reading.calling_code!));
+
+/**
+ * The zones of the longest prefix the table holds for the number. The calling code's own entry lists every zone of the
+ * country (42 for +1): a geographical number's fallback, as libphonenumber has it, but no place for a toll-free or
+ * other non-geographical number without a prefix of its own, unless the country has one zone.
+ */
+export function zonesOf(index: Index, reading: PlanReading): string[] | null {
+  const table = index.get("phone-timezones")!;
+  for (const prefix of prefixesOf(reading.national_number!)) {
+    const zones = table.get(`${reading.calling_code}:${prefix}`)?.split("&");
+    if (zones === undefined) continue;
+    return prefix === "" && zones.length > 1 && !isGeographical(reading) ? null : zones;
+  }
+  return null;
+}
+
+/**
  * Carrier, place, zones and the disposable list for one valid number; nulls (and `missing_datasets`) for tables not
  * installed.
  */
@@ -48,14 +73,14 @@ function factsFor(reading: PlanReading, index: Index, installed: Map<TableDatase
   const national = reading.national_number!;
   const has = (name: TableDataset) => installed.has(name);
   const lastSeen = has("phone-disposable") ? (index.get("phone-disposable")!.get(`${code}:${national}`) ?? null) : null;
-  const zones = has("phone-timezones") ? longest(index, "phone-timezones", code, national) : null;
+  const zones = has("phone-timezones") ? zonesOf(index, reading) : null;
   const carrier = has("phone-carriers") ? longest(index, "phone-carriers", code, national) : null;
   const location = has("phone-geocodes") ? longest(index, "phone-geocodes", code, national) : null;
   const sample = (name: TableDataset) => installed.get(name)?.coverage.kind === "sample";
   return {
     carrier,
     location,
-    timezones: zones === null ? null : zones.split("&"),
+    timezones: zones,
     // Off a sample or part of the list, a number is not known to be clean: only the whole list says no.
     disposable: !has("phone-disposable")
       ? null

@@ -121,12 +121,12 @@ describe("IP billing", () => {
     const browser = (body: Record<string, unknown>) =>
       call<IpResult>(
         "/api/v1/ip/public",
-        json({ key, ...body }, { Origin: "https://shop.example", "CF-Connecting-IP": "1.1.1.1" }),
+        json({ key, ...body }, { Origin: "https://shop.example", "CF-Connecting-IP": "193.0.0.1" }),
       );
-    const given = await browser({ ip: "9.9.9.9" });
-    expect([given.status, given.body.data.asn, "meta" in given.body]).toEqual([200, 19281, false]);
+    const given = await browser({ ip: "5.9.0.1" });
+    expect([given.status, given.body.data.asn, "meta" in given.body]).toEqual([200, 24940, false]);
     const own = await browser({});
-    expect([own.status, own.body.data.ip, own.body.data.country]).toEqual([200, "1.1.1.1", "AU"]);
+    expect([own.status, own.body.data.ip, own.body.data.country]).toEqual([200, "193.0.0.1", "NL"]);
     const foreign = await call("/api/v1/ip/public", json({ key, ip: "9.9.9.9" }, { Origin: "https://evil.example" }));
     expect([foreign.status, foreign.body.error.code]).toEqual([403, "ORIGIN_NOT_ALLOWED"]);
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);

@@ -32,10 +32,10 @@ beforeAll(installIpSamples);
 describe("IP lookups", () => {
   it("answers every field of a placed address and bills the opening lookup of a block of five", async () => {
     const acct = await createAccount({ pack: 10 });
-    const { status, body } = await post(acct, "/api/v1/ip", { ip: "8.8.8.8" });
+    const { status, body } = await post(acct, "/api/v1/ip", { ip: "17.253.144.10" });
     expect(status).toBe(200);
     expect(body.data).toEqual({
-      ip: "8.8.8.8",
+      ip: "17.253.144.10",
       version: 4,
       valid: true,
       reserved: false,
@@ -45,18 +45,19 @@ describe("IP lookups", () => {
       country: "US",
       country_name: "United States",
       continent: "NA",
-      // GeoLite2 places 8.8.8.0/24 in the US only (its default point, not a place): no city row, so nothing below the
-      // country.
+      // GeoLite2 places 17.253.128.0/18 in the US only (its default point, not a place): no city, and it says why.
       city: null,
       region: null,
       postal_code: null,
       latitude: null,
       longitude: null,
       accuracy_radius_km: null,
-      asn: 15169,
-      as_name: "Google LLC",
-      network: "8.8.8.0/24",
-      hosting: true,
+      city_reason: "not_in_dataset",
+      asn: 714,
+      as_name: "Apple Inc.",
+      network: "17.253.128.0/17",
+      anycast: null,
+      hosting: false,
       hosting_provider: null,
       // The installed exit list and VPN list are samples: they cannot say an address is not an exit or a VPN.
       tor: null,
@@ -65,10 +66,10 @@ describe("IP lookups", () => {
       anonymous: null,
       list: null,
       feedback: null,
-      reason: "hosting",
-      risk_score: 40,
-      risk_components: { hosting: 40 },
-      risk_level: "medium",
+      reason: null,
+      risk_score: 0,
+      risk_components: {},
+      risk_level: "low",
       sources: [
         SPECIAL,
         ...DATASETS,
@@ -86,64 +87,78 @@ describe("IP lookups", () => {
     });
   });
 
-  it("places public resolvers and networks by the dataset's country and AS", async () => {
+  it("marks public resolvers anycast, placed in no country, and places other networks by country and AS", async () => {
     const acct = await createAccount({ pack: 10 });
-    const expected: [string, string, number, string, string, boolean][] = [
-      ["8.8.4.4", "US", 15169, "Google LLC", "8.8.4.0/24", true],
-      ["1.1.1.1", "AU", 13335, "Cloudflare, Inc.", "1.1.1.0/24", true],
-      ["1.0.0.1", "AU", 13335, "Cloudflare, Inc.", "1.0.0.0/24", true],
-      ["9.9.9.9", "US", 19281, "Quad9", "9.9.9.0/24", false],
-      ["149.112.112.112", "US", 19281, "Quad9", "149.112.112.0/24", false],
-      ["208.67.222.222", "US", 36692, "Cisco OpenDNS, LLC", "208.67.216.0/21", false],
-      ["94.140.14.14", "CY", 212772, "AdGuard Software Limited", "94.140.14.0/23", false],
-      ["76.76.2.0", "CA", 398962, "CONTROLD INC.", "76.76.2.0/24", false],
-      ["13.107.21.200", "US", 8068, "Microsoft Corporation", "13.107.21.0/24", false],
-      ["17.253.144.10", "US", 714, "Apple Inc.", "17.253.128.0/17", false],
-      ["2001:4860:4860::8888", "US", 15169, "Google LLC", "2001:4860:4840::/42", true],
-      ["2606:4700:4700::1111", "US", 13335, "Cloudflare, Inc.", "2606:4700:4700::/48", true],
-      ["2620:fe::fe", "US", 19281, "Quad9", "2620:fe::/48", false],
-      ["2a00:1450:4001:800::200e", "IE", 15169, "Google LLC", "2a00:1450::/32", true],
+    // [ip, country, asn, as_name, network, hosting, anycast]: a resolver's registry country (1.1.1.1 is APNIC's,
+    // registered in Australia) is not where its packets come from, so none is given.
+    const expected: [string, string | null, number, string, string, boolean, true | null][] = [
+      ["8.8.4.4", null, 15169, "Google LLC", "8.8.4.0/24", true, true],
+      ["1.1.1.1", null, 13335, "Cloudflare, Inc.", "1.1.1.0/24", true, true],
+      ["1.0.0.1", null, 13335, "Cloudflare, Inc.", "1.0.0.0/24", true, true],
+      ["9.9.9.9", null, 19281, "Quad9", "9.9.9.0/24", false, true],
+      ["149.112.112.112", null, 19281, "Quad9", "149.112.112.0/24", false, true],
+      ["208.67.222.222", null, 36692, "Cisco OpenDNS, LLC", "208.67.216.0/21", false, true],
+      ["94.140.14.14", null, 212772, "AdGuard Software Limited", "94.140.14.0/23", false, true],
+      ["76.76.2.0", null, 398962, "CONTROLD INC.", "76.76.2.0/24", false, true],
+      ["13.107.21.200", "US", 8068, "Microsoft Corporation", "13.107.21.0/24", false, null],
+      ["17.253.144.10", "US", 714, "Apple Inc.", "17.253.128.0/17", false, null],
+      ["2001:4860:4860::8888", null, 15169, "Google LLC", "2001:4860:4840::/42", true, true],
+      ["2606:4700:4700::1111", null, 13335, "Cloudflare, Inc.", "2606:4700:4700::/48", true, true],
+      ["2620:fe::fe", null, 19281, "Quad9", "2620:fe::/48", false, true],
+      ["2a00:1450:4001:800::200e", "IE", 15169, "Google LLC", "2a00:1450::/32", true, null],
     ];
     const { body } = await batch(
       acct,
       expected.map(([ip]) => ip),
     );
-    const got = body.data.results.map(({ data: d }) => [d.ip, d.country, d.asn, d.as_name, d.network, d.hosting]);
+    const got = body.data.results.map(({ data: d }) => [
+      d.ip,
+      d.country,
+      d.asn,
+      d.as_name,
+      d.network,
+      d.hosting,
+      d.anycast,
+    ]);
     expect(got).toEqual(expected);
+    const quad9 = body.data.results[3]!.data;
+    expect(quad9).toMatchObject({ placed: false, reason: "anycast", city_reason: "anycast", risk_components: {} });
+    expect(quad9.sources).toContainEqual({ dataset: "anycast-networks", version: "2026-11-27", coverage: "partial" });
+    // Three placing lookups: one credit of five units; the anycast answers are free, as every unplaced one.
     expect(body.meta).toMatchObject({
       requested: 14,
       processed: 14,
-      credits_used: 3,
-      ip_lookups_prepaid: 1,
+      credits_used: 1,
+      ip_lookups_prepaid: 2,
       stopped_reason: null,
     });
-    expect(body.data.results.map((r) => r.meta.credits_used)).toEqual([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0]);
+    expect(body.data.results.map((r) => r.meta.credits_used)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]);
   });
 
   it("reads every spelling of an address as that address, and a repeat within 7 days is free", async () => {
     const acct = await createAccount({ pack: 10 });
     const spellings = [
-      "2001:4860:4860::8888",
-      "2001:4860:4860:0:0:0:0:8888",
-      "2001:4860:4860:0000:0000:0000:0000:8888",
-      "2001:4860:4860::8888".toUpperCase(),
-      "[2001:4860:4860::8888]",
+      "2a00:1450:4001:800::200e",
+      "2a00:1450:4001:800:0:0:0:200e",
+      "2a00:1450:4001:0800:0000:0000:0000:200e",
+      "2a00:1450:4001:800::200e".toUpperCase(),
+      "[2a00:1450:4001:800::200e]",
     ];
-    const { body } = await batch(acct, [...spellings, "::ffff:8.8.8.8", "8.8.8.8", "::ffff:808:808"]);
+    const { body } = await batch(acct, [...spellings, "::ffff:17.253.144.10", "17.253.144.10", "::ffff:11fd:900a"]);
     expect(body.data.results.map((r) => r.data.ip)).toEqual([
-      ...spellings.map(() => "2001:4860:4860::8888"),
-      "8.8.8.8",
-      "8.8.8.8",
-      "8.8.8.8",
+      ...spellings.map(() => "2a00:1450:4001:800::200e"),
+      "17.253.144.10",
+      "17.253.144.10",
+      "17.253.144.10",
     ]);
     expect(body.data.results.map((r) => r.meta.cache_hit)).toEqual([false, true, true, true, true, false, true, true]);
-    const again = await call<IpResult>("/api/v1/ip/2001:4860:4860:0:0:0:0:8888", bearer(acct.key));
+    const again = await call<IpResult>("/api/v1/ip/2a00:1450:4001:800:0:0:0:200e", bearer(acct.key));
     expect([
       again.body.data.ip,
       again.body.meta.cache_hit,
       again.body.meta.credits_used,
       again.body.meta.ip_lookups_prepaid,
-    ]).toEqual(["2001:4860:4860::8888", true, 0, 3]);
+    ]).toEqual(["2a00:1450:4001:800::200e", true, 0, 3]);
   });
 
   it("answers every reserved block from the special-purpose table, never from a dataset, free", async () => {
@@ -264,16 +279,16 @@ describe("IP lookups", () => {
 
   it("looks up the caller's own address at /ip/me and an address in the path at /ip/{ip}", async () => {
     const acct = await createAccount({ pack: 10 });
-    const me = await call<IpResult>("/api/v1/ip/me", bearer(acct.key, { "CF-Connecting-IP": "9.9.9.9" }));
+    const me = await call<IpResult>("/api/v1/ip/me", bearer(acct.key, { "CF-Connecting-IP": "5.9.0.1" }));
     expect([me.status, me.body.data.ip, me.body.data.asn, me.body.meta.credits_used]).toEqual([
       200,
-      "9.9.9.9",
-      19281,
+      "5.9.0.1",
+      24940,
       1,
     ]);
-    const path = await call<IpResult>("/api/v1/ip/2606:4700:4700::1111", bearer(acct.key));
+    const path = await call<IpResult>("/api/v1/ip/2a00:1450:4001:800::200e", bearer(acct.key));
     expect([path.status, path.body.data.asn, path.body.meta.credits_used, path.body.meta.ip_lookups_prepaid]).toEqual([
-      200, 13335, 0, 3,
+      200, 15169, 0, 3,
     ]);
   });
 
@@ -307,10 +322,10 @@ describe("IP lookups", () => {
 
   it("answers 402 when the first placing lookup cannot be paid, and needs the ip scope", async () => {
     const broke = await createAccount({ pack: 0 });
-    const refused = await post(broke, "/api/v1/ip", { ip: "1.1.1.1" });
+    const refused = await post(broke, "/api/v1/ip", { ip: "5.9.0.1" });
     expect([refused.status, refused.body.error.code]).toEqual([402, "INSUFFICIENT_CREDITS"]);
     const scoped = await createAccount({ pack: 5, key: { scopes: ["email"] } });
-    const denied = await post(scoped, "/api/v1/ip", { ip: "1.1.1.1" });
+    const denied = await post(scoped, "/api/v1/ip", { ip: "5.9.0.1" });
     expect([denied.status, denied.body.error.code]).toEqual([403, "KEY_SCOPE_DENIED"]);
   });
 });

@@ -131,7 +131,8 @@ describe("IP lists", () => {
         ["9.9.9.9", "Abuse", "deny_list", 100, "high"],
         ["192.168.1.20", "Partners", "allow_list", 0, "low"],
         ["2606:4700:4700::1111", "Partners", "allow_list", 0, "low"],
-        ["1.1.1.1", null, "hosting", 40, "medium"],
+        // On no list: an anycast resolver (placed nowhere), hosting by its AS.
+        ["1.1.1.1", null, "anycast", 40, "medium"],
       ]);
       expect(answers[1]!.list).toEqual({ id: deny.id, name: "Abuse", kind: "deny" });
       expect(answers[0]!.risk_components).toEqual({ allow_list: 0 });

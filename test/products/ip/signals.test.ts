@@ -25,10 +25,10 @@ describe("IP location below the country", () => {
     "answers city, region, postal code and coordinates from ip-city, null where it knows only the " + "country",
     async () => {
       const acct = await createAccount({ pack: 10 });
-      const [westfield, ashburn, countryOnly, unknown] = await answers(acct, [
-        "8.8.4.4",
+      const [westfield, ashburn, countryOnly, anycast] = await answers(acct, [
+        "8.8.0.1",
         "52.94.236.250",
-        "8.8.8.8",
+        "13.107.20.1",
         "1.1.1.1",
       ]);
       const fields: (keyof IpResult)[] = [
@@ -50,7 +50,15 @@ describe("IP location below the country", () => {
         null,
       ]);
       expect(pick(countryOnly!, fields)).toEqual([null, null, null, null, null, null]);
-      expect(pick(unknown!, fields)).toEqual([null, null, null, null, null, null]);
+      expect(pick(anycast!, fields)).toEqual([null, null, null, null, null, null]);
+      // A null city says why: the city file places the network in its country only; an anycast resolver is placed
+      // nowhere; a city given needs no reason.
+      expect([westfield, ashburn, countryOnly, anycast].map((a) => a!.city_reason)).toEqual([
+        null,
+        null,
+        "not_in_dataset",
+        "anycast",
+      ]);
       expect(westfield!.sources).toContainEqual({
         dataset: "ip-city",
         version: SAMPLE_VERSIONS["ip-city"],
@@ -73,6 +81,7 @@ describe("IP location below the country", () => {
         null,
         null,
       ]);
+      expect(google!.city_reason).toBe("country_mismatch");
     },
   );
 });
@@ -102,17 +111,20 @@ describe("hosting providers from their published ranges", () => {
       "hosting",
     ]);
     // Not placed by the country sample: hosting all the same, and free as every unplaced answer.
-    expect(pick(cloudflare!, ["placed", "hosting", "hosting_provider", "reason"])).toEqual([
+    // Cloudflare's edge is anycast: placed nowhere, hosting all the same, and free as every unplaced answer.
+    expect(pick(cloudflare!, ["placed", "anycast", "hosting", "hosting_provider", "reason"])).toEqual([
       false,
       true,
+      true,
       "Cloudflare",
-      "hosting",
+      "anycast",
     ]);
     // Google's AS is on the curated hosting list, but 8.8.8.8 is in no cloud's published customer ranges.
-    expect(pick(google!, ["hosting", "hosting_provider"])).toEqual([true, null]);
-    expect(pick(quad9!, ["hosting", "hosting_provider", "reason"])).toEqual([false, null, null]);
+    expect(pick(google!, ["hosting", "hosting_provider", "anycast"])).toEqual([true, null, true]);
+    expect(pick(quad9!, ["hosting", "hosting_provider", "reason", "country"])).toEqual([false, null, "anycast", null]);
     expect(body.data.results.map((r) => r.meta.credits_used)).toEqual([1, 0, 0, 0, 0]);
-    expect(body.meta).toMatchObject({ processed: 5, credits_used: 1, ip_lookups_prepaid: 1 });
+    // Two placing lookups (AWS, DigitalOcean) of the credit's five: the anycast resolvers place nothing.
+    expect(body.meta).toMatchObject({ processed: 5, credits_used: 1, ip_lookups_prepaid: 3 });
   });
 });
 
