@@ -35,5 +35,5 @@ export async function runDueMonitor(env: Env, monitorId: number, dueAt: number, 
     return;
   }
   const claimed = await claimDue(env, monitorId, dueAt, nextRunAfter(Math.max(dueAt, now), monitor.cadence));
-  if (claimed) await runMonitor(env, product, claimed, now);
+  if (claimed) await runMonitor(env, product, claimed, { now });
 }

@@ -2611,8 +2611,7 @@ export interface paths {
                     index: number;
                     input: string | ({
                       identifier: string;
-                      /** @description Default `lei`. */
-                      type?: ("lei" | "company_number") | null;
+                      type?: components["schemas"]["Type"];
                       /** @description Two letters; required when type is `company_number`. */
                       country?: string | null;
                     });
@@ -4536,10 +4535,13 @@ export interface paths {
   "/api/v1/email/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: {
       parameters: {
+        query?: {
+          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+        };
         path: {
           monitorId: number;
         };
@@ -5122,10 +5124,13 @@ export interface paths {
   "/api/v1/email/domain-monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: {
       parameters: {
+        query?: {
+          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+        };
         path: {
           monitorId: number;
         };
@@ -7387,10 +7392,13 @@ export interface paths {
   "/api/v1/phone/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: {
       parameters: {
+        query?: {
+          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+        };
         path: {
           monitorId: number;
         };
@@ -9645,10 +9653,13 @@ export interface paths {
   "/api/v1/ip/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: {
       parameters: {
+        query?: {
+          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+        };
         path: {
           monitorId: number;
         };
@@ -11252,10 +11263,13 @@ export interface paths {
   "/api/v1/address/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: {
       parameters: {
+        query?: {
+          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+        };
         path: {
           monitorId: number;
         };
@@ -12716,10 +12730,13 @@ export interface paths {
   "/api/v1/entity/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: {
       parameters: {
+        query?: {
+          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+        };
         path: {
           monitorId: number;
         };
@@ -14128,9 +14145,13 @@ export interface components {
       longitude: number | null;
       /** @description Radius around the coordinates within which the address likely is; null when the installed city data does not say. */
       accuracy_radius_km: number | null;
+      /** @description Why `city` is null: `not_placed` (no country), `anycast`, `dataset_not_installed`, `not_in_dataset` (the complete city file places the network in its country only), `not_covered` (the installed city file is a sample or part of it), `country_mismatch` (its city is in another country than `country`); null with a city. */
+      city_reason: ("not_placed" | "anycast" | "dataset_not_installed" | "not_in_dataset" | "not_covered" | "country_mismatch") | null;
       asn: number | null;
       as_name: string | null;
       network: string | null;
+      /** @description In a well-known anycast network (public DNS resolvers, CDN edges, `anycast-networks`): announced from many countries at once, so no country is given. Null when not listed (the list is not every anycast network). */
+      anycast: true | null;
       hosting: boolean | null;
       /** @description The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none does. */
       hosting_provider: string | null;
@@ -14153,7 +14174,7 @@ export interface components {
         outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
         reported_at: components["schemas"]["CreatedAt"];
       }) | null;
-      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced" | "sample_data") | null;
+      reason: ("invalid_ip" | "deny_list" | "allow_list" | "reported" | "reserved" | "tor_exit" | "vpn" | "hosting" | "dataset_not_installed" | "not_covered" | "unplaced" | "anycast" | "sample_data") | null;
       risk_score: number;
       risk_components: {
         [key: string]: number;
@@ -14269,10 +14290,11 @@ export interface components {
       sources: components["schemas"]["Sources"];
       policy: components["schemas"]["Policy"];
     };
+    /** @description Without it the value says: 20 letters or digits are an LEI, a UK company number's shape (8 digits, or 2 letters and 6 digits) a company number in GB; anything else answers `invalid_identifier`. */
+    Type: ("lei" | "company_number") | null;
     EntityRequest: {
       identifier: string;
-      /** @description Default `lei`. */
-      type?: ("lei" | "company_number") | null;
+      type?: components["schemas"]["Type"];
       /** @description Two letters; required when type is `company_number`. */
       country?: string | null;
     };
@@ -14404,6 +14426,11 @@ export interface components {
         request_id: string;
       };
     };
+    /**
+     * @description `true`: look every entry up again, billed as fresh, instead of answering one checked in the last 7 days from the repeat window (so a change since then is seen now).
+     * @enum {string}
+     */
+    EmailMonitorsRunParameter: "true" | "false";
     Changes: {
         identifier: string;
         input: unknown;

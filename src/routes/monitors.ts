@@ -96,6 +96,16 @@ function collectionRoutes(mount: Mount) {
     );
 }
 
+const runQuery = z.object({
+  refresh: z
+    .enum(["true", "false"])
+    .optional()
+    .describe(
+      "`true`: look every entry up again, billed as fresh, instead of answering one checked in the last 7 days from " +
+        "the repeat window (so a change since then is seen now).",
+    ),
+});
+
 /** `GET, PATCH, DELETE /{product}/monitors/{monitorId}` and `POST .../run`. */
 function itemRoutes(mount: Mount) {
   const { product, shape, base, tag, auth } = mount;
@@ -175,8 +185,9 @@ function itemRoutes(mount: Mount) {
         summary: "Run a monitor now (billed like a batch); the schedule is unchanged",
         description:
           "Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals " +
-          "free) and answers the run: its summary (credits used, counts), the changes against the baselines, and " +
-          "the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.",
+          "free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary " +
+          "(credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is " +
+          "unchanged. 402 when the balance cannot pay.",
         response: z.object({
           monitor: monitorSchema(product, shape),
           summary: runSummarySchema(shape),
@@ -184,13 +195,15 @@ function itemRoutes(mount: Mount) {
           // Products that flag entries (phone): each newly flagged entry, by label, with the flags it raised.
           ...(shape.flags ? { flags: z.record(z.string(), z.array(z.string())) } : {}),
         }),
-        errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS"],
+        errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS", "VALIDATION_FAILED"],
       }),
       auth,
       monitorParam,
+      queryParams(runQuery),
       async (c) => {
         const monitor = await load(c, product, c.req.valid("param").monitorId);
-        const { monitor: current, summary, changes, flags } = await runMonitor(c.env, product, monitor);
+        const refresh = c.req.valid("query").refresh === "true";
+        const { monitor: current, summary, changes, flags } = await runMonitor(c.env, product, monitor, { refresh });
         c.set("creditsUsed", summary.credits_used);
         return ok(c, { monitor: await viewOf(c.env, product, current), summary, changes, ...(flags ? { flags } : {}) });
       },

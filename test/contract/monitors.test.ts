@@ -175,10 +175,10 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     const watch = await watched(subject);
     const { monitor, secret, path } = await monitored(product, acct, watch.entries);
     const now = Date.now();
-    await runMonitor(env, product, monitor, now);
+    await runMonitor(env, product, monitor, { now });
     const before = await baselinesOf(env, monitor.id);
     await watch.change(acct);
-    const second = await runMonitor(env, product, monitor, now + 1_000);
+    const second = await runMonitor(env, product, monitor, { now: now + 1_000 });
     const after = await baselinesOf(env, monitor.id);
     const expected = [...before].flatMap(([key, answer]) => product.monitor!.compare(answer, after.get(key)!));
     expect(second.summary).toMatchObject({
@@ -213,11 +213,11 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
       const watch = await watched(subject);
       const { monitor, path } = await monitored(product, acct, watch.entries, "changes", true);
       const now = Date.now();
-      await runMonitor(env, product, monitor, now);
+      await runMonitor(env, product, monitor, { now });
       await watch.change(acct);
-      await runMonitor(env, product, monitor, now + 1_000);
+      await runMonitor(env, product, monitor, { now: now + 1_000 });
       // The same run again (a retried message): its mail is not queued twice.
-      await runMonitor(env, product, { ...monitor, alertEmails: true }, now + 1_000);
+      await runMonitor(env, product, { ...monitor, alertEmails: true }, { now: now + 1_000 });
       const [delivery] = await deliveredAt(path, 1);
       const posted = JSON.parse(delivery!.body) as {
         changes: { identifier: string; changes: { field: string; from: unknown; to: unknown }[] }[];
@@ -263,9 +263,9 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     const watch = await watched(subject);
     const { monitor, path } = await monitored(product, acct, watch.entries);
     const now = Date.now();
-    await runMonitor(env, product, monitor, now);
+    await runMonitor(env, product, monitor, { now });
     await watch.change(acct);
-    await runMonitor(env, product, monitor, now + 1_000);
+    await runMonitor(env, product, monitor, { now: now + 1_000 });
     await deliveredAt(path, 1);
     const { messages } = await admin<{ messages: unknown[] }>(
       "GET",
@@ -279,8 +279,8 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     const { entries } = await watched(subject);
     const { monitor, path } = await monitored(product, acct, entries, "every_run");
     const now = Date.now();
-    await runMonitor(env, product, monitor, now);
-    await runMonitor(env, product, monitor, now + 1_000);
+    await runMonitor(env, product, monitor, { now });
+    await runMonitor(env, product, monitor, { now: now + 1_000 });
     expect((await deliveries(monitor.id)).map((d) => d.event)).toEqual([
       `${product.name}_monitor.run`,
       `${product.name}_monitor.run`,

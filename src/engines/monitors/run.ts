@@ -106,6 +106,16 @@ export function runBody(
   });
 }
 
+export interface RunOptions {
+  /** The run's clock (default now): its operation id and what "7 days" counts from. */
+  now?: number;
+  /**
+   * Look every entry up again, billed as fresh, instead of answering a repeat from the 7-day window: a run asked to
+   * refresh re-checks (a partner's delivery point gone since the last run is seen), as a batch with `refresh` does.
+   */
+  refresh?: boolean;
+}
+
 /**
  * Runs one monitor now, without moving its schedule: walks its entries (the ledger and operation id
  * `monitor:{id}:{now}`, so a retried run is charged once), compares each answer with its baseline, records the new
@@ -117,7 +127,7 @@ export async function runMonitor<In, Out>(
   env: Env,
   product: Product<In, Out>,
   monitor: MonitorRow,
-  now = Date.now(),
+  { now = Date.now(), refresh = false }: RunOptions = {},
 ): Promise<MonitorRunResult> {
   const shape = monitorShape(product);
   const payer = await storedPayer(env, monitor.accountId, monitor.keyId);
@@ -129,7 +139,7 @@ export async function runMonitor<In, Out>(
     requestId: operationId,
     operationId,
     inputs,
-    options: { ...RUN_OPTIONS, extra: monitor.options ?? {} },
+    options: { ...RUN_OPTIONS, refresh, extra: monitor.options ?? {} },
     now,
   });
   const stored = await baselinesOf(env, monitor.id);

@@ -118,14 +118,23 @@ function monitorTools(routes: Routes): ToolSpec[] {
       title: "Run a monitor now",
       description:
         "Re-checks the monitor's whole list now and compares each entry with its baseline; answers the run's summary " +
-        "(credits_used, counts) and the changes found. Billed like a batch of its entries (repeats free); the " +
-        "schedule is unchanged.",
+        "(credits_used, counts) and the changes found. Billed like a batch of its entries (repeats free; with " +
+        "refresh every entry is looked up again, billed as fresh); the schedule is unchanged.",
       readOnly: false,
       openWorld: true,
-      input: z.object({ monitor_kind: kind, monitor_id: z.int().min(1), max_credits: maxCredits }),
+      input: z.object({
+        monitor_kind: kind,
+        monitor_id: z.int().min(1),
+        refresh: z.boolean().optional().describe("Look every entry up again instead of answering recent repeats"),
+        max_credits: maxCredits,
+      }),
       data: unionOf(runs.map((doc) => doc.response ?? z.object({}))),
       meta: z.object({}),
-      toCall: (args) => ({ method: "POST", path: `${mount(args.monitor_kind).base}/${Number(args.monitor_id)}/run` }),
+      toCall: (args) => ({
+        method: "POST",
+        path: `${mount(args.monitor_kind).base}/${Number(args.monitor_id)}/run`,
+        query: { refresh: args.refresh === true ? "true" : undefined },
+      }),
       cost: async (args, caller) => {
         const { base, listField } = mount(args.monitor_kind);
         const answer = await callApi(caller, { method: "GET", path: `${base}/${Number(args.monitor_id)}` });
@@ -134,7 +143,7 @@ function monitorTools(routes: Routes): ToolSpec[] {
         return {
           product: String(args.monitor_kind),
           values: (monitor?.[listField] as unknown[] | undefined) ?? [],
-          options: walkOptions({}, true),
+          options: walkOptions({ refresh: args.refresh }, true),
         };
       },
     },

@@ -122,7 +122,14 @@ describe("the offline stand-ins through the scheduled refresh", { timeout: 30_00
 
   it("an address a partial Tor list lacks is tor null, not a confident false; a listed exit is true", async () => {
     const placed = await post("/api/v1/ip", { ip: "90.0.3.9" });
-    expect(placed.body.data).toMatchObject({ country: "FR", tor: null, anonymous: null });
+    // No city file here (its URL var is off offline): the null city says so.
+    expect(placed.body.data).toMatchObject({
+      country: "FR",
+      tor: null,
+      anonymous: null,
+      city: null,
+      city_reason: "dataset_not_installed",
+    });
     const exit = await post("/api/v1/ip", { ip: "185.220.100.7" });
     expect(exit.body.data).toMatchObject({ tor: true, reason: "tor_exit" });
     // In the Tor project's range but not on the partial list: nothing said either way.

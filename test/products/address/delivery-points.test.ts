@@ -255,7 +255,7 @@ describe("address monitors with delivery_point: true", () => {
       );
       expect(first.body.data.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 2, verified: 1 });
       // Eight days later the checked answer is past its repeat window: the run asks the partner again.
-      const later = await runMonitor(env, address, (await monitorById(env, id))!, Date.now() + EIGHT_DAYS);
+      const later = await runMonitor(env, address, (await monitorById(env, id))!, { now: Date.now() + EIGHT_DAYS });
       expect(later.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 2 });
       expect(later.changes).toEqual([
         expect.objectContaining({
@@ -281,7 +281,7 @@ describe("address monitors with delivery_point: true", () => {
       json({}, auth),
     );
     expect(first.body.data.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 0 });
-    const later = await runMonitor(env, address, (await monitorById(env, id))!, Date.now() + EIGHT_DAYS);
+    const later = await runMonitor(env, address, (await monitorById(env, id))!, { now: Date.now() + EIGHT_DAYS });
     expect(later.summary).toMatchObject({ checked: 1, changed: 0, credits_used: 0 });
     expect(await callsFor("smarty", line1)).toBeGreaterThan(0);
     const account = await call<{ balance: { available: number } }>("/api/v1/account", bearer(acct.key));

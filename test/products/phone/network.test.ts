@@ -255,7 +255,7 @@ describe("phone monitors with network: true", () => {
     expect(first.body.data.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 2 });
     // Eight days later the checked answer is past its repeat window: the run asks the partner again.
     const row = (await monitorById(env, id))!;
-    const later = await runMonitor(env, phone, row, Date.now() + 8 * 86_400_000);
+    const later = await runMonitor(env, phone, row, { now: Date.now() + 8 * 86_400_000 });
     expect(later.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 2 });
     expect(later.flags).toEqual({ [number]: ["carrier_changed"] });
     expect(await callsFor("twilio", number)).toBe(2);
