@@ -16,7 +16,11 @@ describe("typed client", () => {
     const answer = await api.post("/api/v1/email", { body: { email: "deliverable@service.test" } });
     expect(answer.status).toBe(200);
     expect(answer.data.deliverable).toBe("deliverable");
-    expect(answer.data.sources).toContainEqual({ dataset: "test-addresses", version: expect.any(String) });
+    expect(answer.data.sources).toContainEqual({
+      dataset: "test-addresses",
+      version: expect.any(String),
+      coverage: "full",
+    });
     expect(answer.meta).toMatchObject({ credits_used: 0, cache_hit: false });
     expect(answer.requestId).toMatch(/^req_[0-9a-f]{32}$/);
 

@@ -92,7 +92,9 @@ describe("the OpenAPI document", () => {
     for (const ref of refs) uses.set(ref, (uses.get(ref) ?? 0) + 1);
     for (const name of names.filter((n) => n !== "Error")) expect(uses.get(name) ?? 0, name).toBeGreaterThanOrEqual(2);
     expect(text).not.toContain("$defs");
-    expect(new TextEncoder().encode(text).byteLength).toBeLessThan(450_000);
+    // 450 KB with `coverage` on every source and monitor runs' `refresh` (2026-11-27): a jump past the headroom means a
+    // repeated subtree stopped being shared.
+    expect(new TextEncoder().encode(text).byteLength).toBeLessThan(480_000);
   });
 });
 
