@@ -123,9 +123,9 @@ export default defineConfig({
         test: {
           ...workerdTest,
           name: "worker-pristine",
+          // In parallel with the shared files (a project with fileParallelism: false would run last, alone); the
+          // ones that set the publishers' editions take turns through holdPublishers() (test/publishers-lease.ts).
           isolate: true,
-          // One at a time: they share the publishers' stand-in, whose editions each of them sets.
-          fileParallelism: false,
           include: PRISTINE,
         },
       },

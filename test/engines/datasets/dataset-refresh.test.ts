@@ -16,6 +16,9 @@ import { formatIp, fromRangeKey } from "../../../src/platform/ip-address";
 import { makeLei } from "../../entity-samples";
 import { listSample } from "../../ip-samples";
 import { admin, call, createAccount, json, type TestAccount } from "../../helpers";
+import { holdPublishers } from "../../publishers-lease";
+
+holdPublishers();
 
 interface View {
   name: string;

@@ -9,6 +9,9 @@ import worker from "../../../src/index";
 import { generatedPostcode } from "../../fixtures/generated-postcodes";
 import { makeLei } from "../../entity-samples";
 import { admin, call, createAccount, json } from "../../helpers";
+import { holdPublishers } from "../../publishers-lease";
+
+holdPublishers();
 
 interface Refresh {
   status: string;

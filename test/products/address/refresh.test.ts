@@ -10,6 +10,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { generatedPostcode } from "../../fixtures/generated-postcodes";
 import { installAddressData } from "../../address-samples";
 import { admin, call, createAccount, json } from "../../helpers";
+import { holdPublishers } from "../../publishers-lease";
+
+holdPublishers();
 
 interface Refresh {
   status: string;

@@ -12,6 +12,9 @@ import type { ReaderState, RefreshableDataset } from "../../../src/engines/datas
 import { refreshableNamed } from "../../../src/engines/datasets/schedule";
 import { mmdbCityRows, walkMmdbCity, type SavedWalk } from "../../../src/products/ip/importers/city-mmdb";
 import { parseIp } from "../../../src/platform/ip-address";
+import { holdPublishers } from "../../publishers-lease";
+
+holdPublishers();
 
 const within = { value: parseIp("8.0.0.0")!.value, bits: 8 };
 

@@ -8,6 +8,9 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, createAccount, json } from "../../helpers";
 import { installPhoneSamples, sampleValue, sampleVersion, ukMobile } from "../../phone-samples";
+import { holdPublishers } from "../../publishers-lease";
+
+holdPublishers();
 
 interface Refresh {
   status: string;
