@@ -88,3 +88,31 @@ export const installAddressData = async () => ({
 
 export const versionOf = (dataset: string) =>
   reference.datasets.find((d) => d.name === dataset)?.version ?? SAMPLE_VERSION;
+
+/**
+ * Mountain View's ZIP (94043) as `npm run dev` has it from GeoNames' US table: the one row the partner tests and the
+ * offline examples look up, installed the same way by every file (the table is global to a runtime, so two files
+ * installing it differently would change what the other sees).
+ */
+export const installMountainViewZip = () =>
+  installRows(
+    "us-zip-codes",
+    "2026-11-25-test",
+    [
+      {
+        alias: false,
+        country: "US",
+        latitude: 37.4184,
+        locality: "Mountain View",
+        longitude: -122.088,
+        postcode: "94043",
+        region: "California",
+        region_code: "CA",
+        subregion: "Santa Clara",
+        subregion_code: null,
+      },
+    ],
+    [],
+    // Partial: GeoNames' table misses some PO-box and unique ZIPs.
+    { kind: "partial", countries: ["US"] },
+  );

@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { installRows } from "../address-samples";
+import { installMountainViewZip } from "../address-samples";
 import { anotherKey, bearer, call, createAccount, json, type TestAccount } from "../helpers";
 import { deliveredAt } from "../webhook-receiver";
 
@@ -15,20 +15,7 @@ const email = (acct: TestAccount, address: string, extra: Data = {}) =>
   post(acct, "/api/v1/email", { email: address, ...extra });
 const shape = (d: Data, credits: unknown) => [d.data.deliverable, d.data.reason, credits];
 
-// Mountain View's ZIP as `npm run dev` has it from GeoNames' US table (partial: some PO-box and unique ZIPs missing).
-const ZIP = {
-  alias: false,
-  country: "US",
-  latitude: 37.4184,
-  locality: "Mountain View",
-  longitude: -122.088,
-  postcode: "94043",
-  region: "California",
-  region_code: "CA",
-  subregion: "Santa Clara",
-  subregion_code: null,
-};
-beforeAll(() => installRows("us-zip-codes", "2026-11-25-test", [ZIP], [], { kind: "partial", countries: ["US"] }));
+beforeAll(installMountainViewZip);
 
 describe.each([1, 2])("docs/offline.md, try %i", (round) => {
   it("acme.example, catchall, greylist, young, nullmx, nomail, implicit, dmarcfail, dnsfail", async () => {

@@ -9,23 +9,10 @@ import { runMonitor } from "../../../src/engines/monitors/run";
 import { monitorById } from "../../../src/engines/monitors/store";
 import { resetBreakers } from "../../../src/platform/partners/guard";
 import { address } from "../../../src/products/address/product";
-import { installRows } from "../../address-samples";
+import { installMountainViewZip } from "../../address-samples";
 import { bearer, call, createAccount, json } from "../../helpers";
 
-const ZIP = {
-  alias: false,
-  country: "US",
-  latitude: 37.4184,
-  locality: "Mountain View",
-  longitude: -122.088,
-  postcode: "94043",
-  region: "California",
-  region_code: "CA",
-  subregion: "Santa Clara",
-  subregion_code: null,
-};
-
-beforeAll(() => installRows("us-zip-codes", "2026-11-25-test", [ZIP], [], { kind: "full", countries: ["US"] }));
+beforeAll(installMountainViewZip);
 beforeEach(() => resetBreakers());
 
 let n = 0;
