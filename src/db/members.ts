@@ -15,11 +15,6 @@ export async function insertUser(db: Database, user: { id: string; email: string
   await db.insert(users).values(user);
 }
 
-/** Makes the user a member of the account; adding an existing member changes nothing. */
-export async function addMembership(db: Database, accountId: string, userId: string, now: number): Promise<void> {
-  await db.insert(memberships).values({ accountId, userId, createdAt: now }).onConflictDoNothing();
-}
-
 /** Removes the user from the account; false when they were not a member. */
 export async function removeMembership(db: Database, accountId: string, userId: string): Promise<boolean> {
   const removed = await db.delete(memberships).where(membership(accountId, userId)).returning();

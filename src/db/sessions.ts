@@ -39,11 +39,6 @@ export async function deleteUserSessions(db: Database, userId: string, accountId
   return (await db.delete(dashboardSessions).where(where).returning({ id: dashboardSessions.idHash })).length;
 }
 
-/** Moves a session to another account of its user. */
-export async function setSessionAccount(db: Database, idHash: string, accountId: string): Promise<void> {
-  await db.update(dashboardSessions).set({ accountId }).where(eq(dashboardSessions.idHash, idHash));
-}
-
 /** Stores a WebAuthn challenge handed to a browser. */
 export async function insertChallenge(db: Database, row: typeof authChallenges.$inferSelect): Promise<void> {
   await db.delete(authChallenges).where(lt(authChallenges.expiresAt, row.expiresAt - 3_600_000));

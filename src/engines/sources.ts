@@ -25,9 +25,6 @@ export const installedSource = (dataset: string, installed: { version: string; c
   coverage: installed.coverage.kind,
 });
 
-/** Whether any of `sources` is a sample: an answer it decided says so in its reason as well. */
-export const fromSample = (sources: readonly Source[]) => sources.some((s) => s.coverage === "sample");
-
 export const sourceSchema = z.object({
   dataset: z.string(),
   version: z.string(),

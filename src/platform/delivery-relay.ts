@@ -1,4 +1,4 @@
-import { signSidecarRequest, type SidecarTarget } from "./smtp-sidecar-client";
+import { postToSidecar, type SidecarTarget } from "./sidecar-request";
 
 /**
  * Client for the sidecar's `POST /v1/deliver` (workers/smtp-sidecar/deliver.mjs): one webhook attempt made by the
@@ -43,37 +43,18 @@ export async function relayDelivery(
   secret: string,
   request: RelayRequest,
 ): Promise<RelayOutcome> {
-  const body = JSON.stringify({
+  const body = {
     url: request.url,
     address: request.address,
     body: request.body,
     headers: request.headers,
     timeout_ms: request.timeoutMs,
-  });
-  try {
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const init: RequestInit = {
-      method: "POST",
-      body,
-      headers: {
-        "content-type": "application/json",
-        "x-sidecar-timestamp": timestamp,
-        "x-sidecar-signature": await signSidecarRequest(secret, timestamp, body),
-      },
-      signal: AbortSignal.timeout(request.timeoutMs + 2_000),
-    };
-    const response =
-      "url" in target
-        ? await fetch(`${target.url.replace(/\/+$/, "")}/v1/deliver`, init)
-        : await target.fetcher.fetch("http://smtp-sidecar/v1/deliver", init);
-    const answer: unknown = await response.json().catch(() => null);
-    if (response.ok && isOutcome(answer)) return answer;
-    if (response.status === 413 || response.status === 400) return { error: "rejected", detail: rejection(answer) };
-    return { error: "connection", detail: `delivery relay answered ${response.status}` };
-  } catch (err) {
-    return {
-      error: "connection",
-      detail: `delivery relay unreachable (${err instanceof Error ? err.message : String(err)})`,
-    };
-  }
+  };
+  const reply = await postToSidecar({ target, secret, path: "/v1/deliver", body, timeoutMs: request.timeoutMs });
+  if ("unreachable" in reply)
+    return { error: "connection", detail: `delivery relay unreachable (${reply.unreachable})` };
+  const { status, answer } = reply;
+  if (status >= 200 && status < 300 && isOutcome(answer)) return answer;
+  if (status === 413 || status === 400) return { error: "rejected", detail: rejection(answer) };
+  return { error: "connection", detail: `delivery relay answered ${status}` };
 }

@@ -3,8 +3,8 @@ import {
   type SidecarAddressResult,
   type SidecarOutcome,
   type SidecarProbeResult,
-  type SidecarTarget,
 } from "./smtp-sidecar-client";
+import type { SidecarTarget } from "./sidecar-request";
 
 /**
  * What one sidecar call takes (workers/smtp-sidecar/request-schema.mjs `LIMITS`; a sidecar test pins the two equal).

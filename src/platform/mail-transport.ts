@@ -1,4 +1,5 @@
-import { signSidecarRequest, sidecarTarget } from "./smtp-sidecar-client";
+import { postToSidecar, type SidecarTarget } from "./sidecar-request";
+import { sidecarTarget } from "./smtp-sidecar-client";
 
 /**
  * The two ways a finished MIME message leaves: Cloudflare Email Service (the `send_email` binding EMAIL) or SMTP
@@ -75,46 +76,29 @@ const refusal = (answer: unknown) => {
   return typeof said === "string" ? said.slice(0, 200) : "no reason given";
 };
 
-function smtpRelayTransport(target: NonNullable<ReturnType<typeof sidecarTarget>>, secret: string): MailTransport {
+function smtpRelayTransport(target: SidecarTarget, secret: string): MailTransport {
   return {
     name: "smtp",
     async send({ from, to, raw }) {
-      const body = JSON.stringify({ from, to, raw, timeout_ms: SUBMIT_TIMEOUT_MS });
-      try {
-        const timestamp = String(Math.floor(Date.now() / 1000));
-        const init: RequestInit = {
-          method: "POST",
-          body,
-          headers: {
-            "content-type": "application/json",
-            "x-sidecar-timestamp": timestamp,
-            "x-sidecar-signature": await signSidecarRequest(secret, timestamp, body),
-          },
-          signal: AbortSignal.timeout(SUBMIT_TIMEOUT_MS + 2_000),
-        };
-        const response =
-          "url" in target
-            ? await fetch(`${target.url.replace(/\/+$/, "")}/v1/submit`, init)
-            : await target.fetcher.fetch("http://smtp-sidecar/v1/submit", init);
-        const answer: unknown = await response.json().catch(() => null);
-        // A message the relay turns down (too large, malformed) is turned down again on every attempt.
-        if (response.status === 400 || response.status === 413)
-          return {
-            sent: false,
-            permanent: true,
-            messageRefused: true,
-            detail: `mail relay refused the message (${refusal(answer)})`,
-          };
-        if (!response.ok || !isSubmitAnswer(answer))
-          return { sent: false, permanent: false, detail: `mail relay answered ${response.status}` };
-        return answer.sent ? { sent: true, detail: answer.response } : answer;
-      } catch (err) {
-        return {
-          sent: false,
-          permanent: false,
-          detail: `mail relay unreachable (${err instanceof Error ? err.message : String(err)})`,
-        };
-      }
+      const body = { from, to, raw, timeout_ms: SUBMIT_TIMEOUT_MS };
+      const reply = await postToSidecar({ target, secret, path: "/v1/submit", body, timeoutMs: SUBMIT_TIMEOUT_MS });
+      if ("unreachable" in reply)
+        return { sent: false, permanent: false, detail: `mail relay unreachable (${reply.unreachable})` };
+      return submitOutcome(reply.status, reply.answer);
     },
   };
+}
+
+function submitOutcome(status: number, answer: unknown): SendOutcome {
+  // A message the relay turns down (too large, malformed) is turned down again on every attempt.
+  if (status === 400 || status === 413)
+    return {
+      sent: false,
+      permanent: true,
+      messageRefused: true,
+      detail: `mail relay refused the message (${refusal(answer)})`,
+    };
+  if (status < 200 || status >= 300 || !isSubmitAnswer(answer))
+    return { sent: false, permanent: false, detail: `mail relay answered ${status}` };
+  return answer.sent ? { sent: true, detail: answer.response } : answer;
 }

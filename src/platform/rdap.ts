@@ -61,5 +61,3 @@ async function queryRegistry(domain: string, baseOverride: string | undefined): 
 
 export const ageInDays = (date: string | null, now = Date.now()) =>
   date === null ? null : Math.max(0, Math.floor((now - Date.parse(`${date}T00:00:00Z`)) / DAY_MS));
-
-export const clearRdapCache = () => cache.clear();

@@ -1,12 +1,9 @@
+import { postToSidecar, type SidecarTarget } from "./sidecar-request";
+
 /**
  * Client for the SMTP sidecar (workers/smtp-sidecar), the Node service that runs mailbox handshakes because a Worker
- * cannot open port 25. Wire format, verified by workers/smtp-sidecar/auth.mjs:
- *
- *   POST /v1/probe  body {domain, mx_hosts: [{host, preference}], addresses, timeout_ms, catch_all_probe?}
- *   X-Sidecar-Timestamp: <unix seconds>
- *   X-Sidecar-Signature: lowercase hex HMAC-SHA256(secret, `${timestamp}.${rawBody}`)
- *
- * rawBody is the exact string sent. Both files must change together.
+ * cannot open port 25: `POST /v1/probe` with body {domain, mx_hosts: [{host, preference}], addresses, timeout_ms,
+ * catch_all_probe?}, signed as every sidecar request is (src/platform/sidecar-request.ts).
  */
 
 /** Sidecar outcomes, plus `provider_unavailable` when the sidecar itself could not be reached or answered badly. */
@@ -49,9 +46,6 @@ export interface SidecarProbeResult {
   checkedAt: string;
   results: SidecarAddressResult[];
 }
-
-/** `url` in dev and tests (var SMTP_SIDECAR_URL); `fetcher` in production (the Container binding). */
-export type SidecarTarget = { url: string } | { fetcher: Pick<Fetcher, "fetch"> };
 
 /**
  * Where probes go: SMTP_SIDECAR_URL when set (dev, tests, or a sidecar run outside Cloudflare), else the production
@@ -103,7 +97,6 @@ const SIDECAR_OUTCOMES = new Set<string>([
   "unavailable",
   "refused_private",
 ]);
-const encoder = new TextEncoder();
 
 /**
  * Asks the sidecar to probe `request.addresses`. Never throws: a network error, a non-200 answer, a malformed body or
@@ -116,55 +109,30 @@ export async function probeMailboxes(
   request: SidecarProbeRequest,
   fetchImpl: typeof fetch = fetch,
 ): Promise<SidecarProbeResult> {
-  const body = JSON.stringify({
+  const body = {
     domain: request.domain,
     mx_hosts: request.mxHosts.map(({ host, preference }) => ({ host, preference })),
     addresses: request.addresses,
     timeout_ms: request.timeoutMs,
     ...(request.catchAllProbe === false ? { catch_all_probe: false } : {}),
-  });
-  try {
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const init: RequestInit = {
-      method: "POST",
-      body,
-      headers: {
-        "content-type": "application/json",
-        "x-sidecar-timestamp": timestamp,
-        "x-sidecar-signature": await signSidecarRequest(secret, timestamp, body),
-      },
-      signal: AbortSignal.timeout(request.timeoutMs + 2000),
-    };
-    const response =
-      "url" in target
-        ? await fetchImpl(`${target.url.replace(/\/+$/, "")}/v1/probe`, init)
-        : await target.fetcher.fetch("http://smtp-sidecar/v1/probe", init);
-    const answer: unknown = response.ok ? await response.json() : null;
-    if (response.status !== 200 || !isWireResponse(answer, request.addresses)) return unavailable(request.addresses);
-    return {
-      mxHost: answer.mx_host,
-      catchAll: answer.catch_all,
-      checkedAt: answer.checked_at,
-      results: answer.results.map((r) => ({
-        address: r.address,
-        outcome: r.outcome,
-        smtpCode: r.smtp_code,
-        smtpMessage: r.smtp_message,
-        enhancedStatus: r.enhanced_status ?? null,
-      })),
-    };
-  } catch {
-    return unavailable(request.addresses);
-  }
-}
-
-/** Lowercase hex HMAC-SHA256 of `${timestamp}.${body}`, the value of X-Sidecar-Signature. */
-export async function signSidecarRequest(secret: string, timestamp: string, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`));
-  return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  };
+  const { timeoutMs } = request;
+  const reply = await postToSidecar({ target, secret, path: "/v1/probe", body, timeoutMs, fetchImpl });
+  if ("unreachable" in reply || reply.status !== 200) return unavailable(request.addresses);
+  const { answer } = reply;
+  if (!isWireResponse(answer, request.addresses)) return unavailable(request.addresses);
+  return {
+    mxHost: answer.mx_host,
+    catchAll: answer.catch_all,
+    checkedAt: answer.checked_at,
+    results: answer.results.map((r) => ({
+      address: r.address,
+      outcome: r.outcome,
+      smtpCode: r.smtp_code,
+      smtpMessage: r.smtp_message,
+      enhancedStatus: r.enhanced_status ?? null,
+    })),
+  };
 }
 
 function unavailable(addresses: string[]): SidecarProbeResult {

@@ -1,7 +1,7 @@
 import { relayDelivery, type RelayOutcome } from "./delivery-relay";
 import { resolve } from "./doh";
 import { isPrivateAddress } from "./private-addresses";
-import type { SidecarTarget } from "./smtp-sidecar-client";
+import type { SidecarTarget } from "./sidecar-request";
 
 /**
  * Signing, the SSRF guard and single POST attempts for outgoing webhooks and callbacks (spec, "Events"). Products never

@@ -1,7 +1,8 @@
 // The Worker's client for the SMTP sidecar, inside workerd. The sidecar side of the same wire format is tested in
 // workers/smtp-sidecar/test (HMAC-SHA256 over `${timestamp}.${rawBody}`, lowercase hex).
 import { describe, expect, it } from "vitest";
-import { probeMailboxes, signSidecarRequest, type SidecarProbeRequest } from "../../src/platform/smtp-sidecar-client";
+import { signSidecarRequest } from "../../src/platform/sidecar-request";
+import { probeMailboxes, type SidecarProbeRequest } from "../../src/platform/smtp-sidecar-client";
 
 const secret = "test-sidecar-secret-0123456789";
 const request: SidecarProbeRequest = {

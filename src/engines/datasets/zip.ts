@@ -22,16 +22,6 @@ const MAX = 0xffffffff;
 const view = (bytes: Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 const u64 = (v: DataView, at: number) => Number(v.getBigUint64(at, true));
 
-/** The first member whose name matches `wanted` (default: the first file). */
-export async function findZipMember(
-  bucket: R2Bucket,
-  key: string,
-  size: number,
-  wanted: RegExp | undefined,
-): Promise<ZipMember> {
-  return (await findZipMembers(bucket, key, size, wanted, false))[0]!;
-}
-
 /**
  * Members whose names match `wanted`, in the central directory's order: every one (`all`: OS Open Names' hundreds of
  * grid-square files), else the first. Throws when none matches.

@@ -1,4 +1,4 @@
-import type { HistoryWrite, StoredHistory } from "../../../durable-objects/account-credits";
+import type { StoredHistory } from "../../../durable-objects/account-credits";
 import type { Database } from "../../db/client";
 import { listsOf } from "./account-lists";
 
@@ -10,8 +10,6 @@ import { listsOf } from "./account-lists";
 export const HISTORY_RETENTION_DAYS = 90;
 
 export type HistoryRow = StoredHistory & { accountId: string };
-
-export type HistoryEntry = Omit<HistoryWrite, "requestId">;
 
 export interface HistoryFilter {
   page: number;

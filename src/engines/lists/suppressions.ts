@@ -2,8 +2,8 @@ import { z } from "zod";
 import type { StoredSuppression } from "../../../durable-objects/account-credits";
 import type { Database } from "../../db/client";
 import type { Product } from "../product";
-import { rekeyAll, type KeyVersion } from "../rekey";
-import { listsOf, parseStored, recallLists } from "./account-lists";
+import { rekeyAll } from "../rekey";
+import { listsOf, parseStored } from "./account-lists";
 
 /**
  * Every product's suppression list, keyed by (product, key) in the account's object (durable-objects/account/lists.ts).
@@ -12,36 +12,12 @@ import { listsOf, parseStored, recallLists } from "./account-lists";
  * (src/engines/walk/remember.ts); these are the reads and the list routes' changes.
  */
 export type SuppressionRow = Omit<StoredSuppression, "result"> & { accountId: string; result: unknown };
-export type SuppressionSource = SuppressionRow["source"];
 
 const withAccount = (accountId: string, row: StoredSuppression): SuppressionRow => ({
   ...row,
   accountId,
   result: parseStored(row.result),
 });
-
-/**
- * The stored answers of the suppressed values among `keys`. With `rekeyed` (a product whose key function changed), the
- * account's rows keyed by an older version are read in the same call and re-keyed (src/engines/rekey.ts).
- */
-export async function suppressedAnswers(
-  db: Database | Env,
-  accountId: string,
-  product: string,
-  keys: string[],
-  rekeyed?: KeyVersion,
-): Promise<Map<string, unknown>> {
-  const found = await recallLists(
-    db,
-    accountId,
-    product,
-    keys,
-    Date.now(),
-    { repeats: false, suppressions: true },
-    rekeyed,
-  );
-  return found.suppressed;
-}
 
 export interface Suppress {
   key: string;

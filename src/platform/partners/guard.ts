@@ -66,11 +66,6 @@ export function budgetFor(env: Env, now = Date.now()): Budget {
   return { deadline: now + numberVar(vars.PARTNER_BUDGET_MS, 10_000) };
 }
 
-/** Whether the breaker lets a call to `partner` through now (closed, or open long enough for one probe). */
-export function isOpen(partner: string, now = Date.now()): boolean {
-  return stateOf(partner).openUntil > now;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function failed(partner: string, settings: PartnerSettings, now: number) {

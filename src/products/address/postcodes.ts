@@ -16,8 +16,6 @@ const PATTERNS: Readonly<Record<string, { pattern: string; flags: string }>> = f
 /** `ZZ` is ISO 3166's user-assigned code: never a country, so it carries the test addresses. */
 export const isCountry = (code: string) => code !== "ZZ" && Object.hasOwn(COUNTRY_NAMES, code);
 
-export const hasPostcodes = (country: string) => Object.hasOwn(PATTERNS, country);
-
 /**
  * Where the snapshot's pattern disagrees with the national operator's format, found by checking every country against a
  * second source (postal-codes-js, test/products/address/postcode-formats.test.ts; the differences kept are in

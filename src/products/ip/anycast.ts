@@ -57,6 +57,3 @@ const PARSED: readonly Cidr[] = NETWORKS.flatMap(([, cidrs]) => cidrs.map((c) =>
 
 /** Whether the address is in one of the listed anycast networks. */
 export const isAnycast = (ip: IpAddress): boolean => PARSED.some((cidr) => cidrContains(cidr, ip));
-
-/** Every listed network, for tests and the docs. */
-export const ANYCAST_NETWORKS = NETWORKS;

@@ -48,8 +48,6 @@ export const SAMPLE_COVERAGE: Coverage = {
 };
 
 export const isIpDataset = (name: string): name is IpDatasetName => (IP_DATASETS as readonly string[]).includes(name);
-export const isRangeDataset = (name: string): name is RangeDatasetName =>
-  (RANGE_DATASETS as readonly string[]).includes(name);
 
 /** A row as posted and stored: keys (`rangeKey`), then the dataset's values (`[country]` or `[asn, name]`). */
 export type RangeRow = [start: string, end: string, ...values: (string | number | null)[]];

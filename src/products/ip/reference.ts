@@ -10,7 +10,6 @@ export { COUNTRY_NAMES_VERSION, countryInfo } from "../../platform/countries";
 const HOSTING = new Set(hosting.asns.map((a) => a.asn));
 
 export const HOSTING_ASNS_VERSION = hosting.version;
-export const HOSTING_ASN_COUNT = hosting.asns.length;
 
 /** true for a curated hosting network, false for any other known AS, null when the AS is unknown. */
 export const hostingOf = (asn: number | null): boolean | null => (asn === null ? null : HOSTING.has(asn));

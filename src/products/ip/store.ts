@@ -163,10 +163,6 @@ export async function readRanges(d1: D1Database, keys: string[], accountId: stri
 const installedMap = (rows: InstalledRow[]) =>
   new Map(rows.map((r) => [r.name, { ...r, coverage: readCoverage(r.coverage) }]));
 
-export async function installedDatasets(d1: D1Database): Promise<Map<IpDatasetName, InstalledDataset>> {
-  return installedMap((await d1.prepare(INSTALLED).all<InstalledRow>()).results);
-}
-
 export interface AsnRange {
   start: string;
   end: string;

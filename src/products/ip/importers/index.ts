@@ -29,8 +29,4 @@ export const LIST_IMPORTERS: IpImporter[] = [
 export const importerOf = (dataset: IpDatasetName): IpImporter | undefined =>
   LIST_IMPORTERS.find((i) => i.dataset === dataset);
 
-/** The company a hosting dataset names in `hosting_provider`. */
-export const providerOf = (dataset: string): string | null =>
-  LIST_IMPORTERS.find((i) => i.dataset === dataset && i.dataset.startsWith("hosting-"))?.publisher ?? null;
-
 export type { IpImporter, ParsedDataset } from "./importer";
