@@ -35,6 +35,16 @@ export async function insertRequestRecords(db: D1Database, records: readonly New
   await db.prepare(INSERT_RECORDS).bind(JSON.stringify(records)).run();
 }
 
+/** Which account made the request `requestId`, when its record is stored. */
+export async function requestOwner(db: Database, requestId: string): Promise<string | undefined> {
+  const row = await db
+    .select({ accountId: requestLog.accountId })
+    .from(requestLog)
+    .where(eq(requestLog.requestId, requestId))
+    .get();
+  return row?.accountId;
+}
+
 /** The log line of one request, only when the account made it. */
 export function requestOfAccount(
   db: Database,

@@ -12,6 +12,28 @@ const MESSAGE_BYTES_MAX = 100_000;
 /** Records of this isolate's requests not yet handed to the queue: plain data, which any request may send. */
 let pending: NewRequestRecord[] = [];
 
+/** How long, and how many, of this isolate's records are kept at hand after they are logged (read-your-writes). */
+export const RECENT_RECORDS_MS = 10_000;
+const RECENT_RECORDS_MAX = 2_000;
+
+/**
+ * This isolate's records of the last `RECENT_RECORDS_MS`, by request id, oldest first: what `GET
+ * /account/requests/{id}` answers while the record is still pending or on the queue (a second or so before D1 has it).
+ */
+const recent = new Map<string, NewRequestRecord>();
+
+function remember(record: NewRequestRecord): void {
+  recent.set(record.requestId, record);
+  const oldest = (record.createdAt ?? Date.now()) - RECENT_RECORDS_MS;
+  for (const [id, kept] of recent) {
+    if (recent.size <= RECENT_RECORDS_MAX && (kept.createdAt ?? 0) >= oldest) break;
+    recent.delete(id);
+  }
+}
+
+/** The record of the request `requestId` when this isolate logged it lately; the caller checks its account. */
+export const recentRecord = (requestId: string): NewRequestRecord | undefined => recent.get(requestId);
+
 /** Sends every pending record, from the calling request (its own I/O, with its own bindings). */
 function flush(env: Env): Promise<void> {
   if (pending.length === 0) return Promise.resolve();
@@ -29,6 +51,7 @@ function flush(env: Env): Promise<void> {
  * cancel it with the request that owns it): what requests share is the array of records, never a promise or I/O.
  */
 export function logRequest(env: Env, record: NewRequestRecord): Promise<void> {
+  remember(record);
   pending.push(record);
   if (pending.length >= REQUEST_LOG_MAX_RECORDS) return flush(env);
   return new Promise<void>((resolve) => setTimeout(resolve, REQUEST_LOG_WINDOW_MS)).then(() => flush(env));

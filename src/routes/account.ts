@@ -6,10 +6,10 @@ import { secretKey } from "../auth/secret-key";
 import { accountEntry, creditsStub } from "../engines/credits/credits";
 import { FAIR_USE_WINDOW_MS, PLAN_NAMES } from "../engines/credits/plans";
 import { database } from "../db/client";
-import { requestOfAccount } from "../db/request-log";
 import { ok } from "../http/envelope";
 import { notFound, validationFailed } from "../http/errors";
 import { pageMeta } from "../http/meta";
+import { readRequestRecord } from "../http/request-record";
 import { describe } from "../http/openapi";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import type { AppEnv } from "../types";
@@ -203,7 +203,9 @@ export const accountRoutes = new Hono<AppEnv>()
       summary: "What one request did",
       description:
         "The record of one request of the account: endpoint, key, status, credits used and why. Request ids come " +
-        "from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.",
+        "from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a " +
+        "record still on its way to storage is waited for (up to 5 s after the request). Another account's " +
+        "request is 404. Free.",
       response: requestRecordSchema,
       errors: ["NOT_FOUND"],
     }),
@@ -211,7 +213,7 @@ export const accountRoutes = new Hono<AppEnv>()
     pathParams(z.object({ requestId: z.string().max(64) })),
     async (c) => {
       const { requestId } = c.req.valid("param");
-      const row = await requestOfAccount(database(c.env), accountId(c), requestId);
+      const row = await readRequestRecord(c.env, accountId(c), requestId);
       if (!row) throw notFound("Request");
       return ok(c, {
         request_id: row.requestId,

@@ -102,7 +102,9 @@ const WEBHOOKS = {
         "`v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` " +
         "you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx " +
         "quickly; connection errors, timeouts and 5xx are retried (3 attempts). A body is at most 8 MiB " +
-        "(8,388,608 bytes); a larger one is not sent, and the delivery fails with a `webhook_detail` saying so.",
+        "(8,388,608 bytes); a larger one is not sent, and the delivery fails with a `webhook_detail` saying so. " +
+        "A `{product}_monitor.run` body is the run's answer: each entry of its `changes` carries `reason` " +
+        "(`recheck`, `feedback`, `suppressed`, `dataset`, `partner` or null), as in the monitor's run answer.",
       tags: ["Webhooks"],
       parameters: [
         header("X-Service-Signature-V2", '`t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}`'),

@@ -9,7 +9,7 @@ import { database } from "../../src/db/client";
 import { receiveFeedback } from "../../src/engines/lists/feedback";
 import { accountRecipients } from "../../src/engines/mail/recipients";
 import { createMonitor } from "../../src/engines/monitors/edit";
-import { runMonitor } from "../../src/engines/monitors/run";
+import { monitorFamily, runMonitor } from "../../src/engines/monitors/run";
 import type { WebhookEvents } from "../../src/engines/monitors/schedule";
 import { baselinesOf, monitorById } from "../../src/engines/monitors/store";
 import type { Product } from "../../src/engines/product";
@@ -17,7 +17,7 @@ import { makeLei } from "../entity-samples";
 import { listMatchers, type ListMatchers } from "../../src/products/ip/lists";
 import { createList } from "../../src/products/ip/list-store";
 import { nextGeneration } from "./fake-product";
-import { admin, bearer, call } from "../helpers";
+import { admin } from "../helpers";
 import { caughtFor, waitForMail } from "../mail-catcher";
 import { deliveredAt, WebhookVerifier } from "../webhook-receiver";
 import { FAKE, funded, rand, setUp, subjectsWith, type Funded, type Subject } from "./helpers";
@@ -30,6 +30,20 @@ interface Watched {
   entries: unknown[];
   change(acct: Funded): Promise<void>;
 }
+
+/**
+ * The `reason` each product's change below carries (products.md, "Monitor changes"): email's hard bounce suppresses
+ * the address; a re-spelled row, a new list or carrier row, or a new generation is read again by a fresh check.
+ */
+const REASONS: Record<string, string> = {
+  email: "suppressed",
+  entity: "recheck",
+  address: "recheck",
+  ip: "recheck",
+  phone: "recheck",
+  fake: "recheck",
+  fakelocal: "recheck",
+};
 
 const leiRow = (identifier: string, name: string) => ({
   identifier,
@@ -190,6 +204,7 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     });
     expect(second.changes.flatMap((c) => c.changes)).toEqual(expected);
     expect(expected).toHaveLength(1);
+    expect(second.changes.map((c) => c.reason)).toEqual([REASONS[product.name]]);
     const [delivery] = await deliveredAt(path, 1);
     expect(await new WebhookVerifier(secret).verify(delivery!.headers, delivery!.body)).toBe("ok");
     const posted = JSON.parse(delivery!.body);
@@ -197,6 +212,7 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
     expect(posted.summary).toEqual((await monitorById(env, monitor.id))!.lastSummary);
     expect(posted.summary).toEqual(second.summary);
     expect(posted.changes).toEqual(JSON.parse(JSON.stringify(second.changes)));
+    expect(posted.changes[0].reason).toBe(REASONS[product.name]);
     expect(posted.monitor).toMatchObject({
       id: monitor.id,
       name: "Contract",
@@ -220,7 +236,7 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
       await runMonitor(env, product, { ...monitor, alertEmails: true }, { now: now + 1_000 });
       const [delivery] = await deliveredAt(path, 1);
       const posted = JSON.parse(delivery!.body) as {
-        changes: { identifier: string; changes: { field: string; from: unknown; to: unknown }[] }[];
+        changes: { identifier: string; changes: { field: string; from: unknown; to: unknown }[]; reason: string }[];
       };
       const recipients = await accountRecipients(database(env), acct.accountId);
       expect(recipients).toHaveLength(2);
@@ -240,18 +256,17 @@ describe.each(SUBJECTS)("monitors: $label", (subject) => {
         }
         expect(caught!.headers["list-unsubscribe"]).toMatch(/^<https:\/\/verify\.test\/mail\/unsubscribe\/msg_\w+>$/);
         expect(caught!.text).not.toContain(acct.key);
-        const link = `https://verify.test/api/v1/${product.name}/${product.monitor!.path ?? "monitors"}/${monitor.id}`;
-        expect(caught!.text).toContain(`GET ${link}`);
+        // Each entry says why it changed, by name and in words.
+        const reason = REASONS[product.name];
+        expect(caught!.text).toContain(`* ${posted.changes[0]!.identifier}\n  reason: ${reason} (`);
+        expect(caught!.html).toContain(`<em>reason: ${reason} (`);
+        // The link is the monitor's row on the dashboard's monitors page (a browser's page, not the API's URL), and
+        // the way to stop is the dashboard's Edit form, not an API call.
+        const link = `https://verify.test/dashboard/monitors#monitor-${monitorFamily(product)}-${monitor.id}`;
+        expect(caught!.text).toContain(`in the dashboard: ${link}`);
         expect(caught!.html).toContain(`<a href="${link}">`);
-        // The link is the monitor itself (its last_summary is its latest run); the test-only fake products have no
-        // routes.
-        if (!product.name.startsWith("fake")) {
-          const shown = await call<{ monitor: { id: number } }>(
-            link.replace("https://verify.test", ""),
-            bearer(acct.key),
-          );
-          expect([shown.status, shown.body.data?.monitor.id]).toEqual([200, monitor.id]);
-        }
+        expect(caught!.text).toContain('choose Edit and set "Alert emails to the account\'s members" to off');
+        expect(caught!.text).not.toContain("PATCH");
       }
       await new Promise((resolve) => setTimeout(resolve, 300));
       for (const to of recipients) expect(await caughtFor(to)).toHaveLength(1);

@@ -120,6 +120,7 @@ describe("dashboard: monitors", () => {
       identifier: "deliverable@service.test",
       input: "x",
       changes: [{ field: "deliverable", from: "deliverable", to: "risky" }],
+      reason: "recheck",
     };
     for (let i = 0; i < KEPT_RUNS; i++)
       await recordRun(env, id, [], { checked: 1, changed: 1 }, Date.now() + i, [change]);
@@ -127,7 +128,7 @@ describe("dashboard: monitors", () => {
     const kept = htmlText(await (await browser.fetch("/dashboard/monitors")).text());
     expect(kept).toContain("Last runs (5)");
     expect(kept).toContain(
-      '<td>deliverable@service.test</td><td>deliverable</td><td>"deliverable"</td><td>"risky"</td>',
+      '<td>deliverable@service.test</td><td>recheck</td><td>deliverable</td><td>"deliverable"</td><td>"risky"</td>',
     );
 
     expect((await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/delete`)).status).toBe(200);

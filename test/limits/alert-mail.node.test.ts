@@ -12,10 +12,11 @@ const run = (n: number) => {
       { field: "line_type", from: "mobile", to: "voip" },
       { field: "disposable", from: false, to: true },
     ],
+    reason: "feedback",
   })) as unknown as EntryChanges[];
   const summary = { checked: n, changed: n, credits_used: n, stopped_reason: null } as unknown as RunSummary;
   return alertBodies(
-    { family: "phone", link: "https://api.test/api/v1/phone/monitors/1" },
+    { family: "phone", link: "https://api.test/dashboard/monitors#monitor-phone-1" },
     { id: 1, name: "m" },
     summary,
     changes,

@@ -144,9 +144,14 @@ function batchLimits(): CustomerLimit[] {
 function alertMailBytes(product: Product, entries: number, fields: number): number {
   const identifier = "x".repeat(Math.min(plainBytes(product.input) - 2, SIDECAR_LIMITS.addressLength));
   const change = { field: "deliverable", from: "deliverable", to: "undeliverable" };
-  const changes = Array.from({ length: entries }, () => ({ identifier, changes: Array(fields).fill(change) }));
+  // `feedback` has the longest words of the reasons a mail spells out.
+  const changes = Array.from({ length: entries }, () => ({
+    identifier,
+    changes: Array(fields).fill(change),
+    reason: "feedback",
+  }));
   const summary = { checked: entries, changed: entries, credits_used: entries, stopped_reason: null };
-  const link = `https://api.example.com/api/v1/${product.name}/monitors/${Number.MAX_SAFE_INTEGER}`;
+  const link = `https://api.example.com/dashboard/monitors#monitor-${product.name}-${Number.MAX_SAFE_INTEGER}`;
   const monitor = { id: Number.MAX_SAFE_INTEGER, name: "x".repeat(100) };
   const bodies = alertBodies({ family: product.name, link }, monitor, summary as never, changes as never);
   const to = `${"x".repeat(64)}@${"x".repeat(189)}`;

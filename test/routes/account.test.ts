@@ -1,5 +1,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { insertRequestRecords } from "../../src/db/request-log";
+import { newRequestId } from "../../src/http/request-id";
+import { RECORD_READABLE_WITHIN_MS } from "../../src/http/request-record";
 import worker from "../../src/index";
 import { assertDocumentedResponse } from "../openapi-check";
 import { admin, BASE, bearer, call, createAccount, creditsStub, type Envelope, requestRecord } from "../helpers";
@@ -70,6 +73,32 @@ describe("GET /api/v1/account/requests/{requestId}", () => {
     });
     const bad = await requestRecord(acct.key, refused.body.error.request_id);
     expect(bad.body.data).toMatchObject({ status: 422, code: "VALIDATION_FAILED" });
+  });
+
+  it("is readable as soon as the answer is received: the first GET right after the call answers 200", async () => {
+    const acct = await createAccount({ key: { scopes: ["account"] } });
+    const done = await call("/api/v1/account", bearer(acct.key));
+    const id = String(done.body.meta.request_id);
+    // One GET, no retry: the record is still on its way to D1 (the queue's consumer writes it about a second later).
+    const { status, body } = await call<{ request_id: string }>(`/api/v1/account/requests/${id}`, bearer(acct.key));
+    expect([status, body.data?.request_id]).toEqual([200, id]);
+    expect(body.data).toMatchObject({ endpoint: "GET /api/v1/account", status: 200, code: null, key_id: acct.keyId });
+  });
+
+  it("waits for a record another instance logged until it is stored; an old unknown id is 404 at once", async () => {
+    const acct = await createAccount({ key: { scopes: ["account"] } });
+    const id = newRequestId();
+    const record = { requestId: id, accountId: acct.accountId, keyId: acct.keyId, method: "GET", path: "/x" };
+    // Stored 600 ms after the GET began, as the queue's consumer would, and never in this isolate's recent records.
+    const stored = new Promise((resolve) => setTimeout(resolve, 600)).then(() =>
+      insertRequestRecords(env.DB, [{ ...record, status: 200, code: null, credits: 0, createdAt: Date.now() }]),
+    );
+    const { status, body } = await call<{ request_id: string }>(`/api/v1/account/requests/${id}`, bearer(acct.key));
+    await stored;
+    expect([status, body.data?.request_id]).toEqual([200, id]);
+    const started = Date.now();
+    const old = await call(`/api/v1/account/requests/${newRequestId(Date.now() - 60_000)}`, bearer(acct.key));
+    expect([old.status, Date.now() - started < RECORD_READABLE_WITHIN_MS]).toEqual([404, true]);
   });
 
   it("answers 404 NOT_FOUND for another account's request", async () => {

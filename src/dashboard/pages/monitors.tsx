@@ -49,6 +49,7 @@ function ChangesTable({ changes }: { changes: EntryChanges[] }) {
       <thead>
         <tr>
           <th>Entry</th>
+          <th>Why</th>
           <th>Field</th>
           <th>Was</th>
           <th>Now</th>
@@ -59,6 +60,7 @@ function ChangesTable({ changes }: { changes: EntryChanges[] }) {
           entry.changes.map((change) => (
             <tr>
               <td>{entry.identifier}</td>
+              <td>{entry.reason ?? "unknown"}</td>
               <td>{change.field}</td>
               <td>{JSON.stringify(change.from)}</td>
               <td>{JSON.stringify(change.to)}</td>

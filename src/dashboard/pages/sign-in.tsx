@@ -1,7 +1,8 @@
 import type { Child } from "hono/jsx";
 import { Page } from "./layout";
 
-const Anon = ({ title, children }: { title: string; children: Child }) => (
+/** A page for a browser without a session: the dashboard's look, no navigation. */
+export const Anon = ({ title, children }: { title: string; children: Child }) => (
   <Page title={title}>
     <main class="narrow">
       <h1>{title}</h1>

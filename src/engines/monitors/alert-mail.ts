@@ -2,6 +2,7 @@ import { database } from "../../db/client";
 import { escapeHtml } from "../mail/compose";
 import { queueMail } from "../mail/outbox";
 import { accountRecipients } from "../mail/recipients";
+import type { ChangeReason } from "./change-reason";
 import type { EntryChanges, RunSummary } from "./run-summary";
 import type { MonitorRow } from "./store";
 
@@ -13,6 +14,19 @@ import type { MonitorRow } from "./store";
 const show = (value: unknown) => (value === undefined ? "(none)" : JSON.stringify(value));
 const changeItem = (c: EntryChanges["changes"][number]) =>
   `<li><code>${escapeHtml(c.field)}</code>: ${escapeHtml(show(c.from))} &rarr; ${escapeHtml(show(c.to))}</li>`;
+
+/** Each change `reason` in words (products.md, "Monitor changes"), for a reader who does not know the names. */
+const REASON_WORDS: Record<ChangeReason, string> = {
+  recheck: "a fresh check answered differently",
+  feedback: "a bounce, complaint or delivery report was recorded for it",
+  suppressed: "the value was suppressed",
+  dataset: "a dataset update changed the answer",
+  partner: "a partner's answer changed",
+};
+
+/** `reason: suppressed (the value was suppressed)`; `reason: unknown` for a run that could not tell. */
+export const reasonLine = (reason: ChangeReason | null) =>
+  reason ? `reason: ${reason} (${REASON_WORDS[reason]})` : "reason: unknown";
 
 /**
  * The bytes of text, and as many of HTML, the listed entries may take: base64 makes each a third larger, so the message
@@ -26,8 +40,15 @@ const utf8Bytes = (value: string) => new TextEncoder().encode(value).byteLength;
 
 /** One changed entry as its text lines and its HTML list item. */
 const entryBlocks = (entry: EntryChanges) => ({
-  text: ["", `* ${entry.identifier}`, ...entry.changes.map((c) => `  ${c.field}: ${show(c.from)} -> ${show(c.to)}`)],
-  html: `<li><strong>${escapeHtml(entry.identifier)}</strong><ul>${entry.changes.map(changeItem).join("")}</ul></li>`,
+  text: [
+    "",
+    `* ${entry.identifier}`,
+    `  ${reasonLine(entry.reason)}`,
+    ...entry.changes.map((c) => `  ${c.field}: ${show(c.from)} -> ${show(c.to)}`),
+  ],
+  html:
+    `<li><strong>${escapeHtml(entry.identifier)}</strong> <em>${escapeHtml(reasonLine(entry.reason))}</em>` +
+    `<ul>${entry.changes.map(changeItem).join("")}</ul></li>`,
 });
 
 /** The leading entries whose blocks fit `ALERT_LIST_BYTES` in both bodies (always the first, however long). */
@@ -51,11 +72,16 @@ function subjectOf(monitor: Pick<MonitorRow, "name">, summary: RunSummary, chang
   return `${monitor.name}: no changes`;
 }
 
-/** The monitor's family (`email`, `email_domain`, ...) and the API address of the monitor, whose last run this is. */
+/** The monitor's family (`email`, `email_domain`, ...) and the monitor's place on the dashboard's monitors page. */
 export interface AlertContext {
   family: string;
   link: string;
 }
+
+/** How to stop: the dashboard's Edit form of the monitor, whose alert emails field is the API's `alert_emails`. */
+export const STOP =
+  "You receive this because the monitor has alert emails on. To stop them, open the monitor in the dashboard, " +
+  'choose Edit and set "Alert emails to the account\'s members" to off.';
 
 export function alertBodies(
   { family, link }: AlertContext,
@@ -66,7 +92,7 @@ export function alertBodies(
   const head =
     `Your ${family} monitor "${monitor.name}" (id ${monitor.id}) ran: ${summary.checked} checked, ` +
     `${summary.changed} changed, ${summary.credits_used} credits used.`;
-  const see = `The run is the monitor's last_summary: GET ${link}`;
+  const see = `See the monitor and its last runs in the dashboard: ${link}`;
   const stopped = summary.stopped_reason ? `The run stopped early: ${summary.stopped_reason}.` : null;
   const blocks = listed(changes);
   const rest = changes.length - blocks.length;
@@ -81,7 +107,7 @@ export function alertBodies(
     "",
     see,
     "",
-    "You receive this because the monitor has alert_emails on; PATCH it with alert_emails: false to stop.",
+    STOP,
     "",
   ].join("\n");
   const html = [
@@ -91,8 +117,8 @@ export function alertBodies(
     ...blocks.map((block) => block.html),
     changes.length ? "</ul>" : "",
     ...(more ? [`<p>${escapeHtml(more)}</p>`] : []),
-    `<p>The run is the monitor's last_summary: <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
-    "<p>You receive this because the monitor has alert_emails on; PATCH it with alert_emails: false to stop.</p>",
+    `<p>See the monitor and its last runs in the dashboard: <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
+    `<p>${escapeHtml(STOP)}</p>`,
   ].join("\n");
   return { subject: subjectOf(monitor, summary, changes), text, html };
 }

@@ -1,4 +1,5 @@
 import type { StopReason } from "../credits/credits";
+import type { ChangeReason } from "./change-reason";
 
 /** Also the monitor's `last_summary`; the product's tallies (entity: `found`) follow `checked`. */
 export interface RunSummary {
@@ -17,9 +18,10 @@ export interface Change {
   to: unknown;
 }
 
-/** One entry whose answer differs from its baseline, named by the product's `label`. */
+/** One entry whose answer differs from its baseline, named by the product's `label`, with why it changed. */
 export interface EntryChanges {
   identifier: string;
   input: unknown;
   changes: Change[];
+  reason: ChangeReason | null;
 }

@@ -4,7 +4,8 @@ import { walk, type WalkItem } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
 import { queueMonitorAlert } from "./alert-mail";
 import { shouldPost } from "./schedule";
-import { baselinesOf, recordRun, type Baseline, type MonitorRow } from "./store";
+import { changeReason, PROVENANCE_KEY, provenanceOf, splitBaseline } from "./change-reason";
+import { recordRun, storedBaselines, type Baseline, type MonitorRow } from "./store";
 import { iso } from "../../db/listing";
 import type { EntryChanges, RunSummary } from "./run-summary";
 
@@ -66,12 +67,15 @@ function compareItems<In, Out>(
     if (seen.has(entryKey)) continue;
     seen.add(entryKey);
     const answer = shape.observe(item.data);
-    const baseline = stored.get(entryKey);
-    out.baselines.push({ entryKey, answer });
-    if (!baseline) out.newBaselines++;
+    const provenance = provenanceOf(item.data, item.meta.suppressed);
+    const kept = stored.get(entryKey);
+    out.baselines.push({ entryKey, answer: { ...answer, [PROVENANCE_KEY]: provenance } });
+    if (!kept) out.newBaselines++;
     else {
+      const { answer: baseline, provenance: before } = splitBaseline(kept);
       const changes = shape.compare(baseline, answer);
-      if (changes.length) out.changes.push({ identifier: shape.label(item.data), input: item.input, changes });
+      const reason = changeReason(before, provenance);
+      if (changes.length) out.changes.push({ identifier: shape.label(item.data), input: item.input, changes, reason });
       const raised = shape.flags?.(baseline, answer) ?? [];
       if (raised.length) out.flags[shape.label(item.data)] = raised;
     }
@@ -142,7 +146,7 @@ export async function runMonitor<In, Out>(
     options: { ...RUN_OPTIONS, refresh, extra: monitor.options ?? {} },
     now,
   });
-  const stored = await baselinesOf(env, monitor.id);
+  const stored = await storedBaselines(env, monitor.id);
   const compared = compareItems(shape, run.items, stored);
   const summary: RunSummary = {
     checked: run.items.length,
@@ -170,8 +174,9 @@ export async function runMonitor<In, Out>(
     await enqueueDelivery(env, delivery);
   }
   if (current.alertEmails && shouldPost(current.webhookEvents, summary)) {
+    // The monitor's row on the dashboard's monitors page: a browser link that works signed in, unlike the API's URL.
     const base = env.MAIL_BASE_URL.replace(/\/+$/, "");
-    const link = `${base}/api/v1/${product.name}/${shape.path ?? "monitors"}/${current.id}`;
+    const link = `${base}/dashboard/monitors#monitor-${monitorFamily(product)}-${current.id}`;
     await queueMonitorAlert(env, { family: monitorFamily(product), link }, current, summary, compared.changes, now);
   }
   return { monitor: current, summary, changes: compared.changes, ...(flags ? { flags } : {}), body };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { MonitorShape, Product } from "../product";
+import { CHANGE_REASONS } from "./change-reason";
 
 /** `last_summary` and a run's `summary`: fixed counts with the product's own tallies (entity: `found`). */
 export function runSummarySchema(shape: MonitorShape<unknown, unknown>) {
@@ -34,9 +35,18 @@ export function monitorSchema(product: Product, shape: MonitorShape<unknown, unk
   });
 }
 
-/** One entry whose answer moved away from its baseline. */
+/** One entry whose answer moved away from its baseline, and why. */
 export const entryChangesSchema = z.object({
   identifier: z.string(),
   input: z.unknown(),
   changes: z.array(z.object({ field: z.string(), from: z.unknown(), to: z.unknown() })),
+  reason: z
+    .enum(CHANGE_REASONS)
+    .nullable()
+    .describe(
+      "Why the entry changed: `recheck` (a fresh check answered differently), `feedback` (a bounce, complaint or " +
+        "delivery report recorded for the value), `suppressed` (the value was suppressed), `dataset` (a dataset " +
+        "update changed the answer: a source cited by both answers at another version), `partner` (a partner's " +
+        "answer changed), or null when not known (a baseline recorded before runs kept what answers cite).",
+    ),
 });

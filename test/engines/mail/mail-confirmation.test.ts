@@ -43,7 +43,11 @@ describe("account email confirmation by mail", () => {
 
     const confirmed = await follow(link!);
     expect(confirmed.status).toBe(200);
-    expect(await confirmed.text()).toContain("Email address confirmed");
+    const shown = await confirmed.text();
+    expect(shown).toContain("Email address confirmed");
+    // The dashboard's look and a way into it.
+    expect(shown).toContain('<link rel="stylesheet" href="/dashboard/assets/app.css"/>');
+    expect(shown).toContain('<a href="/dashboard/keys">');
     expect((await accountCall(acct.key)).status).toBe(200);
 
     // Single use: the link does nothing more, and says the address is confirmed.
@@ -59,9 +63,16 @@ describe("account email confirmation by mail", () => {
       { purpose: "confirm_email", accountId: acct.id, recipient: acct.email, ttlMs: 1_000 },
       Date.now() - 10_000,
     );
-    expect((await follow(`https://verify.test/mail/confirm/${expired}`)).status).toBe(410);
+    const stale = await follow(`https://verify.test/mail/confirm/${expired}`);
+    expect(stale.status).toBe(410);
     expect((await accountCall(acct.key)).body.error.code).toBe("EMAIL_NOT_VERIFIED");
-    expect((await follow("https://verify.test/mail/confirm/NotAToken123")).status).toBe(404);
+    const unknown = await follow("https://verify.test/mail/confirm/NotAToken123");
+    expect(unknown.status).toBe(404);
+    // Both lead to the dashboard's account page, where a new link is sent, in the dashboard's look.
+    for (const page of [await stale.text(), await unknown.text()]) {
+      expect(page).toContain('<link rel="stylesheet" href="/dashboard/assets/app.css"/>');
+      expect(page).toContain('<a href="/dashboard/account">Sign in to the dashboard</a>');
+    }
   });
 
   it(

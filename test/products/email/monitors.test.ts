@@ -126,6 +126,8 @@ describe("GET, POST /api/v1/email/monitors and .../run", () => {
           identifier: "bob@acme.example",
           input: "bob@acme.example",
           changes: [{ field: "deliverable", from: "deliverable", to: "undeliverable" }],
+          // The complaint suppressed the address: the run answers it from the account's suppressions.
+          reason: "suppressed",
         },
       ]);
       expect(decayed.body.data.monitor.last_summary).toEqual(decayed.body.data.summary);
