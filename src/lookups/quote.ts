@@ -23,7 +23,7 @@ export interface QuoteRequest<In> {
   product: Product<In>;
   /** The values as `lookup` would be handed them. */
   inputs: In[];
-  /** Values a surface could not read (each counted as one distinct chargeable value, so the figure stays an upper bound). */
+  /** Values a surface could not read: each counted as a distinct chargeable value, so the figure stays a bound. */
   unreadable?: number;
   options: WalkOptions;
 }
