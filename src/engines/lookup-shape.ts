@@ -3,8 +3,11 @@ import type { Payer } from "./credits/credits";
 import type { Product, WalkOptions } from "./product";
 
 /**
- * A product's lookups as data: every surface (REST routes, the tool protocol, the dashboard) reads these declarations
- * and calls the one lookup service (src/lookups/) with what they give. Products declare; they never build a response.
+ * A product's lookups as data. The REST routes are mounted from every declaration (src/routes/lookups.ts); the tool
+ * protocol makes a tool of each route that declares `tool` (src/surfaces/mcp/lookup-tools.ts); the dashboard's try-it
+ * forms are the `single` POST routes. Each surface validates its own request shape, hands the declaration's inputs to
+ * the one lookup service (src/lookups/service.ts) through src/surfaces/declared-lookup.ts, and renders the answer its
+ * own way. Products declare; they never build a response.
  *
  * - `single`: one value, answered with its meta (`POST /{product}`, and reads such as `GET /ip/{ip}`).
  * - `batch`: a list walked in order, one request; `results` plus the walk's meta.
@@ -44,6 +47,20 @@ export type AfterLookup<J, Out> = (
   data: Out,
 ) => Promise<Record<string, unknown>>;
 
+/**
+ * A route offered as a tool of the tool protocol: its name (the public tool name, docs/agents.md), a title and a
+ * description for a model. The arguments are the route's path parameters, query and body fields, flattened.
+ */
+export interface LookupTool {
+  name: string;
+  title: string;
+  description: string;
+  /** The lookup may reach the outside world (DNS, RDAP, mail servers, partners). */
+  openWorld: boolean;
+  /** The product answers documented test values the same way, free (the tool says so). */
+  testValues?: boolean;
+}
+
 export interface TypedLookupRoute<In, Out, J, P, Q> {
   kind: LookupKind;
   method: "get" | "post";
@@ -75,6 +92,8 @@ export interface TypedLookupRoute<In, Out, J, P, Q> {
   after?: AfterLookup<J, Out>;
   /** Error codes of the route's own, beyond the walk's and the key check's. */
   errors?: readonly string[];
+  /** Offered as a tool of the tool protocol under this name. */
+  tool?: LookupTool;
   /** Mounted after every other route: a path parameter that would otherwise read other routes' paths (`/ip/{ip}`). */
   last?: boolean;
 }

@@ -1,4 +1,6 @@
 import type { StopReason } from "../engines/credits/credits";
+import type { Product } from "../engines/product";
+import type { Principal } from "../types";
 
 /**
  * Why a lookup did not run, as a value every surface renders its own way (HTTP: the spec's error envelope and status;
@@ -14,6 +16,22 @@ export interface Refusal {
   message: string;
   /** When asking again can succeed (rate limits; the daily cap resets at 00:00 UTC). */
   retryAfterSeconds?: number;
+}
+
+/**
+ * The refusal a principal meets before anything is read for it: a secret key without the product's scope, the sandbox
+ * key with a value that is not a documented sample. Null when the lookup (or its quote) may go on.
+ */
+export function keyRefusal<In, Out>(
+  principal: Principal,
+  product: Product<In, Out>,
+  inputs: readonly In[],
+): Refusal | null {
+  if (principal.kind === "secret" && !principal.scopes.includes(product.scope))
+    return { code: "KEY_SCOPE_DENIED", message: `The key's scopes do not include \`${product.scope}\`.` };
+  if (principal.kind === "sandbox" && !inputs.every((input) => product.isSample(input)))
+    return { code: "SANDBOX_VALUE_NOT_ALLOWED", message: "The sandbox key only answers the documented sample values." };
+  return null;
 }
 
 /** The error codes a lookup's walk may refuse with, beyond its key check (documented on every lookup). */

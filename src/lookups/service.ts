@@ -4,7 +4,9 @@ import { walk, type WalkRun } from "../engines/walk/walk";
 import type { Admission } from "../limits/admission";
 import { rateLimitRefusal } from "../limits/admission";
 import type { Principal } from "../types";
-import { refusalOf, type Refusal } from "./refusal";
+import { keyRefusal, refusalOf, type Refusal } from "./refusal";
+
+export { quote, readInputs, type Quote, type QuoteOutcome, type QuoteRequest } from "./quote";
 
 /** Who asks, as every surface knows it once the key is checked. */
 export interface LookupCaller {
@@ -43,14 +45,8 @@ export async function lookup<In, Out>(
   options: Partial<WalkOptions> = {},
 ): Promise<LookupOutcome<In, Out>> {
   const { principal } = caller;
-  if (principal.kind === "secret" && !principal.scopes.includes(product.scope))
-    return refused({ code: "KEY_SCOPE_DENIED", message: `The key's scopes do not include \`${product.scope}\`.` });
-  if (principal.kind === "sandbox" && !inputs.every((input) => product.isSample(input))) {
-    return refused({
-      code: "SANDBOX_VALUE_NOT_ALLOWED",
-      message: "The sandbox key only answers the documented sample values.",
-    });
-  }
+  const before = keyRefusal(principal, product, inputs);
+  if (before) return refused(before);
   try {
     const run = await walk(product, {
       env: caller.env,

@@ -1,19 +1,18 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
-import { payerOf } from "../engines/credits/payer";
 import type { LookupRequest, LookupRoute } from "../engines/lookup-shape";
 import type { Product } from "../engines/product";
 import { browserOk, browserSchema } from "../http/browser-answer";
 import { ok } from "../http/envelope";
-import { ApiError, ERROR_STATUS, validationFailed, type ErrorCode } from "../http/errors";
+import { ApiError, ERROR_STATUS, type ErrorCode } from "../http/errors";
 import { describe } from "../http/openapi";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
-import { assertWebhookUrl } from "../http/webhook-url";
 import { registeredProducts } from "../products/registry";
 import type { AppEnv } from "../types";
-import { batchMetaOf, batchResults, dataSchema, metaSchema, singleMeta } from "./lookup-meta";
-import { LOOKUP_ERRORS, lookupKey, paidWalk } from "./paid-walk";
+import { runDeclared, type SurfaceError } from "../surfaces/declared-lookup";
+import { dataSchema, metaSchema } from "./lookup-meta";
+import { callerOf, LOOKUP_ERRORS, lookupKey } from "./paid-walk";
 
 type Validated = (target: "json" | "param" | "query") => unknown;
 
@@ -29,29 +28,23 @@ function requestOf(c: Context<AppEnv>, route: LookupRoute): LookupRequest {
 
 const isErrorCode = (code: string): code is ErrorCode => code in ERROR_STATUS;
 
-/** Runs one declared route: its inputs through the lookup service, answered in the envelope its kind documents. */
-async function answer(c: Context<AppEnv>, owner: Product, route: LookupRoute) {
-  const request = requestOf(c, route);
-  const json = (request.json ?? {}) as Record<string, unknown>;
-  for (const field of route.urlFields ?? [])
-    if (typeof json[field] === "string") assertWebhookUrl(c.env, field, json[field]);
-  const inputs = route.inputs(request);
-  if (!Array.isArray(inputs)) throw validationFailed(inputs.invalid);
-  const product = route.product ?? owner;
-  const run = await paidWalk(c, product, inputs, {
-    honorSuppressions: route.kind === "batch",
-    ...route.options?.(request),
+/** A declared lookup's failure as the API error its code names (429s with `Retry-After`). */
+function apiErrorOf(error: SurfaceError): ApiError {
+  const headers: Record<string, string> =
+    error.retryAfterSeconds === undefined ? {} : { "Retry-After": String(error.retryAfterSeconds) };
+  return new ApiError(isErrorCode(error.code) ? error.code : "SERVER_ERROR", error.message, {
+    headers,
+    ...(error.errors ? { errors: error.errors } : {}),
   });
-  if (route.kind === "batch") return ok(c, { results: batchResults(route, run) }, batchMetaOf(route, run));
-  const data = run.items[0]!.data;
-  if (route.kind === "browser") return browserOk(c, data as object);
-  const read = route.answer ? route.answer(data) : { data };
-  if ("error" in read)
-    throw new ApiError(isErrorCode(read.error.code) ? read.error.code : "SERVER_ERROR", read.error.message);
-  const after = route.after
-    ? await route.after({ env: c.env, requestId: c.var.requestId, payer: payerOf(c.var.principal) }, request.json, data)
-    : {};
-  return ok(c, read.data, { ...singleMeta(route, run), ...after });
+}
+
+/** Runs one declared route through the shared adapter, answered in the envelope its kind documents. */
+async function answer(c: Context<AppEnv>, owner: Product, route: LookupRoute) {
+  const outcome = await runDeclared({ caller: callerOf(c), owner, route, request: requestOf(c, route) });
+  if (!outcome.ok) throw apiErrorOf(outcome.error);
+  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + outcome.creditsUsed);
+  if (route.kind === "browser") return browserOk(c, outcome.data as object);
+  return ok(c, outcome.data, outcome.meta);
 }
 
 /** The middleware chain of a declared route: its documentation, key check, validation, then the answer. */

@@ -1,10 +1,8 @@
 import type { Context } from "hono";
 import { secretKey, type SecretKeyOptions } from "../auth/secret-key";
-import type { Product, WalkOptions } from "../engines/product";
-import { refusalApiError } from "../http/refusal";
 import { deferPastAnswer } from "../http/trace-answer";
 import { WALK_REFUSALS } from "../lookups/refusal";
-import { lookup, type LookupCaller } from "../lookups/service";
+import type { LookupCaller } from "../lookups/service";
 import type { AppEnv } from "../types";
 
 /** The errors a paid walk answers with when it refuses the first value (documented on every lookup route). */
@@ -21,22 +19,6 @@ export function callerOf(c: Context<AppEnv>): LookupCaller {
     ...(c.var.admission ? { admission: c.var.admission } : {}),
     defer: (work) => deferPastAnswer(c, work),
   };
-}
-
-/**
- * The lookup service as every lookup route runs it: a refusal becomes its HTTP error (402, 403, 429), and what the
- * answers charged is recorded for the request log.
- */
-export async function paidWalk<In, Out>(
-  c: Context<AppEnv>,
-  product: Product<In, Out>,
-  inputs: In[],
-  options: Partial<WalkOptions>,
-) {
-  const outcome = await lookup(callerOf(c), product, inputs, options);
-  if (!outcome.ok) throw refusalApiError(outcome.refusal);
-  c.set("creditsUsed", (c.var.creditsUsed ?? 0) + outcome.answer.creditsUsed);
-  return outcome.answer;
 }
 
 /**

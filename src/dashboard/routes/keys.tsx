@@ -6,7 +6,7 @@ import {
   createSecretKey,
   listKeys,
   publishableKeyForm,
-  revokeKey,
+  revokeAccountKey,
   rotateFeedbackKey,
   secretKeyForm,
   type NewKey,
@@ -44,7 +44,7 @@ export const keyRoutes = new Hono<DashEnv>()
     ),
   )
   .post("/keys/:keyId/revoke", async (c) => {
-    const done = await revokeKey(c.env, c.var.session.accountId, c.req.param("keyId"));
+    const done = await revokeAccountKey(c.env, c.var.session.accountId, c.req.param("keyId"));
     return render(
       c,
       done ? { notice: "The key is revoked." } : { errors: { key: ["No such key in this account."] } },

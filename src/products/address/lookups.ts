@@ -81,6 +81,17 @@ export const addressLookups: LookupShape = {
       kind: "single",
       method: "post",
       path: "/address",
+      tool: {
+        name: "verify_address",
+        title: "Verify a postal address",
+        description:
+          "Reads and checks one postal address (one line or components, with an ISO country) against " +
+          "installed reference datasets. verification: `verified` (found as given or corrected), `partial`, " +
+          "`unverified`, or `format_only` (no dataset covers the country, reason `not_covered`). 1 credit only " +
+          "when verified.",
+        openWorld: false,
+        testValues: true,
+      },
       summary: "Verify one address; 1 credit only when verified and not a 7-day repeat",
       description:
         `An address on one line or in fields, with its \`country\` (inside the address or beside it). ` +
@@ -96,6 +107,14 @@ export const addressLookups: LookupShape = {
       kind: "batch",
       method: "post",
       path: "/address/batch",
+      tool: {
+        name: "verify_addresses",
+        title: "Verify up to 100 postal addresses",
+        description:
+          "As verify_address for 1 to 100 addresses; `country` applies to one-line items without their own. " +
+          "1 credit per verified answer.",
+        openWorld: false,
+      },
       summary: "Verify 1 to 100 addresses in order; counts as one request",
       description:
         `\`country\` applies to every address that names none. Walks in order and stops where credits or ` +

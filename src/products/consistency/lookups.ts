@@ -11,6 +11,15 @@ export const consistencyLookups = (request: z.ZodType<ConsistencyInput & { netwo
       kind: "single",
       method: "post",
       path: "/consistency",
+      tool: {
+        name: "check_consistency",
+        title: "Check one sign-up's signals agree",
+        description:
+          "Compares two or more of email, phone, IP, address and company of one person or sign-up and names " +
+          "each agreement and disagreement with the fields that decided it; `score` and `level` sum them up. The " +
+          "signals are not billed; 1 credit when a check was decided (score not null).",
+        openWorld: true,
+      },
       summary: "Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat",
       description:
         "Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals " +

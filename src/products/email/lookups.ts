@@ -61,6 +61,17 @@ export const emailLookups: LookupShape = {
       kind: "single",
       method: "post",
       path: "/email",
+      tool: {
+        name: "verify_email",
+        title: "Verify an email address",
+        description:
+          "Checks one address: syntax, MX, disposable/role/free lists, SPF/DMARC, domain age and a mailbox " +
+          "handshake (no mail is sent). Costs 1 credit for a usable answer; 0 when `deliverable` is `unverified` or " +
+          "undeliverable without a check. deliverable: `deliverable` (mailbox confirmed), `risky` (catch-all, " +
+          "disposable, role...), `undeliverable` (no MX, no mailbox); `reason` says why, `risk_score` 0-100.",
+        openWorld: true,
+        testValues: true,
+      },
       summary: "Verify one address",
       description:
         `Runs the full pipeline: syntax, lists, DNS, provider rules and the mailbox handshake. ` +
@@ -98,6 +109,14 @@ export const emailLookups: LookupShape = {
       kind: "batch",
       method: "post",
       path: "/email/batch",
+      tool: {
+        name: "verify_emails",
+        title: "Verify up to 50 email addresses",
+        description:
+          "As verify_email for 1 to 50 addresses, in order; duplicates and suppressed addresses are free. " +
+          "Stops early (meta.stopped_reason) when credits or the key's daily cap run out; what was answered is kept.",
+        openWorld: true,
+      },
       summary: "Verify 1 to 50 addresses in order; counts as one request",
       description:
         `Each address is answered as \`POST /email\` answers it, in input order; suppressed addresses ` +
@@ -127,6 +146,15 @@ export const emailLookups: LookupShape = {
       kind: "read",
       method: "get",
       path: "/email/domain/:domain",
+      tool: {
+        name: "lookup_email_domain",
+        title: "Look up an email domain",
+        description:
+          "Domain intelligence: MX and mail provider, SPF, DMARC, registration age, disposable/free lists. 1 " +
+          "credit only when the domain receives mail (mx_found) and it is not a repeat; `valid: false` answers are " +
+          "free.",
+        openWorld: true,
+      },
       product: emailDomain,
       summary: "Domain intelligence; 1 credit only when mx_found and fresh",
       description:

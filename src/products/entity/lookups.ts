@@ -21,6 +21,15 @@ export const entityLookups: LookupShape = {
       kind: "single",
       method: "post",
       path: "/entity",
+      tool: {
+        name: "lookup_entity",
+        title: "Look up a company identifier",
+        description:
+          "An LEI or a national company number, from registers synced locally: name, status, addresses, " +
+          "flags. `found: false` with a reason (e.g. `register_not_installed`) is free; 1 credit when a register " +
+          "carries it.",
+        openWorld: false,
+      },
       summary: "Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat",
       description: `\`identifier\` with its \`type\` and \`country\` where needed. ${ANSWER} ${COST}`,
       request: { json: objectItem },
@@ -31,6 +40,14 @@ export const entityLookups: LookupShape = {
       kind: "batch",
       method: "post",
       path: "/entity/batch",
+      tool: {
+        name: "lookup_entities",
+        title: "Look up up to 500 company identifiers",
+        description:
+          "As lookup_entity for 1 to 500 identifiers (an LEI string or {identifier, type, country}). 1 credit " +
+          "per found identifier.",
+        openWorld: false,
+      },
       summary: "Look up 1 to 500 identifiers in order; counts as one request",
       description:
         `Strings are read as LEIs. Walks in order and stops where credits or the key's daily cap run out ` +

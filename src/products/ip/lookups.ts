@@ -51,7 +51,19 @@ const single = (
 export const ipLookups: LookupShape = {
   tag: "IP",
   routes: [
-    single("/ip", "Look up one IP address", { request: { json: singleBody }, inputs: ({ json }) => [json.ip] }),
+    single("/ip", "Look up one IP address", {
+      request: { json: singleBody },
+      inputs: ({ json }) => [json.ip],
+      tool: {
+        name: "lookup_ip",
+        title: "Look up an IP address",
+        description:
+          "Country and location, ASN and network, hosting provider, Tor/VPN/proxy lists (null when no " +
+          "installed list covers them), the account's allow/deny lists, risk_score. Five fresh lookups that place an " +
+          "address cost 1 credit (meta.ip_lookups_prepaid counts what is left); unplaced addresses are free.",
+        openWorld: false,
+      },
+    }),
     single("/ip/me", "Look up the caller's own address (CF-Connecting-IP)", {
       method: "get",
       sandbox: false,
@@ -100,6 +112,12 @@ export const ipLookups: LookupShape = {
       kind: "batch",
       method: "post",
       path: "/ip/batch",
+      tool: {
+        name: "lookup_ips",
+        title: "Look up up to 1,000 IP addresses",
+        description: "As lookup_ip for 1 to 1,000 addresses, in order; five placing lookups per credit.",
+        openWorld: false,
+      },
       summary: "Look up 1 to 1,000 addresses in order; counts as one request",
       description:
         `Each address is answered as \`POST /ip\` answers it, in input order. Walks in order and stops ` +

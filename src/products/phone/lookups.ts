@@ -39,6 +39,16 @@ export const phoneLookups: LookupShape = {
       kind: "single",
       method: "post",
       path: "/phone",
+      tool: {
+        name: "lookup_phone",
+        title: "Look up a phone number",
+        description:
+          "Numbering-plan validity, line type, allocated carrier and region, risk flags; nothing is sent to " +
+          "the number. With `network: true` a partner's live carrier-network check adds network_status (`active`, " +
+          "`inactive`, `unknown`). 1 credit for a fresh valid number; invalid numbers are free.",
+        openWorld: false,
+        testValues: true,
+      },
       summary: "Look up one number; 1 credit for a fresh valid number",
       description:
         `A number in international form, or national with \`country\`. ${ANSWER} ${COST} ${NETWORK} A ` +
@@ -54,6 +64,14 @@ export const phoneLookups: LookupShape = {
       kind: "batch",
       method: "post",
       path: "/phone/batch",
+      tool: {
+        name: "lookup_phones",
+        title: "Look up up to 1,000 phone numbers",
+        description:
+          "As lookup_phone for 1 to 1,000 numbers (strings or objects), in order; duplicates and suppressed " +
+          "numbers are free; stops early when credits run out.",
+        openWorld: false,
+      },
       summary: "Look up 1 to 1,000 numbers in order; counts as one request",
       description:
         `Each item is a string or \`{phone, country}\`. Walks in order and stops where credits or the ` +

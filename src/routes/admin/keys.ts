@@ -1,11 +1,9 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { forgetKey } from "../../auth/key-lookup";
-import { mintKey } from "../../auth/keys";
-import { newId } from "../../platform/tokens";
+import { allowedDomain, issuePublishableKey, issueSecretKey, revokeKey } from "../../auth/issue-key";
 import { SCOPES } from "../../auth/scopes";
 import { parseRange } from "../../auth/source-allowlist";
-import { insertApiKey, revokeApiKey, type ApiKey } from "../../db/api-keys";
+import type { ApiKey } from "../../db/api-keys";
 import { database, type Database } from "../../db/client";
 import { isMember } from "../../db/members";
 import { putSetting } from "../../db/settings";
@@ -16,13 +14,6 @@ import type { AppEnv } from "../../types";
 import { accountParam, findAccount } from "./accounts";
 
 const dailyCreditCap = z.int().min(1).nullish();
-const hostname = z
-  .string()
-  .max(253)
-  .regex(
-    /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i,
-    "Must be a host name, optionally `*.` first.",
-  );
 
 const secretKeyBody = z.object({
   user_id: z.string().max(64),
@@ -39,7 +30,7 @@ const secretKeyBody = z.object({
 
 const publishableKeyBody = z.object({
   user_id: z.string().max(64).nullish(),
-  allowed_domains: z.array(hostname).min(1).max(50),
+  allowed_domains: z.array(allowedDomain).min(1).max(50),
   daily_credit_cap: dailyCreditCap,
   challenge: z.object({ site_key: z.string().min(1).max(256), secret: z.string().min(1).max(256) }).nullish(),
 });
@@ -71,20 +62,14 @@ export const adminKeyRoutes = new Hono<AppEnv>()
     const db = database(c.env);
     await findAccount(db, accountId);
     await assertMember(db, accountId, body.user_id);
-    const minted = await mintKey("secret");
-    const row = await insertApiKey(db, {
-      id: newId("key"),
+    const { row, key } = await issueSecretKey(db, {
       accountId,
       userId: body.user_id,
-      kind: "secret",
-      keyHash: minted.hash,
-      hint: minted.hint,
       scopes: body.scopes,
       allowedIps: body.allowed_ips,
       dailyCreditCap: body.daily_credit_cap ?? null,
-      createdAt: Date.now(),
     });
-    return ok(c, { ...keyView(row), key: minted.key }, {}, 201);
+    return ok(c, { ...keyView(row), key }, {}, 201);
   })
   .post("/accounts/:accountId/keys/publishable", accountParam, jsonBody(publishableKeyBody), async (c) => {
     const { accountId } = c.req.valid("param");
@@ -92,27 +77,19 @@ export const adminKeyRoutes = new Hono<AppEnv>()
     const db = database(c.env);
     await findAccount(db, accountId);
     if (body.user_id) await assertMember(db, accountId, body.user_id);
-    const minted = await mintKey("publishable");
-    const row = await insertApiKey(db, {
-      id: newId("key"),
+    const { row, key } = await issuePublishableKey(db, {
       accountId,
       userId: body.user_id ?? null,
-      kind: "publishable",
-      keyHash: minted.hash,
-      hint: minted.hint,
-      allowedDomains: body.allowed_domains.map((d) => d.toLowerCase()),
+      allowedDomains: body.allowed_domains,
       dailyCreditCap: body.daily_credit_cap ?? null,
-      challengeSiteKey: body.challenge?.site_key ?? null,
-      challengeSecret: body.challenge?.secret ?? null,
-      createdAt: Date.now(),
+      challenge: body.challenge ? { siteKey: body.challenge.site_key, secret: body.challenge.secret } : null,
     });
-    return ok(c, { ...keyView(row), key: minted.key }, {}, 201);
+    return ok(c, { ...keyView(row), key }, {}, 201);
   })
   .on("DELETE", "/keys/:keyId", pathParams(z.object({ keyId: z.string().max(64) })), async (c) => {
     const { keyId } = c.req.valid("param");
-    const current = await revokeApiKey(database(c.env), keyId, Date.now());
+    const current = await revokeKey(database(c.env), keyId);
     if (!current) throw notFound("Key");
-    forgetKey(current.keyHash);
     return ok(c, keyView(current));
   })
   .put("/sandbox", jsonBody(z.object({ enabled: z.boolean() })), async (c) => {

@@ -1,16 +1,18 @@
 import type { Context, Hono } from "hono";
-import { database } from "../../db/client";
-import { payerOf } from "../../engines/credits/payer";
-import type { Product, WalkOptions } from "../../engines/product";
-import { planList, recallStored } from "../../engines/walk/plan";
-import { monitoredProduct, productNamed, registeredProducts } from "../../products/registry";
+import { secretPrincipal } from "../../auth/principal";
+import { ERROR_STATUS, type ErrorCode } from "../../http/errors";
+import { logRequest } from "../../http/request-log";
+import { deferPastAnswer } from "../../http/trace-answer";
+import type { LookupCaller } from "../../lookups/service";
+import { registeredProducts } from "../../products/registry";
+import type { DeclaredOutcome } from "../declared-lookup";
 import type { AppEnv } from "../../types";
 
 /**
- * The one door from tools into products, the account, bulk runs and monitors. Today it forwards each call to the Hono
- * app in-process, as the HTTP request the API documents (the caller's own Authorization and source address), and reads
- * the envelope back: keys, scopes, limits, caps, holds, repeats, the ledger and the request log are therefore the
- * HTTP path's by construction. When the lookup service lands, this module switches to it and nothing else moves.
+ * What a tool call needs of the /mcp request: its checked key, pending rate limit and request id (`c`). Lookup tools
+ * call the lookup service directly with them (./lookup-tools.ts, through src/surfaces/declared-lookup.ts), as the
+ * REST routes do. The account, bulk and monitor tools still forward to the API in-process (`callApi`, `app`), as the
+ * HTTP request the API documents, until those engines offer functions a surface can call.
  */
 export interface Caller {
   c: Context<AppEnv>;
@@ -42,7 +44,10 @@ type Envelope =
   | { success: true; data: Record<string, unknown>; meta?: Record<string, unknown> }
   | { success: false; error: ApiFailure };
 
-/** One API call as HTTP makes it; a CSV answer (bulk results) comes back as `data.csv`. */
+/**
+ * One API call as HTTP makes it (the account, bulk and monitor tools); a CSV answer (bulk results) comes back as
+ * `data.csv`.
+ */
 export async function callApi(caller: Caller, call: ApiCall): Promise<ApiAnswer> {
   const { c } = caller;
   const url = new URL(`/api/v1${call.path}`, c.req.url);
@@ -80,81 +85,54 @@ export async function callApi(caller: Caller, call: ApiCall): Promise<ApiAnswer>
   };
 }
 
-/** The most distinct values whose repeats a quote reads (100 statements). */
-export const REPEAT_READ_LIMIT = 9_000;
-
-/** What a list of values would cost at most, before anything is held. */
-export interface Estimate {
-  values: number;
-  distinct: number;
-  /** Distinct values answered free: test values and malformed ones, 7-day repeats, suppressed ones. */
-  free: number;
-  /** Distinct values that may be charged (each at most one unit of the product). */
-  chargeable: number;
-  max_credits: number;
-}
-
-/**
- * Prices a list as the paid walk would plan it: dedupe, local answers (test values), then the account's repeat window
- * and suppressions, read but not taken. Every value left may cost one unit (the price rules never charge more), so
- * the figure is an upper bound; a repeat that expires between this and the call is the one way it can move.
- */
-export async function estimate(
-  caller: Caller,
-  productName: string,
-  values: unknown[],
-  options: WalkOptions,
-): Promise<Estimate> {
-  const product = productNamed(productName) ?? monitoredProduct(productName);
-  if (!product) throw new Error(`no product ${productName}`);
-  const principal = caller.c.var.principal;
-  if (principal?.kind === "secret" && !principal.scopes.includes(product.scope)) {
-    throw new ScopeDenied(product.scope);
-  }
-  const inputs = values.map((value) => asInput(product, value, options.extra));
-  const readable = inputs.filter((input): input is { input: unknown } => input !== null).map((input) => input.input);
-  const plan = await planList(product, readable);
-  // Repeats are read 90 keys a statement; past REPEAT_READ_LIMIT keys every value counts as chargeable instead, which
-  // keeps the figure an upper bound without hundreds of reads (a Worker invocation has a budget of them).
-  if (plan.uniques.length <= REPEAT_READ_LIMIT)
-    await recallStored(
-      caller.c.env,
-      database(caller.c.env),
-      product,
-      payerOf(principal),
-      plan.uniques,
-      options,
-      Date.now(),
-    );
-  const free = plan.uniques.filter((u) => u.free || u.repeat).length;
-  // A value the product cannot read is answered 422 by the route, free; it is counted as chargeable all the same.
-  const chargeable = plan.uniques.length - free + (inputs.length - readable.length);
-  const distinct = plan.uniques.length + (inputs.length - readable.length);
+/** The lookup service's caller for one tool call: the /mcp request's key and pending rate limit, the call's own id. */
+export function lookupCallerOf(caller: Caller, requestId: string): LookupCaller {
+  const { c } = caller;
   return {
-    values: values.length,
-    distinct,
-    free,
-    chargeable,
-    max_credits: Math.ceil((chargeable * (product.holdUnits?.(options) ?? 1)) / product.unitsPerCredit),
+    env: c.env,
+    principal: secretPrincipal(c),
+    requestId,
+    ...(c.var.admission ? { admission: c.var.admission } : {}),
+    defer: (work) => deferPastAnswer(c, work),
   };
 }
 
-/** The key's scopes do not cover the product asked about: the quote answers KEY_SCOPE_DENIED as the call would. */
-export class ScopeDenied extends Error {
-  constructor(readonly scope: string) {
-    super(`The key's scopes do not include \`${scope}\`.`);
-  }
+const calls = new WeakMap<object, number>();
+
+/**
+ * A tool call's own request id, derived from the /mcp request's (`req_..._t1`, `_t2`, ... in a batch): the id its
+ * ledger rows, history and request record carry, apart from every other call of the same request.
+ */
+export function toolCallId(caller: Caller): string {
+  const n = (calls.get(caller.c) ?? 0) + 1;
+  calls.set(caller.c, n);
+  return `${caller.c.var.requestId}_t${n}`;
 }
 
 /**
- * A value as the route hands it to the walk (address: a one-line row takes the request's `country`); null if
- * unreadable.
+ * The request record of a tool call that ran a lookup (GET /account/requests/{id}), under the API path it stands for,
+ * so a tool call is recorded as the HTTP call it matches; the /mcp request keeps its own record.
  */
-function asInput(product: Product, value: unknown, extra: Record<string, unknown>): { input: unknown } | null {
-  const resolved = product.bulk?.rows?.resolve(value, extra);
-  if (resolved) return "input" in resolved ? resolved : null;
-  const parsed = product.input.safeParse(value);
-  return parsed.success ? { input: parsed.data } : null;
+export function recordToolCall(
+  caller: Caller,
+  call: { requestId: string; method: string; path: string; outcome: DeclaredOutcome },
+) {
+  const { c } = caller;
+  const principal = secretPrincipal(c);
+  const { outcome } = call;
+  const code = outcome.ok ? null : outcome.error.code;
+  const written = logRequest(c.env, {
+    requestId: call.requestId,
+    accountId: principal.accountId,
+    keyId: principal.keyId,
+    method: call.method.toUpperCase(),
+    path: `/api/v1${call.path}`,
+    status: code === null ? 200 : (ERROR_STATUS[code as ErrorCode] ?? 500),
+    code,
+    credits: outcome.ok ? outcome.creditsUsed : 0,
+    createdAt: Date.now(),
+  });
+  c.executionCtx.waitUntil(written);
 }
 
 /** What the engines serve, by name: products with bulk runs (and their list field), monitor kinds (and their path). */

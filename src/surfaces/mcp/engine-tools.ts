@@ -1,7 +1,16 @@
 import { z } from "zod";
+import { readInputs } from "../../lookups/service";
+import { monitoredProduct, productNamed } from "../../products/registry";
 import { callApi, catalog } from "./call";
-import { callFor, docOf, Refusal, walkOptions, type Routes, type ToolSpec } from "./tool";
+import { callFor, docOf, Refusal, viaApi, walkOptions, type Routes, type ToolSpec } from "./tool";
 import { maxCredits } from "./lookup-tools";
+
+/** A list's values read into the inputs of the product (or monitor family) it belongs to, for the service's quote. */
+function priced(name: string, values: unknown[], extra: Record<string, unknown>) {
+  const product = productNamed(name) ?? monitoredProduct(name);
+  if (!product) throw new Error(`no product ${name}`);
+  return { product, ...readInputs(product, values, extra) };
+}
 
 const enumOf = (values: string[]) => z.enum(values as [string, ...string[]]);
 const unionOf = (schemas: z.ZodType[]) =>
@@ -42,15 +51,14 @@ function bulkTools(routes: Routes): ToolSpec[] {
       }),
       data: unionOf(creates.map(({ doc }) => doc.response ?? z.object({}))),
       meta: z.object({}),
-      toCall: (args) => {
+      invoke: viaApi((args) => {
         const { product: name, values, ...rest } = args;
         return callFor("POST", `/${String(name)}/bulk`, { ...rest, [fieldOf(name)]: values });
-      },
-      cost: async (args) => ({
-        product: String(args.product),
-        values: args.values as unknown[],
-        options: walkOptions(args, true, { country: args.country, timeout: args.timeout }),
       }),
+      cost: async (args) => {
+        const options = walkOptions(args, true, { country: args.country, timeout: args.timeout });
+        return { ...priced(String(args.product), args.values as unknown[], options.extra), options };
+      },
     },
     {
       name: "get_bulk_run",
@@ -63,7 +71,7 @@ function bulkTools(routes: Routes): ToolSpec[] {
       input: z.object({ product, job_id: jobId }),
       data: unionOf(polls.map((doc) => doc.response ?? z.object({}))),
       meta: z.object({}),
-      toCall: (args) => ({ method: "GET", path: `/${String(args.product)}/bulk/${Number(args.job_id)}` }),
+      invoke: viaApi((args) => ({ method: "GET", path: `/${String(args.product)}/bulk/${Number(args.job_id)}` })),
     },
     {
       name: "get_bulk_results",
@@ -81,11 +89,11 @@ function bulkTools(routes: Routes): ToolSpec[] {
       }),
       data: z.object({ csv: z.string() }),
       meta: z.object({}),
-      toCall: (args) => ({
+      invoke: viaApi((args) => ({
         method: "GET",
         path: `/${String(args.product)}/bulk/${Number(args.job_id)}/results`,
         query: { variant: args.variant },
-      }),
+      })),
     },
   ];
 }
@@ -111,7 +119,7 @@ function monitorTools(routes: Routes): ToolSpec[] {
       input: z.object({ monitor_kind: kind, page: z.int().min(1).optional() }),
       data: unionOf(lists.map((doc) => doc.response ?? z.object({}))),
       meta: z.object({ page: z.int(), per_page: z.int(), total: z.int() }),
-      toCall: (args) => ({ method: "GET", path: mount(args.monitor_kind).base, query: { page: args.page } }),
+      invoke: viaApi((args) => ({ method: "GET", path: mount(args.monitor_kind).base, query: { page: args.page } })),
     },
     {
       name: "run_monitor",
@@ -130,21 +138,19 @@ function monitorTools(routes: Routes): ToolSpec[] {
       }),
       data: unionOf(runs.map((doc) => doc.response ?? z.object({}))),
       meta: z.object({}),
-      toCall: (args) => ({
+      invoke: viaApi((args) => ({
         method: "POST",
         path: `${mount(args.monitor_kind).base}/${Number(args.monitor_id)}/run`,
         query: { refresh: args.refresh === true ? "true" : undefined },
-      }),
+      })),
       cost: async (args, caller) => {
         const { base, listField } = mount(args.monitor_kind);
         const answer = await callApi(caller, { method: "GET", path: `${base}/${Number(args.monitor_id)}` });
         if (!answer.ok) throw new Refusal(answer.error);
         const monitor = answer.data.monitor as Record<string, unknown> | undefined;
-        return {
-          product: String(args.monitor_kind),
-          values: (monitor?.[listField] as unknown[] | undefined) ?? [],
-          options: walkOptions({ refresh: args.refresh }, true),
-        };
+        const options = walkOptions({ refresh: args.refresh }, true);
+        const values = (monitor?.[listField] as unknown[] | undefined) ?? [];
+        return { ...priced(String(args.monitor_kind), values, options.extra), options };
       },
     },
   ];
@@ -165,7 +171,7 @@ function accountTools(routes: Routes): ToolSpec[] {
       input: z.object({}),
       data: account.response ?? z.object({}),
       meta: account.meta ?? z.object({}),
-      toCall: () => ({ method: "GET", path: "/account" }),
+      invoke: viaApi(() => ({ method: "GET", path: "/account" })),
     },
     {
       name: "get_ledger",
@@ -178,7 +184,7 @@ function accountTools(routes: Routes): ToolSpec[] {
       input: z.object({ page: z.int().min(1).optional() }),
       data: ledger.response ?? z.object({}),
       meta: ledger.meta ?? z.object({}),
-      toCall: (args) => ({ method: "GET", path: "/account/ledger", query: { page: args.page } }),
+      invoke: viaApi((args) => ({ method: "GET", path: "/account/ledger", query: { page: args.page } })),
     },
   ];
 }

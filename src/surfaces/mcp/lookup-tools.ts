@@ -1,27 +1,12 @@
 import { z } from "zod";
-import { argumentsOf, callFor, docOf, walkOptions, type Routes, type ToolSpec } from "./tool";
-
-interface Lookup {
-  name: string;
-  title: string;
-  description: string;
-  method: "GET" | "POST";
-  path: string;
-  /** The product (or companion) the walk prices: `email_domain` is email's domain lookups. */
-  product: string;
-  /** The values the route hands the walk. */
-  values(args: Record<string, unknown>): unknown[];
-  /** Batches consult the suppression list; single lookups never do (as the routes). */
-  batch: boolean;
-  openWorld: boolean;
-}
-
-const without = (args: Record<string, unknown>, ...names: string[]) => {
-  const rest = { ...args };
-  for (const name of [...names, "max_credits"]) delete rest[name];
-  return rest;
-};
-const list = (field: string) => (args: Record<string, unknown>) => (args[field] as unknown[] | undefined) ?? [];
+import type { LookupRequest, LookupRoute, LookupTool } from "../../engines/lookup-shape";
+import type { Product } from "../../engines/product";
+import { fieldErrors } from "../../http/validation";
+import { registeredProducts } from "../../products/registry";
+import { dataSchema, metaSchema } from "../../routes/lookup-meta";
+import { runDeclared } from "../declared-lookup";
+import { lookupCallerOf, recordToolCall, toolCallId, type Caller } from "./call";
+import { Refusal, walkOptions, type ToolAnswer, type ToolSpec } from "./tool";
 
 const REPEAT =
   "A value this account looked up in the last 7 days answers free from the repeat window (meta.cache_hit).";
@@ -31,174 +16,6 @@ const SOURCES =
   "data.sources names each dataset behind the answer with its coverage: `full`, `partial` (part of the file: a " +
   "value it lacks is not known either way) or `sample` (synthetic rows; the answer's reason is then `sample_data`).";
 
-const LOOKUPS: Lookup[] = [
-  {
-    name: "verify_email",
-    title: "Verify an email address",
-    description:
-      `Checks one address: syntax, MX, disposable/role/free lists, SPF/DMARC, domain age and a mailbox ` +
-      `handshake (no mail is sent). Costs 1 credit for a usable answer; 0 when \`deliverable\` is \`unverified\` or ` +
-      `undeliverable without a check. deliverable: \`deliverable\` (mailbox confirmed), \`risky\` (catch-all, ` +
-      `disposable, role...), \`undeliverable\` (no MX, no mailbox); \`reason\` says why, \`risk_score\` 0-100. ` +
-      `${REPEAT} ${TEST}`,
-    method: "POST",
-    path: "/email",
-    product: "email",
-    values: (args) => [args.email],
-    batch: false,
-    openWorld: true,
-  },
-  {
-    name: "verify_emails",
-    title: "Verify up to 50 email addresses",
-    description:
-      `As verify_email for 1 to 50 addresses, in order; duplicates and suppressed addresses are free. ` +
-      `Stops early (meta.stopped_reason) when credits or the key's daily cap run out; what was answered is kept. ` +
-      `${REPEAT}`,
-    method: "POST",
-    path: "/email/batch",
-    product: "email",
-    values: list("emails"),
-    batch: true,
-    openWorld: true,
-  },
-  {
-    name: "lookup_email_domain",
-    title: "Look up an email domain",
-    description:
-      `Domain intelligence: MX and mail provider, SPF, DMARC, registration age, disposable/free lists. 1 ` +
-      `credit only when the domain receives mail (mx_found) and it is not a repeat; \`valid: false\` answers are ` +
-      `free. ${REPEAT}`,
-    method: "GET",
-    path: "/email/domain/:domain",
-    product: "email_domain",
-    values: (args) => [args.domain],
-    batch: false,
-    openWorld: true,
-  },
-  {
-    name: "lookup_phone",
-    title: "Look up a phone number",
-    description:
-      `Numbering-plan validity, line type, allocated carrier and region, risk flags; nothing is sent to ` +
-      `the number. With \`network: true\` a partner's live carrier-network check adds network_status (\`active\`, ` +
-      `\`inactive\`, \`unknown\`). 1 credit for a fresh valid number; invalid numbers are free. ${REPEAT} ${TEST}`,
-    method: "POST",
-    path: "/phone",
-    product: "phone",
-    values: (args) => [without(args)],
-    batch: false,
-    openWorld: false,
-  },
-  {
-    name: "lookup_phones",
-    title: "Look up up to 1,000 phone numbers",
-    description:
-      `As lookup_phone for 1 to 1,000 numbers (strings or objects), in order; duplicates and suppressed ` +
-      `numbers are free; stops early when credits run out. ${REPEAT}`,
-    method: "POST",
-    path: "/phone/batch",
-    product: "phone",
-    values: list("phones"),
-    batch: true,
-    openWorld: false,
-  },
-  {
-    name: "lookup_ip",
-    title: "Look up an IP address",
-    description:
-      `Country and location, ASN and network, hosting provider, Tor/VPN/proxy lists (null when no ` +
-      `installed list covers them), the account's allow/deny lists, risk_score. Five fresh lookups that place an ` +
-      `address cost 1 credit (meta.ip_lookups_prepaid counts what is left); unplaced addresses are free. ${REPEAT}`,
-    method: "POST",
-    path: "/ip",
-    product: "ip",
-    values: (args) => [args.ip],
-    batch: false,
-    openWorld: false,
-  },
-  {
-    name: "lookup_ips",
-    title: "Look up up to 1,000 IP addresses",
-    description: `As lookup_ip for 1 to 1,000 addresses, in order; five placing lookups per credit. ${REPEAT}`,
-    method: "POST",
-    path: "/ip/batch",
-    product: "ip",
-    values: list("ips"),
-    batch: true,
-    openWorld: false,
-  },
-  {
-    name: "verify_address",
-    title: "Verify a postal address",
-    description:
-      `Reads and checks one postal address (one line or components, with an ISO country) against ` +
-      `installed reference datasets. verification: \`verified\` (found as given or corrected), \`partial\`, ` +
-      `\`unverified\`, or \`format_only\` (no dataset covers the country, reason \`not_covered\`). 1 credit only ` +
-      `when verified. ${REPEAT} ${TEST}`,
-    method: "POST",
-    path: "/address",
-    product: "address",
-    values: (args) => [args.address],
-    batch: false,
-    openWorld: false,
-  },
-  {
-    name: "verify_addresses",
-    title: "Verify up to 100 postal addresses",
-    description:
-      `As verify_address for 1 to 100 addresses; \`country\` applies to one-line items without their own. ` +
-      `1 credit per verified answer. ${REPEAT}`,
-    method: "POST",
-    path: "/address/batch",
-    product: "address",
-    values: list("addresses"),
-    batch: true,
-    openWorld: false,
-  },
-  {
-    name: "lookup_entity",
-    title: "Look up a company identifier",
-    description:
-      `An LEI or a national company number, from registers synced locally: name, status, addresses, ` +
-      `flags. \`found: false\` with a reason (e.g. \`register_not_installed\`) is free; 1 credit when a register ` +
-      `carries it. ${REPEAT}`,
-    method: "POST",
-    path: "/entity",
-    product: "entity",
-    values: (args) => [without(args)],
-    batch: false,
-    openWorld: false,
-  },
-  {
-    name: "lookup_entities",
-    title: "Look up up to 500 company identifiers",
-    description:
-      `As lookup_entity for 1 to 500 identifiers (an LEI string or {identifier, type, country}). 1 credit ` +
-      `per found identifier. ${REPEAT}`,
-    method: "POST",
-    path: "/entity/batch",
-    product: "entity",
-    values: list("identifiers"),
-    batch: true,
-    openWorld: false,
-  },
-  {
-    name: "check_consistency",
-    title: "Check one sign-up's signals agree",
-    description:
-      `Compares two or more of email, phone, IP, address and company of one person or sign-up and names ` +
-      `each agreement and disagreement with the fields that decided it; \`score\` and \`level\` sum them up. The ` +
-      `signals are not billed; 1 credit when a check was decided (score not null). ${REPEAT}`,
-    method: "POST",
-    path: "/consistency",
-    product: "consistency",
-    values: (args) => [without(args)],
-    batch: false,
-    openWorld: true,
-  },
-];
-
 export const maxCredits = z
   .int()
   .min(0)
@@ -207,26 +24,122 @@ export const maxCredits = z
     "Refuse (MAX_CREDITS_EXCEEDED, nothing held or charged) if the call could cost more than this many credits",
   );
 
-/** The lookup tools: each over one documented route, its arguments that route's parameters and body. */
-export function lookupTools(routes: Routes): ToolSpec[] {
-  return LOOKUPS.map((lookup) => {
-    const doc = docOf(routes, lookup.method, lookup.path);
+const shapeOf = (schema: z.ZodType | undefined) => (schema instanceof z.ZodObject ? schema.shape : {});
+
+/** A declared route with its tool, and the product that declares it. */
+interface ToolRoute {
+  owner: Product;
+  route: LookupRoute;
+  tool: LookupTool;
+}
+
+/** Every declared route offered as a tool, in registry order. */
+const toolRoutes = (): ToolRoute[] =>
+  registeredProducts().flatMap((owner) =>
+    (owner.lookups?.routes ?? []).flatMap((route) => (route.tool ? [{ owner, route, tool: route.tool }] : [])),
+  );
+
+const paramNames = (route: LookupRoute) => [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+
+/**
+ * The route's request from flat tool arguments, as HTTP would carry them: `:name` path parameters as text, the rest
+ * the body (POST) or the query (GET, as text); each part checked by the route's own schema.
+ */
+function requestOf(
+  route: LookupRoute,
+  args: Record<string, unknown>,
+): { request: LookupRequest } | { errors: Record<string, string[]> } {
+  const rest: Record<string, unknown> = { ...args };
+  delete rest.max_credits;
+  const param: Record<string, string> = {};
+  for (const name of paramNames(route)) {
+    param[name] = String(rest[name]).toWellFormed();
+    delete rest[name];
+  }
+  const query =
+    route.method === "get"
+      ? Object.fromEntries(Object.entries(rest).flatMap(([k, v]) => (v == null ? [] : [[k, String(v)]])))
+      : {};
+  const parts = { param, query, json: route.method === "post" ? rest : undefined };
+  const request: LookupRequest = { json: undefined, param: undefined, query: undefined, clientAddress: "" };
+  for (const target of ["param", "query", "json"] as const) {
+    const schema = route.request[target];
+    if (!schema) continue;
+    const parsed = schema.safeParse(parts[target]);
+    if (!parsed.success) return { errors: fieldErrors(parsed.error, target === "json" ? "body" : target) };
+    request[target] = parsed.data;
+  }
+  return { request };
+}
+
+const invalidArguments = (errors: Record<string, string[]>, requestId: string) =>
+  new Refusal({ code: "VALIDATION_FAILED", message: "The request has invalid fields.", request_id: requestId, errors });
+
+/** Calls the lookup service as the route's declaration says; the call is recorded as a request of its own. */
+async function invoke(entry: ToolRoute, args: Record<string, unknown>, caller: Caller): Promise<ToolAnswer> {
+  const requestId = toolCallId(caller);
+  const read = requestOf(entry.route, args);
+  if ("errors" in read) throw invalidArguments(read.errors, requestId);
+  const { request } = read;
+  const lookupCaller = lookupCallerOf(caller, requestId);
+  const outcome = await runDeclared({ caller: lookupCaller, owner: entry.owner, route: entry.route, request });
+  const path = entry.route.path.replace(/:(\w+)/g, (_m, name: string) =>
+    encodeURIComponent(String((request.param as Record<string, string>)[name])),
+  );
+  recordToolCall(caller, { requestId, method: entry.route.method, path, outcome });
+  if (outcome.ok) return { ok: true, data: outcome.data, meta: { ...outcome.meta, request_id: requestId } };
+  const { retryAfterSeconds, ...error } = outcome.error;
+  return {
+    ok: false,
+    error: {
+      ...error,
+      request_id: requestId,
+      ...(retryAfterSeconds ? { retry_after_seconds: retryAfterSeconds } : {}),
+    },
+  };
+}
+
+/** What the call would look up, for `quote` and `max_credits`: the declaration's own inputs and options. */
+function cost(entry: ToolRoute, args: Record<string, unknown>, caller: Caller) {
+  const read = requestOf(entry.route, args);
+  if ("errors" in read) throw invalidArguments(read.errors, caller.c.var.requestId);
+  const { request } = read;
+  const inputs = entry.route.inputs(request);
+  if (!Array.isArray(inputs)) throw invalidArguments(inputs.invalid, caller.c.var.requestId);
+  const base = walkOptions({}, entry.route.kind === "batch");
+  return Promise.resolve({
+    product: entry.route.product ?? entry.owner,
+    inputs,
+    options: { ...base, ...entry.route.options?.(request) },
+  });
+}
+
+/**
+ * The lookup tools: one per declared route that names a tool (src/products/<name>/lookups.ts), its arguments that
+ * route's path parameters, query and body fields, its answer the route's `data` and `meta`.
+ */
+export function lookupTools(): ToolSpec[] {
+  return toolRoutes().map((entry) => {
+    const { route, tool } = entry;
+    const notes = [REPEAT, ...(tool.testValues ? [TEST] : []), SOURCES].join(" ");
     return {
-      name: lookup.name,
-      title: lookup.title,
-      description: `${lookup.description} ${SOURCES}`,
+      name: tool.name,
+      title: tool.title,
+      description: `${tool.description} ${notes}`,
       // Lookups spend credits: not read-only, so a host that auto-approves read-only tools still asks first.
       readOnly: false,
-      openWorld: lookup.openWorld,
-      input: argumentsOf(doc).extend({ max_credits: maxCredits }),
-      data: doc.response ?? z.object({}),
-      meta: doc.meta ?? z.object({}),
-      toCall: (args) => callFor(lookup.method, lookup.path, args),
-      cost: async (args) => ({
-        product: lookup.product,
-        values: lookup.values(args),
-        options: walkOptions(args, lookup.batch, { country: args.country, timeout: args.timeout }),
-      }),
+      openWorld: tool.openWorld,
+      input: z
+        .object({
+          ...shapeOf(route.request.param),
+          ...shapeOf(route.request.query),
+          ...shapeOf(route.request.json),
+        })
+        .extend({ max_credits: maxCredits }),
+      data: dataSchema(route),
+      meta: metaSchema(route) ?? z.object({}),
+      invoke: (args, caller) => invoke(entry, args, caller),
+      cost: (args, caller) => cost(entry, args, caller),
     };
   });
 }

@@ -3,7 +3,10 @@ import { ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelco
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
 import { fieldErrors } from "../../http/validation";
-import { callApi, estimate, ScopeDenied, type Caller, type Estimate } from "./call";
+import { admitRequest } from "../../auth/admit";
+import { rateLimitRefusal } from "../../limits/admission";
+import { quote, type Quote } from "../../lookups/service";
+import type { Caller } from "./call";
 import { engineTools } from "./engine-tools";
 import { lookupTools } from "./lookup-tools";
 import { outputOf, Refusal, type ErrorBody, type Routes, type ToolSpec } from "./tool";
@@ -22,7 +25,7 @@ let cached: { routes: unknown; tools: ToolSpec[] } | undefined;
 /** Every tool but `quote`, built once per isolate from the app's route table. */
 export function toolSpecs(routes: Routes): ToolSpec[] {
   const table = routes.routes();
-  if (cached?.routes !== table) cached = { routes: table, tools: [...lookupTools(routes), ...engineTools(routes)] };
+  if (cached?.routes !== table) cached = { routes: table, tools: [...lookupTools(), ...engineTools(routes)] };
   return cached.tools;
 }
 
@@ -45,9 +48,37 @@ const failed = (error: ErrorBody): CallToolResult => ({
   structuredContent: { error },
 });
 
-async function priced(caller: Caller, spec: ToolSpec, args: Record<string, unknown>): Promise<Estimate> {
+/** The most the call could cost, as the lookup service quotes it; a refusal (the key's scope) as a tool error. */
+async function priced(caller: Caller, spec: ToolSpec, args: Record<string, unknown>): Promise<Quote> {
   const request = await spec.cost!(args, caller);
-  return estimate(caller, request.product, request.values, request.options);
+  const { c } = caller;
+  const outcome = await quote({ env: c.env, principal: c.var.principal! }, request);
+  if (!outcome.ok) {
+    const { code, message } = outcome.refusal;
+    throw new Refusal({ code, message, request_id: c.var.requestId });
+  }
+  return outcome.quote;
+}
+
+/**
+ * Counts the /mcp request's rate limit now if the call did not (a call refused before the lookup service's first call
+ * to the account's object, or one that never calls it), so a call over the limit is a tool error like any refusal.
+ */
+async function admitted(caller: Caller, result: CallToolResult): Promise<CallToolResult> {
+  if (!caller.c.var.admission?.pending) return result;
+  try {
+    await admitRequest(caller.c);
+    return result;
+  } catch (err) {
+    const limited = rateLimitRefusal(err);
+    if (!limited) throw err;
+    return failed({
+      code: "RATE_LIMITED",
+      message: limited.message,
+      request_id: caller.c.var.requestId,
+      retry_after_seconds: limited.retryAfterSeconds,
+    });
+  }
 }
 
 /**
@@ -80,12 +111,10 @@ async function run(
         return failed({ code: "MAX_CREDITS_EXCEEDED", message, request_id: requestId, quote });
       }
     }
-    // The API parses the arguments again, as it parses any request: they go as given.
-    return await work(raw);
+    // Each tool reads its arguments again with its route's own schemas (refinements, transforms): they go as given.
+    return await admitted(caller, await work(raw));
   } catch (err) {
-    if (err instanceof Refusal) return failed(err.body);
-    if (err instanceof ScopeDenied)
-      return failed({ code: "KEY_SCOPE_DENIED", message: err.message, request_id: requestId });
+    if (err instanceof Refusal) return admitted(caller, failed(err.body));
     console.error(
       JSON.stringify({
         request_id: requestId,
@@ -173,7 +202,10 @@ function registerQuote(server: McpServer, caller: Caller, tools: ToolSpec[]): To
   return spec;
 }
 
-/** A server for one request (stateless): every tool, each call through the adapter in ./call.ts. */
+/**
+ * A server for one request (stateless): every tool; the lookup tools call the lookup service, the others their API
+ * route (./call.ts).
+ */
 export function buildServer(caller: Caller, routes: Routes): McpServer {
   const server = new McpServer(
     { name: "verification-api", version: "1.0.0" },
@@ -182,7 +214,7 @@ export function buildServer(caller: Caller, routes: Routes): McpServer {
   const tools = toolSpecs(routes);
   for (const spec of tools) {
     register(server, caller, spec, async (args) => {
-      const answer = await callApi(caller, spec.toCall!(args));
+      const answer = await spec.invoke!(args, caller);
       return answer.ok ? succeeded(answer.data, answer.meta) : failed(answer.error);
     });
   }

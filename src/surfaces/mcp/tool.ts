@@ -3,16 +3,13 @@ import { z } from "zod";
 import type { WalkOptions } from "../../engines/product";
 import { routeDoc, type RouteDoc } from "../../http/openapi";
 import type { AppEnv } from "../../types";
-import type { ApiCall, ApiFailure, Caller, Estimate } from "./call";
+import type { Quote, QuoteRequest } from "../../lookups/service";
+import { callApi, type ApiAnswer, type ApiCall, type ApiFailure, type Caller } from "./call";
 
-/** What a paid tool call would look up: the product (or monitor family), the values, and the walk's options. */
-export interface CostRequest {
-  product: string;
-  values: unknown[];
-  options: WalkOptions;
-}
+/** A tool's answer: `data` and `meta` as the HTTP envelope carries them, or the error it carries. */
+export type ToolAnswer = { ok: true; data: unknown; meta: Record<string, unknown> } | { ok: false; error: ApiFailure };
 
-/** One tool: its schemas (from the HTTP route's), the API call it makes, and, for paid tools, what it would price. */
+/** One tool: its schemas (the HTTP route's), how it runs, and, for paid tools, what it would look up. */
 export interface ToolSpec {
   name: string;
   title: string;
@@ -24,10 +21,10 @@ export interface ToolSpec {
   /** Schemas of `data` and `meta` on success. */
   data: z.ZodType;
   meta: z.ZodObject;
-  /** The API call the tool makes (`quote` makes none). */
-  toCall?(args: Record<string, unknown>): ApiCall;
-  /** Paid tools: what the call would look up, for `quote` and `max_credits`. */
-  cost?(args: Record<string, unknown>, caller: Caller): Promise<CostRequest>;
+  /** Runs the call with its validated arguments (`quote` is run by the server). */
+  invoke?(args: Record<string, unknown>, caller: Caller): Promise<ToolAnswer>;
+  /** Paid tools: what the call would look up, for `quote` and `max_credits` (the lookup service prices it). */
+  cost?(args: Record<string, unknown>, caller: Caller): Promise<QuoteRequest<unknown>>;
 }
 
 export const errorSchema = z.object({
@@ -56,7 +53,7 @@ export const outputOf = (spec: Pick<ToolSpec, "data" | "meta">) =>
     error: errorSchema.optional().describe("Present instead of data and meta when the call was refused"),
   });
 
-export type ErrorBody = ApiFailure & { quote?: Estimate };
+export type ErrorBody = ApiFailure & { quote?: Quote };
 
 export interface Routes {
   routes: () => Hono<AppEnv>["routes"];
@@ -76,6 +73,12 @@ const shapeOf = (schema: z.ZodType | undefined) => (schema instanceof z.ZodObjec
 /** The route's path parameters, then its body or query fields: one flat object of arguments. */
 export const argumentsOf = (doc: RouteDoc) =>
   z.object({ ...shapeOf(doc.params), ...shapeOf(doc.query), ...shapeOf(doc.body) });
+
+/** A tool over an API route that no engine function serves yet: the call goes to the API in-process. */
+export const viaApi =
+  (toCall: (args: Record<string, unknown>) => ApiCall) =>
+  (args: Record<string, unknown>, caller: Caller): Promise<ApiAnswer> =>
+    callApi(caller, toCall(args));
 
 /** `:name` segments filled from the arguments; the rest become the body (POST) or the query (GET). */
 export function callFor(method: "GET" | "POST", path: string, args: Record<string, unknown>): ApiCall {
