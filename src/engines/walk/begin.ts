@@ -49,7 +49,7 @@ export async function recallAndHold<In, Out>(
       at: now,
       want: {
         ...recallWant(listsWanted(product, options), product.keys),
-        ...(product.feedbackWindowMs ? { feedback: { since: now - product.feedbackWindowMs, ignored: IGNORED } } : {}),
+        ...feedbackWant(product, open, now),
       },
       free: { repeatsAfter: freeRepeatsAfter(product, options, now) },
     },
@@ -64,7 +64,9 @@ export async function recallAndHold<In, Out>(
     // Refused for want of credits: if a stored row answers the value, this is the balance its answer reports.
     paid.afterHold = { held: 0, available: hold.available };
   paid.begun = hold;
-  if (ctx && begun.recall.feedback) ctx.feedback = { keys: new Set(keys), latest: latestByKey(begun.recall.feedback) };
+  const read = feedbackWant(product, open, now).feedback;
+  if (ctx && read && begun.recall.feedback)
+    ctx.feedback = { keys: new Set(read.keys), latest: latestByKey(begun.recall.feedback) };
   paid.begunFor = begun.asked;
   const stub = listsOf(env, payer.accountId);
   applyRecalled(
@@ -86,4 +88,12 @@ export async function recallAndHold<In, Out>(
 function freeRepeatsAfter<In, Out>(product: Product<In, Out>, options: WalkOptions, now: number): number | null {
   if (typeof product.repeats === "function" || options.refresh) return null;
   return options.maxAgeSeconds === null ? 0 : now - options.maxAgeSeconds * 1000;
+}
+
+/** The feedback the values' answers report, read by the first call: on the keys the product names (default: theirs). */
+function feedbackWant<In, Out>(product: Product<In, Out>, open: Unique<In, Out>[], now: number) {
+  const reads = product.readsFeedback;
+  if (!reads) return {};
+  const keys = reads.keysOf ? [...new Set(open.flatMap((u) => reads.keysOf!(u.input)))] : open.map((u) => u.key);
+  return { feedback: { since: now - reads.windowMs, ignored: IGNORED, product: reads.product, keys } };
 }
