@@ -1,5 +1,4 @@
 import type { Context, Hono } from "hono";
-import { database } from "../../db/client";
 import { payerOf } from "../../engines/credits/payer";
 import type { Product, WalkOptions } from "../../engines/product";
 import { planList, recallStored } from "../../engines/walk/plan";
@@ -117,15 +116,14 @@ export async function estimate(
   // Repeats are read 90 keys a statement; past REPEAT_READ_LIMIT keys every value counts as chargeable instead, which
   // keeps the figure an upper bound without hundreds of reads (a Worker invocation has a budget of them).
   if (plan.uniques.length <= REPEAT_READ_LIMIT)
-    await recallStored(
-      caller.c.env,
-      database(caller.c.env),
+    await recallStored({
+      env: caller.c.env,
       product,
-      payerOf(principal),
-      plan.uniques,
+      payer: payerOf(principal),
+      uniques: plan.uniques,
       options,
-      Date.now(),
-    );
+      now: Date.now(),
+    });
   const free = plan.uniques.filter((u) => u.free || u.repeat).length;
   // A value the product cannot read is answered 422 by the route, free; it is counted as chargeable all the same.
   const chargeable = plan.uniques.length - free + (inputs.length - readable.length);
