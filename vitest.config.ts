@@ -89,6 +89,7 @@ const PRISTINE = [
   "test/products/phone/refresh.test.ts",
   "test/platform/round-trips.test.ts",
   "test/platform/round-trips-products.test.ts",
+  "test/platform/round-trips-combinations.test.ts",
 ];
 
 const workerdTest = {

@@ -189,8 +189,8 @@ export class AccountCredits extends ListsObject {
             ...rows,
             feedback: latestFeedback(
               this.ctx.storage.sql,
-              recall.product,
-              recall.keys,
+              feedback.product ?? recall.product,
+              feedback.keys ?? recall.keys,
               feedback.since,
               feedback.ignored,
             ),

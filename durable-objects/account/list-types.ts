@@ -96,8 +96,11 @@ export interface BeginRecall {
     repeats: boolean;
     suppressions: boolean;
     staleBelow?: number;
-    /** The keys' feedback recorded since `since`, newest first (a product whose answers report it: IP). */
-    feedback?: { since: number; ignored: string };
+    /**
+     * The keys' feedback recorded since `since`, newest first (a product whose answers report it: IP), of `product`
+     * and `keys` when they are another product's (consistency's IP signal), else of the recall's own.
+     */
+    feedback?: { since: number; ignored: string; product?: string; keys?: string[] };
   };
   /**
    * Which stored rows answer a value free, so the hold is not asked for it: a suppression row (when read), and a

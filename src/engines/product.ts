@@ -22,7 +22,7 @@ export interface ProductContext {
    */
   defer?: (work: () => Promise<unknown>) => void;
   /**
-   * The account's latest feedback on `keys`, read by the walk's first call (a product with `feedbackWindowMs`), so the
+   * The account's latest feedback on `keys`, read by the walk's first call (a product with `readsFeedback`), so the
    * product need not ask the account's object again for a key among them.
    */
   feedback?: { keys: Set<string>; latest: Map<string, LatestFeedback> };
@@ -178,8 +178,12 @@ export interface WalkProduct<In = unknown, Out = unknown> {
   price(result: Out): Price;
   /** Whether a fresh answer starts a 7-day repeat window (email: not while unverified; entity: when found). */
   repeatable(result: Out): boolean;
-  /** Answers report the account's latest feedback of this many milliseconds (IP): the walk's first call reads it. */
-  feedbackWindowMs?: number;
+  /**
+   * Answers report the account's latest feedback on some values (IP; consistency's IP signal): the walk's first call
+   * reads the feedback `product` recorded within `windowMs` on the keys `keysOf` names (default: the values' own keys),
+   * so looking the values up asks the account's object nothing more.
+   */
+  readsFeedback?: { product: ProductName; windowMs: number; keysOf?(input: In): string[] };
   /**
    * `stored`: a repeat answers with the stored answer (email). `fresh`: a repeat is looked up again (a cheap local
    * read) and only its price is waived, so a monitor sees today's register. A function decides per repeat, from the
@@ -240,6 +244,11 @@ export interface ProductServices<In = unknown, Out = unknown> {
    * the lot: `mailbox_answers`, its shared handshake answers); the handler must be idempotent.
    */
   batchedMessages?: Record<string, (env: Env, messages: readonly { type: string }[]) => Promise<void>>;
+  /**
+   * A product that compares other products' answers (consistency): the input fields it accepts, each a signal answered
+   * by the registered product of that name.
+   */
+  signals?: readonly string[];
   /** Email only: further product objects served under this one's name (its domain lookups, for domain monitors). */
   companions?: readonly Product[];
 }

@@ -10,6 +10,12 @@ export const limitHit = (name: LimitName, subject: string): LimitHit => ({
   windowMs: LIMITS[name].windowMs,
 });
 
+/** A rate limit's refusal as a value: when asking again can succeed. */
+export interface RateLimitRefusal {
+  message: string;
+  retryAfterSeconds: number;
+}
+
 /**
  * A request's admission by its account's object: the rate limits it counts, carried by the request's first call to
  * that object (the hold, the balance read or the account snapshot), so the request makes one round trip to it before
@@ -50,9 +56,19 @@ export class Admission {
 
   /** Unwraps an `enter*` answer: a refusal becomes 429 RATE_LIMITED with `Retry-After`. */
   value<T>(entered: Entered<T>): T {
-    if (!entered.admitted) throw rateLimited(entered.retryAfterSeconds, LIMITS[entered.limit as LimitName]?.message);
+    const outcome = this.outcome(entered);
+    if ("limited" in outcome) throw rateLimited(outcome.limited.retryAfterSeconds, outcome.limited.message);
+    return outcome.value;
+  }
+
+  /** An `enter*` answer as a value: what was asked, or the rate limit that refused it (the walk's way). */
+  outcome<T>(entered: Entered<T>): { value: T } | { limited: RateLimitRefusal } {
+    if (!entered.admitted) {
+      const message = LIMITS[entered.limit as LimitName]?.message ?? "Too many requests; retry later.";
+      return { limited: { message, retryAfterSeconds: entered.retryAfterSeconds } };
+    }
     this.policies = entered.policies;
-    return entered.value;
+    return { value: entered.value };
   }
 }
 

@@ -1,4 +1,3 @@
-import { database } from "../db/client";
 import { payerOf } from "../engines/credits/payer";
 import type { Product, WalkOptions } from "../engines/product";
 import { planList, recallStored } from "../engines/walk/plan";
@@ -48,7 +47,7 @@ export async function quote<In>(
   // keeps the figure an upper bound without hundreds of reads (a Worker invocation has a budget of them).
   if (plan.uniques.length <= REPEAT_READ_LIMIT) {
     const payer = payerOf(caller.principal);
-    await recallStored(caller.env, database(caller.env), product, payer, plan.uniques, options, Date.now());
+    await recallStored({ env: caller.env, product, payer, uniques: plan.uniques, options, now: Date.now() });
   }
   const unreadable = request.unreadable ?? 0;
   const free = plan.uniques.filter((u) => u.free || u.repeat).length;

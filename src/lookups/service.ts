@@ -2,7 +2,6 @@ import { payerOf } from "../engines/credits/payer";
 import type { Product, WalkOptions } from "../engines/product";
 import { walk, type WalkRun } from "../engines/walk/walk";
 import type { Admission } from "../limits/admission";
-import { rateLimitRefusal } from "../limits/admission";
 import type { Principal } from "../types";
 import { keyRefusal, refusalOf, type Refusal } from "./refusal";
 
@@ -26,7 +25,7 @@ export interface LookupCaller {
  * `processed`, `creditsUsed`, `creditsRemaining`, `stoppedReason`, and `prepaid` (IP's placing lookups left, else
  * null).
  */
-export type LookupAnswer<In, Out> = Omit<WalkRun<In, Out>, "refused">;
+export type LookupAnswer<In, Out> = Omit<WalkRun<In, Out>, "refused" | "rateLimited">;
 
 export type LookupOutcome<In, Out> = { ok: true; answer: LookupAnswer<In, Out> } | { ok: false; refusal: Refusal };
 
@@ -47,23 +46,21 @@ export async function lookup<In, Out>(
   const { principal } = caller;
   const before = keyRefusal(principal, product, inputs);
   if (before) return refused(before);
-  try {
-    const run = await walk(product, {
-      env: caller.env,
-      payer: payerOf(principal, caller.admission),
-      requestId: caller.requestId,
-      inputs,
-      options: { ...DEFAULT_OPTIONS, ...options },
-      ...(caller.defer ? { defer: caller.defer } : {}),
-    });
-    if (run.refused) return refused(refusalOf(run.refused));
-    const { refused: _none, ...answer } = run;
-    return { ok: true, answer };
-  } catch (err) {
-    const limited = rateLimitRefusal(err);
-    if (limited) return refused({ code: "RATE_LIMITED", ...limited });
-    throw err;
+  const run = await walk(product, {
+    env: caller.env,
+    payer: payerOf(principal, caller.admission),
+    requestId: caller.requestId,
+    inputs,
+    options: { ...DEFAULT_OPTIONS, ...options },
+    ...(caller.defer ? { defer: caller.defer } : {}),
+  });
+  if (run.rateLimited) {
+    const { message, retryAfterSeconds } = run.rateLimited;
+    return refused({ code: "RATE_LIMITED", message, retryAfterSeconds });
   }
+  if (run.refused) return refused(refusalOf(run.refused));
+  const { refused: _none, rateLimited: _no, ...answer } = run;
+  return { ok: true, answer };
 }
 
 const refused = (refusal: Refusal) => ({ ok: false as const, refusal });

@@ -66,7 +66,11 @@ export function policyRoutes(product: Product) {
       async (c) => {
         const { accountId } = ownPolicy(c);
         const body = c.req.valid("json") as Record<string, unknown>;
-        return ok(c, { policy: view(await writePolicy(c.env, accountId, product.name, body, Date.now())) });
+        return ok(c, {
+          policy: view(
+            await writePolicy({ env: c.env, accountId, product: product.name, rules: body, now: Date.now() }),
+          ),
+        });
       },
     )
     .on(

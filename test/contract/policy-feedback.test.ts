@@ -43,7 +43,8 @@ describe.each(POLICED)("sending policy: $label", ({ product, samples }) => {
   it("decides every kind of answer, fresh, repeated or suppressed, and never changes what it costs", async () => {
     const plain = await funded(10);
     const policed = await funded(10);
-    await writePolicy(env, policed.accountId, product.name, policy.rules as Record<string, unknown>, Date.now());
+    const rules = policy.rules as Record<string, unknown>;
+    await writePolicy({ env, accountId: policed.accountId, product: product.name, rules, now: Date.now() });
     const values = mix(samples);
     const expected = values.map((v) =>
       policy.on.includes(v.kind)

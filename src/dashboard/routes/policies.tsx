@@ -50,7 +50,8 @@ export const policyRoutes = new Hono<DashEnv>()
     const parsed = policyRules(product.policy!).safeParse(body);
     if (!parsed.success) return refuse(fieldErrors(parsed.error));
     const rules = parsed.data as Record<string, unknown>;
-    await writePolicy(c.env, c.var.session.accountId, product.name, rules, Date.now());
+    const accountId = c.var.session.accountId;
+    await writePolicy({ env: c.env, accountId, product: product.name, rules, now: Date.now() });
     return render(c, { notice: `The ${product.name} policy is set.` });
   })
   .post("/policies/:product/clear", async (c) => {

@@ -10,7 +10,7 @@ import type {
   UsageCounter,
 } from "../../../durable-objects/account-credits";
 import type { UnitHoldShape } from "../../../durable-objects/account/unit-outcome";
-import type { Admission } from "../../limits/admission";
+import type { Admission, RateLimitRefusal } from "../../limits/admission";
 
 export type StopReason = "insufficient_credits" | "key_spend_cap";
 
@@ -97,7 +97,7 @@ export interface Credits {
    * The first hold together with the account's stored rows (repeats, suppressions) of `recall.keys`: one call where
    * `recallLists` and `hold` would be two. Only the account's object has it (nobody else keeps lists).
    */
-  begin?(request: HoldRequest, recall: BeginRecall): Promise<{ hold: Hold; recall: Begun["recall"]; asked: string[] }>;
+  begin?(request: HoldRequest, recall: BeginRecall): Promise<BeginOutcome>;
   resize(holdId: string, request: Resize): Promise<Hold>;
   /** Waits until none of `keys` is claimed by a concurrent walk (or `timeoutMs` passed). */
   awaitClaims(product: string, keys: string[], timeoutMs: number): Promise<void>;
@@ -109,8 +109,17 @@ export interface Credits {
    * Credits available now (no hold), and the account's prepaid units of `unitsOf` when a product sells several units a
    * credit (null otherwise): one read, so a call that charged nothing still reports both.
    */
-  remaining(unitsOf?: string): Promise<{ credits: number; prepaid: number | null }>;
+  remaining(unitsOf?: string): Promise<Remaining>;
 }
+
+/**
+ * The first call's answer: the hold and the rows, or the rate limit the request's admission hit (a value: the walk
+ * hands it to the surface, which renders it its own way).
+ */
+export type BeginOutcome = { hold: Hold; recall: Begun["recall"]; asked: string[] } | { limited: RateLimitRefusal };
+
+/** What is left, or the rate limit the request's admission hit when this was its first call (a value). */
+export type Remaining = { credits: number; prepaid: number | null } | { limited: RateLimitRefusal };
 
 /** The account's credits Durable Object: the only place a balance is read or written. */
 export const creditsStub = (env: Env, accountId: string) => env.CREDITS.get(env.CREDITS.idFromName(accountId));
@@ -129,6 +138,14 @@ export function accountEntry(env: Env, accountId: string, admission?: Admission)
     const entry = admission?.take();
     return entry ? admission!.value(await entering(entry)) : plain();
   }
+  /** `call` for the walk: the admission's refusal as a value. */
+  async function outcome<T>(
+    entering: (entry: AdmissionRequest) => Promise<Entered<T>>,
+    plain: () => Promise<T>,
+  ): Promise<{ value: T } | { limited: RateLimitRefusal }> {
+    const entry = admission?.take();
+    return entry ? admission!.outcome(await entering(entry)) : { value: await plain() };
+  }
   return {
     /** Admits the request if nothing admitted it yet (a route with nothing else to ask, or before its side effects). */
     admit: () =>
@@ -146,8 +163,9 @@ export function accountEntry(env: Env, accountId: string, admission?: Admission)
         (entry) => stub.enterLedger(entry, page, perPage),
         () => stub.ledger(page, perPage),
       ),
+    /** The walk's first call; a rate limit comes back as a value, not thrown. */
     begin: (request: ReserveRequest, recall: BeginRecall) =>
-      call<Begun>(
+      outcome(
         (entry) => stub.enterBegin(entry, request, recall),
         () => stub.begin(request, recall),
       ),
@@ -158,6 +176,12 @@ export function accountEntry(env: Env, accountId: string, admission?: Admission)
       ),
     balance: (product: string | null) =>
       call(
+        (entry) => stub.enterBalance(entry, product),
+        () => stub.balance(product),
+      ),
+    /** The balance as the walk reads it when it held nothing; a rate limit comes back as a value, not thrown. */
+    balanceOutcome: (product: string | null) =>
+      outcome(
         (entry) => stub.enterBalance(entry, product),
         () => stub.balance(product),
       ),
@@ -212,7 +236,9 @@ export function accountCredits(env: Env, payer: Payer): Credits {
       return asHold(await entry.reserve(reserveOf(request)));
     },
     async begin(request, recall) {
-      const begun = await entry.begin(reserveOf(request), recall);
+      const outcome = await entry.begin(reserveOf(request), recall);
+      if ("limited" in outcome) return outcome;
+      const begun = outcome.value;
       return { hold: asHold(begun.hold), recall: begun.recall, asked: begun.asked };
     },
     async resize(holdId, request) {
@@ -238,8 +264,9 @@ export function accountCredits(env: Env, payer: Payer): Credits {
       await retried(() => stub.release(holdId));
     },
     async remaining(unitsOf) {
-      const { available, prepaid } = await entry.balance(unitsOf ?? null);
-      return { credits: available, prepaid };
+      const outcome = await entry.balanceOutcome(unitsOf ?? null);
+      if ("limited" in outcome) return outcome;
+      return { credits: outcome.value.available, prepaid: outcome.value.prepaid };
     },
   };
 }

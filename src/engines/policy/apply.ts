@@ -11,6 +11,15 @@ const PARSED_MAX = 1000;
 /** An HTTP request's `waitUntil` (work after the answer); absent, the work is awaited. */
 type Defer = (work: () => Promise<unknown>) => void;
 
+/** Whose rules a read is for: the account (the payer), the product and its rules' schema, and the request's defer. */
+interface RulesRead {
+  env: Env;
+  product: string;
+  schema: PolicyShape<unknown>["rules"];
+  payer: Payer;
+  defer?: Defer | undefined;
+}
+
 function parse(cacheKey: string, row: PolicyRow, schema: PolicyShape<unknown>["rules"]): unknown {
   const rules = schema.parse(row.rules);
   if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
@@ -27,13 +36,7 @@ function parse(cacheKey: string, row: PolicyRow, schema: PolicyShape<unknown>["r
  * replicated. A write under way meanwhile is no worse than with the primary (the lookup ran before the PUT
  * answered), and its `set` wins over this `learn` whichever lands first (`PolicyStamps`).
  */
-async function unknownToObject(
-  env: Env,
-  product: string,
-  schema: PolicyShape<unknown>["rules"],
-  payer: Payer,
-  defer: Defer | undefined,
-): Promise<unknown> {
+async function unknownToObject({ env, product, schema, payer, defer }: RulesRead): Promise<unknown> {
   const row = await readPolicy(database(replicaReads(env)), payer.accountId, product);
   const teach = () => creditsStub(env, payer.accountId).learnPolicyStamp(product, row?.updatedAt ?? 0);
   if (defer)
@@ -53,16 +56,11 @@ async function unknownToObject(
  * no isolate answers with an old policy: the rules are read through the replica session, and from the primary only
  * when the replica has not caught up with the version the object named.
  */
-async function rulesOf(
-  env: Env,
-  product: string,
-  schema: PolicyShape<unknown>["rules"],
-  payer: Payer,
-  defer: Defer | undefined,
-): Promise<unknown> {
+async function rulesOf(read: RulesRead): Promise<unknown> {
+  const { env, product, schema, payer } = read;
   const accountId = payer.accountId;
   const known = payer.admission?.policies;
-  if (known && known[product] === undefined) return unknownToObject(env, product, schema, payer, defer);
+  if (known && known[product] === undefined) return unknownToObject(read);
   const primary: Database = database(env);
   const stamp = known ? known[product]! : ((await policyStamp(primary, accountId, product)) ?? 0);
   if (stamp === 0) return null;
@@ -79,16 +77,17 @@ async function rulesOf(
  * no policy (or nobody's account is behind the call: the sandbox). Runs on what the walk returns, after billing and
  * after the answers were remembered, so the price never depends on it and stored answers never carry a stale one.
  */
-export async function applyPolicy<In, Out>(
-  env: Env,
-  product: Product<In, Out>,
-  payer: Payer | null,
-  items: { data: Out }[],
-  defer?: Defer,
-): Promise<void> {
+export async function applyPolicy<In, Out>(stamp: {
+  env: Env;
+  product: Pick<Product<In, Out>, "name" | "policy">;
+  payer: Payer | null;
+  items: { data: Out }[];
+  defer?: Defer | undefined;
+}): Promise<void> {
+  const { env, product, payer, items, defer } = stamp;
   const shape = product.policy;
   if (!shape || !items.length) return;
-  const rules = payer ? await rulesOf(env, product.name, shape.rules, payer, defer) : null;
+  const rules = payer ? await rulesOf({ env, product: product.name, schema: shape.rules, payer, defer }) : null;
   for (const item of items) {
     item.data = { ...item.data, policy: rules === null ? null : shape.evaluate(rules, item.data) };
   }

@@ -28,13 +28,14 @@ export async function policyStamp(db: Database, accountId: string, product: stri
  * Replaces the account's rules (creating the policy on first PUT) and returns the row as it now stands. The account's
  * object learns the new version in the same call, so every isolate's next request of the account reads it.
  */
-export async function writePolicy(
-  env: Env,
-  accountId: string,
-  product: string,
-  rules: Record<string, unknown>,
-  now: number,
-): Promise<PolicyRow> {
+export async function writePolicy(write: {
+  env: Env;
+  accountId: string;
+  product: string;
+  rules: Record<string, unknown>;
+  now: number;
+}): Promise<PolicyRow> {
+  const { env, accountId, product, rules, now } = write;
   const [row] = await database(env)
     .insert(policies)
     .values({ accountId, product, rules, createdAt: now, updatedAt: now })

@@ -1,42 +1,33 @@
-import type { Credits, Payer } from "../credits/credits";
+import type { Hold } from "../credits/credits";
 import { listsOf, readRecalled, recallWant } from "../lists/account-lists";
-import type { Product, ProductContext, WalkOptions } from "../product";
 import { IGNORED, latestByKey } from "../lists/feedback";
-import type { Paid } from "./pay";
-import { applyRecalled, listsWanted, recallStored, type Unique } from "./plan";
+import type { Product, WalkOptions } from "../product";
+import { applyRecalled, listsWanted, recallStored } from "./plan";
+import type { Unique, WalkState } from "./state";
 
 /**
- * Step 2 and the first hold in one call to the account's object: the object answers the values' repeat and suppression
- * rows and, in the same synchronous step, holds (claiming) for the values those rows leave to pay for: the first wave
- * (with `share`, at most half of what is available, never less than one unit). A single lookup, or a batch whose first
- * wave covers its list, makes this one call before its answer. When the walk reads the rows differently from the object
- * (a repeat its options renew, a row of an older key), the wave's hold resizes (src/engines/walk/pay.ts); values held
- * for and answered free are settled at 0 with the rest.
+ * Steps 3 to 5 in one call to the account's object: the object answers the values' repeat and suppression rows and, in
+ * the same synchronous step, holds (claiming) for the values those rows leave to pay for: the first wave (with
+ * `share`, at most half of what is available, never less than one unit). A single lookup, or a batch whose first wave
+ * covers its list, makes this one call before its answer. When the walk reads the rows differently from the object (a
+ * repeat its options renew, a row of an older key), the wave's hold resizes (src/engines/walk/pay.ts); values held for
+ * and answered free are settled at 0 with the rest. A rate limit the object counts comes back in `paid.limited`.
  */
-export async function recallAndHold<In, Out>(
-  env: Env,
-  product: Product<In, Out>,
-  payer: Payer | null,
-  credits: Credits,
-  uniques: Unique<In, Out>[],
-  options: WalkOptions,
-  requestId: string,
-  paid: Paid<In, Out>,
-  now: number,
-  /** The product's context: the first call's feedback rows go there (a product with `feedbackWindowMs`). */
-  ctx?: ProductContext,
-): Promise<void> {
-  const open = uniques.filter((u) => !u.free);
+export async function recallAndHold<In, Out>(state: WalkState<In, Out>): Promise<WalkState<In, Out>> {
+  const { product, request, credits, paid, now } = state;
+  const { env, payer, options } = request;
+  const open = state.uniques.filter((u) => !u.free);
   if (!payer || !open.length || !credits.begin) {
-    await recallStored(env, null, product, payer, uniques, options, now);
-    return;
+    await recallStored({ env, product, options, now, payer: null, uniques: state.uniques });
+    return state;
   }
   const keys = open.map((u) => u.key);
   const each = product.holdUnits?.(options) ?? 1;
   const cost = typeof product.cost === "function" ? product.cost(options) : product.cost;
+  const feedback = feedbackWant(product, open, now);
   const begun = await credits.begin(
     {
-      requestId,
+      requestId: request.requestId,
       product: product.name,
       units: each,
       unitsPerCredit: product.unitsPerCredit,
@@ -47,14 +38,29 @@ export async function recallAndHold<In, Out>(
       product: product.name,
       keys,
       at: now,
-      want: {
-        ...recallWant(listsWanted(product, options), product.keys),
-        ...(product.feedbackWindowMs ? { feedback: { since: now - product.feedbackWindowMs, ignored: IGNORED } } : {}),
-      },
+      want: { ...recallWant(listsWanted(product, options), product.keys), ...feedback },
       free: { repeatsAfter: freeRepeatsAfter(product, options, now) },
     },
   );
-  const hold = begun.hold;
+  if ("limited" in begun) {
+    paid.limited = { reason: "rate_limited", ...begun.limited };
+    return state;
+  }
+  keepHold(state, begun.hold);
+  if (feedback.feedback && begun.recall.feedback)
+    state.ctx.feedback = { keys: new Set(feedback.feedback.keys), latest: latestByKey(begun.recall.feedback) };
+  paid.begunFor = begun.asked;
+  const stub = listsOf(env, payer.accountId);
+  applyRecalled(
+    { env, product, options, now },
+    open,
+    await readRecalled(stub, product.name, begun.recall, keys, product.keys),
+  );
+  return state;
+}
+
+/** What the first hold said, kept for the first wave (src/engines/walk/pay.ts) and for the answer's balance. */
+function keepHold<In, Out>({ paid }: WalkState<In, Out>, hold: Hold) {
   if (hold.ok) {
     paid.holdId = hold.id;
     paid.allowance.left = hold.fairUseRemaining;
@@ -64,17 +70,6 @@ export async function recallAndHold<In, Out>(
     // Refused for want of credits: if a stored row answers the value, this is the balance its answer reports.
     paid.afterHold = { held: 0, available: hold.available };
   paid.begun = hold;
-  if (ctx && begun.recall.feedback) ctx.feedback = { keys: new Set(keys), latest: latestByKey(begun.recall.feedback) };
-  paid.begunFor = begun.asked;
-  const stub = listsOf(env, payer.accountId);
-  applyRecalled(
-    env,
-    product,
-    open,
-    options,
-    now,
-    await readRecalled(stub, product.name, begun.recall, keys, product.keys),
-  );
 }
 
 /**
@@ -86,4 +81,12 @@ export async function recallAndHold<In, Out>(
 function freeRepeatsAfter<In, Out>(product: Product<In, Out>, options: WalkOptions, now: number): number | null {
   if (typeof product.repeats === "function" || options.refresh) return null;
   return options.maxAgeSeconds === null ? 0 : now - options.maxAgeSeconds * 1000;
+}
+
+/** The feedback the values' answers report, read by the first call: on the keys the product names (default: theirs). */
+function feedbackWant<In, Out>(product: Product<In, Out>, open: Unique<In, Out>[], now: number) {
+  const reads = product.readsFeedback;
+  if (!reads) return {};
+  const keys = reads.keysOf ? [...new Set(open.flatMap((u) => reads.keysOf!(u.input)))] : open.map((u) => u.key);
+  return { feedback: { since: now - reads.windowMs, ignored: IGNORED, product: reads.product, keys } };
 }

@@ -1,18 +1,17 @@
-import type { Product } from "../product";
-import type { Paid } from "./pay";
-import type { Unique } from "./plan";
-import type { WalkItem } from "./walk";
+import type { WalkItem, WalkState } from "./state";
 
-/** `charged`: what an earlier run of the same operation charged by key, which each key's first item reports instead. */
+/**
+ * The answer's items in input order, up to where the walk stopped, each with the credits it used (`credits`, in the
+ * order of the fresh answers). `charged`: what an earlier run of the same operation charged by key, which each key's
+ * first item reports instead.
+ */
 export function buildItems<In, Out>(
-  product: Product<In, Out>,
-  keyOf: string[],
-  uniques: Unique<In, Out>[],
-  paid: Paid<In, Out>,
+  state: WalkState<In, Out>,
   credits: number[],
-  inputs: In[],
-  charged: Record<string, number> | null,
+  charged: Record<string, number> | null = null,
 ): WalkItem<In, Out>[] {
+  const { product, keyOf, uniques, paid } = state;
+  const inputs = state.request.inputs;
   const byKey = new Map(uniques.map((u) => [u.key, u]));
   const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
   const seen = new Set<string>();

@@ -1,53 +1,20 @@
-import type { UsageCounter } from "../../../durable-objects/account-credits";
-import type { UnitHoldShape } from "../../../durable-objects/account/unit-outcome";
-import type { Credits, Hold, StopReason } from "../credits/credits";
+import type { Hold, StopReason } from "../credits/credits";
 import { timeProduct } from "../../platform/trace";
-import type { Product, ProductContext, WalkOptions } from "../product";
-import type { Unique } from "./plan";
+import type { Product } from "../product";
+import type { Paid, Priced, Unique, WalkState } from "./state";
 
-/** A fresh answer's cost once the fair-use allowance has been applied. */
-export interface Priced {
-  units: number;
-  fairUseBilled: boolean;
-  counter?: UsageCounter;
-  /** Counted against the fair-use window whether billed or not. */
-  fairUse: boolean;
-}
+export type { Paid, Priced } from "./state";
 
-export interface Paid<In, Out> {
-  /** Fresh uniques answered (looked up and paid for). */
-  answered: { u: Unique<In, Out>; price: Priced }[];
-  /** First input position not answered (the list's length when all were). */
-  stopIndex: number;
-  limitedBy: StopReason | null;
-  holdId: string | null;
-  /** Units the answers so far use: a later wave's hold keeps them. */
-  spent: number;
-  /** Fair-use answers still free, as the first hold said, less those answered since. */
-  allowance: { left: number };
-  /** What the latest hold said: credits it holds in all and credits available beside it. */
-  afterHold?: { held: number; available: number };
-  /**
-   * The walk's one unit hold as it was made (a product whose credit buys several units), while no wave has resized it:
-   * what lets the walk answer before settling (`unitOutcome`).
-   */
-  unitHold?: UnitHoldShape & { prepaid: number };
-  /** The hold the walk's first call made with its recall (walk/begin.ts), not yet used by a wave. */
-  begun?: Hold;
-  /** The keys that hold was asked for (the object leaves out values its rows answer free). */
-  begunFor?: string[];
+/** One wave's ask: the values' claims, whether it leaves room for others (`share`), whether it claims at all. */
+interface WaveAsk {
+  claims: { key: string; units: number }[];
+  share: boolean;
+  claim: boolean;
 }
 
 /** A wave's hold: the first of the walk, or its hold resized; `claim` off once waiting on others has run its course. */
-async function holdFor<In, Out>(
-  product: Product<In, Out>,
-  credits: Credits,
-  requestId: string,
-  paid: Paid<In, Out>,
-  claims: { key: string; units: number }[],
-  share: boolean,
-  claim: boolean,
-): Promise<Hold> {
+async function holdFor<In, Out>(state: WalkState<In, Out>, { claims, share, claim }: WaveAsk): Promise<Hold> {
+  const { product, credits, paid } = state;
   const units = claims.reduce((sum, c) => sum + c.units, 0);
   const begun = paid.begun;
   const asked = new Set(paid.begunFor ?? []);
@@ -74,7 +41,7 @@ async function holdFor<In, Out>(
   return hold;
   async function firstHold() {
     const hold = await credits.hold({
-      requestId,
+      requestId: state.request.requestId,
       product: product.name,
       units,
       unitsPerCredit: product.unitsPerCredit,
@@ -123,17 +90,12 @@ function applyPrice<In, Out>(product: Product<In, Out>, u: Unique<In, Out>, allo
   };
 }
 
-async function lookUp<In, Out>(
-  product: Product<In, Out>,
-  ctx: ProductContext,
-  wave: Unique<In, Out>[],
-  options: WalkOptions,
-) {
+async function lookUp<In, Out>({ product, ctx, request }: WalkState<In, Out>, wave: Unique<In, Out>[]) {
   const looked = await timeProduct(() =>
     product.lookup(
       ctx,
       wave.map((u) => u.input),
-      options,
+      request.options,
     ),
   );
   wave.forEach((u, i) => (u.looked = looked[i]!));
@@ -146,28 +108,17 @@ async function lookUp<In, Out>(
  * and no handshake is made that nobody can pay for. Returns the values a concurrent walk is answering (busy).
  */
 export async function payRemote<In, Out>(
-  product: Product<In, Out>,
-  ctx: ProductContext,
-  credits: Credits,
+  state: WalkState<In, Out>,
   fresh: Unique<In, Out>[],
-  options: WalkOptions,
-  requestId: string,
-  paid: Paid<In, Out>,
   claim: boolean,
 ): Promise<Unique<In, Out>[]> {
+  const { product, paid } = state;
   const deferred: Unique<In, Out>[] = [];
-  const each = product.holdUnits?.(options) ?? 1;
+  const each = product.holdUnits?.(state.request.options) ?? 1;
   let pending = [...fresh];
   while (pending.length) {
-    const hold = await holdFor(
-      product,
-      credits,
-      requestId,
-      paid,
-      pending.map((u) => ({ key: u.key, units: each, ...seenOf(u) })),
-      true,
-      claim,
-    );
+    const claims = pending.map((u) => ({ key: u.key, units: each, ...seenOf(u) }));
+    const hold = await holdFor(state, { claims, share: true, claim });
     const busy = new Set(hold.busy);
     deferred.push(...pending.filter((u) => busy.has(u.key)));
     pending = pending.filter((u) => !busy.has(u.key));
@@ -186,7 +137,7 @@ export async function payRemote<In, Out>(
     }
     const wave = claim ? pending.filter((u) => claimed.has(u.key)) : pending.splice(0, units);
     if (claim) pending = pending.filter((u) => !claimed.has(u.key));
-    await lookUp(product, ctx, wave, options);
+    await lookUp(state, wave);
     for (const u of wave) {
       const price = applyPrice(product, u, paid.allowance);
       paid.spent += price.units;
@@ -202,21 +153,15 @@ export async function payRemote<In, Out>(
  * the values a concurrent walk is answering (busy).
  */
 export async function payLocal<In, Out>(
-  product: Product<In, Out>,
-  ctx: ProductContext,
-  credits: Credits,
+  state: WalkState<In, Out>,
   fresh: Unique<In, Out>[],
-  options: WalkOptions,
-  requestId: string,
-  paid: Paid<In, Out>,
   claim: boolean,
 ): Promise<Unique<In, Out>[]> {
+  const { product, paid } = state;
   if (!fresh.length) return [];
   await lookUp(
-    product,
-    ctx,
+    state,
     fresh.filter((u) => !u.looked),
-    options,
   );
   const claims = fresh
     .map((u) => ({ key: u.key, units: applyPrice(product, u, { left: 0 }).units, ...seenOf(u) }))
@@ -225,7 +170,7 @@ export async function payLocal<In, Out>(
   let busy = new Set<string>();
   let reason: StopReason = "insufficient_credits";
   if (claims.length) {
-    const hold = await holdFor(product, credits, requestId, paid, claims, false, claim);
+    const hold = await holdFor(state, { claims, share: false, claim });
     busy = new Set(hold.busy);
     budget = hold.ok ? hold.units : 0;
     reason = hold.ok ? (hold.limitedBy ?? reason) : hold.reason;

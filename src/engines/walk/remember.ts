@@ -1,13 +1,11 @@
 import type { ListsWrite } from "../../../durable-objects/account-credits";
-import type { Product } from "../product";
-import type { Paid } from "./pay";
-import type { WalkItem, WalkRequest } from "./walk";
+import type { Paid, WalkItem, WalkState } from "./state";
 
 const freshAnswers = <In, Out>(paid: Paid<In, Out>) =>
   paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result as unknown }));
 
 /** Starts (or restarts) the 7-day window of every repeatable fresh answer. */
-export function repeatWrite<In, Out>(product: Product<In, Out>, paid: Paid<In, Out>): ListsWrite {
+export function repeatWrite<In, Out>({ product, paid }: WalkState<In, Out>): ListsWrite {
   return {
     keyVersion: product.keys?.version ?? 0,
     repeats: freshAnswers(paid).filter((f) => product.repeatable(f.result as Out)),
@@ -15,12 +13,8 @@ export function repeatWrite<In, Out>(product: Product<In, Out>, paid: Paid<In, O
 }
 
 /** What else one call learned: suppressions and history. */
-export function rememberWrite<In, Out>(
-  product: Product<In, Out>,
-  request: WalkRequest<In>,
-  paid: Paid<In, Out>,
-  items: WalkItem<In, Out>[],
-): ListsWrite {
+export function rememberWrite<In, Out>(state: WalkState<In, Out>, items: WalkItem<In, Out>[]): ListsWrite {
+  const { product, request, paid } = state;
   const fresh = freshAnswers(paid);
   const write: ListsWrite = { keyVersion: product.keys?.version ?? 0 };
   const lists = product.suppressions;

@@ -64,7 +64,7 @@ export interface EntityAnswer {
  */
 export type SignalProduct<Out> = Pick<
   Product<unknown, Out>,
-  "input" | "normalize" | "local" | "lookup" | "isSample" | "datasets"
+  "input" | "normalize" | "local" | "lookup" | "isSample" | "datasets" | "readsFeedback"
 >;
 
 export interface ConsistencyDeps {

@@ -1,6 +1,6 @@
 import type { Product } from "../../engines/product";
 import type { ConsistencyDeps } from "./deps";
-import { CHECK_NAMES, type ConsistencyInput, type ConsistencyResult } from "./result";
+import { CHECK_NAMES, SIGNAL_NAMES, type ConsistencyInput, type ConsistencyResult } from "./result";
 import { consistencyInputSchema } from "./schemas";
 import { consistencySignals, wantsNetwork } from "./signals";
 
@@ -21,6 +21,17 @@ const unitsOf = (result: ConsistencyResult) =>
     : result.signals.phone?.line_type_source === "network"
       ? 2
       : 1;
+
+/**
+ * The IP signal's answer reports the account's feedback on the address, as `POST /ip`'s does: the walk's first call
+ * reads it with the hold, so the IP signal asks the account's object nothing more.
+ */
+function ipFeedback(deps: ConsistencyDeps): Pick<Product<ConsistencyInput, ConsistencyResult>, "readsFeedback"> {
+  const reads = deps.ip.readsFeedback;
+  if (!reads) return {};
+  const keysOf = (ip: unknown) => reads.keysOf?.(ip) ?? [deps.ip.normalize(ip)];
+  return { readsFeedback: { ...reads, keysOf: (input) => (input.ip == null ? [] : keysOf(input.ip)) } };
+}
 
 /**
  * Cross-signal consistency (docs/consistency.md): two or more signals, each answered by its own product (email without
@@ -71,7 +82,9 @@ export function consistencyProduct(deps: ConsistencyDeps): Product<ConsistencyIn
       counts: (row) => [row.level || "undecided"],
       sampleCounts: { consistent: 1, mixed: 0, inconsistent: 1, undecided: 0 },
     },
+    ...ipFeedback(deps),
     isSample: isSampleSet,
     datasets,
+    signals: SIGNAL_NAMES,
   };
 }

@@ -80,7 +80,7 @@ export const ip: Product<string, IpResult> = {
       results.map((result) => ({ result })),
     ),
   // Every answer reports the account's latest feedback on the address: read by the walk's first call.
-  feedbackWindowMs: FEEDBACK_WINDOW_DAYS * 86_400_000,
+  readsFeedback: { product: "ip", windowMs: FEEDBACK_WINDOW_DAYS * 86_400_000 },
   price: (result) => ({ units: result.placed ? 1 : 0 }),
   repeatable: (result) => result.placed,
   // A repeat is read again (lists and datasets may have changed since) and only its price is waived.
