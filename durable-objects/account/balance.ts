@@ -87,7 +87,15 @@ export class Balance {
     const state = this.current(now);
     const plan = state.plan_credits + (bucket === "plan" ? amount : 0);
     const pack = state.pack_credits + (bucket === "pack" ? amount : 0);
-    this.write({ at: now, requestId, kind: bucket === "plan" ? "plan_credit" : "pack_credit", before: state, plan, pack, note });
+    this.write({
+      at: now,
+      requestId,
+      kind: bucket === "plan" ? "plan_credit" : "pack_credit",
+      before: state,
+      plan,
+      pack,
+      note,
+    });
   }
 
   /** Whether a movement with this request id is in the ledger (a payment event applied before). */

@@ -9,7 +9,7 @@ const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
  * account): what was billed, what was checked, what is still free. Counted apart from the balance: it moves no credit.
  */
 export class FairUseWindow {
-  /** The sums as last read or written, kept for the hour they were counted in, so the hot path's reads cost no query. */
+  /** The sums as last read or written, kept for the hour they were counted in: the hot path's reads cost no query. */
   private cached: { hour: number; sums: Record<UsageCounter, number> } | null = null;
 
   constructor(private readonly sql: SqlStorage) {

@@ -30,8 +30,8 @@ export function createLedger(sql: SqlStorage): void {
 
 export function appendLedger(sql: SqlStorage, entry: LedgerEntry): void {
   sql.exec(
-    "INSERT INTO ledger (at, request_id, kind, plan_delta, pack_delta, plan_after, pack_after, key_id, note, product) " +
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO ledger (at, request_id, kind, plan_delta, pack_delta, plan_after, pack_after, key_id, note, " +
+      "product) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     entry.at,
     entry.request_id,
     entry.kind,
