@@ -13,7 +13,8 @@ interface Usage {
   credits: Record<string, number[]>;
 }
 
-const COLOURS = ["#2f5bd3", "#d3492f", "#2f9e5b", "#b07b0c", "#7b3fb0", "#0c8fa3"];
+/** One per registered product, then grey (the seventh: `unknown`, a charge recorded before the ledger named one). */
+const COLOURS = ["#2f5bd3", "#d3492f", "#2f9e5b", "#b07b0c", "#7b3fb0", "#0c8fa3", "#8a8a8a"];
 
 const colour = (i: number) => COLOURS[i % COLOURS.length]!;
 
@@ -42,6 +43,7 @@ function stacked(usage: Usage, series: Record<string, number[]>): ReturnType<typ
         stroke: colour(i),
         fill: colour(i),
         paths: bars,
+        points: { show: false },
         value: (_u: uPlot, _v: number | null, _s: number, d: number | null) => String(d === null ? "" : own[i]![d]),
       })),
     ],
