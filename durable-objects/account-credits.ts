@@ -27,12 +27,11 @@ import { ClaimBook, type Claims } from "./claims";
 
 export type * from "./account/types";
 export type * from "./account/list-types";
-export type { DailyCharge } from "./account/ledger";
 export type { MailSettings, Notice, NoticeMessage } from "./account/notices";
 export type { Claims };
 
 /** Values answered in one UTC day for one product, with the credits their history rows say they cost. */
-export type DailyAnswer = ReturnType<typeof dailyAnswers>[number];
+type DailyAnswer = ReturnType<typeof dailyAnswers>[number];
 
 export type { Begun };
 

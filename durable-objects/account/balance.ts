@@ -13,7 +13,7 @@ import { appendLedger, createLedger, dailyCharges, type DailyCharge, ledgerPage 
 import type { AccountSnapshot, LedgerRow, State } from "./types";
 
 /** What a charge is made against: the reservation's request, key and product (null: a hold made before products). */
-export interface Charged {
+interface Charged {
   request_id: string;
   key_id: string | null;
   product: string | null;

@@ -13,7 +13,7 @@ export interface Begun {
 }
 
 /** The parts of the account's object a walk's first call reads and holds on. */
-export interface BeginParts {
+interface BeginParts {
   sql: SqlStorage;
   lists: AccountLists;
   reservations: Reservations;

@@ -15,7 +15,7 @@ export interface GrantAsk {
   spent?: number;
 }
 
-export type Granted =
+type Granted =
   | { ok: true; granted: number; limitedBy: Limit | null; available: number }
   | { ok: false; reason: Limit; available: number };
 

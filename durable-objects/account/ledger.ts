@@ -2,7 +2,7 @@ import { addColumn } from "./prepaid-pool";
 import type { LedgerRow } from "./types";
 
 /** A ledger row as written: everything but its id. */
-export type LedgerEntry = Omit<LedgerRow, "id">;
+type LedgerEntry = Omit<LedgerRow, "id">;
 
 /** Credits charged in one UTC day for one product (null: a charge recorded before the ledger kept products). */
 export interface DailyCharge {

@@ -7,7 +7,7 @@ const SETTLED_RETENTION_MS = 86_400_000;
 const OPERATION_RETENTION_MS = 30 * 86_400_000;
 
 /** What a settlement answered, as a retry of it is answered again. */
-export type SettledAnswer = Pick<SettleResult, "charged" | "credits" | "prepaid">;
+type SettledAnswer = Pick<SettleResult, "charged" | "credits" | "prepaid">;
 
 /**
  * What makes settling safe to repeat: the operations settled (queued work never charged twice), what each charged

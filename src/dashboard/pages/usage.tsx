@@ -1,7 +1,7 @@
 import type { LedgerRow } from "../../../durable-objects/account-credits";
 import type { RequestRecord } from "../../db/request-log";
 import type { DashboardSession } from "../session";
-import type { Usage } from "../usage";
+import { UNKNOWN_PRODUCT, type Usage } from "../usage";
 import { Layout } from "./layout";
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
@@ -107,7 +107,7 @@ function Ledger({ ledger }: { ledger: UsagePageProps["ledger"] }) {
               <tr>
                 <td>{iso(row.at)}</td>
                 <td>{row.kind}</td>
-                <td>{row.kind === "charge" ? (row.product ?? "unknown") : ""}</td>
+                <td>{row.kind === "charge" ? (row.product ?? UNKNOWN_PRODUCT) : ""}</td>
                 <td class="num">{row.plan_delta}</td>
                 <td class="num">{row.pack_delta}</td>
                 <td class="num">{row.plan_after + row.pack_after}</td>
