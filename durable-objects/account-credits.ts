@@ -1,14 +1,15 @@
 import type { PlanName } from "../src/engines/credits/plans";
-import { database } from "../src/db/client";
-import { recordUnfinished } from "../src/db/request-log";
+import { AccountAlarm } from "./account/alarm";
 import { Balance } from "./account/balance";
 import { ListsObject } from "./account/lists-object";
-import { Notices, type MailSettings, type NoticeMessage } from "./account/notices";
+import { Notices, type MailSettings } from "./account/notices";
 import { PolicyStamps } from "./account/policy-stamps";
 import { type PaymentRefund, RefundedPayments } from "./account/refunded-payments";
 import { Reservations } from "./account/reservations";
-import { answeredFree, type BeginRecall, type StoredFeedback, type StoredKeyed } from "./account/list-types";
-import { latestFeedback } from "./account/list-pages";
+import { type Begun, beginWalk } from "./account/begin";
+import type { BeginRecall } from "./account/list-types";
+import { dailyAnswers } from "./account/list-pages";
+import type { DailyCharge } from "./account/ledger";
 import type { AccountLists } from "./account/lists";
 import type {
   AccountSnapshot,
@@ -29,18 +30,10 @@ export type * from "./account/list-types";
 export type { MailSettings, Notice, NoticeMessage } from "./account/notices";
 export type { Claims };
 
-/** What `begin` answers: the lists' rows for the walk's values, and its hold. */
-export interface Begun {
-  recall: { repeats: StoredKeyed[]; suppressions: StoredKeyed[]; feedback?: StoredFeedback[] };
-  hold: ReserveResult;
-  /** The keys the hold was asked for, in order: the claims less the values a stored row answers free. */
-  asked: string[];
-}
+/** Values answered in one UTC day for one product, with the credits their history rows say they cost. */
+type DailyAnswer = ReturnType<typeof dailyAnswers>[number];
 
-/** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
-const RESERVATION_TTL_MS = 15 * 60 * 1000;
-/** A notice whose queue send failed is tried again this much later (by the alarm). */
-const NOTICE_RETRY_MS = 60_000;
+export type { Begun };
 
 /**
  * One account's hot state, so a request needs one call to one object before its product work: the rate windows of
@@ -59,8 +52,7 @@ export class AccountCredits extends ListsObject {
   private readonly policies: PolicyStamps;
   private readonly notices: Notices;
   private readonly refunds: RefundedPayments;
-  /** When the alarm is set for, as far as this instance knows (saves a storage read on every hold). */
-  private alarmAt: number | null | undefined;
+  private readonly alarms: AccountAlarm;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -73,6 +65,7 @@ export class AccountCredits extends ListsObject {
     );
     this.policies = new PolicyStamps(sql);
     this.refunds = new RefundedPayments(sql, this.balances);
+    this.alarms = new AccountAlarm(ctx, env, { notices: this.notices, reservations: this.reservations });
   }
 
   /**
@@ -126,8 +119,8 @@ export class AccountCredits extends ListsObject {
   /** A request's first hold: rate limits, then the daily cap and the balance, then the reservation. */
   async enterReserve(admission: AdmissionRequest, request: ReserveRequest): Promise<Entered<ReserveResult>> {
     const entered = this.admit(admission, () => this.reservations.reserve(request, admission.request));
-    this.handOverNotices();
-    if (entered.admitted && entered.value.ok) await this.armAlarm(request.now ?? Date.now());
+    this.alarms.handOverNotices();
+    if (entered.admitted && entered.value.ok) await this.alarms.arm(request.now ?? Date.now());
     return entered;
   }
 
@@ -158,16 +151,16 @@ export class AccountCredits extends ListsObject {
   async enterBegin(admission: AdmissionRequest, request: ReserveRequest, recall: BeginRecall): Promise<Entered<Begun>> {
     const lists = await this.ready();
     const entered = this.admit(admission, () => this.begun(lists, request, recall, admission.request));
-    this.handOverNotices();
-    if (entered.admitted && entered.value.hold.ok) await this.armAlarm(request.now ?? Date.now());
+    this.alarms.handOverNotices();
+    if (entered.admitted && entered.value.hold.ok) await this.alarms.arm(request.now ?? Date.now());
     return entered;
   }
 
   /** `enterBegin` for a request already admitted, or queued work (no rate limit). */
   async begin(request: ReserveRequest, recall: BeginRecall): Promise<Begun> {
     const begun = this.begun(await this.ready(), request, recall);
-    this.handOverNotices();
-    if (begun.hold.ok) await this.armAlarm(request.now ?? Date.now());
+    this.alarms.handOverNotices();
+    if (begun.hold.ok) await this.alarms.arm(request.now ?? Date.now());
     return begun;
   }
 
@@ -177,41 +170,20 @@ export class AccountCredits extends ListsObject {
     recall: BeginRecall,
     record?: AdmissionRequest["request"],
   ): Begun {
-    const rows = lists.recall(recall.product, recall.keys, recall.at, recall.want);
-    const free = recall.free ? answeredFree(rows, recall.free.repeatsAfter) : new Set<string>();
-    // A batch's first wave: the hold is asked only for what the rows leave to pay for (with `share`, at most half of
-    // what is available, as any wave).
-    const claims = request.claims && { ...request.claims, items: request.claims.items.filter((c) => !free.has(c.key)) };
-    const feedback = recall.want.feedback;
-    return {
-      recall: feedback
-        ? {
-            ...rows,
-            feedback: latestFeedback(
-              this.ctx.storage.sql,
-              feedback.product ?? recall.product,
-              feedback.keys ?? recall.keys,
-              feedback.since,
-              feedback.ignored,
-            ),
-          }
-        : rows,
-      hold: this.reservations.reserve(claims ? { ...request, claims } : request, record),
-      asked: claims?.items.map((c) => c.key) ?? [],
-    };
+    return beginWalk({ sql: this.ctx.storage.sql, lists, reservations: this.reservations }, request, recall, record);
   }
 
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     const result = this.reservations.reserve(request);
-    this.handOverNotices();
-    if (result.ok) await this.armAlarm(request.now ?? Date.now());
+    this.alarms.handOverNotices();
+    if (result.ok) await this.alarms.arm(request.now ?? Date.now());
     return result;
   }
 
   /** The next wave of a walk on the same reservation (see Reservations.resize). */
   resize(reservationId: string, request: ResizeRequest): ReserveResult {
     const result = this.reservations.resize(reservationId, request);
-    this.handOverNotices();
+    this.alarms.handOverNotices();
     return result;
   }
 
@@ -254,6 +226,15 @@ export class AccountCredits extends ListsObject {
     return this.balances.ledger(page, perPage, Date.now());
   }
 
+  /**
+   * The usage page's figures since `since`, per UTC day and product, in one call: the credits that left the balance
+   * (every charge row of the ledger, whatever made it) and the values answered (the history).
+   */
+  async usage(since: number, now = Date.now()): Promise<{ charged: DailyCharge[]; answered: DailyAnswer[] }> {
+    await this.ready();
+    return { charged: this.balances.dailyCharges(since, now), answered: dailyAnswers(this.ctx.storage.sql, since) };
+  }
+
   /** A policy was written (its `updated_at`) or deleted (0). */
   setPolicyStamp(product: string, stamp: number): void {
     this.policies.set(product, stamp);
@@ -264,21 +245,9 @@ export class AccountCredits extends ListsObject {
     this.policies.learn(product, stamp);
   }
 
-  /**
-   * Releases reservations whose Worker never settled them, and records each such HTTP request as free (unless its
-   * Worker recorded it after all). The records are written first: if that fails the alarm is retried, holds included.
-   */
+  /** Releases holds whose Worker died mid-request and retries notices a queue send left (AccountAlarm). */
   override async alarm() {
-    await this.sendNotices();
-    const now = Date.now();
-    const cutoff = now - RESERVATION_TTL_MS;
-    await recordUnfinished(database(this.env), this.reservations.unfinished(cutoff));
-    this.reservations.expire(cutoff, now);
-    const oldest = this.reservations.oldest();
-    this.alarmAt = oldest === null ? null : oldest + RESERVATION_TTL_MS;
-    // Notices a failed queue send left are tried again within a minute.
-    if (this.notices.hasPending) this.alarmAt = Math.min(this.alarmAt ?? Infinity, now + NOTICE_RETRY_MS);
-    if (this.alarmAt !== null) await this.ctx.storage.setAlarm(this.alarmAt);
+    await this.alarms.ring();
   }
 
   /** The snapshot with the account's mail settings (GET /account shows both from this one call). */
@@ -290,47 +259,12 @@ export class AccountCredits extends ListsObject {
   private balanceMoved(now: number) {
     const state = this.balances.current(now);
     this.notices.balanceMoved(state.plan_credits + state.pack_credits, now);
-    this.handOverNotices();
-  }
-
-  /**
-   * Recorded notices go to the queue after the call answered (never awaited by the caller: no round trip is added to
-   * the request that caused them). The account's id is this object's name (the object is addressed by name).
-   */
-  private handOverNotices() {
-    if (this.notices.hasPending) this.ctx.waitUntil(this.sendNotices());
-  }
-
-  private async sendNotices(): Promise<void> {
-    const pending = this.notices.pending();
-    const accountId = this.ctx.id.name;
-    if (!pending.length || !accountId) return;
-    try {
-      await this.env.JOBS.sendBatch(
-        pending.map((notice): { body: NoticeMessage } => ({ body: { type: "mail_notice", accountId, notice } })),
-      );
-      this.notices.handedOver(pending.map((n) => n.id));
-    } catch (err) {
-      console.error(JSON.stringify({ event: "mail_notice_queue_failed", error: String(err) }));
-      const at = Date.now() + NOTICE_RETRY_MS;
-      if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
-      if (this.alarmAt === null || this.alarmAt > at) {
-        this.alarmAt = at;
-        await this.ctx.storage.setAlarm(at);
-      }
-    }
+    this.alarms.handOverNotices();
   }
 
   private admit<T>(admission: AdmissionRequest, then: () => T): Entered<T> {
     const refused = this.windows.hit(admission.hits, Date.now());
     if (refused) return { admitted: false, ...refused };
     return { admitted: true, value: then(), policies: this.policies.all() };
-  }
-
-  private async armAlarm(now: number) {
-    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
-    if (this.alarmAt !== null) return;
-    this.alarmAt = now + RESERVATION_TTL_MS;
-    await this.ctx.storage.setAlarm(this.alarmAt);
   }
 }

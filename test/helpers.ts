@@ -145,7 +145,7 @@ export async function accountRows<T = Record<string, unknown>>(
   ...binds: (string | number | null)[]
 ): Promise<T[]> {
   const stub = creditsStub(accountId);
-  await stub.dailyAnswers(0);
+  await stub.usage(0);
   return runInDurableObject(stub, (_instance, state) => state.storage.sql.exec(query, ...binds).toArray() as T[]);
 }
 

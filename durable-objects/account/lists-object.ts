@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { importLists, listsImported } from "./list-import";
-import { dailyAnswers, feedbackCounts, historyPage, latestFeedback, suppressionPage } from "./list-pages";
+import { feedbackCounts, historyPage, latestFeedback, suppressionPage } from "./list-pages";
 import type {
   FeedbackCounts,
   HistoryPage,
@@ -92,11 +92,6 @@ export abstract class ListsObject extends DurableObject<Env> {
   async listHistory(product: string, query: HistoryQuery): Promise<HistoryPage> {
     await this.ready();
     return historyPage(this.ctx.storage.sql, product, query);
-  }
-
-  async dailyAnswers(since: number) {
-    await this.ready();
-    return dailyAnswers(this.ctx.storage.sql, since);
   }
 
   async feedbackCounts(product: string, since: number, until: number, ignored: string, facets: number) {

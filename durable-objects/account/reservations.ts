@@ -9,13 +9,9 @@ import type {
   Settlement,
   SettleResult,
 } from "./types";
+import { type GrantAsk, grantCredits } from "./grant";
 import { addColumn, PrepaidPool } from "./prepaid-pool";
-
-/** A settlement is remembered this long, so a settle retried after a lost answer gets the same answer back. */
-const SETTLED_RETENTION_MS = 86_400_000;
-
-/** What an operation charged per key is kept this long: as long as the bulk runs that could be run again. */
-const OPERATION_RETENTION_MS = 30 * 86_400_000;
+import { SettledRecords } from "./settled";
 
 /**
  * Holds on the balance: reserve before work, resize between the waves of a walk, settle what the answers cost (or
@@ -23,6 +19,7 @@ const OPERATION_RETENTION_MS = 30 * 86_400_000;
  */
 export class Reservations {
   private readonly pool: PrepaidPool;
+  private readonly settled: SettledRecords;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -31,16 +28,10 @@ export class Reservations {
     /** Told when a key's daily cap refuses or cuts short a hold (the account mails its members once a day per key). */
     private readonly capReached: (keyId: string, cap: number, now: number) => void = () => {},
   ) {
-    sql.exec(`
-      CREATE TABLE IF NOT EXISTS settled_operations (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS operation_charges (id TEXT PRIMARY KEY, at INTEGER NOT NULL, charges TEXT NOT NULL);
-    `);
-    sql.exec(`
-      CREATE TABLE IF NOT EXISTS settled_reservations (id TEXT PRIMARY KEY, at INTEGER NOT NULL, answer TEXT NOT NULL);
-      CREATE INDEX IF NOT EXISTS settled_reservations_at ON settled_reservations (at);
-    `);
-    // Objects created before this column: no request to record.
+    this.settled = new SettledRecords(sql);
+    // Objects created before these columns: no request to record; no product to name in the charge's ledger row.
     addColumn(sql, "reservations", "request", "TEXT");
+    addColumn(sql, "reservations", "product", "TEXT");
     this.pool = new PrepaidPool(sql);
   }
 
@@ -66,13 +57,15 @@ export class Reservations {
       return { ok: false, reason: "insufficient_credits", available: grant.available, busy };
     const reservationId = crypto.randomUUID();
     this.sql.exec(
-      "INSERT INTO reservations (id, request_id, key_id, amount, created_at, request) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO reservations (id, request_id, key_id, amount, created_at, request, product) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
       reservationId,
       request.requestId,
       request.keyId ?? null,
       grant.granted,
       now,
       record ? JSON.stringify(record) : null,
+      request.product ?? request.units?.product ?? request.claims?.product ?? null,
     );
     // The units of the credits bought beyond what this hold asked for are lent to the pool at once, so holds in flight
     // beside it share the credit instead of each needing a whole free one; settling decides who pays for it.
@@ -81,7 +74,7 @@ export class Reservations {
     if (request.units) this.pool.open(reservationId, { product: request.units.product, held, perCredit, lent });
     const grantedUnits = held + bought - lent;
     const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
-    const fairUseRemaining = this.balance.fairUse(now).free_undeliverable_remaining;
+    const fairUseRemaining = this.balance.fairUse.read(now).free_undeliverable_remaining;
     return {
       ok: true,
       reservationId,
@@ -137,7 +130,7 @@ export class Reservations {
       granted: grant.granted,
       grantedUnits,
       limitedBy: grant.limitedBy,
-      fairUseRemaining: this.balance.fairUse(now).free_undeliverable_remaining,
+      fairUseRemaining: this.balance.fairUse.read(now).free_undeliverable_remaining,
       busy,
       claimed,
       held: amount,
@@ -145,46 +138,8 @@ export class Reservations {
     };
   }
 
-  /**
-   * How many credits a hold may take: what is available (plus what `own`, the reservation being resized, already
-   * holds), within the key's daily cap, and with `share` at most half of it (never less than the minimum), so work in
-   * flight never shuts out a concurrent request. `limitedBy` names what cut the grant short, if anything did.
-   */
-  private grant(
-    now: number,
-    g: {
-      wanted: number;
-      minimum: number;
-      share: boolean;
-      keyId: string | null;
-      cap: number | null;
-      own: number;
-      spent?: number;
-    },
-  ):
-    | { ok: true; granted: number; limitedBy: "insufficient_credits" | "key_spend_cap" | null; available: number }
-    | { ok: false; reason: "insufficient_credits" | "key_spend_cap"; available: number } {
-    const available = this.balance.available(now) + g.own - (g.spent ?? 0);
-    let granted = Math.min(g.wanted, available);
-    let limitedBy: "insufficient_credits" | "key_spend_cap" | null = granted < g.wanted ? "insufficient_credits" : null;
-    if (g.keyId && g.cap != null) {
-      const capLeft = Math.max(
-        0,
-        g.cap - this.balance.keySpentToday(g.keyId, now) - this.balance.keyHeld(g.keyId) + g.own - (g.spent ?? 0),
-      );
-      if (capLeft < g.minimum) {
-        this.capReached(g.keyId, g.cap, now);
-        return { ok: false, reason: "key_spend_cap", available };
-      }
-      if (capLeft < granted) {
-        this.capReached(g.keyId, g.cap, now);
-        granted = capLeft;
-        limitedBy = "key_spend_cap";
-      }
-    }
-    if (granted < g.minimum) return { ok: false, reason: "insufficient_credits", available };
-    if (g.share) granted = Math.min(granted, Math.max(g.minimum, Math.ceil(available / 2)));
-    return { ok: true, granted, limitedBy, available };
+  private grant(now: number, ask: GrantAsk) {
+    return grantCredits(this.balance, now, ask, this.capReached);
   }
 
   /**
@@ -195,8 +150,8 @@ export class Reservations {
   settle(reservationId: string, settlement: Settlement): SettleResult {
     const now = settlement.now ?? Date.now();
     const reservation = this.sql
-      .exec<{ request_id: string; key_id: string | null; amount: number }>(
-        "SELECT request_id, key_id, amount FROM reservations WHERE id = ?",
+      .exec<{ request_id: string; key_id: string | null; amount: number; product: string | null }>(
+        "SELECT request_id, key_id, amount, product FROM reservations WHERE id = ?",
         reservationId,
       )
       .toArray()[0];
@@ -207,20 +162,16 @@ export class Reservations {
       remaining: this.balance.available(now),
       prepaid: null,
       alreadySettled,
-      firstCharges: settlement.operationId ? this.operationCharges(settlement.operationId) : null,
+      firstCharges: settlement.operationId ? this.settled.operationCharges(settlement.operationId) : null,
     });
     if (!reservation) return this.settledBefore(reservationId, now) ?? nothing(true);
     const unitHold = this.pool.take(reservationId);
     this.sql.exec("DELETE FROM reservations WHERE id = ?", reservationId);
     this.claims.drop(reservationId);
-    if (settlement.operationId) {
-      const seen =
-        this.sql.exec("SELECT id FROM settled_operations WHERE id = ?", settlement.operationId).toArray().length > 0;
+    if (settlement.operationId && this.settled.settleOnce(settlement.operationId, now)) {
       // Work settled before uses nothing now; a credit whose lent units others used is still paid.
-      if (unitHold && seen)
-        this.balance.charge(now, reservation, this.pool.close(unitHold, [], reservation.amount).charge);
-      if (seen) return nothing(true);
-      this.sql.exec("INSERT INTO settled_operations (id, at) VALUES (?, ?)", settlement.operationId, now);
+      if (unitHold) this.balance.charge(now, reservation, this.pool.close(unitHold, [], reservation.amount).charge);
+      return nothing(true);
     }
     const closed = unitHold
       ? this.pool.close(unitHold, units, reservation.amount, settlement.asAnswered === true)
@@ -238,33 +189,18 @@ export class Reservations {
     );
     if (settlement.operationId && settlement.keys) {
       const charges = Object.fromEntries(settlement.keys.flatMap((key, i) => (perItem[i] ? [[key, perItem[i]]] : [])));
-      this.sql.exec(
-        "INSERT OR REPLACE INTO operation_charges (id, at, charges) VALUES (?, ?, ?)",
-        settlement.operationId,
-        now,
-        JSON.stringify(charges),
-      );
-      // Queued work is never run again once its run is gone (bulk runs are kept 30 days).
-      this.sql.exec("DELETE FROM operation_charges WHERE at < ?", now - OPERATION_RETENTION_MS);
+      this.settled.keepCharges(settlement.operationId, charges, now);
     }
-    this.balance.countUsage(settlement.usage ?? {}, now);
+    this.balance.fairUse.count(settlement.usage ?? {}, now);
     const prepaid = unitHold ? this.pool.units(unitHold.product) : null;
     const answer = { charged, credits: perItem, prepaid };
-    this.sql.exec(
-      "INSERT OR REPLACE INTO settled_reservations (id, at, answer) VALUES (?, ?, ?)",
-      reservationId,
-      now,
-      JSON.stringify(answer),
-    );
+    this.settled.remember(reservationId, answer, now);
     return { ...answer, remaining: this.balance.available(now), alreadySettled: false, firstCharges: null };
   }
 
   private settledBefore(reservationId: string, now: number): SettleResult | null {
-    const row = this.sql
-      .exec<{ answer: string }>("SELECT answer FROM settled_reservations WHERE id = ?", reservationId)
-      .toArray()[0];
-    if (!row) return null;
-    const answer = JSON.parse(row.answer) as Pick<SettleResult, "charged" | "credits" | "prepaid">;
+    const answer = this.settled.answerOf(reservationId);
+    if (!answer) return null;
     return { ...answer, remaining: this.balance.available(now), alreadySettled: true, firstCharges: null };
   }
 
@@ -288,7 +224,7 @@ export class Reservations {
       .exec<{ id: string }>("SELECT id FROM reservations WHERE created_at <= ?", cutoff)
       .toArray();
     for (const { id } of expired) this.settle(id, { now });
-    this.sql.exec("DELETE FROM settled_reservations WHERE at < ?", now - SETTLED_RETENTION_MS);
+    this.settled.prune(now);
   }
 
   /** When the oldest open hold was made, if one is open. */
@@ -301,15 +237,8 @@ export class Reservations {
     return { available: this.balance.available(now), prepaid: product === null ? null : this.pool.units(product) };
   }
 
-  /**
-   * What a settled operation charged, by key (keys charged nothing are absent); null when it was never settled. A
-   * rerun of queued work (a bulk chunk after a crash) reports these, since its own answers are now free repeats.
-   */
+  /** What a settled operation charged, by key; null when it was never settled (see SettledRecords). */
   operationCharges(operationId: string): Record<string, number> | null {
-    const row = this.sql
-      .exec<{ charges: string }>("SELECT charges FROM operation_charges WHERE id = ?", operationId)
-      .toArray()[0];
-    if (row) return JSON.parse(row.charges) as Record<string, number>;
-    return this.sql.exec("SELECT 1 FROM settled_operations WHERE id = ?", operationId).toArray().length ? {} : null;
+    return this.settled.operationCharges(operationId);
   }
 }

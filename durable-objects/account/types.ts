@@ -6,6 +6,8 @@ export type UsageCounter = "billed_answers" | "undeliverable_checked";
 
 export interface ReserveRequest {
   requestId: string;
+  /** The product the hold pays for: its charge's ledger row names it (the usage page's figures by product). */
+  product?: string;
   /** Units wanted (credits, unless `units` says a credit buys several). */
   amount: number;
   /** Fewest units worth reserving (a batch takes what it can get); defaults to `amount`. */
@@ -119,6 +121,8 @@ export interface LedgerRow {
   pack_after: number;
   key_id: string | null;
   note: string | null;
+  /** The product a charge paid for; null for other movements and for charges made before the ledger named it. */
+  product: string | null;
 }
 
 export interface UnitHold {

@@ -64,7 +64,7 @@ describe("dashboard: the usage page", () => {
     expect(ledger).toContain("monthly_grant");
     expect(ledger).toMatch(
       new RegExp(
-        `<td>charge</td><td class="num">-1</td><td class="num">0</td><td class="num">99</td>` +
+        `<td>charge</td><td>email</td><td class="num">-1</td><td class="num">0</td><td class="num">99</td>` +
           `<td><a href="/dashboard/usage\\?request=${requestId}#request"><code>${requestId}</code>`,
       ),
     );

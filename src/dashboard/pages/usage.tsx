@@ -1,10 +1,11 @@
 import type { LedgerRow } from "../../../durable-objects/account-credits";
 import type { RequestRecord } from "../../db/request-log";
 import type { DashboardSession } from "../session";
-import type { Usage } from "../usage";
+import { UNKNOWN_PRODUCT, type Usage } from "../usage";
 import { Layout } from "./layout";
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
 export interface UsagePageProps {
@@ -41,6 +42,47 @@ function Totals({ usage }: { usage: Usage }) {
   );
 }
 
+/** Credits per day (newest first, days with a charge only) and per product: the stacked chart's figures as a table. */
+function CreditsByDay({ usage }: { usage: Usage }) {
+  const credits = (p: string, i: number) => usage.credits[p]?.[i] ?? 0;
+  const dayTotal = (i: number) => sum(usage.products.map((p) => credits(p, i)));
+  const charged = usage.days.map((_, i) => i).filter((i) => dayTotal(i) > 0);
+  if (!charged.length) return <p class="muted">No credits used in the last 30 days.</p>;
+  return (
+    <table id="credits-by-day">
+      <thead>
+        <tr>
+          <th>Day (UTC)</th>
+          {usage.products.map((p) => (
+            <th class="num">{p}</th>
+          ))}
+          <th class="num">Total</th>
+        </tr>
+      </thead>
+      <tbody>
+        {charged.reverse().map((i) => (
+          <tr data-day={day(usage.days[i]!)}>
+            <td>{day(usage.days[i]!)}</td>
+            {usage.products.map((p) => (
+              <td class="num">{credits(p, i)}</td>
+            ))}
+            <td class="num">{dayTotal(i)}</td>
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr data-day="total">
+          <th>30 days</th>
+          {usage.products.map((p) => (
+            <td class="num">{sum(usage.credits[p] ?? [])}</td>
+          ))}
+          <td class="num">{sum(usage.products.map((p) => sum(usage.credits[p] ?? [])))}</td>
+        </tr>
+      </tfoot>
+    </table>
+  );
+}
+
 function Ledger({ ledger }: { ledger: UsagePageProps["ledger"] }) {
   const pages = Math.max(1, Math.ceil(ledger.total / ledger.perPage));
   return (
@@ -52,6 +94,7 @@ function Ledger({ ledger }: { ledger: UsagePageProps["ledger"] }) {
             <tr>
               <th>At (UTC)</th>
               <th>Kind</th>
+              <th>Product</th>
               <th class="num">Plan</th>
               <th class="num">Pack</th>
               <th class="num">Balance</th>
@@ -64,6 +107,7 @@ function Ledger({ ledger }: { ledger: UsagePageProps["ledger"] }) {
               <tr>
                 <td>{iso(row.at)}</td>
                 <td>{row.kind}</td>
+                <td>{row.kind === "charge" ? (row.product ?? UNKNOWN_PRODUCT) : ""}</td>
                 <td class="num">{row.plan_delta}</td>
                 <td class="num">{row.pack_delta}</td>
                 <td class="num">{row.plan_after + row.pack_after}</td>
@@ -156,7 +200,10 @@ function RequestLookup({ lookup }: { lookup: UsagePageProps["lookup"] }) {
   );
 }
 
-/** The usage page: three charts (drawn by /dashboard/assets/usage.js with uPlot), totals, the ledger, a request. */
+/**
+ * The usage page: three charts (drawn by /dashboard/assets/usage.js with uPlot; credits stacked by product), credits
+ * by day and product, totals, the ledger, a request.
+ */
 export function UsagePage({ session, usage, ledger, lookup }: UsagePageProps) {
   return (
     <Layout
@@ -169,17 +216,21 @@ export function UsagePage({ session, usage, ledger, lookup }: UsagePageProps) {
       <section>
         <h2>Last 30 days</h2>
         <p class="muted">
-          Per UTC day and per product: API requests (try-it lookups included), answered values (lookups, bulk rows,
-          monitor runs) and the credits requests charged.
+          Per UTC day and per product: the credits that left the balance (every charge in the ledger below: lookups,
+          batches, bulk runs, monitor runs, partner checks), answered values (lookups, bulk rows, monitor runs) and API
+          requests (try-it lookups included). Charges recorded before the ledger named products count as unknown.
         </p>
         <div id="usage-charts" data-usage={JSON.stringify(usage)}>
-          <h3>Requests</h3>
-          <div class="chart" data-chart="requests" />
+          <h3>Credits</h3>
+          <div class="chart" data-chart="credits" data-stacked="true" />
           <h3>Answers</h3>
           <div class="chart" data-chart="answers" />
-          <h3>Credits</h3>
-          <div class="chart" data-chart="credits" />
+          <h3>Requests</h3>
+          <div class="chart" data-chart="requests" />
         </div>
+        <h3>Credits by day</h3>
+        <CreditsByDay usage={usage} />
+        <h3>Totals</h3>
         <Totals usage={usage} />
       </section>
       <RequestLookup lookup={lookup} />

@@ -223,6 +223,7 @@ export function accountCredits(env: Env, payer: Payer): Credits {
     items ? { claims: { product, items } } : {};
   const reserveOf = (request: HoldRequest): ReserveRequest => ({
     requestId: request.requestId,
+    product: request.product,
     amount: request.units,
     minimum: 1,
     keyId: payer.keyId,
