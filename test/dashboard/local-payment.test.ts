@@ -1,6 +1,5 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import type { SentEvent } from "../fixtures/stripe-checkout";
 import { type Browser, signedUpOwner } from "../dashboard-browser";
 import { creditsStub } from "../helpers";
 
@@ -13,6 +12,14 @@ vi.setConfig({ testTimeout: 30_000 });
  * events are read from `GET /events` and posted through SELF, byte for byte with the stand-in's own signature.
  */
 const standIn = env.STRIPE_API_URL;
+
+/** An event as the stand-in's `GET /events` lists it (SentEvent of test/fixtures/stripe-checkout.ts, a Node file). */
+interface SentEvent {
+  id: string;
+  session: string;
+  payload: string;
+  signature: string;
+}
 
 async function checkout(browser: Browser, item = "pack_1000") {
   const answer = await browser.submit("/dashboard/account", "/dashboard/account/checkout", { item });
