@@ -50,14 +50,18 @@ const relay = async (event: SentEvent) => {
 
 async function ownerWithAccount(label: string) {
   const { browser } = await signedUpOwner(label);
-  const page = await (await browser.fetch("/dashboard/account")).text();
+  const response = await browser.fetch("/dashboard/account");
+  const page = await response.text();
   const accountId = /\((acc_[0-9A-Za-z_]+)\)/.exec(page)![1]!;
-  return { browser, page, accountId, before: await creditsStub(accountId).snapshot() };
+  const csp = response.headers.get("Content-Security-Policy") ?? "";
+  return { browser, page, csp, accountId, before: await creditsStub(accountId).snapshot() };
 }
 
 describe("paying on the Stripe stand-in's page", () => {
   it("the buy buttons and the payment page show the price Stripe holds", async () => {
-    const { browser, page } = await ownerWithAccount("price");
+    const { browser, page, csp } = await ownerWithAccount("price");
+    // The buy form's redirect goes to the stand-in: Chromium checks form-action on it.
+    expect(csp).toContain(`form-action 'self' https://checkout.stripe.com ${standIn};`);
     expect(page).toContain("Buy 1,000 credits ($10)");
     expect(page).toContain("Buy Growth: 10,000 credits a month ($49 a month)");
     const { url } = await checkout(browser);
