@@ -4,6 +4,19 @@ import { secureHeaders } from "hono/secure-headers";
 import { randomToken } from "../platform/tokens";
 
 /**
+ * Where the buy buttons' Checkout may send the browser: Stripe's hosted page, and, when STRIPE_API_URL points the
+ * client at a stand-in (the tests, `npm run dev -- --offline`), that stand-in's own payment page. Chromium applies
+ * form-action to the redirect after a form's post too.
+ */
+function checkoutPages(c: Context): string {
+  const hosted = "https://checkout.stripe.com";
+  const api = (c.env as { STRIPE_API_URL?: string } | undefined)?.STRIPE_API_URL;
+  if (!api || !URL.canParse(api)) return hosted;
+  const { hostname, origin } = new URL(api);
+  return hostname === "api.stripe.com" ? hosted : `${hosted} ${origin}`;
+}
+
+/**
  * Headers on every dashboard page (hono's secureHeaders): scripts, styles and form targets from this origin only, no
  * framing by anyone (CSP frame-ancestors and X-Frame-Options), referrers only to this origin (a sign-in link's token
  * is in its path; "no-referrer" would also make browsers send `Origin: null` on the forms, which the CSRF check
@@ -17,7 +30,7 @@ export const dashboardHeaders = (): MiddlewareHandler => {
       styleSrc: ["'self'"],
       imgSrc: ["'self'", "data:"],
       connectSrc: ["'self'"],
-      formAction: ["'self'", "https://checkout.stripe.com"],
+      formAction: ["'self'", checkoutPages],
       frameAncestors: ["'none'"],
       baseUri: ["'none'"],
     },

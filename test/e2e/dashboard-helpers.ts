@@ -1,9 +1,8 @@
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import Stripe from "stripe";
+import type { Browser, Page } from "playwright-core";
 import { vi } from "vitest";
-import { admin, base, outputDir, stripeUrl, stripeWebhookSecret } from "./stack";
+import { admin, outputDir } from "./stack";
 
 /** Where the dashboard's screenshots go (test-results/e2e/dashboard/, gitignored, kept after the run). */
 export const SHOTS = join(outputDir, "dashboard");
@@ -52,66 +51,6 @@ export async function mailedLink(to: string, pattern: RegExp): Promise<string> {
     { timeout: 15_000, interval: 200 },
   );
   return new URL(link).pathname;
-}
-
-/** The Checkout session the dashboard created for `accountId` on the Stripe stand-in. */
-async function checkoutSession(accountId: string) {
-  const sessions = (await (await fetch(`${stripeUrl}/sessions`)).json()) as Record<string, unknown>[];
-  const session = sessions.findLast((s) => s.client_reference_id === accountId);
-  if (!session) throw new Error(`no Checkout session for ${accountId}`);
-  return session;
-}
-
-/**
- * Stripe's `checkout.session.completed` for the account's latest Checkout session, paid, signed with the library's own
- * test helper and posted to `POST /stripe/webhook` as Stripe would. Returns the webhook's answer.
- */
-export async function payCheckout(accountId: string) {
-  const session = await checkoutSession(accountId);
-  const id = String(session.id);
-  const payload = JSON.stringify({
-    id: `evt_e2e_${id}`,
-    object: "event",
-    api_version: "2025-01-01",
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    type: "checkout.session.completed",
-    data: {
-      object: {
-        id,
-        object: "checkout.session",
-        mode: session.mode,
-        payment_status: "paid",
-        status: "complete",
-        client_reference_id: session.client_reference_id,
-        customer_email: session.customer_email,
-        metadata: session.metadata,
-        payment_intent: `pi_${id.slice(-16)}`,
-        amount_total: 1000,
-        customer: null,
-        subscription: null,
-      },
-    },
-  });
-  const stripe = new Stripe("sk_test_unused");
-  const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: stripeWebhookSecret });
-  const response = await fetch(`${base}/stripe/webhook`, {
-    method: "POST",
-    headers: { "Stripe-Signature": signature, "Content-Type": "application/json" },
-    body: payload,
-  });
-  return { status: response.status, body: (await response.json()) as { received: boolean; outcome?: string } };
-}
-
-/** Stripe's hosted Checkout page is on the public internet: the browser gets a stand-in page there instead. */
-export async function standInCheckoutPage(context: BrowserContext) {
-  await context.route("https://checkout.stripe.com/**", (route) =>
-    route.fulfill({
-      status: 200,
-      contentType: "text/html",
-      body: "<!doctype html><title>Stripe Checkout (stand-in)</title><h1>Stripe Checkout (stand-in)</h1>",
-    }),
-  );
 }
 
 /** A CSV of `rows` test addresses (docs/test-addresses.md: fixed answers, free), under an `email` header. */

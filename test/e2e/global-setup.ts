@@ -66,7 +66,8 @@ export default async function setup(project: TestProject) {
         DOH_URL: doh.url,
         RDAP_BASE_URL: rdap.url,
         WEBHOOKS_ALLOW_LOOPBACK: "true",
-        // Purchases on (docs/dashboard.md#purchases): Checkout against the stand-in, webhooks signed with this secret.
+        // Purchases on (docs/dashboard.md#purchases): Checkout against the stand-in, whose payment page signs the
+        // webhook it posts here with this secret.
         STRIPE_API_URL: stripe.url,
         STRIPE_SECRET_KEY: STRIPE_TEST_SECRET_KEY,
         STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
@@ -78,7 +79,6 @@ export default async function setup(project: TestProject) {
       adminToken: ADMIN_TOKEN,
       receiverUrl: receiver.url,
       stripeUrl: stripe.url,
-      stripeWebhookSecret: STRIPE_TEST_WEBHOOK_SECRET,
       browser: browser.executablePath ?? null,
       outputDir: OUTPUT_DIR,
     });

@@ -7,10 +7,8 @@ declare module "vitest" {
       adminToken: string;
       /** Webhook receiver on loopback (test/fixtures/receiver.ts). */
       receiverUrl: string;
-      /** The Stripe stand-in (test/fixtures/stripe.ts): `GET /sessions` lists the Checkout sessions created. */
+      /** The Stripe stand-in (test/fixtures/stripe.ts), whose payment page Checkout sends the browser to. */
       stripeUrl: string;
-      /** The secret the Worker checks `POST /stripe/webhook` signatures with. */
-      stripeWebhookSecret: string;
       /** Chromium's executable; null when none could be found or installed (the browser tests are then skipped). */
       browser: string | null;
       /** Where screenshots go. */

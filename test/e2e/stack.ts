@@ -1,7 +1,7 @@
 import { inject } from "vitest";
 import { SITEVERIFY_SECRET } from "../fixtures/constants";
 
-export const { base, adminToken, receiverUrl, stripeUrl, stripeWebhookSecret, browser, outputDir } = inject("e2e");
+export const { base, adminToken, receiverUrl, stripeUrl, browser, outputDir } = inject("e2e");
 
 /** The API's origin under the name a browser page uses, so publishable keys allowed for `localhost` match it. */
 export const pageBase = base.replace("127.0.0.1", "localhost");

@@ -1,4 +1,5 @@
-import { billing, isPack, isPaidPlan, PACKS, type Item } from "./config";
+import { billing } from "./config";
+import { isPack, isPaidPlan, PACKS, type Item } from "./items";
 
 /**
  * A Stripe Checkout session for one item, for the account's own address. Nothing is credited here: credits arrive

@@ -10,7 +10,8 @@ import {
   upsertCustomer,
 } from "../../db/stripe";
 import { creditsStub } from "../../engines/credits/credits";
-import { billing, cryptoProvider, isPack, isPaidPlan, PACKS } from "./config";
+import { billing, cryptoProvider } from "./config";
+import { isPack, isPaidPlan, PACKS } from "./items";
 
 export type WebhookOutcome = { status: 200; outcome: string } | { status: 400 | 503; error: string };
 

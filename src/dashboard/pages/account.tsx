@@ -1,5 +1,6 @@
 import type { DashboardSession } from "../session";
-import { PACKS, PAID_PLANS, type Item } from "../billing/config";
+import { PACKS, PAID_PLANS, type Item } from "../billing/items";
+import { formatMoney, type PriceInMoney } from "../billing/money";
 import { Csrf, Layout } from "./layout";
 
 export interface AccountPageProps {
@@ -8,14 +9,20 @@ export interface AccountPageProps {
   balance: { plan: string; planStatus: string; planCredits: number; packCredits: number; available: number };
   /** Items on sale; null when purchases are off (no Stripe secrets). */
   onSale: Item[] | null;
+  /** Each item's price as Stripe holds it; an item Stripe did not price in time shows no amount. */
+  prices: Partial<Record<Item, PriceInMoney>>;
   passkeys: { id: string; name: string; createdAt: number }[];
   notice?: string;
 }
 
-export function AccountPage({ session, account, balance, onSale, passkeys, notice }: AccountPageProps) {
+export function AccountPage({ session, account, balance, onSale, prices, passkeys, notice }: AccountPageProps) {
   const csrf = session.csrfToken;
-  const label = (item: Item) =>
-    item in PACKS ? PACKS[item as keyof typeof PACKS].label : PAID_PLANS[item as keyof typeof PAID_PLANS].label;
+  const label = (item: Item) => {
+    const name =
+      item in PACKS ? PACKS[item as keyof typeof PACKS].label : PAID_PLANS[item as keyof typeof PAID_PLANS].label;
+    const price = prices[item];
+    return price ? `${name} (${formatMoney(price)})` : name;
+  };
   return (
     <Layout
       title="Account and billing"

@@ -6,7 +6,9 @@ import { creditsStub } from "../../engines/credits/credits";
 import { sendAccountConfirmation } from "../../engines/mail/account-confirmation";
 import { signOutEverywhere } from "../accounts";
 import { checkoutUrl } from "../billing/checkout";
-import { billing, isPack, isPaidPlan, type Item } from "../billing/config";
+import { billing } from "../billing/config";
+import { isPack, isPaidPlan, type Item } from "../billing/items";
+import { pricesInMoney } from "../billing/prices";
 import { ownerOnly, type DashContext, type DashEnv } from "../context";
 import { AccountPage } from "../pages/account";
 import { endSession } from "../session";
@@ -19,15 +21,16 @@ const PURCHASE_NOTICES: Record<string, string> = {
 async function render(c: DashContext, notice?: string, status: 200 | 422 | 502 = 200) {
   const { accountId, userId } = c.var.session;
   const db = database(c.env);
-  const [account, snapshot, keys] = await Promise.all([
-    accountById(db, accountId),
-    creditsStub(c.env, accountId).snapshot(),
-    userPasskeys(db, userId),
-  ]);
   const config = billing(c.env);
   const onSale = config
     ? (Object.keys(config.prices) as Item[]).filter((item) => isPack(item) || isPaidPlan(item))
     : null;
+  const [account, snapshot, keys, prices] = await Promise.all([
+    accountById(db, accountId),
+    creditsStub(c.env, accountId).snapshot(),
+    userPasskeys(db, userId),
+    config && onSale && c.var.session.role === "owner" ? pricesInMoney(config, onSale) : {},
+  ]);
   return c.html(
     <AccountPage
       session={c.var.session}
@@ -40,6 +43,7 @@ async function render(c: DashContext, notice?: string, status: 200 | 422 | 502 =
         available: snapshot.available,
       }}
       onSale={onSale}
+      prices={prices}
       passkeys={keys}
       notice={notice ?? PURCHASE_NOTICES[c.req.query("purchase") ?? ""]}
     />,
