@@ -12,10 +12,10 @@ import {
   ADDRESS_DATASETS,
   isAddressDatasetName,
   type AddressDataset,
-} from "../../products/address/datasets";
-import { canonicalPostcode } from "../../products/address/postcodes";
-import { upsertPremises } from "../../products/address/premise-store";
-import { installedDatasets, removeDataset, upsertPostcodes, upsertStreets } from "../../products/address/store";
+} from "./datasets";
+import { canonicalPostcode } from "./postcodes";
+import { upsertPremises } from "./premise-store";
+import { installedDatasets, removeDataset, upsertPostcodes, upsertStreets } from "./store";
 import type { AppEnv } from "../../types";
 
 const datasetParam = pathParams(z.object({ dataset: z.string().max(64) }));

@@ -12,7 +12,7 @@ import {
   isSignalDataset,
   type IpDatasetName,
   type SignalDatasetName,
-} from "../../products/ip/datasets";
+} from "./datasets";
 import {
   beginImport,
   completeImport,
@@ -20,7 +20,7 @@ import {
   insertRows,
   sweep,
   uninstall,
-} from "../../products/ip/dataset-store";
+} from "./dataset-store";
 import type { AppEnv } from "../../types";
 
 const key = z.string().refine(isRangeKey, "A range key: 32 lower-case hex digits.");
