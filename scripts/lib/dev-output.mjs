@@ -20,7 +20,8 @@ const BINDINGS = /^Your Worker has access to the following bindings:/;
 const RECONNECTED = /^⎔ Connection status updated/;
 /**
  * The operator routes the dataset loads post to (thousands of lines while the IP tables load): a product's dataset
- * routes are `/admin/v1/{its datasets}/{name}/...`, so any path that deep but an account's is one, whatever the product.
+ * routes are `/admin/v1/{its datasets}/{name}/...`, so any path that deep but an account's is one, whatever the
+ * product.
  */
 const DATASET_LOADS = /^\[wrangler:info\] \w+ \/admin\/v1\/(?!accounts\/)[\w-]+\/[\w.-]+\//;
 const RECENT = 60;
