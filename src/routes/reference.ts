@@ -42,8 +42,7 @@ function browserPaths(): string {
  * tools, as `tools/list` answers them) and the guides are.
  */
 export function llmsText(origin: string, tools: ToolName[]): string {
-  const guide = ([file, title, note]: Guide) =>
-    `- [${title}](${origin}/docs/${file})${note ? `: ${note}` : ""}`;
+  const guide = ([file, title, note]: Guide) => `- [${title}](${origin}/docs/${file})${note ? `: ${note}` : ""}`;
   return (
     `# Verification API
 

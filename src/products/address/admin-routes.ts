@@ -7,12 +7,7 @@ import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
 import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
-import {
-  ADDRESS_DATASET_NAMES,
-  ADDRESS_DATASETS,
-  isAddressDatasetName,
-  type AddressDataset,
-} from "./datasets";
+import { ADDRESS_DATASET_NAMES, ADDRESS_DATASETS, isAddressDatasetName, type AddressDataset } from "./datasets";
 import { canonicalPostcode } from "./postcodes";
 import { upsertPremises } from "./premise-store";
 import { installedDatasets, removeDataset, upsertPostcodes, upsertStreets } from "./store";
