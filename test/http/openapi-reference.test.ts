@@ -42,7 +42,7 @@ describe("the OpenAPI document", () => {
       // Every registered product's tag, in registry order, then the account-wide ones.
       const productTags = registeredProducts().map((p) => p.lookups?.tag);
       expect(doc.tags.map((t) => t.name)).toEqual([...productTags, "Account", "Status", "Webhooks"]);
-      expect(productTags.slice(0, 6)).toEqual(["Email", "Phone", "IP", "Address", "Entity", "Consistency"]);
+      expect(productTags).toEqual(expect.arrayContaining(["Email", "Phone", "IP", "Address", "Entity", "Consistency"]));
       expect(doc.tags).toEqual(TAGS);
       for (const tag of doc.tags) expect(tag.description.length).toBeGreaterThan(20);
       const names = new Set(doc.tags.map((t) => t.name));
