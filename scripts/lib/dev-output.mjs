@@ -18,8 +18,12 @@ const CONTINUES = /^(\s|$)/;
 const BINDINGS = /^Your Worker has access to the following bindings:/;
 /** wrangler's note (then the bindings again) when its runtime reconnects now and then: nothing to act on. */
 const RECONNECTED = /^⎔ Connection status updated/;
-/** The operator routes the dataset loads post to: thousands of lines while the IP tables load. */
-const DATASET_LOADS = /^\[wrangler:info\] \w+ \/admin\/v1\/(ip-datasets|phone-datasets|address-datasets|registers)\//;
+/**
+ * The operator routes the dataset loads post to (thousands of lines while the IP tables load): a product's dataset
+ * routes are `/admin/v1/{its datasets}/{name}/...`, so any path that deep but an account's is one, whatever the
+ * product.
+ */
+const DATASET_LOADS = /^\[wrangler:info\] \w+ \/admin\/v1\/(?!accounts\/)[\w-]+\/[\w.-]+\//;
 const RECENT = 60;
 
 /** Opens the log file at `logFile` and answers the functions that write to it and to the terminal. */

@@ -1,15 +1,11 @@
 /**
- * Times are Unix milliseconds. Money never lives here: balances and the ledger are in the AccountCredits Durable
- * Object.
+ * The tables every product shares. A product's own tables live in its folder (`src/products/<name>/tables.ts`),
+ * imported by its stores only; drizzle-kit reads both (drizzle.config.ts). Times are Unix milliseconds. Money never
+ * lives here: balances and the ledger are in the AccountCredits Durable Object.
  */
 export * from "./tables/platform";
 export * from "./tables/engines";
-export * from "./tables/email";
-export * from "./tables/registers";
-export * from "./tables/address";
 export * from "./tables/policies";
-export * from "./tables/ip";
-export * from "./tables/phone";
 export * from "./tables/refresh";
 export * from "./tables/mail";
 export * from "./tables/monitor-runs";

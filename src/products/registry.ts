@@ -15,6 +15,13 @@ import { entity } from "./entity/product";
 import { objectItem } from "./entity/schemas";
 import { ip } from "./ip/product";
 import { phone } from "./phone/product";
+import { addressSurface } from "./address/surface";
+import { consistencySurface } from "./consistency/surface";
+import { emailSurface } from "./email/surface";
+import { entitySurface } from "./entity/surface";
+import { ipSurface } from "./ip/surface";
+import { phoneSurface } from "./phone/surface";
+import type { ProductSurface } from "./surface";
 
 /** Consistency compares the other products' answers; it imports none of them, they are handed to it here. */
 export const consistency = consistencyProduct({
@@ -27,30 +34,36 @@ export const consistency = consistencyProduct({
   entityObject: objectItem,
 });
 
+/** A registered product: the engines' view of it, and what the account-wide surfaces show of it. */
+export type ServedProduct = Product & { surface: ProductSurface };
+
 /**
- * A product with its lookups attached. They are declared beside the product, not on its object, because they name its
- * other product objects (phone's blocks, IP's ASN index): declaring them on it would make the two modules import each
- * other. The object keeps its identity: consistency and other modules hold the same objects.
+ * A product with its lookups and surface attached. They are declared beside the product, not on its object, because
+ * they name its other product objects (phone's blocks, IP's ASN index) and its operator routes: declaring them on it
+ * would make the modules import each other. The object keeps its identity: consistency and other modules hold the
+ * same objects.
  */
-function served<In, Out>(product: Product<In, Out>, lookups: LookupShape): Product {
-  return asProduct(Object.assign(product, { lookups }));
+function served<In, Out>(product: Product<In, Out>, lookups: LookupShape, surface: ProductSurface): ServedProduct {
+  return Object.assign(asProduct(Object.assign(product, { lookups })), { surface });
 }
 
 /**
- * Every product the engines serve. Adding a product is a folder under src/products and one line here: its bulk runs,
- * monitors, suppressions, history, webhooks and contract tests then come from the engines (docs/adding-a-product.md).
+ * Every product the engines serve. Adding a product is a folder under src/products, one line here and its migration:
+ * its lookups, bulk runs, monitors, suppressions, history, webhooks, OpenAPI tag, guides, status, operator routes and
+ * contract tests then come from the registry (docs/adding-a-product.md).
  */
 export const PRODUCTS = {
-  email: served(email, emailLookups),
-  phone: served(phone, phoneLookups),
-  ip: served(ip, ipLookups),
-  address: served(address, addressLookups),
-  entity: served(entity, entityLookups),
+  email: served(email, emailLookups, emailSurface),
+  phone: served(phone, phoneLookups, phoneSurface),
+  ip: served(ip, ipLookups, ipSurface),
+  address: served(address, addressLookups, addressSurface),
+  entity: served(entity, entityLookups, entitySurface),
   consistency: served(
     consistency,
     consistencyLookups(consistencyRequestSchema({ phone, address, entityObject: objectItem })),
+    consistencySurface,
   ),
-} satisfies Record<string, Product>;
+} satisfies Record<string, ServedProduct>;
 
 /** A registered product's name: the registry's keys, the only list of them (scopes and event names derive from it). */
 export type RegisteredName = keyof typeof PRODUCTS;
@@ -58,7 +71,7 @@ export type RegisteredName = keyof typeof PRODUCTS;
 /** The registered products' names, in registry order (the order scopes, event names and the document list them in). */
 export const productNames = (): RegisteredName[] => Object.keys(PRODUCTS) as RegisteredName[];
 
-export const registeredProducts = (): Product[] => Object.values(PRODUCTS);
+export const registeredProducts = (): ServedProduct[] => Object.values(PRODUCTS);
 
 export const productNamed = (name: string): Product | undefined =>
   Object.hasOwn(PRODUCTS, name) ? PRODUCTS[name as RegisteredName] : undefined;

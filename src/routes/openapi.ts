@@ -2,62 +2,24 @@ import { Hono } from "hono";
 import type { AppEnv } from "../types";
 import { openApiDocument, type OperationExample } from "../http/openapi";
 import examples from "./openapi-examples.json";
+import { registeredProducts } from "../products/registry";
 
 type Routes = Parameters<typeof openApiDocument>[0];
 
 /**
- * One tag per product, then the account-wide parts; engine routes (bulk, monitors, lists...) sit under their product.
+ * One tag per product (its lookups' tag, described by its surface), in registry order, then the account-wide parts;
+ * engine routes (bulk, monitors, lists...) sit under their product.
  */
 export const TAGS = [
-  {
-    name: "Email",
-    description:
-      "Email addresses: syntax, DNS, disposable/role/free lists, the mailbox handshake, risk. Batches, bulk runs, " +
-      "monitors (addresses and domains), sending policy, delivery feedback, suppressions, history.",
-  },
-  {
-    name: "Phone",
-    description:
-      "Phone numbers: numbering plan, line type, carrier, optional live network check. Batches, bulk runs, monitors, " +
-      "policy, feedback, suppressions, history.",
-  },
-  {
-    name: "IP",
-    description:
-      "IP addresses: country and city, network (ASN), hosting, Tor, VPN and proxy lists, the caller's own allow and " +
-      "deny lists. ASN and range listings, batches, bulk runs, monitors, feedback, history.",
-  },
-  {
-    name: "Address",
-    description:
-      "Postal addresses: format, postcode and locality against reference datasets, optional delivery-point check. " +
-      "Postcode and street listings, batches, bulk runs, monitors, policy, feedback, suppressions, history.",
-  },
-  {
-    name: "Entity",
-    description:
-      "Company identifiers (LEI, national company numbers) against the installed registers. Batches, monitors, " +
-      "history.",
-  },
-  {
-    name: "Consistency",
-    description:
-      "Cross-checks of one sign-up's signals (email, phone, IP, address, entity): agreements, a score and a level. " +
-      "Batches, bulk runs, monitors, history.",
-  },
+  ...registeredProducts().map((p) => ({ name: p.lookups?.tag ?? p.name, description: p.surface.tagDescription })),
   { name: "Account", description: "The key's account: balance, ledger, what one request did." },
   { name: "Status", description: "The datasets behind the answers, their versions and coverage. No key." },
   { name: "Webhooks", description: "Signed test deliveries to check a receiver." },
 ];
 
-const PRODUCT_TAGS: Record<string, string> = {
-  email: "Email",
-  phone: "Phone",
-  ip: "IP",
-  address: "Address",
-  entity: "Entity",
-  consistency: "Consistency",
-};
+const PRODUCT_TAGS: Record<string, string> = Object.fromEntries(
+  registeredProducts().map((p) => [p.name, p.lookups?.tag ?? p.name]),
+);
 
 /**
  * A product's routes carry its tag whatever their route doc says (`Bulk`, `Lists`, `IP lists`...); others keep theirs.

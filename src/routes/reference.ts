@@ -1,26 +1,20 @@
 import { Hono } from "hono";
+import { registeredProducts } from "../products/registry";
+import type { Guide } from "../products/surface";
 import type { AppEnv } from "../types";
 
-/** The guides served as Markdown under /docs/ (static assets built from docs/ by scripts/build-widget.mjs). */
-export const GUIDES: [file: string, title: string, note: string][] = [
+/**
+ * The guides served as Markdown under /docs/ (static assets built from docs/ by scripts/build-widget.mjs): the
+ * account-wide ones, each registered product's own in registry order, then the rest.
+ */
+export const GUIDES: readonly Guide[] = [
   [
     "authentication.md",
     "Authentication",
     "secret, publishable, sandbox and feedback keys; scopes; the order of checks",
   ],
   ["billing.md", "Billing", "what costs credits, repeats, caps, the ledger"],
-  ["test-addresses.md", "Test addresses", "the fixed email answers of service.test"],
-  ["email.md", "Email", "fields, reasons, scores"],
-  ["email-policy.md", "Email sending policy", ""],
-  ["email-feedback.md", "Email delivery feedback", ""],
-  ["email-monitors.md", "Email monitors", ""],
-  ["phone.md", "Phone", "fields, test numbers, network check"],
-  ["phone-feedback.md", "Phone feedback", ""],
-  ["ip.md", "IP", "fields, datasets, lists, test values"],
-  ["address.md", "Address", "fields, coverage, test addresses"],
-  ["entity.md", "Entity", "identifiers and registers"],
-  ["entity-monitors.md", "Entity monitors", ""],
-  ["consistency.md", "Consistency", "checks, score, test values"],
+  ...registeredProducts().flatMap((p) => p.surface.guides ?? []),
   ["jobs-and-webhooks.md", "Bulk runs and webhooks", "jobs, CSV results, signatures, delivery ids"],
   ["widget.md", "Sign-up form widget", ""],
   ["client.md", "TypeScript client", "the npm package"],
@@ -34,13 +28,21 @@ export interface ToolName {
   title?: string;
 }
 
+/** The registered browser endpoints as one path: `POST /api/v1/{email,phone,ip,address}/public`. */
+function browserPaths(): string {
+  const paths = registeredProducts().flatMap((p) =>
+    (p.lookups?.routes ?? []).filter((r) => r.kind === "browser").map((r) => r.path.slice(1)),
+  );
+  const names = paths.map((path) => path.replace(/\/public$/, ""));
+  return `POST /api/v1/${names.length === 1 ? names[0] : `{${names.join(",")}}`}/public`;
+}
+
 /**
  * `/llms.txt` (llmstxt.org): what the API is, how to authenticate, where the reference, the tool protocol (with its
  * tools, as `tools/list` answers them) and the guides are.
  */
 export function llmsText(origin: string, tools: ToolName[]): string {
-  const guide = ([file, title, note]: (typeof GUIDES)[number]) =>
-    `- [${title}](${origin}/docs/${file})${note ? `: ${note}` : ""}`;
+  const guide = ([file, title, note]: Guide) => `- [${title}](${origin}/docs/${file})${note ? `: ${note}` : ""}`;
   return (
     `# Verification API
 
@@ -53,7 +55,7 @@ Authentication: \`Authorization: Bearer sk_live_...\` (a secret key, server side
     `\`role@\`,
 \`disposable@\`, \`catch-all@\`, \`unverified@\` on service.test), \`+447700900000\`, \`192.0.2.1\`, an address with
 country \`ZZ\` and line1 \`verified\`. Browser pages use a publishable key \`pk_live_...\` as \`key\` in the body of
-\`POST /api/v1/{email,phone,ip,address}/public\`.
+\`${browserPaths()}\`.
 
 Answers are \`{success: true, data, meta}\` (\`meta.credits_used\`, \`meta.credits_remaining\`, \`meta.request_id\`);
 errors are \`{success: false, error: {code, message, request_id}}\` with the HTTP status of the code.

@@ -7,9 +7,8 @@ import { loadedDatasets } from "../db/datasets";
 import { refreshViews } from "../engines/datasets/schedule";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
-import { BUNDLED_SNAPSHOTS } from "../products/email/datasets";
-import { BUNDLED_PHONE_DATASETS } from "../products/phone/datasets";
 import { RDAP_BOOTSTRAP_RECORDS, RDAP_BOOTSTRAP_VERSION } from "../platform/rdap";
+import { registeredProducts } from "../products/registry";
 import type { AppEnv } from "../types";
 
 /**
@@ -18,9 +17,9 @@ import type { AppEnv } from "../types";
  */
 let loadedAt: string | undefined;
 
+/** Every registered product's bundled datasets, and the platform's own. */
 const bundledDatasets = () => [
-  ...BUNDLED_SNAPSHOTS,
-  ...BUNDLED_PHONE_DATASETS,
+  ...registeredProducts().flatMap((p) => p.surface.bundled ?? []),
   // IANA's whole bootstrap file: a TLD it does not list has no RDAP service.
   {
     name: "rdap-bootstrap",

@@ -2,6 +2,7 @@ import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LookupRoute } from "../../src/engines/lookup-shape";
 import { registeredProducts } from "../../src/products/registry";
+import { VALID_REQUESTS } from "./helpers";
 import { admin, anotherKey, bearer, call, createAccount, json, type TestAccount } from "../helpers";
 
 /**
@@ -21,22 +22,8 @@ const badPath = (path: string) => path.replace(/:\w+/g, "x".repeat(300));
 const somePath = (path: string) => path.replace(/:\w+/g, "1");
 const url = (path: string) => `/api/v1${path}`;
 
-/** One request each single and batch route answers, with the value the walk looks up (test values where there are). */
-const VALID: Record<string, { path?: string; body?: unknown; headers?: Record<string, string> }> = {
-  "POST /email": { body: { email: "deliverable@service.test" } },
-  "POST /email/batch": { body: { emails: ["deliverable@service.test", "no-mx@service.test"] } },
-  "POST /phone": { body: { phone: "+447400123456" } },
-  "POST /phone/batch": { body: { phones: ["+447400123456", { phone: "020 7946 0000", country: "GB" }] } },
-  "POST /ip": { body: { ip: "192.0.2.10" } },
-  "GET /ip/me": { headers: { "CF-Connecting-IP": "192.0.2.11" } },
-  "GET /ip/:ip": { path: "/ip/192.0.2.12" },
-  "POST /ip/batch": { body: { ips: ["192.0.2.13", "not an ip"] } },
-  "POST /address": { body: { address: "10 Downing Street, London SW1A 2AA", country: "GB" } },
-  "POST /address/batch": { body: { addresses: ["10 Downing Street, London SW1A 2AA"], country: "GB" } },
-  "POST /entity": { body: { identifier: "529900T8BM49AURSDO55" } },
-  "POST /entity/batch": { body: { identifiers: ["529900T8BM49AURSDO55", "not an lei"] } },
-  "POST /consistency": { body: { email: "deliverable@service.test", ip: "192.0.2.14" } },
-};
+/** One request each single and batch route answers (test/products/<name>/contract-samples.ts). */
+const VALID = VALID_REQUESTS;
 
 const SINGLE_META = ["credits_used", "credits_remaining", "cache_hit", "request_id"];
 const BATCH_META = ["requested", "processed", "credits_used", "credits_remaining", "stopped_reason", "request_id"];

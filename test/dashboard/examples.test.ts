@@ -15,7 +15,8 @@ describe("dashboard: sandbox and test values", () => {
     expect(html).toContain(`<code id="sandbox-key">${SANDBOX_KEY}</code>`);
     expect(html).toContain('<script src="/dashboard/assets/copy.js">');
     const listed = registeredProducts().filter((p) => p.samples?.length);
-    expect(listed.map((p) => p.name)).toEqual(["email", "phone", "ip", "address"]);
+    // The products that list samples today; one registered later with samples is listed too.
+    expect(listed.map((p) => p.name)).toEqual(expect.arrayContaining(["email", "phone", "ip", "address"]));
     for (const product of listed) {
       for (const sample of product.samples!) {
         expect(product.isSample(sample)).toBe(true);

@@ -1,5 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { registeredProducts } from "../../src/products/registry";
 import { TAGS } from "../../src/routes/openapi";
 import { GUIDES, REFERENCE_SCRIPT_PATH, REFERENCE_START_PATH, REFERENCE_STYLE_PATH } from "../../src/routes/reference";
 import { BASE, createAccount } from "../helpers";
@@ -25,12 +26,12 @@ const operations = (doc: Document) =>
     Object.entries(ops).map(([method, op]) => ({ id: `${method.toUpperCase()} ${path}`, path, op })),
   );
 
-/**
- * The product lookups themselves (routes/{email,phone,ip,address,entity,consistency}.ts) are described by the lookup
- * surface's change.
- */
-const LOOKUP =
-  /^\/api\/v1\/(email|phone|ip|address|entity|consistency)(\/batch|\/public|\/me|\/range|\/streets|\/\{ip\}|\/domain\/\{domain\}|\/postcode\/\{postcode\}|\/asn\/\{asn\}|\/block\/\{country\}\/\{prefix\})?$/;
+/** The registered products' lookup routes (described by their declarations), as the document spells their paths. */
+const LOOKUP_PATHS = new Set(
+  registeredProducts().flatMap((p) =>
+    (p.lookups?.routes ?? []).map((r) => `/api/v1${r.path.replace(/:(\w+)/g, "{$1}")}`),
+  ),
+);
 
 describe("the OpenAPI document", () => {
   it(
@@ -38,17 +39,10 @@ describe("the OpenAPI document", () => {
       "them",
     async () => {
       const { doc } = await load();
-      expect(doc.tags.map((t) => t.name)).toEqual([
-        "Email",
-        "Phone",
-        "IP",
-        "Address",
-        "Entity",
-        "Consistency",
-        "Account",
-        "Status",
-        "Webhooks",
-      ]);
+      // Every registered product's tag, in registry order, then the account-wide ones.
+      const productTags = registeredProducts().map((p) => p.lookups?.tag);
+      expect(doc.tags.map((t) => t.name)).toEqual([...productTags, "Account", "Status", "Webhooks"]);
+      expect(productTags).toEqual(expect.arrayContaining(["Email", "Phone", "IP", "Address", "Entity", "Consistency"]));
       expect(doc.tags).toEqual(TAGS);
       for (const tag of doc.tags) expect(tag.description.length).toBeGreaterThan(20);
       const names = new Set(doc.tags.map((t) => t.name));
@@ -76,7 +70,7 @@ describe("the OpenAPI document", () => {
   it("describes every operation outside the product lookups", async () => {
     const { doc } = await load();
     const missing = operations(doc)
-      .filter(({ path, op }) => !LOOKUP.test(path) && !op.description?.trim())
+      .filter(({ path, op }) => !LOOKUP_PATHS.has(path) && !op.description?.trim())
       .map(({ id }) => id);
     expect(missing).toEqual([]);
   });

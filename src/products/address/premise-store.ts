@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
-import { addressPremises } from "../../db/schema";
+import { addressPremises } from "./tables";
 import type { AddressDatasetName, PremiseRow } from "./datasets";
 import { streetKey } from "./names";
 import { activeGeneration } from "./store";

@@ -2,7 +2,8 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { readCoverage, type Coverage } from "../../db/coverage";
-import { addressPostcodes, addressStreets, datasets } from "../../db/schema";
+import { datasets } from "../../db/schema";
+import { addressPostcodes, addressStreets } from "./tables";
 import { ADDRESS_DATASET_NAMES, type AddressDatasetName, type PostcodeRow, type StreetRow } from "./datasets";
 import { placeKey, streetKey } from "./names";
 

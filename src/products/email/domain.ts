@@ -1,6 +1,6 @@
 import { and, eq, gt } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailboxAnswers } from "../../db/schema";
+import { mailboxAnswers } from "./tables";
 import { disposableDomains, freeProviderDomains, SOURCES, type Source } from "./datasets";
 import { domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
 import { SHARED_MAILBOX_MS } from "./store";

@@ -1,7 +1,7 @@
 import { and, gt, inArray, lt } from "drizzle-orm";
 import { chunks } from "../../db/chunks";
 import type { Database } from "../../db/client";
-import { mailboxAnswers } from "../../db/schema";
+import { mailboxAnswers } from "./tables";
 import type { MailboxAnswer } from "./answer";
 
 /**

@@ -4,7 +4,8 @@ import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { readCoverage, type Coverage } from "../../db/coverage";
 import { deleteInChunks, installDataset, uninstallDataset, type Dataset } from "../../db/datasets";
-import { datasetGenerations, datasets, registerEntities } from "../../db/schema";
+import { datasets } from "../../db/schema";
+import { datasetGenerations, registerEntities } from "./tables";
 import { REGISTER_NAMES, type RegisterName, type RegisterRow } from "./registers";
 
 /**

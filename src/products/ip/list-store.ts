@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { ipLists } from "../../db/schema";
+import { ipLists } from "./tables";
 import { MAX_LISTS_PER_ACCOUNT, type ListMatchers } from "./lists";
 
 /** An account's allow and deny lists in D1 (`ip_lists`). */

@@ -4,7 +4,8 @@ import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { readCoverage, type Coverage } from "../../db/coverage";
 import { deleteInChunks, uninstallDataset } from "../../db/datasets";
-import { datasets, phonePrefixes } from "../../db/schema";
+import { datasets } from "../../db/schema";
+import { phonePrefixes } from "./tables";
 import { TABLE_DATASETS, type TableDataset } from "./datasets";
 
 /**

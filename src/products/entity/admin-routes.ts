@@ -6,8 +6,8 @@ import { ok } from "../../http/envelope";
 import { notFound, validationFailed, type FieldErrors } from "../../http/errors";
 import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
-import { REGISTER_NAMES, REGISTERS, isRegisterName, type Register } from "../../products/entity/registers";
-import { completeImport, installedRegisters, removeRegister, upsertRows } from "../../products/entity/store";
+import { REGISTER_NAMES, REGISTERS, isRegisterName, type Register } from "./registers";
+import { completeImport, installedRegisters, removeRegister, upsertRows } from "./store";
 import type { AppEnv } from "../../types";
 
 const registerParam = pathParams(z.object({ register: z.string().max(64) }));

@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { createdAt } from "./platform";
+import { createdAt } from "../../db/tables/platform";
 
 /**
  * IP datasets as range tables (migrations/0006_ip.sql). Keys are 32 hex digits of the address in one 128-bit space

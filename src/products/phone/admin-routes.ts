@@ -7,8 +7,8 @@ import { ok } from "../../http/envelope";
 import { notFound } from "../../http/errors";
 import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
-import { isTableDataset, TABLE_DATASETS, type TableDataset } from "../../products/phone/datasets";
-import { insertRows, installedTables, removeOtherVersions } from "../../products/phone/store";
+import { isTableDataset, TABLE_DATASETS, type TableDataset } from "./datasets";
+import { insertRows, installedTables, removeOtherVersions } from "./store";
 import type { AppEnv } from "../../types";
 
 const datasetParam = pathParams(z.object({ dataset: z.string().max(64) }));

@@ -7,15 +7,10 @@ import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
 import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
-import {
-  ADDRESS_DATASET_NAMES,
-  ADDRESS_DATASETS,
-  isAddressDatasetName,
-  type AddressDataset,
-} from "../../products/address/datasets";
-import { canonicalPostcode } from "../../products/address/postcodes";
-import { upsertPremises } from "../../products/address/premise-store";
-import { installedDatasets, removeDataset, upsertPostcodes, upsertStreets } from "../../products/address/store";
+import { ADDRESS_DATASET_NAMES, ADDRESS_DATASETS, isAddressDatasetName, type AddressDataset } from "./datasets";
+import { canonicalPostcode } from "./postcodes";
+import { upsertPremises } from "./premise-store";
+import { installedDatasets, removeDataset, upsertPostcodes, upsertStreets } from "./store";
 import type { AppEnv } from "../../types";
 
 const datasetParam = pathParams(z.object({ dataset: z.string().max(64) }));

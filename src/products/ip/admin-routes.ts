@@ -6,21 +6,8 @@ import { notFound, validationFailed } from "../../http/errors";
 import { BODY_BYTES } from "../../http/body";
 import { jsonBody, pathParams } from "../../http/validation";
 import { isRangeKey } from "../../platform/ip-address";
-import {
-  IP_DATASETS,
-  isIpDataset,
-  isSignalDataset,
-  type IpDatasetName,
-  type SignalDatasetName,
-} from "../../products/ip/datasets";
-import {
-  beginImport,
-  completeImport,
-  datasetStates,
-  insertRows,
-  sweep,
-  uninstall,
-} from "../../products/ip/dataset-store";
+import { IP_DATASETS, isIpDataset, isSignalDataset, type IpDatasetName, type SignalDatasetName } from "./datasets";
+import { beginImport, completeImport, datasetStates, insertRows, sweep, uninstall } from "./dataset-store";
 import type { AppEnv } from "../../types";
 
 const key = z.string().refine(isRangeKey, "A range key: 32 lower-case hex digits.");

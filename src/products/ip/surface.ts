@@ -1,0 +1,10 @@
+import type { ProductSurface } from "../surface";
+import { adminIpDatasetRoutes } from "./admin-routes";
+
+export const ipSurface: ProductSurface = {
+  tagDescription:
+    "IP addresses: country and city, network (ASN), hosting, Tor, VPN and proxy lists, the caller's own allow and " +
+    "deny lists. ASN and range listings, batches, bulk runs, monitors, feedback, history.",
+  guides: [["ip.md", "IP", "fields, datasets, lists, test values"]],
+  admin: adminIpDatasetRoutes,
+};
