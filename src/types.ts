@@ -1,5 +1,7 @@
-import type { Scope } from "./auth/scopes";
 import type { Admission } from "./limits/admission";
+
+/** What a secret key can be limited to: a registered product's name, or `account` (the list: auth/scopes.ts). */
+export type Scope = string;
 
 /** Who is calling, once a key has been checked. */
 export type Principal =

@@ -7,5 +7,4 @@ import { productNames } from "../products/registry";
 const scopes: string[] = [...productNames(), "account"];
 export const SCOPES = scopes as [string, ...string[]];
 
-/** One of SCOPES: a registered product's name, or `account`. */
-export type Scope = string;
+export type { Scope } from "../types";

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import type { LookupRoute } from "../../src/engines/lookup-shape";
-import type { Product } from "../../src/engines/product";
 import { registeredProducts } from "../../src/products/registry";
 import { admin, call, createAccount, json, type TestAccount } from "../helpers";
 import { setUp, SUBJECTS, type Subject } from "../contract/helpers";
@@ -48,7 +47,7 @@ function bodyFor(route: LookupRoute, value: unknown, extra: Record<string, unkno
 const browserRoutes = registeredProducts().flatMap((product) =>
   (product.lookups?.routes ?? []).filter((r) => r.kind === "browser").map((route) => ({ product, route })),
 );
-const composed = registeredProducts().filter((p): p is Product & { signals: readonly string[] } => !!p.signals);
+const composed = registeredProducts().flatMap((p) => (p.signals ? [{ ...p, signals: p.signals }] : []));
 
 let account: TestAccount;
 let publishable: string;
