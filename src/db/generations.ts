@@ -44,12 +44,33 @@ export const activateGeneration = (
   db
     .prepare("UPDATE dataset_generations SET active = staging, staging = NULL WHERE name = ?1 AND staging = ?2")
     .bind(name, generation),
+  listActiveGeneration(db, "dataset_generations", { name, generation, version, records, now, coverage }),
+];
+
+/** A dataset's generation as `datasets` lists it once answers read it. */
+export interface GenerationListing {
+  name: string;
+  generation: number;
+  version: string;
+  records: number;
+  now: number;
+  coverage: Coverage;
+}
+
+/**
+ * Lists the dataset at `version` with `coverage`, only if `generation` is the active one in `from` (the shared
+ * generations table, or IP's own): an import another one replaced lists nothing.
+ */
+export const listActiveGeneration = (
+  db: D1Database,
+  from: "dataset_generations" | "ip_datasets",
+  { name, generation, version, records, now, coverage }: GenerationListing,
+) =>
   db
     .prepare(
       `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6
-        FROM dataset_generations WHERE name = ?1 AND active = ?2
+        FROM ${from} WHERE name = ?1 AND active = ?2
        ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records,
          loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
     )
-    .bind(name, generation, version, records, now, storedCoverage(coverage)),
-];
+    .bind(name, generation, version, records, now, storedCoverage(coverage));

@@ -118,9 +118,9 @@ export async function probeMailboxes(
   };
   const { timeoutMs } = request;
   const reply = await postToSidecar({ target, secret, path: "/v1/probe", body, timeoutMs, fetchImpl });
-  if ("unreachable" in reply || reply.status !== 200) return unavailable(request.addresses);
+  if ("unreachable" in reply || reply.status !== 200) return allUnavailable(request.addresses);
   const { answer } = reply;
-  if (!isWireResponse(answer, request.addresses)) return unavailable(request.addresses);
+  if (!isWireResponse(answer, request.addresses)) return allUnavailable(request.addresses);
   return {
     mxHost: answer.mx_host,
     catchAll: answer.catch_all,
@@ -135,7 +135,8 @@ export async function probeMailboxes(
   };
 }
 
-function unavailable(addresses: string[]): SidecarProbeResult {
+/** Every address `provider_unavailable`: what a probe answers when no sidecar could be asked. */
+export function allUnavailable(addresses: string[]): SidecarProbeResult {
   const results = addresses.map((address) => ({
     address,
     outcome: "provider_unavailable" as const,

@@ -172,36 +172,25 @@ export function accountCredits(env: Env, payer: Payer): Credits {
   };
 }
 
+/** A hold granted in full at no cost: a free hold and its resize answer alike. */
+function freeHold(request: Pick<HoldRequest, "units" | "claims">): Hold {
+  return {
+    ok: true,
+    id: "free",
+    units: request.units,
+    limitedBy: null,
+    fairUseRemaining: Number.POSITIVE_INFINITY,
+    busy: [],
+    claimed: (request.claims ?? []).map((c) => c.key),
+    held: 0,
+    available: 0,
+  };
+}
+
 /** Nobody pays: every hold is granted in full and every answer costs 0. */
 export const freeCredits: Credits = {
-  async hold(request) {
-    const claimed = (request.claims ?? []).map((c) => c.key);
-    return {
-      ok: true,
-      id: "free",
-      units: request.units,
-      limitedBy: null,
-      fairUseRemaining: Number.POSITIVE_INFINITY,
-      busy: [],
-      claimed,
-      held: 0,
-      available: 0,
-    };
-  },
-  async resize(_holdId, request) {
-    const claimed = (request.claims ?? []).map((c) => c.key);
-    return {
-      ok: true,
-      id: "free",
-      units: request.units,
-      limitedBy: null,
-      fairUseRemaining: Number.POSITIVE_INFINITY,
-      busy: [],
-      claimed,
-      held: 0,
-      available: 0,
-    };
-  },
+  hold: async (request) => freeHold(request),
+  resize: async (_holdId, request) => freeHold(request),
   async awaitClaims() {},
   async settle(_holdId, charge) {
     return { charged: 0, credits: charge.units.map(() => 0), remaining: 0, prepaid: null, firstCharges: null };

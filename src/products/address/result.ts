@@ -1,5 +1,6 @@
 import type { PolicyDecision } from "../../engines/policy/policy";
 import type { Source } from "../../engines/product";
+import type { DeliveryAnswer, DeliveryMatch } from "../../platform/partners/types";
 
 /** An address as an object; only `country` is required (ISO 3166-1 alpha-2). */
 export interface AddressFields {
@@ -77,22 +78,10 @@ export const DELIVERY_MATCHES = [
   "confirmed_secondary_ignored",
   "missing_secondary",
   "not_confirmed",
-] as const;
+] as const satisfies readonly DeliveryMatch[];
 
-/** A delivery-point partner's answer (docs/address.md, "Delivery-point check"). */
-export interface DeliveryPoint {
-  match: (typeof DELIVERY_MATCHES)[number];
-  vacant: boolean | null;
-  residential: boolean | null;
-  standardized: {
-    line1: string | null;
-    line2: string | null;
-    locality: string | null;
-    region: string | null;
-    postcode: string | null;
-  } | null;
-  footnotes: string[];
-}
+/** A delivery-point partner's answer (docs/address.md, "Delivery-point check"), as the partner client reads it. */
+export type DeliveryPoint = DeliveryAnswer;
 
 /** `data` of an address answer (docs/address.md lists every field). */
 export interface AddressResult {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Product, ProductContext, Source } from "../../engines/product";
+import type { Signals } from "./result";
 
 /**
  * What consistency needs of the products it compares. It imports none of them: the registry, the one place that knows
@@ -26,18 +27,8 @@ export interface PhoneAnswer {
   sources: Source[];
 }
 
-export interface IpAnswer {
-  ip: string;
-  valid: boolean;
-  reserved: boolean;
-  placed: boolean;
-  country: string | null;
-  anonymous: boolean | null;
-  tor: boolean | null;
-  hosting: boolean | null;
-  reason: string | null;
-  sources: Source[];
-}
+/** IP's answer: the fields a signal reads (src/products/consistency/result.ts `Signals`), its reason and sources. */
+export type IpAnswer = NonNullable<Signals["ip"]> & { reason: string | null; sources: Source[] };
 
 export interface AddressAnswer {
   country: string;

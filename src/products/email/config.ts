@@ -1,5 +1,5 @@
 import { probeDomain } from "../../platform/domain-probe";
-import { sidecarTarget } from "../../platform/smtp-sidecar-client";
+import { allUnavailable, sidecarTarget } from "../../platform/smtp-sidecar-client";
 import type { DnsConfig } from "./domain-facts";
 import type { MailboxProber } from "./lookup";
 
@@ -25,14 +25,7 @@ export function emailConfig(env: Env): { dns: DnsConfig; prober: (timeoutSeconds
       // the list needs.
       const target = sidecarTarget(env, domain);
       if (target) return probeDomain(target, env.SMTP_SIDECAR_SECRET, request);
-      const results = addresses.map((address) => ({
-        address,
-        outcome: "provider_unavailable" as const,
-        smtpCode: null,
-        smtpMessage: null,
-        enhancedStatus: null,
-      }));
-      return { mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results };
+      return allUnavailable(addresses);
     },
   };
 }

@@ -1,4 +1,5 @@
-import { storedCoverage, type Coverage } from "../../db/coverage";
+import type { Coverage } from "../../db/coverage";
+import { listActiveGeneration } from "../../db/generations";
 import { isSignalDataset, SIGNAL_DATASETS, type IpDatasetName, type RangeRow } from "./datasets";
 
 /**
@@ -140,14 +141,7 @@ export function activateStatements(
           "name = ?1 AND staging = ?2",
       )
       .bind(name, generation, version, records, now),
-    d1
-      .prepare(
-        `INSERT INTO datasets (name, version, records, loaded_at, coverage) SELECT ?1, ?3, ?4, ?5, ?6
-          FROM ip_datasets WHERE name = ?1 AND active = ?2
-         ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records,
-           loaded_at = excluded.loaded_at, coverage = excluded.coverage`,
-      )
-      .bind(name, generation, version, records, now, storedCoverage(coverage)),
+    listActiveGeneration(d1, "ip_datasets", { name, generation, version, records, now, coverage }),
   ];
 }
 
