@@ -39,6 +39,7 @@ import { runBench } from "./lib/harness.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { alternate, keepAliveAgent, keyPool, keysFor, printTable, route, round2, send } from "./lib/load.mjs";
 import { printRoundTrips, readRoundTrips, resetRoundTrips, summariseRoute } from "./lib/round-trips.mjs";
+import { connectProfiler, printCpu, profileRoutes } from "./lib/cpu-profile.mjs";
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,6 +53,8 @@ const REQUESTS = num("BENCH_REQUESTS", 3_000); // measured, per route
 const WARMUP = num("BENCH_WARMUP", 400); // per route (the keyed routes' warm-ups also cover every key once)
 const ROUNDS = num("BENCH_ROUNDS", 6); // blocks per route, alternating
 const SERIAL_REQUESTS = num("BENCH_SERIAL_REQUESTS", 500); // per route, concurrency 1 (0 skips)
+// Per route and concurrency, after the timed blocks: requests run under the inspector's CPU profiler (0 skips).
+const PROFILE_REQUESTS = num("BENCH_PROFILE_REQUESTS", 300);
 // Per-request "[wrangler:info] GET ... 200" lines cost wrangler's Node process CPU that the Worker then lacks on a
 // small machine (and that production does not have); warnings and errors still reach bench/results/wrangler.log.
 const LOG_LEVEL = process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn";
@@ -83,7 +86,7 @@ async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   persistDir = mkdtempSync(join(tmpdir(), "overhead-bench-"));
   // Runs from src/ (not frozen), as npm run dev does.
-  const { base } = await startWorker({
+  const { base, inspector } = await startWorker({
     dir: persistDir,
     vars: { ADMIN_TOKEN },
     log: "wrangler.log",
@@ -93,6 +96,10 @@ async function main() {
   });
 
   const agent = keepAliveAgent(CONCURRENCY);
+  const profiler = PROFILE_REQUESTS > 0 ? await connectProfiler(inspector) : null;
+  const save = (name, text) => writeFileSync(join(RESULTS_DIR, `overhead-${name}`), text);
+  const cpuOf = (concurrency) =>
+    profiler && profileRoutes(profiler, routes(), { agent, base, requests: PROFILE_REQUESTS, concurrency, save });
   const admin = adminClient(base, ADMIN_TOKEN);
   const healthzProbe = route("GET /healthz", "/healthz", () => ({}));
 
@@ -141,6 +148,7 @@ async function main() {
   const loaded = phase(await alternate(routes(), agent, base, REQUESTS, ROUNDS, CONCURRENCY), CONCURRENCY);
   loaded.round_trips = await workerFigures(admin, loaded.routes);
   const loadedWaits = pool.waits;
+  loaded.cpu = await cpuOf(CONCURRENCY);
   // Unloaded latency: one request at a time, so the figures are per-request cost rather than queueing behind 7 others.
   console.log(`[bench] then ${SERIAL_REQUESTS} requests per route one at a time`);
   let serial = null;
@@ -157,7 +165,9 @@ async function main() {
     await resetRoundTrips(admin);
     serial = phase(await alternate(routes(), agent, base, SERIAL_REQUESTS, 2, 1), 1);
     serial.round_trips = await workerFigures(admin, serial.routes);
+    serial.cpu = await cpuOf(1);
   }
+  profiler?.close();
   agent.destroy();
 
   const phases = [loaded, ...(serial ? [serial] : [])];
@@ -183,6 +193,7 @@ async function main() {
   printRoundTrips(
     phases.flatMap((p) => p.routes.map((r) => [`${r.route} (c=${p.concurrency})`, p.round_trips[r.route]])),
   );
+  printCpu(phases);
   const all = phases.flatMap((p) => p.routes);
   console.log(
     `\nkeys rotated: ${keyCount}; pacing waits while measuring: ${loadedWaits + pool.waits}; 429s: ` +
