@@ -18,8 +18,11 @@
 // machine p50 is mostly queueing, i.e. the ratio of CPU per request), again with the ratios against the target. The
 // Worker's own figures (GET /admin/v1/round-trips, reset right before each measured phase) then give per route and
 // phase the storage round trips per request (DO, D1, queue, R2; before and after the answer) and the Worker-measured
-// time to the answer. Writes the figures to bench/results/overhead.json. Exits 1 if any request was not answered 200
-// (the figures would then not be the success path), or with BENCH_ENFORCE=1 when a ratio misses the target.
+// time to the answer. Last, BENCH_PROFILE_REQUESTS more requests per route and concurrency run under the inspector's
+// CPU profiler (bench/lib/cpu-profile.mjs): the Worker's CPU per request of each route, with its heaviest functions,
+// the profiles kept as bench/results/overhead-<route>-c<n>.cpuprofile. Writes the figures to
+// bench/results/overhead.json. Exits 1 if any request was not answered 200 (the figures would then not be the success
+// path), or with BENCH_ENFORCE=1 when a ratio misses the target.
 //
 // The 5 requests/second/key limit: driving one key at hundreds of requests per second would measure mostly 429s (which
 // skip the credits/account work), and pacing one key at 5/s would measure an idle server. Instead the keyed routes
@@ -33,7 +36,10 @@
 // Caveats: load generator and workerd share the machine's cores; every request also passes through wrangler dev's
 // local proxy worker (a second workerd process), which adds the same fixed cost to every route and so pulls the ratios
 // towards 1 ("added ms" is reported next to them). wrangler runs with --log-level warn here (BENCH_WRANGLER_LOG_LEVEL).
-// Knobs: BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS, BENCH_TIMEOUT_MS;
+// The CPU profile samples wall-clock time and counts the isolate's Durable Objects too (wrangler dev runs them in the
+// same isolate) and wrangler's dev-only middleware facade: compare routes of one run, on an idle machine.
+// Knobs: BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS, BENCH_TIMEOUT_MS,
+// BENCH_PROFILE_REQUESTS;
 // LOCAL_PORT_RANGE (scripts/lib/local.mjs) keeps the ports this bench picks (wrangler's HTTP and inspector) in a range.
 import { runBench } from "./lib/harness.mjs";
 import { startWorker } from "./lib/stack.mjs";

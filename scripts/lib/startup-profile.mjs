@@ -102,7 +102,7 @@ export function topSources(profile, sourceMapPath, count = 8) {
   const totals = new Map();
   for (const [builtin, line, ms] of selfTimeByLine(profile)) {
     const source = builtin ? null : sourceAt(traceMapping, map, line);
-    const name = builtin ?? (source ? sourceName(source) : "(module wrappers: compiling)");
+    const name = builtin ?? (source ? sourceName(source) : "(unmapped: compiling, bundler helpers)");
     totals.set(name, (totals.get(name) ?? 0) + ms);
   }
   return [...totals].sort((a, b) => b[1] - a[1]).slice(0, count);
