@@ -18,8 +18,11 @@
 // machine p50 is mostly queueing, i.e. the ratio of CPU per request), again with the ratios against the target. The
 // Worker's own figures (GET /admin/v1/round-trips, reset right before each measured phase) then give per route and
 // phase the storage round trips per request (DO, D1, queue, R2; before and after the answer) and the Worker-measured
-// time to the answer. Writes the figures to bench/results/overhead.json. Exits 1 if any request was not answered 200
-// (the figures would then not be the success path), or with BENCH_ENFORCE=1 when a ratio misses the target.
+// time to the answer. Last, BENCH_PROFILE_REQUESTS more requests per route and concurrency run under the inspector's
+// CPU profiler (bench/lib/cpu-profile.mjs): the Worker's CPU per request of each route, with its heaviest functions,
+// the profiles kept as bench/results/overhead-<route>-c<n>.cpuprofile. Writes the figures to
+// bench/results/overhead.json. Exits 1 if any request was not answered 200 (the figures would then not be the success
+// path), or with BENCH_ENFORCE=1 when a ratio misses the target.
 //
 // The 5 requests/second/key limit: driving one key at hundreds of requests per second would measure mostly 429s (which
 // skip the credits/account work), and pacing one key at 5/s would measure an idle server. Instead the keyed routes
@@ -33,12 +36,16 @@
 // Caveats: load generator and workerd share the machine's cores; every request also passes through wrangler dev's
 // local proxy worker (a second workerd process), which adds the same fixed cost to every route and so pulls the ratios
 // towards 1 ("added ms" is reported next to them). wrangler runs with --log-level warn here (BENCH_WRANGLER_LOG_LEVEL).
-// Knobs: BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS, BENCH_TIMEOUT_MS;
+// The CPU profile samples wall-clock time and counts the isolate's Durable Objects too (wrangler dev runs them in the
+// same isolate) and wrangler's dev-only middleware facade: compare routes of one run, on an idle machine.
+// Knobs: BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS, BENCH_TIMEOUT_MS,
+// BENCH_PROFILE_REQUESTS;
 // LOCAL_PORT_RANGE (scripts/lib/local.mjs) keeps the ports this bench picks (wrangler's HTTP and inspector) in a range.
 import { runBench } from "./lib/harness.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { alternate, keepAliveAgent, keyPool, keysFor, printTable, route, round2, send } from "./lib/load.mjs";
 import { printRoundTrips, readRoundTrips, resetRoundTrips, summariseRoute } from "./lib/round-trips.mjs";
+import { connectProfiler, printCpu, profileRoutes } from "./lib/cpu-profile.mjs";
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,6 +59,8 @@ const REQUESTS = num("BENCH_REQUESTS", 3_000); // measured, per route
 const WARMUP = num("BENCH_WARMUP", 400); // per route (the keyed routes' warm-ups also cover every key once)
 const ROUNDS = num("BENCH_ROUNDS", 6); // blocks per route, alternating
 const SERIAL_REQUESTS = num("BENCH_SERIAL_REQUESTS", 500); // per route, concurrency 1 (0 skips)
+// Per route and concurrency, after the timed blocks: requests run under the inspector's CPU profiler (0 skips).
+const PROFILE_REQUESTS = num("BENCH_PROFILE_REQUESTS", 300);
 // Per-request "[wrangler:info] GET ... 200" lines cost wrangler's Node process CPU that the Worker then lacks on a
 // small machine (and that production does not have); warnings and errors still reach bench/results/wrangler.log.
 const LOG_LEVEL = process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn";
@@ -83,7 +92,7 @@ async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   persistDir = mkdtempSync(join(tmpdir(), "overhead-bench-"));
   // Runs from src/ (not frozen), as npm run dev does.
-  const { base } = await startWorker({
+  const { base, inspector } = await startWorker({
     dir: persistDir,
     vars: { ADMIN_TOKEN },
     log: "wrangler.log",
@@ -93,6 +102,10 @@ async function main() {
   });
 
   const agent = keepAliveAgent(CONCURRENCY);
+  const profiler = PROFILE_REQUESTS > 0 ? await connectProfiler(inspector) : null;
+  const save = (name, text) => writeFileSync(join(RESULTS_DIR, `overhead-${name}`), text);
+  const cpuOf = (concurrency) =>
+    profiler && profileRoutes(profiler, routes(), { agent, base, requests: PROFILE_REQUESTS, concurrency, save });
   const admin = adminClient(base, ADMIN_TOKEN);
   const healthzProbe = route("GET /healthz", "/healthz", () => ({}));
 
@@ -141,6 +154,7 @@ async function main() {
   const loaded = phase(await alternate(routes(), agent, base, REQUESTS, ROUNDS, CONCURRENCY), CONCURRENCY);
   loaded.round_trips = await workerFigures(admin, loaded.routes);
   const loadedWaits = pool.waits;
+  loaded.cpu = await cpuOf(CONCURRENCY);
   // Unloaded latency: one request at a time, so the figures are per-request cost rather than queueing behind 7 others.
   console.log(`[bench] then ${SERIAL_REQUESTS} requests per route one at a time`);
   let serial = null;
@@ -157,7 +171,9 @@ async function main() {
     await resetRoundTrips(admin);
     serial = phase(await alternate(routes(), agent, base, SERIAL_REQUESTS, 2, 1), 1);
     serial.round_trips = await workerFigures(admin, serial.routes);
+    serial.cpu = await cpuOf(1);
   }
+  profiler?.close();
   agent.destroy();
 
   const phases = [loaded, ...(serial ? [serial] : [])];
@@ -183,6 +199,7 @@ async function main() {
   printRoundTrips(
     phases.flatMap((p) => p.routes.map((r) => [`${r.route} (c=${p.concurrency})`, p.round_trips[r.route]])),
   );
+  printCpu(phases);
   const all = phases.flatMap((p) => p.routes);
   console.log(
     `\nkeys rotated: ${keyCount}; pacing waits while measuring: ${loadedWaits + pool.waits}; 429s: ` +

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { onError, onNotFound } from "./http/error-handler";
+import { lazyApp } from "./http/lazy-app";
 import { answerWrongMethods } from "./http/method-not-allowed";
 import { recordRequests } from "./http/request-log";
 import { requestId } from "./http/request-id";
@@ -17,15 +18,12 @@ import { adminPartnerRoutes } from "./routes/admin/partners";
 import { mailLinkRoutes } from "./routes/mail-links";
 import { mailPreferenceRoutes } from "./routes/mail-preferences";
 import { adminDirectoryRoutes } from "./routes/admin/directory";
-import { dashboardRoutes } from "./dashboard/app";
 import { adminRoundTripRoutes } from "./routes/admin/round-trips";
 import { openApiRoutes } from "./routes/openapi";
 import { referenceRoutes } from "./routes/reference";
 import { statusRoutes } from "./routes/status";
 import { webhookRoutes } from "./routes/webhooks";
 import { monitoredProduct, productNamed, registeredProducts } from "./products/registry";
-import { mcpRoutes } from "./surfaces/mcp/routes";
-import { toolNames } from "./surfaces/mcp/server";
 import type { AppEnv } from "./types";
 
 /**
@@ -42,15 +40,17 @@ app.use("*", traceAnswer());
 app.get("/healthz", (c) => c.text("ok"));
 app.route("/", mailLinkRoutes);
 app.route("/", mailPreferenceRoutes);
+// The dashboard (with payments) and the tool protocol load on their first request, not at every isolate's startup:
+// a lookup never needs them (docs/architecture.md, "Cold start").
 app.route(
   "/",
-  referenceRoutes(() => toolNames({ routes: () => app.routes })),
+  referenceRoutes(async () => (await import("./surfaces/mcp/server")).toolNames({ routes: () => app.routes })),
 );
 // Try it runs its lookups through this app, as the API requests they are.
-app.route(
-  "/",
-  dashboardRoutes(() => app),
-);
+const dashboard = lazyApp(async () => (await import("./dashboard/app")).dashboardRoutes(() => app));
+app.all("/", dashboard);
+app.all("/dashboard/*", dashboard);
+app.all("/stripe/webhook", dashboard);
 
 app.route(
   "/api/v1",
@@ -65,9 +65,9 @@ app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
 // After every other route, so `/ip/{ip}` never reads `lists`, `bulk` or `me` as an address.
 app.route("/api/v1", productLookupRoutes(true));
 // The tool protocol: tools call the API above through src/surfaces/mcp/call.ts.
-app.route(
-  "/",
-  mcpRoutes(() => app),
+app.all(
+  "/mcp",
+  lazyApp(async () => (await import("./surfaces/mcp/routes")).mcpRoutes(() => app)),
 );
 
 app.use("/admin/v1/*", adminToken());

@@ -26,7 +26,7 @@ export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
     `[bench] starting wrangler dev on a fresh local database in ${persistTo} (output in bench/results/${log})`,
   );
   const logFd = openSync(join(RESULTS_DIR, log), "w");
-  const { base } = await startLocalWorker({
+  const { base, inspector } = await startLocalWorker({
     persistTo,
     vars,
     // wrangler's local tracing (on by default) stores a trace of every request and storage call in the same runtime,
@@ -38,5 +38,5 @@ export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
     track: (child) => track({ child, logFd }),
   });
   console.log(`[bench] wrangler dev answers on ${base}`);
-  return { base };
+  return { base, inspector };
 }

@@ -199,7 +199,7 @@ export function startWranglerDev({ port, persistTo, script, extraArgs = [], stdi
  * @param {{ persistTo: string, vars?: Record<string, string>, env?: Record<string, string>, script?: string,
  *   stdio?: "ignore" | "inherit" | number, extraArgs?: string[],
  *   track?: (child: import("node:child_process").ChildProcess) => void }} options
- * @returns {Promise<{ base: string, child: import("node:child_process").ChildProcess }>}
+ * @returns {Promise<{ base: string, child: import("node:child_process").ChildProcess, inspector: string }>}
  */
 export async function startLocalWorker({
   persistTo,
@@ -224,7 +224,8 @@ export async function startLocalWorker({
   track(child);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/healthz`, { child, timeoutMs: 120_000 });
-  return { base, child };
+  // The inspector (host:port) lets a bench take the Worker's CPU profile (bench/lib/cpu-profile.mjs).
+  return { base, child, inspector: `127.0.0.1:${inspectorPort}` };
 }
 
 /**

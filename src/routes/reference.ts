@@ -123,7 +123,7 @@ Agents: the tool protocol at <code>/mcp</code> (<a href="/docs/agents.md">docs/a
  * `GET /docs` (the rendered reference of the served OpenAPI document) and `GET /llms.txt`; no key. `tools` names the
  * tool protocol's tools for llms.txt (read when asked, so the list is the one `tools/list` answers).
  */
-export const referenceRoutes = (tools: () => ToolName[]) =>
+export const referenceRoutes = (tools: () => Promise<ToolName[]>) =>
   new Hono<AppEnv>()
     .get("/docs", (c) => c.html(REFERENCE_PAGE))
-    .get("/llms.txt", (c) => c.text(llmsText(new URL(c.req.url).origin, tools())));
+    .get("/llms.txt", async (c) => c.text(llmsText(new URL(c.req.url).origin, await tools())));

@@ -2,8 +2,31 @@ import { z } from "zod";
 import type { MonitorShape, Product } from "../product";
 import { CHANGE_REASONS } from "./change-reason";
 
+type Shape = MonitorShape<unknown, unknown>;
+
+/**
+ * One schema per shape for the isolate's life: each product's monitor routes name these in several route docs, and
+ * building zod objects is a good part of the Worker's startup CPU (docs/architecture.md, "Cold start").
+ */
+const summaries = new WeakMap<Shape, ReturnType<typeof buildRunSummary>>();
+const monitors = new WeakMap<Product, ReturnType<typeof buildMonitor>>();
+
 /** `last_summary` and a run's `summary`: fixed counts with the product's own tallies (entity: `found`). */
-export function runSummarySchema(shape: MonitorShape<unknown, unknown>) {
+export function runSummarySchema(shape: Shape) {
+  let schema = summaries.get(shape);
+  if (!schema) summaries.set(shape, (schema = buildRunSummary(shape)));
+  return schema;
+}
+
+/** The monitor object as `monitorView` builds it; the list field is named by the product. */
+export function monitorSchema(product: Product, shape: Shape) {
+  // By product: a product has one monitor shape, and the list's items are the product's own input.
+  let schema = monitors.get(product);
+  if (!schema) monitors.set(product, (schema = buildMonitor(product, shape)));
+  return schema;
+}
+
+function buildRunSummary(shape: Shape) {
   const tallies = Object.fromEntries(Object.keys(shape.tally ?? {}).map((name) => [name, z.int()]));
   return z.object({
     checked: z.int(),
@@ -15,8 +38,7 @@ export function runSummarySchema(shape: MonitorShape<unknown, unknown>) {
   });
 }
 
-/** The monitor object as `monitorView` builds it; the list field is named by the product. */
-export function monitorSchema(product: Product, shape: MonitorShape<unknown, unknown>) {
+function buildMonitor(product: Product, shape: Shape) {
   return z.object({
     id: z.int(),
     name: z.string(),
