@@ -136,6 +136,19 @@ export async function requestRecord(key: string, requestId: string, timeoutMs = 
 }
 
 /**
+ * Waits until D1 stores the request log's row of `requestId` (the API answers a record from its isolate before that,
+ * but the usage page's daily counts read D1).
+ */
+export async function recordStored(requestId: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await env.DB.prepare("SELECT 1 FROM request_log WHERE request_id = ?").bind(requestId).first()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`request ${requestId} was never stored`);
+}
+
+/**
  * Rows of the account's lists (repeats, suppressions, history, feedback), read from its object's SQLite: where they
  * live since they left D1. Touching the lists first moves any rows of the old D1 layout in (as any first use does).
  */

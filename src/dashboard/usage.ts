@@ -1,8 +1,9 @@
 import type { LedgerRow } from "../../durable-objects/account-credits";
 import { database } from "../db/client";
-import { requestOfAccount, type RequestRecord } from "../db/request-log";
+import type { RequestRecord } from "../db/request-log";
 import { dailyRequests } from "../db/usage";
 import { creditsStub } from "../engines/credits/credits";
+import { readRequestRecord } from "../http/request-record";
 import { productNames } from "../products/registry";
 
 /** The usage page's window: today and the 29 UTC days before it. */
@@ -81,6 +82,6 @@ export async function usageOf(env: Env, accountId: string, now = Date.now()): Pr
 export const ledgerPage = (env: Env, accountId: string, page: number): Promise<{ rows: LedgerRow[]; total: number }> =>
   creditsStub(env, accountId).ledger(page, LEDGER_PAGE);
 
-/** One request of the account by its id (another account's is not found). */
+/** One request of the account by its id, as `GET /account/requests/{id}` reads it (another account's is not found). */
 export const requestRecord = (env: Env, accountId: string, requestId: string): Promise<RequestRecord | undefined> =>
-  requestOfAccount(database(env), accountId, requestId);
+  readRequestRecord(env, accountId, requestId);

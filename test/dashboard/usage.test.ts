@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { Browser, createSecretKey, signedUpOwner } from "../dashboard-browser";
-import { lookupEmail, requestRecord } from "../helpers";
+import { lookupEmail, recordStored, requestRecord } from "../helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -24,7 +24,7 @@ const totals = (html: string, product: string) =>
     ...new RegExp(`<tr data-product="${product}">(.*?)</tr>`).exec(html)![1]!.matchAll(/<td class="num">(\d+)<\/td>/g),
   ].map((m) => Number(m[1]));
 
-/** A signed-up owner with one paid email lookup made through the API, its record stored. */
+/** A signed-up owner with one paid email lookup made through the API, its record stored in D1. */
 async function ownerWithOneLookup(label: string) {
   const { browser } = await signedUpOwner(label);
   const key = await createSecretKey(browser, { scopes: ["account", "email"] });
@@ -32,6 +32,7 @@ async function ownerWithOneLookup(label: string) {
   expect(body.meta?.credits_used).toBe(1);
   const requestId = String(body.meta?.request_id);
   expect((await requestRecord(key, requestId)).status).toBe(200);
+  await recordStored(requestId);
   return { browser, key, requestId };
 }
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
-import { admin } from "../helpers";
+import { admin, recordStored } from "../helpers";
 
 /** What every lookup makes before its answer, whatever its product, route or inputs (design.md, "The hot path"). */
 export const ONE_CALL = { do: 1, d1_primary: 0 };
@@ -14,13 +14,7 @@ export interface RouteFigures {
 
 /** Waits until the request's record is stored by the queue's consumer, so its after-answer work has run. */
 export async function logged(response: Response) {
-  const id = response.headers.get("X-Request-Id")!;
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (await env.DB.prepare("SELECT 1 FROM request_log WHERE request_id = ?").bind(id).first()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`request ${id} was never recorded`);
+  await recordStored(response.headers.get("X-Request-Id")!);
 }
 
 /** The Worker's counters of one route since they were last cleared. */
