@@ -1,9 +1,9 @@
 import type { Context, Hono } from "hono";
 import { database } from "../db/client";
 import { findAccountJob, jobViewOf, jobViews, listAccountJobs, type JobRow, type JobView } from "../engines/bulk/jobs";
-import { accountEntry } from "../engines/credits/credits";
 import type { Product } from "../engines/product";
-import { Admission, rateLimitRefusal, redeliveryHit } from "../limits/admission";
+import { admitRedelivery } from "../auth/admit";
+import { Admission } from "../limits/admission";
 import { randomToken } from "../platform/tokens";
 import { productNamed, productNames } from "../products/registry";
 import type { AppEnv } from "../types";
@@ -83,27 +83,16 @@ export const startRunThroughApi = async (
   );
 
 /**
- * Counts one redelivery of the signed-in person in the account's object: the same limit, subject and object as the
- * API's `POST .../webhook/redeliver` (the key's holder is this user), so the button and every key of theirs share one
- * budget of 10 a minute. Null when admitted, else how long to wait.
+ * Counts one redelivery of the signed-in person: the API's own function, the person as the subject (a key's holder is
+ * this user), so the button and every key of theirs share one budget. Null when admitted, else how long to wait.
  */
-export async function admitRedelivery(
-  c: Context,
-  session: DashboardSession,
-): Promise<{ message: string; retryAfterSeconds: number } | null> {
-  const admission = new Admission(session.accountId, [redeliveryHit(session.userId)], {
+export function redeliveryOf(c: Context, session: DashboardSession) {
+  const admission = new Admission(session.accountId, [], {
     requestId: crypto.randomUUID(),
     accountId: session.accountId,
     keyId: null,
     method: c.req.method,
     path: c.req.path,
   });
-  try {
-    await accountEntry(c.env, session.accountId, admission).admit();
-    return null;
-  } catch (err) {
-    const refused = rateLimitRefusal(err);
-    if (!refused) throw err;
-    return refused;
-  }
+  return admitRedelivery(c.env, admission, session.userId);
 }

@@ -14,7 +14,7 @@ import type { AppEnv } from "../../types";
 import {
   accountRun,
   accountRuns,
-  admitRedelivery,
+  redeliveryOf,
   bulkProducts,
   newUploadToken,
   runView,
@@ -157,7 +157,7 @@ export const bulkRoutes = (app: () => Hono<AppEnv>) =>
       return c.redirect(`/dashboard/bulk/runs/${run.row.id}`, 303);
     })
     .post("/bulk/runs/:id/redeliver", async (c) => {
-      const limited = await admitRedelivery(c, c.var.session);
+      const limited = await redeliveryOf(c, c.var.session);
       const run = await runOf(c);
       if (!run) return notFoundPage(c);
       if (limited) {
