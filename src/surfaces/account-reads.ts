@@ -4,7 +4,7 @@ import { accountFieldsOf, type AccountFields } from "../auth/key-lookup";
 import { database } from "../db/client";
 import { accountEntry } from "../engines/credits/credits";
 import { FAIR_USE_WINDOW_MS, PLAN_NAMES } from "../engines/credits/plans";
-import { answered, notFoundError, scopeRefusal, type ActOutcome, type KeyAct } from "./key-act";
+import { answered, limitsAsValues, notFoundError, scopeRefusal, type ActOutcome, type KeyAct } from "./key-act";
 
 export const LEDGER_PER_PAGE = 100;
 
@@ -107,21 +107,23 @@ export async function readAccount(act: KeyAct): Promise<ActOutcome<z.infer<typeo
   const scope = scopeRefusal(act.principal, "account");
   if (scope) return scope;
   const { env, principal } = act;
-  const [account, snapshot] = await Promise.all([
-    accountFieldsOf(database(env), principal.accountId),
-    accountEntry(env, principal.accountId, act.admission).snapshot(),
-  ]);
-  if (!account) return notFoundError("Account");
-  return answered(accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });
+  return limitsAsValues(async () => {
+    const [account, snapshot] = await Promise.all([
+      accountFieldsOf(database(env), principal.accountId),
+      accountEntry(env, principal.accountId, act.admission).snapshot(),
+    ]);
+    if (!account) return notFoundError("Account");
+    return answered(accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });
+  });
 }
 
 /** `GET /account/ledger` and the `get_ledger` tool: one page of credit movements, newest first. */
 export async function readLedger(act: KeyAct, page: number): Promise<ActOutcome<{ entries: LedgerView[] }>> {
   const scope = scopeRefusal(act.principal, "account");
   if (scope) return scope;
-  const { rows, total } = await accountEntry(act.env, act.principal.accountId, act.admission).ledger(
-    page,
-    LEDGER_PER_PAGE,
-  );
-  return answered({ entries: rows.map(ledgerView) }, { page, per_page: LEDGER_PER_PAGE, total });
+  const entry = accountEntry(act.env, act.principal.accountId, act.admission);
+  return limitsAsValues(async () => {
+    const { rows, total } = await entry.ledger(page, LEDGER_PER_PAGE);
+    return answered({ entries: rows.map(ledgerView) }, { page, per_page: LEDGER_PER_PAGE, total });
+  });
 }

@@ -1,6 +1,6 @@
 import type { SecretPrincipal } from "../auth/check-secret-key";
 import type { Scope } from "../auth/scopes";
-import type { Admission } from "../limits/admission";
+import { rateLimitRefusal, type Admission } from "../limits/admission";
 import type { SurfaceError } from "./declared-lookup";
 
 /**
@@ -34,3 +34,17 @@ export const scopeRefusal = (principal: SecretPrincipal, scope: Scope) =>
   principal.scopes.includes(scope)
     ? null
     : refused("KEY_SCOPE_DENIED", `The key's scopes do not include \`${scope}\`.`);
+
+/**
+ * Runs an act whose first call to the account's object counts the request's rate limit, a refusal there answered as
+ * RATE_LIMITED like any other refusal (the object's admission throws it).
+ */
+export async function limitsAsValues<T>(work: () => Promise<ActOutcome<T>>): Promise<ActOutcome<T>> {
+  try {
+    return await work();
+  } catch (err) {
+    const limited = rateLimitRefusal(err);
+    if (!limited) throw err;
+    return { ok: false, error: { code: "RATE_LIMITED", ...limited } };
+  }
+}

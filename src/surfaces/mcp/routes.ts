@@ -15,7 +15,7 @@ type App = () => Hono<AppEnv>;
 
 /** One message through a server of its own (stateless: a transport answers one request). */
 async function answer(c: Ctx, app: App, message: unknown): Promise<Response> {
-  const server = buildServer({ c, app }, { routes: () => app().routes });
+  const server = buildServer({ c }, { routes: () => app().routes });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
