@@ -50,11 +50,7 @@ app.route(
   "/",
   referenceRoutes(() => toolNames({ routes: () => app.routes })),
 );
-// Try it runs its lookups through this app, as the API requests they are.
-app.route(
-  "/",
-  dashboardRoutes(() => app),
-);
+app.route("/", dashboardRoutes());
 
 app.route(
   "/api/v1",
@@ -68,7 +64,7 @@ app.route("/api/v1", statusRoutes);
 app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
 // After every other route, so `/ip/{ip}` never reads `lists`, `bulk` or `me` as an address.
 app.route("/api/v1", productLookupRoutes(true));
-// The tool protocol: tools call the API above through src/surfaces/mcp/call.ts.
+// The tool protocol: its tools read their schemas from the routes above and call the same service and engine acts.
 app.route(
   "/",
   mcpRoutes(() => app),

@@ -10,7 +10,6 @@ import {
 } from "../../engines/bulk/actions";
 import type { JobRow } from "../../engines/bulk/jobs";
 import type { Product } from "../../engines/product";
-import type { AppEnv } from "../../types";
 import {
   accountRun,
   accountRuns,
@@ -18,7 +17,7 @@ import {
   bulkProducts,
   newUploadToken,
   runView,
-  startRunThroughApi,
+  startRunFromUpload,
   uploadTokenOf,
 } from "../bulk";
 import { readUpload, rowsAreObjects } from "../bulk-upload";
@@ -91,7 +90,7 @@ const runOf = (c: DashContext) => accountRun(c.env, c.var.session.accountId, Num
  * with its progress, cancel, resume, results and webhook redelivery. Reads need the session only; a state change also
  * its CSRF token (the gate in app.ts).
  */
-export const bulkRoutes = (app: () => Hono<AppEnv>) =>
+export const bulkRoutes = () =>
   new Hono<DashEnv>()
     .get("/bulk", (c) => renderList(c))
     .post("/bulk", async (c) => {
@@ -117,10 +116,13 @@ export const bulkRoutes = (app: () => Hono<AppEnv>) =>
         ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
         ...(country && product.bulk!.options?.country ? { country } : {}),
       };
-      const answer = await startRunThroughApi(c, app, product, key, body, uploadTokenOf(fields.upload_token));
-      const job = answer.envelope.data?.job;
+      const answer = await startRunFromUpload(c, { product, key, body, token: uploadTokenOf(fields.upload_token) });
+      const { data, error } = answer.envelope as {
+        data?: { job?: { id: number } };
+        error?: { code: string; message: string };
+      };
+      const job = data?.job;
       if (answer.status === 202 && job) return c.redirect(`/dashboard/bulk/runs/${job.id}`, 303);
-      const error = answer.envelope.error;
       const detail = error ? `${error.code}: ${error.message}` : "the API did not start the run";
       return renderList(
         c,
