@@ -65,11 +65,6 @@ export function docOf(routes: Routes, method: string, path: string): RouteDoc {
   return doc;
 }
 
-const shapeOf = (schema: z.ZodType | undefined) => (schema instanceof z.ZodObject ? schema.shape : {});
-
-/** The route's path parameters, then its body or query fields: one flat object of arguments. */
-export const argumentsOf = (doc: RouteDoc) =>
-  z.object({ ...shapeOf(doc.params), ...shapeOf(doc.query), ...shapeOf(doc.body) });
 
 export const walkOptions = (
   args: Record<string, unknown>,
