@@ -86,7 +86,7 @@ const refused = (c: DashContext, run: { row: JobRow; product: Product }, r: Bulk
 const runOf = (c: DashContext) => accountRun(c.env, c.var.session.accountId, Number(c.req.param("id")));
 
 /**
- * Bulk runs: upload (started through the API with a pasted key, so the API bills it), the account's runs, a run's page
+ * Bulk runs: upload (started as the API request it stands for, with a pasted key that the run bills), the account's runs, a run's page
  * with its progress, cancel, resume, results and webhook redelivery. Reads need the session only; a state change also
  * its CSRF token (the gate in app.ts).
  */

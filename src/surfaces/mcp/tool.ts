@@ -65,7 +65,6 @@ export function docOf(routes: Routes, method: string, path: string): RouteDoc {
   return doc;
 }
 
-
 export const walkOptions = (
   args: Record<string, unknown>,
   honorSuppressions: boolean,
