@@ -129,7 +129,7 @@ function ProductForm({
   );
 }
 
-/** Try it: one form per product, each running one lookup as the API request it stands for, with a key of the account. */
+/** Try it: one form per product, each running one lookup as the API request it stands for, with an account key. */
 export function TryPage({ session, forms, keys, sent }: TryPageProps) {
   const live = keys.filter((k) => k.kind === "secret" && k.revokedAt === null);
   return (

@@ -86,9 +86,9 @@ const refused = (c: DashContext, run: { row: JobRow; product: Product }, r: Bulk
 const runOf = (c: DashContext) => accountRun(c.env, c.var.session.accountId, Number(c.req.param("id")));
 
 /**
- * Bulk runs: upload (started as the API request it stands for, with a pasted key that the run bills), the account's runs, a run's page
- * with its progress, cancel, resume, results and webhook redelivery. Reads need the session only; a state change also
- * its CSRF token (the gate in app.ts).
+ * Bulk runs: upload (started as the API request it stands for, with a pasted key that the run bills), the account's
+ * runs, a run's page with its progress, cancel, resume, results and webhook redelivery. Reads need the session only; a
+ * state change also its CSRF token (the gate in app.ts).
  */
 export const bulkRoutes = () =>
   new Hono<DashEnv>()

@@ -87,8 +87,9 @@ export function mcpRoutes(app: App) {
     if (invalid) return c.json(invalid, invalid.error.code === -32600 ? 400 : 200);
     // Rate limit: a lookup tool's first call to the account's object counts this request (the lookup service), an
     // engine tool counts it before its act or by the act's first call (engine-call.ts), and a tool call that made
-    // neither is counted once it answered (server.ts). Anything else that asks for an answer (initialize, tools/list) is counted once
-    // answered, as secretKey() counts a request that never called the account's object. Notifications are not counted.
+    // neither is counted once it answered (server.ts). Anything else that asks for an answer (initialize, tools/list)
+    // is counted once answered, as secretKey() counts a request that never called the account's object. Notifications
+    // are not counted.
     if (!asksForAnswer(body)) c.set("admission", undefined);
     return answer(c, app, body);
   });
