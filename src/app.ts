@@ -46,8 +46,7 @@ app.route(
   "/",
   referenceRoutes(async () => (await import("./surfaces/mcp/server")).toolNames({ routes: () => app.routes })),
 );
-// Try it runs its lookups through this app, as the API requests they are.
-const dashboard = lazyApp(async () => (await import("./dashboard/app")).dashboardRoutes(() => app));
+const dashboard = lazyApp(async () => (await import("./dashboard/app")).dashboardRoutes());
 app.all("/", dashboard);
 app.all("/dashboard/*", dashboard);
 app.all("/stripe/webhook", dashboard);
@@ -64,7 +63,7 @@ app.route("/api/v1", statusRoutes);
 app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
 // After every other route, so `/ip/{ip}` never reads `lists`, `bulk` or `me` as an address.
 app.route("/api/v1", productLookupRoutes(true));
-// The tool protocol: tools call the API above through src/surfaces/mcp/call.ts.
+// The tool protocol: its tools read their schemas from the routes above and call the same service and engine acts.
 app.all(
   "/mcp",
   lazyApp(async () => (await import("./surfaces/mcp/routes")).mcpRoutes(() => app)),

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { LimitHit } from "../../durable-objects/account-credits";
 import { accountEntry } from "../engines/credits/credits";
-import { Admission } from "../limits/admission";
+import { Admission, rateLimitRefusal, redeliveryHit } from "../limits/admission";
 import type { AppEnv } from "../types";
 
 /**
@@ -29,3 +29,39 @@ export async function admitRequest(c: Context<AppEnv>, ...extra: LimitHit[]): Pr
   admission.add(...extra);
   await accountEntry(c.env, admission.accountId, admission).admit();
 }
+
+/** A rate-limit refusal as a value, as every surface renders it its own way. */
+export interface RateRefusal {
+  code: "RATE_LIMITED";
+  message: string;
+  retryAfterSeconds: number;
+}
+
+/**
+ * Counts `admission` now, with `extra` limits, unless its first call to the account's object already did (and nothing
+ * is added): null when admitted, else the refusal.
+ */
+export async function admitPending(
+  env: Env,
+  admission: Admission | undefined,
+  ...extra: LimitHit[]
+): Promise<RateRefusal | null> {
+  if (!admission || (!admission.pending && !extra.length)) return null;
+  admission.add(...extra);
+  try {
+    await accountEntry(env, admission.accountId, admission).admit();
+    return null;
+  } catch (err) {
+    const limited = rateLimitRefusal(err);
+    if (!limited) throw err;
+    return { code: "RATE_LIMITED", ...limited };
+  }
+}
+
+/**
+ * One webhook redelivery of `person` (a key's holder, the signed-in user, or a key with no holder as its own user),
+ * counted with the request's own limits: the API's `POST .../webhook/redeliver` and the dashboard's button share this
+ * one budget (10 a minute) in the account's object.
+ */
+export const admitRedelivery = (env: Env, admission: Admission, person: string) =>
+  admitPending(env, admission, redeliveryHit(person));

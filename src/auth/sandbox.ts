@@ -6,9 +6,6 @@ import { enforceLimit } from "../limits/limiter";
 import { requestSource } from "../limits/source";
 import type { AppEnv } from "../types";
 
-/** The source address as sent, for messages (limits count `requestSource`). */
-export const clientIp = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "unknown";
-
 /**
  * The published sandbox key: 503 while the operator has the sandbox off, then 30 requests a minute per address (IPv6
  * per /64; every request counts, answered or refused), then only the lookup endpoints that opted in.

@@ -1,17 +1,13 @@
 import type { MiddlewareHandler } from "hono";
-import { database } from "../db/client";
-import { holderLeft } from "../db/keys";
 import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
 import { limitHit } from "../limits/admission";
 import type { AppEnv } from "../types";
 import { admitRequest, expectAdmission } from "./admit";
-import { findKeyByHash } from "./key-lookup";
-import { sha256Hex } from "../platform/tokens";
-import { KEY_PATTERNS, SANDBOX_KEY } from "./keys";
-import { admitSandbox, clientIp } from "./sandbox";
+import { checkSecretKey } from "./check-secret-key";
+import { SANDBOX_KEY } from "./keys";
+import { admitSandbox } from "./sandbox";
 import type { Scope } from "./scopes";
-import { isAllowedSource } from "./source-allowlist";
 
 export interface SecretKeyOptions {
   /** The product family the endpoint belongs to; keys without it get KEY_SCOPE_DENIED. */
@@ -51,30 +47,14 @@ export function secretKey(options: SecretKeyOptions = {}): MiddlewareHandler<App
       return next();
     }
     if (token.startsWith("pk_")) throw unauthenticated("Publishable keys only work on the browser endpoints.");
-    if (!KEY_PATTERNS.secret.test(token)) throw unauthenticated("The key is not a well-formed secret key.");
-
-    const key = await findKeyByHash(database(c.env), await sha256Hex(token), c.req.header("CF-Connecting-IP"));
-    if (key?.kind !== "secret" || key.revokedAt !== null) throw unauthenticated("The key is unknown or revoked.");
-    if (!key.emailVerified) {
-      throw new ApiError("EMAIL_NOT_VERIFIED", "Confirm the account's email address before using its keys.");
-    }
-    if (holderLeft(key))
-      throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
-    if (key.allowedIps.length > 0 && !isAllowedSource(key.allowedIps, c.req.header("CF-Connecting-IP"))) {
-      throw new ApiError("KEY_IP_NOT_ALLOWED", `Requests from ${clientIp(c)} are not on this key's source allowlist.`);
-    }
-    if (options.scope && !key.scopes.includes(options.scope)) {
+    const checked = await checkSecretKey(c.env, token, c.req.header("CF-Connecting-IP"));
+    if (!checked.ok) throw new ApiError(checked.refusal.code, checked.refusal.message);
+    const { principal } = checked;
+    if (options.scope && !principal.scopes.includes(options.scope)) {
       throw new ApiError("KEY_SCOPE_DENIED", `The key's scopes do not include \`${options.scope}\`.`);
     }
-    c.set("principal", {
-      kind: "secret",
-      keyId: key.id,
-      accountId: key.accountId,
-      userId: key.userId,
-      scopes: key.scopes as Scope[],
-      dailyCreditCap: key.dailyCreditCap,
-    });
-    expectAdmission(c, key, [limitHit("key", key.id)]);
+    c.set("principal", principal);
+    expectAdmission(c, { id: principal.keyId, accountId: principal.accountId }, [limitHit("key", principal.keyId)]);
     if (!options.admitOnFirstCall) await admitRequest(c);
     await next();
     await admitRequest(c);

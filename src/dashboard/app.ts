@@ -31,16 +31,15 @@ const gate = (): MiddlewareHandler<DashEnv> => {
 };
 
 /**
- * Signed-in pages; a new page is one route file mounted here and one entry in NAV (pages/layout.tsx). Try it runs its
- * lookups as API requests through `app` (the Worker's one Hono app).
+ * Signed-in pages; a new page is one route file mounted here and one entry in NAV (pages/layout.tsx).
  */
-const signedInPages = (app: () => Hono<AppEnv>) =>
+const signedInPages = () =>
   new Hono<DashEnv>()
     .get("/", (c) => c.redirect("/dashboard/keys", 303))
     .route("/", keyRoutes)
     .route("/", usageRoutes)
-    .route("/", tryRoutes(app))
-    .route("/", bulkRoutes(app))
+    .route("/", tryRoutes())
+    .route("/", bulkRoutes())
     .route("/", exampleRoutes)
     .route("/", monitorRoutes)
     .route("/", policyRoutes)
@@ -49,23 +48,23 @@ const signedInPages = (app: () => Hono<AppEnv>) =>
     .route("/", accountRoutes)
     .route("/", passkeyRoutes);
 
-const dashboard = (app: () => Hono<AppEnv>) =>
+const dashboard = () =>
   new Hono<DashEnv>()
     .use(dashboardHeaders(), gate())
     .get("/assets/app.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8" }))
     .get("/assets/copy.js", (c) => c.body(COPY_SCRIPT, 200, { "Content-Type": "text/javascript; charset=utf-8" }))
     .route("/", signInRoutes)
     .route("/", passkeySignInRoutes)
-    .route("/", signedInPages(app));
+    .route("/", signedInPages());
 
 /**
  * The customer dashboard (docs/dashboard.md), served by this Worker: `/` leads to `/dashboard`, which shows the sign-in
  * page to a browser without a session. Stripe posts its events to `/stripe/webhook`.
  */
-export const dashboardRoutes = (app: () => Hono<AppEnv>) =>
+export const dashboardRoutes = () =>
   new Hono<AppEnv>()
     .get("/", (c) => c.redirect("/dashboard", 302))
-    .route("/dashboard", dashboard(app) as unknown as Hono<AppEnv>)
+    .route("/dashboard", dashboard() as unknown as Hono<AppEnv>)
     .post("/stripe/webhook", async (c) => {
       const bytes = await readBytes(c, BODY_BYTES.stripe);
       if (!bytes) return c.json({ received: false, error: `The body is over ${BODY_BYTES.stripe} bytes.` }, 413);

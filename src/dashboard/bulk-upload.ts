@@ -1,7 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { z } from "zod";
 import type { Product } from "../engines/product";
-import { MAX_BULK_ROWS } from "../routes/bulk";
+import { MAX_BULK_ROWS } from "../surfaces/bulk-acts";
 
 /** A file bigger than this is refused before it is read (100,000 rows of a few dozen bytes are well under it). */
 export const UPLOAD_MAX_BYTES = 16 * 1024 * 1024;

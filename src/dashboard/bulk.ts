@@ -1,14 +1,17 @@
-import type { Context, Hono } from "hono";
+import type { Context } from "hono";
 import { database } from "../db/client";
 import { findAccountJob, jobViewOf, jobViews, listAccountJobs, type JobRow, type JobView } from "../engines/bulk/jobs";
-import { accountEntry } from "../engines/credits/credits";
 import type { Product } from "../engines/product";
-import { Admission, rateLimitRefusal, redeliveryHit } from "../limits/admission";
+import { admitPending, admitRedelivery } from "../auth/admit";
+import { Admission } from "../limits/admission";
 import { randomToken } from "../platform/tokens";
 import { productNamed, productNames } from "../products/registry";
-import type { AppEnv } from "../types";
 import type { DashboardSession } from "./session";
-import { forwardToApi } from "./try-it";
+import { fieldErrors } from "../http/validation";
+import { createBody, startBulk } from "../surfaces/bulk-acts";
+import { refused } from "../surfaces/key-act";
+import type { DashContext } from "./context";
+import { finishKeyRequest, keyRequest, type ApiAnswer } from "./key-request";
 
 /** Every registered product with a bulk shape (entity has none): one choice of the upload form each. */
 export const bulkProducts = (): Product[] =>
@@ -46,11 +49,6 @@ export async function accountRuns(env: Env, accountId: string, page: number): Pr
   return { runs: views.map((view, i) => ({ ...view, product: rows[i]!.product })), total };
 }
 
-export interface ApiAnswer {
-  status: number;
-  envelope: { success?: boolean; data?: { job?: { id: number } }; error?: { code: string; message: string } };
-}
-
 /** The upload form's one-time token: made when the page is rendered, it names that form's submission. */
 export const newUploadToken = () => randomToken(32);
 
@@ -61,49 +59,51 @@ export const uploadTokenOf = (value: unknown): string | null =>
 const UPLOAD_TOKEN = /^[0-9A-Za-z]{32}$/;
 
 /**
- * Starts a run as the API request it is, in-process (as try it does): the key, its scopes, source allowlist, rate
- * limits, the body's validation and the run's billing (by that key, with its daily cap) are the API route's. The
- * form's token is the request's `Idempotency-Key`, so a form submitted twice replays the first answer: one run.
+ * Starts a run as the API request `POST /{product}/bulk` it stands for: the pasted key checked as the API checks it,
+ * its rate limit counted, the body checked by the API's own schema, then the bulk engine's create (billed by that key,
+ * with its daily cap). The form's token is the run's Idempotency-Key, so a form submitted twice starts one run.
  */
-export const startRunThroughApi = async (
-  c: Context,
-  app: () => Hono<AppEnv>,
-  product: Product,
-  key: string,
-  body: Record<string, unknown>,
-  uploadToken: string | null,
-): Promise<ApiAnswer> =>
-  forwardToApi(
+export async function startRunFromUpload(c: DashContext, upload: Upload): Promise<ApiAnswer> {
+  const { product } = upload;
+  const request = await keyRequest(c, { path: `/${product.name}/bulk`, scope: product.scope }, upload.key);
+  if (!("act" in request)) return request;
+  const limited = await admitPending(c.env, request.act.admission);
+  if (limited) return finishKeyRequest(c, request, { ok: false, error: limited });
+  const parsed = createBody(product).safeParse(upload.body);
+  if (!parsed.success)
+    return finishKeyRequest(
+      c,
+      request,
+      refused("VALIDATION_FAILED", "The request has invalid fields.", fieldErrors(parsed.error)),
+    );
+  const idempotencyKey = upload.token ? `dashboard-upload-${upload.token}` : null;
+  return finishKeyRequest(
     c,
-    app,
-    `/${product.name}/bulk`,
-    key,
-    JSON.stringify(body),
-    uploadToken ? { "Idempotency-Key": `dashboard-upload-${uploadToken}` } : {},
+    request,
+    await startBulk(request.act, product, { body: parsed.data, idempotencyKey }),
+    202,
   );
+}
+
+/** An upload form's submission: the product, the pasted key, the body the API takes, and the form's token. */
+export interface Upload {
+  product: Product;
+  key: string;
+  body: Record<string, unknown>;
+  token: string | null;
+}
 
 /**
- * Counts one redelivery of the signed-in person in the account's object: the same limit, subject and object as the
- * API's `POST .../webhook/redeliver` (the key's holder is this user), so the button and every key of theirs share one
- * budget of 10 a minute. Null when admitted, else how long to wait.
+ * Counts one redelivery of the signed-in person: the API's own function, the person as the subject (a key's holder is
+ * this user), so the button and every key of theirs share one budget. Null when admitted, else how long to wait.
  */
-export async function admitRedelivery(
-  c: Context,
-  session: DashboardSession,
-): Promise<{ message: string; retryAfterSeconds: number } | null> {
-  const admission = new Admission(session.accountId, [redeliveryHit(session.userId)], {
+export function redeliveryOf(c: Context, session: DashboardSession) {
+  const admission = new Admission(session.accountId, [], {
     requestId: crypto.randomUUID(),
     accountId: session.accountId,
     keyId: null,
     method: c.req.method,
     path: c.req.path,
   });
-  try {
-    await accountEntry(c.env, session.accountId, admission).admit();
-    return null;
-  } catch (err) {
-    const refused = rateLimitRefusal(err);
-    if (!refused) throw err;
-    return refused;
-  }
+  return admitRedelivery(c.env, admission, session.userId);
 }

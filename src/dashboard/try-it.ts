@@ -1,11 +1,15 @@
-import type { Context, Hono } from "hono";
 import { findKeyByHash } from "../auth/key-lookup";
 import { KEY_PATTERNS } from "../auth/keys";
 import { database } from "../db/client";
 import { productNames, productNamed } from "../products/registry";
 import { sha256Hex } from "../platform/tokens";
 import examples from "../routes/openapi-examples.json";
-import type { AppEnv } from "../types";
+import type { LookupRequest, LookupRoute } from "../engines/lookup-shape";
+import { fieldErrors } from "../http/validation";
+import { runDeclared } from "../surfaces/declared-lookup";
+import { refused, type ActOutcome } from "../surfaces/key-act";
+import type { DashContext } from "./context";
+import { finishKeyRequest, keyRequest, lookupCallerOf, type ApiAnswer } from "./key-request";
 
 /** One product's try-it form: the API route it runs and the body it starts with. */
 export interface TryForm {
@@ -29,7 +33,7 @@ const exampleBody = (product: string, path: string): unknown => {
  */
 export function tryForms(): TryForm[] {
   return productNames().flatMap((name) => {
-    const route = productNamed(name)?.lookups?.routes.find((r) => r.kind === "single" && r.method === "post");
+    const route = singleLookup(name)?.route;
     return route
       ? [
           {
@@ -55,40 +59,33 @@ export async function isAccountKey(
   return row?.accountId === accountId;
 }
 
-export interface TryAnswer {
-  status: number;
-  /** The API's envelope as it answered: `{success, data, meta}` or `{success: false, error}`. */
-  envelope: Record<string, unknown>;
+/** The single lookup's declaration and its product, as the API's route for it is built. */
+function singleLookup(name: string) {
+  const owner = productNamed(name);
+  const route = owner?.lookups?.routes.find((r) => r.kind === "single" && r.method === "post");
+  return owner && route ? { owner, route } : null;
+}
+
+/** The body as the route's own schema reads it, or its field errors as the API's 422. */
+function requestOf(route: LookupRoute, body: string, source: string | undefined): LookupRequest | ActOutcome {
+  const parsed = route.request.json?.safeParse(JSON.parse(body));
+  if (parsed && !parsed.success)
+    return refused("VALIDATION_FAILED", "The request has invalid fields.", fieldErrors(parsed.error));
+  return { json: parsed?.data, param: undefined, query: undefined, clientAddress: source ?? "" };
 }
 
 /**
- * Sends a JSON body to an API route as the request it is, in-process, with the key as `Authorization`: the key, its
- * scopes and source allowlist, rate limits, the daily cap, holds, repeats, billing and the request log are the HTTP
- * route's, by construction. The browser's source address travels with it, so the key's allowlist judges the person.
- * `extra` headers go with it (a bulk upload's `Idempotency-Key`).
+ * Runs one lookup as the API request it stands for: the pasted key checked as the API checks it, then the product's
+ * declared single lookup through the lookup service (src/surfaces/declared-lookup.ts) under the dashboard request's
+ * id, so the key's scopes, rate limit, daily cap, holds, repeats, billing and request record are the API's.
  */
-export async function forwardToApi(
-  c: Context,
-  app: () => Hono<AppEnv>,
-  path: string,
-  key: string,
-  body: string,
-  extra: Record<string, string> = {},
-): Promise<TryAnswer> {
-  const headers = new Headers({
-    ...extra,
-    Authorization: `Bearer ${key}`,
-    "Content-Type": "application/json",
-    Accept: "application/json",
-  });
-  const source = c.req.header("CF-Connecting-IP");
-  if (source) headers.set("CF-Connecting-IP", source);
-  const request = new Request(new URL(`/api/v1${path}`, c.req.url), { method: "POST", headers, body });
-  const response = await app().fetch(request, c.env, c.executionCtx);
-  const envelope = (await response.json()) as Record<string, unknown>;
-  return { status: response.status, envelope };
+export async function runTry(c: DashContext, form: TryForm, key: string, body: string): Promise<ApiAnswer> {
+  const { owner, route } = singleLookup(form.product)!;
+  const product = route.product ?? owner;
+  const request = await keyRequest(c, { path: form.path, scope: product.scope }, key);
+  if (!("act" in request)) return request;
+  const read = requestOf(route, body, request.source);
+  if ("ok" in read) return finishKeyRequest(c, request, read);
+  const caller = lookupCallerOf(c, request);
+  return finishKeyRequest(c, request, await runDeclared({ caller, owner, route, request: read }));
 }
-
-/** Runs one lookup as the API request it is (the product's single lookup route, which calls the lookup service). */
-export const runTry = (c: Context, app: () => Hono<AppEnv>, form: TryForm, key: string, body: string) =>
-  forwardToApi(c, app, form.path, key, body);

@@ -1,10 +1,9 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
-import type { AccountSnapshot, LedgerRow } from "../../durable-objects/account-credits";
-import { accountFieldsOf, type AccountFields } from "../auth/key-lookup";
+import { accountFieldsOf } from "../auth/key-lookup";
+import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
-import { accountEntry, creditsStub } from "../engines/credits/credits";
-import { FAIR_USE_WINDOW_MS, PLAN_NAMES } from "../engines/credits/plans";
+import { creditsStub } from "../engines/credits/credits";
 import { database } from "../db/client";
 import { ok } from "../http/envelope";
 import { notFound, validationFailed } from "../http/errors";
@@ -12,60 +11,17 @@ import { pageMeta } from "../http/meta";
 import { readRequestRecord } from "../http/request-record";
 import { describe } from "../http/openapi";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
+import { accountSchema, accountView, ledgerRowSchema, readAccount, readLedger } from "../surfaces/account-reads";
+import { actOf, answerOf } from "./rest-act";
 import type { AppEnv } from "../types";
-
-export const LEDGER_PER_PAGE = 100;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const isoSchema = z.iso.datetime();
-
-const accountSchema = z.object({
-  id: z.string(),
-  email: z.string(),
-  email_verified: z.boolean(),
-  created_at: isoSchema,
-  plan: z.object({
-    name: z.enum(PLAN_NAMES),
-    status: z.enum(["active", "cancelled"]),
-    monthly_credits: z.int(),
-    cancelled_at: isoSchema.nullable(),
-    plan_credits_expire_at: isoSchema.nullable(),
-  }),
-  balance: z.object({ total: z.int(), plan: z.int(), pack: z.int(), reserved: z.int(), available: z.int() }),
-  grant: z.object({ monthly_credits: z.int(), rollover_cap: z.int(), next_grant_at: isoSchema.nullable() }),
-  fair_use: z.object({
-    window_days: z.int(),
-    billed_answers: z.int(),
-    undeliverable_checked: z.int(),
-    free_undeliverable_limit: z.int(),
-    free_undeliverable_remaining: z.int(),
-  }),
-  mail: z.object({
-    low_balance_threshold: z
-      .int()
-      .nullable()
-      .describe("Mail the members once when the balance (plan + pack credits) falls below this; null: never"),
-    bulk_finished_emails: z.boolean().describe("Mail the members when a bulk run of the account finishes"),
-  }),
-});
 
 /** The account's own settings (docs/mail.md): what it asks to be mailed about. */
 const accountPatchSchema = z.strictObject({
   low_balance_threshold: z.int().min(1).max(1_000_000_000).nullable().optional(),
   bulk_finished_emails: z.boolean().optional(),
-});
-
-const ledgerRowSchema = z.object({
-  id: z.int(),
-  at: isoSchema,
-  request_id: z.string().nullable(),
-  kind: z.enum(["monthly_grant", "plan_credit", "pack_credit", "charge", "expiry"]),
-  plan_delta: z.int(),
-  pack_delta: z.int(),
-  plan_balance: z.int(),
-  pack_balance: z.int(),
-  key_id: z.string().nullable(),
-  note: z.string().nullable(),
 });
 
 const requestRecordSchema = z.object({
@@ -78,54 +34,7 @@ const requestRecordSchema = z.object({
   created_at: isoSchema,
 });
 
-export function accountView(account: AccountFields, s: AccountSnapshot): z.infer<typeof accountSchema> {
-  return {
-    id: account.id,
-    email: account.email,
-    email_verified: account.emailVerified,
-    created_at: iso(account.createdAt)!,
-    plan: {
-      name: s.plan,
-      status: s.plan_status,
-      monthly_credits: s.monthly_credits,
-      cancelled_at: iso(s.cancelled_at),
-      plan_credits_expire_at: iso(s.plan_credits_expire_at),
-    },
-    balance: {
-      total: s.plan_credits + s.pack_credits,
-      plan: s.plan_credits,
-      pack: s.pack_credits,
-      reserved: s.reserved,
-      available: s.available,
-    },
-    grant: {
-      monthly_credits: s.monthly_credits,
-      rollover_cap: s.monthly_credits * 3,
-      next_grant_at: iso(s.next_grant_at),
-    },
-    fair_use: { window_days: FAIR_USE_WINDOW_MS / 86_400_000, ...s.fair_use },
-    mail: s.mail ?? { low_balance_threshold: null, bulk_finished_emails: false },
-  };
-}
-
-const ledgerView = (row: LedgerRow): z.infer<typeof ledgerRowSchema> => ({
-  id: row.id,
-  at: iso(row.at)!,
-  request_id: row.request_id,
-  kind: row.kind,
-  plan_delta: row.plan_delta,
-  pack_delta: row.pack_delta,
-  plan_balance: row.plan_after,
-  pack_balance: row.pack_after,
-  key_id: row.key_id,
-  note: row.note,
-});
-
-const accountId = (c: { var: AppEnv["Variables"] }) => {
-  const principal = c.var.principal;
-  if (principal?.kind !== "secret") throw new Error("account routes need a secret-key principal");
-  return principal.accountId;
-};
+const accountId = (c: Context<AppEnv>) => secretPrincipal(c).accountId;
 
 export const accountRoutes = new Hono<AppEnv>()
   .get(
@@ -140,15 +49,7 @@ export const accountRoutes = new Hono<AppEnv>()
       meta: z.object({ credits_used: z.int(), credits_remaining: z.int() }),
     }),
     secretKey({ scope: "account", admitOnFirstCall: true }),
-    async (c) => {
-      const id = accountId(c);
-      const [account, snapshot] = await Promise.all([
-        accountFieldsOf(database(c.env), id),
-        accountEntry(c.env, id, c.var.admission).snapshot(),
-      ]);
-      if (!account) throw notFound("Account");
-      return ok(c, accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });
-    },
+    async (c) => answerOf(c, await readAccount(actOf(c))),
   )
   .patch(
     "/account",
@@ -190,11 +91,7 @@ export const accountRoutes = new Hono<AppEnv>()
     }),
     secretKey({ scope: "account", admitOnFirstCall: true }),
     queryParams(z.object({ page: z.coerce.number().int().min(1).default(1) })),
-    async (c) => {
-      const { page } = c.req.valid("query");
-      const { rows, total } = await accountEntry(c.env, accountId(c), c.var.admission).ledger(page, LEDGER_PER_PAGE);
-      return ok(c, { entries: rows.map(ledgerView) }, { page, per_page: LEDGER_PER_PAGE, total });
-    },
+    async (c) => answerOf(c, await readLedger(actOf(c), c.req.valid("query").page)),
   )
   .get(
     "/account/requests/:requestId",

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
-import { cancelRun, isRefusal, redeliverRun, resumeRun, runResults, type BulkRefusal } from "../engines/bulk/actions";
+import { cancelRun, isRefusal, redeliverRun, resumeRun, type BulkRefusal } from "../engines/bulk/actions";
 import { csvHeader } from "../engines/bulk/csv";
 import { findJob, jobViewOf, listJobs, RETENTION_DAYS, STATUSES } from "../engines/bulk/jobs";
 import type { Product } from "../engines/product";
@@ -13,8 +13,9 @@ import { retainedPageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { pathParams, queryParams } from "../http/validation";
 import { dateOrTimestamp, page, PER_PAGE } from "../http/time";
-import { admitRequest } from "../auth/admit";
-import { redeliveryHit } from "../limits/admission";
+import { admitRedelivery } from "../auth/admit";
+import { bulkResults, pollBulk } from "../surfaces/bulk-acts";
+import { actOf, answerOf, apiErrorOf } from "./rest-act";
 import type { AppEnv } from "../types";
 
 const jobParam = pathParams(z.object({ jobId: z.coerce.number().int().min(1) }));
@@ -59,8 +60,6 @@ export function bulkRunRoutes(product: Product) {
   const scope = product.scope;
   const jobResponse = z.object({ job: jobSchema(product) });
   const load = (c: Context<AppEnv>, jobId: number) => loadJob(c, product, jobId);
-  const view = async (c: Context<AppEnv>, jobId: number) =>
-    ok(c, { job: await jobViewOf(database(c.env), await load(c, jobId), product) });
   const listQuery = z.object({
     status: z.enum(STATUSES).optional(),
     since: dateOrTimestamp(false).optional(),
@@ -101,7 +100,7 @@ export function bulkRunRoutes(product: Product) {
       }),
       secretKey({ scope }),
       jobParam,
-      async (c) => view(c, c.req.valid("param").jobId),
+      async (c) => answerOf(c, await pollBulk(actOf(c), product, c.req.valid("param").jobId)),
     )
     .post(
       `${base}/:jobId/cancel`,
@@ -167,13 +166,13 @@ function finishedRunRoutes(product: Product) {
       jobParam,
       queryParams(z.object({ variant: z.enum(product.bulk!.counters as [string, ...string[]]).optional() })),
       async (c) => {
-        const job = await load(c, c.req.valid("param").jobId);
-        const results = runResults(c.env, product, job, c.req.valid("query").variant);
-        if (isRefusal(results)) throw bulkError(results);
-        return new Response(results.body, {
+        const read = { jobId: c.req.valid("param").jobId, variant: c.req.valid("query").variant };
+        const results = await bulkResults(actOf(c), product, read);
+        if (!results.ok) throw apiErrorOf(results.error);
+        return new Response(results.data.body, {
           headers: {
             "Content-Type": "text/csv; charset=utf-8",
-            "Content-Disposition": `attachment; filename="${results.filename}"`,
+            "Content-Disposition": `attachment; filename="${results.data.filename}"`,
           },
         });
       },
@@ -194,7 +193,8 @@ function finishedRunRoutes(product: Product) {
       jobParam,
       async (c) => {
         const principal = secretPrincipal(c);
-        await admitRequest(c, redeliveryHit(principal.userId ?? principal.keyId));
+        const limited = await admitRedelivery(c.env, c.var.admission!, principal.userId ?? principal.keyId);
+        if (limited) throw apiErrorOf(limited);
         const job = await redeliverRun(c.env, await load(c, c.req.valid("param").jobId));
         if (isRefusal(job)) throw bulkError(job);
         return ok(c, { job: await jobViewOf(database(c.env), job, product) }, {}, 202);

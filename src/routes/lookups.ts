@@ -5,14 +5,15 @@ import type { LookupRequest, LookupRoute } from "../engines/lookup-shape";
 import type { Product } from "../engines/product";
 import { browserOk, browserSchema } from "../http/browser-answer";
 import { ok } from "../http/envelope";
-import { ApiError, ERROR_STATUS, type ErrorCode } from "../http/errors";
+
 import { describe } from "../http/openapi";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import { registeredProducts } from "../products/registry";
 import type { AppEnv } from "../types";
-import { runDeclared, type SurfaceError } from "../surfaces/declared-lookup";
+import { runDeclared } from "../surfaces/declared-lookup";
 import { dataSchema, metaSchema } from "./lookup-meta";
 import { callerOf, LOOKUP_ERRORS, lookupKey } from "./paid-walk";
+import { apiErrorOf, isErrorCode } from "./rest-act";
 
 type Validated = (target: "json" | "param" | "query") => unknown;
 
@@ -24,18 +25,6 @@ function requestOf(c: Context<AppEnv>, route: LookupRoute): LookupRequest {
     query: route.request.query ? valid("query") : undefined,
     clientAddress: c.req.header("CF-Connecting-IP") ?? "",
   };
-}
-
-const isErrorCode = (code: string): code is ErrorCode => code in ERROR_STATUS;
-
-/** A declared lookup's failure as the API error its code names (429s with `Retry-After`). */
-function apiErrorOf(error: SurfaceError): ApiError {
-  const headers: Record<string, string> =
-    error.retryAfterSeconds === undefined ? {} : { "Retry-After": String(error.retryAfterSeconds) };
-  return new ApiError(isErrorCode(error.code) ? error.code : "SERVER_ERROR", error.message, {
-    headers,
-    ...(error.errors ? { errors: error.errors } : {}),
-  });
 }
 
 /** Runs one declared route through the shared adapter, answered in the envelope its kind documents. */

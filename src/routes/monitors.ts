@@ -4,29 +4,25 @@ import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { removeMonitor } from "../engines/monitors/edit";
 import { createFromRequest, editFromRequest, monitorRequest } from "../engines/monitors/request";
-import { monitorFamily, monitorShape, runMonitor } from "../engines/monitors/run";
-import { findMonitor, pageMonitors } from "../engines/monitors/store";
-import { monitorViews, viewOf } from "../engines/monitors/view";
+import { monitorShape } from "../engines/monitors/run";
+import { viewOf } from "../engines/monitors/view";
 import { entryChangesSchema, monitorSchema, runSummarySchema } from "../engines/monitors/schemas";
 import type { MonitorShape, Product } from "../engines/product";
 import { ok } from "../http/envelope";
 import { notFound, validationFailed } from "../http/errors";
 import { pageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
-import { page, PER_PAGE } from "../http/time";
+import { page } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
+import { listMonitors, ownMonitor, readMonitor, runMonitorNow } from "../surfaces/monitor-acts";
 import type { AppEnv } from "../types";
+import { actOf, answerOf } from "./rest-act";
 
 const monitorParam = pathParams(z.object({ monitorId: z.coerce.number().int().min(1) }));
 
-const ownerOf = (c: Context<AppEnv>, product: Product) => {
-  const { accountId, keyId } = secretPrincipal(c);
-  return { accountId, keyId, product: monitorFamily(product) };
-};
-
 /** PATCH rule 6: another account's (or another product's) monitor is 404. */
 async function load(c: Context<AppEnv>, product: Product, monitorId: number) {
-  const row = await findMonitor(c.env, ownerOf(c, product), monitorId);
+  const row = await ownMonitor(actOf(c), product, monitorId);
   if (!row) throw notFound("Monitor");
   return row;
 }
@@ -65,11 +61,7 @@ function collectionRoutes(mount: Mount) {
       }),
       auth,
       queryParams(z.object({ page })),
-      async (c) => {
-        const { page } = c.req.valid("query");
-        const { rows, total } = await pageMonitors(c.env, ownerOf(c, product), page, PER_PAGE);
-        return ok(c, { monitors: await monitorViews(c.env, product, rows) }, { page, per_page: PER_PAGE, total });
-      },
+      async (c) => answerOf(c, await listMonitors(actOf(c), product, c.req.valid("query").page)),
     )
     .post(
       base,
@@ -126,8 +118,7 @@ function itemRoutes(mount: Mount) {
       }),
       auth,
       monitorParam,
-      async (c) =>
-        ok(c, { monitor: await viewOf(c.env, product, await load(c, product, c.req.valid("param").monitorId)) }),
+      async (c) => answerOf(c, await readMonitor(actOf(c), product, c.req.valid("param").monitorId)),
     )
     .patch(
       one,
@@ -201,11 +192,8 @@ function itemRoutes(mount: Mount) {
       monitorParam,
       queryParams(runQuery),
       async (c) => {
-        const monitor = await load(c, product, c.req.valid("param").monitorId);
-        const refresh = c.req.valid("query").refresh === "true";
-        const { monitor: current, summary, changes, flags } = await runMonitor(c.env, product, monitor, { refresh });
-        c.set("creditsUsed", summary.credits_used);
-        return ok(c, { monitor: await viewOf(c.env, product, current), summary, changes, ...(flags ? { flags } : {}) });
+        const run = { monitorId: c.req.valid("param").monitorId, refresh: c.req.valid("query").refresh === "true" };
+        return answerOf(c, await runMonitorNow(actOf(c), product, run));
       },
     );
 }

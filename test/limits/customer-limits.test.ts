@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { registeredProducts } from "../../src/products/registry";
-import { MAX_BULK_ROWS } from "../../src/routes/bulk";
+import { MAX_BULK_ROWS } from "../../src/surfaces/bulk-acts";
 import { SUBJECTS } from "../contract/helpers";
 import { call, createAccount, json } from "../helpers";
 import { listField, maxItems } from "./plain-bytes";

@@ -19,7 +19,7 @@ import { CLOUDFLARE_LIMITS } from "../../src/platform/cloudflare-limits";
 import { SIDECAR_LIMITS } from "../../src/platform/domain-probe";
 import { MAX_WEBHOOK_BODY_BYTES } from "../../src/platform/webhooks";
 import { registeredProducts } from "../../src/products/registry";
-import { createBody, MAX_BULK_ROWS } from "../../src/routes/bulk";
+import { createBody, MAX_BULK_ROWS } from "../../src/surfaces/bulk-acts";
 import { MAX_DELIVER_BODY_BYTES, MAX_DELIVER_REQUEST_BYTES } from "../../workers/smtp-sidecar/deliver.mjs";
 import { LIMITS as PROBE_LIMITS } from "../../workers/smtp-sidecar/request-schema.mjs";
 import { MAX_SUBMIT_BYTES, MAX_SUBMIT_REQUEST_BYTES } from "../../workers/smtp-sidecar/submit.mjs";
@@ -258,7 +258,7 @@ function bulkLimits(): CustomerLimit[] {
         limit: `POST /api/v1/${product.name}/bulk rows`,
         customerMax: MAX_BULK_ROWS,
         unit: "items",
-        where: "src/routes/bulk.ts MAX_BULK_ROWS",
+        where: "src/surfaces/bulk-acts.ts MAX_BULK_ROWS",
         hops,
         tests: [`${BEHAVIOUR} › POST /api/v1/${product.name}/bulk refuses ${MAX_BULK_ROWS + 1} rows`],
       };

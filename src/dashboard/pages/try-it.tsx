@@ -1,6 +1,7 @@
 import type { ApiKey } from "../../db/api-keys";
 import type { DashboardSession } from "../session";
-import type { TryAnswer, TryForm } from "../try-it";
+import type { ApiAnswer } from "../key-request";
+import type { TryForm } from "../try-it";
 import { Csrf, Layout } from "./layout";
 
 export interface TryPageProps {
@@ -8,7 +9,7 @@ export interface TryPageProps {
   forms: TryForm[];
   keys: ApiKey[];
   /** The form just sent: its product, the body as sent, and the API's answer or the form's own errors. */
-  sent?: { product: string; body: string; answer?: TryAnswer; errors?: string[] };
+  sent?: { product: string; body: string; answer?: ApiAnswer; errors?: string[] };
 }
 
 type Json = Record<string, unknown>;
@@ -16,7 +17,7 @@ const asObject = (value: unknown): Json | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 
 /** The answer as the API gave it: status, the verdict's data, its sources, and the meta with the request's id. */
-function Answer({ answer }: { answer: TryAnswer }) {
+function Answer({ answer }: { answer: ApiAnswer }) {
   const data = asObject(answer.envelope.data);
   const meta = asObject(answer.envelope.meta);
   const error = asObject(answer.envelope.error);
@@ -128,7 +129,7 @@ function ProductForm({
   );
 }
 
-/** Try it: one form per product, each running one lookup through the API with a key of the account. */
+/** Try it: one form per product, each running one lookup as the API request it stands for, with an account key. */
 export function TryPage({ session, forms, keys, sent }: TryPageProps) {
   const live = keys.filter((k) => k.kind === "secret" && k.revokedAt === null);
   return (

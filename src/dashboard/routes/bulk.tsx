@@ -10,15 +10,14 @@ import {
 } from "../../engines/bulk/actions";
 import type { JobRow } from "../../engines/bulk/jobs";
 import type { Product } from "../../engines/product";
-import type { AppEnv } from "../../types";
 import {
   accountRun,
   accountRuns,
-  admitRedelivery,
+  redeliveryOf,
   bulkProducts,
   newUploadToken,
   runView,
-  startRunThroughApi,
+  startRunFromUpload,
   uploadTokenOf,
 } from "../bulk";
 import { readUpload, rowsAreObjects } from "../bulk-upload";
@@ -87,11 +86,11 @@ const refused = (c: DashContext, run: { row: JobRow; product: Product }, r: Bulk
 const runOf = (c: DashContext) => accountRun(c.env, c.var.session.accountId, Number(c.req.param("id")));
 
 /**
- * Bulk runs: upload (started through the API with a pasted key, so the API bills it), the account's runs, a run's page
- * with its progress, cancel, resume, results and webhook redelivery. Reads need the session only; a state change also
- * its CSRF token (the gate in app.ts).
+ * Bulk runs: upload (started as the API request it stands for, with a pasted key that the run bills), the account's
+ * runs, a run's page with its progress, cancel, resume, results and webhook redelivery. Reads need the session only; a
+ * state change also its CSRF token (the gate in app.ts).
  */
-export const bulkRoutes = (app: () => Hono<AppEnv>) =>
+export const bulkRoutes = () =>
   new Hono<DashEnv>()
     .get("/bulk", (c) => renderList(c))
     .post("/bulk", async (c) => {
@@ -117,10 +116,13 @@ export const bulkRoutes = (app: () => Hono<AppEnv>) =>
         ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
         ...(country && product.bulk!.options?.country ? { country } : {}),
       };
-      const answer = await startRunThroughApi(c, app, product, key, body, uploadTokenOf(fields.upload_token));
-      const job = answer.envelope.data?.job;
+      const answer = await startRunFromUpload(c, { product, key, body, token: uploadTokenOf(fields.upload_token) });
+      const { data, error } = answer.envelope as {
+        data?: { job?: { id: number } };
+        error?: { code: string; message: string };
+      };
+      const job = data?.job;
       if (answer.status === 202 && job) return c.redirect(`/dashboard/bulk/runs/${job.id}`, 303);
-      const error = answer.envelope.error;
       const detail = error ? `${error.code}: ${error.message}` : "the API did not start the run";
       return renderList(
         c,
@@ -157,7 +159,7 @@ export const bulkRoutes = (app: () => Hono<AppEnv>) =>
       return c.redirect(`/dashboard/bulk/runs/${run.row.id}`, 303);
     })
     .post("/bulk/runs/:id/redeliver", async (c) => {
-      const limited = await admitRedelivery(c, c.var.session);
+      const limited = await redeliveryOf(c, c.var.session);
       const run = await runOf(c);
       if (!run) return notFoundPage(c);
       if (limited) {

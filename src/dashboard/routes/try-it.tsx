@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../../types";
 import type { DashContext, DashEnv } from "../context";
 import { listKeys } from "../keys";
 import { TryPage, type TryPageProps } from "../pages/try-it";
@@ -23,9 +22,10 @@ const render = async (c: DashContext, sent?: TryPageProps["sent"], status: 200 |
 
 /**
  * Try it: a form per product posts the key and a JSON body; the dashboard checks the key belongs to the account and
- * forwards the body as the API request. The API's status shows on the page, which itself answers 200.
+ * runs the body as the API request it stands for (src/dashboard/try-it.ts). The API's status shows on the page, which
+ * itself answers 200.
  */
-export const tryRoutes = (app: () => Hono<AppEnv>) =>
+export const tryRoutes = () =>
   new Hono<DashEnv>()
     .get("/try", (c) => render(c))
     .post("/try/:product", async (c) => {
@@ -45,5 +45,5 @@ export const tryRoutes = (app: () => Hono<AppEnv>) =>
         }
       }
       if (errors.length) return render(c, { product: form.product, body: body.slice(0, BODY_MAX), errors }, 422);
-      return render(c, { product: form.product, body, answer: await runTry(c, app, form, key, body) });
+      return render(c, { product: form.product, body, answer: await runTry(c, form, key, body) });
     });

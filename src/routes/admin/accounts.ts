@@ -20,7 +20,7 @@ import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
 import { jsonBody, pathParams } from "../../http/validation";
 import type { AppEnv } from "../../types";
-import { accountView } from "../account";
+import { accountView } from "../../surfaces/account-reads";
 
 export const accountParam = pathParams(z.object({ accountId: z.string().max(64) }));
 

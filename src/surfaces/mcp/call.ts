@@ -1,30 +1,20 @@
-import type { Context, Hono } from "hono";
+import type { Context } from "hono";
 import { secretPrincipal } from "../../auth/principal";
 import { ERROR_STATUS, type ErrorCode } from "../../http/errors";
 import { logRequest } from "../../http/request-log";
 import { deferPastAnswer } from "../../http/trace-answer";
 import type { LookupCaller } from "../../lookups/service";
 import { registeredProducts } from "../../products/registry";
-import type { DeclaredOutcome } from "../declared-lookup";
+import type { ActOutcome, KeyAct } from "../key-act";
 import type { AppEnv } from "../../types";
 
 /**
- * What a tool call needs of the /mcp request: its checked key, pending rate limit and request id (`c`). Lookup tools
- * call the lookup service directly with them (./lookup-tools.ts, through src/surfaces/declared-lookup.ts), as the
- * REST routes do. The account, bulk and monitor tools still forward to the API in-process (`callApi`, `app`), as the
- * HTTP request the API documents, until those engines offer functions a surface can call.
+ * What a tool call needs of the /mcp request: its checked key, pending rate limit and request id (`c`). Every tool
+ * calls the lookup service (./lookup-tools.ts, through src/surfaces/declared-lookup.ts) or an engine act
+ * (./engine-tools.ts, src/surfaces/*-acts.ts) directly, as the REST routes do; nothing goes back through the app.
  */
 export interface Caller {
   c: Context<AppEnv>;
-  app: () => Hono<AppEnv>;
-}
-
-export interface ApiCall {
-  method: "GET" | "POST";
-  /** Under /api/v1, path parameters filled in. */
-  path: string;
-  query?: Record<string, unknown>;
-  body?: unknown;
 }
 
 export interface ApiFailure {
@@ -36,54 +26,32 @@ export interface ApiFailure {
   retry_after_seconds?: number;
 }
 
-export type ApiAnswer =
-  | { ok: true; data: Record<string, unknown>; meta: Record<string, unknown> }
-  | { ok: false; status: number; error: ApiFailure };
+/** A tool's answer: `data` and `meta` as the HTTP envelope carries them, or the error it carries. */
+export type ToolAnswer = { ok: true; data: unknown; meta: Record<string, unknown> } | { ok: false; error: ApiFailure };
 
-type Envelope =
-  | { success: true; data: Record<string, unknown>; meta?: Record<string, unknown> }
-  | { success: false; error: ApiFailure };
-
-/**
- * One API call as HTTP makes it (the account, bulk and monitor tools); a CSV answer (bulk results) comes back as
- * `data.csv`.
- */
-export async function callApi(caller: Caller, call: ApiCall): Promise<ApiAnswer> {
-  const { c } = caller;
-  const url = new URL(`/api/v1${call.path}`, c.req.url);
-  for (const [name, value] of Object.entries(call.query ?? {}))
-    if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
-  const headers = new Headers({ Authorization: c.req.header("Authorization") ?? "", Accept: "application/json" });
-  const source = c.req.header("CF-Connecting-IP");
-  if (source) headers.set("CF-Connecting-IP", source);
-  if (call.body !== undefined) headers.set("Content-Type", "application/json");
-  const request = new Request(url, {
-    method: call.method,
-    headers,
-    ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
-  });
-  // The API request counts the key's rate limit itself; the /mcp request carrying this call then does not count again.
-  c.set("admission", undefined);
-  const response = await caller.app().fetch(request, c.env, c.executionCtx);
-  if (!(response.headers.get("Content-Type") ?? "").includes("application/json")) {
-    const text = await response.text();
-    const requestId = response.headers.get("X-Request-Id") ?? "";
-    if (response.ok) return { ok: true, data: { csv: text }, meta: { request_id: requestId } };
-    return {
-      ok: false,
-      status: response.status,
-      error: { code: "SERVER_ERROR", message: text.slice(0, 200), request_id: requestId },
-    };
-  }
-  const envelope = (await response.json()) as Envelope;
-  if (envelope.success) return { ok: true, data: envelope.data, meta: envelope.meta ?? {} };
-  const retryAfter = Number(response.headers.get("Retry-After"));
+/** An act's or a declared lookup's outcome as the tool's answer, under the call's own request id. */
+export function toolAnswerOf(outcome: ActOutcome, requestId: string): ToolAnswer {
+  if (outcome.ok) return { ok: true, data: outcome.data, meta: { ...outcome.meta, request_id: requestId } };
+  const { retryAfterSeconds, ...error } = outcome.error;
   return {
     ok: false,
-    status: response.status,
-    error: { ...envelope.error, ...(retryAfter > 0 ? { retry_after_seconds: retryAfter } : {}) },
+    error: {
+      ...error,
+      request_id: requestId,
+      ...(retryAfterSeconds ? { retry_after_seconds: retryAfterSeconds } : {}),
+    },
   };
 }
+
+/**
+ * The key act of one tool call. `firstCallCounts`: the act's first call to the account's object counts the /mcp
+ * request's pending rate limit (as `admitOnFirstCall` routes do); otherwise the caller admitted it already.
+ */
+export const keyActOf = (caller: Caller, firstCallCounts: boolean): KeyAct => {
+  const { c } = caller;
+  const admission = firstCallCounts ? c.var.admission : undefined;
+  return { env: c.env, principal: secretPrincipal(c), ...(admission ? { admission } : {}) };
+};
 
 /** The lookup service's caller for one tool call: the /mcp request's key and pending rate limit, the call's own id. */
 export function lookupCallerOf(caller: Caller, requestId: string): LookupCaller {
@@ -115,7 +83,7 @@ export function toolCallId(caller: Caller): string {
  */
 export function recordToolCall(
   caller: Caller,
-  call: { requestId: string; method: string; path: string; outcome: DeclaredOutcome },
+  call: { requestId: string; method: string; path: string; outcome: ActOutcome },
 ) {
   const { c } = caller;
   const principal = secretPrincipal(c);
@@ -129,7 +97,7 @@ export function recordToolCall(
     path: `/api/v1${call.path}`,
     status: code === null ? 200 : (ERROR_STATUS[code as ErrorCode] ?? 500),
     code,
-    credits: outcome.ok ? outcome.creditsUsed : 0,
+    credits: outcome.ok ? (outcome.creditsUsed ?? 0) : 0,
     createdAt: Date.now(),
   });
   c.executionCtx.waitUntil(written);

@@ -1,14 +1,16 @@
 import { z } from "zod";
 import { readInputs } from "../../lookups/service";
-import { monitoredProduct, productNamed } from "../../products/registry";
-import { callApi, catalog } from "./call";
-import { callFor, docOf, Refusal, viaApi, walkOptions, type Routes, type ToolSpec } from "./tool";
+import { readAccount, readLedger } from "../account-reads";
+import { pollBulk } from "../bulk-acts";
+import { listMonitors, readMonitor, runMonitorNow } from "../monitor-acts";
+import { catalog, keyActOf } from "./call";
+import { engineInvoke, productOf, resultsForTool, startFromTool } from "./engine-call";
 import { maxCredits } from "./lookup-tools";
+import { docOf, Refusal, walkOptions, type Routes, type ToolSpec } from "./tool";
 
 /** A list's values read into the inputs of the product (or monitor family) it belongs to, for the service's quote. */
 function priced(name: string, values: unknown[], extra: Record<string, unknown>) {
-  const product = productNamed(name) ?? monitoredProduct(name);
-  if (!product) throw new Error(`no product ${name}`);
+  const product = productOf(name);
   return { product, ...readInputs(product, values, extra) };
 }
 
@@ -30,7 +32,6 @@ function bulkTools(routes: Routes): ToolSpec[] {
   for (const { doc, field } of creates)
     for (const [name, schema] of Object.entries(bodyShape(doc.body))) if (name !== field) options[name] = schema;
   const items = creates.map(({ doc, field }) => (bodyShape(doc.body)[field] as z.ZodArray).element as z.ZodType);
-  const fieldOf = (name: unknown) => bulk.find((b) => b.product === name)!.field;
   const jobId = z.int().min(1).describe("The run's id (data.job.id of start_bulk_run)");
   return [
     {
@@ -51,9 +52,10 @@ function bulkTools(routes: Routes): ToolSpec[] {
       }),
       data: unionOf(creates.map(({ doc }) => doc.response ?? z.object({}))),
       meta: z.object({}),
-      invoke: viaApi((args) => {
-        const { product: name, values, ...rest } = args;
-        return callFor("POST", `/${String(name)}/bulk`, { ...rest, [fieldOf(name)]: values });
+      invoke: engineInvoke({
+        method: "POST",
+        path: (args) => `/${String(args.product)}/bulk`,
+        act: startFromTool,
       }),
       cost: async (args) => {
         const options = walkOptions(args, true, { country: args.country, timeout: args.timeout });
@@ -71,7 +73,11 @@ function bulkTools(routes: Routes): ToolSpec[] {
       input: z.object({ product, job_id: jobId }),
       data: unionOf(polls.map((doc) => doc.response ?? z.object({}))),
       meta: z.object({}),
-      invoke: viaApi((args) => ({ method: "GET", path: `/${String(args.product)}/bulk/${Number(args.job_id)}` })),
+      invoke: engineInvoke({
+        method: "GET",
+        path: (args) => `/${String(args.product)}/bulk/${Number(args.job_id)}`,
+        act: (act, args) => pollBulk(act, productOf(args.product), Number(args.job_id)),
+      }),
     },
     {
       name: "get_bulk_results",
@@ -89,11 +95,11 @@ function bulkTools(routes: Routes): ToolSpec[] {
       }),
       data: z.object({ csv: z.string() }),
       meta: z.object({}),
-      invoke: viaApi((args) => ({
+      invoke: engineInvoke({
         method: "GET",
-        path: `/${String(args.product)}/bulk/${Number(args.job_id)}/results`,
-        query: { variant: args.variant },
-      })),
+        path: (args) => `/${String(args.product)}/bulk/${Number(args.job_id)}/results`,
+        act: resultsForTool,
+      }),
     },
   ];
 }
@@ -119,7 +125,11 @@ function monitorTools(routes: Routes): ToolSpec[] {
       input: z.object({ monitor_kind: kind, page: z.int().min(1).optional() }),
       data: unionOf(lists.map((doc) => doc.response ?? z.object({}))),
       meta: z.object({ page: z.int(), per_page: z.int(), total: z.int() }),
-      invoke: viaApi((args) => ({ method: "GET", path: mount(args.monitor_kind).base, query: { page: args.page } })),
+      invoke: engineInvoke({
+        method: "GET",
+        path: (args) => mount(args.monitor_kind).base,
+        act: (act, args) => listMonitors(act, productOf(args.monitor_kind), Number(args.page ?? 1)),
+      }),
     },
     {
       name: "run_monitor",
@@ -138,16 +148,21 @@ function monitorTools(routes: Routes): ToolSpec[] {
       }),
       data: unionOf(runs.map((doc) => doc.response ?? z.object({}))),
       meta: z.object({}),
-      invoke: viaApi((args) => ({
+      invoke: engineInvoke({
         method: "POST",
-        path: `${mount(args.monitor_kind).base}/${Number(args.monitor_id)}/run`,
-        query: { refresh: args.refresh === true ? "true" : undefined },
-      })),
+        path: (args) => `${mount(args.monitor_kind).base}/${Number(args.monitor_id)}/run`,
+        act: (act, args) =>
+          runMonitorNow(act, productOf(args.monitor_kind), {
+            monitorId: Number(args.monitor_id),
+            refresh: args.refresh === true,
+          }),
+      }),
       cost: async (args, caller) => {
-        const { base, listField } = mount(args.monitor_kind);
-        const answer = await callApi(caller, { method: "GET", path: `${base}/${Number(args.monitor_id)}` });
-        if (!answer.ok) throw new Refusal(answer.error);
-        const monitor = answer.data.monitor as Record<string, unknown> | undefined;
+        const { listField } = mount(args.monitor_kind);
+        const product = productOf(args.monitor_kind);
+        const answer = await readMonitor(keyActOf(caller, false), product, Number(args.monitor_id));
+        if (!answer.ok) throw new Refusal({ ...answer.error, request_id: caller.c.var.requestId });
+        const monitor = (answer.data as { monitor?: Record<string, unknown> }).monitor;
         const options = walkOptions({ refresh: args.refresh }, true);
         const values = (monitor?.[listField] as unknown[] | undefined) ?? [];
         return { ...priced(String(args.monitor_kind), values, options.extra), options };
@@ -171,7 +186,7 @@ function accountTools(routes: Routes): ToolSpec[] {
       input: z.object({}),
       data: account.response ?? z.object({}),
       meta: account.meta ?? z.object({}),
-      invoke: viaApi(() => ({ method: "GET", path: "/account" })),
+      invoke: engineInvoke({ method: "GET", path: () => "/account", firstCallCounts: true, act: readAccount }),
     },
     {
       name: "get_ledger",
@@ -184,7 +199,12 @@ function accountTools(routes: Routes): ToolSpec[] {
       input: z.object({ page: z.int().min(1).optional() }),
       data: ledger.response ?? z.object({}),
       meta: ledger.meta ?? z.object({}),
-      invoke: viaApi((args) => ({ method: "GET", path: "/account/ledger", query: { page: args.page } })),
+      invoke: engineInvoke({
+        method: "GET",
+        path: () => "/account/ledger",
+        firstCallCounts: true,
+        act: (act, args) => readLedger(act, Number(args.page ?? 1)),
+      }),
     },
   ];
 }

@@ -5,8 +5,8 @@ import { fieldErrors } from "../../http/validation";
 import { registeredProducts } from "../../products/registry";
 import { dataSchema, metaSchema } from "../../routes/lookup-meta";
 import { runDeclared } from "../declared-lookup";
-import { lookupCallerOf, recordToolCall, toolCallId, type Caller } from "./call";
-import { Refusal, walkOptions, type ToolAnswer, type ToolSpec } from "./tool";
+import { lookupCallerOf, recordToolCall, toolAnswerOf, toolCallId, type Caller, type ToolAnswer } from "./call";
+import { Refusal, walkOptions, type ToolSpec } from "./tool";
 
 const REPEAT =
   "A value this account looked up in the last 7 days answers free from the repeat window (meta.cache_hit).";
@@ -87,16 +87,7 @@ async function invoke(entry: ToolRoute, args: Record<string, unknown>, caller: C
     encodeURIComponent(String((request.param as Record<string, string>)[name])),
   );
   recordToolCall(caller, { requestId, method: entry.route.method, path, outcome });
-  if (outcome.ok) return { ok: true, data: outcome.data, meta: { ...outcome.meta, request_id: requestId } };
-  const { retryAfterSeconds, ...error } = outcome.error;
-  return {
-    ok: false,
-    error: {
-      ...error,
-      request_id: requestId,
-      ...(retryAfterSeconds ? { retry_after_seconds: retryAfterSeconds } : {}),
-    },
-  };
+  return toolAnswerOf(outcome, requestId);
 }
 
 /** What the call would look up, for `quote` and `max_credits`: the declaration's own inputs and options. */

@@ -55,7 +55,7 @@ export function rateLimitedAnswer(
   });
 }
 
-/** A tool call refused by its API request's rate limit, as that refusal (the batch's later messages then wait). */
+/** A tool call refused by the key's rate limit, as that refusal (the batch's later messages then wait). */
 export function rateRefusalOf(answer: unknown): { message: string; retryAfterSeconds: number } | null {
   if (!isObject(answer) || !isObject(answer.result)) return null;
   const content = answer.result.structuredContent;

@@ -15,7 +15,7 @@ type App = () => Hono<AppEnv>;
 
 /** One message through a server of its own (stateless: a transport answers one request). */
 async function answer(c: Ctx, app: App, message: unknown): Promise<Response> {
-  const server = buildServer({ c, app }, { routes: () => app().routes });
+  const server = buildServer({ c }, { routes: () => app().routes });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -26,7 +26,7 @@ async function answer(c: Ctx, app: App, message: unknown): Promise<Response> {
 
 /**
  * A batch: at most MCP_BATCH_MAX messages, each counted against the key's rate limit as a request of its own (a tool
- * call by the lookup service or its API request, anything else once answered, notifications not at all), run one
+ * call by the lookup service or its engine act, anything else once answered, notifications not at all), run one
  * after another. Once one is over the limit, the messages after it are answered RATE_LIMITED without running, so a
  * batch does at most the key's burst of work.
  */
@@ -86,9 +86,10 @@ export function mcpRoutes(app: App) {
     const invalid = invalidMessage(body, requestId);
     if (invalid) return c.json(invalid, invalid.error.code === -32600 ? 400 : 200);
     // Rate limit: a lookup tool's first call to the account's object counts this request (the lookup service), an
-    // engine tool's in-process API request counts itself (call.ts), and a tool call that made neither is counted
-    // once it answered (server.ts). Anything else that asks for an answer (initialize, tools/list) is counted once
-    // answered, as secretKey() counts a request that never called the account's object. Notifications are not counted.
+    // engine tool counts it before its act or by the act's first call (engine-call.ts), and a tool call that made
+    // neither is counted once it answered (server.ts). Anything else that asks for an answer (initialize, tools/list)
+    // is counted once answered, as secretKey() counts a request that never called the account's object. Notifications
+    // are not counted.
     if (!asksForAnswer(body)) c.set("admission", undefined);
     return answer(c, app, body);
   });

@@ -4,10 +4,7 @@ import type { WalkOptions } from "../../engines/product";
 import { routeDoc, type RouteDoc } from "../../http/openapi";
 import type { AppEnv } from "../../types";
 import type { Quote, QuoteRequest } from "../../lookups/service";
-import { callApi, type ApiAnswer, type ApiCall, type ApiFailure, type Caller } from "./call";
-
-/** A tool's answer: `data` and `meta` as the HTTP envelope carries them, or the error it carries. */
-export type ToolAnswer = { ok: true; data: unknown; meta: Record<string, unknown> } | { ok: false; error: ApiFailure };
+import type { ApiFailure, Caller, ToolAnswer } from "./call";
 
 /** One tool: its schemas (the HTTP route's), how it runs, and, for paid tools, what it would look up. */
 export interface ToolSpec {
@@ -66,31 +63,6 @@ export function docOf(routes: Routes, method: string, path: string): RouteDoc {
   const doc = routeDoc(routes.routes(), method, `/api/v1${path}`);
   if (!doc) throw new Error(`no documented route ${method} ${path}`);
   return doc;
-}
-
-const shapeOf = (schema: z.ZodType | undefined) => (schema instanceof z.ZodObject ? schema.shape : {});
-
-/** The route's path parameters, then its body or query fields: one flat object of arguments. */
-export const argumentsOf = (doc: RouteDoc) =>
-  z.object({ ...shapeOf(doc.params), ...shapeOf(doc.query), ...shapeOf(doc.body) });
-
-/** A tool over an API route that no engine function serves yet: the call goes to the API in-process. */
-export const viaApi =
-  (toCall: (args: Record<string, unknown>) => ApiCall) =>
-  (args: Record<string, unknown>, caller: Caller): Promise<ApiAnswer> =>
-    callApi(caller, toCall(args));
-
-/** `:name` segments filled from the arguments; the rest become the body (POST) or the query (GET). */
-export function callFor(method: "GET" | "POST", path: string, args: Record<string, unknown>): ApiCall {
-  const rest: Record<string, unknown> = { ...args };
-  delete rest.max_credits;
-  const filled = path.replace(/:(\w+)/g, (_m, name: string) => {
-    const value = rest[name];
-    delete rest[name];
-    // As a URL can carry it: no URL holds a lone surrogate, which encodeURIComponent would throw on.
-    return encodeURIComponent(String(value).toWellFormed());
-  });
-  return method === "GET" ? { method, path: filled, query: rest } : { method, path: filled, body: rest };
 }
 
 export const walkOptions = (
