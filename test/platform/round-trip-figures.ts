@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+
 import { expect } from "vitest";
 import { admin, recordStored } from "../helpers";
 
