@@ -23,12 +23,11 @@ import type {
   SettleResult,
 } from "./account/types";
 import { RateWindows } from "./account/windows";
-import { ClaimBook, type Claims } from "./claims";
+import { ClaimBook, } from "./claims";
 
 export type * from "./account/types";
 export type * from "./account/list-types";
 export type { MailSettings, Notice, NoticeMessage } from "./account/notices";
-export type { Claims };
 
 /** Values answered in one UTC day for one product, with the credits their history rows say they cost. */
 type DailyAnswer = ReturnType<typeof dailyAnswers>[number];

@@ -5,7 +5,7 @@ import type { Admission } from "../limits/admission";
 import type { Principal } from "../types";
 import { keyRefusal, refusalOf, type Refusal } from "./refusal";
 
-export { quote, readInputs, type Quote, type QuoteOutcome, type QuoteRequest } from "./quote";
+export { quote, readInputs, type Quote, type QuoteRequest } from "./quote";
 
 /** Who asks, as every surface knows it once the key is checked. */
 export interface LookupCaller {

@@ -11,14 +11,9 @@ import type { Credits, Hold, HoldRequest, Payer } from "./types";
 export type {
   StopReason,
   Payer,
-  HoldRequest,
-  Resize,
   Hold,
-  Charge,
   Settled,
   Credits,
-  BeginOutcome,
-  Remaining,
 } from "./types";
 
 /** The account's credits Durable Object: the only place a balance is read or written. */

@@ -9,7 +9,7 @@ import { recordRun, storedBaselines, type Baseline, type MonitorRow } from "./st
 import { iso } from "../../db/listing";
 import type { EntryChanges, RunSummary } from "./run-summary";
 
-export type { Change, EntryChanges, RunSummary } from "./run-summary";
+export type { EntryChanges, RunSummary } from "./run-summary";
 
 /**
  * A monitor run reads each entry like a batch does: billed per fresh answer, repeats within 7 days free, suppressed

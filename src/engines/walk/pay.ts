@@ -3,8 +3,6 @@ import { timeProduct } from "../../platform/trace";
 import type { Product } from "../product";
 import type { Paid, Priced, Unique, WalkState } from "./state";
 
-export type { Paid, Priced } from "./state";
-
 /** One wave's ask: the values' claims, whether it leaves room for others (`share`), whether it claims at all. */
 interface WaveAsk {
   claims: { key: string; units: number }[];

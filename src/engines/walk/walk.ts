@@ -8,7 +8,7 @@ import { planList } from "./plan";
 import { settleAndRemember } from "./settle";
 import type { WalkItem, WalkRefusal, WalkRequest, WalkRun, WalkState } from "./state";
 
-export type { ItemMeta, WalkItem, WalkRefusal, WalkRequest, WalkRun } from "./state";
+export type { WalkItem, WalkRequest, WalkRun } from "./state";
 
 /**
  * The paid walk, the same for every product and every path (single, batch, browser, bulk row, monitor run,

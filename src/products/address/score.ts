@@ -1,5 +1,5 @@
 import type { AddressReason, Precision } from "./result";
-import { riskFields, riskLevel } from "../risk";
+import { riskFields, } from "../risk";
 
 /**
  * The risk formula (docs/address.md): each component that applies adds its points, the score is their sum capped at
@@ -33,8 +33,6 @@ export type RiskComponent = keyof typeof RISK_POINTS;
 
 /** A check an answer can fail, each a risk component (feedback reasons are not checks). */
 export type CheckFailure = Extract<AddressReason, RiskComponent>;
-
-export { riskLevel };
 
 /** What the precision of a verified address left unchecked, as risk components (docs/address.md, "Risk score"). */
 export const UNCHECKED = ["locality_unchecked", "street_unchecked", "premise_unchecked"] as const;

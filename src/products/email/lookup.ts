@@ -1,10 +1,10 @@
 import type { SidecarProbeResult } from "../../platform/smtp-sidecar-client";
-import { answer, fromMailbox, invalidSyntax, type MailboxAnswer, type MailboxOutcome, type Prepared } from "./answer";
+import { answer, fromMailbox, invalidSyntax, type MailboxAnswer, type Prepared } from "./answer";
 import { domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
 import { extractAddress } from "./extract";
 import type { EmailResult, Outcome, Reason, Verdict } from "./result";
 
-export type { MailboxAnswer, MailboxOutcome };
+export type { MailboxAnswer };
 import { catchAllOf, mailboxOutcome, providerRuleFor } from "./provider-rules";
 import { parseAddress } from "./syntax";
 import { cannedAnswer } from "./test-addresses";

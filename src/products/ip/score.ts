@@ -1,5 +1,5 @@
 import type { IpResult } from "./result";
-import { riskFields, riskLevel } from "../risk";
+import { riskFields, } from "../risk";
 
 /**
  * The documented, recomputable risk of an IP answer (docs/ip.md, "Risk"): points per signal present in the answer's
@@ -42,8 +42,6 @@ export function riskComponents(a: Signals): Record<string, number> {
   if (!a.reserved && !a.placed && !a.anycast && !unknown) parts.unplaced = RISK_POINTS.unplaced;
   return parts;
 }
-
-export { riskLevel };
 
 /** The answer's risk fields from its other fields. */
 export function withRisk(a: Omit<IpResult, "risk_score" | "risk_components" | "risk_level">): IpResult {

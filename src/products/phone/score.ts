@@ -1,5 +1,5 @@
 import type { LineType, PhoneResult } from "./result";
-import { riskFields, riskLevel } from "../risk";
+import { riskFields, } from "../risk";
 
 /**
  * Risk points (docs/phone.md, "Risk"), each read from a field of the answer so anyone can recompute the score: the
@@ -30,8 +30,6 @@ export function riskComponents(a: Scored): Record<string, number> {
   if (points) parts[a.line_type] = points;
   return parts;
 }
-
-export { riskLevel };
 
 /** `risk_score`, `risk_level` and `risk_components` of an answer. */
 export function scored(a: Scored) {

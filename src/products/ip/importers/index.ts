@@ -29,4 +29,4 @@ export const LIST_IMPORTERS: IpImporter[] = [
 export const importerOf = (dataset: IpDatasetName): IpImporter | undefined =>
   LIST_IMPORTERS.find((i) => i.dataset === dataset);
 
-export type { IpImporter, ParsedDataset } from "./importer";
+export type { IpImporter } from "./importer";
