@@ -4,7 +4,7 @@ import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
 import { HISTORY_RETENTION_DAYS, listHistory, type HistoryRow } from "../engines/lists/history";
-import { rekeyAll } from "../engines/rekey";
+import { rekeyAll } from "../engines/lists/account-lists";
 import {
   removeSuppression,
   removeSuppressions,

@@ -1,7 +1,7 @@
 import type { StoredKeyed } from "../../../durable-objects/account-credits";
 import { envOf, type Database } from "../../db/client";
 import { creditsStub } from "../credits/credits";
-import { currentRows, type KeyVersion } from "../rekey";
+import { currentRows, type KeyedTable, type KeyVersion } from "../rekey";
 
 /** The account's object, which holds its lists (durable-objects/account/lists.ts), from a `Database` or an env. */
 export const listsOf = (db: Database | Env, accountId: string) =>
@@ -60,4 +60,23 @@ export async function readRecalled(
     repeats: new Map([...repeats].map(([key, row]) => [key, { result: row.result, createdAt: row.createdAt }])),
     suppressed,
   };
+}
+
+/** Re-keys every stale row of one account and product (before a list route reads or changes the list by key). */
+export async function rekeyAll(
+  db: Database,
+  table: KeyedTable,
+  accountId: string,
+  product: string,
+  keys: KeyVersion | undefined,
+): Promise<void> {
+  if (!keys) return;
+  const stub = listsOf(db, accountId);
+  const found = await stub.recallLists(product, [], {
+    repeats: table === "repeats",
+    suppressions: table === "suppressions",
+    staleBelow: keys.version,
+  });
+  const rows = found[table].map((row) => ({ ...row, result: parseStored(row.result) }));
+  await currentRows(stub, table, product, rows, new Set(), keys);
 }

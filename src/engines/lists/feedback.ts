@@ -1,7 +1,7 @@
 import type { Database } from "../../db/client";
 import type { Product } from "../product";
 import { listsOf } from "./account-lists";
-import type { FeedbackEvent } from "./feedback-shape";
+import type { FeedbackEvent, LatestFeedback } from "./feedback-shape";
 
 /**
  * Delivery feedback of every product: what happened when the account used a value it looked up (delivered, bounced,
@@ -137,13 +137,6 @@ export async function feedbackSummary(
     facets: sorted,
     ignored,
   };
-}
-
-/** The latest outcome recorded for a key, and when (Unix ms). */
-export interface LatestFeedback {
-  outcome: string;
-  kind: string | null;
-  at: number;
 }
 
 /**

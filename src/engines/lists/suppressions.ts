@@ -2,8 +2,7 @@ import { z } from "zod";
 import type { StoredSuppression } from "../../../durable-objects/account-credits";
 import type { Database } from "../../db/client";
 import type { Product } from "../product";
-import { rekeyAll } from "../rekey";
-import { listsOf, parseStored } from "./account-lists";
+import { listsOf, parseStored, rekeyAll } from "./account-lists";
 
 /**
  * Every product's suppression list, keyed by (product, key) in the account's object (durable-objects/account/lists.ts).

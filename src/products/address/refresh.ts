@@ -1,13 +1,8 @@
 import { headerIndexes } from "../../../datasets/registers/csv.mjs";
 import { activateGeneration, beginGeneration, currentGeneration } from "../../db/generations";
 import type { GenerationTable, RefreshableDataset, RowReader, SourceFile } from "../../engines/datasets/refreshable";
-import {
-  ADDRESS_DATASETS,
-  type AddressDatasetName,
-  type PostcodeRow,
-  type PremiseRow,
-  type StreetRow,
-} from "./datasets";
+import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
+import type { PostcodeRow, PremiseRow, StreetRow } from "./records";
 import { placeKey, streetKey } from "./names";
 
 /**

@@ -3,7 +3,8 @@ import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { readCoverage, type Coverage } from "../../db/coverage";
 import { addressPostcodes, addressStreets, datasets } from "../../db/schema";
-import { ADDRESS_DATASET_NAMES, type AddressDatasetName, type PostcodeRow, type StreetRow } from "./datasets";
+import { ADDRESS_DATASET_NAMES, type AddressDatasetName } from "./datasets";
+import type { PostcodeRow, StreetRow } from "./records";
 import { placeKey, streetKey } from "./names";
 
 /**

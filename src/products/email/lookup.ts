@@ -1,8 +1,8 @@
 import type { SidecarProbeResult } from "../../platform/smtp-sidecar-client";
-import { answer, fromMailbox, invalidSyntax, type MailboxAnswer, type MailboxOutcome, type Prepared } from "./answer";
+import { answer, fromMailbox, invalidSyntax, type MailboxAnswer, type Prepared } from "./answer";
 import { domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
 import { extractAddress } from "./extract";
-import type { EmailResult, Outcome, Reason, Verdict } from "./result";
+import type { EmailResult, MailboxOutcome, Outcome, Reason, Verdict } from "./result";
 
 export type { MailboxAnswer, MailboxOutcome };
 import { catchAllOf, mailboxOutcome, providerRuleFor } from "./provider-rules";

@@ -1,7 +1,7 @@
 import { creditsStub } from "../../engines/credits/credits";
+import type { WalkProduct } from "../../engines/product";
 import { walk } from "../../engines/walk/walk";
 import { enqueueDelivery } from "../../engines/webhooks/outbox";
-import { email } from "./product";
 import type { EmailResult } from "./result";
 import { cannedAnswer } from "./test-addresses";
 
@@ -52,7 +52,10 @@ function settledEvent(
   return { event: "email.settled", request_id: requestId, attempt, settled, data, meta };
 }
 
-async function settledBody(env: Env, m: RecheckMessage): Promise<Record<string, unknown> | null> {
+/** The email product the re-check walks, handed in by it (its module imports this one). */
+type Email = WalkProduct<string, EmailResult>;
+
+async function settledBody(env: Env, email: Email, m: RecheckMessage): Promise<Record<string, unknown> | null> {
   const payer = { accountId: m.accountId, keyId: m.keyId, dailyCreditCap: m.dailyCreditCap };
   const options = {
     refresh: true,
@@ -95,8 +98,8 @@ export function settledSample(): string {
 }
 
 /** One re-check: settles and calls back, or schedules the next re-check while there is one. */
-export async function recheck(env: Env, m: RecheckMessage): Promise<void> {
-  const body = await settledBody(env, m);
+export async function recheck(env: Env, email: Email, m: RecheckMessage): Promise<void> {
+  const body = await settledBody(env, email, m);
   if (!body) return scheduleRecheck(env, m, 2);
   await enqueueDelivery(env, {
     owner: "callback",

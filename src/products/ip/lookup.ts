@@ -14,7 +14,8 @@ import { FEEDBACK_WINDOW_DAYS } from "./feedback";
 import { matchList } from "./lists";
 import { hostingOf, HOSTING_ASNS_VERSION } from "./reference";
 import type { AsnAnswer, AsnData, IpResult, RangeBlock, RangeResult } from "./result";
-import { latestByKey, latestFeedback, type LatestFeedback } from "../../engines/lists/feedback";
+import { latestByKey, latestFeedback } from "../../engines/lists/feedback";
+import type { LatestFeedback } from "../../engines/lists/feedback-shape";
 import { asnRanges, countriesAt, overlappingRanges, readRanges, type InstalledDataset } from "./store";
 import { installedSource, whole } from "../../engines/sources";
 

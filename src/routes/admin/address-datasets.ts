@@ -28,7 +28,7 @@ function datasetNamed(name: string): AddressDataset {
 const name = (max: number) => z.string().min(1).max(max);
 const country = z.string().regex(/^[A-Z]{2}$/);
 
-/** Rows as scripts/import-address.mjs posts them (datasets.ts `PostcodeRow` and `StreetRow`). */
+/** Rows as scripts/import-address.mjs posts them (records.ts `PostcodeRow` and `StreetRow`). */
 const postcodeRow = z.object({
   country,
   postcode: name(20),
