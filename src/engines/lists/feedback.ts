@@ -1,5 +1,5 @@
 import type { Database } from "../../db/client";
-import type { Product } from "../product";
+import type { FeedbackProduct } from "../product";
 import { listsOf } from "./account-lists";
 import type { FeedbackEvent, LatestFeedback } from "./feedback-shape";
 
@@ -36,7 +36,7 @@ export interface Received {
  */
 export async function receiveFeedback<In, Out>(
   env: Env,
-  product: Product<In, Out>,
+  product: FeedbackProduct<In, Out>,
   accountId: string,
   source: string,
   events: FeedbackEvent<In>[],
@@ -96,7 +96,7 @@ const FACETS_SHOWN = 100;
 
 export async function feedbackSummary(
   db: Database,
-  product: Product,
+  product: FeedbackProduct,
   accountId: string,
   since: number,
   until: number,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { StoredSuppression } from "../../../durable-objects/account-credits";
 import type { Database } from "../../db/client";
-import type { Product } from "../product";
+import type { SuppressingProduct } from "../product";
 import { listsOf, parseStored, rekeyAll } from "./account-lists";
 
 /**
@@ -57,11 +57,17 @@ export async function listSuppressions(db: Database, accountId: string, product:
 }
 
 /** Re-keys the account's entries of an older key version (address), as every list read or change by key must first. */
-const current = (db: Database, accountId: string, product: Product) =>
+const current = (db: Database, accountId: string, product: SuppressingProduct) =>
   rekeyAll(db, "suppressions", accountId, product.name, product.keys);
 
 /** One page of the product's list (`listSuppressions`), its entries of an older key version re-keyed first. */
-export async function suppressionPage(db: Database, accountId: string, product: Product, page: number, key?: string) {
+export async function suppressionPage(
+  db: Database,
+  accountId: string,
+  product: SuppressingProduct,
+  page: number,
+  key?: string,
+) {
   await current(db, accountId, product);
   return listSuppressions(db, accountId, product.name, page, key);
 }
@@ -70,7 +76,7 @@ export async function suppressionPage(db: Database, accountId: string, product: 
  * The bodies of `POST` and `DELETE /{product}/suppressions` (the list under the product's field, at most 1,000; adding
  * takes a reason too), shared by the routes and the dashboard's form.
  */
-export function suppressionBodies(product: Product) {
+export function suppressionBodies(product: SuppressingProduct) {
   const values = z.object({ [product.suppressions!.listField]: z.array(product.input).min(1).max(1000) });
   return { values, add: values.extend({ reason: z.string().min(1).max(64).optional() }) };
 }
@@ -94,7 +100,7 @@ const spelled = (input: unknown) => (typeof input === "string" ? input : JSON.st
 export async function suppressByHand(
   db: Database,
   accountId: string,
-  product: Product,
+  product: SuppressingProduct,
   inputs: unknown[],
   reason = "manual",
 ): Promise<Added> {

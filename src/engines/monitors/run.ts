@@ -1,5 +1,5 @@
 import { storedPayer } from "../credits/payer";
-import type { MonitorShape, Product, WalkOptions } from "../product";
+import type { MonitorShape, MonitorProduct, WalkOptions } from "../product";
 import { walk, type WalkItem } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
 import { queueMonitorAlert } from "./alert-mail";
@@ -32,7 +32,7 @@ export interface MonitorRunResult {
 }
 
 /** The product's monitor shape; a product without one never gets monitor routes or rows. */
-export function monitorShape<In, Out>(product: Product<In, Out>): MonitorShape<In, Out> {
+export function monitorShape<In, Out>(product: MonitorProduct<In, Out>): MonitorShape<In, Out> {
   if (!product.monitor) throw new Error(`product ${product.name} has no monitor shape`);
   return product.monitor;
 }
@@ -129,7 +129,7 @@ export interface RunOptions {
  */
 export async function runMonitor<In, Out>(
   env: Env,
-  product: Product<In, Out>,
+  product: MonitorProduct<In, Out>,
   monitor: MonitorRow,
   { now = Date.now(), refresh = false }: RunOptions = {},
 ): Promise<MonitorRunResult> {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { MonitorShape, Product } from "../product";
+import type { MonitorShape, MonitorProduct } from "../product";
 import { CHANGE_REASONS } from "./change-reason";
 
 /** `last_summary` and a run's `summary`: fixed counts with the product's own tallies (entity: `found`). */
@@ -16,7 +16,7 @@ export function runSummarySchema(shape: MonitorShape<unknown, unknown>) {
 }
 
 /** The monitor object as `monitorView` builds it; the list field is named by the product. */
-export function monitorSchema(product: Product, shape: MonitorShape<unknown, unknown>) {
+export function monitorSchema(product: MonitorProduct, shape: MonitorShape<unknown, unknown>) {
   return z.object({
     id: z.int(),
     name: z.string(),
