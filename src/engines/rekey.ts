@@ -42,12 +42,9 @@ interface Rekeyer {
  */
 export async function currentRows<R extends Keyed>(
   stub: Rekeyer,
-  table: KeyedTable,
-  product: string,
-  rows: R[],
-  wanted: Set<string>,
-  keys: KeyVersion | undefined,
+  read: { table: KeyedTable; product: string; rows: R[]; wanted: Set<string>; keys: KeyVersion | undefined },
 ): Promise<Map<string, R>> {
+  const { table, product, rows, wanted, keys } = read;
   const found = new Map<string, R>();
   const stale = new Map<string, R>();
   for (const row of rows) {

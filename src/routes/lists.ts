@@ -107,7 +107,12 @@ export function suppressionRoutes(product: Product) {
         const keys = listed(c.req.valid("json") as Record<string, unknown>).flatMap(
           (input) => lists.manual(input)?.key ?? [],
         );
-        await rekeyAll(database(c.env), "suppressions", secretPrincipal(c).accountId, product.name, product.keys);
+        await rekeyAll(database(c.env), {
+          table: "suppressions",
+          accountId: secretPrincipal(c).accountId,
+          product: product.name,
+          keys: product.keys,
+        });
         return ok(c, {
           removed: await removeSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, [
             ...new Set(keys),

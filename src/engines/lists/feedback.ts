@@ -37,12 +37,9 @@ export interface Received {
 export async function receiveFeedback<In, Out>(
   env: Env,
   product: FeedbackProduct<In, Out>,
-  accountId: string,
-  source: string,
-  events: FeedbackEvent<In>[],
-  ignored: number,
-  now: number,
+  received: { accountId: string; source: string; events: FeedbackEvent<In>[]; ignored: number; now: number },
 ): Promise<Received> {
+  const { accountId, source, events, ignored, now } = received;
   const shape = product.feedback!;
   const rows: FeedbackRow[] = [];
   const suppress = new Map<string, { key: string; reason: string; result: unknown }>();
@@ -97,10 +94,9 @@ const FACETS_SHOWN = 100;
 export async function feedbackSummary(
   db: Database,
   product: FeedbackProduct,
-  accountId: string,
-  since: number,
-  until: number,
+  period: { accountId: string; since: number; until: number },
 ): Promise<FeedbackSummary> {
+  const { accountId, since, until } = period;
   const shape = product.feedback!;
   const { byOutcome, byFacet, ignored } = await listsOf(db, accountId).feedbackCounts(
     product.name,
@@ -143,8 +139,8 @@ export async function feedbackSummary(
  * For a product that reads feedback into its answers (IP) rather than suppressing: each key's outcomes recorded since
  * `since`, newest first, from the account's object; `latestByKey` keeps each key's latest.
  */
-export function latestFeedback(env: Env, accountId: string, product: string, keys: string[], since: number) {
-  return listsOf(env, accountId).latestFeedback(product, keys, since, IGNORED);
+export function latestFeedback(env: Env, read: { accountId: string; product: string; keys: string[]; since: number }) {
+  return listsOf(env, read.accountId).latestFeedback(read.product, read.keys, read.since, IGNORED);
 }
 
 export function latestByKey(rows: ({ key: string } & LatestFeedback)[]): Map<string, LatestFeedback> {

@@ -58,7 +58,7 @@ export async function listSuppressions(db: Database, accountId: string, product:
 
 /** Re-keys the account's entries of an older key version (address), as every list read or change by key must first. */
 const current = (db: Database, accountId: string, product: SuppressingProduct) =>
-  rekeyAll(db, "suppressions", accountId, product.name, product.keys);
+  rekeyAll(db, { table: "suppressions", accountId, product: product.name, keys: product.keys });
 
 /** One page of the product's list (`listSuppressions`), its entries of an older key version re-keyed first. */
 export async function suppressionPage(

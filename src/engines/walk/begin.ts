@@ -54,7 +54,7 @@ export async function recallAndHold<In, Out>(state: WalkState<In, Out>): Promise
   applyRecalled(
     { env, product, options, now },
     open,
-    await readRecalled(stub, product.name, begun.recall, keys, product.keys),
+    await readRecalled(stub, { product: product.name, found: begun.recall, keys, rekeyed: product.keys }),
   );
   return state;
 }

@@ -45,15 +45,14 @@ export async function recallStored<In, Out>(
   const open = scope.uniques.filter((u) => !u.free);
   if (!scope.payer || !open.length) return;
   // One call to the account's object reads both (its lists live there).
-  const recalled = await recallLists(
-    scope.env,
-    scope.payer.accountId,
-    scope.product.name,
-    open.map((u) => u.key),
-    scope.now,
-    listsWanted(scope.product, scope.options),
-    scope.product.keys,
-  );
+  const recalled = await recallLists(scope.env, {
+    accountId: scope.payer.accountId,
+    product: scope.product.name,
+    keys: open.map((u) => u.key),
+    now: scope.now,
+    want: listsWanted(scope.product, scope.options),
+    rekeyed: scope.product.keys,
+  });
   applyRecalled(scope, open, recalled, scope.waited);
 }
 

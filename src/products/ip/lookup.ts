@@ -59,7 +59,9 @@ export async function lookupIps(
     known && reported.keys.every((key) => known.keys.has(key))
       ? known.latest
       : accountId && reported.keys.length
-        ? latestFeedback(env, accountId, "ip", reported.keys, reported.since).then(latestByKey)
+        ? latestFeedback(env, { accountId, product: "ip", keys: reported.keys, since: reported.since }).then(
+            latestByKey,
+          )
         : new Map<string, LatestFeedback>(),
   ]);
   const hitOf = new Map(asked.map((inputIndex, n) => [inputIndex, hits[n]!]));
