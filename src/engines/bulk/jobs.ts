@@ -141,16 +141,18 @@ export async function markResumed(db: Database, jobId: number): Promise<JobRow |
   return resumed ?? null;
 }
 
+/** One chunk's share of a run: entries answered from `fromEntry`, CSV rows written, credits and counters added. */
+export interface ChunkProgress {
+  fromEntry: number;
+  entriesDone: number;
+  rows: number;
+  credits: number;
+  counts: Record<string, number>;
+}
+
 /** Adds one chunk's rows to the counters, only if nobody recorded them first (a redelivered message). */
-export async function recordProgress(
-  db: Database,
-  job: JobRow,
-  fromEntry: number,
-  entriesDone: number,
-  rows: number,
-  credits: number,
-  counts: Record<string, number>,
-) {
+export async function recordProgress(db: Database, job: JobRow, progress: ChunkProgress) {
+  const { fromEntry, entriesDone, rows, credits, counts } = progress;
   let countsSql = sql`${bulkJobs.counts}`;
   for (const [key, n] of Object.entries(counts)) {
     const path = `$.${key}`;

@@ -27,7 +27,8 @@ export interface Started {
  * creating the run (its answer not saved yet: a double submit), the answer is read from the run's row, which holds
  * the same job and webhook secret.
  */
-async function replay(env: Env, product: BulkProduct, run: StartRun, key: string, hash: string) {
+async function replay(env: Env, product: BulkProduct, run: StartRun, asked: { key: string; hash: string }) {
+  const { key, hash } = asked;
   const db = database(env);
   const existing = await findByIdempotencyKey(db, product, run.accountId, key);
   if (!existing) return null;
@@ -61,7 +62,7 @@ function resolveRows(product: BulkProduct, rows: unknown[], options: Record<stri
 export async function startRun(env: Env, product: BulkProduct, run: StartRun): Promise<Started | BulkRefusal> {
   const key = run.idempotencyKey;
   const hash = await requestHash(run.list, run.webhookUrl);
-  const replayed = key ? await replay(env, product, run, key, hash) : null;
+  const replayed = key ? await replay(env, product, run, { key, hash }) : null;
   if (replayed) return replayed;
   const rows = resolveRows(product, run.list, run.options);
   if (!Array.isArray(rows)) return rows;
@@ -70,7 +71,7 @@ export async function startRun(env: Env, product: BulkProduct, run: StartRun): P
     created = await createJob(env, product, { ...run, inputs: rows });
   } catch (err) {
     // Two requests raced with one Idempotency-Key: the loser answers like a replay.
-    const raced = key ? await replay(env, product, run, key, hash) : null;
+    const raced = key ? await replay(env, product, run, { key, hash }) : null;
     if (raced) return raced;
     throw err;
   }
