@@ -40,8 +40,8 @@ export async function createMonitor(
   product: MonitorProduct,
   owner: { accountId: string; keyId: string },
   fields: MonitorFields,
-  now = Date.now(),
 ): Promise<Edited> {
+  const now = Date.now();
   monitorShape(product);
   const secret = fields.webhookUrl ? mintSecret() : null;
   const row = await insertMonitor(env, {

@@ -117,10 +117,9 @@ export async function createFromRequest(
 export async function editFromRequest(
   env: Env,
   product: MonitorProduct,
-  owner: RequestOwner,
-  monitorId: number,
-  body: PatchBody,
+  edit: { owner: RequestOwner; monitorId: number; body: PatchBody },
 ): Promise<Edited | { errors: FieldErrors } | { notFound: true }> {
+  const { owner, monitorId, body } = edit;
   const shape = monitorShape(product);
   if (Object.keys(body).length === 0) {
     const options = Object.keys(shape.options ?? {}).map((name) => `, ${name}`);

@@ -96,11 +96,10 @@ const tallies = <In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>
 export function runBody(
   product: Parameters<typeof monitorFamily>[0],
   monitor: Pick<MonitorRow, "id" | "name" | "cadence" | "lastRunAt" | "nextRunAt">,
-  summary: RunSummary,
-  changes: EntryChanges[],
-  flags?: RunFlags,
+  ran: { summary: RunSummary; changes: EntryChanges[]; flags?: RunFlags | undefined },
 ): string {
   const { id, name, cadence } = monitor;
+  const { summary, changes, flags } = ran;
   return JSON.stringify({
     event: runEvent(product),
     monitor: { id, name, cadence, last_run_at: iso(monitor.lastRunAt), next_run_at: iso(monitor.nextRunAt) },
@@ -156,12 +155,10 @@ export async function runMonitor<In, Out>(
     credits_used: run.creditsUsed,
     stopped_reason: run.stoppedReason ?? run.refused,
   };
-  const current = (await recordRun(env, monitor.id, compared.baselines, { ...summary }, now, compared.changes)) ?? {
-    ...monitor,
-    lastRunAt: now,
-  };
+  const ran = { baselines: compared.baselines, summary: { ...summary }, now, changes: compared.changes };
+  const current = (await recordRun(env, monitor.id, ran)) ?? { ...monitor, lastRunAt: now };
   const flags = shape.flags ? compared.flags : undefined;
-  const body = runBody(product, current, summary, compared.changes, flags);
+  const body = runBody(product, current, { summary, changes: compared.changes, flags });
   if (current.webhookUrl && current.webhookSecret && shouldPost(current.webhookEvents, summary)) {
     const delivery = {
       owner: "monitor" as const,
@@ -177,7 +174,8 @@ export async function runMonitor<In, Out>(
     // The monitor's row on the dashboard's monitors page: a browser link that works signed in, unlike the API's URL.
     const base = env.MAIL_BASE_URL.replace(/\/+$/, "");
     const link = `${base}/dashboard/monitors#monitor-${monitorFamily(product)}-${current.id}`;
-    await queueMonitorAlert(env, { family: monitorFamily(product), link }, current, summary, compared.changes, now);
+    const alert = { summary, changes: compared.changes, ranAt: now };
+    await queueMonitorAlert(env, { family: monitorFamily(product), link }, current, alert);
   }
   return { monitor: current, summary, changes: compared.changes, ...(flags ? { flags } : {}), body };
 }
