@@ -61,7 +61,7 @@ export async function checkAndActivate(
   });
   // One batch: answers read the new generation from the statement that lists it, never a half-imported one.
   const [switched] = await env.DB.batch([
-    ...dataset.table.activate(env.DB, generation, version, records, now, coverage),
+    ...dataset.table.activate(env.DB, { generation, version, records, now, coverage }),
     done,
   ]);
   if ((switched?.meta.changes ?? 0) === 0) {

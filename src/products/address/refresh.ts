@@ -82,8 +82,7 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
         );
       return statements;
     },
-    activate: (db, generation, version, records, now, coverage) =>
-      activateGeneration(db, name, generation, version, records, now, coverage),
+    activate: (db, activation) => activateGeneration(db, name, activation),
     // Rows of generations neither read nor being written (WITHOUT ROWID tables: rows are picked by their primary key).
     async sweep(db, budgetMs) {
       const started = Date.now();

@@ -118,7 +118,12 @@ export const adminAddressDatasetRoutes = new Hono<AppEnv>()
     async (c) => {
       const dataset = datasetNamed(c.req.valid("param").dataset);
       const { version, records, coverage } = c.req.valid("json");
-      const installed = await installDataset(database(c.env), dataset.name, version, records, Date.now(), coverage);
+      const installed = await installDataset(database(c.env), dataset.name, {
+        version,
+        records,
+        now: Date.now(),
+        coverage,
+      });
       return ok(c, {
         name: dataset.name,
         version,
