@@ -61,13 +61,10 @@ export function suppressionRoutes(product: Product) {
       async (c) => {
         const q = c.req.valid("query") as { page: number } & Record<string, string | undefined>;
         const value = q[lists.valueField];
-        const { rows, total } = await suppressionPage(
-          database(c.env),
-          secretPrincipal(c).accountId,
-          product,
-          q.page,
-          value === undefined ? undefined : product.normalize(value),
-        );
+        const { rows, total } = await suppressionPage(database(c.env), secretPrincipal(c).accountId, product, {
+          page: q.page,
+          key: value === undefined ? undefined : product.normalize(value),
+        });
         return ok(c, { suppressions: rows.map(view) }, { page: q.page, per_page: PER_PAGE, total });
       },
     )
@@ -89,7 +86,15 @@ export function suppressionRoutes(product: Product) {
       async (c) => {
         const body = c.req.valid("json") as Record<string, unknown> & { reason?: string };
         const accountId = secretPrincipal(c).accountId;
-        return ok(c, await suppressByHand(database(c.env), accountId, product, listed(body), body.reason), {}, 201);
+        return ok(
+          c,
+          await suppressByHand(database(c.env), accountId, product, {
+            inputs: listed(body),
+            reason: body.reason,
+          }),
+          {},
+          201,
+        );
       },
     )
     .on(

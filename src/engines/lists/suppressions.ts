@@ -29,11 +29,9 @@ export function addSuppressions(
   db: Database,
   accountId: string,
   product: string,
-  entries: Suppress[],
-  now: number,
-  keyVersion = 0,
+  added: { entries: Suppress[]; now: number; keyVersion?: number | undefined },
 ): Promise<number> {
-  return listsOf(db, accountId).addSuppressions(product, entries, now, keyVersion);
+  return listsOf(db, accountId).addSuppressions(product, added.entries, added.now, added.keyVersion ?? 0);
 }
 
 export function removeSuppressions(db: Database, accountId: string, product: string, keys: string[]): Promise<number> {
@@ -50,9 +48,15 @@ export async function removeSuppression(
   return row ? withAccount(accountId, row) : null;
 }
 
+/** Which page of a list (`PER_PAGE` rows), and optionally one key's entries only. */
+export interface PageAt {
+  page: number;
+  key?: string | undefined;
+}
+
 /** One page (`PER_PAGE` rows), newest first, optionally for one key. */
-export async function listSuppressions(db: Database, accountId: string, product: string, page: number, key?: string) {
-  const { rows, total } = await listsOf(db, accountId).listSuppressions(product, page, key);
+export async function listSuppressions(db: Database, accountId: string, product: string, at: PageAt) {
+  const { rows, total } = await listsOf(db, accountId).listSuppressions(product, at.page, at.key);
   return { rows: rows.map((row) => withAccount(accountId, row)), total };
 }
 
@@ -61,15 +65,9 @@ const current = (db: Database, accountId: string, product: SuppressingProduct) =
   rekeyAll(db, { table: "suppressions", accountId, product: product.name, keys: product.keys });
 
 /** One page of the product's list (`listSuppressions`), its entries of an older key version re-keyed first. */
-export async function suppressionPage(
-  db: Database,
-  accountId: string,
-  product: SuppressingProduct,
-  page: number,
-  key?: string,
-) {
+export async function suppressionPage(db: Database, accountId: string, product: SuppressingProduct, at: PageAt) {
   await current(db, accountId, product);
-  return listSuppressions(db, accountId, product.name, page, key);
+  return listSuppressions(db, accountId, product.name, at);
 }
 
 /**
@@ -101,9 +99,9 @@ export async function suppressByHand(
   db: Database,
   accountId: string,
   product: SuppressingProduct,
-  inputs: unknown[],
-  reason = "manual",
+  asked: { inputs: unknown[]; reason?: string | undefined },
 ): Promise<Added> {
+  const { inputs, reason = "manual" } = asked;
   const lists = product.suppressions!;
   const manual = inputs
     .filter((input) => !product.isSample(input))
@@ -111,14 +109,11 @@ export async function suppressByHand(
   const entries = new Map<string, Suppress>();
   for (const { entry } of manual) if (entry) entries.set(entry.key, { ...entry, reason });
   await current(db, accountId, product);
-  const added = await addSuppressions(
-    db,
-    accountId,
-    product.name,
-    [...entries.values()],
-    Date.now(),
-    product.keys?.version,
-  );
+  const added = await addSuppressions(db, accountId, product.name, {
+    entries: [...entries.values()],
+    now: Date.now(),
+    keyVersion: product.keys?.version,
+  });
   return {
     added,
     invalid: manual.filter((m) => !m.entry).map((m) => spelled(m.input)),
