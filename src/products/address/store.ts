@@ -93,7 +93,11 @@ export async function findStreets(
 }
 
 /** The streets listed in one postcode, by name, at most `limit` + 1 (the caller tells whether the list was cut). */
-export function listStreets(db: Database, country: string, postcode: string, datasetNames: string[], limit: number) {
+export function listStreets(
+  db: Database,
+  asked: { country: string; postcode: string; datasetNames: string[]; limit: number },
+) {
+  const { country, postcode, datasetNames, limit } = asked;
   return db
     .selectDistinct({
       street: addressStreets.street,
