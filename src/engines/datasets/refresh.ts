@@ -70,7 +70,9 @@ async function fetchPhase(env: Env, dataset: RefreshableDataset, row: RefreshRow
   const prefix = (i: number) => `refresh/${dataset.name}/${run}/${i}`;
   const staged: (StagedFile | null)[] = [];
   for (const [i, source] of dataset.sources.entries())
-    staged.push(await stageFile(env.DATASETS, sourceUrl(env, source), source, prefix(i), tags[i] ?? null));
+    staged.push(
+      await stageFile(env.DATASETS, sourceUrl(env, source), { source, prefix: prefix(i), tag: tags[i] ?? null }),
+    );
   const now = Date.now();
   if (staged.every((s) => s === null)) {
     // The publisher has published nothing since the last refresh: the data is as fresh as the publisher's.
@@ -90,7 +92,7 @@ async function fetchPhase(env: Env, dataset: RefreshableDataset, row: RefreshRow
   }
   // Some files unchanged, others not: the new generation needs them all, so fetch the unchanged ones again.
   for (const [i, source] of dataset.sources.entries())
-    staged[i] ??= await stageFile(env.DATASETS, sourceUrl(env, source), source, prefix(i), null);
+    staged[i] ??= await stageFile(env.DATASETS, sourceUrl(env, source), { source, prefix: prefix(i), tag: null });
   const generation = await dataset.table.begin(env.DB);
   await advance(
     env.DB,
