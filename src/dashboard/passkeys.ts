@@ -116,7 +116,7 @@ export async function signInWithPasskey(
     },
   }).catch(() => null);
   if (!result?.verified) return null;
-  await touchPasskey(db, passkey.id, passkey.userId, result.authenticationInfo.newCounter, Date.now());
+  await touchPasskey(db, passkey, result.authenticationInfo.newCounter, Date.now());
   const accountId = (await userAccounts(db, passkey.userId))[0]?.accountId;
   return accountId ? { userId: passkey.userId, accountId } : null;
 }

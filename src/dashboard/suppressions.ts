@@ -19,7 +19,7 @@ import { registeredProducts } from "../products/registry";
 export const listedProducts = (): Product[] => registeredProducts().filter((p) => p.suppressions);
 
 export const pageOf = (env: Env, accountId: string, product: Product, page: number) =>
-  suppressionPage(database(env), accountId, product, page);
+  suppressionPage(database(env), accountId, product, { page });
 
 export const removeEntry = (env: Env, accountId: string, product: Product, id: number) =>
   Number.isSafeInteger(id) && id > 0
@@ -51,5 +51,8 @@ export async function addFromForm(
   const parsed = suppressionBodies(product).add.safeParse({ [listField]: values, ...(reason ? { reason } : {}) });
   if (!parsed.success) return { errors: fieldErrors(parsed.error) };
   const body = parsed.data as Record<string, unknown> & { reason?: string };
-  return suppressByHand(database(env), accountId, product, body[listField] as unknown[], body.reason);
+  return suppressByHand(database(env), accountId, product, {
+    inputs: body[listField] as unknown[],
+    reason: body.reason,
+  });
 }

@@ -76,3 +76,16 @@ export function isExhaustive(c: Coverage, country?: string | null): boolean {
   if (!c.countries) return true;
   return country != null && c.countries.includes(country);
 }
+
+/** A dataset's listing as an import or a refresh installs it: its version, record count, when, and what it covers. */
+export interface Listing {
+  version: string;
+  records: number;
+  now: number;
+  coverage: Coverage;
+}
+
+/** A listing switched to with the generation of rows it reads (the generation being imported). */
+export interface Activation extends Listing {
+  generation: number;
+}

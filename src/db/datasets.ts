@@ -1,6 +1,6 @@
 import { asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "./client";
-import { readCoverage, storedCoverage, type Coverage } from "./coverage";
+import { readCoverage, storedCoverage, type Coverage, type Listing } from "./coverage";
 import { datasets } from "./schema";
 
 export interface Dataset {
@@ -21,14 +21,8 @@ export async function loadedDatasets(db: Database): Promise<Dataset[]> {
  * Marks a dataset installed at `version` (its file's publication date) covering `coverage` (src/db/coverage.ts: what
  * the importer loaded, the publisher's whole file or part of it): answers cite it and `/status/data` lists it.
  */
-export async function installDataset(
-  db: Database,
-  name: string,
-  version: string,
-  records: number,
-  now: number,
-  coverage: Coverage,
-): Promise<Dataset> {
+export async function installDataset(db: Database, name: string, listing: Listing): Promise<Dataset> {
+  const { version, records, now, coverage } = listing;
   const stored = storedCoverage(coverage);
   await db
     .insert(datasets)

@@ -1,4 +1,4 @@
-import { storedCoverage, type Coverage } from "./coverage";
+import { storedCoverage, type Activation, type Coverage } from "./coverage";
 
 /**
  * Generations of datasets whose rows carry one (company registers, address registers): `dataset_generations` names the
@@ -35,11 +35,7 @@ export async function beginGeneration(db: D1Database, name: string): Promise<num
 export const activateGeneration = (
   db: D1Database,
   name: string,
-  generation: number,
-  version: string,
-  records: number,
-  now: number,
-  coverage: Coverage,
+  { generation, version, records, now, coverage }: Activation,
 ) => [
   db
     .prepare("UPDATE dataset_generations SET active = staging, staging = NULL WHERE name = ?1 AND staging = ?2")

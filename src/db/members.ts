@@ -31,11 +31,9 @@ export type Role = "owner" | "member";
 /** Makes the user a member with this role (an existing membership keeps its role). */
 export async function addMemberWithRole(
   db: Database,
-  accountId: string,
-  userId: string,
-  role: Role,
-  now: number,
+  member: { accountId: string; userId: string; role: Role; now: number },
 ): Promise<void> {
+  const { accountId, userId, role, now } = member;
   await db.insert(memberships).values({ accountId, userId, role, createdAt: now }).onConflictDoNothing();
 }
 

@@ -15,11 +15,11 @@ export async function insertPasskey(db: Database, row: Passkey): Promise<void> {
 /** Records a use: the authenticator's new signature counter (a counter going backwards means a cloned key). */
 export async function touchPasskey(
   db: Database,
-  id: string,
-  userId: string,
+  passkey: { id: string; userId: string },
   counter: number,
   now: number,
 ): Promise<void> {
+  const { id, userId } = passkey;
   await db
     .update(passkeys)
     .set({ counter, lastUsedAt: now })

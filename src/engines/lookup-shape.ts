@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Payer } from "./credits/credits";
-import type { Product, WalkOptions } from "./product";
+import type { WalkOptions } from "./product/context";
+import type { WalkProduct } from "./product/walk-roles";
 
 /**
  * A product's lookups as data. The REST routes are mounted from every declaration (src/routes/lookups.ts); the tool
@@ -67,7 +68,7 @@ export interface TypedLookupRoute<In, Out, J, P, Q> {
   /** Path under the API base, in Hono's syntax (`/ip/:ip`). */
   path: string;
   /** The product object the walk runs (default: the product declaring the route); reads name their own. */
-  product?: Product<In, Out>;
+  product?: WalkProduct<In, Out>;
   /** For a model and a human: what it does and costs. `description` explains the verdicts and refers to docs/. */
   summary: string;
   description: string;

@@ -1,6 +1,3 @@
-import type { Database } from "../db/client";
-import { listsOf, parseStored } from "./lists/account-lists";
-
 /**
  * Re-keying after a product's key function changed (address keys, docs/address.md "Address keys"). Rows keyed by the
  * old function would stop matching: a suppression would silently stop suppressing, a repeat would be billed. So every
@@ -45,12 +42,9 @@ interface Rekeyer {
  */
 export async function currentRows<R extends Keyed>(
   stub: Rekeyer,
-  table: KeyedTable,
-  product: string,
-  rows: R[],
-  wanted: Set<string>,
-  keys: KeyVersion | undefined,
+  read: { table: KeyedTable; product: string; rows: R[]; wanted: Set<string>; keys: KeyVersion | undefined },
 ): Promise<Map<string, R>> {
+  const { table, product, rows, wanted, keys } = read;
   const found = new Map<string, R>();
   const stale = new Map<string, R>();
   for (const row of rows) {
@@ -68,23 +62,4 @@ export async function currentRows<R extends Keyed>(
   for (const [row, to] of moves)
     if (wanted.has(to) && !found.has(to)) found.set(to, { ...row, key: to, keyVersion: keys.version });
   return found;
-}
-
-/** Re-keys every stale row of one account and product (before a list route reads or changes the list by key). */
-export async function rekeyAll(
-  db: Database,
-  table: KeyedTable,
-  accountId: string,
-  product: string,
-  keys: KeyVersion | undefined,
-): Promise<void> {
-  if (!keys) return;
-  const stub = listsOf(db, accountId);
-  const found = await stub.recallLists(product, [], {
-    repeats: table === "repeats",
-    suppressions: table === "suppressions",
-    staleBelow: keys.version,
-  });
-  const rows = found[table].map((row) => ({ ...row, result: parseStored(row.result) }));
-  await currentRows(stub, table, product, rows, new Set(), keys);
 }

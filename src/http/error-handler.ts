@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../types";
 import { failure } from "./envelope";
 import { ApiError, notFound, validationFailed } from "./errors";
-import { newRequestId } from "./request-id";
+import { newRequestId } from "./request-id-format";
 
 const SERVER_ERROR_MESSAGE = "Something failed on our side; quote the request id if you contact support.";
 

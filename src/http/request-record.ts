@@ -1,7 +1,7 @@
 import { database } from "../db/client";
 import { requestOfAccount, requestOwner, type RequestRecord } from "../db/request-log";
 import { recentRecord } from "./request-log";
-import { requestIdTime } from "./request-id";
+import { requestIdTime } from "./request-id-format";
 
 /**
  * How long after a request its record may still be on its way to D1: 25 ms pending in its isolate, then the JOBS

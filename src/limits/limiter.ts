@@ -57,14 +57,15 @@ export async function hitLimit(env: Env, name: LimitName, subject: string) {
  * Judges a guess of a secret (`given` and `expected` as digests) in `subject`'s own object under `name`: "refused"
  * unjudged while over the limit, otherwise "right" or "wrong", only a wrong one counting.
  */
-export async function judgeGuess(env: Env, name: LimitName, subject: string, given: string, expected: string) {
+export async function judgeGuess(
+  env: Env,
+  name: LimitName,
+  subject: string,
+  guess: { given: string; expected: string },
+) {
   const rule = LIMITS[name];
-  return env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`)).guess(
-    given,
-    expected,
-    rule.limit,
-    rule.windowMs,
-  );
+  const limiter = env.LIMITER.get(env.LIMITER.idFromName(`${name}:${subject}`));
+  return limiter.guess(guess.given, guess.expected, rule.limit, rule.windowMs);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { payerOf } from "../engines/credits/payer";
-import type { Product, WalkOptions } from "../engines/product";
+import type { BulkProduct, WalkOptions } from "../engines/product";
 import { planList, recallStored } from "../engines/walk/plan";
 import type { Principal } from "../types";
 import { keyRefusal, type Refusal } from "./refusal";
@@ -19,7 +19,7 @@ export interface Quote {
 }
 
 export interface QuoteRequest<In> {
-  product: Product<In>;
+  product: BulkProduct<In>;
   /** The values as `lookup` would be handed them. */
   inputs: In[];
   /** Values a surface could not read: each counted as a distinct chargeable value, so the figure stays a bound. */
@@ -69,7 +69,7 @@ export async function quote<In>(
  * a one-line row takes the run's `country`), and how many could not be read.
  */
 export function readInputs<In>(
-  product: Product<In>,
+  product: BulkProduct<In>,
   values: readonly unknown[],
   extra: Record<string, unknown>,
 ): { inputs: In[]; unreadable: number } {

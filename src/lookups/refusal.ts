@@ -1,5 +1,5 @@
 import type { StopReason } from "../engines/credits/credits";
-import type { Product } from "../engines/product";
+import type { WalkProduct } from "../engines/product";
 import type { Principal } from "../types";
 
 /**
@@ -24,7 +24,7 @@ export interface Refusal {
  */
 export function keyRefusal<In, Out>(
   principal: Principal,
-  product: Product<In, Out>,
+  product: WalkProduct<In, Out>,
   inputs: readonly In[],
 ): Refusal | null {
   if (principal.kind === "secret" && !principal.scopes.includes(product.scope))

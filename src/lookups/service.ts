@@ -1,5 +1,5 @@
 import { payerOf } from "../engines/credits/payer";
-import type { Product, WalkOptions } from "../engines/product";
+import type { WalkOptions, WalkProduct } from "../engines/product";
 import { walk, type WalkRun } from "../engines/walk/walk";
 import type { Admission } from "../limits/admission";
 import type { Principal } from "../types";
@@ -39,7 +39,7 @@ const DEFAULT_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, hono
  */
 export async function lookup<In, Out>(
   caller: LookupCaller,
-  product: Product<In, Out>,
+  product: WalkProduct<In, Out>,
   inputs: In[],
   options: Partial<WalkOptions> = {},
 ): Promise<LookupOutcome<In, Out>> {

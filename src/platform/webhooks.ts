@@ -180,6 +180,14 @@ function relayed(outcome: RelayOutcome, timeoutMs: number, signature: Signature)
   return { delivered: false, statusCode: 0, detail, signature, retryable: true };
 }
 
+/** One webhook to post: the receiver's URL, the JSON body, the secret signing it, and the caller's own headers. */
+export interface WebhookPost {
+  url: string;
+  body: string;
+  secret: string;
+  headers?: Record<string, string>;
+}
+
 /**
  * One POST of `body` with freshly signed headers (a retry must not carry a stale timestamp). The destination is checked
  * first and a refusal sends nothing; the sidecar then connects to the very address checked (never a fetch() that
@@ -188,13 +196,8 @@ function relayed(outcome: RelayOutcome, timeoutMs: number, signature: Signature)
  * connection failure, a timeout or a 5xx is `retryable`: anything else is the receiver's final word, and a refusal
  * would be refused again.
  */
-export async function postOnce(
-  url: string,
-  body: string,
-  secret: string,
-  config: DeliveryConfig,
-  extraHeaders: Record<string, string> = {},
-): Promise<AttemptResult> {
+export async function postOnce(post: WebhookPost, config: DeliveryConfig): Promise<AttemptResult> {
+  const { url, body, secret, headers: extraHeaders = {} } = post;
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const signature = await sign(secret, body);
   const bytes = new TextEncoder().encode(body).byteLength;
@@ -228,19 +231,14 @@ const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSl
  * hand retries to the queue): up to 3 attempts with the real backoff, ending at the first answer that is not retryable.
  * Real deliveries use the outbox, which never sleeps in a consumer.
  */
-export async function deliver(
-  url: string,
-  body: string,
-  secret: string,
-  config: DeliveryConfig,
-  extraHeaders: Record<string, string> = {},
-): Promise<DeliveryResult> {
+export async function deliver(post: WebhookPost, config: DeliveryConfig): Promise<DeliveryResult> {
   const attempts = config.attempts ?? DEFAULT_ATTEMPTS;
   let last: AttemptResult | null = null;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     if (attempt > 1) await sleep(retryDelayMs(attempt, config));
-    last = await postOnce(url, body, secret, config, extraHeaders);
+    last = await postOnce(post, config);
     if (!last.retryable) break;
   }
-  return last ?? { delivered: false, statusCode: 0, detail: "not attempted", signature: await sign(secret, body) };
+  if (last) return last;
+  return { delivered: false, statusCode: 0, detail: "not attempted", signature: await sign(post.secret, post.body) };
 }

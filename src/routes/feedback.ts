@@ -107,15 +107,13 @@ export function feedbackRoutes(product: Product) {
       jsonBody(body),
       async (c) => {
         const events = c.req.valid("json").events.map((e) => normalized(product, e as Record<string, unknown>));
-        const received = await receiveFeedback(
-          c.env,
-          product,
-          secretPrincipal(c).accountId,
-          "api",
+        const received = await receiveFeedback(c.env, product, {
+          accountId: secretPrincipal(c).accountId,
+          source: "api",
           events,
-          0,
-          Date.now(),
-        );
+          ignored: 0,
+          now: Date.now(),
+        });
         return ok(c, received);
       },
     )
@@ -136,7 +134,11 @@ export function feedbackRoutes(product: Product) {
         const until = query.until ?? Date.now() + 1;
         const since = query.since ?? until - SUMMARY_DEFAULT_DAYS * DAY_MS;
         if (since >= until) throw validationFailed({ since: ["Must be before until."] });
-        const s = await feedbackSummary(database(c.env), product, secretPrincipal(c).accountId, since, until);
+        const s = await feedbackSummary(database(c.env), product, {
+          accountId: secretPrincipal(c).accountId,
+          since,
+          until,
+        });
         const facets = s.facets.map(({ facet, total, counts }) => ({ [shape.facet]: facet, total, ...counts }));
         const window = { since: new Date(since).toISOString(), until: new Date(until).toISOString() };
         return ok(c, {
@@ -180,15 +182,13 @@ export function feedbackRoutes(product: Product) {
       const batch = await parse(c.env, { headers: c.req.raw.headers, body: await readBody(c, BODY_BYTES.inbound) });
       if (!batch) throw validationFailed({ body: [`Not a ${provider} webhook body.`] });
       if (batch.invalid) throw validationFailed({ body: [batch.invalid] });
-      const received = await receiveFeedback(
-        c.env,
-        product,
+      const received = await receiveFeedback(c.env, product, {
         accountId,
-        provider,
-        batch.events,
-        batch.ignored,
-        Date.now(),
-      );
+        source: provider,
+        events: batch.events,
+        ignored: batch.ignored,
+        now: Date.now(),
+      });
       return ok(c, { ...received, ignored: batch.ignored, confirmed: batch.confirmed ?? false });
     },
   );

@@ -4,7 +4,7 @@ import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
 import { database } from "../db/client";
 import { HISTORY_RETENTION_DAYS, listHistory, type HistoryRow } from "../engines/lists/history";
-import { rekeyAll } from "../engines/rekey";
+import { rekeyAll } from "../engines/lists/account-lists";
 import {
   removeSuppression,
   removeSuppressions,
@@ -61,13 +61,10 @@ export function suppressionRoutes(product: Product) {
       async (c) => {
         const q = c.req.valid("query") as { page: number } & Record<string, string | undefined>;
         const value = q[lists.valueField];
-        const { rows, total } = await suppressionPage(
-          database(c.env),
-          secretPrincipal(c).accountId,
-          product,
-          q.page,
-          value === undefined ? undefined : product.normalize(value),
-        );
+        const { rows, total } = await suppressionPage(database(c.env), secretPrincipal(c).accountId, product, {
+          page: q.page,
+          key: value === undefined ? undefined : product.normalize(value),
+        });
         return ok(c, { suppressions: rows.map(view) }, { page: q.page, per_page: PER_PAGE, total });
       },
     )
@@ -89,7 +86,15 @@ export function suppressionRoutes(product: Product) {
       async (c) => {
         const body = c.req.valid("json") as Record<string, unknown> & { reason?: string };
         const accountId = secretPrincipal(c).accountId;
-        return ok(c, await suppressByHand(database(c.env), accountId, product, listed(body), body.reason), {}, 201);
+        return ok(
+          c,
+          await suppressByHand(database(c.env), accountId, product, {
+            inputs: listed(body),
+            reason: body.reason,
+          }),
+          {},
+          201,
+        );
       },
     )
     .on(
@@ -107,7 +112,12 @@ export function suppressionRoutes(product: Product) {
         const keys = listed(c.req.valid("json") as Record<string, unknown>).flatMap(
           (input) => lists.manual(input)?.key ?? [],
         );
-        await rekeyAll(database(c.env), "suppressions", secretPrincipal(c).accountId, product.name, product.keys);
+        await rekeyAll(database(c.env), {
+          table: "suppressions",
+          accountId: secretPrincipal(c).accountId,
+          product: product.name,
+          keys: product.keys,
+        });
         return ok(c, {
           removed: await removeSuppressions(database(c.env), secretPrincipal(c).accountId, product.name, [
             ...new Set(keys),

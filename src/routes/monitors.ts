@@ -137,13 +137,11 @@ function itemRoutes(mount: Mount) {
       jsonBody(patchBody),
       async (c) => {
         const { accountId, keyId } = secretPrincipal(c);
-        const edited = await editFromRequest(
-          c.env,
-          product,
-          { accountId, keyId },
-          c.req.valid("param").monitorId,
-          c.req.valid("json"),
-        );
+        const edited = await editFromRequest(c.env, product, {
+          owner: { accountId, keyId },
+          monitorId: c.req.valid("param").monitorId,
+          body: c.req.valid("json"),
+        });
         if ("notFound" in edited) throw notFound("Monitor");
         if ("errors" in edited) throw validationFailed(edited.errors);
         const { row, secret } = edited;

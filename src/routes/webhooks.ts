@@ -55,9 +55,8 @@ export function webhookRoutes(products: SampleProducts) {
       const secret = mintSecret();
       const body = sampleBody(event, products);
       // The caller waits for the outcome, so this is the one delivery made inside a request rather than via the outbox.
-      const result = await deliver(url, body, secret, deliveryConfig(c.env), {
-        [DELIVERY_ID_HEADER]: `whd_test_${crypto.randomUUID()}`,
-      });
+      const headers = { [DELIVERY_ID_HEADER]: `whd_test_${crypto.randomUUID()}` };
+      const result = await deliver({ url, body, secret, headers }, deliveryConfig(c.env));
       const { signature } = result;
       return ok(c, {
         delivered: result.delivered,

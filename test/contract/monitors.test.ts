@@ -123,7 +123,13 @@ const WATCHED: Record<string, (subject: Subject) => Promise<Watched>> = {
     const [paid] = samples.paid(1);
     const bounce = { value: paid, outcome: "bounced", kind: "hard", occurredAt: null, detail: {} };
     const change = async (acct: Funded) =>
-      void (await receiveFeedback(env, product, acct.accountId, "api", [bounce], 0, Date.now()));
+      void (await receiveFeedback(env, product, {
+        accountId: acct.accountId,
+        source: "api",
+        events: [bounce],
+        ignored: 0,
+        now: Date.now(),
+      }));
     return { entries: [paid, samples.free()], change };
   },
 };

@@ -85,7 +85,7 @@ const event = (value: unknown, o: { outcome: string; kind: string | null }) => (
   detail: {},
 });
 const record = (product: Product, accountId: string, events: ReturnType<typeof event>[]) =>
-  receiveFeedback(env, product, accountId, "api", events, 0, Date.now());
+  receiveFeedback(env, product, { accountId, source: "api", events, ignored: 0, now: Date.now() });
 const sourcesOf = (data: unknown) => (data as { sources: { dataset: string }[] }).sources.map((s) => s.dataset);
 
 describe.each(SUPPRESSING)("delivery feedback that suppresses: $label", ({ product, samples }) => {

@@ -174,13 +174,10 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
         if (gone.length) await walkOf(spy.product, acct.payer, gone, { honorSuppressions: false });
         const [manual] = samples.paid(1);
         const entry = product.suppressions!.manual(manual)!;
-        await addSuppressions(
-          database(env),
-          acct.accountId,
-          product.name,
-          [{ key: entry.key, reason: "manual", result: entry.result }],
-          Date.now(),
-        );
+        await addSuppressions(database(env), acct.accountId, product.name, {
+          entries: [{ key: entry.key, reason: "manual", result: entry.result }],
+          now: Date.now(),
+        });
         const run = await walkOf(spy.product, acct.payer, [...gone, manual]);
         expect(run.items.map((i) => [i.meta.suppressed, i.meta.credits_used, i.meta.cache_hit])).toEqual(
           [...gone, manual].map(() => [true, 0, false]),
@@ -197,13 +194,10 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
           const acct = await funded(5);
           const [value] = samples.paid(1);
           const entry = product.suppressions!.manual(value)!;
-          await addSuppressions(
-            database(env),
-            acct.accountId,
-            product.name,
-            [{ key: entry.key, reason: "manual", result: entry.result }],
-            Date.now(),
-          );
+          await addSuppressions(database(env), acct.accountId, product.name, {
+            entries: [{ key: entry.key, reason: "manual", result: entry.result }],
+            now: Date.now(),
+          });
           const single = await walkOf(product, acct.payer, [value], { honorSuppressions: false });
           expect(single.items[0]!.meta).toMatchObject({ suppressed: false, credits_used: 1 });
           expect(await countRows("suppressions", acct.accountId, product.name)).toBe(0);

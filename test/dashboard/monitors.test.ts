@@ -123,7 +123,12 @@ describe("dashboard: monitors", () => {
       reason: "recheck",
     };
     for (let i = 0; i < KEPT_RUNS; i++)
-      await recordRun(env, id, [], { checked: 1, changed: 1 }, Date.now() + i, [change]);
+      await recordRun(env, id, {
+        baselines: [],
+        summary: { checked: 1, changed: 1 },
+        now: Date.now() + i,
+        changes: [change],
+      });
     expect(await recentRuns(env, id)).toHaveLength(KEPT_RUNS);
     const kept = htmlText(await (await browser.fetch("/dashboard/monitors")).text());
     expect(kept).toContain("Last runs (5)");

@@ -6,7 +6,7 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { newRequestId } from "../../src/http/request-id";
+import { newRequestId } from "../../src/http/request-id-format";
 import { logRequest, REQUEST_LOG_MAX_RECORDS, writeRequestRecords } from "../../src/http/request-log";
 import { insertRequestRecords } from "../../src/db/request-log";
 import type { NewRequestRecord } from "../../src/db/request-log";

@@ -57,7 +57,7 @@ async function rebind(port: number, config: DeliveryConfig) {
   const dialsBefore = (await mailStats()).dials.length;
   const results = [];
   for (let i = 0; i < 3; i++)
-    results.push(await postOnce(`https://localhost:${port}/hook`, "{}", "whsec_test", config));
+    results.push(await postOnce({ url: `https://localhost:${port}/hook`, body: "{}", secret: "whsec_test" }, config));
   return {
     results,
     trapped: (await trap()).connections - before.connections,
@@ -106,7 +106,7 @@ describe("webhook attempts connect to the address that was checked", () => {
       "https://169.254.169.254/latest",
     ];
     for (const url of urls) {
-      const result = await postOnce(url, "{}", "whsec_test", config);
+      const result = await postOnce({ url, body: "{}", secret: "whsec_test" }, config);
       expect(result).toMatchObject({ delivered: false, statusCode: 0, detail: PRIVATE_REFUSAL, retryable: false });
     }
     const hosts = ["127.0.0.1", "10.0.0.1", "::1", "fd00::1", "169.254.169.254"];
@@ -132,7 +132,10 @@ describe("webhook attempts connect to the address that was checked", () => {
   });
 
   it("delivers through the sidecar to a loopback receiver when loopback is allowed (development)", async () => {
-    const result = await postOnce(`${env.RECEIVER_URL}/ok/pinned`, '{"a":1}', "whsec_test", deliveryConfig(env));
+    const result = await postOnce(
+      { url: `${env.RECEIVER_URL}/ok/pinned`, body: '{"a":1}', secret: "whsec_test" },
+      deliveryConfig(env),
+    );
     expect(result).toMatchObject({ delivered: true, statusCode: 200, detail: "200" });
     const log = (await (await fetch(`${env.RECEIVER_URL}/__log?prefix=/ok/pinned`)).json()) as {
       headers: Record<string, string>;
@@ -146,7 +149,10 @@ describe("webhook attempts connect to the address that was checked", () => {
   it("delivers through the Container binding to a public receiver's checked address", async () => {
     // Loopback allowed so the fixture receiver counts as a reachable receiver; the route is the production one.
     const config = deliveryConfig({ ...env, SMTP_SIDECAR_URL: "", SMTP_SIDECAR: containerBinding() });
-    const result = await postOnce(`${env.RECEIVER_URL}/ok/container`, '{"b":2}', "whsec_test", config);
+    const result = await postOnce(
+      { url: `${env.RECEIVER_URL}/ok/container`, body: '{"b":2}', secret: "whsec_test" },
+      config,
+    );
     expect(result).toMatchObject({ delivered: true, statusCode: 200, detail: "200" });
     const log = (await (await fetch(`${env.RECEIVER_URL}/__log?prefix=/ok/container`)).json()) as { body: string }[];
     expect(log.at(-1)).toMatchObject({ body: '{"b":2}' });

@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { insertRequestRecords } from "../../src/db/request-log";
-import { newRequestId } from "../../src/http/request-id";
+import { newRequestId } from "../../src/http/request-id-format";
 import { RECORD_READABLE_WITHIN_MS } from "../../src/http/request-record";
 import worker from "../../src/index";
 import { assertDocumentedResponse } from "../openapi-check";

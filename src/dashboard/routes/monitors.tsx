@@ -82,7 +82,7 @@ export const monitorRoutes = new Hono<DashEnv>()
     if ("errors" in parsed) return refused(c, at.family, "edit", parsed.errors);
     // The engine finds the monitor by account and family; the key id is only read on create.
     const owner = { accountId: c.var.session.accountId, keyId: "" };
-    const edited = await editFromRequest(c.env, at.product, owner, at.id, parsed.body);
+    const edited = await editFromRequest(c.env, at.product, { owner, monitorId: at.id, body: parsed.body });
     if ("notFound" in edited) return notFound(c);
     if ("errors" in edited) return refused(c, at.family, "edit", edited.errors);
     return render(c, { notice: `Monitor ${at.id} saved.`, secret: edited.secret ?? undefined });

@@ -1,5 +1,5 @@
 import { database } from "../../db/client";
-import type { Product } from "../product";
+import type { BulkProduct } from "../product";
 import { redeliverLatest } from "../webhooks/outbox";
 import { resultsStream } from "./csv";
 import { FINISHED, jobById, markResumed, requestCancel, type JobRow } from "./jobs";
@@ -68,7 +68,7 @@ export interface RunResults {
 }
 
 /** The run's CSV (all rows, or the rows of one counter), once it settled with at least one row. */
-export function runResults(env: Env, product: Product, job: JobRow, variant?: string): RunResults | BulkRefusal {
+export function runResults(env: Env, product: BulkProduct, job: JobRow, variant?: string): RunResults | BulkRefusal {
   if (going(job)) return refusal("RESULTS_NOT_READY", "The run is still going.");
   if (job.status === "cancelled" && job.processed === 0)
     return refusal("JOB_CANCELLED", "The run was cancelled before any row was processed.");

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { database } from "../../db/client";
 import { bulkJobs } from "../../db/schema";
-import type { Product } from "../product";
+import type { BulkProduct } from "../product";
 import { armRecovery } from "../recovery";
 import { mintSecret } from "../webhooks/secret";
 import { CHUNK_ENTRIES, inputKey, requestHash, type JobRow } from "./jobs";
@@ -27,7 +27,7 @@ export interface CreateJob {
   idempotencyKey: string | null;
 }
 
-function distinct(product: Product, inputs: unknown[]): Entry[] {
+function distinct(product: BulkProduct, inputs: unknown[]): Entry[] {
   const byKey = new Map<string, Entry>();
   inputs.forEach((input, index) => {
     const key = product.normalize(input);
@@ -57,7 +57,7 @@ function chunkOffsets(lines: string[]): number[] {
 /** Stores the input, then the job, then queues it: the input is durable before anyone is told the job exists. */
 export async function createJob(
   env: Env,
-  product: Product,
+  product: BulkProduct,
   job: CreateJob,
 ): Promise<{ row: JobRow; webhookSecret: string | null }> {
   const db = database(env);

@@ -1,11 +1,11 @@
 import { policyColumns } from "../policy/apply";
-import type { Product } from "../product";
+import type { BulkProduct } from "../product";
 import { resultsPrefix } from "./jobs";
 
 export type Cell = string | number | boolean | null;
 
 /** The header every product's results share: `index`, `input`, the product's columns, its policy, then billing. */
-export const csvHeader = (product: Product) => [
+export const csvHeader = (product: BulkProduct) => [
   "index",
   "input",
   ...(product.bulk?.columns ?? []),
@@ -21,7 +21,7 @@ export const csvHeader = (product: Product) => [
 const FORMULA = /^(\s*[=+\-@]|[\t\r\n])/;
 
 /** The counters (and results variants) one row of `header` belongs to: the product's `counts`, or its verdict cell. */
-export function rowCounters(product: Product, header: string[], cells: string[]): string[] {
+export function rowCounters(product: BulkProduct, header: string[], cells: string[]): string[] {
   const shape = product.bulk!;
   if (!shape.counts) return [cells[header.indexOf(shape.verdictColumn)]!];
   return shape.counts(Object.fromEntries(header.map((column, i) => [column, cells[i] ?? ""])));
@@ -82,7 +82,7 @@ const indexOf = (row: string) => Number(row.slice(0, row.indexOf(",")));
 export function resultsStream(
   env: Env,
   jobId: number,
-  product: Product,
+  product: BulkProduct,
   variant: string | undefined,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();

@@ -3,7 +3,7 @@ import { sha256Hex } from "../../platform/tokens";
 import type { Database } from "../../db/client";
 import { iso, PER_PAGE } from "../../db/listing";
 import { bulkJobs } from "../../db/schema";
-import type { Product } from "../product";
+import type { BulkProduct } from "../product";
 import { latestStatuses, type DeliveryStatus } from "../webhooks/outbox";
 
 /** Bulk runs of every product: state and counters in D1 (`bulk_jobs`), inputs and results in R2, work on the queue. */
@@ -49,18 +49,18 @@ export function jobView(row: JobRow, delivery: DeliveryStatus | null = null, job
 export type JobView = ReturnType<typeof jobView>;
 
 /** Job objects with their webhook status, in one more query for the whole list. */
-export async function jobViews(db: Database, rows: JobRow[], product?: Product): Promise<JobView[]> {
+export async function jobViews(db: Database, rows: JobRow[], product?: BulkProduct): Promise<JobView[]> {
   const withHook = rows.filter((r) => r.webhookUrl).map((r) => String(r.id));
   const statuses = withHook.length ? await latestStatuses(db, "job", withHook) : new Map<string, DeliveryStatus>();
   return rows.map((row) => jobView(row, statuses.get(String(row.id)) ?? null, product?.bulk?.jobFields));
 }
 
-export const jobViewOf = async (db: Database, row: JobRow, product?: Product) =>
+export const jobViewOf = async (db: Database, row: JobRow, product?: BulkProduct) =>
   (await jobViews(db, [row], product))[0]!;
 
 export async function findJob(
   db: Database,
-  product: Product,
+  product: BulkProduct,
   accountId: string,
   jobId: number,
 ): Promise<JobRow | undefined> {
@@ -73,7 +73,7 @@ export async function findJob(
 
 export const jobById = (db: Database, jobId: number) => db.select().from(bulkJobs).where(eq(bulkJobs.id, jobId)).get();
 
-export async function findByIdempotencyKey(db: Database, product: Product, accountId: string, key: string) {
+export async function findByIdempotencyKey(db: Database, product: BulkProduct, accountId: string, key: string) {
   return db
     .select()
     .from(bulkJobs)
@@ -88,7 +88,7 @@ export interface JobFilter {
   page: number;
 }
 
-export async function listJobs(db: Database, product: Product, accountId: string, q: JobFilter) {
+export async function listJobs(db: Database, product: BulkProduct, accountId: string, q: JobFilter) {
   const filters: (SQL | undefined)[] = [
     eq(bulkJobs.accountId, accountId),
     eq(bulkJobs.product, product.name),
@@ -141,16 +141,18 @@ export async function markResumed(db: Database, jobId: number): Promise<JobRow |
   return resumed ?? null;
 }
 
+/** One chunk's share of a run: entries answered from `fromEntry`, CSV rows written, credits and counters added. */
+export interface ChunkProgress {
+  fromEntry: number;
+  entriesDone: number;
+  rows: number;
+  credits: number;
+  counts: Record<string, number>;
+}
+
 /** Adds one chunk's rows to the counters, only if nobody recorded them first (a redelivered message). */
-export async function recordProgress(
-  db: Database,
-  job: JobRow,
-  fromEntry: number,
-  entriesDone: number,
-  rows: number,
-  credits: number,
-  counts: Record<string, number>,
-) {
+export async function recordProgress(db: Database, job: JobRow, progress: ChunkProgress) {
+  const { fromEntry, entriesDone, rows, credits, counts } = progress;
   let countsSql = sql`${bulkJobs.counts}`;
   for (const [key, n] of Object.entries(counts)) {
     const path = `$.${key}`;

@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { database } from "../../db/client";
 import { bulkJobs } from "../../db/schema";
 import { storedPayer } from "../credits/payer";
-import type { Product } from "../product";
+import type { BulkProduct } from "../product";
 import { policyCells, policyColumns } from "../policy/apply";
 import { armRecovery, HEARTBEAT_MS } from "../recovery";
 import { walk } from "../walk/walk";
@@ -16,7 +16,7 @@ import type { RunMessage } from "./messages";
 /** A consumer works on one run for at most this long, then queues its continuation so other runs get a turn. */
 const SLICE_MS = 20_000;
 
-export type ProductLookup = (name: string) => Product | undefined;
+export type ProductLookup = (name: string) => BulkProduct | undefined;
 
 /** The fields of a run its finished event reports. */
 export type FinishedFields = Pick<
@@ -97,7 +97,7 @@ async function readChunk(env: Env, row: JobRow, chunk: number): Promise<Entry[] 
 const cellOf = (input: unknown): Cell => (typeof input === "string" ? input : JSON.stringify(input));
 
 /** One chunk through the paid walk: a CSV line for every position of every answered entry. */
-async function runChunk(env: Env, product: Product, row: JobRow, entries: Entry[]) {
+async function runChunk(env: Env, product: BulkProduct, row: JobRow, entries: Entry[]) {
   const shape = product.bulk!;
   const payer = await storedPayer(env, row.accountId, row.keyId);
   const operationId = `bulk:${row.id}:${row.nextEntry}`;
@@ -143,7 +143,7 @@ async function keepFirstPart(env: Env, key: string, lines: string[]): Promise<st
 }
 
 /** What a part adds to the job: its rows, credits and counters, and how many of the chunk's entries it answered. */
-function tallyPart(product: Product, lines: string[], entries: Entry[]) {
+function tallyPart(product: BulkProduct, lines: string[], entries: Entry[]) {
   const header = csvHeader(product);
   const credits = header.indexOf("credits_used");
   const counts: Record<string, number> = {};
@@ -212,7 +212,7 @@ export async function runJob(env: Env, jobId: number, productNamed: ProductLooku
       lines,
     );
     const tally = tallyPart(product, part, entries);
-    await recordProgress(db, row, row.nextEntry, tally.entriesDone, tally.rows, tally.credits, tally.counts);
+    await recordProgress(db, row, { fromEntry: row.nextEntry, ...tally });
     if (tally.entriesDone < entries.length)
       return finishJob(env, jobId, "completed", run.refused ?? run.stoppedReason ?? "insufficient_credits");
   }

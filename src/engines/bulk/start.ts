@@ -1,5 +1,5 @@
 import { database } from "../../db/client";
-import type { Product } from "../product";
+import type { BulkProduct } from "../product";
 import { refusal, type BulkRefusal } from "./actions";
 import { createJob } from "./create";
 import { findByIdempotencyKey, jobViewOf, requestHash, saveCreateResponse, type JobView } from "./jobs";
@@ -27,7 +27,8 @@ export interface Started {
  * creating the run (its answer not saved yet: a double submit), the answer is read from the run's row, which holds
  * the same job and webhook secret.
  */
-async function replay(env: Env, product: Product, run: StartRun, key: string, hash: string) {
+async function replay(env: Env, product: BulkProduct, run: StartRun, asked: { key: string; hash: string }) {
+  const { key, hash } = asked;
   const db = database(env);
   const existing = await findByIdempotencyKey(db, product, run.accountId, key);
   if (!existing) return null;
@@ -41,7 +42,7 @@ async function replay(env: Env, product: Product, run: StartRun, key: string, ha
 }
 
 /** The rows as the product's inputs, read with the run's options (`BulkShape.rows`); rows that cannot be one refuse. */
-function resolveRows(product: Product, rows: unknown[], options: Record<string, unknown>): unknown[] | BulkRefusal {
+function resolveRows(product: BulkProduct, rows: unknown[], options: Record<string, unknown>): unknown[] | BulkRefusal {
   const resolve = product.bulk!.rows?.resolve;
   if (!resolve) return rows;
   const errors: Record<string, string[]> = {};
@@ -58,10 +59,10 @@ function resolveRows(product: Product, rows: unknown[], options: Record<string, 
  * Creates a run (or replays the first answer of its Idempotency-Key) and records the answer for later replays. Creation
  * never refuses for credits: a run on an empty balance stops at once with `insufficient_credits`.
  */
-export async function startRun(env: Env, product: Product, run: StartRun): Promise<Started | BulkRefusal> {
+export async function startRun(env: Env, product: BulkProduct, run: StartRun): Promise<Started | BulkRefusal> {
   const key = run.idempotencyKey;
   const hash = await requestHash(run.list, run.webhookUrl);
-  const replayed = key ? await replay(env, product, run, key, hash) : null;
+  const replayed = key ? await replay(env, product, run, { key, hash }) : null;
   if (replayed) return replayed;
   const rows = resolveRows(product, run.list, run.options);
   if (!Array.isArray(rows)) return rows;
@@ -70,7 +71,7 @@ export async function startRun(env: Env, product: Product, run: StartRun): Promi
     created = await createJob(env, product, { ...run, inputs: rows });
   } catch (err) {
     // Two requests raced with one Idempotency-Key: the loser answers like a replay.
-    const raced = key ? await replay(env, product, run, key, hash) : null;
+    const raced = key ? await replay(env, product, run, { key, hash }) : null;
     if (raced) return raced;
     throw err;
   }

@@ -36,7 +36,6 @@ export async function checkAndActivate(
     return finishFailed(
       env,
       dataset,
-      row,
       run,
       `sanity check failed: ${refused}; answers keep generation ${current?.generation ?? "none"}`,
     );
@@ -47,21 +46,25 @@ export async function checkAndActivate(
     defaultVersion(first, now);
   const generation = row.generation!;
   const { coverage } = earnedCoverage(dataset.coverage, records, dataset.fullFloor);
-  const done = advance(env.DB, dataset.name, run, {
-    phase: "sweep",
-    status: "ok",
-    error: null,
-    last_success_at: now,
-    last_version: version,
-    last_records: records,
-    active_generation: generation,
-    source_tag: JSON.stringify(files.map((f) => f.tag)),
-    step_at: now,
-    files: null,
-  });
+  const done = advance(
+    env.DB,
+    { name: dataset.name, run },
+    {
+      phase: "sweep",
+      status: "ok",
+      error: null,
+      last_success_at: now,
+      last_version: version,
+      last_records: records,
+      active_generation: generation,
+      source_tag: JSON.stringify(files.map((f) => f.tag)),
+      step_at: now,
+      files: null,
+    },
+  );
   // One batch: answers read the new generation from the statement that lists it, never a half-imported one.
   const [switched] = await env.DB.batch([
-    ...dataset.table.activate(env.DB, generation, version, records, now, coverage),
+    ...dataset.table.activate(env.DB, { generation, version, records, now, coverage }),
     done,
   ]);
   if ((switched?.meta.changes ?? 0) === 0) {
@@ -69,7 +72,6 @@ export async function checkAndActivate(
     return finishFailed(
       env,
       dataset,
-      row,
       run,
       `generation ${generation} was replaced by another import before it could be switched to`,
     );

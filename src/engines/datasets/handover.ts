@@ -1,5 +1,5 @@
 import type { RefreshableDataset, RefreshMessage } from "./refreshable";
-import { failRun, type RefreshRow } from "./state";
+import { failRun } from "./state";
 
 // How a refresh step hands over: the next step as a queue message, or the end of a failed run with its staged files.
 
@@ -8,14 +8,8 @@ export async function enqueue(env: Env, name: string, run: string): Promise<void
   await env.JOBS.send(message(name, run));
 }
 
-export async function finishFailed(
-  env: Env,
-  dataset: RefreshableDataset,
-  _row: RefreshRow,
-  run: string,
-  error: string,
-): Promise<void> {
-  await failRun(env.DB, dataset.name, run, error, Date.now());
+export async function finishFailed(env: Env, dataset: RefreshableDataset, run: string, error: string): Promise<void> {
+  await failRun(env.DB, { name: dataset.name, run }, error, Date.now());
   await removeStaged(env, dataset.name, run);
 }
 

@@ -90,7 +90,12 @@ export async function importPhase(env: Env, dataset: RefreshableDataset, row: Re
     const writes: D1PreparedStatement[] = [];
     for (let i = 0; i < rows.length; i += per)
       writes.push(...dataset.table.insert(env.DB, generation, rows.slice(i, i + per)));
-    const moved = advance(env.DB, dataset.name, run, { cursor: nextText, step_at: Date.now() }, { cursor: cursorText });
+    const moved = advance(
+      env.DB,
+      { name: dataset.name, run },
+      { cursor: nextText, step_at: Date.now() },
+      { cursor: cursorText },
+    );
     const results = await env.DB.batch([...writes, moved]);
     // Another delivery of this step committed first: it carries the run on, this one stops.
     if ((results[results.length - 1]?.meta.changes ?? 0) === 0) return;

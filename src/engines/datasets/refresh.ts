@@ -22,7 +22,7 @@ export async function startRefresh(
   forced = false,
 ): Promise<string | null> {
   const run = `${now.toString(36)}-${crypto.randomUUID().slice(0, 8)}`;
-  if (!(await claimRun(env.DB, dataset.name, run, now, forced))) return null;
+  if (!(await claimRun(env.DB, { name: dataset.name, run }, now, forced))) return null;
   await enqueue(env, dataset.name, run);
   return run;
 }
@@ -36,16 +36,14 @@ export async function runRefreshStep(env: Env, dataset: RefreshableDataset, run:
     if (row.phase === "import") return await importPhase(env, dataset, row, run);
     if (row.phase === "sweep") return await sweepPhase(env, dataset, row, run);
   } catch (err) {
-    if (err instanceof RefreshFailure || row.phase === "fetch")
-      return finishFailed(env, dataset, row, run, errorText(err));
+    if (err instanceof RefreshFailure || row.phase === "fetch") return finishFailed(env, dataset, run, errorText(err));
     const cursor = readCursor(row);
     if (row.phase === "import" && cursor.failures + 1 >= MAX_FAILURES)
-      return finishFailed(env, dataset, row, run, errorText(err));
+      return finishFailed(env, dataset, run, errorText(err));
     if (row.phase === "import")
       await advance(
         env.DB,
-        dataset.name,
-        run,
+        { name: dataset.name, run },
         { cursor: JSON.stringify({ ...cursor, failures: cursor.failures + 1 }) },
         { cursor: row.cursor },
       ).run();
@@ -72,42 +70,56 @@ async function fetchPhase(env: Env, dataset: RefreshableDataset, row: RefreshRow
   const prefix = (i: number) => `refresh/${dataset.name}/${run}/${i}`;
   const staged: (StagedFile | null)[] = [];
   for (const [i, source] of dataset.sources.entries())
-    staged.push(await stageFile(env.DATASETS, sourceUrl(env, source), source, prefix(i), tags[i] ?? null));
+    staged.push(
+      await stageFile(env.DATASETS, sourceUrl(env, source), { source, prefix: prefix(i), tag: tags[i] ?? null }),
+    );
   const now = Date.now();
   if (staged.every((s) => s === null)) {
     // The publisher has published nothing since the last refresh: the data is as fresh as the publisher's.
-    await advance(env.DB, dataset.name, run, {
-      run: null,
-      phase: null,
-      status: "ok",
-      error: null,
-      last_success_at: now,
-      step_at: now,
-    }).run();
+    await advance(
+      env.DB,
+      { name: dataset.name, run },
+      {
+        run: null,
+        phase: null,
+        status: "ok",
+        error: null,
+        last_success_at: now,
+        step_at: now,
+      },
+    ).run();
     return;
   }
   // Some files unchanged, others not: the new generation needs them all, so fetch the unchanged ones again.
   for (const [i, source] of dataset.sources.entries())
-    staged[i] ??= await stageFile(env.DATASETS, sourceUrl(env, source), source, prefix(i), null);
+    staged[i] ??= await stageFile(env.DATASETS, sourceUrl(env, source), { source, prefix: prefix(i), tag: null });
   const generation = await dataset.table.begin(env.DB);
-  await advance(env.DB, dataset.name, run, {
-    phase: "import",
-    generation,
-    files: JSON.stringify(staged),
-    cursor: JSON.stringify(START),
-    step_at: Date.now(),
-  }).run();
+  await advance(
+    env.DB,
+    { name: dataset.name, run },
+    {
+      phase: "import",
+      generation,
+      files: JSON.stringify(staged),
+      cursor: JSON.stringify(START),
+      step_at: Date.now(),
+    },
+  ).run();
   await enqueue(env, dataset.name, run);
 }
 
 async function sweepPhase(env: Env, dataset: RefreshableDataset, _row: RefreshRow, run: string): Promise<void> {
   const { done } = await dataset.table.sweep(env.DB, SWEEP_BUDGET_MS);
   if (!done) return enqueue(env, dataset.name, run);
-  await advance(env.DB, dataset.name, run, {
-    run: null,
-    phase: null,
-    generation: null,
-    cursor: null,
-    step_at: Date.now(),
-  }).run();
+  await advance(
+    env.DB,
+    { name: dataset.name, run },
+    {
+      run: null,
+      phase: null,
+      generation: null,
+      cursor: null,
+      step_at: Date.now(),
+    },
+  ).run();
 }

@@ -11,7 +11,7 @@
  * -> check (row count within bounds of the generation answers read) -> activate (one D1 batch) -> sweep old rows.
  */
 
-import type { Coverage } from "../../db/coverage";
+import type { Activation, Coverage } from "../../db/coverage";
 
 /** What a dataset covers (src/db/coverage.ts), recorded with its `datasets` row when a refresh activates it. */
 export type { Coverage };
@@ -86,14 +86,7 @@ export interface GenerationTable<Row> {
    * Statements making `generation` the one answers read, listed in `datasets` at `version` with `coverage` (the
    * dataset's declared coverage: a refresh loads the publisher's whole file), run in one batch with the engine's state.
    */
-  activate(
-    db: D1Database,
-    generation: number,
-    version: string,
-    records: number,
-    now: number,
-    coverage: Coverage,
-  ): D1PreparedStatement[];
+  activate(db: D1Database, activation: Activation): D1PreparedStatement[];
   /** Deletes rows of generations neither active nor being imported until done or `budgetMs` passed. */
   sweep(db: D1Database, budgetMs: number): Promise<{ deleted: number; done: boolean }>;
 }

@@ -50,8 +50,7 @@ export async function refreshDueDatasets(
       if (idle > GIVE_UP_MS) {
         await failRun(
           env.DB,
-          dataset.name,
-          row.run,
+          { name: dataset.name, run: row.run },
           `stalled: no progress since ${new Date(row.step_at ?? 0).toISOString()}`,
           now,
         );

@@ -45,6 +45,13 @@ function fileNameOf(response: Response, url: string): string {
   return disposition?.[1] ?? lastSegment(response.url || url);
 }
 
+/** One source file to stage: where its parts go in R2 (`prefix`), and the last refresh's `tag` (ETag or date). */
+export interface Stage {
+  source: SourceFile;
+  prefix: string;
+  tag: string | null;
+}
+
 /**
  * Downloads `source` into `prefix`. Returns null when the publisher answered 304 to the `tag` of the last refresh.
  * A publisher's error (any other non-2xx answer, a network failure) is a RefreshFailure: the refresh fails visibly.
@@ -52,15 +59,13 @@ function fileNameOf(response: Response, url: string): string {
 export async function stageFile(
   bucket: R2Bucket,
   template: string,
-  source: SourceFile,
-  prefix: string,
-  tag: string | null,
+  stage: Stage,
   now = Date.now(),
 ): Promise<StagedFile | null> {
   const urls = candidateUrls(template, now);
   for (const [i, url] of urls.entries()) {
     try {
-      return await stageUrl(bucket, url, source, prefix, tag);
+      return await stageUrl(bucket, url, stage);
     } catch (err) {
       if (!(err instanceof NotPublished) || i === urls.length - 1) throw err;
     }
@@ -70,13 +75,8 @@ export async function stageFile(
 
 class NotPublished extends RefreshFailure {}
 
-async function stageUrl(
-  bucket: R2Bucket,
-  url: string,
-  source: SourceFile,
-  prefix: string,
-  tag: string | null,
-): Promise<StagedFile | null> {
+async function stageUrl(bucket: R2Bucket, url: string, stage: Stage): Promise<StagedFile | null> {
+  const { source, prefix, tag } = stage;
   const headers = new Headers({ "user-agent": "verification-api dataset refresh" });
   if (tag?.startsWith('"') || tag?.startsWith("W/")) headers.set("if-none-match", tag);
   else if (tag) headers.set("if-modified-since", tag);

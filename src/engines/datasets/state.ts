@@ -47,14 +47,15 @@ export const refreshRows = async (db: D1Database): Promise<RefreshRow[]> =>
 export const refreshRow = (db: D1Database, name: string) =>
   db.prepare("SELECT * FROM dataset_refresh WHERE name = ?").bind(name).first<RefreshRow>();
 
+/** A dataset's refresh run: the dataset's name and the run's id. */
+export interface RunAt {
+  name: string;
+  run: string;
+}
+
 /** Starts run `run` unless one is in progress; false when one is. */
-export async function claimRun(
-  db: D1Database,
-  name: string,
-  run: string,
-  now: number,
-  forced: boolean,
-): Promise<boolean> {
+export async function claimRun(db: D1Database, at: RunAt, now: number, forced: boolean): Promise<boolean> {
+  const { name, run } = at;
   const row = await db
     .prepare(
       `INSERT INTO dataset_refresh (name, run, phase, status, error, last_attempt_at, step_at, cursor, files, forced)
@@ -72,11 +73,11 @@ export async function claimRun(
 /** The statement that moves run `run` on (`where` adds a condition, e.g. the cursor it read). */
 export function advance(
   db: D1Database,
-  name: string,
-  run: string,
+  at: RunAt,
   set: Partial<RefreshRow>,
   where: { cursor?: string | null } = {},
 ): D1PreparedStatement {
+  const { name, run } = at;
   const columns = Object.keys(set);
   const values = Object.values(set);
   const assignments = columns.map((c, i) => `${c} = ?${i + 3}`).join(", ");
@@ -95,8 +96,8 @@ export function advance(
 /**
  * Ends run `run` as failed: answers keep reading the generation they read; the error is shown until the next success.
  */
-export const failRun = (db: D1Database, name: string, run: string, error: string, now: number) =>
-  advance(db, name, run, {
+export const failRun = (db: D1Database, at: RunAt, error: string, now: number) =>
+  advance(db, at, {
     run: null,
     phase: null,
     status: "failed",

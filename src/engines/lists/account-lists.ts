@@ -1,7 +1,7 @@
 import type { StoredKeyed } from "../../../durable-objects/account-credits";
 import { envOf, type Database } from "../../db/client";
 import { creditsStub } from "../credits/credits";
-import { currentRows, type KeyVersion } from "../rekey";
+import { currentRows, type KeyedTable, type KeyVersion } from "../rekey";
 
 /** The account's object, which holds its lists (durable-objects/account/lists.ts), from a `Database` or an env. */
 export const listsOf = (db: Database | Env, accountId: string) =>
@@ -23,16 +23,19 @@ export interface Recalled {
  */
 export async function recallLists(
   db: Database | Env,
-  accountId: string,
-  product: string,
-  keys: string[],
-  now: number,
-  want: { repeats: boolean; suppressions: boolean },
-  rekeyed?: KeyVersion,
+  recall: {
+    accountId: string;
+    product: string;
+    keys: string[];
+    now: number;
+    want: { repeats: boolean; suppressions: boolean };
+    rekeyed?: KeyVersion;
+  },
 ): Promise<Recalled> {
+  const { accountId, product, keys, now, want, rekeyed } = recall;
   const stub = listsOf(db, accountId);
   const found = await stub.recallLists(product, [...new Set(keys)], recallWant(want, rekeyed), now);
-  return readRecalled(stub, product, found, keys, rekeyed);
+  return readRecalled(stub, { product, found, keys, rekeyed });
 }
 
 export const recallWant = (want: { repeats: boolean; suppressions: boolean }, rekeyed?: KeyVersion) => ({
@@ -43,16 +46,19 @@ export const recallWant = (want: { repeats: boolean; suppressions: boolean }, re
 /** The object's rows for `keys` as the walk reads them (stale rows re-keyed on the way: src/engines/rekey.ts). */
 export async function readRecalled(
   stub: ReturnType<typeof listsOf>,
-  product: string,
-  found: { repeats: StoredKeyed[]; suppressions: StoredKeyed[] },
-  keys: string[],
-  rekeyed?: KeyVersion,
+  read: {
+    product: string;
+    found: { repeats: StoredKeyed[]; suppressions: StoredKeyed[] };
+    keys: string[];
+    rekeyed?: KeyVersion | undefined;
+  },
 ): Promise<Recalled> {
-  const wanted = new Set(keys);
+  const { product, found, rekeyed } = read;
+  const wanted = new Set(read.keys);
   const parsed = (rows: StoredKeyed[]) => rows.map((row) => ({ ...row, result: parseStored(row.result) }));
   const [repeats, suppressions] = await Promise.all([
-    currentRows(stub, "repeats", product, parsed(found.repeats), wanted, rekeyed),
-    currentRows(stub, "suppressions", product, parsed(found.suppressions), wanted, rekeyed),
+    currentRows(stub, { table: "repeats", product, rows: parsed(found.repeats), wanted, keys: rekeyed }),
+    currentRows(stub, { table: "suppressions", product, rows: parsed(found.suppressions), wanted, keys: rekeyed }),
   ]);
   const suppressed = new Map<string, unknown>();
   for (const [key, row] of suppressions) if (row.result !== null) suppressed.set(key, row.result);
@@ -60,4 +66,21 @@ export async function readRecalled(
     repeats: new Map([...repeats].map(([key, row]) => [key, { result: row.result, createdAt: row.createdAt }])),
     suppressed,
   };
+}
+
+/** Re-keys every stale row of one account and product (before a list route reads or changes the list by key). */
+export async function rekeyAll(
+  db: Database,
+  rekey: { table: KeyedTable; accountId: string; product: string; keys: KeyVersion | undefined },
+): Promise<void> {
+  const { table, accountId, product, keys } = rekey;
+  if (!keys) return;
+  const stub = listsOf(db, accountId);
+  const found = await stub.recallLists(product, [], {
+    repeats: table === "repeats",
+    suppressions: table === "suppressions",
+    staleBelow: keys.version,
+  });
+  const rows = found[table].map((row) => ({ ...row, result: parseStored(row.result) }));
+  await currentRows(stub, { table, product, rows, wanted: new Set(), keys });
 }

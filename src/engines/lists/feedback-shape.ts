@@ -60,3 +60,10 @@ export interface FeedbackShape<In, Out> {
   /** Sender name (the URL's `{provider}`) -> its parser; none: no inbound route is mounted. */
   providers: Readonly<Record<string, FeedbackProvider<In>>>;
 }
+
+/** The latest outcome recorded for a key, and when (Unix ms). */
+export interface LatestFeedback {
+  outcome: string;
+  kind: string | null;
+  at: number;
+}

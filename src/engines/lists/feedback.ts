@@ -1,7 +1,7 @@
 import type { Database } from "../../db/client";
-import type { Product } from "../product";
+import type { FeedbackProduct } from "../product";
 import { listsOf } from "./account-lists";
-import type { FeedbackEvent } from "./feedback-shape";
+import type { FeedbackEvent, LatestFeedback } from "./feedback-shape";
 
 /**
  * Delivery feedback of every product: what happened when the account used a value it looked up (delivered, bounced,
@@ -36,13 +36,10 @@ export interface Received {
  */
 export async function receiveFeedback<In, Out>(
   env: Env,
-  product: Product<In, Out>,
-  accountId: string,
-  source: string,
-  events: FeedbackEvent<In>[],
-  ignored: number,
-  now: number,
+  product: FeedbackProduct<In, Out>,
+  received: { accountId: string; source: string; events: FeedbackEvent<In>[]; ignored: number; now: number },
 ): Promise<Received> {
+  const { accountId, source, events, ignored, now } = received;
   const shape = product.feedback!;
   const rows: FeedbackRow[] = [];
   const suppress = new Map<string, { key: string; reason: string; result: unknown }>();
@@ -96,11 +93,10 @@ const FACETS_SHOWN = 100;
 
 export async function feedbackSummary(
   db: Database,
-  product: Product,
-  accountId: string,
-  since: number,
-  until: number,
+  product: FeedbackProduct,
+  period: { accountId: string; since: number; until: number },
 ): Promise<FeedbackSummary> {
+  const { accountId, since, until } = period;
   const shape = product.feedback!;
   const { byOutcome, byFacet, ignored } = await listsOf(db, accountId).feedbackCounts(
     product.name,
@@ -139,19 +135,12 @@ export async function feedbackSummary(
   };
 }
 
-/** The latest outcome recorded for a key, and when (Unix ms). */
-export interface LatestFeedback {
-  outcome: string;
-  kind: string | null;
-  at: number;
-}
-
 /**
  * For a product that reads feedback into its answers (IP) rather than suppressing: each key's outcomes recorded since
  * `since`, newest first, from the account's object; `latestByKey` keeps each key's latest.
  */
-export function latestFeedback(env: Env, accountId: string, product: string, keys: string[], since: number) {
-  return listsOf(env, accountId).latestFeedback(product, keys, since, IGNORED);
+export function latestFeedback(env: Env, read: { accountId: string; product: string; keys: string[]; since: number }) {
+  return listsOf(env, read.accountId).latestFeedback(read.product, read.keys, read.since, IGNORED);
 }
 
 export function latestByKey(rows: ({ key: string } & LatestFeedback)[]): Map<string, LatestFeedback> {

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import type { StoredSuppression } from "../../../durable-objects/account-credits";
 import type { Database } from "../../db/client";
-import type { Product } from "../product";
-import { rekeyAll } from "../rekey";
-import { listsOf, parseStored } from "./account-lists";
+import type { SuppressingProduct } from "../product";
+import { listsOf, parseStored, rekeyAll } from "./account-lists";
 
 /**
  * Every product's suppression list, keyed by (product, key) in the account's object (durable-objects/account/lists.ts).
@@ -30,11 +29,9 @@ export function addSuppressions(
   db: Database,
   accountId: string,
   product: string,
-  entries: Suppress[],
-  now: number,
-  keyVersion = 0,
+  added: { entries: Suppress[]; now: number; keyVersion?: number | undefined },
 ): Promise<number> {
-  return listsOf(db, accountId).addSuppressions(product, entries, now, keyVersion);
+  return listsOf(db, accountId).addSuppressions(product, added.entries, added.now, added.keyVersion ?? 0);
 }
 
 export function removeSuppressions(db: Database, accountId: string, product: string, keys: string[]): Promise<number> {
@@ -51,27 +48,33 @@ export async function removeSuppression(
   return row ? withAccount(accountId, row) : null;
 }
 
+/** Which page of a list (`PER_PAGE` rows), and optionally one key's entries only. */
+export interface PageAt {
+  page: number;
+  key?: string | undefined;
+}
+
 /** One page (`PER_PAGE` rows), newest first, optionally for one key. */
-export async function listSuppressions(db: Database, accountId: string, product: string, page: number, key?: string) {
-  const { rows, total } = await listsOf(db, accountId).listSuppressions(product, page, key);
+export async function listSuppressions(db: Database, accountId: string, product: string, at: PageAt) {
+  const { rows, total } = await listsOf(db, accountId).listSuppressions(product, at.page, at.key);
   return { rows: rows.map((row) => withAccount(accountId, row)), total };
 }
 
 /** Re-keys the account's entries of an older key version (address), as every list read or change by key must first. */
-const current = (db: Database, accountId: string, product: Product) =>
-  rekeyAll(db, "suppressions", accountId, product.name, product.keys);
+const current = (db: Database, accountId: string, product: SuppressingProduct) =>
+  rekeyAll(db, { table: "suppressions", accountId, product: product.name, keys: product.keys });
 
 /** One page of the product's list (`listSuppressions`), its entries of an older key version re-keyed first. */
-export async function suppressionPage(db: Database, accountId: string, product: Product, page: number, key?: string) {
+export async function suppressionPage(db: Database, accountId: string, product: SuppressingProduct, at: PageAt) {
   await current(db, accountId, product);
-  return listSuppressions(db, accountId, product.name, page, key);
+  return listSuppressions(db, accountId, product.name, at);
 }
 
 /**
  * The bodies of `POST` and `DELETE /{product}/suppressions` (the list under the product's field, at most 1,000; adding
  * takes a reason too), shared by the routes and the dashboard's form.
  */
-export function suppressionBodies(product: Product) {
+export function suppressionBodies(product: SuppressingProduct) {
   const values = z.object({ [product.suppressions!.listField]: z.array(product.input).min(1).max(1000) });
   return { values, add: values.extend({ reason: z.string().min(1).max(64).optional() }) };
 }
@@ -95,10 +98,10 @@ const spelled = (input: unknown) => (typeof input === "string" ? input : JSON.st
 export async function suppressByHand(
   db: Database,
   accountId: string,
-  product: Product,
-  inputs: unknown[],
-  reason = "manual",
+  product: SuppressingProduct,
+  asked: { inputs: unknown[]; reason?: string | undefined },
 ): Promise<Added> {
+  const { inputs, reason = "manual" } = asked;
   const lists = product.suppressions!;
   const manual = inputs
     .filter((input) => !product.isSample(input))
@@ -106,14 +109,11 @@ export async function suppressByHand(
   const entries = new Map<string, Suppress>();
   for (const { entry } of manual) if (entry) entries.set(entry.key, { ...entry, reason });
   await current(db, accountId, product);
-  const added = await addSuppressions(
-    db,
-    accountId,
-    product.name,
-    [...entries.values()],
-    Date.now(),
-    product.keys?.version,
-  );
+  const added = await addSuppressions(db, accountId, product.name, {
+    entries: [...entries.values()],
+    now: Date.now(),
+    keyVersion: product.keys?.version,
+  });
   return {
     added,
     invalid: manual.filter((m) => !m.entry).map((m) => spelled(m.input)),

@@ -128,10 +128,9 @@ export async function queueMonitorAlert(
   env: Env,
   context: AlertContext,
   monitor: MonitorRow,
-  summary: RunSummary,
-  changes: EntryChanges[],
-  ranAt: number,
+  run: { summary: RunSummary; changes: EntryChanges[]; ranAt: number },
 ): Promise<void> {
+  const { summary, changes, ranAt } = run;
   const recipients = await accountRecipients(database(env), monitor.accountId);
   const { subject, text, html } = alertBodies(context, monitor, summary, changes);
   await queueMail(

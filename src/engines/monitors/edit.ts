@@ -1,4 +1,4 @@
-import type { Product } from "../product";
+import type { MonitorProduct } from "../product";
 import { mintSecret } from "../webhooks/secret";
 import { nextRunAfter, rescheduled, type Cadence, type WebhookEvents } from "./schedule";
 import {
@@ -37,11 +37,11 @@ export interface Edited {
 /** Creates a monitor owned by the key's account; the first run is one interval from now. */
 export async function createMonitor(
   env: Env,
-  product: Product,
+  product: MonitorProduct,
   owner: { accountId: string; keyId: string },
   fields: MonitorFields,
-  now = Date.now(),
 ): Promise<Edited> {
+  const now = Date.now();
   monitorShape(product);
   const secret = fields.webhookUrl ? mintSecret() : null;
   const row = await insertMonitor(env, {
@@ -69,7 +69,7 @@ export async function createMonitor(
  */
 export async function patchMonitor(
   env: Env,
-  product: Product,
+  product: MonitorProduct,
   monitor: MonitorRow,
   patch: MonitorPatch,
 ): Promise<Edited> {

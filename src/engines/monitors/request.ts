@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { MonitorShape, Product } from "../product";
+import type { MonitorShape, MonitorProduct } from "../product";
 import { webhookUrlProblem } from "../webhooks/url-rule";
 import { createMonitor, patchMonitor, type Edited, type MonitorPatch } from "./edit";
 import { monitorFamily, monitorShape } from "./run";
@@ -62,7 +62,7 @@ const withOptions = <S extends z.ZodObject>(base: S, options: Record<string, z.Z
   base.extend(options) as unknown as S;
 
 /** The create and PATCH body schemas of a product's monitors, each entry validated by the product's input schema. */
-export function monitorRequest(product: Product) {
+export function monitorRequest(product: MonitorProduct) {
   const shape = monitorShape(product);
   const list = z.array(product.input).min(1).max(shape.maxEntries);
   return {
@@ -82,7 +82,7 @@ export interface RequestOwner {
   keyId: string;
 }
 
-const ownerOf = (product: Product, owner: RequestOwner) => ({ ...owner, product: monitorFamily(product) });
+const ownerOf = (product: MonitorProduct, owner: RequestOwner) => ({ ...owner, product: monitorFamily(product) });
 
 const urlErrors = (env: Env, url: string | null | undefined): FieldErrors | null => {
   const problem = url ? webhookUrlProblem(env, url) : null;
@@ -92,7 +92,7 @@ const urlErrors = (env: Env, url: string | null | undefined): FieldErrors | null
 /** A validated create body -> the new monitor (its webhook secret once), or the refused fields. */
 export async function createFromRequest(
   env: Env,
-  product: Product,
+  product: MonitorProduct,
   owner: RequestOwner,
   body: CreateBody,
 ): Promise<Edited | { errors: FieldErrors }> {
@@ -116,11 +116,10 @@ export async function createFromRequest(
  */
 export async function editFromRequest(
   env: Env,
-  product: Product,
-  owner: RequestOwner,
-  monitorId: number,
-  body: PatchBody,
+  product: MonitorProduct,
+  edit: { owner: RequestOwner; monitorId: number; body: PatchBody },
 ): Promise<Edited | { errors: FieldErrors } | { notFound: true }> {
+  const { owner, monitorId, body } = edit;
   const shape = monitorShape(product);
   if (Object.keys(body).length === 0) {
     const options = Object.keys(shape.options ?? {}).map((name) => `, ${name}`);

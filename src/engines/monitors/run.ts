@@ -1,5 +1,5 @@
 import { storedPayer } from "../credits/payer";
-import type { MonitorShape, Product, WalkOptions } from "../product";
+import type { MonitorShape, MonitorProduct, WalkOptions } from "../product";
 import { walk, type WalkItem } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
 import { queueMonitorAlert } from "./alert-mail";
@@ -32,7 +32,7 @@ export interface MonitorRunResult {
 }
 
 /** The product's monitor shape; a product without one never gets monitor routes or rows. */
-export function monitorShape<In, Out>(product: Product<In, Out>): MonitorShape<In, Out> {
+export function monitorShape<In, Out>(product: MonitorProduct<In, Out>): MonitorShape<In, Out> {
   if (!product.monitor) throw new Error(`product ${product.name} has no monitor shape`);
   return product.monitor;
 }
@@ -96,11 +96,10 @@ const tallies = <In, Out>(shape: MonitorShape<In, Out>, items: WalkItem<In, Out>
 export function runBody(
   product: Parameters<typeof monitorFamily>[0],
   monitor: Pick<MonitorRow, "id" | "name" | "cadence" | "lastRunAt" | "nextRunAt">,
-  summary: RunSummary,
-  changes: EntryChanges[],
-  flags?: RunFlags,
+  ran: { summary: RunSummary; changes: EntryChanges[]; flags?: RunFlags | undefined },
 ): string {
   const { id, name, cadence } = monitor;
+  const { summary, changes, flags } = ran;
   return JSON.stringify({
     event: runEvent(product),
     monitor: { id, name, cadence, last_run_at: iso(monitor.lastRunAt), next_run_at: iso(monitor.nextRunAt) },
@@ -129,7 +128,7 @@ export interface RunOptions {
  */
 export async function runMonitor<In, Out>(
   env: Env,
-  product: Product<In, Out>,
+  product: MonitorProduct<In, Out>,
   monitor: MonitorRow,
   { now = Date.now(), refresh = false }: RunOptions = {},
 ): Promise<MonitorRunResult> {
@@ -156,12 +155,10 @@ export async function runMonitor<In, Out>(
     credits_used: run.creditsUsed,
     stopped_reason: run.stoppedReason ?? run.refused,
   };
-  const current = (await recordRun(env, monitor.id, compared.baselines, { ...summary }, now, compared.changes)) ?? {
-    ...monitor,
-    lastRunAt: now,
-  };
+  const ran = { baselines: compared.baselines, summary: { ...summary }, now, changes: compared.changes };
+  const current = (await recordRun(env, monitor.id, ran)) ?? { ...monitor, lastRunAt: now };
   const flags = shape.flags ? compared.flags : undefined;
-  const body = runBody(product, current, summary, compared.changes, flags);
+  const body = runBody(product, current, { summary, changes: compared.changes, flags });
   if (current.webhookUrl && current.webhookSecret && shouldPost(current.webhookEvents, summary)) {
     const delivery = {
       owner: "monitor" as const,
@@ -177,7 +174,8 @@ export async function runMonitor<In, Out>(
     // The monitor's row on the dashboard's monitors page: a browser link that works signed in, unlike the API's URL.
     const base = env.MAIL_BASE_URL.replace(/\/+$/, "");
     const link = `${base}/dashboard/monitors#monitor-${monitorFamily(product)}-${current.id}`;
-    await queueMonitorAlert(env, { family: monitorFamily(product), link }, current, summary, compared.changes, now);
+    const alert = { summary, changes: compared.changes, ranAt: now };
+    await queueMonitorAlert(env, { family: monitorFamily(product), link }, current, alert);
   }
   return { monitor: current, summary, changes: compared.changes, ...(flags ? { flags } : {}), body };
 }

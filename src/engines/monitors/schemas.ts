@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { MonitorShape, Product } from "../product";
+import type { MonitorShape, MonitorProduct } from "../product";
 import { CHANGE_REASONS } from "./change-reason";
 
 type Shape = MonitorShape<unknown, unknown>;
@@ -9,7 +9,7 @@ type Shape = MonitorShape<unknown, unknown>;
  * building zod objects is a good part of the Worker's startup CPU (docs/architecture.md, "Cold start").
  */
 const summaries = new WeakMap<Shape, ReturnType<typeof buildRunSummary>>();
-const monitors = new WeakMap<Product, ReturnType<typeof buildMonitor>>();
+const monitors = new WeakMap<MonitorProduct, ReturnType<typeof buildMonitor>>();
 
 /** `last_summary` and a run's `summary`: fixed counts with the product's own tallies (entity: `found`). */
 export function runSummarySchema(shape: Shape) {
@@ -19,7 +19,7 @@ export function runSummarySchema(shape: Shape) {
 }
 
 /** The monitor object as `monitorView` builds it; the list field is named by the product. */
-export function monitorSchema(product: Product, shape: Shape) {
+export function monitorSchema(product: MonitorProduct, shape: Shape) {
   // By product: a product has one monitor shape, and the list's items are the product's own input.
   let schema = monitors.get(product);
   if (!schema) monitors.set(product, (schema = buildMonitor(product, shape)));
@@ -38,7 +38,7 @@ function buildRunSummary(shape: Shape) {
   });
 }
 
-function buildMonitor(product: Product, shape: Shape) {
+function buildMonitor(product: MonitorProduct, shape: Shape) {
   return z.object({
     id: z.int(),
     name: z.string(),

@@ -161,11 +161,9 @@ export async function recentRuns(env: Env, id: number, limit = KEPT_RUNS): Promi
 export async function recordRun(
   env: Env,
   id: number,
-  baselines: Baseline[],
-  summary: Record<string, unknown>,
-  now: number,
-  changes: unknown[] = [],
+  ran: { baselines: Baseline[]; summary: Record<string, unknown>; now: number; changes?: unknown[] },
 ): Promise<MonitorRow | undefined> {
+  const { baselines, summary, now, changes = [] } = ran;
   const db = database(env);
   const run = db.insert(monitorRuns).values({
     monitorId: id,

@@ -1,6 +1,6 @@
 import { database } from "../../db/client";
 import { iso } from "../../db/listing";
-import type { Product } from "../product";
+import type { MonitorProduct } from "../product";
 import { latestStatuses } from "../webhooks/outbox";
 import type { MonitorRow } from "./store";
 
@@ -17,7 +17,7 @@ const NO_DELIVERY: WebhookState = { status: null, detail: null, url: null };
  * The monitor object. The list is named by the product (`identifiers` for entity); the signing secret is never part
  * of it; `webhook_status`/`webhook_detail` are those of the monitor's latest delivery in the webhook outbox.
  */
-export function monitorView(product: Product, m: MonitorRow, webhook: WebhookState = NO_DELIVERY) {
+export function monitorView(product: MonitorProduct, m: MonitorRow, webhook: WebhookState = NO_DELIVERY) {
   return {
     id: m.id,
     name: m.name,
@@ -38,7 +38,7 @@ export function monitorView(product: Product, m: MonitorRow, webhook: WebhookSta
 }
 
 /** The product's own options as the monitor holds them, each with its default when never given. */
-export function monitorOptions(product: Product, m: Pick<MonitorRow, "options">): Record<string, unknown> {
+export function monitorOptions(product: MonitorProduct, m: Pick<MonitorRow, "options">): Record<string, unknown> {
   const shapes = product.monitor?.options ?? {};
   return Object.fromEntries(
     Object.entries(shapes).map(([name, schema]) => [name, m.options?.[name] ?? schema.parse(undefined)]),
@@ -49,7 +49,7 @@ export function monitorOptions(product: Product, m: Pick<MonitorRow, "options">)
 export type MonitorView = ReturnType<typeof monitorView>;
 
 /** Monitor objects for `rows`, reading their delivery states from the outbox. */
-export async function monitorViews(env: Env, product: Product, rows: MonitorRow[]): Promise<MonitorView[]> {
+export async function monitorViews(env: Env, product: MonitorProduct, rows: MonitorRow[]): Promise<MonitorView[]> {
   const statuses = rows.length
     ? await latestStatuses(
         database(env),
@@ -61,7 +61,7 @@ export async function monitorViews(env: Env, product: Product, rows: MonitorRow[
 }
 
 /** One monitor object with its delivery state. */
-export async function viewOf(env: Env, product: Product, row: MonitorRow): Promise<MonitorView> {
+export async function viewOf(env: Env, product: MonitorProduct, row: MonitorRow): Promise<MonitorView> {
   const [view] = await monitorViews(env, product, [row]);
   return view!;
 }

@@ -1,7 +1,7 @@
 import type { Hold } from "../credits/credits";
 import { listsOf, readRecalled, recallWant } from "../lists/account-lists";
 import { IGNORED, latestByKey } from "../lists/feedback";
-import type { Product, WalkOptions } from "../product";
+import type { WalkProduct, WalkOptions } from "../product";
 import { applyRecalled, listsWanted, recallStored } from "./plan";
 import type { Unique, WalkState } from "./state";
 
@@ -54,7 +54,7 @@ export async function recallAndHold<In, Out>(state: WalkState<In, Out>): Promise
   applyRecalled(
     { env, product, options, now },
     open,
-    await readRecalled(stub, product.name, begun.recall, keys, product.keys),
+    await readRecalled(stub, { product: product.name, found: begun.recall, keys, rekeyed: product.keys }),
   );
   return state;
 }
@@ -78,13 +78,13 @@ function keepHold<In, Out>({ paid }: WalkState<In, Out>, hold: Hold) {
  * free answer, and settle before answering). A product that decides per repeat (it may renew) is held for, and nothing
  * is free with `refresh`.
  */
-function freeRepeatsAfter<In, Out>(product: Product<In, Out>, options: WalkOptions, now: number): number | null {
+function freeRepeatsAfter<In, Out>(product: WalkProduct<In, Out>, options: WalkOptions, now: number): number | null {
   if (typeof product.repeats === "function" || options.refresh) return null;
   return options.maxAgeSeconds === null ? 0 : now - options.maxAgeSeconds * 1000;
 }
 
 /** The feedback the values' answers report, read by the first call: on the keys the product names (default: theirs). */
-function feedbackWant<In, Out>(product: Product<In, Out>, open: Unique<In, Out>[], now: number) {
+function feedbackWant<In, Out>(product: WalkProduct<In, Out>, open: Unique<In, Out>[], now: number) {
   const reads = product.readsFeedback;
   if (!reads) return {};
   const keys = reads.keysOf ? [...new Set(open.flatMap((u) => reads.keysOf!(u.input)))] : open.map((u) => u.key);

@@ -1,6 +1,6 @@
 import type { Hold, StopReason } from "../credits/credits";
 import { timeProduct } from "../../platform/trace";
-import type { Product } from "../product";
+import type { WalkProduct } from "../product";
 import type { Paid, Priced, Unique, WalkState } from "./state";
 
 /** One wave's ask: the values' claims, whether it leaves room for others (`share`), whether it claims at all. */
@@ -66,7 +66,7 @@ function stopAt<In, Out>(paid: Paid<In, Out>, index: number, reason: StopReason)
 }
 
 /** Applies the fair-use allowance to a product's price: free while it lasts. A repeat answered fresh costs nothing. */
-function applyPrice<In, Out>(product: Product<In, Out>, u: Unique<In, Out>, allowance: { left: number }): Priced {
+function applyPrice<In, Out>(product: WalkProduct<In, Out>, u: Unique<In, Out>, allowance: { left: number }): Priced {
   if (u.repeat) return { units: 0, fairUseBilled: false, fairUse: false };
   const price = product.price(u.looked!.result);
   if (!price.fairUse)

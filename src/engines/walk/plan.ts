@@ -1,12 +1,12 @@
 import type { Payer } from "../credits/credits";
 import { recallLists, type Recalled } from "../lists/account-lists";
-import type { Product, WalkOptions } from "../product";
+import type { WalkProduct, WalkOptions } from "../product";
 import type { Plan, Unique } from "./state";
 
 export type { Plan, Unique } from "./state";
 
 /** Steps 1 and 2: dedupe by key, then answer what needs no dataset (test values, malformed input). */
-export async function planList<In, Out>(product: Product<In, Out>, inputs: In[]): Promise<Plan<In, Out>> {
+export async function planList<In, Out>(product: WalkProduct<In, Out>, inputs: In[]): Promise<Plan<In, Out>> {
   const byKey = new Map<string, Unique<In, Out>>();
   const keyOf = inputs.map((input, index) => {
     const key = product.normalize(input);
@@ -28,7 +28,7 @@ const freeAnswer = <Out>(result: Out) => ({ result, cacheHit: false, suppressed:
 /** What reading the account's rows needs to know: whose rows, of which product, for which call. */
 export interface RecallScope<In, Out> {
   env: Env;
-  product: Product<In, Out>;
+  product: WalkProduct<In, Out>;
   options: WalkOptions;
   now: number;
 }
@@ -45,20 +45,19 @@ export async function recallStored<In, Out>(
   const open = scope.uniques.filter((u) => !u.free);
   if (!scope.payer || !open.length) return;
   // One call to the account's object reads both (its lists live there).
-  const recalled = await recallLists(
-    scope.env,
-    scope.payer.accountId,
-    scope.product.name,
-    open.map((u) => u.key),
-    scope.now,
-    listsWanted(scope.product, scope.options),
-    scope.product.keys,
-  );
+  const recalled = await recallLists(scope.env, {
+    accountId: scope.payer.accountId,
+    product: scope.product.name,
+    keys: open.map((u) => u.key),
+    now: scope.now,
+    want: listsWanted(scope.product, scope.options),
+    rekeyed: scope.product.keys,
+  });
   applyRecalled(scope, open, recalled, scope.waited);
 }
 
 /** What a walk reads of the account's lists: repeats always, suppressions when the call honours them. */
-export const listsWanted = <In, Out>(product: Product<In, Out>, options: WalkOptions) => ({
+export const listsWanted = <In, Out>(product: WalkProduct<In, Out>, options: WalkOptions) => ({
   repeats: true,
   suppressions: Boolean(options.honorSuppressions && product.suppressions),
 });

@@ -1,7 +1,7 @@
 import type { UsageCounter } from "../../../durable-objects/account-credits";
 import type { UnitHoldShape } from "../../../durable-objects/account/unit-outcome";
 import type { Credits, Hold, Payer, StopReason } from "../credits/credits";
-import type { Looked, Product, ProductContext, WalkOptions } from "../product";
+import type { Looked, WalkProduct, ProductContext, WalkOptions } from "../product";
 
 /** What a walk is asked: by an HTTP request, a bulk chunk, a monitor run or a re-check. */
 export interface WalkRequest<In> {
@@ -127,7 +127,7 @@ export interface Paid<In, Out> {
  * leaves them.
  */
 export interface WalkState<In, Out> extends Plan<In, Out> {
-  product: Product<In, Out>;
+  product: WalkProduct<In, Out>;
   request: WalkRequest<In>;
   now: number;
   credits: Credits;

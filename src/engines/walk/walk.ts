@@ -1,7 +1,7 @@
 import { replicaReads } from "../../db/client";
 import { creditsFor } from "../credits/credits";
 import { applyPolicy } from "../policy/apply";
-import type { Product } from "../product";
+import type { WalkProduct } from "../product";
 import { recallAndHold } from "./begin";
 import { payAll } from "./pay-all";
 import { planList } from "./plan";
@@ -17,7 +17,10 @@ export type { WalkItem, WalkRequest, WalkRun } from "./state";
  * balance, the key's daily cap, a rate limit the account's object counted) comes back as `refused`, and surfaces turn
  * it into their own errors.
  */
-export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequest<In>): Promise<WalkRun<In, Out>> {
+export async function walk<In, Out>(
+  product: WalkProduct<In, Out>,
+  request: WalkRequest<In>,
+): Promise<WalkRun<In, Out>> {
   const state = await start(product, request);
   try {
     await recallAndHold(state);
@@ -47,7 +50,7 @@ export async function walk<In, Out>(product: Product<In, Out>, request: WalkRequ
 }
 
 /** Steps 1 and 2 (dedupe, test values), and the state every later step takes and returns. */
-async function start<In, Out>(product: Product<In, Out>, request: WalkRequest<In>): Promise<WalkState<In, Out>> {
+async function start<In, Out>(product: WalkProduct<In, Out>, request: WalkRequest<In>): Promise<WalkState<In, Out>> {
   const now = request.now ?? Date.now();
   const plan = await planList(product, request.inputs);
   return {

@@ -135,7 +135,10 @@ export async function attemptDelivery(env: Env, deliveryId: number, attempt?: nu
   const result =
     body === null
       ? { delivered: false, retryable: false, detail: BODY_GONE }
-      : await postOnce(row.url, body, row.secret, config, { [DELIVERY_ID_HEADER]: deliveryIdOf(row.id) });
+      : await postOnce(
+          { url: row.url, body, secret: row.secret, headers: { [DELIVERY_ID_HEADER]: deliveryIdOf(row.id) } },
+          config,
+        );
   const made = row.attempts + 1;
   const retry = result.retryable && made < maxAttempts;
   const status = result.delivered ? "delivered" : retry ? "pending" : "failed";

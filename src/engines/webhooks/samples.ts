@@ -57,7 +57,11 @@ export function sampleBody(event: EventName, products: SampleProducts): string {
     const monitor = { id: 1, name: "Test monitor", cadence: "weekly" as const, lastRunAt: AT, nextRunAt: AT + WEEK_MS };
     // A product that flags entries (phone) posts `flags`, empty when nothing was newly flagged.
     return asTest(
-      runBody(product ?? { name: monitored }, monitor, summary, [], product?.monitor?.flags ? {} : undefined),
+      runBody(product ?? { name: monitored }, monitor, {
+        summary,
+        changes: [],
+        flags: product?.monitor?.flags ? {} : undefined,
+      }),
     );
   }
   const [, product] = /^([a-z]+)\./.exec(event) ?? [];

@@ -23,7 +23,7 @@ function datasetNamed(name: string): AddressDataset {
 const name = (max: number) => z.string().min(1).max(max);
 const country = z.string().regex(/^[A-Z]{2}$/);
 
-/** Rows as scripts/import-address.mjs posts them (datasets.ts `PostcodeRow` and `StreetRow`). */
+/** Rows as scripts/import-address.mjs posts them (records.ts `PostcodeRow` and `StreetRow`). */
 const postcodeRow = z.object({
   country,
   postcode: name(20),
@@ -113,7 +113,12 @@ export const adminAddressDatasetRoutes = new Hono<AppEnv>()
     async (c) => {
       const dataset = datasetNamed(c.req.valid("param").dataset);
       const { version, records, coverage } = c.req.valid("json");
-      const installed = await installDataset(database(c.env), dataset.name, version, records, Date.now(), coverage);
+      const installed = await installDataset(database(c.env), dataset.name, {
+        version,
+        records,
+        now: Date.now(),
+        coverage,
+      });
       return ok(c, {
         name: dataset.name,
         version,

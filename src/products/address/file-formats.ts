@@ -3,7 +3,7 @@
  * BAN), named by ADDRESS_DATASETS (datasets.ts), and the spellings they share (UK postcodes, house numbers). It
  * imports types only, so Node loads it as it is (through scripts/lib/ts-imports.mjs, as datasets.ts imports it).
  */
-import type { FileFormat } from "./datasets";
+import type { FileFormat } from "./records";
 
 /**
  * A house number as the premise tables store and compare it: the number without leading zeros, then its suffix

@@ -93,7 +93,9 @@ async function listStreetsOf(env: Env, { postcode, country }: Place): Promise<Li
   const covering = coveringDatasets(installed, country, "streets");
   // UK street datasets file roads by postcode district: `SW1A 2AA` lists the roads of `SW1A`.
   const filed = ["GB", "JE", "GG", "IM"].includes(country) ? canonical.split(" ")[0]! : canonical;
-  const rows = covering.length ? await listStreets(db, country, filed, covering, STREETS_LIMIT) : [];
+  const rows = covering.length
+    ? await listStreets(db, { country, postcode: filed, datasetNames: covering, limit: STREETS_LIMIT })
+    : [];
   const streets = [
     ...new Map(rows.slice(0, STREETS_LIMIT).map((r) => [r.street, { name: r.street, locality: r.locality }])).values(),
   ];

@@ -2,7 +2,8 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { addressPremises } from "./tables";
-import type { AddressDatasetName, PremiseRow } from "./datasets";
+import type { AddressDatasetName } from "./datasets";
+import type { PremiseRow } from "./records";
 import { streetKey } from "./names";
 import { activeGeneration } from "./store";
 

@@ -1,13 +1,8 @@
 import { headerIndexes } from "../../../datasets/registers/csv.mjs";
 import { activateGeneration, beginGeneration, currentGeneration } from "../../db/generations";
 import type { GenerationTable, RefreshableDataset, RowReader, SourceFile } from "../../engines/datasets/refreshable";
-import {
-  ADDRESS_DATASETS,
-  type AddressDatasetName,
-  type PostcodeRow,
-  type PremiseRow,
-  type StreetRow,
-} from "./datasets";
+import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
+import type { PostcodeRow, PremiseRow, StreetRow } from "./records";
 import { placeKey, streetKey } from "./names";
 
 /**
@@ -87,8 +82,7 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
         );
       return statements;
     },
-    activate: (db, generation, version, records, now, coverage) =>
-      activateGeneration(db, name, generation, version, records, now, coverage),
+    activate: (db, activation) => activateGeneration(db, name, activation),
     // Rows of generations neither read nor being written (WITHOUT ROWID tables: rows are picked by their primary key).
     async sweep(db, budgetMs) {
       const started = Date.now();

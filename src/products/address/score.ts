@@ -1,5 +1,5 @@
 import type { AddressReason, Precision } from "./result";
-import { riskFields, } from "../risk";
+import { riskFields } from "../risk";
 
 /**
  * The risk formula (docs/address.md): each component that applies adds its points, the score is their sum capped at

@@ -4,7 +4,8 @@ import type { Database } from "../../db/client";
 import { readCoverage, type Coverage } from "../../db/coverage";
 import { datasets } from "../../db/schema";
 import { addressPostcodes, addressStreets } from "./tables";
-import { ADDRESS_DATASET_NAMES, type AddressDatasetName, type PostcodeRow, type StreetRow } from "./datasets";
+import { ADDRESS_DATASET_NAMES, type AddressDatasetName } from "./datasets";
+import type { PostcodeRow, StreetRow } from "./records";
 import { placeKey, streetKey } from "./names";
 
 /**
@@ -93,7 +94,11 @@ export async function findStreets(
 }
 
 /** The streets listed in one postcode, by name, at most `limit` + 1 (the caller tells whether the list was cut). */
-export function listStreets(db: Database, country: string, postcode: string, datasetNames: string[], limit: number) {
+export function listStreets(
+  db: Database,
+  asked: { country: string; postcode: string; datasetNames: string[]; limit: number },
+) {
+  const { country, postcode, datasetNames, limit } = asked;
   return db
     .selectDistinct({
       street: addressStreets.street,

@@ -1,23 +1,12 @@
 import { SOURCES, type Source } from "./datasets";
 import type { DomainFacts } from "./domain-facts";
 import { PROVIDER_RULES_SOURCE, providerRuleFor } from "./provider-rules";
-import type { EmailResult, Outcome, Reason, SmtpReason, Verdict } from "./result";
+import type { EmailResult, MailboxOutcome, Outcome, Reason, SmtpReason, Verdict } from "./result";
 import { mailboxConfidence, riskComponents, riskLevel, riskScore } from "./score";
 import type { checkTypo } from "./typo";
 import { whole } from "../../engines/sources";
 
 /** Builds full email results; every score is computed from the answer's own fields (score.ts). */
-
-/** What a mailbox handshake said about one address, fresh or remembered. */
-export type MailboxOutcome =
-  | "accepted"
-  | "no_mailbox"
-  | "mailbox_full"
-  | "mailbox_disabled"
-  | "catch_all"
-  | "greylisted"
-  | "timeout"
-  | "provider_unavailable";
 
 export interface MailboxAnswer {
   outcome: MailboxOutcome;

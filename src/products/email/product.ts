@@ -161,7 +161,7 @@ export const email: Product<string, EmailResult> = {
   policy: emailPolicy,
   feedback: emailFeedback,
   companions: [asProduct(emailDomain)],
-  messages: { recheck: (env, message) => recheck(env, message as RecheckMessage) },
+  messages: { recheck: (env, message) => recheck(env, email, message as RecheckMessage) },
   batchedMessages: {
     mailbox_answers: (env, messages) =>
       storeMailboxes(

@@ -1,6 +1,6 @@
 import rulesSnapshot from "../../../datasets/snapshots/provider-rules.json";
 import type { SidecarAddressResult } from "../../platform/smtp-sidecar-client";
-import type { MailboxOutcome } from "./answer";
+import type { MailboxOutcome } from "./result";
 import type { Source } from "./datasets";
 import { whole } from "../../engines/sources";
 

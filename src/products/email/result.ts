@@ -1,6 +1,17 @@
 import type { PolicyDecision } from "../../engines/policy/policy";
 import type { Source } from "./datasets";
 
+/** What a mailbox handshake said about one address, fresh or remembered. */
+export type MailboxOutcome =
+  | "accepted"
+  | "no_mailbox"
+  | "mailbox_full"
+  | "mailbox_disabled"
+  | "catch_all"
+  | "greylisted"
+  | "timeout"
+  | "provider_unavailable";
+
 export type Verdict = "deliverable" | "risky" | "undeliverable";
 
 /**

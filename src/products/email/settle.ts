@@ -1,7 +1,7 @@
 import { creditsStub } from "../../engines/credits/credits";
+import type { WalkProduct } from "../../engines/product";
 import { walk } from "../../engines/walk/walk";
 import { enqueueDelivery } from "../../engines/webhooks/outbox";
-import { email } from "./product";
 import type { EmailResult } from "./result";
 import { cannedAnswer } from "./test-addresses";
 
@@ -43,16 +43,18 @@ export async function scheduleRecheck(env: Env, message: Omit<RecheckMessage, "t
 
 /** The `email.settled` body; test deliveries (`settledSample`) are built by it too. */
 function settledEvent(
-  requestId: string,
-  attempt: number,
+  check: { requestId: string; attempt: number },
   settled: boolean,
   data: EmailResult | null,
   meta: Record<string, unknown>,
 ) {
-  return { event: "email.settled", request_id: requestId, attempt, settled, data, meta };
+  return { event: "email.settled", request_id: check.requestId, attempt: check.attempt, settled, data, meta };
 }
 
-async function settledBody(env: Env, m: RecheckMessage): Promise<Record<string, unknown> | null> {
+/** The email product the re-check walks, handed in by it (its module imports this one). */
+type Email = WalkProduct<string, EmailResult>;
+
+async function settledBody(env: Env, email: Email, m: RecheckMessage): Promise<Record<string, unknown> | null> {
   const payer = { accountId: m.accountId, keyId: m.keyId, dailyCreditCap: m.dailyCreditCap };
   const options = {
     refresh: true,
@@ -71,7 +73,7 @@ async function settledBody(env: Env, m: RecheckMessage): Promise<Record<string, 
       fair_use_billed: false,
       stopped_reason: "insufficient_credits",
     };
-    return settledEvent(m.requestId, m.attempt, false, null, meta);
+    return settledEvent(m, false, null, meta);
   }
   const { data, meta } = run.items[0]!;
   const settled = data.reason !== "unverified";
@@ -82,7 +84,7 @@ async function settledBody(env: Env, m: RecheckMessage): Promise<Record<string, 
     cache_hit: meta.cache_hit,
     fair_use_billed: meta.fair_use_billed,
   };
-  return settledEvent(m.requestId, m.attempt, settled, data, callbackMeta);
+  return settledEvent(m, settled, data, callbackMeta);
 }
 
 /**
@@ -91,12 +93,12 @@ async function settledBody(env: Env, m: RecheckMessage): Promise<Record<string, 
 export function settledSample(): string {
   const data = cannedAnswer("deliverable", "service.test", "deliverable@service.test");
   const meta = { credits_used: 0, credits_remaining: 0, cache_hit: false, fair_use_billed: false };
-  return JSON.stringify(settledEvent("req_test", 1, true, data, meta));
+  return JSON.stringify(settledEvent({ requestId: "req_test", attempt: 1 }, true, data, meta));
 }
 
 /** One re-check: settles and calls back, or schedules the next re-check while there is one. */
-export async function recheck(env: Env, m: RecheckMessage): Promise<void> {
-  const body = await settledBody(env, m);
+export async function recheck(env: Env, email: Email, m: RecheckMessage): Promise<void> {
+  const body = await settledBody(env, email, m);
   if (!body) return scheduleRecheck(env, m, 2);
   await enqueueDelivery(env, {
     owner: "callback",

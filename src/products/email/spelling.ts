@@ -1,9 +1,9 @@
-import type { MailboxAnswer, MailboxOutcome, Prepared } from "./answer";
+import type { MailboxAnswer, Prepared } from "./answer";
 import { disposableDomains, freeProviderDomains, roleLocalParts, usernameRules } from "./datasets";
 import type { DomainFacts } from "./domain-facts";
 import { extractAddress } from "./extract";
 import { isGibberish } from "./gibberish";
-import type { EmailResult } from "./result";
+import type { EmailResult, MailboxOutcome } from "./result";
 import { parseAddress } from "./syntax";
 import { checkTypo } from "./typo";
 import { normalizeAddress } from "./username";

@@ -91,7 +91,12 @@ export const adminRegisterRoutes = new Hono<AppEnv>()
     async (c) => {
       const register = registerNamed(c.req.valid("param").register);
       const { version, records, coverage } = c.req.valid("json");
-      const installed = await completeImport(database(c.env), register.name, version, records, Date.now(), coverage);
+      const installed = await completeImport(database(c.env), register.name, {
+        version,
+        records,
+        now: Date.now(),
+        coverage,
+      });
       return ok(c, {
         name: installed.name,
         version,

@@ -24,8 +24,7 @@ function registerTable(name: RegisterName): GenerationTable<RegisterRow> {
         .bind(name, generation, JSON.stringify(rows)),
     ],
     // The register is listed with what the file covers (src/db/coverage.ts), as an operator's import records it.
-    activate: (db, generation, version, records, now, coverage) =>
-      activateGeneration(db, name, generation, version, records, now, coverage),
+    activate: (db, activation) => activateGeneration(db, name, activation),
     // Rows of generations neither read nor being written; a delta's (negative) generations are its own sweep's.
     sweep: (db, budgetMs) =>
       sweepRows(
@@ -94,7 +93,7 @@ function deltaTable(name: RegisterName): GenerationTable<RegisterRow> {
     insert: full.insert,
     // The register keeps its own coverage: a delta changes records of the file it applies to, not what that file
     // covers.
-    activate: (db, generation, version, _records, now) => [
+    activate: (db, { generation, version, now }) => [
       db
         .prepare("UPDATE dataset_generations SET staging = NULL WHERE name = ?1 AND staging = ?2")
         .bind(counter, generation),

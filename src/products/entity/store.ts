@@ -2,7 +2,7 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
-import { readCoverage, type Coverage } from "../../db/coverage";
+import { readCoverage, type Listing } from "../../db/coverage";
 import { deleteInChunks, installDataset, uninstallDataset, type Dataset } from "../../db/datasets";
 import { datasets } from "../../db/schema";
 import { datasetGenerations, registerEntities } from "./tables";
@@ -140,12 +140,9 @@ export async function upsertRows(db: Database, register: RegisterName, rows: Reg
 export async function completeImport(
   db: Database,
   register: RegisterName,
-  version: string,
-  records: number,
-  now: number,
-  coverage: Coverage,
+  listing: Listing,
 ): Promise<InstalledRegister> {
-  return { ...(await installDataset(db, register, version, records, now, coverage)), name: register };
+  return { ...(await installDataset(db, register, listing)), name: register };
 }
 
 /**

@@ -117,7 +117,7 @@ export const adminIpDatasetRoutes = new Hono<AppEnv>()
       const { dataset, generation } = c.req.valid("param");
       const name = datasetNamed(dataset);
       const { version, records, coverage } = c.req.valid("json");
-      if (!(await completeImport(c.env.DB, name, generation, version, records, Date.now(), coverage)))
+      if (!(await completeImport(c.env.DB, name, { generation, version, records, now: Date.now(), coverage })))
         throw notImporting(generation);
       return ok(c, { dataset: name, generation, version, records, coverage: normalizeCoverage(coverage) });
     },

@@ -1,14 +1,13 @@
 import { isExhaustive } from "../../db/coverage";
-import type { LatestFeedback } from "../../engines/lists/feedback";
+import type { LatestFeedback } from "../../engines/lists/feedback-shape";
 import { installedSource, whole, type Source } from "../../engines/sources";
 import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
 import type { Classification } from "../../platform/special-addresses";
 import { SPECIAL_RANGES_VERSION } from "../../platform/special-addresses";
 import { HOSTING_DATASETS, isHostingDataset, isProxyDataset, isVpnDataset, SIGNAL_DATASETS } from "./datasets";
-import type { IpOutcome } from "./feedback";
 import { COUNTRY_NAMES_VERSION, countryInfo, HOSTING_ASNS_VERSION, hostingOf } from "./reference";
 import { ANYCAST_VERSION, isAnycast } from "./anycast";
-import type { CityReason, IpReason, IpResult, ListMatch } from "./result";
+import type { CityReason, IpOutcome, IpReason, IpResult, ListMatch } from "./result";
 import { withRisk } from "./score";
 import type { InstalledDataset, RangeHit } from "./store";
 

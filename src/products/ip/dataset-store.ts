@@ -1,4 +1,4 @@
-import type { Coverage } from "../../db/coverage";
+import type { Activation, } from "../../db/coverage";
 import { listActiveGeneration } from "../../db/generations";
 import { isSignalDataset, SIGNAL_DATASETS, type IpDatasetName, type RangeRow } from "./datasets";
 
@@ -128,11 +128,7 @@ export async function activeGeneration(
 export function activateStatements(
   d1: D1Database,
   name: IpDatasetName,
-  generation: number,
-  version: string,
-  records: number,
-  now: number,
-  coverage: Coverage,
+  { generation, version, records, now, coverage }: Activation,
 ): D1PreparedStatement[] {
   return [
     d1
@@ -149,16 +145,8 @@ export function activateStatements(
  * Makes the generation the one answers read and lists the dataset at `version` with its `coverage`; false when it is
  * not being imported.
  */
-export async function completeImport(
-  d1: D1Database,
-  name: IpDatasetName,
-  generation: number,
-  version: string,
-  records: number,
-  now: number,
-  coverage: Coverage,
-): Promise<boolean> {
-  const [switched] = await d1.batch(activateStatements(d1, name, generation, version, records, now, coverage));
+export async function completeImport(d1: D1Database, name: IpDatasetName, activation: Activation): Promise<boolean> {
+  const [switched] = await d1.batch(activateStatements(d1, name, activation));
   return (switched?.meta.changes ?? 0) > 0;
 }
 

@@ -1,6 +1,6 @@
 import type { FeedbackShape } from "../../engines/lists/feedback-shape";
 import { formatIp, parseIp, rangeKey } from "../../platform/ip-address";
-import type { IpResult } from "./result";
+import { IP_OUTCOMES, type IpResult } from "./result";
 import { readRanges } from "./store";
 import { testAnswer } from "./test-values";
 
@@ -11,8 +11,6 @@ import { testAnswer } from "./test-values";
  * risk component and `reason` (`answer.ts`). Grouped in the summary by the AS announcing the address when it was
  * reported. No sender reports IP outcomes, so there is no inbound route.
  */
-export const IP_OUTCOMES = ["legit", "fraud", "chargeback", "abuse", "spam"] as const;
-export type IpOutcome = (typeof IP_OUTCOMES)[number];
 export const FEEDBACK_WINDOW_DAYS = 90;
 /** The summary's `asn` of an address no installed dataset gives an AS (reserved, unrouted, `ip-asn` not installed). */
 export const NO_ASN = "unknown";

@@ -14,7 +14,8 @@ import { FEEDBACK_WINDOW_DAYS } from "./feedback";
 import { matchList } from "./lists";
 import { hostingOf, HOSTING_ASNS_VERSION } from "./reference";
 import type { AsnAnswer, AsnData, IpResult, RangeBlock, RangeResult } from "./result";
-import { latestByKey, latestFeedback, type LatestFeedback } from "../../engines/lists/feedback";
+import { latestByKey, latestFeedback } from "../../engines/lists/feedback";
+import type { LatestFeedback } from "../../engines/lists/feedback-shape";
 import { asnRanges, countriesAt, overlappingRanges, readRanges, type InstalledDataset } from "./store";
 import { installedSource, whole } from "../../engines/sources";
 
@@ -58,7 +59,9 @@ export async function lookupIps(
     known && reported.keys.every((key) => known.keys.has(key))
       ? known.latest
       : accountId && reported.keys.length
-        ? latestFeedback(env, accountId, "ip", reported.keys, reported.since).then(latestByKey)
+        ? latestFeedback(env, { accountId, product: "ip", keys: reported.keys, since: reported.since }).then(
+            latestByKey,
+          )
         : new Map<string, LatestFeedback>(),
   ]);
   const hitOf = new Map(asked.map((inputIndex, n) => [inputIndex, hits[n]!]));

@@ -23,8 +23,7 @@ function ipTable<Row extends RangeRow | string>(name: IpDatasetName): Generation
     current: (db) => activeGeneration(db, name),
     begin: (db) => beginImport(db, name),
     insert: (db, generation, rows) => [insertStatement(db, name, generation, rows as RangeRow[] | string[])],
-    activate: (db, generation, version, records, now, coverage) =>
-      activateStatements(db, name, generation, version, records, now, coverage),
+    activate: (db, activation) => activateStatements(db, name, activation),
     sweep: (db, budgetMs) => sweep(db, name, budgetMs),
   };
 }

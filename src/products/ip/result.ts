@@ -1,5 +1,8 @@
 import type { Source } from "../../engines/product";
-import type { IpOutcome } from "./feedback";
+
+/** What the account may report about an address it used (docs/ip.md, "Feedback"; ipFeedback in feedback.ts). */
+export const IP_OUTCOMES = ["legit", "fraud", "chargeback", "abuse", "spam"] as const;
+export type IpOutcome = (typeof IP_OUTCOMES)[number];
 
 /**
  * Why an answer is what it is, most significant first (docs/ip.md, "Reasons"); null for a placed address with nothing

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IP_OUTCOMES } from "./feedback";
+import { IP_OUTCOMES } from "./result";
 import { MAX_ENTRIES_PER_LIST } from "./lists";
 import { CITY_REASONS, IP_REASONS } from "./result";
 import { sourcesSchema } from "../../engines/sources";

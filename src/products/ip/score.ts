@@ -1,5 +1,5 @@
 import type { IpResult } from "./result";
-import { riskFields, } from "../risk";
+import { riskFields } from "../risk";
 
 /**
  * The documented, recomputable risk of an IP answer (docs/ip.md, "Risk"): points per signal present in the answer's

@@ -70,7 +70,12 @@ export const adminPhoneDatasetRoutes = new Hono<AppEnv>()
       const dataset = datasetNamed(c.req.valid("param").dataset);
       const { version: installed, records, coverage } = c.req.valid("json");
       // Answers read only rows of the installed version: this switches them to the new rows in one step.
-      const row = await installDataset(database(c.env), dataset, installed, records, Date.now(), coverage);
+      const row = await installDataset(database(c.env), dataset, {
+        version: installed,
+        records,
+        now: Date.now(),
+        coverage,
+      });
       return ok(c, { name: dataset, version: installed, records, coverage: row.coverage });
     },
   )

@@ -35,8 +35,11 @@ function phoneTable(name: TableDataset): GenerationTable<PhoneRow> {
         )
         .bind(name, generationVersion(generation), JSON.stringify(rows)),
     ],
-    activate: (db, generation, version, records, now, coverage) =>
-      activateGeneration(db, name, generation, `${version}-${generationVersion(generation)}`, records, now, coverage),
+    activate: (db, activation) =>
+      activateGeneration(db, name, {
+        ...activation,
+        version: `${activation.version}-${generationVersion(activation.generation)}`,
+      }),
     // Rows neither answers read (the listed version, or its generation's) nor the refresh being imported writes.
     async sweep(db, budgetMs) {
       const started = Date.now();

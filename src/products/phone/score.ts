@@ -1,5 +1,5 @@
 import type { LineType, PhoneResult } from "./result";
-import { riskFields, } from "../risk";
+import { riskFields } from "../risk";
 
 /**
  * Risk points (docs/phone.md, "Risk"), each read from a field of the answer so anyone can recompute the score: the

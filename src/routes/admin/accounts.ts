@@ -120,7 +120,12 @@ export const adminAccountRoutes = new Hono<AppEnv>()
     const userId = existingId ?? newId("usr");
     if (existingId === undefined) await insertUser(db, { id: userId, email, createdAt: Date.now() });
     // Whoever holds the account's own address owns it (docs/dashboard.md#roles).
-    await addMemberWithRole(db, accountId, userId, email === account.email ? "owner" : "member", Date.now());
+    await addMemberWithRole(db, {
+      accountId,
+      userId,
+      role: email === account.email ? "owner" : "member",
+      now: Date.now(),
+    });
     // A returning member's keys were remembered as "holder left"; they work again at once in this isolate.
     forgetMemberKeys(accountId, userId);
     return ok(c, { user_id: userId, email, account_id: accountId }, {}, 201);

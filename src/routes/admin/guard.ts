@@ -16,7 +16,7 @@ export const adminToken = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   if (!expected) throw notFound("Path");
   const given = /^Bearer\s+(\S+)$/i.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
   const [a, b] = await Promise.all([sha256Hex(given), sha256Hex(expected)]);
-  const judged = await judgeGuess(c.env, "operatorGuesses", requestSource(c), a, b);
+  const judged = await judgeGuess(c.env, "operatorGuesses", requestSource(c), { given: a, expected: b });
   if (judged.outcome === "refused") throw rateLimited(judged.retryAfterSeconds, LIMITS.operatorGuesses.message);
   if (judged.outcome === "wrong")
     throw new ApiError("UNAUTHENTICATED", "Send the operator token as `Authorization: Bearer <ADMIN_TOKEN>`.");
