@@ -4,7 +4,7 @@ import { database } from "../db/client";
 import { productNames, productNamed } from "../products/registry";
 import { sha256Hex } from "../platform/tokens";
 import examples from "../routes/openapi-examples.json";
-import type { LookupRequest, LookupRoute } from "../engines/lookup-shape";
+import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import { fieldErrors } from "../http/validation";
 import { runDeclared } from "../surfaces/declared-lookup";
 import { refused, type ActOutcome } from "../surfaces/key-act";

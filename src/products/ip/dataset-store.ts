@@ -1,4 +1,4 @@
-import type { Activation, } from "../../db/coverage";
+import type { Activation } from "../../db/coverage";
 import { listActiveGeneration } from "../../db/generations";
 import { isSignalDataset, SIGNAL_DATASETS, type IpDatasetName, type RangeRow } from "./datasets";
 
