@@ -23,7 +23,7 @@ import type {
   SettleResult,
 } from "./account/types";
 import { RateWindows } from "./account/windows";
-import { ClaimBook, } from "./claims";
+import { ClaimBook } from "./claims";
 
 export type * from "./account/types";
 export type * from "./account/list-types";
