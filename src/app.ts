@@ -7,7 +7,7 @@ import { requestId } from "./http/request-id";
 import { traceAnswer } from "./http/trace-answer";
 import { accountRoutes } from "./routes/account";
 import { ipListRoutes } from "./routes/ip-lists";
-import { productLookupRoutes } from "./routes/lookups";
+import { restLookupRoutes } from "./routes/rest-lookups";
 import { productEngineRoutes } from "./routes/products";
 import { adminAccountRoutes } from "./routes/admin/accounts";
 import { adminToken } from "./routes/admin/guard";
@@ -56,13 +56,13 @@ app.route(
   openApiRoutes(() => app.routes),
 );
 app.route("/api/v1", accountRoutes);
-app.route("/api/v1", productLookupRoutes());
+app.route("/api/v1", restLookupRoutes());
 app.route("/api/v1", ipListRoutes);
 app.route("/api/v1", productEngineRoutes());
 app.route("/api/v1", statusRoutes);
 app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));
 // After every other route, so `/ip/{ip}` never reads `lists`, `bulk` or `me` as an address.
-app.route("/api/v1", productLookupRoutes(true));
+app.route("/api/v1", restLookupRoutes(true));
 // The tool protocol: its tools read their schemas from the routes above and call the same service and engine acts.
 app.all(
   "/mcp",

@@ -257,7 +257,7 @@ export interface paths {
   "/api/v1/account/requests/{requestId}": {
     /**
      * What one request did
-     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Another account's request is 404. Free.
+     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request). Another account's request is 404. Free.
      */
     get: {
       parameters: {
@@ -13866,7 +13866,7 @@ export interface webhooks {
   "delivery": {
     /**
      * A signed delivery to your webhook_url or callback_url
-     * @description Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts). A body is at most 8 MiB (8,388,608 bytes); a larger one is not sent, and the delivery fails with a `webhook_detail` saying so.
+     * @description Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts). A body is at most 8 MiB (8,388,608 bytes); a larger one is not sent, and the delivery fails with a `webhook_detail` saying so. A `{product}_monitor.run` body is the run's answer: each entry of its `changes` carries `reason` (`recheck`, `feedback`, `suppressed`, `dataset`, `partner` or null), as in the monitor's run answer.
      */
     post: {
       parameters: {
@@ -14431,7 +14431,7 @@ export interface components {
      * @enum {string}
      */
     EmailMonitorsRunParameter: "true" | "false";
-    Changes: {
+    Changes: ({
         identifier: string;
         input: unknown;
         changes: {
@@ -14439,7 +14439,9 @@ export interface components {
             from: unknown;
             to: unknown;
           }[];
-      }[];
+        /** @description Why the entry changed: `recheck` (a fresh check answered differently), `feedback` (a bounce, complaint or delivery report recorded for the value), `suppressed` (the value was suppressed), `dataset` (a dataset update changed the answer: a source cited by both answers at another version), `partner` (a partner's answer changed), or null when not known (a baseline recorded before runs kept what answers cite). */
+        reason: ("recheck" | "feedback" | "suppressed" | "dataset" | "partner") | null;
+      })[];
     AnyOfResponse20: {
       checked: number;
       mx_found: number;

@@ -1,10 +1,10 @@
 import { findKeyByHash } from "../auth/key-lookup";
 import { KEY_PATTERNS } from "../auth/keys";
 import { database } from "../db/client";
-import { productNames, productNamed } from "../products/registry";
+import { exampleBody } from "../products/intro";
+import { productNamed, registeredProducts } from "../products/registry";
 import { sha256Hex } from "../platform/tokens";
-import examples from "../routes/openapi-examples.json";
-import type { LookupRequest, LookupRoute } from "../engines/lookup-shape";
+import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import { fieldErrors } from "../http/validation";
 import { runDeclared } from "../surfaces/declared-lookup";
 import { refused, type ActOutcome } from "../surfaces/key-act";
@@ -20,27 +20,20 @@ export interface TryForm {
   example: string;
 }
 
-/** Products whose documented examples (openapi-examples.json) have no single-lookup body: the docs' own sample. */
-const FALLBACK: Record<string, unknown> = { entity: { identifier: "09900001", type: "company_number", country: "GB" } };
-
-const exampleBody = (product: string, path: string): unknown => {
-  const listed = (examples as Record<string, { body?: unknown }[]>)[`POST /api/v1${path}`];
-  return listed?.find((e) => e.body !== undefined)?.body ?? FALLBACK[product] ?? {};
-};
-
 /**
- * Every registered product's single lookup, read from its declaration: a new product gets a form with no change here.
+ * Every registered product's single lookup, read from its declaration, starting with its example's body (its
+ * surface's): a new product gets a form with no change here.
  */
 export function tryForms(): TryForm[] {
-  return productNames().flatMap((name) => {
-    const route = singleLookup(name)?.route;
+  return registeredProducts().flatMap((product) => {
+    const route = singleLookup(product.name)?.route;
     return route
       ? [
           {
-            product: name,
+            product: product.name,
             path: route.path,
             summary: route.summary,
-            example: JSON.stringify(exampleBody(name, route.path), null, 2),
+            example: JSON.stringify(exampleBody(product, route.path) ?? {}, null, 2),
           },
         ]
       : [];

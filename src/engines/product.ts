@@ -1,4 +1,4 @@
-import type { LookupShape } from "./lookup-shape";
+import type { LookupDeclarations } from "./lookup-declarations";
 import type {
   BulkProduct,
   DatasetProduct,
@@ -27,7 +27,7 @@ export type { Source } from "./sources";
 /** The surfaces' part of a product: its declared lookups, and what only one product has. */
 export interface DeclaredProduct {
   /** Its lookups as data (single, batch, browser, its own reads): every surface mounts or calls them. */
-  lookups?: LookupShape;
+  lookups?: LookupDeclarations;
   /**
    * A product that compares other products' answers (consistency): the input fields it accepts, each a signal answered
    * by the registered product of that name.

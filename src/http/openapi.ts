@@ -121,7 +121,7 @@ export interface DocumentOptions {
   /** The operation's tag from its route doc's `tag` and its path (e.g. engine routes grouped under their product). */
   tagOf?: (tag: string | undefined, path: string) => string | undefined;
   /** Keyed like `POST /api/v1/email` (path as in the document). */
-  examples?: Record<string, OperationExample[]>;
+  examples?: Record<string, readonly OperationExample[]>;
   /** OpenAPI 3.1 `webhooks`: what the API posts to its users' receivers. */
   webhooks?: Record<string, unknown>;
 }
@@ -135,11 +135,11 @@ const SECURITY: Record<NonNullable<RouteDoc["auth"]>, Record<string, string[]>[]
 
 function withExamples(
   op: ReturnType<typeof operation>,
-  examples: OperationExample[] | undefined,
+  examples: readonly OperationExample[] | undefined,
   successStatus: string,
 ) {
   if (!examples?.length) return op;
-  const named = (pick: (example: OperationExample) => unknown, list: OperationExample[]) =>
+  const named = (pick: (example: OperationExample) => unknown, list: readonly OperationExample[]) =>
     Object.fromEntries(
       list.map((example, i) => [`example${i + 1}`, { summary: example.summary, value: pick(example) }]),
     );
@@ -248,9 +248,9 @@ export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1
           in: "header",
           name: "Origin",
           description:
-            "A publishable key `pk_live_...`, sent as `key` in the JSON body of the four browser endpoints (OpenAPI " +
-            "has no body location for keys). The page's `Origin` must be one of the key's allowed domains; a key " +
-            "with a bot-challenge pair also needs `challenge_token`.",
+            "A publishable key `pk_live_...`, sent as `key` in the JSON body of a browser endpoint (`/public`; " +
+            "OpenAPI has no body location for keys). The page's `Origin` must be one of the key's allowed domains; a " +
+            "key with a bot-challenge pair also needs `challenge_token`.",
         },
         adminToken: {
           type: "http",

@@ -37,7 +37,7 @@ const DEFAULT_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, hono
  * values and nothing is held or charged for them; answers come back with what they cost. Validation of the request is
  * the surface's (it knows its own field names).
  */
-export async function lookup<In, Out>(
+export async function serveLookup<In, Out>(
   caller: LookupCaller,
   product: WalkProduct<In, Out>,
   inputs: In[],

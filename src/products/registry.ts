@@ -1,12 +1,12 @@
-import type { LookupShape } from "../engines/lookup-shape";
+import type { LookupDeclarations } from "../engines/lookup-declarations";
 import { asProduct, type Product } from "../engines/product";
-import { addressLookups } from "./address/lookups";
-import { consistencyLookups } from "./consistency/lookups";
+import { addressDeclarations } from "./address/declarations";
+import { consistencyDeclarations } from "./consistency/declarations";
 import { consistencyRequestSchema } from "./consistency/schemas";
-import { emailLookups } from "./email/lookups";
-import { entityLookups } from "./entity/lookups";
-import { ipLookups } from "./ip/lookups";
-import { phoneLookups } from "./phone/lookups";
+import { emailDeclarations } from "./email/declarations";
+import { entityDeclarations } from "./entity/declarations";
+import { ipDeclarations } from "./ip/declarations";
+import { phoneDeclarations } from "./phone/declarations";
 import { address } from "./address/product";
 import { consistencyProduct } from "./consistency/product";
 import { email } from "./email/product";
@@ -43,7 +43,11 @@ export type ServedProduct = Product & { surface: ProductSurface };
  * would make the modules import each other. The object keeps its identity: consistency and other modules hold the
  * same objects.
  */
-function served<In, Out>(product: Product<In, Out>, lookups: LookupShape, surface: ProductSurface): ServedProduct {
+function served<In, Out>(
+  product: Product<In, Out>,
+  lookups: LookupDeclarations,
+  surface: ProductSurface,
+): ServedProduct {
   return Object.assign(asProduct(Object.assign(product, { lookups })), { surface });
 }
 
@@ -53,14 +57,14 @@ function served<In, Out>(product: Product<In, Out>, lookups: LookupShape, surfac
  * contract tests then come from the registry (docs/adding-a-product.md).
  */
 export const PRODUCTS = {
-  email: served(email, emailLookups, emailSurface),
-  phone: served(phone, phoneLookups, phoneSurface),
-  ip: served(ip, ipLookups, ipSurface),
-  address: served(address, addressLookups, addressSurface),
-  entity: served(entity, entityLookups, entitySurface),
+  email: served(email, emailDeclarations, emailSurface),
+  phone: served(phone, phoneDeclarations, phoneSurface),
+  ip: served(ip, ipDeclarations, ipSurface),
+  address: served(address, addressDeclarations, addressSurface),
+  entity: served(entity, entityDeclarations, entitySurface),
   consistency: served(
     consistency,
-    consistencyLookups(consistencyRequestSchema({ phone, address, entityObject: objectItem })),
+    consistencyDeclarations(consistencyRequestSchema({ phone, address, entityObject: objectItem })),
     consistencySurface,
   ),
 } satisfies Record<string, ServedProduct>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ItemMetaField, LookupMetaField, LookupRoute } from "../engines/lookup-shape";
+import type { ItemMetaField, LookupMetaField, LookupRoute } from "../engines/lookup-declarations";
 import { batchMeta, lookupMeta } from "../http/meta";
 import type { LookupAnswer } from "../lookups/service";
 

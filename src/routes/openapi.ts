@@ -1,8 +1,10 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../types";
 import { openApiDocument, type OperationExample } from "../http/openapi";
-import examples from "./openapi-examples.json";
+import { countWord, productExamples, productSubjects, sandboxValues } from "../products/intro";
 import { registeredProducts } from "../products/registry";
+import accountExamples from "./account-examples.json";
+import { browserEndpoints } from "./reference";
 
 type Routes = Parameters<typeof openApiDocument>[0];
 
@@ -28,16 +30,14 @@ export function tagOf(tag: string | undefined, path: string): string | undefined
   return PRODUCT_TAGS[path.split("/")[3] ?? ""] ?? tag;
 }
 
-const DESCRIPTION =
-  `Verification of email addresses, phone numbers, IP addresses, postal addresses and company ` +
-  `identifiers, and
-cross-checks between them. Every answer lists the datasets it used (\`sources\`) and its scores are computed by
-documented formulas from fields in the answer.
+/** The document's intro: the products it names and their sandbox values come from the registry (products/intro.ts). */
+const description = () =>
+  `Verification of ${productSubjects()}. Every answer lists the datasets it used (\`sources\`) and its scores are ` +
+  `computed by documented formulas from fields in the answer.
 
 **Keys.** Server calls send a secret key as \`Authorization: Bearer sk_live_...\`. The sandbox key
-\`sk_test_public_sandbox\` answers the test values only (\`deliverable@service.test\`, \`+447700900000\`, \`192.0.2.1\`,
-an address with country \`ZZ\`), free. Browser pages use a publishable key \`pk_live_...\` in the body of the four
-\`/public\` endpoints.
+\`sk_test_public_sandbox\` answers the test values only (${sandboxValues("brief")}), free. Browser pages use a ` +
+  `publishable key \`pk_live_...\` in the body of the ${countWord(browserEndpoints().length)} \`/public\` endpoints.
 
 **Billing.** A lookup costs credits only when it gives an answer (\`meta.credits_used\`, \`meta.credits_remaining\`);
 test values, repeats within 7 days, refusals and our own failures are free.
@@ -90,15 +90,21 @@ const WEBHOOKS = {
   },
 };
 
-/** The examples (test values, answers recorded from the app and checked by test/http/openapi-examples.test.ts). */
-export const OPERATION_EXAMPLES = examples as Record<string, OperationExample[]>;
+/**
+ * The examples (test values, answers recorded from the app and checked by test/http/openapi-examples.test.ts): each
+ * product's from its surface (its folder's examples.json), then the account's.
+ */
+export const OPERATION_EXAMPLES: Record<string, readonly OperationExample[]> = {
+  ...productExamples(),
+  ...accountExamples,
+};
 
 /** `GET /api/v1/openapi.json`, no key: built once from the finished route table. */
 export function openApiRoutes(routes: () => Routes) {
   let document: ReturnType<typeof openApiDocument> | undefined;
   const build = () =>
     openApiDocument(routes(), "/api/v1", {
-      description: DESCRIPTION,
+      description: description(),
       tags: TAGS,
       tagOf,
       examples: OPERATION_EXAMPLES,

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { exampleBody, productSubjects, sandboxValues } from "../products/intro";
 import { registeredProducts } from "../products/registry";
 import type { Guide } from "../products/surface";
 import type { AppEnv } from "../types";
@@ -28,13 +29,30 @@ export interface ToolName {
   title?: string;
 }
 
-/** The registered browser endpoints as one path: `POST /api/v1/{email,phone,ip,address}/public`. */
-function browserPaths(): string {
-  const paths = registeredProducts().flatMap((p) =>
+/** The registered browser endpoints' paths under /api/v1, in registry order (`email/public`...). */
+export const browserEndpoints = (): string[] =>
+  registeredProducts().flatMap((p) =>
     (p.lookups?.routes ?? []).filter((r) => r.kind === "browser").map((r) => r.path.slice(1)),
   );
-  const names = paths.map((path) => path.replace(/\/public$/, ""));
+
+/** The registered browser endpoints as one path: `POST /api/v1/{email,phone,ip,address}/public`. */
+function browserPaths(): string {
+  const names = browserEndpoints().map((path) => path.replace(/\/public$/, ""));
   return `POST /api/v1/${names.length === 1 ? names[0] : `{${names.join(",")}}`}/public`;
+}
+
+/** The first registered product's single lookup with an example body, as the curl line /llms.txt shows. */
+function exampleCall(origin: string): string {
+  for (const p of registeredProducts()) {
+    const route = p.lookups?.routes.find((r) => r.kind === "single" && r.method === "post");
+    const body = route && exampleBody(p, route.path);
+    if (route && body !== undefined)
+      return (
+        `curl -s ${origin}/api/v1${route.path} -H "Authorization: Bearer sk_test_public_sandbox" ` +
+        `-H "Content-Type: application/json" -d '${JSON.stringify(body)}'`
+      );
+  }
+  return `curl -s ${origin}/api/v1/account -H "Authorization: Bearer sk_test_public_sandbox"`;
 }
 
 /**
@@ -46,22 +64,17 @@ export function llmsText(origin: string, tools: ToolName[]): string {
   return (
     `# Verification API
 
-> Verifies email addresses, phone numbers, IP addresses, postal addresses and company identifiers, and cross-checks
-> them for one sign-up. JSON over HTTPS under ${origin}/api/v1; every answer lists its datasets in \`sources\`; a
-> lookup costs credits only when it answers.
+> Verifies ${productSubjects()}. JSON over HTTPS under ${origin}/api/v1; every answer lists its
+> datasets in \`sources\`; a lookup costs credits only when it answers.
 
 Authentication: \`Authorization: Bearer sk_live_...\` (a secret key, server side). The sandbox key
-\`sk_test_public_sandbox\` answers test values only, free: \`deliverable@service.test\` (and \`undeliverable@\`, ` +
-    `\`role@\`,
-\`disposable@\`, \`catch-all@\`, \`unverified@\` on service.test), \`+447700900000\`, \`192.0.2.1\`, an address with
-country \`ZZ\` and line1 \`verified\`. Browser pages use a publishable key \`pk_live_...\` as \`key\` in the body of
-\`${browserPaths()}\`.
+\`sk_test_public_sandbox\` answers test values only, free: ${sandboxValues("full")}. Browser pages use a publishable ` +
+    `key \`pk_live_...\` as \`key\` in the body of \`${browserPaths()}\`.
 
 Answers are \`{success: true, data, meta}\` (\`meta.credits_used\`, \`meta.credits_remaining\`, \`meta.request_id\`);
 errors are \`{success: false, error: {code, message, request_id}}\` with the HTTP status of the code.
 
-Example: \`curl -s ${origin}/api/v1/email -H "Authorization: Bearer sk_test_public_sandbox" -H "Content-Type: ` +
-    `application/json" -d '{"email":"deliverable@service.test"}'\`
+Example: \`${exampleCall(origin)}\`
 
 ## Reference
 

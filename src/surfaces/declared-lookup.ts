@@ -1,8 +1,8 @@
 import { payerOf } from "../engines/credits/payer";
-import type { LookupRequest, LookupRoute } from "../engines/lookup-shape";
+import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import type { Product } from "../engines/product";
 import { webhookUrlProblem } from "../engines/webhooks/url-rule";
-import { lookup, type LookupAnswer, type LookupCaller } from "../lookups/service";
+import { serveLookup, type LookupAnswer, type LookupCaller } from "../lookups/service";
 import { batchMetaOf, batchResults, singleMeta } from "../routes/lookup-meta";
 
 /**
@@ -58,7 +58,7 @@ export async function runDeclared(call: DeclaredCall): Promise<DeclaredOutcome> 
   if (problems) return invalid(problems);
   const inputs = route.inputs(request);
   if (!Array.isArray(inputs)) return invalid(inputs.invalid);
-  const outcome = await lookup(caller, route.product ?? owner, inputs, {
+  const outcome = await serveLookup(caller, route.product ?? owner, inputs, {
     honorSuppressions: route.kind === "batch",
     ...route.options?.(request),
   });

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { LookupRoute } from "../../src/engines/lookup-shape";
+import type { LookupRoute } from "../../src/engines/lookup-declarations";
 import { registeredProducts } from "../../src/products/registry";
 import { VALID_REQUESTS } from "./helpers";
 import { admin, anotherKey, bearer, call, createAccount, json, type TestAccount } from "../helpers";

@@ -65,6 +65,16 @@ async function expectPageMatchesLedger(browser: Browser, accountId: string) {
   return { ledger, total };
 }
 
+/**
+ * Waits until the ledger's charges of `product` pass `was`: an API lookup settles after its answer is sent
+ * (docs/billing.md, "Settling after the answer"), so its charge row may land a moment after the response.
+ */
+async function ledgerPasses(accountId: string, product: string, was: number) {
+  const deadline = Date.now() + 10_000;
+  while (((await ledgerCharges(accountId))[product] ?? 0) <= was && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 let exchange = 300;
 const us = (tail: string) => `+1650${++exchange}${tail}`;
 
@@ -101,6 +111,7 @@ describe("dashboard: usage from the ledger", () => {
     for (const [step, product, charge] of steps) {
       const was = (await ledgerCharges(accountId))[product] ?? 0;
       await charge();
+      await ledgerPasses(accountId, product, was);
       const { ledger, total } = await expectPageMatchesLedger(browser, accountId);
       expect(ledger[product], step).toBeGreaterThan(was);
       expect(total, step).toBeGreaterThan(before);

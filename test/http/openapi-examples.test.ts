@@ -27,7 +27,7 @@ const entries = Object.entries(OPERATION_EXAMPLES).flatMap(([operation, list]) =
   list.map((example) => ({ operation, example })),
 );
 
-describe("the OpenAPI examples (src/routes/openapi-examples.json)", () => {
+describe("the OpenAPI examples (each product's examples.json, read through the registry, and the account's)", () => {
   it("are shown on their operations in the served document", async () => {
     const doc = (await (await SELF.fetch("https://api.test/api/v1/openapi.json")).json()) as {
       paths: Record<

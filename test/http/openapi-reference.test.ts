@@ -54,6 +54,17 @@ describe("the OpenAPI document", () => {
     },
   );
 
+  it("names in its intro what each registered product verifies and its sandbox values (their surfaces)", async () => {
+    const { doc } = await load();
+    const intro = (doc as Document & { info: { description: string } }).info.description;
+    const surfaces = registeredProducts().map((p) => p.surface);
+    expect(surfaces.flatMap((s) => s.subject ?? [])).toContain("email addresses");
+    for (const { subject, sandbox } of surfaces) {
+      if (subject) expect(intro).toContain(subject);
+      if (sandbox) expect(intro).toContain(sandbox.brief);
+    }
+  });
+
   it("declares the secret, publishable and admin schemes and uses them per operation", async () => {
     const { doc } = await load();
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["adminToken", "publishableKey", "secretKey"]);
@@ -140,6 +151,12 @@ describe("GET /docs and GET /llms.txt", () => {
     expect(text).toContain("- [OpenAPI 3.1 document](https://api.test/api/v1/openapi.json)");
     for (const [file] of GUIDES) expect(text).toContain(`(https://api.test/docs/${file})`);
     expect(text.match(/^## /gm)).toEqual(["## ", "## ", "## "]);
+    // The products and their test values are the registry's, each declared in its folder's surface.
+    for (const { surface } of registeredProducts()) {
+      if (surface.subject) expect(text).toContain(surface.subject);
+      if (surface.sandbox) expect(text).toContain(surface.sandbox.full ?? surface.sandbox.brief);
+    }
+    expect(text).toContain(`-d '{"email":"deliverable@service.test"}'`);
   });
 
   it("leads agents to /mcp, docs/agents.md and every tool tools/list answers, in its order", async () => {
@@ -151,7 +168,10 @@ describe("GET /docs and GET /llms.txt", () => {
     const workerFetch: typeof fetch = (input, init) => SELF.fetch(input instanceof URL ? input.href : input, init);
     const { client, close } = await connect(BASE, acct.key, workerFetch);
     const { tools } = await client.listTools();
+    const instructions = client.getInstructions() ?? "";
     await close();
+    for (const { surface } of registeredProducts())
+      if (surface.subject) expect(instructions).toContain(surface.subject);
     const listed = /^- Tools: (.*)$/m.exec(text)![1]!.split(", ");
     expect(listed).toEqual(tools.map((tool) => `\`${tool.name}\``));
     expect(listed).toContain("`quote`");

@@ -132,7 +132,7 @@ function batchLimits(): CustomerLimit[] {
           limit: `POST /api/v1${route.path} items`,
           customerMax: max,
           unit: "items" as const,
-          where: `src/products/${product.name}/lookups.ts (the route's request schema)`,
+          where: `src/products/${product.name}/declarations.ts (the route's request schema)`,
           hops,
           tests: [`${BEHAVIOUR} › POST /api/v1${route.path} takes ${max} items and refuses ${max + 1}`],
         };

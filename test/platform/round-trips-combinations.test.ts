@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import type { LookupRoute } from "../../src/engines/lookup-shape";
+import type { LookupRoute } from "../../src/engines/lookup-declarations";
 import { registeredProducts } from "../../src/products/registry";
 import { admin, call, createAccount, json, type TestAccount } from "../helpers";
 import { setUp, SUBJECTS, type Subject } from "../contract/helpers";

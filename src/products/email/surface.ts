@@ -1,7 +1,16 @@
 import type { ProductSurface } from "../surface";
+import examples from "./examples.json";
 import { BUNDLED_SNAPSHOTS } from "./datasets";
 
 export const emailSurface: ProductSurface = {
+  subject: "email addresses",
+  sandbox: {
+    brief: "`deliverable@service.test`",
+    full:
+      "`deliverable@service.test` (and `undeliverable@`, `role@`, `disposable@`, `catch-all@`, `unverified@` on " +
+      "service.test)",
+  },
+  examples,
   tagDescription:
     "Email addresses: syntax, DNS, disposable/role/free lists, the mailbox handshake, risk. Batches, bulk runs, " +
     "monitors (addresses and domains), sending policy, delivery feedback, suppressions, history.",

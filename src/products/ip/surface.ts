@@ -1,7 +1,11 @@
 import type { ProductSurface } from "../surface";
+import examples from "./examples.json";
 import { adminIpDatasetRoutes } from "./admin-routes";
 
 export const ipSurface: ProductSurface = {
+  subject: "IP addresses",
+  sandbox: { brief: "`192.0.2.1`" },
+  examples,
   tagDescription:
     "IP addresses: country and city, network (ASN), hosting, Tor, VPN and proxy lists, the caller's own allow and " +
     "deny lists. ASN and range listings, batches, bulk runs, monitors, feedback, history.",

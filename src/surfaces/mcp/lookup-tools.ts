@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LookupRequest, LookupRoute, LookupTool } from "../../engines/lookup-shape";
+import type { LookupRequest, LookupRoute, LookupTool } from "../../engines/lookup-declarations";
 import type { Product } from "../../engines/product";
 import { fieldErrors } from "../../http/validation";
 import { registeredProducts } from "../../products/registry";
@@ -106,7 +106,7 @@ function cost(entry: ToolRoute, args: Record<string, unknown>, caller: Caller) {
 }
 
 /**
- * The lookup tools: one per declared route that names a tool (src/products/<name>/lookups.ts), its arguments that
+ * The lookup tools: one per declared route that names a tool (src/products/<name>/declarations.ts), its arguments that
  * route's path parameters, query and body fields, its answer the route's `data` and `meta`.
  */
 export function lookupTools(): ToolSpec[] {

@@ -6,13 +6,15 @@ import { fieldErrors } from "../../http/validation";
 import { admitRequest } from "../../auth/admit";
 import { rateLimitRefusal } from "../../limits/admission";
 import { quote, type Quote } from "../../lookups/service";
+import { productSubjects } from "../../products/intro";
 import type { Caller } from "./call";
 import { engineTools } from "./engine-tools";
 import { lookupTools } from "./lookup-tools";
 import { outputOf, Refusal, type ErrorBody, type Routes, type ToolSpec } from "./tool";
 
-const INSTRUCTIONS =
-  "Verification tools: email, phone, IP, postal address, company identifiers and their consistency, billed in " +
+/** The products named are the registry's (products/intro.ts), so a product registered later is among them. */
+const instructions = () =>
+  `Verification tools for ${productSubjects()}, billed in ` +
   "credits from the account's balance. Each answer's meta says credits_used and credits_remaining. Call `quote` " +
   "(free) for the most a call could cost, and pass `max_credits` to any paid tool to have it refused, with " +
   "nothing charged, above that. Refusals come back as tool errors with `error.code` (INSUFFICIENT_CREDITS, " +
@@ -209,7 +211,7 @@ function registerQuote(server: McpServer, caller: Caller, tools: ToolSpec[]): To
 export function buildServer(caller: Caller, routes: Routes): McpServer {
   const server = new McpServer(
     { name: "verification-api", version: "1.0.0" },
-    { instructions: INSTRUCTIONS, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    { instructions: instructions(), jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
   );
   const tools = toolSpecs(routes);
   for (const spec of tools) {

@@ -1,10 +1,12 @@
 import type { z } from "zod";
-import { lookupRoute, type LookupShape } from "../../engines/lookup-shape";
+import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-declarations";
 import type { ConsistencyInput, ConsistencyResult } from "./result";
 import { consistencyResultSchema } from "./schemas";
 
 /** Consistency's one lookup (docs/consistency.md); its body is the product's input, built from the other products'. */
-export const consistencyLookups = (request: z.ZodType<ConsistencyInput & { network: boolean }>): LookupShape => ({
+export const consistencyDeclarations = (
+  request: z.ZodType<ConsistencyInput & { network: boolean }>,
+): LookupDeclarations => ({
   tag: "Consistency",
   routes: [
     lookupRoute<ConsistencyInput, ConsistencyResult, ConsistencyInput & { network: boolean }>({

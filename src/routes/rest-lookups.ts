@@ -1,7 +1,7 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
-import type { LookupRequest, LookupRoute } from "../engines/lookup-shape";
+import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import type { Product } from "../engines/product";
 import { browserOk, browserSchema } from "../http/browser-answer";
 import { ok } from "../http/envelope";
@@ -12,7 +12,7 @@ import { registeredProducts } from "../products/registry";
 import type { AppEnv } from "../types";
 import { runDeclared } from "../surfaces/declared-lookup";
 import { dataSchema, metaSchema } from "./lookup-meta";
-import { callerOf, LOOKUP_ERRORS, lookupKey } from "./paid-walk";
+import { callerOf, LOOKUP_ERRORS, lookupKey } from "./rest-caller";
 import { apiErrorOf, isErrorCode } from "./rest-act";
 
 type Validated = (target: "json" | "param" | "query") => unknown;
@@ -70,7 +70,7 @@ function mount(routes: Hono<AppEnv>, owner: Product, tag: string, route: LookupR
  * Every registered product's lookup routes, from what each declares (`lookups`): single, batch, browser and its own
  * reads. `last` selects the routes to mount after every other route (a path parameter such as `/ip/{ip}`).
  */
-export function productLookupRoutes(last = false) {
+export function restLookupRoutes(last = false) {
   const routes = new Hono<AppEnv>();
   for (const product of registeredProducts()) {
     for (const route of product.lookups?.routes ?? [])

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lookupRoute, type LookupShape } from "../../engines/lookup-shape";
+import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-declarations";
 import type { EntityItem } from "./lookup";
 import type { EntityResult } from "./result";
 import { entityItem, entityResultSchema, objectItem, unionItem } from "./schemas";
@@ -14,7 +14,7 @@ const ANSWER =
 const COST = "1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.";
 
 /** Entity's lookups (docs/entity.md): single and batch. */
-export const entityLookups: LookupShape = {
+export const entityDeclarations: LookupDeclarations = {
   tag: "Entity",
   routes: [
     lookupRoute<EntityItem, EntityResult, z.output<typeof objectItem>>({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lookupRoute, type LookupShape } from "../../engines/lookup-shape";
+import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-declarations";
 import type { WalkOptions } from "../../engines/product";
 import { emailDomain } from "./domain-product";
 import type { DomainResult } from "./domain";
@@ -54,7 +54,7 @@ const COST =
  * Email's lookups (docs/email.md): single (with an optional settling callback), batch, browser, and domain
  * intelligence.
  */
-export const emailLookups: LookupShape = {
+export const emailDeclarations: LookupDeclarations = {
   tag: "Email",
   routes: [
     lookupRoute<string, EmailResult, z.output<typeof singleBody>>({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lookupRoute, type LookupShape } from "../../engines/lookup-shape";
+import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-declarations";
 import type { BlockQuery, BlockResult } from "./blocks";
 import type { PhoneItem } from "./numbering";
 import { phoneBlocks } from "./product";
@@ -32,7 +32,7 @@ const NETWORK =
   "with `reason: partner_unavailable` when none does (docs/partners.md).";
 
 /** Phone's lookups (docs/phone.md): single, batch, browser, and the numbering-plan blocks under a prefix. */
-export const phoneLookups: LookupShape = {
+export const phoneDeclarations: LookupDeclarations = {
   tag: "Phone",
   routes: [
     lookupRoute<PhoneItem, PhoneResult, z.output<typeof phoneRequest>>({

@@ -4,11 +4,13 @@ import type { WalkOptions } from "./product/context";
 import type { WalkProduct } from "./product/walk-roles";
 
 /**
- * A product's lookups as data. The REST routes are mounted from every declaration (src/routes/lookups.ts); the tool
- * protocol makes a tool of each route that declares `tool` (src/surfaces/mcp/lookup-tools.ts); the dashboard's try-it
- * forms are the `single` POST routes. Each surface validates its own request shape, hands the declaration's inputs to
- * the one lookup service (src/lookups/service.ts) through src/surfaces/declared-lookup.ts, and renders the answer its
- * own way. Products declare; they never build a response.
+ * A product's declarations: its lookups as data (src/products/<name>/declarations.ts). The REST adapter mounts every
+ * declaration (src/routes/rest-lookups.ts); the tool protocol makes a tool of each route that declares `tool`
+ * (src/surfaces/mcp/lookup-tools.ts); the dashboard's try-it forms are the `single` POST routes. Each surface validates
+ * its own request shape, hands the declaration's inputs to the lookup service (`serveLookup`, src/lookups/service.ts)
+ * through src/surfaces/declared-lookup.ts, and renders the answer its own way; the service's walk then calls the
+ * product's answering function (`lookup` of its product object, src/products/<name>/lookup.ts). Products declare;
+ * they never build a response.
  *
  * - `single`: one value, answered with its meta (`POST /{product}`, and reads such as `GET /ip/{ip}`).
  * - `batch`: a list walked in order, one request; `results` plus the walk's meta.
@@ -103,7 +105,7 @@ export interface TypedLookupRoute<In, Out, J, P, Q> {
 export type LookupRoute = TypedLookupRoute<unknown, unknown, unknown, unknown, unknown>;
 
 /** A product's lookups: the OpenAPI tag they are listed under, and the routes. */
-export interface LookupShape {
+export interface LookupDeclarations {
   tag: string;
   routes: readonly LookupRoute[];
 }

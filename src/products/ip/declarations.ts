@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lookupRoute, type LookupShape } from "../../engines/lookup-shape";
+import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-declarations";
 import { parseCidr } from "../../platform/ip-address";
 import { ipAsn, ipRange } from "./product";
 import type { AsnAnswer, IpResult, RangeResult } from "./result";
@@ -48,7 +48,7 @@ const single = (
   });
 
 /** IP's lookups (docs/ip.md): single (body, path, the caller's own), batch, browser, ASN prefixes and range blocks. */
-export const ipLookups: LookupShape = {
+export const ipDeclarations: LookupDeclarations = {
   tag: "IP",
   routes: [
     single("/ip", "Look up one IP address", {

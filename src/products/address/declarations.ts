@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lookupRoute, type Invalid, type LookupShape } from "../../engines/lookup-shape";
+import { lookupRoute, type Invalid, type LookupDeclarations } from "../../engines/lookup-declarations";
 import {
   postcodeListing,
   streetListing,
@@ -74,7 +74,7 @@ const COST =
   "address within 7 days and test addresses are free.";
 
 /** Address's lookups (docs/address.md): single, batch, browser, and postcode and street listings. */
-export const addressLookups: LookupShape = {
+export const addressDeclarations: LookupDeclarations = {
   tag: "Address",
   routes: [
     lookupRoute<AddressInput, AddressResult, z.output<typeof singleRequest>>({
