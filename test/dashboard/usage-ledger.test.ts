@@ -85,6 +85,18 @@ describe("dashboard: usage from the ledger", () => {
   let auth: Record<string, string>;
   const post = <T = Record<string, unknown>>(path: string, body: unknown) =>
     call<T>(`/api/v1/${path}`, json(body, auth));
+  /**
+   * A phone lookup the network partner answered (charged). Files running beside this one in the same isolate open the
+   * partners' breakers on purpose (test/products/phone/network.test.ts), and an answer given while they are open is
+   * unchecked and free; such an answer is asked again with a fresh number after closing them.
+   */
+  async function partnerCheck(): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      resetBreakers();
+      const answer = await post<{ network_checked: boolean }>("phone", { phone: us("0000"), network: true });
+      if (answer.body.data?.network_checked || attempt === 4) return answer.body;
+    }
+  }
 
   beforeAll(async () => {
     ({ browser } = await signedUpOwner("usage-ledger"));
@@ -105,15 +117,15 @@ describe("dashboard: usage from the ledger", () => {
       ],
       ["bulk run", "email", () => bulkRun([`k1-${run}@catchall.example`, `k2-${run}@catchall.example`])],
       ["monitor run", "phone", () => monitorRun(us("0000"))],
-      ["partner check", "phone", () => post("phone", { phone: us("0000"), network: true })],
+      ["partner check", "phone", partnerCheck],
     ];
     let before = 0;
     for (const [step, product, charge] of steps) {
       const was = (await ledgerCharges(accountId))[product] ?? 0;
-      await charge();
+      const answer = await charge();
       await ledgerPasses(accountId, product, was);
       const { ledger, total } = await expectPageMatchesLedger(browser, accountId);
-      expect(ledger[product], step).toBeGreaterThan(was);
+      expect(ledger[product], `${step}: ${JSON.stringify(answer)}`).toBeGreaterThan(was);
       expect(total, step).toBeGreaterThan(before);
       before = total;
     }
