@@ -184,6 +184,8 @@ export interface paths {
                     pack_balance: number;
                     key_id: string | null;
                     note: string | null;
+                    /** @description The product a `charge` paid for (e.g. `email`); null for grants, purchases and expiries, and for charges recorded before the ledger named products */
+                    product: string | null;
                   })[];
               };
               meta: components["schemas"]["AccountLedgerMeta"];

@@ -52,6 +52,13 @@ export const ledgerRowSchema = z.object({
   pack_balance: z.int(),
   key_id: z.string().nullable(),
   note: z.string().nullable(),
+  product: z
+    .string()
+    .nullable()
+    .describe(
+      "The product a `charge` paid for (e.g. `email`); null for grants, purchases and expiries, and for charges " +
+        "recorded before the ledger named products",
+    ),
 });
 
 export function accountView(account: AccountFields, s: AccountSnapshot): z.infer<typeof accountSchema> {
@@ -97,6 +104,7 @@ const ledgerView = (row: LedgerRow): LedgerView => ({
   pack_balance: row.pack_after,
   key_id: row.key_id,
   note: row.note,
+  product: row.product,
 });
 
 /**

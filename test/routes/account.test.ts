@@ -5,7 +5,25 @@ import { newRequestId } from "../../src/http/request-id-format";
 import { RECORD_READABLE_WITHIN_MS } from "../../src/http/request-record";
 import worker from "../../src/index";
 import { assertDocumentedResponse } from "../openapi-check";
-import { admin, BASE, bearer, call, createAccount, creditsStub, type Envelope, requestRecord } from "../helpers";
+import {
+  admin,
+  BASE,
+  bearer,
+  call,
+  createAccount,
+  creditsStub,
+  type Envelope,
+  lookupEmail,
+  requestRecord,
+} from "../helpers";
+
+/** What the test reads of a ledger entry. */
+interface LedgerEntry {
+  kind: string;
+  request_id: string | null;
+  plan_delta: number;
+  product?: string | null;
+}
 
 /** Calls the Worker directly so the request log written after the response can be awaited. */
 async function fetchAndFlush(path: string, key: string) {
@@ -55,6 +73,28 @@ describe("GET /api/v1/account/ledger", () => {
     });
     const second = await call<{ entries: { note: string }[] }>("/api/v1/account/ledger?page=2", bearer(acct.key));
     expect(second.body.data.entries.map((e) => e.note)).toEqual(["pack 0"]);
+  });
+
+  it("names the product a charge paid for, and null on a grant", async () => {
+    const acct = await createAccount({ plan: "free" });
+    const answer = await lookupEmail(acct.key, { email: "alice@acme.example" });
+    expect(answer.status).toBe(200);
+    expect(answer.body.meta.credits_used).toBe(1);
+    // A lookup settles after its answer is sent (docs/billing.md, "Settling after the answer"): its row may land later.
+    const deadline = Date.now() + 10_000;
+    let ledger = await call<{ entries: LedgerEntry[] }>("/api/v1/account/ledger", bearer(acct.key));
+    while (!ledger.body.data.entries.some((e) => e.kind === "charge") && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ledger = await call<{ entries: LedgerEntry[] }>("/api/v1/account/ledger", bearer(acct.key));
+    }
+    await assertDocumentedResponse("GET", `${BASE}/api/v1/account/ledger`, ledger.status, ledger.body);
+    const { entries } = ledger.body.data;
+    const charge = entries.find((e) => e.kind === "charge");
+    expect(charge).toMatchObject({ request_id: answer.body.meta.request_id, plan_delta: -1 });
+    expect(charge!.product).toBe("email");
+    const grant = entries.find((e) => e.kind === "monthly_grant");
+    expect(grant).toBeDefined();
+    expect(grant!.product).toBeNull();
   });
 });
 

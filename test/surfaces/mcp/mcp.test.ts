@@ -14,6 +14,7 @@ interface LedgerRow {
   pack_delta: number;
   request_id: string | null;
   note: string | null;
+  product: string | null;
 }
 const ledger = async (key: string) =>
   (await call<{ entries: LedgerRow[] }>("/api/v1/account/ledger", bearer(key))).body.data.entries;
@@ -123,6 +124,7 @@ describe("POST /mcp: tools", { timeout: 30_000 }, () => {
     expect((await tool<{ entries: LedgerRow[] }>("get_ledger")).data.entries[0]).toMatchObject({
       kind: "pack_credit",
       pack_delta: 5,
+      product: null,
     });
 
     const started = await tool<{ job: { id: number; status: string } }>("start_bulk_run", {
