@@ -156,7 +156,7 @@ export interface paths {
   "/api/v1/account/ledger": {
     /**
      * Every credit movement, newest first, 100 a page
-     * @description Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge is its row here; `GET /account/requests/{requestId}` explains it. Free.
+     * @description Every grant, purchase, charge and expiry with the request id that caused it, newest first (a hold and its release write no row). A lookup's charge is its row here, naming its product; `GET /account/requests/{requestId}` explains it. Free.
      */
     get: {
       parameters: {

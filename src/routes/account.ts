@@ -84,8 +84,9 @@ export const accountRoutes = new Hono<AppEnv>()
       tag: "Account",
       summary: "Every credit movement, newest first, 100 a page",
       description:
-        "Every grant, hold, charge and release with the request id that caused it, newest first. A lookup's charge " +
-        "is its row here; `GET /account/requests/{requestId}` explains it. Free.",
+        "Every grant, purchase, charge and expiry with the request id that caused it, newest first (a hold and its " +
+        "release write no row). A lookup's charge is its row here, naming its product; " +
+        "`GET /account/requests/{requestId}` explains it. Free.",
       response: z.object({ entries: z.array(ledgerRowSchema) }),
       meta: pageMeta,
     }),

@@ -192,8 +192,8 @@ function accountTools(routes: Routes): ToolSpec[] {
       name: "get_ledger",
       title: "Account ledger",
       description:
-        "Every credit movement (grants, packs, holds, charges, releases), newest first, 100 a page, each with the " +
-        "request id that caused it. Free; needs the `account` scope.",
+        "Every credit movement (grants, purchases, charges with their product, expiries), newest first, 100 a page, " +
+        "each with the request id that caused it. Free; needs the `account` scope.",
       readOnly: true,
       openWorld: false,
       input: z.object({ page: z.int().min(1).optional() }),
