@@ -141,7 +141,8 @@ describe("POST /api/v1/phone with network: true", () => {
     const acct = await createAccount({ pack: 10 });
     const started = Date.now();
     const { body } = await lookup(acct.key, { phone: us("0408"), network: true });
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Each of the two partners is given up on at its timeout; the rest of the request is well under a second.
+    expect(Date.now() - started).toBeLessThan(2 * Number(env.PARTNER_TIMEOUT_MS) + 1_000);
     expect(body.data).toMatchObject({ network_checked: false, reason: "partner_unavailable" });
     expect(body.meta).toMatchObject({ credits_used: 0 });
   });
