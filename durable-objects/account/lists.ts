@@ -66,7 +66,10 @@ export class AccountLists {
     };
   }
 
-  /** The table's rows for `keys` and those of a key version below `staleBelow`; only rows made after `after` (null: any age). */
+  /**
+   * The table's rows for `keys` and those of a key version below `staleBelow`; only rows made after `after` (null: any
+   * age).
+   */
   private keyed(
     table: "repeats" | "suppressions",
     query: { product: string; keys: string[]; staleBelow: number | undefined; after: number | null },
