@@ -14,6 +14,7 @@ import type { AccountLists } from "./account/lists";
 import type {
   AccountSnapshot,
   AdmissionRequest,
+  CreditGrant,
   Entered,
   LedgerRow,
   ReserveRequest,
@@ -76,8 +77,8 @@ export class AccountCredits extends ListsObject {
   }
 
   /** Adds operator-granted plan credits or purchased pack credits. */
-  addCredits(bucket: "plan" | "pack", amount: number, note: string | null, requestId: string | null, now = Date.now()) {
-    this.balances.addCredits(bucket, amount, note, requestId, now);
+  addCredits({ now = Date.now(), ...grant }: CreditGrant) {
+    this.balances.addCredits({ ...grant, now });
     this.balanceMoved(now);
     return this.view(now);
   }
@@ -100,7 +101,7 @@ export class AccountCredits extends ListsObject {
   applyPayment(requestId: string, credits: number, note: string | null, now = Date.now()) {
     if (this.balances.hasMovement(requestId))
       return { applied: false, credits: 0, snapshot: this.balances.snapshot(now) };
-    this.balances.addCredits("pack", credits, note, requestId, now);
+    this.balances.addCredits({ bucket: "pack", amount: credits, note, requestId, now });
     return { applied: true, credits, snapshot: this.balances.snapshot(now) };
   }
 

@@ -10,7 +10,7 @@ import {
 } from "../../src/engines/credits/plans";
 import { FairUseWindow } from "./fair-use";
 import { appendLedger, createLedger, dailyCharges, type DailyCharge, ledgerPage } from "./ledger";
-import type { AccountSnapshot, LedgerRow, State } from "./types";
+import type { AccountSnapshot, CreditGrant, LedgerRow, State } from "./types";
 
 /** What a charge is made against: the reservation's request, key and product (null: a hold made before products). */
 interface Charged {
@@ -77,13 +77,7 @@ export class Balance {
   }
 
   /** Adds operator-granted plan credits or purchased pack credits. */
-  addCredits(
-    bucket: "plan" | "pack",
-    amount: number,
-    note: string | null,
-    requestId: string | null,
-    now: number,
-  ): void {
+  addCredits({ bucket, amount, note, requestId, now }: CreditGrant & { now: number }): void {
     const state = this.current(now);
     const plan = state.plan_credits + (bucket === "plan" ? amount : 0);
     const pack = state.pack_credits + (bucket === "pack" ? amount : 0);

@@ -40,13 +40,12 @@ export function beginWalk(
       ? {
           ...rows,
           // Another product's feedback when the values are its (consistency's IP signal), else the recall's own.
-          feedback: latestFeedback(
-            parts.sql,
-            feedback.product ?? recall.product,
-            feedback.keys ?? recall.keys,
-            feedback.since,
-            feedback.ignored,
-          ),
+          feedback: latestFeedback(parts.sql, {
+            product: feedback.product ?? recall.product,
+            keys: feedback.keys ?? recall.keys,
+            since: feedback.since,
+            ignored: feedback.ignored,
+          }),
         }
       : rows,
     hold: parts.reservations.reserve(claims ? { ...request, claims } : request, record),

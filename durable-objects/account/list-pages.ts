@@ -1,7 +1,9 @@
 import type {
+  FeedbackCountQuery,
   FeedbackCounts,
   HistoryPage,
   HistoryQuery,
+  LatestFeedbackQuery,
   StoredFeedback,
   StoredHistory,
   StoredSuppression,
@@ -84,14 +86,8 @@ export function dailyAnswers(sql: SqlStorage, since: number) {
 }
 
 /** Counts of a product's feedback in [since, until): by outcome and kind, by facet (the top `facets`), ignored. */
-export function feedbackCounts(
-  sql: SqlStorage,
-  product: string,
-  since: number,
-  until: number,
-  ignored: string,
-  facets: number,
-): FeedbackCounts {
+export function feedbackCounts(sql: SqlStorage, query: FeedbackCountQuery): FeedbackCounts {
+  const { product, since, until, ignored, facets } = query;
   const window = "product = ? AND created_at >= ? AND created_at < ?";
   const counted = `${window} AND outcome != ?`;
   const binds = [product, since, until, ignored];
@@ -120,13 +116,8 @@ export function feedbackCounts(
 }
 
 /** Each key's outcomes since `since`, newest first (a product that reads feedback into its answers: IP). */
-export function latestFeedback(
-  sql: SqlStorage,
-  product: string,
-  keys: string[],
-  since: number,
-  ignored: string,
-): StoredFeedback[] {
+export function latestFeedback(sql: SqlStorage, query: LatestFeedbackQuery): StoredFeedback[] {
+  const { product, keys, since, ignored } = query;
   return sql
     .exec<StoredFeedback & Record<string, SqlStorageValue>>(
       `SELECT key, outcome, kind, created_at AS at FROM feedback WHERE product = ?

@@ -80,6 +80,23 @@ export interface ListsWrite {
   feedback?: FeedbackWrite[];
 }
 
+/** A product's feedback counted in [since, until): outcome `ignored` counted apart, the top `facets` facets shown. */
+export interface FeedbackCountQuery {
+  product: string;
+  since: number;
+  until: number;
+  ignored: string;
+  facets: number;
+}
+
+/** Keys whose feedback of `product` since `since` is read, outcome `ignored` left out. */
+export interface LatestFeedbackQuery {
+  product: string;
+  keys: string[];
+  since: number;
+  ignored: string;
+}
+
 export interface FeedbackCounts {
   byOutcome: { outcome: string; kind: string | null; n: number }[];
   byFacet: { facet: string | null; outcome: string; n: number }[];

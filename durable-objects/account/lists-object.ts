@@ -2,9 +2,11 @@ import { DurableObject } from "cloudflare:workers";
 import { importLists, listsImported } from "./list-import";
 import { feedbackCounts, historyPage, latestFeedback, suppressionPage } from "./list-pages";
 import type {
+  FeedbackCountQuery,
   FeedbackCounts,
   HistoryPage,
   HistoryQuery,
+  LatestFeedbackQuery,
   ListsWrite,
   StoredFeedback,
   StoredKeyed,
@@ -94,14 +96,14 @@ export abstract class ListsObject extends DurableObject<Env> {
     return historyPage(this.ctx.storage.sql, product, query);
   }
 
-  async feedbackCounts(product: string, since: number, until: number, ignored: string, facets: number) {
+  async feedbackCounts(query: FeedbackCountQuery) {
     await this.ready();
-    return feedbackCounts(this.ctx.storage.sql, product, since, until, ignored, facets) satisfies FeedbackCounts;
+    return feedbackCounts(this.ctx.storage.sql, query) satisfies FeedbackCounts;
   }
 
-  async latestFeedback(product: string, keys: string[], since: number, ignored: string): Promise<StoredFeedback[]> {
+  async latestFeedback(query: LatestFeedbackQuery): Promise<StoredFeedback[]> {
     await this.ready();
-    return latestFeedback(this.ctx.storage.sql, product, keys, since, ignored);
+    return latestFeedback(this.ctx.storage.sql, query);
   }
 
   /** Retention now rather than on the next write (the daily sweep asks objects it knows of; tests). */

@@ -57,18 +57,24 @@ export class AccountLists {
     want: { repeats: boolean; suppressions: boolean; staleBelow?: number },
   ): { repeats: StoredKeyed[]; suppressions: StoredKeyed[] } {
     return {
-      repeats: want.repeats ? this.keyed("repeats", product, keys, want.staleBelow, now - REPEAT_WINDOW_MS) : [],
-      suppressions: want.suppressions ? this.keyed("suppressions", product, keys, want.staleBelow, null) : [],
+      repeats: want.repeats
+        ? this.keyed("repeats", { product, keys, staleBelow: want.staleBelow, after: now - REPEAT_WINDOW_MS })
+        : [],
+      suppressions: want.suppressions
+        ? this.keyed("suppressions", { product, keys, staleBelow: want.staleBelow, after: null })
+        : [],
     };
   }
 
+  /**
+   * The table's rows for `keys` and those of a key version below `staleBelow`; only rows made after `after` (null: any
+   * age).
+   */
   private keyed(
     table: "repeats" | "suppressions",
-    product: string,
-    keys: string[],
-    staleBelow: number | undefined,
-    after: number | null,
+    query: { product: string; keys: string[]; staleBelow: number | undefined; after: number | null },
   ): StoredKeyed[] {
+    const { product, keys, staleBelow, after } = query;
     const live = after === null ? "" : ` AND created_at > ${Math.floor(after)}`;
     const columns = `key, key_version, result${table === "repeats" ? ", created_at" : ""}`;
     const rows: StoredKeyed[] = [];
@@ -148,7 +154,7 @@ export class AccountLists {
         w.keyVersion ?? 0,
         now,
       );
-    if (w.suppress) this.suppress(product, w.suppress.entries, w.suppress.source, now, w.keyVersion ?? 0);
+    if (w.suppress) this.suppress({ product, ...w.suppress, now, keyVersion: w.keyVersion ?? 0 });
     for (const part of slices(w.unsuppress ?? [], KEYS_PER_STATEMENT))
       this.sql.exec(
         `DELETE FROM suppressions WHERE product = ? AND key IN (${marks(part.length)}) AND source != 'feedback'`,
@@ -186,7 +192,14 @@ export class AccountLists {
   }
 
   /** Adds values or refreshes listed ones (keeping their source, except that feedback takes an entry over). */
-  private suppress(product: string, entries: SuppressionEntry[], source: string, now: number, keyVersion: number) {
+  private suppress(write: {
+    product: string;
+    entries: SuppressionEntry[];
+    source: string;
+    now: number;
+    keyVersion: number;
+  }) {
+    const { product, entries, source, now, keyVersion } = write;
     const takeOver = source === "feedback" ? ", source = excluded.source" : "";
     for (const e of entries)
       this.sql.exec(

@@ -191,3 +191,15 @@ export type Entered<T> =
 
 /** An HTTP request whose hold expired unsettled: recorded as a free SERVER_ERROR made at `at`. */
 export type UnfinishedRequest = AdmissionRequest["request"] & { at: number };
+
+/**
+ * Credits added by hand or by a payment: the bucket they land in, the ledger row's note, and the request id that
+ * makes a payment apply once (null: an operator's grant with none). `now` defaults to the clock at the RPC edge.
+ */
+export interface CreditGrant {
+  bucket: "plan" | "pack";
+  amount: number;
+  note: string | null;
+  requestId: string | null;
+  now?: number;
+}

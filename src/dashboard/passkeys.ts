@@ -56,10 +56,9 @@ export async function registrationOptions(env: Env, at: Origin, user: { id: stri
 export async function registerPasskey(
   env: Env,
   at: Origin,
-  userId: string,
-  challengeId: string,
-  response: RegistrationResponseJSON,
+  attempt: { userId: string; challengeId: string; response: RegistrationResponseJSON },
 ): Promise<boolean> {
+  const { userId, challengeId, response } = attempt;
   const db = database(env);
   const challenge = await takeChallenge(db, challengeId, Date.now());
   if (!challenge || challenge.userId !== userId) return false;

@@ -42,9 +42,9 @@ export async function addFromForm(
   env: Env,
   accountId: string,
   product: Product,
-  text: string,
-  reason: string,
+  form: { text: string; reason: string },
 ): Promise<Added | { errors: Record<string, string[]> }> {
+  const { text, reason } = form;
   const { listField } = product.suppressions!;
   const values = valuesOf(text);
   if (values === null) return { errors: { [listField]: ["Give one value per line, or a JSON array."] } };

@@ -125,7 +125,12 @@ export const ipListRoutes = new Hono<AppEnv>()
         ...(body.kind ? { kind: body.kind } : {}),
         ...(body.entries ? { matchers: matchersOf(body.entries) } : {}),
       };
-      const row = await updateList(database(c.env), accountOf(c), c.req.valid("param").listId, fields, Date.now());
+      const row = await updateList(database(c.env), {
+        accountId: accountOf(c),
+        id: c.req.valid("param").listId,
+        fields,
+        now: Date.now(),
+      });
       if (!row) throw notFound("IP list");
       return ok(c, { list: view(row) });
     },

@@ -139,7 +139,7 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
       credits_used: 1,
       stopped_reason: "insufficient_credits",
     });
-    await creditsStub(acct.accountId).addCredits("pack", 5, null, null);
+    await creditsStub(acct.accountId).addCredits({ bucket: "pack", amount: 5, note: null, requestId: null });
     expect(await markResumed(database(env), id)).toMatchObject({ status: "processing", stoppedReason: null });
     await run(product, queue, id);
     expect(await view(id)).toMatchObject({ status: "completed", processed: 3, credits_used: 3, stopped_reason: null });

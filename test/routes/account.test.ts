@@ -58,7 +58,13 @@ describe("GET /api/v1/account", () => {
 describe("GET /api/v1/account/ledger", () => {
   it("lists every movement newest first, 100 a page, with request ids", async () => {
     const acct = await createAccount({ plan: "enterprise" });
-    for (let i = 0; i < 101; i++) await creditsStub(acct.accountId).addCredits("pack", 1, `pack ${i}`, `req_${i}`);
+    for (let i = 0; i < 101; i++)
+      await creditsStub(acct.accountId).addCredits({
+        bucket: "pack",
+        amount: 1,
+        note: `pack ${i}`,
+        requestId: `req_${i}`,
+      });
     const first = await call<{ entries: { kind: string; note: string; request_id: string; pack_balance: number }[] }>(
       "/api/v1/account/ledger",
       bearer(acct.key),

@@ -24,7 +24,11 @@ export const passkeyRoutes = new Hono<DashEnv>()
       .catch(() => ({}) as Signed<RegistrationResponseJSON>);
     const ok =
       body.challengeId && body.response
-        ? await registerPasskey(c.env, originOf(c.req.url), c.var.session.userId, body.challengeId, body.response)
+        ? await registerPasskey(c.env, originOf(c.req.url), {
+            userId: c.var.session.userId,
+            challengeId: body.challengeId,
+            response: body.response,
+          })
         : false;
     return ok
       ? c.json({ registered: true }, 201)

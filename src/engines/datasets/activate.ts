@@ -15,11 +15,9 @@ function defaultVersion(file: StagedFile, now: number): string {
 export async function checkAndActivate(
   env: Env,
   dataset: RefreshableDataset,
-  row: RefreshRow,
-  run: string,
-  cursor: Cursor,
-  files: StagedFile[],
+  imported: { row: RefreshRow; run: string; cursor: Cursor; files: StagedFile[] },
 ): Promise<void> {
+  const { row, run, cursor, files } = imported;
   const current = await dataset.table.current(env.DB);
   const { minRecords, minRatio, maxRatio } = dataset.sanity;
   const records = cursor.records;

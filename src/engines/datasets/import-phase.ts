@@ -103,5 +103,5 @@ export async function importPhase(env: Env, dataset: RefreshableDataset, row: Re
     cursorText = nextText;
   }
   if (cursor.file < files.length) return enqueue(env, dataset.name, run);
-  return checkAndActivate(env, dataset, { ...row, cursor: cursorText }, run, cursor, files);
+  return checkAndActivate(env, dataset, { row: { ...row, cursor: cursorText }, run, cursor, files });
 }

@@ -102,7 +102,12 @@ async function stageUrl(bucket: R2Bucket, url: string, stage: Stage): Promise<St
   let members: ZipMember[] | null = null;
   try {
     if (compression === "zip") {
-      members = await findZipMembers(bucket, rawKey, rawSize, source.zipEntry, source.zipAll ?? false);
+      members = await findZipMembers(bucket, {
+        key: rawKey,
+        size: rawSize,
+        wanted: source.zipEntry,
+        all: source.zipAll ?? false,
+      });
       // One member: its name carries the publication date (GLEIF, ONSPD); many: the archive's name stands for them.
       if (members.length === 1) fileName = members[0]!.name.split("/").pop() ?? members[0]!.name;
     }

@@ -28,11 +28,9 @@ const u64 = (v: DataView, at: number) => Number(v.getBigUint64(at, true));
  */
 export async function findZipMembers(
   bucket: R2Bucket,
-  key: string,
-  size: number,
-  wanted: RegExp | undefined,
-  all: boolean,
+  archive: { key: string; size: number; wanted: RegExp | undefined; all: boolean },
 ): Promise<ZipMember[]> {
+  const { key, size, wanted, all } = archive;
   const members: ZipMember[] = [];
   const tailLength = Math.min(size, 65_557);
   const tail = await readRange(bucket, key, size - tailLength, tailLength);

@@ -98,13 +98,13 @@ export async function feedbackSummary(
 ): Promise<FeedbackSummary> {
   const { accountId, since, until } = period;
   const shape = product.feedback!;
-  const { byOutcome, byFacet, ignored } = await listsOf(db, accountId).feedbackCounts(
-    product.name,
+  const { byOutcome, byFacet, ignored } = await listsOf(db, accountId).feedbackCounts({
+    product: product.name,
     since,
     until,
-    IGNORED,
-    FACETS_SHOWN,
-  );
+    ignored: IGNORED,
+    facets: FACETS_SHOWN,
+  });
   const zero = () => Object.fromEntries(shape.outcomes.map((o) => [o, 0])) as Record<string, number>;
   const outcomes = zero();
   const kinds: Record<string, Record<string, number>> = Object.fromEntries(
@@ -140,7 +140,12 @@ export async function feedbackSummary(
  * `since`, newest first, from the account's object; `latestByKey` keeps each key's latest.
  */
 export function latestFeedback(env: Env, read: { accountId: string; product: string; keys: string[]; since: number }) {
-  return listsOf(env, read.accountId).latestFeedback(read.product, read.keys, read.since, IGNORED);
+  return listsOf(env, read.accountId).latestFeedback({
+    product: read.product,
+    keys: read.keys,
+    since: read.since,
+    ignored: IGNORED,
+  });
 }
 
 export function latestByKey(rows: ({ key: string } & LatestFeedback)[]): Map<string, LatestFeedback> {

@@ -119,15 +119,16 @@ function missingComponents(a: NormalizedAddress): Component[] {
 }
 
 /** The failed checks, what the reference data contradicts before what is only absent: the first is the `reason`. */
-function failures(
-  p: Prepared,
-  missing: Component[],
-  found: boolean | null,
-  locality: boolean | null,
-  region: boolean | null,
-): CheckFailure[] {
+function failures(checks: {
+  shapeValid: boolean | null;
+  missing: Component[];
+  found: boolean | null;
+  locality: boolean | null;
+  region: boolean | null;
+}): CheckFailure[] {
+  const { shapeValid, missing, found, locality, region } = checks;
   const failed: CheckFailure[] = [];
-  if (p.shapeValid === false) failed.push("invalid_postcode_format");
+  if (shapeValid === false) failed.push("invalid_postcode_format");
   if (found === false) failed.push("unknown_postcode");
   if (locality === false) failed.push("locality_mismatch");
   if (region === false) failed.push("region_mismatch");
@@ -202,7 +203,13 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
     region: correct("region", read.region, region.to),
   };
   const missing = missingComponents(read);
-  const failed = failures(p, missing, found, locality.matches, region.matches);
+  const failed = failures({
+    shapeValid: p.shapeValid,
+    missing,
+    found,
+    locality: locality.matches,
+    region: region.matches,
+  });
   const verification = failed.length ? "invalid" : found ? "verified" : "format_only";
   const poBox = isPoBox(read.line1) || isPoBox(read.line2);
   const precision = precisionOf(found, locality.matches, ref.streetFound, ref.premiseFound);

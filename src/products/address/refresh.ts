@@ -157,24 +157,22 @@ const source = (urlVar: string, defaultUrl: string, rest: Omit<SourceFile, "urlV
   ...rest,
 });
 
+/** A dataset's refresh: its sources and schedule given here, the rest read from its entry in ADDRESS_DATASETS. */
 const refreshable = (
   name: AddressDatasetName,
-  sources: SourceFile[],
-  cadence: RefreshableDataset["cadence"],
-  sanity: RefreshableDataset["sanity"],
-  fullFloor: RefreshableDataset["fullFloor"],
+  given: Pick<RefreshableDataset, "sources" | "cadence" | "sanity" | "fullFloor">,
 ): RefreshableDataset<AddressRow> => {
   const file = ADDRESS_DATASETS[name].file!;
   return {
     name,
-    sources,
+    sources: given.sources,
     format: { kind: "csv", delimiter: file.delimiter },
     reader: addressReader(name),
     table: addressTable(name),
-    cadence,
-    sanity,
+    cadence: given.cadence,
+    sanity: given.sanity,
     coverage: ADDRESS_DATASETS[name].coverage,
-    fullFloor,
+    fullFloor: given.fullFloor,
     version: ({ fileName }) => file.versionFromFileName(fileName),
   };
 };
@@ -184,41 +182,40 @@ export const addressRefreshable: RefreshableDataset[] = [
   // zip (`ONSPD_NOV_2026.zip`, the data in `Data/ONSPD_NOV_2026_UK.csv` beside documents and lookup tables) under a
   // new ArcGIS item id each release: no stable URL, so the refresh stays off until the operator sets the var to a
   // release's download URL (a mirror that keeps one URL follows the releases by itself).
-  refreshable(
-    "uk-onspd",
-    [source("REFRESH_URL_UK_ONSPD", "off", { compression: "zip", zipEntry: /(^|\/)ONSPD_[A-Z]{3}_\d{4}_UK\.csv$/i })],
-    { everyMinutes: 7 * DAY, staleAfterMinutes: 100 * DAY },
-    { minRecords: 100, minRatio: 0.95, maxRatio: 1.1 },
+  refreshable("uk-onspd", {
+    sources: [
+      source("REFRESH_URL_UK_ONSPD", "off", { compression: "zip", zipEntry: /(^|\/)ONSPD_[A-Z]{3}_\d{4}_UK\.csv$/i }),
+    ],
+    cadence: { everyMinutes: 7 * DAY, staleAfterMinutes: 100 * DAY },
+    sanity: { minRecords: 100, minRatio: 0.95, maxRatio: 1.1 },
     // Live postcodes only (a terminated one is skipped): ONS lists over 2.5 M with the terminated ones.
-    { records: 1_500_000, basis: "about 1.8 M live UK postcodes (ONS; 1,803,286 in October 2024)" },
-  ),
+    fullFloor: { records: 1_500_000, basis: "about 1.8 M live UK postcodes (ONS; 1,803,286 in October 2024)" },
+  }),
   // Ordnance Survey's downloads API redirects to the newest quarterly release (January, April, July, October): a zip
   // of some 820 headerless CSV files, one per 100 km grid square (`Data/SU40.csv`), all read into one staged file.
-  refreshable(
-    "uk-os-open-names",
-    [
+  refreshable("uk-os-open-names", {
+    sources: [
       source(
         "REFRESH_URL_UK_OS_OPEN_NAMES",
         "https://api.os.uk/downloads/v1/products/OpenNames/downloads?area=GB&format=CSV&redirect",
         { compression: "zip", zipEntry: /(^|\/)Data\/[^/]+\.csv$/i, zipAll: true },
       ),
     ],
-    { everyMinutes: 7 * DAY, staleAfterMinutes: 100 * DAY },
-    { minRecords: 100, minRatio: 0.9, maxRatio: 1.15 },
+    cadence: { everyMinutes: 7 * DAY, staleAfterMinutes: 100 * DAY },
+    sanity: { minRecords: 100, minRatio: 0.9, maxRatio: 1.15 },
     // Great Britain only: never the complete file of a country it is asked about.
-    null,
-  ),
+    fullFloor: null,
+  }),
   // The BAN's national file, regenerated as the communes' address bases change; gzip-compressed CSV (`;`).
-  refreshable(
-    "fr-ban",
-    [
+  refreshable("fr-ban", {
+    sources: [
       source("REFRESH_URL_FR_BAN", "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv/adresses-france.csv.gz", {
         compression: "gzip",
       }),
     ],
-    { everyMinutes: 7 * DAY, staleAfterMinutes: 21 * DAY },
-    { minRecords: 100, minRatio: 0.95, maxRatio: 1.1 },
+    cadence: { everyMinutes: 7 * DAY, staleAfterMinutes: 21 * DAY },
+    sanity: { minRecords: 100, minRatio: 0.95, maxRatio: 1.1 },
     // One premise row per numbered address, beside one row per street.
-    { records: 20_000_000, basis: "the BAN: about 26 M addresses in France (adresse.data.gouv.fr)" },
-  ),
+    fullFloor: { records: 20_000_000, basis: "the BAN: about 26 M addresses in France (adresse.data.gouv.fr)" },
+  }),
 ];

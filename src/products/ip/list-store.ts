@@ -70,11 +70,9 @@ export async function createList(
 
 export async function updateList(
   db: Database,
-  accountId: string,
-  id: number,
-  fields: Partial<ListFields>,
-  now: number,
+  update: { accountId: string; id: number; fields: Partial<ListFields>; now: number },
 ): Promise<IpListRow | null> {
+  const { accountId, id, fields, now } = update;
   const [row] = await db
     .update(ipLists)
     .set({

@@ -34,12 +34,15 @@ export function ipKey(input: string): string {
  */
 export async function lookupIps(
   env: Env,
-  accountId: string | null,
-  inputs: string[],
-  now: number,
-  /** The walk's first call read the account's feedback on these keys already. */
-  known?: { keys: Set<string>; latest: Map<string, LatestFeedback> },
+  lookup: {
+    accountId: string | null;
+    inputs: string[];
+    now: number;
+    /** The walk's first call read the account's feedback on these keys already. */
+    known?: { keys: Set<string>; latest: Map<string, LatestFeedback> };
+  },
 ): Promise<IpResult[]> {
+  const { accountId, inputs, now, known } = lookup;
   const parsed = inputs.map((input) => {
     const ip = parseIp(input);
     return ip ? { ip, special: classifyAddress(ip) } : null;

@@ -76,7 +76,7 @@ export const ip: Product<string, IpResult> = {
     return test ? { result: test, test: true } : null;
   },
   lookup: (ctx, inputs) =>
-    lookupIps(ctx.env, ctx.accountId, inputs, ctx.now, ctx.feedback).then((results) =>
+    lookupIps(ctx.env, { accountId: ctx.accountId, inputs, now: ctx.now, known: ctx.feedback }).then((results) =>
       results.map((result) => ({ result })),
     ),
   // Every answer reports the account's latest feedback on the address: read by the walk's first call.

@@ -26,26 +26,43 @@ const BASE = {
   sources: SOURCES,
 };
 
+/** A canned address placed in a country and an AS, its city `not_in_dataset`. */
 const placed = (
-  country: string,
-  country_name: string,
-  continent: string,
-  asn: number,
-  as_name: string,
-  network: string,
-): Canned => ({ country, country_name, continent, asn, as_name, network, city_reason: "not_in_dataset" });
+  at: Pick<Required<Canned>, "country" | "country_name" | "continent" | "asn" | "as_name" | "network">,
+): Canned => ({ ...at, city_reason: "not_in_dataset" });
 
 /** The four canned answers; any other address of the block gets `documentation`. */
 const CANNED: Record<string, Canned> = {
-  "192.0.2.1": placed("US", "United States", "NA", TEST_ASN, "Example Network (test)", "192.0.2.1/32"),
+  "192.0.2.1": placed({
+    country: "US",
+    country_name: "United States",
+    continent: "NA",
+    asn: TEST_ASN,
+    as_name: "Example Network (test)",
+    network: "192.0.2.1/32",
+  }),
   "192.0.2.2": {
-    ...placed("DE", "Germany", "EU", 64497, "Example Hosting (test)", "192.0.2.2/32"),
+    ...placed({
+      country: "DE",
+      country_name: "Germany",
+      continent: "EU",
+      asn: 64497,
+      as_name: "Example Hosting (test)",
+      network: "192.0.2.2/32",
+    }),
     hosting: true,
     hosting_provider: "Example Cloud (test)",
     reason: "hosting",
   },
   "192.0.2.3": {
-    ...placed("NL", "Netherlands", "EU", 64498, "Example Relays (test)", "192.0.2.3/32"),
+    ...placed({
+      country: "NL",
+      country_name: "Netherlands",
+      continent: "EU",
+      asn: 64498,
+      as_name: "Example Relays (test)",
+      network: "192.0.2.3/32",
+    }),
     tor: true,
     anonymous: true,
     reason: "tor_exit",

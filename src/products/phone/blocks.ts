@@ -66,7 +66,7 @@ export async function lookupBlocks(env: Env, q: BlockQuery): Promise<BlockResult
   const ancestors = Array.from({ length: q.prefix.length + 1 }, (_, n) => q.prefix.slice(0, n));
   const db = database(env);
   const [{ below, enclosing }, installed] = await Promise.all([
-    blockRows(db, plan.callingCode, q.prefix, ancestors, MAX_BLOCKS * 2 + 1),
+    blockRows(db, { code: plan.callingCode, prefix: q.prefix, ancestors, limit: MAX_BLOCKS * 2 + 1 }),
     installedTables(db),
   ]);
   const index = indexRows([...enclosing, ...below]);

@@ -99,7 +99,11 @@ export async function rowsForPrefixes(
  * Installed carrier and geocode rows of a calling code whose prefix starts with `prefix` (at most `limit`), or is one
  * of `ancestors`.
  */
-export async function blockRows(db: Database, code: string, prefix: string, ancestors: string[], limit: number) {
+export async function blockRows(
+  db: Database,
+  block: { code: string; prefix: string; ancestors: string[]; limit: number },
+) {
+  const { code, prefix, ancestors, limit } = block;
   const names: TableDataset[] = ["phone-carriers", "phone-geocodes"];
   const scope = and(eq(phonePrefixes.callingCode, code), inArray(phonePrefixes.dataset, names));
   // ':' sorts right after '9', so [prefix, prefix + ':') holds exactly the prefixes that start with it.

@@ -96,7 +96,12 @@ export const adminAccountRoutes = new Hono<AppEnv>()
       const { accountId } = c.req.valid("param");
       const { bucket, amount, note } = c.req.valid("json");
       await findAccount(database(c.env), accountId);
-      await creditsStub(c.env, accountId).addCredits(bucket, amount, note ?? null, c.var.requestId);
+      await creditsStub(c.env, accountId).addCredits({
+        bucket,
+        amount,
+        note: note ?? null,
+        requestId: c.var.requestId,
+      });
       return ok(c, await view(c.env, accountId));
     },
   )

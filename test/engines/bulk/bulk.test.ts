@@ -194,7 +194,7 @@ describe("POST /api/v1/email/bulk", () => {
     const key = await anotherKey(acct);
     const partial = await (await fetchRaw(`/api/v1/email/bulk/${stopped.id}/results`, key)).text();
     expect(partial.trim().split("\n")).toHaveLength(2);
-    await creditsStub(acct.accountId).addCredits("pack", 5, null, null);
+    await creditsStub(acct.accountId).addCredits({ bucket: "pack", amount: 5, note: null, requestId: null });
     const resumed = await call<{ job: Job }>(`/api/v1/email/bulk/${stopped.id}/resume`, {
       method: "POST",
       ...bearer(key),
