@@ -46,6 +46,22 @@ export const packCompleted = (accountId: string, paymentIntent: string, amount =
   },
 });
 
+/** A refund of `refunded` (cents, in all so far) of the payment `paymentIntent` of `amount` cents. */
+export const chargeRefunded = (paymentIntent: string, { amount, refunded }: { amount: number; refunded: number }) => ({
+  id: eventId(),
+  type: "charge.refunded",
+  data: {
+    object: {
+      id: `ch_${paymentIntent}`,
+      object: "charge",
+      payment_intent: paymentIntent,
+      amount,
+      amount_refunded: refunded,
+      refunded: refunded >= amount,
+    },
+  },
+});
+
 /** A confirmed account on the enterprise plan (no plan credits), so a pack's credits are all its balance. */
 export async function account() {
   const { id } = await admin<{ id: string }>("POST", "/accounts", {

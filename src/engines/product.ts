@@ -14,13 +14,7 @@ import type {
 
 export type { Looked, Price, ProductContext, ProductName, WalkOptions } from "./product/context";
 export type { MonitorShape } from "./product/shapes";
-export type {
-  BulkProduct,
-  DatasetProduct,
-  FeedbackProduct,
-  MessagesProduct,
-  MonitorProduct,
-} from "./product/service-roles";
+export type * from "./product/service-roles";
 export type { SuppressingProduct, WalkProduct } from "./product/walk-roles";
 export type { Source } from "./sources";
 

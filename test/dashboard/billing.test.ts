@@ -4,7 +4,7 @@ import { billing } from "../../src/dashboard/billing/config";
 import { handleStripeWebhook } from "../../src/dashboard/billing/webhook";
 import { creditsStub } from "../helpers";
 import { signedUpOwner } from "../dashboard-browser";
-import { account, deliver, eventId, packCompleted } from "../stripe-events";
+import { account, chargeRefunded, deliver, eventId, packCompleted } from "../stripe-events";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -39,28 +39,11 @@ describe("Stripe webhooks: credits only from verified events, each applied once"
     const id = await account();
     const paymentIntent = `pi_refund_${Date.now()}`;
     await deliver(packCompleted(id, paymentIntent, 2000));
-    const half = {
-      id: eventId(),
-      type: "charge.refunded",
-      data: {
-        object: {
-          id: `ch_${paymentIntent}`,
-          object: "charge",
-          payment_intent: paymentIntent,
-          amount: 2000,
-          amount_refunded: 1000,
-          refunded: false,
-        },
-      },
-    };
+    const half = chargeRefunded(paymentIntent, { amount: 2000, refunded: 1000 });
     expect(await (await deliver(half)).json()).toEqual({ received: true, outcome: "refunded" });
     await deliver(half);
     expect(await balance(id)).toBe(500);
-    const rest = {
-      ...half,
-      id: eventId(),
-      data: { object: { ...half.data.object, amount_refunded: 2000, refunded: true } },
-    };
+    const rest = chargeRefunded(paymentIntent, { amount: 2000, refunded: 2000 });
     await deliver(rest);
     expect(await balance(id)).toBe(0);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { creditsStub } from "../helpers";
-import { account, deliver, eventId, packCompleted } from "../stripe-events";
+import { account, chargeRefunded, deliver, eventId, packCompleted } from "../stripe-events";
 
 /**
  * Stripe crediting was keyed by event id only (found by the second attack: two signed events for one payment credited
@@ -31,20 +31,7 @@ describe("one payment moves credits once", () => {
     const id = await account();
     const paymentIntent = `pi_refund_race_${Date.now()}`;
     await deliver(packCompleted(id, paymentIntent, 2000));
-    const refund = () => ({
-      id: eventId(),
-      type: "charge.refunded",
-      data: {
-        object: {
-          id: `ch_${paymentIntent}`,
-          object: "charge",
-          payment_intent: paymentIntent,
-          amount: 2000,
-          amount_refunded: 1000,
-          refunded: false,
-        },
-      },
-    });
+    const refund = () => chargeRefunded(paymentIntent, { amount: 2000, refunded: 1000 });
     await Promise.all([deliver(refund()), deliver(refund())]);
     expect(await balance(id)).toBe(500);
   });
