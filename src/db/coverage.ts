@@ -13,7 +13,8 @@
  * How an importer sets it: every install call takes a `coverage` (`installDataset` here; the operator routes'
  * `complete` / `install` bodies, `coverageBody` below). The importer says `full` only when it loaded the publisher's
  * whole file, `partial` with the countries (and a `note` naming regions) when it loaded part of it, and `sample` for
- * sample files. Only `isExhaustive` decides whether a miss may be a negative; answers never read `kind` directly.
+ * sample files. Only `isExhaustive` decides whether a miss may be a negative, and only `isSample` whether an answer came
+ * from synthetic rows (`sample_data`); answers never read `kind` directly.
  */
 import { z } from "zod";
 
@@ -76,6 +77,9 @@ export function isExhaustive(c: Coverage, country?: string | null): boolean {
   if (!c.countries) return true;
   return country != null && c.countries.includes(country);
 }
+
+/** Whether the dataset is a synthetic sample: an answer it decided says so (`sample_data`), not a register's word. */
+export const isSample = (c: Coverage | undefined): boolean => c?.kind === "sample";
 
 /** A dataset's listing as an import or a refresh installs it: its version, record count, when, and what it covers. */
 export interface Listing {

@@ -1,4 +1,4 @@
-import { isExhaustive } from "../../db/coverage";
+import { isExhaustive, isSample } from "../../db/coverage";
 import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
 import type { Installed, StoredPostcode } from "./store";
 
@@ -43,8 +43,7 @@ export const coveringDatasets = (installed: Installed, country: string, holds: "
  */
 export function decidedBySample(ref: Reference): boolean {
   const sampleOnly = (names: string[]) =>
-    names.length > 0 &&
-    names.every((name) => ref.installed.get(name as AddressDatasetName)?.coverage.kind === "sample");
+    names.length > 0 && names.every((name) => isSample(ref.installed.get(name as AddressDatasetName)?.coverage));
   return (
     sampleOnly([...new Set(ref.rows.map((r) => r.dataset))]) ||
     (ref.streetFound === true && sampleOnly(ref.streetDatasets)) ||

@@ -1,4 +1,4 @@
-import { isExhaustive } from "../../db/coverage";
+import { isExhaustive, isSample } from "../../db/coverage";
 import { database } from "../../db/client";
 import { installedSource, type Source } from "../../engines/sources";
 import { normalizeCountry, readLei, typeOf, type IdentifierType } from "./identifiers";
@@ -123,7 +123,7 @@ function answer(
     ...base,
     found: true,
     // A synthetic sample's row is no register's word: the reason says so, beside the source's `coverage`.
-    reason: register?.coverage.kind === "sample" ? "sample_data" : null,
+    reason: isSample(register?.coverage) ? "sample_data" : null,
     name: stored.name,
     status: stored.status,
     status_detail: stored.status_detail,

@@ -1,4 +1,4 @@
-import { isExhaustive } from "../../db/coverage";
+import { isExhaustive, isSample } from "../../db/coverage";
 import type { LatestFeedback } from "../../engines/lists/feedback-shape";
 import { installedSource, whole, type Source } from "../../engines/sources";
 import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
@@ -83,7 +83,7 @@ function networkOf(ip: IpAddress, hit: RangeHit): string | null {
 
 /** Whether a synthetic sample placed the address: its country, AS or city row came from a `sample` table. */
 function placedBySample(f: Facts, cityShown: boolean): boolean {
-  const sample = (name: string) => f.installed.get(name)?.coverage.kind === "sample";
+  const sample = (name: string) => isSample(f.installed.get(name)?.coverage);
   return (
     (f.hit?.country != null && sample("ip-country")) ||
     (f.hit?.asn != null && sample("ip-asn")) ||

@@ -1,5 +1,5 @@
 import { database } from "../../db/client";
-import { isExhaustive } from "../../db/coverage";
+import { isExhaustive, isSample } from "../../db/coverage";
 import { installedSource } from "../../engines/sources";
 import type { ProductContext, WalkOptions } from "../../engines/product";
 import { checkNumbers } from "../../platform/phone-network";
@@ -76,7 +76,7 @@ function factsFor(reading: PlanReading, index: Index, installed: Map<TableDatase
   const zones = has("phone-timezones") ? zonesOf(index, reading) : null;
   const carrier = has("phone-carriers") ? longest(index, "phone-carriers", code, national) : null;
   const location = has("phone-geocodes") ? longest(index, "phone-geocodes", code, national) : null;
-  const sample = (name: TableDataset) => installed.get(name)?.coverage.kind === "sample";
+  const sample = (name: TableDataset) => isSample(installed.get(name)?.coverage);
   return {
     carrier,
     location,
