@@ -89,7 +89,8 @@ export const addressDeclarations: LookupDeclarations = {
           "installed reference datasets. verification: `verified` (found as given or corrected), `partial`, " +
           "`unverified`, or `format_only` (no dataset covers the country, reason `not_covered`). 1 credit only " +
           "when verified.",
-        openWorld: false,
+        // `network` / `delivery_point` send the value to a partner.
+        openWorld: true,
         testValues: true,
       },
       summary: "Verify one address; 1 credit only when verified and not a 7-day repeat",
@@ -113,7 +114,8 @@ export const addressDeclarations: LookupDeclarations = {
         description:
           "As verify_address for 1 to 100 addresses; `country` applies to one-line items without their own. " +
           "1 credit per verified answer.",
-        openWorld: false,
+        // `network` / `delivery_point` send the value to a partner.
+        openWorld: true,
       },
       summary: "Verify 1 to 100 addresses in order; counts as one request",
       description:

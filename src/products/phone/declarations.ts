@@ -46,7 +46,8 @@ export const phoneDeclarations: LookupDeclarations = {
           "Numbering-plan validity, line type, allocated carrier and region, risk flags; nothing is sent to " +
           "the number. With `network: true` a partner's live carrier-network check adds network_status (`active`, " +
           "`inactive`, `unknown`). 1 credit for a fresh valid number; invalid numbers are free.",
-        openWorld: false,
+        // `network` / `delivery_point` send the value to a partner.
+        openWorld: true,
         testValues: true,
       },
       summary: "Look up one number; 1 credit for a fresh valid number",
@@ -70,7 +71,8 @@ export const phoneDeclarations: LookupDeclarations = {
         description:
           "As lookup_phone for 1 to 1,000 numbers (strings or objects), in order; duplicates and suppressed " +
           "numbers are free; stops early when credits run out.",
-        openWorld: false,
+        // `network` / `delivery_point` send the value to a partner.
+        openWorld: true,
       },
       summary: "Look up 1 to 1,000 numbers in order; counts as one request",
       description:

@@ -59,6 +59,8 @@ describe("POST /mcp: tools", { timeout: 30_000 }, () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.verify_email!.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
     expect(byName.lookup_ip!.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: false });
+    expect(byName.lookup_phone!.annotations).toMatchObject({ openWorldHint: true });
+    expect(byName.verify_addresses!.annotations).toMatchObject({ openWorldHint: true });
     expect(byName.get_account!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     // An agent reads the tool, not the docs: every lookup says what a source's coverage means.
     for (const name of ["verify_email", "lookup_phone", "lookup_ip", "verify_address", "lookup_entity"])
