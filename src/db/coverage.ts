@@ -13,8 +13,8 @@
  * How an importer sets it: every install call takes a `coverage` (`installDataset` here; the operator routes'
  * `complete` / `install` bodies, `coverageBody` below). The importer says `full` only when it loaded the publisher's
  * whole file, `partial` with the countries (and a `note` naming regions) when it loaded part of it, and `sample` for
- * sample files. Only `isExhaustive` decides whether a miss may be a negative, and only `isSample` whether an answer came
- * from synthetic rows (`sample_data`); answers never read `kind` directly.
+ * sample files. Only `isExhaustive` decides whether a miss may be a negative, and only `isSample` whether an answer
+ * came from synthetic rows (`sample_data`); answers never read `kind` directly.
  */
 import { z } from "zod";
 

@@ -75,7 +75,13 @@ async function answerOf(call: DeclaredCall, answer: LookupAnswer<unknown, unknow
   if (route.kind === "browser") return { ok: true, data, meta: {}, creditsUsed };
   const read = route.answer ? route.answer(data) : { data };
   if ("error" in read) return { ok: false, error: read.error };
-  const context = { env: caller.env, requestId: caller.requestId, payer: payerOf(caller.principal) };
-  const after = route.after ? await route.after(context, request.json, data) : {};
+  // Only a route with a follow-up needs its payer (email's settling re-check).
+  const after = route.after
+    ? await route.after(
+        { env: caller.env, requestId: caller.requestId, payer: payerOf(caller.principal) },
+        request.json,
+        data,
+      )
+    : {};
   return { ok: true, data: read.data, meta: { ...singleMeta(route, answer), ...after }, creditsUsed };
 }

@@ -69,13 +69,8 @@ export function accountEntry(env: Env, accountId: string, admission?: Admission)
         (entry) => stub.enterReserve(entry, request),
         () => stub.reserve(request),
       ),
-    balance: (product: string | null) =>
-      call(
-        (entry) => stub.enterBalance(entry, product),
-        () => stub.balance(product),
-      ),
     /** The balance as the walk reads it when it held nothing; a rate limit comes back as a value, not thrown. */
-    balanceOutcome: (product: string | null) =>
+    balance: (product: string | null) =>
       outcome(
         (entry) => stub.enterBalance(entry, product),
         () => stub.balance(product),
@@ -160,7 +155,7 @@ export function accountCredits(env: Env, payer: Payer): Credits {
       await retried(() => stub.release(holdId));
     },
     async remaining(unitsOf) {
-      const outcome = await entry.balanceOutcome(unitsOf ?? null);
+      const outcome = await entry.balance(unitsOf ?? null);
       if ("limited" in outcome) return outcome;
       return { credits: outcome.value.available, prepaid: outcome.value.prepaid };
     },

@@ -1,11 +1,11 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type Context, Hono } from "hono";
-import { admitRequest, expectAdmission } from "../../auth/admit";
+import { admitPending, expectAdmission } from "../../auth/admit";
 import { secretPrincipal } from "../../auth/principal";
 import { secretKey } from "../../auth/secret-key";
 import { BODY_BYTES, readBody } from "../../http/body";
 import { ApiError } from "../../http/errors";
-import { limitHit, rateLimitRefusal } from "../../limits/admission";
+import { limitHit } from "../../limits/admission";
 import type { AppEnv } from "../../types";
 import { asksForAnswer, invalidMessage, MCP_BATCH_MAX, rateLimitedAnswer, rateRefusalOf, rpcError } from "./messages";
 import { buildServer } from "./server";
@@ -51,12 +51,10 @@ async function batch(c: Ctx, app: App, messages: unknown[]): Promise<Response> {
     const invalid = invalidMessage(message, requestId);
     const response = invalid ? null : await answer(c, app, message);
     const body: unknown = invalid ?? (response?.status === 202 ? undefined : await response?.json());
-    try {
-      await admitRequest(c);
-    } catch (err) {
-      refusal = rateLimitRefusal(err);
-      if (!refusal) throw err;
-      answers.push(rateLimitedAnswer(message, refusal, requestId));
+    const limited = await admitPending(c.env, c.var.admission);
+    if (limited) {
+      refusal = limited;
+      answers.push(rateLimitedAnswer(message, limited, requestId));
       continue;
     }
     refusal = rateRefusalOf(body);

@@ -3,8 +3,7 @@ import { ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelco
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
 import { fieldErrors } from "../../http/validation";
-import { admitRequest } from "../../auth/admit";
-import { rateLimitRefusal } from "../../limits/admission";
+import { admitPending } from "../../auth/admit";
 import { quote, type Quote } from "../../lookups/service";
 import { productSubjects } from "../../products/intro";
 import type { Caller } from "./call";
@@ -12,13 +11,18 @@ import { engineTools } from "./engine-tools";
 import { lookupTools } from "./lookup-tools";
 import { outputOf, Refusal, type ErrorBody, type Routes, type ToolSpec } from "./tool";
 
-/** The products named are the registry's (products/intro.ts), so a product registered later is among them. */
+/**
+ * The products named are the registry's (products/intro.ts), so a product registered later is among them; built once
+ * per isolate, as the registry does not change within one (a batch builds a server per message).
+ */
+let instructionsText: string | undefined;
 const instructions = () =>
-  `Verification tools for ${productSubjects()}, billed in ` +
-  "credits from the account's balance. Each answer's meta says credits_used and credits_remaining. Call `quote` " +
-  "(free) for the most a call could cost, and pass `max_credits` to any paid tool to have it refused, with " +
-  "nothing charged, above that. Refusals come back as tool errors with `error.code` (INSUFFICIENT_CREDITS, " +
-  "KEY_SCOPE_DENIED, RATE_LIMITED, ...).";
+  (instructionsText ??=
+    `Verification tools for ${productSubjects()}, billed in ` +
+    "credits from the account's balance. Each answer's meta says credits_used and credits_remaining. Call `quote` " +
+    "(free) for the most a call could cost, and pass `max_credits` to any paid tool to have it refused, with " +
+    "nothing charged, above that. Refusals come back as tool errors with `error.code` (INSUFFICIENT_CREDITS, " +
+    "KEY_SCOPE_DENIED, RATE_LIMITED, ...).");
 
 const QUOTE_TITLE = "Quote a call";
 
@@ -67,20 +71,14 @@ async function priced(caller: Caller, spec: ToolSpec, args: Record<string, unkno
  * to the account's object, or one that never calls it), so a call over the limit is a tool error like any refusal.
  */
 async function admitted(caller: Caller, result: CallToolResult): Promise<CallToolResult> {
-  if (!caller.c.var.admission?.pending) return result;
-  try {
-    await admitRequest(caller.c);
-    return result;
-  } catch (err) {
-    const limited = rateLimitRefusal(err);
-    if (!limited) throw err;
-    return failed({
-      code: "RATE_LIMITED",
-      message: limited.message,
-      request_id: caller.c.var.requestId,
-      retry_after_seconds: limited.retryAfterSeconds,
-    });
-  }
+  const limited = await admitPending(caller.c.env, caller.c.var.admission);
+  if (!limited) return result;
+  return failed({
+    code: limited.code,
+    message: limited.message,
+    request_id: caller.c.var.requestId,
+    retry_after_seconds: limited.retryAfterSeconds,
+  });
 }
 
 /**
