@@ -1,3 +1,4 @@
+import { hmacHex } from "./tokens";
 /**
  * The one signed request the Worker makes to the SMTP sidecar (workers/smtp-sidecar): every endpoint (`/v1/probe`,
  * `/v1/deliver`, `/v1/submit`) takes a JSON body signed with the shared secret. Wire format, verified by
@@ -29,7 +30,6 @@ export type SidecarReply = { status: number; answer: unknown } | { unreachable: 
 
 /** Room for the answer to travel back after the sidecar's own deadline. */
 const ANSWER_MARGIN_MS = 2_000;
-const encoder = new TextEncoder();
 
 /** Signs and posts `body`; never throws: a network error or a timeout is `unreachable`. */
 export async function postToSidecar(post: SidecarPost): Promise<SidecarReply> {
@@ -59,10 +59,5 @@ export async function postToSidecar(post: SidecarPost): Promise<SidecarReply> {
 }
 
 /** Lowercase hex HMAC-SHA256 of `${timestamp}.${body}`, the value of X-Sidecar-Signature. */
-export async function signSidecarRequest(secret: string, timestamp: string, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`));
-  return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
+export const signSidecarRequest = (secret: string, timestamp: string, body: string): Promise<string> =>
+  hmacHex(secret, `${timestamp}.${body}`);

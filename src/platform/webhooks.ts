@@ -1,6 +1,7 @@
 import { relayDelivery, type RelayOutcome } from "./delivery-relay";
 import { resolve } from "./doh";
 import { isPrivateAddress } from "./private-addresses";
+import { hmacHex } from "./tokens";
 import type { SidecarTarget } from "./sidecar-request";
 
 /**
@@ -12,16 +13,6 @@ import type { SidecarTarget } from "./sidecar-request";
 
 /** The body-only `X-Service-Signature` header is sent while the clock is before this instant (1 March 2027). */
 export const OLD_SIGNATURE_UNTIL = Date.parse("2027-03-01T00:00:00Z");
-
-const encoder = new TextEncoder();
-
-async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(message));
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** Both signature header values of one attempt. */
 export interface Signature {
