@@ -3,12 +3,13 @@ import type { WalkItem, WalkState } from "./state";
 /**
  * The answer's items in input order, up to where the walk stopped, each with the credits it used (`credits`, in the
  * order of the fresh answers). `charged`: what an earlier run of the same operation charged by key, which each key's
- * first item reports instead.
+ * first item reports instead. `settled`: keys settled before a wait, answered wherever they stand (they were charged).
  */
 export function buildItems<In, Out>(
   state: WalkState<In, Out>,
   credits: number[],
   charged: Record<string, number> | null = null,
+  settled: ReadonlySet<string> = new Set(),
 ): WalkItem<In, Out>[] {
   const { product, keyOf, uniques, paid } = state;
   const inputs = state.request.inputs;
@@ -16,7 +17,8 @@ export function buildItems<In, Out>(
   const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
   const seen = new Set<string>();
   const items: WalkItem<In, Out>[] = [];
-  for (let index = 0; index < paid.stopIndex; index++) {
+  for (let index = 0; index < inputs.length; index++) {
+    if (index >= paid.stopIndex && !settled.has(keyOf[index]!)) continue;
     const u = byKey.get(keyOf[index]!)!;
     const isFirst = !seen.has(u.key);
     seen.add(u.key);

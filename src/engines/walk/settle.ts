@@ -5,7 +5,7 @@ import { listsOf } from "../lists/account-lists";
 import type { RateLimitRefusal } from "../../limits/admission";
 import { buildItems } from "./items";
 import { mergeWrites, rememberWrite, repeatWrite, writesNothing } from "./remember";
-import type { WalkItem, WalkState } from "./state";
+import type { Paid, WalkItem, WalkState } from "./state";
 
 /** Step 7's outcome: the items as answered and what settling said, or the rate limit the balance read hit. */
 export type Settlement<In, Out> = { items: WalkItem<In, Out>[]; settled: Settled } | { limited: RateLimitRefusal };
@@ -47,8 +47,17 @@ export async function settleAndRemember<In, Out>(state: WalkState<In, Out>): Pro
 const rerun = <In, Out>(state: WalkState<In, Out>, settled: Settled) =>
   settled.firstCharges ? buildItems(state, settled.credits, settled.firstCharges) : null;
 
+/** What a walk's answers used of the fair-use window and the product's counters, as its settlement counts them. */
+export function usageOf<In, Out>(answered: Paid<In, Out>["answered"]): Partial<Record<UsageCounter, number>> {
+  const usage: Partial<Record<UsageCounter, number>> = {};
+  for (const { price } of answered) {
+    if (price.counter && (price.fairUse || price.units > 0)) usage[price.counter] = (usage[price.counter] ?? 0) + 1;
+  }
+  return usage;
+}
+
 /** Settles the hold with the list writes (one call), or, without a hold, writes them beside the balance read. */
-async function settle<In, Out>(
+export async function settle<In, Out>(
   state: WalkState<In, Out>,
   { given, asAnswered = false }: { given: ListsWrite | null; asAnswered?: boolean },
 ): Promise<Settled | { limited: RateLimitRefusal }> {
@@ -72,10 +81,7 @@ async function settle<In, Out>(
       firstCharges,
     };
   }
-  const usage: Partial<Record<UsageCounter, number>> = {};
-  for (const { price } of paid.answered) {
-    if (price.counter && (price.fairUse || price.units > 0)) usage[price.counter] = (usage[price.counter] ?? 0) + 1;
-  }
+  const usage = usageOf(paid.answered);
   const units = paid.answered.map((a) => a.price.units);
   const operation = request.operationId
     ? { operationId: request.operationId, keys: paid.answered.map((a) => a.u.key) }

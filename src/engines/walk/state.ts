@@ -117,6 +117,11 @@ export interface Paid<In, Out> {
   begun?: Hold;
   /** The keys that hold was asked for (the object leaves out values its rows answer free). */
   begunFor?: string[];
+  /**
+   * Answers settled before the walk waited on a concurrent walk (walk/set-down.ts), with what each was charged: the
+   * walk's answer reports them beside those of its last hold. `parts`: how many settlements made them.
+   */
+  setDown?: { answered: { u: Unique<In, Out>; price: Priced }[]; credits: number[]; charged: number; parts: number };
   /** The account's object refused the first call (a rate limit): nothing ran. */
   limited?: Extract<WalkRefusal, { reason: "rate_limited" }>;
 }

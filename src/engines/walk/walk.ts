@@ -5,6 +5,7 @@ import type { WalkProduct } from "../product";
 import { recallAndHold } from "./begin";
 import { payAll } from "./pay-all";
 import { planList } from "./plan";
+import { settleAfterSetDown } from "./set-down";
 import { settleAndRemember } from "./settle";
 import type { WalkItem, WalkRefusal, WalkRequest, WalkRun, WalkState } from "./state";
 
@@ -30,9 +31,10 @@ export async function walk<In, Out>(
     throw err;
   }
   stop(state);
-  const refusal = state.paid.limited ?? (state.paid.stopIndex === 0 ? stoppedBy(state) : null);
+  // A part settled before a wait was charged: it is answered, whatever the rest of the walk could pay for.
+  const refusal = state.paid.limited ?? (state.paid.stopIndex === 0 && !state.paid.setDown ? stoppedBy(state) : null);
   if (refusal) return refused(state, refusal);
-  const settlement = await settleAndRemember(state);
+  const settlement = state.paid.setDown ? await settleAfterSetDown(state) : await settleAndRemember(state);
   if ("limited" in settlement) return refused(state, { reason: "rate_limited", ...settlement.limited });
   const { items, settled } = settlement;
   await applyPolicy({ env: request.env, product, payer: request.payer, items, defer: request.defer });
