@@ -4,11 +4,8 @@ import { randomToken, sha256Hex } from "../platform/tokens";
 import { database } from "../db/client";
 import type { Role } from "../db/members";
 import { deleteSession, insertSession, liveSession } from "../db/sessions";
+import { SESSION_COOKIE } from "../http/credential";
 
-/**
- * `__Host-` binds the cookie to this origin: Secure, Path=/, no Domain, so no other host or path can set or read it.
- */
-export const SESSION_COOKIE = "__Host-session";
 export const SESSION_TTL_MS = 14 * 24 * 3_600_000;
 
 export interface DashboardSession {

@@ -3,7 +3,7 @@ import { database } from "../db/client";
 import type { RequestRecord } from "../db/request-log";
 import { dailyRequests } from "../db/usage";
 import { creditsStub } from "../engines/credits/credits";
-import { readRequestRecord } from "../http/request-record";
+import { type RecordAsk, readRequestRecord } from "../http/request-record";
 import { productNames } from "../products/registry";
 
 /** The usage page's window: today and the 29 UTC days before it. */
@@ -82,6 +82,9 @@ export async function usageOf(env: Env, accountId: string, now = Date.now()): Pr
 export const ledgerPage = (env: Env, accountId: string, page: number): Promise<{ rows: LedgerRow[]; total: number }> =>
   creditsStub(env, accountId).ledger(page, LEDGER_PAGE);
 
-/** One request of the account by its id, as `GET /account/requests/{id}` reads it (another account's is not found). */
-export const requestRecord = (env: Env, accountId: string, requestId: string): Promise<RequestRecord | undefined> =>
-  readRequestRecord(env, accountId, requestId);
+/**
+ * One request of the account by its id, as `GET /account/requests/{id}` reads it (another account's is not found; a
+ * record on its way is waited for only when the id was signed for this session).
+ */
+export const requestRecord = (env: Env, ask: RecordAsk): Promise<RequestRecord | undefined> =>
+  readRequestRecord(env, ask);

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../types";
+import { requestCredential } from "./credential";
 import { onError } from "./error-handler";
-import { newRequestId } from "./request-id-format";
+import { mintRequestId } from "./request-id-format";
 
 /**
  * Gives every request an id and stamps it on the response as `X-Request-Id`, whatever produced the response
@@ -10,7 +11,9 @@ import { newRequestId } from "./request-id-format";
  * plain value) would leave the app as a bare 500, so it is caught here and answered as SERVER_ERROR in the envelope.
  */
 export const requestId = (): MiddlewareHandler<AppEnv> => async (c, next) => {
-  const id = newRequestId();
+  // An app run without bindings (a unit test's `app.request`) has no env: its ids are random, never waited for.
+  const secret = (c.env as Partial<Env> | undefined)?.MAIL_LINK_SECRET;
+  const id = await mintRequestId({ secret, credential: requestCredential(c) });
   c.set("requestId", id);
   try {
     await next();

@@ -1,7 +1,7 @@
 import { database } from "../db/client";
 import { requestOfAccount, requestOwner, type RequestRecord } from "../db/request-log";
 import { recentRecord } from "./request-log";
-import { requestIdTime } from "./request-id-format";
+import { madeFor, requestIdTime } from "./request-id-format";
 
 /**
  * How long after a request its record may still be on its way to D1: 25 ms pending in its isolate, then the JOBS
@@ -34,21 +34,29 @@ async function lookOnce(env: Env, accountId: string, requestId: string): Promise
   return owner === accountId ? ((await requestOfAccount(database(env), accountId, requestId)) ?? null) : null;
 }
 
+/** Whose record is asked for: the account, the id, and the credential the asking request presented. */
+export interface RecordAsk {
+  accountId: string;
+  requestId: string;
+  /** `requestCredential` of the asking request (src/http/credential.ts). */
+  credential: string;
+}
+
 /**
  * The account's record of `requestId`, readable as soon as the request's answer was received (read-your-writes):
  * logged lately by this isolate (maybe not yet stored), or stored in D1. For an id made within the last
  * `RECORD_READABLE_WITHIN_MS` whose record is in neither (logged by another isolate, still on the queue), it waits,
- * looking every 200 ms, until the record is stored or that time has passed since the request. Any other id, and a
- * record of another account, is answered at once. Nothing of this is on a lookup's path: a lookup only logs.
+ * looking every 200 ms, until the record is stored or that time has passed since the request, but only when this
+ * service signed the id for the credential asking now (`madeFor`): an id a caller made up, or one of another
+ * credential, is answered from one look, at once. Nothing of this is on a lookup's path: a lookup only logs.
  */
-export async function readRequestRecord(
-  env: Env,
-  accountId: string,
-  requestId: string,
-): Promise<RequestRecord | undefined> {
+export async function readRequestRecord(env: Env, ask: RecordAsk): Promise<RequestRecord | undefined> {
+  const { accountId, requestId } = ask;
   const found = await lookOnce(env, accountId, requestId);
   const madeAt = requestIdTime(requestId);
   if (found !== undefined || madeAt === null || madeAt > Date.now() + POLL_MS) return found ?? undefined;
+  if (Date.now() >= madeAt + RECORD_READABLE_WITHIN_MS) return undefined;
+  if (!(await madeFor({ id: requestId, secret: env.MAIL_LINK_SECRET, credential: ask.credential }))) return undefined;
   while (Date.now() < madeAt + RECORD_READABLE_WITHIN_MS) {
     await sleep(POLL_MS);
     const later = await lookOnce(env, accountId, requestId);

@@ -12,6 +12,7 @@ export const LIMITS = {
   browserVisitor: { limit: 20, windowMs: 60_000, message: "Over 20 lookups a minute from this visitor." },
   sandboxAddress: { limit: 30, windowMs: 60_000, message: "Over 30 sandbox requests a minute from this address." },
   redeliveryUser: { limit: 10, windowMs: 60_000, message: "Over 10 webhook redeliveries a minute." },
+  requestLookupUser: { limit: 30, windowMs: 60_000, message: "Over 30 request lookups a minute." },
   testWebhookKey: { limit: 10, windowMs: 60_000, message: "Over 10 test webhooks a minute for this key." },
   signInAddress: {
     limit: 10,

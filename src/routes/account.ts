@@ -8,6 +8,7 @@ import { database } from "../db/client";
 import { ok } from "../http/envelope";
 import { notFound, validationFailed } from "../http/errors";
 import { pageMeta } from "../http/meta";
+import { requestCredential } from "../http/credential";
 import { readRequestRecord } from "../http/request-record";
 import { describe } from "../http/openapi";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
@@ -102,7 +103,8 @@ export const accountRoutes = new Hono<AppEnv>()
       description:
         "The record of one request of the account: endpoint, key, status, credits used and why. Request ids come " +
         "from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a " +
-        "record still on its way to storage is waited for (up to 5 s after the request). Another account's " +
+        "record still on its way to storage is waited for (up to 5 s after the request) when asked with the " +
+        "credential that made the request (the same key); any other id is answered at once. Another account's " +
         "request is 404. Free.",
       response: requestRecordSchema,
       errors: ["NOT_FOUND"],
@@ -111,7 +113,8 @@ export const accountRoutes = new Hono<AppEnv>()
     pathParams(z.object({ requestId: z.string().max(64) })),
     async (c) => {
       const { requestId } = c.req.valid("param");
-      const row = await readRequestRecord(c.env, accountId(c), requestId);
+      const ask = { accountId: accountId(c), requestId, credential: requestCredential(c) };
+      const row = await readRequestRecord(c.env, ask);
       if (!row) throw notFound("Request");
       return ok(c, {
         request_id: row.requestId,

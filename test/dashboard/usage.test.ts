@@ -1,5 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { Browser, createSecretKey, signedUpOwner } from "../dashboard-browser";
+import { newRequestId } from "../../src/http/request-id-format";
+import { LIMITS } from "../../src/limits/limiter";
+import { freezeClock } from "../frozen-clock";
 import { lookupEmail, recordStored, requestRecord } from "../helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -96,6 +99,31 @@ describe("dashboard: the usage page", () => {
       expect(html).not.toContain('id="request-record"');
     },
   );
+
+  it("looks requests up by id at most 30 a minute per user, then answers 429, a notice, Retry-After", async () => {
+    const { browser } = await signedUpOwner("request-limit");
+    const clock = freezeClock();
+    try {
+      const { limit, message } = LIMITS.requestLookupUser;
+      expect(limit).toBe(30);
+      for (let i = 0; i < limit; i++) {
+        const started = Date.now();
+        const made = await browser.fetch(`/dashboard/usage?request=${newRequestId()}`);
+        // A made-up id is not waited for: one look, then "no request".
+        expect([made.status, Date.now() - started < 1_000]).toEqual([404, true]);
+      }
+      const over = await browser.fetch(`/dashboard/usage?request=${newRequestId()}`);
+      expect(over.status).toBe(429);
+      expect(Number(over.headers.get("Retry-After"))).toBeGreaterThan(0);
+      const html = await over.text();
+      expect(html).toContain(message);
+      expect(html).not.toContain("No request");
+      // The page itself is not limited: without `request=` it still answers.
+      expect((await browser.fetch("/dashboard/usage")).status).toBe(200);
+    } finally {
+      clock.thaw();
+    }
+  });
 
   it("needs a session", async () => {
     const response = await new Browser().fetch("/dashboard/usage");

@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { insertRequestRecords } from "../../src/db/request-log";
-import { newRequestId } from "../../src/http/request-id-format";
+import { mintRequestId, newRequestId } from "../../src/http/request-id-format";
 import { RECORD_READABLE_WITHIN_MS } from "../../src/http/request-record";
 import worker from "../../src/index";
 import { assertDocumentedResponse } from "../openapi-check";
@@ -16,6 +16,12 @@ import {
   lookupEmail,
   requestRecord,
 } from "../helpers";
+
+/** What the test reads of a route's round trips (GET /admin/v1/round-trips). */
+interface RouteFigures {
+  route: string;
+  before_answer: Record<"do" | "d1_primary", { mean: number; max: number }>;
+}
 
 /** What the test reads of a ledger entry. */
 interface LedgerEntry {
@@ -133,7 +139,8 @@ describe("GET /api/v1/account/requests/{requestId}", () => {
 
   it("waits for a record another instance logged until it is stored; an old unknown id is 404 at once", async () => {
     const acct = await createAccount({ key: { scopes: ["account"] } });
-    const id = newRequestId();
+    // An id as the service signs it for a request made with this key (then logged by another isolate).
+    const id = await mintRequestId({ secret: env.MAIL_LINK_SECRET, credential: `Bearer ${acct.key}` });
     const record = { requestId: id, accountId: acct.accountId, keyId: acct.keyId, method: "GET", path: "/x" };
     // Stored 600 ms after the GET began, as the queue's consumer would, and never in this isolate's recent records.
     const stored = new Promise((resolve) => setTimeout(resolve, 600)).then(() =>
@@ -145,6 +152,29 @@ describe("GET /api/v1/account/requests/{requestId}", () => {
     const started = Date.now();
     const old = await call(`/api/v1/account/requests/${newRequestId(Date.now() - 60_000)}`, bearer(acct.key));
     expect([old.status, Date.now() - started < RECORD_READABLE_WITHIN_MS]).toEqual([404, true]);
+  });
+
+  it("answers a made-up fresh id 404 at once, with one look and no polling", async () => {
+    const acct = await createAccount({ key: { scopes: ["account"] } });
+    const forged = newRequestId();
+    await admin("DELETE", "/round-trips");
+    const started = Date.now();
+    const { status, body } = await call(`/api/v1/account/requests/${forged}`, bearer(acct.key));
+    expect([status, body.error.code]).toEqual([404, "NOT_FOUND"]);
+    // Polling would have held it until 5 s after the id's time; one look is a few milliseconds.
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const route = (await admin<{ routes: RouteFigures[] }>("GET", "/round-trips")).routes.find(
+      (r) => r.route === "GET /api/v1/account/requests/:requestId",
+    )!;
+    expect(route.before_answer.d1_primary.max).toBeLessThanOrEqual(1);
+  });
+
+  it("waits only for ids signed for the asking key: another key's fresh id is answered at once", async () => {
+    const acct = await createAccount({ key: { scopes: ["account"] } });
+    const other = await mintRequestId({ secret: env.MAIL_LINK_SECRET, credential: "Bearer sk_live_someone_else" });
+    const started = Date.now();
+    expect((await call(`/api/v1/account/requests/${other}`, bearer(acct.key))).status).toBe(404);
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it("answers 404 NOT_FOUND for another account's request", async () => {

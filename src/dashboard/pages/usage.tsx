@@ -12,8 +12,11 @@ export interface UsagePageProps {
   session: DashboardSession;
   usage: Usage;
   ledger: { rows: LedgerRow[]; total: number; page: number; perPage: number };
-  /** The request asked for by id: its record, or `missing` with the id that matched nothing of this account. */
-  lookup?: { record: RequestRecord } | { missing: string };
+  /**
+   * The request asked for by id: its record, `missing` with the id that matched nothing of this account, or `limited`
+   * with the rate limit's message (too many lookups by id).
+   */
+  lookup?: { record: RequestRecord } | { missing: string } | { limited: string };
 }
 
 /** Totals of the window per product: the charts' figures, readable without the page script. */
@@ -159,6 +162,7 @@ function RequestLookup({ lookup }: { lookup: UsagePageProps["lookup"] }) {
           <button type="submit">Look up</button>
         </p>
       </form>
+      {lookup && "limited" in lookup ? <p class="notice warn">{`${lookup.limited} Try again shortly.`}</p> : null}
       {lookup && "missing" in lookup ? (
         <p class="notice warn">{`No request ${lookup.missing} in this account.`}</p>
       ) : null}
