@@ -1,0 +1,248 @@
+// `npm run bench:walk-waits`: concurrent batches over the same values, and request ids a caller made up.
+//
+// The Worker on a fresh local stack (bench/lib/stack.mjs) with the email stand-ins of bench/email.mjs (DNS over HTTPS,
+// RDAP, a real SMTP server that accepts every bench address behind the real sidecar), so every address is a
+// deliverable answer billed 1 credit. Each case gets its own account (plan without grant, pack credits as stated):
+//
+//   alone      one batch of 10 fresh addresses at a balance of 3
+//   two        two identical batches of 10 at a balance of 3, sent at once (a client retrying after its timeout)
+//   beside     during `two`, a single lookup of another address on an account with 2 credits more
+//   four       four identical batches of 50 at a balance of 40, sent at once
+//   forged     GET /api/v1/account/requests/{id} with ids made up now (right format, fresh time, random digits)
+//   genuine    the same GET for the id of a lookup just answered (read-your-writes)
+//
+// Reported: each batch's time, status, processed, credits_used, stopped_reason; the account's balance and ledger
+// charges after; per forged and genuine GET its time and D1 primary reads (GET /admin/v1/round-trips). Writes
+// bench/results/walk-waits.json. Knobs: BENCH_FORGED (20), BENCH_TIMEOUT_MS, BENCH_FROZEN (1).
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { runBench } from "./lib/harness.mjs";
+import { startWorker } from "./lib/stack.mjs";
+import { startDoh, startRdap, startSmtp } from "./lib/fixtures.mjs";
+import { readRoundTrips, resetRoundTrips } from "./lib/round-trips.mjs";
+import {
+  ROOT,
+  SIDECAR_SCRIPT,
+  adminClient,
+  freePort,
+  isRunning,
+  requireNode22,
+  signalTree,
+  startNodeScript,
+  stopProcess,
+  waitForHttp,
+} from "../scripts/lib/local.mjs";
+
+requireNode22();
+
+const num = (name, fallback) => Number(process.env[name] ?? fallback);
+const FORGED = num("BENCH_FORGED", 20);
+const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 10 * 60_000);
+const FROZEN = process.env.BENCH_FROZEN !== "0";
+const ADMIN_TOKEN = "bench-admin-token";
+const SIDECAR_SECRET = `bench-sidecar-${randomBytes(12).toString("hex")}`;
+const RESULTS_DIR = join(ROOT, "bench", "results");
+const TAG = randomBytes(3).toString("hex");
+const DOMAIN = `bench-${TAG}.example`;
+
+const zone = (name) => (name === DOMAIN ? { MX: ["10 127.0.0.1."] } : undefined);
+
+const children = { wrangler: null, sidecar: null };
+const fixtures = [];
+const logFds = [];
+let persistDir = null;
+
+async function cleanup() {
+  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
+  await Promise.all(fixtures.splice(0).map((f) => f.close().catch(() => {})));
+  for (const fd of logFds.splice(0)) closeSync(fd);
+  if (persistDir) rmSync(persistDir, { recursive: true, force: true }), (persistDir = null);
+}
+
+await runBench({
+  main,
+  cleanup,
+  timeoutMs: TIMEOUT_MS,
+  logHint: "output: bench/results/walk-waits-wrangler.log, bench/results/walk-waits-sidecar.log",
+  onExit: () => {
+    for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
+  },
+});
+
+async function main() {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const doh = await startDoh(zone);
+  fixtures.push(doh);
+  const rdap = await startRdap((name) => (name === DOMAIN ? "2015-03-01" : undefined));
+  fixtures.push(rdap);
+  const smtp = await startSmtp((_local, domain) => domain === DOMAIN);
+  fixtures.push(smtp);
+  const sidecarPort = await freePort();
+  const sidecarUrl = `http://127.0.0.1:${sidecarPort}`;
+  const sidecarLog = openSync(join(RESULTS_DIR, "walk-waits-sidecar.log"), "w");
+  logFds.push(sidecarLog);
+  children.sidecar = startNodeScript(SIDECAR_SCRIPT, {
+    stdio: sidecarLog,
+    env: {
+      SIDECAR_SECRET,
+      SIDECAR_PORT: String(sidecarPort),
+      SIDECAR_HOST: "127.0.0.1",
+      SIDECAR_ALLOW_LOOPBACK: "1",
+      SMTP_PORT: String(smtp.port),
+    },
+  });
+  persistDir = mkdtempSync(join(tmpdir(), "walk-waits-bench-"));
+  const vars = {
+    ADMIN_TOKEN,
+    DOH_URL: doh.url,
+    RDAP_BASE_URL: rdap.url,
+    SMTP_SIDECAR_URL: sidecarUrl,
+    SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
+  };
+  const [{ base }] = await Promise.all([
+    startWorker({
+      dir: persistDir,
+      vars,
+      log: "walk-waits-wrangler.log",
+      frozen: FROZEN,
+      logLevel: "warn",
+      track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
+    }),
+    waitForHttp(`${sidecarUrl}/healthz`, { child: children.sidecar, name: "the SMTP sidecar", timeoutMs: 30_000 }),
+  ]);
+  const admin = adminClient(base, ADMIN_TOKEN);
+  let accounts = 0;
+
+  /** A verified account without a monthly grant, `pack` credits and one secret key of every scope. */
+  async function account(pack) {
+    const email = `walk-${++accounts}-${TAG}@example.com`;
+    const acct = (await admin.call("POST", "/accounts", { email, email_verified: true, plan: "enterprise" })).data;
+    await admin.call("POST", `/accounts/${acct.id}/credits`, { bucket: "pack", amount: pack });
+    const member = (await admin.call("POST", `/accounts/${acct.id}/members`, { email })).data;
+    const key = (await admin.call("POST", `/accounts/${acct.id}/keys/secret`, { user_id: member.user_id })).data.key;
+    return { id: acct.id, key };
+  }
+
+  /** One API call, timed: status, body, milliseconds. */
+  async function api(key, method, path, body) {
+    const started = performance.now();
+    const res = await fetch(`${base}/api/v1${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(120_000),
+    });
+    const json = await res.json();
+    return { status: res.status, body: json, ms: Math.round(performance.now() - started) };
+  }
+
+  const addresses = (label, n) => Array.from({ length: n }, (_, i) => `${label}-${i}@${DOMAIN}`);
+  const batchRow = ({ status, body, ms }) => ({
+    status,
+    ms,
+    ...(status === 200
+      ? {
+          processed: body.meta.processed,
+          credits_used: body.meta.credits_used,
+          stopped_reason: body.meta.stopped_reason,
+        }
+      : { code: body.error?.code, message: body.error?.message }),
+  });
+  async function after(acct) {
+    const { body } = await api(acct.key, "GET", "/account");
+    const ledger = await api(acct.key, "GET", "/account/ledger");
+    const charged = ledger.body.data.entries
+      .filter((e) => e.kind === "charge")
+      .reduce((sum, e) => sum - e.plan_delta - (e.pack_delta ?? 0), 0);
+    return { account: body.data, ledger_charged: charged };
+  }
+
+  const results = {};
+  // Warm the stack (bundle, DO classes, sidecar connection) so the first case measures the walk, not a cold start.
+  const warm = await account(5);
+  await api(warm.key, "POST", "/email/batch", { emails: addresses("warm", 2) });
+
+  const alone = await account(3);
+  results.alone = {
+    batch: batchRow(await api(alone.key, "POST", "/email/batch", { emails: addresses("alone", 10) })),
+    after: await after(alone),
+  };
+
+  const two = await account(3);
+  const beside = await account(5);
+  const same = addresses("two", 10);
+  const besideSame = addresses("beside", 10);
+  const [a, b, c, d, single] = await Promise.all([
+    api(two.key, "POST", "/email/batch", { emails: same }),
+    api(two.key, "POST", "/email/batch", { emails: same }),
+    api(beside.key, "POST", "/email/batch", { emails: besideSame }),
+    api(beside.key, "POST", "/email/batch", { emails: besideSame }),
+    new Promise((resolve) => setTimeout(resolve, 150)).then(() =>
+      api(beside.key, "POST", "/email", { email: `single-${TAG}@${DOMAIN}` }),
+    ),
+  ]);
+  results.two = { batches: [a, b].map(batchRow), after: await after(two) };
+  results.beside = {
+    batches: [c, d].map(batchRow),
+    single: { status: single.status, ms: single.ms, code: single.body.error?.code ?? null },
+    after: await after(beside),
+  };
+
+  const four = await account(40);
+  const fifty = addresses("four", 50);
+  const runs = await Promise.all(
+    Array.from({ length: 4 }, () => api(four.key, "POST", "/email/batch", { emails: fifty })),
+  );
+  results.four = { batches: runs.map(batchRow), after: await after(four) };
+
+  const reader = await account(1);
+  const digits = () => randomBytes(10).toString("hex");
+  await resetRoundTrips(admin);
+  const forged = [];
+  for (let i = 0; i < FORGED; i++) {
+    // Paced under the key's 5 requests a second, so every GET is served (none refused 429).
+    if (i) await new Promise((resolve) => setTimeout(resolve, 250));
+    const id = `req_${Date.now().toString(16).padStart(12, "0")}${digits()}`;
+    const { status, ms } = await api(reader.key, "GET", `/account/requests/${id}`);
+    forged.push({ status, ms });
+  }
+  const forgedTrips = routeTrips(await readRoundTrips(admin));
+  await resetRoundTrips(admin);
+  const looked = await api(reader.key, "POST", "/email", { email: `reader-${TAG}@${DOMAIN}` });
+  const genuine = await api(reader.key, "GET", `/account/requests/${looked.body.meta.request_id}`);
+  const genuineTrips = routeTrips(await readRoundTrips(admin));
+  results.forged = {
+    requests: FORGED,
+    statuses: [...new Set(forged.map((f) => f.status))],
+    ms: summary(forged.map((f) => f.ms)),
+    round_trips: forgedTrips,
+  };
+  results.genuine = { status: genuine.status, ms: genuine.ms, round_trips: genuineTrips };
+
+  console.log(JSON.stringify(results, null, 2));
+  writeFileSync(
+    join(RESULTS_DIR, "walk-waits.json"),
+    `${JSON.stringify({ at: new Date().toISOString(), results }, null, 2)}\n`,
+  );
+  console.log("[bench] wrote bench/results/walk-waits.json");
+  const failed =
+    results.forged.statuses.some((s) => s !== 404) ||
+    genuine.status !== 200 ||
+    runs.some((r) => r.status !== 200) ||
+    [a, b].some((r) => r.status !== 200);
+  return failed ? 1 : 0;
+}
+
+/** The figures of GET /api/v1/account/requests/{id}: requests and D1 primary reads and DO calls before the answer. */
+function routeTrips(figures) {
+  const route = figures["GET /api/v1/account/requests/:requestId"];
+  if (!route) return null;
+  return { requests: route.requests, d1_primary: route.before_answer.d1_primary, do: route.before_answer.do };
+}
+
+function summary(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  return { min: sorted[0], median: sorted[Math.floor(sorted.length / 2)], max: sorted.at(-1) };
+}
