@@ -259,7 +259,7 @@ export interface paths {
   "/api/v1/account/requests/{requestId}": {
     /**
      * What one request did
-     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request). Another account's request is 404. Free.
+     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request) when asked with the credential that made the request (the same key); any other id is answered at once. Another account's request is 404. Free.
      */
     get: {
       parameters: {
