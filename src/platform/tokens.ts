@@ -20,13 +20,23 @@ export async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Lowercase hex HMAC-SHA256 of `message` under `secret` (webhook and sidecar signatures). */
+// Imported keys by secret: every request signs its id, so the key is imported once per isolate, not per request.
+// Webhook endpoints each have a secret of their own: past 64 secrets the cache starts again rather than grow.
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+const hmacKey = (secret: string) => {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    const raw = new TextEncoder().encode(secret);
+    key = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    if (hmacKeys.size >= 64) hmacKeys.clear();
+    hmacKeys.set(secret, key);
+  }
+  return key;
+};
+
+/** Lowercase hex HMAC-SHA256 of `message` under `secret` (request ids, webhook and sidecar signatures). */
 export async function hmacHex(secret: string, message: string): Promise<string> {
-  const encoder = new TextEncoder();
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(message));
+  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), new TextEncoder().encode(message));
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
