@@ -70,7 +70,7 @@ export async function probe(request, options) {
   return {
     mx_host: mxHost,
     catch_all: catchAll.verdict,
-    catch_all_probe: catchAll.probe,
+    catch_all_answer: catchAll.probe,
     checked_at: new Date().toISOString(),
     results: request.addresses.map((address) => ({ address, ...(answers.get(address) ?? rest) })),
   };

@@ -33,7 +33,7 @@ describe("probe against a real SMTP server", () => {
     // The random address goes first: whatever cuts the conversation short, the catch-all test is never the one lost.
     expect(smtp.stats.rcpts).toHaveLength(2);
     expect(smtp.stats.rcpts[0]).toMatch(/^[a-z0-9]{16}@example\.test$/);
-    expect(body.catch_all_probe).toMatchObject({ outcome: "no_mailbox", smtp_code: 550 });
+    expect(body.catch_all_answer).toMatchObject({ outcome: "no_mailbox", smtp_code: 550 });
   });
 
   it("reports an unknown mailbox (550) as no_mailbox with the server's words", async () => {
