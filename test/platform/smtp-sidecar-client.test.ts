@@ -93,9 +93,19 @@ describe("probeMailboxes", () => {
     const answer = {
       ...sidecarAnswer,
       catch_all: null,
-      catch_all_answer: { outcome: "greylisted", smtp_code: 450, smtp_message: "4.2.0 Greylisted", enhanced_status: "4.2.0" },
+      catch_all_answer: {
+        outcome: "greylisted",
+        smtp_code: 450,
+        smtp_message: "4.2.0 Greylisted",
+        enhanced_status: "4.2.0",
+      },
       results: [
-        { ...sidecarAnswer.results[0]!, outcome: "blocked", smtp_code: 450, smtp_message: "4.7.1 Helo command rejected" },
+        {
+          ...sidecarAnswer.results[0]!,
+          outcome: "blocked",
+          smtp_code: 450,
+          smtp_message: "4.7.1 Helo command rejected",
+        },
         { ...sidecarAnswer.results[1]!, outcome: "deferred", smtp_code: null, smtp_message: "not asked" },
       ],
     };

@@ -12,9 +12,9 @@ const MAX_SESSIONS = 12;
 
 /**
  * @typedef {import("./probe-replies.mjs").Answer} Answer
- * @typedef {{ answers: Map<string, Answer>, rest: Answer | null, heard: boolean, connected: boolean }} Conversation
- *   `rest` answers every recipient without an answer of its own; `heard`: some RCPT was answered (or the account's
- *   free answers were spent), so no other MX is tried.
+ * @typedef {{ answers: Map<string, Answer>, rest: Answer | null, heard: boolean }} Conversation
+ *   `rest` answers every recipient without an answer of its own (the server's replies are in `answers`); `heard`: some
+ *   RCPT was answered, so no other MX is tried.
  */
 
 /**
@@ -26,49 +26,45 @@ const MAX_SESSIONS = 12;
 export async function converse(target, recipients, options) {
   const { pacer, deadline } = options;
   const answers = new Map();
-  const result = (rest, extra = {}) => ({ answers, rest, heard: answers.size > 0, connected: false, ...extra });
+  const result = (rest) => ({ answers, rest, heard: answers.size > 0 });
   const blocked = pacer.blocked(target.ip);
   if (blocked) return result(blocked);
   const key = `${options.domain.toLowerCase()}|${target.ip}`;
   const queue = [...recipients];
-  let connected = false;
   for (let sessions = 0; queue.length > 0 && sessions < MAX_SESSIONS; sessions += 1) {
-    if (pacer.refusalsLeft(target.ip) <= 0) return result(deferred(pacer, target.ip), { connected });
+    if (pacer.refusalsLeft(target.ip) <= 0) return result(deferred(pacer, target.ip));
     let kept;
     try {
       kept = await options.sessionPool.acquire(key, deadline);
     } catch (error) {
-      return result(failure(error), { connected });
+      return result(failure(error));
     }
     let session = null;
     let clean = false;
     try {
       // A probe that waited for its turn past the deadline answers without dialling.
-      if (Date.now() >= deadline) return result(failure(new SmtpError("timeout", "deadline passed")), { connected });
+      if (Date.now() >= deadline) return result(failure(new SmtpError("timeout", "deadline passed")));
       session = kept ? await reuse(kept, options) : null;
       if (!session) {
         session = await open(target, options);
         if (!session) return result(failure(new SmtpError("timeout", "no connection slot before the deadline")));
-        connected = true;
       }
       const stop = await sendRecipients(session, queue, { answers, pacer, ip: target.ip, options });
-      if (stop) return result(stop, { connected });
+      if (stop) return result(stop);
       clean = session.failed ? false : await session.reset();
     } catch (error) {
       if (error instanceof SmtpError && error.kind === "refused" && error.reply) {
         // The server refused the prober before any recipient: no other probe goes there for the back-off.
         const answer = { ...answerForRcpt(error.reply), outcome: "blocked" };
         pacer.block(target.ip, answer);
-        return result(answer, { connected });
+        return result(answer);
       }
-      return result(failure(error), { connected });
+      return result(failure(error));
     } finally {
       options.sessionPool.release(key, session, { clean });
     }
   }
-  return result(queue.length > 0 ? failure(new SmtpError("connection", "the server kept cutting sessions")) : null, {
-    connected,
-  });
+  return result(queue.length > 0 ? failure(new SmtpError("connection", "the server kept cutting sessions")) : null);
 }
 
 /** A kept session, in a new transaction, or null when the server no longer takes it (not the MX's failure). */

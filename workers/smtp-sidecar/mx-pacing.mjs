@@ -50,7 +50,10 @@ export function createPacer(limits = {}) {
   const catchAlls = new Map();
   const host = (ip) => {
     let found = hosts.get(ip);
-    if (!found) hosts.set(ip, (found = { refusals: [], connects: [], blockedUntil: 0, blockAnswer: null, free: new Map() }));
+    if (!found) {
+      found = { refusals: [], connects: [], blockedUntil: 0, blockAnswer: null, free: new Map() };
+      hosts.set(ip, found);
+    }
     return found;
   };
 

@@ -7,8 +7,6 @@ import { randomLocalPart } from "./probe-replies.mjs";
 import { enhancedStatus } from "./rcpt-reply.mjs";
 import { orderMxHosts, resolveTargets } from "./targets.mjs";
 
-export { answerForRcpt, isTooManyRecipients, randomLocalPart } from "./probe-replies.mjs";
-
 /** Answers that leave the mailbox unknown for a reason the server gave: free for the account, so they are counted. */
 const UNCERTAIN = new Set(["greylisted", "blocked"]);
 
@@ -62,7 +60,7 @@ export async function probe(request, options) {
       if (random) pacer.noteCatchAll(request.domain, target.ip, verdict);
       catchAll = { verdict, probe: probeAnswer };
     }
-    if (request.account && conversation.connected) countFree(pacer, { ip: target.ip, addresses, answers, catchAll }, request);
+    if (request.account) countFree(pacer, { ip: target.ip, addresses, answers, catchAll }, request);
     const final = ["timeout", "deferred"].includes(rest.outcome);
     if (conversation.heard || final) break;
   }

@@ -27,8 +27,22 @@ export function enhancedStatus({ code, message }) {
  * (`smtpd_delay_reject = yes`, the default) and names the rejected thing ("Helo command rejected", "Sender address
  * rejected", "Client host rejected"); its anvil limits say "too many ... from <client>"; DNSBLs say "blocked using".
  */
-const CLIENT_TEXT =
-  /helo command rejected|client host rejected|sender address rejected|too (many|much) [a-z ]*from|too many errors|rate limit|blocked using|block ?listed|black ?listed|(bad|poor|low) reputation|your (ip|host|address|server)/i;
+const CLIENT_TEXT = new RegExp(
+  [
+    "helo command rejected",
+    "client host rejected",
+    "sender address rejected",
+    "too (many|much) [a-z ]*from",
+    "too many errors",
+    "rate limit",
+    "blocked using",
+    "block ?listed",
+    "black ?listed",
+    "(bad|poor|low) reputation",
+    "your (ip|host|address|server)",
+  ].join("|"),
+  "i",
+);
 const GREYLIST_TEXT = /grey ?list|gray ?list|try again later/i;
 
 /**
@@ -49,7 +63,8 @@ const FULL_TEXT = /\b(mailbox (is )?full|over ?quota|quota exceeded|exceeded (it
 const DISABLED_TEXT = /\b(account|mailbox|user) (is |has been )?(disabled|deactivated|inactive|suspended)\b/i;
 
 /**
- * Reads one RCPT reply. A refusal of the prober itself (`refusesClient`) is `blocked`, whatever its code. With an enhanced code (RFC 3463 section 3):
+ * Reads one RCPT reply. A refusal of the prober itself (`refusesClient`) is `blocked`, whatever its code.
+ * With an enhanced code (RFC 3463 section 3):
  * - x.1.x address status: 1 bad destination mailbox, 0 other address status, 2 bad destination system, 3 bad mailbox
  *   syntax, 6 moved with no forwarding address, 10 null MX (RFC 7505) say the address has no mailbox there; 4 ambiguous
  *   and 7/8 (the sender's address) do not;

@@ -108,12 +108,15 @@ export class SmtpSession {
     if (this.#failure) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
       // A late reply is no failure of the connection: the session can still say QUIT, it just carries no more work.
-      const timer = setTimeout(() => {
-        this.#desynced = true;
-        const waiter = this.#waiter;
-        this.#waiter = null;
-        waiter?.reject(new SmtpError("timeout", "no reply before the deadline"));
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          this.#desynced = true;
+          const waiter = this.#waiter;
+          this.#waiter = null;
+          waiter?.reject(new SmtpError("timeout", "no reply before the deadline"));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       this.#waiter = {
         resolve: (reply) => (clearTimeout(timer), resolve(reply)),
         reject: (error) => (clearTimeout(timer), reject(error)),

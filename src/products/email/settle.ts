@@ -36,14 +36,9 @@ export interface RecheckMessage {
 }
 
 /**
- * The sidecar's back-off after a server refused the prober (workers/smtp-sidecar/mx-pacing.mjs `backoffMs`): nothing
- * is asked of that server for 10 minutes, so a re-check before then cannot succeed.
- */
-export const BLOCKED_BACKOFF_S = 600;
-
-/**
- * Queues a re-check. A lookup answered `blocked` skips the 5-minute one, inside the back-off: its only re-check is the
- * 20-minute one (both delays added), after the back-off.
+ * Queues a re-check. A lookup answered `blocked` skips the 5-minute one: the sidecar asks nothing of a server that
+ * refused the prober for 10 minutes (workers/smtp-sidecar/mx-pacing.mjs `backoffMs`), so that re-check could not
+ * succeed; its only re-check is the 20-minute one (both delays added), after the back-off.
  */
 export async function scheduleRecheck(
   env: Env,

@@ -220,7 +220,9 @@ describe("provider rules (provider-rules dataset)", () => {
     expect(mailboxOutcome(reply("accepted", 250, "ok", null), refused, yahoo)).toBe("catch_all");
     expect(mailboxOutcome(reply("accepted", 250, "ok", null), refused, null)).toBe("accepted");
     const yandex = providerRuleFor([{ host: "mx.yandex.net" }]);
-    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), refused, yandex)).toBe("no_mailbox");
+    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), refused, yandex)).toBe(
+      "no_mailbox",
+    );
     expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 Blocked by policy", "5.7.1"), refused, yandex)).toBe(
       "provider_unavailable",
     );

@@ -10,10 +10,12 @@ export const SECRET = "test-sidecar-secret-0123456789";
 /**
  * A real SMTP server on a free loopback port. `rcpt(address, session)` returns null to accept or `[code, message]` to
  * refuse. `stats` counts sessions (and the most open at once, `peakOpen`), every RCPT seen and the refusals of each
- * session (`refusedPerSession`); `stats.dataCalls` must stay 0. `rcptDelayMs` holds every RCPT reply that long, so probes sent together overlap.
+ * session (`refusedPerSession`); `stats.dataCalls` must stay 0. `rcptDelayMs` holds every RCPT reply that long, so
+ * probes sent together overlap.
  */
 export async function startSmtpServer({ rcpt = () => null, rcptDelayMs = 0, ...options } = {}) {
-  const stats = { sessions: 0, peakOpen: 0, rcpts: [], mailFrom: [], dataCalls: 0, closed: 0, refusedPerSession: {} };
+  const stats = { sessions: 0, peakOpen: 0, rcpts: [], mailFrom: [], dataCalls: 0, closed: 0 };
+  stats.refusedPerSession = {};
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],

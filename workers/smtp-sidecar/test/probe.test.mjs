@@ -91,7 +91,7 @@ describe("probe against a real SMTP server", () => {
     expect(smtp.stats.rcpts).toHaveLength(3);
   });
 
-  it("starts a new transaction on the same connection when the server limits recipients per message (452)", async () => {
+  it("starts a new transaction on the same connection at the per-message recipient limit (452)", async () => {
     const { smtp, sidecar } = await setup(onlyKnown, { maxRecipients: 2 });
     const addresses = ["alice@example.test", "nobody@example.test", "bob@example.test", "ghost@example.test"];
     const { body } = await postProbe(sidecar.url, probeBody(addresses));

@@ -94,7 +94,10 @@ describe("refusals of the prober", () => {
     const server = await startSmtpServer({ rcpt: (address) => (address.startsWith(`${local}@`) ? reply : null) });
     const own = await startSidecar({ smtpPort: server.port });
     try {
-      const { body: answer } = await postProbe(own.url, probeBody([`${local}@example.test`], { catch_all_probe: false }));
+      const { body: answer } = await postProbe(
+        own.url,
+        probeBody([`${local}@example.test`], { catch_all_probe: false }),
+      );
       expect(answer.results).toEqual([
         {
           address: `${local}@example.test`,
