@@ -27,7 +27,8 @@ describe("a catch-all that greylists", () => {
     expect(body.meta.credits_used).toBe(0);
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(5);
     // Asked again (refresh), the same random address passes greylisting: the domain takes any address.
-    const { body: again } = await lookupEmail<EmailResult>(acct.key, { email: "alice@greycatch.example", refresh: true });
+    const refreshed = { email: "alice@greycatch.example", refresh: true };
+    const { body: again } = await lookupEmail<EmailResult>(acct.key, refreshed);
     expect(again.data).toMatchObject({
       deliverable: "risky",
       reason: "catch_all",
