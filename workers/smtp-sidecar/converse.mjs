@@ -70,15 +70,16 @@ export async function converse(target, recipients, options) {
 /** A kept session, in a new transaction, or null when the server no longer takes it (not the MX's failure). */
 async function reuse(kept, { mailFrom, deadline, pacer }) {
   kept.setDeadline(deadline);
+  // The slot passes from the kept session to its successor: it is gone before a new connection is made.
   if (kept.errors >= pacer.limits.sessionErrors) {
-    kept.quit({ reset: false });
+    await kept.quit({ reset: false });
     return null;
   }
   if ((await kept.command(`MAIL FROM:<${mailFrom}>`).catch(() => null))?.code === 250) {
     kept.transactions += 1;
     return kept;
   }
-  kept.quit({ reset: false });
+  await kept.quit({ reset: false });
   return null;
 }
 

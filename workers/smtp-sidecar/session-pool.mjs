@@ -23,20 +23,22 @@ export const POOL_DEFAULTS = Object.freeze({
  * @typedef {{ maxActive: number, maxPerAddress: number, idleMs: number, maxAgeMs: number, maxTransactions: number
  * }} PoolLimits
  * @typedef {{ active: number, idle: { session: SmtpSession, timer: NodeJS.Timeout }[] }} Destination
- * @typedef {{ key: string, resume: () => void, timer: NodeJS.Timeout }} Waiter
+ * @typedef {{ key: string, resume: (session: SmtpSession | null) => void, timer: NodeJS.Timeout }} Waiter
  */
 
 /** The MX address of a destination key (`domain|ip`). */
 const addressOf = (key) => key.slice(key.indexOf("|") + 1);
 
 /**
+ * A slot is held from `acquire` until the session is ended (after the server hung up, or the QUIT grace): a kept idle
+ * session holds its slot too, since the server counts every open connection against its per-client limits.
  * @param {Partial<PoolLimits>} [limits]
  */
 export function createSessionPool(limits = {}) {
   const { maxActive, maxPerAddress, idleMs, maxAgeMs, maxTransactions } = { ...POOL_DEFAULTS, ...limits };
   /** @type {Map<string, Destination>} */
   const destinations = new Map();
-  /** Sessions in use per MX address, and the probes waiting for one there (any domain), in arrival order. */
+  /** Slots held per MX address, and the probes waiting for one there (any domain), in arrival order. */
   /** @type {Map<string, { active: number, waiters: Waiter[] }>} */
   const addresses = new Map();
   let peak = 0;
@@ -59,19 +61,27 @@ export function createSessionPool(limits = {}) {
     if (a && a.active === 0 && a.waiters.length === 0) addresses.delete(addressOf(key));
   };
   const hasRoom = (key) => destination(key).active < maxActive && address(addressOf(key)).active < maxPerAddress;
-  const take = (key) => {
+  const hold = (key) => {
     destination(key).active += 1;
     address(addressOf(key)).active += 1;
     peak = Math.max(peak, destination(key).active);
     peakPerAddress = Math.max(peakPerAddress, address(addressOf(key)).active);
   };
+  const free = (key) => {
+    destination(key).active -= 1;
+    address(addressOf(key)).active -= 1;
+    wake(addressOf(key));
+    forget(key);
+  };
+  /** Ends `session` with QUIT and frees its slot once it is gone. */
+  const end = (key, session, reset) => session.quit({ reset }).finally(() => free(key));
   const reusable = (session) =>
     !session.failed &&
     !session.hasPendingReplies &&
     session.transactions < maxTransactions &&
     Date.now() - session.openedAt < maxAgeMs;
-  /** Hands freed room at `ip` to the first waiter there whose own destination has room too. */
-  const wake = (ip) => {
+  /** Hands freed room at `ip` to the waiters, in turn, whose own destination has room too. */
+  function wake(ip) {
     const a = addresses.get(ip);
     if (!a) return;
     for (let i = 0; i < a.waiters.length && a.active < maxPerAddress; ) {
@@ -82,8 +92,18 @@ export function createSessionPool(limits = {}) {
       }
       a.waiters.splice(i, 1);
       clearTimeout(waiter.timer);
-      take(waiter.key);
-      waiter.resume();
+      hold(waiter.key);
+      waiter.resume(null);
+    }
+  }
+  /** Idle sessions at `ip` give their slots up for a probe that waits there. */
+  const evictIdle = (ip) => {
+    for (const [key, d] of destinations) {
+      if (addressOf(key) !== ip) continue;
+      for (const { session, timer } of d.idle.splice(0)) {
+        clearTimeout(timer);
+        end(key, session, false);
+      }
     }
   };
 
@@ -97,75 +117,79 @@ export function createSessionPool(limits = {}) {
      * @returns {Promise<SmtpSession | null>}
      */
     async acquire(key, deadline) {
-      if (hasRoom(key) && address(addressOf(key)).waiters.length === 0) take(key);
-      else {
-        // The slot is taken for the waiter by `wake`, so it already counts this probe when it resumes.
-        await new Promise((resolve, reject) => {
-          const a = address(addressOf(key));
-          /** @type {Waiter} */
-          const waiter = {
-            key,
-            resume: () => resolve(undefined),
-            timer: setTimeout(
-              () => {
-                a.waiters.splice(a.waiters.indexOf(waiter), 1);
-                forget(key);
-                reject(new SmtpError("timeout", "no session to the mail server came free before the deadline"));
-              },
-              Math.max(0, deadline - Date.now()),
-            ),
-          };
-          a.waiters.push(waiter);
-        });
-      }
       const d = destination(key);
       while (d.idle.length > 0) {
         const { session, timer } = /** @type {Destination["idle"][number]} */ (d.idle.pop());
         clearTimeout(timer);
+        // A kept session still holds its slot: it passes to this probe.
         if (reusable(session)) return session;
-        session.quit({ reset: false });
+        end(key, session, false);
       }
-      return null;
+      const a = address(addressOf(key));
+      if (hasRoom(key) && a.waiters.length === 0) {
+        hold(key);
+        return null;
+      }
+      const handed = new Promise((resolve, reject) => {
+        /** @type {Waiter} */
+        const waiter = {
+          key,
+          resume: resolve,
+          timer: setTimeout(
+            () => {
+              a.waiters.splice(a.waiters.indexOf(waiter), 1);
+              forget(key);
+              reject(new SmtpError("timeout", "no session to the mail server came free before the deadline"));
+            },
+            Math.max(0, deadline - Date.now()),
+          ),
+        };
+        a.waiters.push(waiter);
+      });
+      evictIdle(addressOf(key));
+      return /** @type {Promise<SmtpSession | null>} */ (handed);
     },
 
     /**
-     * Gives the slot back. `session` (reset and ready for a new transaction when `clean`) is kept idle for the next
-     * probe while it may still be used; otherwise it is ended with QUIT.
+     * Gives the slot back. `session` (reset and ready for a new transaction when `clean`) goes to a probe waiting for
+     * the destination, or is kept idle for the next one while it may still be used and nobody else waits at the MX
+     * address; otherwise it is ended with QUIT, its slot freed once the server has hung up.
      * @param {string} key
      * @param {SmtpSession | null} session
      * @param {{ clean: boolean }} state
      */
     release(key, session, { clean }) {
-      const d = destination(key);
-      if (session && clean && reusable(session)) {
-        const timer = setTimeout(() => {
-          const index = d.idle.findIndex((parked) => parked.session === session);
-          if (index !== -1) d.idle.splice(index, 1);
-          forget(key);
-          session.quit({ reset: false });
-        }, idleMs);
-        timer.unref();
-        d.idle.push({ session, timer });
-      } else if (session) {
-        session.quit({ reset: !clean });
+      if (!session) return free(key);
+      if (!clean || !reusable(session)) return void end(key, session, !clean);
+      const a = address(addressOf(key));
+      const same = a.waiters.findIndex((waiter) => waiter.key === key);
+      if (same !== -1) {
+        const [waiter] = a.waiters.splice(same, 1);
+        clearTimeout(/** @type {Waiter} */ (waiter).timer);
+        return /** @type {Waiter} */ (waiter).resume(session);
       }
-      d.active -= 1;
-      address(addressOf(key)).active -= 1;
-      wake(addressOf(key));
-      forget(key);
+      if (a.waiters.length > 0) return void end(key, session, false);
+      const d = destination(key);
+      const timer = setTimeout(() => {
+        const index = d.idle.findIndex((parked) => parked.session === session);
+        if (index !== -1) d.idle.splice(index, 1);
+        end(key, session, false);
+      }, idleMs);
+      timer.unref();
+      d.idle.push({ session, timer });
     },
 
     /** Ends every kept session (the sidecar is closing) with QUIT. */
     close() {
-      for (const d of destinations.values()) {
+      for (const [key, d] of destinations) {
         for (const { session, timer } of d.idle.splice(0)) {
           clearTimeout(timer);
-          session.quit({ reset: false, graceMs: 200 });
+          end(key, session, false);
         }
       }
     },
 
-    /** What the pool holds now, and the most sessions one destination and one MX address have had at once. */
+    /** Slots held now (kept sessions included), and the most one destination and one MX address have had at once. */
     stats() {
       const all = [...destinations.values()];
       return {
