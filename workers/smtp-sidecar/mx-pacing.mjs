@@ -48,6 +48,7 @@ export function createPacer(limits = {}) {
   const hosts = new Map();
   /** @type {Map<string, CatchAll>} */
   const catchAlls = new Map();
+  let lastSweep = 0;
   const host = (ip) => {
     let found = hosts.get(ip);
     if (!found) {
@@ -126,8 +127,10 @@ export function createPacer(limits = {}) {
       h.free.set(account, entry);
     },
 
-    /** Forgets what no longer limits anything (run now and then so the maps stay small). */
+    /** Forgets what no longer limits anything, at most once a minute, so the maps stay small at little cost. */
     sweep(now = Date.now()) {
+      if (now - lastSweep < 60_000) return;
+      lastSweep = now;
       for (const [ip, h] of hosts) {
         for (const [account, f] of h.free) if (recent(f.at, l.freeWindowMs, now).length === 0) h.free.delete(account);
         const idle = recent(h.refusals, l.refusalWindowMs, now).length === 0 && h.blockedUntil <= now;
