@@ -91,4 +91,3 @@ describe("a refund that arrives before its payment", () => {
     expect(await balance(id)).toBe(750);
   });
 });
-
