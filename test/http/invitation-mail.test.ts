@@ -7,7 +7,7 @@ import { createMonitor } from "../../src/engines/monitors/edit";
 import { runMonitor } from "../../src/engines/monitors/run";
 import type { MonitorRow } from "../../src/engines/monitors/store";
 import { PRODUCTS } from "../../src/products/registry";
-import { Browser, followLatestLink, uniqueEmail } from "../dashboard-browser";
+import { Browser, followLatestLink, signedUpOwner, uniqueEmail } from "../dashboard-browser";
 import { admin, createAccount } from "../helpers";
 import { caughtFor, waitForMail } from "../mail-catcher";
 
@@ -114,5 +114,16 @@ describe("invited addresses get no account mail until they accept", () => {
     const again = await inviteMember(env, { accountId: acct.accountId, email: stranger, role: "member", invitedBy });
     expect(again.outcome).toBe("invited");
     expect((await followLatestLink(new Browser(), stranger, 2)).status).toBe(303);
+  });
+
+  it("the members page shows an invitation as pending until it is accepted", async () => {
+    const { browser } = await signedUpOwner("page-inviter");
+    const stranger = uniqueEmail("pending");
+    await browser.submit("/dashboard/members", "/dashboard/members", { email: stranger, role: "member" });
+    const until = new Date(Date.now() + INVITATION_VALID_MS).toISOString().slice(0, 10);
+    const row = (html: string) => html.slice(html.indexOf(stranger), html.indexOf(stranger) + 400);
+    expect(row(await (await browser.fetch("/dashboard/members")).text())).toContain(`(invited, until ${until})`);
+    expect((await followLatestLink(new Browser(), stranger)).status).toBe(303);
+    expect(row(await (await browser.fetch("/dashboard/members")).text())).not.toContain("invited, until");
   });
 });
