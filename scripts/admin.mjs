@@ -4,6 +4,7 @@
 // ADMIN_TOKEN in .dev.vars) come from the environment.
 import { parseArgs } from "node:util";
 import { adminClient, defaultAdminUrl, readDevVars, requireNode22 } from "./lib/local.mjs";
+import { refusalFile, refusedAt, rememberRefusal } from "./lib/refused-tokens.mjs";
 
 requireNode22();
 
@@ -229,13 +230,32 @@ parsed.positionals.forEach((value, i) => {
 
 const [method, route, body] = command.request(parsed.values, parsed.positionals);
 const baseUrl = defaultAdminUrl();
+const tokenSource = process.env.ADMIN_TOKEN !== undefined ? "the ADMIN_TOKEN environment variable" : ".dev.vars";
 const token = process.env.ADMIN_TOKEN ?? readDevVars().ADMIN_TOKEN;
 if (!token) usage("no operator token: set ADMIN_TOKEN or put ADMIN_TOKEN=... in .dev.vars");
+// A token this server refused lately is not sent again: each wrong one counts toward the 10 in 15 minutes after which
+// the server refuses this address (the right token too), so repeating a stale token would lock the CLI out.
+const refused = refusedAt(baseUrl, token);
+if (refused !== null) {
+  console.error(
+    `admin: ${baseUrl} refused this operator token (from ${tokenSource}) at ${new Date(refused).toISOString()}; ` +
+      "not sending it again for 15 minutes, so the server does not close this address to every token. Fix the " +
+      `token, or if the server's token changed since, delete ${refusalFile()}.`,
+  );
+  process.exit(1);
+}
 
 let response;
 try {
   const client = adminClient(baseUrl, token);
   response = await client.request(method, route, body);
+  if (response.status === 401) {
+    rememberRefusal(baseUrl, token);
+    console.error(
+      `admin: ${baseUrl} refused the operator token from ${tokenSource}; it will not be sent again for 15 minutes ` +
+        "(10 wrong tokens in 15 minutes close the operator API to this address).",
+    );
+  }
   const exists = response.status === 422 && response.body?.error?.errors?.email?.some((m) => /already exists/.test(m));
   if (exists && command.onConflict) {
     console.error(`admin: ${name}: it already exists; printing the existing one`);

@@ -6,7 +6,7 @@ import { HISTORY_RETENTION_DAYS } from "../src/engines/lists/history";
 import { sweepMail, sweepMailLinks } from "../src/engines/mail/retention";
 import { REPEAT_WINDOW_MS } from "../src/engines/repeats/store";
 import { dropBodies } from "../src/engines/webhooks/body-store";
-import { sweepDeliveries, sweptBodyKeys } from "../src/engines/webhooks/retention";
+import { dropSettledMonitorBodies, sweepDeliveries, sweptBodyKeys } from "../src/engines/webhooks/retention";
 import { sweepMailboxes } from "../src/products/email/store";
 
 const DAY_MS = 86_400_000;
@@ -35,5 +35,6 @@ export async function sweepRetention(env: Env, now = Date.now()) {
   // After the rows: a failed sweep must not leave rows naming deleted bodies (an orphaned object is harmless).
   await dropBodies(env, bodyKeys);
   await sweepBulkRuns(env, now);
+  await dropSettledMonitorBodies(env, now);
   return results.map((r) => r.meta.changes);
 }

@@ -4153,7 +4153,7 @@ export interface paths {
     };
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: {
       requestBody: {
@@ -4196,6 +4196,17 @@ export interface paths {
         403: {
           content: {
             "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description MONITOR_LIMIT_REACHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "MONITOR_LIMIT_REACHED";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
@@ -4537,7 +4548,7 @@ export interface paths {
   "/api/v1/email/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: {
       parameters: {
@@ -4742,7 +4753,7 @@ export interface paths {
     };
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: {
       requestBody: {
@@ -4785,6 +4796,17 @@ export interface paths {
         403: {
           content: {
             "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description MONITOR_LIMIT_REACHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "MONITOR_LIMIT_REACHED";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
@@ -5126,7 +5148,7 @@ export interface paths {
   "/api/v1/email/domain-monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: {
       parameters: {
@@ -7008,7 +7030,7 @@ export interface paths {
     };
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: {
       requestBody: {
@@ -7052,6 +7074,17 @@ export interface paths {
         403: {
           content: {
             "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description MONITOR_LIMIT_REACHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "MONITOR_LIMIT_REACHED";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
@@ -7394,7 +7427,7 @@ export interface paths {
   "/api/v1/phone/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: {
       parameters: {
@@ -9271,7 +9304,7 @@ export interface paths {
     };
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: {
       requestBody: {
@@ -9314,6 +9347,17 @@ export interface paths {
         403: {
           content: {
             "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description MONITOR_LIMIT_REACHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "MONITOR_LIMIT_REACHED";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
@@ -9655,7 +9699,7 @@ export interface paths {
   "/api/v1/ip/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: {
       parameters: {
@@ -10878,7 +10922,7 @@ export interface paths {
     };
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: {
       requestBody: {
@@ -10923,6 +10967,17 @@ export interface paths {
         403: {
           content: {
             "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description MONITOR_LIMIT_REACHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "MONITOR_LIMIT_REACHED";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
@@ -11265,7 +11320,7 @@ export interface paths {
   "/api/v1/address/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: {
       parameters: {
@@ -12348,7 +12403,7 @@ export interface paths {
     };
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: {
       requestBody: {
@@ -12391,6 +12446,17 @@ export interface paths {
         403: {
           content: {
             "application/json": components["schemas"]["AccountResponse2"];
+          };
+        };
+        /** @description MONITOR_LIMIT_REACHED */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"] & {
+              error?: {
+                /** @enum {unknown} */
+                code?: "MONITOR_LIMIT_REACHED";
+              };
+            };
           };
         };
         /** @description VALIDATION_FAILED */
@@ -12732,7 +12798,7 @@ export interface paths {
   "/api/v1/entity/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: {
       parameters: {
@@ -13905,7 +13971,7 @@ export interface components {
       success: false;
       error: {
         /** @enum {string} */
-        code: "UNAUTHENTICATED" | "VALIDATION_FAILED" | "RATE_LIMITED" | "NOT_FOUND" | "INSUFFICIENT_CREDITS" | "RESULTS_NOT_READY" | "JOB_ALREADY_FINISHED" | "JOB_CANCELLED" | "JOB_FAILED" | "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED" | "IP_LIST_LIMIT_REACHED" | "JOB_NOT_FINISHED" | "WEBHOOK_NOT_CONFIGURED" | "INVALID_PUBLISHABLE_KEY" | "ORIGIN_NOT_ALLOWED" | "KEY_IP_NOT_ALLOWED" | "KEY_ACCOUNT_MISMATCH" | "KEY_SCOPE_DENIED" | "KEY_SPEND_CAP_REACHED" | "SANDBOX_ENDPOINT_NOT_ALLOWED" | "SANDBOX_VALUE_NOT_ALLOWED" | "SANDBOX_UNAVAILABLE" | "CHALLENGE_FAILED" | "UNKNOWN_FEEDBACK_PROVIDER" | "INVALID_FEEDBACK_KEY" | "EMAIL_NOT_VERIFIED" | "IDEMPOTENCY_KEY_REUSED" | "ADDRESS_LIST_UNAVAILABLE" | "ADDRESS_STREETS_NOT_FOUND" | "ASN_NOT_FOUND" | "ASN_INDEX_UNAVAILABLE" | "PHONE_BLOCK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SERVER_ERROR";
+        code: "UNAUTHENTICATED" | "VALIDATION_FAILED" | "RATE_LIMITED" | "NOT_FOUND" | "INSUFFICIENT_CREDITS" | "RESULTS_NOT_READY" | "JOB_ALREADY_FINISHED" | "JOB_CANCELLED" | "JOB_FAILED" | "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED" | "IP_LIST_LIMIT_REACHED" | "MONITOR_LIMIT_REACHED" | "JOB_NOT_FINISHED" | "WEBHOOK_NOT_CONFIGURED" | "INVALID_PUBLISHABLE_KEY" | "ORIGIN_NOT_ALLOWED" | "KEY_IP_NOT_ALLOWED" | "KEY_ACCOUNT_MISMATCH" | "KEY_SCOPE_DENIED" | "KEY_SPEND_CAP_REACHED" | "SANDBOX_ENDPOINT_NOT_ALLOWED" | "SANDBOX_VALUE_NOT_ALLOWED" | "SANDBOX_UNAVAILABLE" | "CHALLENGE_FAILED" | "UNKNOWN_FEEDBACK_PROVIDER" | "INVALID_FEEDBACK_KEY" | "EMAIL_NOT_VERIFIED" | "IDEMPOTENCY_KEY_REUSED" | "ADDRESS_LIST_UNAVAILABLE" | "ADDRESS_STREETS_NOT_FOUND" | "ASN_NOT_FOUND" | "ASN_INDEX_UNAVAILABLE" | "PHONE_BLOCK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SERVER_ERROR";
         message: string;
         request_id: string;
         errors?: {

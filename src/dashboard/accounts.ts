@@ -1,12 +1,14 @@
 import { forgetMemberKeys } from "../auth/key-lookup";
 import { newId } from "../platform/tokens";
 import { accountById } from "../db/accounts";
-import { database } from "../db/client";
+import { type Database, database } from "../db/client";
 import {
+  acceptMembership,
   accountMembers,
   addMemberWithRole,
   insertUser,
-  memberRole,
+  memberStatus,
+  membershipOf,
   removeMembership,
   type Role,
   updateMemberRole,
@@ -34,9 +36,11 @@ export async function signInWithLink(
   const db = database(env);
   const userId = await userIdByEmail(db, consumed.recipient);
   if (!userId) return null;
-  if (await memberRole(db, consumed.accountId, userId)) return { userId, accountId: consumed.accountId };
+  // Following a link into an account accepts its invitation; a lapsed one is no membership (the link then opens the
+  // user's home account, if any).
+  if (await acceptMembership(db, consumed.accountId, userId, now)) return { userId, accountId: consumed.accountId };
   const accountId = await homeAccount(env, userId);
-  return accountId ? { userId, accountId } : null;
+  return accountId && (await acceptMembership(db, accountId, userId, now)) ? { userId, accountId } : null;
 }
 
 export interface Invitation {
@@ -61,7 +65,9 @@ async function overLimit(env: Env, name: LimitName, subject: string): Promise<In
 }
 
 /**
- * Adds a member (creating their user) and mails their invitation; an existing member changes nothing. Invitations
+ * Invites a member (creating their user) and mails their invitation; an existing member or a pending invitation
+ * changes nothing, a lapsed invitation is sent anew. The invited address receives no account mail but the
+ * invitation until it accepts (signs in within INVITATION_VALID_MS). Invitations
  * mail people who never asked for anything, so only a confirmed account invites, and each invitation counts against
  * the account's daily limit and then the recipient's (across accounts): over either, nothing is added or mailed.
  */
@@ -70,13 +76,15 @@ export async function inviteMember(env: Env, invitation: Invitation, now = Date.
   const db = database(env);
   if (!(await accountById(db, accountId))?.emailVerified) return { outcome: "unconfirmed" };
   const existing = await userIdByEmail(db, email);
-  if (existing && (await memberRole(db, accountId, existing))) return { outcome: "already_member" };
+  const membership = existing ? await membershipOf(db, accountId, existing) : undefined;
+  if (membership && memberStatus(membership, now) !== "lapsed") return { outcome: "already_member" };
   const limited =
     (await overLimit(env, "invitationsAccount", accountId)) ?? (await overLimit(env, "invitationsRecipient", email));
   if (limited) return limited;
   const userId = existing ?? newId("usr");
   if (!existing) await insertUser(db, { id: userId, email, createdAt: now });
-  await addMemberWithRole(db, { accountId, userId, role, now });
+  // Invited, not yet a member who receives mail: that waits until they accept (follow the link, sign in).
+  await addMemberWithRole(db, { accountId, userId, role, now, acceptedAt: null });
   // A returning member's keys were remembered as "holder left" in this isolate; they work again at once.
   forgetMemberKeys(accountId, userId);
   await sendInvitation(env, accountId, email, invitedBy);
@@ -85,16 +93,22 @@ export async function inviteMember(env: Env, invitation: Invitation, now = Date.
 
 export type RemoveOutcome = "removed" | "not_member" | "last_owner";
 
+/** Whether this membership is the account's last accepted owner (a pending invitation as owner manages nothing). */
+async function lastOwner(db: Database, accountId: string, membership: { role: Role; acceptedAt: number | null }) {
+  if (membership.role !== "owner" || membership.acceptedAt === null) return false;
+  const owners = (await accountMembers(db, accountId)).filter((m) => m.role === "owner" && m.acceptedAt !== null);
+  return owners.length < 2;
+}
+
 /**
  * Removes a member: their keys then answer KEY_ACCOUNT_MISMATCH (the key check joins the membership) and their
  * sessions in this account end. The last owner cannot be removed, so an account always has someone to manage it.
  */
 export async function removeMember(env: Env, accountId: string, userId: string): Promise<RemoveOutcome> {
   const db = database(env);
-  const role = await memberRole(db, accountId, userId);
-  if (!role) return "not_member";
-  if (role === "owner" && (await accountMembers(db, accountId)).filter((m) => m.role === "owner").length < 2)
-    return "last_owner";
+  const membership = await membershipOf(db, accountId, userId);
+  if (!membership) return "not_member";
+  if (await lastOwner(db, accountId, membership)) return "last_owner";
   await removeMembership(db, accountId, userId);
   forgetMemberKeys(accountId, userId);
   await deleteUserSessions(db, userId, accountId);
@@ -109,14 +123,9 @@ export async function setMemberRole(
   role: Role,
 ): Promise<RemoveOutcome | "changed"> {
   const db = database(env);
-  const current = await memberRole(db, accountId, userId);
+  const current = await membershipOf(db, accountId, userId);
   if (!current) return "not_member";
-  if (
-    current === "owner" &&
-    role === "member" &&
-    (await accountMembers(db, accountId)).filter((m) => m.role === "owner").length < 2
-  )
-    return "last_owner";
+  if (role === "member" && (await lastOwner(db, accountId, current))) return "last_owner";
   await updateMemberRole(db, accountId, userId, role);
   return "changed";
 }

@@ -10,7 +10,7 @@ import {
 import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { newId } from "../platform/tokens";
 import { database } from "../db/client";
-import { userAccounts } from "../db/members";
+import { acceptMembership, userAccounts } from "../db/members";
 import { insertPasskey, passkeyById, touchPasskey, userPasskeys } from "../db/passkeys";
 import { insertChallenge, takeChallenge } from "../db/sessions";
 
@@ -117,5 +117,8 @@ export async function signInWithPasskey(
   if (!result?.verified) return null;
   await touchPasskey(db, passkey, result.authenticationInfo.newCounter, Date.now());
   const accountId = (await userAccounts(db, passkey.userId))[0]?.accountId;
-  return accountId ? { userId: passkey.userId, accountId } : null;
+  // Signing in to an account whose invitation is pending (the user's only one) accepts it, as a link would.
+  return accountId && (await acceptMembership(db, accountId, passkey.userId, Date.now()))
+    ? { userId: passkey.userId, accountId }
+    : null;
 }

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "./client";
-import { stripeCustomers, stripeEvents, stripePayments } from "./schema";
+import { stripeCustomers, stripeEarlyRefunds, stripeEvents, stripePayments } from "./schema";
 
 export const stripeEventSeen = async (db: Database, id: string) =>
   (await db.select({ id: stripeEvents.id }).from(stripeEvents).where(eq(stripeEvents.id, id)).get()) !== undefined;
@@ -10,8 +10,28 @@ export async function recordStripeEvent(db: Database, row: typeof stripeEvents.$
   await db.insert(stripeEvents).values(row).onConflictDoNothing();
 }
 
-export async function insertPayment(db: Database, row: typeof stripePayments.$inferInsert): Promise<void> {
+/** Records a paid pack once; the row that stays is the first session's (read it back to know whose it is). */
+export async function insertPayment(db: Database, row: typeof stripePayments.$inferInsert) {
   await db.insert(stripePayments).values(row).onConflictDoNothing();
+  return paymentByIntent(db, row.paymentIntent);
+}
+
+/** Keeps the highest refunded amount announced for a payment not yet credited. */
+export async function recordEarlyRefund(db: Database, paymentIntent: string, amountRefunded: number): Promise<void> {
+  await db
+    .insert(stripeEarlyRefunds)
+    .values({ paymentIntent, amountRefunded, createdAt: Date.now() })
+    .onConflictDoUpdate({
+      target: stripeEarlyRefunds.paymentIntent,
+      set: { amountRefunded: sql`max(${stripeEarlyRefunds.amountRefunded}, excluded.amount_refunded)` },
+    });
+}
+
+export const earlyRefundOf = (db: Database, paymentIntent: string) =>
+  db.select().from(stripeEarlyRefunds).where(eq(stripeEarlyRefunds.paymentIntent, paymentIntent)).get();
+
+export async function markCredited(db: Database, paymentIntent: string): Promise<void> {
+  await db.update(stripePayments).set({ credited: 1 }).where(eq(stripePayments.paymentIntent, paymentIntent));
 }
 
 export const paymentByIntent = (db: Database, paymentIntent: string) =>

@@ -39,6 +39,11 @@ export const LIMITS = {
     windowMs: 24 * 3_600_000,
     message: "This address was invited 3 times today already.",
   },
+  monitorRunsAccount: {
+    limit: 20,
+    windowMs: 24 * 3_600_000,
+    message: "Over 20 monitor runs asked today for this account (scheduled runs do not count).",
+  },
   signInAccount: {
     limit: 5,
     windowMs: 15 * 60_000,

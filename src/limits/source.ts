@@ -9,7 +9,8 @@ interface HasHeaders {
  * The subject a per-address rule counts a source under (every one of them: unknown keys, browser visitors, the
  * sandbox, sign-in and sign-up, passkey options). IPv6 counts per /64, the block one subscriber is usually given, so
  * stepping through one's own /64 does not buy a fresh budget; IPv4 (mapped spellings included) per address. A missing
- * or unreadable address is one shared subject.
+ * or unreadable address is one shared subject: on Cloudflare the header is always set by Cloudflare, so that happens
+ * only off it, where the header is the client's anyway (docs/operations.md, "Off Cloudflare, one subject").
  */
 export function sourceSubject(address: string | undefined): string {
   const ip = address ? parseIp(address) : null;

@@ -2,6 +2,7 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { secretPrincipal } from "../auth/principal";
 import { secretKey } from "../auth/secret-key";
+import { MONITOR_BOUNDS } from "../engines/monitors/bounds";
 import { removeMonitor } from "../engines/monitors/edit";
 import { createFromRequest, editFromRequest, monitorRequest } from "../engines/monitors/request";
 import { monitorShape } from "../engines/monitors/run";
@@ -9,7 +10,7 @@ import { viewOf } from "../engines/monitors/view";
 import { entryChangesSchema, monitorSchema, runSummarySchema } from "../engines/monitors/schemas";
 import type { MonitorShape, Product } from "../engines/product";
 import { ok } from "../http/envelope";
-import { notFound, validationFailed } from "../http/errors";
+import { ApiError, notFound, validationFailed } from "../http/errors";
 import { pageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
 import { page } from "../http/time";
@@ -72,9 +73,11 @@ function collectionRoutes(mount: Mount) {
           `Saves a list of ${product.name} values to re-check on a schedule (\`cadence\`: \`weekly\` or ` +
           `\`monthly\`). The first run sets the baselines; later runs report the changes and post ` +
           `\`${product.name}_monitor.run\` to \`webhook_url\` when given. The answer carries \`webhook_secret\` ` +
-          `only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.`,
+          `only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account ` +
+          `has at most ${MONITOR_BOUNDS.monitorsPerAccount} monitors, all products together.`,
         status: 201,
         response: monitor,
+        errors: ["MONITOR_LIMIT_REACHED"],
       }),
       auth,
       jsonBody(createBody),
@@ -82,6 +85,7 @@ function collectionRoutes(mount: Mount) {
         const { accountId, keyId } = secretPrincipal(c);
         const made = await createFromRequest(c.env, product, { accountId, keyId }, c.req.valid("json"));
         if ("errors" in made) throw validationFailed(made.errors);
+        if ("refusal" in made) throw new ApiError(made.refusal.code, made.refusal.message);
         const { row, secret } = made;
         return ok(c, { monitor: await viewOf(c.env, product, row), ...withSecret(secret) }, {}, 201);
       },
@@ -176,7 +180,8 @@ function itemRoutes(mount: Mount) {
           "Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals " +
           "free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary " +
           "(credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is " +
-          "unchanged. 402 when the balance cannot pay.",
+          `unchanged. 402 when the balance cannot pay; 429 past ${MONITOR_BOUNDS.runsPerDay} runs asked by hand a ` +
+          "day for the account (scheduled runs do not count).",
         response: z.object({
           monitor: monitorSchema(product, shape),
           summary: runSummarySchema(shape),
@@ -184,7 +189,7 @@ function itemRoutes(mount: Mount) {
           // Products that flag entries (phone): each newly flagged entry, by label, with the flags it raised.
           ...(shape.flags ? { flags: z.record(z.string(), z.array(z.string())) } : {}),
         }),
-        errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS", "VALIDATION_FAILED"],
+        errors: ["NOT_FOUND", "INSUFFICIENT_CREDITS", "VALIDATION_FAILED", "RATE_LIMITED"],
       }),
       auth,
       monitorParam,

@@ -1,3 +1,4 @@
+import { manualRunRefusal } from "../engines/monitors/bounds";
 import { monitorFamily, runMonitor } from "../engines/monitors/run";
 import { findMonitor, pageMonitors } from "../engines/monitors/store";
 import { monitorViews, viewOf } from "../engines/monitors/view";
@@ -35,7 +36,8 @@ export async function readMonitor(act: KeyAct, product: Product, monitorId: numb
 
 /**
  * `POST /{product}/monitors/{monitorId}/run` and `run_monitor`: the whole list through the paid walk now, billed to
- * the monitor's key like a batch; the run's summary, changes and the monitor.
+ * the monitor's key like a batch; the run's summary, changes and the monitor. At most MONITOR_BOUNDS.runsPerDay runs
+ * asked by hand a day per account (RATE_LIMITED past it, nothing run).
  */
 export async function runMonitorNow(
   act: KeyAct,
@@ -46,6 +48,8 @@ export async function runMonitorNow(
   if (scope) return scope;
   const row = await ownMonitor(act, product, run.monitorId);
   if (!row) return notFoundError("Monitor");
+  const limited = await manualRunRefusal(act.env, row.accountId);
+  if (limited) return { ok: false, error: limited };
   const { monitor, summary, changes, flags } = await runMonitor(act.env, product, row, { refresh: run.refresh });
   const data = { monitor: await viewOf(act.env, product, monitor), summary, changes, ...(flags ? { flags } : {}) };
   return { ...answered(data), creditsUsed: summary.credits_used } as ActOutcome;

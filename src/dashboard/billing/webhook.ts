@@ -2,8 +2,11 @@ import type Stripe from "stripe";
 import { database } from "../../db/client";
 import {
   customerOf,
+  earlyRefundOf,
   insertPayment,
+  markCredited,
   paymentByIntent,
+  recordEarlyRefund,
   recordStripeEvent,
   setRefundedCredits,
   stripeEventSeen,
@@ -45,35 +48,48 @@ const idOf = (value: string | { id: string } | null | undefined) =>
  */
 const sessionLedgerId = (session: Stripe.Checkout.Session) => `stripe:${session.id}`;
 
+type Payment = NonNullable<Awaited<ReturnType<typeof paymentByIntent>>>;
+
+/**
+ * A pack's credits, once per payment intent. The intent's row is claimed first: a second session naming an intent
+ * another session claimed credits nothing (a row from before sessions were recorded has none and credits by its
+ * session's ledger id, as it did). Once credited, a refund that arrived first is taken back.
+ */
+async function packPaid(env: Env, session: Stripe.Checkout.Session, item: keyof typeof PACKS): Promise<string> {
+  const accountId = (session.metadata?.account_id ?? session.client_reference_id)!;
+  const db = database(env);
+  const paymentIntent = idOf(session.payment_intent);
+  const credits = PACKS[item].credits;
+  const row = { accountId, pack: item, credits, amount: session.amount_total ?? 0, createdAt: Date.now() };
+  const payment = paymentIntent
+    ? await insertPayment(db, { ...row, paymentIntent, session: session.id, credited: 0 })
+    : undefined;
+  if (payment?.session && payment.session !== session.id) return "pack_already_credited";
+  const stub = creditsStub(env, accountId);
+  const { applied } = await stub.applyPayment(sessionLedgerId(session), credits, `Stripe ${item}`);
+  if (payment) {
+    await markCredited(db, payment.paymentIntent);
+    const early = await earlyRefundOf(db, payment.paymentIntent);
+    if (early) await takeBack(env, payment, early.amountRefunded);
+  }
+  return applied ? "pack_credited" : "pack_already_credited";
+}
+
 /** A completed Checkout: a pack's credits, or the plan it subscribed to. */
 async function checkoutCompleted(env: Env, session: Stripe.Checkout.Session): Promise<[string | null, string]> {
   const accountId = session.metadata?.account_id ?? session.client_reference_id;
   const item = session.metadata?.item ?? "";
   if (!accountId || session.payment_status === "unpaid") return [accountId ?? null, "ignored"];
-  const db = database(env);
-  if (isPack(item)) {
-    const paymentIntent = idOf(session.payment_intent);
-    const credits = PACKS[item].credits;
-    if (paymentIntent)
-      await insertPayment(db, {
-        paymentIntent,
-        accountId,
-        pack: item,
-        credits,
-        amount: session.amount_total ?? 0,
-        createdAt: Date.now(),
-      });
-    const { applied } = await creditsStub(env, accountId).applyPayment(
-      sessionLedgerId(session),
-      credits,
-      `Stripe ${item}`,
-    );
-    return [accountId, applied ? "pack_credited" : "pack_already_credited"];
-  }
+  if (isPack(item)) return [accountId, await packPaid(env, session, item)];
   if (isPaidPlan(item)) {
     const customer = idOf(session.customer);
     if (customer)
-      await upsertCustomer(db, { accountId, customer, subscription: idOf(session.subscription), plan: item });
+      await upsertCustomer(database(env), {
+        accountId,
+        customer,
+        subscription: idOf(session.subscription),
+        plan: item,
+      });
     await creditsStub(env, accountId).setPlan(item);
     return [accountId, "plan_started"];
   }
@@ -81,16 +97,12 @@ async function checkoutCompleted(env: Env, session: Stripe.Checkout.Session): Pr
 }
 
 /**
- * A refund takes back the refunded share of a pack's credits (what is left of them: spent credits stay spent). The
- * share is the charge's running total, applied by the account's object up to that total, so two events announcing
- * one refund take it once.
+ * Takes back the refunded share of a pack's credits (what is left of them: spent credits stay spent). The share is
+ * the charge's running total, applied by the account's object up to that total, so two events announcing one refund
+ * (or a refund applied both by its own event and by its payment's) take it once.
  */
-async function chargeRefunded(env: Env, charge: Stripe.Charge): Promise<[string | null, string]> {
-  const db = database(env);
-  const paymentIntent = idOf(charge.payment_intent);
-  const payment = paymentIntent ? await paymentByIntent(db, paymentIntent) : undefined;
-  if (!payment) return [null, "ignored"];
-  const share = payment.amount > 0 ? Math.min(1, charge.amount_refunded / payment.amount) : 1;
+async function takeBack(env: Env, payment: Payment, amountRefunded: number): Promise<void> {
+  const share = payment.amount > 0 ? Math.min(1, amountRefunded / payment.amount) : 1;
   const target = Math.round(payment.credits * share);
   await creditsStub(env, payment.accountId).refundPayment({
     payment: `stripe:${payment.paymentIntent}`,
@@ -98,7 +110,25 @@ async function chargeRefunded(env: Env, charge: Stripe.Charge): Promise<[string 
     recorded: payment.refundedCredits,
     note: `Stripe refund of ${payment.pack}`,
   });
-  if (target > payment.refundedCredits) await setRefundedCredits(db, payment.paymentIntent, target);
+  if (target > payment.refundedCredits) await setRefundedCredits(database(env), payment.paymentIntent, target);
+}
+
+/**
+ * A refund. Stripe does not order events, so a refund of a payment not yet credited is kept as an early refund and
+ * taken back when the payment's Checkout event credits it. Each side writes before it reads the other's row (the
+ * payment is marked credited, the early refund recorded), so whichever comes second sees the first.
+ */
+async function chargeRefunded(env: Env, charge: Stripe.Charge): Promise<[string | null, string]> {
+  const db = database(env);
+  const paymentIntent = idOf(charge.payment_intent);
+  if (!paymentIntent) return [null, "ignored"];
+  let payment = await paymentByIntent(db, paymentIntent);
+  if (!payment?.credited) {
+    await recordEarlyRefund(db, paymentIntent, charge.amount_refunded);
+    payment = await paymentByIntent(db, paymentIntent);
+    if (!payment?.credited) return [payment?.accountId ?? null, "refund_awaits_payment"];
+  }
+  await takeBack(env, payment, charge.amount_refunded);
   return [payment.accountId, "refunded"];
 }
 

@@ -1,3 +1,4 @@
+import { INVITATION_VALID_MS, memberStatus } from "../../db/members";
 import type { DashboardSession } from "../session";
 import { Csrf, Layout } from "./layout";
 
@@ -5,6 +6,16 @@ export interface Member {
   userId: string;
   email: string;
   role: "owner" | "member";
+  createdAt: number;
+  acceptedAt: number | null;
+}
+
+/** An invitation's standing beside the role: pending until its lapse date, or lapsed. */
+function standing(m: Member) {
+  const status = memberStatus(m);
+  if (status === "accepted") return null;
+  if (status === "lapsed") return " (invitation lapsed)";
+  return ` (invited, until ${new Date(m.createdAt + INVITATION_VALID_MS).toISOString().slice(0, 10)})`;
 }
 
 export function MembersPage({
@@ -39,7 +50,10 @@ export function MembersPage({
                   {m.email}
                   {m.userId === session.userId ? " (you)" : ""}
                 </td>
-                <td>{m.role}</td>
+                <td>
+                  {m.role}
+                  {standing(m)}
+                </td>
                 <td>
                   {owner ? (
                     <>
@@ -63,7 +77,10 @@ export function MembersPage({
             ))}
           </tbody>
         </table>
-        <p class="muted">A removed member's keys stop working (403 KEY_ACCOUNT_MISMATCH) and their sessions end.</p>
+        <p class="muted">
+          A removed member's keys stop working (403 KEY_ACCOUNT_MISMATCH) and their sessions end. An invited address
+          receives no account mail until it accepts by signing in; an invitation not accepted within 7 days lapses.
+        </p>
       </section>
       {owner ? (
         <section>

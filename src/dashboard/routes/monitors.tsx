@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { removeMonitor } from "../../engines/monitors/edit";
+import { manualRunRefusal } from "../../engines/monitors/bounds";
 import { createFromRequest, editFromRequest } from "../../engines/monitors/request";
 import { monitorShape, runMonitor } from "../../engines/monitors/run";
 import type { Product } from "../../engines/product";
@@ -20,7 +21,7 @@ import { MonitorsPage, type MonitorsPageProps } from "../pages/monitors";
 
 type Shown = Omit<MonitorsPageProps, "session" | "families">;
 
-const render = async (c: DashContext, shown: Shown = {}, status: 200 | 404 | 422 = 200) => {
+const render = async (c: DashContext, shown: Shown = {}, status: 200 | 404 | 409 | 422 | 429 = 200) => {
   const { accountId } = c.var.session;
   const keys = await listKeys(c.env, accountId);
   const families = await Promise.all(
@@ -73,6 +74,7 @@ export const monitorRoutes = new Hono<DashEnv>()
     if ("errors" in parsed) return refused(c, family, "create", parsed.errors);
     const made = await createFromRequest(c.env, product, { accountId, keyId }, parsed.body);
     if ("errors" in made) return refused(c, family, "create", made.errors);
+    if ("refusal" in made) return render(c, { notice: made.refusal.message }, 409);
     return render(c, { notice: `Monitor ${made.row.id} created.`, secret: made.secret ?? undefined });
   })
   .post("/monitors/:family/:monitorId", async (c) => {
@@ -91,7 +93,12 @@ export const monitorRoutes = new Hono<DashEnv>()
     const at = target(c);
     const monitor = at && (await loadMonitor(c.env, c.var.session.accountId, at.product, at.id));
     if (!at || !monitor) return notFound(c);
-    // Paid by the monitor's own key, as the API's run and the scheduled runs are.
+    // Paid by the monitor's own key, as the API's run and the scheduled runs are; counted as the API's run is.
+    const limited = await manualRunRefusal(c.env, monitor.accountId);
+    if (limited) {
+      c.header("Retry-After", String(limited.retryAfterSeconds));
+      return render(c, { notice: limited.message }, 429);
+    }
     const { summary, changes, flags } = await runMonitor(c.env, at.product, monitor);
     return render(c, { run: { family: at.family, monitorId: monitor.id, summary, changes, flags } });
   })

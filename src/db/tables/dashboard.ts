@@ -65,6 +65,18 @@ export const stripePayments = sqliteTable("stripe_payments", {
   /** What was paid, in the currency's smallest unit: a partial refund takes back that share of the credits. */
   amount: integer("amount").notNull(),
   refundedCredits: integer("refunded_credits").notNull().default(0),
+  /** The Checkout session that credited the payment; another session naming the same intent credits nothing. */
+  session: text("session"),
+  /** 1 once the account's object holds the credits: a refund arriving before then waits as an early refund. */
+  credited: integer("credited").notNull().default(1),
+  createdAt: createdAt(),
+});
+
+/** A refund announced before its payment (Stripe does not order events): taken back once the payment is credited. */
+export const stripeEarlyRefunds = sqliteTable("stripe_early_refunds", {
+  paymentIntent: text("payment_intent").primaryKey(),
+  /** The highest `amount_refunded` announced so far, in the currency's smallest unit. */
+  amountRefunded: integer("amount_refunded").notNull(),
   createdAt: createdAt(),
 });
 

@@ -38,7 +38,13 @@ export const memberships = sqliteTable(
     role: text("role", { enum: ["owner", "member"] })
       .notNull()
       .default(sql`'member'`),
+    /** When an invitation was sent (or the member added); a pending invitation lapses 7 days after it. */
     createdAt: createdAt(),
+    /**
+     * When the member accepted (signed in to the account); null while the invitation is pending. Only members who
+     * accepted receive the account's mail (docs/mail.md, "Who receives mail").
+     */
+    acceptedAt: integer("accepted_at"),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.userId] })],
 );

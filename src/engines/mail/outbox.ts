@@ -7,7 +7,7 @@ import { mailTransport, type MailTransport } from "../../platform/mail-transport
 import { armRecovery } from "../recovery";
 import { addressOf, composeMime } from "./compose";
 import { optionalMailBlocked } from "./preferences";
-import { accountRecipients } from "./recipients";
+import { accountRecipients, INVITEE_KINDS } from "./recipients";
 
 /**
  * The mail outbox, built like the webhook outbox (src/engines/webhooks/outbox.ts): a row per message with the whole
@@ -77,13 +77,18 @@ const retryDelayMs = (env: Env, attempt: number) => retryBaseMs(env) * 3 ** (att
 export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string[]> {
   if (!mails.length) return [];
   const db = database(env);
+  // Per account, who may receive it: members who accepted, and for an invitation or sign-in link invitees too.
   const allowed = new Map<string, Set<string>>();
-  for (const accountId of new Set(mails.map((m) => m.accountId)))
-    allowed.set(accountId, new Set(await accountRecipients(db, accountId)));
+  const audience = (m: OutgoingMail) => `${INVITEE_KINDS.has(m.kind) ? "invited" : "members"}:${m.accountId}`;
+  for (const m of mails) {
+    const key = audience(m);
+    if (!allowed.has(key))
+      allowed.set(key, new Set(await accountRecipients(db, m.accountId, { invited: INVITEE_KINDS.has(m.kind) })));
+  }
   const now = Date.now();
   const rows = mails.map((m) => {
     const to = m.to.toLowerCase();
-    if (!allowed.get(m.accountId)?.has(to))
+    if (!allowed.get(audience(m))?.has(to))
       throw new Error(`mail to ${to} refused: not a member of account ${m.accountId}`);
     const id = newId("msg");
     const raw = composeMime({

@@ -56,7 +56,7 @@ export async function signUp(env: Env, email: string, dedupeKey?: string, now = 
   const userId = newId("usr");
   await insertAccount(db, { id: accountId, email, emailVerified: false, createdAt: now });
   await insertUser(db, { id: userId, email, createdAt: now });
-  await addMemberWithRole(db, { accountId, userId, role: "owner", now });
+  await addMemberWithRole(db, { accountId, userId, role: "owner", now, acceptedAt: now });
   await creditsStub(env, accountId).setPlan("free");
   await sendAccountConfirmation(env, accountId, email, dedupeKey);
 }

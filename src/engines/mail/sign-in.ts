@@ -1,10 +1,11 @@
+import { INVITATION_VALID_MS } from "../../db/members";
 import { escapeHtml } from "./compose";
 import { issueLink } from "./links";
 import { queueMail } from "./outbox";
 
-/** A sign-in link works for 15 minutes; one in an invitation for 7 days (docs/dashboard.md). */
+/** A sign-in link works for 15 minutes; one in an invitation as long as the invitation (7 days, docs/dashboard.md). */
 export const SIGN_IN_TTL_MS = 15 * 60_000;
-export const INVITE_TTL_MS = 7 * 24 * 3_600_000;
+export const INVITE_TTL_MS = INVITATION_VALID_MS;
 
 const linkUrl = (env: Env, token: string) => `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/dashboard/sign-in/link/${token}`;
 

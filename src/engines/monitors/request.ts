@@ -3,7 +3,8 @@ import type { MonitorShape, MonitorProduct } from "../product";
 import { webhookUrlProblem } from "../webhooks/url-rule";
 import { createMonitor, patchMonitor, type Edited, type MonitorPatch } from "./edit";
 import { monitorFamily, monitorShape } from "./run";
-import { findMonitor } from "./store";
+import { accountMonitorCount, MONITOR_BOUNDS, MONITOR_LIMIT } from "./bounds";
+import { deleteMonitor, findMonitor } from "./store";
 
 /**
  * A monitor as a request asks for it, and the rules a request must pass, shared by every surface that edits monitors
@@ -89,17 +90,23 @@ const urlErrors = (env: Env, url: string | null | undefined): FieldErrors | null
   return problem ? { webhook_url: [problem] } : null;
 };
 
-/** A validated create body -> the new monitor (its webhook secret once), or the refused fields. */
+/**
+ * A validated create body -> the new monitor (its webhook secret once), the refused fields, or MONITOR_LIMIT_REACHED
+ * when the account holds its maximum of monitors. The count is read before and, for monitors created at the same
+ * moment, again after the insert: a monitor whose rank among the account's is past the maximum is deleted and refused.
+ */
 export async function createFromRequest(
   env: Env,
   product: MonitorProduct,
   owner: RequestOwner,
   body: CreateBody,
-): Promise<Edited | { errors: FieldErrors }> {
+): Promise<Edited | { errors: FieldErrors } | { refusal: typeof MONITOR_LIMIT }> {
   const shape = monitorShape(product);
   const refused = urlErrors(env, body.webhook_url);
   if (refused) return { errors: refused };
-  return createMonitor(env, product, ownerOf(product, owner), {
+  const { monitorsPerAccount } = MONITOR_BOUNDS;
+  if ((await accountMonitorCount(env, owner.accountId)) >= monitorsPerAccount) return { refusal: MONITOR_LIMIT };
+  const made = await createMonitor(env, product, ownerOf(product, owner), {
     name: body.name,
     entries: listOf(body, shape.listField)!,
     cadence: body.cadence,
@@ -108,6 +115,9 @@ export async function createFromRequest(
     alertEmails: body.alert_emails,
     options: optionsOf(body, shape),
   });
+  if ((await accountMonitorCount(env, owner.accountId, made.row.id)) <= monitorsPerAccount) return made;
+  await deleteMonitor(env, made.row.id);
+  return { refusal: MONITOR_LIMIT };
 }
 
 /**

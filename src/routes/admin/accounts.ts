@@ -15,7 +15,7 @@ import {
   type Account,
 } from "../../db/accounts";
 import { database, type Database } from "../../db/client";
-import { addMemberWithRole, insertUser, removeMembership, userIdByEmail } from "../../db/members";
+import { acceptMembership, addMemberWithRole, insertUser, removeMembership, userIdByEmail } from "../../db/members";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
 import { jsonBody, pathParams } from "../../http/validation";
@@ -124,13 +124,12 @@ export const adminAccountRoutes = new Hono<AppEnv>()
     const existingId = await userIdByEmail(db, email);
     const userId = existingId ?? newId("usr");
     if (existingId === undefined) await insertUser(db, { id: userId, email, createdAt: Date.now() });
-    // Whoever holds the account's own address owns it (docs/dashboard.md#roles).
-    await addMemberWithRole(db, {
-      accountId,
-      userId,
-      role: email === account.email ? "owner" : "member",
-      now: Date.now(),
-    });
+    // Whoever holds the account's own address owns it (docs/dashboard.md#roles). The operator vouches for whoever it
+    // adds: an accepted member at once (a pending invitation to the address is accepted).
+    const now = Date.now();
+    const role = email === account.email ? "owner" : "member";
+    await addMemberWithRole(db, { accountId, userId, role, now, acceptedAt: now });
+    await acceptMembership(db, accountId, userId, now);
     // A returning member's keys were remembered as "holder left"; they work again at once in this isolate.
     forgetMemberKeys(accountId, userId);
     return ok(c, { user_id: userId, email, account_id: accountId }, {}, 201);

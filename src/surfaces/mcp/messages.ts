@@ -1,3 +1,10 @@
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+
 /** The most messages one JSON-RPC batch to /mcp may hold (docs/agents.md, "Batches"); the SDK's own cap is 100. */
 export const MCP_BATCH_MAX = 20;
 
@@ -24,21 +31,52 @@ export const asksForAnswer = (message: unknown) =>
   !("result" in message || "error" in message || "method" in message);
 
 /**
+ * The requests this server answers (server.ts registers tools; the SDK answers initialize and ping), each with the
+ * SDK's own schema. The SDK throws a schema failure from inside its handler and answers it -32603 with the schema's
+ * whole report; they are checked here first, so bad params are -32602 with one line. Other methods reach the SDK,
+ * which answers them -32601.
+ */
+const ANSWERED: Record<string, { safeParse(value: unknown): { error?: { issues: Issue[] } } }> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  "tools/list": ListToolsRequestSchema,
+  "tools/call": CallToolRequestSchema,
+};
+
+interface Issue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** The first thing wrong with a message's params, in one short line. */
+function paramsProblem(method: string, message: Fields): string | null {
+  const schema = Object.hasOwn(ANSWERED, method) ? ANSWERED[method] : undefined;
+  const issue = schema?.safeParse(message).error?.issues[0];
+  if (!issue) return null;
+  const where = issue.path.map(String).join(".") || "params";
+  return `Invalid params: ${method} ${where}: ${issue.message.replace(/^Invalid input: /, "").slice(0, 80)}.`;
+}
+
+/**
  * Why a message cannot be handed to the protocol, as the JSON-RPC error it is answered with; null when it can. The
- * SDK answers a message that is not an object with a 500 and wrongly typed `arguments` with a tool result, so both are
- * answered here first: -32600 for a message that is not a JSON-RPC 2.0 object, -32602 for `tools/call` params.
+ * SDK answers a message that is not an object with a 500, wrongly typed `arguments` with a tool result and other bad
+ * params with -32603, so all are answered here first: -32600 for a message that is not a JSON-RPC 2.0 object,
+ * -32602 for params of the wrong shape.
  */
 export function invalidMessage(message: unknown, requestId: string): RpcError | null {
   const data = { request_id: requestId };
   if (!isObject(message) || message.jsonrpc !== "2.0")
     return rpcError(null, -32600, "Invalid Request: each message is a JSON-RPC 2.0 object.", data);
-  if (message.method !== "tools/call") return null;
-  const params = message.params;
-  if (!isObject(params) || typeof params.name !== "string")
-    return rpcError(idOf(message), -32602, "Invalid params: tools/call takes {name, arguments}.", data);
-  if (params.arguments !== undefined && !isObject(params.arguments))
-    return rpcError(idOf(message), -32602, "Invalid params: `arguments` must be an object.", data);
-  return null;
+  if (typeof message.method !== "string" || !("id" in message)) return null;
+  if (message.method === "tools/call") {
+    const params = message.params;
+    if (!isObject(params) || typeof params.name !== "string")
+      return rpcError(idOf(message), -32602, "Invalid params: tools/call takes {name, arguments}.", data);
+    if (params.arguments !== undefined && !isObject(params.arguments))
+      return rpcError(idOf(message), -32602, "Invalid params: `arguments` must be an object.", data);
+  }
+  const problem = paramsProblem(message.method, message);
+  return problem ? rpcError(idOf(message), -32602, problem, data) : null;
 }
 
 /** The answer to a message not run because its batch met the key's rate limit. */

@@ -98,14 +98,14 @@ describe("mail outbox: queued, sent through the sidecar's SMTP relay, caught and
     const stamp = `${Date.now()}-${++sequence}`;
     const emails = Array.from({ length: 120 }, (_, i) => `big-${stamp}-${i}@example.com`);
     const now = Date.now();
-    for (let i = 0; i < emails.length; i += 30) {
-      const part = emails.slice(i, i + 30).map((email, j) => ({ id: `usr_big_${stamp}_${i + j}`, email }));
+    for (let i = 0; i < emails.length; i += 20) {
+      const part = emails.slice(i, i + 20).map((email, j) => ({ id: `usr_big_${stamp}_${i + j}`, email }));
       await database(env)
         .insert(users)
         .values(part.map((u) => ({ ...u, createdAt: now })));
       await database(env)
         .insert(memberships)
-        .values(part.map((u) => ({ accountId, userId: u.id, createdAt: now })));
+        .values(part.map((u) => ({ accountId, userId: u.id, createdAt: now, acceptedAt: now })));
     }
     const ids = await queueMail(
       env,
