@@ -1,3 +1,4 @@
+import { standInLabel } from "../../engines/sources";
 import { probeDomain } from "../../platform/domain-probe";
 import { allUnavailable, sidecarTarget } from "../../platform/smtp-sidecar-client";
 import type { DnsConfig } from "./domain-facts";
@@ -18,7 +19,7 @@ export interface EmailExtra {
  */
 export function emailConfig(env: Env): { dns: DnsConfig; prober: (timeoutSeconds: number) => MailboxProber } {
   return {
-    dns: { dohUrl: env.DOH_URL, rdapBaseUrl: env.RDAP_BASE_URL || undefined },
+    dns: { dohUrl: env.DOH_URL, rdapBaseUrl: env.RDAP_BASE_URL || undefined, standIn: standInLabel(env) },
     prober: (timeoutSeconds) => async (domain, mxHosts, addresses) => {
       const request = { domain, mxHosts, addresses, timeoutMs: timeoutSeconds * 1000 };
       // Each domain's probes go to its own sidecar instance (session reuse, per-domain politeness), in as many calls as
