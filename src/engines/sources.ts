@@ -33,11 +33,14 @@ export const whole = (dataset: string, version: string): Source => ({ dataset, v
  * test/fixtures/offline-internet.ts (the `LIVE_STAND_INS` var names them): an answer of theirs is a sample's,
  * `coverage: "sample"`, its version the stand-ins' label before the check's own (`offline-stand-in/2026-11-29`).
  */
-export function liveSource(o: { dataset: string; version: string; answered: boolean; standIn?: string }): Source {
+export function liveSource(o: { dataset: string; version: string; answered: boolean; standIn?: string }): LiveSource {
   if (!o.answered) return { dataset: o.dataset, version: o.version, coverage: "none" };
   if (o.standIn) return { dataset: o.dataset, version: `${o.standIn}/${o.version}`, coverage: "sample" };
-  return whole(o.dataset, o.version);
+  return { dataset: o.dataset, version: o.version, coverage: "full" };
 }
+
+/** A live source's entry: never `partial` (it answers for what it was asked, or not at all). */
+export type LiveSource = Source & { coverage: Exclude<SourceCoverage, "partial"> };
 
 /** The label of the offline stand-ins when the Worker runs against them (`npm run dev -- --offline`), else undefined. */
 export const standInLabel = (env: { LIVE_STAND_INS?: string }): string | undefined => env.LIVE_STAND_INS || undefined;
