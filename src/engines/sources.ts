@@ -18,6 +18,8 @@ export interface Source {
   dataset: string;
   version: string;
   coverage: SourceCoverage;
+  /** False on a dataset consulted that decided no field of the answer (a sample or partial file without the value). */
+  decided?: false;
 }
 
 /**
@@ -61,6 +63,13 @@ export const sourceSchema = z.object({
         "and the account's own lists are `full`), `partial` (part of it), `sample` (synthetic rows standing in " +
         "for a register, as `npm run dev` loads them, or a stand-in of `npm run dev -- --offline` for a live check) " +
         "or `none` (a live check or partner that was asked and gave no answer: nothing of the answer comes from it).",
+    ),
+  decided: z
+    .literal(false)
+    .optional()
+    .describe(
+      "Present (`false`) on a dataset that was consulted but decided no field of the answer: a sample or part of a " +
+        "file that does not hold the value says nothing about it. Absent on every source that decided something.",
     ),
 });
 

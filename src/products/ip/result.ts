@@ -1,4 +1,5 @@
 import type { Source } from "../../engines/product";
+import type { SignalReason } from "./signal-reasons";
 
 /** What the account may report about an address it used (docs/ip.md, "Feedback"; ipFeedback in feedback.ts). */
 export const IP_OUTCOMES = ["legit", "fraud", "chargeback", "abuse", "spam"] as const;
@@ -80,6 +81,10 @@ export interface IpResult {
   tor: boolean | null;
   vpn: boolean | null;
   proxy: boolean | null;
+  /** Why each is what it is: null when a list decided it (signal-reasons.ts). */
+  tor_reason: SignalReason | null;
+  vpn_reason: SignalReason | null;
+  proxy_reason: SignalReason | null;
   anonymous: boolean | null;
   list: ListMatch | null;
   feedback: FeedbackMatch | null;
