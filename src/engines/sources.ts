@@ -44,7 +44,7 @@ export function liveSource(o: { dataset: string; version: string; answered: bool
 /** A live source's entry: never `partial` (it answers for what it was asked, or not at all). */
 export type LiveSource = Source & { coverage: Exclude<SourceCoverage, "partial"> };
 
-/** The label of the offline stand-ins when the Worker runs against them (`npm run dev -- --offline`), else undefined. */
+/** The offline stand-ins' label when the Worker runs against them (`npm run dev -- --offline`), else undefined. */
 export const standInLabel = (env: { LIVE_STAND_INS?: string }): string | undefined => env.LIVE_STAND_INS || undefined;
 
 export const installedSource = (dataset: string, installed: { version: string; coverage: { kind: CoverageKind } }) => ({

@@ -9,7 +9,6 @@ import {
   type DeliveryPointPartner,
   type DeliveryQuery,
   type PartnerCheck,
-  type PartnerSource,
 } from "./partners/types";
 
 export type { DeliveryAnswer, DeliveryQuery } from "./partners/types";

@@ -2,7 +2,13 @@ import { budgetFor, guarded, inPool, partnerSettings } from "./partners/guard";
 import { takeCalls } from "./partners/spend";
 import { twilio } from "./partners/twilio";
 import { liveSource, standInLabel } from "../engines/sources";
-import { UNASKED, type NetworkAnswer, type PartnerCheck, type PartnerSource, type PhoneNetworkPartner } from "./partners/types";
+import {
+  UNASKED,
+  type NetworkAnswer,
+  type PartnerCheck,
+  type PartnerSource,
+  type PhoneNetworkPartner,
+} from "./partners/types";
 import { vonage } from "./partners/vonage";
 
 export type { NetworkAnswer } from "./partners/types";

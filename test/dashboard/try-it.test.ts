@@ -139,7 +139,7 @@ describe("dashboard: try it tints only what decided", () => {
   const row = (html: string, dataset: string) =>
     new RegExp(`<tr><td>${dataset}</td><td>[^<]*</td><td( class="(\\w+)")?>([^<]*)</td></tr>`).exec(html);
 
-  it("marks a sample that decided a field, leaves an undecided one plain, and mutes a live source with no answer", async () => {
+  it("tints a sample that decided a field, not an undecided one, and mutes a live source with no answer", async () => {
     await installIpSamples();
     const { browser } = await signedUpOwner("try-tint");
     const key = await createSecretKey(browser, { scopes: ["account", "ip", "email"] });

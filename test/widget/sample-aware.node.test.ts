@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { sampleAware, type View } from "../../widget/src/products";
+import { sampleAware } from "../../widget/src/sample-aware";
+
+type View = {
+  state: string;
+  tone: "ok" | "warn" | "bad" | null;
+  text: string;
+  suggestion: string | null;
+  invalid: boolean;
+};
 
 /** docs/widget.md: a confirmation a sample decided is shown as a warning; a sample only consulted tints nothing. */
 const OK: View = { state: "verified", tone: "ok", text: "Address confirmed.", suggestion: null, invalid: false };

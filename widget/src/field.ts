@@ -1,5 +1,6 @@
 import type { Lookup } from "./lookup";
-import { sampleAware, type View, type WidgetProduct } from "./products";
+import type { View, WidgetProduct } from "./products";
+import { sampleAware } from "./sample-aware";
 
 export interface FieldOptions {
   /** Milliseconds of quiet typing before a lookup. */

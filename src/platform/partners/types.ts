@@ -67,7 +67,7 @@ export interface PartnerSource {
   dataset: string;
   /** The time of the check (ISO 8601), after the stand-ins' label under `npm run dev -- --offline`. */
   version: string;
-  /** A partner answers for what it was asked: `full` (products.md); its offline stand-in `sample`; `none` unanswered. */
+  /** A partner answers for what it was asked: `full` (products.md); its offline stand-in `sample`; silent `none`. */
   coverage: "full" | "sample" | "none";
 }
 
@@ -80,8 +80,5 @@ export interface PartnerCheck<T> {
   answer: T | null;
   sources: PartnerSource[];
 }
-
-/** A check a partner answered. */
-export type Checked<T> = PartnerCheck<T> & { answer: T };
 
 export const UNASKED = { answer: null, sources: [] } as const satisfies PartnerCheck<never>;

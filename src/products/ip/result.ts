@@ -1,5 +1,4 @@
 import type { Source } from "../../engines/product";
-import type { SignalReason } from "./signal-reasons";
 
 /** What the account may report about an address it used (docs/ip.md, "Feedback"; ipFeedback in feedback.ts). */
 export const IP_OUTCOMES = ["legit", "fraud", "chargeback", "abuse", "spam"] as const;
@@ -35,6 +34,15 @@ export const CITY_REASONS = [
   "country_mismatch",
 ] as const;
 export type CityReason = (typeof CITY_REASONS)[number];
+
+/**
+ * Why `tor`, `vpn` or `proxy` is what it is (docs/ip.md, "The answer"): null when a list decided it (true: a list
+ * holds the address; false: a complete list does not), else `not_checked` (reserved or invalid: no list asked),
+ * `dataset_not_installed`, `not_covered` (only part of a list is installed and it does not hold the address) or
+ * `sample_data` (the list asked is a synthetic sample: a sample's word either way, never the published list's).
+ */
+export const SIGNAL_REASONS = ["not_checked", "dataset_not_installed", "not_covered", "sample_data"] as const;
+export type SignalReason = (typeof SIGNAL_REASONS)[number];
 export type IpReason = (typeof IP_REASONS)[number];
 
 /** The account's latest feedback on the address (docs/ip.md, "Feedback"). */

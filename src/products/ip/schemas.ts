@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { IP_OUTCOMES } from "./result";
 import { MAX_ENTRIES_PER_LIST } from "./lists";
-import { CITY_REASONS, IP_REASONS } from "./result";
-import { SIGNAL_REASONS } from "./signal-reasons";
+import { CITY_REASONS, IP_REASONS, SIGNAL_REASONS } from "./result";
 
 const signalReason = (field: string) =>
   z

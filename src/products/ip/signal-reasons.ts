@@ -1,15 +1,7 @@
 import { isExhaustive, isSample } from "../../db/coverage";
 import type { Source } from "../../engines/sources";
+import type { SignalReason } from "./result";
 import type { InstalledDataset, RangeHit } from "./store";
-
-/**
- * Why `tor`, `vpn` or `proxy` is what it is (docs/ip.md, "The answer"): null when a list decided it (true: a list
- * holds the address; false: a complete list does not), else `not_checked` (reserved or invalid: no list asked),
- * `dataset_not_installed`, `not_covered` (only part of a list is installed and it does not hold the address) or
- * `sample_data` (the list asked is a synthetic sample: a sample's word either way, never the published list's).
- */
-export const SIGNAL_REASONS = ["not_checked", "dataset_not_installed", "not_covered", "sample_data"] as const;
-export type SignalReason = (typeof SIGNAL_REASONS)[number];
 
 export interface Signal {
   value: boolean | null;

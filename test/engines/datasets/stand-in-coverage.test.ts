@@ -107,7 +107,9 @@ describe("the offline stand-ins through the scheduled refresh", { timeout: 30_00
     // What the file holds still answers.
     const held = await post("/api/v1/entity", { identifier: "09800011", type: "company_number", country: "GB" });
     expect(held.body.data).toMatchObject({ found: true, name: "REFRESHED COMPANY 11 LIMITED", reason: "sample_data" });
-    expect(held.body.data.sources).toEqual([expect.objectContaining({ dataset: "uk-companies-house", coverage: "sample" })]);
+    expect(held.body.data.sources).toEqual([
+      expect.objectContaining({ dataset: "uk-companies-house", coverage: "sample" }),
+    ]);
     expect(held.body.meta.credits_used).toBe(1);
     // The fixture row: found, billed as found, and said to be a sample's, not the register's word.
     const sample = await post("/api/v1/entity", { identifier: "09900002" });
@@ -164,6 +166,8 @@ describe("the offline stand-ins through the scheduled refresh", { timeout: 30_00
     const { body } = await post("/api/v1/phone", { phone: "+447911123456" });
     // The stand-in's prefix tables gave its carrier or place: a sample decided those fields, and the answer says so.
     expect(body.data).toMatchObject({ valid: true, disposable: null, reason: "sample_data" });
-    expect(body.data.sources).toContainEqual(expect.objectContaining({ dataset: "phone-carriers", coverage: "sample" }));
+    expect(body.data.sources).toContainEqual(
+      expect.objectContaining({ dataset: "phone-carriers", coverage: "sample" }),
+    );
   });
 });

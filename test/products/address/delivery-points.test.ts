@@ -61,7 +61,7 @@ describe("POST /api/v1/address with delivery_point: true", () => {
     },
   );
 
-  it("answers the issue's nonexistent street invalid: deliverable false, no_delivery_point, risk 60, free", async () => {
+  it("answers the issue's nonexistent street invalid: not deliverable, no_delivery_point, risk 60, free", async () => {
     const acct = await createAccount({ pack: 10 });
     const { body } = await verify(acct.key, {
       address: "99999 Nonexistent Blvd, Mountain View, CA 94043",
@@ -150,7 +150,9 @@ describe("POST /api/v1/address with delivery_point: true", () => {
       });
       expect(failed.body.meta).toMatchObject({ credits_used: 0 });
       // The partner was asked and gave no answer: cited, `none`.
-      expect(failed.body.data.sources.find((s) => s.dataset === "smarty-us-street")).toMatchObject({ coverage: "none" });
+      expect(failed.body.data.sources.find((s) => s.dataset === "smarty-us-street")).toMatchObject({
+        coverage: "none",
+      });
       const slow = await verify(acct.key, { address: us(street("408 Slow St")), delivery_point: true });
       expect(slow.body.data).toMatchObject({ delivery_point: null, reason: "partner_unavailable" });
       expect(slow.body.meta).toMatchObject({ credits_used: 0 });
@@ -162,7 +164,7 @@ describe("POST /api/v1/address with delivery_point: true", () => {
     },
   );
 
-  it("asks Google outside the US: a format-only German address confirmed is verified at premise, 2 credits", async () => {
+  it("asks Google outside the US: a format-only German address confirmed is verified, premise, 2 credits", async () => {
     const acct = await createAccount({ pack: 10 });
     const line1 = street("Hauptstraße");
     const { body } = await verify(acct.key, {
@@ -179,7 +181,9 @@ describe("POST /api/v1/address with delivery_point: true", () => {
       delivery_point: { match: "confirmed", residential: true, footnotes: ["granularity:PREMISE"] },
       risk_score: 0,
     });
-    expect(body.data.sources.find((s) => s.dataset === "google-address-validation")).toMatchObject({ coverage: "full" });
+    expect(body.data.sources.find((s) => s.dataset === "google-address-validation")).toMatchObject({
+      coverage: "full",
+    });
     expect(body.meta).toMatchObject({ credits_used: 2 });
     expect(await callsFor("google", line1)).toBe(1);
   });

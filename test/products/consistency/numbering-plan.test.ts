@@ -19,7 +19,12 @@ describe("POST /api/v1/consistency with a Crown Dependency number", () => {
     expect(res.data.signals.phone).toMatchObject({ country: "GG", valid: true });
     const phoneChecks = res.data.checks.filter((c) => c.name.startsWith("phone_country"));
     expect(phoneChecks.map((c) => [c.name, c.result, c.reason, c.decided_by])).toEqual([
-      ["phone_country_matches_ip_country", "agree", "same_numbering_plan", { "phone.country": "GG", "ip.country": "GB" }],
+      [
+        "phone_country_matches_ip_country",
+        "agree",
+        "same_numbering_plan",
+        { "phone.country": "GG", "ip.country": "GB" },
+      ],
       [
         "phone_country_matches_address_country",
         "agree",

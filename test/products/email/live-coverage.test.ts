@@ -52,7 +52,11 @@ describe("live sources that gave no answer", () => {
     const email = `a@rdap-${crypto.randomUUID().slice(0, 8)}.example`;
     const { data, meta } = await lookupWith({ RDAP_BASE_URL: "http://127.0.0.1:9/" }, acct.key, email);
     expect(data).toMatchObject({ domain_registered_at: null, domain_age_days: null });
-    expect(cited(data, "rdap-registration")).toEqual({ dataset: "rdap-registration", version: "rdap", coverage: "none" });
+    expect(cited(data, "rdap-registration")).toEqual({
+      dataset: "rdap-registration",
+      version: "rdap",
+      coverage: "none",
+    });
     expect(meta.credits_used).toBe(0);
   });
 });
@@ -62,7 +66,11 @@ describe("`npm run dev -- --offline`'s stand-ins", () => {
     const acct = await createAccount({ pack: 5 });
     const { data, meta } = await lookupWith(OFFLINE, acct.key, "alice@acme.example");
     expect(data).toMatchObject({ deliverable: "deliverable", reason: null });
-    expect(cited(data, "live-dns")).toEqual({ dataset: "live-dns", version: "offline-stand-in/live", coverage: "sample" });
+    expect(cited(data, "live-dns")).toEqual({
+      dataset: "live-dns",
+      version: "offline-stand-in/live",
+      coverage: "sample",
+    });
     expect(cited(data, "mailbox-smtp")).toMatchObject({ coverage: "sample" });
     expect(cited(data, "mailbox-smtp")?.version).toMatch(/^offline-stand-in\/\d{4}-\d{2}-\d{2}$/);
     expect(meta.credits_used).toBe(1);

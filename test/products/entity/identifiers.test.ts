@@ -54,7 +54,10 @@ describe("prepare without a type", () => {
       register: null,
       problem: "unsupported_register",
     });
-    expect(prepare({ identifier: "HRB 86891", country: "de" })).toMatchObject({ country: "DE", problem: "unsupported_register" });
+    expect(prepare({ identifier: "HRB 86891", country: "de" })).toMatchObject({
+      country: "DE",
+      problem: "unsupported_register",
+    });
     // Same answer as with the type, and a supported country keeps the shape rule.
     expect(prepare({ identifier: "552081317", type: "company_number", country: "FR" })).toMatchObject({
       problem: "unsupported_register",

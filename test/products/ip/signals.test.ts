@@ -230,7 +230,7 @@ describe("tor and vpn from lists", () => {
 });
 
 describe("a Tor exit list that is a sample (issue 47)", () => {
-  it("answers an address of the Tor project's range outside the 3-row sample tor null, saying the list is a sample", async () => {
+  it("answers a Tor range address outside the 3-row sample tor null, saying the list is a sample", async () => {
     const acct = await createAccount({ pack: 10 });
     const { body } = await call<IpResult>(
       "/api/v1/ip",

@@ -114,9 +114,14 @@ describe("POST /api/v1/phone with network: true", () => {
     const number = us("0503");
     const { body } = await lookup(acct.key, { phone: number, network: true });
     expect(body.data).toMatchObject({ network_checked: true, network_status: "active", carrier: "Verizon Wireless" });
-    const partners = (body.data.sources as { dataset: string; coverage: string }[]).filter((s) => s.coverage !== "full");
-    expect(partners.map((s) => s.dataset)).toEqual(["twilio-lookup"]);
-    expect(body.data.sources).toContainEqual(expect.objectContaining({ dataset: "vonage-number-insight", coverage: "full" }));
+    // Twilio was asked first and gave no answer (`none`); Vonage answered (`full`), in that order.
+    const partners = (body.data.sources as { dataset: string; coverage: string }[]).filter(
+      (s) => s.dataset === "twilio-lookup" || s.dataset === "vonage-number-insight",
+    );
+    expect(partners.map((s) => [s.dataset, s.coverage])).toEqual([
+      ["twilio-lookup", "none"],
+      ["vonage-number-insight", "full"],
+    ]);
     expect(body.meta).toMatchObject({ credits_used: 2 });
     expect([await callsFor("twilio", number), await callsFor("vonage", number)]).toEqual([1, 1]);
   });
