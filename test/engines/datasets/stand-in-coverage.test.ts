@@ -117,6 +117,15 @@ describe("the offline stand-ins through the scheduled refresh", { timeout: 30_00
     // The fixture row: found, billed as found, and said to be a sample's, not the register's word.
     const sample = await post("/api/v1/entity", { identifier: "09900002" });
     expect(sample.body.data).toMatchObject({ found: true, name: "SAMPLE HOLDINGS PLC", reason: "sample_data" });
+    // The same in a batch: each result says so, and the batch bills what was found.
+    const batch = await post<{ results: { data: Record<string, unknown>; meta: { credits_used: number } }[] }>(
+      "/api/v1/entity/batch",
+      { identifiers: ["09900002", { identifier: "09999999", type: "company_number", country: "GB" }] },
+    );
+    expect(batch.body.data.results.map((r) => [r.data.reason, r.meta.credits_used])).toEqual([
+      ["sample_data", 1],
+      ["register_not_installed", 0],
+    ]);
   });
 
   it("a postcode the stand-in's ONSPD holds is verified with sample_data", async () => {
