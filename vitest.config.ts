@@ -24,6 +24,7 @@ const workerd = () =>
         ADMIN_TOKEN,
         CHALLENGE_VERIFY_URL: inject("challengeVerifyUrl"),
         DOH_URL: inject("dohUrl"),
+        OFFLINE_DOH_URL: inject("offlineDohUrl"),
         RDAP_BASE_URL: inject("rdapUrl"),
         SMTP_SIDECAR_URL: inject("sidecarUrl"),
         SMTP_SIDECAR_SECRET: SIDECAR_SECRET,

@@ -7,6 +7,8 @@ declare namespace Cloudflare {
     EMPTY_DB: D1Database;
     /** The fixture SMTP server's session and RCPT log (test/fixtures/mail.ts). */
     MAIL_STATS_URL: string;
+    /** The resolver of `npm run dev -- --offline` (test/fixtures/doh.ts): names outside its zone are refused. */
+    OFFLINE_DOH_URL: string;
     MAIL_CATCHER_URL: string;
     /** Webhook receivers on loopback (test/fixtures/receiver.ts). */
     RECEIVER_URL: string;

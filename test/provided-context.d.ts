@@ -3,6 +3,7 @@ declare module "vitest" {
   interface ProvidedContext {
     challengeVerifyUrl: string;
     dohUrl: string;
+    offlineDohUrl: string;
     rdapUrl: string;
     sidecarUrl: string;
     mailStatsUrl: string;

@@ -13668,7 +13668,7 @@ export interface paths {
                       generation: number | null;
                       error: string | null;
                       stale: boolean;
-                      /** @description Why the last refresh was recorded as `partial` although the publisher's whole file is `full`: its rows fell short of the floor of a complete file (docs/operations.md). Null otherwise. */
+                      /** @description Why what the last refresh installed is below the publisher's whole file: `partial`, its rows short of the floor of a complete file, or `sample`, served by a stand-in publisher as `npm run dev -- --offline` runs them (docs/operations.md). Null otherwise. */
                       coverage_note: string | null;
                     }) | null;
                   })[];
@@ -14051,10 +14051,15 @@ export interface components {
         dataset: string;
         version: string;
         /**
-         * @description The coverage the dataset had when it answered: `full` (the publisher's complete file; live checks, partners and the account's own lists are `full`), `partial` (part of it) or `sample` (synthetic rows standing in for a register, as `npm run dev` loads them).
+         * @description The coverage the dataset had when it answered: `full` (the publisher's complete file; live checks, partners and the account's own lists are `full`), `partial` (part of it), `sample` (synthetic rows standing in for a register, as `npm run dev` loads them, or a stand-in of `npm run dev -- --offline` for a live check) or `none` (a live check or partner that was asked and gave no answer: nothing of the answer comes from it).
          * @enum {string}
          */
-        coverage: "full" | "partial" | "sample";
+        coverage: "full" | "partial" | "sample" | "none";
+        /**
+         * @description Present (`false`) on a dataset that was consulted but decided no field of the answer: a sample or part of a file that does not hold the value says nothing about it. Absent on every source that decided something.
+         * @constant
+         */
+        decided?: false;
       })[];
     Policy: ({
       /** @enum {string} */
@@ -14229,6 +14234,12 @@ export interface components {
       vpn: boolean | null;
       /** @description In an installed open-proxy list: true; false only when a list with full coverage is installed; else null. */
       proxy: boolean | null;
+      /** @description Why `tor` is what it is: null when a list decided it (true: a list holds the address; false: a complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, `not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a synthetic sample: its word either way, never the published list's). */
+      tor_reason: ("not_checked" | "dataset_not_installed" | "not_covered" | "sample_data") | null;
+      /** @description Why `vpn` is what it is: null when a list decided it (true: a list holds the address; false: a complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, `not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a synthetic sample: its word either way, never the published list's). */
+      vpn_reason: ("not_checked" | "dataset_not_installed" | "not_covered" | "sample_data") | null;
+      /** @description Why `proxy` is what it is: null when a list decided it (true: a list holds the address; false: a complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, `not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a synthetic sample: its word either way, never the published list's). */
+      proxy_reason: ("not_checked" | "dataset_not_installed" | "not_covered" | "sample_data") | null;
       anonymous: boolean | null;
       list: ({
         id: number;
@@ -14358,7 +14369,7 @@ export interface components {
       sources: components["schemas"]["Sources"];
       policy: components["schemas"]["Policy"];
     };
-    /** @description Without it the value says: 20 letters or digits are an LEI, a UK company number's shape (8 digits, or 2 letters and 6 digits) a company number in GB; anything else answers `invalid_identifier`. */
+    /** @description Without it the value says: 20 letters or digits are an LEI, a UK company number's shape (8 digits, or 2 letters and 6 digits) a company number in GB; anything else answers `unsupported_register` with a `country` whose register is not supported, else `invalid_identifier`. */
     Type: ("lei" | "company_number") | null;
     EntityRequest: {
       identifier: string;

@@ -115,6 +115,8 @@ async function offlineInternet(ports) {
     healthUrl: `${doh}?name=acme.example&type=MX`,
     wranglerArgs: vars({
       DOH_URL: doh,
+      // Answers of DNS, RDAP, the mailbox check and the partners are the stand-ins': cited `coverage: "sample"`.
+      LIVE_STAND_INS: "offline-stand-in",
       RDAP_BASE_URL: `http://127.0.0.1:${ports.OFFLINE_RDAP_PORT}/`,
       ...publisherVars(`http://127.0.0.1:${ports.OFFLINE_PUBLISHERS_PORT}`),
       ...partnerVars(`http://127.0.0.1:${ports.OFFLINE_PARTNERS_PORT}`),

@@ -2,7 +2,14 @@ import { budgetFor, guarded, inPool, partnerSettings } from "./partners/guard";
 import { google } from "./partners/google";
 import { smarty } from "./partners/smarty";
 import { takeCalls } from "./partners/spend";
-import type { Checked, DeliveryAnswer, DeliveryPointPartner, DeliveryQuery } from "./partners/types";
+import { liveSource, standInLabel } from "../engines/sources";
+import {
+  UNASKED,
+  type DeliveryAnswer,
+  type DeliveryPointPartner,
+  type DeliveryQuery,
+  type PartnerCheck,
+} from "./partners/types";
 
 export type { DeliveryAnswer, DeliveryQuery } from "./partners/types";
 
@@ -30,22 +37,23 @@ const IN_FLIGHT = 4;
 /**
  * Delivery-point checks of distinct addresses (by key) for one account: grouped by partner and sent in as few calls as
  * the partner takes (Smarty: 100 a call), within the account's daily ceiling (one call each) and the time budget.
- * Addresses no partner covers are absent from the map; covered ones no partner answered for map to null.
+ * Addresses no partner covers are absent from the map; covered ones no partner answered for map to an unanswered
+ * check (its partner cited `none` when it was asked).
  */
 export async function checkAddresses(
   env: Env,
   accountId: string | null,
   asks: { key: string; query: DeliveryQuery }[],
-): Promise<Map<string, Checked<DeliveryAnswer> | null>> {
+): Promise<Map<string, PartnerCheck<DeliveryAnswer>>> {
   const partners = deliveryPointPartners(env);
-  const out = new Map<string, Checked<DeliveryAnswer> | null>();
+  const out = new Map<string, PartnerCheck<DeliveryAnswer>>();
   const groups = new Map<DeliveryPointPartner, { key: string; query: DeliveryQuery }[]>();
   const seen = new Set<string>();
   for (const ask of asks) {
     const partner = partnerFor(partners, ask.query.country);
     if (!partner || seen.has(ask.key)) continue;
     seen.add(ask.key);
-    out.set(ask.key, null);
+    out.set(ask.key, UNASKED);
     groups.set(partner, [...(groups.get(partner) ?? []), ask]);
   }
   const calls = [...groups].flatMap(([partner, list]) =>
@@ -71,11 +79,9 @@ export async function checkAddresses(
         signal,
       ),
     );
-    if (!answers) return;
-    const version = new Date().toISOString();
-    list.forEach((ask, i) =>
-      out.set(ask.key, { answer: answers[i]!, source: { dataset: partner.dataset, version, coverage: "full" } }),
-    );
+    const cited = { dataset: partner.dataset, version: new Date().toISOString(), standIn: standInLabel(env) };
+    const sources = [liveSource({ ...cited, answered: answers !== null })];
+    list.forEach((ask, i) => out.set(ask.key, { answer: answers?.[i] ?? null, sources }));
   });
   return out;
 }

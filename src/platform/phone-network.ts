@@ -1,7 +1,14 @@
 import { budgetFor, guarded, inPool, partnerSettings } from "./partners/guard";
 import { takeCalls } from "./partners/spend";
 import { twilio } from "./partners/twilio";
-import type { Checked, NetworkAnswer, PhoneNetworkPartner } from "./partners/types";
+import { liveSource, standInLabel } from "../engines/sources";
+import {
+  UNASKED,
+  type NetworkAnswer,
+  type PartnerCheck,
+  type PartnerSource,
+  type PhoneNetworkPartner,
+} from "./partners/types";
 import { vonage } from "./partners/vonage";
 
 export type { NetworkAnswer } from "./partners/types";
@@ -30,25 +37,26 @@ export async function checkNumbers(
   env: Env,
   accountId: string | null,
   numbers: string[],
-): Promise<Map<string, Checked<NetworkAnswer> | null>> {
+): Promise<Map<string, PartnerCheck<NetworkAnswer>>> {
   const distinct = [...new Set(numbers)];
   const partners = phoneNetworkPartners(env);
-  const out = new Map<string, Checked<NetworkAnswer> | null>(distinct.map((n) => [n, null]));
+  const out = new Map<string, PartnerCheck<NetworkAnswer>>(distinct.map((n) => [n, UNASKED]));
   if (!partners.length || !distinct.length) return out;
   const granted = await takeCalls(env, accountId, distinct.length);
   const settings = partnerSettings(env);
   const budget = budgetFor(env);
   await inPool(distinct.slice(0, granted), IN_FLIGHT, async (e164) => {
+    const sources: PartnerSource[] = [];
     for (const partner of partners) {
       const answer = await guarded(partner.name, settings, budget, (signal) => partner.check(e164, signal));
+      const cited = { dataset: partner.dataset, version: new Date().toISOString(), standIn: standInLabel(env) };
+      sources.push(liveSource({ ...cited, answered: answer !== null }));
       if (answer) {
-        out.set(e164, {
-          answer,
-          source: { dataset: partner.dataset, version: new Date().toISOString(), coverage: "full" },
-        });
+        out.set(e164, { answer, sources });
         return;
       }
     }
+    out.set(e164, { answer: null, sources });
   });
   return out;
 }

@@ -24,20 +24,31 @@ interface RdapDomain {
   events?: { eventAction?: string; eventDate?: string }[];
 }
 
-/** Registration date (YYYY-MM-DD) of the registrable domain that `host` belongs to, or null when unknown. */
-/** Concurrent lookups of one domain in one request (a batch) share a single query (io-scope.ts). */
-const inFlight = new SingleFlight<string | null>();
+/**
+ * What the registry said of a domain: its registration date (YYYY-MM-DD) or null, and whether a registry answered at
+ * all (`answered: false`: it was asked and failed or timed out, so the date is unknown rather than absent). A domain
+ * no registry is known for, or one the registry does not hold (404), is answered with no date.
+ */
+export interface Registration {
+  date: string | null;
+  answered: boolean;
+}
 
-export async function registrationDate(host: string, baseOverride: string | undefined): Promise<string | null> {
+/** Concurrent lookups of one domain in one request (a batch) share a single query (io-scope.ts). */
+const inFlight = new SingleFlight<Registration>();
+
+export async function registration(host: string, baseOverride: string | undefined): Promise<Registration> {
   const domain = getDomain(host) ?? host;
   const cached = cache.get(domain);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) return { date: cached, answered: true };
   return inFlight.run(domain, () => queryRegistry(domain, baseOverride));
 }
 
-async function queryRegistry(domain: string, baseOverride: string | undefined): Promise<string | null> {
+const FAILED: Registration = { date: null, answered: false };
+
+async function queryRegistry(domain: string, baseOverride: string | undefined): Promise<Registration> {
   const base = baseOverride || serverByTld.get(domain.slice(domain.lastIndexOf(".") + 1));
-  if (!base) return null;
+  if (!base) return { date: null, answered: true };
   let date: string | null = null;
   try {
     const response = await fetch(new URL(`domain/${domain}`, base.endsWith("/") ? base : `${base}/`), {
@@ -46,17 +57,17 @@ async function queryRegistry(domain: string, baseOverride: string | undefined): 
     });
     if (response.status === 404) {
       cache.set(domain, null, DAY_MS);
-      return null;
+      return { date: null, answered: true };
     }
-    if (!response.ok) return null;
+    if (!response.ok) return FAILED;
     const body = (await response.json()) as RdapDomain;
     const registered = body.events?.find((e) => e.eventAction === "registration")?.eventDate;
     date = registered && !Number.isNaN(Date.parse(registered)) ? new Date(registered).toISOString().slice(0, 10) : null;
   } catch {
-    return null;
+    return FAILED;
   }
   cache.set(domain, date, DAY_MS);
-  return date;
+  return { date, answered: true };
 }
 
 export const ageInDays = (date: string | null, now = Date.now()) =>

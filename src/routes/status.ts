@@ -47,8 +47,9 @@ const refreshSchema = z
       .string()
       .nullable()
       .describe(
-        "Why the last refresh was recorded as `partial` although the publisher's whole file is `full`: its rows fell " +
-          "short of the floor of a complete file (docs/operations.md). Null otherwise.",
+        "Why what the last refresh installed is below the publisher's whole file: `partial`, its rows short of the " +
+          "floor of a complete file, or `sample`, served by a stand-in publisher as `npm run dev -- --offline` runs " +
+          "them (docs/operations.md). Null otherwise.",
       ),
   })
   .nullable()
@@ -78,7 +79,8 @@ export const statusRoutes = new Hono<AppEnv>().get(
   }),
   secretKey(),
   async (c) => {
-    const [rows, refreshed] = await Promise.all([loadedDatasets(database(c.env)), refreshViews(c.env, Date.now())]);
+    const rows = await loadedDatasets(database(c.env));
+    const refreshed = await refreshViews(c.env, Date.now(), rows);
     const refresh = new Map(refreshed.map((r) => [r.name, r.refresh]));
     const loaded = rows.map((d) => ({
       name: d.name,

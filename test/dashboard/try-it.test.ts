@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { createSecretKey, signedUpOwner } from "../dashboard-browser";
 import { requestRecord } from "../helpers";
+import { installIpSamples } from "../ip-samples";
 import { apiCall } from "./page-errors";
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -132,4 +133,39 @@ describe("dashboard: try it", () => {
       expect(await balance(key)).toBe(before);
     },
   );
+});
+
+describe("dashboard: try it tints only what decided", () => {
+  const row = (html: string, dataset: string) =>
+    new RegExp(`<tr><td>${dataset}</td><td>[^<]*</td><td( class="(\\w+)")?>([^<]*)</td></tr>`).exec(html);
+
+  it("tints a sample that decided a field, not an undecided one, and mutes a live source with no answer", async () => {
+    await installIpSamples();
+    const { browser } = await signedUpOwner("try-tint");
+    const key = await createSecretKey(browser, { scopes: ["account", "ip", "email"] });
+    // A Tor range outside the 3-row sample: the exit list was consulted and decided nothing.
+    const outside = await (
+      await browser.submit("/dashboard/try", "/dashboard/try/ip", {
+        key,
+        body: JSON.stringify({ ip: "185.220.101.200" }),
+      })
+    ).text();
+    expect(row(outside, "ip-tor-exits")?.slice(2)).toEqual([undefined, "sample (decided nothing)"]);
+    expect(envelopeOf(outside).data).toMatchObject({ tor: null, tor_reason: "sample_data" });
+    // A listed exit: the sample decided `tor`, so it is tinted.
+    const exit = await (
+      await browser.submit("/dashboard/try", "/dashboard/try/ip", {
+        key,
+        body: JSON.stringify({ ip: "185.220.101.1" }),
+      })
+    ).text();
+    expect(row(exit, "ip-tor-exits")?.slice(2)).toEqual(["warn", "sample"]);
+    const failed = await (
+      await browser.submit("/dashboard/try", "/dashboard/try/email", {
+        key,
+        body: JSON.stringify({ email: "a@dnsfail.example" }),
+      })
+    ).text();
+    expect(row(failed, "live-dns")?.slice(2)).toEqual(["muted", "none (no answer)"]);
+  });
 });

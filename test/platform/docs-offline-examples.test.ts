@@ -155,10 +155,22 @@ describe.each([1, 2])("docs/offline.md, try %i", (round) => {
       });
     const amphitheatre = await check("1600 Amphitheatre Pkwy");
     expect([amphitheatre.body.data.deliverable, amphitheatre.body.meta.credits_used]).toEqual([true, 2]);
-    expect((await check("99999 Nonexistent Blvd")).body.data).toMatchObject({
+    expect(amphitheatre.body.data).toMatchObject({ verification: "verified", precision: "premise" });
+    const nonexistent = await check("99999 Nonexistent Blvd");
+    expect(nonexistent.body.data).toMatchObject({
+      verification: "invalid",
       deliverable: false,
       reason: "no_delivery_point",
     });
+    expect(nonexistent.body.meta.credits_used).toBe(0);
+    // Outside the US and outside the address registers loaded: the partner's confirmation verifies it.
+    const baker = await post(acct, "/api/v1/address", {
+      address: "221B Baker Street, London NW1 6XE",
+      country: "GB",
+      delivery_point: true,
+    });
+    expect(baker.body.data).toMatchObject({ verification: "verified", precision: "premise", deliverable: true });
+    expect(baker.body.meta.credits_used).toBe(2);
     expect((await check("1 Vacant Lot Rd")).body.data.delivery_point.vacant).toBe(true);
     expect((await check("1 Missing Unit Rd")).body.data.deliverable).toBeNull();
     expect((await check("1 Ignored Unit Rd")).body.data.deliverable).toBe(true);
@@ -189,9 +201,12 @@ describe.each([1, 2])("docs/offline.md, try %i", (round) => {
     expect(baseline.body.data.summary).toMatchObject({ checked: 1, new_baselines: 1, changed: 0, credits_used: 2 });
     // Asked to refresh, the second run asks the partner again rather than answering from the 7-day repeat.
     const second = await run();
-    expect(second.body.data.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 2 });
+    expect(second.body.data.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 0 });
     expect(second.body.data.changes[0].changes).toContainEqual(
       expect.objectContaining({ field: "deliverable", from: true, to: false }),
+    );
+    expect(second.body.data.changes[0].changes).toContainEqual(
+      expect.objectContaining({ field: "verification", from: "verified", to: "invalid" }),
     );
     // Not asked to refresh, a run within 7 days answers the last check again: free, nothing new to see.
     const repeat = await run("");

@@ -1,5 +1,6 @@
 import type { Lookup } from "./lookup";
 import type { View, WidgetProduct } from "./products";
+import { sampleAware } from "./sample-aware";
 
 export interface FieldOptions {
   /** Milliseconds of quiet typing before a lookup. */
@@ -79,7 +80,7 @@ export function attachField(input: HTMLInputElement, product: WidgetProduct, loo
       checked = ""; // ask again on the next edit or blur: the API may be back
       return show("unavailable", null, null);
     }
-    const view = product.view(data);
+    const view = sampleAware(product.view(data), data);
     show(view.state, view, data);
   };
 

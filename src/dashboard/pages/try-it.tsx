@@ -16,6 +16,18 @@ type Json = Record<string, unknown>;
 const asObject = (value: unknown): Json | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 
+/**
+ * How a source's coverage cell is marked: a `sample` that decided a field of the answer as a warning (a synthetic row
+ * or a stand-in answered, not a register), a live source asked without an answer (`none`) as muted, and a sample
+ * consulted that decided nothing (`decided: false`) not at all (docs/dashboard.md, "Try it").
+ */
+function coverageCell(s: Json): { tint: string | undefined; text: string } {
+  const coverage = String(s.coverage ?? "");
+  if (s.decided === false) return { tint: undefined, text: `${coverage} (decided nothing)` };
+  if (coverage === "none") return { tint: "muted", text: "none (no answer)" };
+  return { tint: coverage === "sample" ? "warn" : undefined, text: coverage };
+}
+
 /** The answer as the API gave it: status, the verdict's data, its sources, and the meta with the request's id. */
 function Answer({ answer }: { answer: ApiAnswer }) {
   const data = asObject(answer.envelope.data);
@@ -57,14 +69,16 @@ function Answer({ answer }: { answer: ApiAnswer }) {
               </tr>
             </thead>
             <tbody>
-              {sources.map((s) => (
-                <tr>
-                  <td>{String(s.dataset ?? "")}</td>
-                  <td>{String(s.version ?? "")}</td>
-                  {/* `sample`: a synthetic row answered, never a register's word (docs/dashboard.md, "Try it"). */}
-                  <td class={s.coverage === "sample" ? "warn" : undefined}>{String(s.coverage ?? "")}</td>
-                </tr>
-              ))}
+              {sources.map((s) => {
+                const cell = coverageCell(s);
+                return (
+                  <tr>
+                    <td>{String(s.dataset ?? "")}</td>
+                    <td>{String(s.version ?? "")}</td>
+                    <td class={cell.tint}>{cell.text}</td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </>

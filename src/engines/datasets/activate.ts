@@ -1,4 +1,5 @@
-import { earnedCoverage } from "./earned";
+import { standInLabel } from "../sources";
+import { earnedCoverage, standInCoverage } from "./earned";
 import { enqueue, finishFailed, removeStaged } from "./handover";
 import type { RefreshableDataset } from "./refreshable";
 import type { StagedFile } from "./stage";
@@ -43,7 +44,11 @@ export async function checkAndActivate(
     dataset.version?.({ fileName: first.fileName, lastModified: first.lastModified, now }) ??
     defaultVersion(first, now);
   const generation = row.generation!;
-  const { coverage } = earnedCoverage(dataset.coverage, records, dataset.fullFloor);
+  // A stand-in publisher's file (its `X-Stand-In` header, or the offline stack's LIVE_STAND_INS) is a sample.
+  const standIn = files.find((f) => f.standIn)?.standIn ?? standInLabel(env);
+  const { coverage } = standIn
+    ? standInCoverage(dataset.coverage, standIn)
+    : earnedCoverage(dataset.coverage, records, dataset.fullFloor);
   const done = advance(
     env.DB,
     { name: dataset.name, run },

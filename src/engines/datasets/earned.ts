@@ -1,5 +1,23 @@
 import type { Coverage, FullFloor } from "./refreshable";
 
+/** The note of a generation installed from a stand-in publisher: what the refresh status and `/status/data` show. */
+export const standInNote = (label: string) =>
+  `Installed from a stand-in publisher (${label}, as npm run dev -- --offline runs it): its sample rows, not the ` +
+  "publisher's file; answers it decides say sample_data.";
+
+/**
+ * The coverage of a generation a stand-in publisher served: `sample` whatever its size or what the publisher's whole
+ * file would cover, so its rows stay a sample's wherever they are read (answers, bulk runs, monitors, normal mode
+ * after an offline refresh), and the note says where they came from.
+ */
+export function standInCoverage(declared: Coverage, label: string): { coverage: Coverage; shortfall: string } {
+  const note = standInNote(label).slice(0, 300);
+  return {
+    coverage: { kind: "sample", ...(declared.countries ? { countries: declared.countries } : {}), note },
+    shortfall: note,
+  };
+}
+
 const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 
 /**

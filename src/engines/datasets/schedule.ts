@@ -1,3 +1,5 @@
+import { database } from "../../db/client";
+import { loadedDatasets, type Dataset } from "../../db/datasets";
 import { registeredProducts } from "../../products/registry";
 import { earnedCoverage } from "./earned";
 import { runRefreshStep, startRefresh } from "./refresh";
@@ -83,14 +85,19 @@ export interface RefreshView {
   generation: number | null;
   error: string | null;
   stale: boolean;
-  /** Why the last success was recorded below the dataset's declared coverage (short of its floor); null otherwise. */
+  /**
+   * Why what is installed from the last success is below the publisher's whole file: short of its floor (`partial`),
+   * or a stand-in publisher's sample (`sample`); null otherwise.
+   */
   coverage_note: string | null;
 }
 
 export interface RefreshedDataset {
   name: string;
-  /** What the publisher's whole file covers; a generation earns `full` only at `full_floor` rows or more. */
+  /** What is installed now (its `datasets` row); what the publisher's whole file covers while nothing is. */
   coverage: Coverage;
+  /** What the publisher's whole file covers; a generation earns `full` only at `full_floor` rows or more. */
+  publisher_coverage: Coverage;
   full_floor: FullFloor | null;
   url: string;
   cadence_minutes: number;
@@ -100,14 +107,18 @@ export interface RefreshedDataset {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Every refreshable dataset with its refresh state; `stale` when no success is younger than the dataset's bound. */
-export async function refreshViews(env: Env, now: number): Promise<RefreshedDataset[]> {
-  const rows = new Map((await refreshRows(env.DB)).map((r) => [r.name, r]));
+export async function refreshViews(env: Env, now: number, loaded?: Dataset[]): Promise<RefreshedDataset[]> {
+  const [refreshed, datasets] = await Promise.all([refreshRows(env.DB), loaded ?? loadedDatasets(database(env))]);
+  const rows = new Map(refreshed.map((r) => [r.name, r]));
+  const installed = new Map(datasets.map((d) => [d.name, d.coverage]));
   return refreshableDatasets().map((dataset) => {
     const row = rows.get(dataset.name);
     const lastSuccess = row?.last_success_at ?? null;
+    const current = installed.get(dataset.name);
     return {
       name: dataset.name,
-      coverage: dataset.coverage,
+      coverage: current ?? dataset.coverage,
+      publisher_coverage: dataset.coverage,
       full_floor: dataset.fullFloor,
       url: dataset.sources.map((s) => sourceUrl(env, s)).join(" "),
       cadence_minutes: dataset.cadence.everyMinutes,
@@ -122,7 +133,9 @@ export async function refreshViews(env: Env, now: number): Promise<RefreshedData
         coverage_note:
           lastSuccess === null || row?.last_records == null
             ? null
-            : earnedCoverage(dataset.coverage, row.last_records, dataset.fullFloor).shortfall,
+            : current && current.kind !== dataset.coverage.kind
+              ? (current.note ?? null)
+              : earnedCoverage(dataset.coverage, row.last_records, dataset.fullFloor).shortfall,
       },
     };
   });

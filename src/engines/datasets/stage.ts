@@ -16,6 +16,17 @@ export interface StagedFile {
   lastModified: string | null;
   /** ETag or Last-Modified, sent back as a condition next time. */
   tag: string | null;
+  /**
+   * The label a stand-in publisher gives itself in its `X-Stand-In` header (test/fixtures/publishers.ts, as
+   * `npm run dev -- --offline` runs it): its rows are a sample's, never the publisher's file (activate.ts).
+   */
+  standIn?: string;
+}
+
+/** The stand-in's label, when the file came from one (`X-Stand-In`); real publishers send no such header. */
+function standInOf(response: Response): { standIn?: string } {
+  const label = response.headers.get("x-stand-in")?.trim().slice(0, 80);
+  return label ? { standIn: label } : {};
 }
 
 export class RefreshFailure extends Error {}
@@ -97,7 +108,8 @@ async function stageUrl(bucket: R2Bucket, url: string, stage: Stage): Promise<St
   const rawKey = `${prefix}.raw`;
   const rawSize = await putStream(bucket, rawKey, response.body);
   const compression = rawSize === 0 ? "none" : await sniff(bucket, rawKey, source.compression);
-  if (compression === "none") return { key: rawKey, size: rawSize, fileName, lastModified, tag: newTag };
+  const marked = standInOf(response);
+  if (compression === "none") return { key: rawKey, size: rawSize, fileName, lastModified, tag: newTag, ...marked };
 
   let members: ZipMember[] | null = null;
   try {
@@ -128,7 +140,7 @@ async function stageUrl(bucket: R2Bucket, url: string, stage: Stage): Promise<St
     throw new RefreshFailure(`inflating ${fileName || url}: ${String(err)}`);
   }
   await bucket.delete(rawKey);
-  return { key: textKey, size, fileName, lastModified, tag: newTag };
+  return { key: textKey, size, fileName, lastModified, tag: newTag, ...marked };
 }
 
 const LF = new Uint8Array([10]);

@@ -62,9 +62,23 @@ export interface DeliveryPointPartner {
   check(queries: DeliveryQuery[], signal: AbortSignal): Promise<DeliveryAnswer[]>;
 }
 
-/** A partner's answer with what the answer cites: the partner's dataset and the time of the check. */
-export interface Checked<T> {
-  answer: T;
-  /** A partner answers for what it was asked: its entry in `sources` is `full` (products.md). */
-  source: { dataset: string; version: string; coverage: "full" };
+/** A partner's entry in an answer's `sources`: `full` when it answered, `none` when asked without an answer. */
+export interface PartnerSource {
+  dataset: string;
+  /** The time of the check (ISO 8601), after the stand-ins' label under `npm run dev -- --offline`. */
+  version: string;
+  /** A partner answers for what it was asked: `full` (products.md); its offline stand-in `sample`; silent `none`. */
+  coverage: "full" | "sample" | "none";
 }
+
+/**
+ * What the partners said of one value: the answer, or null when none answered. `sources` cites each partner asked,
+ * in order: those that gave no answer as `none`, then the one that answered; empty when none was asked (none
+ * configured or covering, or the account's daily ceiling spent).
+ */
+export interface PartnerCheck<T> {
+  answer: T | null;
+  sources: PartnerSource[];
+}
+
+export const UNASKED = { answer: null, sources: [] } as const satisfies PartnerCheck<never>;

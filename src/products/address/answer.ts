@@ -1,4 +1,6 @@
+import { isExhaustive } from "../../db/coverage";
 import { installedSource, type Source } from "../../engines/sources";
+import type { AddressDatasetName } from "./datasets";
 import { formatted } from "./format";
 import { isPoBox, placeKey, samePlace } from "./names";
 import { REGION_REQUIRED, readInput } from "./parse";
@@ -179,6 +181,22 @@ function unsupported(p: Prepared): AddressResult {
   };
 }
 
+/**
+ * An installed dataset's entry: a sample or partial one that holds nothing of the address (no row of the postcode, no
+ * street or premise it was asked for) decided nothing, and says so (`decided: false`, as on IP answers).
+ */
+function cited(ref: Reference, name: AddressDatasetName, country: string): Source {
+  const installed = ref.installed.get(name)!;
+  const source = installedSource(name, installed);
+  // A complete file decided what it lacks too (`unknown_postcode`).
+  if (isExhaustive(installed.coverage, country)) return source;
+  const held =
+    ref.rows.some((r) => r.dataset === name) ||
+    (ref.streetFound === true && ref.streetDatasets.includes(name)) ||
+    (ref.premiseFound === true && ref.premiseDatasets.includes(name));
+  return held ? source : { ...source, decided: false };
+}
+
 /** The answer for one address from what the reference data says about it (docs/address.md, "How an answer is made"). */
 export function answer(p: Prepared, ref: Reference): AddressResult {
   if (!p.supported) return unsupported(p);
@@ -252,9 +270,7 @@ export function answer(p: Prepared, ref: Reference): AddressResult {
       poBox,
       verifiedAt: verification === "verified" ? precision : null,
     }),
-    sources: [...new Set(consulted)].map(
-      (s): Source => (typeof s === "string" ? installedSource(s, ref.installed.get(s)!) : s),
-    ),
+    sources: [...new Set(consulted)].map((s): Source => (typeof s === "string" ? cited(ref, s, read.country) : s)),
     policy: null,
   };
 }

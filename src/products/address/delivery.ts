@@ -1,7 +1,7 @@
 import type { ProductContext, WalkOptions } from "../../engines/product";
 import { riskFields } from "../risk";
 import { checkAddresses, isCovered } from "../../platform/delivery-points";
-import type { Checked, DeliveryAnswer } from "../../platform/partners/types";
+import { UNASKED, type DeliveryAnswer, type PartnerCheck } from "../../platform/partners/types";
 import { addressKey } from "./key";
 import { lookupAddresses } from "./lookup";
 import type { AddressInput, AddressResult } from "./result";
@@ -21,24 +21,29 @@ const deliverableOf = (match: DeliveryAnswer["match"]) =>
   match === "missing_secondary" ? null : match !== "not_confirmed";
 
 /**
- * The answer with the partner's delivery-point check applied (docs/address.md, "Delivery-point check"); `null` (no
- * partner answered) leaves it unchecked with `partner_unavailable`. Verification and precision stay the datasets'.
+ * The answer with the partner's delivery-point check applied (docs/address.md, "Delivery-point check"). The partner
+ * decides what it was asked: a confirmed delivery point makes the address `verified` at `premise` precision, inside or
+ * outside the open data's coverage; none (`not_confirmed`) makes it `invalid` with `no_delivery_point`; a building
+ * whose unit is missing leaves the datasets' verdict. No partner answering leaves it unchecked, `partner_unavailable`.
  */
-export function withDeliveryPoint(r: AddressResult, check: Checked<DeliveryAnswer> | null): AddressResult {
+export function withDeliveryPoint(r: AddressResult, check: PartnerCheck<DeliveryAnswer>): AddressResult {
   // A partner's finding ranks before a sample's word, which stays on an answer the partner did not contradict.
   const open = r.reason === null || r.reason === "not_covered" || r.reason === "sample_data";
-  if (!check) return { ...r, reason: open ? "partner_unavailable" : r.reason };
+  if (check.answer === null)
+    return { ...r, reason: open ? "partner_unavailable" : r.reason, sources: [...r.sources, ...check.sources] };
   const point = check.answer;
   const deliverable = deliverableOf(point.match);
   const components: Record<string, number> = { ...r.risk_components };
   // The partner checked the street and building (a unit it found missing aside): what the datasets' precision left
-  // unchecked is its verdict now, `no_delivery_point` when it found none. The precision stays the datasets'.
+  // unchecked is its verdict now, and so is what only the format could be checked of.
   const checked = deliverable === null ? UNCHECKED.slice(0, 2) : UNCHECKED;
   for (const name of checked) delete components[name];
+  if (deliverable !== null) delete components.unverifiable;
   if (deliverable === false) components.no_delivery_point = RISK_POINTS.no_delivery_point;
   if (point.vacant) components.vacant = RISK_POINTS.vacant;
   return {
     ...r,
+    ...verdictOf(r, deliverable),
     deliverable,
     delivery_point: {
       match: point.match,
@@ -47,11 +52,22 @@ export function withDeliveryPoint(r: AddressResult, check: Checked<DeliveryAnswe
       standardized: point.standardized,
       footnotes: point.footnotes,
     },
-    reason: deliverable === false && open ? "no_delivery_point" : r.reason,
+    reason: !open ? r.reason : deliverable === false ? "no_delivery_point" : reasonAfterCheck(r, deliverable),
     ...riskFields(components),
-    sources: [...r.sources, check.source],
+    sources: [...r.sources, ...check.sources],
   };
 }
+
+/** The headline the partner's finding gives: verified at the premise it confirmed, invalid where it found none. */
+function verdictOf(r: AddressResult, deliverable: boolean | null): Partial<AddressResult> {
+  if (deliverable === true) return { valid: true, verification: "verified", precision: "premise" };
+  if (deliverable === false) return { valid: false, verification: "invalid" };
+  return { verification: r.verification, precision: r.precision };
+}
+
+/** A confirmed point is no longer "not covered"; a sample's rows still gave the postcode fields, so that stays said. */
+const reasonAfterCheck = (r: AddressResult, deliverable: boolean | null) =>
+  deliverable === true && r.reason === "not_covered" ? null : r.reason;
 
 /** The lookup, then with `delivery_point: true` the partner's check of each distinct checkable address. */
 export async function lookupWithDeliveryPoints(
@@ -68,12 +84,15 @@ export async function lookupWithDeliveryPoints(
   const checks = await checkAddresses(ctx.env, ctx.accountId, asks);
   return results.map((r, i) => {
     if (!checkable(ctx.env, r)) return r;
-    return withDeliveryPoint(r, checks.get(addressKey(inputs[i]!)) ?? null);
+    return withDeliveryPoint(r, checks.get(addressKey(inputs[i]!)) ?? UNASKED);
   });
 }
 
 /**
- * Units of a fresh answer: 1 for verified, 1 more when a partner checked it, nothing when one was asked and none did.
+ * Units of a fresh answer: 1 for verified, 1 more when a partner checked it; nothing when one was asked and none did,
+ * nor for an invalid answer (the address contract: `invalid` is free), a partner's `no_delivery_point` included.
  */
 export const unitsOf = (r: AddressResult) =>
-  r.reason === "partner_unavailable" ? 0 : (r.verification === "verified" ? 1 : 0) + (r.delivery_point ? 1 : 0);
+  r.reason === "partner_unavailable" || r.verification === "invalid"
+    ? 0
+    : (r.verification === "verified" ? 1 : 0) + (r.delivery_point ? 1 : 0);

@@ -58,7 +58,8 @@ export const address: Product<AddressInput, AddressResult> = {
   lookup: (ctx, inputs, options) =>
     lookupWithDeliveryPoints(ctx, inputs, options).then((results) => results.map((result) => ({ result }))),
   price: (result) => ({ units: unitsOf(result) }),
-  repeatable: (result) => unitsOf(result) > 0,
+  // A partner's checked answer is kept for repeats even when free (`no_delivery_point`): a repeat asks it no more.
+  repeatable: (result) => unitsOf(result) > 0 || result.delivery_point !== null,
   // A checked answer serves `delivery_point` repeats as stored; an unchecked one is checked now when a partner covers
   // it.
   repeats: (stored, _input, options, env) => {

@@ -112,13 +112,21 @@ function countryCheck(
   if (missing) return { outcome: missing, fields };
   // An anonymizing IP's country is where its exit or server is, not where the person is: no evidence either way.
   if ((a === "ip" || b === "ip") && ipAnonymous) return { outcome: outcome("unknown", "ip_anonymous"), fields };
-  return {
-    outcome:
-      present[0]!.value === present[1]!.value
-        ? outcome("agree", "countries_match")
-        : outcome("disagree", "countries_differ"),
-    fields,
-  };
+  return { outcome: compareCountries(present[0]!.value, present[1]!.value, a === "phone" || b === "phone"), fields };
+}
+
+/**
+ * The UK's numbering plan (+44) is shared by the Crown Dependencies: a Guernsey, Jersey or Isle of Man number is a
+ * +44 number like a British one, and people there live, work and bank across the four (docs/consistency.md,
+ * "Numbering-plan families"). A phone's country agrees with any of the family; other countries compare exactly.
+ */
+const UK_NUMBERING_PLAN = new Set(["GB", "GG", "JE", "IM"]);
+
+function compareCountries(a: string | null, b: string | null, phone: boolean): Outcome {
+  if (a === b) return outcome("agree", "countries_match");
+  if (phone && a && b && UK_NUMBERING_PLAN.has(a) && UK_NUMBERING_PLAN.has(b))
+    return outcome("agree", "same_numbering_plan");
+  return outcome("disagree", "countries_differ");
 }
 
 const COUNTRY_PAIRS: [CheckName, SignalName, SignalName][] = [

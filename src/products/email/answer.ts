@@ -1,10 +1,10 @@
 import { SOURCES, type Source } from "./datasets";
-import type { DomainFacts } from "./domain-facts";
+import { dnsSources, type DomainFacts } from "./domain-facts";
 import { PROVIDER_RULES_SOURCE, providerRuleFor } from "./provider-rules";
 import type { EmailResult, MailboxOutcome, Outcome, Reason, SmtpReason, Verdict } from "./result";
 import { mailboxConfidence, riskComponents, riskLevel, riskScore } from "./score";
 import type { checkTypo } from "./typo";
-import { whole } from "../../engines/sources";
+import { liveSource, whole } from "../../engines/sources";
 
 /** Builds full email results; every score is computed from the answer's own fields (score.ts). */
 
@@ -13,6 +13,8 @@ export interface MailboxAnswer {
   checkedAt: number;
   /** For an accepted address: null when the handshake could not tell whether the domain takes any address. */
   catchAll?: boolean | null;
+  /** False when no handshake was tried (DNS gave no host to ask): the answer then cites no mailbox check. */
+  asked?: boolean;
 }
 
 /** Everything gathered about one well-formed address before its verdict. */
@@ -45,21 +47,19 @@ const SMTP_REASON: Partial<Record<MailboxOutcome, SmtpReason>> = {
 
 const SYNTAX_SOURCE = whole("rfc-5322-syntax", "rfc5322-rfc5321");
 
-function sourcesFor(p: Prepared, mailbox: boolean): Source[] {
-  const sources: Source[] = [
-    SYNTAX_SOURCE,
-    whole("live-dns", "live"),
-    SOURCES.disposable,
-    SOURCES.role,
-    SOURCES.free,
-    SOURCES.typo,
-  ];
+function sourcesFor(p: Prepared, mailbox: MailboxAnswer | null, confirmed: boolean): Source[] {
+  const [dns, ...rdap] = dnsSources(p.facts);
+  const sources: Source[] = [SYNTAX_SOURCE, dns!, SOURCES.disposable, SOURCES.role, SOURCES.free, SOURCES.typo];
   if (p.usernameRuleApplied) sources.push(SOURCES.rules);
   if (p.facts.mxProvider !== null) sources.push(SOURCES.mx);
-  if (p.facts.registeredAt !== null) sources.push(whole("rdap-registration", "rdap"));
-  if (mailbox && p.known) sources.push(whole("mailbox-smtp", new Date(p.known.checkedAt).toISOString().slice(0, 10)));
+  sources.push(...rdap);
+  // A handshake that gave no answer (greylisted, timed out, the sidecar unreachable) is cited as asked, `none`.
+  if (mailbox && mailbox.asked !== false) {
+    const version = new Date(mailbox.checkedAt).toISOString().slice(0, 10);
+    sources.push(liveSource({ dataset: "mailbox-smtp", version, answered: confirmed, standIn: p.facts.standIn }));
+  }
   // The provider's rule decided how its answer was read (docs/email.md, "Provider rules").
-  if (mailbox && p.known && providerRuleFor(p.facts.mxHosts)) sources.push(PROVIDER_RULES_SOURCE);
+  if (confirmed && mailbox && providerRuleFor(p.facts.mxHosts)) sources.push(PROVIDER_RULES_SOURCE);
   return sources;
 }
 
@@ -116,7 +116,7 @@ export function answer(
     risk_score,
     risk_level: riskLevel(risk_score),
     risk_components: riskComponents(scored),
-    sources: sourcesFor({ ...p, known: mailbox }, confirmed),
+    sources: sourcesFor(p, mailbox, confirmed),
     policy: null,
   };
 }

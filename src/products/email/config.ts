@@ -1,3 +1,4 @@
+import { standInLabel } from "../../engines/sources";
 import { probeDomain } from "../../platform/domain-probe";
 import { allUnavailable, sidecarTarget } from "../../platform/smtp-sidecar-client";
 import type { DnsConfig } from "./domain-facts";
@@ -21,7 +22,7 @@ export function emailConfig(env: Env): {
   prober: (timeoutSeconds: number, accountId?: string | null) => MailboxProber;
 } {
   return {
-    dns: { dohUrl: env.DOH_URL, rdapBaseUrl: env.RDAP_BASE_URL || undefined },
+    dns: { dohUrl: env.DOH_URL, rdapBaseUrl: env.RDAP_BASE_URL || undefined, standIn: standInLabel(env) },
     prober: (timeoutSeconds, accountId) => async (asked) => {
       const { domain, addresses } = asked;
       // The account goes along so the sidecar can bound its free uncertain answers (docs/email.md, "Pacing").

@@ -1,5 +1,6 @@
 import { joinTxt, parseMx, resolve, type MxRecord } from "../../platform/doh";
-import { ageInDays, registrationDate } from "../../platform/rdap";
+import { ageInDays, registration } from "../../platform/rdap";
+import { liveSource, type Source } from "../../engines/sources";
 import { mxProviderPatterns } from "./datasets";
 
 /** What DNS and RDAP say about a mail domain. Null fields are unknown (the resolver or registry did not answer). */
@@ -19,11 +20,26 @@ export interface DomainFacts {
   hasDmarc: boolean | null;
   registeredAt: string | null;
   ageDays: number | null;
+  /** False when RDAP was asked and failed: the registration date is unknown, and `rdap-registration` cites `none`. */
+  rdapAnswered: boolean;
+  /** The offline stand-ins' label when DNS and RDAP are `npm run dev -- --offline`'s stand-ins (sources.ts). */
+  standIn?: string;
 }
 
 export interface DnsConfig {
   dohUrl: string;
   rdapBaseUrl: string | undefined;
+  /** The `LIVE_STAND_INS` var: set under `npm run dev -- --offline`, whose resolver and registry are stand-ins. */
+  standIn?: string;
+}
+
+/** The `live-dns` and `rdap-registration` entries an answer built on these facts cites (`none` when they failed). */
+export function dnsSources(facts: DomainFacts): Source[] {
+  const standIn = facts.standIn;
+  const sources = [liveSource({ dataset: "live-dns", version: "live", answered: facts.dnsAnswered, standIn })];
+  if (facts.registeredAt !== null || !facts.rdapAnswered)
+    sources.push(liveSource({ dataset: "rdap-registration", version: "rdap", answered: facts.rdapAnswered, standIn }));
+  return sources;
 }
 
 export function mxProvider(hosts: readonly MxRecord[]): string | null {
@@ -53,12 +69,18 @@ async function spfAndDmarc(config: DnsConfig, domain: string) {
  * fallback is only asked for when there is no MX record.
  */
 export async function domainFacts(config: DnsConfig, domain: string, now = Date.now()): Promise<DomainFacts> {
-  const [mx, policy, registeredAt] = await Promise.all([
+  const [mx, policy, rdap] = await Promise.all([
     resolve(config.dohUrl, domain, "MX"),
     spfAndDmarc(config, domain),
-    registrationDate(domain, config.rdapBaseUrl),
+    registration(domain, config.rdapBaseUrl),
   ]);
-  const base = { ...policy, registeredAt, ageDays: ageInDays(registeredAt, now) };
+  const base = {
+    ...policy,
+    registeredAt: rdap.date,
+    ageDays: ageInDays(rdap.date, now),
+    rdapAnswered: rdap.answered,
+    ...(config.standIn ? { standIn: config.standIn } : {}),
+  };
   const none = { mxFound: false, mxImplicit: false, nullMx: false, mxHosts: [], mxProvider: null };
   if (mx.status === "error") return { dnsAnswered: false, ...none, ...base };
   if (mx.status === "nxdomain") return { dnsAnswered: true, ...none, ...base };

@@ -2,11 +2,11 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailboxAnswers } from "./tables";
 import { disposableDomains, freeProviderDomains, SOURCES, type Source } from "./datasets";
-import { domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
+import { dnsSources, domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
 import { SHARED_MAILBOX_MS } from "./store";
 import { toAsciiHostname } from "./syntax";
 import { PROVIDER_RULES_SOURCE, providerRuleFor } from "./provider-rules";
-import { whole } from "../../engines/sources";
+import { liveSource } from "../../engines/sources";
 
 /** `data` of `GET /email/domain/{domain}` (spec, "Domain intelligence"). */
 export interface DomainResult {
@@ -92,10 +92,12 @@ export async function domainIntelligence(
   now = Date.now(),
 ): Promise<DomainResult> {
   const [facts, isCatchAll] = await Promise.all([domainFacts(config, domain, now), catchAll(db, domain, now)]);
-  const sources: Source[] = [whole("live-dns", "live"), SOURCES.disposable, SOURCES.free];
+  const [dns, ...rdap] = dnsSources(facts);
+  const sources: Source[] = [dns!, SOURCES.disposable, SOURCES.free];
   if (facts.mxProvider !== null) sources.push(SOURCES.mx);
-  if (facts.registeredAt !== null) sources.push(whole("rdap-registration", "rdap"));
-  if (isCatchAll !== null) sources.push(whole("mailbox-smtp", "shared-7d"));
+  sources.push(...rdap);
+  if (isCatchAll !== null)
+    sources.push(liveSource({ dataset: "mailbox-smtp", version: "shared-7d", answered: true, standIn: facts.standIn }));
   // An accept-all provider's answers are catch-all by its rule, not by the random-address test alone.
   if (isCatchAll !== null && providerRuleFor(facts.mxHosts)) sources.push(PROVIDER_RULES_SOURCE);
   return domainResult(domain, facts, isCatchAll, sources);

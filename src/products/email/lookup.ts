@@ -122,7 +122,9 @@ export async function lookupAddresses(
       return { result: answer(p, settled.verdict, settled.reason, null), outcome, observed: null, test: false };
     }
     const fresh = observed.get(p) ?? null;
-    const mailbox = p.known ?? fresh ?? { outcome: "provider_unavailable" as const, checkedAt: Date.now() };
+    // DNS gave no mail host to ask: the mailbox check was never asked, so it is not cited (answer.ts).
+    const unasked = { outcome: "provider_unavailable" as const, checkedAt: Date.now(), asked: false };
+    const mailbox = p.known ?? fresh ?? unasked;
     const { verdict, reason, outcome } = fromMailbox(p, mailbox);
     return { result: answer(p, verdict, reason, mailbox), outcome, observed: fresh, test: false };
   });

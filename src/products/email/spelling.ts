@@ -53,6 +53,13 @@ export function prepareSpelling(
   };
 }
 
+/** The stand-ins' label an answer's `live-dns` entry carries (`offline-stand-in/live`), if the stand-ins answered. */
+function standInOf(r: EmailResult): { standIn?: string } {
+  const dns = r.sources.find((s) => s.dataset === "live-dns");
+  const label = dns?.coverage === "sample" ? dns.version.slice(0, dns.version.lastIndexOf("/")) : "";
+  return label ? { standIn: label } : {};
+}
+
 /**
  * The domain's facts as an answer reports them (`mx_found` false with any reason but no_mx / null_mx: DNS was silent).
  */
@@ -70,6 +77,8 @@ export function factsOf(r: EmailResult): DomainFacts {
     hasDmarc: r.has_dmarc ?? (r.dmarc_policy !== null ? true : null),
     registeredAt: r.domain_registered_at,
     ageDays: r.domain_age_days,
+    rdapAnswered: !r.sources.some((s) => s.dataset === "rdap-registration" && s.coverage === "none"),
+    ...standInOf(r),
   };
 }
 

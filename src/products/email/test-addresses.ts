@@ -22,6 +22,7 @@ const FACTS: Prepared["facts"] = {
   hasDmarc: true,
   registeredAt: null,
   ageDays: null,
+  rdapAnswered: true,
 };
 
 type Canned = {

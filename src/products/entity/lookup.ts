@@ -25,16 +25,21 @@ export function prepare(item: EntityItem): Prepared {
   const raw = typeof item === "string" ? { identifier: item } : item;
   const given = raw.identifier.trim();
   const read = raw.type ?? typeOf(given);
-  // Neither shape: no register is guessed (an LEI's checksum failure would say nothing true about it).
-  if (read === null)
+  // Neither shape: no register is guessed (an LEI's checksum failure would say nothing true about it). With a
+  // country whose companies no register here holds, the shape rules stop: its register is unsupported, whatever the
+  // value looks like (a French SIREN, a German `HRB 86891`), never "invalid".
+  if (read === null) {
+    const country = normalizeCountry(raw.country);
+    const unsupported = country !== null && registerFor("company_number", country) === null;
     return {
       type: "company_number",
       identifier: given,
-      country: normalizeCountry(raw.country),
+      country,
       register: null,
       checksumValid: null,
-      problem: "invalid_identifier",
+      problem: unsupported ? "unsupported_register" : "invalid_identifier",
     };
+  }
   const type = read;
   if (type === "lei") {
     const lei = readLei(given);

@@ -6,8 +6,9 @@ import type { IdentifierType } from "./identifiers";
  * - `unknown_identifier`: the register is installed and does not carry the identifier, or the LEI is malformed (wrong
  *   shape or wrong ISO 17442 check digits: `checksum_valid: false`, the register is not consulted) (billed 0)
  * - `invalid_identifier`: a company number that is not the shape of one, or a value sent without `type` that is the
- *   shape of neither an LEI nor a UK company number (billed 0)
- * - `unsupported_register`: no register here holds company numbers of that country (billed 0)
+ *   shape of neither an LEI nor a UK company number, and with no `country` or a supported one (billed 0)
+ * - `unsupported_register`: no register here holds company numbers of that country: with `type: company_number`, or
+ *   without a `type` for any value but an LEI's 20 characters (billed 0)
  * - `register_not_installed`: the register exists but no file of it is loaded (billed 0)
  * - `sample_data`: found, in a register installed as a synthetic sample (coverage `sample`), billed as found
  */

@@ -11,7 +11,8 @@ export const objectItem = z
       .nullish()
       .describe(
         "Without it the value says: 20 letters or digits are an LEI, a UK company number's shape (8 digits, or 2 " +
-          "letters and 6 digits) a company number in GB; anything else answers `invalid_identifier`.",
+          "letters and 6 digits) a company number in GB; anything else answers `unsupported_register` with a " +
+          "`country` whose register is not supported, else `invalid_identifier`.",
       ),
     country: z.string().max(2).nullish().describe("Two letters; required when type is `company_number`."),
   })

@@ -9,6 +9,7 @@ import { COUNTRY_NAMES_VERSION, countryInfo, HOSTING_ASNS_VERSION, hostingOf } f
 import { ANYCAST_VERSION, isAnycast } from "./anycast";
 import type { CityReason, IpOutcome, IpReason, IpResult, ListMatch } from "./result";
 import { withRisk } from "./score";
+import { listedSignal, markUndecided } from "./signal-reasons";
 import type { InstalledDataset, RangeHit } from "./store";
 
 /** What decided one answer, gathered by lookup.ts. */
@@ -34,16 +35,6 @@ type CountryCoverage = "none" | "partial" | "full";
 
 const countryCoverage = (dataset: InstalledDataset | undefined): CountryCoverage =>
   !dataset ? "none" : isExhaustive(dataset.coverage) ? "full" : "partial";
-
-/**
- * A yes/no signal read from lists: on one of them, true; on none, false only when one of the installed lists is the
- * complete published one (a sample or part of a list cannot say no); null when no list is installed or no dataset
- * asked.
- */
-function listed(hit: RangeHit | null, lists: InstalledDataset[], on: boolean | undefined): boolean | null {
-  if (hit === null || lists.length === 0) return null;
-  return on ? true : lists.some((d) => isExhaustive(d.coverage)) ? false : null;
-}
 
 function reasonOf(
   a: Pick<IpResult, "reserved" | "tor" | "vpn" | "hosting" | "placed" | "list" | "feedback" | "anycast">,
@@ -112,22 +103,26 @@ export function buildAnswer(f: Facts): IpResult {
   // A city is shown only inside the country the answer gives: where the two files disagree, one of them is wrong
   // about this network, and a city in another country would contradict `country`.
   const city = placed && hit?.city && hit.city.country === country ? hit.city : null;
+  const holders = new Set([...(hit?.signals.map((s) => s.dataset) ?? []), ...(hit?.tor ? ["ip-tor-exits"] : [])]);
+  const tor = listedSignal(hit, torList ? [torList] : [], holders);
+  const vpn = listedSignal(
+    hit,
+    installedLists.filter((d) => isVpnDataset(d.name)),
+    holders,
+  );
+  const proxy = listedSignal(
+    hit,
+    installedLists.filter((d) => isProxyDataset(d.name)),
+    holders,
+  );
   const facts = {
     reserved: f.special.reserved,
     placed,
     hosting: provider ? true : byAsn,
     hosting_provider: provider?.label ?? null,
-    tor: listed(hit, torList ? [torList] : [], hit?.tor),
-    vpn: listed(
-      hit,
-      installedLists.filter((d) => isVpnDataset(d.name)),
-      hit?.signals.some((s) => isVpnDataset(s.dataset)),
-    ),
-    proxy: listed(
-      hit,
-      installedLists.filter((d) => isProxyDataset(d.name)),
-      hit?.signals.some((s) => isProxyDataset(s.dataset)),
-    ),
+    tor: tor.value,
+    vpn: vpn.value,
+    proxy: proxy.value,
     list: f.list ? { id: f.list.id, name: f.list.name, kind: f.list.kind } : null,
     anycast: anycast ? (true as const) : null,
     feedback: f.feedback
@@ -135,7 +130,7 @@ export function buildAnswer(f: Facts): IpResult {
       : null,
   };
   const info = country ? countryInfo(country) : { name: null, continent: null };
-  const sources: Source[] = [
+  const consulted: Source[] = [
     whole("ip-special-purpose", SPECIAL_RANGES_VERSION),
     ...(hit
       ? [
@@ -153,6 +148,13 @@ export function buildAnswer(f: Facts): IpResult {
     ...(f.list ? [whole("ip-lists", new Date(f.list.updatedAt).toISOString())] : []),
     ...(facts.feedback ? [whole("delivery-feedback", facts.feedback.reported_at)] : []),
   ];
+  // What each range file or list decided: the row it holds for the address (a complete file's "no" is decided too).
+  const holds: Record<string, boolean> = {
+    "ip-country": hit?.country != null,
+    "ip-asn": hit?.asn != null,
+    "ip-city": city !== null,
+  };
+  const sources = markUndecided(consulted, (name) => holds[name] ?? holders.has(name), f.installed);
   return withRisk({
     ip: f.text,
     version: f.ip.version,
@@ -181,6 +183,9 @@ export function buildAnswer(f: Facts): IpResult {
     vpn: facts.vpn,
     // From an open-proxy list only: a VPN list does not say whether an address is an open proxy.
     proxy: facts.proxy,
+    tor_reason: tor.reason,
+    vpn_reason: vpn.reason,
+    proxy_reason: proxy.reason,
     // Known true when any signal says so; false when none does and at least one was checked; null when none could be.
     anonymous: [facts.tor, facts.vpn, facts.proxy].includes(true)
       ? true
@@ -226,6 +231,9 @@ export const UNKNOWN: Omit<IpResult, "risk_score" | "risk_components" | "risk_le
   tor: null,
   vpn: null,
   proxy: null,
+  tor_reason: "not_checked",
+  vpn_reason: "not_checked",
+  proxy_reason: "not_checked",
   anonymous: null,
   list: null,
   feedback: null,

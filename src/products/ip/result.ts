@@ -34,6 +34,15 @@ export const CITY_REASONS = [
   "country_mismatch",
 ] as const;
 export type CityReason = (typeof CITY_REASONS)[number];
+
+/**
+ * Why `tor`, `vpn` or `proxy` is what it is (docs/ip.md, "The answer"): null when a list decided it (true: a list
+ * holds the address; false: a complete list does not), else `not_checked` (reserved or invalid: no list asked),
+ * `dataset_not_installed`, `not_covered` (only part of a list is installed and it does not hold the address) or
+ * `sample_data` (the list asked is a synthetic sample: a sample's word either way, never the published list's).
+ */
+export const SIGNAL_REASONS = ["not_checked", "dataset_not_installed", "not_covered", "sample_data"] as const;
+export type SignalReason = (typeof SIGNAL_REASONS)[number];
 export type IpReason = (typeof IP_REASONS)[number];
 
 /** The account's latest feedback on the address (docs/ip.md, "Feedback"). */
@@ -80,6 +89,10 @@ export interface IpResult {
   tor: boolean | null;
   vpn: boolean | null;
   proxy: boolean | null;
+  /** Why each is what it is: null when a list decided it (signal-reasons.ts). */
+  tor_reason: SignalReason | null;
+  vpn_reason: SignalReason | null;
+  proxy_reason: SignalReason | null;
   anonymous: boolean | null;
   list: ListMatch | null;
   feedback: FeedbackMatch | null;

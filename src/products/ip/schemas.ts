@@ -1,7 +1,25 @@
 import { z } from "zod";
 import { IP_OUTCOMES } from "./result";
 import { MAX_ENTRIES_PER_LIST } from "./lists";
-import { CITY_REASONS, IP_REASONS } from "./result";
+import { CITY_REASONS, IP_REASONS, SIGNAL_REASONS } from "./result";
+
+const signalReason = (field: string) =>
+  z
+    .enum(SIGNAL_REASONS)
+    .nullable()
+    .describe(
+      `Why \`${field}\` is what it is: null when a list decided it (true: a list holds the address; false: a ` +
+        "complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, " +
+        "`not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a " +
+        "synthetic sample: its word either way, never the published list's).",
+    );
+
+/** `tor_reason`, `vpn_reason`, `proxy_reason`, in the answer's order. */
+const signalReasons = () => ({
+  tor_reason: signalReason("tor"),
+  vpn_reason: signalReason("vpn"),
+  proxy_reason: signalReason("proxy"),
+});
 import { sourcesSchema } from "../../engines/sources";
 
 /** Response and request schemas of the IP product: they validate requests and build the OpenAPI document. */
@@ -84,6 +102,7 @@ export const ipResultSchema = z.object({
     .describe(
       "In an installed open-proxy list: true; false only when a list with full coverage is installed; else null.",
     ),
+  ...signalReasons(),
   anonymous: z.boolean().nullable(),
   list: listMatch.nullable(),
   feedback: z

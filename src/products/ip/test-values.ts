@@ -22,6 +22,8 @@ const BASE = {
   placed: true,
   hosting: false,
   tor: false,
+  // The canned exit list decides `tor`; no VPN or proxy list is asked for a test address.
+  tor_reason: null,
   anonymous: false,
   sources: SOURCES,
 };
@@ -80,6 +82,7 @@ const documentation: Canned = {
   placed: false,
   hosting: null,
   tor: null,
+  tor_reason: "not_checked",
   anonymous: null,
   reason: "reserved",
 };

@@ -1,5 +1,5 @@
 import { whole, type Source } from "../../engines/sources";
-import type { Checked } from "../../platform/partners/types";
+import type { PartnerCheck } from "../../platform/partners/types";
 import type { NetworkAnswer } from "../../platform/phone-network";
 import { planSource } from "./datasets";
 import type { PlanReading } from "./numbering";
@@ -84,13 +84,14 @@ export function phoneAnswer(reading: PlanReading, facts: PrefixFacts = NO_FACTS,
  * current carrier where it gives them, its status, and its `sources` entry; `null` (no partner answered) leaves the
  * unchecked answer with `partner_unavailable`. Reason and risk are computed again from the answer's own fields.
  */
-export function withNetwork(answer: PhoneResult, check: Checked<NetworkAnswer> | null): PhoneResult {
+export function withNetwork(answer: PhoneResult, check: PartnerCheck<NetworkAnswer>): PhoneResult {
   if (!answer.valid) return answer;
-  if (!check) {
+  if (check.answer === null) {
     const reason = reasonOf(answer, true);
-    return { ...answer, reason, ...scored({ ...answer, reason }) };
+    // A partner asked without an answer is cited `none`: nothing of the answer is its.
+    return { ...answer, reason, ...scored({ ...answer, reason }), sources: [...answer.sources, ...check.sources] };
   }
-  const { answer: n, source } = check;
+  const { answer: n, sources } = check;
   const checked = {
     ...answer,
     line_type: n.lineType ?? answer.line_type,
@@ -102,7 +103,7 @@ export function withNetwork(answer: PhoneResult, check: Checked<NetworkAnswer> |
   };
   // The partner checks the line, not the sample's place or zones: a sample's reason stays unless another applies.
   const reason = reasonOf(checked) ?? (answer.reason === "sample_data" ? "sample_data" : null);
-  return { ...checked, reason, ...scored({ ...checked, reason }), sources: [...answer.sources, source] };
+  return { ...checked, reason, ...scored({ ...checked, reason }), sources: [...answer.sources, ...sources] };
 }
 
 /** The stored answer of a number suppressed by hand: the plan's reading, reason `suppressed`. */

@@ -2,6 +2,7 @@ import { database } from "../../db/client";
 import { isExhaustive, isSample } from "../../db/coverage";
 import { installedSource } from "../../engines/sources";
 import type { ProductContext, WalkOptions } from "../../engines/product";
+import { UNASKED } from "../../platform/partners/types";
 import { checkNumbers } from "../../platform/phone-network";
 import { phoneAnswer, withNetwork, type PrefixFacts } from "./answer";
 import { TABLE_DATASETS, type TableDataset } from "./datasets";
@@ -134,5 +135,5 @@ export async function lookupPhones(
   const numbers = results.flatMap((r) => (r.valid && r.e164 ? [r.e164] : []));
   if (!numbers.length) return results;
   const checks = await checkNumbers(ctx.env, ctx.accountId, numbers);
-  return results.map((r) => (r.valid && r.e164 ? withNetwork(r, checks.get(r.e164) ?? null) : r));
+  return results.map((r) => (r.valid && r.e164 ? withNetwork(r, checks.get(r.e164) ?? UNASKED) : r));
 }

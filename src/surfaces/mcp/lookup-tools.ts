@@ -14,7 +14,9 @@ const TEST = "Test values (docs: test values) always answer the same way and cos
 // An agent reads the answer, not the docs: it must not take a synthetic sample's row for a register's word.
 const SOURCES =
   "data.sources names each dataset behind the answer with its coverage: `full`, `partial` (part of the file: a " +
-  "value it lacks is not known either way) or `sample` (synthetic rows; the answer's reason is then `sample_data`).";
+  "value it lacks is not known either way), `sample` (synthetic rows or an offline stand-in; the answer's reason is " +
+  "then `sample_data` where a row decided) or `none` (a live check or partner asked without an answer: nothing " +
+  "came from it); `decided: false` marks one consulted that decided nothing.";
 
 export const maxCredits = z
   .int()

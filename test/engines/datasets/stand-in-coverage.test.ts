@@ -1,7 +1,8 @@
 /**
  * What `npm run dev -- --offline` does with one call of the cron (docs/operations.md, "Dataset refresh"): every
- * publisher's stand-in file (test/fixtures/publishers.ts) is refreshed into its dataset, and none of them is a
- * complete file, so none is recorded as `full` and none turns a value it lacks into a confident negative.
+ * publisher's stand-in file (test/fixtures/publishers.ts, saying what it is with `X-Stand-In` as the offline stack
+ * runs it) is refreshed into its dataset as a sample: recorded `sample`, named so in the refresh status, never a
+ * confident negative, and every answer a row of it decides says `sample_data`.
  */
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -41,11 +42,16 @@ async function settled(timeoutMs: number): Promise<void> {
 let statuses: Map<string, StatusRow>;
 
 beforeAll(async () => {
-  await control({ tor: 150, registers: 120, address: 120, status: {}, corruptZip: false });
-  const ctx = createExecutionContext();
-  await worker.scheduled!(createScheduledController({ cron: "1-59/15 * * * *" }), env, ctx);
-  await waitOnExecutionContext(ctx);
-  await settled(90_000);
+  await control({ tor: 150, registers: 120, address: 120, status: {}, corruptZip: false, standIn: "offline-stand-in" });
+  try {
+    const ctx = createExecutionContext();
+    await worker.scheduled!(createScheduledController({ cron: "1-59/15 * * * *" }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    await settled(90_000);
+  } finally {
+    // Every file is in: the stand-in speaks as a real publisher again before the lease passes to another file.
+    await control({ standIn: null });
+  }
   const acct = await createAccount({ pack: 1 });
   const { body } = await call<{ datasets: StatusRow[] }>("/api/v1/status/data", {
     headers: { Authorization: `Bearer ${acct.key}` },
@@ -59,7 +65,7 @@ const post = async <T = Record<string, any>>(path: string, body: unknown) => {
 };
 
 describe("the offline stand-ins through the scheduled refresh", { timeout: 30_000 }, () => {
-  it("installs every stand-in file, none of them as full, each saying why", () => {
+  it("installs every stand-in file as a sample, the status naming it", () => {
     const refreshed = [...statuses.values()].filter((d) => d.refresh?.status === "ok" && d.records !== null);
     // Tor, the range and provider lists, the registers, the address registers and the phone tables.
     expect(refreshed.map((d) => d.name).sort()).toEqual(
@@ -86,11 +92,10 @@ describe("the offline stand-ins through the scheduled refresh", { timeout: 30_00
       ].sort(),
     );
     for (const d of refreshed) {
-      expect(d.coverage.kind, d.name).toBe("partial");
-      // Declared `full` but short of the floor: the note says so. The lists never complete have no note.
-      const neverFull = ["vpn-x4bnet", "proxy-firehol", "uk-os-open-names"].includes(d.name);
-      expect(d.refresh!.coverage_note === null, d.name).toBe(neverFull);
-      if (!neverFull) expect(d.coverage.note, d.name).toBe(d.refresh!.coverage_note);
+      expect(d.coverage.kind, d.name).toBe("sample");
+      // Whatever the publisher's whole file would be (the VPN and proxy lists are never complete): a stand-in's rows.
+      expect(d.refresh!.coverage_note, d.name).toMatch(/^Installed from a stand-in publisher \(offline-stand-in/);
+      expect(d.coverage.note, d.name).toBe(d.refresh!.coverage_note);
     }
   });
 
@@ -104,11 +109,36 @@ describe("the offline stand-ins through the scheduled refresh", { timeout: 30_00
     expect(company.body.meta.credits_used).toBe(0);
     // What the file holds still answers.
     const held = await post("/api/v1/entity", { identifier: "09800011", type: "company_number", country: "GB" });
-    expect(held.body.data).toMatchObject({ found: true, name: "REFRESHED COMPANY 11 LIMITED" });
+    expect(held.body.data).toMatchObject({ found: true, name: "REFRESHED COMPANY 11 LIMITED", reason: "sample_data" });
+    expect(held.body.data.sources).toEqual([
+      expect.objectContaining({ dataset: "uk-companies-house", coverage: "sample" }),
+    ]);
     expect(held.body.meta.credits_used).toBe(1);
+    // The issue's fixture row: found, billed as found, and said to be a sample's, not the register's word.
+    const sample = await post("/api/v1/entity", { identifier: "09900002" });
+    expect(sample.body.data).toMatchObject({ found: true, name: "SAMPLE HOLDINGS PLC", reason: "sample_data" });
+    // The same in a batch: each result says so, and the batch bills what was found.
+    const batch = await post<{ results: { data: Record<string, unknown>; meta: { credits_used: number } }[] }>(
+      "/api/v1/entity/batch",
+      { identifiers: ["09900002", { identifier: "09999999", type: "company_number", country: "GB" }] },
+    );
+    expect(batch.body.data.results.map((r) => [r.data.reason, r.meta.credits_used])).toEqual([
+      ["sample_data", 1],
+      ["register_not_installed", 0],
+    ]);
   });
 
-  it("a postcode a partial ONSPD lacks is not covered (risk 30, free), never unknown_postcode at 70", async () => {
+  it("a postcode the stand-in's ONSPD holds is verified with sample_data", async () => {
+    const { body } = await post("/api/v1/address", {
+      address: { line1: "10 Downing Street", locality: "London", postcode: "SW1A 2AA" },
+      country: "GB",
+    });
+    expect(body.data).toMatchObject({ verification: "verified", postcode_found: true, reason: "sample_data" });
+    expect(body.data.sources).toContainEqual(expect.objectContaining({ dataset: "uk-onspd", coverage: "sample" }));
+    expect(body.meta.credits_used).toBe(1);
+  });
+
+  it("a postcode a sample ONSPD lacks is not covered (risk 30, free), never unknown_postcode at 70", async () => {
     const { status, body } = await post("/api/v1/address", {
       address: { line1: "1 Any Street", locality: "Manchester", postcode: generatedPostcode(500) },
       country: "GB",
@@ -123,7 +153,7 @@ describe("the offline stand-ins through the scheduled refresh", { timeout: 30_00
     expect(body.meta.credits_used).toBe(0);
   });
 
-  it("an address a partial Tor list lacks is tor null, not a confident false; a listed exit is true", async () => {
+  it("an address a sample Tor list lacks is tor null, not a confident false; a listed exit is true", async () => {
     const placed = await post("/api/v1/ip", { ip: "90.0.3.9" });
     // No city file here (its URL var is off offline): the null city says so.
     expect(placed.body.data).toMatchObject({
@@ -144,8 +174,12 @@ describe("the offline stand-ins through the scheduled refresh", { timeout: 30_00
     expect(unplaced.body.meta.credits_used).toBe(0);
   });
 
-  it("a number a partial disposable list lacks is disposable null, not false", async () => {
+  it("a number a sample disposable list lacks is disposable null, not false", async () => {
     const { body } = await post("/api/v1/phone", { phone: "+447911123456" });
-    expect(body.data).toMatchObject({ valid: true, disposable: null, reason: null });
+    // The stand-in's prefix tables gave its carrier or place: a sample decided those fields, and the answer says so.
+    expect(body.data).toMatchObject({ valid: true, disposable: null, reason: "sample_data" });
+    expect(body.data.sources).toContainEqual(
+      expect.objectContaining({ dataset: "phone-carriers", coverage: "sample" }),
+    );
   });
 });

@@ -208,10 +208,12 @@ describe("POST /address: not verified, free", () => {
         risk_score: 30,
         risk_level: "medium",
       });
+      // Consulted, and it holds nothing of the ZIP: cited, saying it decided nothing.
       expect(body.data.sources).toContainEqual({
         dataset: "us-zip-codes",
         version: versionOf("us-zip-codes"),
         coverage: "partial",
+        decided: false,
       });
       expect(body.meta.credits_used).toBe(0);
     },

@@ -79,7 +79,13 @@ describe("a postcode outside every installed dataset's coverage", () => {
         "uk-onspd",
         "uk-os-open-names",
       ]);
-      expect(body.data.sources).toContainEqual({ dataset: "uk-onspd", version: SAMPLE_VERSION, coverage: "sample" });
+      // The sample was consulted and does not hold NW1 6XE: it decided nothing, and says so.
+      expect(body.data.sources).toContainEqual({
+        dataset: "uk-onspd",
+        version: SAMPLE_VERSION,
+        coverage: "sample",
+        decided: false,
+      });
       expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5 });
     },
   );

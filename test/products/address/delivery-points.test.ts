@@ -43,6 +43,7 @@ describe("POST /api/v1/address with delivery_point: true", () => {
       expect(status).toBe(200);
       expect(body.data).toMatchObject({
         verification: "verified",
+        precision: "premise",
         deliverable: true,
         delivery_point: {
           match: "confirmed",
@@ -60,22 +61,27 @@ describe("POST /api/v1/address with delivery_point: true", () => {
     },
   );
 
-  it("answers the issue's nonexistent street deliverable: false, no_delivery_point, risk 60, 2 credits", async () => {
+  it("answers the issue's nonexistent street invalid: not deliverable, no_delivery_point, risk 60, free", async () => {
     const acct = await createAccount({ pack: 10 });
     const { body } = await verify(acct.key, {
       address: "99999 Nonexistent Blvd, Mountain View, CA 94043",
       country: "US",
       delivery_point: true,
     });
+    // The partner decides what it was asked: no delivery point, so the address does not stand as written (invalid,
+    // free as the address contract bills invalid answers), whatever the ZIP and the town said.
     expect(body.data).toMatchObject({
-      verification: "verified",
+      valid: false,
+      verification: "invalid",
+      precision: "locality",
       deliverable: false,
       delivery_point: { match: "not_confirmed", vacant: null, residential: null, standardized: null, footnotes: [] },
       reason: "no_delivery_point",
       risk_score: 60,
-      risk_components: { no_delivery_point: 60 },
+      risk_level: "medium",
     });
-    expect(body.meta).toMatchObject({ credits_used: 2 });
+    expect(body.data.risk_components).toEqual({ no_delivery_point: 60 });
+    expect(body.meta).toMatchObject({ credits_used: 0 });
   });
 
   it("answers without a check, and without a partner call, when the option is not given", async () => {
@@ -97,7 +103,7 @@ describe("POST /api/v1/address with delivery_point: true", () => {
     expect(await callsFor("smarty", line1)).toBe(0);
     // The partner's confirmed delivery point checks what the precision left: the same address scores 0 once checked.
     const checked = await verify(acct.key, { address: us(street("Checked Way")), delivery_point: true });
-    expect(checked.body.data).toMatchObject({ precision: "locality", deliverable: true, risk_score: 0 });
+    expect(checked.body.data).toMatchObject({ precision: "premise", deliverable: true, risk_score: 0 });
   });
 
   it("reads vacant (risk 30), a missing unit (deliverable null) and an ignored unit (deliverable true)", async () => {
@@ -143,6 +149,10 @@ describe("POST /api/v1/address with delivery_point: true", () => {
         reason: "partner_unavailable",
       });
       expect(failed.body.meta).toMatchObject({ credits_used: 0 });
+      // The partner was asked and gave no answer: cited, `none`.
+      expect(failed.body.data.sources.find((s) => s.dataset === "smarty-us-street")).toMatchObject({
+        coverage: "none",
+      });
       const slow = await verify(acct.key, { address: us(street("408 Slow St")), delivery_point: true });
       expect(slow.body.data).toMatchObject({ delivery_point: null, reason: "partner_unavailable" });
       expect(slow.body.meta).toMatchObject({ credits_used: 0 });
@@ -154,21 +164,27 @@ describe("POST /api/v1/address with delivery_point: true", () => {
     },
   );
 
-  it("asks Google outside the US: a format-only German address is checked for 1 credit", async () => {
+  it("asks Google outside the US: a format-only German address confirmed is verified, premise, 2 credits", async () => {
     const acct = await createAccount({ pack: 10 });
     const line1 = street("Hauptstraße");
     const { body } = await verify(acct.key, {
       address: { line1, locality: "Berlin", postcode: "10115", country: "DE" },
       delivery_point: true,
     });
+    // Outside the open data's coverage the partner's confirmed premise is the verification (docs/address.md table).
     expect(body.data).toMatchObject({
-      verification: "format_only",
-      reason: "not_covered",
+      valid: true,
+      verification: "verified",
+      precision: "premise",
+      reason: null,
       deliverable: true,
       delivery_point: { match: "confirmed", residential: true, footnotes: ["granularity:PREMISE"] },
+      risk_score: 0,
     });
-    expect(body.data.sources.map((s) => s.dataset)).toContain("google-address-validation");
-    expect(body.meta).toMatchObject({ credits_used: 1 });
+    expect(body.data.sources.find((s) => s.dataset === "google-address-validation")).toMatchObject({
+      coverage: "full",
+    });
+    expect(body.meta).toMatchObject({ credits_used: 2 });
     expect(await callsFor("google", line1)).toBe(1);
   });
 });
@@ -188,7 +204,7 @@ describe("POST /api/v1/address/batch with delivery_point: true", () => {
     expect(status).toBe(200);
     expect(body.data.results.map((r) => [r.data.deliverable, r.meta.credits_used])).toEqual([
       [true, 2],
-      [false, 2],
+      [false, 0],
       [true, 0],
     ]);
     expect([await callsFor("smarty", a), await callsFor("smarty", b)]).toEqual([1, 1]);
@@ -228,8 +244,8 @@ describe("address monitors with delivery_point: true", () => {
   };
 
   it(
-    "checks every address of a run, bills 2 each, and reports a " +
-      "delivery point that is gone as a deliverable change",
+    "checks every address of a run, bills 2 a confirmed one, and reports a " +
+      "delivery point that is gone as a deliverable change, free",
     async () => {
       const acct = await createAccount({ pack: 20 });
       const line1 = street("Demolished Ave");
@@ -243,10 +259,14 @@ describe("address monitors with delivery_point: true", () => {
       expect(first.body.data.summary).toMatchObject({ checked: 1, new_baselines: 1, credits_used: 2, verified: 1 });
       // Eight days later the checked answer is past its repeat window: the run asks the partner again.
       const later = await runMonitor(env, address, (await monitorById(env, id))!, { now: Date.now() + EIGHT_DAYS });
-      expect(later.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 2 });
+      // Gone: invalid, free (an invalid answer is never billed), and the verification's change is reported too.
+      expect(later.summary).toMatchObject({ checked: 1, changed: 1, credits_used: 0 });
       expect(later.changes).toEqual([
         expect.objectContaining({
-          changes: expect.arrayContaining([{ field: "deliverable", from: true, to: false }]),
+          changes: expect.arrayContaining([
+            { field: "deliverable", from: true, to: false },
+            { field: "verification", from: "verified", to: "invalid" },
+          ]),
         }),
       ]);
       expect(await callsFor("smarty", line1)).toBe(2);

@@ -266,6 +266,40 @@ describe("checks", () => {
   });
 });
 
+describe("the UK numbering-plan family", () => {
+  const GUERNSEY = { ...PHONE, phone: "+447911123456", e164: "+447911123456", country: "GG" };
+
+  it("agrees a Guernsey number with a British IP and address, both countries in decided_by", () => {
+    const data = consistencyAnswer({ ...NONE, phone: GUERNSEY, ip: IP, address: ADDRESS }, []);
+    const byName = Object.fromEntries(data.checks.map((c) => [c.name, c]));
+    expect(byName.phone_country_matches_ip_country).toMatchObject({
+      result: "agree",
+      reason: "same_numbering_plan",
+      decided_by: { "phone.country": "GG", "ip.country": "GB" },
+    });
+    expect(byName.phone_country_matches_address_country).toMatchObject({
+      result: "agree",
+      reason: "same_numbering_plan",
+      decided_by: { "phone.country": "GG", "address.country": "GB" },
+    });
+    expect(data.disagreements).toEqual([]);
+    expect(data).toMatchObject({ score: 100, level: "consistent" });
+  });
+
+  it("holds for JE and IM and a register in GB, not for a check without a phone nor outside the family", () => {
+    for (const country of ["JE", "IM"])
+      expect(check({ phone: { ...PHONE, country }, entity: ENTITY }, "entity_country_matches_phone_country")).toBe(
+        "agree:same_numbering_plan",
+      );
+    expect(check({ ip: { ...IP, country: "JE" }, address: ADDRESS }, "ip_country_matches_address_country")).toBe(
+      "disagree:countries_differ",
+    );
+    expect(check({ phone: { ...PHONE, country: "IE" }, ip: IP }, "phone_country_matches_ip_country")).toBe(
+      "disagree:countries_differ",
+    );
+  });
+});
+
 describe("the anonymous-IP rule", () => {
   it(
     "turns every IP-country check unknown (ip_anonymous) when ip_not_anonymous disagrees, whatever the " + "countries",

@@ -79,7 +79,9 @@ describe("POST /api/v1/consistency with network: true", () => {
     });
     expect(lineCheck(body.data)).toMatchObject({ result: "not_applicable", reason: "line_type_not_checked" });
     expect(body.data).toMatchObject({ score: 100, reason: "partner_unavailable" });
-    expect(body.data.sources.map((s) => s.dataset)).not.toContain("twilio-lookup");
+    expect(body.data.sources.filter((s) => s.dataset === "twilio-lookup")).toEqual([
+      expect.objectContaining({ coverage: "none" }),
+    ]);
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 10 });
     expect(await twilioCalls(phone)).toBeGreaterThan(0);
     // No repeat window started: asking again calls the partner again.

@@ -45,6 +45,26 @@ describe("prepare without a type", () => {
     });
   });
 
+  it("answers a value of any shape with an unsupported country unsupported_register, not invalid_identifier", () => {
+    // A real French SIREN and a German register number: the register is missing, not the value wrong.
+    expect(prepare({ identifier: "552081317", country: "FR" })).toMatchObject({
+      type: "company_number",
+      identifier: "552081317",
+      country: "FR",
+      register: null,
+      problem: "unsupported_register",
+    });
+    expect(prepare({ identifier: "HRB 86891", country: "de" })).toMatchObject({
+      country: "DE",
+      problem: "unsupported_register",
+    });
+    // Same answer as with the type, and a supported country keeps the shape rule.
+    expect(prepare({ identifier: "552081317", type: "company_number", country: "FR" })).toMatchObject({
+      problem: "unsupported_register",
+    });
+    expect(prepare({ identifier: "12345", country: "GB" })).toMatchObject({ problem: "invalid_identifier" });
+  });
+
   it("keeps an explicit type: an LEI asked for is checked as one", () => {
     expect(prepare({ identifier: "00445790", type: "lei" })).toMatchObject({
       type: "lei",

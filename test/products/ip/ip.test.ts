@@ -23,8 +23,14 @@ const DATASETS = [
   { dataset: "ip-country", version: SAMPLE_VERSIONS["ip-country"], coverage: "full" },
   { dataset: "ip-asn", version: SAMPLE_VERSIONS["ip-asn"], coverage: "full" },
   { dataset: "ip-city", version: SAMPLE_VERSIONS["ip-city"], coverage: "full" },
-  { dataset: "ip-tor-exits", version: SAMPLE_VERSIONS["ip-tor-exits"], coverage: "sample" },
-  ...SIGNAL_DATASETS.map((dataset) => ({ dataset, version: listSample(dataset).version, coverage: "sample" })),
+  // Consulted, every one; the samples that do not hold the address decided nothing and say so.
+  { dataset: "ip-tor-exits", version: SAMPLE_VERSIONS["ip-tor-exits"], coverage: "sample", decided: false },
+  ...SIGNAL_DATASETS.map((dataset) => ({
+    dataset,
+    version: listSample(dataset).version,
+    coverage: "sample",
+    decided: false,
+  })),
 ];
 
 beforeAll(installIpSamples);
@@ -63,6 +69,9 @@ describe("IP lookups", () => {
       tor: null,
       vpn: null,
       proxy: null,
+      tor_reason: "sample_data",
+      vpn_reason: "sample_data",
+      proxy_reason: "sample_data",
       anonymous: null,
       list: null,
       feedback: null,

@@ -140,11 +140,25 @@ describe("tor and vpn from lists", () => {
       { vpn: 60, unplaced: 20 },
     ]);
     expect(pick(other!, ["vpn", "tor", "proxy", "anonymous"])).toEqual([null, null, null, null]);
+    // Each null says why: only samples were asked, and none holds the address (a sample's word, not the list's).
+    expect(pick(other!, ["vpn_reason", "tor_reason", "proxy_reason"])).toEqual([
+      "sample_data",
+      "sample_data",
+      "sample_data",
+    ]);
     expect(other!.sources).toContainEqual({
       dataset: "vpn-x4bnet",
       version: listSample("vpn-x4bnet").version,
       coverage: "sample",
+      decided: false,
     });
+    // The VPN sample that holds 146.70.1.1 decided `vpn` (its word, a sample's): not marked undecided.
+    expect(vpn!.sources).toContainEqual({
+      dataset: "vpn-x4bnet",
+      version: listSample("vpn-x4bnet").version,
+      coverage: "sample",
+    });
+    expect(vpn!.vpn_reason).toBe("sample_data");
   });
 
   it("answers vpn false only with a full list installed, and anonymous false once a signal was checked", async () => {
@@ -212,5 +226,41 @@ describe("tor and vpn from lists", () => {
       expect(byName.get(name)?.coverage?.kind, name).toBe("sample");
     }
     expect(byName.get("hosting-aws")!.version).toBe("2026-11-20-sample");
+  });
+});
+
+describe("a Tor exit list that is a sample (issue 47)", () => {
+  it("answers a Tor range address outside the 3-row sample tor null, saying the list is a sample", async () => {
+    const acct = await createAccount({ pack: 10 });
+    const { body } = await call<IpResult>(
+      "/api/v1/ip",
+      json({ ip: "185.220.101.200" }, bearer(acct.key).headers as Record<string, string>),
+    );
+    // Placed by the country file (1 credit opens a block of five), but the exit list can say nothing of it.
+    expect(pick(body.data, ["country", "tor", "tor_reason", "anonymous", "risk_score"])).toEqual([
+      "DE",
+      null,
+      "sample_data",
+      null,
+      0,
+    ]);
+    expect(body.data.sources).toContainEqual({
+      dataset: "ip-tor-exits",
+      version: SAMPLE_VERSIONS["ip-tor-exits"],
+      coverage: "sample",
+      decided: false,
+    });
+    expect(body.meta).toMatchObject({ credits_used: 1 });
+  });
+
+  it("answers a listed exit tor true, decided by the sample, and says so", async () => {
+    const acct = await createAccount({ pack: 10 });
+    const [exit] = await answers(acct, ["185.220.101.1"]);
+    expect(pick(exit!, ["tor", "tor_reason", "reason"])).toEqual([true, "sample_data", "tor_exit"]);
+    expect(exit!.sources).toContainEqual({
+      dataset: "ip-tor-exits",
+      version: SAMPLE_VERSIONS["ip-tor-exits"],
+      coverage: "sample",
+    });
   });
 });

@@ -114,7 +114,14 @@ describe("POST /api/v1/phone with network: true", () => {
     const number = us("0503");
     const { body } = await lookup(acct.key, { phone: number, network: true });
     expect(body.data).toMatchObject({ network_checked: true, network_status: "active", carrier: "Verizon Wireless" });
-    expect((body.data.sources as { dataset: string }[]).map((s) => s.dataset)).toContain("vonage-number-insight");
+    // Twilio was asked first and gave no answer (`none`); Vonage answered (`full`), in that order.
+    const partners = (body.data.sources as { dataset: string; coverage: string }[]).filter(
+      (s) => s.dataset === "twilio-lookup" || s.dataset === "vonage-number-insight",
+    );
+    expect(partners.map((s) => [s.dataset, s.coverage])).toEqual([
+      ["twilio-lookup", "none"],
+      ["vonage-number-insight", "full"],
+    ]);
     expect(body.meta).toMatchObject({ credits_used: 2 });
     expect([await callsFor("twilio", number), await callsFor("vonage", number)]).toEqual([1, 1]);
   });
@@ -130,7 +137,14 @@ describe("POST /api/v1/phone with network: true", () => {
       reason: "partner_unavailable",
       line_type: "fixed_line_or_mobile",
     });
-    expect((body.data.sources as { dataset: string }[]).map((s) => s.dataset)).not.toContain("twilio-lookup");
+    // Both partners were asked and neither answered: each cited `none`, nothing of the answer is theirs.
+    const partners = (body.data.sources as { dataset: string; coverage: string }[]).filter(
+      (s) => s.dataset === "twilio-lookup" || s.dataset === "vonage-number-insight",
+    );
+    expect(partners.map((s) => [s.dataset, s.coverage])).toEqual([
+      ["twilio-lookup", "none"],
+      ["vonage-number-insight", "none"],
+    ]);
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 10 });
     const again = await lookup(acct.key, { phone: number, network: true });
     expect(again.body.meta).toMatchObject({ credits_used: 0, cache_hit: false });

@@ -63,8 +63,10 @@ describe("POST /mcp: tools", { timeout: 30_000 }, () => {
     expect(byName.verify_addresses!.annotations).toMatchObject({ openWorldHint: true });
     expect(byName.get_account!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     // An agent reads the tool, not the docs: every lookup says what a source's coverage means.
-    for (const name of ["verify_email", "lookup_phone", "lookup_ip", "verify_address", "lookup_entity"])
-      expect(byName[name]!.description, name).toContain("`sample` (synthetic rows; the answer's reason is then");
+    for (const name of ["verify_email", "lookup_phone", "lookup_ip", "verify_address", "lookup_entity"]) {
+      expect(byName[name]!.description, name).toContain("`sample` (synthetic rows or an offline stand-in;");
+      expect(byName[name]!.description, name).toContain("`none` (a live check or partner asked without an answer");
+    }
     expect(Object.keys(byName.verify_email!.inputSchema.properties!)).toEqual(
       expect.arrayContaining(["email", "refresh", "max_age", "timeout", "max_credits"]),
     );
