@@ -13,6 +13,7 @@ declare module "vitest" {
     publishersUrl: string;
     partnersUrl: string;
     stripeUrl: string;
+    openApiDeskUrl: string;
   }
 }
 export {};

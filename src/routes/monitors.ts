@@ -12,6 +12,7 @@ import { ok } from "../http/envelope";
 import { notFound, validationFailed } from "../http/errors";
 import { pageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
+import { productOperationId } from "../http/operation-ids";
 import { page } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import { listMonitors, ownMonitor, readMonitor, runMonitorNow } from "../surfaces/monitor-acts";
@@ -31,6 +32,8 @@ interface Mount {
   product: Product;
   shape: MonitorShape<unknown, unknown>;
   base: string;
+  /** The monitor family (`email`, `email_domain`): the tools' `monitor_kind` and the operation ids' noun. */
+  family: string;
   tag: string;
   auth: MiddlewareHandler<AppEnv>;
 }
@@ -50,6 +53,7 @@ function collectionRoutes(mount: Mount) {
     .get(
       base,
       describe({
+        operationId: productOperationId("list", mount.family, "Monitors"),
         tag,
         summary: `The account's ${product.name} monitors, newest first, 100 a page`,
         description:
@@ -66,6 +70,7 @@ function collectionRoutes(mount: Mount) {
     .post(
       base,
       describe({
+        operationId: productOperationId("create", mount.family, "Monitor"),
         tag,
         summary: "Create a monitor; the webhook signing secret is returned once",
         description:
@@ -108,6 +113,7 @@ function itemRoutes(mount: Mount) {
     .get(
       one,
       describe({
+        operationId: productOperationId("get", mount.family, "Monitor"),
         tag,
         summary: "One monitor",
         description:
@@ -123,6 +129,7 @@ function itemRoutes(mount: Mount) {
     .patch(
       one,
       describe({
+        operationId: productOperationId("update", mount.family, "Monitor"),
         tag,
         summary: "Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once",
         description:
@@ -152,6 +159,7 @@ function itemRoutes(mount: Mount) {
       "DELETE",
       one,
       describe({
+        operationId: productOperationId("delete", mount.family, "Monitor"),
         tag,
         summary: "Delete a monitor and its baselines",
         description: "Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.",
@@ -170,6 +178,7 @@ function itemRoutes(mount: Mount) {
     .post(
       `${one}/run`,
       describe({
+        operationId: productOperationId("run", mount.family, "Monitor"),
         tag,
         summary: "Run a monitor now (billed like a batch); the schedule is unchanged",
         description:
@@ -207,6 +216,7 @@ export function monitorRoutes(product: Product): Hono<AppEnv> {
     product,
     shape,
     base: `/${product.name}/${shape.path ?? "monitors"}`,
+    family: product.monitor?.family ?? product.name,
     tag: product.name.charAt(0).toUpperCase() + product.name.slice(1),
     auth: secretKey({ scope: product.scope }),
   };

@@ -57,6 +57,7 @@ const header = (name: string, description: string, required = true) => ({
 const WEBHOOKS = {
   delivery: {
     post: {
+      operationId: "receiveDelivery",
       summary: "A signed delivery to your webhook_url or callback_url",
       description:
         "Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify " +
@@ -65,9 +66,12 @@ const WEBHOOKS = {
         "you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx " +
         "quickly; connection errors, timeouts and 5xx are retried (3 attempts). A body is at most 8 MiB " +
         "(8,388,608 bytes); a larger one is not sent, and the delivery fails with a `webhook_detail` saying so. " +
+        "The request carries no key: authenticate it by the signature alone. " +
         "A `{product}_monitor.run` body is the run's answer: each entry of its `changes` carries `reason` " +
         "(`recheck`, `feedback`, `suppressed`, `dataset`, `partner` or null), as in the monitor's run answer.",
       tags: ["Webhooks"],
+      // No key: your receiver authenticates a delivery by its signature (X-Service-Signature-V2 below).
+      security: [],
       parameters: [
         header("X-Service-Signature-V2", '`t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}`'),
         header("X-Service-Signature", "Hex HMAC-SHA256 of the raw body; sent until 1 March 2027.", false),
@@ -99,7 +103,10 @@ export const OPERATION_EXAMPLES: Record<string, readonly OperationExample[]> = {
   ...accountExamples,
 };
 
-/** `GET /api/v1/openapi.json`, no key: built once from the finished route table. */
+/**
+ * `GET /api/v1/openapi.json`, no key: built on the first request (not at start-up) from the finished route table, then
+ * served with the origin it was asked at as its server, so a reference page or a generator calls this API.
+ */
 export function openApiRoutes(routes: () => Routes) {
   let document: ReturnType<typeof openApiDocument> | undefined;
   const build = () =>
@@ -110,5 +117,7 @@ export function openApiRoutes(routes: () => Routes) {
       examples: OPERATION_EXAMPLES,
       webhooks: WEBHOOKS,
     });
-  return new Hono<AppEnv>().get("/openapi.json", (c) => c.json((document ??= build())));
+  return new Hono<AppEnv>().get("/openapi.json", (c) =>
+    c.json({ ...(document ??= build()), servers: [{ url: new URL(c.req.url).origin }] }),
+  );
 }

@@ -65,9 +65,9 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("declares the secret, publishable and admin schemes and uses them per operation", async () => {
+  it("declares the secret and publishable schemes (the operator's is not in this document) and uses them", async () => {
     const { doc } = await load();
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["adminToken", "publishableKey", "secretKey"]);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["publishableKey", "secretKey"]);
     expect(doc.components.securitySchemes.secretKey).toMatchObject({ type: "http", scheme: "bearer" });
     const schemes = new Set(Object.keys(doc.components.securitySchemes));
     for (const { id, op } of operations(doc))
