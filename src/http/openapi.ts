@@ -18,6 +18,8 @@ export interface RouteDoc {
   params?: z.ZodType;
   /** Schema of `data` in the success envelope. */
   response?: z.ZodType;
+  /** A success answered as a file of this type (`text/csv`) rather than the JSON envelope. */
+  file?: "text/csv";
   /**
    * Schema of `meta` without `request_id` (always added); `null` for the browser endpoints, which answer without meta.
    */
@@ -152,18 +154,19 @@ function withExamples(
   if (body && withBody.length) body.content["application/json"]!.examples = named((example) => example.body, withBody);
   const responses = op.responses as Record<string, { content: Record<string, Record<string, unknown>> }>;
   for (const [status, list] of Map.groupBy(examples, (example) => String(example.status ?? successStatus))) {
-    const content = responses[status]?.content["application/json"];
+    // The answer's one media type: the JSON envelope, or the file a success answers with (`text/csv`).
+    const content = Object.values(responses[status]?.content ?? {})[0];
     if (content) content.examples = named((example) => example.response, list);
   }
   return op;
 }
 
 function operation(doc: RouteDoc) {
+  const success = doc.file
+    ? { [doc.file]: { schema: { type: "string" } } }
+    : { "application/json": { schema: successEnvelope(doc) } };
   const responses: Record<string, unknown> = {
-    [String(doc.status ?? 200)]: {
-      description: "Success",
-      content: { "application/json": { schema: successEnvelope(doc) } },
-    },
+    [String(doc.status ?? 200)]: { description: "Success", content: success },
   };
   const codes = new Set<ErrorCode>(["SERVER_ERROR", ...(doc.errors ?? [])]);
   if (doc.body || doc.query || doc.params) codes.add("VALIDATION_FAILED");

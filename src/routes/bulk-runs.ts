@@ -162,6 +162,7 @@ function finishedRunRoutes(product: Product) {
         operationId: productOperationId("get", product.name, "BulkResults"),
         tag: "Bulk",
         summary: `Results as CSV (kept 30 days): ${csvHeader(product).join(", ")}`,
+        file: "text/csv",
         description:
           "The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), " +
           "one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while " +

@@ -104,20 +104,30 @@ export const OPERATION_EXAMPLES: Record<string, readonly OperationExample[]> = {
 };
 
 /**
+ * Every operation's examples: the hand-written ones above (replayed by test/http/openapi-examples.test.ts), else one
+ * real answer recorded by the tests (`npm run openapi:examples`, src/routes/recorded-examples.json). Imported on the
+ * document's first request, so the isolate does not read them at start-up.
+ */
+async function allExamples(): Promise<Record<string, readonly OperationExample[]>> {
+  const recorded = (await import("./recorded-examples.json")).default as Record<string, readonly OperationExample[]>;
+  return { ...recorded, ...OPERATION_EXAMPLES };
+}
+
+/**
  * `GET /api/v1/openapi.json`, no key: built on the first request (not at start-up) from the finished route table, then
  * served with the origin it was asked at as its server, so a reference page or a generator calls this API.
  */
 export function openApiRoutes(routes: () => Routes) {
-  let document: ReturnType<typeof openApiDocument> | undefined;
-  const build = () =>
+  let document: Promise<ReturnType<typeof openApiDocument>> | undefined;
+  const build = async () =>
     openApiDocument(routes(), "/api/v1", {
       description: description(),
       tags: TAGS,
       tagOf,
-      examples: OPERATION_EXAMPLES,
+      examples: await allExamples(),
       webhooks: WEBHOOKS,
     });
-  return new Hono<AppEnv>().get("/openapi.json", (c) =>
-    c.json({ ...(document ??= build()), servers: [{ url: new URL(c.req.url).origin }] }),
+  return new Hono<AppEnv>().get("/openapi.json", async (c) =>
+    c.json({ ...(await (document ??= build())), servers: [{ url: new URL(c.req.url).origin }] }),
   );
 }
