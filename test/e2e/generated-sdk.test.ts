@@ -81,7 +81,7 @@ describe("an SDK generated from the served document (openapi-typescript + openap
     expect(document.servers).toEqual([{ url: base }]);
     expect(await program.run(document.servers[0]!.url, secretKey)).toEqual({
       lookup: { mx_found: true, credits_used: 1 },
-      batch: [true, false],
+      batch: ["deliverable", "undeliverable"],
       ledger: [
         ["charge", "email"],
         ["monthly_grant", null],
