@@ -104,6 +104,14 @@ export async function fetchChecked(url: string, init: RequestInit = {}): Promise
   return response;
 }
 
+/**
+ * Under `npm run openapi:examples`: reads the document before the file's tests, so the recording's own request is not
+ * counted by a test that counts the requests it makes (test/platform/round-trips.test.ts).
+ */
+export async function prepareRecording(): Promise<void> {
+  if (env.OPENAPI_RECORD) await loadDocument();
+}
+
 /** Keeps a documented operation's real answer as a candidate example (test/openapi-record.ts). */
 async function record(answer: { method: string; url: string; request: unknown; response: Response; body: unknown }) {
   const url = new URL(answer.url);

@@ -1,6 +1,6 @@
 import { applyD1Migrations, env } from "cloudflare:test";
-import { afterAll } from "vitest";
-import { checkedResponses } from "./openapi-check";
+import { afterAll, beforeAll } from "vitest";
+import { checkedResponses, prepareRecording } from "./openapi-check";
 import { sendRecordedAnswers } from "./openapi-record";
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
@@ -11,4 +11,5 @@ afterAll(() => {
 });
 
 // `npm run openapi:examples`: the real answers this file received, as candidate examples (test/openapi-record.ts).
+beforeAll(prepareRecording);
 afterAll(sendRecordedAnswers);
