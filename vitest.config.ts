@@ -42,6 +42,9 @@ const workerd = () =>
         SNS_SIGNING_KEY: inject("snsSigningKey"),
         WEBHOOKS_ALLOW_LOOPBACK: "true",
         OPENAPI_COVERAGE: process.env.OPENAPI_COVERAGE ?? "",
+        // Redocly's lint of the served document and the recording of real answers as examples (Node side).
+        OPENAPI_DESK_URL: inject("openApiDeskUrl"),
+        OPENAPI_RECORD: process.env.OPENAPI_RECORD ? "1" : "",
         WEBHOOK_TIMEOUT_MS: "400",
         WEBHOOK_RETRY_BASE_MS: "20",
         // Settling re-checks 1 s apart, so test/products/email/settle.test.ts follows the whole chain through

@@ -14,6 +14,10 @@ declare namespace Cloudflare {
     RECEIVER_URL: string;
     /** Set (OPENAPI_COVERAGE=1) to print which documented responses each test file checked (test/setup.ts). */
     OPENAPI_COVERAGE: string;
+    /** Runs Redocly and keeps recorded examples (test/fixtures/openapi-desk.ts). */
+    OPENAPI_DESK_URL: string;
+    /** Set by `npm run openapi:examples` (scripts/record-examples.mjs): test files send real answers to the desk. */
+    OPENAPI_RECORD: string;
     /** A stand-in SNS signing certificate on loopback, and its private key (PKCS#8, base64) (test/fixtures/sns.ts). */
     SNS_CERT_URL: string;
     SNS_SIGNING_KEY: string;

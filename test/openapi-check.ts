@@ -1,5 +1,6 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { Validator, type Schema } from "@cfworker/json-schema";
+import { recordAnswer } from "./openapi-record";
 
 /**
  * Every JSON response a Worker test receives is checked against the served OpenAPI document (`call` in helpers.ts and
@@ -27,7 +28,7 @@ async function loadDocument() {
       // Literal segments before templated ones, so /email/bulk/{jobId} never shadows /email/bulk/jobs-like literals.
       routes: Object.keys(document.paths)
         .sort((a, b) => a.split("{").length - b.split("{").length || b.length - a.length)
-        .map((path) => ({ path, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`) })),
+        .map((path) => ({ path, pattern: new RegExp(`^${path.replace(/\{([^}]+)\}/g, "(?<$1>[^/]+)")}$`) })),
     }));
   return served;
 }
@@ -80,11 +81,49 @@ export async function assertDocumentedResponse(
   }
 }
 
-/** SELF.fetch, with a JSON response checked against the OpenAPI document. The body stays readable. */
+/**
+ * SELF.fetch, with a JSON response checked against the OpenAPI document (and, under `npm run openapi:examples`, kept
+ * as an example of its operation). The body stays readable.
+ */
 export async function fetchChecked(url: string, init: RequestInit = {}): Promise<Response> {
   const response = await SELF.fetch(url, init);
-  if (response.headers.get("Content-Type")?.includes("application/json")) {
-    await assertDocumentedResponse(init.method ?? "GET", url, response.status, await response.clone().json());
+  const type = response.headers.get("Content-Type") ?? "";
+  if (type.includes("application/json")) {
+    const body = await response.clone().json();
+    await assertDocumentedResponse(init.method ?? "GET", url, response.status, body);
+    if (env.OPENAPI_RECORD) await record({ method: init.method ?? "GET", url, request: init.body, response, body });
+  } else if (type.startsWith("text/csv") && env.OPENAPI_RECORD) {
+    await record({
+      method: init.method ?? "GET",
+      url,
+      request: init.body,
+      response,
+      body: await response.clone().text(),
+    });
   }
   return response;
+}
+
+/**
+ * Under `npm run openapi:examples`: reads the document before the file's tests, so the recording's own request is not
+ * counted by a test that counts the requests it makes (test/platform/round-trips.test.ts).
+ */
+export async function prepareRecording(): Promise<void> {
+  if (env.OPENAPI_RECORD) await loadDocument();
+}
+
+/** Keeps a documented operation's real answer as a candidate example (test/openapi-record.ts). */
+async function record(answer: { method: string; url: string; request: unknown; response: Response; body: unknown }) {
+  const url = new URL(answer.url);
+  const { routes } = await loadDocument();
+  const route = routes.find((r) => r.pattern.test(url.pathname));
+  if (!route || !answer.response.ok) return;
+  recordAnswer({
+    operation: `${answer.method.toUpperCase()} ${route.path}`,
+    params: { ...route.pattern.exec(url.pathname)?.groups },
+    query: Object.fromEntries(url.searchParams),
+    request: answer.request,
+    status: answer.response.status,
+    response: answer.body,
+  });
 }

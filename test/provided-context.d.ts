@@ -14,6 +14,7 @@ declare module "vitest" {
     publishersUrl: string;
     partnersUrl: string;
     stripeUrl: string;
+    openApiDeskUrl: string;
   }
 }
 export {};

@@ -1,6 +1,7 @@
 import { applyD1Migrations, env } from "cloudflare:test";
-import { afterAll } from "vitest";
-import { checkedResponses } from "./openapi-check";
+import { afterAll, beforeAll } from "vitest";
+import { checkedResponses, prepareRecording } from "./openapi-check";
+import { sendRecordedAnswers } from "./openapi-record";
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 
@@ -8,3 +9,7 @@ await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 afterAll(() => {
   if (env.OPENAPI_COVERAGE) console.log(`openapi-coverage ${JSON.stringify([...checkedResponses])}`);
 });
+
+// `npm run openapi:examples`: the real answers this file received, as candidate examples (test/openapi-record.ts).
+beforeAll(prepareRecording);
+afterAll(sendRecordedAnswers);

@@ -51,11 +51,11 @@ export type AfterLookup<J, Out> = (
 ) => Promise<Record<string, unknown>>;
 
 /**
- * A route offered as a tool of the tool protocol: its name (the public tool name, docs/agents.md), a title and a
- * description for a model. The arguments are the route's path parameters, query and body fields, flattened.
+ * A route offered as a tool of the tool protocol: a title and a description for a model. Its name is the route's
+ * operation id in snake_case (`verifyEmail` -> `verify_email`, src/http/operation-ids.ts), the public tool name of
+ * docs/agents.md. The arguments are the route's path parameters, query and body fields, flattened.
  */
 export interface LookupTool {
-  name: string;
   title: string;
   description: string;
   /** The lookup may reach the outside world (DNS, RDAP, mail servers, partners). */
@@ -69,6 +69,11 @@ export interface TypedLookupRoute<In, Out, J, P, Q> {
   method: "get" | "post";
   /** Path under the API base, in Hono's syntax (`/ip/:ip`). */
   path: string;
+  /**
+   * The operation's stable name in the OpenAPI document, camelCase and verb first (`verifyEmail`, `lookupIps`;
+   * src/http/operation-ids.ts); its tool, if any, is named after it.
+   */
+  operationId: string;
   /** The product object the walk runs (default: the product declaring the route); reads name their own. */
   product?: WalkProduct<In, Out>;
   /** For a model and a human: what it does and costs. `description` explains the verdicts and refers to docs/. */

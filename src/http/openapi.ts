@@ -5,10 +5,12 @@ import { hoistSharedSchemas } from "./openapi-components";
 
 /** What a middleware contributes to its route's OpenAPI operation. Parts from all middleware of a route are merged. */
 export interface RouteDoc {
+  /** The operation's stable name (src/http/operation-ids.ts): given by the route's own `describe`, never by a part. */
+  operationId?: string;
   summary?: string;
   description?: string;
   tag?: string;
-  auth?: "secret" | "publishable" | "admin" | "none";
+  auth?: "secret" | "publishable" | "none";
   body?: z.ZodType;
   /** The largest body the route reads, in bytes (`x-max-bytes` on its requestBody). */
   bodyBytes?: number;
@@ -16,6 +18,8 @@ export interface RouteDoc {
   params?: z.ZodType;
   /** Schema of `data` in the success envelope. */
   response?: z.ZodType;
+  /** A success answered as a file of this type (`text/csv`) rather than the JSON envelope. */
+  file?: "text/csv";
   /**
    * Schema of `meta` without `request_id` (always added); `null` for the browser endpoints, which answer without meta.
    */
@@ -33,8 +37,11 @@ export function attachDoc<M extends MiddlewareHandler>(middleware: M, doc: Route
   return Object.assign(middleware, { [DOC]: doc });
 }
 
-/** A pass-through middleware that only documents its route. */
-export const describe = (doc: RouteDoc): MiddlewareHandler => attachDoc(async (_c, next) => next(), doc);
+/** What a route declares of itself: its documentation, with the operation id every operation must have. */
+export type OperationDoc = RouteDoc & { operationId: string };
+
+/** A pass-through middleware that only documents its route; a route cannot be described without its operation id. */
+export const describe = (doc: OperationDoc): MiddlewareHandler => attachDoc(async (_c, next) => next(), doc);
 
 interface RouteEntry {
   method: string;
@@ -129,7 +136,6 @@ export interface DocumentOptions {
 const SECURITY: Record<NonNullable<RouteDoc["auth"]>, Record<string, string[]>[]> = {
   secret: [{ secretKey: [] }],
   publishable: [{ publishableKey: [] }],
-  admin: [{ adminToken: [] }],
   none: [],
 };
 
@@ -148,18 +154,19 @@ function withExamples(
   if (body && withBody.length) body.content["application/json"]!.examples = named((example) => example.body, withBody);
   const responses = op.responses as Record<string, { content: Record<string, Record<string, unknown>> }>;
   for (const [status, list] of Map.groupBy(examples, (example) => String(example.status ?? successStatus))) {
-    const content = responses[status]?.content["application/json"];
+    // The answer's one media type: the JSON envelope, or the file a success answers with (`text/csv`).
+    const content = Object.values(responses[status]?.content ?? {})[0];
     if (content) content.examples = named((example) => example.response, list);
   }
   return op;
 }
 
 function operation(doc: RouteDoc) {
+  const success = doc.file
+    ? { [doc.file]: { schema: { type: "string" } } }
+    : { "application/json": { schema: successEnvelope(doc) } };
   const responses: Record<string, unknown> = {
-    [String(doc.status ?? 200)]: {
-      description: "Success",
-      content: { "application/json": { schema: successEnvelope(doc) } },
-    },
+    [String(doc.status ?? 200)]: { description: "Success", content: success },
   };
   const codes = new Set<ErrorCode>(["SERVER_ERROR", ...(doc.errors ?? [])]);
   if (doc.body || doc.query || doc.params) codes.add("VALIDATION_FAILED");
@@ -177,6 +184,7 @@ function operation(doc: RouteDoc) {
     responses[status] = { description: listed.join(", "), content: { "application/json": { schema } } };
   }
   return {
+    operationId: doc.operationId,
     ...(doc.summary ? { summary: doc.summary } : {}),
     ...(doc.description ? { description: doc.description } : {}),
     ...(doc.tag ? { tags: [doc.tag] } : {}),
@@ -195,6 +203,24 @@ function operation(doc: RouteDoc) {
   };
 }
 
+const SECURITY_SCHEMES: Record<string, unknown> = {
+  secretKey: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "A secret key `sk_live_...` (or the sandbox key), as `Authorization: Bearer sk_live_...`. Server-side only.",
+  },
+  publishableKey: {
+    type: "apiKey",
+    in: "header",
+    name: "Origin",
+    description:
+      "A publishable key `pk_live_...`, sent as `key` in the JSON body of a browser endpoint (`/public`; " +
+      "OpenAPI has no body location for keys). The page's `Origin` must be one of the key's allowed domains; a " +
+      "key with a bot-challenge pair also needs `challenge_token`.",
+  },
+};
+
 /** OpenAPI 3.1 for every documented route in `routes` under `prefix`: built from the schemas that validate requests. */
 export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1", options: DocumentOptions = {}) {
   const docs = new Map<string, RouteDoc>();
@@ -206,8 +232,15 @@ export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1
     docs.set(id, merged);
   }
   const paths: Record<string, Record<string, unknown>> = {};
+  const operationIds = new Map<string, string>();
   for (const [id, doc] of docs) {
     const [method, path] = id.split(" ") as [string, string];
+    // `describe` requires the id; a route documented only by its middleware parts, or two routes named alike, would
+    // give generators and tools a name made up from the path, or one name for two operations.
+    if (!doc.operationId) throw new Error(`${id} has no operationId: give it one in its describe({...})`);
+    const taken = operationIds.get(doc.operationId);
+    if (taken) throw new Error(`operationId ${doc.operationId} names both ${taken} and ${id}`);
+    operationIds.set(doc.operationId, id);
     const tag = options.tagOf ? options.tagOf(doc.tag, path) : doc.tag;
     const op = withExamples(
       operation({ ...doc, tag }),
@@ -228,37 +261,15 @@ export function openApiDocument(routes: readonly RouteEntry[], prefix = "/api/v1
       title: "Verification API",
       version: "1.0.0",
       ...(options.description ? { description: options.description } : {}),
+      // The API is a service, not published code: its terms are the operator's.
+      license: { name: "Proprietary" },
     },
+    // `/`: the page's own origin. The route serving the document names the origin it was asked at.
     servers: [{ url: "/" }],
     ...(options.tags ? { tags: options.tags } : {}),
     paths,
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
-    components: {
-      schemas,
-      securitySchemes: {
-        secretKey: {
-          type: "http",
-          scheme: "bearer",
-          description:
-            "A secret key `sk_live_...` (or the sandbox key), as `Authorization: Bearer sk_live_...`. Server-side " +
-            "only.",
-        },
-        publishableKey: {
-          type: "apiKey",
-          in: "header",
-          name: "Origin",
-          description:
-            "A publishable key `pk_live_...`, sent as `key` in the JSON body of a browser endpoint (`/public`; " +
-            "OpenAPI has no body location for keys). The page's `Origin` must be one of the key's allowed domains; a " +
-            "key with a bot-challenge pair also needs `challenge_token`.",
-        },
-        adminToken: {
-          type: "http",
-          scheme: "bearer",
-          description: "The operator's ADMIN_TOKEN (operator API under /admin/v1 only).",
-        },
-      },
-    },
+    components: { schemas, securitySchemes: SECURITY_SCHEMES },
   };
 }
 

@@ -41,6 +41,7 @@ export const accountRoutes = new Hono<AppEnv>()
   .get(
     "/account",
     describe({
+      operationId: "getAccount",
       tag: "Account",
       summary: "Balance (plan/pack), plan, monthly grant and fair-use window",
       description:
@@ -55,6 +56,7 @@ export const accountRoutes = new Hono<AppEnv>()
   .patch(
     "/account",
     describe({
+      operationId: "updateAccount",
       tag: "Account",
       summary: "Change the account's mail settings: low_balance_threshold, bulk_finished_emails",
       description:
@@ -82,6 +84,7 @@ export const accountRoutes = new Hono<AppEnv>()
   .get(
     "/account/ledger",
     describe({
+      operationId: "getLedger",
       tag: "Account",
       summary: "Every credit movement, newest first, 100 a page",
       description:
@@ -98,6 +101,7 @@ export const accountRoutes = new Hono<AppEnv>()
   .get(
     "/account/requests/:requestId",
     describe({
+      operationId: "getAccountRequest",
       tag: "Account",
       summary: "What one request did",
       description:

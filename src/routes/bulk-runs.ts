@@ -11,6 +11,7 @@ import { ok } from "../http/envelope";
 import { ApiError, notFound } from "../http/errors";
 import { retainedPageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
+import { productOperationId } from "../http/operation-ids";
 import { pathParams, queryParams } from "../http/validation";
 import { dateOrTimestamp, page, PER_PAGE } from "../http/time";
 import { admitRedelivery } from "../auth/admit";
@@ -71,6 +72,7 @@ export function bulkRunRoutes(product: Product) {
     .get(
       base,
       describe({
+        operationId: productOperationId("list", product.name, "BulkRuns"),
         tag: "Bulk",
         summary: `List ${product.name} bulk runs, newest first, 100 a page`,
         description:
@@ -90,6 +92,7 @@ export function bulkRunRoutes(product: Product) {
     .get(
       `${base}/:jobId`,
       describe({
+        operationId: productOperationId("get", product.name, "BulkRun"),
         tag: "Bulk",
         summary: "Poll one run",
         description:
@@ -105,6 +108,7 @@ export function bulkRunRoutes(product: Product) {
     .post(
       `${base}/:jobId/cancel`,
       describe({
+        operationId: productOperationId("cancel", product.name, "BulkRun"),
         tag: "Bulk",
         summary: "Cancel a queued or running run",
         description:
@@ -124,6 +128,7 @@ export function bulkRunRoutes(product: Product) {
     .post(
       `${base}/:jobId/resume`,
       describe({
+        operationId: productOperationId("resume", product.name, "BulkRun"),
         tag: "Bulk",
         summary: "Resume a run that stopped for lack of credits",
         description:
@@ -154,8 +159,10 @@ function finishedRunRoutes(product: Product) {
     .get(
       `${base}/:jobId/results`,
       describe({
+        operationId: productOperationId("get", product.name, "BulkResults"),
         tag: "Bulk",
         summary: `Results as CSV (kept 30 days): ${csvHeader(product).join(", ")}`,
+        file: "text/csv",
         description:
           "The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), " +
           "one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while " +
@@ -180,6 +187,7 @@ function finishedRunRoutes(product: Product) {
     .post(
       `${base}/:jobId/webhook/redeliver`,
       describe({
+        operationId: productOperationId("redeliver", product.name, "BulkWebhook"),
         tag: "Bulk",
         summary: "Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user",
         description:

@@ -4,6 +4,7 @@ import { secretKey } from "../auth/secret-key";
 import type { Product } from "../engines/product";
 import { ApiError } from "../http/errors";
 import { describe } from "../http/openapi";
+import { productOperationId } from "../http/operation-ids";
 import { BODY_BYTES } from "../http/body";
 import { jsonBody } from "../http/validation";
 import type { AppEnv } from "../types";
@@ -27,6 +28,7 @@ export function bulkRoutes(product: Product) {
     .post(
       `/${product.name}/bulk`,
       describe({
+        operationId: productOperationId("start", product.name, "BulkRun"),
         tag: "Bulk",
         summary: `Start a bulk ${product.name} run (up to 100,000 values); the webhook secret is returned once`,
         description:

@@ -11,6 +11,7 @@ import { ok } from "../http/envelope";
 import { ApiError, validationFailed } from "../http/errors";
 import { BODY_BYTES, readBody } from "../http/body";
 import { describe } from "../http/openapi";
+import { productOperationId } from "../http/operation-ids";
 import { dateOrTimestamp } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import type { AppEnv } from "../types";
@@ -95,6 +96,7 @@ export function feedbackRoutes(product: Product) {
     .post(
       base,
       describe({
+        operationId: productOperationId("report", product.name, "Feedback"),
         tag,
         summary: `Report delivery outcomes of ${product.name} values (normalized); free`,
         description:
@@ -120,6 +122,7 @@ export function feedbackRoutes(product: Product) {
     .get(
       `${base}/summary`,
       describe({
+        operationId: productOperationId("get", product.name, "FeedbackSummary"),
         tag,
         summary:
           `Feedback counts by outcome and by ${shape.facet} over a window (default the last ` +
@@ -156,6 +159,7 @@ export function feedbackRoutes(product: Product) {
   return routes.post(
     `${base}/:provider/:feedbackKey`,
     describe({
+      operationId: productOperationId("receive", product.name, "ProviderFeedback"),
       tag,
       auth: "none",
       summary:

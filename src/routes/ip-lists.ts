@@ -41,6 +41,7 @@ export const ipListRoutes = new Hono<AppEnv>()
   .get(
     "/ip/lists",
     describe({
+      operationId: "listIpLists",
       tag: "IP lists",
       summary: "The account's allow and deny lists, oldest first",
       description:
@@ -58,6 +59,7 @@ export const ipListRoutes = new Hono<AppEnv>()
   .post(
     "/ip/lists",
     describe({
+      operationId: "createIpList",
       tag: "IP lists",
       summary: `Create an allow or deny list (at most ${MAX_LISTS_PER_ACCOUNT} per account)`,
       description:
@@ -87,6 +89,7 @@ export const ipListRoutes = new Hono<AppEnv>()
   .get(
     "/ip/lists/:listId",
     describe({
+      operationId: "getIpList",
       tag: "IP lists",
       summary: "One list",
       description: "The list with its entries. Another account's list is 404. Free.",
@@ -104,6 +107,7 @@ export const ipListRoutes = new Hono<AppEnv>()
   .patch(
     "/ip/lists/:listId",
     describe({
+      operationId: "updateIpList",
       tag: "IP lists",
       summary: "Rename a list, change its kind or replace its entries",
       description: "Changes the fields given; `entries` replaces the whole list. Free.",
@@ -139,6 +143,7 @@ export const ipListRoutes = new Hono<AppEnv>()
     "DELETE",
     "/ip/lists/:listId",
     describe({
+      operationId: "deleteIpList",
       tag: "IP lists",
       summary: "Delete a list",
       description: "Deletes the list; answers it as it was. Free.",

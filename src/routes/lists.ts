@@ -18,6 +18,7 @@ import { ok } from "../http/envelope";
 import { notFound } from "../http/errors";
 import { pageMeta, retainedPageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
+import { productOperationId } from "../http/operation-ids";
 import { dateOrTimestamp, iso, page, PER_PAGE } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import type { AppEnv } from "../types";
@@ -48,6 +49,7 @@ export function suppressionRoutes(product: Product) {
     .get(
       base,
       describe({
+        operationId: productOperationId("list", product.name, "Suppressions"),
         tag: "Lists",
         summary: `The account's ${product.name} suppression list, newest first, 100 a page`,
         description:
@@ -71,6 +73,7 @@ export function suppressionRoutes(product: Product) {
     .post(
       base,
       describe({
+        operationId: productOperationId("add", product.name, "Suppressions"),
         tag: "Lists",
         summary:
           "Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values " +
@@ -101,6 +104,7 @@ export function suppressionRoutes(product: Product) {
       "DELETE",
       base,
       describe({
+        operationId: productOperationId("remove", product.name, "Suppressions"),
         tag: "Lists",
         summary: "Take values off the suppression list",
         description: "Removes the given values (normalized like lookups); answers how many were removed. Free.",
@@ -129,6 +133,7 @@ export function suppressionRoutes(product: Product) {
       "DELETE",
       `${base}/:suppressionId`,
       describe({
+        operationId: productOperationId("delete", product.name, "Suppression"),
         tag: "Lists",
         summary: "Remove one suppression entry",
         description: "Removes one entry by its id. Another account's entry is 404. Free.",
@@ -188,6 +193,7 @@ export function historyRoutes(product: Product) {
   return new Hono<AppEnv>().get(
     `/${product.name}/history`,
     describe({
+      operationId: productOperationId("list", product.name, "History"),
       tag: "Lists",
       summary:
         `Every ${product.name} answer of the account (test values excepted), newest first, kept ` +

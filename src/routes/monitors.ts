@@ -13,6 +13,7 @@ import { ok } from "../http/envelope";
 import { ApiError, notFound, validationFailed } from "../http/errors";
 import { pageMeta } from "../http/meta";
 import { describe } from "../http/openapi";
+import { productOperationId } from "../http/operation-ids";
 import { page } from "../http/time";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
 import { listMonitors, ownMonitor, readMonitor, runMonitorNow } from "../surfaces/monitor-acts";
@@ -32,6 +33,8 @@ interface Mount {
   product: Product;
   shape: MonitorShape<unknown, unknown>;
   base: string;
+  /** The monitor family (`email`, `email_domain`): the tools' `monitor_kind` and the operation ids' noun. */
+  family: string;
   tag: string;
   auth: MiddlewareHandler<AppEnv>;
 }
@@ -51,6 +54,7 @@ function collectionRoutes(mount: Mount) {
     .get(
       base,
       describe({
+        operationId: productOperationId("list", mount.family, "Monitors"),
         tag,
         summary: `The account's ${product.name} monitors, newest first, 100 a page`,
         description:
@@ -67,6 +71,7 @@ function collectionRoutes(mount: Mount) {
     .post(
       base,
       describe({
+        operationId: productOperationId("create", mount.family, "Monitor"),
         tag,
         summary: "Create a monitor; the webhook signing secret is returned once",
         description:
@@ -112,6 +117,7 @@ function itemRoutes(mount: Mount) {
     .get(
       one,
       describe({
+        operationId: productOperationId("get", mount.family, "Monitor"),
         tag,
         summary: "One monitor",
         description:
@@ -127,6 +133,7 @@ function itemRoutes(mount: Mount) {
     .patch(
       one,
       describe({
+        operationId: productOperationId("update", mount.family, "Monitor"),
         tag,
         summary: "Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once",
         description:
@@ -156,6 +163,7 @@ function itemRoutes(mount: Mount) {
       "DELETE",
       one,
       describe({
+        operationId: productOperationId("delete", mount.family, "Monitor"),
         tag,
         summary: "Delete a monitor and its baselines",
         description: "Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.",
@@ -174,6 +182,7 @@ function itemRoutes(mount: Mount) {
     .post(
       `${one}/run`,
       describe({
+        operationId: productOperationId("run", mount.family, "Monitor"),
         tag,
         summary: "Run a monitor now (billed like a batch); the schedule is unchanged",
         description:
@@ -212,6 +221,7 @@ export function monitorRoutes(product: Product): Hono<AppEnv> {
     product,
     shape,
     base: `/${product.name}/${shape.path ?? "monitors"}`,
+    family: product.monitor?.family ?? product.name,
     tag: product.name.charAt(0).toUpperCase() + product.name.slice(1),
     auth: secretKey({ scope: product.scope }),
   };

@@ -57,6 +57,7 @@ const header = (name: string, description: string, required = true) => ({
 const WEBHOOKS = {
   delivery: {
     post: {
+      operationId: "receiveDelivery",
       summary: "A signed delivery to your webhook_url or callback_url",
       description:
         "Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify " +
@@ -65,9 +66,12 @@ const WEBHOOKS = {
         "you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx " +
         "quickly; connection errors, timeouts and 5xx are retried (3 attempts). A body is at most 8 MiB " +
         "(8,388,608 bytes); a larger one is not sent, and the delivery fails with a `webhook_detail` saying so. " +
+        "The request carries no key: authenticate it by the signature alone. " +
         "A `{product}_monitor.run` body is the run's answer: each entry of its `changes` carries `reason` " +
         "(`recheck`, `feedback`, `suppressed`, `dataset`, `partner` or null), as in the monitor's run answer.",
       tags: ["Webhooks"],
+      // No key: your receiver authenticates a delivery by its signature (X-Service-Signature-V2 below).
+      security: [],
       parameters: [
         header("X-Service-Signature-V2", '`t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}`'),
         header("X-Service-Signature", "Hex HMAC-SHA256 of the raw body; sent until 1 March 2027.", false),
@@ -99,16 +103,31 @@ export const OPERATION_EXAMPLES: Record<string, readonly OperationExample[]> = {
   ...accountExamples,
 };
 
-/** `GET /api/v1/openapi.json`, no key: built once from the finished route table. */
+/**
+ * Every operation's examples: the hand-written ones above (replayed by test/http/openapi-examples.test.ts), else one
+ * real answer recorded by the tests (`npm run openapi:examples`, src/routes/recorded-examples.json). Imported on the
+ * document's first request, so the isolate does not read them at start-up.
+ */
+async function allExamples(): Promise<Record<string, readonly OperationExample[]>> {
+  const recorded = (await import("./recorded-examples.json")).default as Record<string, readonly OperationExample[]>;
+  return { ...recorded, ...OPERATION_EXAMPLES };
+}
+
+/**
+ * `GET /api/v1/openapi.json`, no key: built on the first request (not at start-up) from the finished route table, then
+ * served with the origin it was asked at as its server, so a reference page or a generator calls this API.
+ */
 export function openApiRoutes(routes: () => Routes) {
-  let document: ReturnType<typeof openApiDocument> | undefined;
-  const build = () =>
+  let document: Promise<ReturnType<typeof openApiDocument>> | undefined;
+  const build = async () =>
     openApiDocument(routes(), "/api/v1", {
       description: description(),
       tags: TAGS,
       tagOf,
-      examples: OPERATION_EXAMPLES,
+      examples: await allExamples(),
       webhooks: WEBHOOKS,
     });
-  return new Hono<AppEnv>().get("/openapi.json", (c) => c.json((document ??= build())));
+  return new Hono<AppEnv>().get("/openapi.json", async (c) =>
+    c.json({ ...(await (document ??= build())), servers: [{ url: new URL(c.req.url).origin }] }),
+  );
 }

@@ -8,6 +8,7 @@ import { deletePolicy, readPolicy, writePolicy, type PolicyRow } from "../engine
 import type { Product } from "../engines/product";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
+import { productOperationId } from "../http/operation-ids";
 import { iso } from "../http/time";
 import { jsonBody } from "../http/validation";
 import type { AppEnv } from "../types";
@@ -37,6 +38,7 @@ export function policyRoutes(product: Product) {
     .get(
       path,
       describe({
+        operationId: productOperationId("get", product.name, "Policy"),
         tag,
         summary: `The account's ${product.name} sending policy, or null`,
         description:
@@ -53,6 +55,7 @@ export function policyRoutes(product: Product) {
     .put(
       path,
       describe({
+        operationId: productOperationId("replace", product.name, "Policy"),
         tag,
         summary: `Replace the ${product.name} sending policy; it never changes a price`,
         description:
@@ -77,6 +80,7 @@ export function policyRoutes(product: Product) {
       "DELETE",
       path,
       describe({
+        operationId: productOperationId("delete", product.name, "Policy"),
         tag,
         summary: "Remove the sending policy; answers then carry policy: null",
         description: "Deletes the policy; `deleted` is false when there was none. Free.",

@@ -40,6 +40,7 @@ async function answer(c: Context<AppEnv>, owner: Product, route: LookupRoute) {
 function handlers(owner: Product, tag: string, route: LookupRoute): MiddlewareHandler<AppEnv>[] {
   const browser = route.kind === "browser";
   const doc = describe({
+    operationId: route.operationId,
     tag,
     summary: route.summary,
     description: route.description,

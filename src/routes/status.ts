@@ -72,6 +72,7 @@ const datasetSchema = z.object({
 export const statusRoutes = new Hono<AppEnv>().get(
   "/status/data",
   describe({
+    operationId: "getDataStatus",
     tag: "Status",
     summary: "Every dataset behind the answers, with the version that `sources` reports",
     description: "Any valid secret key may call it, whatever its scopes.",

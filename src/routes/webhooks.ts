@@ -26,6 +26,7 @@ export function webhookRoutes(products: SampleProducts) {
   return new Hono<AppEnv>().post(
     "/webhooks/test",
     describe({
+      operationId: "sendTestWebhook",
       tag: "Webhooks",
       summary: "Send a signed test delivery; 10 a minute per key, free",
       description:

@@ -1,7 +1,11 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { Validator, type Schema } from "@cfworker/json-schema";
+import type { OperationExample } from "../../src/http/openapi";
 import { OPERATION_EXAMPLES } from "../../src/routes/openapi";
+import recordedExamples from "../../src/routes/recorded-examples.json";
 import { createAccount } from "../helpers";
+import { assertDocumentedResponse } from "../openapi-check";
 
 /** The shape of a JSON value: its keys and the JSON types of its leaves (null matches anything, it is nullable). */
 function sameShape(example: unknown, actual: unknown, at = "$"): string[] {
@@ -72,6 +76,55 @@ describe("the OpenAPI examples (each product's examples.json, read through the r
       });
       expect(response.status).toBe(example.status ?? 200);
       expect(sameShape(example.response, await response.json())).toEqual([]);
+    },
+  );
+});
+
+interface Operation {
+  requestBody?: { content: Record<string, { schema: Schema; examples?: Record<string, { value: unknown }> }> };
+  responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: unknown }> }> }>;
+}
+
+describe("real answers on every operation (src/routes/recorded-examples.json, `npm run openapi:examples`)", () => {
+  it("every operation shows a response example, and a request example where it takes a body", async () => {
+    const doc = (await (await SELF.fetch("https://api.test/api/v1/openapi.json")).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const missing: string[] = [];
+    let count = 0;
+    for (const [path, operations] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(operations)) {
+        count += 1;
+        const success = Object.entries(op.responses).find(([status]) => status.startsWith("2"))![1];
+        if (!Object.values(success.content ?? {})[0]?.examples) missing.push(`${method} ${path}: response`);
+        if (op.requestBody && !op.requestBody.content["application/json"]?.examples)
+          missing.push(`${method} ${path}: request`);
+      }
+    console.log(
+      `[examples] operations with examples: ${count - new Set(missing.map((m) => m.split(":")[0])).size} of ${count}`,
+    );
+    expect(missing, "run `npm run openapi:examples` (a test must reach the operation) and commit").toEqual([]);
+  });
+
+  it.each(Object.entries(recordedExamples as Record<string, OperationExample[]>))(
+    "%s: the recorded request and answer match the document's schemas",
+    async (operation, [example]) => {
+      const [method, path] = operation.split(" ") as [string, string];
+      const url = `https://api.test${path.replace(/\{(\w+)\}/g, (_m, name: string) => example!.params?.[name] ?? "")}`;
+      if (typeof example!.response !== "string")
+        await assertDocumentedResponse(method, url, example!.status ?? 200, example!.response);
+      const doc = (await (await SELF.fetch("https://api.test/api/v1/openapi.json")).json()) as {
+        paths: Record<string, Record<string, Operation>>;
+        components: Record<string, unknown>;
+      };
+      // A body sent with an operation that takes none (a DELETE in a test) is not shown: nothing to check.
+      const requestBody = doc.paths[path]![method.toLowerCase()]!.requestBody;
+      if (example!.body === undefined || !requestBody) return;
+      const schema = requestBody.content["application/json"]!.schema;
+      const result = new Validator({ ...schema, components: doc.components } as Schema, "2020-12", false).validate(
+        example!.body,
+      );
+      expect(result.errors.map((e) => `${e.instanceLocation}: ${e.error}`)).toEqual([]);
     },
   );
 });

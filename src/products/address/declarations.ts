@@ -81,8 +81,8 @@ export const addressDeclarations: LookupDeclarations = {
       kind: "single",
       method: "post",
       path: "/address",
+      operationId: "verifyAddress",
       tool: {
-        name: "verify_address",
         title: "Verify a postal address",
         description:
           "Reads and checks one postal address (one line or components, with an ISO country) against " +
@@ -108,8 +108,8 @@ export const addressDeclarations: LookupDeclarations = {
       kind: "batch",
       method: "post",
       path: "/address/batch",
+      operationId: "verifyAddresses",
       tool: {
-        name: "verify_addresses",
         title: "Verify up to 100 postal addresses",
         description:
           "As verify_address for 1 to 100 addresses; `country` applies to one-line items without their own. " +
@@ -133,6 +133,7 @@ export const addressDeclarations: LookupDeclarations = {
       kind: "browser",
       method: "post",
       path: "/address/public",
+      operationId: "verifyAddressPublic",
       summary: "Browser lookup with a publishable key; answers without meta",
       description:
         `Authenticated by \`key\` in the body and the \`Origin\` header; no bearer key. Billed to the ` +
@@ -152,6 +153,7 @@ export const addressDeclarations: LookupDeclarations = {
       kind: "read",
       method: "get",
       path: "/address/postcode/:postcode",
+      operationId: "getAddressPostcode",
       product: postcodeListing,
       summary: "The localities of a postcode; 1 credit when found and fresh",
       description:
@@ -171,6 +173,7 @@ export const addressDeclarations: LookupDeclarations = {
       kind: "read",
       method: "get",
       path: "/address/streets",
+      operationId: "listAddressStreets",
       product: streetListing,
       summary: "Street names of a postcode from an installed street register; 1 credit when found and fresh",
       description:

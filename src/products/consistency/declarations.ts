@@ -13,8 +13,8 @@ export const consistencyDeclarations = (
       kind: "single",
       method: "post",
       path: "/consistency",
+      operationId: "checkConsistency",
       tool: {
-        name: "check_consistency",
         title: "Check one sign-up's signals agree",
         description:
           "Compares two or more of email, phone, IP, address and company of one person or sign-up and names " +

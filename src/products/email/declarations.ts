@@ -61,8 +61,8 @@ export const emailDeclarations: LookupDeclarations = {
       kind: "single",
       method: "post",
       path: "/email",
+      operationId: "verifyEmail",
       tool: {
-        name: "verify_email",
         title: "Verify an email address",
         description:
           "Checks one address: syntax, MX, disposable/role/free lists, SPF/DMARC, domain age and a mailbox " +
@@ -110,8 +110,8 @@ export const emailDeclarations: LookupDeclarations = {
       kind: "batch",
       method: "post",
       path: "/email/batch",
+      operationId: "verifyEmails",
       tool: {
-        name: "verify_emails",
         title: "Verify up to 50 email addresses",
         description:
           "As verify_email for 1 to 50 addresses, in order; duplicates and suppressed addresses are free. " +
@@ -134,6 +134,7 @@ export const emailDeclarations: LookupDeclarations = {
       kind: "browser",
       method: "post",
       path: "/email/public",
+      operationId: "verifyEmailPublic",
       summary: "Browser lookup with a publishable key; answers without meta",
       description:
         `Authenticated by \`key\` in the body and the \`Origin\` header; no bearer key. Billed to the ` +
@@ -147,8 +148,8 @@ export const emailDeclarations: LookupDeclarations = {
       kind: "read",
       method: "get",
       path: "/email/domain/:domain",
+      operationId: "lookupEmailDomain",
       tool: {
-        name: "lookup_email_domain",
         title: "Look up an email domain",
         description:
           "Domain intelligence: MX and mail provider, SPF, DMARC, registration age, disposable/free lists. 1 " +

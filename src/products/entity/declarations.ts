@@ -21,8 +21,8 @@ export const entityDeclarations: LookupDeclarations = {
       kind: "single",
       method: "post",
       path: "/entity",
+      operationId: "lookupEntity",
       tool: {
-        name: "lookup_entity",
         title: "Look up a company identifier",
         description:
           "An LEI or a national company number, from registers synced locally: name, status, addresses, " +
@@ -40,8 +40,8 @@ export const entityDeclarations: LookupDeclarations = {
       kind: "batch",
       method: "post",
       path: "/entity/batch",
+      operationId: "lookupEntities",
       tool: {
-        name: "lookup_entities",
         title: "Look up up to 500 company identifiers",
         description:
           "As lookup_entity for 1 to 500 identifiers (an LEI string or {identifier, type, country}). 1 credit " +

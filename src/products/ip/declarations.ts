@@ -31,7 +31,7 @@ const single = (
   summary: string,
   extra: Partial<
     Parameters<typeof lookupRoute<string, IpResult, z.output<typeof singleBody>, z.output<typeof ipParams>>>[0]
-  >,
+  > & { operationId: string },
 ) =>
   lookupRoute<string, IpResult, z.output<typeof singleBody>, z.output<typeof ipParams>>({
     kind: "single",
@@ -52,10 +52,10 @@ export const ipDeclarations: LookupDeclarations = {
   tag: "IP",
   routes: [
     single("/ip", "Look up one IP address", {
+      operationId: "lookupIp",
       request: { json: singleBody },
       inputs: ({ json }) => [json.ip],
       tool: {
-        name: "lookup_ip",
         title: "Look up an IP address",
         description:
           "Country and location, ASN and network, hosting provider, Tor/VPN/proxy lists (null when no " +
@@ -65,6 +65,7 @@ export const ipDeclarations: LookupDeclarations = {
       },
     }),
     single("/ip/me", "Look up the caller's own address (CF-Connecting-IP)", {
+      operationId: "lookupMyIp",
       method: "get",
       sandbox: false,
       inputs: ({ clientAddress }) => [clientAddress],
@@ -73,6 +74,7 @@ export const ipDeclarations: LookupDeclarations = {
       kind: "read",
       method: "get",
       path: "/ip/asn/:asn",
+      operationId: "lookupIpAsn",
       product: ipAsn,
       summary: "Prefixes an AS announces; 1 credit when found",
       description:
@@ -98,6 +100,7 @@ export const ipDeclarations: LookupDeclarations = {
       kind: "read",
       method: "get",
       path: "/ip/range",
+      operationId: "lookupIpRange",
       product: ipRange,
       summary: "The dataset blocks inside a CIDR block; 1 credit when any is found",
       description:
@@ -112,8 +115,8 @@ export const ipDeclarations: LookupDeclarations = {
       kind: "batch",
       method: "post",
       path: "/ip/batch",
+      operationId: "lookupIps",
       tool: {
-        name: "lookup_ips",
         title: "Look up up to 1,000 IP addresses",
         description: "As lookup_ip for 1 to 1,000 addresses, in order; five placing lookups per credit.",
         openWorld: false,
@@ -134,6 +137,7 @@ export const ipDeclarations: LookupDeclarations = {
       kind: "browser",
       method: "post",
       path: "/ip/public",
+      operationId: "lookupIpPublic",
       summary: "Browser lookup with a publishable key; answers without meta",
       description:
         `Authenticated by \`key\` in the body and the \`Origin\` header. Without \`ip\`, the visitor's ` +
@@ -143,6 +147,7 @@ export const ipDeclarations: LookupDeclarations = {
       response: ipResultSchema,
     }),
     single("/ip/:ip", "Look up one IP address given in the path", {
+      operationId: "lookupIpInPath",
       method: "get",
       request: { param: ipParams },
       inputs: ({ param }) => [param.ip],

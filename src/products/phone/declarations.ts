@@ -39,8 +39,8 @@ export const phoneDeclarations: LookupDeclarations = {
       kind: "single",
       method: "post",
       path: "/phone",
+      operationId: "lookupPhone",
       tool: {
-        name: "lookup_phone",
         title: "Look up a phone number",
         description:
           "Numbering-plan validity, line type, allocated carrier and region, risk flags; nothing is sent to " +
@@ -65,8 +65,8 @@ export const phoneDeclarations: LookupDeclarations = {
       kind: "batch",
       method: "post",
       path: "/phone/batch",
+      operationId: "lookupPhones",
       tool: {
-        name: "lookup_phones",
         title: "Look up up to 1,000 phone numbers",
         description:
           "As lookup_phone for 1 to 1,000 numbers (strings or objects), in order; duplicates and suppressed " +
@@ -90,6 +90,7 @@ export const phoneDeclarations: LookupDeclarations = {
       kind: "browser",
       method: "post",
       path: "/phone/public",
+      operationId: "lookupPhonePublic",
       summary: "Browser lookup with a publishable key; answers without meta, never a live network check",
       description:
         `Authenticated by \`key\` in the body and the \`Origin\` header; no bearer key. Billed to the ` +
@@ -103,6 +104,7 @@ export const phoneDeclarations: LookupDeclarations = {
       kind: "read",
       method: "get",
       path: "/phone/block/:country/:prefix",
+      operationId: "lookupPhoneBlock",
       product: phoneBlocks,
       summary: "The numbering-plan blocks under a national prefix; 1 credit when found",
       description:

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolNameOf } from "../../http/operation-ids";
 import { readInputs } from "../../lookups/service";
 import { readAccount, readLedger } from "../account-reads";
 import { pollBulk } from "../bulk-acts";
@@ -176,7 +177,7 @@ function accountTools(routes: Routes): ToolSpec[] {
   const ledger = docOf(routes, "GET", "/account/ledger");
   return [
     {
-      name: "get_account",
+      name: toolNameOf(account.operationId),
       title: "Account balance",
       description:
         "The account's balance (plan and pack credits, reserved, available), plan, monthly grant and fair-use " +
@@ -189,7 +190,7 @@ function accountTools(routes: Routes): ToolSpec[] {
       invoke: engineInvoke({ method: "GET", path: () => "/account", firstCallCounts: true, act: readAccount }),
     },
     {
-      name: "get_ledger",
+      name: toolNameOf(ledger.operationId),
       title: "Account ledger",
       description:
         "Every credit movement (grants, purchases, charges with their product, expiries), newest first, 100 a page, " +

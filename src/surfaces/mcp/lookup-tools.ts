@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { LookupRequest, LookupRoute, LookupTool } from "../../engines/lookup-declarations";
 import type { Product } from "../../engines/product";
+import { toolNameOf } from "../../http/operation-ids";
 import { fieldErrors } from "../../http/validation";
 import { registeredProducts } from "../../products/registry";
 import { dataSchema, metaSchema } from "../../routes/lookup-meta";
@@ -116,7 +117,7 @@ export function lookupTools(): ToolSpec[] {
     const { route, tool } = entry;
     const notes = [REPEAT, ...(tool.testValues ? [TEST] : []), SOURCES].join(" ");
     return {
-      name: tool.name,
+      name: toolNameOf(route.operationId),
       title: tool.title,
       description: `${tool.description} ${notes}`,
       // Lookups spend credits: not read-only, so a host that auto-approves read-only tools still asks first.

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import type { WalkOptions } from "../../engines/product";
-import { routeDoc, type RouteDoc } from "../../http/openapi";
+import { routeDoc, type OperationDoc } from "../../http/openapi";
 import type { AppEnv } from "../../types";
 import type { Quote, QuoteRequest } from "../../lookups/service";
 import type { ApiFailure, Caller, ToolAnswer } from "./call";
@@ -59,10 +59,10 @@ export interface Routes {
 /**
  * The documented schemas of `method path` (under /api/v1); a tool over an undocumented route is a programming error.
  */
-export function docOf(routes: Routes, method: string, path: string): RouteDoc {
+export function docOf(routes: Routes, method: string, path: string): OperationDoc {
   const doc = routeDoc(routes.routes(), method, `/api/v1${path}`);
-  if (!doc) throw new Error(`no documented route ${method} ${path}`);
-  return doc;
+  if (!doc?.operationId) throw new Error(`no documented route ${method} ${path}`);
+  return { ...doc, operationId: doc.operationId };
 }
 
 export const walkOptions = (

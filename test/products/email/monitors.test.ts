@@ -249,6 +249,21 @@ describe("GET, POST /api/v1/email/domain-monitors and .../run", () => {
     const listed = await call<{ monitors: { id: number }[] }>("/api/v1/email/domain-monitors", bearer(key()));
     expect(listed.body.data.monitors.map((m) => m.id)).toEqual([domains.body.data.monitor.id]);
   });
+
+  it("renames and deletes a domain monitor", async () => {
+    const acct = await createAccount();
+    const created = await create(acct.key, "domain-monitors", { domains: ["acme.example"] });
+    const id = created.body.data.monitor.id as number;
+    const renamed = await call<{ monitor: { name: string } }>(`/api/v1/email/domain-monitors/${id}`, {
+      method: "PATCH",
+      headers: { Authorization: `Bearer ${acct.key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "Our domains" }),
+    });
+    expect([renamed.status, renamed.body.data.monitor.name]).toEqual([200, "Our domains"]);
+    const deleted = await call(`/api/v1/email/domain-monitors/${id}`, { method: "DELETE", ...bearer(acct.key) });
+    expect(deleted.status).toBe(200);
+    expect((await call(`/api/v1/email/domain-monitors/${id}`, bearer(acct.key))).status).toBe(404);
+  });
 });
 
 describe("email monitors: alert_emails on create and PATCH", () => {

@@ -372,6 +372,21 @@ describe.each(
     expect(renamed.body.data.monitor.name).toBe("Kept");
   });
 
+  it("lists, runs and deletes a monitor, which is then gone", async () => {
+    const acct = await createAccount({ pack: 1 });
+    const id = await rawMonitor(acct);
+    const listed = await call<{ monitors: { id: number }[] }>(`/api/v1/${product}/monitors`, bearer(acct.key));
+    expect(listed.body.data.monitors.map((m) => m.id)).toEqual([id]);
+    const ran = await call<{ monitor: Monitor; changes: unknown[] }>(`/api/v1/${product}/monitors/${id}/run`, {
+      method: "POST",
+      ...bearer(acct.key),
+    });
+    expect([ran.status, ran.body.data.monitor.id, ran.body.data.changes]).toEqual([200, id, []]);
+    const deleted = await call(`/api/v1/${product}/monitors/${id}`, { method: "DELETE", ...bearer(acct.key) });
+    expect(deleted.status).toBe(200);
+    expect((await call(`/api/v1/${product}/monitors/${id}`, bearer(acct.key))).status).toBe(404);
+  });
+
   it("answers 404 for another account's monitor, and for another product's", async () => {
     const mine = await createAccount({ pack: 5 });
     const theirs = await createAccount({ pack: 5 });

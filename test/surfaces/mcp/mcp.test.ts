@@ -1,6 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { registeredProducts } from "../../../src/products/registry";
+import { toolNameOf } from "../../../src/http/operation-ids";
 import { freezeClock } from "../../frozen-clock";
 import { bearer, BASE, call, createAccount, json } from "../../helpers";
 import { connect, initializeBody, mcpHeaders } from "../../mcp-client";
@@ -48,7 +49,9 @@ describe("POST /mcp: tools", { timeout: 30_000 }, () => {
     const { client, close } = await mcp((await createAccount()).key);
     const { tools } = await client.listTools();
     // The tools named in the product notes, and any a product registered later declares on its lookups.
-    const declared = registeredProducts().flatMap((p) => (p.lookups?.routes ?? []).flatMap((r) => r.tool?.name ?? []));
+    const declared = registeredProducts().flatMap((p) =>
+      (p.lookups?.routes ?? []).flatMap((r) => (r.tool ? toolNameOf(r.operationId) : [])),
+    );
     expect(tools.map((t) => t.name).sort()).toEqual([...new Set([...TOOLS, ...declared])].sort());
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe("object");
