@@ -85,3 +85,7 @@ export const ledgerPage = (env: Env, accountId: string, page: number): Promise<{
 /** One request of the account by its id, as `GET /account/requests/{id}` reads it (another account's is not found). */
 export const requestRecord = (env: Env, accountId: string, requestId: string): Promise<RequestRecord | undefined> =>
   readRequestRecord(env, accountId, requestId);
+
+/** The ledger's rows written under one request or operation id (a purchase, a bulk chunk, a monitor run). */
+export const ledgerMovements = (env: Env, accountId: string, requestId: string): Promise<LedgerRow[]> =>
+  creditsStub(env, accountId).movements(requestId);

@@ -105,6 +105,7 @@ export function Layout({
         <h1>{title}</h1>
         {children}
       </main>
+      <script src="/dashboard/assets/local-time.js" />
       {script ? <script src={script} /> : null}
     </Page>
   );

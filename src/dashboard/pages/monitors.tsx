@@ -43,7 +43,7 @@ const entryCount = (m: MonitorView, listField: string) =>
   ((m as Record<string, unknown>)[listField] as unknown[]).length;
 
 /** Each changed field of each changed entry: entry, field, was, now. */
-function ChangesTable({ changes }: { changes: EntryChanges[] }) {
+export function ChangesTable({ changes }: { changes: EntryChanges[] }) {
   return (
     <table>
       <thead>

@@ -17,6 +17,9 @@ import {
   parseMonitorForm,
 } from "../monitors";
 import { MonitorsPage, type MonitorsPageProps } from "../pages/monitors";
+import { MonitorRunPage } from "../pages/monitor-run";
+import { ledgerMovements } from "../usage";
+import { accountMonitor, runAt } from "../../engines/monitors/store";
 
 type Shown = Omit<MonitorsPageProps, "session" | "families">;
 
@@ -58,6 +61,29 @@ const target = (c: DashContext): { family: string; product: Product; id: number 
  */
 export const monitorRoutes = new Hono<DashEnv>()
   .get("/monitors", (c) => render(c))
+  .get("/monitors/runs/:monitorId/:ranAt", async (c) => {
+    const [monitorId, ranAt] = [Number(c.req.param("monitorId")), Number(c.req.param("ranAt"))];
+    if (!Number.isSafeInteger(monitorId) || !Number.isSafeInteger(ranAt)) return notFound(c);
+    const { accountId } = c.var.session;
+    const [row, run, charges] = await Promise.all([
+      accountMonitor(c.env, accountId, monitorId),
+      runAt(c.env, monitorId, ranAt),
+      ledgerMovements(c.env, accountId, `monitor:${monitorId}:${ranAt}`),
+    ]);
+    // The page exists while the account's monitor keeps the run, or while the account's ledger holds its charge.
+    if (!(row && run) && !charges.length) return notFound(c);
+    const monitor = row ? { row, family: row.product } : undefined;
+    return c.html(
+      <MonitorRunPage
+        session={c.var.session}
+        monitorId={monitorId}
+        ranAt={ranAt}
+        monitor={monitor}
+        run={row ? run : undefined}
+        charges={charges}
+      />,
+    );
+  })
   .post("/monitors/:family", async (c) => {
     const family = c.req.param("family");
     const product = familyProduct(family);
