@@ -14,6 +14,7 @@ import { AccountPage } from "../pages/account";
 import { PaymentPage } from "../pages/payment";
 import { MessagePage } from "../pages/sign-in";
 import { ledgerMovements } from "../usage";
+import { runsAfterPayment } from "../bulk";
 import { endSession } from "../session";
 
 const PURCHASE_NOTICES: Record<string, string> = {
@@ -28,11 +29,13 @@ async function render(c: DashContext, notice?: string, status: 200 | 422 | 502 =
   const onSale = config
     ? (Object.keys(config.prices) as Item[]).filter((item) => isPack(item) || isPaidPlan(item))
     : null;
-  const [account, snapshot, keys, prices] = await Promise.all([
+  const returned = c.req.query("purchase") === "done";
+  const [account, snapshot, keys, prices, runs] = await Promise.all([
     accountById(db, accountId),
     creditsStub(c.env, accountId).snapshot(),
     userPasskeys(db, userId),
     config && onSale && c.var.session.role === "owner" ? pricesInMoney(config, onSale) : {},
+    returned ? runsAfterPayment(c.env, accountId) : undefined,
   ]);
   return c.html(
     <AccountPage
@@ -49,6 +52,7 @@ async function render(c: DashContext, notice?: string, status: 200 | 422 | 502 =
       prices={prices}
       passkeys={keys}
       notice={notice ?? PURCHASE_NOTICES[c.req.query("purchase") ?? ""]}
+      runs={runs}
     />,
     status,
   );
