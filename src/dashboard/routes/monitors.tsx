@@ -59,8 +59,21 @@ const target = (c: DashContext): { family: string; product: Product; id: number 
  * Monitors: one section per family; every change goes through the engine functions the API's routes call
  * (src/engines/monitors/request.ts), so the PATCH rules and their refusals are the API's. Owners and members alike.
  */
+/** What the redirect after a post says: `?created=`, `?saved=`, `?deleted=` and the monitor's id. */
+const doneNotice = (c: DashContext): string | undefined => {
+  for (const [key, word] of [
+    ["created", "created"],
+    ["saved", "saved"],
+    ["deleted", "deleted"],
+  ] as const) {
+    const id = Number(c.req.query(key));
+    if (Number.isSafeInteger(id) && id > 0) return `Monitor ${id} ${word}.`;
+  }
+  return undefined;
+};
+
 export const monitorRoutes = new Hono<DashEnv>()
-  .get("/monitors", (c) => render(c))
+  .get("/monitors", (c) => render(c, { notice: doneNotice(c) }))
   .get("/monitors/runs/:monitorId/:ranAt", async (c) => {
     const [monitorId, ranAt] = [Number(c.req.param("monitorId")), Number(c.req.param("ranAt"))];
     if (!Number.isSafeInteger(monitorId) || !Number.isSafeInteger(ranAt)) return notFound(c);
@@ -99,7 +112,9 @@ export const monitorRoutes = new Hono<DashEnv>()
     if ("errors" in parsed) return refused(c, family, "create", parsed.errors);
     const made = await createFromRequest(c.env, product, { accountId, keyId }, parsed.body);
     if ("errors" in made) return refused(c, family, "create", made.errors);
-    return render(c, { notice: `Monitor ${made.row.id} created.`, secret: made.secret ?? undefined });
+    // A new signing secret is shown on this answer only; otherwise redirect after the post.
+    if (made.secret) return render(c, { notice: `Monitor ${made.row.id} created.`, secret: made.secret });
+    return c.redirect(`/dashboard/monitors?created=${made.row.id}#monitor-${family}-${made.row.id}`, 303);
   })
   .post("/monitors/:family/:monitorId", async (c) => {
     const at = target(c);
@@ -111,20 +126,24 @@ export const monitorRoutes = new Hono<DashEnv>()
     const edited = await editFromRequest(c.env, at.product, { owner, monitorId: at.id, body: parsed.body });
     if ("notFound" in edited) return notFound(c);
     if ("errors" in edited) return refused(c, at.family, "edit", edited.errors);
-    return render(c, { notice: `Monitor ${at.id} saved.`, secret: edited.secret ?? undefined });
+    if (edited.secret) return render(c, { notice: `Monitor ${at.id} saved.`, secret: edited.secret });
+    return c.redirect(`/dashboard/monitors?saved=${at.id}#monitor-${at.family}-${at.id}`, 303);
   })
   .post("/monitors/:family/:monitorId/run", async (c) => {
     const at = target(c);
     const monitor = at && (await loadMonitor(c.env, c.var.session.accountId, at.product, at.id));
     if (!at || !monitor) return notFound(c);
-    // Paid by the monitor's own key, as the API's run and the scheduled runs are.
-    const { summary, changes, flags } = await runMonitor(c.env, at.product, monitor);
-    return render(c, { run: { family: at.family, monitorId: monitor.id, summary, changes, flags } });
+    // Paid by the monitor's own key, as the API's run and the scheduled runs are; `refresh` as the API's.
+    const refresh = (await c.req.parseBody()).refresh === "on";
+    const now = Date.now();
+    await runMonitor(c.env, at.product, monitor, { now, refresh });
+    // Redirect after the post: the address bar shows the run's page, which a reload does not run again.
+    return c.redirect(`/dashboard/monitors/runs/${monitor.id}/${now}`, 303);
   })
   .post("/monitors/:family/:monitorId/delete", async (c) => {
     const at = target(c);
     const monitor = at && (await loadMonitor(c.env, c.var.session.accountId, at.product, at.id));
     if (!at || !monitor) return notFound(c);
     await removeMonitor(c.env, monitor);
-    return render(c, { notice: `Monitor ${monitor.id} deleted.` });
+    return c.redirect(`/dashboard/monitors?deleted=${monitor.id}`, 303);
   });
