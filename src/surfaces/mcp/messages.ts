@@ -24,17 +24,6 @@ export const asksForAnswer = (message: unknown) =>
   !("result" in message || "error" in message || "method" in message);
 
 /**
- * The protocol's own housekeeping: answered from this isolate (the tool listing is built once per isolate), reading
- * nothing of the account and reaching none of the API's endpoints, so not one of the key's requests per second
- * (docs/api-decisions.md, "Rate limit and the tool protocol"). A tool call, `quote` included, still counts.
- */
-const HOUSEKEEPING = new Set(["initialize", "ping", "tools/list"]);
-
-/** A message the key's rate limit counts: one that asks for an answer and is not the protocol's housekeeping. */
-export const countsAsRequest = (message: unknown) =>
-  asksForAnswer(message) && !(isObject(message) && typeof message.method === "string" && HOUSEKEEPING.has(message.method));
-
-/**
  * Why a message cannot be handed to the protocol, as the JSON-RPC error it is answered with; null when it can. The
  * SDK answers a message that is not an object with a 500 and wrongly typed `arguments` with a tool result, so both are
  * answered here first: -32600 for a message that is not a JSON-RPC 2.0 object, -32602 for `tools/call` params.

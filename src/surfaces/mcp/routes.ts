@@ -7,7 +7,7 @@ import { BODY_BYTES, readBody } from "../../http/body";
 import { ApiError } from "../../http/errors";
 import { limitHit } from "../../limits/admission";
 import type { AppEnv } from "../../types";
-import { asksForAnswer, countsAsRequest, invalidMessage, MCP_BATCH_MAX, rateLimitedAnswer, rateRefusalOf, rpcError } from "./messages";
+import { asksForAnswer, invalidMessage, MCP_BATCH_MAX, rateLimitedAnswer, rateRefusalOf, rpcError } from "./messages";
 import { buildServer } from "./server";
 
 type Ctx = Context<AppEnv>;
@@ -40,9 +40,9 @@ async function batch(c: Ctx, app: App, messages: unknown[]): Promise<Response> {
   const answers: unknown[] = [];
   let refusal: { message: string; retryAfterSeconds: number } | null = null;
   for (const message of messages) {
-    const counted = countsAsRequest(message);
+    const counted = asksForAnswer(message);
     if (refusal) {
-      if (asksForAnswer(message)) answers.push(rateLimitedAnswer(message, refusal, requestId));
+      if (counted) answers.push(rateLimitedAnswer(message, refusal, requestId));
       continue;
     }
     if (counted)
@@ -85,10 +85,10 @@ export function mcpRoutes(app: App) {
     if (invalid) return c.json(invalid, invalid.error.code === -32600 ? 400 : 200);
     // Rate limit: a lookup tool's first call to the account's object counts this request (the lookup service), an
     // engine tool counts it before its act or by the act's first call (engine-call.ts), and a tool call that made
-    // neither is counted once it answered (server.ts). Anything else that asks for an answer is counted once answered,
-    // as secretKey() counts a request that never called the account's object. Notifications and the protocol's
-    // housekeeping (initialize, ping, tools/list: nothing of the account is read) are not counted.
-    if (!countsAsRequest(body)) c.set("admission", undefined);
+    // neither is counted once it answered (server.ts). Anything else that asks for an answer (initialize, tools/list)
+    // is counted once answered, as secretKey() counts a request that never called the account's object. Notifications
+    // are not counted.
+    if (!asksForAnswer(body)) c.set("admission", undefined);
     return answer(c, app, body);
   });
 }
