@@ -51,10 +51,10 @@ export const anonymousCsrf = (): MiddlewareHandler<DashEnv> => async (c, next) =
   await next();
 };
 
-/** The page asked for, as a path with its query: where the browser lands after signing in. */
+/** The page asked for, as a path with its query: where the browser lands after signing in (the front page: none). */
 const askedPath = (c: Context) => {
   const url = new URL(c.req.url);
-  return `${url.pathname}${url.search}`;
+  return /^\/dashboard\/?$/.test(url.pathname) ? null : `${url.pathname}${url.search}`;
 };
 
 /**

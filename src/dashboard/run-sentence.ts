@@ -19,7 +19,8 @@ export function summarySentence(summary: Record<string, unknown> | null): string
   const tallies = Object.entries(summary)
     .filter(([key, value]) => !FIXED.has(key) && typeof value === "number")
     .map(([key, value]) => `${value} ${key.replaceAll("_", " ")}`);
-  const checked = `Checked ${plural(n("checked"), "entry", "entries")}${tallies.length ? `: ${tallies.join(", ")}` : ""}.`;
+  const found = tallies.length ? `: ${tallies.join(", ")}` : "";
+  const checked = `Checked ${plural(n("checked"), "entry", "entries")}${found}.`;
   const changed = n("changed")
     ? `${plural(n("changed"), "entry")} changed against ${n("changed") === 1 ? "its" : "their"} baseline.`
     : "Nothing changed against the baselines.";

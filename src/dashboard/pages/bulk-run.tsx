@@ -58,14 +58,19 @@ function Action({ jobId, action, label, csrf, open }: ActionProps) {
 function StopNotice({ reason, owner }: { reason: string | null; owner: boolean }) {
   return (
     <>
-      <p id="run-stop-credits" class="notice warn" data-stop="insufficient_credits" hidden={reason !== "insufficient_credits"}>
+      <p
+        id="run-stop-credits"
+        class="notice warn"
+        data-stop="insufficient_credits"
+        hidden={reason !== "insufficient_credits"}
+      >
         {"Stopped: the account ran out of credits. "}
         {owner ? <a href="/dashboard/account#credits">Buy credits</a> : "An owner of the account can buy credits"}
         {"; the run goes on by itself where it stopped as soon as they arrive (or press Resume)."}
       </p>
       <p id="run-stop-cap" class="notice warn" data-stop="key_spend_cap" hidden={reason !== "key_spend_cap"}>
-        Stopped: the key that pays for this run reached its daily credit cap. Resume after 00:00 UTC, or raise the
-        key's cap on the <a href="/dashboard/keys">keys page</a> and resume.
+        Stopped: the key that pays for this run reached its daily credit cap. Resume after 00:00 UTC, or raise the key's
+        cap on the <a href="/dashboard/keys">keys page</a> and resume.
       </p>
     </>
   );
@@ -76,8 +81,8 @@ function Suppressed({ product, count }: { product: string; count: number }) {
   return (
     <p id="run-suppressed" class="muted" hidden={count === 0}>
       <span id="run-suppressed-count">{String(count)}</span>
-      {` of this run's answers put their ${product} value on the account's suppression list (an undeliverable verdict ` +
-        "does, by the API's rules): later batch and bulk runs answer them from the list, free. "}
+      {` of this run's answers put their ${product} value on the account's suppression list (an undeliverable ` +
+        "verdict does, by the API's rules): later batch and bulk runs answer them from the list, free. "}
       <a href={`/dashboard/suppressions?product=${product}`}>See or remove them</a>.
     </p>
   );

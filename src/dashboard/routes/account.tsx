@@ -66,8 +66,7 @@ export const accountRoutes = new Hono<DashEnv>()
     const rows = (await ledgerMovements(c.env, c.var.session.accountId, id)).filter(
       (row) => row.kind === "pack_credit" || row.kind === "plan_credit",
     );
-    if (!rows.length)
-      return c.html(<MessagePage title="Not found" message="This account has no such payment." />, 404);
+    if (!rows.length) return c.html(<MessagePage title="Not found" message="This account has no such payment." />, 404);
     return c.html(<PaymentPage session={c.var.session} id={id} rows={rows} />);
   })
   .post("/account/confirmation", async (c) => {

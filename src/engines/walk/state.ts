@@ -57,7 +57,7 @@ export interface WalkRun<In, Out> {
   rateLimited?: Extract<WalkRefusal, { reason: "rate_limited" }>;
   /** Prepaid units of the product left after the call (products whose credit buys several units). */
   prepaid: number | null;
-  /** Values this call put on the account's suppression list (an undeliverable verdict); absent when it answered none. */
+  /** Values this call put on the account's suppression list (an undeliverable verdict); absent if it answered none. */
   suppressedNow?: number;
 }
 
