@@ -52,7 +52,7 @@ describe("dashboard: a bulk run stopped for credits", () => {
   it("says so with a Buy link, counts what it suppressed, and goes on by itself when credits arrive", async () => {
     const { accountId, key, browser } = await smallAccount(2);
     const run = Date.now();
-    // Two undeliverable verdicts (no MX: free, and suppressed by the API's rules), then three paid answers for 2 credits.
+    // Two undeliverable verdicts (no MX: free, suppressed by the API's rules), then three paid answers for 2 credits.
     const emails = [
       `gone1-${run}@nullmx.example`,
       `gone2-${run}@nullmx.example`,
