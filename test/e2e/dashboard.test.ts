@@ -71,7 +71,7 @@ describe.skipIf(!executablePath)("a new customer in the dashboard", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect.poll(() => page.url()).toBe(`${base}/dashboard/sign-in`);
     // An alert mail's link to a monitor, opened signed out.
-    await page.goto(`${base}/dashboard/monitors?new=entity#new-monitor`);
+    await page.goto(`${base}/dashboard/monitors?new=entity`);
     await expect.poll(() => page.url()).toBe(`${base}/dashboard/sign-in?next=%2Fdashboard%2Fmonitors%3Fnew%3Dentity`);
     await page.getByLabel("Email address").fill(email);
     await page.getByRole("button", { name: "Email me a sign-in link" }).click();
