@@ -11,10 +11,15 @@ export const LocalTime = ({ at }: { at: number }) => {
   );
 };
 
-/** The script every signed-in page loads (a file: the CSP allows no inline script). */
+/**
+ * The script every signed-in page loads (a file: the CSP allows no inline script). Components, not `dateStyle`:
+ * `dateStyle` with `timeZoneName` throws.
+ */
 export const LOCAL_TIME_SCRIPT = `for (const el of document.querySelectorAll("time[data-local]")) {
   const at = new Date(el.getAttribute("datetime") || "");
   if (!Number.isNaN(at.getTime()))
-    el.textContent = at.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", timeZoneName: "short" });
+    el.textContent = at.toLocaleString(undefined, {
+      year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short",
+    });
 }
 `;
