@@ -24,7 +24,8 @@ header{display:flex;gap:1rem;align-items:center;padding:.75rem 1.25rem;backgroun
 header>strong{white-space:nowrap}header nav{display:flex;flex-wrap:wrap;gap:.25rem .8rem;flex:1 0 auto}
 header a{color:#cfd6e4;text-decoration:none;white-space:nowrap}header a[aria-current=page]{color:#fff;font-weight:600}
 header form{margin-left:auto;display:flex;gap:.5rem;align-items:center;white-space:nowrap}
-header form .muted{color:#9aa3b5;font-size:13px;max-width:11rem;overflow:hidden;text-overflow:ellipsis}main{max-width:60rem;margin:1.5rem auto;padding:0 1.5rem}
+header form .muted{color:#9aa3b5;font-size:13px;max-width:11rem;overflow:hidden;text-overflow:ellipsis}
+main{max-width:60rem;margin:1.5rem auto;padding:0 1.5rem}
 section{background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:1rem 1.25rem;margin-bottom:1.25rem}
 table{border-collapse:collapse;width:100%}
 td,th{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eceff3;vertical-align:top}

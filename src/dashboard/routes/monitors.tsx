@@ -55,10 +55,6 @@ const target = (c: DashContext): { family: string; product: Product; id: number 
   return product && Number.isSafeInteger(id) && id > 0 ? { family, product, id } : null;
 };
 
-/**
- * Monitors: one section per family; every change goes through the engine functions the API's routes call
- * (src/engines/monitors/request.ts), so the PATCH rules and their refusals are the API's. Owners and members alike.
- */
 /** What the redirect after a post says: `?created=`, `?saved=`, `?deleted=` and the monitor's id. */
 const doneNotice = (c: DashContext): string | undefined => {
   for (const [key, word] of [
@@ -72,6 +68,11 @@ const doneNotice = (c: DashContext): string | undefined => {
   return undefined;
 };
 
+/**
+ * Monitors: one section per family; every change goes through the engine functions the API's routes call
+ * (src/engines/monitors/request.ts), so the PATCH rules and their refusals are the API's. Owners and members alike.
+ * A successful post redirects (303): to the run's page, or to the monitors page with a notice.
+ */
 export const monitorRoutes = new Hono<DashEnv>()
   .get("/monitors", (c) => render(c, { notice: doneNotice(c) }))
   .get("/monitors/runs/:monitorId/:ranAt", async (c) => {
