@@ -9,7 +9,7 @@ import {
   utcDay,
 } from "../../src/engines/credits/plans";
 import { FairUseWindow } from "./fair-use";
-import { appendLedger, createLedger, dailyCharges, type DailyCharge, ledgerPage } from "./ledger";
+import { appendLedger, createLedger, dailyCharges, type DailyCharge, ledgerPage, movementsOf } from "./ledger";
 import type { AccountSnapshot, CreditGrant, LedgerRow, State } from "./types";
 
 /** What a charge is made against: the reservation's request, key and product (null: a hold made before products). */
@@ -191,6 +191,11 @@ export class Balance {
     return ledgerPage(this.sql, page, perPage);
   }
 
+  /** The ledger's rows of one request or operation id (the dashboard's pages for a ledger row). */
+  movements(requestId: string): LedgerRow[] {
+    return movementsOf(this.sql, requestId);
+  }
+
   /** Credits charged since `since` per UTC day and product, grants and expiries due by `now` applied first. */
   dailyCharges(since: number, now: number): DailyCharge[] {
     this.current(now);
@@ -202,6 +207,8 @@ export class Balance {
     let state =
       this.state ??
       (this.sql.exec<Record<keyof State, SqlStorageValue>>("SELECT * FROM state").toArray()[0] as State | undefined);
+    // A balance made now gets its first grant now: dated the month's start, it would predate the account.
+    const created = !state;
     if (!state) {
       const fresh: State = {
         plan: initialPlan,
@@ -230,7 +237,7 @@ export class Balance {
       state = { ...state, granted_month: month };
       if (plan !== state.plan_credits) {
         this.write({
-          at: monthStart(month),
+          at: created ? now : monthStart(month),
           requestId: null,
           kind: "monthly_grant",
           before: state,

@@ -5,6 +5,7 @@ import type { WalkProduct } from "../product";
 import { recallAndHold } from "./begin";
 import { payAll } from "./pay-all";
 import { planList } from "./plan";
+import { newlySuppressed } from "./remember";
 import { settleAfterSetDown } from "./set-down";
 import { settleAndRemember } from "./settle";
 import type { WalkItem, WalkRefusal, WalkRequest, WalkRun, WalkState } from "./state";
@@ -48,6 +49,7 @@ export async function walk<In, Out>(
     stoppedReason: state.paid.stopIndex < request.inputs.length ? stoppedBy(state).reason : null,
     refused: null,
     prepaid: settled.prepaid,
+    suppressedNow: newlySuppressed(state),
   };
 }
 
