@@ -1,0 +1,243 @@
+// `npm run test:mta`: the email product against real mail server software (test/mta/README.md). Postfix with
+// postgrey on loopback listeners, the DNS stand-in, the SMTP sidecar and the local stack (wrangler dev), then singles,
+// lists, a stream of singles and a 100-address list against truth.tsv. Prints the confusion tables, the 100-address
+// list's answered share and time, sessions per listener from the Postfix log and fail2ban's verdict on the stream, and
+// exits 1 on a wrong verdict, an answered share under the floor, or a ban. Logs kept in test-results/mta/.
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  freePort,
+  requireNode22,
+  ROOT,
+  SIDECAR_SCRIPT,
+  startLocalWorker,
+  stopProcess,
+  waitForHttp,
+} from "../../scripts/lib/local.mjs";
+import { startDoh } from "../fixtures/doh.ts";
+import { startRdap } from "../fixtures/rdap.ts";
+import { type Answered, apiClient } from "./api.ts";
+import { dnsZone, HELO_NAME, LISTENERS, MAIL_FROM, readTruth, type TruthRow } from "./lab.ts";
+import {
+  confusionTable,
+  fail2banBans,
+  isAnswered,
+  type Judged,
+  judge,
+  JAIL,
+  listenerStats,
+  statsTable,
+} from "./report.ts";
+import { ensurePackages, type MailLab, startMailLab } from "./servers.ts";
+
+/** The 100-address list (60 % unknown users, Postfix's defaults) must get at least this share of definite answers. */
+const LIST100_FLOOR = 0.9;
+/** After each phase: the sidecar keeps an idle session 2 s, so its disconnect lands in the phase's slice of the log. */
+const SETTLE_MS = 4_000;
+const SECRET = "mta-lab-sidecar-secret-0123456789";
+const ADMIN_TOKEN = "mta-lab-admin-token";
+const OUT = join(ROOT, "test-results", "mta");
+
+requireNode22();
+const log = (line: string) => console.log(`[mta] ${line}`);
+const dir = mkdtempSync(join(tmpdir(), "mta-lab-"));
+mkdirSync(OUT, { recursive: true });
+const stackLog = openSync(join(OUT, "stack.log"), "w");
+const children: ChildProcess[] = [];
+const closers: (() => Promise<void>)[] = [];
+let lab: MailLab | null = null;
+
+async function startStack(rows: TruthRow[]) {
+  ensurePackages(log);
+  const [smtpPort, postgreyPort, sidecarPort] = [await freePort(), await freePort(), await freePort()];
+  lab = await startMailLab({ dir, port: smtpPort, postgreyPort, rows });
+  log(`Postfix: ${LISTENERS.length} listeners on 127.0.0.11-${LISTENERS.length + 10}:${smtpPort}, postgrey`);
+  const doh = await startDoh(dnsZone());
+  const rdap = await startRdap(Object.fromEntries(LISTENERS.flatMap((l) => l.domains.map((d) => [d, "2015-03-01"]))));
+  closers.push(doh.close, rdap.close);
+  // Its own process group, like the stack's other children, so stopProcess takes it down whole.
+  const sidecar = spawn(process.execPath, [SIDECAR_SCRIPT], {
+    detached: true,
+    stdio: ["ignore", stackLog, stackLog],
+    env: {
+      ...process.env,
+      SIDECAR_SECRET: SECRET,
+      SIDECAR_PORT: String(sidecarPort),
+      SIDECAR_HOST: "127.0.0.1",
+      SIDECAR_ALLOW_LOOPBACK: "1",
+      SIDECAR_DOH_URL: doh.url,
+      SMTP_PORT: String(smtpPort),
+      SMTP_HELO_NAME: HELO_NAME,
+      SMTP_MAIL_FROM: MAIL_FROM,
+    },
+  });
+  children.push(sidecar);
+  const sidecarUrl = `http://127.0.0.1:${sidecarPort}`;
+  await waitForHttp(`${sidecarUrl}/healthz`, { name: "the SMTP sidecar", timeoutMs: 30_000 });
+  const { base } = await startLocalWorker({
+    persistTo: join(dir, "state"),
+    stdio: stackLog,
+    track: (child: ChildProcess) => children.push(child),
+    vars: {
+      ADMIN_TOKEN,
+      DOH_URL: doh.url,
+      RDAP_BASE_URL: rdap.url,
+      SMTP_SIDECAR_URL: sidecarUrl,
+      SMTP_SIDECAR_SECRET: SECRET,
+    },
+  });
+  const key = await labKey(base);
+  log(`stack up: API ${base}, sidecar ${sidecarUrl}, DNS ${doh.url}`);
+  return apiClient(base, key);
+}
+
+/** An account with credits, a member and a secret key, through the operator API. */
+async function labKey(base: string): Promise<string> {
+  const admin = async <T>(path: string, body: unknown): Promise<T> => {
+    const response = await fetch(`${base}/admin/v1${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const envelope = (await response.json()) as { success: boolean; data: T };
+    if (!envelope.success) throw new Error(`admin ${path} -> ${response.status} ${JSON.stringify(envelope)}`);
+    return envelope.data;
+  };
+  const account = await admin<{ id: string }>("/accounts", { email: "lab@example.com", email_verified: true });
+  await admin(`/accounts/${account.id}/credits`, { bucket: "pack", amount: 5_000 });
+  const member = await admin<{ user_id: string }>(`/accounts/${account.id}/members`, { email: "lab@example.com" });
+  const key = await admin<{ key: string }>(`/accounts/${account.id}/keys/secret`, { user_id: member.user_id });
+  return key.key;
+}
+
+interface Phase<T> {
+  result: T;
+  seconds: number;
+  log: string;
+}
+
+/** Runs one phase and cuts its part of the Postfix log (byte offsets of the maillog before and after). */
+async function phase<T>(name: string, run: () => Promise<T>): Promise<Phase<T>> {
+  const logFile = lab!.logFile;
+  const from = statSync(logFile).size;
+  const started = Date.now();
+  const result = await run();
+  const seconds = (Date.now() - started) / 1000;
+  await sleep(SETTLE_MS);
+  const slice = readFileSync(logFile).subarray(from).toString("utf8");
+  writeFileSync(join(OUT, `maillog-${name}`), slice);
+  log(`${name}: ${seconds.toFixed(1)} s`);
+  return { result, seconds, log: slice };
+}
+
+const byDomain = (rows: TruthRow[]) => Object.values(Object.groupBy(rows, (r) => r.domain)) as TruthRow[][];
+
+function judgeAll(rows: TruthRow[], answers: Answered[]): Judged[] {
+  const byAddress = new Map(answers.map((a) => [a.address, a]));
+  return rows.map((row) => {
+    const got = byAddress.get(row.address);
+    return judge(row, got?.answer ?? null, got?.credits ?? 0);
+  });
+}
+
+async function main() {
+  const rows = readTruth();
+  const api = await startStack(rows);
+  const of = (set: string) => rows.filter((r) => r.set === set);
+
+  // Singles: one domain's lookups one after another, as a form would send them; domains side by side.
+  const singles = await phase("singles", async () =>
+    (
+      await Promise.all(
+        byDomain(of("single")).map(async (group) => {
+          const answers: Answered[] = [];
+          for (const row of group) answers.push(await api.single(row.address));
+          return answers;
+        }),
+      )
+    ).flat(),
+  );
+  const stream = await phase("stream", async () => {
+    const answers: Answered[] = [];
+    for (const row of of("stream")) answers.push(await api.single(row.address));
+    return answers;
+  });
+  const lists = await phase("lists", async () =>
+    (await Promise.all(byDomain(of("list")).map((group) => api.batch(group.map((r) => r.address))))).flat(),
+  );
+  const list100 = await phase("list100", () => api.bulk(of("list100").map((r) => r.address)));
+
+  const judgedSingles = judgeAll([...of("single"), ...of("stream")], [...singles.result, ...stream.result]);
+  const judgedLists = judgeAll([...of("list"), ...of("list100")], [...lists.result, ...list100.result]);
+  const judged100 = judgedLists.filter((j) => j.set === "list100");
+  const wrong = [...judgedSingles, ...judgedLists].filter((j) => j.problem);
+  const share = judged100.filter(isAnswered).length / judged100.length;
+  const listShare = judgedLists.filter((j) => j.set === "list").filter(isAnswered).length / of("list").length;
+  const streamLog = join(OUT, "maillog-stream");
+  const f2b = fail2banBans(streamLog);
+  const f2bAll = fail2banBans(lab!.logFile);
+
+  console.log(
+    `\nSingles (${judgedSingles.length}: ${of("single").length} singles + the stream of ${of("stream").length})`,
+  );
+  console.log(confusionTable(judgedSingles));
+  console.log(`\nLists (${judgedLists.length}: ${of("list").length} in one batch per domain + the 100-address list)`);
+  console.log(confusionTable(judgedLists));
+  if (wrong.length)
+    console.log(`\nWrong (${wrong.length}):\n${wrong.map((j) => `  ${j.address}: ${j.problem}`).join("\n")}`);
+  console.log(
+    `\n100-address list (40 mailboxes, 60 unknown users, Postfix defaults): answered ${(share * 100).toFixed(0)} % ` +
+      `in ${list100.seconds.toFixed(1)} s; ${judged100.filter((j) => j.verdict === "unverified:timeout").length} ` +
+      `timeout; credits ${judged100.reduce((sum, j) => sum + j.credits, 0)}. Batches: answered ` +
+      `${(listShare * 100).toFixed(0)} %.`,
+  );
+  for (const p of [
+    ["singles", singles],
+    ["stream", stream],
+    ["lists", lists],
+    ["list100", list100],
+  ] as const) {
+    console.log(`\nPostfix log, ${p[0]} (${p[1].seconds.toFixed(1)} s):\n${statsTable(listenerStats(p[1].log))}`);
+  }
+  console.log(
+    `\nfail2ban (${JAIL.filter}, mode = more, maxretry ${JAIL.maxretry}, findtime ${JAIL.findtimeS / 60} min): ` +
+      `stream of ${of("stream").length} singles: ${f2b.matches} matched lines, ${f2b.bans} bans` +
+      `${f2b.firstBanAfter ? ` (first at matched line ${f2b.firstBanAfter})` : ""}; ` +
+      `whole run: ${f2bAll.matches} matched lines, ${f2bAll.bans} bans`,
+  );
+
+  const failures = [
+    ...(wrong.length ? [`${wrong.length} wrong verdicts`] : []),
+    ...(share < LIST100_FLOOR
+      ? [`100-address list answered ${(share * 100).toFixed(0)} % < ${LIST100_FLOOR * 100} %`]
+      : []),
+    ...(f2b.bans ? [`${f2b.bans} fail2ban bans over the stream of single lookups`] : []),
+  ];
+  console.log(failures.length ? `\nFAILED: ${failures.join("; ")}` : "\nPASSED: 0 wrong, list floor met, 0 bans");
+  return failures.length ? 1 : 0;
+}
+
+async function cleanup() {
+  for (const child of children.reverse()) await stopProcess(child);
+  await lab?.stop();
+  await Promise.all(closers.map((close) => close().catch(() => {})));
+  if (lab) copyFileSync(lab.logFile, join(OUT, "maillog"));
+  closeSync(stackLog);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => void cleanup().finally(() => process.exit(130)));
+try {
+  process.exitCode = await main();
+} catch (error) {
+  console.error(`[mta] ${(error as Error).stack ?? error}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup().catch((error) => console.error(`[mta] cleanup: ${error}`));
+  log(`logs in ${OUT}`);
+}
