@@ -97,6 +97,8 @@ export interface ListenerStats {
   withoutQuit: number;
   rejects: number;
   limits: number;
+  /** The most commands one session had refused (Postfix's error count; its soft limit is 10, its hard limit 20). */
+  maxRefused: number;
 }
 
 /**
@@ -108,7 +110,7 @@ export function listenerStats(log: string): Map<string, ListenerStats> {
   const stats = new Map<string, ListenerStats>();
   const of = (name: string) => {
     if (!stats.has(name))
-      stats.set(name, { sessions: 0, transactions: 0, rcpts: 0, withoutQuit: 0, rejects: 0, limits: 0 });
+      stats.set(name, { sessions: 0, transactions: 0, rcpts: 0, withoutQuit: 0, rejects: 0, limits: 0, maxRefused: 0 });
     return stats.get(name)!;
   };
   for (const line of log.split("\n")) {
@@ -122,6 +124,11 @@ export function listenerStats(log: string): Map<string, ListenerStats> {
       s.transactions += total("mail");
       s.rcpts += total("rcpt");
       if (!/\bquit=1\b/.test(message)) s.withoutQuit += 1;
+      const refused = [...message.matchAll(/\b(?!commands)\w+=(\d+)\/(\d+)/g)].map((m) => Number(m[2]) - Number(m[1]));
+      s.maxRefused = Math.max(
+        s.maxRefused,
+        refused.reduce((sum, n) => sum + n, 0),
+      );
     } else if (/reject: RCPT from/.test(message)) s.rejects += 1;
     if (/rate limit exceeded|too many errors|too many recipients from/i.test(message)) s.limits += 1;
   }
@@ -138,8 +145,44 @@ export function statsTable(stats: Map<string, ListenerStats>): string {
     String(s.withoutQuit),
     String(s.rejects),
     String(s.limits),
+    String(s.maxRefused),
   ]);
-  return table([["listener", "sessions", "MAIL", "RCPT", "RCPT/session", "no QUIT", "rejected", "limits"], ...rows]);
+  const header = [
+    "listener",
+    "sessions",
+    "MAIL",
+    "RCPT",
+    "RCPT/session",
+    "no QUIT",
+    "rejected",
+    "limits",
+    "max refused",
+  ];
+  return table([header, ...rows]);
+}
+
+/**
+ * The floor of a one-domain list's answered share: what a prober can answer in one pass without fail2ban's stock jail
+ * banning it. maxretry - 1 refused RCPTs per server address (the first is the random catch-all address), so the list
+ * in order can be answered up to and with its (maxretry - 2)-th unknown user; after that a safe prober must stop.
+ */
+export function jailSafeAnswers(rows: TruthRow[]): number {
+  const budget = JAIL.maxretry - 2;
+  let unknown = 0;
+  for (const [index, row] of rows.entries()) {
+    if (row.truth === "not") unknown += 1;
+    if (unknown === budget) return index + 1;
+  }
+  return rows.length;
+}
+
+/** Verdict counts per listener, for the labels the confusion table folds together (`blocked` vs `greylisted`). */
+export function verdictsByListener(judged: Judged[]): string {
+  const lines = Object.entries(Object.groupBy(judged, (j) => listenerOf(j.domain).name)).map(([name, of = []]) => {
+    const counts = Object.entries(Object.groupBy(of, (j) => j.verdict)).map(([v, js = []]) => `${v} ${js.length}`);
+    return `  ${name.padEnd(10)} ${counts.join(", ")}`;
+  });
+  return lines.join("\n");
 }
 
 /** fail2ban's stock jail for postfix: the filter's default `mode = more`, maxretry 5, findtime 10 minutes. */
